@@ -1,0 +1,99 @@
+// Composes the HTTP modules over the given dependencies. No I/O of its own: a test builds it
+// over a temporary database and calls app.handle(request).
+import { openapi } from '@elysiajs/openapi'
+import type { TSchema } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
+import type { Db } from './db/client.ts'
+import { authPlugin, pathOf } from './http/auth.ts'
+import { createBodyParser } from './http/body.ts'
+import { docsAssets } from './http/docs.ts'
+import { AppError, errorResponse, fromSqlite, fromValidation } from './http/errors.ts'
+import { createLists } from './http/lists.ts'
+import { checkAccept } from './http/versioning.ts'
+import { devicesModule } from './modules/devices/index.ts'
+import { createDevices } from './modules/devices/service.ts'
+import type { ModuleContext } from './modules/context.ts'
+import { createUsers } from './modules/users/service.ts'
+import { type Log, silentLog } from './util/log.ts'
+import { VERSION } from './version.ts'
+
+export type AppDeps = { db: Db; log?: Log }
+
+export function createApp({ db, log = silentLog }: AppDeps) {
+  const users = createUsers(db)
+  const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users) }
+  const devices = createDevices(db)
+  const bodySchemas = new Map<string, TSchema>()
+  let requestCounter = 0
+  let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
+
+  const app = new Elysia()
+    .onError({ as: 'global' }, ({ code, error, request }) => {
+      if (error instanceof AppError) return errorResponse(error)
+      if (code === 'PARSE' && error.cause instanceof AppError) return errorResponse(error.cause)
+      if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all as never))
+      if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
+      if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))
+      const sqlite = fromSqlite(error)
+      if (sqlite) return errorResponse(sqlite)
+      const id = `${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
+      log.error('request failed', { request_id: id, method: request.method, path: pathOf(request.url), error: String((error as Error)?.stack ?? error) })
+      return errorResponse(new AppError(500, 'server_error', `Internal error; request id ${id}. The server log has the details.`))
+    })
+    .use(ctx.auth)
+    .onRequest(({ request }) => {
+      const path = pathOf(request.url)
+      if (path.startsWith('/api/') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
+    })
+    .onParse(createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`)))
+    .use(docsAssets)
+    .use(
+      openapi({
+        path: '/api/docs',
+        provider: 'swagger-ui',
+        swagger: { cdn: '/api/docs/assets/swagger-ui-bundle.js', theme: '/api/docs/assets/swagger-ui.css', persistAuthorization: true },
+        documentation: {
+          info: { title: 'Reelhouse API', version: VERSION, description: 'Media asset manager. Every endpoint but health and docs needs `Authorization: Token <key>`.' },
+          components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <40 hex characters>' } } },
+          security: [{ token: [] }],
+        },
+      }),
+    )
+    .get('/api/health', () => ({ status: 'ok', version: VERSION }), {
+      response: t.Object({ status: t.Literal('ok'), version: t.String() }),
+      detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
+    })
+    .group('/api', (api) => api.use(devicesModule(ctx, devices)))
+
+  for (const route of app.routes) {
+    const body = route.hooks?.body
+    const schema = typeof body === 'string' ? (app.definitions.type as Record<string, TSchema>)[body] : body
+    if (schema) bodySchemas.set(`${route.method} ${route.path}`, schema as TSchema)
+  }
+
+  function notFoundOrNotAllowed(request: Request): AppError {
+    methodsByPath ??= routePatterns(app.routes)
+    const path = pathOf(request.url).replace(/(.)\/$/, '$1')
+    const allowed = methodsByPath.find((r) => r.pattern.test(path))?.methods
+    if (allowed && !allowed.has(request.method)) {
+      return new AppError(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, {}, { headers: { Allow: [...allowed].join(', ') } })
+    }
+    return new AppError(404, 'not_found', 'Not found.')
+  }
+
+  return app
+}
+
+function routePatterns(routes: { method: string; path: string }[]) {
+  const byPattern = new Map<string, Set<string>>()
+  for (const r of routes) {
+    const source = '^' + r.path.replace(/(.)\/$/, '$1').replace(/:[^/]+/g, '[^/]+') + '$'
+    const set = byPattern.get(source) ?? new Set<string>()
+    set.add(r.method)
+    if (r.method === 'GET') set.add('HEAD')
+    byPattern.set(source, set)
+  }
+  return [...byPattern].map(([source, methods]) => ({ pattern: new RegExp(source), methods }))
+}
+
+export type App = ReturnType<typeof createApp>

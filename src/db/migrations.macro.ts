@@ -1,0 +1,8 @@
+// Runs at bundle time (imported `with { type: 'macro' }`): reads drizzle-kit's output folder and
+// inlines it, so the compiled executable carries its migrations and never looks at the disk for
+// them, whatever folder it is started from.
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+
+export function embeddedMigrations() {
+  return readMigrationFiles({ migrationsFolder: `${import.meta.dir}/../../drizzle` })
+}

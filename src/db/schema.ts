@@ -1,0 +1,343 @@
+// The whole catalogue. Property names equal column names and, where a column is shown by the
+// API, the API's field name, so rows from drizzle and rows from a raw streamed statement have
+// the same shape and one serializer per resource serves both.
+import { sql } from 'drizzle-orm'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+/** ISO 8601 UTC text with microseconds, e.g. 2026-11-21T09:30:00.123456Z (see util/time.ts). */
+const timestamp = (name: string) => text(name)
+const bool = (name: string) => integer(name, { mode: 'boolean' })
+const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
+
+// ---------------------------------------------------------------- users, keys, access
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey(),
+  username: text('username').notNull().unique(),
+  is_superuser: bool('is_superuser').notNull().default(false),
+  date_add: timestamp('date_add').notNull(),
+})
+
+export const userPermissions = sqliteTable(
+  'user_permissions',
+  {
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    codename: text('codename').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.codename] })],
+)
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: integer('id').primaryKey(),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the key, hex. The key itself is never stored. */
+    key_hash: text('key_hash').notNull(),
+    date_add: timestamp('date_add').notNull(),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash').on(t.key_hash), index('api_keys_user').on(t.user_id)],
+)
+
+export const productionAccess = sqliteTable(
+  'production_access',
+  {
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    production_id: integer('production_id').notNull().references(() => productions.id, { onDelete: 'cascade' }),
+    level: text('level', { enum: ['read', 'write'] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.production_id] })],
+)
+
+// ---------------------------------------------------------------- storage and productions
+
+export const transcodingProfiles = sqliteTable('transcoding_profiles', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  codec_name: text('codec_name').notNull().default(''),
+  codec_profile: text('codec_profile').notNull().default(''),
+  video_container: text('video_container').notNull().default(''),
+  frame_rate: text('frame_rate').notNull().default(''),
+  video_data_rate: text('video_data_rate').notNull().default(''),
+  width: integer('width').notNull().default(0),
+  height: integer('height').notNull().default(0),
+  display_aspect_ratio: text('display_aspect_ratio').notNull().default(''),
+  pix_fmt: text('pix_fmt').notNull().default(''),
+  progressive: bool('progressive').notNull().default(false),
+  passthrough: bool('passthrough').notNull().default(false),
+  default_profile: bool('default_profile').notNull().default(false),
+  interlaced: text('interlaced').notNull().default('tff'),
+  ar_conversion: text('ar_conversion').notNull().default('box'),
+  should_have_audio: bool('should_have_audio').notNull().default(true),
+  audio_codec_name: text('audio_codec_name').notNull().default(''),
+  audio_container: text('audio_container').notNull().default(''),
+  audio_codec_profile: text('audio_codec_profile').notNull().default(''),
+  audio_data_rate: text('audio_data_rate').notNull().default(''),
+  tracks: integer('tracks').notNull().default(0),
+  channels_per_track: integer('channels_per_track').notNull().default(0),
+  bits_per_sample: integer('bits_per_sample').notNull().default(0),
+  sample_rate: integer('sample_rate').notNull().default(0),
+})
+
+export const devices = sqliteTable('devices', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  display_name: text('display_name').notNull(),
+  /** Absolute, normalized, ends with a slash. */
+  path: text('path').notNull().unique(),
+  is_internal: bool('is_internal').notNull().default(false),
+  is_archive: bool('is_archive').notNull().default(false),
+  autoshot_detection: bool('autoshot_detection').notNull().default(false),
+  allow_direct_writing: bool('allow_direct_writing').notNull().default(true),
+  recieve_xml_meta: bool('recieve_xml_meta').notNull().default(false),
+  protocol: text('protocol', { enum: ['file', 'smb', 'nfs', 'afp'] }).notNull().default('file'),
+  anonymous: bool('anonymous').notNull().default(false),
+  server: text('server'),
+  username: text('username'),
+  /** Kept to mount the share; never sent back (responses show ********). */
+  password: text('password'),
+  transcoding_profile: integer('transcoding_profile').references(() => transcodingProfiles.id),
+  archive_connector: text('archive_connector'),
+  passthrough_profiles: json<number[]>('passthrough_profiles').notNull().default(sql`'[]'`),
+  write_permission_groups: json<string[]>('write_permission_groups').notNull().default(sql`'[]'`),
+  date_add: timestamp('date_add').notNull(),
+})
+
+export const productions = sqliteTable('productions', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  codename: text('codename').notNull().unique(),
+  company: text('company').notNull().default(''),
+  storage_root: text('storage_root').notNull(),
+  proxy_root: text('proxy_root').notNull(),
+  proxy_url: text('proxy_url').notNull().default(''),
+  upload_device: integer('upload_device').notNull().references(() => devices.id),
+  audioasset_device: integer('audioasset_device').notNull().references(() => devices.id),
+  imageasset_device: integer('imageasset_device').notNull().references(() => devices.id),
+  videoasset_device: integer('videoasset_device').notNull().references(() => devices.id),
+  date_add: timestamp('date_add').notNull(),
+})
+
+// ---------------------------------------------------------------- custom metadata
+
+/** Fixed rows (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset), seeded by migration. */
+export const contentTypes = sqliteTable('content_types', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+})
+
+export const customMetadataSets = sqliteTable('custom_metadata_sets', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  content_type: integer('content_type').notNull().references(() => contentTypes.id),
+})
+
+export const customMetadata = sqliteTable(
+  'custom_metadata',
+  {
+    id: integer('id').primaryKey(),
+    key: text('key').notNull().unique(),
+    value: text('value').notNull(),
+    order: integer('order').notNull(),
+    custom_metadata_set: integer('custom_metadata_set')
+      .notNull()
+      .references(() => customMetadataSets.id),
+    validation_rule: text('validation_rule'),
+  },
+  (t) => [index('custom_metadata_set').on(t.custom_metadata_set)],
+)
+
+// ---------------------------------------------------------------- assets
+
+export const MEDIA_KINDS = ['audio', 'image', 'video'] as const
+export type MediaKind = (typeof MEDIA_KINDS)[number]
+
+/** Audio, image and video assets share one table (and one id space), told apart by kind. */
+export const mediaAssets = sqliteTable(
+  'media_assets',
+  {
+    id: integer('id').primaryKey(),
+    kind: text('kind', { enum: MEDIA_KINDS }).notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    production: integer('production').notNull().references(() => productions.id),
+    device: integer('device').notNull().references(() => devices.id),
+    status_asset: integer('status_asset').notNull().default(6),
+    status_asset_description: text('status_asset_description').notNull().default('ASSET_DONE'),
+    path_file: text('path_file').notNull(),
+    path_proxy: text('path_proxy').notNull().default(''),
+    is_archive: bool('is_archive').notNull().default(false),
+    is_production: bool('is_production').notNull().default(true),
+    approval: integer('approval').notNull().default(0),
+    meta_field_store: json<Record<string, unknown>>('meta_field_store').notNull().default(sql`'{}'`),
+    /** Probed or imported technical details. */
+    technical: json<Record<string, unknown>>('technical').notNull().default(sql`'{}'`),
+    archive_details: json<Record<string, unknown>>('archive_details').notNull().default(sql`'{}'`),
+    date_crt: timestamp('date_crt'),
+    date_add: timestamp('date_add').notNull(),
+    date_mod: timestamp('date_mod').notNull(),
+    date_del: timestamp('date_del'),
+    /** Identity on disk, for the watcher to tell a move from a delete. */
+    file_dev: integer('file_dev'),
+    file_ino: integer('file_ino'),
+  },
+  (t) => [
+    index('media_assets_kind_id').on(t.kind, t.id),
+    uniqueIndex('media_assets_kind_path').on(t.kind, t.path_file),
+    index('media_assets_production').on(t.production),
+    index('media_assets_device').on(t.device),
+  ],
+)
+
+/** A media asset made visible to another production (copy with share_linked_assets). */
+export const mediaAssetShares = sqliteTable(
+  'media_asset_shares',
+  {
+    asset_id: integer('asset_id').notNull().references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    production_id: integer('production_id').notNull().references(() => productions.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.asset_id, t.production_id] }), index('media_asset_shares_production').on(t.production_id)],
+)
+
+export const projectAssets = sqliteTable(
+  'project_assets',
+  {
+    id: integer('id').primaryKey(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    date_crt: timestamp('date_crt'),
+    date_add: timestamp('date_add').notNull(),
+    date_mod: timestamp('date_mod').notNull(),
+    date_del: timestamp('date_del'),
+    meta_field_store: json<Record<string, unknown>>('meta_field_store').notNull().default(sql`'{}'`),
+    status_asset: integer('status_asset').notNull().default(6),
+    status_asset_description: text('status_asset_description').notNull().default('ASSET_DONE'),
+    status_editing: integer('status_editing').notNull().default(0),
+    status_approval: integer('status_approval').notNull().default(0),
+    path_file: text('path_file').notNull().default(''),
+    /** Absolute, normalized, ends with a slash. */
+    bundle_root: text('bundle_root').notNull(),
+    type: text('type').notNull().default('generic'),
+    is_archive: bool('is_archive').notNull().default(false),
+    is_production: bool('is_production').notNull().default(true),
+    files_count: integer('files_count').notNull().default(0),
+    files_bytes: integer('files_bytes').notNull().default(0),
+    name_editor: text('name_editor').notNull().default(''),
+    name_studio: text('name_studio').notNull().default(''),
+    locked_by: text('locked_by'),
+    production: integer('production').notNull().references(() => productions.id),
+    device: integer('device').notNull().references(() => devices.id),
+    /** The project this one was copied from, if any. */
+    copy_of: integer('copy_of'),
+  },
+  (t) => [
+    uniqueIndex('project_assets_bundle_root').on(t.bundle_root),
+    index('project_assets_production').on(t.production),
+  ],
+)
+
+export const projectAssetLinks = sqliteTable(
+  'project_asset_links',
+  {
+    project_id: integer('project_id').notNull().references(() => projectAssets.id, { onDelete: 'cascade' }),
+    asset_id: integer('asset_id').notNull().references(() => mediaAssets.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.asset_id] }), index('project_asset_links_asset').on(t.asset_id)],
+)
+
+// ---------------------------------------------------------------- keywords
+
+export const keywordCategories = sqliteTable(
+  'keyword_categories',
+  {
+    id: integer('id').primaryKey(),
+    kind: text('kind', { enum: MEDIA_KINDS }).notNull(),
+    name: text('name').notNull(),
+  },
+  (t) => [uniqueIndex('keyword_categories_kind_name').on(t.kind, t.name)],
+)
+
+export const keywords = sqliteTable(
+  'keywords',
+  {
+    id: integer('id').primaryKey(),
+    category_id: integer('category_id').notNull().references(() => keywordCategories.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+  },
+  (t) => [uniqueIndex('keywords_category_name').on(t.category_id, t.name)],
+)
+
+export const mediaAssetKeywords = sqliteTable(
+  'media_asset_keywords',
+  {
+    asset_id: integer('asset_id').notNull().references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    keyword_id: integer('keyword_id').notNull().references(() => keywords.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.asset_id, t.keyword_id] })],
+)
+
+// ---------------------------------------------------------------- logs, rules, tasks
+
+export const importLogs = sqliteTable(
+  'import_logs',
+  {
+    id: integer('id').primaryKey(),
+    asset_type: text('asset_type').notNull(),
+    asset_path: text('asset_path').notNull(),
+    status: text('status').notNull(),
+    error: text('error').notNull().default(''),
+    warning: json<Record<string, string>>('warning').notNull().default(sql`'{}'`),
+    payload: text('payload').notNull(),
+    asset_config: json<Record<string, unknown>>('asset_config').notNull().default(sql`'{}'`),
+    asset_import_id: integer('asset_import_id'),
+    /** For visibility: logs are readable where their production is. */
+    production: integer('production').references(() => productions.id),
+    date_add: timestamp('date_add').notNull(),
+    date_mod: timestamp('date_mod').notNull(),
+  },
+  (t) => [index('import_logs_asset_path').on(t.asset_path), index('import_logs_production').on(t.production)],
+)
+
+export const ASSET_TYPES = ['audioasset', 'imageasset', 'videoasset', 'projectasset'] as const
+export const CONTEXT_TYPES = ['device', 'production'] as const
+
+export const assetHoldDurations = sqliteTable(
+  'asset_hold_durations',
+  {
+    id: integer('id').primaryKey(),
+    asset_type: text('asset_type', { enum: ASSET_TYPES }).notNull(),
+    context_type: text('context_type', { enum: CONTEXT_TYPES }).notNull(),
+    context: text('context').notNull(),
+    /** Days. */
+    duration: integer('duration').notNull(),
+  },
+  (t) => [uniqueIndex('asset_hold_durations_rule').on(t.asset_type, t.context_type, t.context)],
+)
+
+export const TASK_KINDS = ['copy', 'delete', 'import', 'scan'] as const
+export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
+
+/** The persisted work queue: a task is a row first and work second. */
+export const tasks = sqliteTable(
+  'tasks',
+  {
+    id: integer('id').primaryKey(),
+    kind: text('kind', { enum: TASK_KINDS }).notNull(),
+    state: text('state', { enum: TASK_STATES }).notNull().default('queued'),
+    /** e.g. {"projectasset": 7} */
+    target: json<Record<string, number>>('target').notNull(),
+    /** What the runner needs to (re)start the work from a safe point. */
+    params: json<Record<string, unknown>>('params').notNull().default(sql`'{}'`),
+    bytes_done: integer('bytes_done').notNull().default(0),
+    bytes_total: integer('bytes_total').notNull().default(0),
+    files_done: integer('files_done').notNull().default(0),
+    files_total: integer('files_total').notNull().default(0),
+    error: text('error').notNull().default(''),
+    attempts: integer('attempts').notNull().default(0),
+    date_add: timestamp('date_add').notNull(),
+    date_start: timestamp('date_start'),
+    date_end: timestamp('date_end'),
+  },
+  (t) => [index('tasks_state').on(t.state, t.id)],
+)

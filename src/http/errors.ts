@@ -1,0 +1,124 @@
+// The one error type services throw, and the one place that turns any failure into the
+// envelope of api.md section 7 (service.md section 4).
+import { STATUS_CODES } from 'node:http'
+import { ValueErrorType } from '@sinclair/typebox/errors'
+
+export type ErrorEntry = {
+  status: string
+  code: string
+  detail: string
+  title: string
+  source?: { pointer: string } | { parameter: string }
+}
+
+type Where = { pointer?: string; parameter?: string }
+
+export class AppError extends Error {
+  readonly status: number
+  readonly entries: ErrorEntry[]
+  /** A body other than the envelope, for the few answers api.md shapes differently. */
+  readonly plainBody?: Record<string, unknown>
+  readonly headers?: Record<string, string>
+
+  constructor(
+    status: number,
+    code: string,
+    detail: string,
+    where: Where = {},
+    extra: { headers?: Record<string, string> } = {},
+  ) {
+    super(detail)
+    this.status = status
+    this.entries = [entry(status, code, detail, where)]
+    this.headers = extra.headers
+  }
+
+  /** Several validation failures at once: one entry per field. */
+  static many(status: number, entries: ErrorEntry[]): AppError {
+    const error = new AppError(status, entries[0]?.code ?? 'invalid', entries[0]?.detail ?? '')
+    error.entries.splice(0, 1, ...entries)
+    return error
+  }
+
+  /** {detail} on add/unlink, {type, detail} on import 406. */
+  static plain(status: number, body: Record<string, unknown>): AppError {
+    const error = new AppError(status, 'plain', String(body.detail ?? ''))
+    ;(error as { plainBody?: Record<string, unknown> }).plainBody = body
+    return error
+  }
+}
+
+export function entry(status: number, code: string, detail: string, where: Where = {}): ErrorEntry {
+  const title = status === 400 && code !== 'parse_error' ? 'Validation Error' : reason(status)
+  const e: ErrorEntry = { status: String(status), code, detail, title }
+  if (where.pointer !== undefined) e.source = { pointer: where.pointer }
+  else if (where.parameter !== undefined) e.source = { parameter: where.parameter }
+  return e
+}
+
+export const reason = (status: number) => STATUS_CODES[status] ?? 'Error'
+
+export const required = (pointer: string) =>
+  new AppError(400, 'required', 'This field is required.', { pointer })
+export const invalid = (pointer: string, detail: string) => new AppError(400, 'invalid', detail, { pointer })
+export const invalidParameter = (parameter: string, detail: string) =>
+  new AppError(400, 'invalid', detail, { parameter })
+export const unique = (pointer: string, detail: string) => new AppError(400, 'unique', detail, { pointer })
+export const notFound = (detail = 'Not found.') => new AppError(404, 'not_found', detail)
+export const forbidden = (detail = 'You do not have permission to perform this action.') =>
+  new AppError(403, 'permission_denied', detail)
+
+export function errorResponse(error: AppError): Response {
+  const body = error.plainBody ?? { errors: error.entries }
+  return Response.json(body, { status: error.status, headers: error.headers })
+}
+
+type TypeBoxError = { type: number; path: string; message: string; value?: unknown; schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[] } }
+
+/**
+ * TypeBox failures become our codes: a missing property is `required`, anything else `invalid`,
+ * one entry per field (the first failure of each path). Query strings are named by
+ * `source.parameter`, bodies by JSON pointer.
+ */
+export function fromValidation(on: string, failures: TypeBoxError[]): AppError {
+  if (on === 'params') return notFound()
+  // A missing property shows either as ObjectRequiredProperty or as a type error on undefined.
+  const missing = new Set(
+    failures.filter((f) => f.path && (f.type === ValueErrorType.ObjectRequiredProperty || f.value === undefined)).map((f) => f.path),
+  )
+  const seen = new Set<string>()
+  const entries: ErrorEntry[] = []
+  for (const failure of failures) {
+    if (seen.has(failure.path)) continue
+    seen.add(failure.path)
+    const isRequired = missing.has(failure.path)
+    const code = isRequired ? 'required' : 'invalid'
+    const detail = isRequired ? 'This field is required.' : describe(failure)
+    const where = on === 'query' ? { parameter: failure.path.replace(/^\//, '') } : { pointer: failure.path || '/' }
+    entries.push(entry(400, code, detail, where))
+  }
+  if (entries.length === 0) entries.push(entry(400, 'invalid', 'Invalid input.', {}))
+  return AppError.many(400, entries)
+}
+
+function describe(failure: TypeBoxError): string {
+  const choices = failure.schema?.enum ?? failure.schema?.anyOf?.map((s) => s.const).filter((c) => c !== undefined)
+  if (choices && choices.length > 0) return `Must be one of: ${choices.join(', ')}.`
+  return `${failure.message}.`
+}
+
+/** Which field a UNIQUE constraint protects, by "table.column" as SQLite names it. */
+const UNIQUE_POINTERS: Record<string, string> = {
+  'asset_hold_durations.asset_type': '/context',
+  'media_assets.kind': '/path_file',
+}
+
+/** A unique-constraint failure that slipped past a service's own check (e.g. a race). */
+export function fromSqlite(error: unknown): AppError | undefined {
+  const cause = (error as { cause?: unknown })?.cause ?? error
+  const code = (cause as { code?: string })?.code
+  if (code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined
+  const column = /UNIQUE constraint failed: ([\w.]+)/.exec((cause as Error).message)?.[1] ?? ''
+  const pointer = UNIQUE_POINTERS[column] ?? '/' + (column.split('.')[1] ?? '')
+  return unique(pointer, 'A record with this value already exists.')
+}

@@ -1,0 +1,34 @@
+// Shapes shared by every module's OpenAPI description: the error envelope, the two plain error
+// bodies api.md names, and the id path parameter.
+import { Elysia, t } from 'elysia'
+
+export const ErrorEnvelope = t.Object(
+  {
+    errors: t.Array(
+      t.Object({
+        status: t.String({ description: 'HTTP status code as text' }),
+        code: t.String({ description: 'required, invalid, unique, parse_error, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, unsupported_media_type, server_error' }),
+        detail: t.String(),
+        title: t.String({ description: "HTTP reason phrase; 'Validation Error' for 400 validation errors" }),
+        source: t.Optional(
+          t.Union([t.Object({ pointer: t.String({ description: 'JSON pointer into the body' }) }), t.Object({ parameter: t.String() })]),
+        ),
+      }),
+    ),
+  },
+  { description: 'The error envelope (api.md section 7)' },
+)
+
+export const DetailError = t.Object({ detail: t.String() }, { description: 'Plain error body of add/unlink' })
+
+export const sharedModels = new Elysia({ name: 'reelhouse.models' }).model({ Error: ErrorEnvelope, DetailError })
+
+export const IdParams = t.Object({ id: t.Integer({ minimum: 1, description: 'Record id' }) })
+
+/** OpenAPI response entries for the error statuses a route can answer (401 and 406 always). */
+export function errors(...statuses: number[]): Record<number, 'Error'> {
+  return Object.fromEntries([401, 406, ...statuses].map((s) => [s, 'Error' as const]))
+}
+
+/** The ones every body-taking route can answer. */
+export const BODY_ERRORS = [400, 413, 415] as const

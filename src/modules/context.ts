@@ -1,0 +1,12 @@
+import type { Db } from '../db/client.ts'
+import type { authPlugin } from '../http/auth.ts'
+import type { List } from '../http/lists.ts'
+import type { Users } from './users/service.ts'
+
+/** What every HTTP module is built from (see app.ts). */
+export type ModuleContext = {
+  db: Db
+  users: Users
+  list: List
+  auth: ReturnType<typeof authPlugin>
+}

@@ -1,0 +1,43 @@
+import { asc, eq } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { devices, transcodingProfiles } from '../../db/schema.ts'
+import { invalid, notFound } from '../../http/errors.ts'
+import { PathError, cleanDir } from '../../storage/paths.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import type { DeviceCreate } from './model.ts'
+
+export function createDevices(db: Db) {
+  return {
+    get(id: number) {
+      const row = db.select().from(devices).where(eq(devices.id, id)).get()
+      if (!row) throw notFound('No device with this id.')
+      return row
+    },
+
+    /** Every device, for path lookups (a handful of rows). */
+    all() {
+      return db.select().from(devices).orderBy(asc(devices.id)).all()
+    },
+
+    create(body: typeof DeviceCreate.static) {
+      let path: string
+      try {
+        path = cleanDir(body.path)
+      } catch (error) {
+        throw invalid('/path', (error as PathError).message)
+      }
+      if (body.transcoding_profile != null) {
+        const exists = db.select({ id: transcodingProfiles.id }).from(transcodingProfiles)
+          .where(eq(transcodingProfiles.id, body.transcoding_profile)).get()
+        if (!exists) throw invalid('/transcoding_profile', 'No transcoding profile with this id.')
+      }
+      return db
+        .insert(devices)
+        .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
+        .returning()
+        .get()
+    },
+  }
+}
+
+export type Devices = ReturnType<typeof createDevices>

@@ -1,0 +1,38 @@
+// What a user may see and do (service.md section 5).
+import { type SQL, and, exists, inArray, or, sql } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import { forbidden } from '../../http/errors.ts'
+import { mediaAssetShares, mediaAssets } from '../../db/schema.ts'
+import type { Principal } from './service.ts'
+
+export const canRead = (user: Principal, production: number) => user.is_superuser || user.readable.has(production)
+export const canWrite = (user: Principal, production: number) => user.is_superuser || user.writable.has(production)
+
+export function requirePerm(user: Principal, codename: string) {
+  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden()
+}
+
+export function requireWrite(user: Principal, production: number) {
+  if (!canWrite(user, production)) throw forbidden('You do not have write access to this production.')
+}
+
+/** A WHERE condition limiting rows to productions the user can read; undefined for superusers. */
+export function readableBy(user: Principal, column: SQLiteColumn): SQL | undefined {
+  if (user.is_superuser) return undefined
+  return user.readable.size ? inArray(column, [...user.readable]) : sql`0`
+}
+
+/** Media assets the user can read: of a readable production, or shared with one. */
+export function mediaReadableBy(user: Principal): SQL | undefined {
+  if (user.is_superuser) return undefined
+  if (!user.readable.size) return sql`0`
+  const ids = [...user.readable]
+  return or(
+    inArray(mediaAssets.production, ids),
+    exists(
+      sql`SELECT 1 FROM ${mediaAssetShares} WHERE ${mediaAssetShares.asset_id} = ${mediaAssets.id} AND ${inArray(mediaAssetShares.production_id, ids)}`,
+    ),
+  )
+}
+
+export { and }

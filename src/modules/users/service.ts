@@ -1,0 +1,117 @@
+// Users, their keys, permission codenames and per-production access. Used by the HTTP auth and
+// by the command line; no HTTP types here.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { eq, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
+import { isoTimestamp } from '../../util/time.ts'
+
+export type Principal = {
+  id: number
+  username: string
+  is_superuser: boolean
+  perms: ReadonlySet<string>
+  /** Productions the user may read (write implies read); ignored for superusers. */
+  readable: ReadonlySet<number>
+  writable: ReadonlySet<number>
+}
+
+export class UserError extends Error {}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+export const KEY_PATTERN = /^[0-9a-f]{40}$/
+
+export function createUsers(db: Db) {
+  const byHash = db
+    .select({ id: users.id, username: users.username, is_superuser: users.is_superuser, key_hash: apiKeys.key_hash })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.user_id))
+    .where(eq(apiKeys.key_hash, sql.placeholder('hash')))
+    .prepare()
+  const permsOf = db.select({ codename: userPermissions.codename }).from(userPermissions)
+    .where(eq(userPermissions.user_id, sql.placeholder('id'))).prepare()
+  const accessOf = db.select({ production_id: productionAccess.production_id, level: productionAccess.level })
+    .from(productionAccess).where(eq(productionAccess.user_id, sql.placeholder('id'))).prepare()
+
+  function principal(user: { id: number; username: string; is_superuser: boolean }): Principal {
+    const readable = new Set<number>()
+    const writable = new Set<number>()
+    if (!user.is_superuser) {
+      for (const a of accessOf.all({ id: user.id })) {
+        readable.add(a.production_id)
+        if (a.level === 'write') writable.add(a.production_id)
+      }
+    }
+    const perms = user.is_superuser ? new Set<string>() : new Set(permsOf.all({ id: user.id }).map((p) => p.codename))
+    return { ...user, perms, readable, writable }
+  }
+
+  function findUser(name: string) {
+    const user = db.select().from(users).where(eq(users.username, name)).get()
+    if (!user) throw new UserError(`no user named "${name}"`)
+    return user
+  }
+
+  return {
+    /** The user holding this key, or undefined. The key is looked up by its hash only. */
+    authenticate(key: string): Principal | undefined {
+      if (!KEY_PATTERN.test(key)) return undefined
+      const hash = hashKey(key)
+      const row = byHash.get({ hash })
+      if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined
+      return principal(row)
+    },
+
+    count: () => db.$count(users),
+
+    add(name: string, opts: { superuser?: boolean; perms?: string[] } = {}) {
+      if (!/^[\w.@+-]{1,150}$/.test(name)) throw new UserError(`invalid user name "${name}": use letters, digits and @.+-_`)
+      if (db.select({ id: users.id }).from(users).where(eq(users.username, name)).get())
+        throw new UserError(`user "${name}" already exists`)
+      return db.transaction((tx) => {
+        const user = tx.insert(users).values({ username: name, is_superuser: !!opts.superuser, date_add: isoTimestamp() }).returning().get()
+        for (const codename of new Set(opts.perms ?? [])) tx.insert(userPermissions).values({ user_id: user.id, codename }).run()
+        return user
+      })
+    },
+
+    grant(name: string, production: string, level: 'read' | 'write') {
+      const user = findUser(name)
+      const prod = /^\d+$/.test(production)
+        ? db.select().from(productions).where(eq(productions.id, Number(production))).get()
+        : db.select().from(productions).where(eq(productions.name, production)).get()
+      if (!prod) throw new UserError(`no production "${production}"`)
+      db.insert(productionAccess)
+        .values({ user_id: user.id, production_id: prod.id, level })
+        .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } })
+        .run()
+      return { user, production: prod }
+    },
+
+    /** Grants access without the name lookups (used when a user creates a production). */
+    grantById(userId: number, productionId: number, level: 'read' | 'write') {
+      db.insert(productionAccess).values({ user_id: userId, production_id: productionId, level })
+        .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } }).run()
+    },
+
+    /** A new key: 40 lowercase hex characters, returned once, stored as its hash. */
+    createKey(name: string): string {
+      const user = findUser(name)
+      const key = randomBytes(20).toString('hex')
+      db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), date_add: isoTimestamp() }).run()
+      return key
+    },
+
+    revokeKey(key: string): boolean {
+      if (!KEY_PATTERN.test(key)) throw new UserError('a key is 40 lowercase hex characters')
+      return db.delete(apiKeys).where(eq(apiKeys.key_hash, hashKey(key))).run().changes > 0
+    },
+
+    revokeAll(name: string): number {
+      const user = findUser(name)
+      return db.delete(apiKeys).where(eq(apiKeys.user_id, user.id)).run().changes
+    },
+  }
+}
+
+export type Users = ReturnType<typeof createUsers>

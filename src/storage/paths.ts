@@ -1,0 +1,70 @@
+// Where paths lie: the device a path is on, containment, and symlink checks. Every file
+// operation goes through here first (service.md sections 6 and 7).
+import { mkdirSync, realpathSync } from 'node:fs'
+import { posix } from 'node:path'
+
+export const MAX_PATH = 4096
+
+export class PathError extends Error {}
+
+/** Checks an absolute path from a request and resolves `.` and `..` in it. */
+export function cleanPath(value: string): string {
+  if (value.includes('\0')) throw new PathError('The path contains a NUL character.')
+  if (value.length > MAX_PATH) throw new PathError(`The path is longer than ${MAX_PATH} characters.`)
+  if (!value.startsWith('/')) throw new PathError('The path must be absolute.')
+  const normal = posix.normalize(value)
+  return value.endsWith('/') && !normal.endsWith('/') ? normal + '/' : normal
+}
+
+/** A folder path: cleaned, with exactly one final slash. */
+export const cleanDir = (value: string) => {
+  const p = cleanPath(value)
+  return p.endsWith('/') ? p : p + '/'
+}
+
+type DeviceLike = { id: number; path: string }
+
+/** The device with the longest path that is a prefix of `path` (a folder path or a file path). */
+export function deviceFor<D extends DeviceLike>(devices: readonly D[], path: string): D | undefined {
+  let best: D | undefined
+  for (const d of devices) {
+    const inside = path === d.path || path.startsWith(d.path) || path + '/' === d.path
+    if (inside && (!best || d.path.length > best.path.length)) best = d
+  }
+  return best
+}
+
+/** True when `child` lies inside the folder `parent` (both cleaned, folder ends with /). */
+export const isInside = (parent: string, child: string) => child !== parent && child.startsWith(parent)
+
+/**
+ * Creates `dir` (and missing parents) inside `root`, refusing when an existing part of the way
+ * resolves, through a symlink, to somewhere outside `root`.
+ */
+export function makeDirInside(root: string, dir: string): void {
+  let realRoot: string
+  try {
+    realRoot = realpathSync(root)
+  } catch {
+    throw new PathError(`The device folder ${root} does not exist (offline).`)
+  }
+  let existing = dir
+  while (true) {
+    try {
+      const real = realpathSync(existing)
+      if (real !== realRoot && !(real + '/').startsWith(realRoot.endsWith('/') ? realRoot : realRoot + '/'))
+        throw new PathError(`${existing} leads outside its device through a symbolic link.`)
+      break
+    } catch (error) {
+      if (error instanceof PathError) throw error
+      const parent = posix.dirname(existing.replace(/\/$/, ''))
+      if (parent === existing) break
+      existing = parent + '/'
+    }
+  }
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (error) {
+    throw new PathError(`Cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+  }
+}
