@@ -59,7 +59,7 @@ export function createApp({ db, log = silentLog }: AppDeps) {
         },
       }),
     )
-    .get('/api/health', () => ({ status: 'ok', version: VERSION }), {
+    .get('/api/health', () => ({ status: 'ok' as const, version: VERSION }), {
       response: t.Object({ status: t.Literal('ok'), version: t.String() }),
       detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
     })
@@ -67,7 +67,7 @@ export function createApp({ db, log = silentLog }: AppDeps) {
 
   for (const route of app.routes) {
     const body = route.hooks?.body
-    const schema = typeof body === 'string' ? (app.definitions.type as Record<string, TSchema>)[body] : body
+    const schema = typeof body === 'string' ? (app as unknown as { definitions: { type: Record<string, TSchema> } }).definitions.type[body] : body
     if (schema) bodySchemas.set(`${route.method} ${route.path}`, schema as TSchema)
   }
 

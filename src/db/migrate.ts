@@ -7,7 +7,9 @@ const migrations = embeddedMigrations() as MigrationMeta[]
 /** Applies every embedded migration not yet applied, in one transaction. Never drops data. */
 export function migrate(db: Db): number {
   const before = appliedCount(db)
-  db.dialect.migrate(migrations, db.session, {})
+  // drizzle's own migrator reads the folder at run time; its dialect applies given migrations.
+  const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }; session: unknown }
+  internals.dialect.migrate(migrations, internals.session, {})
   return appliedCount(db) - before
 }
 

@@ -59,12 +59,12 @@ function parseJson(bytes: Uint8Array): unknown {
   }
 }
 
-function fromForm(form: FormData, schema: TSchema | undefined): Record<string, unknown> {
+function fromForm(form: { forEach(cb: (value: unknown, key: string) => void): void }, schema: TSchema | undefined): Record<string, unknown> {
   const body: Record<string, unknown> = {}
-  for (const [key, value] of form) {
-    if (typeof value !== 'string') continue // file parts carry nothing this API reads
+  form.forEach((value, key) => {
+    if (typeof value !== 'string') return // file parts carry nothing this API reads
     body[key] = looksLikeJson(value) ? tryJson(value) : value
-  }
+  })
   return schema ? (Value.Convert(schema, body) as Record<string, unknown>) : body
 }
 

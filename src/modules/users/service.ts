@@ -104,12 +104,12 @@ export function createUsers(db: Db) {
 
     revokeKey(key: string): boolean {
       if (!KEY_PATTERN.test(key)) throw new UserError('a key is 40 lowercase hex characters')
-      return db.delete(apiKeys).where(eq(apiKeys.key_hash, hashKey(key))).run().changes > 0
+      return db.$client.query('DELETE FROM api_keys WHERE key_hash = ?').run(hashKey(key)).changes > 0
     },
 
     revokeAll(name: string): number {
       const user = findUser(name)
-      return db.delete(apiKeys).where(eq(apiKeys.user_id, user.id)).run().changes
+      return db.$client.query('DELETE FROM api_keys WHERE user_id = ?').run(user.id).changes
     },
   }
 }

@@ -1,0 +1,93 @@
+// The three routes most catalogue resources have: list (paged or streamed, with exact filters),
+// one record by id, and create. A module states what differs; the HTTP shape stays the same.
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { type SQL, eq } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { Elysia, t } from 'elysia'
+import type { ModuleContext } from '../modules/context.ts'
+import type { Principal } from '../modules/users/service.ts'
+import { requirePerm } from '../modules/users/access.ts'
+import { notFound } from './errors.ts'
+import { Paging } from './lists.ts'
+import { BODY_ERRORS, IdParams, errors, sharedModels } from './models.ts'
+
+type Table = SQLiteTable & { id: SQLiteColumn }
+
+export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> = {
+  prefix: string
+  /** Name of the record model, also used as OpenAPI tag and in messages. */
+  name: string
+  table: T
+  models: Record<string, TSchema>
+  toApi: (row: T['$inferSelect'], user: Principal) => unknown
+  /** Extra list query parameters and the conditions they make (also the visibility rule). */
+  filters: Q
+  where: (query: Q['static'], user: Principal) => (SQL | undefined)[]
+  /** One record's visibility: a record the user cannot read answers 404. */
+  canRead?: (row: T['$inferSelect'], user: Principal) => boolean
+  /** Extra fields of the single-record answer (api.md: "may carry more fields"). */
+  detail?: (row: T['$inferSelect'], user: Principal) => unknown
+  create?: {
+    body: B
+    status: 200 | 201
+    /** Codename needed unless superuser; omitted when the service checks access itself. */
+    codename?: string
+    run: (body: B['static'], user: Principal) => T['$inferSelect']
+    description: string
+  }
+}
+
+export function resourceRoutes<T extends Table, Q extends TObject, B extends TSchema>(
+  ctx: ModuleContext,
+  spec: ResourceSpec<T, Q, B>,
+) {
+  const { name, table } = spec
+  const createName = `${name}Create`
+  const one = (id: number, user: Principal) => {
+    const row = ctx.db.select().from(table as SQLiteTable).where(eq(table.id, id)).get() as T['$inferSelect'] | undefined
+    if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(`No ${name} with this id.`)
+    return row
+  }
+
+  const routes = new Elysia({ prefix: spec.prefix, tags: [name] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model(spec.models)
+    .get(
+      '/',
+      ({ query, user }) =>
+        ctx.list({ table, where: spec.where(query as Q['static'], user), toApi: (row) => spec.toApi(row, user) }, query),
+      {
+        auth: true,
+        query: t.Object({ ...Paging, ...spec.filters.properties }),
+        response: { 200: t.Array(t.Ref(name)), ...errors(400) },
+        detail: { summary: `List ${name} records`, description: 'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.' },
+      },
+    )
+    .get('/:id', ({ params, user }) => (spec.detail ?? spec.toApi)(one(params.id, user), user), {
+      auth: true,
+      params: IdParams,
+      response: { 200: spec.detail ? t.Any() : t.Ref(name), ...errors(404) },
+      detail: { summary: `One ${name} record` },
+    })
+
+  if (!spec.create) return routes
+  const create = spec.create
+  return routes.post(
+    '/',
+    ({ body, user, set }) => {
+      if (create.codename) requirePerm(user, create.codename)
+      set.status = create.status
+      return (spec.detail ?? spec.toApi)(create.run(body as B['static'], user), user)
+    },
+    {
+      auth: true,
+      body: createName,
+      response: { [create.status]: t.Ref(name), ...errors(...BODY_ERRORS, 403) },
+      detail: { summary: `Create a ${name} record`, description: `${create.description} JSON or form data (objects and arrays as JSON text).` },
+    },
+  )
+}
+
+export const optionalEq = <C extends SQLiteColumn>(column: C, value: unknown) =>
+  value === undefined ? undefined : eq(column, value as never)
