@@ -10,7 +10,15 @@ import { docsAssets } from './http/docs.ts'
 import { AppError, errorResponse, fromSqlite, fromValidation } from './http/errors.ts'
 import { createLists } from './http/lists.ts'
 import { checkAccept } from './http/versioning.ts'
+import { assetHoldDurationsModule, createHoldDurations } from './modules/assetholddurations/index.ts'
+import { contentTypesModule } from './modules/contenttypes/index.ts'
+import { customMetadataModule } from './modules/custommetadata/index.ts'
+import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { devicesModule } from './modules/devices/index.ts'
+import { importLogsModule } from './modules/importlogs/index.ts'
+import { createMediaAssets, mediaAssetsModule } from './modules/mediaassets/index.ts'
+import { createProductions, productionsModule } from './modules/productions/index.ts'
+import { transcodingProfilesModule } from './modules/transcodingprofiles/index.ts'
 import { createDevices } from './modules/devices/service.ts'
 import type { ModuleContext } from './modules/context.ts'
 import { createUsers } from './modules/users/service.ts'
@@ -23,6 +31,9 @@ export function createApp({ db, log = silentLog }: AppDeps) {
   const users = createUsers(db)
   const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users) }
   const devices = createDevices(db)
+  const holds = createHoldDurations(db)
+  const metadata = createCustomMetadata(db)
+  const media = createMediaAssets(db, holds, metadata)
   const bodySchemas = new Map<string, TSchema>()
   let requestCounter = 0
   let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
@@ -63,7 +74,19 @@ export function createApp({ db, log = silentLog }: AppDeps) {
       response: t.Object({ status: t.Literal('ok'), version: t.String() }),
       detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
     })
-    .group('/api', (api) => api.use(devicesModule(ctx, devices)))
+    .group('/api', (api) =>
+      api
+        .use(devicesModule(ctx, devices))
+        .use(productionsModule(ctx, createProductions(db, devices, users)))
+        .use(transcodingProfilesModule(ctx))
+        .use(customMetadataModule(ctx, metadata))
+        .use(contentTypesModule(ctx))
+        .use(mediaAssetsModule(ctx, media, 'audio'))
+        .use(mediaAssetsModule(ctx, media, 'image'))
+        .use(mediaAssetsModule(ctx, media, 'video'))
+        .use(importLogsModule(ctx))
+        .use(assetHoldDurationsModule(ctx, holds)),
+    )
 
   for (const route of app.routes) {
     const body = route.hooks?.body

@@ -43,6 +43,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
 ) {
   const { name, table } = spec
   const createName = `${name}Create`
+  /** Single-record answers use the <name>Detail model when the module adds fields. */
+  const single = t.Ref(spec.detail ? `${name}Detail` : name)
   const one = (id: number, user: Principal) => {
     const row = ctx.db.select().from(table as SQLiteTable).where(eq(table.id, id)).get() as T['$inferSelect'] | undefined
     if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(`No ${name} with this id.`)
@@ -67,7 +69,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     .get('/:id', ({ params, user }) => (spec.detail ?? spec.toApi)(one(params.id, user), user), {
       auth: true,
       params: IdParams,
-      response: { 200: spec.detail ? t.Any() : t.Ref(name), ...errors(404) },
+      response: { 200: single, ...errors(404) },
       detail: { summary: `One ${name} record` },
     })
 
@@ -83,7 +85,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     {
       auth: true,
       body: createName,
-      response: { [create.status]: t.Ref(name), ...errors(...BODY_ERRORS, 403) },
+      response: { [create.status]: single, ...errors(...BODY_ERRORS, 403) },
       detail: { summary: `Create a ${name} record`, description: `${create.description} JSON or form data (objects and arrays as JSON text).` },
     },
   )

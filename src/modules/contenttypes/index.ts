@@ -1,0 +1,17 @@
+import { t } from 'elysia'
+import { contentTypes } from '../../db/schema.ts'
+import { resourceRoutes } from '../../http/resource.ts'
+import type { ModuleContext } from '../context.ts'
+
+export const ContentType = t.Object({ id: t.Integer(), name: t.String({ description: 'projectasset, audioasset, imageasset or videoasset' }) })
+
+export const contentTypesModule = (ctx: ModuleContext) =>
+  resourceRoutes(ctx, {
+    prefix: '/contenttypes',
+    name: 'ContentType',
+    table: contentTypes,
+    models: { ContentType },
+    toApi: (row) => row,
+    filters: t.Object({}),
+    where: () => [],
+  })

@@ -1,0 +1,83 @@
+import { Elysia, t } from 'elysia'
+import { customMetadata, customMetadataSets } from '../../db/schema.ts'
+import { invalidParameter } from '../../http/errors.ts'
+import { resourceRoutes } from '../../http/resource.ts'
+import { eq, inArray } from 'drizzle-orm'
+import type { ModuleContext } from '../context.ts'
+import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
+
+const CONTENT_TYPE_NAMES = ['projectasset', 'audioasset', 'imageasset', 'videoasset'] as const
+
+export const CustomMetadataField = t.Object({
+  id: t.Integer(),
+  key: t.String({ description: 'Unique, dotted: [a-z0-9_]+(.[a-z0-9_]+)*' }),
+  value: t.String({ description: 'Human readable name of the field' }),
+  order: t.Integer(),
+  custom_metadata_set: t.Integer(),
+  validation_rule: t.Nullable(t.String({ description: 'A regular expression values must match' })),
+})
+
+export const CustomMetadataFieldCreate = t.Object({
+  key: t.String({ pattern: '^[a-z0-9_]+(\\.[a-z0-9_]+)*$', maxLength: 255, description: 'Unique, dotted' }),
+  value: t.String({ minLength: 1, maxLength: 255 }),
+  custom_metadata_set: t.Integer({ minimum: 1 }),
+  order: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+  validation_rule: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
+})
+
+export const CustomMetadataSet = t.Object({ id: t.Integer(), name: t.String(), description: t.String(), content_type: t.Integer() })
+export const CustomMetadataSetCreate = t.Object({
+  name: t.String({ minLength: 1, maxLength: 255 }),
+  description: t.String({ maxLength: 10_000 }),
+  content_type: t.Integer({ minimum: 1, description: '1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset' }),
+})
+
+export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata) =>
+  new Elysia()
+    .use(
+      resourceRoutes(ctx, {
+        prefix: '/custommetadata',
+        name: 'CustomMetadata',
+        table: customMetadata,
+        models: { CustomMetadata: CustomMetadataField, CustomMetadataCreate: CustomMetadataFieldCreate },
+        toApi: (row) => row,
+        filters: t.Object({
+          content_type_name: t.Optional(t.UnionEnum(CONTENT_TYPE_NAMES, { description: 'Fields of sets attached to this content type' })),
+          content_type_id: t.Optional(t.String({ pattern: '^[0-9]+$', description: 'The same by id; not with content_type_name' })),
+        }),
+        where: (query) => {
+          if (query.content_type_name !== undefined && query.content_type_id !== undefined)
+            throw invalidParameter('content_type_id', 'Give content_type_name or content_type_id, not both.')
+          const id = query.content_type_name !== undefined ? CONTENT_TYPE_IDS[query.content_type_name as (typeof CONTENT_TYPE_NAMES)[number]] : query.content_type_id
+          if (id === undefined) return []
+          const sets = ctx.db.select({ id: customMetadataSets.id }).from(customMetadataSets)
+            .where(eq(customMetadataSets.content_type, Number(id)))
+          return [inArray(customMetadata.custom_metadata_set, sets)]
+        },
+        create: {
+          body: CustomMetadataFieldCreate,
+          status: 200,
+          codename: 'browser.add_custommetadata',
+          run: (body) => service.createField(body),
+          description: 'Needs superuser or browser.add_custommetadata. Answers 200 (api.md). order defaults to one more than the set\'s highest.',
+        },
+      }),
+    )
+    .use(
+      resourceRoutes(ctx, {
+        prefix: '/custommetadatasets',
+        name: 'CustomMetadataSet',
+        table: customMetadataSets,
+        models: { CustomMetadataSet, CustomMetadataSetCreate },
+        toApi: (row) => row,
+        filters: t.Object({}),
+        where: () => [],
+        create: {
+          body: CustomMetadataSetCreate,
+          status: 201,
+          codename: 'browser.add_custommetadataset',
+          run: (body) => service.createSet(body),
+          description: 'Needs superuser or browser.add_custommetadataset.',
+        },
+      }),
+    )

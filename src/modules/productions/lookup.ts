@@ -1,0 +1,28 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { productions } from '../../db/schema.ts'
+import { forbidden, invalid, required } from '../../http/errors.ts'
+import { canRead, canWrite } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+
+/**
+ * The production a new record goes into, named by id or by name (the id wins), checked for
+ * write access. Missing: 400 required at the id field; unknown or unreadable: 400 invalid at the
+ * field given; readable but not writable: 403.
+ */
+export function productionForWrite(
+  db: Db,
+  user: Principal,
+  given: { id?: number; name?: string },
+  fields: { id: string; name: string },
+) {
+  if (given.id === undefined && given.name === undefined) throw required(`/${fields.id}`)
+  const byId = given.id !== undefined
+  const row = byId
+    ? db.select().from(productions).where(eq(productions.id, given.id!)).get()
+    : db.select().from(productions).where(eq(productions.name, given.name!)).get()
+  const pointer = `/${byId ? fields.id : fields.name}`
+  if (!row || !canRead(user, row.id)) throw invalid(pointer, 'No such production.')
+  if (!canWrite(user, row.id)) throw forbidden('You do not have write access to this production.')
+  return row
+}
