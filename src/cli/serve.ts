@@ -1,0 +1,53 @@
+// reelhouse serve: open and migrate the catalogue, make the first admin, listen, and stop
+// cleanly on SIGINT/SIGTERM.
+import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createApp } from '../app.ts'
+import { type ServeConfig, dbFile } from '../config.ts'
+import { openDb } from '../db/client.ts'
+import { migrate } from '../db/migrate.ts'
+import { createUsers } from '../modules/users/service.ts'
+import { type Log, stderrLog } from '../util/log.ts'
+import { VERSION } from '../version.ts'
+
+export function serve(config: ServeConfig, log: Log = stderrLog) {
+  const db = openDb(dbFile(config.dataDir))
+  const applied = migrate(db)
+  if (applied) log.info('database migrated', { migrations: applied })
+  firstAdmin(db, config.dataDir)
+
+  const app = createApp({ db, log }).listen({ hostname: config.host, port: config.port })
+  const server = app.server!
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  const base = `http://${host}:${server.port}`
+  log.info(`reelhouse ${VERSION} serving`, { api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir })
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('stopping', { signal })
+    await server.stop()
+    db.$client.close()
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  return { app, server, db, stop }
+}
+
+/** On a catalogue with no users: the superuser admin, its key printed once and kept in admin.token. */
+function firstAdmin(db: ReturnType<typeof openDb>, dataDir: string) {
+  const users = createUsers(db)
+  const tokenFile = join(dataDir, 'admin.token')
+  if (users.count() > 0) {
+    if (existsSync(tokenFile)) console.log(`The first admin key is in ${tokenFile}`)
+    return
+  }
+  users.add('admin', { superuser: true })
+  const key = users.createKey('admin')
+  writeFileSync(tokenFile, key + '\n', { mode: 0o600 })
+  chmodSync(tokenFile, 0o600)
+  console.log(`Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}`)
+}

@@ -1,0 +1,44 @@
+// Flags and environment → one frozen, typed configuration (service.md section 2).
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export class UsageError extends Error {}
+
+export type ServeConfig = Readonly<{
+  dataDir: string
+  host: string
+  port: number
+  poll: boolean
+  pollInterval: number
+  rescanInterval: number
+}>
+
+export function defaultDataDir(env = process.env, platform = process.platform): string {
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'reelhouse')
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'reelhouse')
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'reelhouse')
+}
+
+export const dataDirOf = (flag: string | undefined, env = process.env) =>
+  resolve(flag ?? env.REELHOUSE_DATA ?? defaultDataDir(env))
+
+export function numberOption(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${value}"`)
+  return Number(value)
+}
+
+export function serveConfig(flags: Record<string, string | boolean | undefined>, env = process.env): ServeConfig {
+  const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
+  return Object.freeze({
+    dataDir: dataDirOf(str('data'), env),
+    host: str('host') ?? env.REELHOUSE_HOST ?? '127.0.0.1',
+    port: numberOption('port', str('port') ?? env.REELHOUSE_PORT, 8000, 0, 65535),
+    poll: flags.poll === true,
+    pollInterval: numberOption('poll-interval', str('poll-interval'), 10, 1, 86400),
+    rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
+  })
+}
+
+export const dbFile = (dataDir: string) => join(dataDir, 'reelhouse.db')
