@@ -1,0 +1,96 @@
+// A real app over a real, migrated SQLite file in a disposable folder, with an admin key and
+// helpers to make users and send requests through app.handle.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../../src/app.ts'
+import { openDb } from '../../src/db/client.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { createUsers } from '../../src/modules/users/service.ts'
+
+export type RequestOptions = {
+  key?: string | null
+  body?: unknown
+  /** Sent as application/x-www-form-urlencoded; objects and arrays as JSON text. */
+  form?: Record<string, unknown>
+  raw?: BodyInit
+  headers?: Record<string, string>
+}
+
+export function tempDir(prefix = 'reelhouse-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export function testApp(dataDir = tempDir()) {
+  const db = openDb(join(dataDir, 'reelhouse.db'))
+  migrate(db)
+  const users = createUsers(db)
+  if (users.count() === 0) users.add('admin', { superuser: true })
+  const adminKey = users.createKey('admin')
+  const app = createApp({ db })
+
+  async function request(method: string, path: string, options: RequestOptions = {}) {
+    const headers: Record<string, string> = { ...options.headers }
+    const key = options.key === undefined ? adminKey : options.key
+    if (key !== null && !('authorization' in headers)) headers.authorization = `Token ${key}`
+    let body: BodyInit | undefined = options.raw
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    } else if (options.form !== undefined) {
+      body = new URLSearchParams(
+        Object.entries(options.form).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      ).toString()
+      headers['content-type'] ??= 'application/x-www-form-urlencoded'
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    const text = await response.text()
+    let json: any
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, text, json }
+  }
+
+  /** A user with the given codenames and production access, and a key of theirs. */
+  function makeUser(name: string, opts: { perms?: string[]; read?: number[]; write?: number[]; superuser?: boolean } = {}) {
+    users.add(name, { perms: opts.perms, superuser: opts.superuser })
+    for (const id of opts.read ?? []) users.grantById(users_id(name), id, 'read')
+    for (const id of opts.write ?? []) users.grantById(users_id(name), id, 'write')
+    return users.createKey(name)
+  }
+  const users_id = (name: string) =>
+    db.$client.query<{ id: number }, [string]>('SELECT id FROM users WHERE username = ?').get(name)!.id
+
+  return {
+    dataDir,
+    db,
+    app,
+    users,
+    adminKey,
+    request,
+    get: (path: string, o?: RequestOptions) => request('GET', path, o),
+    post: (path: string, body: unknown, o?: RequestOptions) => request('POST', path, { ...o, body }),
+    makeUser,
+    close() {
+      db.$client.close()
+    },
+    cleanup() {
+      db.$client.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export type TestApp = ReturnType<typeof testApp>
+
+/** A device on a real temporary folder and a production on it; returns their records. */
+export async function seedProduction(t: TestApp, name = 'Show', root = tempDir('reelhouse-device-')) {
+  const device = await t.post('/api/devices/', { name: `${name}-disk`, path: root })
+  if (device.status !== 201) throw new Error(`device: ${device.text}`)
+  const production = await t.post('/api/productions/', { name, storage_root: `${root}/${name}` })
+  if (production.status !== 201) throw new Error(`production: ${production.text}`)
+  return { root, device: device.json, production: production.json }
+}
