@@ -1,6 +1,8 @@
 // npm run build → dist/reelhouse: one executable with the runtime, the code, the migrations
 // (inlined by a macro) and the docs assets. Identifiers are not minified: Elysia compiles its
 // handlers from function source, which full minification breaks (elysia issue 1711).
+export {}
+
 const result = await Bun.build({
   entrypoints: ['./src/main.ts'],
   target: 'bun',

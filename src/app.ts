@@ -38,7 +38,7 @@ export function createApp({ db, log = silentLog }: AppDeps) {
   let requestCounter = 0
   let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
 
-  const app = new Elysia()
+  const app = new Elysia({ normalize: 'typebox' })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       if (error instanceof AppError) return errorResponse(error)
       if (code === 'PARSE' && error.cause instanceof AppError) return errorResponse(error.cause)

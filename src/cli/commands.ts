@@ -6,7 +6,7 @@ import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
-import { UserError, createUsers } from '../modules/users/service.ts'
+import { KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
 
 export function withDb<T>(dataDir: string, run: (db: Db) => T): T {
   const db = openDb(dbFile(dataDir))
@@ -35,6 +35,7 @@ export function tokenCreate(dataDir: string, name: string) {
 
 export function tokenRevoke(dataDir: string, key: string | undefined, user: string | undefined) {
   if ((key === undefined) === (user === undefined)) throw new UsageError('token revoke takes a KEY or --user NAME')
+  if (key !== undefined && !KEY_PATTERN.test(key)) throw new UsageError('a key is 40 lowercase hex characters')
   withDb(dataDir, (db) => {
     const users = createUsers(db)
     if (user !== undefined) return console.log(`revoked ${users.revokeAll(user)} key(s) of ${user}`)
@@ -44,7 +45,14 @@ export function tokenRevoke(dataDir: string, key: string | undefined, user: stri
 }
 
 export function migrateCommand(dataDir: string) {
-  const applied = withDb(dataDir, (db) => migrate(db))
+  // Not withDb: it migrates first, and this command reports what it applied.
+  const db = openDb(dbFile(dataDir))
+  let applied: number
+  try {
+    applied = migrate(db)
+  } finally {
+    db.$client.close()
+  }
   console.log(applied ? `applied ${applied} migration(s)` : 'database is up to date')
 }
 

@@ -44,7 +44,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const { name, table } = spec
   const createName = `${name}Create`
   /** Single-record answers use the <name>Detail model when the module adds fields. */
-  const single = t.Ref(spec.detail ? `${name}Detail` : name)
+  const single = spec.detail ? `${name}Detail` : name
   const one = (id: number, user: Principal) => {
     const row = ctx.db.select().from(table as SQLiteTable).where(eq(table.id, id)).get() as T['$inferSelect'] | undefined
     if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(`No ${name} with this id.`)
@@ -54,7 +54,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const routes = new Elysia({ prefix: spec.prefix, tags: [name] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model(spec.models)
+    .model({ ...spec.models, [`${name}List`]: t.Array(spec.models[name]!) })
     .get(
       '/',
       ({ query, user }) =>
@@ -62,7 +62,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       {
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),
-        response: { 200: t.Array(t.Ref(name)), ...errors(400) },
+        response: { 200: `${name}List`, ...errors(400) },
         detail: { summary: `List ${name} records`, description: 'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.' },
       },
     )
@@ -85,6 +85,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     {
       auth: true,
       body: createName,
+      // Documents the accepted types; the app's own parser (http/body.ts) runs first and does the work.
+      parse: ['json', 'urlencoded', 'formdata'],
       response: { [create.status]: single, ...errors(...BODY_ERRORS, 403) },
       detail: { summary: `Create a ${name} record`, description: `${create.description} JSON or form data (objects and arrays as JSON text).` },
     },

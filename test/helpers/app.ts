@@ -13,7 +13,7 @@ export type RequestOptions = {
   body?: unknown
   /** Sent as application/x-www-form-urlencoded; objects and arrays as JSON text. */
   form?: Record<string, unknown>
-  raw?: BodyInit
+  raw?: string | Uint8Array | FormData | Blob
   headers?: Record<string, string>
 }
 
@@ -33,13 +33,13 @@ export function testApp(dataDir = tempDir()) {
     const headers: Record<string, string> = { ...options.headers }
     const key = options.key === undefined ? adminKey : options.key
     if (key !== null && !('authorization' in headers)) headers.authorization = `Token ${key}`
-    let body: BodyInit | undefined = options.raw
+    let body: string | Uint8Array | FormData | Blob | undefined = options.raw
     if (options.body !== undefined) {
       body = JSON.stringify(options.body)
       headers['content-type'] ??= 'application/json'
     } else if (options.form !== undefined) {
       body = new URLSearchParams(
-        Object.entries(options.form).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+        Object.entries(options.form).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
       ).toString()
       headers['content-type'] ??= 'application/x-www-form-urlencoded'
     }

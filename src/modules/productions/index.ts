@@ -8,12 +8,12 @@ import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import { PathError, cleanDir, deviceFor, makeDirInside } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { ModuleContext } from '../context.ts'
-import { type DeviceRow, deviceToApi } from '../devices/model.ts'
+import { Device, type DeviceRow, deviceToApi } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
 import { canRead, readableBy } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
-const DeviceRef = t.Ref('Device')
+const DeviceRef = Device
 export const Production = t.Object({
   id: t.Integer(),
   name: t.String(),

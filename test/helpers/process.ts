@@ -1,0 +1,150 @@
+// Child processes for the command-line tests: run a reelhouse command to completion, or start
+// `serve` and wait (with a bound, never a sleep) for the line that names its URL. Every process
+// started here is remembered so that a test file can kill what is left in afterEach/afterAll.
+import { type Subprocess, spawn, spawnSync } from 'bun'
+import { join, resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dir, '../..')
+/** `bun src/main.ts`, with the bun binary that runs the tests. */
+export const SOURCE_CLI = [process.execPath, join(ROOT, 'src', 'main.ts')]
+export const BOUND_MS = 15_000
+
+/** The environment of the tests without any REELHOUSE_* variable, plus the given ones. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('REELHOUSE_') && v !== undefined) env[k] = v
+  return { ...env, ...extra }
+}
+
+export type RunResult = { code: number; stdout: string; stderr: string }
+export type RunOptions = { env?: Record<string, string>; cwd?: string; cli?: string[] }
+
+/** Runs one command to its end. */
+export function runCli(args: string[], options: RunOptions = {}): RunResult {
+  const child = spawnSync([...(options.cli ?? SOURCE_CLI), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: cleanEnv(options.env),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: BOUND_MS,
+  })
+  return { code: child.exitCode ?? -1, stdout: child.stdout.toString(), stderr: child.stderr.toString() }
+}
+
+/** Lines of a text without the empty last one. */
+export const lines = (text: string) => text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1))
+
+const running = new Set<Running>()
+
+export class Running {
+  readonly child: Subprocess<'ignore', 'pipe', 'pipe'>
+  stdout = ''
+  stderr = ''
+  exitCode: number | null = null
+  private listeners = new Set<() => void>()
+  private pumps: Promise<void>[]
+
+  constructor(cmd: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
+    this.child = spawn(cmd, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    running.add(this)
+    this.pumps = [this.pump(this.child.stdout, 'stdout'), this.pump(this.child.stderr, 'stderr')]
+    void this.child.exited.then(async (code) => {
+      await Promise.all(this.pumps)
+      this.exitCode = code
+      running.delete(this)
+      this.notify()
+    })
+  }
+
+  private async pump(stream: ReadableStream<Uint8Array>, name: 'stdout' | 'stderr') {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      this[name] += decoder.decode(chunk, { stream: true })
+      this.notify()
+    }
+  }
+
+  private notify() {
+    for (const listener of [...this.listeners]) listener()
+  }
+
+  /** Resolves with the first match of `pattern` in the stream; rejects on exit or after the bound. */
+  waitFor(name: 'stdout' | 'stderr', pattern: RegExp, bound = BOUND_MS): Promise<RegExpMatchArray> {
+    return new Promise((resolvePromise, reject) => {
+      const check = () => {
+        const match = this[name].match(pattern)
+        if (match) return done(() => resolvePromise(match))
+        if (this.exitCode !== null)
+          done(() => reject(new Error(`exited with ${this.exitCode} before ${pattern} on ${name}\n${this.describe()}`)))
+      }
+      const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} on ${name} within ${bound} ms\n${this.describe()}`))), bound)
+      const done = (settle: () => void) => {
+        clearTimeout(timer)
+        this.listeners.delete(check)
+        settle()
+      }
+      this.listeners.add(check)
+      check()
+    })
+  }
+
+  /** Sends a signal and waits (bounded) for the exit code. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', bound = BOUND_MS): Promise<number> {
+    if (this.exitCode === null) this.child.kill(signal)
+    return this.exited(bound)
+  }
+
+  async exited(bound = BOUND_MS): Promise<number> {
+    let timer: Timer | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`still running after ${bound} ms\n${this.describe()}`)), bound)
+    })
+    try {
+      await Promise.race([this.child.exited, timeout])
+      await Promise.all(this.pumps)
+      return this.child.exitCode ?? -1
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  describe() {
+    return `--- stdout ---\n${this.stdout}--- stderr ---\n${this.stderr}`
+  }
+}
+
+/** Kills (SIGKILL) every process this helper started that is still running, and waits for them. */
+export async function killAll() {
+  const left = [...running]
+  for (const p of left) p.child.kill('SIGKILL')
+  await Promise.all(left.map((p) => p.child.exited))
+}
+
+export type Server = { proc: Running; base: string; api: string; port: number; host: string }
+
+/** Starts `serve --port 0` on a data folder and waits for the line with its URL. */
+export async function startServe(
+  dataDir: string | undefined,
+  options: { args?: string[]; env?: Record<string, string>; cwd?: string; cli?: string[] } = {},
+): Promise<Server> {
+  const args = ['serve', ...(dataDir === undefined ? [] : ['--data', dataDir]), ...(options.args ?? ['--port', '0'])]
+  const proc = new Running([...(options.cli ?? SOURCE_CLI), ...args], { env: options.env, cwd: options.cwd })
+  const match = await proc.waitFor('stderr', / serving api=(http:\/\/(\S+):(\d+))\/api\/ /)
+  return { proc, base: match[1]!, api: `${match[1]}/api`, host: match[2]!, port: Number(match[3]) }
+}
+
+/** A request to a running server with a key (or none), answering status and parsed JSON. */
+export async function call(server: Pick<Server, 'api'>, method: string, path: string, key: string | null, body?: unknown) {
+  const headers: Record<string, string> = {}
+  if (key !== null) headers.authorization = `Token ${key}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const response = await fetch(`${server.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await response.text()
+  let json: any
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
+}
