@@ -18,26 +18,37 @@ import { devicesModule } from './modules/devices/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
 import { createMediaAssets, mediaAssetsModule } from './modules/mediaassets/index.ts'
 import { createProductions, productionsModule } from './modules/productions/index.ts'
+import { projectAssetsModule } from './modules/projectassets/index.ts'
+import { createProjectAssets } from './modules/projectassets/service.ts'
+import { tasksModule } from './modules/tasks/index.ts'
 import { transcodingProfilesModule } from './modules/transcodingprofiles/index.ts'
+import { type Runner, createRunner } from './tasks/runner.ts'
+import { copyHandler } from './tasks/copy.ts'
+import { deleteHandler } from './tasks/delete.ts'
 import { createDevices } from './modules/devices/service.ts'
 import type { ModuleContext } from './modules/context.ts'
 import { createUsers } from './modules/users/service.ts'
 import { type Log, silentLog } from './util/log.ts'
 import { VERSION } from './version.ts'
 
-export type AppDeps = { db: Db; log?: Log }
+export type AppDeps = { db: Db; log?: Log; runner?: Runner }
 
-export function createApp({ db, log = silentLog }: AppDeps) {
+export function createApp({ db, log = silentLog, runner = createTaskRunner(db, log) }: AppDeps) {
   const users = createUsers(db)
-  const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users) }
+  const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users), runner }
   const devices = createDevices(db)
   const holds = createHoldDurations(db)
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
+  const projects = createProjectAssets(db, { runner, holds, metadata })
   const bodySchemas = new Map<string, TSchema>()
   let requestCounter = 0
   let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
 
+  // normalize 'typebox': Elysia's default cleaner (exact-mirror) runs before validation and
+  // rebuilds a record or array field from whatever was sent (meta_field_store: 5 became {},
+  // "abc" became {"0":"a",...}); TypeBox's Clean drops unknown fields and leaves wrong types
+  // for validation to refuse.
   const app = new Elysia({ normalize: 'typebox' })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       if (error instanceof AppError) return errorResponse(error)
@@ -62,7 +73,8 @@ export function createApp({ db, log = silentLog }: AppDeps) {
       openapi({
         path: '/api/docs',
         provider: 'swagger-ui',
-        swagger: { cdn: '/api/docs/assets/swagger-ui-bundle.js', theme: '/api/docs/assets/swagger-ui.css', persistAuthorization: true },
+        // url: absolute, as the plugin's relative default resolves to /api/api/docs/json from /api/docs.
+        swagger: { url: '/api/docs/json', cdn: '/api/docs/assets/swagger-ui-bundle.js', theme: '/api/docs/assets/swagger-ui.css', persistAuthorization: true } as never,
         documentation: {
           info: { title: 'Reelhouse API', version: VERSION, description: 'Media asset manager. Every endpoint but health and docs needs `Authorization: Token <key>`.' },
           components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <40 hex characters>' } } },
@@ -85,7 +97,10 @@ export function createApp({ db, log = silentLog }: AppDeps) {
         .use(mediaAssetsModule(ctx, media, 'image'))
         .use(mediaAssetsModule(ctx, media, 'video'))
         .use(importLogsModule(ctx))
-        .use(assetHoldDurationsModule(ctx, holds)),
+        .use(assetHoldDurationsModule(ctx, holds))
+        .use(projectAssetsModule(ctx, projects, '/projectassets'))
+        .use(projectAssetsModule(ctx, projects, '/project'))
+        .use(tasksModule(ctx)),
     )
 
   for (const route of app.routes) {
@@ -119,4 +134,8 @@ function routePatterns(routes: { method: string; path: string }[]) {
   return [...byPattern].map(([source, methods]) => ({ pattern: new RegExp(source), methods }))
 }
 
-export type App = ReturnType<typeof createApp>
+
+/** The task runner with every kind of work the service does; started by serve, not here. */
+export function createTaskRunner(db: Db, log: Log, concurrency = 2): Runner {
+  return createRunner(db, { concurrency, log, handlers: { copy: copyHandler(db), delete: deleteHandler(db) } })
+}

@@ -230,6 +230,8 @@ export const projectAssets = sqliteTable(
     device: integer('device').notNull().references(() => devices.id),
     /** The project this one was copied from, if any. */
     copy_of: integer('copy_of'),
+    /** Set by DELETE: the bundle folder is being removed; the row goes when it is gone. */
+    deleting: bool('deleting').notNull().default(false),
   },
   (t) => [
     uniqueIndex('project_assets_bundle_root').on(t.bundle_root),
@@ -327,6 +329,8 @@ export const tasks = sqliteTable(
     state: text('state', { enum: TASK_STATES }).notNull().default('queued'),
     /** e.g. {"projectasset": 7} */
     target: json<Record<string, number>>('target').notNull(),
+    /** The production of the target, for visibility (tasks are readable as their target is). */
+    production: integer('production'),
     /** What the runner needs to (re)start the work from a safe point. */
     params: json<Record<string, unknown>>('params').notNull().default(sql`'{}'`),
     bytes_done: integer('bytes_done').notNull().default(0),

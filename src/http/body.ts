@@ -20,7 +20,7 @@ export function createBodyParser(schemaFor: SchemaLookup) {
     if (bytes.byteLength === 0) return {}
 
     const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-    if (type === 'application/json' || type.endsWith('+json')) return parseJson(bytes)
+    if (type === 'application/json' || type.endsWith('+json')) return jsonObject(parseJson(bytes))
     if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
       const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type')! } })
         .formData()
@@ -59,16 +59,35 @@ function parseJson(bytes: Uint8Array): unknown {
   }
 }
 
+/** Every body of this API is an object; an array, string, number or null at the top is refused
+ * here, before Elysia would fold it into an object (an array's items becoming fields "0", "1"). */
+function jsonObject(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new AppError(400, 'invalid', 'The request body must be a JSON object.', { pointer: '' })
+  return value as Record<string, unknown>
+}
+
 function fromForm(form: { forEach(cb: (value: unknown, key: string) => void): void }, schema: TSchema | undefined): Record<string, unknown> {
-  const body: Record<string, unknown> = {}
+  const text: Record<string, unknown> = {}
+  const kept: Record<string, unknown> = {}
   form.forEach((value, key) => {
     if (typeof value !== 'string') return // file parts carry nothing this API reads
-    body[key] = looksLikeJson(value) ? tryJson(value) : value
+    const field = (schema as Shape | undefined)?.properties?.[key]
+    // JSON text only where the route wants an object or array: a name like "[draft] 1" stays text.
+    if (schema ? field !== undefined && (has(field, 'object') || has(field, 'array')) : looksLikeJson(value)) kept[key] = tryJson(value)
+    // Value.Convert truncates "1.5" and "1e1" to the integer 1: only whole decimal numbers go to it.
+    else if (field !== undefined && has(field, 'integer') && !/^-?\d+$/.test(value)) kept[key] = value
+    else text[key] = value
   })
-  return schema ? (Value.Convert(schema, body) as Record<string, unknown>) : body
+  // Kept fields skip Value.Convert, which would also wrap unparsable text into an array ("[x" → ["[x"]);
+  // validation then names them as invalid.
+  return { ...(schema ? (Value.Convert(schema, text) as Record<string, unknown>) : text), ...kept }
 }
 
 const looksLikeJson = (text: string) => /^\s*[[{]/.test(text)
+
+type Shape = { type?: unknown; anyOf?: Shape[]; properties?: Record<string, Shape> }
+const has = (s: Shape, type: string): boolean => s.type === type || (s.anyOf ?? []).some((x) => has(x, type))
 
 function tryJson(text: string): unknown {
   try {

@@ -66,15 +66,18 @@ export function createLists(db: Db) {
   return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery): Response {
     const where = and(...spec.where)
     const headers = { 'content-type': 'application/json', 'x-total-count': String(total(spec.table, where)) }
-    const limit = paging.limit === undefined ? undefined : Number(paging.limit)
-    const offset = paging.offset === undefined ? 0 : Number(paging.offset)
+    // Digits beyond SQLite's 64-bit integers (limit=99999999999999999999) are capped rather than
+    // passed on as a float, which SQLite refuses (that was a 500).
+    const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
+    const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
     if (limit === 0) return new Response('[]', { headers })
 
     let decode = decoders.get(spec.table)
     if (!decode) decoders.set(spec.table, (decode = decoderFor(spec.table)))
     const idColumn = getTableColumns(spec.table).id!
     const base = db.select().from(spec.table as SQLiteTable).where(where).orderBy(asc(idColumn))
-    const query = limit === undefined ? (offset ? base.limit(-1).offset(offset) : base) : base.limit(limit).offset(offset)
+    // SQLite wants a LIMIT before OFFSET and drizzle drops limit(-1): "no limit" is the largest one.
+    const query = limit === undefined ? (offset ? base.limit(Number.MAX_SAFE_INTEGER).offset(offset) : base) : base.limit(limit).offset(offset)
     const { sql, params } = query.toSQL()
     const toJson = (raw: Row) => JSON.stringify(spec.toApi(decode(raw) as T['$inferSelect']))
 

@@ -23,7 +23,9 @@ export const DetailError = t.Object({ detail: t.String() }, { description: 'Plai
 
 export const sharedModels = new Elysia({ name: 'reelhouse.models' }).model({ Error: ErrorEnvelope, DetailError })
 
-export const IdParams = t.Object({ id: t.Integer({ minimum: 1, description: 'Record id' }) })
+// No minimum: Elysia checks it while decoding the path and throws a location-less error; an id
+// of 0 or -1 is simply a record that does not exist (404).
+export const IdParams = t.Object({ id: t.Integer({ description: 'Record id (positive)' }) })
 
 /** OpenAPI response entries for the error statuses a route can answer (401 and 406 always). */
 export function errors(...statuses: number[]): Record<number, 'Error'> {
@@ -32,3 +34,13 @@ export function errors(...statuses: number[]): Record<number, 'Error'> {
 
 /** The ones every body-taking route can answer. */
 export const BODY_ERRORS = [400, 413, 415] as const
+
+/**
+ * One of fixed values. Elysia's UnionEnum carries a default (its first value), which Elysia
+ * fills in when the field is absent: an optional filter or flag would silently take that value.
+ */
+export function oneOf<const V extends readonly [string, ...string[]]>(values: V, options: { description?: string } = {}) {
+  const schema = t.UnionEnum(values, options)
+  delete (schema as { default?: unknown }).default
+  return schema
+}

@@ -1,6 +1,7 @@
 import type { Db } from '../db/client.ts'
 import type { authPlugin } from '../http/auth.ts'
 import type { List } from '../http/lists.ts'
+import type { Runner } from '../tasks/runner.ts'
 import type { Users } from './users/service.ts'
 
 /** What every HTTP module is built from (see app.ts). */
@@ -9,4 +10,5 @@ export type ModuleContext = {
   users: Users
   list: List
   auth: ReturnType<typeof authPlugin>
+  runner: Runner
 }

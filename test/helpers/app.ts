@@ -3,10 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp } from '../../src/app.ts'
+import { createApp, createTaskRunner } from '../../src/app.ts'
 import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
+import { silentLog } from '../../src/util/log.ts'
 
 export type RequestOptions = {
   key?: string | null
@@ -21,13 +22,16 @@ export function tempDir(prefix = 'reelhouse-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-export function testApp(dataDir = tempDir()) {
+/** With `tasks`, the task runner is started (copy and delete run); `runner.idle()` waits for them. */
+export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number } = {}) {
   const db = openDb(join(dataDir, 'reelhouse.db'))
   migrate(db)
   const users = createUsers(db)
   if (users.count() === 0) users.add('admin', { superuser: true })
   const adminKey = users.createKey('admin')
-  const app = createApp({ db })
+  const runner = createTaskRunner(db, silentLog, options.concurrency ?? 2)
+  const app = createApp({ db, runner })
+  if (options.tasks) runner.start()
 
   async function request(method: string, path: string, options: RequestOptions = {}) {
     const headers: Record<string, string> = { ...options.headers }
@@ -68,6 +72,7 @@ export function testApp(dataDir = tempDir()) {
     dataDir,
     db,
     app,
+    runner,
     users,
     adminKey,
     request,
@@ -75,6 +80,11 @@ export function testApp(dataDir = tempDir()) {
     post: (path: string, body: unknown, o?: RequestOptions) => request('POST', path, { ...o, body }),
     makeUser,
     close() {
+      db.$client.close()
+    },
+    /** For apps with tasks: stops the runner (tasks stay resumable), then closes. */
+    async stop() {
+      await runner.stop()
       db.$client.close()
     },
     cleanup() {

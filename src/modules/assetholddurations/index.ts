@@ -1,3 +1,4 @@
+import { oneOf } from '../../http/models.ts'
 import { and, eq } from 'drizzle-orm'
 import { t } from 'elysia'
 import type { Db } from '../../db/client.ts'
@@ -9,15 +10,15 @@ import type { ModuleContext } from '../context.ts'
 
 export const AssetHoldDuration = t.Object({
   id: t.Integer(),
-  asset_type: t.UnionEnum(ASSET_TYPES),
-  context_type: t.UnionEnum(CONTEXT_TYPES),
+  asset_type: oneOf(ASSET_TYPES),
+  context_type: oneOf(CONTEXT_TYPES),
   context: t.String({ description: 'Name of the device or production' }),
   duration: t.Integer({ description: 'Days' }),
 })
 
 export const AssetHoldDurationCreate = t.Object({
-  asset_type: t.UnionEnum(ASSET_TYPES),
-  context_type: t.UnionEnum(CONTEXT_TYPES),
+  asset_type: oneOf(ASSET_TYPES),
+  context_type: oneOf(CONTEXT_TYPES),
   context: t.String({ minLength: 1, maxLength: 255, description: 'Name of an existing device or production' }),
   duration: t.Integer({ minimum: 0, maximum: 1_000_000, description: 'Days, a whole number >= 0' }),
 })
@@ -59,7 +60,7 @@ export const assetHoldDurationsModule = (ctx: ModuleContext, service: HoldDurati
     table: assetHoldDurations,
     models: { AssetHoldDuration, AssetHoldDurationCreate },
     toApi: (row) => row,
-    filters: t.Object({ asset_type: t.Optional(t.UnionEnum(ASSET_TYPES)), context_type: t.Optional(t.UnionEnum(CONTEXT_TYPES)) }),
+    filters: t.Object({ asset_type: t.Optional(oneOf(ASSET_TYPES)), context_type: t.Optional(oneOf(CONTEXT_TYPES)) }),
     where: (query) => [optionalEq(assetHoldDurations.asset_type, query.asset_type), optionalEq(assetHoldDurations.context_type, query.context_type)],
     create: {
       body: AssetHoldDurationCreate,

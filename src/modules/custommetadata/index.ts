@@ -1,3 +1,4 @@
+import { oneOf } from '../../http/models.ts'
 import { Elysia, t } from 'elysia'
 import { customMetadata, customMetadataSets } from '../../db/schema.ts'
 import { invalidParameter } from '../../http/errors.ts'
@@ -42,7 +43,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         models: { CustomMetadata: CustomMetadataField, CustomMetadataCreate: CustomMetadataFieldCreate },
         toApi: (row) => row,
         filters: t.Object({
-          content_type_name: t.Optional(t.UnionEnum(CONTENT_TYPE_NAMES, { description: 'Fields of sets attached to this content type' })),
+          content_type_name: t.Optional(oneOf(CONTENT_TYPE_NAMES, { description: 'Fields of sets attached to this content type' })),
           content_type_id: t.Optional(t.String({ pattern: '^[0-9]+$', description: 'The same by id; not with content_type_name' })),
         }),
         where: (query) => {

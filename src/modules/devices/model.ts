@@ -1,3 +1,4 @@
+import { oneOf } from '../../http/models.ts'
 import { t } from 'elysia'
 import type { devices } from '../../db/schema.ts'
 
@@ -16,7 +17,7 @@ export const Device = t.Object({
   autoshot_detection: t.Boolean(),
   allow_direct_writing: t.Boolean(),
   recieve_xml_meta: t.Boolean(),
-  protocol: t.UnionEnum(PROTOCOLS),
+  protocol: oneOf(PROTOCOLS),
   anonymous: t.Boolean(),
   server: t.Nullable(t.String()),
   username: t.Nullable(t.String()),
@@ -36,7 +37,7 @@ export const DeviceCreate = t.Object({
   autoshot_detection: t.Optional(t.Boolean()),
   allow_direct_writing: t.Optional(t.Boolean()),
   recieve_xml_meta: t.Optional(t.Boolean()),
-  protocol: t.Optional(t.UnionEnum(PROTOCOLS, { description: 'file (default); smb, nfs and afp are watched by polling' })),
+  protocol: t.Optional(oneOf(PROTOCOLS, { description: 'file (default); smb, nfs and afp are watched by polling' })),
   anonymous: t.Optional(t.Boolean()),
   server: NullableText,
   username: NullableText,

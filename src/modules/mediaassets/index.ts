@@ -91,6 +91,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       if (path.endsWith('/')) throw invalid('/path_file', 'path_file names a file, not a folder.')
       const device = deviceFor(db.select().from(devices).all(), path)
       if (!device) throw invalid('/path_file', 'The path does not lie on any device.')
+      if (path + '/' === device.path) throw invalid('/path_file', 'path_file names a file, not a folder.')
       const dates: Record<'date_crt' | 'date_del', string | undefined> = { date_crt: undefined, date_del: undefined }
       for (const key of ['date_crt', 'date_del'] as const) {
         if (body[key] === undefined) continue

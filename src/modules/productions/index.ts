@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm'
 import { t } from 'elysia'
 import type { Db } from '../../db/client.ts'
 import { devices, productions } from '../../db/schema.ts'
-import { invalid } from '../../http/errors.ts'
+import { invalid, unique } from '../../http/errors.ts'
 import { slashPath } from '../../http/lists.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import { PathError, cleanDir, deviceFor, makeDirInside } from '../../storage/paths.ts'
@@ -82,7 +82,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users) 
           codename = `${base}-${n}`
       }
       if (db.select({ id: productions.id }).from(productions).where(eq(productions.name, body.name)).get())
-        throw invalid('/name', 'A production with this name already exists.')
+        throw unique('/name', 'A production with this name already exists.')
       try {
         makeDirInside(storage.device.path, storage.path)
       } catch (error) {

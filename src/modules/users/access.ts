@@ -1,5 +1,5 @@
 // What a user may see and do (service.md section 5).
-import { type SQL, and, exists, inArray, or, sql } from 'drizzle-orm'
+import { type SQL, and, inArray, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { forbidden } from '../../http/errors.ts'
 import { mediaAssetShares, mediaAssets } from '../../db/schema.ts'
@@ -29,9 +29,9 @@ export function mediaReadableBy(user: Principal): SQL | undefined {
   const ids = [...user.readable]
   return or(
     inArray(mediaAssets.production, ids),
-    exists(
-      sql`SELECT 1 FROM ${mediaAssetShares} WHERE ${mediaAssetShares.asset_id} = ${mediaAssets.id} AND ${inArray(mediaAssetShares.production_id, ids)}`,
-    ),
+    // drizzle's exists() adds no parentheses around raw SQL ("exists SELECT ..." was a syntax
+    // error, a 500 for every non-superuser list), so the condition is written out whole.
+    sql`exists (SELECT 1 FROM ${mediaAssetShares} WHERE ${mediaAssetShares.asset_id} = ${mediaAssets.id} AND ${inArray(mediaAssetShares.production_id, ids)})`,
   )
 }
 

@@ -1,0 +1,121 @@
+import { Elysia, t } from 'elysia'
+import { projectAssets } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
+import { Paging, slashPath } from '../../http/lists.ts'
+import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.ts'
+import { optionalEq } from '../../http/resource.ts'
+import type { ModuleContext } from '../context.ts'
+import { readableBy } from '../users/access.ts'
+import { CopyQuery, LinkResult, ProjectAsset, ProjectAssetCreate, UnlinkResult, linkBodyDoc } from './model.ts'
+import type { ProjectAssets } from './service.ts'
+
+const LINK_PATHS = { link: ['/:id/addasset', '/:id/add'], unlink: ['/:id/unlinkasset', '/:id/unlink'] } as const
+
+/** Link and unlink take JSON only: form data or another type is a 415 in the envelope. */
+function requireJson(request: Request) {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'application/json')
+    throw new AppError(415, 'unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
+}
+
+/** Served under /projectassets and under the version-0 path /project. */
+export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, prefix: '/projectassets' | '/project') {
+  const legacy = prefix === '/project'
+  const tag = legacy ? 'ProjectAsset (version 0 path)' : 'ProjectAsset'
+  let routes = new Elysia({ prefix, tags: [tag] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, LinkResult, UnlinkResult })
+    .get(
+      '/',
+      ({ query, user }) =>
+        ctx.list({
+          table: projectAssets,
+          where: [optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), readableBy(user, projectAssets.production)],
+          toApi: service.toApi,
+        }, query),
+      {
+        auth: true,
+        query: t.Object({ ...Paging, bundle_root: t.Optional(t.String({ description: 'Only the project with this bundle_root (must end with a slash)' })) }),
+        response: { 200: 'ProjectAssetList', ...errors(400) },
+        detail: { summary: 'List project assets', deprecated: legacy },
+      },
+    )
+    .get('/:id', ({ params, user }) => service.toApi(service.readable(params.id, user)), {
+      auth: true,
+      params: IdParams,
+      response: { 200: 'ProjectAsset', ...errors(404) },
+      detail: { summary: 'One project asset', deprecated: legacy },
+    })
+    .post(
+      '/',
+      async ({ body, query, user, set }) => {
+        set.status = 201
+        const share = query.share_linked_assets === '1' || query.share_linked_assets === 'true'
+        const row = body.copy_of === undefined ? await service.create(body, user) : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
+        if (body.copy_of !== undefined) ctx.runner.wake()
+        return service.toApi(row)
+      },
+      {
+        auth: true,
+        body: 'ProjectAssetCreate',
+        parse: ['json', 'urlencoded', 'formdata'],
+        query: CopyQuery,
+        response: { 201: 'ProjectAsset', ...errors(...BODY_ERRORS, 403, 409) },
+        detail: {
+          summary: 'Create a project asset, or copy one (copy_of)',
+          deprecated: legacy,
+          description:
+            'Create: the bundle folder is created on disk if missing; status_asset 6. Copy (copy_of): needs browser.copy_projectasset ' +
+            '(and browser.share_production_asset with share_linked_assets=1), read access to the source and write access to the target ' +
+            'production; answers 201 with status_asset 0 and is_production false, and copies the files in a task (GET /api/tasks/). ' +
+            'The copy becomes status 6 and is_production true when complete, or -1 with the reason, leaving no partial folder.',
+        },
+      },
+    )
+    .delete(
+      '/:id',
+      ({ params, user, set }) => {
+        service.remove(params.id, user)
+        ctx.runner.wake()
+        set.status = 202
+        return new Response(null, { status: 202 })
+      },
+      {
+        auth: true,
+        params: IdParams,
+        response: { 202: t.Void({ description: 'Accepted: the folder is removed by a task' }), ...errors(403, 404) },
+        detail: {
+          summary: 'Delete a project asset and its folder',
+          deprecated: legacy,
+          description: 'Answers 202 at once. Until the bundle folder is removed the record shows date_del and is_production false; then it answers 404 (code does_not_exist on DELETE). Linked media assets stay. A running copy of the project is cancelled first.',
+        },
+      },
+    )
+
+  for (const mode of ['link', 'unlink'] as const) {
+    for (const path of LINK_PATHS[mode]) {
+      routes = routes.post(
+        path,
+        ({ params, body, user, request }) => {
+          requireJson(request)
+          // One handler serves both result shapes; the response model of each route documents its own.
+          return service.link(params.id, body, user, mode) as never
+        },
+        {
+          auth: true,
+          params: IdParams,
+          response: { 200: mode === 'link' ? 'LinkResult' : 'UnlinkResult', 400: 'DetailError', 422: 'DetailError', ...errors(403, 404, 409, 413, 415) },
+          detail: {
+            summary: `${mode === 'link' ? 'Link media assets to' : 'Unlink media assets from'} a project`,
+            deprecated: legacy || !path.endsWith('asset'),
+            requestBody: linkBodyDoc,
+            description: 'JSON only. Without silent_mode the first semantic error (unsupported type, missing or unreadable asset, or for unlink an asset not linked) answers 422 {detail} and nothing changes; with it, such entries are listed in invalid_assets and the rest is done.',
+          } as never,
+        },
+      ) as unknown as typeof routes
+    }
+  }
+  return routes
+}
+

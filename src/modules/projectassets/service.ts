@@ -1,0 +1,261 @@
+// Project assets: create, copy, delete, link and unlink (api.md 4.1, service.md 6 and 7).
+// Copy and delete only write rows here (the record and its task, in one transaction); the
+// work on disk is done by tasks/copy.ts and tasks/delete.ts.
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
+import { AppError, forbidden, invalid, notFound } from '../../http/errors.ts'
+import { PathError, cleanDir, cleanPath, deviceFor, isInside, makeDirInside } from '../../storage/paths.ts'
+import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
+import type { Runner } from '../../tasks/runner.ts'
+import { parseDate } from '../../util/dates.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import type { HoldDurations } from '../assetholddurations/index.ts'
+import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
+import { mediaToApi } from '../mediaassets/index.ts'
+import { productionForWrite } from '../productions/lookup.ts'
+import { canRead, canWrite, requirePerm } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+import { type ProjectAssetCreate, typeOf } from './model.ts'
+
+type Row = typeof projectAssets.$inferSelect
+type Body = typeof ProjectAssetCreate.static
+const MEDIA_TYPES = ['audio', 'image', 'video'] as const
+type MediaType = (typeof MEDIA_TYPES)[number]
+type Ref = { asset_id: number; type: MediaType }
+type MediaApi = ReturnType<typeof mediaToApi>
+
+const conflict = (detail: string) => new AppError(409, 'conflict', detail)
+
+export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata }) {
+  const linkedOf = db.select().from(mediaAssets).innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
+    .where(eq(projectAssetLinks.project_id, sql.placeholder('id'))).orderBy(mediaAssets.id).prepare()
+  const allDevices = () => db.select().from(devices).all()
+
+  function toApi(row: Row) {
+    const linked = { audio: [] as MediaApi[], image: [] as MediaApi[], video: [] as MediaApi[] }
+    for (const { media_assets } of linkedOf.all({ id: row.id })) linked[media_assets.kind].push(mediaToApi(media_assets))
+    return {
+      id: row.id,
+      audio_assets: linked.audio, image_assets: linked.image, video_assets: linked.video,
+      name: row.name, description: row.description,
+      date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
+      meta_field_store: row.meta_field_store,
+      status_asset: row.status_asset, status_asset_description: row.status_asset_description,
+      status_editing: row.status_editing, status_approval: row.status_approval,
+      path_file: row.path_file, bundle_root: row.bundle_root, type: row.type,
+      is_archive: row.is_archive, is_production: row.is_production,
+      files: { count: row.files_count, bytes: row.files_bytes },
+      name_editor: row.name_editor, name_studio: row.name_studio, locked_by: row.locked_by,
+      production: row.production, device: row.device,
+    }
+  }
+
+  function readable(id: number, user: Principal): Row {
+    const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+    if (!row || !canRead(user, row.production)) throw notFound('No project asset with this id.')
+    return row
+  }
+
+  /** A bundle folder on a device, not a device root, not nested with another project's bundle. */
+  function bundleOnDevice(value: string, pointer: string, ignore?: number) {
+    let path: string
+    try {
+      path = cleanDir(value)
+    } catch (error) {
+      throw invalid(pointer, (error as PathError).message)
+    }
+    const device = deviceFor(allDevices(), path)
+    if (!device) throw invalid(pointer, 'The path does not lie on any device.')
+    if (path === device.path) throw invalid(pointer, 'A project folder cannot be the root of a device.')
+    const clash = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root }).from(projectAssets)
+      .where(sql`${projectAssets.bundle_root} = ${path} OR substr(${projectAssets.bundle_root}, 1, ${path.length}) = ${path} OR substr(${path}, 1, length(${projectAssets.bundle_root})) = ${projectAssets.bundle_root}`)
+      .all().find((p) => p.id !== ignore)
+    if (clash) {
+      throw invalid(pointer, clash.bundle_root === path
+        ? `Project asset ${clash.id} already has this bundle_root.`
+        : `The folder is nested with the bundle of project asset ${clash.id}.`)
+    }
+    return { path, device }
+  }
+
+  function dates(body: Pick<Body, 'date_crt'>) {
+    if (body.date_crt === undefined || body.date_crt === null) return body.date_crt
+    const parsed = parseDate(body.date_crt)
+    if (!parsed) throw invalid('/date_crt', 'Not a date: use YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ].')
+    return parsed
+  }
+
+  function pathFileIn(bundle: string, value: string | undefined): string {
+    if (value === undefined || value === '') return ''
+    let path: string
+    try {
+      path = cleanPath(value)
+    } catch (error) {
+      throw invalid('/path_file', (error as PathError).message)
+    }
+    if (!isInside(bundle, path)) throw invalid('/path_file', 'The project file must lie inside bundle_root.')
+    return path
+  }
+
+  return {
+    toApi,
+    readable,
+
+    async create(body: Body, user: Principal) {
+      const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
+      const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
+      const pathFile = pathFileIn(path, body.path_file)
+      const dateCrt = dates(body)
+      const store = body.meta_field_store ?? {}
+      deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, store, '/meta_field_store')
+      try {
+        makeDirInside(device.path, path)
+      } catch (error) {
+        throw invalid('/bundle_root', (error as Error).message)
+      }
+      const files = await totals(path)
+      const now = isoTimestamp()
+      return db.insert(projectAssets).values({
+        name: body.name, description: body.description ?? '', date_crt: dateCrt ?? null, date_add: now, date_mod: now,
+        date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
+        meta_field_store: store, status_asset: 6, status_asset_description: 'ASSET_DONE',
+        status_editing: body.status_editing ?? 0, status_approval: body.status_approval ?? 0,
+        path_file: pathFile, bundle_root: path, type: body.type ?? typeOf(pathFile), is_archive: body.is_archive ?? false,
+        is_production: true, files_count: files.count, files_bytes: files.bytes,
+        name_editor: body.name_editor ?? '', name_studio: body.name_studio ?? '',
+        production: production.id, device: device.id,
+      }).returning().get()
+    },
+
+    async copy(body: Body & { copy_of: number }, share: boolean, user: Principal) {
+      requirePerm(user, 'browser.copy_projectasset')
+      if (share) requirePerm(user, 'browser.share_production_asset')
+      const source = db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)).get()
+      if (!source || !canRead(user, source.production)) throw invalid('/copy_of', 'No project asset with this id.')
+      if (source.deleting) throw conflict('The source project asset is being deleted.')
+      if (!source.is_production) throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
+      const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
+      const target = bundleOnDevice(body.bundle_root, '/bundle_root')
+      if (target.path === source.bundle_root || isInside(source.bundle_root, target.path) || isInside(target.path, source.bundle_root))
+        throw invalid('/bundle_root', 'The copy cannot be inside the source bundle, nor contain it.')
+      if (!(await isMissingOrEmpty(target.path))) throw invalid('/bundle_root', 'The target folder exists and is not empty; a copy never overwrites.')
+      const dateCrt = body.date_crt === undefined ? source.date_crt : dates(body)
+      const pathFile = source.path_file ? target.path + source.path_file.slice(source.bundle_root.length) : ''
+      const linked = db.select({ id: mediaAssets.id, production: mediaAssets.production }).from(projectAssetLinks)
+        .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id)).where(eq(projectAssetLinks.project_id, source.id)).all()
+      const now = isoTimestamp()
+
+      return db.transaction((tx) => {
+        const row = tx.insert(projectAssets).values({
+          name: body.name, description: body.description ?? source.description, date_crt: dateCrt ?? null,
+          date_add: now, date_mod: now, date_del: deps.holds.dateDel('projectasset', target.device.name, production.name, now),
+          meta_field_store: source.meta_field_store, status_asset: 0, status_asset_description: 'NEW',
+          status_editing: source.status_editing, status_approval: body.status_approval ?? source.status_approval,
+          path_file: pathFile, bundle_root: target.path, type: source.type, is_archive: source.is_archive, is_production: false,
+          files_count: 0, files_bytes: 0, name_editor: body.name_editor ?? source.name_editor,
+          name_studio: body.name_studio ?? source.name_studio, production: production.id, device: target.device.id, copy_of: source.id,
+        }).returning().get()
+        for (const asset of linked) {
+          tx.insert(projectAssetLinks).values({ project_id: row.id, asset_id: asset.id }).run()
+          if (share && asset.production !== production.id && canRead(user, asset.production))
+            tx.insert(mediaAssetShares).values({ asset_id: asset.id, production_id: production.id }).onConflictDoNothing().run()
+        }
+        tx.insert(tasks).values({
+          kind: 'copy', target: { projectasset: row.id }, production: production.id, date_add: now,
+          params: { source: source.bundle_root, target: target.path, device: target.device.path },
+        }).run()
+        return row
+      })
+    },
+
+    /** Marks the project as being deleted and queues the removal of its folder (202). */
+    remove(id: number, user: Principal) {
+      const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+      if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', 'No project asset with this id.')
+      if (!canWrite(user, row.production)) throw forbidden('You do not have write access to this production.')
+      const open = db.select().from(tasks).where(and(
+        sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running']),
+      )).all()
+      if (open.some((t) => t.kind === 'delete')) return
+      const now = isoTimestamp()
+      const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
+      db.transaction((tx) => {
+        tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
+        tx.insert(tasks).values({
+          kind: 'delete', target: { projectasset: id }, production: row.production, date_add: now,
+          params: { bundle_root: row.bundle_root, device: device.path },
+        }).run()
+      })
+      for (const t of open) if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
+    },
+
+    link(id: number, body: unknown, user: Principal, mode: 'link' | 'unlink') {
+      const project = readable(id, user)
+      if (!canWrite(user, project.production)) throw forbidden('You do not have write access to this production.')
+      if (project.deleting) throw conflict('The project asset is being deleted.')
+      const b = (body ?? {}) as { asset_list?: unknown; silent_mode?: unknown }
+      if (b === null || typeof b !== 'object' || Array.isArray(b)) throw AppError.plain(400, { detail: 'The body must be a JSON object with asset_list.' })
+      if (b.asset_list === undefined) throw AppError.plain(400, { detail: 'asset_list is required.' })
+      if (!Array.isArray(b.asset_list)) throw AppError.plain(400, { detail: 'asset_list must be an array of {asset_id, type} objects.' })
+      const silent = b.silent_mode === true || b.silent_mode === 'true' || b.silent_mode === 1
+      const linkedIds = new Set(db.select({ id: projectAssetLinks.asset_id }).from(projectAssetLinks).where(eq(projectAssetLinks.project_id, id)).all().map((l) => l.id))
+
+      const good: Ref[] = []
+      const invalidAssets: unknown[] = []
+      b.asset_list.forEach((raw, index) => {
+        const problem = semanticError(raw, mode, linkedIds, user)
+        if (!problem) return void good.push(raw as Ref)
+        if (!silent) throw AppError.plain(422, { detail: `asset_list[${index}]: ${problem}` })
+        const e = (raw ?? {}) as { asset_id?: unknown; type?: unknown }
+        invalidAssets.push({ asset_id: e.asset_id ?? null, type: e.type ?? null })
+      })
+
+      const ref = (r: Ref) => ({ asset_id: r.asset_id, type: r.type })
+      return db.transaction((tx) => {
+        if (mode === 'unlink') {
+          for (const r of good) tx.delete(projectAssetLinks).where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id))).run()
+          touch(tx, id)
+          return { unlinked_assets: good.map(ref), invalid_assets: invalidAssets }
+        }
+        const fresh: Ref[] = []
+        const already: Ref[] = []
+        for (const r of good) {
+          if (linkedIds.has(r.asset_id)) already.push(r)
+          else {
+            tx.insert(projectAssetLinks).values({ project_id: id, asset_id: r.asset_id }).run()
+            linkedIds.add(r.asset_id)
+            fresh.push(r)
+          }
+        }
+        touch(tx, id)
+        return { newly_linked_assets: fresh.map(ref), already_linked_assets: already.map(ref), invalid_assets: invalidAssets }
+      })
+    },
+  }
+
+  function touch(tx: Pick<Db, 'update'>, id: number) {
+    tx.update(projectAssets).set({ date_mod: isoTimestamp() }).where(eq(projectAssets.id, id)).run()
+  }
+
+  /** Why an asset_list entry cannot be linked or unlinked, or undefined when it can. */
+  function semanticError(raw: unknown, mode: 'link' | 'unlink', linked: Set<number>, user: Principal): string | undefined {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'each entry is an object {asset_id, type}'
+    const { asset_id, type } = raw as { asset_id?: unknown; type?: unknown }
+    if (typeof type !== 'string' || !MEDIA_TYPES.includes(type as MediaType))
+      return `unsupported type ${JSON.stringify(type ?? null)}; allowed types: ${MEDIA_TYPES.join(', ')}`
+    if (typeof asset_id !== 'number' || !Number.isInteger(asset_id) || asset_id < 1) return 'asset_id must be a positive integer'
+    const asset = db.select({ kind: mediaAssets.kind, production: mediaAssets.production }).from(mediaAssets).where(eq(mediaAssets.id, asset_id)).get()
+    if (!asset || asset.kind !== type || !assetReadable(asset_id, asset.production, user)) return `no ${type} asset with id ${asset_id}`
+    if (mode === 'unlink' && !linked.has(asset_id)) return `${type} asset ${asset_id} is not linked to this project`
+    return undefined
+  }
+
+  function assetReadable(id: number, production: number, user: Principal) {
+    if (canRead(user, production)) return true
+    return db.select({ p: mediaAssetShares.production_id }).from(mediaAssetShares).where(eq(mediaAssetShares.asset_id, id)).all()
+      .some((s) => canRead(user, s.p))
+  }
+}
+
+export type ProjectAssets = ReturnType<typeof createProjectAssets>

@@ -1,0 +1,33 @@
+import { oneOf } from '../../http/models.ts'
+import { t } from 'elysia'
+import { TASK_KINDS, TASK_STATES, tasks } from '../../db/schema.ts'
+import { optionalEq, resourceRoutes } from '../../http/resource.ts'
+import type { ModuleContext } from '../context.ts'
+import { canRead, readableBy } from '../users/access.ts'
+
+export const Task = t.Object({
+  id: t.Integer(),
+  kind: oneOf(TASK_KINDS),
+  state: oneOf(TASK_STATES),
+  target: t.Record(t.String(), t.Integer(), { description: 'e.g. {"projectasset": 7}' }),
+  bytes_done: t.Integer(),
+  bytes_total: t.Integer(),
+  files_done: t.Integer(),
+  files_total: t.Integer({ description: 'Regular files' }),
+  error: t.String(),
+  date_add: t.String(),
+  date_start: t.Nullable(t.String()),
+  date_end: t.Nullable(t.String()),
+})
+
+export const tasksModule = (ctx: ModuleContext) =>
+  resourceRoutes(ctx, {
+    prefix: '/tasks',
+    name: 'Task',
+    table: tasks,
+    models: { Task },
+    toApi: ({ params: _p, attempts: _a, production: _r, ...row }) => row,
+    filters: t.Object({ state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)) }),
+    where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), readableBy(user, tasks.production)],
+    canRead: (row, user) => (row.production === null ? user.is_superuser : canRead(user, row.production)),
+  })

@@ -1,0 +1,85 @@
+// Copy of a project folder (service.md 7). Files go into a hidden sibling of the target and the
+// folder is renamed into place when every file is in, so the target is never seen half made.
+// Safe points for a restart: the hidden folder is thrown away and the copy starts over; if the
+// rename already happened, the target is checked against the source and the copy is finished.
+import { lstat } from 'node:fs/promises'
+import { posix } from 'node:path'
+import { eq } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { projectAssets } from '../db/schema.ts'
+import { CancelledError, copyTree, exists, isMissingOrEmpty, removeTree, rename, totals, walk } from '../storage/fs.ts'
+import { makeDirInside } from '../storage/paths.ts'
+import { isoTimestamp } from '../util/time.ts'
+import { type Handler, SHUTDOWN } from './runner.ts'
+
+export type CopyParams = { source: string; target: string; device: string }
+
+/** The hidden folder a copy is made in: beside the target, on the same filesystem. */
+export const stagingFor = (target: string, taskId: number) =>
+  posix.join(posix.dirname(target.replace(/\/$/, '')), `.reelhouse-copy-${taskId}`)
+
+export function copyHandler(db: Db): Handler {
+  return async ({ task, signal, progress }) => {
+    const { source, target, device } = task.params as CopyParams
+    const projectId = task.target.projectasset!
+    const staging = stagingFor(target, task.id)
+    const finish = (files: { count: number; bytes: number }) =>
+      db.update(projectAssets).set({
+        status_asset: 6, status_asset_description: 'ASSET_DONE', is_production: true,
+        files_count: files.count, files_bytes: files.bytes, date_mod: isoTimestamp(),
+      }).where(eq(projectAssets.id, projectId)).run()
+
+    try {
+      if (task.attempts > 0 && !(await exists(staging)) && !(await isMissingOrEmpty(target))) {
+        // The rename was done before the process stopped: finish if the copy is whole.
+        const [have, want] = await Promise.all([totals(target, signal), totals(source, signal)])
+        if (have.count !== want.count || have.bytes !== want.bytes)
+          throw new Error(`the target folder holds ${have.count} files (${have.bytes} bytes), the source ${want.count} (${want.bytes})`)
+        progress({ files_total: want.count, bytes_total: want.bytes, files_done: want.count, bytes_done: want.bytes })
+        return void finish(have)
+      }
+      if (await exists(staging)) await removeTree(staging)
+
+      const top = await lstat(source.replace(/\/$/, '')).catch(() => undefined)
+      if (!top?.isDirectory()) throw new Error('the source folder is gone')
+      const entries = await Array.fromAsync(walk(source, signal))
+      const files = entries.filter((e) => e.kind === 'file')
+      const want = { count: files.length, bytes: files.reduce((n, e) => n + e.size, 0) }
+      progress({ files_total: want.count, bytes_total: want.bytes, files_done: 0, bytes_done: 0 })
+
+      makeDirInside(device, posix.dirname(target.replace(/\/$/, '')) + '/')
+      await copyTree(source, staging, {
+        signal,
+        entries,
+        onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
+      })
+      if (!(await isMissingOrEmpty(target))) throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
+      await rename(staging, target.replace(/\/$/, ''))
+      finish(want)
+    } catch (error) {
+      if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
+      await removeTree(staging).catch(() => {})
+      const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
+      db.update(projectAssets).set({
+        status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp(),
+      }).where(eq(projectAssets.id, projectId)).run()
+      throw new Error(reason)
+    }
+  }
+}
+
+/** A file system error in words a user can act on. */
+export function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException
+  const words: Record<string, string> = {
+    ENOENT: 'a file or folder disappeared during the work',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'the target is on a read-only file system',
+    ENOSPC: 'no space left on the device',
+    EEXIST: 'a file that should be new already exists',
+    EIO: 'input/output error on the disk',
+  }
+  if (e?.code && words[e.code]) return `${words[e.code]} (${e.path ?? e.message})`
+  return e?.message ?? String(error)
+}

@@ -1,0 +1,139 @@
+// The persisted work queue (service.md section 8). A task is a row first and work second: the
+// row is written (usually in the same transaction as the record it works for), then the runner
+// claims it, runs its handler, and records the end. A task that was running when the process
+// died is queued again on the next start and its handler resumes from a safe point. Tasks with
+// the same target run one after the other, in the order they were made.
+import { and, asc, eq } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { TASK_KINDS, tasks } from '../db/schema.ts'
+import { CancelledError } from '../storage/fs.ts'
+import type { Log } from '../util/log.ts'
+import { isoTimestamp } from '../util/time.ts'
+
+export type TaskKind = (typeof TASK_KINDS)[number]
+export type TaskRow = typeof tasks.$inferSelect
+export type Counters = Partial<Pick<TaskRow, 'bytes_done' | 'bytes_total' | 'files_done' | 'files_total'>>
+
+export type TaskContext = {
+  task: TaskRow
+  signal: AbortSignal
+  /** Records progress; written to the database at most a few times a second. */
+  progress(counters: Counters): void
+}
+
+export type Handler = (ctx: TaskContext) => Promise<void>
+
+/** The reason a running task is stopped by a shutdown: it stays `running` and resumes on start. */
+export const SHUTDOWN = 'shutdown'
+
+const PROGRESS_EVERY_MS = 250
+
+export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Partial<Record<TaskKind, Handler>> }) {
+  const { concurrency, log, handlers } = options
+  const running = new Map<number, { controller: AbortController; target: string; done: Promise<void> }>()
+  let started = false
+  let stopping = false
+
+  const update = (id: number, values: Partial<TaskRow>) => db.update(tasks).set(values).where(eq(tasks.id, id)).run()
+
+  function pump() {
+    if (!started || stopping) return
+    const busy = new Set([...running.values()].map((r) => r.target))
+    const queued = db.select().from(tasks).where(eq(tasks.state, 'queued')).orderBy(asc(tasks.id)).all()
+    for (const task of queued) {
+      if (running.size >= concurrency) return
+      const target = JSON.stringify(task.target)
+      if (busy.has(target)) continue
+      busy.add(target)
+      const claimed = db.update(tasks).set({ state: 'running', date_start: isoTimestamp() })
+        .where(and(eq(tasks.id, task.id), eq(tasks.state, 'queued'))).returning().get()
+      if (claimed) run(claimed, target)
+    }
+  }
+
+  function run(task: TaskRow, target: string) {
+    const controller = new AbortController()
+    let last = 0
+    let pendingCounters: Counters = {}
+    const flush = () => {
+      if (Object.keys(pendingCounters).length) update(task.id, pendingCounters)
+      pendingCounters = {}
+      last = Date.now()
+    }
+    const ctx: TaskContext = {
+      task,
+      signal: controller.signal,
+      progress(counters) {
+        Object.assign(pendingCounters, counters)
+        if (Date.now() - last >= PROGRESS_EVERY_MS) flush()
+      },
+    }
+    log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })
+    const handler = handlers[task.kind]
+    const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
+    const done = work.then(
+      () => {
+        flush()
+        update(task.id, { state: 'done', error: '', date_end: isoTimestamp() })
+        log.info('task done', { task: task.id, kind: task.kind })
+      },
+      (error: unknown) => {
+        flush()
+        if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
+          log.info('task left to resume on next start', { task: task.id, kind: task.kind })
+          return
+        }
+        const message = error instanceof Error ? error.message : String(error)
+        update(task.id, { state: 'failed', error: message, date_end: isoTimestamp() })
+        log.warn('task failed', { task: task.id, kind: task.kind, error: message })
+      },
+    ).finally(() => {
+      running.delete(task.id)
+      queueMicrotask(pump)
+    })
+    running.set(task.id, { controller, target, done })
+  }
+
+  return {
+    /** Queues the tasks a dead process left running, then starts taking work. */
+    start() {
+      const requeued = db.update(tasks).set({ state: 'queued' }).where(eq(tasks.state, 'running')).returning({ id: tasks.id }).all()
+      for (const { id } of requeued) {
+        db.$client.query('UPDATE tasks SET attempts = attempts + 1 WHERE id = ?').run(id)
+        log.info('task resumed after restart', { task: id })
+      }
+      started = true
+      pump()
+    },
+
+    /** Call after writing a task row: starts it if a slot is free. */
+    wake() {
+      queueMicrotask(pump)
+    },
+
+    /** Stops a queued or running task; the handler cleans up and the task ends failed. */
+    cancel(id: number, reason: string) {
+      const r = running.get(id)
+      if (r) return r.controller.abort(reason)
+      db.update(tasks).set({ state: 'failed', error: reason, date_end: isoTimestamp() })
+        .where(and(eq(tasks.id, id), eq(tasks.state, 'queued'))).run()
+    },
+
+    /** Stops taking work and stops running tasks at their next safe point, leaving them resumable. */
+    async stop() {
+      stopping = true
+      for (const r of running.values()) r.controller.abort(SHUTDOWN)
+      await Promise.allSettled([...running.values()].map((r) => r.done))
+    },
+
+    /** Resolves when no task is running or queued (for tests and benchmarks). */
+    async idle() {
+      while (running.size || db.select({ id: tasks.id }).from(tasks).where(eq(tasks.state, 'queued')).get()) {
+        await Promise.allSettled([...running.values()].map((r) => r.done))
+        if (!running.size) await new Promise((r) => setTimeout(r, 5))
+      }
+    },
+  }
+}
+
+export type Runner = ReturnType<typeof createRunner>
