@@ -11,6 +11,7 @@ export type ServeConfig = Readonly<{
   poll: boolean
   pollInterval: number
   rescanInterval: number
+  taskConcurrency: number
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -38,6 +39,7 @@ export function serveConfig(flags: Record<string, string | boolean | undefined>,
     poll: flags.poll === true,
     pollInterval: numberOption('poll-interval', str('poll-interval'), 10, 1, 86400),
     rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
+    taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? env.REELHOUSE_TASK_CONCURRENCY, 2, 1, 64),
   })
 }
 

@@ -12,7 +12,7 @@ export const HELP = `reelhouse ${VERSION}: media asset manager
 
 Usage:
   reelhouse serve   [--host 127.0.0.1] [--port 8000] [--poll] [--poll-interval SECONDS]
-                    [--rescan-interval SECONDS]
+                    [--rescan-interval SECONDS] [--task-concurrency N]
   reelhouse user add NAME [--superuser] [--perm CODENAME]...
   reelhouse user grant NAME --production NAME_OR_ID (--read | --write)
   reelhouse token create NAME        prints the new key alone on stdout
@@ -43,7 +43,7 @@ export function run(argv: string[]): void {
     case 'serve': {
       const { values } = parse(argv.slice(1), {
         host: { type: 'string' }, port: { type: 'string' }, poll: { type: 'boolean' },
-        'poll-interval': { type: 'string' }, 'rescan-interval': { type: 'string' },
+        'poll-interval': { type: 'string' }, 'rescan-interval': { type: 'string' }, 'task-concurrency': { type: 'string' },
       }, 0)
       serve(serveConfig(values as Record<string, string | boolean | undefined>))
       return

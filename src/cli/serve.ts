@@ -2,7 +2,7 @@
 // cleanly on SIGINT/SIGTERM.
 import { chmodSync, existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp } from '../app.ts'
+import { createApp, createTaskRunner } from '../app.ts'
 import { type ServeConfig, dbFile } from '../config.ts'
 import { openDb } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
@@ -16,7 +16,9 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   if (applied) log.info('database migrated', { migrations: applied })
   firstAdmin(db, config.dataDir)
 
-  const app = createApp({ db, log }).listen({ hostname: config.host, port: config.port })
+  const runner = createTaskRunner(db, log, config.taskConcurrency)
+  const app = createApp({ db, log, runner }).listen({ hostname: config.host, port: config.port })
+  runner.start()
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const base = `http://${host}:${server.port}`
@@ -28,13 +30,14 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
     stopping = true
     log.info('stopping', { signal })
     await server.stop()
+    await runner.stop()
     db.$client.close()
     log.info('stopped')
     process.exit(0)
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
-  return { app, server, db, stop }
+  return { app, server, db, runner, stop }
 }
 
 /** On a catalogue with no users: the superuser admin, its key printed once and kept in admin.token. */

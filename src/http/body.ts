@@ -75,8 +75,9 @@ function fromForm(form: { forEach(cb: (value: unknown, key: string) => void): vo
     const field = (schema as Shape | undefined)?.properties?.[key]
     // JSON text only where the route wants an object or array: a name like "[draft] 1" stays text.
     if (schema ? field !== undefined && (has(field, 'object') || has(field, 'array')) : looksLikeJson(value)) kept[key] = tryJson(value)
-    // Value.Convert truncates "1.5" and "1e1" to the integer 1: only whole decimal numbers go to it.
-    else if (field !== undefined && has(field, 'integer') && !/^-?\d+$/.test(value)) kept[key] = value
+    // Integers: whole decimal numbers become numbers here (Value.Convert would truncate "1.5" to 1,
+    // and a numeric string checked by Elysia loses its pointer); anything else stays text.
+    else if (field !== undefined && has(field, 'integer')) kept[key] = /^-?\d+$/.test(value) ? Number(value) : value
     else text[key] = value
   })
   // Kept fields skip Value.Convert, which would also wrap unparsable text into an array ("[x" → ["[x"]);

@@ -31,6 +31,10 @@ export function createDevices(db: Db) {
           .where(eq(transcodingProfiles.id, body.transcoding_profile)).get()
         if (!exists) throw invalid('/transcoding_profile', 'No transcoding profile with this id.')
       }
+      for (const [i, id] of (body.passthrough_profiles ?? []).entries()) {
+        const exists = db.select({ id: transcodingProfiles.id }).from(transcodingProfiles).where(eq(transcodingProfiles.id, id)).get()
+        if (!exists) throw invalid(`/passthrough_profiles/${i}`, 'No transcoding profile with this id.')
+      }
       return db
         .insert(devices)
         .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
