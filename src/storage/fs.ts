@@ -169,7 +169,8 @@ export async function exists(path: string): Promise<boolean> {
 export async function isMissingOrEmpty(dir: string): Promise<boolean> {
   let s
   try {
-    s = await lstat(dir)
+    // Without its final slash: lstat("file/") fails with ENOTDIR, which made a file look missing.
+    s = await lstat(dir.replace(/(.)\/+$/, '$1'))
   } catch {
     return true
   }

@@ -29,6 +29,11 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
   const users = createUsers(db)
   if (users.count() === 0) users.add('admin', { superuser: true })
   const adminKey = users.createKey('admin')
+  /** Folders made for this app (device roots of seedProduction), removed by cleanup/stop. */
+  const owned: string[] = []
+  const removeOwned = () => {
+    for (const dir of owned.splice(0)) rmSync(dir, { recursive: true, force: true })
+  }
   const runner = createTaskRunner(db, silentLog, options.concurrency ?? 2)
   const app = createApp({ db, runner })
   if (options.tasks) runner.start()
@@ -79,6 +84,7 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
     get: (path: string, o?: RequestOptions) => request('GET', path, o),
     post: (path: string, body: unknown, o?: RequestOptions) => request('POST', path, { ...o, body }),
     makeUser,
+    owned,
     close() {
       db.$client.close()
     },
@@ -86,9 +92,11 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
     async stop() {
       await runner.stop()
       db.$client.close()
+      removeOwned()
     },
     cleanup() {
       db.$client.close()
+      removeOwned()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
@@ -98,6 +106,7 @@ export type TestApp = ReturnType<typeof testApp>
 
 /** A device on a real temporary folder and a production on it; returns their records. */
 export async function seedProduction(t: TestApp, name = 'Show', root = tempDir('reelhouse-device-')) {
+  t.owned.push(root)
   const device = await t.post('/api/devices/', { name: `${name}-disk`, path: root })
   if (device.status !== 201) throw new Error(`device: ${device.text}`)
   const production = await t.post('/api/productions/', { name, storage_root: `${root}/${name}` })

@@ -148,7 +148,7 @@ describe.each(KINDS)('%s assets', (kind) => {
   })
 
   test('a date that is not one: 400 invalid at its field', async () => {
-    for (const [field, value] of [['date_crt', 'yesterday'], ['date_crt', '2024-02-30'], ['date_crt', '2024-13-01'], ['date_del', '31.12.2030'], ['date_del', '']]) {
+    for (const [field, value] of [['date_crt', 'yesterday'], ['date_crt', '2024-02-30'], ['date_crt', '2024-13-01'], ['date_del', '31.12.2030'], ['date_del', '']] as const) {
       const r = await t.post(base, { name: 'dated', path_file: freshPath(kind), production: show.id, [field]: value })
       expectError(r, 400, 'invalid', { pointer: `/${field}` })
     }
@@ -284,6 +284,17 @@ describe('meta_field_store', () => {
     }
   })
 
+  test('the fields are listed for every content type, and filtered by content type name or id', async () => {
+    const all = await t.get('/api/custommetadata/')
+    expect(all.json.map((f: { key: string }) => f.key)).toEqual(Object.values(FIELDS).flatMap((fields) => fields.map((f) => f.key)))
+    for (const [contentType, fields] of Object.entries(FIELDS)) {
+      const name = ['', 'projectasset', 'audioasset', 'imageasset', 'videoasset'][Number(contentType)]
+      const keys = fields.map((f) => f.key)
+      expect((await t.get(`/api/custommetadata/?content_type_name=${name}`)).json.map((f: { key: string }) => f.key)).toEqual(keys)
+      expect((await t.get(`/api/custommetadata/?content_type_id=${contentType}`)).json.map((f: { key: string }) => f.key)).toEqual(keys)
+    }
+  })
+
   describe.each(KINDS)('%s', (kind) => {
     const base = `/api/${kind}assets/`
     const post = (meta_field_store: unknown) =>
@@ -366,6 +377,19 @@ describe('hold durations set date_del of new assets', () => {
   })
 
   const days = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000
+
+  test('the rules are listed whole without filters, and by asset_type and context_type', async () => {
+    const all = (await t.get('/api/assetholddurations/')).json
+    expect(all.map((r: { asset_type: string; context_type: string; duration: number }) => [r.asset_type, r.context_type, r.duration])).toEqual([
+      ['videoasset', 'production', 30],
+      ['audioasset', 'production', 10],
+      ['audioasset', 'device', 2],
+    ])
+    expect((await t.get('/api/assetholddurations/?asset_type=audioasset')).json).toEqual([all[1], all[2]])
+    expect((await t.get('/api/assetholddurations/?context_type=production')).json).toEqual([all[0], all[1]])
+    expect((await t.get('/api/assetholddurations/?asset_type=audioasset&context_type=device')).json).toEqual([all[2]])
+    expect((await t.get('/api/assetholddurations/?asset_type=projectasset')).json).toEqual([])
+  })
 
   test('the production rule applies when no device rule matches', async () => {
     const r = await t.post('/api/videoassets/', { name: 'held', path_file: `${heldRoot}/Held/a.mov`, production: held.id })
