@@ -17,7 +17,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   firstAdmin(db, config.dataDir)
 
   const runner = createTaskRunner(db, log, config.taskConcurrency)
-  const app = createApp({ db, log, runner }).listen({ hostname: config.host, port: config.port })
+  const app = createApp({ db, log, runner }).listen({ hostname: config.host, port: config.port, reusePort: false })
   runner.start()
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host

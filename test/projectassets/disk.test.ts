@@ -1,10 +1,13 @@
 // Copy and delete on real folders: what arrives on disk, what is left when it goes wrong.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
+
+// Real trees of thousands of files: generous bounds on a shared, noisy machine.
+setDefaultTimeout(60_000)
 
 let t: TestApp
 let root: string

@@ -1,0 +1,409 @@
+// The commands other than serve, run as `bun src/main.ts ...` in child processes on temporary
+// data folders (service.md section 2). Where a command's effect shows over HTTP, a real `serve`
+// runs on the same data folder and the effect is checked through it.
+import { Database } from 'bun:sqlite'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import pkg from '../../package.json' with { type: 'json' }
+import { tempDir } from '../helpers/app.ts'
+import { type Server, ROOT, call, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+
+const dirs: string[] = []
+const dir = (prefix = 'reelhouse-cli-') => {
+  const d = tempDir(prefix)
+  dirs.push(d)
+  return d
+}
+afterAll(async () => {
+  await killAll()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+/** One line on stderr, the program's own, and no trace of a stack. */
+function expectOneLine(stderr: string) {
+  expect(lines(stderr)).toHaveLength(1)
+  expect(stderr).toStartWith('reelhouse: ')
+  expect(stderr).not.toMatch(/^\s+at |Error:|\.ts:\d+|\.js:\d+/m)
+}
+
+const sqlite = (file: string) => new Database(file, { readonly: true })
+const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length
+
+describe('--version and --help', () => {
+  test.each([['--version'], ['-v']])('%s prints the package version', (flag) => {
+    expect(runCli([flag])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+  })
+
+  test.each([[['--help']], [['-h']], [['help']], [[]]])('%j prints the usage', (args) => {
+    const r = runCli(args)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toStartWith(`reelhouse ${pkg.version}`)
+    for (const usage of ['reelhouse serve', 'reelhouse user add NAME', 'reelhouse user grant NAME --production NAME_OR_ID',
+      'reelhouse token create NAME', 'reelhouse token revoke KEY', 'reelhouse migrate', 'reelhouse backup FILE', '--data DIR'])
+      expect(r.stdout).toContain(usage)
+  })
+})
+
+describe('a wrong command, flag or value: one line on stderr, exit code 2', () => {
+  const key = 'a'.repeat(40)
+  test.each([
+    [['frobnicate']],
+    [['serve', '--frobnicate']],
+    [['serve', '--port', 'abc']],
+    [['serve', '--port', '65536']],
+    [['serve', '--port', '-1']],
+    [['serve', '--port']],
+    [['serve', '--poll-interval', '0']],
+    [['serve', 'extra']],
+    [['user']],
+    [['user', 'remove', 'bob']],
+    [['user', 'add']],
+    [['user', 'add', 'bob', 'carol']],
+    [['user', 'add', 'bob', '--perm', 'NotACodename']],
+    [['user', 'add', 'bob', '--superuser=yes']],
+    [['user', 'grant', 'bob', '--production', 'Show']],
+    [['user', 'grant', 'bob', '--production', 'Show', '--read', '--write']],
+    [['user', 'grant', 'bob', '--read']],
+    [['token']],
+    [['token', 'list']],
+    [['token', 'create']],
+    [['token', 'create', 'bob', '--superuser']],
+    [['token', 'revoke']],
+    [['token', 'revoke', key, '--user', 'bob']],
+    [['token', 'revoke', key, key]],
+    [['token', 'revoke', 'not-a-key']],
+    [['migrate', 'now']],
+    [['backup']],
+    [['backup', 'a.db', 'b.db']],
+  ])('%j', (args) => {
+    const data = dir()
+    const r = runCli([...args, '--data', data])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expectOneLine(r.stderr)
+  })
+
+  test('the line names what was wrong', () => {
+    const data = dir()
+    expect(runCli(['frobnicate', '--data', data]).stderr).toContain('frobnicate')
+    expect(runCli(['serve', '--port', 'abc', '--data', data]).stderr).toContain('--port')
+    expect(runCli(['serve', '--frobnicate', '--data', data]).stderr).toContain('--frobnicate')
+    expect(runCli(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data]).stderr).toContain('--read')
+  })
+})
+
+describe('a command that cannot do its work: one line on stderr, exit code 1', () => {
+  test('token create for an unknown user', () => {
+    const data = dir()
+    const r = runCli(['token', 'create', 'nobody', '--data', data])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expectOneLine(r.stderr)
+    expect(r.stderr).toContain('nobody')
+  })
+
+  test.each([
+    [['user', 'grant', 'nobody', '--production', '1', '--read']],
+    [['user', 'grant', 'admin', '--production', 'No such show', '--write']],
+    [['user', 'grant', 'admin', '--production', '999', '--read']],
+    [['token', 'revoke', '--user', 'nobody']],
+    [['token', 'revoke', 'b'.repeat(40)]],
+    [['user', 'add', 'bad name']],
+  ])('%j', (args) => {
+    const data = dir()
+    expect(runCli(['user', 'add', 'admin', '--superuser', '--data', data]).code).toBe(0)
+    const r = runCli([...args, '--data', data])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expectOneLine(r.stderr)
+  })
+
+  test('a data folder that is a file', () => {
+    const file = join(dir(), 'not-a-folder')
+    writeFileSync(file, 'x')
+    for (const args of [['migrate'], ['user', 'add', 'bob'], ['token', 'create', 'bob']]) {
+      const r = runCli([...args, '--data', file])
+      expect(r.code).toBe(1)
+      expectOneLine(r.stderr)
+    }
+  })
+})
+
+describe('user add', () => {
+  test('adds users, with --superuser and --perm, and refuses a duplicate', () => {
+    const data = dir()
+    expect(runCli(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: '' })
+    expect(runCli(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
+      .toEqual({ code: 0, stdout: 'user editor added\n', stderr: '' })
+    expect(runCli(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: '' })
+
+    const dup = runCli(['user', 'add', 'editor', '--superuser', '--data', data])
+    expect(dup.code).toBe(1)
+    expect(dup.stdout).toBe('')
+    expectOneLine(dup.stderr)
+    expect(dup.stderr).toContain('already exists')
+
+    const db = sqlite(join(data, 'reelhouse.db'))
+    try {
+      expect(db.query('SELECT username, is_superuser FROM users ORDER BY id').all()).toEqual([
+        { username: 'boss', is_superuser: 1 },
+        { username: 'editor', is_superuser: 0 },
+        { username: 'viewer', is_superuser: 0 },
+      ])
+      expect(db.query('SELECT u.username, p.codename FROM user_permissions p JOIN users u ON u.id = p.user_id ORDER BY p.codename').all()).toEqual([
+        { username: 'editor', codename: 'browser.add_device' },
+        { username: 'editor', codename: 'browser.add_production' },
+      ])
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe('token create', () => {
+  test('prints one 40-hex key alone on stdout, stored only as its hash', () => {
+    const data = dir()
+    runCli(['user', 'add', 'bob', '--data', data])
+    const first = runCli(['token', 'create', 'bob', '--data', data])
+    const second = runCli(['token', 'create', 'bob', '--data', data])
+    for (const r of [first, second]) {
+      expect(r.code).toBe(0)
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toMatch(/^[0-9a-f]{40}\n$/)
+    }
+    expect(first.stdout).not.toBe(second.stdout)
+    const keys = [first.stdout.trim(), second.stdout.trim()]
+
+    const db = sqlite(join(data, 'reelhouse.db'))
+    try {
+      const hashes = db.query<{ key_hash: string }, []>('SELECT key_hash FROM api_keys ORDER BY id').all().map((r) => r.key_hash)
+      expect(hashes).toEqual(keys.map((k) => createHash('sha256').update(k).digest('hex')))
+    } finally {
+      db.close()
+    }
+    const bytes = Buffer.concat(['reelhouse.db', 'reelhouse.db-wal'].filter((f) => existsSync(join(data, f))).map((f) => readFileSync(join(data, f))))
+    for (const k of keys) expect(bytes.includes(k)).toBe(false)
+  })
+})
+
+describe('migrate', () => {
+  test('applies the embedded migrations, then says the database is up to date', () => {
+    const data = dir()
+    expect(runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: '' })
+    expect(runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+    const db = sqlite(join(data, 'reelhouse.db'))
+    try {
+      expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+      expect(db.query('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: migrationCount })
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe('while serve runs on the same data folder', () => {
+  let data: string
+  let server: Server
+  let adminKey: string
+  let production: { id: number; name: string }
+  let root: string
+
+  beforeAll(async () => {
+    data = dir()
+    server = await startServe(data)
+    adminKey = (await server.proc.waitFor('stdout', /^([0-9a-f]{40})$/m))[1]!
+    root = dir('reelhouse-device-')
+    const device = await call(server, 'POST', '/devices/', adminKey, { name: 'disk', path: root })
+    expect(device.status).toBe(201)
+    const created = await call(server, 'POST', '/productions/', adminKey, { name: 'Show', storage_root: `${root}/Show` })
+    expect(created.status).toBe(201)
+    production = created.json
+  })
+  afterAll(async () => {
+    expect(await server.proc.stop('SIGTERM')).toBe(0)
+  })
+
+  const cli = (...args: string[]) => runCli([...args, '--data', data])
+  const newKey = (user: string) => {
+    const r = cli('token', 'create', user)
+    expect(r).toMatchObject({ code: 0, stderr: '' })
+    return r.stdout.trim()
+  }
+
+  test('user add and token create: the new key works on the running server at once', async () => {
+    expect(cli('user', 'add', 'alice').code).toBe(0)
+    const key = newKey('alice')
+    expect(key).toMatch(/^[0-9a-f]{40}$/)
+    const devices = await call(server, 'GET', '/devices/', key)
+    expect(devices.status).toBe(200)
+    expect(devices.json).toHaveLength(1)
+  })
+
+  test('--perm gives the codename; --superuser gives everything; a plain user neither', async () => {
+    cli('user', 'add', 'adder', '--perm', 'browser.add_device')
+    cli('user', 'add', 'plain')
+    cli('user', 'add', 'chief', '--superuser')
+    const [adder, plain, chief] = [newKey('adder'), newKey('plain'), newKey('chief')]
+    const deviceRoot = (name: string) => {
+      const d = join(dir('reelhouse-device-'), name)
+      return d
+    }
+    expect((await call(server, 'POST', '/devices/', plain, { name: 'by-plain', path: deviceRoot('p') })).status).toBe(403)
+    expect((await call(server, 'POST', '/devices/', adder, { name: 'by-adder', path: deviceRoot('a') })).status).toBe(201)
+    expect((await call(server, 'POST', '/productions/', adder, { name: 'Adder show', storage_root: `${root}/Adder` })).status).toBe(403)
+    expect((await call(server, 'POST', '/productions/', chief, { name: 'Chief show', storage_root: `${root}/Chief` })).status).toBe(201)
+  })
+
+  test('user grant --read, then --write, by production name or id', async () => {
+    cli('user', 'add', 'reader')
+    const key = newKey('reader')
+    const asset = { name: 'clip', path_file: `${root}/Show/clip.mov`, production: production.id }
+    expect((await call(server, 'GET', '/productions/', key)).json).toEqual([])
+    expect((await call(server, 'GET', `/productions/${production.id}/`, key)).status).toBe(404)
+
+    expect(cli('user', 'grant', 'reader', '--production', 'Show', '--read'))
+      .toEqual({ code: 0, stdout: `reader may now read production Show (id ${production.id})\n`, stderr: '' })
+    const readable = await call(server, 'GET', '/productions/', key)
+    expect(readable.json.map((p: { id: number }) => p.id)).toEqual([production.id])
+    expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(403)
+
+    expect(cli('user', 'grant', 'reader', '--production', String(production.id), '--write'))
+      .toEqual({ code: 0, stdout: `reader may now write production Show (id ${production.id})\n`, stderr: '' })
+    expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(201)
+  })
+
+  test('token revoke KEY: that key fails with 401 on the next request, the others go on', async () => {
+    cli('user', 'add', 'revokee')
+    const [gone, kept] = [newKey('revokee'), newKey('revokee')]
+    expect((await call(server, 'GET', '/devices/', gone)).status).toBe(200)
+    expect(cli('token', 'revoke', gone)).toEqual({ code: 0, stdout: 'key revoked\n', stderr: '' })
+    const denied = await call(server, 'GET', '/devices/', gone)
+    expect(denied.status).toBe(401)
+    expect(denied.json.errors[0].code).toBe('authentication_failed')
+    expect((await call(server, 'GET', '/devices/', kept)).status).toBe(200)
+
+    const again = cli('token', 'revoke', gone)
+    expect(again.code).toBe(1)
+    expectOneLine(again.stderr)
+  })
+
+  test('token revoke --user NAME: all of that user\'s keys fail, other users\' keys work', async () => {
+    cli('user', 'add', 'leaver')
+    const keys = [newKey('leaver'), newKey('leaver')]
+    for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(200)
+    expect(cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 2 key(s) of leaver\n', stderr: '' })
+    for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(401)
+    expect((await call(server, 'GET', '/devices/', adminKey)).status).toBe(200)
+    expect(cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 0 key(s) of leaver\n', stderr: '' })
+  })
+
+  test('migrate says the database is up to date', () => {
+    expect(cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+  })
+
+  test('backup FILE writes a valid SQLite copy with the data, and never overwrites', async () => {
+    const target = join(dir('reelhouse-backup-'), 'copy.db')
+    // Writes going on while the copy is taken must not break it.
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      call(server, 'POST', '/devices/', adminKey, { name: `busy-${i}`, path: join(root, `busy-${i}`) }))
+    const r = cli('backup', target)
+    expect(r).toEqual({ code: 0, stdout: `backup written to ${target}\n`, stderr: '' })
+    for (const w of await Promise.all(writes)) expect(w.status).toBe(201)
+
+    const copy = sqlite(target)
+    try {
+      expect(copy.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+      expect(copy.query('SELECT name FROM productions WHERE id = ?').get(production.id)).toEqual({ name: 'Show' })
+      expect(copy.query<{ n: number }, []>("SELECT count(*) AS n FROM users WHERE username = 'admin'").get()!.n).toBe(1)
+      expect(copy.query<{ n: number }, []>("SELECT count(*) AS n FROM devices WHERE name = 'disk'").get()!.n).toBe(1)
+    } finally {
+      copy.close()
+    }
+    // A copy made in one snapshot: no WAL beside it is needed to read it.
+    expect(existsSync(`${target}-wal`)).toBe(false)
+
+    const before = { size: statSync(target).size, mtimeMs: statSync(target).mtimeMs, bytes: readFileSync(target) }
+    const refused = cli('backup', target)
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe('')
+    expectOneLine(refused.stderr)
+    expect(refused.stderr).toContain('already exists')
+    expect(readFileSync(target).equals(before.bytes)).toBe(true)
+    expect(statSync(target).mtimeMs).toBe(before.mtimeMs)
+  })
+
+  test('backup FILE with a relative path writes it in the working folder', () => {
+    const cwd = dir('reelhouse-cwd-')
+    const r = runCli(['backup', 'relative.db', '--data', data], { cwd })
+    expect(r).toEqual({ code: 0, stdout: `backup written to ${join(cwd, 'relative.db')}\n`, stderr: '' })
+    expect(statSync(join(cwd, 'relative.db')).size).toBeGreaterThan(0)
+  })
+})
+
+describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win', () => {
+  afterEach(() => killAll())
+
+  test('REELHOUSE_DATA is the data folder when there is no --data', () => {
+    const env = dir()
+    expect(runCli(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } }).code).toBe(0)
+    expect(runCli(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } }).stdout).toMatch(/^[0-9a-f]{40}\n$/)
+    expect(existsSync(join(env, 'reelhouse.db'))).toBe(true)
+  })
+
+  test('--data wins over REELHOUSE_DATA', () => {
+    const [env, flag] = [dir(), dir()]
+    expect(runCli(['user', 'add', 'bob', '--data', flag], { env: { REELHOUSE_DATA: env } }).code).toBe(0)
+    expect(existsSync(join(flag, 'reelhouse.db'))).toBe(true)
+    expect(existsSync(join(env, 'reelhouse.db'))).toBe(false)
+  })
+
+  test.if(process.platform === 'linux')('without either, the data folder is $XDG_DATA_HOME/reelhouse', () => {
+    const xdg = dir()
+    expect(runCli(['migrate'], { env: { XDG_DATA_HOME: xdg } }).code).toBe(0)
+    expect(existsSync(join(xdg, 'reelhouse', 'reelhouse.db'))).toBe(true)
+  })
+
+  test('serve takes its data folder from REELHOUSE_DATA', async () => {
+    const env = dir()
+    const server = await startServe(undefined, { env: { REELHOUSE_DATA: env } })
+    expect(server.proc.stderr).toContain(`data=${env}`)
+    await server.proc.waitFor('stdout', /^[0-9a-f]{40}$/m)
+    expect(existsSync(join(env, 'admin.token'))).toBe(true)
+    expect(await server.proc.stop()).toBe(0)
+  })
+
+  test('REELHOUSE_PORT is read: a bad value is a usage error, 0 picks a free port', async () => {
+    const data = dir()
+    const bad = runCli(['serve', '--data', data], { env: { REELHOUSE_PORT: 'eighty' } })
+    expect(bad.code).toBe(2)
+    expectOneLine(bad.stderr)
+    expect(bad.stderr).toContain('eighty')
+
+    const server = await startServe(data, { args: [], env: { REELHOUSE_PORT: '0' } })
+    expect(server.port).toBeGreaterThan(0)
+    expect(server.port).not.toBe(8000)
+    expect((await call(server, 'GET', '/health', null)).status).toBe(200)
+    expect(await server.proc.stop()).toBe(0)
+  })
+
+  test('--port wins over REELHOUSE_PORT', async () => {
+    const server = await startServe(dir(), { args: ['--port', '0'], env: { REELHOUSE_PORT: 'eighty' } })
+    expect((await call(server, 'GET', '/health', null)).status).toBe(200)
+    expect(await server.proc.stop()).toBe(0)
+  })
+
+  test('REELHOUSE_HOST is the host; --host wins over it', async () => {
+    const fromEnv = await startServe(dir(), { env: { REELHOUSE_HOST: 'localhost' } })
+    expect(fromEnv.host).toBe('localhost')
+    expect((await call(fromEnv, 'GET', '/health', null)).status).toBe(200)
+    expect(await fromEnv.proc.stop()).toBe(0)
+
+    const fromFlag = await startServe(dir(), { args: ['--port', '0', '--host', '127.0.0.1'], env: { REELHOUSE_HOST: 'localhost' } })
+    expect(fromFlag.host).toBe('127.0.0.1')
+    expect((await call(fromFlag, 'GET', '/health', null)).status).toBe(200)
+    expect(await fromFlag.proc.stop()).toBe(0)
+  })
+})
