@@ -1,16 +1,17 @@
 // reelhouse serve: open and migrate the catalogue, make the first admin, listen, and stop
 // cleanly on SIGINT/SIGTERM.
-import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp, createTaskRunner } from '../app.ts'
 import { type ServeConfig, dbFile } from '../config.ts'
 import { openDb } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
-import { createUsers } from '../modules/users/service.ts'
+import { UserError, createUsers } from '../modules/users/service.ts'
 import { type Log, stderrLog } from '../util/log.ts'
 import { VERSION } from '../version.ts'
 
 export function serve(config: ServeConfig, log: Log = stderrLog) {
+  const release = claimDataDir(config.dataDir)
   const db = openDb(dbFile(config.dataDir))
   const applied = migrate(db)
   if (applied) log.info('database migrated', { migrations: applied })
@@ -22,7 +23,6 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const base = `http://${host}:${server.port}`
-  log.info(`reelhouse ${VERSION} serving`, { api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir })
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -32,11 +32,14 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
     await server.stop()
     await runner.stop()
     db.$client.close()
+    release()
     log.info('stopped')
     process.exit(0)
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+  // Only once the handlers are in place: whoever reads this line may send a signal at once.
+  log.info(`reelhouse ${VERSION} serving`, { api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir })
   return { app, server, db, runner, stop }
 }
 
@@ -53,4 +56,27 @@ function firstAdmin(db: ReturnType<typeof openDb>, dataDir: string) {
   writeFileSync(tokenFile, key + '\n', { mode: 0o600 })
   chmodSync(tokenFile, 0o600)
   console.log(`Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}`)
+}
+
+/**
+ * One server per data folder: two would both run the same tasks. The pid file names the owner;
+ * a file left by a process that died (SIGKILL, power loss) is taken over.
+ */
+function claimDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true })
+  const file = join(dataDir, 'serve.pid')
+  const owner = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0
+  if (owner && owner !== process.pid && alive(owner))
+    throw new UserError(`another reelhouse serve (pid ${owner}) is using ${dataDir}`)
+  writeFileSync(file, `${process.pid}\n`)
+  return () => rmSync(file, { force: true })
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }

@@ -170,7 +170,7 @@ export async function isMissingOrEmpty(dir: string): Promise<boolean> {
   let s
   try {
     // Without its final slash: lstat("file/") fails with ENOTDIR, which made a file look missing.
-    s = await lstat(dir)
+    s = await lstat(dir.replace(/(.)\/+$/, '$1'))
   } catch {
     return true
   }

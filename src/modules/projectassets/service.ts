@@ -68,9 +68,10 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     const device = deviceFor(allDevices(), path)
     if (!device) throw invalid(pointer, 'The path does not lie on any device.')
     if (path === device.path) throw invalid(pointer, 'A project folder cannot be the root of a device.')
-    const clash = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root }).from(projectAssets)
+    const clash = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, deleting: projectAssets.deleting }).from(projectAssets)
       .where(sql`${projectAssets.bundle_root} = ${path} OR substr(${projectAssets.bundle_root}, 1, ${path.length}) = ${path} OR substr(${path}, 1, length(${projectAssets.bundle_root})) = ${projectAssets.bundle_root}`)
       .all().find((p) => p.id !== ignore)
+    if (clash?.deleting) throw conflict(`The folder belongs to project asset ${clash.id}, which is being deleted.`)
     if (clash) {
       throw invalid(pointer, clash.bundle_root === path
         ? `Project asset ${clash.id} already has this bundle_root.`
