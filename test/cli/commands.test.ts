@@ -2,13 +2,16 @@
 // data folders (service.md section 2). Where a command's effect shows over HTTP, a real `serve`
 // runs on the same data folder and the effect is checked through it.
 import { Database } from 'bun:sqlite'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
 import { type Server, ROOT, call, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+
+// Child processes on a loaded machine: more room than the default 5 s, still bounded.
+setDefaultTimeout(30_000)
 
 const dirs: string[] = []
 const dir = (prefix = 'reelhouse-cli-') => {
@@ -31,13 +34,13 @@ function expectOneLine(stderr: string) {
 const sqlite = (file: string) => new Database(file, { readonly: true })
 const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length
 
-describe('--version and --help', () => {
-  test.each([['--version'], ['-v']])('%s prints the package version', (flag) => {
-    expect(runCli([flag])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+describe.concurrent('--version and --help', () => {
+  test.each([['--version'], ['-v']])('%s prints the package version', async (flag) => {
+    expect(await runCli([flag])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
   })
 
-  test.each([[['--help']], [['-h']], [['help']], [[]]])('%j prints the usage', (args) => {
-    const r = runCli(args)
+  test.each([[['--help']], [['-h']], [['help']], [[]]])('%j prints the usage', async (args) => {
+    const r = await runCli(args)
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')
     expect(r.stdout).toStartWith(`reelhouse ${pkg.version}`)
@@ -47,7 +50,7 @@ describe('--version and --help', () => {
   })
 })
 
-describe('a wrong command, flag or value: one line on stderr, exit code 2', () => {
+describe.concurrent('a wrong command, flag or value: one line on stderr, exit code 2', () => {
   const key = 'a'.repeat(40)
   test.each([
     [['frobnicate']],
@@ -78,27 +81,27 @@ describe('a wrong command, flag or value: one line on stderr, exit code 2', () =
     [['migrate', 'now']],
     [['backup']],
     [['backup', 'a.db', 'b.db']],
-  ])('%j', (args) => {
+  ])('%j', async (args) => {
     const data = dir()
-    const r = runCli([...args, '--data', data])
+    const r = await runCli([...args, '--data', data])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expectOneLine(r.stderr)
   })
 
-  test('the line names what was wrong', () => {
+  test('the line names what was wrong', async () => {
     const data = dir()
-    expect(runCli(['frobnicate', '--data', data]).stderr).toContain('frobnicate')
-    expect(runCli(['serve', '--port', 'abc', '--data', data]).stderr).toContain('--port')
-    expect(runCli(['serve', '--frobnicate', '--data', data]).stderr).toContain('--frobnicate')
-    expect(runCli(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data]).stderr).toContain('--read')
+    expect((await runCli(['frobnicate', '--data', data])).stderr).toContain('frobnicate')
+    expect((await runCli(['serve', '--port', 'abc', '--data', data])).stderr).toContain('--port')
+    expect((await runCli(['serve', '--frobnicate', '--data', data])).stderr).toContain('--frobnicate')
+    expect((await runCli(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data])).stderr).toContain('--read')
   })
 })
 
-describe('a command that cannot do its work: one line on stderr, exit code 1', () => {
-  test('token create for an unknown user', () => {
+describe.concurrent('a command that cannot do its work: one line on stderr, exit code 1', () => {
+  test('token create for an unknown user', async () => {
     const data = dir()
-    const r = runCli(['token', 'create', 'nobody', '--data', data])
+    const r = await runCli(['token', 'create', 'nobody', '--data', data])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expectOneLine(r.stderr)
@@ -112,20 +115,20 @@ describe('a command that cannot do its work: one line on stderr, exit code 1', (
     [['token', 'revoke', '--user', 'nobody']],
     [['token', 'revoke', 'b'.repeat(40)]],
     [['user', 'add', 'bad name']],
-  ])('%j', (args) => {
+  ])('%j', async (args) => {
     const data = dir()
-    expect(runCli(['user', 'add', 'admin', '--superuser', '--data', data]).code).toBe(0)
-    const r = runCli([...args, '--data', data])
+    expect((await runCli(['user', 'add', 'admin', '--superuser', '--data', data])).code).toBe(0)
+    const r = await runCli([...args, '--data', data])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expectOneLine(r.stderr)
   })
 
-  test('a data folder that is a file', () => {
+  test('a data folder that is a file', async () => {
     const file = join(dir(), 'not-a-folder')
     writeFileSync(file, 'x')
     for (const args of [['migrate'], ['user', 'add', 'bob'], ['token', 'create', 'bob']]) {
-      const r = runCli([...args, '--data', file])
+      const r = await runCli([...args, '--data', file])
       expect(r.code).toBe(1)
       expectOneLine(r.stderr)
     }
@@ -133,14 +136,14 @@ describe('a command that cannot do its work: one line on stderr, exit code 1', (
 })
 
 describe('user add', () => {
-  test('adds users, with --superuser and --perm, and refuses a duplicate', () => {
+  test('adds users, with --superuser and --perm, and refuses a duplicate', async () => {
     const data = dir()
-    expect(runCli(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: '' })
-    expect(runCli(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
+    expect(await runCli(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: '' })
+    expect(await runCli(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
       .toEqual({ code: 0, stdout: 'user editor added\n', stderr: '' })
-    expect(runCli(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: '' })
+    expect(await runCli(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: '' })
 
-    const dup = runCli(['user', 'add', 'editor', '--superuser', '--data', data])
+    const dup = await runCli(['user', 'add', 'editor', '--superuser', '--data', data])
     expect(dup.code).toBe(1)
     expect(dup.stdout).toBe('')
     expectOneLine(dup.stderr)
@@ -164,11 +167,11 @@ describe('user add', () => {
 })
 
 describe('token create', () => {
-  test('prints one 40-hex key alone on stdout, stored only as its hash', () => {
+  test('prints one 40-hex key alone on stdout, stored only as its hash', async () => {
     const data = dir()
-    runCli(['user', 'add', 'bob', '--data', data])
-    const first = runCli(['token', 'create', 'bob', '--data', data])
-    const second = runCli(['token', 'create', 'bob', '--data', data])
+    await runCli(['user', 'add', 'bob', '--data', data])
+    const first = await runCli(['token', 'create', 'bob', '--data', data])
+    const second = await runCli(['token', 'create', 'bob', '--data', data])
     for (const r of [first, second]) {
       expect(r.code).toBe(0)
       expect(r.stderr).toBe('')
@@ -190,10 +193,10 @@ describe('token create', () => {
 })
 
 describe('migrate', () => {
-  test('applies the embedded migrations, then says the database is up to date', () => {
+  test('applies the embedded migrations, then says the database is up to date', async () => {
     const data = dir()
-    expect(runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: '' })
-    expect(runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: '' })
+    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
     const db = sqlite(join(data, 'reelhouse.db'))
     try {
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
@@ -227,15 +230,15 @@ describe('while serve runs on the same data folder', () => {
   })
 
   const cli = (...args: string[]) => runCli([...args, '--data', data])
-  const newKey = (user: string) => {
-    const r = cli('token', 'create', user)
+  const newKey = async (user: string) => {
+    const r = await cli('token', 'create', user)
     expect(r).toMatchObject({ code: 0, stderr: '' })
     return r.stdout.trim()
   }
 
   test('user add and token create: the new key works on the running server at once', async () => {
-    expect(cli('user', 'add', 'alice').code).toBe(0)
-    const key = newKey('alice')
+    expect((await cli('user', 'add', 'alice')).code).toBe(0)
+    const key = await newKey('alice')
     expect(key).toMatch(/^[0-9a-f]{40}$/)
     const devices = await call(server, 'GET', '/devices/', key)
     expect(devices.status).toBe(200)
@@ -243,10 +246,10 @@ describe('while serve runs on the same data folder', () => {
   })
 
   test('--perm gives the codename; --superuser gives everything; a plain user neither', async () => {
-    cli('user', 'add', 'adder', '--perm', 'browser.add_device')
-    cli('user', 'add', 'plain')
-    cli('user', 'add', 'chief', '--superuser')
-    const [adder, plain, chief] = [newKey('adder'), newKey('plain'), newKey('chief')]
+    await cli('user', 'add', 'adder', '--perm', 'browser.add_device')
+    await cli('user', 'add', 'plain')
+    await cli('user', 'add', 'chief', '--superuser')
+    const [adder, plain, chief] = [await newKey('adder'), await newKey('plain'), await newKey('chief')]
     const deviceRoot = (name: string) => {
       const d = join(dir('reelhouse-device-'), name)
       return d
@@ -258,50 +261,50 @@ describe('while serve runs on the same data folder', () => {
   })
 
   test('user grant --read, then --write, by production name or id', async () => {
-    cli('user', 'add', 'reader')
-    const key = newKey('reader')
+    await cli('user', 'add', 'reader')
+    const key = await newKey('reader')
     const asset = { name: 'clip', path_file: `${root}/Show/clip.mov`, production: production.id }
     expect((await call(server, 'GET', '/productions/', key)).json).toEqual([])
     expect((await call(server, 'GET', `/productions/${production.id}/`, key)).status).toBe(404)
 
-    expect(cli('user', 'grant', 'reader', '--production', 'Show', '--read'))
+    expect(await cli('user', 'grant', 'reader', '--production', 'Show', '--read'))
       .toEqual({ code: 0, stdout: `reader may now read production Show (id ${production.id})\n`, stderr: '' })
     const readable = await call(server, 'GET', '/productions/', key)
     expect(readable.json.map((p: { id: number }) => p.id)).toEqual([production.id])
     expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(403)
 
-    expect(cli('user', 'grant', 'reader', '--production', String(production.id), '--write'))
+    expect(await cli('user', 'grant', 'reader', '--production', String(production.id), '--write'))
       .toEqual({ code: 0, stdout: `reader may now write production Show (id ${production.id})\n`, stderr: '' })
     expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(201)
   })
 
   test('token revoke KEY: that key fails with 401 on the next request, the others go on', async () => {
-    cli('user', 'add', 'revokee')
-    const [gone, kept] = [newKey('revokee'), newKey('revokee')]
+    await cli('user', 'add', 'revokee')
+    const [gone, kept] = [await newKey('revokee'), await newKey('revokee')]
     expect((await call(server, 'GET', '/devices/', gone)).status).toBe(200)
-    expect(cli('token', 'revoke', gone)).toEqual({ code: 0, stdout: 'key revoked\n', stderr: '' })
+    expect(await cli('token', 'revoke', gone)).toEqual({ code: 0, stdout: 'key revoked\n', stderr: '' })
     const denied = await call(server, 'GET', '/devices/', gone)
     expect(denied.status).toBe(401)
     expect(denied.json.errors[0].code).toBe('authentication_failed')
     expect((await call(server, 'GET', '/devices/', kept)).status).toBe(200)
 
-    const again = cli('token', 'revoke', gone)
+    const again = await cli('token', 'revoke', gone)
     expect(again.code).toBe(1)
     expectOneLine(again.stderr)
   })
 
   test('token revoke --user NAME: all of that user\'s keys fail, other users\' keys work', async () => {
-    cli('user', 'add', 'leaver')
-    const keys = [newKey('leaver'), newKey('leaver')]
+    await cli('user', 'add', 'leaver')
+    const keys = [await newKey('leaver'), await newKey('leaver')]
     for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(200)
-    expect(cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 2 key(s) of leaver\n', stderr: '' })
+    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 2 key(s) of leaver\n', stderr: '' })
     for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(401)
     expect((await call(server, 'GET', '/devices/', adminKey)).status).toBe(200)
-    expect(cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 0 key(s) of leaver\n', stderr: '' })
+    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 0 key(s) of leaver\n', stderr: '' })
   })
 
-  test('migrate says the database is up to date', () => {
-    expect(cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+  test('migrate says the database is up to date', async () => {
+    expect(await cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
   })
 
   test('backup FILE writes a valid SQLite copy with the data, and never overwrites', async () => {
@@ -309,7 +312,7 @@ describe('while serve runs on the same data folder', () => {
     // Writes going on while the copy is taken must not break it.
     const writes = Array.from({ length: 20 }, (_, i) =>
       call(server, 'POST', '/devices/', adminKey, { name: `busy-${i}`, path: join(root, `busy-${i}`) }))
-    const r = cli('backup', target)
+    const r = await cli('backup', target)
     expect(r).toEqual({ code: 0, stdout: `backup written to ${target}\n`, stderr: '' })
     for (const w of await Promise.all(writes)) expect(w.status).toBe(201)
 
@@ -326,7 +329,7 @@ describe('while serve runs on the same data folder', () => {
     expect(existsSync(`${target}-wal`)).toBe(false)
 
     const before = { size: statSync(target).size, mtimeMs: statSync(target).mtimeMs, bytes: readFileSync(target) }
-    const refused = cli('backup', target)
+    const refused = await cli('backup', target)
     expect(refused.code).toBe(1)
     expect(refused.stdout).toBe('')
     expectOneLine(refused.stderr)
@@ -335,9 +338,9 @@ describe('while serve runs on the same data folder', () => {
     expect(statSync(target).mtimeMs).toBe(before.mtimeMs)
   })
 
-  test('backup FILE with a relative path writes it in the working folder', () => {
+  test('backup FILE with a relative path writes it in the working folder', async () => {
     const cwd = dir('reelhouse-cwd-')
-    const r = runCli(['backup', 'relative.db', '--data', data], { cwd })
+    const r = await runCli(['backup', 'relative.db', '--data', data], { cwd })
     expect(r).toEqual({ code: 0, stdout: `backup written to ${join(cwd, 'relative.db')}\n`, stderr: '' })
     expect(statSync(join(cwd, 'relative.db')).size).toBeGreaterThan(0)
   })
@@ -346,23 +349,23 @@ describe('while serve runs on the same data folder', () => {
 describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win', () => {
   afterEach(() => killAll())
 
-  test('REELHOUSE_DATA is the data folder when there is no --data', () => {
+  test('REELHOUSE_DATA is the data folder when there is no --data', async () => {
     const env = dir()
-    expect(runCli(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } }).code).toBe(0)
-    expect(runCli(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } }).stdout).toMatch(/^[0-9a-f]{40}\n$/)
+    expect((await runCli(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
+    expect((await runCli(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } })).stdout).toMatch(/^[0-9a-f]{40}\n$/)
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(true)
   })
 
-  test('--data wins over REELHOUSE_DATA', () => {
+  test('--data wins over REELHOUSE_DATA', async () => {
     const [env, flag] = [dir(), dir()]
-    expect(runCli(['user', 'add', 'bob', '--data', flag], { env: { REELHOUSE_DATA: env } }).code).toBe(0)
+    expect((await runCli(['user', 'add', 'bob', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
     expect(existsSync(join(flag, 'reelhouse.db'))).toBe(true)
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(false)
   })
 
-  test.if(process.platform === 'linux')('without either, the data folder is $XDG_DATA_HOME/reelhouse', () => {
+  test.if(process.platform === 'linux')('without either, the data folder is $XDG_DATA_HOME/reelhouse', async () => {
     const xdg = dir()
-    expect(runCli(['migrate'], { env: { XDG_DATA_HOME: xdg } }).code).toBe(0)
+    expect((await runCli(['migrate'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0)
     expect(existsSync(join(xdg, 'reelhouse', 'reelhouse.db'))).toBe(true)
   })
 
@@ -377,7 +380,7 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
 
   test('REELHOUSE_PORT is read: a bad value is a usage error, 0 picks a free port', async () => {
     const data = dir()
-    const bad = runCli(['serve', '--data', data], { env: { REELHOUSE_PORT: 'eighty' } })
+    const bad = await runCli(['serve', '--data', data], { env: { REELHOUSE_PORT: 'eighty' } })
     expect(bad.code).toBe(2)
     expectOneLine(bad.stderr)
     expect(bad.stderr).toContain('eighty')

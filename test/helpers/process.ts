@@ -1,7 +1,7 @@
 // Child processes for the command-line tests: run a reelhouse command to completion, or start
 // `serve` and wait (with a bound, never a sleep) for the line that names its URL. Every process
 // started here is remembered so that a test file can kill what is left in afterEach/afterAll.
-import { type Subprocess, spawn, spawnSync } from 'bun'
+import { type Subprocess, spawn } from 'bun'
 import { join, resolve } from 'node:path'
 
 export const ROOT = resolve(import.meta.dir, '../..')
@@ -19,17 +19,25 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 export type RunResult = { code: number; stdout: string; stderr: string }
 export type RunOptions = { env?: Record<string, string>; cwd?: string; cli?: string[] }
 
-/** Runs one command to its end. */
-export function runCli(args: string[], options: RunOptions = {}): RunResult {
-  const child = spawnSync([...(options.cli ?? SOURCE_CLI), ...args], {
+/** Runs one command to its end (killed after the bound). Async, so that tests may run side by side. */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const child = spawn([...(options.cli ?? SOURCE_CLI), ...args], {
     cwd: options.cwd ?? ROOT,
     env: cleanEnv(options.env),
+    stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
     timeout: BOUND_MS,
   })
-  return { code: child.exitCode ?? -1, stdout: child.stdout.toString(), stderr: child.stderr.toString() }
+  oneShots.add(child)
+  try {
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    return { code: child.signalCode ? -1 : code, stdout, stderr }
+  } finally {
+    oneShots.delete(child)
+  }
 }
+const oneShots = new Set<Subprocess>()
 
 /** Lines of a text without the empty last one. */
 export const lines = (text: string) => text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1))
@@ -115,9 +123,9 @@ export class Running {
 
 /** Kills (SIGKILL) every process this helper started that is still running, and waits for them. */
 export async function killAll() {
-  const left = [...running]
-  for (const p of left) p.child.kill('SIGKILL')
-  await Promise.all(left.map((p) => p.child.exited))
+  const left = [...[...running].map((p) => p.child), ...oneShots]
+  for (const child of left) child.kill('SIGKILL')
+  await Promise.all(left.map((child) => child.exited))
 }
 
 export type Server = { proc: Running; base: string; api: string; port: number; host: string }

@@ -600,8 +600,11 @@ describe('share_linked_assets', () => {
 
     const r = await t.post(copyPath('1'), { name: 'Shared', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id }, { key: copier })
     expect(r.status).toBe(201)
-    // Every linked asset is linked to the copy, from the moment it is created.
-    expect([r.json.audio_assets, r.json.video_assets, r.json.image_assets]).toEqual([[listed(assets.audio)], [listed(assets.video)], [listed(assets.image)]])
+    // Every linked asset is linked to the copy, from the moment it is created; a user sees only
+    // the linked assets they can read (the copier cannot read Third's image).
+    expect([r.json.audio_assets, r.json.video_assets, r.json.image_assets]).toEqual([[listed(assets.audio)], [listed(assets.video)], []])
+    const asAdmin = (await t.get(`${PA}${r.json.id}/`)).json
+    expect([asAdmin.audio_assets, asAdmin.video_assets, asAdmin.image_assets]).toEqual([[listed(assets.audio)], [listed(assets.video)], [listed(assets.image)]])
     // Show's audio and Other's video are shared with Target; Third's image (unreadable by the copier) is not.
     for (const kind of ['audio', 'video'] as const) {
       const one = await t.get(`/api/${kind}assets/${assets[kind].id}/`, { key: reader })

@@ -32,7 +32,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         ctx.list({
           table: projectAssets,
           where: [optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), readableBy(user, projectAssets.production)],
-          toApi: service.toApi,
+          toApi: (row) => service.toApi(row, user),
         }, query),
       {
         auth: true,
@@ -41,7 +41,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         detail: { summary: 'List project assets', deprecated: legacy },
       },
     )
-    .get('/:id', ({ params, user }) => service.toApi(service.readable(params.id, user)), {
+    .get('/:id', ({ params, user }) => service.toApi(service.readable(params.id, user), user), {
       auth: true,
       params: IdParams,
       response: { 200: 'ProjectAsset', ...errors(404) },
@@ -54,7 +54,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         const share = query.share_linked_assets === '1' || query.share_linked_assets === 'true'
         const row = body.copy_of === undefined ? await service.create(body, user) : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
         if (body.copy_of !== undefined) ctx.runner.wake()
-        return service.toApi(row)
+        return service.toApi(row, user)
       },
       {
         auth: true,

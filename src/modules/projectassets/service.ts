@@ -32,9 +32,11 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     .where(eq(projectAssetLinks.project_id, sql.placeholder('id'))).orderBy(mediaAssets.id).prepare()
   const allDevices = () => db.select().from(devices).all()
 
-  function toApi(row: Row) {
+  /** The record as the user sees it: linked media assets the user cannot read are left out. */
+  function toApi(row: Row, user: Principal) {
     const linked = { audio: [] as MediaApi[], image: [] as MediaApi[], video: [] as MediaApi[] }
-    for (const { media_assets } of linkedOf.all({ id: row.id })) linked[media_assets.kind].push(mediaToApi(media_assets))
+    for (const { media_assets: a } of linkedOf.all({ id: row.id }))
+      if (assetReadable(a.id, a.production, user)) linked[a.kind].push(mediaToApi(a))
     return {
       id: row.id,
       audio_assets: linked.audio, image_assets: linked.image, video_assets: linked.video,

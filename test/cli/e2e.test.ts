@@ -1,0 +1,124 @@
+// The end-to-end test of the compiled executable: build dist/reelhouse, copy it into a folder
+// of its own, and run it from yet another folder with an empty data folder. It boots on a free
+// port, a user and key are made with its command line, and /api/devices/ answers with that key.
+// Nothing of the repository (node_modules, drizzle/, swagger-ui-dist) is reachable from there.
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import pkg from '../../package.json' with { type: 'json' }
+import { tempDir } from '../helpers/app.ts'
+import { ROOT, type Server, call, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+
+setDefaultTimeout(60_000)
+
+const dirs: string[] = []
+const dir = (prefix = 'reelhouse-e2e-') => {
+  const d = tempDir(prefix)
+  dirs.push(d)
+  return d
+}
+let binary: string
+let cwd: string
+const exe = (args: string[], env: Record<string, string> = {}) => runCli(args, { cli: [binary], cwd, env })
+
+beforeAll(async () => {
+  const build = Bun.spawn([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
+  const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
+  if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${out}${err}`)
+  binary = join(dir('reelhouse-bin-'), 'reelhouse')
+  copyFileSync(join(ROOT, 'dist', 'reelhouse'), binary)
+  expect(statSync(binary).mode & 0o111).not.toBe(0)
+  cwd = dir('reelhouse-cwd-')
+}, 120_000)
+
+afterEach(() => killAll())
+afterAll(async () => {
+  await killAll()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+test('the executable answers --version and --help, and a wrong command with one line and exit code 2', async () => {
+  expect(await exe(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+  const help = await exe(['--help'])
+  expect(help.code).toBe(0)
+  expect(help.stdout).toContain('reelhouse token create NAME')
+  const wrong = await exe(['frobnicate', '--data', dir()])
+  expect(wrong.code).toBe(2)
+  expect(lines(wrong.stderr)).toEqual([expect.stringMatching(/^reelhouse: .*frobnicate/)])
+})
+
+describe('booted on a free port with an empty data folder', () => {
+  let server: Server
+  let data: string
+  let adminKey: string
+
+  beforeAll(async () => {
+    data = join(dir('reelhouse-e2e-data-'), 'data')
+    server = await startServe(data, { cli: [binary], cwd })
+    adminKey = (await server.proc.waitFor('stdout', /^([0-9a-f]{40})$/m))[1]!
+  })
+  afterAll(async () => {
+    if (server.proc.exitCode === null) expect(await server.proc.stop('SIGTERM')).toBe(0)
+  })
+
+  test('a user and key made with the CLI read /api/devices/', async () => {
+    expect(readFileSync(join(data, 'admin.token'), 'utf8')).toBe(`${adminKey}\n`)
+    expect(await exe(['user', 'add', 'editor', '--data', data])).toEqual({ code: 0, stdout: 'user editor added\n', stderr: '' })
+    const token = await exe(['token', 'create', 'editor', '--data', data])
+    expect(token).toMatchObject({ code: 0, stderr: '' })
+    expect(token.stdout).toMatch(/^[0-9a-f]{40}\n$/)
+
+    const devices = await call(server, 'GET', '/devices/', token.stdout.trim())
+    expect({ status: devices.status, total: devices.headers.get('x-total-count'), json: devices.json }).toEqual({ status: 200, total: '0', json: [] })
+    expect((await call(server, 'GET', '/devices/', 'f'.repeat(40))).status).toBe(401)
+  })
+
+  test('the migrations are embedded: the catalogue was made from nothing, and migrate finds it up to date', async () => {
+    expect(server.proc.stderr).toMatch(/ info database migrated migrations=\d+/)
+    expect(await exe(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+  })
+
+  test('GET /api/health', async () => {
+    const health = await call(server, 'GET', '/health', null)
+    expect({ status: health.status, json: health.json }).toEqual({ status: 200, json: { status: 'ok', version: pkg.version } })
+  })
+
+  test('the docs work offline: the page, its bundled assets and the OpenAPI document', async () => {
+    const page = await fetch(`${server.api}/docs`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    const html = await page.text()
+    expect(html).toContain('swagger-ui-bundle.js')
+    expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)\b|jsdelivr/)
+
+    const bundle = await fetch(`${server.api}/docs/assets/swagger-ui-bundle.js`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get('content-type')).toContain('javascript')
+    expect((await bundle.text()).length).toBeGreaterThan(100_000)
+
+    const json = await call(server, 'GET', '/docs/json', null)
+    expect(json.status).toBe(200)
+    expect(json.json.openapi).toStartWith('3.1')
+  })
+
+  test('SIGTERM stops it with exit code 0', async () => {
+    expect(await server.proc.stop('SIGTERM')).toBe(0)
+    expect(lines(server.proc.stderr).at(-1)).toMatch(/ info stopped$/)
+  })
+})
+
+test('bunfig.toml and .env in the working folder are not loaded', async () => {
+  const here = dir('reelhouse-hostile-cwd-')
+  const marker = join(here, 'preloaded')
+  writeFileSync(join(here, 'preload.ts'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'x')\n`)
+  writeFileSync(join(here, 'bunfig.toml'), 'preload = ["./preload.ts"]\n')
+  writeFileSync(join(here, '.env'), `REELHOUSE_DATA=${join(here, 'from-dotenv')}\n`)
+  const xdg = dir('reelhouse-xdg-')
+
+  const r = await runCli(['migrate'], { cli: [binary], cwd: here, env: { XDG_DATA_HOME: xdg } })
+  expect(r.code).toBe(0)
+  expect(r.stdout).toStartWith('applied ')
+  expect(existsSync(join(xdg, 'reelhouse', 'reelhouse.db'))).toBe(true)
+  expect(existsSync(join(here, 'from-dotenv'))).toBe(false)
+  expect(existsSync(marker)).toBe(false)
+})
