@@ -2,7 +2,7 @@
 // of its own, and run it from yet another folder with an empty data folder. It boots on a free
 // port, a user and key are made with its command line, and /api/devices/ answers with that key.
 // Nothing of the repository (node_modules, drizzle/, swagger-ui-dist) is reachable from there.
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
@@ -31,7 +31,6 @@ beforeAll(async () => {
   cwd = dir('reelhouse-cwd-')
 }, 120_000)
 
-afterEach(() => killAll())
 afterAll(async () => {
   await killAll()
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
