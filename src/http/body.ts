@@ -20,7 +20,11 @@ export function createBodyParser(schemaFor: SchemaLookup) {
     if (bytes.byteLength === 0) return {}
 
     const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-    if (type === 'application/json' || type.endsWith('+json')) return jsonObject(parseJson(bytes))
+    if (type === 'application/json' || type.endsWith('+json')) {
+      const value = parseJson(bytes)
+      // Routes without a body schema (add/unlink) check their body themselves: their errors are {detail}.
+      return schemaFor(request.method, route) ? jsonObject(value) : value
+    }
     if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
       const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type')! } })
         .formData()

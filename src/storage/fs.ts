@@ -76,8 +76,10 @@ export async function copyTree(
   const { signal, onProgress } = options
   const entries = options.entries ?? (await Array.fromAsync(walk(source, signal)))
   const done: Progress = { files: 0, bytes: 0 }
+  let failure: unknown
   const check = () => {
     if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
+    if (failure) throw failure
   }
 
   const dirs = entries.filter((e) => e.kind === 'dir')
@@ -91,22 +93,28 @@ export async function copyTree(
   const files = entries.filter((e) => e.kind === 'file' || e.kind === 'link')
   let next = 0
   const worker = async () => {
-    while (next < files.length) {
-      check()
+    while (next < files.length && !failure && !signal?.aborted) {
       const e = files[next++]!
       const from = join(source, e.rel)
       const to = join(target, e.rel)
-      if (e.kind === 'link') {
-        await symlink(await readlink(from), to)
-        continue
+      try {
+        if (e.kind === 'link') {
+          await symlink(await readlink(from), to)
+          continue
+        }
+        await copyOne(from, to, e, done, onProgress)
+      } catch (error) {
+        failure ??= error // the first failure stops every worker at its next file
+        return
       }
-      await copyOne(from, to, e, done, onProgress)
       done.files++
       done.bytes += e.size
       onProgress?.(done)
     }
   }
+  // Every worker has stopped when this returns: nothing writes into the target afterwards.
   await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, files.length) }, worker))
+  check()
 
   // Deepest folders first, so setting a parent's times comes after its children changed it.
   for (const e of dirs.sort((a, b) => b.rel.length - a.rel.length)) await utimes(join(target, e.rel), e.atime, e.mtime)
@@ -145,6 +153,7 @@ export async function removeTree(
   const done: Progress = { files: 0, bytes: 0 }
   for (const e of entries) {
     if (e.kind === 'dir') continue
+    if (options.signal?.aborted) throw new CancelledError(String(options.signal.reason ?? 'cancelled'))
     await unlink(join(dir, e.rel))
     if (e.kind === 'file') {
       done.files++

@@ -68,3 +68,32 @@ export function makeDirInside(root: string, dir: string): void {
     throw new PathError(`Cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
   }
 }
+
+/**
+ * Why `path` (a folder on the device at `devicePath`) is not where its name says, or undefined.
+ * Between the device root and the folder there must be no symbolic link: otherwise one folder
+ * has two names, and checks on names (is this inside that project?) stop meaning anything.
+ */
+export function aliasProblem(devicePath: string, path: string): string | undefined {
+  let realDevice: string
+  try {
+    realDevice = realpathSync(devicePath).replace(/\/?$/, '/')
+  } catch {
+    return undefined // an offline device: nothing on it can be reached through a link either
+  }
+  let existing = path.replace(/\/$/, '')
+  let rest = ''
+  for (;;) {
+    try {
+      const real = realpathSync(existing)
+      const actual = (real + '/' + rest).replace(/\/+$/, '/')
+      const expected = (realDevice + path.slice(devicePath.length)).replace(/\/+$/, '/')
+      return actual === expected ? undefined : `${existing} is reached through a symbolic link (it is ${real}); use the real path.`
+    } catch {
+      const parent = posix.dirname(existing)
+      if (parent === existing) return undefined
+      rest = posix.basename(existing) + '/' + rest
+      existing = parent
+    }
+  }
+}

@@ -2,6 +2,7 @@
 // folder is renamed into place when every file is in, so the target is never seen half made.
 // Safe points for a restart: the hidden folder is thrown away and the copy starts over; if the
 // rename already happened, the target is checked against the source and the copy is finished.
+import { existsSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -53,13 +54,15 @@ export function copyHandler(db: Db): Handler {
         entries,
         onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
       })
+      if (signal.aborted) throw new CancelledError(String(signal.reason))
       if (!(await isMissingOrEmpty(target))) throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
       await rename(staging, target.replace(/\/$/, ''))
       finish(want)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
-      await removeTree(staging).catch(() => {})
-      const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
+      // Cleanup failing is worth knowing: a hidden folder would be left behind.
+      const cleanup = await removeTree(staging).then(() => '', (e: unknown) => (existsSync(staging) ? `; ${staging} could not be removed: ${describe(e)}` : ''))
+      const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
       db.update(projectAssets).set({
         status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp(),
       }).where(eq(projectAssets.id, projectId)).run()

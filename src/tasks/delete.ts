@@ -3,11 +3,12 @@
 // once, in one step), then emptied; a restart finds the hidden folder and goes on.
 import { lstat, realpath } from 'node:fs/promises'
 import { posix } from 'node:path'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { projectAssets } from '../db/schema.ts'
-import { exists, removeTree, rename, totals } from '../storage/fs.ts'
+import { CancelledError, exists, removeTree, rename, totals } from '../storage/fs.ts'
 import { isInside } from '../storage/paths.ts'
+import { bundleProblem } from '../modules/projectassets/bundles.ts'
 import { describe } from './copy.ts'
 import type { Handler } from './runner.ts'
 
@@ -24,6 +25,8 @@ export function deleteHandler(db: Db): Handler {
     try {
       if (await exists(folder)) {
         await checkRemovable(folder, device)
+        const problem = bundleProblem(db, bundle_root, device, task.target.projectasset)
+        if (problem) throw new Error(`refusing to remove ${bundle_root}: ${problem.detail}`)
         await rename(folder, trash)
       }
       if (await exists(trash)) {
@@ -32,9 +35,14 @@ export function deleteHandler(db: Db): Handler {
         await removeTree(trash, { signal, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) })
       }
     } catch (error) {
+      if (error instanceof CancelledError) throw error
       throw new Error(describe(error))
     }
-    db.delete(projectAssets).where(eq(projectAssets.id, task.target.projectasset!)).run()
+    db.transaction((tx) => {
+      tx.delete(projectAssets).where(eq(projectAssets.id, task.target.projectasset!)).run()
+      // Media files that lived in the folder went with it: their records stay, offline.
+      tx.run(sql`UPDATE media_assets SET is_production = 0 WHERE substr(path_file, 1, ${bundle_root.length}) = ${bundle_root} AND is_production = 1`)
+    })
   }
 }
 

@@ -1,3 +1,4 @@
+import { projectHolding } from '../projectassets/bundles.ts'
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, transcodingProfiles } from '../../db/schema.ts'
@@ -26,6 +27,8 @@ export function createDevices(db: Db) {
       } catch (error) {
         throw invalid('/path', (error as PathError).message)
       }
+      const holder = projectHolding(db, path)
+      if (holder !== undefined) throw invalid('/path', `The path lies inside the folder of project asset ${holder}; deleting that project would remove the device.`)
       if (body.transcoding_profile != null) {
         const exists = db.select({ id: transcodingProfiles.id }).from(transcodingProfiles)
           .where(eq(transcodingProfiles.id, body.transcoding_profile)).get()

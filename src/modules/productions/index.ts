@@ -1,3 +1,4 @@
+import { projectHolding } from '../projectassets/bundles.ts'
 import { eq, sql } from 'drizzle-orm'
 import { t } from 'elysia'
 import type { Db } from '../../db/client.ts'
@@ -67,6 +68,10 @@ export function createProductions(db: Db, deviceService: Devices, users: Users) 
       const all = deviceService.all()
       const storage = onDevice(all, body.storage_root, '/storage_root')
       const proxyRoot = body.proxy_root === undefined ? `${storage.path}proxies/` : onDevice(all, body.proxy_root, '/proxy_root').path
+      for (const [pointer, path] of [['/storage_root', storage.path], ['/proxy_root', proxyRoot]] as const) {
+        const holder = projectHolding(db, path)
+        if (holder !== undefined) throw invalid(pointer, `The path lies inside the folder of project asset ${holder}.`)
+      }
       if (body.proxy_url && !/^https?:\/\/\S+$/.test(body.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
       const ids: Record<string, number> = {}
       for (const field of DEVICE_FIELDS) {

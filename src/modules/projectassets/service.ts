@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.ts'
 import { devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
 import { AppError, forbidden, invalid, notFound } from '../../http/errors.ts'
 import { PathError, cleanDir, cleanPath, deviceFor, isInside, makeDirInside } from '../../storage/paths.ts'
+import { bundleProblem } from './bundles.ts'
 import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { parseDate } from '../../util/dates.ts'
@@ -59,8 +60,8 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     return row
   }
 
-  /** A bundle folder on a device, not a device root, not nested with another project's bundle. */
-  function bundleOnDevice(value: string, pointer: string, ignore?: number) {
+  /** A project folder on a device that may be one (bundles.ts); throws 400 invalid or 409. */
+  function bundleOnDevice(value: string, pointer: string) {
     let path: string
     try {
       path = cleanDir(value)
@@ -69,17 +70,18 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     }
     const device = deviceFor(allDevices(), path)
     if (!device) throw invalid(pointer, 'The path does not lie on any device.')
-    if (path === device.path) throw invalid(pointer, 'A project folder cannot be the root of a device.')
-    const clash = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, deleting: projectAssets.deleting }).from(projectAssets)
-      .where(sql`${projectAssets.bundle_root} = ${path} OR substr(${projectAssets.bundle_root}, 1, ${path.length}) = ${path} OR substr(${path}, 1, length(${projectAssets.bundle_root})) = ${projectAssets.bundle_root}`)
-      .all().find((p) => p.id !== ignore)
-    if (clash?.deleting) throw conflict(`The folder belongs to project asset ${clash.id}, which is being deleted.`)
-    if (clash) {
-      throw invalid(pointer, clash.bundle_root === path
-        ? `Project asset ${clash.id} already has this bundle_root.`
-        : `The folder is nested with the bundle of project asset ${clash.id}.`)
-    }
+    checkBundle(path, device.path, pointer)
     return { path, device }
+  }
+
+  /**
+   * Run again right before the insert, in the same synchronous stretch, so that two requests
+   * that passed the first check while the other was awaiting the disk cannot both land.
+   */
+  function checkBundle(path: string, devicePath: string, pointer = '/bundle_root') {
+    const problem = bundleProblem(db, path, devicePath)
+    if (problem?.conflict) throw conflict(problem.detail)
+    if (problem) throw invalid(pointer, problem.detail)
   }
 
   function dates(body: Pick<Body, 'date_crt'>) {
@@ -119,6 +121,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       }
       const files = await totals(path)
       const now = isoTimestamp()
+      checkBundle(path, device.path)
       return db.insert(projectAssets).values({
         name: body.name, description: body.description ?? '', date_crt: dateCrt ?? null, date_add: now, date_mod: now,
         date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
@@ -148,6 +151,9 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const linked = db.select({ id: mediaAssets.id, production: mediaAssets.production }).from(projectAssetLinks)
         .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id)).where(eq(projectAssetLinks.project_id, source.id)).all()
       const now = isoTimestamp()
+      checkBundle(target.path, target.device.path)
+      if (db.select({ d: projectAssets.deleting }).from(projectAssets).where(eq(projectAssets.id, source.id)).get()?.d !== false)
+        throw conflict('The source project asset is being deleted.')
 
       return db.transaction((tx) => {
         const row = tx.insert(projectAssets).values({
@@ -181,6 +187,10 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running']),
       )).all()
       if (open.some((t) => t.kind === 'delete')) return
+      const copyingFrom = db.select({ id: tasks.id }).from(tasks).where(and(
+        eq(tasks.kind, 'copy'), inArray(tasks.state, ['queued', 'running']), sql`json_extract(${tasks.params}, '$.source') = ${row.bundle_root}`,
+      )).get()
+      if (copyingFrom) throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
       const now = isoTimestamp()
       const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
       db.transaction((tx) => {
