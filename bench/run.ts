@@ -6,9 +6,9 @@
 // BENCH_NO_DOC=1 (do not write docs/benchmarks.md).
 // Exit status: 0 all targets met, 1 a target missed or a check failed.
 import { type Subprocess, spawnSync } from 'bun'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg, release, tmpdir, totalmem } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { createUsers } from '../src/modules/users/service.ts'
@@ -124,8 +124,8 @@ type WrkResult = {
 }
 type Load = { rps: number; p50ms: number; p99ms: number; meanMs: number }
 
-const wrkArgs = (seconds: number, url: string) =>
-  ['wrk', `-t${cfg.threads}`, `-c${cfg.connections}`, `-d${seconds}s`, '-s', LUA, url]
+const wrkArgs = (seconds: number, url: string, lua = LUA) =>
+  ['wrk', `-t${cfg.threads}`, `-c${cfg.connections}`, `-d${seconds}s`, '-s', lua, url]
 
 async function wrk(url: string, seconds: number, env: Record<string, string>): Promise<Load> {
   const proc = Bun.spawn(wrkArgs(seconds, url), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
@@ -268,6 +268,27 @@ function machine() {
   }
 }
 
+// ------------------------------------------------------------------ docs/benchmarks.md
+
+const DOC_HEAD = `# Benchmarks
+
+Written by \`npm run bench\` (bench/run.ts); rerun it to update this file. Each figure is measured
+against its baseline in the same run, on the same machine, with the same load tool.
+`
+
+/** Replaces this benchmark's section (between its markers) and leaves the rest of the file alone. */
+function writeSection(file: string, name: string, body: string) {
+  const begin = `<!-- bench:${name} -->`
+  const end = `<!-- /bench:${name} -->`
+  const block = `${begin}\n${body.trimEnd()}\n${end}`
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : DOC_HEAD
+  const from = old.indexOf(begin)
+  const to = old.indexOf(end)
+  const next = from >= 0 && to > from ? old.slice(0, from) + block + old.slice(to + end.length) : `${old.trimEnd()}\n\n${block}\n`
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, next)
+}
+
 // ------------------------------------------------------------------ main
 
 async function main() {
@@ -318,7 +339,7 @@ async function main() {
     { label: 'app', url: app.base, env: withKey },
     { label: 'appMany', url: appMany.base, env: withKey },
   ]
-  console.error(`paged, offset uniform over 0..${cfg.assets - 50}: wrk ${wrkArgs(cfg.duration, 'URL').slice(1).join(' ')}, ${cfg.rounds} rounds`)
+  console.error(`paged, offset uniform over 0..${cfg.assets - 50}: wrk ${wrkArgs(cfg.duration, 'URL', relative(ROOT, LUA)).slice(1).join(' ')}, ${cfg.rounds} rounds`)
   const paged = await compare(targets, cfg.assets, cfg.rounds)
   // Informative: offsets below 1000, where SQLite's OFFSET costs little and per-request overhead shows.
   console.error('paged, offset uniform over 0..950 (informative: per-request overhead)')
@@ -368,12 +389,7 @@ async function main() {
   console.log(`peak RSS after the load runs: Reelhouse ${n(loadedPeak.app, 1)} MiB, baseline ${n(loadedPeak.raw, 1)} MiB`)
 
   if (process.env.BENCH_NO_DOC !== '1') {
-    const doc = `# Benchmarks
-
-Written by \`npm run bench\` (bench/run.ts); rerun it to update this file. Each figure is measured
-against its baseline in the same run, on the same machine, with the same load tool.
-
-## Last run
+    const section = `## Lists and keys: paged list against raw Bun.serve + bun:sqlite, unpaged list, key check
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
@@ -388,7 +404,7 @@ Per-round throughput (req/s; the table shows medians): baseline ${p.raw.all.join
 Reelhouse ${p.app.all.join(', ')}; Reelhouse with ${n(cfg.keys + 1)} keys ${p.appMany.all.join(', ')}.
 Offsets below 1000: baseline ${f.raw.all.join(', ')}; Reelhouse ${f.app.all.join(', ')}.
 
-## What is measured
+What is measured:
 
 - **Paged list**: \`GET ${LIST}?limit=50&offset=N\` with \`Authorization: Token <key>\` against the
   real server (\`bun src/main.ts serve\`, its own process), and the same request against
@@ -397,7 +413,7 @@ Offsets below 1000: baseline ${f.raw.all.join(', ')}; Reelhouse ${f.app.all.join
   that answers the same bytes (checked at 6 offsets before the load) and no authentication. N is
   uniform over 0..${n(cfg.assets - 50)}, from a fixed-seed generator (bench/paged.lua), so both
   servers see the same sequence. Command, per target and round, after a ${cfg.warmup} s warm-up:
-  \`${wrkArgs(cfg.duration, '<url>').join(' ')}\`; ${cfg.rounds} rounds, the order rotated each
+  \`${wrkArgs(cfg.duration, '<url>', relative(ROOT, LUA)).join(' ')}\`; ${cfg.rounds} rounds, the order rotated each
   round. Ratios are the median of the per-round ratios (the two runs of a round are back to back).
   wrk and the server share the machine's ${host.cores} cores.
 - **Unpaged list**: \`GET ${LIST}\` (no limit) on a freshly started server, read whole by a client
@@ -411,8 +427,7 @@ Offsets below 1000: baseline ${f.raw.all.join(', ')}; Reelhouse ${f.app.all.join
 - **Informative** rows are not targets: with offsets below 1000, SQLite's OFFSET scan is short,
   so the difference between the two servers is Reelhouse's per-request overhead.
 `
-    mkdirSync(join(ROOT, 'docs'), { recursive: true })
-    writeFileSync(join(ROOT, 'docs', 'benchmarks.md'), doc)
+    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'lists', section)
     console.error('wrote docs/benchmarks.md')
   }
   return pass.ratio && pass.rss && pass.key

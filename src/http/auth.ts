@@ -39,6 +39,9 @@ export function authPlugin(users: Users) {
   const principals = new WeakMap<Request, Principal>()
   return new Elysia({ name: 'reelhouse.auth' })
     .onRequest(({ request }) => {
+      // Elysia registers this global hook once per instance that uses the plugin (the app and the
+      // modules): authenticate once per request.
+      if (principals.has(request)) return
       const path = pathOf(request.url)
       if (!path.startsWith('/api/') || PUBLIC.some((p) => p.test(path))) return
       principals.set(request, authenticate(users, request.headers.get('authorization')))

@@ -1,6 +1,6 @@
 // Lists (service.md section 3): exact filters, id order, limit/offset, X-Total-Count, and the
 // unpaged list streamed from an open statement so that no list is ever held whole in memory.
-import { type SQL, and, asc, count } from 'drizzle-orm'
+import { type SQL, and } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { getTableColumns } from 'drizzle-orm'
 import { t } from 'elysia'
@@ -25,35 +25,53 @@ export function slashPath(parameter: string, value: string | undefined): string 
 
 type Row = Record<string, unknown>
 
-/** Turns raw SQLite values (0/1, JSON text) into the column types drizzle declares. */
-function decoderFor(table: SQLiteTable): (raw: Row) => Row {
-  const mapped = Object.values(getTableColumns(table)).filter(
-    (c) => c.columnType === 'SQLiteBoolean' || c.columnType === 'SQLiteTextJson',
-  )
-  return (raw) => {
-    for (const c of mapped) {
-      const v = raw[c.name]
-      if (v !== null && v !== undefined) raw[c.name] = c.mapFromDriverValue(v)
-    }
-    return raw
-  }
-}
-
 export type ListSpec<T extends SQLiteTable> = {
   table: T
   where: (SQL | undefined)[]
   toApi: (row: T['$inferSelect']) => unknown
+  /** The columns toApi reads; default all. Fewer columns: less to fetch and to decode. */
+  columns?: readonly string[]
 }
 
 const STREAM_BATCH = 256
 
-export function createLists(db: Db) {
-  const decoders = new Map<SQLiteTable, (raw: Row) => Row>()
-  const counts = new Map<string, { generation: string; n: number }>()
+type Compiled = { select: string; count: string; decode: (raw: Row) => Row }
 
-  function total(table: SQLiteTable, where: SQL | undefined): number {
-    const { sql, params } = db.select({ n: count() }).from(table).where(where).toSQL()
-    const key = sql + '\0' + JSON.stringify(params)
+export function createLists(db: Db) {
+  const counts = new Map<string, { generation: string; n: number }>()
+  const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect
+  // Per table and column set: the SELECT head, the COUNT head and the decoder, built once.
+  const compiled = new Map<SQLiteTable, Map<string, Compiled>>()
+
+  function compile(table: SQLiteTable, columns: readonly string[] | undefined): Compiled {
+    const key = columns ? columns.join(',') : '*'
+    let byCols = compiled.get(table)
+    if (!byCols) compiled.set(table, (byCols = new Map()))
+    let c = byCols.get(key)
+    if (c) return c
+    const all = getTableColumns(table)
+    const picked = columns ? columns.map((n) => { const col = all[n]; if (!col) throw new Error(`no column ${n}`); return col }) : Object.values(all)
+    const name = (table as unknown as Record<symbol, string>)[Symbol.for('drizzle:Name')]!
+    const q = (id: string) => `"${id.replace(/"/g, '""')}"`
+    const mapped = picked.filter((col) => col.columnType === 'SQLiteBoolean' || col.columnType === 'SQLiteTextJson')
+    c = {
+      select: `select ${picked.map((col) => q(col.name)).join(', ')} from ${q(name)}`,
+      count: `select count(*) from ${q(name)}`,
+      decode: (raw) => {
+        for (const col of mapped) {
+          const v = raw[col.name]
+          if (v !== null && v !== undefined) raw[col.name] = col.mapFromDriverValue(v)
+        }
+        return raw
+      },
+    }
+    byCols.set(key, c)
+    return c
+  }
+
+  function total(c: Compiled, whereSql: string, params: unknown[]): number {
+    const sql = c.count + whereSql
+    const key = params.length ? sql + '\0' + JSON.stringify(params) : sql
     const generation = dataGeneration(db)
     const hit = counts.get(key)
     if (hit && hit.generation === generation) return hit.n
@@ -64,30 +82,27 @@ export function createLists(db: Db) {
   }
 
   return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery): Response {
+    const c = compile(spec.table, spec.columns)
     const where = and(...spec.where)
-    const headers = { 'content-type': 'application/json', 'x-total-count': String(total(spec.table, where)) }
-    // Digits beyond SQLite's 64-bit integers (limit=99999999999999999999) are capped rather than
-    // passed on as a float, which SQLite refuses (that was a 500).
+    const w = where ? dialect.sqlToQuery(where) : { sql: '', params: [] }
+    const whereSql = w.sql ? ` where ${w.sql}` : ''
+    const headers = { 'content-type': 'application/json', 'x-total-count': String(total(c, whereSql, w.params)) }
+    // Digits beyond SQLite's 64-bit integers are capped rather than bound as a float (a 500).
     const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
     if (limit === 0) return new Response('[]', { headers })
 
-    let decode = decoders.get(spec.table)
-    if (!decode) decoders.set(spec.table, (decode = decoderFor(spec.table)))
-    const idColumn = getTableColumns(spec.table).id!
-    const base = db.select().from(spec.table as SQLiteTable).where(where).orderBy(asc(idColumn))
-    // SQLite wants a LIMIT before OFFSET and drizzle drops limit(-1): "no limit" is the largest one.
-    const query = limit === undefined ? (offset ? base.limit(Number.MAX_SAFE_INTEGER).offset(offset) : base) : base.limit(limit).offset(offset)
-    const { sql, params } = query.toSQL()
-    const toJson = (raw: Row) => JSON.stringify(spec.toApi(decode(raw) as T['$inferSelect']))
-
+    const base = c.select + whereSql + ' order by "id"'
+    const toJson = (raw: Row) => JSON.stringify(spec.toApi(c.decode(raw) as T['$inferSelect']))
     if (limit !== undefined) {
-      const rows = db.$client.query(sql).all(...(params as never[])) as Row[]
-      return new Response(`[${rows.map(toJson).join(',')}]`, { headers })
+      const rows = db.$client.query(base + ' limit ? offset ?').all(...(w.params as never[]), limit, offset) as Row[]
+      let body = '['
+      for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
+      return new Response(body + ']', { headers })
     }
-    return new Response(streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), {
-      headers,
-    })
+    const sql = offset ? base + ' limit -1 offset ?' : base
+    const params = offset ? [...w.params, offset] : w.params
+    return new Response(streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), { headers })
   }
 }
 

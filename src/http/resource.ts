@@ -20,6 +20,8 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
   table: T
   models: Record<string, TSchema>
   toApi: (row: T['$inferSelect'], user: Principal) => unknown
+  /** Columns toApi reads (list queries fetch only these); default all. */
+  listColumns?: readonly string[]
   /** Extra list query parameters and the conditions they make (also the visibility rule). */
   filters: Q
   where: (query: Q['static'], user: Principal) => (SQL | undefined)[]
@@ -58,7 +60,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     .get(
       '/',
       ({ query, user }) =>
-        ctx.list({ table, where: spec.where(query as Q['static'], user), toApi: (row) => spec.toApi(row, user) }, query),
+        ctx.list({ table, where: spec.where(query as Q['static'], user), toApi: (row) => spec.toApi(row, user), columns: spec.listColumns }, query),
       {
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),

@@ -122,6 +122,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     table: mediaAssets,
     models: { [TITLES[kind]]: MediaAsset, [`${TITLES[kind]}Create`]: MediaAssetCreate, [`${TITLES[kind]}Detail`]: MediaAssetDetail },
     toApi: mediaToApi,
+    listColumns: Object.keys(fields),
     filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })) }),
     where: (query, user) => [eq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), mediaReadableBy(user)],
     canRead: (row, user) => row.kind === kind && (user.is_superuser || isReadable(ctx, row, user)),
