@@ -1,66 +1,102 @@
-// Project copy throughput against cp, same run, same disk (issue: 2 GiB file >= 0.9 of cp;
-// 10,000 files of 16 KiB >= 0.75 of cp -r). Reelhouse is measured end to end: POST with
-// copy_of through the app, the copy task (walk, copy into a hidden folder, size checks, times,
-// rename, progress rows), until the project is ASSET_DONE.
+// The copy benchmark (part of npm run bench): project copy throughput against cp, same run, same
+// disk. Targets: one 2 GiB file >= 0.9 of cp's throughput; 10,000 files of 16 KiB >= 0.75 of
+// cp -r. Reelhouse is measured end to end: POST with copy_of through the app, then the copy task
+// (walk, copy into a hidden folder, size checks, times, rename, progress rows) until the project
+// is ASSET_DONE. The disk of these machines is shared and noisy, so each side runs BENCH_COPY_ROUNDS
+// times (default 5), alternating, each into a fresh folder after a sync, and the best is kept.
 import { spawnSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { seedProduction, tempDir, testApp } from '../test/helpers/app.ts'
+import { join, resolve } from 'node:path'
+import { seedProduction, testApp } from '../test/helpers/app.ts'
 import { makeTree, manyFiles } from '../test/helpers/tree.ts'
+import { machine, writeSection } from './doc.ts'
 
-export type CopyResult = { case: string; cp_s: number; reelhouse_s: number; ratio: number; target: number; bytes: number }
+const ROUNDS = Number(process.env.BENCH_COPY_ROUNDS ?? 5)
+const GiB = 1024 ** 3
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const CASES = [
+  { name: 'one 2 GiB file', target: 0.9, bytes: 2 * GiB, make: (dir: string) => makeTree(dir, { 'big.mxf': 2 * GiB }), cp: (src: string, dst: string) => ['cp', join(src, 'big.mxf'), dst] },
+  { name: '10,000 files of 16 KiB', target: 0.75, bytes: 10_000 * 16384, make: (dir: string) => manyFiles(dir, 10_000, 16384, 100), cp: (src: string, dst: string) => ['cp', '-r', src, dst] },
+]
 
-export async function benchCopy(log = console.log): Promise<CopyResult[]> {
+type Result = { name: string; target: number; bytes: number; cp: number[]; ours: number[] }
+
+async function main() {
+  const host = machine()
   const t = testApp(undefined, { tasks: true })
   const { root, production } = await seedProduction(t, 'Bench')
   const show = join(root, 'Bench')
-  const results: CopyResult[] = []
-  let n = 0
+  const results: Result[] = []
+  try {
+    for (const [n, c] of CASES.entries()) {
+      const source = join(show, `source-${n}`)
+      c.make(source)
+      const project = await t.post('/api/projectassets/', { name: `source ${n}`, bundle_root: source, production_id: production.id })
+      const r: Result = { name: c.name, target: c.target, bytes: c.bytes, cp: [], ours: [] }
+      for (let round = 0; round < ROUNDS; round++) {
+        spawnSync('sync')
+        const cpTarget = join(show, `cp-${n}-${round}`)
+        const [cmd, ...args] = c.cp(source, cpTarget)
+        let start = performance.now()
+        const cp = spawnSync(cmd!, args)
+        if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`)
+        r.cp.push((performance.now() - start) / 1000)
+        rmSync(cpTarget, { recursive: true, force: true })
+        spawnSync('sync')
 
-  const cases = [
-    { name: 'one 2 GiB file', target: 0.9, bytes: 2 * 1024 ** 3, make: (dir: string) => makeTree(dir, { 'big.mxf': 2 * 1024 ** 3 }), cp: ['cp'] },
-    { name: '10,000 files of 16 KiB', target: 0.75, bytes: 10_000 * 16384, make: (dir: string) => manyFiles(dir, 10_000, 16384, 100), cp: ['cp', '-r'] },
-  ]
-  for (const c of cases) {
-    const source = join(show, `source-${n}`)
-    c.make(source)
-    const project = await t.post('/api/projectassets/', { name: `source ${n}`, bundle_root: source, production_id: production.id })
-    spawnSync('sync')
-    const cpTimes: number[] = []
-    const ourTimes: number[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      // cp first, then Reelhouse, each into a fresh folder on the same disk; best of the rounds.
-      const cpTarget = join(show, `cp-${n}-${round}`)
-      let start = performance.now()
-      const cp = spawnSync(c.cp[0]!, [...c.cp.slice(1), c.cp.length > 1 ? source : join(source, 'big.mxf'), cpTarget])
-      if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`)
-      cpTimes.push((performance.now() - start) / 1000)
-      rmSync(cpTarget, { recursive: true, force: true })
-      spawnSync('sync')
-
-      start = performance.now()
-      const copy = await t.post('/api/projectassets/', { name: `copy ${n} ${round}`, bundle_root: join(show, `rh-${n}-${round}`), production_id: production.id, copy_of: project.json.id })
-      await t.runner.idle()
-      ourTimes.push((performance.now() - start) / 1000)
-      const done = await t.get(`/api/projectassets/${copy.json.id}/`)
-      if (done.json.status_asset !== 6) throw new Error(`copy failed: ${done.json.status_asset_description}`)
-      rmSync(join(show, `rh-${n}-${round}`), { recursive: true, force: true })
-      spawnSync('sync')
+        const target = join(show, `rh-${n}-${round}`)
+        start = performance.now()
+        const copy = await t.post('/api/projectassets/', { name: `copy ${n} ${round}`, bundle_root: target, production_id: production.id, copy_of: project.json.id })
+        await t.runner.idle()
+        r.ours.push((performance.now() - start) / 1000)
+        const done = await t.get(`/api/projectassets/${copy.json.id}/`)
+        if (done.json.status_asset !== 6) throw new Error(`copy failed: ${done.json.status_asset_description}`)
+        await t.request('DELETE', `/api/projectassets/${copy.json.id}/`)
+        await t.runner.idle()
+      }
+      rmSync(source, { recursive: true, force: true })
+      results.push(r)
+      const best = summary(r)
+      console.log(`${c.name}: cp ${best.cp.toFixed(3)} s, Reelhouse ${best.ours.toFixed(3)} s, ratio ${best.ratio.toFixed(2)} (target ${c.target}) ${best.ratio >= c.target ? 'pass' : 'FAIL'}`)
     }
-    const cpBest = Math.min(...cpTimes)
-    const ourBest = Math.min(...ourTimes)
-    const result = { case: c.name, cp_s: cpBest, reelhouse_s: ourBest, ratio: cpBest / ourBest, target: c.target, bytes: c.bytes }
-    log(`${c.name}: cp ${cpBest.toFixed(3)} s, reelhouse ${ourBest.toFixed(3)} s, throughput ratio ${result.ratio.toFixed(2)} (target ${c.target}); rounds cp ${cpTimes.map((x) => x.toFixed(3)).join('/')} reelhouse ${ourTimes.map((x) => x.toFixed(3)).join('/')}`)
-    results.push(result)
-    rmSync(source, { recursive: true, force: true })
-    n++
+  } finally {
+    await t.stop()
+    rmSync(t.dataDir, { recursive: true, force: true })
+    rmSync(root, { recursive: true, force: true })
   }
-  await t.stop()
-  rmSync(t.dataDir, { recursive: true, force: true })
-  rmSync(root, { recursive: true, force: true })
-  return results
+
+  if (process.env.BENCH_NO_DOC !== '1') {
+    const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ')
+    writeSection(resolve(import.meta.dir, '..', 'docs', 'benchmarks.md'), 'copy', `## Project copy against cp
+
+- Date: ${host.date}
+- Machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
+- Bun ${host.bun}; source and targets in one folder of the same file system (${spawnSync('df', ['-T', show.split('/').slice(0, 2).join('/') || '/']).stdout?.toString().split('\n')[1]?.split(/\s+/)[1] ?? '?'})
+
+| Case | cp (best of ${ROUNDS}) | Reelhouse (best of ${ROUNDS}) | Throughput ratio | Target | |
+|---|---|---|---|---|---|
+${results.map((r) => { const b = summary(r); return `| ${r.name} | ${b.cp.toFixed(3)} s (${(r.bytes / b.cp / 2 ** 20).toFixed(0)} MiB/s) | ${b.ours.toFixed(3)} s (${(r.bytes / b.ours / 2 ** 20).toFixed(0)} MiB/s) | ${b.ratio.toFixed(2)} | >= ${r.target} | ${b.ratio >= r.target ? 'pass' : 'FAIL'} |` }).join('\n')}
+
+All rounds (seconds): ${results.map((r) => `${r.name}: cp ${fmt(r.cp)}; Reelhouse ${fmt(r.ours)}`).join('. ')}.
+
+What is measured: \`cp FILE DIR/\` and \`cp -r DIR DIR\` (GNU coreutils, which copies with
+copy_file_range) against a project copy through the API: \`POST /api/projectassets/\` with
+\`copy_of\`, timed until the task has renamed the finished folder into place and marked the
+project ASSET_DONE. Reelhouse does more than cp: it walks the tree first (for the totals shown
+as progress), keeps every file's times, checks every file's size, writes progress rows, and
+renames the hidden folder into place. Each round starts after \`sync\`, alternating cp and
+Reelhouse, each into a fresh folder; the best round of each side is compared, because the
+shared disk's write-back makes single rounds vary by a factor of several.
+`)
+    console.error('wrote docs/benchmarks.md (copy)')
+  }
+  return results.every((r) => summary(r).ratio >= r.target)
 }
 
-if (import.meta.main) await benchCopy()
+function summary(r: Result) {
+  const cp = Math.min(...r.cp)
+  const ours = Math.min(...r.ours)
+  return { cp, ours, ratio: cp / ours }
+}
+
+process.exit((await main()) ? 0 : 1)

@@ -1,8 +1,13 @@
 // Every change Reelhouse makes on disk: walking, copying and removing folder trees. Nothing here
 // follows a symbolic link: links are copied as links and removed as links. Callers check
 // containment (paths.ts) before calling, and the functions check it again where it matters.
-import { constants } from 'node:fs'
-import { copyFile, lstat, mkdir, opendir, readlink, rename, rmdir, stat, symlink, unlink, utimes } from 'node:fs/promises'
+//
+// Speed: a project folder is mostly small files, where the cost is the number of calls, not
+// bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
+// turn of the event loop between slices, so the API stays responsive while a copy runs; a
+// large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
+import { constants, copyFileSync, lstatSync, mkdirSync, readdirSync, readlinkSync, rmdirSync, statSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs'
+import { copyFile, lstat, opendir, rename, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 
 export type Entry = {
@@ -21,21 +26,35 @@ export class CancelledError extends Error {
   }
 }
 
+const SLICE_MS = 8
+
+/** Call between synchronous steps: yields to the event loop once a slice's time is used up. */
+function slicer(signal?: AbortSignal) {
+  let since = performance.now()
+  return async () => {
+    if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
+    if (performance.now() - since < SLICE_MS) return
+    await new Promise((resolve) => setImmediate(resolve))
+    since = performance.now()
+  }
+}
+
 const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Entry['kind'] =>
   s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other'
 
 /** Every entry under root (root first, parents before children), by lstat: links are not entered. */
 export async function* walk(root: string, signal?: AbortSignal): AsyncGenerator<Entry> {
+  const pause = slicer(signal)
   const s = await lstat(root)
   yield { rel: '', kind: kindOf(s), size: s.size, atime: s.atime, mtime: s.mtime, mode: s.mode }
   if (!s.isDirectory()) return
   const pending = ['']
   while (pending.length) {
     const dir = pending.pop()!
-    for await (const dirent of await opendir(join(root, dir))) {
-      if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-      const rel = dir ? `${dir}/${dirent.name}` : dirent.name
-      const st = await lstat(join(root, rel))
+    for (const name of readdirSync(join(root, dir))) {
+      await pause()
+      const rel = dir ? `${dir}/${name}` : name
+      const st = lstatSync(join(root, rel))
       const entry: Entry = { rel, kind: kindOf(st), size: st.size, atime: st.atime, mtime: st.mtime, mode: st.mode }
       yield entry
       if (entry.kind === 'dir') pending.push(rel)
@@ -58,15 +77,16 @@ export async function totals(root: string, signal?: AbortSignal): Promise<{ coun
 
 export type Progress = { files: number; bytes: number }
 
-/** Copies in flight at once: enough to hide per-file latency, few enough for a NAS disk. */
-const PARALLEL_FILES = 8
+/** Files from this size on are copied asynchronously, with progress while they are copied. */
+const LARGE = 8 * 1024 * 1024
 
 /**
  * Copies the tree at `source` into `target`, which must not exist. Regular files are copied
  * without ever overwriting, then their size is checked and their times are set from the
  * source; links are recreated as links; folders get their times once their contents are in.
  * Other kinds of files (sockets, devices, pipes) are refused. `onProgress` is called after
- * every file and, for large files, while they are copied.
+ * every file and, for large files, while they are copied. Nothing writes into the target
+ * after this returns or throws.
  */
 export async function copyTree(
   source: string,
@@ -75,69 +95,60 @@ export async function copyTree(
 ): Promise<Progress> {
   const { signal, onProgress } = options
   const entries = options.entries ?? (await Array.fromAsync(walk(source, signal)))
+  const other = entries.find((e) => e.kind === 'other')
+  if (other) throw new Error(`${join(source, other.rel)} is not a regular file, folder or link`)
+  const pause = slicer(signal)
   const done: Progress = { files: 0, bytes: 0 }
-  let failure: unknown
-  const check = () => {
-    if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-    if (failure) throw failure
-  }
 
   const dirs = entries.filter((e) => e.kind === 'dir')
   for (const e of dirs) {
-    check()
-    await mkdir(join(target, e.rel), { mode: e.mode & 0o7777 })
+    await pause()
+    mkdirSync(join(target, e.rel), { mode: e.mode & 0o7777 })
   }
-  const other = entries.find((e) => e.kind === 'other')
-  if (other) throw new Error(`${join(source, other.rel)} is not a regular file, folder or link`)
-
-  const files = entries.filter((e) => e.kind === 'file' || e.kind === 'link')
-  let next = 0
-  const worker = async () => {
-    while (next < files.length && !failure && !signal?.aborted) {
-      const e = files[next++]!
-      const from = join(source, e.rel)
-      const to = join(target, e.rel)
-      try {
-        if (e.kind === 'link') {
-          await symlink(await readlink(from), to)
-          continue
-        }
-        await copyOne(from, to, e, done, onProgress)
-      } catch (error) {
-        failure ??= error // the first failure stops every worker at its next file
-        return
-      }
-      done.files++
-      done.bytes += e.size
-      onProgress?.(done)
+  for (const e of entries) {
+    if (e.kind !== 'file' && e.kind !== 'link') continue
+    await pause()
+    const from = join(source, e.rel)
+    const to = join(target, e.rel)
+    if (e.kind === 'link') {
+      symlinkSync(readlinkSync(from), to)
+      continue
     }
+    if (e.size >= LARGE) await copyLarge(from, to, e, done, onProgress)
+    else {
+      copyFileSync(from, to, constants.COPYFILE_EXCL)
+      checkSize(from, statSync(to).size, e.size)
+      utimesSync(to, e.atime, e.mtime)
+    }
+    done.files++
+    done.bytes += e.size
+    onProgress?.(done)
   }
-  // Every worker has stopped when this returns: nothing writes into the target afterwards.
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, files.length) }, worker))
-  check()
-
   // Deepest folders first, so setting a parent's times comes after its children changed it.
-  for (const e of dirs.sort((a, b) => b.rel.length - a.rel.length)) await utimes(join(target, e.rel), e.atime, e.mtime)
+  for (const e of dirs.sort((a, b) => b.rel.length - a.rel.length)) {
+    await pause()
+    utimesSync(join(target, e.rel), e.atime, e.mtime)
+  }
   return done
 }
 
-const WATCH_BYTES = 64 * 1024 * 1024
+function checkSize(from: string, copied: number, expected: number) {
+  if (copied !== expected) throw new Error(`size check failed for ${from}: ${copied} of ${expected} bytes copied`)
+}
 
-async function copyOne(from: string, to: string, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
-  // A large file is copied by the kernel in one call; its growing size is the progress.
-  const timer =
-    e.size >= WATCH_BYTES && onProgress
-      ? setInterval(() => {
-          stat(to).then((s) => onProgress({ files: done.files, bytes: done.bytes + s.size }), () => {})
-        }, 500)
-      : undefined
+async function copyLarge(from: string, to: string, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
+  // The kernel copies the file in one call; its growing size is the progress.
+  const timer = onProgress
+    ? setInterval(() => {
+        stat(to).then((s) => onProgress({ files: done.files, bytes: done.bytes + s.size }), () => {})
+      }, 500)
+    : undefined
   try {
     await copyFile(from, to, constants.COPYFILE_EXCL)
   } finally {
     clearInterval(timer)
   }
-  const copied = await stat(to)
-  if (copied.size !== e.size) throw new Error(`size check failed for ${from}: ${copied.size} of ${e.size} bytes copied`)
+  checkSize(from, (await stat(to)).size, e.size)
   await utimes(to, e.atime, e.mtime)
 }
 
@@ -150,18 +161,22 @@ export async function removeTree(
   options: { signal?: AbortSignal; onProgress?: (done: Progress) => void } = {},
 ): Promise<void> {
   const entries = await Array.fromAsync(walk(dir, options.signal))
+  const pause = slicer(options.signal)
   const done: Progress = { files: 0, bytes: 0 }
   for (const e of entries) {
     if (e.kind === 'dir') continue
-    if (options.signal?.aborted) throw new CancelledError(String(options.signal.reason ?? 'cancelled'))
-    await unlink(join(dir, e.rel))
+    await pause()
+    unlinkSync(join(dir, e.rel))
     if (e.kind === 'file') {
       done.files++
       done.bytes += e.size
-      if (done.files % 100 === 0) options.onProgress?.(done)
+      options.onProgress?.(done)
     }
   }
-  for (const e of entries.filter((x) => x.kind === 'dir').sort((a, b) => b.rel.length - a.rel.length)) await rmdir(join(dir, e.rel))
+  for (const e of entries.filter((x) => x.kind === 'dir').sort((a, b) => b.rel.length - a.rel.length)) {
+    await pause()
+    rmdirSync(join(dir, e.rel))
+  }
   options.onProgress?.(done)
 }
 
