@@ -53,6 +53,9 @@ export function createApp({ db, log = silentLog, runner = createTaskRunner(db, l
     .onError({ as: 'global' }, ({ code, error, request }) => {
       if (error instanceof AppError) return errorResponse(error)
       if (code === 'PARSE' && error.cause instanceof AppError) return errorResponse(error.cause)
+      // An id that cannot exist answers like one that does not; DELETE says does_not_exist (api.md 4.1).
+      if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE')
+        return errorResponse(new AppError(404, 'does_not_exist', 'Not found.'))
       if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all as never))
       if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
       if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))

@@ -168,3 +168,10 @@ test('a body that is not a JSON object on addasset is a 400 {detail}', async () 
     expect([r.status, Object.keys(r.json)]).toEqual([400, ['detail']])
   }
 })
+
+test('DELETE of an id that cannot exist answers 404 does_not_exist, like a missing one', async () => {
+  for (const id of ['abc', '0', '99999']) {
+    const r = await t.request('DELETE', `/api/projectassets/${id}/`)
+    expect([r.status, r.json.errors[0].code]).toEqual([404, 'does_not_exist'])
+  }
+})
