@@ -6,7 +6,7 @@
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
 // large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
-import { constants, copyFileSync, lstatSync, mkdirSync, readdirSync, readlinkSync, rmdirSync, statSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs'
+import { type Stats, constants, copyFileSync, lstatSync, mkdirSync, opendirSync, readlinkSync, rmdirSync, statSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs'
 import { copyFile, lstat, opendir, rename, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -18,6 +18,9 @@ export type Entry = {
   atime: Date
   mtime: Date
   mode: number
+  /** Identity on disk, to notice a folder swapped while it is being worked on. */
+  dev: number
+  ino: number
 }
 
 export class CancelledError extends Error {
@@ -28,16 +31,24 @@ export class CancelledError extends Error {
 
 const SLICE_MS = 8
 
-/** Call between synchronous steps: yields to the event loop once a slice's time is used up. */
+/**
+ * Call between synchronous steps: yields to the event loop once a slice's time is used up.
+ * Resolves true when it yielded (the disk may have changed meanwhile).
+ */
 function slicer(signal?: AbortSignal) {
   let since = performance.now()
   return async () => {
     if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-    if (performance.now() - since < SLICE_MS) return
+    if (performance.now() - since < SLICE_MS) return false
     await new Promise((resolve) => setImmediate(resolve))
     since = performance.now()
+    return true
   }
 }
+
+const entryOf = (rel: string, s: Stats): Entry => ({
+  rel, kind: kindOf(s), size: s.size, atime: s.atime, mtime: s.mtime, mode: s.mode, dev: s.dev, ino: s.ino,
+})
 
 const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Entry['kind'] =>
   s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other'
@@ -46,18 +57,23 @@ const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink()
 export async function* walk(root: string, signal?: AbortSignal): AsyncGenerator<Entry> {
   const pause = slicer(signal)
   const s = await lstat(root)
-  yield { rel: '', kind: kindOf(s), size: s.size, atime: s.atime, mtime: s.mtime, mode: s.mode }
+  yield entryOf('', s)
   if (!s.isDirectory()) return
   const pending = ['']
   while (pending.length) {
     const dir = pending.pop()!
-    for (const name of readdirSync(join(root, dir))) {
-      await pause()
-      const rel = dir ? `${dir}/${name}` : name
-      const st = lstatSync(join(root, rel))
-      const entry: Entry = { rel, kind: kindOf(st), size: st.size, atime: st.atime, mtime: st.mtime, mode: st.mode }
-      yield entry
-      if (entry.kind === 'dir') pending.push(rel)
+    // Read a folder a few names at a time: an image sequence can hold 100,000 files in one.
+    const handle = opendirSync(join(root, dir))
+    try {
+      for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
+        await pause()
+        const rel = dir ? `${dir}/${dirent.name}` : dirent.name
+        const entry = entryOf(rel, lstatSync(join(root, rel)))
+        yield entry
+        if (entry.kind === 'dir') pending.push(rel)
+      }
+    } finally {
+      handle.closeSync()
     }
   }
 }
@@ -163,20 +179,39 @@ export async function removeTree(
   const entries = await Array.fromAsync(walk(dir, options.signal))
   const pause = slicer(options.signal)
   const done: Progress = { files: 0, bytes: 0 }
+  const children = new Map<string, Entry[]>()
   for (const e of entries) {
-    if (e.kind === 'dir') continue
+    if (!e.rel) continue
+    const parent = e.rel.includes('/') ? e.rel.slice(0, e.rel.lastIndexOf('/')) : ''
+    children.get(parent)?.push(e) ?? children.set(parent, [e])
+  }
+  // One folder at a time, deepest first. Whenever the event loop has had a turn, the folder is
+  // checked again to be the very folder that was walked (same inode, still not a link), so a
+  // folder swapped for a link meanwhile stops the removal instead of leading it elsewhere.
+  const same = (folder: Entry) => {
+    const path = join(dir, folder.rel)
+    const now = lstatSync(path)
+    if (!now.isDirectory() || now.ino !== folder.ino || now.dev !== folder.dev)
+      throw new Error(`${path} changed while it was being removed; the removal stopped`)
+    return path
+  }
+  for (const folder of entries.filter((x) => x.kind === 'dir').sort((a, b) => b.rel.length - a.rel.length)) {
     await pause()
-    unlinkSync(join(dir, e.rel))
-    if (e.kind === 'file') {
-      done.files++
-      done.bytes += e.size
-      options.onProgress?.(done)
+    let path = same(folder)
+    for (const e of children.get(folder.rel) ?? []) {
+      if (e.kind === 'dir') continue
+      if (await pause()) path = same(folder)
+      unlinkSync(join(path, e.rel.slice(folder.rel ? folder.rel.length + 1 : 0)))
+      if (e.kind === 'file') {
+        done.files++
+        done.bytes += e.size
+        options.onProgress?.(done)
+      }
     }
+    rmdirSync(path)
   }
-  for (const e of entries.filter((x) => x.kind === 'dir').sort((a, b) => b.rel.length - a.rel.length)) {
-    await pause()
-    rmdirSync(join(dir, e.rel))
-  }
+  // A tree that is a single file or link.
+  if (entries[0] && entries[0].kind !== 'dir') unlinkSync(dir)
   options.onProgress?.(done)
 }
 

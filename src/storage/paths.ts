@@ -97,3 +97,32 @@ export function aliasProblem(devicePath: string, path: string): string | undefin
     }
   }
 }
+
+/**
+ * The path with every symbolic link resolved, as far as it exists; the part that does not exist
+ * yet is appended as written. Ends with a slash when `path` does.
+ */
+export function realOf(path: string): string {
+  const slash = path.endsWith('/')
+  let existing = path.replace(/\/+$/, '') || '/'
+  let rest = ''
+  for (;;) {
+    try {
+      const real = realpathSync(existing)
+      const joined = rest ? posix.join(real, rest) : real
+      return slash && !joined.endsWith('/') ? joined + '/' : joined
+    } catch {
+      const parent = posix.dirname(existing)
+      if (parent === existing) return path
+      rest = rest ? posix.join(posix.basename(existing), rest) : posix.basename(existing)
+      existing = parent
+    }
+  }
+}
+
+/** Names Reelhouse gives its own work folders; no path a user gives may use them. */
+export const WORK_FOLDER = /(^|\/)\.reelhouse-/
+
+export function reservedProblem(path: string): string | undefined {
+  return WORK_FOLDER.test(path) ? 'Names starting with .reelhouse- are reserved for the work folders of copies and deletes.' : undefined
+}

@@ -30,6 +30,8 @@ export function copyHandler(db: Db): Handler {
         files_count: files.count, files_bytes: files.bytes, date_mod: isoTimestamp(),
       }).where(eq(projectAssets.id, projectId)).run()
 
+    // The hidden folder is removed on failure only when this task made it.
+    let ours = task.attempts > 0
     try {
       if (task.attempts > 0 && !(await exists(staging)) && !(await isMissingOrEmpty(target))) {
         // The rename was done before the process stopped: finish if the copy is whole.
@@ -39,7 +41,11 @@ export function copyHandler(db: Db): Handler {
         progress({ files_total: want.count, bytes_total: want.bytes, files_done: want.count, bytes_done: want.bytes })
         return void finish(have)
       }
-      if (await exists(staging)) await removeTree(staging)
+      if (await exists(staging)) {
+        // Ours only if an earlier attempt of this task made it; on a first attempt it is not.
+        if (task.attempts === 0) throw new Error(`${staging} exists and is not this copy's; it is left alone`)
+        await removeTree(staging)
+      }
 
       const top = await lstat(source.replace(/\/$/, '')).catch(() => undefined)
       if (!top?.isDirectory()) throw new Error('the source folder is gone')
@@ -49,6 +55,7 @@ export function copyHandler(db: Db): Handler {
       progress({ files_total: want.count, bytes_total: want.bytes, files_done: 0, bytes_done: 0 })
 
       makeDirInside(device, posix.dirname(target.replace(/\/$/, '')) + '/')
+      ours = true
       await copyTree(source, staging, {
         signal,
         entries,
@@ -61,7 +68,7 @@ export function copyHandler(db: Db): Handler {
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       // Cleanup failing is worth knowing: a hidden folder would be left behind.
-      const cleanup = await removeTree(staging).then(() => '', (e: unknown) => (existsSync(staging) ? `; ${staging} could not be removed: ${describe(e)}` : ''))
+      const cleanup = !ours ? '' : await removeTree(staging).then(() => '', (e: unknown) => (existsSync(staging) ? `; ${staging} could not be removed: ${describe(e)}` : ''))
       const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
       db.update(projectAssets).set({
         status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp(),

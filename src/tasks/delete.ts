@@ -23,6 +23,7 @@ export function deleteHandler(db: Db): Handler {
     const folder = bundle_root.replace(/\/$/, '')
     const trash = trashFor(bundle_root, task.id)
     try {
+      if (task.attempts === 0 && (await exists(trash))) throw new Error(`${trash} exists and is not this delete's; nothing was removed`)
       if (await exists(folder)) {
         await checkRemovable(folder, device)
         const problem = bundleProblem(db, bundle_root, device, task.target.projectasset)

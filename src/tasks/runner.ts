@@ -27,6 +27,7 @@ export type Handler = (ctx: TaskContext) => Promise<void>
 export const SHUTDOWN = 'shutdown'
 
 const PROGRESS_EVERY_MS = 250
+const STOP_WAIT_MS = 5000
 
 export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Partial<Record<TaskKind, Handler>> }) {
   const { concurrency, log, handlers } = options
@@ -119,11 +120,20 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         .where(and(eq(tasks.id, id), eq(tasks.state, 'queued'))).run()
     },
 
-    /** Stops taking work and stops running tasks at their next safe point, leaving them resumable. */
-    async stop() {
+    /**
+     * Stops taking work and stops running tasks at their next safe point, leaving them
+     * resumable. A task still busy after a few seconds (a copy in the middle of one huge file)
+     * is not waited for: its row stays `running`, and the next start redoes it from its safe
+     * point, which is always correct (the process is about to end).
+     */
+    async stop(waitMs = STOP_WAIT_MS) {
       stopping = true
       for (const r of running.values()) r.controller.abort(SHUTDOWN)
-      await Promise.allSettled([...running.values()].map((r) => r.done))
+      let timer: Timer | undefined
+      const settled = Promise.allSettled([...running.values()].map((r) => r.done))
+      const late = await Promise.race([settled.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), waitMs)))])
+      clearTimeout(timer)
+      if (late) log.warn('stopping without waiting for running tasks; they resume on the next start', { tasks: [...running.keys()] })
     },
 
     /** Resolves when no task is running or queued (for tests and benchmarks). */

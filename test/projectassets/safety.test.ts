@@ -2,9 +2,11 @@
 // files behind, work lost or done twice at a shutdown, two projects sharing a folder.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import { removeTree } from '../../src/storage/fs.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 
 setDefaultTimeout(60_000)
@@ -174,4 +176,58 @@ test('DELETE of an id that cannot exist answers 404 does_not_exist, like a missi
     const r = await t.request('DELETE', `/api/projectassets/${id}/`)
     expect([r.status, r.json.errors[0].code]).toEqual([404, 'does_not_exist'])
   }
+})
+
+describe('work folders and real paths', () => {
+  test('names of Reelhouse work folders are reserved for projects, devices and productions', async () => {
+    const project = await create(join(show, '.reelhouse-copy-99'))
+    expect([project.status, project.json.errors[0].source]).toEqual([400, { pointer: '/bundle_root' }])
+    const device = await t.post('/api/devices/', { name: 'reserved', path: join(root, '.reelhouse-delete-1') })
+    expect([device.status, device.json.errors[0].source]).toEqual([400, { pointer: '/path' }])
+    const prod = await t.post('/api/productions/', { name: 'Reserved', storage_root: join(root, '.reelhouse-x') })
+    expect([prod.status, prod.json.errors[0].source]).toEqual([400, { pointer: '/storage_root' }])
+  })
+
+  test('a device whose path is a link into a project folder is refused', async () => {
+    expect((await create(join(show, 'Linked target'))).status).toBe(201)
+    mkdirSync(join(show, 'Linked target', 'media'))
+    const link = join(tempDirOwned(), 'devB')
+    spawnSync('ln', ['-s', join(show, 'Linked target', 'media'), link])
+    const device = await t.post('/api/devices/', { name: 'through-link', path: link })
+    expect(device.status).toBe(400)
+    expect(device.json.errors[0].detail).toContain('inside the folder of project asset')
+  })
+
+  test('a folder swapped for a link while a delete runs stops the delete; nothing outside is removed', async () => {
+    const trash = join(tempDirOwned(), 'trash')
+    const outside = tempDirOwned()
+    manyFiles(join(trash, 'processed-first-because-its-name-is-long'), 5000, 1, 5000)
+    makeTree(trash, { 'b/f0.bin': 'inside' })
+    makeTree(outside, { 'f0.bin': 'outside' })
+    const removing = removeTree(trash)
+    let swapped = false
+    const swapper = (async () => {
+      while (!swapped) {
+        await new Promise((r) => setImmediate(r))
+        if (!existsSync(join(trash, 'processed-first-because-its-name-is-long', 'd0', 'f0.bin'))) {
+          rmSync(join(trash, 'b'), { recursive: true })
+          spawnSync('ln', ['-s', outside, join(trash, 'b')])
+          swapped = true
+        }
+      }
+    })()
+    await expect(removing).rejects.toThrow('changed while it was being removed')
+    await swapper
+    expect(readFileSync(join(outside, 'f0.bin'), 'utf8')).toBe('outside')
+  })
+})
+
+const owned: string[] = []
+function tempDirOwned() {
+  const dir = mkdtempSync(join(tmpdir(), 'reelhouse-safety-'))
+  owned.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of owned) rmSync(dir, { recursive: true, force: true })
 })

@@ -3,7 +3,7 @@ import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, transcodingProfiles } from '../../db/schema.ts'
 import { invalid, notFound } from '../../http/errors.ts'
-import { PathError, cleanDir } from '../../storage/paths.ts'
+import { PathError, cleanDir, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceCreate } from './model.ts'
 
@@ -27,6 +27,8 @@ export function createDevices(db: Db) {
       } catch (error) {
         throw invalid('/path', (error as PathError).message)
       }
+      const reserved = reservedProblem(path)
+      if (reserved) throw invalid('/path', reserved)
       const holder = projectHolding(db, path)
       if (holder !== undefined) throw invalid('/path', `The path lies inside the folder of project asset ${holder}; deleting that project would remove the device.`)
       if (body.transcoding_profile != null) {

@@ -6,7 +6,7 @@ import { devices, productions } from '../../db/schema.ts'
 import { invalid, unique } from '../../http/errors.ts'
 import { slashPath } from '../../http/lists.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import { PathError, cleanDir, deviceFor, makeDirInside } from '../../storage/paths.ts'
+import { PathError, cleanDir, deviceFor, makeDirInside, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { ModuleContext } from '../context.ts'
 import { Device, type DeviceRow, deviceToApi } from '../devices/model.ts'
@@ -59,6 +59,8 @@ function onDevice(all: DeviceRow[], value: string, pointer: string) {
   }
   const device = deviceFor(all, path)
   if (!device) throw invalid(pointer, 'The path does not lie on any device.')
+  const reserved = reservedProblem(path)
+  if (reserved) throw invalid(pointer, reserved)
   return { path, device }
 }
 

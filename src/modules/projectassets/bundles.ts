@@ -3,13 +3,11 @@
 // reached through a symbolic link, is never taken as a project folder; and a device or a
 // production is never put inside one. Checked at create and copy (synchronously, together with
 // the insert) and again right before a delete.
-import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { projectAssets } from '../../db/schema.ts'
-import { aliasProblem, isInside } from '../../storage/paths.ts'
+import { aliasProblem, isInside, realOf, reservedProblem } from '../../storage/paths.ts'
 
-/** Folders that must never be inside (or be) a project folder. */
-function protectedRoots(db: Db): { what: string; path: string }[] {
+/** Folders that must never be inside (or be) a project folder, by real path (links resolved). */
+function protectedRoots(db: Db): { what: string; path: string; real: string }[] {
   const rows = db.$client
     .query<{ what: string; path: string }, []>(
       `SELECT 'device ' || name AS what, path FROM devices
@@ -17,36 +15,51 @@ function protectedRoots(db: Db): { what: string; path: string }[] {
        UNION ALL SELECT 'proxy root of production ' || name, proxy_root FROM productions`,
     )
     .all()
-  return rows
+  return rows.map((r) => ({ ...r, real: realOf(r.path) }))
+}
+
+/** Every project folder by real path: its device's real path and the rest as written (no links in between). */
+function realBundles(db: Db): { id: number; bundle_root: string; deleting: boolean; real: string }[] {
+  const rows = db.$client
+    .query<{ id: number; bundle_root: string; deleting: number; device_path: string }, []>(
+      'SELECT p.id, p.bundle_root, p.deleting, d.path AS device_path FROM project_assets p JOIN devices d ON d.id = p.device',
+    )
+    .all()
+  const devices = new Map<string, string>()
+  return rows.map((r) => {
+    let real = devices.get(r.device_path)
+    if (real === undefined) devices.set(r.device_path, (real = realOf(r.device_path)))
+    return { id: r.id, bundle_root: r.bundle_root, deleting: !!r.deleting, real: real + r.bundle_root.slice(r.device_path.length) }
+  })
 }
 
 export type BundleProblem = { conflict: boolean; detail: string }
 
+const nested = (a: string, b: string) => a === b || isInside(a, b) || isInside(b, a)
+
 /** Why `path` cannot be a project folder on the device at `devicePath`, or undefined. */
 export function bundleProblem(db: Db, path: string, devicePath: string, ignoreProject?: number): BundleProblem | undefined {
+  const reserved = reservedProblem(path)
+  if (reserved) return { conflict: false, detail: reserved }
   if (path === devicePath) return { conflict: false, detail: 'A project folder cannot be the root of a device.' }
-  const root = protectedRoots(db).find((r) => r.path === path || isInside(path, r.path))
+  const alias = aliasProblem(devicePath, path)
+  if (alias) return { conflict: false, detail: alias }
+  const real = realOf(path)
+  const root = protectedRoots(db).find((r) => r.real === real || isInside(real, r.real))
   if (root) return { conflict: false, detail: `The folder would hold the ${root.what} (${root.path}).` }
-  const clash = db
-    .select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, deleting: projectAssets.deleting })
-    .from(projectAssets)
-    .where(sql`substr(${projectAssets.bundle_root}, 1, ${path.length}) = ${path} OR substr(${path}, 1, length(${projectAssets.bundle_root})) = ${projectAssets.bundle_root}`)
-    .all()
-    .find((p) => p.id !== ignoreProject)
+  const clash = realBundles(db).find((p) => p.id !== ignoreProject && (nested(p.bundle_root, path) || nested(p.real, real)))
   if (clash?.deleting) return { conflict: true, detail: `The folder belongs to project asset ${clash.id}, which is being deleted.` }
   if (clash)
     return {
       conflict: false,
       detail: clash.bundle_root === path ? `Project asset ${clash.id} already has this bundle_root.` : `The folder is nested with the bundle of project asset ${clash.id}.`,
     }
-  const alias = aliasProblem(devicePath, path)
-  return alias ? { conflict: false, detail: alias } : undefined
+  return undefined
 }
 
-/** The project whose folder is or holds `path` (a device path or production root being created). */
+/** The project whose folder is or holds `path` (a device path or production root being created), by real path. */
 export function projectHolding(db: Db, path: string): number | undefined {
   const dir = path.endsWith('/') ? path : path + '/'
-  return db.$client
-    .query<{ id: number }, [string]>('SELECT id FROM project_assets WHERE substr(?1, 1, length(bundle_root)) = bundle_root LIMIT 1')
-    .get(dir)?.id
+  const real = realOf(dir)
+  return realBundles(db).find((p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real))?.id
 }
