@@ -99,6 +99,6 @@ if (import.meta.main) {
   } catch (error) {
     const message = error instanceof UserError || error instanceof UsageError ? error.message : (error as Error)?.message ?? String(error)
     process.stderr.write(`reelhouse: ${message.split('\n')[0]}\n`)
-    process.exit(exitCodeOf(error))
+    process.exitCode = exitCodeOf(error)
   }
 }

@@ -34,6 +34,8 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
   const running = new Map<number, { controller: AbortController; target: string; done: Promise<void> }>()
   let started = false
   let stopping = false
+  /** Set when stop() returned: a task still finishing must not touch the (closed) catalogue. */
+  let closed = false
 
   const update = (id: number, values: Partial<TaskRow>) => db.update(tasks).set(values).where(eq(tasks.id, id)).run()
 
@@ -57,6 +59,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     let last = 0
     let pendingCounters: Counters = {}
     const flush = () => {
+      if (closed) return
       if (Object.keys(pendingCounters).length) update(task.id, pendingCounters)
       pendingCounters = {}
       last = Date.now()
@@ -74,11 +77,13 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
     const done = work.then(
       () => {
+        if (closed) return
         flush()
         update(task.id, { state: 'done', error: '', date_end: isoTimestamp() })
         log.info('task done', { task: task.id, kind: task.kind })
       },
       (error: unknown) => {
+        if (closed) return
         flush()
         if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
           log.info('task left to resume on next start', { task: task.id, kind: task.kind })
@@ -90,7 +95,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       },
     ).finally(() => {
       running.delete(task.id)
-      queueMicrotask(pump)
+      if (!closed) queueMicrotask(pump)
     })
     running.set(task.id, { controller, target, done })
   }
@@ -133,6 +138,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       const settled = Promise.allSettled([...running.values()].map((r) => r.done))
       const late = await Promise.race([settled.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), waitMs)))])
       clearTimeout(timer)
+      closed = true
       if (late) log.warn('stopping without waiting for running tasks; they resume on the next start', { tasks: [...running.keys()] })
     },
 
