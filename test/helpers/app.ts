@@ -53,14 +53,7 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
       headers['content-type'] ??= 'application/x-www-form-urlencoded'
     }
     const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
-    const text = await response.text()
-    let json: any
-    try {
-      json = text ? JSON.parse(text) : undefined
-    } catch {
-      json = undefined
-    }
-    return { status: response.status, headers: response.headers, text, json }
+    return readResponse(response)
   }
 
   /** A user with the given codenames and production access, and a key of theirs. */
@@ -112,4 +105,16 @@ export async function seedProduction(t: TestApp, name = 'Show', root = tempDir('
   const production = await t.post('/api/productions/', { name, storage_root: `${root}/${name}` })
   if (production.status !== 201) throw new Error(`production: ${production.text}`)
   return { root, device: device.json, production: production.json }
+}
+
+/** Status, headers, text and (when it parses) JSON of a response. */
+export async function readResponse(response: Response) {
+  const text = await response.text()
+  let json: any
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
 }

@@ -3,6 +3,7 @@
 // started here is remembered so that a test file can kill what is left in afterEach/afterAll.
 import { type Subprocess, spawn } from 'bun'
 import { join, resolve } from 'node:path'
+import { readResponse } from './app.ts'
 
 export const ROOT = resolve(import.meta.dir, '../..')
 /** `bun src/main.ts`, with the bun binary that runs the tests. */
@@ -147,12 +148,5 @@ export async function call(server: Pick<Server, 'api'>, method: string, path: st
   if (key !== null) headers.authorization = `Token ${key}`
   if (body !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(`${server.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await response.text()
-  let json: any
-  try {
-    json = text ? JSON.parse(text) : undefined
-  } catch {
-    json = undefined
-  }
-  return { status: response.status, headers: response.headers, text, json }
+  return readResponse(response)
 }
