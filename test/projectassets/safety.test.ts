@@ -160,6 +160,7 @@ describe('delete', () => {
     expect(task).toMatchObject({ state: 'done', error: '' })
     await again.stop()
     rmSync(disk, { recursive: true, force: true })
+    rmSync(app.dataDir, { recursive: true, force: true })
   })
 })
 

@@ -1,9 +1,12 @@
 import { afterAll, expect, test } from 'bun:test'
-import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { seedProduction, testApp } from '../helpers/app.ts'
 
 const t = testApp(undefined, { tasks: true })
-afterAll(() => t.stop())
+afterAll(async () => {
+  await t.stop()
+  rmSync(t.dataDir, { recursive: true, force: true })
+})
 
 test('create, copy, delete', async () => {
   const { root, production } = await seedProduction(t)
@@ -23,7 +26,6 @@ test('create, copy, delete', async () => {
   expect(after.json.path_file).toBe(`${root}/Show/ep2/ep1.prproj`)
   expect(readFileSync(`${root}/Show/ep2/media/a.txt`, 'utf8')).toBe('aaa')
   const tasks = await t.get('/api/tasks/')
-  if (!tasks.json?.[0]) console.log(tasks.status, tasks.headers.get('x-total-count'), (await t.get('/api/tasks/?limit=9')).text, t.db.$client.query('select count(*) from tasks').all())
   expect(tasks.json[0]).toMatchObject({ kind: 'copy', state: 'done', files_done: 2, files_total: 2, bytes_done: 10 })
   const del = await t.request('DELETE', `/api/projectassets/${copy.json.id}/`)
   expect(del.status).toBe(202)
