@@ -133,19 +133,27 @@ describe('copy', () => {
 
   test('a disk error (target folder not writable): status -1, nothing left behind', async () => {
     const src = await project('Readonly source', { 'a.txt': 'a', 'sub/b.txt': 'b' })
-    const locked = join(root, 'Show', 'Locked')
-    mkdirSync(locked)
-    lock(locked)
+    // A folder nobody may write into: immutable (root), read-only mode (others), or, where root
+    // may not set the immutable flag, sysfs, which refuses new folders even to root.
+    let parent = join(root, 'Show', 'Locked')
+    mkdirSync(parent)
+    let unlock = lock(parent)
+    if (!unlock) {
+      expect((await t.post('/api/devices/', { name: 'sysfs', path: '/sys/kernel/' })).status).toBe(201)
+      parent = '/sys/kernel'
+      unlock = () => {}
+    }
     try {
-      const dst = await copy(src.id, 'Locked/Copy')
+      const r = await t.post('/api/projectassets/', { name: 'x', bundle_root: join(parent, 'Copy'), production_id: production.id, copy_of: src.id })
+      expect(r.status).toBe(201)
       await t.runner.idle()
-      const failed = await get(dst.id)
+      const failed = await get(r.json.id)
       expect(failed.status_asset).toBe(-1)
       expect(failed.status_asset_description).toMatch(/^ERROR: (permission denied|operation not permitted)/)
-      expect(leftovers(locked)).toEqual([])
-      expect(existsSync(join(locked, 'Copy'))).toBe(false)
+      expect(leftovers(parent)).toEqual([])
+      expect(existsSync(join(parent, 'Copy'))).toBe(false)
     } finally {
-      unlock(locked)
+      unlock()
     }
   })
 })
@@ -200,14 +208,12 @@ describe('delete', () => {
   })
 })
 
-/** Makes a folder unwritable even for root (immutable flag), or by mode for other users. */
-function lock(dir: string) {
-  if (process.getuid?.() === 0) {
-    const r = spawnSync('chattr', ['+i', dir])
-    if (r.status !== 0) throw new Error(`chattr +i failed: ${r.stderr}`)
-  } else chmodSync(dir, 0o555)
-}
-function unlock(dir: string) {
-  if (process.getuid?.() === 0) spawnSync('chattr', ['-i', dir])
-  else chmodSync(dir, 0o755)
+/** Makes a folder unwritable even for root (immutable flag), or by mode for other users; returns the undo, or undefined when it cannot. */
+function lock(dir: string): (() => void) | undefined {
+  if (process.getuid?.() !== 0) {
+    chmodSync(dir, 0o555)
+    return () => chmodSync(dir, 0o755)
+  }
+  if (spawnSync('chattr', ['+i', dir]).status !== 0) return undefined
+  return () => void spawnSync('chattr', ['-i', dir])
 }
