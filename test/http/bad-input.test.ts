@@ -468,3 +468,16 @@ describe.each(Object.keys(LISTS))('GET %s', (path) => {
     }
   })
 })
+
+describe('integers in JSON are JSON integers', () => {
+  const t = testApp()
+  afterAll(() => t.cleanup())
+  test('a digit string, an exponent or a fraction is 400 invalid at the field, never coerced', async () => {
+    for (const width of ['"12"', '"1e1"', '1.5', '"-3"']) {
+      const r = await t.post('/api/transcodingprofiles/', { name: `width ${width}`, width: JSON.parse(width) })
+      expect([r.status, r.json.errors]).toEqual([400, [expect.objectContaining({ code: 'invalid', source: { pointer: '/width' } })]])
+    }
+    const form = await t.request('POST', '/api/transcodingprofiles/', { form: { name: 'form width', width: '12' } })
+    expect([form.status, form.json.width]).toEqual([200, 12])
+  })
+})

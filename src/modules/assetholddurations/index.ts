@@ -1,26 +1,27 @@
-import { oneOf } from '../../http/models.ts'
+import { Type } from '@sinclair/typebox'
 import { and, eq } from 'drizzle-orm'
 import { t } from 'elysia'
 import type { Db } from '../../db/client.ts'
 import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations, devices, productions } from '../../db/schema.ts'
 import { invalid, unique } from '../../http/errors.ts'
+import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import { addDays } from '../../util/time.ts'
 import type { ModuleContext } from '../context.ts'
 
 export const AssetHoldDuration = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   asset_type: oneOf(ASSET_TYPES),
   context_type: oneOf(CONTEXT_TYPES),
   context: t.String({ description: 'Name of the device or production' }),
-  duration: t.Integer({ description: 'Days' }),
+  duration: Type.Integer({ description: 'Days' }),
 })
 
 export const AssetHoldDurationCreate = t.Object({
   asset_type: oneOf(ASSET_TYPES),
   context_type: oneOf(CONTEXT_TYPES),
   context: t.String({ minLength: 1, maxLength: 255, description: 'Name of an existing device or production' }),
-  duration: t.Integer({ minimum: 0, maximum: 1_000_000, description: 'Days, a whole number >= 0' }),
+  duration: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Days, a whole number >= 0' }),
 })
 
 type AssetType = (typeof ASSET_TYPES)[number]

@@ -1,9 +1,10 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { contentTypes } from '../../db/schema.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 
-export const ContentType = t.Object({ id: t.Integer(), name: t.String({ description: 'projectasset, audioasset, imageasset or videoasset' }) })
+export const ContentType = t.Object({ id: Type.Integer(), name: t.String({ description: 'projectasset, audioasset, imageasset or videoasset' }) })
 
 export const contentTypesModule = (ctx: ModuleContext) =>
   resourceRoutes(ctx, {

@@ -1,36 +1,37 @@
-import { oneOf } from '../../http/models.ts'
+import { Type } from '@sinclair/typebox'
+import { eq, inArray } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { customMetadata, customMetadataSets } from '../../db/schema.ts'
 import { invalidParameter } from '../../http/errors.ts'
+import { oneOf } from '../../http/models.ts'
 import { resourceRoutes } from '../../http/resource.ts'
-import { eq, inArray } from 'drizzle-orm'
 import type { ModuleContext } from '../context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
 
 const CONTENT_TYPE_NAMES = ['projectasset', 'audioasset', 'imageasset', 'videoasset'] as const
 
 export const CustomMetadataField = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   key: t.String({ description: 'Unique, dotted: [a-z0-9_]+(.[a-z0-9_]+)*' }),
   value: t.String({ description: 'Human readable name of the field' }),
-  order: t.Integer(),
-  custom_metadata_set: t.Integer(),
+  order: Type.Integer(),
+  custom_metadata_set: Type.Integer(),
   validation_rule: t.Nullable(t.String({ description: 'A regular expression values must match' })),
 })
 
 export const CustomMetadataFieldCreate = t.Object({
   key: t.String({ pattern: '^[a-z0-9_]+(\\.[a-z0-9_]+)*$', maxLength: 255, description: 'Unique, dotted' }),
   value: t.String({ minLength: 1, maxLength: 255 }),
-  custom_metadata_set: t.Integer({ minimum: 1 }),
-  order: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+  custom_metadata_set: Type.Integer({ minimum: 1 }),
+  order: t.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   validation_rule: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
 })
 
-export const CustomMetadataSet = t.Object({ id: t.Integer(), name: t.String(), description: t.String(), content_type: t.Integer() })
+export const CustomMetadataSet = t.Object({ id: Type.Integer(), name: t.String(), description: t.String(), content_type: Type.Integer() })
 export const CustomMetadataSetCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   description: t.String({ maxLength: 10_000 }),
-  content_type: t.Integer({ minimum: 1, description: '1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset' }),
+  content_type: Type.Integer({ minimum: 1, description: '1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset' }),
 })
 
 export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata) =>

@@ -1,6 +1,7 @@
-import { oneOf } from '../../http/models.ts'
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { devices } from '../../db/schema.ts'
+import { oneOf } from '../../http/models.ts'
 
 const Name = t.String({ minLength: 1, maxLength: 255 })
 const NullableText = t.Optional(t.Nullable(t.String({ maxLength: 255 })))
@@ -8,7 +9,7 @@ const NullableText = t.Optional(t.Nullable(t.String({ maxLength: 255 })))
 export const PROTOCOLS = ['file', 'smb', 'nfs', 'afp'] as const
 
 export const Device = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   name: t.String({ description: 'Internal name, unique' }),
   display_name: t.String(),
   path: t.String({ description: 'Absolute path as seen by the service, ends with a slash' }),
@@ -22,9 +23,9 @@ export const Device = t.Object({
   server: t.Nullable(t.String()),
   username: t.Nullable(t.String()),
   password: t.Nullable(t.String({ description: '"********" when a password is stored; never the password' })),
-  transcoding_profile: t.Nullable(t.Integer()),
+  transcoding_profile: t.Nullable(Type.Integer()),
   archive_connector: t.Nullable(t.String()),
-  passthrough_profiles: t.Array(t.Integer()),
+  passthrough_profiles: t.Array(Type.Integer()),
   write_permission_groups: t.Array(t.String()),
 })
 
@@ -42,9 +43,9 @@ export const DeviceCreate = t.Object({
   server: NullableText,
   username: NullableText,
   password: NullableText,
-  transcoding_profile: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+  transcoding_profile: t.Optional(t.Nullable(Type.Integer({ minimum: 1 }))),
   archive_connector: NullableText,
-  passthrough_profiles: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 1000 })),
+  passthrough_profiles: t.Optional(t.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 })),
   write_permission_groups: t.Optional(t.Array(t.String({ maxLength: 255 }), { maxItems: 1000 })),
 })
 

@@ -1,10 +1,10 @@
-import { projectHolding } from '../projectassets/bundles.ts'
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, transcodingProfiles } from '../../db/schema.ts'
 import { invalid, notFound } from '../../http/errors.ts'
 import { PathError, cleanDir, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
+import { projectHolding } from '../projectassets/bundles.ts'
 import type { DeviceCreate } from './model.ts'
 
 export function createDevices(db: Db) {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { importLogs } from '../../db/schema.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
@@ -5,7 +6,7 @@ import type { ModuleContext } from '../context.ts'
 import { canRead, readableBy } from '../users/access.ts'
 
 export const ImportLog = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   asset_type: t.String({ description: 'videoasset, audioasset or imageasset' }),
   asset_path: t.String({ description: 'The path the import request named' }),
   status: t.String(),
@@ -13,7 +14,7 @@ export const ImportLog = t.Object({
   warning: t.Record(t.String(), t.String()),
   payload: t.String({ description: 'The import request, serialized' }),
   asset_config: t.Record(t.String(), t.Unknown()),
-  asset_import_id: t.Nullable(t.Integer()),
+  asset_import_id: t.Nullable(Type.Integer()),
 })
 
 export const importLogsModule = (ctx: ModuleContext) =>

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { and, eq } from 'drizzle-orm'
 import { t } from 'elysia'
 import type { Db } from '../../db/client.ts'
@@ -15,13 +16,13 @@ import { mediaReadableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 
 const fields = {
-  id: t.Integer(),
+  id: Type.Integer(),
   name: t.String(),
   description: t.String(),
-  production: t.Integer({ description: 'Production id' }),
-  status_asset: t.Integer({ description: '0 NEW, 6 ASSET_DONE, -1 ERROR' }),
+  production: Type.Integer({ description: 'Production id' }),
+  status_asset: Type.Integer({ description: '0 NEW, 6 ASSET_DONE, -1 ERROR' }),
   path_file: t.String(),
-  device: t.Integer({ description: 'Device id' }),
+  device: Type.Integer({ description: 'Device id' }),
   is_archive: t.Boolean(),
   is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
   meta_field_store: t.Record(t.String(), t.Unknown(), { description: 'Custom metadata, key to value' }),
@@ -36,12 +37,12 @@ export const MediaAssetDetail = t.Object({
   keywords: t.Record(t.String(), t.Array(t.String()), { description: 'category: [keyword]' }),
   technical: t.Record(t.String(), t.Unknown()),
   path_proxy: t.String(),
-  projects: t.Array(t.Integer(), { description: 'Ids of linked project assets' }),
+  projects: t.Array(Type.Integer(), { description: 'Ids of linked project assets' }),
 })
 export const MediaAssetCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   path_file: t.String({ minLength: 1, maxLength: 4096, description: 'Absolute, must lie on a device' }),
-  production: t.Optional(t.Integer({ minimum: 1, description: 'Production id; wins over production_name' })),
+  production: t.Optional(Type.Integer({ minimum: 1, description: 'Production id; wins over production_name' })),
   production_name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
   description: t.Optional(t.String({ maxLength: 100_000 })),
   is_archive: t.Optional(t.Boolean()),

@@ -1,4 +1,4 @@
-import { projectHolding } from '../projectassets/bundles.ts'
+import { Type } from '@sinclair/typebox'
 import { eq, sql } from 'drizzle-orm'
 import { t } from 'elysia'
 import type { Db } from '../../db/client.ts'
@@ -11,12 +11,13 @@ import { isoTimestamp } from '../../util/time.ts'
 import type { ModuleContext } from '../context.ts'
 import { Device, type DeviceRow, deviceToApi } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
+import { projectHolding } from '../projectassets/bundles.ts'
 import { canRead, readableBy } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
 const DeviceRef = Device
 export const Production = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   name: t.String(),
   codename: t.String(),
   company: t.String(),
@@ -29,7 +30,7 @@ export const Production = t.Object({
   videoasset_device: DeviceRef,
 })
 
-const DeviceId = t.Optional(t.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }))
+const DeviceId = t.Optional(Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }))
 export const ProductionCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, description: 'Unique' }),
   storage_root: t.String({ minLength: 1, maxLength: 4096, description: 'Must lie on a device; a final slash is added; created on disk if missing' }),

@@ -1,9 +1,10 @@
-import { oneOf } from '../../http/models.ts'
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { oneOf } from '../../http/models.ts'
 import { MediaAsset } from '../mediaassets/index.ts'
 
 export const ProjectAsset = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   audio_assets: t.Array(MediaAsset, { description: 'Linked audio assets' }),
   image_assets: t.Array(MediaAsset, { description: 'Linked image assets' }),
   video_assets: t.Array(MediaAsset, { description: 'Linked video assets' }),
@@ -14,40 +15,40 @@ export const ProjectAsset = t.Object({
   date_mod: t.String(),
   date_del: t.Nullable(t.String()),
   meta_field_store: t.Record(t.String(), t.Unknown()),
-  status_asset: t.Integer({ description: '0 NEW (copy running), 6 ASSET_DONE, -1 ERROR' }),
+  status_asset: Type.Integer({ description: '0 NEW (copy running), 6 ASSET_DONE, -1 ERROR' }),
   status_asset_description: t.String({ description: 'NEW, ASSET_DONE or ERROR: <reason>' }),
-  status_editing: t.Integer(),
-  status_approval: t.Integer({ description: '1 approved, 0 pending' }),
+  status_editing: Type.Integer(),
+  status_approval: Type.Integer({ description: '1 approved, 0 pending' }),
   path_file: t.String(),
   bundle_root: t.String({ description: 'Project folder, ends with a slash' }),
   type: t.String({ description: 'premiere, avid, resolve, fcp or generic (from the project file extension unless given)' }),
   is_archive: t.Boolean(),
   is_production: t.Boolean({ description: 'False while a copy runs, after a failed copy, and while being deleted' }),
-  files: t.Object({ count: t.Integer(), bytes: t.Integer() }, { description: 'Regular files in the bundle' }),
+  files: t.Object({ count: Type.Integer(), bytes: Type.Integer() }, { description: 'Regular files in the bundle' }),
   name_editor: t.String(),
   name_studio: t.String(),
   locked_by: t.Nullable(t.String()),
-  production: t.Integer(),
-  device: t.Integer(),
+  production: Type.Integer(),
+  device: Type.Integer(),
 })
 
 const Text = t.String({ maxLength: 255 })
 export const ProjectAssetCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   bundle_root: t.String({ minLength: 1, maxLength: 4096, description: 'Project folder on a device; a final slash is added' }),
-  production_id: t.Optional(t.Integer({ minimum: 1, description: 'Wins over production_name' })),
+  production_id: t.Optional(Type.Integer({ minimum: 1, description: 'Wins over production_name' })),
   production_name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
   path_file: t.Optional(t.String({ maxLength: 4096, description: 'Project file, inside bundle_root' })),
   description: t.Optional(t.String({ maxLength: 100_000 })),
   date_crt: t.Optional(t.Nullable(t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' }))),
   name_editor: t.Optional(Text),
   name_studio: t.Optional(Text),
-  status_approval: t.Optional(t.Integer({ minimum: 0, maximum: 1 })),
-  status_editing: t.Optional(t.Integer({ minimum: -1000, maximum: 1000 })),
+  status_approval: t.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
+  status_editing: t.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
   type: t.Optional(t.String({ minLength: 1, maxLength: 32 })),
   is_archive: t.Optional(t.Boolean()),
   meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
-  copy_of: t.Optional(t.Integer({ minimum: 1, description: 'Copy this project (its files are copied by a task)' })),
+  copy_of: t.Optional(Type.Integer({ minimum: 1, description: 'Copy this project (its files are copied by a task)' })),
 })
 
 export const CopyQuery = t.Object({
@@ -55,12 +56,12 @@ export const CopyQuery = t.Object({
 })
 
 export const LinkResult = t.Object({
-  newly_linked_assets: t.Array(t.Object({ asset_id: t.Integer(), type: t.String() })),
-  already_linked_assets: t.Array(t.Object({ asset_id: t.Integer(), type: t.String() })),
+  newly_linked_assets: t.Array(t.Object({ asset_id: Type.Integer(), type: t.String() })),
+  already_linked_assets: t.Array(t.Object({ asset_id: Type.Integer(), type: t.String() })),
   invalid_assets: t.Array(t.Object({ asset_id: t.Unknown(), type: t.Unknown() })),
 })
 export const UnlinkResult = t.Object({
-  unlinked_assets: t.Array(t.Object({ asset_id: t.Integer(), type: t.String() })),
+  unlinked_assets: t.Array(t.Object({ asset_id: Type.Integer(), type: t.String() })),
   invalid_assets: t.Array(t.Object({ asset_id: t.Unknown(), type: t.Unknown() })),
 })
 

@@ -1,19 +1,20 @@
-import { oneOf } from '../../http/models.ts'
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { TASK_KINDS, TASK_STATES, tasks } from '../../db/schema.ts'
+import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 import { canRead, readableBy } from '../users/access.ts'
 
 export const Task = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   kind: oneOf(TASK_KINDS),
   state: oneOf(TASK_STATES),
-  target: t.Record(t.String(), t.Integer(), { description: 'e.g. {"projectasset": 7}' }),
-  bytes_done: t.Integer(),
-  bytes_total: t.Integer(),
-  files_done: t.Integer(),
-  files_total: t.Integer({ description: 'Regular files' }),
+  target: t.Record(t.String(), Type.Integer(), { description: 'e.g. {"projectasset": 7}' }),
+  bytes_done: Type.Integer(),
+  bytes_total: Type.Integer(),
+  files_done: Type.Integer(),
+  files_total: Type.Integer({ description: 'Regular files' }),
   error: t.String(),
   date_add: t.String(),
   date_start: t.Nullable(t.String()),

@@ -1,10 +1,11 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { transcodingProfiles } from '../../db/schema.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 
 const Text = t.String({ maxLength: 255 })
-const Count = t.Integer({ minimum: 0, maximum: 1_000_000_000 })
+const Count = Type.Integer({ minimum: 0, maximum: 1_000_000_000 })
 
 const fields = {
   codec_name: Text, codec_profile: Text, video_container: Text, frame_rate: Text, video_data_rate: Text,
@@ -16,7 +17,7 @@ const fields = {
   audio_data_rate: Text, tracks: Count, channels_per_track: Count, bits_per_sample: Count, sample_rate: Count,
 }
 
-export const TranscodingProfile = t.Object({ id: t.Integer(), name: t.String(), ...fields })
+export const TranscodingProfile = t.Object({ id: Type.Integer(), name: t.String(), ...fields })
 export const TranscodingProfileCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, description: 'Unique' }),
   ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, t.Optional(v)])),
