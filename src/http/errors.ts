@@ -1,7 +1,9 @@
 // The one error type services throw, and the one place that turns any failure into the
 // envelope of api.md section 7 (service.md section 4).
 import { STATUS_CODES } from 'node:http'
+import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
+import { Value } from '@sinclair/typebox/value'
 
 export type ErrorEntry = {
   status: string
@@ -121,4 +123,22 @@ export function fromSqlite(error: unknown): AppError | undefined {
   const column = /UNIQUE constraint failed: ([\w.]+)/.exec((cause as Error).message)?.[1] ?? ''
   const pointer = UNIQUE_POINTERS[column] ?? '/' + (column.split('.')[1] ?? '')
   return unique(pointer, 'A record with this value already exists.')
+}
+
+/**
+ * A route hook (runs before validation) for bodies that need one of two fields, such as
+ * production or production_name: when both are missing, the answer lists that field as
+ * required together with every other failure of the body, one entry per field, instead of
+ * reporting it alone after the others are fixed.
+ */
+export function requireOneOf(schema: TSchema, fields: [string, string]) {
+  return ({ body }: { body: unknown }) => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return
+    const given = body as Record<string, unknown>
+    if (given[fields[0]] !== undefined || given[fields[1]] !== undefined) return
+    const failures = [...Value.Errors(schema, given)]
+    const missing = entry(400, 'required', `This field is required (or ${fields[1]}).`, { pointer: `/${fields[0]}` })
+    const rest = failures.length ? fromValidation('body', failures as never).entries : []
+    throw AppError.many(400, [...rest, missing])
+  }
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { projectAssets } from '../../db/schema.ts'
-import { AppError } from '../../http/errors.ts'
+import { AppError, requireOneOf } from '../../http/errors.ts'
 import { Paging, slashPath } from '../../http/lists.ts'
 import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
@@ -60,6 +60,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         auth: true,
         body: 'ProjectAssetCreate',
         parse: ['json', 'urlencoded', 'formdata'],
+        transform: requireOneOf(ProjectAssetCreate, ['production_id', 'production_name']),
         query: CopyQuery,
         response: { 201: 'ProjectAsset', ...errors(...BODY_ERRORS, 403, 409) },
         detail: {
