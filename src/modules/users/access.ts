@@ -1,5 +1,5 @@
 // What a user may see and do (service.md section 5).
-import { type SQL, and, inArray, or, sql } from 'drizzle-orm'
+import { type SQL, inArray, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { forbidden } from '../../http/errors.ts'
 import { mediaAssetShares, mediaAssets } from '../../db/schema.ts'
@@ -35,4 +35,3 @@ export function mediaReadableBy(user: Principal): SQL | undefined {
   )
 }
 
-export { and }
