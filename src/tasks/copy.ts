@@ -8,7 +8,7 @@ import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { projectAssets } from '../db/schema.ts'
-import { CancelledError, copyTree, exists, isMissingOrEmpty, removeTree, rename, totals, walk } from '../storage/fs.ts'
+import { CancelledError, copyTree, exists, isMissingOrEmpty, listTree, removeTree, rename, totals } from '../storage/fs.ts'
 import { makeDirInside } from '../storage/paths.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type Handler, SHUTDOWN } from './runner.ts'
@@ -49,7 +49,7 @@ export function copyHandler(db: Db): Handler {
 
       const top = await lstat(source.replace(/\/$/, '')).catch(() => undefined)
       if (!top?.isDirectory()) throw new Error('the source folder is gone')
-      const entries = await Array.fromAsync(walk(source, signal))
+      const entries = await listTree(source, signal)
       const files = entries.filter((e) => e.kind === 'file')
       const want = { count: files.length, bytes: files.reduce((n, e) => n + e.size, 0) }
       progress({ files_total: want.count, bytes_total: want.bytes, files_done: 0, bytes_done: 0 })

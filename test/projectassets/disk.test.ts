@@ -78,6 +78,19 @@ describe('copy', () => {
     expect(task).toMatchObject({ state: 'done', files_done: 505, files_total: 505, bytes_done: done.files.bytes, bytes_total: done.files.bytes, error: '' })
   })
 
+  test('permission bits are kept, also those the umask would narrow (group-writable media)', async () => {
+    const src = await project('Modes', { 'shared/edit.prproj': 'p', 'private.txt': 'x', 'run.sh': '#!/bin/sh' })
+    chmodSync(join(src.bundle_root, 'shared'), 0o775)
+    chmodSync(join(src.bundle_root, 'shared', 'edit.prproj'), 0o664)
+    chmodSync(join(src.bundle_root, 'private.txt'), 0o600)
+    chmodSync(join(src.bundle_root, 'run.sh'), 0o755)
+    const dst = await copy(src.id, 'Modes copy')
+    await t.runner.idle()
+    const mode = (root: string, rel: string) => lstatSync(join(root, rel)).mode & 0o7777
+    for (const rel of ['shared', 'shared/edit.prproj', 'private.txt', 'run.sh'])
+      expect([rel, mode(dst.bundle_root, rel)]).toEqual([rel, mode(src.bundle_root, rel)])
+  })
+
   test('a multi-hundred-MB file is copied byte for byte', async () => {
     const src = await project('Big', { 'big.mxf': 300 * 1024 * 1024, 'small.txt': 'x' })
     const before = snapshot(src.bundle_root)
