@@ -5,6 +5,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, readFileSync
 import { join } from 'node:path'
 import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 // Real trees of thousands of files: generous bounds on a shared, noisy machine.
 setDefaultTimeout(60_000)
@@ -41,13 +42,6 @@ async function copy(sourceId: number, name: string) {
 
 const get = async (id: number) => (await t.get(`/api/projectassets/${id}/`)).json
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, ms = 20_000) {
-  const end = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setImmediate(r))
-  }
-}
 
 describe('copy', () => {
   test('a nested bundle with empty folders, unicode and spaces arrives whole, times kept', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
 import { ROOT, type Server, call, killAll, startServe } from '../helpers/process.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 const BINARY = [join(ROOT, 'dist', 'reelhouse')]
 const data = tempDir('reelhouse-recovery-data-')
@@ -15,13 +16,6 @@ let server: Server
 let key: string
 let production: number
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
-  const end = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 2))
-  }
-}
 
 const restart = async () => {
   server = await startServe(data, { cli: BINARY })
@@ -58,14 +52,14 @@ test('SIGKILL during a copy: no target visible, the copy completes after restart
 
   const copy = await call(server, 'POST', '/projectassets/', key, { name: 'Copy', bundle_root: join(disk, 'Show', 'Copy'), production_id: production, copy_of: source.id })
   expect(copy.status).toBe(201)
-  await waitFor(() => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-copy-')), 'the copy to start')
+  await waitFor(() => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-copy-')), 'the copy to start', { ms: 60_000, everyMs: 2 })
   server.proc.child.kill('SIGKILL')
   await server.proc.exited()
 
   expect(existsSync(join(disk, 'Show', 'Copy'))).toBe(false)
   await restart()
   expect((await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.is_production).toBe(false)
-  await waitFor(async () => (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.status_asset !== 0, 'the copy to end')
+  await waitFor(async () => (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.status_asset !== 0, 'the copy to end', { ms: 60_000, everyMs: 2 })
 
   const after = await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)
   expect(after.json).toMatchObject({ status_asset: 6, is_production: true, files: { count: 1002, bytes: 7 + 400 * 1024 * 1024 + 1000 * 16 * 1024 } })
@@ -84,14 +78,14 @@ test('SIGKILL during a delete: the folder is gone at once and fully removed afte
   makeTree(join(disk, 'Show', 'Neighbour'), { 'stay.txt': 'stay' })
 
   expect((await call(server, 'DELETE', `/projectassets/${doomed.id}/`, key)).status).toBe(202)
-  await waitFor(() => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-delete-')), 'the delete to start')
+  await waitFor(() => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-delete-')), 'the delete to start', { ms: 60_000, everyMs: 2 })
   server.proc.child.kill('SIGKILL')
   await server.proc.exited()
 
   expect(existsSync(bundle)).toBe(false)
   expect(leftovers(join(disk, 'Show'))).toHaveLength(1)
   await restart()
-  await waitFor(async () => (await call(server, 'GET', `/projectassets/${doomed.id}/`, key)).status === 404, 'the delete to end')
+  await waitFor(async () => (await call(server, 'GET', `/projectassets/${doomed.id}/`, key)).status === 404, 'the delete to end', { ms: 60_000, everyMs: 2 })
   expect(leftovers(join(disk, 'Show'))).toEqual([])
   expect(readFileSync(join(disk, 'Show', 'Neighbour', 'stay.txt'), 'utf8')).toBe('stay')
   expect(existsSync(join(disk, 'Show', 'Source', 'edit.prproj'))).toBe(true)

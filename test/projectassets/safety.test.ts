@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { removeTree } from '../../src/storage/fs.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 setDefaultTimeout(60_000)
 
@@ -29,13 +30,6 @@ afterAll(async () => {
 const create = (bundle_root: string, app: TestApp = t) =>
   app.post('/api/projectassets/', { name: bundle_root.split('/').at(-1), bundle_root, production_id: production.id })
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, ms = 30_000) {
-  const end = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setImmediate(r))
-  }
-}
 const started = (prefix: string) => () => leftovers(show).some((n) => n.startsWith(prefix))
 
 describe('what a project folder may be', () => {

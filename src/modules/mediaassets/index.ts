@@ -12,7 +12,7 @@ import type { HoldDurations } from '../assetholddurations/index.ts'
 import type { ModuleContext } from '../context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
-import { mediaReadableBy } from '../users/access.ts'
+import { canReadAsset, mediaReadableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 
 const fields = {
@@ -126,7 +126,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     listColumns: Object.keys(fields),
     filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })) }),
     where: (query, user) => [eq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), mediaReadableBy(user)],
-    canRead: (row, user) => row.kind === kind && (user.is_superuser || isReadable(ctx, row, user)),
+    canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
     detail: (row) => service.detail(row),
     create: {
       body: MediaAssetCreate,
@@ -136,9 +136,3 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
       description: `Registers an existing ${kind} file without the import pipeline. Needs write access to the production.`,
     },
   })
-
-function isReadable(ctx: ModuleContext, row: Row, user: Principal) {
-  if (user.readable.has(row.production)) return true
-  const shares = ctx.db.$client.query<{ production_id: number }, [number]>('SELECT production_id FROM media_asset_shares WHERE asset_id = ?').all(row.id)
-  return shares.some((s) => user.readable.has(s.production_id))
-}

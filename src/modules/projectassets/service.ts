@@ -15,7 +15,7 @@ import type { HoldDurations } from '../assetholddurations/index.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
 import { mediaToApi } from '../mediaassets/index.ts'
 import { productionForWrite } from '../productions/lookup.ts'
-import { canRead, canWrite, requirePerm } from '../users/access.ts'
+import { canRead, canReadAsset, canWrite, requirePerm } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import { type ProjectAssetCreate, typeOf } from './model.ts'
 
@@ -37,7 +37,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
   function toApi(row: Row, user: Principal) {
     const linked = { audio: [] as MediaApi[], image: [] as MediaApi[], video: [] as MediaApi[] }
     for (const { media_assets: a } of linkedOf.all({ id: row.id }))
-      if (assetReadable(a.id, a.production, user)) linked[a.kind].push(mediaToApi(a))
+      if (canReadAsset(db, user, a)) linked[a.kind].push(mediaToApi(a))
     return {
       id: row.id,
       audio_assets: linked.audio, image_assets: linked.image, video_assets: linked.video,
@@ -259,15 +259,9 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       return `unsupported type ${JSON.stringify(type ?? null)}; allowed types: ${MEDIA_TYPES.join(', ')}`
     if (typeof asset_id !== 'number' || !Number.isInteger(asset_id) || asset_id < 1) return 'asset_id must be a positive integer'
     const asset = db.select({ kind: mediaAssets.kind, production: mediaAssets.production }).from(mediaAssets).where(eq(mediaAssets.id, asset_id)).get()
-    if (!asset || asset.kind !== type || !assetReadable(asset_id, asset.production, user)) return `no ${type} asset with id ${asset_id}`
+    if (!asset || asset.kind !== type || !canReadAsset(db, user, { id: asset_id, production: asset.production })) return `no ${type} asset with id ${asset_id}`
     if (mode === 'unlink' && !linked.has(asset_id)) return `${type} asset ${asset_id} is not linked to this project`
     return undefined
-  }
-
-  function assetReadable(id: number, production: number, user: Principal) {
-    if (canRead(user, production)) return true
-    return db.select({ p: mediaAssetShares.production_id }).from(mediaAssetShares).where(eq(mediaAssetShares.asset_id, id)).all()
-      .some((s) => canRead(user, s.p))
   }
 }
 

@@ -1,6 +1,7 @@
 // What a user may see and do (service.md section 5).
 import { type SQL, inArray, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../../db/client.ts'
 import { forbidden } from '../../http/errors.ts'
 import { mediaAssetShares, mediaAssets } from '../../db/schema.ts'
 import type { Principal } from './service.ts'
@@ -35,3 +36,12 @@ export function mediaReadableBy(user: Principal): SQL | undefined {
   )
 }
 
+
+/** One media asset's visibility: of a readable production, or shared with one (the rule of mediaReadableBy). */
+export function canReadAsset(db: Db, user: Principal, asset: { id: number; production: number }): boolean {
+  if (canRead(user, asset.production)) return true
+  return db.$client
+    .query<{ production_id: number }, [number]>('SELECT production_id FROM media_asset_shares WHERE asset_id = ?')
+    .all(asset.id)
+    .some((s) => canRead(user, s.production_id))
+}
