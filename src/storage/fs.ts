@@ -262,6 +262,16 @@ export async function removeTree(
   options.onProgress?.(done)
 }
 
+/** A folder's identity on disk ("dev:ino"), to check later that the folder is still the same one; undefined when missing, a link, or not a folder. */
+export function identityOf(dir: string): string | undefined {
+  try {
+    const s = lstatSync(dir.replace(/(.)\/+$/, '$1'), { bigint: true })
+    return s.isDirectory() ? `${s.dev}:${s.ino}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export async function exists(path: string): Promise<boolean> {
   try {
     await lstat(path)

@@ -88,7 +88,8 @@ export function aliasProblem(devicePath: string, path: string): string | undefin
       const real = realpathSync(existing)
       const actual = (real + '/' + rest).replace(/\/+$/, '/')
       const expected = (realDevice + path.slice(devicePath.length)).replace(/\/+$/, '/')
-      return actual === expected ? undefined : `${existing} is reached through a symbolic link (it is ${real}); use the real path.`
+      // The link's target is not named: it may lie outside every device (service.md 5).
+      return actual === expected ? undefined : `${existing} is reached through a symbolic link; use the real path.`
     } catch {
       const parent = posix.dirname(existing)
       if (parent === existing) return undefined

@@ -1,10 +1,18 @@
 // What a project folder may be. Deleting a project removes its folder, so a folder that holds a
-// device root, a production's storage or proxy root, or another project's folder, or that is
-// reached through a symbolic link, is never taken as a project folder; and a device or a
-// production is never put inside one. Checked at create and copy (synchronously, together with
-// the insert) and again right before a delete.
+// device root, a production's storage or proxy root, the service's own data folder, or another
+// project's folder, or that is reached through a symbolic link, is never taken as a project
+// folder; and a device or a production is never put inside one. Checked at create and copy
+// (synchronously, together with the insert), at a delete request, and again when a copy or
+// delete task starts or resumes.
+//
+// Territory (service.md 5) adds who may put a project folder where: a production owns the
+// folders under its storage and proxy roots, so a folder there needs write access to that
+// production, and a non-superuser's project folder lies inside its own production's storage root.
+import { dirname } from 'node:path'
 import type { Db } from '../../db/client.ts'
 import { aliasProblem, isInside, realOf, reservedProblem } from '../../storage/paths.ts'
+import { canWrite } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
 
 /** Folders that must never be inside (or be) a project folder, by real path (links resolved). */
 function protectedRoots(db: Db): { what: string; path: string; real: string }[] {
@@ -15,8 +23,13 @@ function protectedRoots(db: Db): { what: string; path: string; real: string }[] 
        UNION ALL SELECT 'proxy root of production ' || name, proxy_root FROM productions`,
     )
     .all()
-  return rows.map((r) => ({ ...r, real: realOf(r.path) }))
+  // The catalogue's folder: a project folder holding it could delete the catalogue while it runs.
+  const data = { what: 'data folder of this service', path: dataFolder(db) }
+  return [...rows, data].map((r) => ({ ...r, real: realOf(r.path) }))
 }
+
+/** The folder of the catalogue file, with a final slash. */
+const dataFolder = (db: Db) => dirname(db.$client.filename).replace(/\/?$/, '/')
 
 /** Every project folder by real path: its device's real path and the rest as written (no links in between). */
 function realBundles(db: Db): { id: number; bundle_root: string; deleting: boolean; real: string }[] {
@@ -46,7 +59,7 @@ export function bundleProblem(db: Db, path: string, devicePath: string, ignorePr
   if (alias) return { conflict: false, detail: alias }
   const real = realOf(path)
   const root = protectedRoots(db).find((r) => r.real === real || isInside(real, r.real))
-  if (root) return { conflict: false, detail: `The folder would hold the ${root.what} (${root.path}).` }
+  if (root) return { conflict: false, detail: `The folder would hold the ${root.what}.` }
   const clash = realBundles(db).find((p) => p.id !== ignoreProject && (nested(p.bundle_root, path) || nested(p.real, real)))
   if (clash?.deleting) return { conflict: true, detail: `The folder belongs to project asset ${clash.id}, which is being deleted.` }
   if (clash)
@@ -62,4 +75,42 @@ export function projectHolding(db: Db, path: string): number | undefined {
   const dir = path.endsWith('/') ? path : path + '/'
   const real = realOf(dir)
   return realBundles(db).find((p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real))?.id
+}
+
+export type TerritoryProblem = { forbidden: boolean; detail: string }
+
+/**
+ * Territory (service.md 5): why `user` may not place (create, copy into) or remove a project
+ * folder of `production` at `path`, or undefined. Paths are compared after resolving links, as the checks above do. A refusal
+ * names no folder of a production the user cannot write to.
+ */
+export function territoryProblem(db: Db, path: string, user: Principal, production: number, placing: boolean): TerritoryProblem | undefined {
+  if (user.is_superuser) return undefined
+  const real = realOf(path)
+  const roots = db.$client
+    .query<{ id: number; storage_root: string; proxy_root: string }, []>('SELECT id, storage_root, proxy_root FROM productions')
+    .all()
+  const own = roots.find((r) => r.id === production)
+  // Placing a folder (create, copy target) needs it in the own storage root; a delete of an older
+  // folder elsewhere needs only write access to whatever production owns it.
+  if (placing && (!own || !isInside(realOf(own.storage_root), real)))
+    return { forbidden: false, detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).` }
+  const foreign = roots.some((r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)))
+  if (foreign) return { forbidden: true, detail: 'The folder lies inside the folders of a production you do not have write access to.' }
+  return undefined
+}
+
+/**
+ * Catalogued media files of another production inside the project folder: a delete would take
+ * them, so it is refused while they are there (service.md 5). Reads the (kind, path_file) index
+ * by range: every path starting with "dir/" sorts in ["dir/", "dir0").
+ */
+export function foreignMediaIn(db: Db, bundle: string, production: number): number {
+  const end = bundle.slice(0, -1) + '0'
+  return db.$client
+    .query<{ n: number }, [string, string, number]>(
+      `SELECT count(*) AS n FROM media_assets WHERE kind IN ('audio', 'image', 'video')
+       AND path_file >= ? AND path_file < ? AND production != ?`,
+    )
+    .get(bundle, end, production)!.n
 }

@@ -6,7 +6,8 @@ import type { Db } from '../../db/client.ts'
 import { devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
 import { AppError, forbidden, invalid, notFound } from '../../http/errors.ts'
 import { PathError, cleanDir, cleanPath, deviceFor, isInside, makeDirInside } from '../../storage/paths.ts'
-import { bundleProblem } from './bundles.ts'
+import { bundleProblem, foreignMediaIn, territoryProblem } from './bundles.ts'
+import { identityOf } from '../../storage/fs.ts'
 import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { parseDate } from '../../util/dates.ts'
@@ -84,6 +85,13 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     if (problem) throw invalid(pointer, problem.detail)
   }
 
+  /** Territory (service.md 5): 403 for a folder of a production the user may not write to, else 400. */
+  function checkTerritory(path: string, user: Principal, production: number, placing: boolean) {
+    const problem = territoryProblem(db, path, user, production, placing)
+    if (problem?.forbidden) throw forbidden(problem.detail)
+    if (problem) throw invalid('/bundle_root', problem.detail)
+  }
+
   function dates(body: Pick<Body, 'date_crt'>) {
     if (body.date_crt === undefined || body.date_crt === null) return body.date_crt
     const parsed = parseDate(body.date_crt)
@@ -110,6 +118,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     async create(body: Body, user: Principal) {
       const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
       const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
+      checkTerritory(path, user, production.id, true)
       const pathFile = pathFileIn(path, body.path_file)
       const dateCrt = dates(body)
       const store = body.meta_field_store ?? {}
@@ -143,11 +152,16 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (!source.is_production) throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
       const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
       const target = bundleOnDevice(body.bundle_root, '/bundle_root')
+      checkTerritory(target.path, user, production.id, true)
       if (target.path === source.bundle_root || isInside(source.bundle_root, target.path) || isInside(target.path, source.bundle_root))
         throw invalid('/bundle_root', 'The copy cannot be inside the source bundle, nor contain it.')
       if (!(await isMissingOrEmpty(target.path))) throw invalid('/bundle_root', 'The target folder exists and is not empty; a copy never overwrites.')
       const dateCrt = body.date_crt === undefined ? source.date_crt : dates(body)
       const pathFile = source.path_file ? target.path + source.path_file.slice(source.bundle_root.length) : ''
+      // The folder the copy will read is the one there now: the task checks it still is.
+      const sourceIdentity = identityOf(source.bundle_root)
+      if (!sourceIdentity) throw invalid('/copy_of', 'The source project folder is missing or not a folder.')
+      const sourceDevice = db.select().from(devices).where(eq(devices.id, source.device)).get()!
       const linked = db.select({ id: mediaAssets.id, production: mediaAssets.production }).from(projectAssetLinks)
         .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id)).where(eq(projectAssetLinks.project_id, source.id)).all()
       const now = isoTimestamp()
@@ -172,7 +186,10 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         }
         tx.insert(tasks).values({
           kind: 'copy', target: { projectasset: row.id }, production: production.id, date_add: now,
-          params: { source: source.bundle_root, target: target.path, device: target.device.path },
+          params: {
+            source: source.bundle_root, source_device: sourceDevice.path, target: target.path, device: target.device.path,
+            user: user.id, identity: sourceIdentity,
+          },
         }).run()
         return row
       })
@@ -183,6 +200,9 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
       if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', 'No project asset with this id.')
       if (!canWrite(user, row.production)) throw forbidden('You do not have write access to this production.')
+      checkTerritory(row.bundle_root, user, row.production, false)
+      const foreign = foreignMediaIn(db, row.bundle_root, row.production)
+      if (foreign) throw conflict(`The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`)
       const open = db.select().from(tasks).where(and(
         sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running']),
       )).all()
@@ -197,7 +217,8 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
         tx.insert(tasks).values({
           kind: 'delete', target: { projectasset: id }, production: row.production, date_add: now,
-          params: { bundle_root: row.bundle_root, device: device.path },
+          // The folder to remove is the one there now (undefined: already gone); the task checks it still is.
+          params: { bundle_root: row.bundle_root, device: device.path, user: user.id, identity: identityOf(row.bundle_root) },
         }).run()
       })
       for (const t of open) if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')

@@ -62,6 +62,12 @@ export function createUsers(db: Db) {
       return principal(row)
     },
 
+    /** The user's current permissions, by id (tasks re-check them when they start); undefined once deleted. */
+    principalById(id: number): Principal | undefined {
+      const user = db.select({ id: users.id, username: users.username, is_superuser: users.is_superuser }).from(users).where(eq(users.id, id)).get()
+      return user && principal(user)
+    },
+
     count: () => db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM users').get()!.n,
 
     add(name: string, opts: { superuser?: boolean; perms?: string[] } = {}) {
