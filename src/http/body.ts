@@ -1,5 +1,5 @@
 // Request bodies: JSON, urlencoded and multipart forms, nothing else; at most 1 MiB; malformed
-// JSON is a 400 parse_error. In form data a field holding an object or array is JSON text, and
+// JSON, or JSON nested deeper than MAX_JSON_DEPTH, is a 400 parse_error. In form data a field holding an object or array is JSON text, and
 // every value arrives as text, so form bodies are converted to the route's schema (booleans
 // from true/false/1/0, numbers from digits) before Elysia validates them.
 import type { TSchema } from '@sinclair/typebox'
@@ -7,6 +7,14 @@ import { Value } from '@sinclair/typebox/value'
 import { AppError } from './errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * The deepest nesting of arrays and objects a JSON text may have (issue 10, point 5). No body of
+ * this API nests more than a few levels; deeper text is refused before JSON.parse, as parsing,
+ * cleaning and validating it are all recursive: 100,000 levels blocked the server for seconds and
+ * overflowed the stack.
+ */
+export const MAX_JSON_DEPTH = 64
 
 const tooLarge = () => new AppError(413, 'too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
 
@@ -57,10 +65,42 @@ async function readLimited(request: Request): Promise<Uint8Array> {
 
 function parseJson(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    refuseDeepJson(text)
+    return JSON.parse(text)
   } catch (error) {
+    if (error instanceof AppError) throw error
     throw new AppError(400, 'parse_error', `JSON parse error: ${(error as Error).message}`)
   }
+}
+
+function refuseDeepJson(text: string) {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw new AppError(400, 'parse_error', `JSON nested deeper than ${MAX_JSON_DEPTH} levels.`)
+}
+
+// " \ [ ] { }
+const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d
+
+/**
+ * Whether a JSON text opens more than `max` arrays or objects inside one another: one pass over
+ * the characters, no recursion, brackets inside strings (escapes included) not counted. Text that
+ * is not JSON may pass; JSON.parse refuses it next.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > max) return true
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--
+  }
+  return false
 }
 
 /** Every body of this API is an object; an array, string, number or null at the top is refused
@@ -94,7 +134,9 @@ const looksLikeJson = (text: string) => /^\s*[[{]/.test(text)
 type Shape = { type?: unknown; anyOf?: Shape[]; properties?: Record<string, Shape> }
 const has = (s: Shape, type: string): boolean => s.type === type || (s.anyOf ?? []).some((x) => has(x, type))
 
+/** Form fields holding JSON text obey the same depth limit as JSON bodies (a parse_error). */
 function tryJson(text: string): unknown {
+  refuseDeepJson(text)
   try {
     return JSON.parse(text)
   } catch {
