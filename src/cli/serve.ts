@@ -1,11 +1,13 @@
 // reelhouse serve: open and migrate the catalogue, make the first admin, listen, and stop
 // cleanly on SIGINT/SIGTERM.
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
 import { join } from 'node:path'
 import { createApp, createTaskRunner } from '../app.ts'
 import { type ServeConfig, dbFile } from '../config.ts'
 import { openDb } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
+import { HTTP_HEADER_LIMIT } from '../http/head.ts'
 import { UserError, createUsers } from '../modules/users/service.ts'
 import { type Log, stderrLog } from '../util/log.ts'
 import { VERSION } from '../version.ts'
@@ -18,6 +20,10 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   firstAdmin(db, config.dataDir)
 
   const runner = createTaskRunner(db, log, config.taskConcurrency)
+  // Bun's HTTP parser answers headers over its limit with a bare 431; up to it, checkHead answers
+  // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
+  // set (Node's types call it read-only).
+  ;(http as { maxHeaderSize: number }).maxHeaderSize = HTTP_HEADER_LIMIT
   const app = createApp({ db, log, runner }).listen({ hostname: config.host, port: config.port, reusePort: false })
   runner.start()
   const server = app.server!

@@ -5,15 +5,9 @@
 import { Elysia } from 'elysia'
 import type { Principal, Users } from '../modules/users/service.ts'
 import { AppError } from './errors.ts'
+import { pathOf } from './head.ts'
 
 const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/docs(\/.*)?$/]
-
-export function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0) return '/'
-  const query = url.indexOf('?', start)
-  return query < 0 ? url.slice(start) : url.slice(start, query)
-}
 
 const notAuthenticated = () =>
   new AppError(401, 'not_authenticated', 'Authentication credentials were not provided.', {}, {

@@ -50,8 +50,11 @@ export class AppError extends Error {
   }
 }
 
+/** 400 answers that are not about the fields of the request: their title is the reason phrase. */
+const NOT_VALIDATION = new Set(['parse_error', 'invalid_host'])
+
 export function entry(status: number, code: string, detail: string, where: Where = {}): ErrorEntry {
-  const title = status === 400 && code !== 'parse_error' ? 'Validation Error' : reason(status)
+  const title = status === 400 && !NOT_VALIDATION.has(code) ? 'Validation Error' : reason(status)
   const e: ErrorEntry = { status: String(status), code, detail, title }
   if (where.pointer !== undefined) e.source = { pointer: where.pointer }
   else if (where.parameter !== undefined) e.source = { parameter: where.parameter }

@@ -10,7 +10,7 @@ type Where = { pointer: string } | { parameter: string }
 
 /** The title service.md section 4 asks for: 'Validation Error' for 400 validation, else the reason phrase. */
 export function titleFor(status: number, code: string): string {
-  if (status === 400 && code !== 'parse_error') return 'Validation Error'
+  if (status === 400 && code !== 'parse_error' && code !== 'invalid_host') return 'Validation Error'
   return STATUS_CODES[status]!
 }
 

@@ -150,3 +150,59 @@ export async function call(server: Pick<Server, 'api'>, method: string, path: st
   const response = await fetch(`${server.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   return readResponse(response)
 }
+
+export type RawReply = { status: number; headers: Record<string, string>; text: string; json: any }
+
+/**
+ * Writes `request` as it is (request line, Host and all) to a listening server and reads the
+ * answer until the server closes the connection: for what fetch would not send, such as a Host
+ * of one letter or none. The request should say `Connection: close`.
+ */
+export function rawRequest(port: number, request: string | Uint8Array): Promise<RawReply> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = []
+    const timer = setTimeout(() => reject(new Error(`no answer within ${BOUND_MS} ms`)), BOUND_MS)
+    const done = () => {
+      clearTimeout(timer)
+      resolvePromise(parseReply(Buffer.concat(chunks)))
+    }
+    Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open: (socket) => void socket.write(request),
+        data: (_, data) => void chunks.push(Buffer.from(data)),
+        close: done,
+        error: done,
+      },
+    }).catch(reject)
+  })
+}
+
+function parseReply(bytes: Buffer): RawReply {
+  const end = bytes.indexOf('\r\n\r\n')
+  const [statusLine = '', ...lines] = bytes.subarray(0, end < 0 ? bytes.length : end).toString('latin1').split('\r\n')
+  const headers: Record<string, string> = {}
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim()
+  let body = end < 0 ? Buffer.alloc(0) : bytes.subarray(end + 4)
+  if (headers['transfer-encoding'] === 'chunked') body = dechunk(body)
+  const text = body.toString('utf8')
+  let json: any
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, text, json }
+}
+
+function dechunk(body: Buffer): Buffer {
+  const parts: Buffer[] = []
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf('\r\n', at)
+    const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16)
+    if (!(size > 0)) return Buffer.concat(parts)
+    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size))
+    at = lineEnd + 2 + size + 2
+  }
+}
