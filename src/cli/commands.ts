@@ -1,12 +1,13 @@
 // The commands other than serve: users, keys, migrations, backups. Each opens the catalogue,
 // does one thing, prints one result, and closes it; all of them work while serve runs.
-import { existsSync } from 'node:fs'
+import { closeSync, openSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
-import { type Db, openDb } from '../db/client.ts'
+import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
 import { KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
+import { stderrLog } from '../util/log.ts'
 
 export function withDb<T>(dataDir: string, run: (db: Db) => T): T {
   const db = openDb(dbFile(dataDir))
@@ -47,6 +48,7 @@ export function tokenRevoke(dataDir: string, key: string | undefined, user: stri
 export function migrateCommand(dataDir: string) {
   // Not withDb: it migrates first, and this command reports what it applied.
   const db = openDb(dbFile(dataDir))
+  tightenModes(dbFile(dataDir), stderrLog)
   let applied: number
   try {
     applied = migrate(db)
@@ -56,10 +58,24 @@ export function migrateCommand(dataDir: string) {
   console.log(applied ? `applied ${applied} migration(s)` : 'database is up to date')
 }
 
-/** A consistent copy of the live database (VACUUM INTO reads one snapshot; writers go on). */
+/**
+ * A consistent copy of the live database (VACUUM INTO reads one snapshot; writers go on). The
+ * copy holds what the catalogue holds, so it is made 0600 like it: VACUUM INTO fills an empty
+ * file it is given, created here (never over an existing one) with that mode.
+ */
 export function backup(dataDir: string, file: string) {
   const target = resolve(file)
-  if (existsSync(target)) throw new UserError(`${target} already exists; a backup never overwrites`)
-  withDb(dataDir, (db) => db.$client.run('VACUUM INTO ?', [target]))
+  try {
+    closeSync(openSync(target, 'wx', 0o600))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError(`${target} already exists; a backup never overwrites`)
+    throw error
+  }
+  try {
+    withDb(dataDir, (db) => db.$client.run('VACUUM INTO ?', [target]))
+  } catch (error) {
+    rmSync(target, { force: true })
+    throw error
+  }
   console.log(`backup written to ${target}`)
 }

@@ -5,7 +5,7 @@ import http from 'node:http'
 import { join } from 'node:path'
 import { createApp, createTaskRunner } from '../app.ts'
 import { type ServeConfig, dbFile } from '../config.ts'
-import { openDb } from '../db/client.ts'
+import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
 import { UserError, createUsers } from '../modules/users/service.ts'
@@ -15,6 +15,7 @@ import { VERSION } from '../version.ts'
 export function serve(config: ServeConfig, log: Log = stderrLog) {
   const release = claimDataDir(config.dataDir)
   const db = openDb(dbFile(config.dataDir))
+  tightenModes(dbFile(config.dataDir), log)
   const applied = migrate(db)
   if (applied) log.info('database migrated', { migrations: applied })
   firstAdmin(db, config.dataDir)
@@ -71,7 +72,7 @@ function firstAdmin(db: ReturnType<typeof openDb>, dataDir: string) {
  * a file left by a process that died (SIGKILL, power loss) is taken over.
  */
 function claimDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true })
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const file = join(dataDir, 'serve.pid')
   const owner = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0
   if (owner && owner !== process.pid && alive(owner))
