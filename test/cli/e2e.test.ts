@@ -1,13 +1,13 @@
 // The end-to-end test of the compiled executable: build dist/reelhouse, copy it into a folder
-// of its own, and run it from yet another folder with an empty data folder. It boots on a free
+// of its own (compiledExecutable), and run it from yet another folder with an empty data folder. It boots on a free
 // port, a user and key are made with its command line, and /api/devices/ answers with that key.
 // Nothing of the repository (node_modules, drizzle/, swagger-ui-dist) is reachable from there.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { ROOT, type Server, call, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+import { type Server, call, compiledExecutable, killAll, lines, runCli, startServe } from '../helpers/process.ts'
 
 setDefaultTimeout(60_000)
 
@@ -22,11 +22,7 @@ let cwd: string
 const exe = (args: string[], env: Record<string, string> = {}) => runCli(args, { cli: [binary], cwd, env })
 
 beforeAll(async () => {
-  const build = Bun.spawn([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
-  const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
-  if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${out}${err}`)
-  binary = join(dir('reelhouse-bin-'), 'reelhouse')
-  copyFileSync(join(ROOT, 'dist', 'reelhouse'), binary)
+  binary = await compiledExecutable()
   expect(statSync(binary).mode & 0o111).not.toBe(0)
   cwd = dir('reelhouse-cwd-')
 }, 120_000)

@@ -2,8 +2,9 @@
 // `serve` and wait (with a bound, never a sleep) for the line that names its URL. Every process
 // started here is remembered so that a test file can kill what is left in afterEach/afterAll.
 import { type Subprocess, spawn } from 'bun'
+import { copyFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { readResponse } from './app.ts'
+import { readResponse, tempDir } from './app.ts'
 
 export const ROOT = resolve(import.meta.dir, '../..')
 /** `bun src/main.ts`, with the bun binary that runs the tests. */
@@ -39,6 +40,27 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
   }
 }
 const oneShots = new Set<Subprocess>()
+
+let executable: Promise<string> | undefined
+
+/**
+ * dist/reelhouse built with `bun build.ts` once per test run (the test files that run it share
+ * it), copied into a folder of its own so that nothing of the repository is reachable from it.
+ * Resolves to the copy's path; the folder goes when the test process exits.
+ */
+export function compiledExecutable(): Promise<string> {
+  executable ??= (async () => {
+    const build = spawn([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
+    const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
+    if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${out}${err}`)
+    const folder = tempDir('reelhouse-bin-')
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }))
+    const copy = join(folder, 'reelhouse')
+    copyFileSync(join(ROOT, 'dist', 'reelhouse'), copy)
+    return copy
+  })()
+  return executable
+}
 
 /** Lines of a text without the empty last one. */
 export const lines = (text: string) => text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1))
