@@ -7,7 +7,7 @@ export const ErrorEnvelope = t.Object(
     errors: t.Array(
       t.Object({
         status: t.String({ description: 'HTTP status code as text' }),
-        code: t.String({ description: 'required, invalid, unique, parse_error, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, unsupported_media_type, server_error' }),
+        code: t.String({ description: 'required, invalid, unique, parse_error, invalid_host, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, headers_too_large, unsupported_media_type, server_error' }),
         detail: t.String(),
         title: t.String({ description: "HTTP reason phrase; 'Validation Error' for 400 validation errors" }),
         source: t.Optional(
@@ -27,9 +27,12 @@ export const sharedModels = new Elysia({ name: 'reelhouse.models' }).model({ Err
 // of 0 or -1 is simply a record that does not exist (404).
 export const IdParams = t.Object({ id: t.Integer({ description: 'Record id (positive)' }) })
 
-/** OpenAPI response entries for the error statuses a route can answer (401 and 406 always). */
+/**
+ * OpenAPI response entries for the error statuses a route can answer: always 400 (invalid_host),
+ * 401, 406 and 431 (headers_too_large).
+ */
 export function errors(...statuses: number[]): Record<number, 'Error'> {
-  return Object.fromEntries([401, 406, ...statuses].map((s) => [s, 'Error' as const]))
+  return Object.fromEntries([400, 401, 406, 431, ...statuses].map((s) => [s, 'Error' as const]))
 }
 
 /** The ones every body-taking route can answer. */
