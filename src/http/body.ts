@@ -1,7 +1,8 @@
 // Request bodies: JSON, urlencoded and multipart forms, nothing else; at most 1 MiB; malformed
-// JSON, or JSON nested deeper than MAX_JSON_DEPTH, is a 400 parse_error. In form data a field holding an object or array is JSON text, and
-// every value arrives as text, so form bodies are converted to the route's schema (booleans
-// from true/false/1/0, numbers from digits) before Elysia validates them.
+// JSON, or JSON nested deeper than MAX_JSON_DEPTH, is a 400 parse_error. In form data a field
+// holding an object or array is JSON text, and every value arrives as text, so form bodies are
+// converted to the route's schema (booleans from true/false/1/0, numbers from digits) before
+// Elysia validates them.
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { AppError } from './errors.ts'

@@ -10,9 +10,9 @@ import { AppError } from './errors.ts'
  */
 export const MAX_HEADER_BYTES = 16 * 1024
 /**
- * Bun's limit. Its parser re-reads the headers from the start whenever more of them arrive, so a
- * client sending them a few bytes at a time costs work growing with the square of this: four
- * times Bun's default of 16 KiB keeps that cost near that of plain small requests.
+ * Bun's limit, set by serve. Not much higher: Bun's parser reads the headers again from the start
+ * whenever more of them arrive, so a client sending them a few bytes at a time costs work growing
+ * with the square of this limit; four times Bun's default of 16 KiB is a modest step.
  */
 export const HTTP_HEADER_LIMIT = 4 * MAX_HEADER_BYTES
 
