@@ -177,26 +177,27 @@ export type RawReply = { status: number; headers: Record<string, string>; text: 
 
 /**
  * Writes `request` as it is (request line, Host and all) to a listening server and reads the
- * answer until the server closes the connection: for what fetch would not send, such as a Host
- * of one letter or none. The request should say `Connection: close`.
+ * answer until the server closes the connection: for what fetch cannot send, such as no Host, an
+ * empty one or HTTP/1.0, and for seeing exactly what the server sends back. The request should
+ * say `Connection: close`.
  */
-export function rawRequest(port: number, request: string | Uint8Array): Promise<RawReply> {
+export function rawRequest(port: number, request: string): Promise<RawReply> {
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = []
+    let unsent = Buffer.from(request, 'latin1')
     const timer = setTimeout(() => reject(new Error(`no answer within ${BOUND_MS} ms`)), BOUND_MS)
     const done = () => {
       clearTimeout(timer)
       resolvePromise(parseReply(Buffer.concat(chunks)))
     }
+    // A write may take part of the bytes; the rest goes when the socket drains.
+    const send = (socket: { write(data: Uint8Array): number }) => {
+      if (unsent.length > 0) unsent = unsent.subarray(Math.max(0, socket.write(unsent)))
+    }
     Bun.connect({
       hostname: '127.0.0.1',
       port,
-      socket: {
-        open: (socket) => void socket.write(request),
-        data: (_, data) => void chunks.push(Buffer.from(data)),
-        close: done,
-        error: done,
-      },
+      socket: { open: send, drain: send, data: (_, data) => void chunks.push(Buffer.from(data)), close: done, error: done },
     }).catch(reject)
   })
 }
