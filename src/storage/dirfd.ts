@@ -1,0 +1,322 @@
+// Calls relative to open folder descriptors (openat, unlinkat, renameat, readlinkat, listing an
+// open folder), which Node's `fs` does not have, made on the C library through bun:ffi. Every
+// platform detail of them lives here: the library's name, flag values, the layout of
+// `struct dirent`, errno.
+//
+// The calls are thin: they return what the C call returns, with a failure as a negative errno
+// (`-ENOENT`), so a caller can branch on an expected failure without an exception; `sysError`
+// turns a failure into a Node-style error. Names are bytes ending in a NUL (`cName`, or the
+// `name` of a listed entry, passed back unchanged), so a name that is not valid UTF-8 is
+// removed like any other; it is decoded only for messages.
+//
+// Supported: 64-bit Linux (glibc or musl) and macOS. Anywhere else, or when the library or its
+// self-check fails, `removalSupported()` is false and every call throws ENOSYS: callers refuse
+// to delete rather than fall back to calls by path name.
+//
+// errno is read right after the failed call, before any other C call of ours; the runtime
+// could in principle change it in between (nothing we know of does). A wrong code could only
+// make a removal stop with a wrong message or skip an entry (which then leaves its folder not
+// empty, and the removal fails): safety rests on the flags and identity checks, not on errno.
+import { type Library, dlopen, FFIType, read, toArrayBuffer } from 'bun:ffi'
+import { fstatSync, constants as fsConstants } from 'node:fs'
+import { constants as osConstants } from 'node:os'
+import { getSystemErrorMap } from 'node:util'
+
+type Platform = {
+  libraries: string[]
+  /** Symbol names where they differ from the C names (macOS x86_64 keeps 32-bit-inode ones). */
+  symbols: { fdopendir: string; readdir: string; errno: string }
+  AT_FDCWD: number
+  AT_REMOVEDIR: number
+  O_CLOEXEC: number
+  /** struct dirent: d_ino is u64 at 0 and d_reclen u16 at 16 on both; these differ. */
+  typeAt: number
+  nameAt: number
+}
+
+const arch = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : undefined
+
+function platform(): Platform | undefined {
+  if (!arch) return undefined
+  if (process.platform === 'linux')
+    // glibc <bits/dirent.h> and musl <bits/dirent.h> (64-bit): d_ino u64 @0, d_off @8,
+    // d_reclen u16 @16, d_type u8 @18, d_name @19. <linux/fcntl.h>: AT_FDCWD -100,
+    // AT_REMOVEDIR 0x200; O_CLOEXEC is 02000000 on x86_64 and arm64 (asm-generic).
+    return {
+      libraries: ['libc.so.6', `libc.musl-${arch}.so.1`, `/lib/ld-musl-${arch}.so.1`, 'libc.so'],
+      symbols: { fdopendir: 'fdopendir', readdir: 'readdir', errno: '__errno_location' },
+      AT_FDCWD: -100,
+      AT_REMOVEDIR: 0x200,
+      O_CLOEXEC: 0o2000000,
+      typeAt: 18,
+      nameAt: 19,
+    }
+  if (process.platform === 'darwin') {
+    // <sys/dirent.h> with 64-bit inodes (__DARWIN_STRUCT_DIRENTRY): d_ino u64 @0, d_seekoff @8,
+    // d_reclen u16 @16, d_namlen u16 @18, d_type u8 @20, d_name @21. <sys/fcntl.h>: AT_FDCWD -2,
+    // AT_REMOVEDIR 0x80, O_CLOEXEC 0x1000000. On x86_64 the 64-bit-inode functions carry the
+    // $INODE64 suffix; arm64 has only those, under the plain names.
+    const suffix = arch === 'x86_64' ? '$INODE64' : ''
+    return {
+      libraries: ['libc.dylib', '/usr/lib/libSystem.B.dylib'],
+      symbols: { fdopendir: `fdopendir${suffix}`, readdir: `readdir${suffix}`, errno: '__error' },
+      AT_FDCWD: -2,
+      AT_REMOVEDIR: 0x80,
+      O_CLOEXEC: 0x1000000,
+      typeAt: 20,
+      nameAt: 21,
+    }
+  }
+  return undefined
+}
+
+// openat is variadic (a mode follows with O_CREAT); it is declared without the mode, which is
+// never passed: on Apple arm64 variadic arguments go on the stack, so declaring one would
+// be wrong there, and without O_CREAT the mode is not read.
+const declarations = (s: Platform['symbols']) => ({
+  openat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+  unlinkat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+  readlinkat: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64_fast },
+  renameat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+  close: { args: [FFIType.i32], returns: FFIType.i32 },
+  [s.fdopendir]: { args: [FFIType.i32], returns: FFIType.ptr },
+  [s.readdir]: { args: [FFIType.ptr], returns: FFIType.ptr },
+  closedir: { args: [FFIType.ptr], returns: FFIType.i32 },
+  [s.errno]: { args: [], returns: FFIType.ptr },
+})
+
+type Calls = {
+  openat(dirfd: number, name: Buffer, flags: number): number
+  unlinkat(dirfd: number, name: Buffer, flags: number): number
+  readlinkat(dirfd: number, name: Buffer, buffer: Buffer, size: number): number | bigint
+  renameat(fromfd: number, from: Buffer, tofd: number, to: Buffer): number
+  close(fd: number): number
+  fdopendir(fd: number): number | null
+  readdir(dir: number): number | null
+  closedir(dir: number): number
+  errnoAt(): number | null
+}
+
+/** File types of d_type (the same numbers on Linux and macOS). */
+export const DT = { UNKNOWN: 0, DIR: 4, REG: 8, LNK: 10 } as const
+
+/** errno numbers of this platform, by name (Node's table, so they match the running system). */
+export const E = osConstants.errno
+
+const P = platform()
+
+export const AT_FDCWD = P?.AT_FDCWD ?? -100
+export const AT_REMOVEDIR = P?.AT_REMOVEDIR ?? 0
+/** Open flags of this platform: Node has most of them (O_DIRECTORY and O_NOFOLLOW differ between x86_64 and arm64 Linux), not O_CLOEXEC. */
+export const O = {
+  RDONLY: fsConstants.O_RDONLY ?? 0,
+  DIRECTORY: fsConstants.O_DIRECTORY ?? 0,
+  NOFOLLOW: fsConstants.O_NOFOLLOW ?? 0,
+  NONBLOCK: fsConstants.O_NONBLOCK ?? 0,
+  CLOEXEC: P?.O_CLOEXEC ?? 0,
+}
+/**
+ * A folder opened to work in: a link is not followed (the open fails: ENOTDIR on Linux, where
+ * O_DIRECTORY is checked first, ELOOP elsewhere) and a non-folder is refused before it is
+ * opened (so a fifo or a device never blocks the call; O_NONBLOCK besides).
+ */
+export const DIR_FLAGS = O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK
+
+let calls: Calls | undefined
+let loadProblem: string | undefined
+
+function load(): Calls | undefined {
+  if (calls || loadProblem) return calls
+  try {
+    if (!P) throw new Error(`${process.platform} ${process.arch} is not supported`)
+    const wanted = declarations(P.symbols)
+    let lib: Library<typeof wanted> | undefined
+    const failures: string[] = []
+    for (const name of P.libraries) {
+      try {
+        lib = dlopen(name, wanted)
+        break
+      } catch (error) {
+        failures.push(`${name}: ${(error as Error).message}`)
+      }
+    }
+    if (!lib) throw new Error(`no C library could be loaded (${failures.join('; ')})`)
+    const s = lib.symbols as Record<string, (...args: any[]) => any>
+    const loaded: Calls = {
+      openat: s.openat!, unlinkat: s.unlinkat!, readlinkat: s.readlinkat!, renameat: s.renameat!, close: s.close!, closedir: s.closedir!,
+      fdopendir: s[P.symbols.fdopendir]!, readdir: s[P.symbols.readdir]!, errnoAt: s[P.symbols.errno]!,
+    }
+    selfCheck(loaded)
+    calls = loaded
+  } catch (error) {
+    loadProblem = (error as Error).message
+  }
+  return calls
+}
+
+/**
+ * The flags, the calling convention, errno and the dirent layout, tried once on `/`: it opens
+ * as a folder with these flags, an empty name fails with ENOENT, and its listing has `.` and
+ * `..`, as folders, where the layout says names and types are.
+ */
+function selfCheck(c: Calls) {
+  const fd = c.openat(AT_FDCWD, cName('/'), DIR_FLAGS)
+  if (fd < 0) throw new Error(`openat("/") failed (errno ${errnoOf(c)})`)
+  try {
+    if (!fstatSync(fd).isDirectory()) throw new Error('openat("/") did not open a folder')
+    if (c.openat(fd, cName(''), DIR_FLAGS) !== -1 || errnoOf(c) !== E.ENOENT) throw new Error('errno is not read correctly')
+    const listed = listWith(c, fd, true)
+    if (typeof listed === 'number') throw new Error(`listing "/" failed (errno ${-listed})`)
+    const dots = listed.filter((e) => (e.name.equals(DOT) || e.name.equals(DOTDOT)) && e.type === DT.DIR)
+    if (dots.length !== 2) throw new Error('the dirent layout does not match (no . and .. found)')
+  } finally {
+    c.close(fd)
+  }
+}
+
+/** True when removals relative to descriptors can run here. */
+export function removalSupported(): boolean {
+  return load() !== undefined
+}
+
+/** Why `removalSupported()` is false, for a message. */
+export function unsupportedReason(): string | undefined {
+  load()
+  return loadProblem
+}
+
+function sys(): Calls {
+  const c = load()
+  if (!c) throw Object.assign(new Error(`removal by descriptors is not available: ${loadProblem}`), { code: 'ENOSYS' })
+  return c
+}
+
+const errnoOf = (c: Calls) => read.i32(c.errnoAt()!, 0)
+
+/** A name for the calls: UTF-8 bytes and a final NUL. */
+export function cName(name: string): Buffer {
+  if (name.includes('\0')) throw Object.assign(new Error('a name contains a NUL character'), { code: 'EINVAL' })
+  return Buffer.from(name + '\0', 'utf8')
+}
+
+/** A name of `cName` or of a listing as text, for messages (invalid UTF-8 becomes U+FFFD). */
+export const nameText = (name: Buffer) => name.toString('utf8', 0, name.length - 1)
+
+/** openat(2): a descriptor, or -errno. */
+export function openat(dirfd: number, name: Buffer, flags: number): number {
+  const c = sys()
+  const fd = c.openat(dirfd, name, flags)
+  return fd >= 0 ? fd : -errnoOf(c)
+}
+
+/** unlinkat(2), flags 0 or AT_REMOVEDIR: 0, or -errno. */
+export function unlinkat(dirfd: number, name: Buffer, flags: number): number {
+  const c = sys()
+  return c.unlinkat(dirfd, name, flags) === 0 ? 0 : -errnoOf(c)
+}
+
+/** renameat(2): 0, or -errno. Like rename(2), it replaces an existing `to` (an empty folder for a folder). */
+export function renameat(fromfd: number, from: Buffer, tofd: number, to: Buffer): number {
+  const c = sys()
+  return c.renameat(fromfd, from, tofd, to) === 0 ? 0 : -errnoOf(c)
+}
+
+const linkBuffer = Buffer.allocUnsafe(4097)
+
+/**
+ * readlinkat(2): the value of the link `name` in `dirfd` as its bytes (a link's value need not
+ * be UTF-8; `fs.symlinkSync` takes the Buffer as it is), or -errno (EINVAL: not a link).
+ */
+export function readlinkat(dirfd: number, name: Buffer): Buffer | number {
+  const c = sys()
+  const n = Number(c.readlinkat(dirfd, name, linkBuffer, linkBuffer.length))
+  if (n < 0) return -errnoOf(c)
+  if (n >= linkBuffer.length) return -E.ENAMETOOLONG
+  return Buffer.from(linkBuffer.subarray(0, n))
+}
+
+/** close(2); a failure to close a folder opened for reading loses nothing and is ignored. */
+export function close(fd: number) {
+  sys().close(fd)
+}
+
+/** Device and inode of an open descriptor (fstat). */
+export function identity(fd: number): { dev: bigint; ino: bigint } {
+  const s = fstatSync(fd, { bigint: true })
+  return { dev: s.dev, ino: s.ino }
+}
+
+export type DirEntry = {
+  /** The name as bytes with a final NUL, ready to pass back to openat/unlinkat. */
+  name: Buffer
+  /** d_type: one of DT, or another type (fifo, socket, device). */
+  type: number
+  /** d_ino: the inode the folder's entry names. */
+  ino: bigint
+}
+
+const DOT = Buffer.from('.\0')
+const DOTDOT = Buffer.from('..\0')
+
+/**
+ * All entries of the open folder `fd` except `.` and `..`, or -errno. The folder is read
+ * through its own descriptor (openat(fd, ".")), closed before returning, so `fd` stays usable
+ * and no DIR buffer is held while the entries are worked on; a whole listing is taken before
+ * any of it is removed, since removing while reading can make some systems skip entries.
+ */
+export function listDir(fd: number): DirEntry[] | number {
+  return listWith(sys(), fd, false)
+}
+
+function listWith(c: Calls, fd: number, dots: boolean): DirEntry[] | number {
+  const own = c.openat(fd, DOT, O.RDONLY | O.DIRECTORY | O.CLOEXEC)
+  if (own < 0) return -errnoOf(c)
+  const dir = c.fdopendir(own)
+  if (!dir) {
+    const errno = errnoOf(c)
+    c.close(own)
+    return -errno
+  }
+  const { typeAt, nameAt } = P!
+  // readdir returns NULL both at the end and on an error: errno, cleared before each call, tells.
+  const errno = new Int32Array(toArrayBuffer(c.errnoAt()!, 0, 4))
+  const entries: DirEntry[] = []
+  try {
+    for (;;) {
+      errno[0] = 0
+      const at = c.readdir(dir)
+      if (!at) {
+        if (errno[0]) return -errno[0]
+        return entries
+      }
+      const reclen = read.u16(at, 16)
+      const raw = new Uint8Array(toArrayBuffer(at, nameAt, reclen - nameAt))
+      const end = raw.indexOf(0)
+      if (end < 0) throw new Error('a dirent name without its final NUL (layout mismatch)')
+      // Copied: readdir reuses its buffer. The copy keeps the NUL, for the calls.
+      const name = Buffer.from(raw.subarray(0, end + 1))
+      if (!dots && name[0] === 0x2e && (end === 1 || (end === 2 && name[1] === 0x2e))) continue
+      entries.push({ name, type: read.u8(at, typeAt), ino: read.u64(at, 0) })
+    }
+  } finally {
+    c.closedir(dir)
+  }
+}
+
+const errorMap = getSystemErrorMap()
+
+/** 'ENOENT' for E.ENOENT, and so on. */
+export function errnoName(errno: number): string {
+  return errorMap.get(-Math.abs(errno))?.[0] ?? `E${Math.abs(errno)}`
+}
+
+/**
+ * A Node-style error for a failed call (`code`, `errno` < 0, `syscall`, `path`), as `fs` makes
+ * them: "ENOENT: no such file or directory, unlinkat 'a/b'". `path` is what the caller wants
+ * shown: relative to the folder being worked on, never an absolute path or a link target.
+ */
+export function sysError(errno: number, syscall: string, path: string): NodeJS.ErrnoException {
+  const n = Math.abs(errno)
+  const [code, text] = errorMap.get(-n) ?? [`E${n}`, `error ${n}`]
+  return Object.assign(new Error(`${code}: ${text}, ${syscall} '${path}'`), { code, errno: -n, syscall, path })
+}
