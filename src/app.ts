@@ -168,5 +168,6 @@ function routePatterns(routes: { method: string; path: string }[]) {
 
 /** The task runner with every kind of work the service does; started by serve, not here. */
 export function createTaskRunner(db: Db, log: Log, concurrency = 2): Runner {
-  return createRunner(db, { concurrency, log, handlers: { copy: copyHandler(db), delete: deleteHandler(db) } })
+  const users = createUsers(db)
+  return createRunner(db, { concurrency, log, handlers: { copy: copyHandler(db, users), delete: deleteHandler(db, users) } })
 }

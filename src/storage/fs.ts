@@ -6,9 +6,10 @@
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
 // large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
-import { type Stats, chmodSync, closeSync, constants, fchmodSync, futimesSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs'
-import { copyFile, lstat, opendir, rename, stat, utimes } from 'node:fs/promises'
+import { type BigIntStats, type Stats, chmodSync, fstatSync, closeSync, constants, fchmodSync, futimesSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs'
+import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { AT_FDCWD, DIR_FLAGS, O, cName, close, identity, openat, readlinkat, sysError } from './dirfd.ts'
 
 export type Entry = {
   /** Path relative to the walked root, '' for the root itself. */
@@ -106,54 +107,137 @@ export type Progress = { files: number; bytes: number }
 const LARGE = 8 * 1024 * 1024
 
 /**
- * Copies the tree at `source` into `target`, which must not exist. Regular files are copied
- * without ever overwriting, then their size is checked and their times are set from the
- * source; links are recreated as links; folders get their times once their contents are in.
- * Other kinds of files (sockets, devices, pipes) are refused. `onProgress` is called after
- * every file and, for large files, while they are copied. Nothing writes into the target
- * after this returns or throws.
+ * Opens the folder `rel` below `root` one name at a time, never through a symbolic link
+ * (O_NOFOLLOW at every step): whatever was swapped on the way, the folder reached lies inside
+ * `root`. `root` itself is opened by its path, as configured (a device path may be a link).
+ * The caller closes the descriptor.
+ */
+export function openBeneath(root: string, rel: string): number {
+  let fd = openat(AT_FDCWD, cName(root), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
+  if (fd < 0) throw sysError(fd, 'open', 'the device folder')
+  let walked = ''
+  for (const part of rel.split('/').filter(Boolean)) {
+    walked = walked ? `${walked}/${part}` : part
+    const next = openat(fd, cName(part), DIR_FLAGS)
+    close(fd)
+    if (next < 0) throw sysError(next, 'openat', walked)
+    fd = next
+  }
+  return fd
+}
+
+const sameAsWalked = (fd: number, e: Entry) => {
+  const id = identity(fd)
+  return Number(id.dev) === e.dev && Number(id.ino) === e.ino
+}
+
+/**
+ * Copies the tree the walk `entries` describe from the open folder `sourceFd` into `target`,
+ * which must not exist. Reading goes through descriptors only: every folder and file is opened
+ * relative to its parent's descriptor with O_NOFOLLOW, and must be the very folder or file the
+ * walk saw (same device and inode); a link or a swapped folder met on the way fails the copy, so
+ * nothing outside the walked tree is ever read (a walk fooled by a swap fails here too).
+ * Regular files are copied without ever overwriting, then their size is checked and their
+ * times set from the walk; links are recreated as links; folders get their times once their
+ * contents are in. Other kinds of files (sockets, devices, pipes) are refused. `onProgress` is
+ * called after every file and, for large files, while they are copied. Nothing writes into the
+ * target after this returns or throws. The caller keeps `sourceFd` (and closes it).
  */
 export async function copyTree(
-  source: string,
+  sourceFd: number,
   target: string,
-  options: { signal?: AbortSignal; onProgress?: (done: Progress) => void; entries?: Entry[] } = {},
+  options: { entries: Entry[]; signal?: AbortSignal; onProgress?: (done: Progress) => void },
 ): Promise<Progress> {
-  const { signal, onProgress } = options
-  const entries = options.entries ?? (await listTree(source, signal))
+  const { signal, onProgress, entries } = options
   const other = entries.find((e) => e.kind === 'other')
-  if (other) throw new Error(`${join(source, other.rel)} is not a regular file, folder or link`)
+  if (other) throw new Error(`${other.rel} is not a regular file, folder or link`)
+  if (!entries[0] || entries[0].kind !== 'dir' || !sameAsWalked(sourceFd, entries[0])) throw new Error('the source folder changed since it was walked')
   const slice = slicer(signal)
   const done: Progress = { files: 0, bytes: 0 }
-  const [src, dst] = [base(source), base(target)]
+  const dst = base(target)
+  const children = childrenOf(entries)
 
-  const dirs = entries.filter((e) => e.kind === 'dir')
-  for (const e of dirs) {
-    if (slice.due()) await slice.tick()
-    mkdirSync(dst + e.rel, { mode: e.mode & 0o7777 })
-    keepMode(dst + e.rel, e.mode)
+  // Depth first, one open descriptor per level: a folder's files, then its subfolders.
+  const stack: { entry: Entry; fd: number; dirs: Entry[] }[] = []
+  const enter = (entry: Entry, fd: number) => {
+    const here = children.get(entry.rel) ?? []
+    stack.push({ entry, fd, dirs: here.filter((e) => e.kind === 'dir') })
+    return here
   }
-  for (const e of entries) {
-    if (e.kind !== 'file' && e.kind !== 'link') continue
-    if (slice.due()) await slice.tick()
-    const from = src + e.rel
-    const to = dst + e.rel
-    if (e.kind === 'link') {
-      symlinkSync(readlinkSync(from), to)
-      continue
+  const dirs: Entry[] = []
+  try {
+    mkdirSync(dst.slice(0, -1), { mode: entries[0].mode & 0o7777 })
+    keepMode(dst, entries[0].mode)
+    let files = enter(entries[0], -1)
+    for (;;) {
+      const frame = stack.at(-1)!
+      const fd = frame.fd < 0 ? sourceFd : frame.fd
+      for (const e of files) {
+        if (e.kind === 'dir') continue
+        if (slice.due()) await slice.tick()
+        const to = dst + e.rel
+        if (e.kind === 'link') {
+          const value = readlinkat(fd, cName(baseName(e.rel)))
+          if (typeof value === 'number') throw sysError(value, 'readlinkat', e.rel)
+          symlinkSync(value, to)
+          continue
+        }
+        const input = openat(fd, cName(baseName(e.rel)), O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
+        if (input < 0) throw sysError(input, 'openat', e.rel)
+        try {
+          if (!sameAsWalked(input, e)) throw new Error(`${e.rel} changed since the copy began (another file is in its place)`)
+          if (e.size >= LARGE) await copyLarge(input, to, e, done, onProgress)
+          else copySmall(input, to, e)
+        } finally {
+          closeSync(input)
+        }
+        done.files++
+        done.bytes += e.size
+        onProgress?.(done)
+      }
+      // The next subfolder of the deepest folder that has one left; folders done are closed.
+      let next: Entry | undefined
+      while (stack.length && !(next = stack.at(-1)!.dirs.shift())) {
+        const finished = stack.pop()!
+        if (finished.fd >= 0) close(finished.fd)
+      }
+      if (!next) break
+      if (slice.due()) await slice.tick()
+      const parent = stack.at(-1)!
+      const sub = openat(parent.fd < 0 ? sourceFd : parent.fd, cName(baseName(next.rel)), DIR_FLAGS)
+      if (sub < 0) throw sysError(sub, 'openat', next.rel)
+      if (!sameAsWalked(sub, next)) {
+        close(sub)
+        throw new Error(`${next.rel} changed since the copy began (another folder is in its place)`)
+      }
+      mkdirSync(dst + next.rel, { mode: next.mode & 0o7777 })
+      keepMode(dst + next.rel, next.mode)
+      dirs.push(next)
+      files = enter(next, sub)
     }
-    if (e.size >= LARGE) await copyLarge(from, to, e, done, onProgress)
-    else copySmall(from, to, e)
-    done.files++
-    done.bytes += e.size
-    onProgress?.(done)
+  } finally {
+    for (const frame of stack) if (frame.fd >= 0) close(frame.fd)
   }
   // Deepest folders first, so setting a parent's times comes after its children changed it.
-  for (const e of dirs.sort((a, b) => b.rel.length - a.rel.length)) {
+  for (const e of [...dirs, entries[0]].sort((a, b) => b.rel.length - a.rel.length)) {
     if (slice.due()) await slice.tick()
     utimesSync(dst + e.rel, e.atime, e.mtime)
   }
   return done
 }
+
+/** Entries by the folder they are in ('' for the root's). */
+function childrenOf(entries: Entry[]): Map<string, Entry[]> {
+  const children = new Map<string, Entry[]>()
+  for (const e of entries) {
+    if (!e.rel) continue
+    const parent = e.rel.includes('/') ? e.rel.slice(0, e.rel.lastIndexOf('/')) : ''
+    children.get(parent)?.push(e) ?? children.set(parent, [e])
+  }
+  return children
+}
+
+const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1)
 
 const UMASK = process.umask()
 const buffer = Buffer.allocUnsafe(LARGE)
@@ -167,49 +251,46 @@ function keepMode(path: string, mode: number, fd?: number) {
 }
 
 /**
- * A small file through one reused buffer: open both (the target with wx: created, never
- * overwritten), copy, check the byte count against the walked size, set the times on the open
- * file. Seven calls where a copyFile and its checks take ten.
+ * A small file through one reused buffer: the target created with wx (never overwritten), the
+ * bytes copied and counted against the walked size, the times set on the open file.
  */
-function copySmall(from: string, to: string, e: Entry) {
-  const input = openSync(from, 'r')
+function copySmall(input: number, to: string, e: Entry) {
+  const output = openSync(to, 'wx', e.mode & 0o7777)
   try {
-    const output = openSync(to, 'wx', e.mode & 0o7777)
-    try {
-      let copied = 0
-      for (let n = readSync(input, buffer, 0, buffer.length, null); n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
-        writeSync(output, buffer, 0, n)
-        copied += n
-      }
-      checkSize(from, copied, e.size)
-      keepMode(to, e.mode, output)
-      futimesSync(output, e.atime, e.mtime)
-    } finally {
-      closeSync(output)
+    let copied = 0
+    for (let n = readSync(input, buffer, 0, buffer.length, null); n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
+      writeSync(output, buffer, 0, n)
+      copied += n
     }
+    checkSize(e.rel, copied, e.size)
+    keepMode(to, e.mode, output)
+    futimesSync(output, e.atime, e.mtime)
   } finally {
-    closeSync(input)
+    closeSync(output)
   }
 }
 
-function checkSize(from: string, copied: number, expected: number) {
-  if (copied !== expected) throw new Error(`size check failed for ${from}: ${copied} of ${expected} bytes copied`)
+function checkSize(rel: string, copied: number, expected: number) {
+  if (copied !== expected) throw new Error(`size check failed for ${rel}: ${copied} of ${expected} bytes copied`)
 }
 
-async function copyLarge(from: string, to: string, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
-  // The kernel copies the file in one call; its growing size is the progress.
+async function copyLarge(input: number, to: string, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
+  const output = openSync(to, 'wx', e.mode & 0o7777)
+  // The kernel copies the file (copy_file_range, off the event loop); its growing size is the progress.
   const timer = onProgress
     ? setInterval(() => {
         stat(to).then((s) => onProgress({ files: done.files, bytes: done.bytes + s.size }), () => {})
       }, 500)
     : undefined
   try {
-    await copyFile(from, to, constants.COPYFILE_EXCL)
+    const copied = await Bun.write(Bun.file(output), Bun.file(input))
+    checkSize(e.rel, copied, e.size)
+    keepMode(to, e.mode, output)
+    futimesSync(output, e.atime, e.mtime)
   } finally {
     clearInterval(timer)
+    closeSync(output)
   }
-  checkSize(from, (await stat(to)).size, e.size)
-  await utimes(to, e.atime, e.mtime)
 }
 
 /**
@@ -262,15 +343,24 @@ export async function removeTree(
   options.onProgress?.(done)
 }
 
-/** A folder's identity on disk ("dev:ino"), to check later that the folder is still the same one; undefined when missing, a link, or not a folder. */
+/**
+ * A folder's identity on disk, to check later that the folder is still the same one: device,
+ * inode and, where the file system records it, birth time (a folder removed and made again
+ * often gets the freed inode back). Undefined when missing, a link, or not a folder.
+ */
 export function identityOf(dir: string): string | undefined {
   try {
     const s = lstatSync(dir.replace(/(.)\/+$/, '$1'), { bigint: true })
-    return s.isDirectory() ? `${s.dev}:${s.ino}` : undefined
+    return s.isDirectory() ? identityText(s) : undefined
   } catch {
     return undefined
   }
 }
+
+/** An open descriptor's identity, in the form of `identityOf`. */
+export const identityOfFd = (fd: number) => identityText(fstatSync(fd, { bigint: true }))
+
+const identityText = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.birthtimeNs}`
 
 export async function exists(path: string): Promise<boolean> {
   try {

@@ -7,21 +7,35 @@ import { lstat } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { projectAssets } from '../db/schema.ts'
-import { CancelledError, copyTree, exists, isMissingOrEmpty, listTree, removeTree, rename, totals } from '../storage/fs.ts'
-import { makeDirInside } from '../storage/paths.ts'
+import { devices, projectAssets } from '../db/schema.ts'
+import { taskProblem } from '../modules/projectassets/bundles.ts'
+import type { Users } from '../modules/users/service.ts'
+import { close } from '../storage/dirfd.ts'
+import { CancelledError, copyTree, exists, identityOfFd, isMissingOrEmpty, listTree, openBeneath, removeTree, rename, totals } from '../storage/fs.ts'
+import { deviceFor, makeDirInside } from '../storage/paths.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type Handler, SHUTDOWN } from './runner.ts'
 
-export type CopyParams = { source: string; target: string; device: string }
+export type CopyParams = {
+  source: string
+  target: string
+  /** The target's device. */
+  device: string
+  /** Recorded from this version on; tasks queued by an older one lack them. */
+  source_device?: string
+  user?: number
+  /** The source folder when the copy was asked for (identityOf). */
+  identity?: string
+}
 
 /** The hidden folder a copy is made in: beside the target, on the same filesystem. */
 export const stagingFor = (target: string, taskId: number) =>
   posix.join(posix.dirname(target.replace(/\/$/, '')), `.reelhouse-copy-${taskId}`)
 
-export function copyHandler(db: Db): Handler {
+export function copyHandler(db: Db, users: Users): Handler {
   return async ({ task, signal, progress }) => {
-    const { source, target, device } = task.params as CopyParams
+    const params = task.params as CopyParams
+    const { source, target, device } = params
     const projectId = task.target.projectasset!
     const staging = stagingFor(target, task.id)
     const finish = (files: { count: number; bytes: number }) =>
@@ -32,7 +46,21 @@ export function copyHandler(db: Db): Handler {
 
     // The hidden folder is removed on failure only when this task made it.
     let ours = task.attempts > 0
+    let sourceFd = -1
     try {
+      // Everything is checked again whenever the task starts or resumes (service.md 5, 7):
+      // the target may still be a project folder of the user who asked, and the source is the
+      // folder that was there then, reached from its device with no link on the way.
+      const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+      if (!project) throw new Error('the project asset is gone')
+      const refusal = taskProblem(db, users, { path: target, device, production: project.production, user: params.user, project: projectId, placing: true })
+      if (refusal) throw new Error(`refusing to copy into ${target}: ${refusal}`)
+      const sourceDevice = params.source_device ?? deviceFor(db.select().from(devices).all(), source)?.path
+      if (!sourceDevice) throw new Error('the source folder no longer lies on a device')
+      sourceFd = openBeneath(sourceDevice, source.slice(sourceDevice.length))
+      if (params.identity && identityOfFd(sourceFd) !== params.identity)
+        throw new Error('the source folder was replaced since the copy was asked for; nothing was copied')
+
       if (task.attempts > 0 && !(await exists(staging)) && !(await isMissingOrEmpty(target))) {
         // The rename was done before the process stopped: finish if the copy is whole.
         const [have, want] = await Promise.all([totals(target, signal), totals(source, signal)])
@@ -47,8 +75,6 @@ export function copyHandler(db: Db): Handler {
         await removeTree(staging)
       }
 
-      const top = await lstat(source.replace(/\/$/, '')).catch(() => undefined)
-      if (!top?.isDirectory()) throw new Error('the source folder is gone')
       const entries = await listTree(source, signal)
       const files = entries.filter((e) => e.kind === 'file')
       const want = { count: files.length, bytes: files.reduce((n, e) => n + e.size, 0) }
@@ -56,7 +82,7 @@ export function copyHandler(db: Db): Handler {
 
       makeDirInside(device, posix.dirname(target.replace(/\/$/, '')) + '/')
       ours = true
-      await copyTree(source, staging, {
+      await copyTree(sourceFd, staging, {
         signal,
         entries,
         onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
@@ -74,6 +100,8 @@ export function copyHandler(db: Db): Handler {
         status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp(),
       }).where(eq(projectAssets.id, projectId)).run()
       throw new Error(reason)
+    } finally {
+      if (sourceFd >= 0) close(sourceFd)
     }
   }
 }
@@ -89,6 +117,11 @@ export function describe(error: unknown): string {
     ENOSPC: 'no space left on the device',
     EEXIST: 'a file that should be new already exists',
     EIO: 'input/output error on the disk',
+    ENOTDIR: 'a folder was replaced by a symbolic link or a file during the work',
+    ELOOP: 'a file or folder was replaced by a symbolic link during the work',
+    ECHANGED: 'a folder was replaced by another one during the work',
+    EXDEV: 'another file system is mounted inside the folder',
+    ENOSYS: 'not supported on this system',
   }
   if (e?.code && words[e.code]) return `${words[e.code]} (${e.path ?? e.message})`
   return e?.message ?? String(error)

@@ -1,59 +1,98 @@
 // Removal of a project folder (service.md 7): only the bundle folder, never a device root, never
 // through a symbolic link. The folder is first renamed to a hidden sibling (it disappears at
 // once, in one step), then emptied; a restart finds the hidden folder and goes on.
-import { lstat, realpath } from 'node:fs/promises'
+//
+// Every step works from open descriptors (storage/dirfd.ts): the parent folder is opened from
+// the device root one name at a time with no link allowed on the way, the folder is checked to
+// be the one that was there when the delete was asked for (device and inode), the rename and
+// the removal are relative to the parent's descriptor. Swapping a folder on the way for a link
+// (while the service runs or while it is down) cannot send any of it outside the device. All of
+// this, and the territory rule, is checked again whenever the task starts or resumes.
 import { posix } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { projectAssets } from '../db/schema.ts'
-import { CancelledError, exists, removeTree, rename, totals } from '../storage/fs.ts'
-import { isInside } from '../storage/paths.ts'
-import { bundleProblem } from '../modules/projectassets/bundles.ts'
+import { foreignMediaIn, taskProblem } from '../modules/projectassets/bundles.ts'
+import type { Users } from '../modules/users/service.ts'
+import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../storage/dirfd.ts'
+import { CancelledError, identityOfFd, listTree, openBeneath } from '../storage/fs.ts'
+import { removalSupported, removeTreeAt, unsupportedReason } from '../storage/remove.ts'
 import { describe } from './copy.ts'
 import type { Handler } from './runner.ts'
 
-export type DeleteParams = { bundle_root: string; device: string }
+export type DeleteParams = {
+  bundle_root: string
+  device: string
+  /** Recorded from this version on; tasks queued by an older one lack them. */
+  user?: number
+  /** The folder when the delete was asked for (identityOf); undefined when it was already gone. */
+  identity?: string
+}
 
-export const trashFor = (bundle: string, taskId: number) =>
-  posix.join(posix.dirname(bundle.replace(/\/$/, '')), `.reelhouse-delete-${taskId}`)
+export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
+export const trashFor = (bundle: string, taskId: number) => posix.join(posix.dirname(bundle.replace(/\/$/, '')), trashName(taskId))
 
-export function deleteHandler(db: Db): Handler {
+export function deleteHandler(db: Db, users: Users): Handler {
   return async ({ task, signal, progress }) => {
-    const { bundle_root, device } = task.params as DeleteParams
+    const { bundle_root, device, user, identity } = task.params as DeleteParams
+    const projectId = task.target.projectasset!
     const folder = bundle_root.replace(/\/$/, '')
-    const trash = trashFor(bundle_root, task.id)
+    const name = posix.basename(folder)
+    const trash = trashName(task.id)
+    let parent = -1
     try {
-      if (task.attempts === 0 && (await exists(trash))) throw new Error(`${trash} exists and is not this delete's; nothing was removed`)
-      if (await exists(folder)) {
-        await checkRemovable(folder, device)
-        const problem = bundleProblem(db, bundle_root, device, task.target.projectasset)
-        if (problem) throw new Error(`refusing to remove ${bundle_root}: ${problem.detail}`)
-        await rename(folder, trash)
+      if (!removalSupported()) throw new Error(`deletes are refused on this system: ${unsupportedReason()}`)
+      const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+      if (!project) return
+      const refusal = taskProblem(db, users, { path: bundle_root, device, production: project.production, project: projectId, user, placing: false })
+      if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
+      const foreign = foreignMediaIn(db, bundle_root, project.production)
+      if (foreign) throw new Error(`refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`)
+      if (folder === device.replace(/\/$/, '')) throw new Error('refusing to remove the root of a device')
+
+      parent = openBeneath(device, posix.dirname(folder).slice(device.length - 1))
+      const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
+      const hiddenPath = trashFor(bundle_root, task.id)
+      const existing = openat(parent, cName(name), DIR_FLAGS)
+      if (existing >= 0) {
+        // The folder must be the one asked for, and a first attempt finds no hidden folder in its way.
+        const same = isOurs(existing)
+        close(existing)
+        if (!same) throw new Error(`${bundle_root} was replaced since the delete was asked for; nothing was removed`)
+        const hidden = openat(parent, cName(trash), DIR_FLAGS)
+        if (hidden >= 0) close(hidden)
+        if (hidden !== -E.ENOENT && task.attempts === 0) throw new Error(`${hiddenPath} exists and is not this delete's; nothing was removed`)
+        const moved = renameat(parent, cName(name), parent, cName(trash))
+        if (moved < 0) throw sysError(moved, 'renameat', name)
+      } else if (existing !== -E.ENOENT) {
+        throw new Error(`${bundle_root} is a symbolic link or not a folder; nothing was removed`)
       }
-      if (await exists(trash)) {
-        const all = await totals(trash, signal)
-        progress({ files_total: all.count, bytes_total: all.bytes })
-        await removeTree(trash, { signal, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) })
-      }
+      // The hidden folder (just made, or left by an earlier attempt) must still be that folder.
+      const trashFd = openat(parent, cName(trash), DIR_FLAGS)
+      if (trashFd === -E.ENOENT) return finish()
+      if (trashFd < 0) throw new Error(`${hiddenPath} is a symbolic link or not a folder; nothing was removed`)
+      const same = isOurs(trashFd)
+      close(trashFd)
+      if (!same) throw new Error(`${hiddenPath} is not the folder the delete was asked for; nothing was removed`)
+      // Totals for the progress only: a walk by names, which reads no file and removes nothing.
+      const entries = await listTree(hiddenPath, signal).catch(() => [])
+      const files = entries.filter((e) => e.kind === 'file')
+      progress({ files_total: files.length, bytes_total: files.reduce((n, e) => n + e.size, 0) })
+      await removeTreeAt({ parent, name: trash }, { signal, entries, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) })
     } catch (error) {
       if (error instanceof CancelledError) throw error
       throw new Error(describe(error))
+    } finally {
+      if (parent >= 0) close(parent)
     }
-    db.transaction((tx) => {
-      tx.delete(projectAssets).where(eq(projectAssets.id, task.target.projectasset!)).run()
-      // Media files that lived in the folder went with it: their records stay, offline.
-      tx.run(sql`UPDATE media_assets SET is_production = 0 WHERE substr(path_file, 1, ${bundle_root.length}) = ${bundle_root} AND is_production = 1`)
-    })
-  }
-}
+    finish()
 
-/** Containment, checked again right before removing. */
-async function checkRemovable(folder: string, device: string) {
-  const s = await lstat(folder)
-  if (s.isSymbolicLink()) throw new Error(`${folder} is a symbolic link; a delete never goes through one`)
-  if (!s.isDirectory()) throw new Error(`${folder} is not a folder`)
-  const realDevice = (await realpath(device)).replace(/\/?$/, '/')
-  const real = (await realpath(folder)) + '/'
-  if (real === realDevice) throw new Error('refusing to remove the root of a device')
-  if (!isInside(realDevice, real)) throw new Error(`${folder} resolves to ${real}, outside its device`)
+    function finish() {
+      db.transaction((tx) => {
+        tx.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
+        // Media files that lived in the folder went with it: their records stay, offline.
+        tx.run(sql`UPDATE media_assets SET is_production = 0 WHERE substr(path_file, 1, ${bundle_root.length}) = ${bundle_root} AND is_production = 1`)
+      })
+    }
+  }
 }

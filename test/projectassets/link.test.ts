@@ -202,6 +202,15 @@ describe.each([
     },
   )
 
+  test.each([['the text "false"', 'false'], ['the text "true"', 'true'], ['a number', 1], ['an object', {}]])(
+    'silent_mode that is not a boolean (%s): 400 {detail}, nothing done',
+    async (_, silent_mode) => {
+      const p = await setup()
+      expectDetail(await t.post(url(p.id), { asset_list: [good(), { asset_id: 0, type: 'movie' }], silent_mode }), 400, /silent_mode/)
+      expect(await getProject(p.id)).toEqual(p)
+    },
+  )
+
   test.each([['movie'], ['Audio'], ['videoasset'], [''], [5], [null], [undefined]])(
     'unsupported type %p after a valid entry: 422 {detail} naming the index and the allowed types; nothing changes',
     async (type) => {

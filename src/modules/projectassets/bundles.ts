@@ -12,7 +12,7 @@ import { dirname } from 'node:path'
 import type { Db } from '../../db/client.ts'
 import { aliasProblem, isInside, realOf, reservedProblem } from '../../storage/paths.ts'
 import { canWrite } from '../users/access.ts'
-import type { Principal } from '../users/service.ts'
+import type { Principal, Users } from '../users/service.ts'
 
 /** Folders that must never be inside (or be) a project folder, by real path (links resolved). */
 function protectedRoots(db: Db): { what: string; path: string; real: string }[] {
@@ -113,4 +113,24 @@ export function foreignMediaIn(db: Db, bundle: string, production: number): numb
        AND path_file >= ? AND path_file < ? AND production != ?`,
     )
     .get(bundle, end, production)!.n
+}
+
+/**
+ * What a copy or delete task checks again whenever it starts or resumes (service.md 5): the
+ * folder may still be a project folder, and the user who asked may still place (copy) or remove
+ * (delete) it there with the permissions they have now. Tasks queued by an older version carry
+ * no user; for them only the folder is checked.
+ */
+export function taskProblem(
+  db: Db,
+  users: Users,
+  t: { path: string; device: string; production: number; project: number; user?: number; placing: boolean },
+): string | undefined {
+  const shape = bundleProblem(db, t.path, t.device, t.project)
+  if (shape) return shape.detail
+  if (t.user === undefined) return undefined
+  const user = users.principalById(t.user)
+  if (!user) return 'the user who asked for it no longer exists'
+  if (!canWrite(user, t.production)) return 'the user who asked for it no longer has write access to the production'
+  return territoryProblem(db, t.path, user, t.production, t.placing)?.detail
 }

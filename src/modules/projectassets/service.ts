@@ -232,7 +232,11 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (b === null || typeof b !== 'object' || Array.isArray(b)) throw AppError.plain(400, { detail: 'The body must be a JSON object with asset_list.' })
       if (b.asset_list === undefined) throw AppError.plain(400, { detail: 'asset_list is required.' })
       if (!Array.isArray(b.asset_list)) throw AppError.plain(400, { detail: 'asset_list must be an array of {asset_id, type} objects.' })
-      const silent = b.silent_mode === true || b.silent_mode === 'true' || b.silent_mode === 1
+      // A boolean or nothing: "false" as text would have been read as true by a truthiness check,
+      // and partial work a client did not ask for cannot be taken back.
+      if (b.silent_mode !== undefined && b.silent_mode !== null && typeof b.silent_mode !== 'boolean')
+        throw AppError.plain(400, { detail: 'silent_mode must be true or false.' })
+      const silent = b.silent_mode === true
       const linkedIds = new Set(db.select({ id: projectAssetLinks.asset_id }).from(projectAssetLinks).where(eq(projectAssetLinks.project_id, id)).all().map((l) => l.id))
 
       const good: Ref[] = []
