@@ -78,6 +78,9 @@ const declarations = (s: Platform['symbols']) => ({
   unlinkat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   readlinkat: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64_fast },
   renameat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+  // mode_t is 16 bits on macOS and 32 on Linux; a fixed (not variadic) argument either way,
+  // passed widened to 32 bits as both ABIs expect.
+  mkdirat: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
   close: { args: [FFIType.i32], returns: FFIType.i32 },
   [s.fdopendir]: { args: [FFIType.i32], returns: FFIType.ptr },
   [s.readdir]: { args: [FFIType.ptr], returns: FFIType.ptr },
@@ -90,6 +93,7 @@ type Calls = {
   unlinkat(dirfd: number, name: Buffer, flags: number): number
   readlinkat(dirfd: number, name: Buffer, buffer: Buffer, size: number): number | bigint
   renameat(fromfd: number, from: Buffer, tofd: number, to: Buffer): number
+  mkdirat(dirfd: number, name: Buffer, mode: number): number
   close(fd: number): number
   fdopendir(fd: number): number | null
   readdir(dir: number): number | null
@@ -143,7 +147,7 @@ function load(): Calls | undefined {
     if (!lib) throw new Error(`no C library could be loaded (${failures.join('; ')})`)
     const s = lib.symbols as Record<string, (...args: any[]) => any>
     const loaded: Calls = {
-      openat: s.openat!, unlinkat: s.unlinkat!, readlinkat: s.readlinkat!, renameat: s.renameat!, close: s.close!, closedir: s.closedir!,
+      openat: s.openat!, unlinkat: s.unlinkat!, readlinkat: s.readlinkat!, renameat: s.renameat!, mkdirat: s.mkdirat!, close: s.close!, closedir: s.closedir!,
       fdopendir: s[P.symbols.fdopendir]!, readdir: s[P.symbols.readdir]!, errnoAt: s[P.symbols.errno]!,
     }
     selfCheck(loaded)
@@ -213,6 +217,12 @@ export function openat(dirfd: number, name: Buffer, flags: number): number {
 export function unlinkat(dirfd: number, name: Buffer, flags: number): number {
   const c = sys()
   return c.unlinkat(dirfd, name, flags) === 0 ? 0 : -errnoOf(c)
+}
+
+/** mkdirat(2): 0, or -errno (EEXIST when anything, a link too, has the name). */
+export function mkdirat(dirfd: number, name: Buffer, mode: number): number {
+  const c = sys()
+  return c.mkdirat(dirfd, name, mode) === 0 ? 0 : -errnoOf(c)
 }
 
 /** renameat(2): 0, or -errno. Like rename(2), it replaces an existing `to` (an empty folder for a folder). */

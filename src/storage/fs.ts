@@ -9,7 +9,7 @@
 import { type BigIntStats, type Stats, chmodSync, fstatSync, closeSync, constants, fchmodSync, futimesSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, DIR_FLAGS, O, cName, close, identity, openat, readlinkat, sysError } from './dirfd.ts'
+import { AT_FDCWD, DIR_FLAGS, O, cName, close, identity, mkdirat, openat, readlinkat, sysError } from './dirfd.ts'
 
 export type Entry = {
   /** Path relative to the walked root, '' for the root itself. */
@@ -142,10 +142,14 @@ const sameAsWalked = (fd: number, e: Entry) => {
  * contents are in. Other kinds of files (sockets, devices, pipes) are refused. `onProgress` is
  * called after every file and, for large files, while they are copied. Nothing writes into the
  * target after this returns or throws. The caller keeps `sourceFd` (and closes it).
+ *
+ * The target folder `name` (at `path`) is made relative to the open folder `parent`, mode 0700
+ * until its contents are in: no other user can enter it, let alone swap a folder inside it,
+ * while files are written into it by name. It gets the source's mode at the end.
  */
 export async function copyTree(
   sourceFd: number,
-  target: string,
+  target: { parent: number; name: string; path: string },
   options: { entries: Entry[]; signal?: AbortSignal; onProgress?: (done: Progress) => void },
 ): Promise<Progress> {
   const { signal, onProgress, entries } = options
@@ -154,7 +158,7 @@ export async function copyTree(
   if (!entries[0] || entries[0].kind !== 'dir' || !sameAsWalked(sourceFd, entries[0])) throw new Error('the source folder changed since it was walked')
   const slice = slicer(signal)
   const done: Progress = { files: 0, bytes: 0 }
-  const dst = base(target)
+  const dst = base(target.path)
   const children = childrenOf(entries)
 
   // Depth first, one open descriptor per level: a folder's files, then its subfolders.
@@ -166,8 +170,8 @@ export async function copyTree(
   }
   const dirs: Entry[] = []
   try {
-    mkdirSync(dst.slice(0, -1), { mode: entries[0].mode & 0o7777 })
-    keepMode(dst, entries[0].mode)
+    const made = mkdirat(target.parent, cName(target.name), 0o700)
+    if (made < 0) throw sysError(made, 'mkdirat', target.name)
     let files = enter(entries[0], -1)
     for (;;) {
       const frame = stack.at(-1)!
@@ -223,6 +227,7 @@ export async function copyTree(
     if (slice.due()) await slice.tick()
     utimesSync(dst + e.rel, e.atime, e.mtime)
   }
+  chmodSync(dst, entries[0].mode & 0o7777)
   return done
 }
 
@@ -291,56 +296,6 @@ async function copyLarge(input: number, to: string, e: Entry, done: Progress, on
     clearInterval(timer)
     closeSync(output)
   }
-}
-
-/**
- * Removes the tree at `dir`, bottom up, never following links (a link is removed, not what it
- * points to). Reports files removed as it goes.
- */
-export async function removeTree(
-  dir: string,
-  options: { signal?: AbortSignal; onProgress?: (done: Progress) => void } = {},
-): Promise<void> {
-  const entries = await listTree(dir, options.signal)
-  const slice = slicer(options.signal)
-  const done: Progress = { files: 0, bytes: 0 }
-  const children = new Map<string, Entry[]>()
-  for (const e of entries) {
-    if (!e.rel) continue
-    const parent = e.rel.includes('/') ? e.rel.slice(0, e.rel.lastIndexOf('/')) : ''
-    children.get(parent)?.push(e) ?? children.set(parent, [e])
-  }
-  // One folder at a time, deepest first. Whenever the event loop has had a turn, the folder is
-  // checked again to be the very folder that was walked (same inode, still not a link), so a
-  // folder swapped for a link meanwhile stops the removal instead of leading it elsewhere.
-  const same = (folder: Entry) => {
-    const path = join(dir, folder.rel)
-    const now = lstatSync(path)
-    if (!now.isDirectory() || now.ino !== folder.ino || now.dev !== folder.dev)
-      throw new Error(`${path} changed while it was being removed; the removal stopped`)
-    return path
-  }
-  for (const folder of entries.filter((x) => x.kind === 'dir').sort((a, b) => b.rel.length - a.rel.length)) {
-    if (slice.due()) await slice.tick()
-    let path = same(folder)
-    for (const e of children.get(folder.rel) ?? []) {
-      if (e.kind === 'dir') continue
-      if (slice.due()) {
-        await slice.tick()
-        path = same(folder)
-      }
-      unlinkSync(join(path, e.rel.slice(folder.rel ? folder.rel.length + 1 : 0)))
-      if (e.kind === 'file') {
-        done.files++
-        done.bytes += e.size
-        options.onProgress?.(done)
-      }
-    }
-    rmdirSync(path)
-  }
-  // A tree that is a single file or link.
-  if (entries[0] && entries[0].kind !== 'dir') unlinkSync(dir)
-  options.onProgress?.(done)
 }
 
 /**

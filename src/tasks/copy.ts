@@ -2,7 +2,6 @@
 // folder is renamed into place when every file is in, so the target is never seen half made.
 // Safe points for a restart: the hidden folder is thrown away and the copy starts over; if the
 // rename already happened, the target is checked against the source and the copy is finished.
-import { existsSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -10,8 +9,9 @@ import type { Db } from '../db/client.ts'
 import { devices, projectAssets } from '../db/schema.ts'
 import { taskProblem } from '../modules/projectassets/bundles.ts'
 import type { Users } from '../modules/users/service.ts'
-import { close } from '../storage/dirfd.ts'
-import { CancelledError, copyTree, exists, identityOfFd, isMissingOrEmpty, listTree, openBeneath, removeTree, rename, totals } from '../storage/fs.ts'
+import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../storage/dirfd.ts'
+import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../storage/fs.ts'
+import { removeTreeAt } from '../storage/remove.ts'
 import { deviceFor, makeDirInside } from '../storage/paths.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type Handler, SHUTDOWN } from './runner.ts'
@@ -47,6 +47,7 @@ export function copyHandler(db: Db, users: Users): Handler {
     // The hidden folder is removed on failure only when this task made it.
     let ours = task.attempts > 0
     let sourceFd = -1
+    let targetParent = -1
     try {
       // Everything is checked again whenever the task starts or resumes (service.md 5, 7):
       // the target may still be a project folder of the user who asked, and the source is the
@@ -61,7 +62,19 @@ export function copyHandler(db: Db, users: Users): Handler {
       if (params.identity && identityOfFd(sourceFd) !== params.identity)
         throw new Error('the source folder was replaced since the copy was asked for; nothing was copied')
 
-      if (task.attempts > 0 && !(await exists(staging)) && !(await isMissingOrEmpty(target))) {
+      // The target's parent: made if missing, then opened from the device root with no link on
+      // the way. The hidden folder is made, renamed and removed relative to it.
+      const parentDir = posix.dirname(target.replace(/\/$/, '')) + '/'
+      makeDirInside(device, parentDir)
+      targetParent = openBeneath(device, parentDir.slice(device.length))
+      const stagingName = posix.basename(staging)
+      const stagingThere = () => {
+        const fd = openat(targetParent, cName(stagingName), DIR_FLAGS)
+        if (fd >= 0) close(fd)
+        return fd !== -E.ENOENT
+      }
+
+      if (task.attempts > 0 && !stagingThere() && !(await isMissingOrEmpty(target))) {
         // The rename was done before the process stopped: finish if the copy is whole.
         const [have, want] = await Promise.all([totals(target, signal), totals(source, signal)])
         if (have.count !== want.count || have.bytes !== want.bytes)
@@ -69,10 +82,10 @@ export function copyHandler(db: Db, users: Users): Handler {
         progress({ files_total: want.count, bytes_total: want.bytes, files_done: want.count, bytes_done: want.bytes })
         return void finish(have)
       }
-      if (await exists(staging)) {
+      if (stagingThere()) {
         // Ours only if an earlier attempt of this task made it; on a first attempt it is not.
         if (task.attempts === 0) throw new Error(`${staging} exists and is not this copy's; it is left alone`)
-        await removeTree(staging)
+        await removeTreeAt({ parent: targetParent, name: stagingName })
       }
 
       const entries = await listTree(source, signal)
@@ -80,21 +93,22 @@ export function copyHandler(db: Db, users: Users): Handler {
       const want = { count: files.length, bytes: files.reduce((n, e) => n + e.size, 0) }
       progress({ files_total: want.count, bytes_total: want.bytes, files_done: 0, bytes_done: 0 })
 
-      makeDirInside(device, posix.dirname(target.replace(/\/$/, '')) + '/')
       ours = true
-      await copyTree(sourceFd, staging, {
+      await copyTree(sourceFd, { parent: targetParent, name: stagingName, path: staging }, {
         signal,
         entries,
         onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
       })
       if (signal.aborted) throw new CancelledError(String(signal.reason))
       if (!(await isMissingOrEmpty(target))) throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
-      await rename(staging, target.replace(/\/$/, ''))
+      const moved = renameat(targetParent, cName(stagingName), targetParent, cName(posix.basename(target.replace(/\/$/, ''))))
+      if (moved < 0) throw sysError(moved, 'renameat', posix.basename(target.replace(/\/$/, '')))
       finish(want)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       // Cleanup failing is worth knowing: a hidden folder would be left behind.
-      const cleanup = !ours ? '' : await removeTree(staging).then(() => '', (e: unknown) => (existsSync(staging) ? `; ${staging} could not be removed: ${describe(e)}` : ''))
+      const cleanup = !ours || targetParent < 0 ? '' : await removeTreeAt({ parent: targetParent, name: posix.basename(staging) })
+        .then(() => '', (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? '' : `; ${staging} could not be removed: ${describe(e)}`))
       const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
       db.update(projectAssets).set({
         status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp(),
@@ -102,6 +116,7 @@ export function copyHandler(db: Db, users: Users): Handler {
       throw new Error(reason)
     } finally {
       if (sourceFd >= 0) close(sourceFd)
+      if (targetParent >= 0) close(targetParent)
     }
   }
 }

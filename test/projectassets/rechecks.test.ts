@@ -164,10 +164,12 @@ describe('a copy reads only what it walked', () => {
     const fd = openBeneath(root, 'Show/Walked')
     swap(source)
     const target = join(root, 'Show', 'Target')
+    const parent = openBeneath(root, 'Show')
     try {
-      return await copyTree(fd, target, { entries }).then(() => 'copied', (e: Error) => e.message)
+      return await copyTree(fd, { parent, name: 'Target', path: target }, { entries }).then(() => 'copied', (e: Error) => e.message)
     } finally {
       close(fd)
+      close(parent)
       const copied = existsSync(target) ? JSON.stringify(snapshot(target)) : ''
       expect(copied).not.toContain(hashOf('SECR'))
       rmSync(target, { recursive: true, force: true })

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, E, O,
-  cName, close, identity, listDir, nameText, openat, readlinkat, removalSupported, renameat, sysError, unlinkat, unsupportedReason,
+  cName, close, identity, listDir, mkdirat, nameText, openat, readlinkat, removalSupported, renameat, sysError, unlinkat, unsupportedReason,
 } from '../../src/storage/dirfd.ts'
 import { removeAll } from '../helpers/tree.ts'
 
@@ -138,4 +138,14 @@ test('failures become Node-style errors that name the path given', () => {
     code: 'ENOENT', errno: -E.ENOENT, syscall: 'unlinkat', path: 'a/full', message: "ENOENT: no such file or directory, unlinkat 'a/full'",
   })
   expect(() => cName('a\0b')).toThrow('NUL')
+})
+
+test('mkdirat makes a folder with the given mode (under the umask), refuses a taken name (a link too), and never follows one', () => {
+  fresh()
+  expect(mkdirat(fd, cName('made'), 0o700)).toBe(0)
+  expect(lstatSync(join(dir, 'made')).mode & 0o777).toBe(0o700)
+  expect(mkdirat(fd, cName('made'), 0o700)).toBe(-E.EEXIST)
+  symlinkSync(base, join(dir, 'link'))
+  expect(mkdirat(fd, cName('link'), 0o700)).toBe(-E.EEXIST)
+  expect(mkdirat(fd, cName('missing/sub'), 0o700)).toBe(-E.ENOENT)
 })

@@ -3,7 +3,7 @@
 // deterministic by swapping from the progress callback, which runs between two removals.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AT_FDCWD, DIR_FLAGS, cName, close, identity, openat } from '../../src/storage/dirfd.ts'
@@ -29,7 +29,15 @@ afterAll(() => spawnSync('rm', ['-rf', base]))
 const outsideTree = (outside: string) =>
   makeTree(outside, { 'keep.txt': 'keep', 'folder/a.bin': 3000, 'folder/deeper/b.txt': 'b', 'empty': null })
 
-const fdCount = () => readdirSync('/proc/self/fd').length
+/** Descriptors of this process open on something under the test folder (other tests' sockets and files come and go meanwhile). */
+const fdCount = () =>
+  readdirSync('/proc/self/fd').filter((n) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${n}`).startsWith(base)
+    } catch {
+      return false
+    }
+  }).length
 
 /** A chain of `depth` folders named d, built by wrapping (every path stays short). */
 function chain(at: string, depth: number, file?: string) {
