@@ -205,6 +205,17 @@ test('a folder swapped for a link to an outside folder stops the removal; the ou
   expect(lstatSync(join(tree, swapped)).isSymbolicLink()).toBe(true)
 })
 
+test('a folder moved outside the tree and linked back (the same folder, so its identity matches) is not entered: O_NOFOLLOW', async () => {
+  const { here, tree } = place()
+  const { error, swapped } = await removeWhileSwapping(tree, (folder) => {
+    renameSync(folder, join(here, 'moved-out'))
+    symlinkSync(join(here, 'moved-out'), folder)
+  })
+  expect(error.code).toBe('ECHANGED')
+  expect(readdirSync(join(here, 'moved-out')).sort()).toEqual(['1', '2', '3'])
+  expect(lstatSync(join(tree, swapped)).isSymbolicLink()).toBe(true)
+})
+
 test('a folder swapped for another folder (moved in from outside) stops the removal; its files are kept', async () => {
   const { here, tree, outside } = place()
   outsideTree(outside)
