@@ -37,7 +37,7 @@ const SLICE_MS = 8
  * cancellation is noticed) says when the slice is used up; `tick()` then gives the event loop
  * its turn. Awaiting only when due keeps the per-file cost of small files near a plain loop's.
  */
-function slicer(signal?: AbortSignal) {
+export function slicer(signal?: AbortSignal) {
   let since = performance.now()
   return {
     due() {

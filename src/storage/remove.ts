@@ -29,7 +29,7 @@ import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, type DirEntry, E, O,
   cName, close, identity, listDir, nameText, openat, removalSupported, sysError, unlinkat, unsupportedReason,
 } from './dirfd.ts'
-import { CancelledError, type Entry, type Progress } from './fs.ts'
+import { type Entry, type Progress, slicer } from './fs.ts'
 
 export { removalSupported, unsupportedReason }
 
@@ -39,7 +39,6 @@ export { removalSupported, unsupportedReason }
  */
 export type RemovalTarget = string | { parent: number; name: string }
 
-const SLICE_MS = 8
 /** Levels whose descriptors stay open; deeper trees reopen the ones above on the way up. */
 export const OPEN_LEVELS = 64
 const DOTDOT = Buffer.from('..\0')
@@ -189,17 +188,3 @@ function sizesByInode(entries: readonly Entry[]) {
   return sizes
 }
 
-/** Synchronous calls for a few milliseconds, then a turn of the event loop; a cancel is noticed in `due()`. */
-function slicer(signal?: AbortSignal) {
-  let since = performance.now()
-  return {
-    due() {
-      if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-      return performance.now() - since >= SLICE_MS
-    },
-    async tick() {
-      await new Promise((resolve) => setImmediate(resolve))
-      since = performance.now()
-    },
-  }
-}

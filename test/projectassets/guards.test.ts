@@ -1,31 +1,26 @@
-// One test per safety check of copy and delete (issue 10, point 10; the table in
+// One test per safety check of copy and delete (issue 10, points 3, 4 and 10; the table in
 // docs/projects.md names each check and the test here or elsewhere that guards it). Each test
 // is built so that it fails when that one check is removed while every other check stays: a
 // swap whose identity matches (the real folder moved outside the device and linked back), a
 // file that grows without changing inode, a link planted where a new file is about to be made.
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+// Task rows are written with the runner stopped, the disk is changed under them, then the
+// runner starts: the same situation as a change made while the service was down.
+import { beforeEach, describe, expect, test } from 'bun:test'
 import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { close } from '../../src/storage/dirfd.ts'
 import { type Entry, copyTree, listTree, openBeneath } from '../../src/storage/fs.ts'
-import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
-import { leftovers, makeTree, snapshot } from '../helpers/tree.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { pausedTasks } from '../helpers/tasks.ts'
+import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 
+const world = pausedTasks()
+const { lastTask, runTasks, project } = world
 let t: TestApp
 let root: string
 let show: { id: number }
 let outside: string
-
-beforeEach(async () => {
-  t = testApp(undefined, { tasks: false })
-  ;({ root, production: show } = await seedProduction(t))
-  outside = tempDir('reelhouse-outside-')
-})
-afterEach(async () => {
-  await t.stop()
-  rmSync(t.dataDir, { recursive: true, force: true })
-  rmSync(outside, { recursive: true, force: true })
-})
+beforeEach(() => void ({ t, root, show, outside } = world.current()))
 
 const LARGE = 9 * 1024 * 1024
 
@@ -56,6 +51,11 @@ async function copyWith(files: Parameters<typeof makeTree>[1], hooks: { between?
 }
 
 describe('copy: each check', () => {
+  test('without a swap, the same call copies the tree whole', async () => {
+    expect(await copyWith({ 'a.txt': 'aaaa', 'sub/deeper/c.txt': 'cccc', 'big.bin': LARGE }, {})).toBe('copied')
+    expect(snapshot(join(root, 'Show', 'Dst'))).toEqual(snapshot(join(root, 'Show', 'Src')))
+  })
+
   // 'wx' (exclusive create) on small and large files: a link planted where a file is about to be
   // written would otherwise be written through, into a file outside the device.
   for (const size of [4, LARGE]) {
@@ -124,19 +124,6 @@ describe('copy: each check', () => {
     expect(outcome).toContain("openat 'sub'")
   })
 })
-
-const lastTask = () => t.db.$client.query<{ id: number; state: string; error: string }, []>('SELECT id, state, error FROM tasks ORDER BY id DESC LIMIT 1').get()!
-const runTasks = async () => {
-  t.runner.start()
-  await t.runner.idle()
-  return lastTask()
-}
-const project = async (bundle: string, files: Parameters<typeof makeTree>[1] = { 'edit.prproj': 'project' }) => {
-  makeTree(bundle, files)
-  const r = await t.post('/api/projectassets/', { name: 'P', bundle_root: bundle, production_id: show.id })
-  expect(r.status).toBe(201)
-  return r.json as { id: number }
-}
 
 describe('copy task: each check at start', () => {
   const copy = (source: number, target: string) =>
@@ -230,3 +217,117 @@ describe('delete task: each check at start and resume', () => {
   })
 })
 
+describe('delete task: folder, user and territory at start and resume', () => {
+  test('resumed after a crash, with a parent folder swapped for a link while the service was down: fails, nothing outside removed', async () => {
+    const parent = join(root, 'Show', 'Parent')
+    const doomed = await project(join(parent, 'Doomed'), { 'a.txt': 'a', 'b/c.txt': 'c' })
+    expect((await t.request('DELETE', `/api/projectassets/${doomed.id}/`)).status).toBe(202)
+    const task = lastTask()
+    // The state a crash in the middle of the delete leaves: folder renamed, row still running.
+    renameSync(join(parent, 'Doomed'), join(parent, `.reelhouse-delete-${task.id}`))
+    t.db.$client.run(`UPDATE tasks SET state = 'running' WHERE id = ${task.id}`)
+    // While the service is down, the parent is swapped for a link to an outside folder holding
+    // a folder of the same hidden name with 10 files.
+    manyFiles(join(outside, `.reelhouse-delete-${task.id}`), 10, 100, 5)
+    const before = snapshot(outside)
+    renameSync(parent, join(root, 'Show', 'Parent-real'))
+    symlinkSync(outside, parent)
+
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(ended.error).not.toContain(outside)
+    expect(snapshot(outside)).toEqual(before)
+    // The real hidden folder is left alone, whole.
+    expect(readFileSync(join(root, 'Show', 'Parent-real', `.reelhouse-delete-${task.id}`, 'b', 'c.txt'), 'utf8')).toBe('c')
+  })
+
+  test('a folder replaced by another of the same name before the task starts is not removed', async () => {
+    const bundle = join(root, 'Show', 'Replaced')
+    const p = await project(bundle)
+    expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
+    // Moved away (its inode stays taken) and another folder put in its place; a folder removed
+    // and made again often gets the same inode back, which the birth time tells apart.
+    renameSync(bundle, join(root, 'Show', 'Replaced-moved'))
+    makeTree(bundle, { 'someone-elses.txt': 'new work' })
+    const ended = await runTasks()
+    expect(ended).toMatchObject({ state: 'failed' })
+    expect(ended.error).toContain('replaced')
+    expect(readFileSync(join(bundle, 'someone-elses.txt'), 'utf8')).toBe('new work')
+    expect(leftovers(join(root, 'Show'))).toEqual([])
+  })
+
+  test('a folder removed and made again under the same name (often the same inode) is not removed', async () => {
+    const bundle = join(root, 'Show', 'Remade')
+    const p = await project(bundle)
+    expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
+    rmSync(bundle, { recursive: true })
+    makeTree(bundle, { 'someone-elses.txt': 'new work' })
+    expect((await runTasks()).state).toBe('failed')
+    expect(readFileSync(join(bundle, 'someone-elses.txt'), 'utf8')).toBe('new work')
+  })
+
+  test("a user who lost write access before the task starts: the task fails, the folder stays", async () => {
+    const key = t.makeUser('leaving-editor', { write: [show.id] })
+    const bundle = join(root, 'Show', 'Kept')
+    const p = (await t.post('/api/projectassets/', { name: 'K', bundle_root: bundle, production_id: show.id }, { key })).json
+    expect((await t.request('DELETE', `/api/projectassets/${p.id}/`, { key })).status).toBe(202)
+    t.db.$client.run(`UPDATE production_access SET level = 'read'`)
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(ended.error).toContain('write access')
+    expect(existsSync(bundle)).toBe(true)
+  })
+
+  test('media of another production catalogued inside before the task starts: the task fails, nothing removed', async () => {
+    const other = (await t.post('/api/productions/', { name: 'Other', storage_root: join(root, 'Other') })).json
+    const bundle = join(root, 'Show', 'Late')
+    const p = await project(bundle, { 'shot.mov': 'other production shot' })
+    expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
+    expect((await t.post('/api/videoassets/', { name: 'shot', path_file: join(bundle, 'shot.mov'), production: other.id })).status).toBe(201)
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(ended.error).toContain('another production')
+    expect(readFileSync(join(bundle, 'shot.mov'), 'utf8')).toBe('other production shot')
+  })
+})
+
+describe('copy task: source, user and territory at start', () => {
+  const copy = (source: number, name: string, key?: string) =>
+    t.post('/api/projectassets/', { name, bundle_root: join(root, 'Show', name), production_id: show.id, copy_of: source }, { key })
+
+  test("a source whose parent was swapped for a link after the request is not read: the copy fails", async () => {
+    const parent = join(root, 'Show', 'Src')
+    const source = await project(join(parent, 'Proj'), { 'edit.prproj': 'real project' })
+    expect((await copy(source.id, 'Copy')).status).toBe(201)
+    makeTree(join(outside, 'Proj'), { 'edit.prproj': 'outside secret' })
+    renameSync(parent, join(root, 'Show', 'Src-real'))
+    symlinkSync(outside, parent)
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(ended.error).not.toContain(outside)
+    expect(existsSync(join(root, 'Show', 'Copy'))).toBe(false)
+    expect(leftovers(join(root, 'Show'))).toEqual([])
+  })
+
+  test('a source replaced by another folder of the same name is not copied', async () => {
+    const bundle = join(root, 'Show', 'Orig')
+    const source = await project(bundle)
+    expect((await copy(source.id, 'Copy2')).status).toBe(201)
+    renameSync(bundle, join(root, 'Show', 'Orig-old'))
+    makeTree(bundle, { 'planted.txt': 'planted' })
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(ended.error).toContain('replaced')
+    expect(existsSync(join(root, 'Show', 'Copy2'))).toBe(false)
+  })
+
+  test('a user who lost write access to the target before the task starts: nothing is copied', async () => {
+    const key = t.makeUser('copier', { write: [show.id], perms: ['browser.copy_projectasset'] })
+    const source = await project(join(root, 'Show', 'Theirs'))
+    expect((await copy(source.id, 'Copy3', key)).status).toBe(201)
+    t.db.$client.run(`UPDATE production_access SET level = 'read'`)
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(existsSync(join(root, 'Show', 'Copy3'))).toBe(false)
+  })
+})
