@@ -9,7 +9,8 @@ import { dirname } from 'node:path'
 
 export function machine() {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
-  const wrkVersion = spawnSync(['wrk', '-v']).stdout.toString().split('\n')[0]!.replace(/ Copyright.*/, '').trim()
+  // wrk is needed by the HTTP benchmarks only; the copy benchmark runs without it.
+  const wrkVersion = Bun.which('wrk') ? spawnSync(['wrk', '-v']).stdout.toString().split('\n')[0]!.replace(/ Copyright.*/, '').trim() : 'not installed'
   return {
     date: spawnSync(['date', '-u']).stdout.toString().trim() || new Date().toUTCString(),
     cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'unknown',
