@@ -1,58 +1,34 @@
-// Composes the HTTP modules over the given dependencies. No I/O of its own: a test builds it
-// over a temporary database and calls app.handle(request).
+// Composes the HTTP modules over the core's services (src/core.ts). No I/O of its own: a test
+// builds the core over a temporary database and calls app.handle(request).
 import { openapi } from '@elysiajs/openapi'
 import type { TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
-import type { Db } from './db/client.ts'
+import type { Core } from './core.ts'
 import { authPlugin } from './http/auth.ts'
 import { createBodyParser } from './http/body.ts'
 import { docsAssets } from './http/docs.ts'
-import { AppError, errorResponse, fromSqlite, fromValidation } from './http/errors.ts'
+import { createFailures } from './http/failures.ts'
 import { checkHead, pathOf } from './http/head.ts'
 import { createLists } from './http/lists.ts'
 import { checkAccept } from './http/versioning.ts'
-import { assetHoldDurationsModule, createHoldDurations } from './modules/assetholddurations/index.ts'
+import { assetHoldDurationsModule } from './modules/assetholddurations/index.ts'
 import { contentTypesModule } from './modules/contenttypes/index.ts'
 import { customMetadataModule } from './modules/custommetadata/index.ts'
-import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { devicesModule } from './modules/devices/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
-import { createMediaAssets, mediaAssetsModule } from './modules/mediaassets/index.ts'
-import { createProductions, productionsModule } from './modules/productions/index.ts'
+import { mediaAssetsModule } from './modules/mediaassets/index.ts'
+import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
-import { createProjectAssets } from './modules/projectassets/service.ts'
 import { tasksModule } from './modules/tasks/index.ts'
 import { transcodingProfilesModule } from './modules/transcodingprofiles/index.ts'
-import { type Runner, createRunner } from './tasks/runner.ts'
-import { copyHandler } from './tasks/copy.ts'
-import { deleteHandler } from './tasks/delete.ts'
-import { createDevices } from './modules/devices/service.ts'
 import type { ModuleContext } from './modules/context.ts'
-import { createUsers } from './modules/users/service.ts'
-import { type Log, silentLog } from './util/log.ts'
 import { VERSION } from './version.ts'
 
-export type AppDeps = { db: Db; log?: Log; runner?: Runner }
-
-export function createApp({ db, log = silentLog, runner = createTaskRunner(db, log) }: AppDeps) {
-  const users = createUsers(db)
+export function createApp(core: Core) {
+  const { db, users, runner, devices, holds, metadata, media, productions, projects } = core
   const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users), runner }
-  const devices = createDevices(db)
-  const holds = createHoldDurations(db)
-  const metadata = createCustomMetadata(db)
-  const media = createMediaAssets(db, holds, metadata)
-  const projects = createProjectAssets(db, { runner, holds, metadata })
   const bodySchemas = new Map<string, TSchema>()
-  let requestCounter = 0
-  let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
-
-  /** A bug: logged with an id, which the answer names, never the error itself (service.md 4). */
-  function serverError(error: unknown, request?: Request): Response {
-    const id = `${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
-    const where = request ? { method: request.method, path: pathOf(request.url) } : {}
-    log.error('request failed', { request_id: id, ...where, error: String((error as Error)?.stack ?? error) })
-    return errorResponse(new AppError(500, 'server_error', `Internal error; request id ${id}. The server log has the details.`))
-  }
+  const failures = createFailures(core.log, () => app.routes)
 
   // normalize 'typebox': Elysia's default cleaner (exact-mirror) runs before validation and
   // rebuilds a record or array field from whatever was sent (meta_field_store: 5 became {},
@@ -73,24 +49,10 @@ export function createApp({ db, log = silentLog, runner = createTaskRunner(db, l
       // Whatever escapes Elysia's own handling (say, a thrown null) would get Bun's default page,
       // which in development mode shows the stack: the envelope instead.
       development: false,
-      error: (error) => serverError(error),
+      error: (error) => failures.serverError(error),
     },
   })
-    .onError({ as: 'global' }, ({ code, error, request }) => {
-      if (error instanceof AppError) return errorResponse(error)
-      if (code === 'PARSE' && error.cause instanceof AppError) return errorResponse(error.cause)
-      // An answer that does not fit its own schema is our bug, not the client's.
-      if (code === 'VALIDATION' && error.type === 'response') return serverError(error, request)
-      // An id that cannot exist answers like one that does not; DELETE says does_not_exist (api.md 4.1).
-      if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE')
-        return errorResponse(new AppError(404, 'does_not_exist', 'Not found.'))
-      if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all as never))
-      if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
-      if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))
-      const sqlite = fromSqlite(error)
-      if (sqlite) return errorResponse(sqlite)
-      return serverError(error, request)
-    })
+    .onError({ as: 'global' }, failures.onError)
     // First of all hooks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))
     .use(ctx.auth)
@@ -120,7 +82,7 @@ export function createApp({ db, log = silentLog, runner = createTaskRunner(db, l
     .group('/api', (api) =>
       api
         .use(devicesModule(ctx, devices))
-        .use(productionsModule(ctx, createProductions(db, devices, users)))
+        .use(productionsModule(ctx, productions))
         .use(transcodingProfilesModule(ctx))
         .use(customMetadataModule(ctx, metadata))
         .use(contentTypesModule(ctx))
@@ -140,34 +102,5 @@ export function createApp({ db, log = silentLog, runner = createTaskRunner(db, l
     if (schema) bodySchemas.set(`${route.method} ${route.path}`, schema as TSchema)
   }
 
-  function notFoundOrNotAllowed(request: Request): AppError {
-    methodsByPath ??= routePatterns(app.routes)
-    const path = pathOf(request.url).replace(/(.)\/$/, '$1')
-    const allowed = methodsByPath.find((r) => r.pattern.test(path))?.methods
-    if (allowed && !allowed.has(request.method)) {
-      return new AppError(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, {}, { headers: { Allow: [...allowed].join(', ') } })
-    }
-    return new AppError(404, 'not_found', 'Not found.')
-  }
-
   return app
-}
-
-function routePatterns(routes: { method: string; path: string }[]) {
-  const byPattern = new Map<string, Set<string>>()
-  for (const r of routes) {
-    const source = '^' + r.path.replace(/(.)\/$/, '$1').replace(/:[^/]+/g, '[^/]+') + '$'
-    const set = byPattern.get(source) ?? new Set<string>()
-    set.add(r.method)
-    if (r.method === 'GET') set.add('HEAD')
-    byPattern.set(source, set)
-  }
-  return [...byPattern].map(([source, methods]) => ({ pattern: new RegExp(source), methods }))
-}
-
-
-/** The task runner with every kind of work the service does; started by serve, not here. */
-export function createTaskRunner(db: Db, log: Log, concurrency = 2): Runner {
-  const users = createUsers(db)
-  return createRunner(db, { concurrency, log, handlers: { copy: copyHandler(db, users), delete: deleteHandler(db, users) } })
 }

@@ -3,7 +3,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
-import { createApp, createTaskRunner } from '../app.ts'
+import { createApp } from '../app.ts'
+import { createCore } from '../core.ts'
 import { type ServeConfig, dbFile } from '../config.ts'
 import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
@@ -20,13 +21,13 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   if (applied) log.info('database migrated', { migrations: applied })
   firstAdmin(db, config.dataDir)
 
-  const runner = createTaskRunner(db, log, config.taskConcurrency)
+  const core = createCore(db, { log, concurrency: config.taskConcurrency })
   // Bun's HTTP parser answers headers over its limit with a bare 431; up to it, checkHead answers
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).
   ;(http as { maxHeaderSize: number }).maxHeaderSize = HTTP_HEADER_LIMIT
-  const app = createApp({ db, log, runner }).listen({ hostname: config.host, port: config.port, reusePort: false })
-  runner.start()
+  const app = createApp(core).listen({ hostname: config.host, port: config.port, reusePort: false })
+  core.start()
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const base = `http://${host}:${server.port}`
@@ -37,7 +38,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
     stopping = true
     log.info('stopping', { signal })
     await server.stop()
-    await runner.stop()
+    await core.stop()
     db.$client.close()
     release()
     log.info('stopped')
@@ -49,7 +50,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   process.on('SIGTERM', () => void stop('SIGTERM'))
   // Only once the handlers are in place: whoever reads this line may send a signal at once.
   log.info(`reelhouse ${VERSION} serving`, { api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir })
-  return { app, server, db, runner, stop }
+  return { app, server, db, core, stop }
 }
 
 /** On a catalogue with no users: the superuser admin, its key printed once and kept in admin.token. */

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp, createTaskRunner } from '../../src/app.ts'
+import { createApp } from '../../src/app.ts'
+import { createCore } from '../../src/core.ts'
 import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
@@ -34,9 +35,10 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
   const removeOwned = () => {
     for (const dir of owned.splice(0)) rmSync(dir, { recursive: true, force: true })
   }
-  const runner = createTaskRunner(db, silentLog, options.concurrency ?? 2)
-  const app = createApp({ db, runner })
-  if (options.tasks) runner.start()
+  const core = createCore(db, { log: silentLog, concurrency: options.concurrency ?? 2 })
+  const { runner } = core
+  const app = createApp(core)
+  if (options.tasks) core.start()
 
   async function request(method: string, path: string, options: RequestOptions = {}) {
     const headers: Record<string, string> = { ...options.headers }
@@ -69,6 +71,7 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
   return {
     dataDir,
     db,
+    core,
     app,
     runner,
     users,

@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { t as schema } from 'elysia'
 import { createApp } from '../../src/app.ts'
+import { createCore } from '../../src/core.ts'
 import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
@@ -33,7 +34,7 @@ beforeAll(() => {
 function loggingApp() {
   const logged: { message: string; fields?: Record<string, unknown> }[] = []
   const log: Log = { info() {}, warn() {}, error: (message, fields) => void logged.push({ message, fields }) }
-  return { app: createApp({ db, log }), logged }
+  return { app: createApp(createCore(db, { log })), logged }
 }
 
 test('an unexpected error: 500 server_error with a request id that is in the log, no stack trace', async () => {

@@ -1,0 +1,65 @@
+// What a failed request answers (service.md 4): the one place that turns every kind of error,
+// ours (AppError), the framework's (validation, parse, not found) and SQLite's, into the
+// envelope of api.md section 7, and the one place that logs a bug with its request id.
+import { AppError, errorResponse, fromSqlite, fromValidation } from './errors.ts'
+import { pathOf } from './head.ts'
+import type { Log } from '../util/log.ts'
+
+type Route = { method: string; path: string }
+type Failure = { code: unknown; error: any; request: Request }
+
+export function createFailures(log: Log, routes: () => Route[]) {
+  let requestCounter = 0
+  let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
+
+  /** A bug: logged with an id, which the answer names, never the error itself. */
+  function serverError(error: unknown, request?: Request): Response {
+    const id = `${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
+    const where = request ? { method: request.method, path: pathOf(request.url) } : {}
+    log.error('request failed', { request_id: id, ...where, error: String((error as Error)?.stack ?? error) })
+    return errorResponse(new AppError(500, 'server_error', `Internal error; request id ${id}. The server log has the details.`))
+  }
+
+  /** 405 with Allow when the path exists for other methods, else 404. */
+  function notFoundOrNotAllowed(request: Request): AppError {
+    methodsByPath ??= routePatterns(routes())
+    const path = pathOf(request.url).replace(/(.)\/$/, '$1')
+    const allowed = methodsByPath.find((r) => r.pattern.test(path))?.methods
+    if (allowed && !allowed.has(request.method)) {
+      return new AppError(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, {}, { headers: { Allow: [...allowed].join(', ') } })
+    }
+    return new AppError(404, 'not_found', 'Not found.')
+  }
+
+  return {
+    serverError,
+    /** Elysia's onError handler. */
+    onError({ code, error, request }: Failure): Response {
+      if (error instanceof AppError) return errorResponse(error)
+      if (code === 'PARSE' && error.cause instanceof AppError) return errorResponse(error.cause)
+      // An answer that does not fit its own schema is our bug, not the client's.
+      if (code === 'VALIDATION' && error.type === 'response') return serverError(error, request)
+      // An id that cannot exist answers like one that does not; DELETE says does_not_exist (api.md 4.1).
+      if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE')
+        return errorResponse(new AppError(404, 'does_not_exist', 'Not found.'))
+      if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all))
+      if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
+      if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))
+      const sqlite = fromSqlite(error)
+      if (sqlite) return errorResponse(sqlite)
+      return serverError(error, request)
+    },
+  }
+}
+
+function routePatterns(routes: Route[]) {
+  const byPattern = new Map<string, Set<string>>()
+  for (const r of routes) {
+    const source = '^' + r.path.replace(/(.)\/$/, '$1').replace(/:[^/]+/g, '[^/]+') + '$'
+    const set = byPattern.get(source) ?? new Set<string>()
+    set.add(r.method)
+    if (r.method === 'GET') set.add('HEAD')
+    byPattern.set(source, set)
+  }
+  return [...byPattern].map(([source, methods]) => ({ pattern: new RegExp(source), methods }))
+}
