@@ -342,6 +342,11 @@ export const tasks = sqliteTable(
     date_add: timestamp('date_add').notNull(),
     date_start: timestamp('date_start'),
     date_end: timestamp('date_end'),
+    /**
+     * Work that must not be queued twice (one scan per device, one import per path): a second
+     * enqueue with the key of a queued task merges into it. Null for work that never merges.
+     */
+    key: text('key'),
   },
-  (t) => [index('tasks_state').on(t.state, t.id)],
+  (t) => [index('tasks_state').on(t.state, t.id), uniqueIndex('tasks_key_queued').on(t.key).where(sql`state = 'queued'`)],
 )

@@ -32,9 +32,9 @@ export type CopyParams = {
 export const stagingFor = (target: string, taskId: number) =>
   posix.join(posix.dirname(target.replace(/\/$/, '')), `.reelhouse-copy-${taskId}`)
 
-export function copyHandler(db: Db, users: Users): Handler {
+export function copyHandler(db: Db, users: Users): Handler<'copy'> {
   return async ({ task, signal, progress }) => {
-    const params = task.params as CopyParams
+    const params = task.params
     const { source, target, device } = params
     const projectId = task.target.projectasset!
     const staging = stagingFor(target, task.id)

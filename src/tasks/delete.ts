@@ -32,9 +32,9 @@ export type DeleteParams = {
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
 export const trashFor = (bundle: string, taskId: number) => posix.join(posix.dirname(bundle.replace(/\/$/, '')), trashName(taskId))
 
-export function deleteHandler(db: Db, users: Users): Handler {
+export function deleteHandler(db: Db, users: Users): Handler<'delete'> {
   return async ({ task, signal, progress }) => {
-    const { bundle_root, device, user, identity } = task.params as DeleteParams
+    const { bundle_root, device, user, identity } = task.params
     const projectId = task.target.projectasset!
     const folder = bundle_root.replace(/\/$/, '')
     const name = posix.basename(folder)

@@ -3,25 +3,41 @@
 // claims it, runs its handler, and records the end. A task that was running when the process
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with
 // the same target run one after the other, in the order they were made.
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, notInArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { TASK_KINDS, tasks } from '../db/schema.ts'
+import { tasks } from '../db/schema.ts'
 import { CancelledError } from '../storage/fs.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
+import type { TaskKind, TaskParams } from './kinds.ts'
 
-export type TaskKind = (typeof TASK_KINDS)[number]
+export type { TaskKind }
 export type TaskRow = typeof tasks.$inferSelect
 export type Counters = Partial<Pick<TaskRow, 'bytes_done' | 'bytes_total' | 'files_done' | 'files_total'>>
 
-export type TaskContext = {
-  task: TaskRow
+export type TaskContext<K extends TaskKind = TaskKind> = {
+  task: TaskRow & { params: TaskParams[K] }
   signal: AbortSignal
   /** Records progress; written to the database at most a few times a second. */
   progress(counters: Counters): void
 }
 
-export type Handler = (ctx: TaskContext) => Promise<void>
+export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Promise<void>
+/** A handler for every kind: a task row is never left without one. */
+export type Handlers = { [K in TaskKind]: Handler<K> }
+
+/** What enqueue writes: the kind with params of its type, the target, and its production (visibility). */
+export type NewTask<K extends TaskKind> = {
+  kind: K
+  target: Record<string, number>
+  production: number | null
+  params: TaskParams[K]
+  /** Merges with a queued task of the same key (one scan per device, one import per path). */
+  key?: string
+}
+
+/** A transaction or the database: enqueue writes with whichever it is given. */
+type Writer = Pick<Db, 'insert' | 'select'>
 
 /** The reason a running task is stopped by a shutdown: it stays `running` and resumes on start. */
 export const SHUTDOWN = 'shutdown'
@@ -29,7 +45,7 @@ export const SHUTDOWN = 'shutdown'
 const PROGRESS_EVERY_MS = 250
 const STOP_WAIT_MS = 5000
 
-export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Partial<Record<TaskKind, Handler>> }) {
+export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Handlers }) {
   const { concurrency, log, handlers } = options
   const running = new Map<number, { controller: AbortController; target: string; done: Promise<void> }>()
   let started = false
@@ -39,10 +55,20 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
 
   const update = (id: number, values: Partial<TaskRow>) => db.update(tasks).set(values).where(eq(tasks.id, id)).run()
 
+  /**
+   * Claims queued tasks for the free slots, oldest first, skipping targets that are busy. The read
+   * is bounded (a card of 10,000 files dropped into a watch folder must not cost a read of every
+   * queued row each time a task ends) and skips busy targets in SQL; the margin covers queued
+   * tasks of one target, which wait for each other.
+   */
   function pump() {
     if (!started || stopping) return
+    const free = concurrency - running.size
+    if (free <= 0) return
     const busy = new Set([...running.values()].map((r) => r.target))
-    const queued = db.select().from(tasks).where(eq(tasks.state, 'queued')).orderBy(asc(tasks.id)).all()
+    const queued = db.select().from(tasks)
+      .where(and(eq(tasks.state, 'queued'), busy.size ? notInArray(sql`${tasks.target}`, [...busy]) : undefined))
+      .orderBy(asc(tasks.id)).limit(free + 16).all()
     for (const task of queued) {
       if (running.size >= concurrency) return
       const target = JSON.stringify(task.target)
@@ -65,7 +91,8 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       last = Date.now()
     }
     const ctx: TaskContext = {
-      task,
+      // The one place stored params become typed: rows are written by enqueue, typed by kind.
+      task: task as TaskContext['task'],
       signal: controller.signal,
       progress(counters) {
         Object.assign(pendingCounters, counters)
@@ -73,7 +100,8 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       },
     }
     log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })
-    const handler = handlers[task.kind]
+    // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
+    const handler = (handlers as Record<string, Handler | undefined>)[task.kind]
     const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
     const done = work.then(
       () => {
@@ -112,9 +140,21 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       pump()
     },
 
-    /** Call after writing a task row: starts it if a slot is free. */
-    wake() {
+    /**
+     * Writes a task row with `writer` (the transaction that writes the record it works for, or
+     * the database) and wakes the runner once that has committed: the wake-up is a microtask,
+     * which runs after the synchronous transaction has ended (committed or rolled back; a rolled
+     * back row is simply not found). With a key, a queued task of the same key is kept instead
+     * and its id returned.
+     */
+    enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): number {
+      const row = writer.insert(tasks).values({
+        kind: task.kind, target: task.target, production: task.production, params: task.params as Record<string, unknown>,
+        key: task.key ?? null, date_add: isoTimestamp(),
+      }).onConflictDoNothing().returning({ id: tasks.id }).get()
       queueMicrotask(pump)
+      if (row) return row.id
+      return writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!.id
     },
 
     /** Stops a queued or running task; the handler cleans up and the task ends failed. */

@@ -53,7 +53,6 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         set.status = 201
         const share = query.share_linked_assets === '1' || query.share_linked_assets === 'true'
         const row = body.copy_of === undefined ? await service.create(body, user) : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
-        if (body.copy_of !== undefined) ctx.runner.wake()
         return service.toApi(row, user)
       },
       {
@@ -78,7 +77,6 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
       '/:id',
       ({ params, user, set }) => {
         service.remove(params.id, user)
-        ctx.runner.wake()
         set.status = 202
         return new Response(null, { status: 202 })
       },

@@ -184,13 +184,13 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
           if (share && asset.production !== production.id && canRead(user, asset.production))
             tx.insert(mediaAssetShares).values({ asset_id: asset.id, production_id: production.id }).onConflictDoNothing().run()
         }
-        tx.insert(tasks).values({
-          kind: 'copy', target: { projectasset: row.id }, production: production.id, date_add: now,
+        deps.runner.enqueue(tx, {
+          kind: 'copy', target: { projectasset: row.id }, production: production.id,
           params: {
             source: source.bundle_root, source_device: sourceDevice.path, target: target.path, device: target.device.path,
             user: user.id, identity: sourceIdentity,
           },
-        }).run()
+        })
         return row
       })
     },
@@ -215,11 +215,11 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
       db.transaction((tx) => {
         tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
-        tx.insert(tasks).values({
-          kind: 'delete', target: { projectasset: id }, production: row.production, date_add: now,
+        deps.runner.enqueue(tx, {
+          kind: 'delete', target: { projectasset: id }, production: row.production,
           // The folder to remove is the one there now (undefined: already gone); the task checks it still is.
           params: { bundle_root: row.bundle_root, device: device.path, user: user.id, identity: identityOf(row.bundle_root) },
-        }).run()
+        })
       })
       for (const t of open) if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
     },

@@ -27,7 +27,7 @@ export const tasksModule = (ctx: ModuleContext) =>
     name: 'Task',
     table: tasks,
     models: { Task },
-    toApi: ({ params: _p, attempts: _a, production: _r, ...row }) => row,
+    toApi: ({ params: _p, attempts: _a, production: _r, key: _k, ...row }) => row,
     filters: t.Object({ state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)) }),
     where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), readableBy(user, tasks.production)],
     canRead: (row, user) => (row.production === null ? user.is_superuser : canRead(user, row.production)),

@@ -1,0 +1,107 @@
+// The task runner over a real catalogue: enqueue's merge keys, waking on commit, tasks of one
+// target in order, the bounded read of the queue, and rows of kinds without a handler.
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Db, openDb } from '../../src/db/client.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { type Handlers, type Runner, createRunner } from '../../src/tasks/runner.ts'
+import { silentLog } from '../../src/util/log.ts'
+import { tempDir } from '../helpers/app.ts'
+import { waitFor } from '../helpers/wait.ts'
+
+let dir: string
+let db: Db
+let runner: Runner
+let ran: string[]
+let release: () => void
+
+const copyParams = { source: '/a/', target: '/b/', device: '/' }
+const deleteParams = { bundle_root: '/a/', device: '/' }
+
+beforeEach(() => {
+  dir = tempDir('reelhouse-runner-')
+  db = openDb(join(dir, 'reelhouse.db'))
+  migrate(db)
+  ran = []
+  let open = Promise.resolve()
+  release = () => {}
+  const handlers: Handlers = {
+    copy: async ({ task }) => {
+      ran.push(`copy ${task.id}`)
+      await open
+    },
+    delete: async ({ task }) => void ran.push(`delete ${task.id} ${task.params.bundle_root}`),
+  }
+  runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
+  // A gate the copy handler waits at, opened by release().
+  open = new Promise((r) => (release = r))
+})
+afterEach(async () => {
+  release()
+  await runner.stop()
+  db.$client.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const states = () => db.$client.query<{ id: number; state: string; key: string | null }, []>('SELECT id, state, key FROM tasks ORDER BY id').all()
+
+test('a key merges a second enqueue into the queued task; once it runs, the same key queues anew', async () => {
+  const a = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
+  const b = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
+  expect(b).toBe(a)
+  expect(states()).toEqual([{ id: a, state: 'queued', key: 'k' }])
+  runner.start()
+  await runner.idle()
+  const c = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
+  expect(c).not.toBe(a)
+  await runner.idle()
+  expect(states().map((s) => s.state)).toEqual(['done', 'done'])
+})
+
+test('enqueue inside a transaction wakes the runner after the commit; a rolled back one leaves nothing', async () => {
+  runner.start()
+  db.transaction((tx) => void runner.enqueue(tx, { kind: 'delete', target: { projectasset: 2 }, production: null, params: { ...deleteParams, bundle_root: '/committed/' } }))
+  expect(() =>
+    db.transaction((tx) => {
+      runner.enqueue(tx, { kind: 'delete', target: { projectasset: 3 }, production: null, params: deleteParams })
+      throw new Error('rolled back')
+    }),
+  ).toThrow('rolled back')
+  await waitFor(() => ran.length === 1, 'the committed task to run')
+  await runner.idle()
+  expect(ran).toEqual([`delete 1 /committed/`])
+  expect(states()).toEqual([{ id: 1, state: 'done', key: null }])
+})
+
+test('tasks of one target run one after the other; other targets use the free slots', async () => {
+  runner.start()
+  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 7 }, production: null, params: copyParams })
+  const second = runner.enqueue(db, { kind: 'delete', target: { projectasset: 7 }, production: null, params: deleteParams })
+  const other = runner.enqueue(db, { kind: 'delete', target: { projectasset: 8 }, production: null, params: deleteParams })
+  await waitFor(() => ran.includes(`delete ${other} /a/`), 'the other target to run')
+  expect(ran).not.toContain(`delete ${second} /a/`)
+  release()
+  await runner.idle()
+  expect(ran.indexOf(`copy ${first}`)).toBeLessThan(ran.indexOf(`delete ${second} /a/`))
+})
+
+test('a thousand queued tasks all run, two at a time, each once', async () => {
+  for (let i = 0; i < 1000; i++) runner.enqueue(db, { kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams })
+  runner.start()
+  await runner.idle()
+  expect(ran.length).toBe(1000)
+  expect(new Set(ran).size).toBe(1000)
+  expect(states().every((s) => s.state === 'done')).toBe(true)
+})
+
+test('a row of a kind this version has no handler for fails with the reason instead of stopping the runner', async () => {
+  db.$client.run(`INSERT INTO tasks (kind, target, params, date_add) VALUES ('scan', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`)
+  runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams })
+  runner.start()
+  await runner.idle()
+  expect(db.$client.query<{ state: string; error: string }, []>('SELECT state, error FROM tasks ORDER BY id').all()).toEqual([
+    { state: 'failed', error: 'no handler for scan tasks' },
+    { state: 'done', error: '' },
+  ])
+})
