@@ -1,0 +1,224 @@
+// ffmpeg and ffprobe as optional helpers (service.md 1): found once, on PATH or in the folder
+// `--ffmpeg DIR` names, and run as child processes with an argument list (never a shell), a time
+// limit and a cancel signal. When one is missing the service goes on and says so in warnings:
+// `missing()` is that text.
+//
+// A child never blocks the event loop: its output is read from pipes asynchronously. Only the
+// last few KiB of stderr are kept; that is where ffmpeg puts the reason a run failed.
+import { resolve } from 'node:path'
+import { CancelledError } from '../storage/fs.ts'
+
+export type Binary = 'ffmpeg' | 'ffprobe'
+const BINARIES: readonly Binary[] = ['ffmpeg', 'ffprobe']
+
+export type MediaErrorCode =
+  /** ffmpeg or ffprobe is not installed (or does not run). */
+  | 'missing'
+  /** The file is not there, or is not a regular file. */
+  | 'not_found'
+  /** ffprobe cannot read it, or it lacks what its kind needs (a video stream, an audio stream). */
+  | 'not_media'
+  /** The child exited with an error. */
+  | 'failed'
+  /** The child ran past its time limit and was killed. */
+  | 'timeout'
+  /** The output name is taken; a proxy never overwrites. */
+  | 'taken'
+
+export class MediaError extends Error {
+  constructor(
+    readonly code: MediaErrorCode,
+    message: string,
+    /** The tail of the child's stderr, when a child ran. */
+    readonly stderr = '',
+  ) {
+    super(message)
+  }
+}
+
+export type RunOptions = {
+  /** Killed (SIGTERM, then SIGKILL after `graceMs`) once this has passed. */
+  timeoutMs: number
+  /** Also killed when it writes nothing for this long (ffmpeg's -progress writes twice a second). */
+  idleMs?: number
+  /** Aborting kills the child; the run then rejects with CancelledError. */
+  signal?: AbortSignal
+  /** Each stdout line as it comes; stdout is then not collected. */
+  onLine?: (line: string) => void
+  graceMs?: number
+}
+
+export type RunResult = { stdout: string; stderr: string }
+
+export type Ffmpeg = {
+  /** Where each binary was found; absent when it was not found or did not run. */
+  readonly paths: Readonly<Partial<Record<Binary, string>>>
+  readonly available: Readonly<Record<Binary, boolean>>
+  /** First line of `-version` of each binary that runs, for logs and health. */
+  readonly versions: Readonly<Partial<Record<Binary, string>>>
+  /**
+   * A sentence for an import warning when one of `needed` (default: both) cannot be used,
+   * undefined when all can.
+   */
+  missing(...needed: Binary[]): string | undefined
+  /**
+   * Runs a binary with an argument list. Resolves when it exits with 0; rejects with MediaError
+   * ('missing', 'failed' with the stderr tail, 'timeout') or CancelledError (aborted).
+   */
+  run(binary: Binary, args: readonly string[], options: RunOptions): Promise<RunResult>
+}
+
+/** Bytes of stderr kept for error texts. */
+export const STDERR_TAIL = 8 * 1024
+/** Collected stdout is capped (ffprobe's JSON of a file with thousands of streams stays below). */
+const STDOUT_MAX = 16 * 1024 * 1024
+const VERSION_TIMEOUT_MS = 10_000
+const GRACE_MS = 2_000
+
+/**
+ * Finds and checks the binaries once. `dir` (the `--ffmpeg DIR` flag) is searched alone when
+ * given: a folder named on purpose that lacks ffmpeg should say so, not quietly fall back to
+ * another ffmpeg on PATH. `searchPath` replaces $PATH (for tests).
+ */
+export async function createFfmpeg(options: { dir?: string; searchPath?: string } = {}): Promise<Ffmpeg> {
+  const where = options.dir !== undefined ? resolve(options.dir) : options.searchPath ?? process.env.PATH ?? ''
+  const found: Partial<Record<Binary, string>> = {}
+  const versions: Partial<Record<Binary, string>> = {}
+  const problems: Partial<Record<Binary, string>> = {}
+  await Promise.all(BINARIES.map(async (name) => {
+    const path = where ? Bun.which(name, { PATH: where }) : null
+    if (!path) {
+      problems[name] = 'not found'
+      return
+    }
+    try {
+      const { stdout } = await runChild(path, name, ['-version'], { timeoutMs: VERSION_TIMEOUT_MS })
+      found[name] = path
+      versions[name] = stdout.split('\n', 1)[0]!.trim()
+    } catch (error) {
+      problems[name] = `${path} does not run: ${(error as Error).message}`
+    }
+  }))
+  const place = options.dir ? `in ${options.dir}` : 'on PATH'
+  const available = { ffmpeg: !!found.ffmpeg, ffprobe: !!found.ffprobe }
+
+  const missing = (...needed: Binary[]) => {
+    const absent = (needed.length ? needed : BINARIES).filter((name) => !found[name])
+    if (!absent.length) return undefined
+    const what = absent.map((name) => (problems[name] === 'not found' ? `${name} was not found ${place}` : `${name}: ${problems[name]}`))
+    return `${what.join('; ')}; media is not probed and no proxies are made (install ffmpeg or pass --ffmpeg DIR)`
+  }
+
+  return Object.freeze({
+    paths: Object.freeze(found),
+    available: Object.freeze(available),
+    versions: Object.freeze(versions),
+    missing,
+    run(binary: Binary, args: readonly string[], runOptions: RunOptions) {
+      const path = found[binary]
+      if (!path) return Promise.reject(new MediaError('missing', missing(binary)!))
+      return runChild(path, binary, args, runOptions)
+    },
+  })
+}
+
+async function runChild(path: string, name: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const { signal, onLine } = options
+  if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
+  const child = Bun.spawn([path, ...args], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    // Plain text in error messages, whatever the terminal the service was started from.
+    env: { ...process.env, AV_LOG_FORCE_NOCOLOR: '1' },
+    windowsHide: true,
+  })
+
+  let stopped: 'timeout' | 'idle' | 'aborted' | undefined
+  let killTimer: ReturnType<typeof setTimeout> | undefined
+  const stop = (why: typeof stopped) => {
+    if (stopped) return
+    stopped = why
+    child.kill('SIGTERM')
+    killTimer = setTimeout(() => child.kill('SIGKILL'), options.graceMs ?? GRACE_MS)
+  }
+  const deadline = setTimeout(() => stop('timeout'), options.timeoutMs)
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+  const alive = () => {
+    if (!options.idleMs || stopped) return
+    clearTimeout(idleTimer)
+    idleTimer = setTimeout(() => stop('idle'), options.idleMs)
+  }
+  alive()
+  const onAbort = () => stop('aborted')
+  signal?.addEventListener('abort', onAbort, { once: true })
+
+  const readStdout = async () => {
+    const decoder = new TextDecoder()
+    let text = ''
+    let size = 0
+    for await (const chunk of child.stdout) {
+      alive()
+      if (onLine) {
+        text += decoder.decode(chunk, { stream: true })
+        const lines = text.split('\n')
+        text = lines.pop()!
+        for (const line of lines) onLine(line.trimEnd())
+      } else if ((size += chunk.length) <= STDOUT_MAX) {
+        text += decoder.decode(chunk, { stream: true })
+      }
+    }
+    text += decoder.decode()
+    if (onLine && text) onLine(text.trimEnd())
+    if (size > STDOUT_MAX) throw new MediaError('failed', `${name} wrote more than ${STDOUT_MAX} bytes`)
+    return onLine ? '' : text
+  }
+  const readStderr = async () => {
+    let tail = new Uint8Array(0)
+    for await (const chunk of child.stderr) {
+      alive()
+      const joined = new Uint8Array(Math.min(tail.length + chunk.length, STDERR_TAIL))
+      const fromChunk = Math.min(chunk.length, joined.length)
+      joined.set(tail.subarray(tail.length - (joined.length - fromChunk)), 0)
+      joined.set(chunk.subarray(chunk.length - fromChunk), joined.length - fromChunk)
+      tail = joined
+    }
+    return new TextDecoder().decode(tail)
+  }
+
+  try {
+    const [stdout, stderr, code] = await Promise.all([readStdout(), readStderr(), child.exited])
+    if (stopped === 'aborted') throw new CancelledError(String(signal?.reason ?? 'cancelled'))
+    if (stopped === 'timeout') throw new MediaError('timeout', `${name} ran longer than ${seconds(options.timeoutMs)} and was stopped`, stderr)
+    if (stopped === 'idle') throw new MediaError('timeout', `${name} made no progress for ${seconds(options.idleMs!)} and was stopped`, stderr)
+    if (code !== 0) {
+      const why = lastLines(stderr) || (child.signalCode ? `killed by ${child.signalCode}` : `exit code ${code}`)
+      throw new MediaError('failed', `${name} failed: ${why}`, stderr)
+    }
+    return { stdout, stderr }
+  } finally {
+    clearTimeout(deadline)
+    clearTimeout(killTimer)
+    clearTimeout(idleTimer)
+    signal?.removeEventListener('abort', onAbort)
+    // A reader that threw leaves the child running: make sure it ends.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  }
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`
+
+/**
+ * The end of a stderr text, short enough for an ImportLog error: its last lines, at most ~1 KiB,
+ * without the memory addresses of ffmpeg's log prefixes ("[mov,mp4 @ 0x55…] " → "[mov,mp4] ").
+ */
+export function lastLines(text: string, max = 1024): string {
+  const lines = text.trim().split('\n').map((l) => l.replace(/^\[([^\]@]+) @ 0x[0-9a-f]+\]/, '[$1]').trim()).filter(Boolean)
+  let out = ''
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const next = out ? `${lines[i]} | ${out}` : lines[i]!
+    if (next.length > max) return out || lines[i]!.slice(-max)
+    out = next
+  }
+  return out
+}
