@@ -1,6 +1,6 @@
 // Where paths lie: the device a path is on, containment, and symlink checks. Every file
 // operation goes through here first (service.md sections 6 and 7).
-import { mkdirSync, realpathSync } from 'node:fs'
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
 import { posix } from 'node:path'
 
 export const MAX_PATH = 4096
@@ -126,4 +126,48 @@ export const WORK_FOLDER = /(^|\/)\.reelhouse-/
 
 export function reservedProblem(path: string): string | undefined {
   return WORK_FOLDER.test(path) ? 'Names starting with .reelhouse- are reserved for the work folders of copies and deletes.' : undefined
+}
+
+/** What the disk says of a file path when it was checked (lstat); undefined when nothing is there. */
+export type FileStat = { kind: 'file' | 'dir' | 'link' | 'other'; dev: number; ino: number; size: number; mtimeMs: number }
+
+export type FileOnDevice<D> = { path: string; device: D; stat?: FileStat }
+
+/**
+ * The one gate for a single file's path (media assets, imports): cleaned, naming a file (not a
+ * folder, not a device root), on a device, with no symbolic link between the device root and
+ * the file's folder, and not itself a link. `stat` is what is there now, or undefined when
+ * nothing is (a catalogue entry may name a file that is offline or archived). Throws PathError.
+ * Tasks that act on the file open it again relative to descriptors (fs.ts openBeneath).
+ */
+export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value: string): FileOnDevice<D> {
+  const path = cleanPath(value)
+  if (path.endsWith('/')) throw new PathError('The path names a folder; a file is needed.')
+  const device = deviceFor(devices, path)
+  if (!device) throw new PathError('The path does not lie on any device.')
+  if (path + '/' === device.path) throw new PathError('The path names the root of a device; a file is needed.')
+  const alias = aliasProblem(device.path, posix.dirname(path) + '/')
+  if (alias) throw new PathError(alias)
+  const reserved = reservedProblem(path)
+  if (reserved) throw new PathError(reserved)
+  let stat: FileStat | undefined
+  try {
+    const s = lstatSync(path)
+    stat = {
+      kind: s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other',
+      dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs,
+    }
+  } catch {
+    stat = undefined
+  }
+  if (stat?.kind === 'link') throw new PathError('The path is a symbolic link; name the file itself.')
+  return { path, device, stat }
+}
+
+/** A folder path on a device (device, production and project roots): cleaned, with its device. Throws PathError. */
+export function dirOnDevice<D extends DeviceLike>(devices: readonly D[], value: string): { path: string; device: D } {
+  const path = cleanDir(value)
+  const device = deviceFor(devices, path)
+  if (!device) throw new PathError('The path does not lie on any device.')
+  return { path, device }
 }

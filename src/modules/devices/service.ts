@@ -1,8 +1,8 @@
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, transcodingProfiles } from '../../db/schema.ts'
-import { invalid, notFound } from '../../http/errors.ts'
-import { PathError, cleanDir, reservedProblem } from '../../storage/paths.ts'
+import { field, invalid, notFound } from '../../http/errors.ts'
+import { cleanDir, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { projectHolding } from '../projectassets/bundles.ts'
 import type { DeviceCreate } from './model.ts'
@@ -21,12 +21,7 @@ export function createDevices(db: Db) {
     },
 
     create(body: typeof DeviceCreate.static) {
-      let path: string
-      try {
-        path = cleanDir(body.path)
-      } catch (error) {
-        throw invalid('/path', (error as PathError).message)
-      }
+      const path = field('/path', () => cleanDir(body.path))
       const reserved = reservedProblem(path)
       if (reserved) throw invalid('/path', reserved)
       const holder = projectHolding(db, path)
