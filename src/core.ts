@@ -6,11 +6,11 @@
 // Order of life: createCore → start() (the task runner; the watcher will start here too) →
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
 import type { Db } from './db/client.ts'
-import { createHoldDurations } from './modules/assetholddurations/index.ts'
+import { createHoldDurations } from './modules/assetholddurations/service.ts'
 import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { createDevices } from './modules/devices/service.ts'
-import { createMediaAssets } from './modules/mediaassets/index.ts'
-import { createProductions } from './modules/productions/index.ts'
+import { createMediaAssets } from './modules/mediaassets/service.ts'
+import { createProductions } from './modules/productions/service.ts'
 import { createProjectAssets } from './modules/projectassets/service.ts'
 import { createUsers } from './modules/users/service.ts'
 import { copyHandler } from './tasks/copy.ts'
@@ -34,9 +34,9 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2 }: CoreOpt
   const runner = createRunner(db, {
     concurrency,
     log,
-    handlers: { copy: copyHandler(db, users), delete: deleteHandler(db, users) },
+    handlers: { copy: copyHandler(db, users), delete: deleteHandler(db, users, media) },
   })
-  const projects = createProjectAssets(db, { runner, holds, metadata })
+  const projects = createProjectAssets(db, { runner, holds, metadata, media })
 
   return {
     db, log, users, devices, holds, metadata, media, productions, projects, runner,

@@ -187,6 +187,8 @@ export const mediaAssets = sqliteTable(
     uniqueIndex('media_assets_kind_path').on(t.kind, t.path_file),
     index('media_assets_production').on(t.production),
     index('media_assets_device').on(t.device),
+    // A file found by the watcher under a new name is the same asset when its identity matches.
+    index('media_assets_identity').on(t.file_dev, t.file_ino),
   ],
 )
 

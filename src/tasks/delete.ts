@@ -9,10 +9,11 @@
 // (while the service runs or while it is down) cannot send any of it outside the device. All of
 // this, and the territory rule, is checked again whenever the task starts or resumes.
 import { posix } from 'node:path'
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { projectAssets } from '../db/schema.ts'
-import { foreignMediaIn, taskProblem } from '../modules/projectassets/bundles.ts'
+import type { MediaAssets } from '../modules/mediaassets/service.ts'
+import { taskProblem } from '../modules/projectassets/bundles.ts'
 import type { Users } from '../modules/users/service.ts'
 import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../storage/dirfd.ts'
 import { CancelledError, identityOfFd, listTree, openBeneath } from '../storage/fs.ts'
@@ -32,7 +33,7 @@ export type DeleteParams = {
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
 export const trashFor = (bundle: string, taskId: number) => posix.join(posix.dirname(bundle.replace(/\/$/, '')), trashName(taskId))
 
-export function deleteHandler(db: Db, users: Users): Handler<'delete'> {
+export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler<'delete'> {
   return async ({ task, signal, progress }) => {
     const { bundle_root, device, user, identity } = task.params
     const projectId = task.target.projectasset!
@@ -46,7 +47,7 @@ export function deleteHandler(db: Db, users: Users): Handler<'delete'> {
       if (!project) return
       const refusal = taskProblem(db, users, { path: bundle_root, device, production: project.production, project: projectId, user, placing: false })
       if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
-      const foreign = foreignMediaIn(db, bundle_root, project.production)
+      const foreign = media.countUnder(bundle_root, project.production)
       if (foreign) throw new Error(`refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`)
       if (folder === device.replace(/\/$/, '')) throw new Error('refusing to remove the root of a device')
 
@@ -88,10 +89,10 @@ export function deleteHandler(db: Db, users: Users): Handler<'delete'> {
     finish()
 
     function finish() {
-      db.transaction((tx) => {
-        tx.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
+      db.transaction(() => {
+        db.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
         // Media files that lived in the folder went with it: their records stay, offline.
-        tx.run(sql`UPDATE media_assets SET is_production = 0 WHERE substr(path_file, 1, ${bundle_root.length}) = ${bundle_root} AND is_production = 1`)
+        media.setOnline(media.under(bundle_root).map((m) => m.id), false)
       })
     }
   }

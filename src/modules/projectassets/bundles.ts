@@ -101,21 +101,6 @@ export function territoryProblem(db: Db, path: string, user: Principal, producti
 }
 
 /**
- * Catalogued media files of another production inside the project folder: a delete would take
- * them, so it is refused while they are there (service.md 5). Reads the (kind, path_file) index
- * by range: every path starting with "dir/" sorts in ["dir/", "dir0").
- */
-export function foreignMediaIn(db: Db, bundle: string, production: number): number {
-  const end = bundle.slice(0, -1) + '0'
-  return db.$client
-    .query<{ n: number }, [string, string, number]>(
-      `SELECT count(*) AS n FROM media_assets WHERE kind IN ('audio', 'image', 'video')
-       AND path_file >= ? AND path_file < ? AND production != ?`,
-    )
-    .get(bundle, end, production)!.n
-}
-
-/**
  * What a copy or delete task checks again whenever it starts or resumes (service.md 5): the
  * folder may still be a project folder, and the user who asked may still place (copy) or remove
  * (delete) it there with the permissions they have now. Tasks queued by an older version carry

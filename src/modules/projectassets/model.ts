@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { oneOf } from '../../http/models.ts'
-import { MediaAsset } from '../mediaassets/index.ts'
+import { MediaAsset } from '../mediaassets/model.ts'
 
 export const ProjectAsset = t.Object({
   id: Type.Integer(),

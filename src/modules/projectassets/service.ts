@@ -4,17 +4,17 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
-import { AppError, forbidden, invalid, notFound } from '../../http/errors.ts'
-import { PathError, cleanDir, cleanPath, deviceFor, isInside, makeDirInside } from '../../storage/paths.ts'
-import { bundleProblem, foreignMediaIn, territoryProblem } from './bundles.ts'
+import { AppError, dateField, field, forbidden, invalid, notFound } from '../../http/errors.ts'
+import { cleanPath, dirOnDevice, isInside, makeDirInside } from '../../storage/paths.ts'
+import { bundleProblem, territoryProblem } from './bundles.ts'
 import { identityOf } from '../../storage/fs.ts'
 import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
 import type { Runner } from '../../tasks/runner.ts'
-import { parseDate } from '../../util/dates.ts'
 import { isoTimestamp } from '../../util/time.ts'
-import type { HoldDurations } from '../assetholddurations/index.ts'
+import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
-import { mediaToApi } from '../mediaassets/index.ts'
+import { mediaToApi } from '../mediaassets/model.ts'
+import type { MediaAssets } from '../mediaassets/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
 import { canRead, canReadAsset, canWrite, requirePerm } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
@@ -29,7 +29,7 @@ type MediaApi = ReturnType<typeof mediaToApi>
 
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
-export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata }) {
+export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata; media: MediaAssets }) {
   const linkedOf = db.select().from(mediaAssets).innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
     .where(eq(projectAssetLinks.project_id, sql.placeholder('id'))).orderBy(mediaAssets.id).prepare()
   const allDevices = () => db.select().from(devices).all()
@@ -63,14 +63,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
 
   /** A project folder on a device that may be one (bundles.ts); throws 400 invalid or 409. */
   function bundleOnDevice(value: string, pointer: string) {
-    let path: string
-    try {
-      path = cleanDir(value)
-    } catch (error) {
-      throw invalid(pointer, (error as PathError).message)
-    }
-    const device = deviceFor(allDevices(), path)
-    if (!device) throw invalid(pointer, 'The path does not lie on any device.')
+    const { path, device } = field(pointer, () => dirOnDevice(allDevices(), value))
     checkBundle(path, device.path, pointer)
     return { path, device }
   }
@@ -93,20 +86,12 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
   }
 
   function dates(body: Pick<Body, 'date_crt'>) {
-    if (body.date_crt === undefined || body.date_crt === null) return body.date_crt
-    const parsed = parseDate(body.date_crt)
-    if (!parsed) throw invalid('/date_crt', 'Not a date: use YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ].')
-    return parsed
+    return body.date_crt === undefined || body.date_crt === null ? body.date_crt : dateField('/date_crt', body.date_crt)
   }
 
   function pathFileIn(bundle: string, value: string | undefined): string {
     if (value === undefined || value === '') return ''
-    let path: string
-    try {
-      path = cleanPath(value)
-    } catch (error) {
-      throw invalid('/path_file', (error as PathError).message)
-    }
+    const path = field('/path_file', () => cleanPath(value))
     if (!isInside(bundle, path)) throw invalid('/path_file', 'The project file must lie inside bundle_root.')
     return path
   }
@@ -201,7 +186,8 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', 'No project asset with this id.')
       if (!canWrite(user, row.production)) throw forbidden('You do not have write access to this production.')
       checkTerritory(row.bundle_root, user, row.production, false)
-      const foreign = foreignMediaIn(db, row.bundle_root, row.production)
+      // A delete would take catalogued files of another production with it (service.md 5).
+      const foreign = deps.media.countUnder(row.bundle_root, row.production)
       if (foreign) throw conflict(`The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`)
       const open = db.select().from(tasks).where(and(
         sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running']),

@@ -1,0 +1,1 @@
+CREATE INDEX `media_assets_identity` ON `media_assets` (`file_dev`,`file_ino`);

@@ -1,0 +1,20 @@
+// Asset hold durations (api.md 2.9, service.md 6): the shapes.
+import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { ASSET_TYPES, CONTEXT_TYPES } from '../../db/schema.ts'
+import { oneOf } from '../../http/models.ts'
+
+export const AssetHoldDuration = t.Object({
+  id: Type.Integer(),
+  asset_type: oneOf(ASSET_TYPES),
+  context_type: oneOf(CONTEXT_TYPES),
+  context: t.String({ description: 'Name of the device or production' }),
+  duration: Type.Integer({ description: 'Days' }),
+})
+
+export const AssetHoldDurationCreate = t.Object({
+  asset_type: oneOf(ASSET_TYPES),
+  context_type: oneOf(CONTEXT_TYPES),
+  context: t.String({ minLength: 1, maxLength: 255, description: 'Name of an existing device or production' }),
+  duration: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Days, a whole number >= 0' }),
+})

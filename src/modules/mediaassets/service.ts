@@ -1,0 +1,101 @@
+// The one owner of media_assets (design note A2): every read by path or identity and every
+// write of the table goes through here, so the detail of which index serves a query lives in
+// one place. The path index is (kind, path_file): a query by path says `kind IN (...)` to use it.
+import { and, count, eq, inArray, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { MEDIA_KINDS, type MediaKind, devices, mediaAssets } from '../../db/schema.ts'
+import { dateField, field, unique } from '../../http/errors.ts'
+import { type FileStat, fileOnDevice } from '../../storage/paths.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import type { HoldDurations } from '../assetholddurations/service.ts'
+import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
+import { productionForWrite } from '../productions/lookup.ts'
+import type { Principal } from '../users/service.ts'
+import { type MediaAssetCreate, type MediaRow, mediaToApi } from './model.ts'
+
+export function createMediaAssets(db: Db, holds: HoldDurations, metadata: CustomMetadata) {
+  const keywordsOf = db.$client.query<{ category: string; keyword: string }, [number]>(
+    `SELECT c.name AS category, k.name AS keyword FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id
+     JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = ? ORDER BY c.name, k.name`,
+  )
+  const projectsOf = db.$client.query<{ project_id: number }, [number]>(
+    'SELECT project_id FROM project_asset_links WHERE asset_id = ? ORDER BY project_id',
+  )
+  const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
+
+  /** The asset with this path: of one kind, or of any kind (the watcher's "already catalogued?"). */
+  const byPath = (path: string, kind?: MediaKind): MediaRow | undefined =>
+    db.select().from(mediaAssets).where(and(kind ? eq(mediaAssets.kind, kind) : allKinds, eq(mediaAssets.path_file, path))).get()
+
+  return {
+    byPath,
+
+    detail(row: MediaRow) {
+      const keywords: Record<string, string[]> = {}
+      for (const { category, keyword } of keywordsOf.all(row.id)) (keywords[category] ??= []).push(keyword)
+      return {
+        ...mediaToApi(row),
+        date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
+        keywords, technical: row.technical, path_proxy: row.path_proxy,
+        projects: projectsOf.all(row.id).map((p) => p.project_id),
+      }
+    },
+
+    /**
+     * Assets whose file lies under the folder `dir` (ending with a slash), by a range on the path
+     * index: every path starting with "dir/" sorts in ["dir/", "dir0").
+     */
+    under(dir: string): MediaRow[] {
+      const end = dir.slice(0, -1) + '0'
+      return db.select().from(mediaAssets)
+        .where(and(allKinds, sql`${mediaAssets.path_file} >= ${dir}`, sql`${mediaAssets.path_file} < ${end}`)).all()
+    },
+
+    /** How many assets lie under `dir` that belong to a production other than `production`. */
+    countUnder(dir: string, exceptProduction: number): number {
+      const end = dir.slice(0, -1) + '0'
+      return db.select({ n: count() }).from(mediaAssets)
+        .where(and(allKinds, sql`${mediaAssets.path_file} >= ${dir}`, sql`${mediaAssets.path_file} < ${end}`, sql`${mediaAssets.production} != ${exceptProduction}`)).get()!.n
+    },
+
+    /** Assets recorded with this identity on disk (a file moved or renamed keeps it). */
+    byIdentity(dev: number, ino: number): MediaRow[] {
+      return db.select().from(mediaAssets).where(and(eq(mediaAssets.file_dev, dev), eq(mediaAssets.file_ino, ino))).all()
+    },
+
+    /** Online (is_production) or offline; archive-only assets are left as they are. */
+    setOnline(ids: number[], online: boolean) {
+      if (!ids.length) return
+      db.update(mediaAssets).set({ is_production: online, date_mod: isoTimestamp() })
+        .where(and(inArray(mediaAssets.id, ids), eq(mediaAssets.is_production, !online))).run()
+    },
+
+    /** The file is now at `path` on `device` (a move or rename), with its identity. */
+    relocate(id: number, path: string, device: number, stat?: Pick<FileStat, 'dev' | 'ino'>) {
+      db.update(mediaAssets).set({ path_file: path, device, file_dev: stat?.dev ?? null, file_ino: stat?.ino ?? null, date_mod: isoTimestamp() })
+        .where(eq(mediaAssets.id, id)).run()
+    },
+
+    create(kind: MediaKind, body: typeof MediaAssetCreate.static, user: Principal) {
+      const production = productionForWrite(db, user, { id: body.production, name: body.production_name }, { id: 'production', name: 'production_name' })
+      const file = field('/path_file', () => fileOnDevice(db.select().from(devices).all(), body.path_file))
+      const dateCrt = body.date_crt === undefined ? undefined : dateField('/date_crt', body.date_crt)
+      const dateDel = body.date_del === undefined ? undefined : dateField('/date_del', body.date_del)
+      const store = body.meta_field_store ?? {}
+      metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], store, '/meta_field_store')
+      if (byPath(file.path, kind)) throw unique('/path_file', `A ${kind} asset with this path_file already exists.`)
+      const now = isoTimestamp()
+      return db.insert(mediaAssets).values({
+        kind, name: body.name, description: body.description ?? '', production: production.id, device: file.device.id, path_file: file.path,
+        is_archive: body.is_archive ?? false, is_production: body.is_production ?? true, meta_field_store: store,
+        date_crt: dateCrt ?? null, date_add: now, date_mod: now,
+        date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
+        // Recorded on every create, so a later move or rename is recognised (the watcher).
+        file_dev: file.stat?.kind === 'file' ? file.stat.dev : null,
+        file_ino: file.stat?.kind === 'file' ? file.stat.ino : null,
+      }).returning().get()
+    },
+  }
+}
+
+export type MediaAssets = ReturnType<typeof createMediaAssets>
