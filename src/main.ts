@@ -11,8 +11,9 @@ import { VERSION } from './version.ts'
 export const HELP = `reelhouse ${VERSION}: media asset manager
 
 Usage:
-  reelhouse serve   [--host 127.0.0.1] [--port 8000] [--poll] [--poll-interval SECONDS]
-                    [--rescan-interval SECONDS] [--task-concurrency N]
+  reelhouse serve   [--host 127.0.0.1] [--port 8000] [--task-concurrency N]
+                    [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS]
+                    (the last three are for the device watcher, not built yet: accepted, no effect)
   reelhouse user add NAME [--superuser] [--perm CODENAME]...
   reelhouse user grant NAME --production NAME_OR_ID (--read | --write)
   reelhouse token create NAME        prints the new key alone on stdout

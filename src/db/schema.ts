@@ -79,6 +79,9 @@ export const transcodingProfiles = sqliteTable('transcoding_profiles', {
   sample_rate: integer('sample_rate').notNull().default(0),
 })
 
+/** How a device is reached: `file` is watched by events, the network ones by polling (service.md 10). */
+export const PROTOCOLS = ['file', 'smb', 'nfs', 'afp'] as const
+
 export const devices = sqliteTable('devices', {
   id: integer('id').primaryKey(),
   name: text('name').notNull().unique(),
@@ -90,7 +93,7 @@ export const devices = sqliteTable('devices', {
   autoshot_detection: bool('autoshot_detection').notNull().default(false),
   allow_direct_writing: bool('allow_direct_writing').notNull().default(true),
   recieve_xml_meta: bool('recieve_xml_meta').notNull().default(false),
-  protocol: text('protocol', { enum: ['file', 'smb', 'nfs', 'afp'] }).notNull().default('file'),
+  protocol: text('protocol', { enum: PROTOCOLS }).notNull().default('file'),
   anonymous: bool('anonymous').notNull().default(false),
   server: text('server'),
   username: text('username'),
@@ -304,6 +307,10 @@ export const importLogs = sqliteTable(
 )
 
 export const ASSET_TYPES = ['audioasset', 'imageasset', 'videoasset', 'projectasset'] as const
+
+/** The fixed content types (service.md 6; seeded by migration 0001), by asset type. */
+export const CONTENT_TYPE_IDS = { projectasset: 1, audioasset: 2, imageasset: 3, videoasset: 4 } as const satisfies Record<(typeof ASSET_TYPES)[number], number>
+export const CONTENT_TYPE_NAMES = ['projectasset', 'audioasset', 'imageasset', 'videoasset'] as const satisfies readonly (keyof typeof CONTENT_TYPE_IDS)[]
 export const CONTEXT_TYPES = ['device', 'production'] as const
 
 export const assetHoldDurations = sqliteTable(

@@ -1,7 +1,6 @@
 // A real app over a real, migrated SQLite file in a disposable folder, with an admin key and
 // helpers to make users and send requests through app.handle.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -9,6 +8,9 @@ import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
 import { silentLog } from '../../src/util/log.ts'
+import { tempDir } from './temp.ts'
+
+export { tempDir }
 
 export type RequestOptions = {
   key?: string | null
@@ -19,9 +21,6 @@ export type RequestOptions = {
   headers?: Record<string, string>
 }
 
-export function tempDir(prefix = 'reelhouse-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
-}
 
 /** With `tasks`, the task runner is started (copy and delete run); `runner.idle()` waits for them. */
 export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number } = {}) {

@@ -1,19 +1,14 @@
 // Small real media made with ffmpeg for the media tests, and whether this machine has ffmpeg.
 // REELHOUSE_TEST_NO_FFMPEG=1 makes the suite behave as on a machine without it (ffmpeg and
 // ffprobe are then looked for on an empty PATH), so both paths can be checked on one machine.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createFfmpeg } from '../../src/media/ffmpeg.ts'
 
 export const ff = await createFfmpeg(process.env.REELHOUSE_TEST_NO_FFMPEG === '1' ? { searchPath: '' } : {})
 export const hasFfmpeg = ff.available.ffmpeg && ff.available.ffprobe
 
-/** A temporary folder, removed when the `using` scope ends. */
-export function tempDir(prefix = 'reelhouse-media-') {
-  const path = mkdtempSync(join(tmpdir(), prefix))
-  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) }
-}
+export { disposableDir } from './temp.ts'
 
 export type Media = {
   /** 2 s, 320×240 H.264 at 25 fps with a mono AAC track, a timecode track and a creation time (QuickTime). */

@@ -5,9 +5,9 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { MediaError, STDERR_TAIL, createFfmpeg, lastLines } from '../../src/media/ffmpeg.ts'
 import { CancelledError } from '../../src/storage/fs.ts'
-import { fakeFfmpegDir, ff, hasFfmpeg, tempDir } from '../helpers/media.ts'
+import { fakeFfmpegDir, ff, hasFfmpeg, disposableDir } from '../helpers/media.ts'
 
-const temp = tempDir()
+const temp = disposableDir()
 afterAll(() => temp[Symbol.dispose]())
 const fakes = await createFfmpeg({ dir: fakeFfmpegDir(temp.path) })
 

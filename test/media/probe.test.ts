@@ -5,9 +5,9 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { displayAspectRatio, frameRate, interpret, probe } from '../../src/media/probe.ts'
-import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, tempDir } from '../helpers/media.ts'
+import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, disposableDir } from '../helpers/media.ts'
 
-const temp = tempDir()
+const temp = disposableDir()
 let media: Media
 beforeAll(async () => {
   media = await makeMedia(temp.path, ['video', 'ntsc', 'audio', 'wav', 'png', 'jpeg', 'notMedia'])

@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { type MakeProxyOptions, TEMP_PREFIX, makeProxy, proxyArgs, rewrapProxy, timeLimitMs } from '../../src/media/proxy.ts'
 import { CancelledError } from '../../src/storage/fs.ts'
-import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, tempDir } from '../helpers/media.ts'
+import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, disposableDir } from '../helpers/media.ts'
 
-const temp = tempDir()
+const temp = disposableDir()
 let media: Media
 let n = 0
 /** A fresh, empty proxy folder. */

@@ -2,9 +2,9 @@
 // files behind, work lost or done twice at a shutdown, two projects sharing a folder.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from '../helpers/temp.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
@@ -199,7 +199,7 @@ describe('work folders and real paths', () => {
 
 const owned: string[] = []
 function tempDirOwned() {
-  const dir = mkdtempSync(join(tmpdir(), 'reelhouse-safety-'))
+  const dir = tempDir('reelhouse-safety-')
   owned.push(dir)
   return dir
 }

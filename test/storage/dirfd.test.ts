@@ -1,9 +1,9 @@
 // The calls relative to open folders (src/storage/dirfd.ts) on real folders: what they return,
 // the errno codes of the failures the removal relies on, and names that are not UTF-8.
 import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from '../helpers/temp.ts'
 import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, E, O,
   cName, close, identity, listDir, mkdirat, nameText, openat, readlinkat, removalSupported, renameat, sysError, unlinkat, unsupportedReason,
@@ -15,7 +15,7 @@ let dir: string
 let fd = -1
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'reelhouse-dirfd-'))
+  base = tempDir('reelhouse-dirfd-')
 })
 afterAll(() => removeAll(base))
 

@@ -6,9 +6,9 @@
 import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test'
 import { type Subprocess, spawn } from 'bun'
 import { spawnSync } from 'node:child_process'
-import { linkSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from '../helpers/temp.ts'
 import { removeTreeAt } from '../../src/storage/remove.ts'
 import { makeTree, snapshot } from '../helpers/tree.ts'
 
@@ -44,7 +44,7 @@ let base: string
 let swapper: Subprocess<'ignore', 'pipe', 'inherit'> | undefined
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'reelhouse-race-'))
+  base = tempDir('reelhouse-race-')
 })
 afterEach(async () => {
   swapper?.kill('SIGKILL')

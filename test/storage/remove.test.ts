@@ -3,9 +3,9 @@
 // deterministic by swapping from the progress callback, which runs between two removals.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from '../helpers/temp.ts'
 import { AT_FDCWD, DIR_FLAGS, cName, close, identity, openat } from '../../src/storage/dirfd.ts'
 import { CancelledError, listTree, totals } from '../../src/storage/fs.ts'
 import { OPEN_LEVELS, removalSupported, removeTreeAt } from '../../src/storage/remove.ts'
@@ -21,7 +21,7 @@ const place = () => {
 }
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'reelhouse-remove-'))
+  base = tempDir('reelhouse-remove-')
 })
 // rm -rf (GNU, fts with openat) also copes with chains deeper than PATH_MAX left by a failure.
 afterAll(() => spawnSync('rm', ['-rf', base]))
@@ -231,7 +231,7 @@ test('a folder swapped for another folder (moved in from outside) stops the remo
 // Mounting needs root (or CAP_SYS_ADMIN); elsewhere these two tests are skipped.
 const canMount = (() => {
   if (process.getuid?.() !== 0) return false
-  const probe = mkdtempSync(join(tmpdir(), 'reelhouse-mount-'))
+  const probe = tempDir('reelhouse-mount-')
   const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'none', probe]).status === 0
   if (ok) spawnSync('umount', [probe])
   spawnSync('rmdir', [probe])

@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import { eq, inArray } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
-import { customMetadata, customMetadataSets } from '../../db/schema.ts'
+import { CONTENT_TYPE_NAMES, customMetadata, customMetadataSets } from '../../db/schema.ts'
 import { invalidParameter } from '../../http/errors.ts'
 import { oneOf } from '../../http/models.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
 
-const CONTENT_TYPE_NAMES = ['projectasset', 'audioasset', 'imageasset', 'videoasset'] as const
 
 export const CustomMetadataField = t.Object({
   id: Type.Integer(),

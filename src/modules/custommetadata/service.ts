@@ -2,9 +2,10 @@ import { eq, max } from 'drizzle-orm'
 import { RE2JS } from 're2js'
 import type { Db } from '../../db/client.ts'
 import { contentTypes, customMetadata, customMetadataSets } from '../../db/schema.ts'
+
+export { CONTENT_TYPE_IDS } from '../../db/schema.ts'
 import { AppError, entry, invalid } from '../../http/errors.ts'
 
-export const CONTENT_TYPE_IDS = { projectasset: 1, audioasset: 2, imageasset: 3, videoasset: 4 } as const
 
 /**
  * Validation rules run on RE2 (re2js, pure JavaScript), which matches in time linear in the value

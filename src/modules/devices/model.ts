@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import type { devices } from '../../db/schema.ts'
+import { PROTOCOLS, type devices } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
 
 const Name = t.String({ minLength: 1, maxLength: 255 })
 const NullableText = t.Optional(t.Nullable(t.String({ maxLength: 255 })))
 
-export const PROTOCOLS = ['file', 'smb', 'nfs', 'afp'] as const
 
 export const Device = t.Object({
   id: Type.Integer(),

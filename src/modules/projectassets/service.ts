@@ -3,7 +3,7 @@
 // work on disk is done by tasks/copy.ts and tasks/delete.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
+import { MEDIA_KINDS, type MediaKind, devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
 import { AppError, dateField, field, forbidden, invalid, notFound } from '../../http/errors.ts'
 import { cleanPath, dirOnDevice, isInside, makeDirInside } from '../../storage/paths.ts'
 import { bundleProblem, territoryProblem } from './bundles.ts'
@@ -22,8 +22,8 @@ import { type ProjectAssetCreate, typeOf } from './model.ts'
 
 type Row = typeof projectAssets.$inferSelect
 type Body = typeof ProjectAssetCreate.static
-const MEDIA_TYPES = ['audio', 'image', 'video'] as const
-type MediaType = (typeof MEDIA_TYPES)[number]
+const MEDIA_TYPES = MEDIA_KINDS
+type MediaType = MediaKind
 type Ref = { asset_id: number; type: MediaType }
 type MediaApi = ReturnType<typeof mediaToApi>
 
