@@ -1,0 +1,322 @@
+// The work after an import's 201 (service.md 9), run by the task runner over real media made
+// with ffmpeg: probing (checked against ffprobe's own JSON), proxies in the production's
+// proxy_root (checked with ffprobe), rewraps, a file that is not media, a machine without
+// ffmpeg, and move_asset within a file system and across two.
+//
+// The app's core finds ffmpeg in a folder of gated stand-ins (helpers/imports.ts gatedFfmpeg)
+// that run the real binaries: the gate is open except where a test wants to see the ImportLog
+// at the status the task reached before it probes. Tests that need ffmpeg are skipped on a
+// machine without it (REELHOUSE_TEST_NO_FFMPEG=1); the no-ffmpeg test runs everywhere.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import {
+  IMPORT,
+  type Kind,
+  appWithFfmpegDir,
+  assetOf,
+  assetsAt,
+  emptyFfmpegDir,
+  expectImported,
+  gatedFfmpeg,
+  importBody,
+  importTasksOf,
+  logRow,
+  logsOf,
+  otherFileSystemDir,
+  placeClip,
+  placeFile,
+  removeScratch,
+  scratchDir,
+  sha256,
+} from '../helpers/imports.ts'
+import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia } from '../helpers/media.ts'
+import { waitFor } from '../helpers/wait.ts'
+
+const withFfmpeg = test.skipIf(!hasFfmpeg)
+
+let base: TestApp
+let app: ReturnType<typeof appWithFfmpegDir>
+let gate: ReturnType<typeof gatedFfmpeg>
+let root: string
+let device: { id: number; name: string }
+let show: { id: number; proxy_root: string; codename: string }
+let media: Media
+/** Made now: the name of the cross-device test says whether it crosses file systems. */
+const far = otherFileSystemDir('reelhouse-far-disk-')
+let farDevice: { id: number; name: string }
+
+beforeAll(async () => {
+  base = testApp(undefined, { tasks: false })
+  ;({ root, device, production: show } = await seedProduction(base))
+  farDevice = (await base.post('/api/devices/', { name: 'far-disk', path: far.dir })).json
+  gate = gatedFfmpeg()
+  gate.open()
+  app = appWithFfmpegDir(base, gate.dir)
+  media = await makeMedia(scratchDir('reelhouse-media-'), ['video', 'ntsc', 'audio', 'png'])
+})
+
+afterAll(async () => {
+  await app.stop()
+  base.cleanup()
+  removeScratch()
+})
+
+let n = 0
+/** A copy of one of the made media on the device, outside every production's folders. */
+const place = (from: string, name = `${++n}-${basename(from)}`) => placeClip(from, join(root, 'incoming', name))
+
+/** Imports, waits for every task to end, answers the asset id. */
+async function imported(body: Record<string, any>, kind: Kind = 'video') {
+  const id = expectImported(await app.post(IMPORT, body), body, 'asset_creation_completed', kind)
+  await app.runner.idle()
+  return id
+}
+
+const streamOf = (path: string, type: 'video' | 'audio') => ffprobeJson(path).streams.find((s) => s.codec_type === type)!
+/** The picture and sound streams of a file (a timecode track, a data stream, is left out). */
+const codecs = (path: string) =>
+  ffprobeJson(path).streams.filter((s) => s.codec_type === 'video' || s.codec_type === 'audio').map((s) => `${s.codec_type}:${s.codec_name}`)
+
+/** The video members api.md 4.10 names, worked out from ffprobe's own JSON of the file. */
+function videoMembersOf(path: string) {
+  const json = ffprobeJson(path)
+  const v = json.streams.find((s) => s.codec_type === 'video')!
+  const [num, den] = (v.r_frame_rate as string).split('/').map(Number) as [number, number]
+  return {
+    duration: Math.round((Number(v.duration) * num) / den),
+    fps: v.r_frame_rate,
+    width: v.width,
+    height: v.height,
+    format: json.format.format_name,
+    display_aspect_ratio: v.display_aspect_ratio && v.display_aspect_ratio !== '0:1' ? v.display_aspect_ratio : '4:3',
+  }
+}
+
+/** A proxy of the asset: inside the production's proxy_root, there, with these streams. */
+function expectProxy(path: string, streams: string[]) {
+  expect(path.startsWith(show.proxy_root)).toBe(true)
+  expect(existsSync(path)).toBe(true)
+  expect(codecs(path)).toEqual(streams)
+}
+
+describe('probing and proxies', () => {
+  withFfmpeg('video at 25 fps: import_completed; duration in frames, fps, size, format, aspect as ffprobe says; an H.264/AAC proxy', async () => {
+    const path = place(media.video)
+    const id = await imported(importBody(path))
+    expect(await logsOf(app.request, path)).toEqual([logRow({ asset_path: path, status: 'import_completed', asset_import_id: id })])
+    const asset = await assetOf(app.request, id)
+    const probed = videoMembersOf(path)
+    expect(probed).toMatchObject({ duration: 50, fps: '25/1', width: 320, height: 240 })
+    expect(asset).toMatchObject({ status_asset: 6, path_file: path, technical: { ...probed, annotation_markers: [] } })
+    expect(Object.keys(asset.technical).sort()).toEqual(['annotation_markers', ...Object.keys(probed)].sort())
+    expectProxy(asset.path_proxy, ['video:h264', 'audio:aac'])
+    expect((await importTasksOf(app.request, id)).map((t) => t.state)).toEqual(['done'])
+  })
+
+  withFfmpeg('video at 30000/1001 fps: fps kept as that fraction, duration in frames at that rate', async () => {
+    const path = place(media.ntsc)
+    const id = await imported(importBody(path))
+    const asset = await assetOf(app.request, id)
+    const probed = videoMembersOf(path)
+    expect(probed).toMatchObject({ fps: '30000/1001', duration: 30 })
+    expect(asset.technical).toEqual({ ...probed, annotation_markers: [] })
+    expectProxy(asset.path_proxy, ['video:h264'])
+  })
+
+  withFfmpeg("audio: technical_details are ffprobe's format members and tags; an AAC proxy (.m4a)", async () => {
+    const path = place(media.audio)
+    const id = await imported(importBody(path, {}, {}, { type: 'audio' }), 'audio')
+    const { format } = ffprobeJson(path)
+    const tags = format.tags ?? {}
+    const expected = Object.fromEntries(Object.entries({
+      name: basename(path), filename: path, nb_Streams: format.nb_streams, formate_name: format.format_name,
+      format_long_name: format.format_long_name, start_time: format.start_time, duration: format.duration, size: format.size,
+      bit_rate: format.bit_rate, major_brand: tags.major_brand, minor_version: tags.minor_version,
+      compatible_brands: tags.compatible_brands, create_time: tags.creation_time, encoder: tags.encoder,
+    }).filter(([, v]) => v !== undefined))
+    expect(expected).toMatchObject({ formate_name: 'mov,mp4,m4a,3gp,3g2,mj2', create_time: '2024-05-01T10:00:00.000000Z' })
+    const asset = await assetOf(app.request, id, 'audio')
+    expect(asset.technical).toEqual(expected)
+    expect(asset.path_proxy.endsWith('.m4a')).toBe(true)
+    expectProxy(asset.path_proxy, ['audio:aac'])
+    expect(await logsOf(app.request, path)).toEqual([logRow({ asset_type: 'audioasset', asset_path: path, status: 'import_completed', asset_import_id: id })])
+  })
+
+  withFfmpeg('image: width, height and format; a JPEG proxy', async () => {
+    const path = place(media.png)
+    const id = await imported(importBody(path, {}, {}, { type: 'image' }), 'image')
+    const asset = await assetOf(app.request, id, 'image')
+    const v = streamOf(path, 'video')
+    expect(asset.technical).toEqual({ width: v.width, height: v.height, format: 'png' })
+    expectProxy(asset.path_proxy, ['video:mjpeg'])
+  })
+
+  withFfmpeg('members the request gives are kept; probing fills only the others (video and audio)', async () => {
+    const video = place(media.video)
+    const id = await imported(importBody(video, { width: 1920, fps: '24', format: 'given-format', display_aspect_ratio: '16:9' }))
+    const probed = videoMembersOf(video)
+    expect((await assetOf(app.request, id)).technical).toEqual({
+      annotation_markers: [], width: 1920, fps: '24/1', format: 'given-format', display_aspect_ratio: '16:9', height: probed.height, duration: probed.duration,
+    })
+    const audio = place(media.audio)
+    const audioId = await imported(importBody(audio, {}, { technical_details: { encoder: 'mine', duration: '99.000000' } }, { type: 'audio' }), 'audio')
+    const technical = (await assetOf(app.request, audioId, 'audio')).technical
+    expect(technical).toMatchObject({ encoder: 'mine', duration: '99.000000', filename: audio, formate_name: 'mov,mp4,m4a,3gp,3g2,mj2' })
+  })
+
+  withFfmpeg('rewrap_proxy with a readable path_proxy: the proxy is rewrapped, keeping the codec of the old proxy (MPEG-4, not H.264)', async () => {
+    const old = join(root, 'incoming', `${++n}-old-proxy.avi`)
+    await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25', '-t', '1', '-c:v', 'mpeg4', old], { timeoutMs: 30_000 })
+    const path = place(media.video)
+    const body = importBody(path, { path_proxy: old }, {}, { rewrap_proxy: true })
+    const id = await imported(body)
+    const asset = await assetOf(app.request, id)
+    expect(asset.path_proxy).not.toBe(old)
+    expectProxy(asset.path_proxy, ['video:mpeg4'])
+    expect(streamOf(asset.path_proxy, 'video')).toMatchObject({ width: 160, height: 120 })
+    expect(existsSync(old)).toBe(true)
+    expect(await logsOf(app.request, path)).toEqual([logRow({ asset_path: path, status: 'import_completed', asset_import_id: id, warning: {} })])
+  })
+
+  withFfmpeg('rewrap_proxy without path_proxy, or with one that is not there: a new proxy and a rewrap warning', async () => {
+    for (const meta of [{}, { path_proxy: join(root, 'incoming', 'no-such-proxy.mp4') }]) {
+      const path = place(media.video)
+      const id = await imported(importBody(path, meta, {}, { rewrap_proxy: true }))
+      expectProxy((await assetOf(app.request, id)).path_proxy, ['video:h264', 'audio:aac'])
+      expect(await logsOf(app.request, path)).toEqual([
+        logRow({ asset_path: path, status: 'import_completed', asset_import_id: id, warning: { rewrap: expect.stringMatching(/\S/) } }),
+      ])
+    }
+  })
+
+  withFfmpeg('a file that is not media, named .mov: import_failed with the error, the asset status_asset -1, the task failed', async () => {
+    const path = placeFile(join(root, 'incoming', `${++n}-notes.mov`), 'These are notes, not a movie.\n'.repeat(100))
+    const id = await imported(importBody(path))
+    expect(await logsOf(app.request, path)).toEqual([
+      logRow({ asset_path: path, status: 'import_failed', error: expect.stringMatching(/\S/), asset_import_id: id }),
+    ])
+    expect((await assetOf(app.request, id)).status_asset).toBe(-1)
+    expect((await importTasksOf(app.request, id)).map((t) => [t.state, t.error !== ''])).toEqual([['failed', true]])
+  })
+})
+
+test('without ffmpeg (createCore ffmpegDir naming an empty folder): import_completed with warnings {probe, proxy}, no proxy', async () => {
+  const lone = testApp(undefined, { tasks: false })
+  const bare = appWithFfmpegDir(lone, emptyFfmpegDir())
+  try {
+    const { root: disk } = await seedProduction(lone)
+    const path = placeClip(hasFfmpeg ? media.video : undefined, join(disk, 'incoming', 'clip.mov'))
+    const body = importBody(path, { width: 320 })
+    const id = expectImported(await bare.post(IMPORT, body), body, 'asset_creation_completed')
+    await bare.runner.idle()
+    expect(await logsOf(bare.request, path)).toEqual([
+      logRow({ asset_path: path, status: 'import_completed', asset_import_id: id, warning: { probe: expect.stringMatching(/ffprobe/), proxy: expect.stringMatching(/ffmpeg/) } }),
+    ])
+    expect(await assetOf(bare.request, id)).toMatchObject({ status_asset: 6, path_proxy: '', technical: { annotation_markers: [], width: 320 } })
+    expect(Object.keys((await assetOf(bare.request, id)).technical).sort()).toEqual(['annotation_markers', 'width'])
+  } finally {
+    await bare.stop()
+    lone.cleanup()
+  }
+})
+
+test('the file at path_file replaced by another between the request and the task: the move refuses it (import_failed), the newcomer stays put', async () => {
+  // A paused world: the request queues the task, the disk changes, then the runner starts.
+  const paused = testApp(undefined, { tasks: false })
+  try {
+    const { root: disk } = await seedProduction(paused)
+    const path = placeFile(join(disk, 'incoming', 'swapped.mov'), 'the original\n')
+    const id = expectImported(await paused.post(IMPORT, importBody(path, {}, {}, { move_asset: true })), importBody(path, {}, {}, { move_asset: true }), 'asset_creation_completed')
+    renameSync(path, `${path}.old`)
+    placeFile(path, 'a newcomer\n')
+    paused.runner.start()
+    await paused.runner.idle()
+    expect(await logsOf(paused.request, path)).toEqual([
+      logRow({ asset_path: path, status: 'import_failed', error: expect.stringMatching(/\S/), asset_import_id: id }),
+    ])
+    expect(readFileSync(path, 'utf8')).toBe('a newcomer\n')
+    expect(existsSync(join(disk, show.codename, 'video', 'swapped.mov'))).toBe(false)
+    expect(await assetOf(paused.request, id)).toMatchObject({ path_file: path, status_asset: -1 })
+  } finally {
+    await paused.runner.stop()
+    paused.cleanup()
+  }
+})
+
+describe('move_asset', () => {
+  const videoFolder = (disk: string) => join(disk, show.codename, 'video')
+
+  withFfmpeg('within a device: the file goes to DEVICE/<codename>/video/<name>, path_file follows, the ImportLog passes asset_move_completed', async () => {
+    const name = `${++n}-moved.mov`
+    const path = place(media.video, name)
+    const hash = sha256(path)
+    const body = importBody(path, {}, {}, { move_asset: true })
+    gate.close()
+    let id: number
+    try {
+      id = expectImported(await app.post(IMPORT, body), body, 'asset_creation_completed')
+      // ffprobe waits at the gate, so the task stops right after the move.
+      await waitFor(async () => (await logsOf(app.request, path))[0]!.status === 'asset_move_completed', 'the move to be logged', { ms: 20_000 })
+    } finally {
+      gate.open()
+    }
+    const target = join(videoFolder(root), name)
+    expect([existsSync(path), existsSync(target)]).toEqual([false, true])
+    expect((await assetOf(app.request, id)).path_file).toBe(target)
+    await app.runner.idle()
+    expect(sha256(target)).toBe(hash)
+    expect(await logsOf(app.request, path)).toEqual([
+      logRow({ asset_path: path, status: 'import_completed', asset_import_id: id, asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: device.name } }),
+    ])
+    const asset = await assetOf(app.request, id)
+    expect(asset).toMatchObject({ path_file: target, device: device.id, status_asset: 6 })
+    expect(await assetsAt(app.request, path)).toEqual([])
+    expect(await assetsAt(app.request, target)).toEqual([expect.objectContaining({ id })])
+    expectProxy(asset.path_proxy, ['video:h264', 'audio:aac'])
+  })
+
+  withFfmpeg('a name that is taken in the target folder: name_1.mov, the other file untouched', async () => {
+    const name = `${++n}-taken.mov`
+    const squatter = placeFile(join(videoFolder(root), name), 'someone else\n')
+    const path = place(media.video, name)
+    const hash = sha256(path)
+    const id = await imported(importBody(path, {}, {}, { move_asset: true }))
+    const target = join(videoFolder(root), name.replace(/\.mov$/, '_1.mov'))
+    expect(await assetOf(app.request, id)).toMatchObject({ path_file: target, status_asset: 6 })
+    expect([existsSync(path), sha256(target)]).toEqual([false, hash])
+    expect(readFileSync(squatter, 'utf8')).toBe('someone else\n')
+  })
+
+  const across = () => (far.cross ? 'onto a device on another file system (/dev/shm)' : 'onto another device (both on one file system here: /dev/shm is not separate)')
+  withFfmpeg(`asset_destination ${across()}: copied across, the source removed, the content identical`, async () => {
+    const name = `${++n}-far.mov`
+    const path = place(media.video, name)
+    const hash = sha256(path)
+    const id = await imported(importBody(path, {}, {}, { move_asset: true, asset_destination: 'far-disk' }))
+    const target = join(videoFolder(far.dir), name)
+    expect([existsSync(path), existsSync(target)]).toEqual([false, true])
+    expect(sha256(target)).toBe(hash)
+    expect(await assetOf(app.request, id)).toMatchObject({ path_file: target, device: farDevice.id, status_asset: 6 })
+    expect(readdirSync(videoFolder(far.dir)).filter((f) => f.startsWith('.reelhouse-'))).toEqual([])
+    expect(await logsOf(app.request, path)).toEqual([
+      logRow({ asset_path: path, status: 'import_completed', asset_import_id: id, asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: 'far-disk' } }),
+    ])
+  })
+
+  withFfmpeg('DEVICE/<codename> a symbolic link out of the device: import_failed, the file stays where it was, nothing written through the link', async () => {
+    const linked = scratchDir('reelhouse-linked-disk-')
+    const elsewhere = scratchDir('reelhouse-elsewhere-')
+    symlinkSync(elsewhere, join(linked, show.codename))
+    expect((await app.post('/api/devices/', { name: 'linked-disk', path: linked })).status).toBe(201)
+    const path = place(media.video)
+    const id = await imported(importBody(path, {}, {}, { move_asset: true, asset_destination: 'linked-disk' }))
+    expect(await logsOf(app.request, path)).toEqual([
+      logRow({ asset_path: path, status: 'import_failed', error: expect.stringMatching(/\S/), asset_import_id: id }),
+    ])
+    expect(existsSync(path)).toBe(true)
+    expect(readdirSync(elsewhere)).toEqual([])
+    expect(await assetOf(app.request, id)).toMatchObject({ path_file: path, device: device.id, status_asset: -1 })
+  })
+})
