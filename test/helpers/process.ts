@@ -53,8 +53,8 @@ export function compiledExecutable(): Promise<string> {
     const build = spawn([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
     const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
     if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${out}${err}`)
+    // Removed with the other temporary folders when the run ends (test/setup.ts).
     const folder = tempDir('reelhouse-bin-')
-    process.once('exit', () => rmSync(folder, { recursive: true, force: true }))
     const copy = join(folder, 'reelhouse')
     copyFileSync(join(ROOT, 'dist', 'reelhouse'), copy)
     return copy
