@@ -12,6 +12,7 @@ import { checkHead, pathOf } from './http/head.ts'
 import { createLists } from './http/lists.ts'
 import { checkAccept } from './http/versioning.ts'
 import { assetHoldDurationsModule } from './modules/assetholddurations/index.ts'
+import { assetImportModule } from './modules/assetimport/index.ts'
 import { contentTypesModule } from './modules/contenttypes/index.ts'
 import { customMetadataModule } from './modules/custommetadata/index.ts'
 import { devicesModule } from './modules/devices/index.ts'
@@ -25,7 +26,7 @@ import type { ModuleContext } from './modules/context.ts'
 import { VERSION } from './version.ts'
 
 export function createApp(core: Core) {
-  const { db, users, runner, devices, holds, metadata, media, productions, projects } = core
+  const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users), runner }
   const bodySchemas = new Map<string, TSchema>()
   const failures = createFailures(core.log, () => app.routes)
@@ -90,6 +91,7 @@ export function createApp(core: Core) {
         .use(mediaAssetsModule(ctx, media, 'image'))
         .use(mediaAssetsModule(ctx, media, 'video'))
         .use(importLogsModule(ctx))
+        .use(assetImportModule(ctx, imports))
         .use(assetHoldDurationsModule(ctx, holds))
         .use(projectAssetsModule(ctx, projects, '/projectassets'))
         .use(projectAssetsModule(ctx, projects, '/project'))

@@ -12,6 +12,8 @@ export type ServeConfig = Readonly<{
   pollInterval: number
   rescanInterval: number
   taskConcurrency: number
+  /** Where ffmpeg and ffprobe are; undefined: PATH. */
+  ffmpegDir?: string
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -40,6 +42,7 @@ export function serveConfig(flags: Record<string, string | boolean | undefined>,
     pollInterval: numberOption('poll-interval', str('poll-interval'), 10, 1, 86400),
     rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
     taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? env.REELHOUSE_TASK_CONCURRENCY, 2, 1, 64),
+    ffmpegDir: str('ffmpeg') === undefined ? undefined : resolve(str('ffmpeg')!),
   })
 }
 

@@ -6,6 +6,10 @@
 // Order of life: createCore → start() (the task runner; the watcher will start here too) →
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
 import type { Db } from './db/client.ts'
+import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
+import { importHandler } from './modules/assetimport/import.task.ts'
+import { createImports } from './modules/assetimport/service.ts'
+import { createImportLogs } from './modules/importlogs/service.ts'
 import { createHoldDurations } from './modules/assetholddurations/service.ts'
 import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { createDevices } from './modules/devices/service.ts'
@@ -22,24 +26,35 @@ export type CoreOptions = {
   log?: Log
   /** Tasks run at once (--task-concurrency). */
   concurrency?: number
+  /** Where ffmpeg and ffprobe are (--ffmpeg DIR); default: PATH. */
+  ffmpegDir?: string
 }
 
-export function createCore(db: Db, { log = silentLog, concurrency = 2 }: CoreOptions = {}) {
+export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir }: CoreOptions = {}) {
   const users = createUsers(db)
   const devices = createDevices(db)
   const holds = createHoldDurations(db)
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
   const productions = createProductions(db, devices, users)
+  const logs = createImportLogs(db)
+  // ffmpeg and ffprobe are looked for once, when the first import needs them.
+  let ffmpeg: Promise<Ffmpeg> | undefined
+  const findFfmpeg = () => (ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
   const runner = createRunner(db, {
     concurrency,
     log,
-    handlers: { copy: copyHandler(db, users), delete: deleteHandler(db, users, media) },
+    handlers: {
+      copy: copyHandler(db, users),
+      delete: deleteHandler(db, users, media),
+      import: importHandler(db, { media, logs, ffmpeg: findFfmpeg }),
+    },
   })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
+  const imports = createImports(db, { media, holds, metadata, logs, runner })
 
   return {
-    db, log, users, devices, holds, metadata, media, productions, projects, runner,
+    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg,
     /** Starts the work that runs beside requests: queued and interrupted tasks first. */
     start() {
       runner.start()

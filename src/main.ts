@@ -11,7 +11,7 @@ import { VERSION } from './version.ts'
 export const HELP = `reelhouse ${VERSION}: media asset manager
 
 Usage:
-  reelhouse serve   [--host 127.0.0.1] [--port 8000] [--task-concurrency N]
+  reelhouse serve   [--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]
                     [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS]
                     (the last three are for the device watcher, not built yet: accepted, no effect)
   reelhouse user add NAME [--superuser] [--perm CODENAME]...
@@ -45,6 +45,7 @@ export function run(argv: string[]): void {
       const { values } = parse(argv.slice(1), {
         host: { type: 'string' }, port: { type: 'string' }, poll: { type: 'boolean' },
         'poll-interval': { type: 'string' }, 'rescan-interval': { type: 'string' }, 'task-concurrency': { type: 'string' },
+        ffmpeg: { type: 'string' },
       }, 0)
       serve(serveConfig(values as Record<string, string | boolean | undefined>))
       return

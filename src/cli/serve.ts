@@ -21,7 +21,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   if (applied) log.info('database migrated', { migrations: applied })
   firstAdmin(db, config.dataDir)
 
-  const core = createCore(db, { log, concurrency: config.taskConcurrency })
+  const core = createCore(db, { log, concurrency: config.taskConcurrency, ffmpegDir: config.ffmpegDir })
   // Bun's HTTP parser answers headers over its limit with a bare 431; up to it, checkHead answers
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).
@@ -50,6 +50,12 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   process.on('SIGTERM', () => void stop('SIGTERM'))
   // Only once the handlers are in place: whoever reads this line may send a signal at once.
   log.info(`reelhouse ${VERSION} serving`, { api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir })
+  // Imports probe and make proxies with ffmpeg when it is there; say once which it is.
+  void core.ffmpeg().then((ff) => {
+    const missing = ff.missing()
+    if (missing) log.warn('imports will make no proxies or probes', { reason: missing })
+    else log.info('ffmpeg found', { ffmpeg: ff.paths.ffmpeg, ffprobe: ff.paths.ffprobe })
+  })
   return { app, server, db, core, stop }
 }
 

@@ -58,3 +58,6 @@ export function tightenModes(file: string, log: Log) {
 }
 
 const octal = (mode: number) => mode.toString(8).padStart(4, '0')
+
+/** The data folder: the folder of the catalogue file, with a final slash. */
+export const dataFolderOf = (db: Db) => dirname(db.$client.filename).replace(/\/?$/, '/')

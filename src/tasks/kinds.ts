@@ -4,12 +4,14 @@
 // TASK_KINDS (db/schema.ts) is the wider set the API speaks of (service.md 8), which the
 // compiler checks this one against.
 import type { TASK_KINDS } from '../db/schema.ts'
+import type { ImportParams } from '../modules/assetimport/service.ts'
 import type { CopyParams } from './copy.ts'
 import type { DeleteParams } from './delete.ts'
 
 export type TaskParams = {
   copy: CopyParams
   delete: DeleteParams
+  import: ImportParams
 }
 
 export type TaskKind = keyof TaskParams

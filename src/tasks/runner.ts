@@ -20,6 +20,8 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
   signal: AbortSignal
   /** Records progress; written to the database at most a few times a second. */
   progress(counters: Counters): void
+  /** Writes the params at once: a safe point a restart resumes from (a planned move, say). */
+  save(params: TaskParams[K]): void
 }
 
 export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Promise<void>
@@ -98,6 +100,10 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         Object.assign(pendingCounters, counters)
         if (Date.now() - last >= PROGRESS_EVERY_MS) flush()
       },
+      save(params) {
+        if (!closed) update(task.id, { params: params as Record<string, unknown> })
+        ctx.task.params = params
+      },
     }
     log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })
     // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
@@ -144,17 +150,18 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
      * Writes a task row with `writer` (the transaction that writes the record it works for, or
      * the database) and wakes the runner once that has committed: the wake-up is a microtask,
      * which runs after the synchronous transaction has ended (committed or rolled back; a rolled
-     * back row is simply not found). With a key, a queued task of the same key is kept instead
-     * and its id returned.
+     * back row is simply not found). With a key, a queued task of the same key is kept instead:
+     * its id is returned with `merged` set, for the caller to add to it what it needs.
      */
-    enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): number {
+    enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
       const row = writer.insert(tasks).values({
         kind: task.kind, target: task.target, production: task.production, params: task.params as Record<string, unknown>,
         key: task.key ?? null, date_add: isoTimestamp(),
       }).onConflictDoNothing().returning({ id: tasks.id }).get()
       queueMicrotask(pump)
-      if (row) return row.id
-      return writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!.id
+      if (row) return { id: row.id, merged: false }
+      const queued = writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
+      return { id: queued.id, merged: true }
     },
 
     /** Stops a queued or running task; the handler cleans up and the task ends failed. */

@@ -32,6 +32,7 @@ beforeEach(() => {
       await open
     },
     delete: async ({ task }) => void ran.push(`delete ${task.id} ${task.params.bundle_root}`),
+    import: async ({ task }) => void ran.push(`import ${task.id}`),
   }
   runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
   // A gate the copy handler waits at, opened by release().
@@ -49,12 +50,12 @@ const states = () => db.$client.query<{ id: number; state: string; key: string |
 test('a key merges a second enqueue into the queued task; once it runs, the same key queues anew', async () => {
   const a = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
   const b = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
-  expect(b).toBe(a)
-  expect(states()).toEqual([{ id: a, state: 'queued', key: 'k' }])
+  expect([a.merged, b]).toEqual([false, { id: a.id, merged: true }])
+  expect(states()).toEqual([{ id: a.id, state: 'queued', key: 'k' }])
   runner.start()
   await runner.idle()
   const c = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
-  expect(c).not.toBe(a)
+  expect(c).toEqual({ id: a.id + 1, merged: false })
   await runner.idle()
   expect(states().map((s) => s.state)).toEqual(['done', 'done'])
 })
@@ -76,9 +77,9 @@ test('enqueue inside a transaction wakes the runner after the commit; a rolled b
 
 test('tasks of one target run one after the other; other targets use the free slots', async () => {
   runner.start()
-  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 7 }, production: null, params: copyParams })
-  const second = runner.enqueue(db, { kind: 'delete', target: { projectasset: 7 }, production: null, params: deleteParams })
-  const other = runner.enqueue(db, { kind: 'delete', target: { projectasset: 8 }, production: null, params: deleteParams })
+  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 7 }, production: null, params: copyParams }).id
+  const second = runner.enqueue(db, { kind: 'delete', target: { projectasset: 7 }, production: null, params: deleteParams }).id
+  const other = runner.enqueue(db, { kind: 'delete', target: { projectasset: 8 }, production: null, params: deleteParams }).id
   await waitFor(() => ran.includes(`delete ${other} /a/`), 'the other target to run')
   expect(ran).not.toContain(`delete ${second} /a/`)
   release()

@@ -8,8 +8,7 @@
 // Territory (service.md 5) adds who may put a project folder where: a production owns the
 // folders under its storage and proxy roots, so a folder there needs write access to that
 // production, and a non-superuser's project folder lies inside its own production's storage root.
-import { dirname } from 'node:path'
-import type { Db } from '../../db/client.ts'
+import { type Db, dataFolderOf } from '../../db/client.ts'
 import { aliasProblem, isInside, realOf, reservedProblem } from '../../storage/paths.ts'
 import { canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
@@ -24,12 +23,10 @@ function protectedRoots(db: Db): { what: string; path: string; real: string }[] 
     )
     .all()
   // The catalogue's folder: a project folder holding it could delete the catalogue while it runs.
-  const data = { what: 'data folder of this service', path: dataFolder(db) }
+  const data = { what: 'data folder of this service', path: dataFolderOf(db) }
   return [...rows, data].map((r) => ({ ...r, real: realOf(r.path) }))
 }
 
-/** The folder of the catalogue file, with a final slash. */
-const dataFolder = (db: Db) => dirname(db.$client.filename).replace(/\/?$/, '/')
 
 /** Every project folder by real path: its device's real path and the rest as written (no links in between). */
 function realBundles(db: Db): { id: number; bundle_root: string; deleting: boolean; real: string }[] {

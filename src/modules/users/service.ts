@@ -18,6 +18,14 @@ export type Principal = {
 
 export class UserError extends Error {}
 
+/**
+ * The service itself as an actor: imports of watch-folder files (the device watcher) are made by
+ * no user. It may do what a superuser may; the rules it passes are the same as for requests.
+ */
+export const SYSTEM: Principal = Object.freeze({
+  id: 0, username: 'reelhouse', is_superuser: true, perms: new Set<string>(), readable: new Set<number>(), writable: new Set<number>(),
+})
+
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 export const KEY_PATTERN = /^[0-9a-f]{40}$/
 

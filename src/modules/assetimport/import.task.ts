@@ -1,0 +1,124 @@
+// The work after an import's 201 (service.md 9), as an `import` task whose progress goes into
+// the request's ImportLog(s): move the essence (move_asset), probe it, make or rewrap its proxy,
+// then `import_completed`, or `import_failed` with the error. A missing ffmpeg or ffprobe is a
+// warning, never a failure. Safe points for a restart: the move is planned and its plan saved in
+// the task before any file changes, and moveFile resumes a plan wherever a crash left it, so the
+// file is at exactly one of its two paths and path_file follows it; probing and the proxy are
+// simply done again.
+import { statSync } from 'node:fs'
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
+import type { Ffmpeg } from '../../media/ffmpeg.ts'
+import { probe } from '../../media/probe.ts'
+import { DEFAULT_PROXY_HEIGHT, makeProxy, rewrapProxy } from '../../media/proxy.ts'
+import { type MovePlan, moveFile, planMove } from '../../storage/file.ts'
+import { CancelledError } from '../../storage/fs.ts'
+import { deviceFor, makeDirInside } from '../../storage/paths.ts'
+import { describe } from '../../tasks/copy.ts'
+import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
+import type { MediaAssets } from '../mediaassets/service.ts'
+import { moveFolder } from './service.ts'
+
+export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLogs; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
+  const { media, logs } = deps
+  const assetOf = (id: number) => db.select().from(mediaAssets).where(eq(mediaAssets.id, id)).get()
+
+  return async ({ task, signal, progress, save }) => {
+    const params = task.params
+    const warning: Record<string, string> = {}
+    const advance = (status: string) => logs.advance(params.logs, { status })
+    try {
+      let asset = assetOf(params.asset)
+      if (!asset) throw new Error('the asset is gone')
+      const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
+      // Archive-only assets have no file to move, probe or make a proxy of.
+      const online = asset.is_production
+
+      if (online && params.move) {
+        const target = db.select().from(devices).where(eq(devices.id, params.move.device)).get()
+        const source = db.select().from(devices).where(eq(devices.id, asset.device)).get()
+        if (!target || !source) throw new Error('the device to move from or to is gone')
+        let plan = params.move.plan as MovePlan | undefined
+        if (!plan) {
+          plan = planMove({
+            source: asset.path_file, sourceRoot: source.path, targetRoot: target.path,
+            targetDir: moveFolder(target.path, production.codename, params.kind),
+            expect: asset.file_dev !== null && asset.file_ino !== null ? { dev: asset.file_dev, ino: asset.file_ino } : undefined,
+          })
+          save({ ...params, move: { ...params.move, plan } })
+        }
+        const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
+        const moved = await moveFile(plan, { signal, record, onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total }) })
+        if (moved.path !== asset.path_file) {
+          if (media.byPath(moved.path, params.kind)) throw new Error(`another ${params.kind} asset is catalogued at ${moved.path}`)
+          const s = statSync(moved.path)
+          media.relocate(asset.id, moved.path, target.id, { dev: s.dev, ino: s.ino })
+        }
+        advance(IMPORT_STATUS.moved)
+        asset = assetOf(asset.id)!
+      }
+
+      if (online) {
+        const ff = await deps.ffmpeg()
+        // Probing fills what the request left out.
+        const missingProbe = ff.missing('ffprobe')
+        if (missingProbe) warning.probe = missingProbe
+        else {
+          const info = (await probe(ff, asset.path_file, params.kind, { signal })) as Record<string, unknown>
+          const filled = Object.fromEntries(Object.entries(info).filter(([k]) => !params.given.includes(k)))
+          db.update(mediaAssets).set({ technical: { ...asset.technical, ...filled }, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
+          advance(IMPORT_STATUS.probed)
+        }
+
+        const missingFfmpeg = ff.missing('ffmpeg')
+        if (missingFfmpeg) warning.proxy = missingFfmpeg
+        else {
+          const proxyDir = production.proxy_root
+          const proxyDevice = deviceFor(db.select().from(devices).all(), proxyDir)
+          if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
+          makeDirInside(proxyDevice.path, proxyDir)
+          const common = { proxyDir, baseName: String(asset.id), ifTaken: 'number' as const, signal }
+          let proxy: string
+          if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
+            proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
+          } else {
+            if (params.rewrap_proxy) warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
+            proxy = await makeProxy(ff, { ...common, source: asset.path_file, kind: params.kind, height: proxyHeight(db, asset.device) })
+          }
+          db.update(mediaAssets).set({ path_proxy: proxy, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
+          advance(IMPORT_STATUS.proxied)
+        }
+      }
+
+      db.update(mediaAssets).set({ status_asset: 6, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
+      logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
+    } catch (error) {
+      // A shutdown leaves the task to resume from its safe point; anything else ends the import.
+      if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
+      const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
+      logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
+      db.update(mediaAssets).set({ status_asset: -1, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, params.asset)).run()
+      throw new Error(reason)
+    }
+  }
+}
+
+/** The proxy height: the device's transcoding profile, else the default profile, else 540. */
+function proxyHeight(db: Db, deviceId: number): number {
+  const device = db.select().from(devices).where(eq(devices.id, deviceId)).get()
+  const profile =
+    (device?.transcoding_profile ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get() : undefined) ??
+    db.select().from(transcodingProfiles).where(eq(transcodingProfiles.default_profile, true)).get()
+  return profile && profile.height > 0 ? profile.height : DEFAULT_PROXY_HEIGHT
+}
+
+function readable(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}

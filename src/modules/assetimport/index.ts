@@ -1,0 +1,62 @@
+// POST /api/asset/import/ (api.md 4.10): JSON, or form data with `asset` as JSON text. Nulls
+// are taken as absent and every failure of the body is reported at once (schema and rules), in
+// a hook that runs before Elysia's own validation; the service does the rest.
+import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
+import { AppError } from '../../http/errors.ts'
+import { BODY_ERRORS, errors, sharedModels } from '../../http/models.ts'
+import type { ModuleContext } from '../context.ts'
+import { assetImportModels } from './model.ts'
+import { dropNulls, normalizeImport, validateImport } from './rules.ts'
+import type { Imports } from './service.ts'
+
+export const AssetImportResult = t.Object({
+  asset_path: t.String({ description: 'The path the request named' }),
+  status: t.String({ description: 'asset_creation_completed, or asset_update_completed for a path an asset of the kind has' }),
+  warning: t.Record(t.String(), t.String()),
+  error: t.String(),
+  asset_import_id: Type.Integer({ description: 'The id of the asset' }),
+  payload: t.String({ description: 'The request, serialized' }),
+  asset_type: t.String({ description: 'videoasset, audioasset or imageasset' }),
+}, { examples: [{ asset_path: '/mnt/media/night-shift/video/A012C003.mov', status: 'asset_creation_completed', warning: {}, error: '', asset_import_id: 42, payload: '{"type":"video",...}', asset_type: 'videoasset' }] })
+
+export const PathRefusal = t.Object({ type: t.String(), detail: t.String() }, {
+  description: 'A bad path_file (api.md 4.10); the ImportLog holds the same detail',
+  examples: [{ type: 'path_file', detail: 'The path does not lie on any device.' }],
+})
+
+export function assetImportModule(ctx: ModuleContext, imports: Imports) {
+  /** The request as it came, for the ImportLog's payload. */
+  const payloads = new WeakMap<Request, string>()
+  return new Elysia({ prefix: '/asset', tags: ['Import'] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model({ ...assetImportModels, AssetImportResult, PathRefusal })
+    .post(
+      '/import',
+      ({ body, user, request, set }) => {
+        const result = imports.register(normalizeImport(body), user, payloads.get(request) ?? JSON.stringify(body))
+        set.status = 201
+        return result
+      },
+      {
+        auth: true,
+        body: 'AssetImport',
+        parse: ['json', 'urlencoded', 'formdata'],
+        transform(c) {
+          payloads.set(c.request, JSON.stringify(c.body))
+          c.body = dropNulls(c.body)
+          const failures = validateImport(c.body)
+          if (failures.length) throw AppError.many(400, failures)
+        },
+        response: { 201: 'AssetImportResult', 406: 'PathRefusal', ...errors(...BODY_ERRORS, 403) },
+        detail: {
+          summary: 'Import a file as an asset',
+          description:
+            'Registers the asset (201 once the asset and its ImportLog exist), then moves (move_asset), probes and makes a proxy in a task ' +
+            '(GET /api/tasks/) that writes its progress into the ImportLog: import_completed, or import_failed with error. A bad path_file ' +
+            'answers 406 {type, detail} and leaves an ImportLog. Importing a path an asset of the kind already has updates that asset.',
+        },
+      },
+    )
+}

@@ -1,0 +1,176 @@
+// The ingest road (api.md 4.10, service.md 9): one function from "a file" to "a catalogued
+// asset". The HTTP endpoint calls register() with a validated request and the user; the device
+// watcher will call it with a request it builds and SYSTEM. Everything a request can be refused
+// for is checked before anything is written, then one transaction writes the asset (created, or
+// updated when an asset of the kind has the path), its keywords, the ImportLog and the import
+// task. A bad path_file is the one refusal that leaves a trace: its ImportLog is committed, then
+// the 406 is answered.
+import { and, eq } from 'drizzle-orm'
+import { type Db, dataFolderOf } from '../../db/client.ts'
+import { CONTENT_TYPE_IDS, type MediaKind, devices, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
+import { AppError, forbidden, invalid } from '../../http/errors.ts'
+import { PathError, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
+import type { Runner } from '../../tasks/runner.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import type { HoldDurations } from '../assetholddurations/service.ts'
+import type { CustomMetadata } from '../custommetadata/service.ts'
+import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
+import type { MediaAssets } from '../mediaassets/service.ts'
+import { territoryProblem } from '../projectassets/bundles.ts'
+import { canRead, canWrite } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+import type { ImportRequest } from './rules.ts'
+
+/** What the import task needs to go on from the record (params of the `import` kind). */
+export type ImportParams = {
+  asset: number
+  kind: MediaKind
+  /** The ImportLogs this task advances (more join while it is queued: imports of one asset merge). */
+  logs: number[]
+  /** move_asset: the device to move onto; the plan is recorded once made (a safe point). */
+  move?: { device: number; plan?: unknown }
+  rewrap_proxy: boolean
+  /** Members the request gave; probing fills only the others. */
+  given: string[]
+}
+
+export type ImportResult = {
+  asset_path: string
+  status: string
+  warning: Record<string, string>
+  error: string
+  asset_import_id: number
+  payload: string
+  asset_type: string
+}
+
+/** Where move_asset puts a file (service.md 9): DEVICE/PRODUCTION_CODENAME/<video|audio|image>/. */
+export const moveFolder = (devicePath: string, codename: string, kind: MediaKind) => `${devicePath}${codename}/${kind}/`
+
+const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
+
+export function createImports(
+  db: Db,
+  deps: { media: MediaAssets; holds: HoldDurations; metadata: CustomMetadata; logs: ImportLogs; runner: Runner },
+) {
+  /** A 406 that leaves its ImportLog behind (service.md 9): the log is committed first. */
+  function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
+    deps.logs.append(db, {
+      asset_type: `${req.type}asset`, asset_path: req.asset.asset_meta.path_file, status: detail, error: detail, payload,
+      asset_import_id: null, production,
+    })
+    throw AppError.plain(406, { type: 'path_file', detail })
+  }
+
+  function keywordIds(tx: Pick<Db, 'insert' | 'select'>, kind: MediaKind, given: Record<string, string[]>): number[] {
+    const ids: number[] = []
+    for (const [category, names] of Object.entries(given)) {
+      tx.insert(keywordCategories).values({ kind, name: category }).onConflictDoNothing().run()
+      const cat = tx.select({ id: keywordCategories.id }).from(keywordCategories)
+        .where(and(eq(keywordCategories.kind, kind), eq(keywordCategories.name, category))).get()!
+      for (const name of names) {
+        tx.insert(keywords).values({ category_id: cat.id, name }).onConflictDoNothing().run()
+        ids.push(tx.select({ id: keywords.id }).from(keywords).where(and(eq(keywords.category_id, cat.id), eq(keywords.name, name))).get()!.id)
+      }
+    }
+    return ids
+  }
+
+  return {
+    /**
+     * Registers the import. `payload` is the request as it came (for the ImportLog). Throws
+     * AppError: 400 (production, destination, metadata), 403 (permissions, territory), 406
+     * (path_file, with its log written).
+     */
+    register(req: ImportRequest, actor: Principal, payload: string): ImportResult {
+      const kind = req.type
+      const meta = req.asset.asset_meta
+      const production = db.select().from(productions).where(eq(productions.name, req.production)).get()
+      if (!production || !canRead(actor, production.id)) throw invalid('/production', 'No production with this name.')
+      if (!canWrite(actor, production.id)) throw forbidden('You do not have write access to this production.')
+      let destination: { id: number; name: string } | undefined
+      if (req.move_asset) {
+        const id = req.asset_destination === undefined ? production[`${kind}asset_device`] : undefined
+        destination = db.select({ id: devices.id, name: devices.name }).from(devices)
+          .where(id !== undefined ? eq(devices.id, id) : eq(devices.name, req.asset_destination!)).get()
+        if (!destination) throw invalid('/asset_destination', 'No device with this name.')
+      }
+      deps.metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], meta.meta_field_store, '/asset/asset_meta/meta_field_store')
+
+      // path_file (service.md 9): absolute, on a device, no link on the way; a regular file that
+      // exists unless the asset is archive-only. Anything else is the 406 with its log.
+      const archiveOnly = meta.is_archive && !meta.is_production
+      let file
+      try {
+        file = fileOnDevice(db.select().from(devices).all(), meta.path_file)
+      } catch (error) {
+        if (error instanceof PathError) refusePath(req, payload, production.id, error.message)
+        throw error
+      }
+      // The service's own files are never imported (a move would take the catalogue away).
+      if (isInside(realOf(dataFolderOf(db)), realOf(file.path)))
+        refusePath(req, payload, production.id, "path_file lies in the service's data folder.")
+      if (!archiveOnly && file.stat?.kind !== 'file')
+        refusePath(req, payload, production.id, file.stat ? 'path_file is not a regular file.' : 'path_file does not exist (it must be an existing file unless the asset is archived only).')
+
+      // Territory (service.md 5): a file in another production's folders needs write access there too.
+      // The same for the folder a move puts it in (DEVICE/CODENAME/<kind>/, import.task.ts).
+      const destinationDir = destination && moveFolder(db.select({ path: devices.path }).from(devices).where(eq(devices.id, destination.id)).get()!.path, production.codename, kind)
+      for (const path of destinationDir ? [file.path, destinationDir] : [file.path]) {
+        const foreign = territoryProblem(db, path, actor, production.id, false)
+        if (foreign) throw forbidden(foreign.detail)
+      }
+      const existing = deps.media.byPath(file.path, kind)
+      if (existing && existing.production !== production.id)
+        throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
+
+      const now = isoTimestamp()
+      const technical: Record<string, unknown> =
+        kind === 'video' ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]])) : { ...req.asset.technical_details }
+      const values = {
+        name: meta.name, description: meta.description ?? existing?.description ?? '',
+        is_archive: meta.is_archive, is_production: meta.is_production, approval: meta.approval,
+        meta_field_store: meta.meta_field_store, archive_details: req.asset.archive_details as Record<string, unknown>,
+        status_asset: 0, status_asset_description: meta.status_asset_description ?? 'NEW',
+        date_crt: meta.date_crt ?? existing?.date_crt ?? null, date_mod: now,
+        path_proxy: meta.path_proxy ?? existing?.path_proxy ?? '',
+        device: file.device.id,
+        file_dev: file.stat?.kind === 'file' ? file.stat.dev : null, file_ino: file.stat?.kind === 'file' ? file.stat.ino : null,
+      }
+
+      const { assetId, status } = db.transaction((tx) => {
+        // Looked up again inside the transaction: of 20 identical requests at once, one creates
+        // the asset and the others update it.
+        const current = deps.media.byPath(file.path, kind)
+        const assetId = current
+          ? (tx.update(mediaAssets).set({ ...values, technical: { ...current.technical, ...technical }, date_del: meta.date_del ?? current.date_del })
+              .where(eq(mediaAssets.id, current.id)).run(), current.id)
+          : tx.insert(mediaAssets).values({
+              ...values, kind, production: production.id, path_file: file.path, technical, date_add: now,
+              date_del: meta.date_del ?? deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
+            }).returning({ id: mediaAssets.id }).get().id
+        for (const keyword_id of keywordIds(tx, kind, req.asset.keywords))
+          tx.insert(mediaAssetKeywords).values({ asset_id: assetId, keyword_id }).onConflictDoNothing().run()
+        const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
+        const logId = deps.logs.append(tx, {
+          asset_type: `${kind}asset`, asset_path: meta.path_file, status, payload, asset_import_id: assetId, production: production.id,
+          asset_config: { move_asset: req.move_asset, rewrap_proxy: req.rewrap_proxy, ...(destination ? { asset_destination: destination.name } : {}) },
+        })
+        const params: ImportParams = {
+          asset: assetId, kind, logs: [logId], rewrap_proxy: req.rewrap_proxy,
+          ...(destination ? { move: { device: destination.id } } : {}),
+          given: kind === 'video' ? Object.keys(technical) : Object.keys(req.asset.technical_details),
+        }
+        // One queued import per asset and options: a second request while the first waits joins
+        // it, and the task advances both logs.
+        const key = `import:${assetId}:${destination?.id ?? ''}:${req.rewrap_proxy}`
+        const task = deps.runner.enqueue(tx, { kind: 'import', target: { [`${kind}asset`]: assetId }, production: production.id, params, key })
+        if (task.merged) db.$client.query("UPDATE tasks SET params = json_insert(params, '$.logs[#]', ?) WHERE id = ?").run(logId, task.id)
+        return { assetId, status }
+      })
+      return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset` }
+    },
+  }
+}
+
+export type Imports = ReturnType<typeof createImports>
