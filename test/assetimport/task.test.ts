@@ -5,8 +5,9 @@
 //
 // The app's core finds ffmpeg in a folder of gated stand-ins (helpers/imports.ts gatedFfmpeg)
 // that run the real binaries: the gate is open except where a test wants to see the ImportLog
-// at the status the task reached before it probes. Tests that need ffmpeg are skipped on a
-// machine without it (REELHOUSE_TEST_NO_FFMPEG=1); the no-ffmpeg test runs everywhere.
+// at the status the task reached before it probes. On a machine without ffmpeg
+// (REELHOUSE_TEST_NO_FFMPEG=1) each test that needs it is replaced by one of the warning path,
+// named so; the no-ffmpeg test runs everywhere.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs'
 import { basename, join } from 'node:path'
@@ -34,7 +35,11 @@ import {
 import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-const withFfmpeg = test.skipIf(!hasFfmpeg)
+/** With ffmpeg, the test; without, a test of the warning path in its place, saying so in its name. */
+function withFfmpeg(name: string, fn: () => Promise<void>) {
+  if (hasFfmpeg) return test(name, fn)
+  test(`without ffmpeg, instead of "${name}": the import completes with warnings {probe, proxy}`, withoutFfmpeg)
+}
 
 let base: TestApp
 let app: ReturnType<typeof appWithFfmpegDir>
@@ -202,7 +207,9 @@ describe('probing and proxies', () => {
   })
 })
 
-test('without ffmpeg (createCore ffmpegDir naming an empty folder): import_completed with warnings {probe, proxy}, no proxy', async () => {
+test('without ffmpeg (createCore ffmpegDir naming an empty folder): import_completed with warnings {probe, proxy}, no proxy', () => withoutFfmpeg())
+
+async function withoutFfmpeg() {
   const lone = testApp(undefined, { tasks: false })
   const bare = appWithFfmpegDir(lone, emptyFfmpegDir())
   try {
@@ -220,7 +227,7 @@ test('without ffmpeg (createCore ffmpegDir naming an empty folder): import_compl
     await bare.stop()
     lone.cleanup()
   }
-})
+}
 
 test('the file at path_file replaced by another between the request and the task: the move refuses it (import_failed), the newcomer stays put', async () => {
   // A paused world: the request queues the task, the disk changes, then the runner starts.
