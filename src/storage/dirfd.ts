@@ -330,3 +330,101 @@ export function sysError(errno: number, syscall: string, path: string): NodeJS.E
   const [code, text] = errorMap.get(-n) ?? [`E${n}`, `error ${n}`]
   return Object.assign(new Error(`${code}: ${text}, ${syscall} '${path}'`), { code, errno: -n, syscall, path })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Calls for moving one file (file.ts): a rename that never replaces, linkat, openat with a mode
+// (an exclusive create) and futimens. They are loaded apart from the calls above and one symbol
+// at a time, so that a C library without one of them (renameat2 came with glibc 2.28; musl has
+// it only in recent versions) still gives the others; a missing one answers -ENOSYS.
+//
+// Linux: renameat2(2) with RENAME_NOREPLACE (1). macOS: renameatx_np(2) with RENAME_EXCL (4).
+// Both fail with EEXIST when `to` exists (a dangling link too) and with EINVAL (Linux) or
+// ENOTSUP (macOS) on a file system that cannot honour the flag (NFS, some FUSE); the caller then
+// uses linkat + unlinkat, which never replaces either.
+
+type MoveCalls = {
+  renameNoReplace?: (fromfd: number, from: Buffer, tofd: number, to: Buffer, flags: number) => number
+  linkat?: (fromfd: number, from: Buffer, tofd: number, to: Buffer, flags: number) => number
+  openatMode?: (dirfd: number, name: Buffer, flags: number, mode: number) => number
+  futimens?: (fd: number, times: BigInt64Array) => number
+}
+
+/** The flag of the rename that fails instead of replacing: RENAME_NOREPLACE, RENAME_EXCL. */
+export const RENAME_NOREPLACE = process.platform === 'darwin' ? 0x4 : 0x1
+
+let moveCalls: MoveCalls | undefined
+
+function loadMoveCalls(): MoveCalls {
+  if (moveCalls) return moveCalls
+  sys() // the C library loads and checks itself first; errno is read through it
+  const one = (symbol: string, args: FFIType[]) => {
+    for (const name of P!.libraries) {
+      try {
+        return dlopen(name, { [symbol]: { args, returns: FFIType.i32 } }).symbols[symbol] as (...a: any[]) => number
+      } catch {}
+    }
+    return undefined
+  }
+  const i32 = FFIType.i32
+  const ptr = FFIType.ptr
+  moveCalls = {
+    renameNoReplace: one(process.platform === 'darwin' ? 'renameatx_np' : 'renameat2', [i32, ptr, i32, ptr, FFIType.u32]),
+    linkat: one('linkat', [i32, ptr, i32, ptr, i32]),
+    // openat's mode is a variadic argument, declared here as a fixed one: the same register on
+    // x86_64 (both systems) and on arm64 Linux. Apple arm64 passes variadic arguments on the
+    // stack, so there the mode is not what was passed: callers fchmod the file they created
+    // right away (file.ts does), and the umask narrows whatever mode it got meanwhile.
+    openatMode: one('openat', [i32, ptr, i32, FFIType.u32]),
+    futimens: one('futimens', [i32, ptr]),
+  }
+  return moveCalls
+}
+
+const missing = -(E.ENOSYS ?? 38)
+
+/**
+ * Renames `from` (in `fromfd`) to `to` (in `tofd`) unless `to` exists: 0, or -errno (EEXIST when
+ * taken; EXDEV across file systems; EINVAL/ENOTSUP where the file system cannot do it; ENOSYS
+ * when the C library has no such call).
+ */
+export function renameNoReplace(fromfd: number, from: Buffer, tofd: number, to: Buffer): number {
+  const call = loadMoveCalls().renameNoReplace
+  if (!call) return missing
+  return call(fromfd, from, tofd, to, RENAME_NOREPLACE) === 0 ? 0 : -errnoOf(sys())
+}
+
+/**
+ * linkat(2) with flags 0: a second name `to` for the file `from`, which is not followed when it
+ * is a link. 0, or -errno (EEXIST when `to` exists: it never replaces).
+ */
+export function linkat(fromfd: number, from: Buffer, tofd: number, to: Buffer): number {
+  const call = loadMoveCalls().linkat
+  if (!call) return missing
+  return call(fromfd, from, tofd, to, 0) === 0 ? 0 : -errnoOf(sys())
+}
+
+/** openat(2) with a mode, for O_CREAT: a descriptor, or -errno. See the note on Apple arm64 above. */
+export function openatCreate(dirfd: number, name: Buffer, flags: number, mode: number): number {
+  const call = loadMoveCalls().openatMode
+  if (!call) return missing
+  const fd = call(dirfd, name, flags, mode)
+  return fd >= 0 ? fd : -errnoOf(sys())
+}
+
+/**
+ * futimens(2): the access and modification times of an open file to the nanosecond (Node's
+ * futimes takes seconds as a double, which loses the last digits). 0, or -errno.
+ * struct timespec is { time_t (64 bits); long (64 bits) } on every platform supported here.
+ */
+export function futimens(fd: number, atimeNs: bigint, mtimeNs: bigint): number {
+  const call = loadMoveCalls().futimens
+  if (!call) return missing
+  return call(fd, new BigInt64Array([...timespec(atimeNs), ...timespec(mtimeNs)])) === 0 ? 0 : -errnoOf(sys())
+}
+
+/** Seconds and nanoseconds (0 to 999,999,999, also before 1970) of a time in nanoseconds. */
+function timespec(ns: bigint): [bigint, bigint] {
+  const G = 1_000_000_000n
+  const rest = ((ns % G) + G) % G
+  return [(ns - rest) / G, rest]
+}
