@@ -52,6 +52,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   log.info(`reelhouse ${VERSION} serving`, { api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir })
   // Imports probe and make proxies with ffmpeg when it is there; say once which it is.
   void core.ffmpeg().then((ff) => {
+    if (stopping) return // a stop that came first has the last word in the log
     const missing = ff.missing()
     if (missing) log.warn('imports will make no proxies or probes', { reason: missing })
     else log.info('ffmpeg found', { ffmpeg: ff.paths.ffmpeg, ffprobe: ff.paths.ffprobe })
