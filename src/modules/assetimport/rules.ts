@@ -35,29 +35,13 @@
 import { Value } from '@sinclair/typebox/value'
 import { AppError, type ErrorEntry, entry, fromValidation } from '../../http/errors.ts'
 import { parseDate } from '../../util/dates.ts'
-import { ASSET_KINDS, AssetImport, type ArchiveType, type AssetImportBody, type AssetKind } from './model.ts'
+import { ASSET_KINDS, AssetImport, type AssetImportTechnicalDetails, type ArchiveType, type AssetImportBody, type AssetKind } from './model.ts'
 
 export type MetaValue = string | number | boolean | null
 export type AnnotationMarker = { time: number; text: string; user?: string }
 
-export type AudioTechnicalDetails = {
-  name?: string
-  filename?: string
-  nb_Streams?: number
-  formate_name?: string
-  format_long_name?: string
-  start_time?: string
-  duration?: string
-  size?: string
-  bit_rate?: string
-  major_brand?: string
-  minor_version?: string
-  compatible_brands?: string
-  create_time?: string
-  encoder?: string
-  time_code?: string
-  com_vendor_final?: string
-}
+/** The audio members of 4.10 as the model declares them (the probe's AudioInfo fills the same ones). */
+export type AudioTechnicalDetails = typeof AssetImportTechnicalDetails.static
 
 export type ArchiveDetails = {
   /** Present when is_archive (states 2 and 3). */
