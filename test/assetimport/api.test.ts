@@ -373,6 +373,13 @@ describe('permissions and territory (service.md 5)', () => {
     expect(await logsOf(send, path)).toEqual([])
   })
 
+  test("path_proxy passes the gate of path_file: off the devices 400 at its pointer; in another production's folders 403; nothing written", async () => {
+    const outsideProxy = placeFile(join(scratchDir('reelhouse-off-device-'), 'secret.mp4'))
+    expectError(await refused(importBody(fresh(), { path_proxy: outsideProxy }), IMPORT, keys.alice), 400, 'invalid', { pointer: '/asset/asset_meta/path_proxy' })
+    const theirProxy = placeFile(join(root, 'Other', 'their-proxy.mp4'))
+    expectError(await refused(importBody(fresh(), { path_proxy: theirProxy }), IMPORT, keys.alice), 403, 'permission_denied')
+  })
+
   test('the same file by a user who can write both productions: 201', async () => {
     const path = placeFile(join(root, 'Other', 'shared.mov'))
     const body = importBody(path)

@@ -8,7 +8,7 @@
 import { and, eq } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
-import { AppError, forbidden, invalid } from '../../http/errors.ts'
+import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import { PathError, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -100,9 +100,10 @@ export function createImports(
       // path_file (service.md 9): absolute, on a device, no link on the way; a regular file that
       // exists unless the asset is archive-only. Anything else is the 406 with its log.
       const archiveOnly = meta.is_archive && !meta.is_production
+      const allDevices = db.select().from(devices).all()
       let file
       try {
-        file = fileOnDevice(db.select().from(devices).all(), meta.path_file)
+        file = fileOnDevice(allDevices, meta.path_file)
       } catch (error) {
         if (error instanceof PathError) refusePath(req, payload, production.id, error.message)
         throw error
@@ -120,6 +121,14 @@ export function createImports(
         const foreign = territoryProblem(db, path, actor, production.id, false)
         if (foreign) throw forbidden(foreign.detail)
       }
+      // path_proxy is read by a rewrap and copied into the proxy folder: the same gate as path_file,
+      // so a request cannot have the service copy a file from off the devices or from another
+      // production's folders.
+      const proxyPath = meta.path_proxy === undefined ? undefined : field('/asset/asset_meta/path_proxy', () => fileOnDevice(allDevices, meta.path_proxy!)).path
+      if (proxyPath) {
+        const foreign = territoryProblem(db, proxyPath, actor, production.id, false)
+        if (foreign) throw forbidden(foreign.detail)
+      }
       const existing = deps.media.byPath(file.path, kind)
       if (existing && existing.production !== production.id)
         throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
@@ -133,7 +142,7 @@ export function createImports(
         meta_field_store: meta.meta_field_store, archive_details: req.asset.archive_details as Record<string, unknown>,
         status_asset: 0, status_asset_description: meta.status_asset_description ?? 'NEW',
         date_crt: meta.date_crt ?? existing?.date_crt ?? null, date_mod: now,
-        path_proxy: meta.path_proxy ?? existing?.path_proxy ?? '',
+        path_proxy: proxyPath ?? existing?.path_proxy ?? '',
         device: file.device.id,
         file_dev: file.stat?.kind === 'file' ? file.stat.dev : null, file_ino: file.stat?.kind === 'file' ? file.stat.ino : null,
       }
