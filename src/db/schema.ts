@@ -356,6 +356,8 @@ export const tasks = sqliteTable(
      * enqueue with the key of a queued task merges into it. Null for work that never merges.
      */
     key: text('key'),
+    /** What the work found, for the tasks API (a scan: files seen, offline, online, moved, imported). */
+    result: json<Record<string, number>>('result').notNull().default(sql`'{}'`),
   },
   (t) => [index('tasks_state').on(t.state, t.id), uniqueIndex('tasks_key_queued').on(t.key).where(sql`state = 'queued'`)],
 )

@@ -61,8 +61,17 @@ const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink()
 /** `root` with one final slash, for joining with a relative path by concatenation. */
 const base = (root: string) => (root.endsWith('/') ? root : root + '/')
 
-/** Every entry under root (root first, parents before children), by lstat: links are not entered. */
-export async function listTree(root: string, signal?: AbortSignal): Promise<Entry[]> {
+/**
+ * Every entry under root (root first, parents before children), by lstat: links are not entered.
+ * For scans of folders others write to (the watcher): `skip` leaves out an entry and everything
+ * under it (clutter, work folders), and `live` lets entries vanish between the listing and their
+ * lstat (they are left out) instead of failing the walk.
+ */
+export async function listTree(
+  root: string,
+  signal?: AbortSignal,
+  options: { skip?: (rel: string) => boolean; live?: boolean } = {},
+): Promise<Entry[]> {
   const slice = slicer(signal)
   const s = await lstat(root)
   const entries = [entryOf('', s)]
@@ -72,12 +81,26 @@ export async function listTree(root: string, signal?: AbortSignal): Promise<Entr
   while (pending.length) {
     const dir = pending.pop()!
     // Read a folder a few names at a time: an image sequence can hold 100,000 files in one.
-    const handle = opendirSync(prefix + dir)
+    let handle
+    try {
+      handle = opendirSync(prefix + dir)
+    } catch (error) {
+      if (options.live && dir) continue // the folder went away (or became a file) meanwhile
+      throw error
+    }
     try {
       for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
         if (slice.due()) await slice.tick()
         const rel = dir ? `${dir}/${dirent.name}` : dirent.name
-        const entry = entryOf(rel, lstatSync(prefix + rel))
+        if (options.skip?.(rel)) continue
+        let stat
+        try {
+          stat = lstatSync(prefix + rel)
+        } catch (error) {
+          if (options.live && (error as NodeJS.ErrnoException).code === 'ENOENT') continue
+          throw error
+        }
+        const entry = entryOf(rel, stat)
         entries.push(entry)
         if (entry.kind === 'dir') pending.push(rel)
       }

@@ -22,6 +22,8 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
   progress(counters: Counters): void
   /** Writes the params at once: a safe point a restart resumes from (a planned move, say). */
   save(params: TaskParams[K]): void
+  /** What the work found, shown in the task (a scan's counts). */
+  report(result: Record<string, number>): void
 }
 
 export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Promise<void>
@@ -103,6 +105,9 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       save(params) {
         if (!closed) update(task.id, { params: params as Record<string, unknown> })
         ctx.task.params = params
+      },
+      report(result) {
+        if (!closed) update(task.id, { result })
       },
     }
     log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })

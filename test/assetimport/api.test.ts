@@ -425,7 +425,7 @@ describe('GET /api/tasks/?kind=import', () => {
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
     const expected = {
       id: expect.any(Number), kind: 'import', state: 'queued', target: { videoasset: id },
-      bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, error: '', date_add: expect.any(String), date_start: null, date_end: null,
+      bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, error: '', date_add: expect.any(String), date_start: null, date_end: null, result: {},
     }
     const [task] = await importTasksOf(send, id)
     expect(task).toEqual(expected)

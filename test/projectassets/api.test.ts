@@ -782,7 +782,7 @@ describe('tasks API', () => {
     copyTask = (await t.get('/api/tasks/?kind=copy')).json.find((x: Task) => x.target.projectasset === copy.id)
   })
 
-  test('a task has exactly the fields of service.md 8', async () => {
+  test('a task has exactly the fields of service.md 8, and result (what the work found; empty for a copy)', async () => {
     const expected = {
       id: expect.any(Number),
       kind: 'copy',
@@ -796,6 +796,7 @@ describe('tasks API', () => {
       date_add: expect.stringMatching(TIMESTAMP),
       date_start: expect.stringMatching(TIMESTAMP),
       date_end: expect.stringMatching(TIMESTAMP),
+      result: {},
     }
     expect(copyTask).toEqual(expected)
     for (const path of [`/api/tasks/${copyTask.id}/`, `/api/tasks/${copyTask.id}`]) {

@@ -19,6 +19,7 @@ export const Task = t.Object({
   date_add: t.String(),
   date_start: t.Nullable(t.String()),
   date_end: t.Nullable(t.String()),
+  result: t.Record(t.String(), Type.Integer(), { description: 'What the work found; a scan: seen, offline, online, moved, imported, waiting' }),
 })
 
 export const tasksModule = (ctx: ModuleContext) =>
