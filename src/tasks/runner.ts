@@ -78,7 +78,9 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       const target = JSON.stringify(task.target)
       if (busy.has(target)) continue
       busy.add(target)
-      const claimed = db.update(tasks).set({ state: 'running', date_start: isoTimestamp() })
+      // A key merges queued work only: a claimed task lets the next one of its key queue anew, so
+      // a restart that queues running tasks again never meets two rows of one key.
+      const claimed = db.update(tasks).set({ state: 'running', key: null, date_start: isoTimestamp() })
         .where(and(eq(tasks.id, task.id), eq(tasks.state, 'queued'))).returning().get()
       if (claimed) run(claimed, target)
     }

@@ -106,3 +106,18 @@ test('a row of a kind this version has no handler for fails with the reason inst
     { state: 'done', error: '' },
   ])
 })
+
+test('a restart with a task of a key still running and another of the key queued starts (keys merge queued work only)', async () => {
+  runner.start()
+  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams, key: 'k' })
+  await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
+  const second = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams, key: 'k' })
+  expect(second).toEqual({ id: first.id + 1, merged: false })
+  // A shutdown leaves the first running; the next start queues it again beside the second.
+  await runner.stop(0)
+  const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: { copy: async () => {}, delete: async () => {}, import: async () => {} } })
+  expect(() => again.start()).not.toThrow()
+  await again.idle()
+  expect(states().map((s) => s.state)).toEqual(['done', 'done'])
+  await again.stop()
+})
