@@ -26,8 +26,11 @@ export type DeleteParams = {
   device: string
   /** Recorded from this version on; tasks queued by an older one lack them. */
   user?: number
-  /** The folder when the delete was asked for (identityOf); undefined when it was already gone. */
-  identity?: string
+  /**
+   * The folder when the delete was asked for (identityOf); null when it was already gone (then no
+   * folder found later is removed); undefined in tasks queued by an older version.
+   */
+  identity?: string | null
 }
 
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`

@@ -266,6 +266,26 @@ describe('delete task: folder, user and territory at start and resume', () => {
     expect(readFileSync(join(bundle, 'someone-elses.txt'), 'utf8')).toBe('new work')
   })
 
+  test('a folder missing when the delete was asked for and made again before the task starts is not removed', async () => {
+    const bundle = join(root, 'Show', 'Gone')
+    const p = await project(bundle)
+    rmSync(bundle, { recursive: true })
+    expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
+    makeTree(bundle, { 'new-work.prproj': 'new work' })
+    const ended = await runTasks()
+    expect(ended.state).toBe('failed')
+    expect(readFileSync(join(bundle, 'new-work.prproj'), 'utf8')).toBe('new work')
+  })
+
+  test('a folder missing when the delete was asked for and still missing: the record goes', async () => {
+    const bundle = join(root, 'Show', 'Vanished')
+    const p = await project(bundle)
+    rmSync(bundle, { recursive: true })
+    expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
+    expect((await runTasks()).state).toBe('done')
+    expect((await t.get(`/api/projectassets/${p.id}/`)).status).toBe(404)
+  })
+
   test("a user who lost write access before the task starts: the task fails, the folder stays", async () => {
     const key = t.makeUser('leaving-editor', { write: [show.id] })
     const bundle = join(root, 'Show', 'Kept')

@@ -203,8 +203,9 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
         deps.runner.enqueue(tx, {
           kind: 'delete', target: { projectasset: id }, production: row.production,
-          // The folder to remove is the one there now (undefined: already gone); the task checks it still is.
-          params: { bundle_root: row.bundle_root, device: device.path, user: user.id, identity: identityOf(row.bundle_root) },
+          // The folder to remove is the one there now (null: already gone, and any folder made there
+          // later is someone else's); the task checks it still is.
+          params: { bundle_root: row.bundle_root, device: device.path, user: user.id, identity: identityOf(row.bundle_root) ?? null },
         })
       })
       for (const t of open) if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
