@@ -117,6 +117,9 @@ export const O = {
   DIRECTORY: fsConstants.O_DIRECTORY ?? 0,
   NOFOLLOW: fsConstants.O_NOFOLLOW ?? 0,
   NONBLOCK: fsConstants.O_NONBLOCK ?? 0,
+  WRONLY: fsConstants.O_WRONLY ?? 1,
+  CREAT: fsConstants.O_CREAT ?? 0,
+  EXCL: fsConstants.O_EXCL ?? 0,
   CLOEXEC: P?.O_CLOEXEC ?? 0,
 }
 /**
@@ -347,6 +350,7 @@ type MoveCalls = {
   linkat?: (fromfd: number, from: Buffer, tofd: number, to: Buffer, flags: number) => number
   openatMode?: (dirfd: number, name: Buffer, flags: number, mode: number) => number
   futimens?: (fd: number, times: BigInt64Array) => number
+  symlinkat?: (target: Buffer, dirfd: number, name: Buffer) => number
 }
 
 /** The flag of the rename that fails instead of replacing: RENAME_NOREPLACE, RENAME_EXCL. */
@@ -376,6 +380,7 @@ function loadMoveCalls(): MoveCalls {
     // right away (file.ts does), and the umask narrows whatever mode it got meanwhile.
     openatMode: one('openat', [i32, ptr, i32, FFIType.u32]),
     futimens: one('futimens', [i32, ptr]),
+    symlinkat: one('symlinkat', [ptr, i32, ptr]),
   }
   return moveCalls
 }
@@ -427,4 +432,11 @@ function timespec(ns: bigint): [bigint, bigint] {
   const G = 1_000_000_000n
   const rest = ((ns % G) + G) % G
   return [(ns - rest) / G, rest]
+}
+
+/** symlinkat(2): a link `name` in `dirfd` whose value is `target` (bytes with a final NUL). 0, or -errno (EEXIST when taken). */
+export function symlinkat(target: Buffer, dirfd: number, name: Buffer): number {
+  const call = loadMoveCalls().symlinkat
+  if (!call) return missing
+  return call(target, dirfd, name) === 0 ? 0 : -errnoOf(sys())
 }

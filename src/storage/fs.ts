@@ -6,10 +6,10 @@
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
 // large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
-import { type BigIntStats, type Stats, chmodSync, fstatSync, closeSync, constants, fchmodSync, futimesSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs'
+import { type BigIntStats, type Stats, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, DIR_FLAGS, O, cName, close, identity, mkdirat, openat, readlinkat, sysError } from './dirfd.ts'
+import { AT_FDCWD, DIR_FLAGS, O, cName, close, identity, mkdirat, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
 
 export type Entry = {
   /** Path relative to the walked root, '' for the root itself. */
@@ -155,20 +155,20 @@ const sameAsWalked = (fd: number, e: Entry) => {
 }
 
 /**
- * Copies the tree the walk `entries` describe from the open folder `sourceFd` into `target`,
- * which must not exist. Reading goes through descriptors only: every folder and file is opened
- * relative to its parent's descriptor with O_NOFOLLOW, and must be the very folder or file the
- * walk saw (same device and inode); a link or a swapped folder met on the way fails the copy, so
- * nothing outside the walked tree is ever read (a walk fooled by a swap fails here too).
- * Regular files are copied without ever overwriting, then their size is checked and their
- * times set from the walk; links are recreated as links; folders get their times once their
- * contents are in. Other kinds of files (sockets, devices, pipes) are refused. `onProgress` is
- * called after every file and, for large files, while they are copied. Nothing writes into the
- * target after this returns or throws. The caller keeps `sourceFd` (and closes it).
- *
- * The target folder `name` (at `path`) is made relative to the open folder `parent`, mode 0700
- * until its contents are in: no other user can enter it, let alone swap a folder inside it,
- * while files are written into it by name. It gets the source's mode at the end.
+ * Copies the tree the walk `entries` describe from the open folder `sourceFd` into the new folder
+ * `target.name` of the open folder `target.parent`. Both sides work through descriptors only:
+ * every source folder and file is opened relative to its parent's descriptor with O_NOFOLLOW
+ * and must be the very folder or file the walk saw (same device and inode), so a link or a
+ * swapped folder met on the way fails the copy and nothing outside the walked tree is ever read;
+ * every target folder, file and link is made relative to its parent's target descriptor
+ * (exclusive creates, never following a link), so a folder swapped above or inside the target
+ * cannot send a write anywhere else. Regular files are copied without ever overwriting, then
+ * their size is checked; modes and times are set on the open files and folders (a folder's when
+ * everything in it is done, deepest first). Links are recreated as links. Other kinds of files
+ * (sockets, devices, pipes) are refused. The target folder is 0700 until its contents are in.
+ * `onProgress` is called after every file and, for large files, while they are copied. Nothing
+ * writes into the target after this returns or throws. The caller keeps `sourceFd` and
+ * `target.parent` (and closes them); `target.path` is for messages only.
  */
 export async function copyTree(
   sourceFd: number,
@@ -181,40 +181,60 @@ export async function copyTree(
   if (!entries[0] || entries[0].kind !== 'dir' || !sameAsWalked(sourceFd, entries[0])) throw new Error('the source folder changed since it was walked')
   const slice = slicer(signal)
   const done: Progress = { files: 0, bytes: 0 }
-  const dst = base(target.path)
   const children = childrenOf(entries)
 
-  // Depth first, one open descriptor per level: a folder's files, then its subfolders.
-  const stack: { entry: Entry; fd: number; dirs: Entry[] }[] = []
-  const enter = (entry: Entry, fd: number) => {
+  // Depth first, one pair of open descriptors (source, target) per level: a folder's files,
+  // then its subfolders; a folder's mode and times are set when it is left.
+  type Frame = { entry: Entry; src: number; dst: number; dirs: Entry[] }
+  const stack: Frame[] = []
+  const enter = (entry: Entry, src: number, dst: number) => {
     const here = children.get(entry.rel) ?? []
-    stack.push({ entry, fd, dirs: here.filter((e) => e.kind === 'dir') })
+    stack.push({ entry, src, dst, dirs: here.filter((e) => e.kind === 'dir') })
     return here
   }
-  const dirs: Entry[] = []
+  /** Makes the folder `name` in `parent` (0700 while it is filled) and opens it. */
+  const makeDir = (parent: number, name: string, rel: string) => {
+    const made = mkdirat(parent, cName(name), 0o700)
+    if (made < 0) throw sysError(made, 'mkdirat', rel)
+    const fd = openat(parent, cName(name), DIR_FLAGS)
+    if (fd < 0) throw sysError(fd, 'openat', rel)
+    return fd
+  }
+  const leave = (frame: Frame) => {
+    fchmodSync(frame.dst, frame.entry.mode & 0o7777)
+    futimesSync(frame.dst, frame.entry.atime, frame.entry.mtime)
+  }
   try {
-    const made = mkdirat(target.parent, cName(target.name), 0o700)
-    if (made < 0) throw sysError(made, 'mkdirat', target.name)
-    let files = enter(entries[0], -1)
+    let files = enter(entries[0], -1, makeDir(target.parent, target.name, '.'))
     for (;;) {
       const frame = stack.at(-1)!
-      const fd = frame.fd < 0 ? sourceFd : frame.fd
+      const src = frame.src < 0 ? sourceFd : frame.src
       for (const e of files) {
         if (e.kind === 'dir') continue
         if (slice.due()) await slice.tick()
-        const to = dst + e.rel
+        const name = cName(baseName(e.rel))
         if (e.kind === 'link') {
-          const value = readlinkat(fd, cName(baseName(e.rel)))
+          const value = readlinkat(src, name)
           if (typeof value === 'number') throw sysError(value, 'readlinkat', e.rel)
-          symlinkSync(value, to)
+          const made = symlinkat(Buffer.concat([value, NUL]), frame.dst, name)
+          if (made < 0) throw sysError(made, 'symlinkat', e.rel)
           continue
         }
-        const input = openat(fd, cName(baseName(e.rel)), O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
+        const input = openat(src, name, O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
         if (input < 0) throw sysError(input, 'openat', e.rel)
         try {
           if (!sameAsWalked(input, e)) throw new Error(`${e.rel} changed since the copy began (another file is in its place)`)
-          if (e.size >= LARGE) await copyLarge(input, to, e, done, onProgress)
-          else copySmall(input, to, e)
+          const output = openatCreate(frame.dst, name, O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o600)
+          if (output < 0) throw sysError(output, 'openat', e.rel)
+          try {
+            if (e.size >= LARGE) await copyLarge(input, output, e, done, onProgress)
+            else copySmall(input, output, e)
+            // The mode on the open file (exactly the source's, whatever the umask), then the times.
+            fchmodSync(output, e.mode & 0o7777)
+            futimesSync(output, e.atime, e.mtime)
+          } finally {
+            closeSync(output)
+          }
         } finally {
           closeSync(input)
         }
@@ -222,37 +242,43 @@ export async function copyTree(
         done.bytes += e.size
         onProgress?.(done)
       }
-      // The next subfolder of the deepest folder that has one left; folders done are closed.
+      // The next subfolder of the deepest folder that has one left; folders done are finished and closed.
       let next: Entry | undefined
       while (stack.length && !(next = stack.at(-1)!.dirs.shift())) {
         const finished = stack.pop()!
-        if (finished.fd >= 0) close(finished.fd)
+        if (slice.due()) await slice.tick()
+        try {
+          leave(finished)
+        } finally {
+          if (finished.src >= 0) close(finished.src)
+          close(finished.dst)
+        }
       }
       if (!next) break
       if (slice.due()) await slice.tick()
       const parent = stack.at(-1)!
-      const sub = openat(parent.fd < 0 ? sourceFd : parent.fd, cName(baseName(next.rel)), DIR_FLAGS)
+      const sub = openat(parent.src < 0 ? sourceFd : parent.src, cName(baseName(next.rel)), DIR_FLAGS)
       if (sub < 0) throw sysError(sub, 'openat', next.rel)
-      if (!sameAsWalked(sub, next)) {
+      let dst: number
+      try {
+        if (!sameAsWalked(sub, next)) throw new Error(`${next.rel} changed since the copy began (another folder is in its place)`)
+        dst = makeDir(parent.dst, baseName(next.rel), next.rel)
+      } catch (error) {
         close(sub)
-        throw new Error(`${next.rel} changed since the copy began (another folder is in its place)`)
+        throw error
       }
-      mkdirSync(dst + next.rel, { mode: next.mode & 0o7777 })
-      keepMode(dst + next.rel, next.mode)
-      dirs.push(next)
-      files = enter(next, sub)
+      files = enter(next, sub, dst)
     }
   } finally {
-    for (const frame of stack) if (frame.fd >= 0) close(frame.fd)
+    for (const frame of stack) {
+      if (frame.src >= 0) close(frame.src)
+      close(frame.dst)
+    }
   }
-  // Deepest folders first, so setting a parent's times comes after its children changed it.
-  for (const e of [...dirs, entries[0]].sort((a, b) => b.rel.length - a.rel.length)) {
-    if (slice.due()) await slice.tick()
-    utimesSync(dst + e.rel, e.atime, e.mtime)
-  }
-  chmodSync(dst, entries[0].mode & 0o7777)
   return done
 }
+
+const NUL = Buffer.from([0])
 
 /** Entries by the folder they are in ('' for the root's). */
 function childrenOf(entries: Entry[]): Map<string, Entry[]> {
@@ -267,57 +293,29 @@ function childrenOf(entries: Entry[]): Map<string, Entry[]> {
 
 const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1)
 
-const UMASK = process.umask()
 const buffer = Buffer.allocUnsafe(LARGE)
 
-/** Modes the umask would narrow (a group-writable 0664 under umask 022) are set explicitly. */
-function keepMode(path: string, mode: number, fd?: number) {
-  const wanted = mode & 0o7777
-  if ((wanted & ~UMASK) === wanted) return
-  if (fd === undefined) chmodSync(path, wanted)
-  else fchmodSync(fd, wanted)
-}
-
-/**
- * A small file through one reused buffer: the target created with wx (never overwritten), the
- * bytes copied and counted against the walked size, the times set on the open file.
- */
-function copySmall(input: number, to: string, e: Entry) {
-  const output = openSync(to, 'wx', e.mode & 0o7777)
-  try {
-    let copied = 0
-    for (let n = readSync(input, buffer, 0, buffer.length, null); n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
-      writeSync(output, buffer, 0, n)
-      copied += n
-    }
-    checkSize(e.rel, copied, e.size)
-    keepMode(to, e.mode, output)
-    futimesSync(output, e.atime, e.mtime)
-  } finally {
-    closeSync(output)
+/** A small file through one reused buffer: the bytes copied and counted against the walked size. */
+function copySmall(input: number, output: number, e: Entry) {
+  let copied = 0
+  for (let n = readSync(input, buffer, 0, buffer.length, null); n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
+    writeSync(output, buffer, 0, n)
+    copied += n
   }
+  checkSize(e.rel, copied, e.size)
 }
 
 function checkSize(rel: string, copied: number, expected: number) {
   if (copied !== expected) throw new Error(`size check failed for ${rel}: ${copied} of ${expected} bytes copied`)
 }
 
-async function copyLarge(input: number, to: string, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
-  const output = openSync(to, 'wx', e.mode & 0o7777)
+async function copyLarge(input: number, output: number, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
   // The kernel copies the file (copy_file_range, off the event loop); its growing size is the progress.
-  const timer = onProgress
-    ? setInterval(() => {
-        stat(to).then((s) => onProgress({ files: done.files, bytes: done.bytes + s.size }), () => {})
-      }, 500)
-    : undefined
+  const timer = onProgress ? setInterval(() => onProgress({ files: done.files, bytes: done.bytes + fstatSync(output).size }), 500) : undefined
   try {
-    const copied = await Bun.write(Bun.file(output), Bun.file(input))
-    checkSize(e.rel, copied, e.size)
-    keepMode(to, e.mode, output)
-    futimesSync(output, e.atime, e.mtime)
+    checkSize(e.rel, await Bun.write(Bun.file(output), Bun.file(input)), e.size)
   } finally {
     clearInterval(timer)
-    closeSync(output)
   }
 }
 

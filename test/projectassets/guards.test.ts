@@ -74,6 +74,19 @@ describe('copy: each check', () => {
     })
   }
 
+  test('writes go through descriptors: the target parent swapped mid-copy for one holding a link to outside gets nothing written through it', async () => {
+    const outcome = await copyWith({ 'a/1.txt': 'one', 'b/2.txt': 'two', 'c/3.txt': 'three' }, {
+      during: () => {
+        renameSync(join(root, 'Show'), join(root, 'Show-moved'))
+        mkdirSync(join(root, 'Show'))
+        symlinkSync(outside, join(root, 'Show', 'Dst'))
+      },
+    })
+    expect(outcome).toBe('copied')
+    expect(snapshot(outside)).toEqual({})
+    expect(Object.keys(snapshot(join(root, 'Show-moved', 'Dst'))).sort()).toEqual(['a', 'a/1.txt', 'b', 'b/2.txt', 'c', 'c/3.txt'])
+  })
+
   for (const size of [4, LARGE]) {
     test(`size checked (${size === 4 ? 'small' : 'large'} files): a file that grew after the walk fails the copy`, async () => {
       const outcome = await copyWith({ 'grows.bin': size }, { between: () => appendFileSync(join(root, 'Show', 'Src', 'grows.bin'), 'more') })
