@@ -47,7 +47,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
     handlers: {
       copy: copyHandler(db, users),
       delete: deleteHandler(db, users, media),
-      import: importHandler(db, { media, logs, ffmpeg: findFfmpeg }),
+      import: importHandler(db, { media, logs, users, ffmpeg: findFfmpeg }),
     },
   })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })

@@ -65,10 +65,11 @@ export function expectImported(reply: { status: number; json: any; text: string 
  * `t` gives users, keys and the database (its own runner is never started); this one answers the
  * requests and runs the tasks. testApp builds its core in ten lines that take no ffmpeg option.
  */
-export function appWithFfmpegDir(t: TestApp, ffmpegDir: string | undefined) {
+export function appWithFfmpegDir(t: TestApp, ffmpegDir: string | undefined, options: { start?: boolean } = {}) {
   const core = createCore(t.db, { log: silentLog, concurrency: 2, ffmpegDir })
   const app = createApp(core)
-  core.start()
+  // Started unless a test queues tasks first and changes the world before they run.
+  if (options.start !== false) core.start()
   /** Like TestApp.request, for JSON and raw bodies. */
   const request: Sender = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers }

@@ -5,24 +5,27 @@
 // the task before any file changes, and moveFile resumes a plan wherever a crash left it, so the
 // file is at exactly one of its two paths and path_file follows it; probing and the proxy are
 // simply done again.
-import { statSync } from 'node:fs'
+import { lstatSync, statSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
 import { DEFAULT_PROXY_HEIGHT, makeProxy, rewrapProxy } from '../../media/proxy.ts'
-import { type MovePlan, moveFile, planMove } from '../../storage/file.ts'
+import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { deviceFor, makeDirInside } from '../../storage/paths.ts'
+import { aliasProblem, deviceFor, fileOnDevice, makeDirInside } from '../../storage/paths.ts'
 import { describe } from '../../tasks/copy.ts'
 import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
+import { territoryProblem } from '../projectassets/bundles.ts'
+import { canWrite } from '../users/access.ts'
+import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
 
-export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLogs; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
+export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
   const { media, logs } = deps
   const assetOf = (id: number) => db.select().from(mediaAssets).where(eq(mediaAssets.id, id)).get()
 
@@ -36,11 +39,28 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
       const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
       // Archive-only assets have no file to move, probe or make a proxy of.
       const online = asset.is_production
+      const allDevices = db.select().from(devices).all()
+      const moveDevice = params.move && allDevices.find((d) => d.id === params.move!.device)
+      if (params.move && !moveDevice) throw new Error('the device to move to is gone')
+      // Everything is checked again when the task starts or resumes (service.md 5): the user who
+      // asked may still write there, and the file (and where a move puts it) is still theirs to touch.
+      const refusal = recheck(db, deps.users, {
+        user: params.user, production: production.id,
+        paths: [asset.path_file, ...(moveDevice ? [moveFolder(moveDevice.path, production.codename, params.kind)] : [])],
+      })
+      if (refusal) throw new Error(`refusing to go on: ${refusal}`)
+      /** The file at path_file passes the path gate again and is the one catalogued (device and inode). */
+      const sameFile = (a: NonNullable<typeof asset>) => {
+        const file = fileOnDevice(allDevices, a.path_file)
+        if (file.stat?.kind !== 'file') throw new Error('path_file is no longer a regular file')
+        if (a.file_dev !== null && a.file_ino !== null && (file.stat.dev !== a.file_dev || file.stat.ino !== a.file_ino))
+          throw new Error('path_file is no longer the file that was imported (another file is in its place)')
+      }
 
       if (online && params.move) {
-        const target = db.select().from(devices).where(eq(devices.id, params.move.device)).get()
-        const source = db.select().from(devices).where(eq(devices.id, asset.device)).get()
-        if (!target || !source) throw new Error('the device to move from or to is gone')
+        const target = moveDevice!
+        const source = allDevices.find((d) => d.id === asset!.device)
+        if (!source) throw new Error('the device to move from is gone')
         let plan = params.move.plan as MovePlan | undefined
         if (!plan) {
           plan = planMove({
@@ -48,13 +68,16 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
             targetDir: moveFolder(target.path, production.codename, params.kind),
             expect: asset.file_dev !== null && asset.file_ino !== null ? { dev: asset.file_dev, ino: asset.file_ino } : undefined,
           })
+          // A name another asset has in the catalogue (an archived file, say) is not free either.
+          const taken = media.byPath(destinationPath(plan))
+          if (taken && taken.id !== asset.id) throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
           save({ ...params, move: { ...params.move, plan } })
         }
         const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
         const moved = await moveFile(plan, { signal, record, onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total }) })
+        // The file is there now: path_file follows it, whatever else happens (never a throw in between).
         if (moved.path !== asset.path_file) {
-          if (media.byPath(moved.path, params.kind)) throw new Error(`another ${params.kind} asset is catalogued at ${moved.path}`)
-          const s = statSync(moved.path)
+          const s = lstatSync(moved.path)
           media.relocate(asset.id, moved.path, target.id, { dev: s.dev, ino: s.ino })
         }
         advance(IMPORT_STATUS.moved)
@@ -67,6 +90,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
         const missingProbe = ff.missing('ffprobe')
         if (missingProbe) warning.probe = missingProbe
         else {
+          sameFile(asset)
           const info = (await probe(ff, asset.path_file, params.kind, { signal })) as Record<string, unknown>
           const filled = Object.fromEntries(Object.entries(info).filter(([k]) => !params.given.includes(k)))
           db.update(mediaAssets).set({ technical: { ...asset.technical, ...filled }, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
@@ -77,9 +101,13 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
         if (missingFfmpeg) warning.proxy = missingFfmpeg
         else {
           const proxyDir = production.proxy_root
-          const proxyDevice = deviceFor(db.select().from(devices).all(), proxyDir)
+          const proxyDevice = deviceFor(allDevices, proxyDir)
           if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
           makeDirInside(proxyDevice.path, proxyDir)
+          // The proxy folder is reached with no link on the way, and the source is still the file.
+          const alias = aliasProblem(proxyDevice.path, proxyDir)
+          if (alias) throw new Error(`the proxy folder: ${alias}`)
+          sameFile(asset)
           const common = { proxyDir, baseName: String(asset.id), ifTaken: 'number' as const, signal }
           let proxy: string
           if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
@@ -121,4 +149,17 @@ function readable(path: string): boolean {
   } catch {
     return false
   }
+}
+
+/** The user who asked (none: the watcher) still exists, may write to the production, and to every path's owners. */
+function recheck(db: Db, users: Users, t: { user?: number; production: number; paths: string[] }): string | undefined {
+  if (t.user === undefined) return undefined
+  const user = users.principalById(t.user)
+  if (!user) return 'the user who asked for the import no longer exists'
+  if (!canWrite(user, t.production)) return 'the user who asked for the import no longer has write access to the production'
+  for (const path of t.paths) {
+    const foreign = territoryProblem(db, path, user, t.production, false)
+    if (foreign) return foreign.detail
+  }
+  return undefined
 }

@@ -32,6 +32,8 @@ export type ImportParams = {
   rewrap_proxy: boolean
   /** Members the request gave; probing fills only the others. */
   given: string[]
+  /** Who asked (the task checks their permissions again); none for the watcher's imports. */
+  user?: number
 }
 
 export type ImportResult = {
@@ -46,6 +48,8 @@ export type ImportResult = {
 
 /** Where move_asset puts a file (service.md 9): DEVICE/PRODUCTION_CODENAME/<video|audio|image>/. */
 export const moveFolder = (devicePath: string, codename: string, kind: MediaKind) => `${devicePath}${codename}/${kind}/`
+
+export const MAX_KEYWORDS = 1000
 
 const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
 
@@ -85,6 +89,10 @@ export function createImports(
     register(req: ImportRequest, actor: Principal, payload: string): ImportResult {
       const kind = req.type
       const meta = req.asset.asset_meta
+      // Every keyword is a row or two written in the one transaction: bounded, so one request
+      // cannot hold the catalogue (and every other request) for seconds.
+      const keywordCount = Object.values(req.asset.keywords).reduce((n, list) => n + list.length, 0)
+      if (keywordCount > MAX_KEYWORDS) throw invalid('/asset/keywords', `At most ${MAX_KEYWORDS} keywords in all.`)
       const production = db.select().from(productions).where(eq(productions.name, req.production)).get()
       if (!production || !canRead(actor, production.id)) throw invalid('/production', 'No production with this name.')
       if (!canWrite(actor, production.id)) throw forbidden('You do not have write access to this production.')
@@ -169,12 +177,19 @@ export function createImports(
           asset: assetId, kind, logs: [logId], rewrap_proxy: req.rewrap_proxy,
           ...(destination ? { move: { device: destination.id } } : {}),
           given: kind === 'video' ? Object.keys(technical) : Object.keys(req.asset.technical_details),
+          ...(actor.id ? { user: actor.id } : {}),
         }
         // One queued import per asset and options: a second request while the first waits joins
         // it, and the task advances both logs.
         const key = `import:${assetId}:${destination?.id ?? ''}:${req.rewrap_proxy}`
         const task = deps.runner.enqueue(tx, { kind: 'import', target: { [`${kind}asset`]: assetId }, production: production.id, params, key })
-        if (task.merged) db.$client.query("UPDATE tasks SET params = json_insert(params, '$.logs[#]', ?) WHERE id = ?").run(logId, task.id)
+        if (task.merged) {
+          // The queued task advances this log too, and keeps what this request gave from the probe.
+          const queued = db.$client.query<{ params: string }, [number]>('SELECT params FROM tasks WHERE id = ?').get(task.id)!
+          const merged = JSON.parse(queued.params) as ImportParams
+          db.$client.query('UPDATE tasks SET params = ? WHERE id = ?')
+            .run(JSON.stringify({ ...merged, logs: [...merged.logs, logId], given: [...new Set([...merged.given, ...params.given])] }), task.id)
+        }
         return { assetId, status }
       })
       return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset` }
