@@ -1,0 +1,301 @@
+// The device watcher (service.md section 10): one chokidar watcher per device root, whose events
+// are hints for the caller (the aggregator queues scans; the scan is the truth). It never touches
+// the database and never keeps the process alive.
+//
+// - Devices whose protocol is `file` are watched by change events (inotify on Linux); any other
+//   protocol (smb, nfs, afp: network mounts send no change events), or every device with
+//   `poll`, is watched by polling every `pollIntervalMs`.
+// - When the system's inotify watch limit is reached (ENOSPC from fs.watch, which chokidar
+//   reports as an 'error'), the device is watched by polling from then on, said once in the log.
+//   Chokidar puts one inotify watch on every file as well as every folder, so the limit is
+//   reached by the number of entries in the tree, not the number of folders.
+// - Every `pollIntervalMs` the root is looked at: a root that is missing is 'unavailable'
+//   (one `unlinkDir` for the root if it was watched); a root that appears, comes back or is
+//   another folder than before (device and inode changed: replaced, mounted or unmounted) is
+//   watched again, then announced by an `addDir` for the root so that the caller scans it.
+//
+// Event paths are absolute and spelled from the device's path: folders (`addDir`, `unlinkDir`)
+// end with one `/`, files do not. `exclude` gets the path relative to the device root (`a/b`, no
+// leading or final slash); what it excludes is neither reported nor watched.
+import { type FSWatcher, watch as chokidarWatch } from 'chokidar'
+import type { Stats } from 'node:fs'
+import { realpath, stat } from 'node:fs/promises'
+import { cleanDir } from '../storage/paths.ts'
+import type { Log } from '../util/log.ts'
+
+export type WatchEventType = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir'
+export type WatchEvent = { device: number; type: WatchEventType; path: string }
+export type WatchMode = 'events' | 'polling' | 'unavailable'
+/** `ready`: the watcher has walked the whole tree, so every change from now on is reported. */
+export type WatchStatus = { device: number; mode: WatchMode; ready: boolean; reason?: string }
+export type WatchedDevice = { id: number; path: string; protocol: string }
+
+export type WatcherOptions = {
+  onEvent(event: WatchEvent): void
+  /** Errors the watcher does not handle itself (not ENOSPC, not a missing path). */
+  onError?(device: number, error: Error): void
+  exclude(relPath: string): boolean
+  /** Watch every device by polling (`--poll`). */
+  poll: boolean
+  /** The polling interval, and how often each device root is looked at. */
+  pollIntervalMs: number
+  log: Log
+}
+
+export type Watcher = {
+  /** Starts watching a device (again, if its path or protocol changed). */
+  watch(device: WatchedDevice): void
+  unwatch(id: number): Promise<void>
+  /** Stops everything; resolves when every file system handle is released. */
+  close(): Promise<void>
+  status(): WatchStatus[]
+}
+
+/** The protocols whose folders send change events; every other one is polled. */
+const EVENT_PROTOCOLS = new Set(['file'])
+
+export const REASONS = {
+  missing: 'the device folder does not exist',
+  notFolder: 'the device path is not a folder',
+  poll: 'polling was asked for (--poll)',
+  protocol: (protocol: string) => `the ${protocol} protocol sends no change events`,
+  limit: 'the system limit of inotify watches was reached (raise fs.inotify.max_user_watches)',
+} as const
+
+type Entry = {
+  device: WatchedDevice
+  /** The device path with one final slash: every event path starts with it. */
+  root: string
+  mode: WatchMode
+  reason?: string
+  ready: boolean
+  /** ENOSPC was seen: this device is polled from now on. */
+  limitReached: boolean
+  chokidar?: FSWatcher
+  /** The identity of the root the current chokidar watcher watches. */
+  identity?: { dev: number; ino: number }
+  /** The root has been looked at once (after that, a root that appears is announced). */
+  checked: boolean
+  stopped: boolean
+  /** State changes run one after the other; a look at the root is skipped while one is pending. */
+  queue: Promise<void>
+  pending: boolean
+  timer: ReturnType<typeof setInterval>
+  /** Error codes already logged for this device (each is logged once). */
+  logged: Set<string>
+}
+
+export function createWatcher(options: WatcherOptions): Watcher {
+  const { log } = options
+  const entries = new Map<number, Entry>()
+  const closing = new Set<Promise<void>>()
+  let closed = false
+
+  const emit = (event: WatchEvent) => {
+    try {
+      options.onEvent(event)
+    } catch (error) {
+      log.error('The watcher event handler failed', { device: event.device, type: event.type, path: event.path, error: String(error) })
+    }
+  }
+
+  const wantedPolling = (entry: Entry): string | undefined => {
+    if (entry.limitReached) return REASONS.limit
+    if (options.poll) return REASONS.poll
+    if (!EVENT_PROTOCOLS.has(entry.device.protocol)) return REASONS.protocol(entry.device.protocol)
+    return undefined
+  }
+
+  /** Runs `step` after the entry's earlier steps, unless the entry was unwatched meanwhile. */
+  const serial = (entry: Entry, step: () => Promise<void>) => {
+    entry.queue = entry.queue.then(() => (entry.stopped ? undefined : step())).catch((error) => {
+      log.error('The device watcher failed', { device: entry.device.id, error: String(error) })
+    })
+    return entry.queue
+  }
+
+  /** Closes the entry's chokidar watcher; resolves when its handles are released. */
+  const stopChokidar = async (entry: Entry) => {
+    const w = entry.chokidar
+    if (!w) return
+    entry.chokidar = undefined
+    entry.ready = false
+    const done = w.close()
+    // close() removes every listener; an error chokidar still emits from work in flight would
+    // otherwise be thrown as an unhandled 'error' event.
+    w.on('error', () => {})
+    closing.add(done)
+    try {
+      await done
+    } finally {
+      closing.delete(done)
+    }
+  }
+
+  /** Watches the root (whose stats are `stats`); with `announce`, an `addDir` for the root once ready. */
+  const open = async (entry: Entry, stats: Stats, announce: boolean) => {
+    let real: string
+    try {
+      // Chokidar is given the real path: with followSymlinks off it would take a root that is a
+      // symbolic link for a file. Events are spelled from the device path again below.
+      real = await realpath(entry.root)
+    } catch {
+      return // gone again: the next look at the root says so
+    }
+    if (entry.stopped) return
+    const base = real.endsWith('/') ? real : real + '/'
+    const pollingReason = wantedPolling(entry)
+    const id = entry.device.id
+    entry.identity = { dev: stats.dev, ino: stats.ino }
+    entry.mode = pollingReason ? 'polling' : 'events'
+    entry.reason = pollingReason
+    entry.ready = false
+    const w = chokidarWatch(real, {
+      persistent: false, // the watcher never keeps the process alive
+      ignoreInitial: true, // the start scan is the truth, not the initial walk
+      followSymlinks: false,
+      // v5 asks about the root too: it is never excluded, or nothing at all would be watched.
+      ignored: (path: string) => path !== real && path.startsWith(base) && options.exclude(path.slice(base.length)),
+      atomic: false, // report unlink then add as they happen (moves are paired by the caller)
+      awaitWriteFinish: false, // the settle gate is the caller's
+      usePolling: pollingReason !== undefined,
+      interval: options.pollIntervalMs,
+      binaryInterval: options.pollIntervalMs,
+    })
+    entry.chokidar = w
+    w.on('all', (name, path) => {
+      if (entry.chokidar !== w || !path.startsWith(base)) return // the root's own events are ours
+      const type = name as WatchEventType // 'all' carries add, change, unlink, addDir and unlinkDir only
+      const dir = type === 'addDir' || type === 'unlinkDir'
+      emit({ device: id, type, path: entry.root + path.slice(base.length) + (dir ? '/' : '') })
+    })
+    w.on('error', (error: unknown) => {
+      if (entry.chokidar === w) onChokidarError(entry, error instanceof Error ? error : new Error(String(error)))
+    })
+    w.once('ready', () => {
+      const ready = () => {
+        if (entry.chokidar !== w) return
+        entry.ready = true
+        if (announce) emit({ device: id, type: 'addDir', path: entry.root })
+      }
+      // A poller takes its first stat a little after chokidar's walk has set it up, and a
+      // change made before that stat is never reported. One interval later every poller has
+      // its first stat, so a scan announced from then on cannot fall between the two.
+      if (pollingReason) setTimeout(ready, options.pollIntervalMs).unref()
+      else ready()
+    })
+  }
+
+  const onChokidarError = (entry: Entry, error: Error) => {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown'
+    const id = entry.device.id
+    if (code === 'ENOSPC' && entry.mode === 'events' && !entry.limitReached) {
+      entry.limitReached = true
+      log.warn('The system limit of inotify watches is reached: this device is watched by polling from now on. ' +
+        'Raise fs.inotify.max_user_watches (sysctl) and restart to watch it by events.', { device: id, path: entry.root })
+      // Folders past the limit were never watched: the polling watcher announces the root, so
+      // the caller scans what may have changed unseen.
+      void serial(entry, async () => {
+        await stopChokidar(entry)
+        let stats: Stats
+        try {
+          stats = await stat(entry.root)
+        } catch {
+          return // gone: the next look at the root says so
+        }
+        await open(entry, stats, true)
+      })
+      return
+    }
+    if (code === 'ENOSPC') return // the same limit, reported again for other paths before the switch
+    options.onError?.(id, error)
+    if (entry.logged.has(code)) return
+    entry.logged.add(code)
+    log.warn('The device watcher reported an error (said once per device and kind)', { device: id, code, error: error.message })
+  }
+
+  /** Looks at the root: starts, stops or restarts the watching to match what is there. */
+  const check = async (entry: Entry) => {
+    let stats: Stats | undefined
+    try {
+      stats = await stat(entry.root)
+    } catch {
+      stats = undefined
+    }
+    if (entry.stopped) return
+    const first = !entry.checked
+    entry.checked = true
+    const id = entry.device.id
+    if (entry.identity && (!stats?.isDirectory() || stats.dev !== entry.identity.dev || stats.ino !== entry.identity.ino)) {
+      // Removed, unmounted, replaced or mounted over: what was watched is gone.
+      entry.identity = undefined
+      await stopChokidar(entry)
+      emit({ device: id, type: 'unlinkDir', path: entry.root })
+    }
+    if (!stats?.isDirectory()) {
+      entry.mode = 'unavailable'
+      entry.reason = stats ? REASONS.notFolder : REASONS.missing
+      entry.ready = false
+      return
+    }
+    // At the first look the caller's start scan covers the root; after that it is announced.
+    if (!entry.identity) await open(entry, stats, !first)
+  }
+
+  const lookAtRoot = (entry: Entry) => {
+    if (entry.pending) return // a look (or a switch) is still running: a hung mount must not pile them up
+    entry.pending = true
+    void serial(entry, () => check(entry)).finally(() => {
+      entry.pending = false
+    })
+  }
+
+  const unwatch = async (id: number) => {
+    const entry = entries.get(id)
+    if (!entry) return
+    entries.delete(id)
+    entry.stopped = true
+    clearInterval(entry.timer)
+    await stopChokidar(entry)
+  }
+
+  return {
+    watch(device) {
+      if (closed) throw new Error('The watcher is closed.')
+      const known = entries.get(device.id)
+      if (known && known.device.path === device.path && known.device.protocol === device.protocol) return
+      if (known) void unwatch(device.id)
+      const entry: Entry = {
+        device: { ...device },
+        root: cleanDir(device.path),
+        mode: 'unavailable',
+        reason: 'the device folder has not been looked at yet',
+        ready: false,
+        limitReached: false,
+        checked: false,
+        stopped: false,
+        queue: Promise.resolve(),
+        pending: false,
+        timer: setInterval(() => lookAtRoot(entry), options.pollIntervalMs),
+        logged: new Set(),
+      }
+      entry.timer.unref()
+      entries.set(device.id, entry)
+      lookAtRoot(entry)
+    },
+    unwatch,
+    async close() {
+      closed = true
+      await Promise.all([...entries.keys()].map(unwatch))
+      await Promise.all([...closing])
+    },
+    status() {
+      return [...entries.values()].map((e) => ({
+        device: e.device.id,
+        mode: e.mode,
+        ready: e.ready,
+        ...(e.reason === undefined ? {} : { reason: e.reason }),
+      }))
+    },
+  }
+}
