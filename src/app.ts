@@ -76,8 +76,17 @@ export function createApp(core: Core) {
         },
       }),
     )
-    .get('/api/health', () => ({ status: 'ok' as const, version: VERSION }), {
-      response: t.Object({ status: t.Literal('ok'), version: t.String() }),
+    .get('/api/health', () => ({ status: 'ok' as const, version: VERSION, ...(core.watch ? { watch: core.watch.status() } : {}) }), {
+      response: t.Object({
+        status: t.Literal('ok'),
+        version: t.String(),
+        watch: t.Optional(t.Array(t.Object({
+          device: t.Integer(),
+          mode: t.UnionEnum(['events', 'polling', 'unavailable']),
+          ready: t.Boolean({ description: 'Changes are being reported (the first walk of the folder is done)' }),
+          reason: t.Optional(t.String()),
+        }), { description: "How each device is watched: events, polling (a network protocol, --poll, or the system's inotify limit reached), or unavailable (its folder is missing), with the reason" })),
+      }),
       detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
     })
     .group('/api', (api) =>

@@ -14,6 +14,8 @@ export type ServeConfig = Readonly<{
   taskConcurrency: number
   /** Where ffmpeg and ffprobe are; undefined: PATH. */
   ffmpegDir?: string
+  /** Seconds a watch-folder file must stay unchanged before it is imported. */
+  settle: number
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -43,6 +45,7 @@ export function serveConfig(flags: Record<string, string | boolean | undefined>,
     rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
     taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? env.REELHOUSE_TASK_CONCURRENCY, 2, 1, 64),
     ffmpegDir: str('ffmpeg') === undefined ? undefined : resolve(str('ffmpeg')!),
+    settle: numberOption('settle', str('settle'), 2, 1, 3600),
   })
 }
 

@@ -20,6 +20,9 @@ import { createUsers } from './modules/users/service.ts'
 import { copyHandler } from './tasks/copy.ts'
 import { deleteHandler } from './tasks/delete.ts'
 import { createRunner } from './tasks/runner.ts'
+import { createSettle } from './watch/ingest.ts'
+import { scanHandler } from './watch/scan.task.ts'
+import { type Watch, type WatchOptions, createWatch } from './watch/service.ts'
 import { type Log, silentLog } from './util/log.ts'
 
 export type CoreOptions = {
@@ -28,11 +31,17 @@ export type CoreOptions = {
   concurrency?: number
   /** Where ffmpeg and ffprobe are (--ffmpeg DIR); default: PATH. */
   ffmpegDir?: string
+  /** The device watcher (serve); without it, scans run only when queued (tests of other parts). */
+  watch?: Omit<WatchOptions, 'settleMs'>
+  /** How long a watch-folder file must stay unchanged before it is imported (--settle). */
+  settleMs?: number
 }
 
-export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir }: CoreOptions = {}) {
+export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir, watch: watchOptions, settleMs = 2000 }: CoreOptions = {}) {
   const users = createUsers(db)
-  const devices = createDevices(db)
+  // Built after the runner it queues scans with; a device created meanwhile is not possible.
+  let watch: Watch | undefined
+  const devices = createDevices(db, { created: (device) => watch?.added(device) })
   const holds = createHoldDurations(db)
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
@@ -48,19 +57,33 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
       copy: copyHandler(db, users),
       delete: deleteHandler(db, users, media),
       import: importHandler(db, { media, logs, users, ffmpeg: findFfmpeg }),
+      scan: scanHandler(db, {
+        media, log, settleMs,
+        get imports() {
+          return imports
+        },
+        get settle() {
+          return settle
+        },
+        later: (device, paths, ms) => watch?.later(device, paths, ms),
+      }),
     },
   })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
   const imports = createImports(db, { media, holds, metadata, logs, runner })
+  watch = watchOptions && createWatch(db, { runner, log }, { ...watchOptions, settleMs })
+  const settle = watch?.settle ?? createSettle(settleMs)
 
   return {
-    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg,
-    /** Starts the work that runs beside requests: queued and interrupted tasks first. */
+    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg, watch,
+    /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans. */
     start() {
       runner.start()
+      watch?.start()
     },
-    /** Stops taking work and leaves running tasks resumable; the caller closes the catalogue. */
+    /** Stops the watcher, then takes no more work and leaves running tasks resumable; the caller closes the catalogue. */
     async stop() {
+      await watch?.stop()
       await runner.stop()
     },
   }

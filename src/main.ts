@@ -12,8 +12,7 @@ export const HELP = `reelhouse ${VERSION}: media asset manager
 
 Usage:
   reelhouse serve   [--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]
-                    [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS]
-                    (the last three are for the device watcher, not built yet: accepted, no effect)
+                    [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]
   reelhouse user add NAME [--superuser] [--perm CODENAME]...
   reelhouse user grant NAME --production NAME_OR_ID (--read | --write)
   reelhouse token create NAME        prints the new key alone on stdout
@@ -45,7 +44,7 @@ export function run(argv: string[]): void {
       const { values } = parse(argv.slice(1), {
         host: { type: 'string' }, port: { type: 'string' }, poll: { type: 'boolean' },
         'poll-interval': { type: 'string' }, 'rescan-interval': { type: 'string' }, 'task-concurrency': { type: 'string' },
-        ffmpeg: { type: 'string' },
+        ffmpeg: { type: 'string' }, settle: { type: 'string' },
       }, 0)
       serve(serveConfig(values as Record<string, string | boolean | undefined>))
       return

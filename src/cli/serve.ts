@@ -21,7 +21,10 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   if (applied) log.info('database migrated', { migrations: applied })
   firstAdmin(db, config.dataDir)
 
-  const core = createCore(db, { log, concurrency: config.taskConcurrency, ffmpegDir: config.ffmpegDir })
+  const core = createCore(db, {
+    log, concurrency: config.taskConcurrency, ffmpegDir: config.ffmpegDir, settleMs: config.settle * 1000,
+    watch: { poll: config.poll, pollIntervalMs: config.pollInterval * 1000, rescanMs: config.rescanInterval * 1000 },
+  })
   // Bun's HTTP parser answers headers over its limit with a bare 431; up to it, checkHead answers
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).

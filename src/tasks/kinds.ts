@@ -7,11 +7,13 @@ import type { TASK_KINDS } from '../db/schema.ts'
 import type { ImportParams } from '../modules/assetimport/service.ts'
 import type { CopyParams } from './copy.ts'
 import type { DeleteParams } from './delete.ts'
+import type { ScanParams } from '../watch/scan.task.ts'
 
 export type TaskParams = {
   copy: CopyParams
   delete: DeleteParams
   import: ImportParams
+  scan: ScanParams
 }
 
 export type TaskKind = keyof TaskParams

@@ -33,6 +33,7 @@ beforeEach(() => {
     },
     delete: async ({ task }) => void ran.push(`delete ${task.id} ${task.params.bundle_root}`),
     import: async ({ task }) => void ran.push(`import ${task.id}`),
+    scan: async ({ task }) => void ran.push(`scan ${task.id}`),
   }
   runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
   // A gate the copy handler waits at, opened by release().
@@ -115,7 +116,7 @@ test('a restart with a task of a key still running and another of the key queued
   expect(second).toEqual({ id: first.id + 1, merged: false })
   // A shutdown leaves the first running; the next start queues it again beside the second.
   await runner.stop(0)
-  const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: { copy: async () => {}, delete: async () => {}, import: async () => {} } })
+  const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: { copy: async () => {}, delete: async () => {}, import: async () => {}, scan: async () => {} } })
   expect(() => again.start()).not.toThrow()
   await again.idle()
   expect(states().map((s) => s.state)).toEqual(['done', 'done'])

@@ -7,7 +7,7 @@ import { isoTimestamp } from '../../util/time.ts'
 import { projectHolding } from '../projectassets/bundles.ts'
 import type { DeviceCreate } from './model.ts'
 
-export function createDevices(db: Db) {
+export function createDevices(db: Db, hooks: { created?: (device: typeof devices.$inferSelect) => void } = {}) {
   return {
     get(id: number) {
       const row = db.select().from(devices).where(eq(devices.id, id)).get()
@@ -35,11 +35,13 @@ export function createDevices(db: Db) {
         const exists = db.select({ id: transcodingProfiles.id }).from(transcodingProfiles).where(eq(transcodingProfiles.id, id)).get()
         if (!exists) throw invalid(`/passthrough_profiles/${i}`, 'No transcoding profile with this id.')
       }
-      return db
+      const device = db
         .insert(devices)
         .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
         .returning()
         .get()
+      hooks.created?.(device) // the watcher watches it from now on
+      return device
     },
   }
 }

@@ -1,0 +1,136 @@
+// The scan task on real folders (the reconcile road of service.md 10): what a full scan of a
+// device does to the catalogue after files were deleted, restored, renamed, or dropped into a
+// watch folder while nobody was looking. Scans are queued as the watcher queues them.
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createApp } from '../../src/app.ts'
+import { createCore } from '../../src/core.ts'
+import { silentLog } from '../../src/util/log.ts'
+import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
+import { waitFor } from '../helpers/wait.ts'
+
+let base: TestApp
+let core: ReturnType<typeof createCore>
+let root: string
+let device: { id: number }
+let show: { id: number }
+
+beforeEach(async () => {
+  base = testApp(undefined, { tasks: false })
+  ;({ root, device, production: show } = await seedProduction(base))
+  // A short settle time: the gate's rule is tested in ingest.test.ts; here, that it is used.
+  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 30 })
+  createApp(core)
+  core.runner.start()
+})
+afterEach(async () => {
+  await core.stop()
+  base.cleanup()
+  removeScratch()
+})
+
+/** A full scan of the device, run to its end; its result. */
+async function scan(paths: string[] | null = null) {
+  const { id } = core.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths } })
+  await core.runner.idle()
+  return base.db.$client.query<{ state: string; error: string; result: string }, [number]>('SELECT state, error, result FROM tasks WHERE id = ?').get(id)!
+}
+const file = (rel: string, text = 'essence') => {
+  mkdirSync(join(root, rel, '..'), { recursive: true })
+  writeFileSync(join(root, rel), text)
+  return join(root, rel)
+}
+const register = async (path: string) => (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
+const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).json
+
+describe('the catalogue follows the disk', () => {
+  test('a deleted file goes offline, and online again when it is back; no record is deleted', async () => {
+    const path = file('Show/a.mov')
+    const id = await register(path)
+    rmSync(path)
+    expect(JSON.parse((await scan()).result)).toMatchObject({ offline: 1 })
+    expect(await asset(id)).toMatchObject({ is_production: false, path_file: path })
+    file('Show/a.mov')
+    expect(JSON.parse((await scan()).result)).toMatchObject({ online: 1 })
+    expect((await asset(id)).is_production).toBe(true)
+  })
+
+  test('a renamed file keeps its asset: path_file follows, nothing goes offline', async () => {
+    const path = file('Show/old-name.mov')
+    const id = await register(path)
+    renameSync(path, join(root, 'Show', 'new-name.mov'))
+    expect(JSON.parse((await scan()).result)).toMatchObject({ moved: 1, offline: 0, imported: 0 })
+    expect(await asset(id)).toMatchObject({ path_file: join(root, 'Show', 'new-name.mov'), is_production: true })
+  })
+
+  test('a folder of 1,000 files renamed: 1,000 moves in one scan, nothing offline, nothing imported', async () => {
+    const ids: number[] = []
+    for (let i = 0; i < 1000; i++) ids.push(await register(file(`Show/day1/f${i}.mov`)))
+    renameSync(join(root, 'Show', 'day1'), join(root, 'Show', 'day-one'))
+    expect(JSON.parse((await scan()).result)).toMatchObject({ moved: 1000, offline: 0, imported: 0 })
+    expect((await asset(ids[999]!)).path_file).toBe(join(root, 'Show', 'day-one', 'f999.mov'))
+  })
+
+  test('an archive-only asset is left alone', async () => {
+    const path = join(root, 'Show', 'archived.mov')
+    const r = await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id, is_archive: true, is_production: false })
+    await scan()
+    expect((await asset(r.json.id)).is_production).toBe(false)
+  })
+
+  test('a device folder that is missing (unmounted) marks nothing offline', async () => {
+    const id = await register(file('Show/b.mov'))
+    renameSync(root, root + '-unmounted')
+    try {
+      expect(JSON.parse((await scan()).result)).toMatchObject({ unavailable: 1 })
+      expect((await asset(id)).is_production).toBe(true)
+    } finally {
+      renameSync(root + '-unmounted', root)
+    }
+  })
+})
+
+describe('watch folder (the production upload device)', () => {
+  const importsOf = async (path: string) => (await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(path)}`)).json as { status: string }[]
+
+  test('a new file is imported once it has stopped changing, once, through the import road', async () => {
+    const path = file('incoming/clip.mov')
+    expect(JSON.parse((await scan()).result)).toMatchObject({ imported: 0, waiting: 1 })
+    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the settled file to be imported', { everyMs: 20 })
+    expect((await importsOf(path)).map((l) => l.status)).toEqual(['import_completed'])
+    await scan()
+    expect(await importsOf(path)).toHaveLength(1)
+    expect((await base.get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json).toHaveLength(1)
+  })
+
+  test('a file still growing is not imported until it stops', async () => {
+    const path = file('incoming/growing.mov', 'a')
+    for (let i = 0; i < 5; i++) {
+      writeFileSync(path, 'a'.repeat(i + 2))
+      expect(JSON.parse((await scan()).result)).toMatchObject({ imported: 0 })
+    }
+    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the file to settle', { everyMs: 20 })
+  })
+
+  test('hidden, ._, .DS_Store, .part, .tmp, clutter folders and unknown extensions are skipped; a .part renamed to its final name is imported once', async () => {
+    for (const rel of ['incoming/.hidden.mov', 'incoming/._clip.mov', 'incoming/.DS_Store', 'incoming/a.mov.part', 'incoming/b.tmp', 'incoming/@eaDir/c.mov', 'incoming/notes.txt'])
+      file(rel)
+    await scan()
+    await scan()
+    expect((await base.get('/api/importlogs/')).json).toEqual([])
+    renameSync(join(root, 'incoming', 'a.mov.part'), join(root, 'incoming', 'a.mov'))
+    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the renamed file to be imported', { everyMs: 20 })
+    expect((await base.get('/api/importlogs/')).json).toHaveLength(1)
+    expect(existsSync(join(root, 'incoming', 'a.mov'))).toBe(true)
+  })
+
+  test('a file already catalogued (of any kind) is never imported', async () => {
+    const path = file('incoming/known.mov')
+    await base.post('/api/audioassets/', { name: 'n', path_file: path, production: show.id })
+    await scan()
+    await scan()
+    expect(await importsOf(path)).toEqual([])
+  })
+})
