@@ -76,7 +76,11 @@ export function createApp(core: Core) {
         },
       }),
     )
-    .get('/api/health', () => ({ status: 'ok' as const, version: VERSION, ...(core.watch ? { watch: core.watch.status() } : {}) }), {
+    .get('/api/health', () => {
+      // Each watched device's mode, when there are any (service.md 3's answer is unchanged otherwise).
+      const watch = core.watch?.status() ?? []
+      return { status: 'ok' as const, version: VERSION, ...(watch.length ? { watch } : {}) }
+    }, {
       response: t.Object({
         status: t.Literal('ok'),
         version: t.String(),

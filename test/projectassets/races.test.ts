@@ -104,4 +104,5 @@ test('copies while another process swaps source files and folders for same-size 
 })
 
 const hashOf = (text: string) => new Bun.CryptoHasher('sha1').update(text).digest('hex')
-const lastTask = async () => (await call(server, 'GET', '/tasks/', key)).json.at(-1) as { state: string }
+// The newest delete task (the server's watcher queues scans beside it).
+const lastTask = async () => (await call(server, 'GET', '/tasks/?kind=delete', key)).json.at(-1) as { state: string }

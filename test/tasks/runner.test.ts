@@ -98,12 +98,12 @@ test('a thousand queued tasks all run, two at a time, each once', async () => {
 })
 
 test('a row of a kind this version has no handler for fails with the reason instead of stopping the runner', async () => {
-  db.$client.run(`INSERT INTO tasks (kind, target, params, date_add) VALUES ('scan', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`)
+  db.$client.run(`INSERT INTO tasks (kind, target, params, date_add) VALUES ('transcode', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`)
   runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams })
   runner.start()
   await runner.idle()
   expect(db.$client.query<{ state: string; error: string }, []>('SELECT state, error FROM tasks ORDER BY id').all()).toEqual([
-    { state: 'failed', error: 'no handler for scan tasks' },
+    { state: 'failed', error: 'no handler for transcode tasks' },
     { state: 'done', error: '' },
   ])
 })
