@@ -58,3 +58,43 @@ for (const poll of [false, true]) {
     expect((await get('/api/health')).json.watch).toEqual([expect.objectContaining({ mode: poll ? 'polling' : 'events', ready: true })])
   }, 60_000)
 }
+
+test('2,000 files copied into the watch folder at once: each imported exactly once', async () => {
+  await start(false)
+  const folder = join(root, 'incoming', 'card')
+  mkdirSync(folder, { recursive: true })
+  for (let i = 0; i < 2000; i++) writeFileSync(join(folder, `C${String(i).padStart(4, '0')}.mov`), `clip ${i}`)
+  const count = async () => Number((await get('/api/videoassets/?limit=0')).headers.get('x-total-count'))
+  await waitFor(async () => (await count()) === 2000, 'all 2,000 to be imported', { ms: 90_000, everyMs: 200 })
+  await core.runner.idle()
+  const logs = (await get('/api/importlogs/')).json as { asset_path: string; status: string }[]
+  expect(logs).toHaveLength(2000)
+  expect(new Set(logs.map((l) => l.asset_path)).size).toBe(2000)
+  expect(logs.every((l) => l.status === 'import_completed')).toBe(true)
+  expect(await count()).toBe(2000)
+}, 120_000)
+
+test('changes made while the service was stopped are found by the start scan', async () => {
+  await start(false)
+  mkdirSync(join(root, 'Show', 'media'), { recursive: true })
+  const kept = join(root, 'Show', 'media', 'kept.mov')
+  const gone = join(root, 'Show', 'media', 'gone.mov')
+  for (const p of [kept, gone]) writeFileSync(p, 'essence')
+  const post = (path: string) => app.handle(new Request('http://localhost/api/videoassets/', {
+    method: 'POST', headers: { authorization: `Token ${base.adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'n', path_file: path, production: show.id }),
+  }))
+  for (const p of [kept, gone]) expect((await post(p)).status).toBe(201)
+  await core.stop()
+  // While stopped: one file deleted, one renamed, one new in the watch folder.
+  rmSync(gone)
+  renameSync(kept, join(root, 'Show', 'media', 'kept-renamed.mov'))
+  mkdirSync(join(root, 'incoming'))
+  writeFileSync(join(root, 'incoming', 'new.mov'), 'new')
+  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 200, watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 } })
+  app = createApp(core)
+  core.start()
+  await waitFor(async () => (await assetsAt(gone))[0]?.is_production === false, 'the deleted file to go offline', { ms: 15_000, everyMs: 50 })
+  await waitFor(async () => (await assetsAt(join(root, 'Show', 'media', 'kept-renamed.mov'))).length === 1, 'the rename', { ms: 15_000, everyMs: 50 })
+  await waitFor(async () => (await assetsAt(join(root, 'incoming', 'new.mov'))).length === 1, 'the new file', { ms: 15_000, everyMs: 50 })
+}, 60_000)
