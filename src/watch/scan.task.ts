@@ -14,6 +14,7 @@ import type { Imports } from '../modules/assetimport/service.ts'
 import type { MediaAssets } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { listTree } from '../storage/fs.ts'
+import { openForWriting } from '../storage/writers.ts'
 import { isInside } from '../storage/paths.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
@@ -113,9 +114,16 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     let imported = 0
     const waiting: string[] = []
     const now = Date.now()
-    for (const file of outcome.ingest) {
-      if (media.byPath(file.path)) continue // catalogued meanwhile (any kind): never twice
-      if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) !== 'settled') {
+    const settled = outcome.ingest.filter((file) => {
+      if (media.byPath(file.path)) return false // catalogued meanwhile (any kind): never twice
+      if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled') return true
+      waiting.push(file.path)
+      return false
+    })
+    // A writer that paused for longer than the settle time still holds the file open (Linux tells).
+    const writing = openForWriting(new Set(settled.map((f) => f.path)))
+    for (const file of settled) {
+      if (writing.has(file.path)) {
         waiting.push(file.path)
         continue
       }
