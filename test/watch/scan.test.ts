@@ -73,6 +73,22 @@ describe('the catalogue follows the disk', () => {
     expect((await asset(ids[999]!)).path_file).toBe(join(root, 'Show', 'day-one', 'f999.mov'))
   }, 60_000)
 
+  test('a file moved to another device (on the same file system) keeps its asset: device and path_file follow', async () => {
+    const path = file('Show/travel.mov')
+    const id = await register(path)
+    const other = (await base.post('/api/devices/', { name: 'second', path: join(root, '..', `${root.split('/').at(-1)}-second`) + '/' })).json
+    mkdirSync(other.path, { recursive: true })
+    try {
+      renameSync(path, join(other.path, 'travel.mov'))
+      const { id: task } = core.runner.enqueue(base.db, { kind: 'scan', target: { device: other.id }, production: null, params: { device: other.id, paths: null } })
+      await core.runner.idle()
+      expect(JSON.parse(base.db.$client.query<{ result: string }, [number]>('SELECT result FROM tasks WHERE id = ?').get(task)!.result)).toMatchObject({ moved: 1 })
+      expect(await asset(id)).toMatchObject({ path_file: join(other.path, 'travel.mov'), device: other.id, is_production: true })
+    } finally {
+      rmSync(other.path, { recursive: true, force: true })
+    }
+  })
+
   test('an archive-only asset is left alone', async () => {
     const path = join(root, 'Show', 'archived.mov')
     const r = await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id, is_archive: true, is_production: false })
