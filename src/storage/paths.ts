@@ -157,7 +157,10 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
       kind: s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other',
       dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs,
     }
-  } catch {
+  } catch (error) {
+    // Only "nothing there" is nothing there; a path too long or not readable is said as such.
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new PathError(`The path cannot be looked at (${code}).`)
     stat = undefined
   }
   if (stat?.kind === 'link') throw new PathError('The path is a symbolic link; name the file itself.')

@@ -380,6 +380,15 @@ describe('permissions and territory (service.md 5)', () => {
     expectError(await refused(importBody(fresh(), { path_proxy: theirProxy }), IMPORT, keys.alice), 403, 'permission_denied')
   })
 
+  test("whether a file exists in another production's folders is not told: missing or there, 403 alike, no ImportLog", async () => {
+    const there = placeFile(join(root, 'Other', 'exists.mov'))
+    const missing = join(root, 'Other', 'missing.mov')
+    for (const path of [there, missing]) {
+      expectError(await refused(importBody(path), IMPORT, keys.alice), 403, 'permission_denied')
+      expect(await logsOf(send, path)).toEqual([])
+    }
+  })
+
   test('the same file by a user who can write both productions: 201', async () => {
     const path = placeFile(join(root, 'Other', 'shared.mov'))
     const body = importBody(path)

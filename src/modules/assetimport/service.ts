@@ -116,19 +116,20 @@ export function createImports(
         if (error instanceof PathError) refusePath(req, payload, production.id, error.message)
         throw error
       }
-      // The service's own files are never imported (a move would take the catalogue away).
-      if (isInside(realOf(dataFolderOf(db)), realOf(file.path)))
-        refusePath(req, payload, production.id, "path_file lies in the service's data folder.")
-      if (!archiveOnly && file.stat?.kind !== 'file')
-        refusePath(req, payload, production.id, file.stat ? 'path_file is not a regular file.' : 'path_file does not exist (it must be an existing file unless the asset is archived only).')
-
-      // Territory (service.md 5): a file in another production's folders needs write access there too.
+      // Territory (service.md 5) before anything is said of the file: a file in another
+      // production's folders needs write access there too (and a 406 would tell whether it exists).
       // The same for the folder a move puts it in (DEVICE/CODENAME/<kind>/, import.task.ts).
       const destinationDir = destination && moveFolder(db.select({ path: devices.path }).from(devices).where(eq(devices.id, destination.id)).get()!.path, production.codename, kind)
       for (const path of destinationDir ? [file.path, destinationDir] : [file.path]) {
         const foreign = territoryProblem(db, path, actor, production.id, false)
         if (foreign) throw forbidden(foreign.detail)
       }
+      // The service's own files are never imported (a move would take the catalogue away).
+      if (isInside(realOf(dataFolderOf(db)), realOf(file.path)))
+        refusePath(req, payload, production.id, "path_file lies in the service's data folder.")
+      if (!archiveOnly && file.stat?.kind !== 'file')
+        refusePath(req, payload, production.id, file.stat ? 'path_file is not a regular file.' : 'path_file does not exist (it must be an existing file unless the asset is archived only).')
+
       // path_proxy is read by a rewrap and copied into the proxy folder: the same gate as path_file,
       // so a request cannot have the service copy a file from off the devices or from another
       // production's folders.
