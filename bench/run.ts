@@ -4,7 +4,7 @@
 import { spawnSync } from 'bun'
 
 let ok = true
-for (const bench of ['lists.ts', 'copy.ts', 'import.ts']) {
+for (const bench of ['lists.ts', 'copy.ts', 'import.ts', 'watch.ts']) {
   console.log(`\n== bench/${bench}`)
   const run = spawnSync([process.execPath, `${import.meta.dir}/${bench}`], { stdout: 'inherit', stderr: 'inherit', env: process.env })
   if (run.exitCode !== 0) {

@@ -141,6 +141,16 @@ async function profile(label: string, rows: boolean) {
       for (const m of out.identity) media.relocate(m.id, device, dev, m)
     })
     add(`6 transaction (${out.identity.length} identity updates)`, ms(t))
+    // (c) the scan task with the watcher's first walk beside it in the same process, as serve runs them.
+    const watcher = createWatcher({ onEvent: () => {}, exclude: excluded, poll: false, pollIntervalMs: 10_000, log: silentLog })
+    t = performance.now()
+    watcher.watch({ id: dev, path: device, protocol: 'file' })
+    core.runner.enqueue(db, { kind: 'scan', target: { device: dev }, production: null, params: { device: dev, paths: null } })
+    await core.runner.idle()
+    add('scan task with the watcher starting beside it (as in serve)', ms(t))
+    while (!watcher.status()[0]?.ready) await Bun.sleep(20)
+    add('  the watcher ready (its first walk done)', ms(t))
+    await watcher.close()
   }
   await core.stop()
   db.$client.close()
