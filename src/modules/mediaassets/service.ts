@@ -22,10 +22,21 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     'SELECT project_id FROM project_asset_links WHERE asset_id = ? ORDER BY project_id',
   )
   const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
+  // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
+  // and SQLite compiles a statement per call otherwise, ten times the work of running it).
+  const p = (name: string) => sql.placeholder(name)
+  const inRange = and(allKinds, sql`${mediaAssets.path_file} >= ${p('dir')}`, sql`${mediaAssets.path_file} < ${p('end')}`)
+  const byPathOfKind = db.select().from(mediaAssets).where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path')))).prepare()
+  const byPathAnyKind = db.select().from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).prepare()
+  const underDir = db.select().from(mediaAssets).where(inRange).prepare()
+  const countUnderDir = db.select({ n: count() }).from(mediaAssets).where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`)).prepare()
+  const identityOf = db.select().from(mediaAssets).where(and(eq(mediaAssets.file_dev, p('dev')), eq(mediaAssets.file_ino, p('ino')))).prepare()
+  /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
+  const range = (dir: string) => ({ dir, end: dir.slice(0, -1) + '0' })
 
   /** The asset with this path: of one kind, or of any kind (the watcher's "already catalogued?"). */
   const byPath = (path: string, kind?: MediaKind): MediaRow | undefined =>
-    db.select().from(mediaAssets).where(and(kind ? eq(mediaAssets.kind, kind) : allKinds, eq(mediaAssets.path_file, path))).get()
+    kind ? byPathOfKind.get({ kind, path }) : byPathAnyKind.get({ path })
 
   return {
     byPath,
@@ -46,21 +57,17 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * index: every path starting with "dir/" sorts in ["dir/", "dir0").
      */
     under(dir: string): MediaRow[] {
-      const end = dir.slice(0, -1) + '0'
-      return db.select().from(mediaAssets)
-        .where(and(allKinds, sql`${mediaAssets.path_file} >= ${dir}`, sql`${mediaAssets.path_file} < ${end}`)).all()
+      return underDir.all(range(dir))
     },
 
     /** How many assets lie under `dir` that belong to a production other than `production`. */
     countUnder(dir: string, exceptProduction: number): number {
-      const end = dir.slice(0, -1) + '0'
-      return db.select({ n: count() }).from(mediaAssets)
-        .where(and(allKinds, sql`${mediaAssets.path_file} >= ${dir}`, sql`${mediaAssets.path_file} < ${end}`, sql`${mediaAssets.production} != ${exceptProduction}`)).get()!.n
+      return countUnderDir.get({ ...range(dir), production: exceptProduction })!.n
     },
 
     /** Assets recorded with this identity on disk (a file moved or renamed keeps it). */
     byIdentity(dev: number, ino: number): MediaRow[] {
-      return db.select().from(mediaAssets).where(and(eq(mediaAssets.file_dev, dev), eq(mediaAssets.file_ino, ino))).all()
+      return identityOf.all({ dev, ino })
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
