@@ -25,6 +25,7 @@ import { migrate } from '../src/db/migrate.ts'
 import { createFfmpeg } from '../src/media/ffmpeg.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { machine, writeSection } from './doc.ts'
+import { children, memory, onInterrupt, resetPeak, spawnListening, stopChildren } from './procs.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
 const BUN = process.execPath
@@ -50,70 +51,24 @@ const FILES = LOW_FIRST + cfg.lowWarmup + SLACK + cfg.low + SLACK
 
 // ------------------------------------------------------------------ processes and cleanup
 
-const children = new Set<Subprocess>()
 let tmp: string | undefined
 
 async function stopAll() {
-  for (const child of children) {
-    child.kill('SIGTERM')
-    const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(5000).then(() => false)])
-    if (!exited) child.kill('SIGKILL')
-    children.delete(child)
-  }
+  await stopChildren(5000)
   if (tmp) rmSync(tmp, { recursive: true, force: true })
   tmp = undefined
 }
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping servers and removing ${tmp ?? 'nothing'}`)
-    void stopAll().finally(() => process.exit(130))
-  })
-}
+onInterrupt(stopAll, () => tmp ?? 'nothing')
 
 type Server = { label: 'app' | 'raw'; proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string; db: string; key?: string; tail: string[] }
 
-/** Spawns a server and waits for a line on stdout/stderr that yields its port. */
+/**
+ * Spawns a server and waits for the line that names its port. `tail` keeps its last lines (shown
+ * when a run fails) without the two lines Reelhouse logs per task.
+ */
 async function start(label: Server['label'], cmd: string[], db: string, portOf: (line: string) => string | undefined, env: Record<string, string> = {}): Promise<Server> {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
-  children.add(proc)
-  let output = ''
-  // The last lines the server wrote (shown when a run fails); Reelhouse logs two lines per task.
-  const tail: string[] = []
-  const port = await new Promise<string>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in 30 s:\n${output}`)), 30_000)
-    let found = false
-    const watch = async (stream: ReadableStream<Uint8Array>) => {
-      const decoder = new TextDecoder()
-      for await (const chunk of stream) {
-        // Keep draining after startup: the server must never block on a full pipe.
-        const text = decoder.decode(chunk, { stream: true })
-        if (found) {
-          tail.push(...text.split('\n').filter((l) => !/ info task (started|done) /.test(l) && l.trim()))
-          tail.splice(0, Math.max(0, tail.length - 40))
-          continue
-        }
-        output += text
-        for (const line of output.split('\n')) {
-          const p = portOf(line)
-          if (p) {
-            found = true
-            clearTimeout(timer)
-            resolvePort(p)
-          }
-        }
-      }
-    }
-    void watch(proc.stdout)
-    void watch(proc.stderr)
-    void proc.exited.then((code) => {
-      if (!found) {
-        clearTimeout(timer)
-        reject(new Error(`${label} exited with ${code} before listening:\n${output}`))
-      }
-    })
-  })
-  return { label, proc, base: `http://127.0.0.1:${port}`, db, tail }
+  const { proc, port, lines } = await spawnListening(label, cmd, { portOf, env, keep: 40, drop: / info task (started|done) |^\s*$/ })
+  return { label, proc, base: `http://127.0.0.1:${port}`, db, tail: lines }
 }
 
 async function stop(server: Server) {
@@ -132,14 +87,6 @@ function cpuSeconds(pid: number): number {
 }
 const CLOCK_TICKS = Number(spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100
 
-/** Resets VmHWM to the current RSS (Linux >= 4.0). */
-const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
-
-function memory(pid: number): { rssMiB: number; hwmMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
-  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 }
-}
 
 // ------------------------------------------------------------------ the two servers
 

@@ -13,6 +13,7 @@ import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { machine, writeSection } from './doc.ts'
+import { children, memory, onInterrupt, resetPeak, spawnListening, stopChildren } from './procs.ts'
 import { addKeys, seedCatalogue } from './seed.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
@@ -34,62 +35,20 @@ const LIST = '/api/videoassets/'
 
 // ------------------------------------------------------------------ processes and cleanup
 
-const children = new Set<Subprocess>()
 let tmp: string | undefined
 
 async function stopAll() {
-  for (const child of children) {
-    child.kill('SIGTERM')
-    const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(3000).then(() => false)])
-    if (!exited) child.kill('SIGKILL')
-    children.delete(child)
-  }
+  await stopChildren(3000)
   if (tmp) rmSync(tmp, { recursive: true, force: true })
   tmp = undefined
 }
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping servers and removing ${tmp ?? 'nothing'}`)
-    void stopAll().finally(() => process.exit(130))
-  })
-}
+onInterrupt(stopAll, () => tmp ?? 'nothing')
 
 type Server = { name: string; proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string }
 
-/** Spawns a server and waits for a line on stdout/stderr that yields its port. */
+/** Spawns a server and waits for the line that names its port. */
 async function start(name: string, cmd: string[], portOf: (line: string) => string | undefined): Promise<Server> {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  children.add(proc)
-  let output = ''
-  const port = await new Promise<string>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 30 s:\n${output}`)), 30_000)
-    let found = false
-    const watch = async (stream: ReadableStream<Uint8Array>) => {
-      const decoder = new TextDecoder()
-      for await (const chunk of stream) {
-        // keep draining after startup so a chatty server never blocks on a full pipe
-        if (found) continue
-        output += decoder.decode(chunk, { stream: true })
-        for (const line of output.split('\n')) {
-          const p = portOf(line)
-          if (p) {
-            found = true
-            clearTimeout(timer)
-            resolvePort(p)
-          }
-        }
-      }
-    }
-    void watch(proc.stdout)
-    void watch(proc.stderr)
-    void proc.exited.then((code) => {
-      if (!found) {
-        clearTimeout(timer)
-        reject(new Error(`${name} exited with ${code} before listening:\n${output}`))
-      }
-    })
-  })
+  const { proc, port } = await spawnListening(name, cmd, { portOf })
   return { name, proc, base: `http://127.0.0.1:${port}` }
 }
 
@@ -105,14 +64,6 @@ async function stop(server: Server) {
   await server.proc.exited
   children.delete(server.proc)
 }
-
-function memory(pid: number): { rssMiB: number; hwmMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
-  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 }
-}
-/** Resets VmHWM to the current RSS (Linux >= 4.0). */
-const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
 
 // ------------------------------------------------------------------ wrk
 

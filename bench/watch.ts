@@ -40,6 +40,7 @@ import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { machine, writeSection } from './doc.ts'
+import { children, memory, onInterrupt, spawnListening, stopChildren } from './procs.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
@@ -58,26 +59,14 @@ type Kind = (typeof KINDS)[number]
 
 // ------------------------------------------------------------------ processes and cleanup
 
-const children = new Set<Subprocess>()
 let tmp: string | undefined
 
 async function stopAll() {
-  for (const child of children) {
-    child.kill('SIGTERM')
-    const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(5000).then(() => false)])
-    if (!exited) child.kill('SIGKILL')
-    children.delete(child)
-  }
+  await stopChildren(5000)
   if (tmp && process.env.BENCH_WATCH_KEEP !== '1') rmSync(tmp, { recursive: true, force: true })
   tmp = undefined
 }
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping servers and removing ${tmp ?? 'nothing'}`)
-    void stopAll().finally(() => process.exit(130))
-  })
-}
+onInterrupt(stopAll, () => tmp ?? 'nothing')
 
 type Server = { proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string; key: string; log: string[] }
 
@@ -86,39 +75,9 @@ async function serve(dataDir: string, flags: string[] = []): Promise<Server> {
   const noFfmpeg = join(tmp!, 'no-ffmpeg')
   mkdirSync(noFfmpeg, { recursive: true })
   const cmd = [process.execPath, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', noFfmpeg, '--settle', '1', ...flags]
-  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  children.add(proc)
-  const log: string[] = []
-  const port = await new Promise<string>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s:\n${log.join('\n')}`)), 60_000)
-    let found = false
-    const drain = async (stream: ReadableStream<Uint8Array>) => {
-      const decoder = new TextDecoder()
-      let rest = ''
-      // Drained to the end, so a chatty server (a log line per task) never blocks on a full pipe.
-      for await (const chunk of stream) {
-        const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
-        rest = lines.pop()!
-        for (const line of lines) {
-          log.push(line)
-          if (log.length > 400) log.shift()
-          const p = / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1]
-          if (p && !found) {
-            found = true
-            clearTimeout(timer)
-            resolvePort(p)
-          }
-        }
-      }
-    }
-    void drain(proc.stdout)
-    void drain(proc.stderr)
-    void proc.exited.then((code) => {
-      if (!found) {
-        clearTimeout(timer)
-        reject(new Error(`serve exited with ${code} before listening:\n${log.join('\n')}`))
-      }
-    })
+  const { proc, port, lines: log } = await spawnListening('serve', cmd, {
+    portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
+    timeoutMs: 60_000,
   })
   const key = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim()
   return { proc, base: `http://127.0.0.1:${port}`, key, log }
@@ -131,11 +90,6 @@ async function stop(server: Server) {
   if (code !== 0) throw new Error(`serve exited with ${code}:\n${server.log.slice(-30).join('\n')}`)
 }
 
-function memory(pid: number) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
-  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 }
-}
 
 // ------------------------------------------------------------------ the API
 

@@ -1,0 +1,96 @@
+// What every benchmark does with the servers it runs: spawn one and wait for the line naming its
+// port, keep draining its output (a chatty server must never block on a full pipe) while keeping
+// its last lines for error messages, read its memory from /proc, and stop everything, also on
+// Ctrl-C.
+import type { Subprocess } from 'bun'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dir, '..')
+
+/** Every process a benchmark started and has not stopped yet. */
+export const children = new Set<Subprocess>()
+
+export type Listening = {
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  port: string
+  /** The server's last output lines (all of them until it listens). */
+  lines: string[]
+}
+
+/**
+ * Spawns `cmd` (from the repository) and resolves once `portOf` finds the port in a line of its
+ * stdout or stderr. Lines that `drop` matches are not kept once it listens (a log line per task).
+ */
+export async function spawnListening(
+  label: string,
+  cmd: string[],
+  options: { portOf: (line: string) => string | undefined; env?: Record<string, string>; timeoutMs?: number; keep?: number; drop?: RegExp },
+): Promise<Listening> {
+  const { portOf, timeoutMs = 30_000, keep = 400, drop } = options
+  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...options.env } })
+  children.add(proc)
+  const lines: string[] = []
+  const port = await new Promise<string>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label} did not start in ${timeoutMs / 1000} s:\n${lines.join('\n')}`)), timeoutMs)
+    let found = false
+    const drain = async (stream: ReadableStream<Uint8Array>) => {
+      const decoder = new TextDecoder()
+      let rest = ''
+      for await (const chunk of stream) {
+        const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n')
+        rest = parts.pop()!
+        for (const line of parts) {
+          if (found && drop?.test(line)) continue
+          lines.push(line)
+          if (found && lines.length > keep) lines.shift()
+          const p = found ? undefined : portOf(line)
+          if (p) {
+            found = true
+            clearTimeout(timer)
+            resolvePort(p)
+          }
+        }
+      }
+    }
+    void drain(proc.stdout)
+    void drain(proc.stderr)
+    void proc.exited.then((code) => {
+      if (!found) {
+        clearTimeout(timer)
+        reject(new Error(`${label} exited with ${code} before listening:\n${lines.join('\n')}`))
+      }
+    })
+  })
+  return { proc, port, lines }
+}
+
+/** SIGTERM to every child still running, SIGKILL to one that has not ended after `graceMs`. */
+export async function stopChildren(graceMs = 5000) {
+  for (const child of children) {
+    child.kill('SIGTERM')
+    const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(graceMs).then(() => false)])
+    if (!exited) child.kill('SIGKILL')
+    children.delete(child)
+  }
+}
+
+/** On SIGINT or SIGTERM: `cleanup` (stop the servers, remove the files), then exit 130. */
+export function onInterrupt(cleanup: () => Promise<void>, what: () => string) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      console.error(`\n${signal}: stopping servers and removing ${what()}`)
+      void cleanup().finally(() => process.exit(130))
+    })
+  }
+}
+
+/** A process's resident memory now and at its peak (VmHWM), in MiB. */
+export function memory(pid: number): { rssMiB: number; hwmMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 }
+}
+
+/** Resets VmHWM to the current RSS (Linux >= 4.0). */
+export const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
