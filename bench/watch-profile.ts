@@ -113,7 +113,7 @@ async function profile(label: string, rows: boolean) {
     t = performance.now()
     const disk: DiskEntry[] = entries.filter((e) => e.kind === 'file' || e.kind === 'dir').map((e) => {
       const path = e.rel ? device + e.rel : device
-      return { path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: dev, kind: e.kind as 'file' | 'dir', dev: e.dev, ino: e.ino, size: e.size, mtimeMs: e.mtime.getTime() }
+      return { path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: dev, kind: e.kind as 'file' | 'dir', dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtime.getTime() }
     })
     add('2 disk entries', ms(t))
     t = performance.now()
@@ -130,7 +130,7 @@ async function profile(label: string, rows: boolean) {
     add(`4 byIdentity per uncatalogued file (${identityQueries} queries)`, ms(t))
     t = performance.now()
     const out = reconcile(disk, {
-      media: under.map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino })),
+      media: under.map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino, file_stamp: r.file_stamp })),
       projects: [],
     }, { scope: [device], roots: new Map([[dev, device]]), rootPresent: (id) => existsSync(device), uploadDevices: new Map() })
     add('5 reconcile', ms(t))

@@ -2,7 +2,7 @@
 // API, the API's field name, so rows from drizzle and rows from a raw streamed statement have
 // the same shape and one serializer per resource serves both.
 import { sql } from 'drizzle-orm'
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /** ISO 8601 UTC text with microseconds, e.g. 2026-11-21T09:30:00.123456Z (see util/time.ts). */
 const timestamp = (name: string) => text(name)
@@ -184,6 +184,12 @@ export const mediaAssets = sqliteTable(
     /** Identity on disk, for the watcher to tell a move from a delete. */
     file_dev: integer('file_dev'),
     file_ino: integer('file_ino'),
+    /**
+     * The file's birth time in ms (statx), or its modification time where the file system keeps
+     * no birth time (see storage/paths.ts stampOf). File systems hand a freed inode to the next
+     * new file at once, so (dev, ino) alone would take an unrelated new file for a moved one.
+     */
+    file_stamp: real('file_stamp'),
   },
   (t) => [
     index('media_assets_kind_id').on(t.kind, t.id),

@@ -10,6 +10,7 @@ import { type BigIntStats, type Stats, fstatSync, closeSync, fchmodSync, futimes
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AT_FDCWD, DIR_FLAGS, O, cName, close, identity, mkdirat, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
+import { stampOf } from './paths.ts'
 
 export type Entry = {
   /** Path relative to the walked root, '' for the root itself. */
@@ -22,6 +23,8 @@ export type Entry = {
   /** Identity on disk, to notice a folder swapped while it is being worked on. */
   dev: number
   ino: number
+  /** Birth time, or modification time where none is kept (paths.ts stampOf). */
+  stamp: number
 }
 
 export class CancelledError extends Error {
@@ -52,7 +55,7 @@ export function slicer(signal?: AbortSignal) {
 }
 
 const entryOf = (rel: string, s: Stats): Entry => ({
-  rel, kind: kindOf(s), size: s.size, atime: s.atime, mtime: s.mtime, mode: s.mode, dev: s.dev, ino: s.ino,
+  rel, kind: kindOf(s), size: s.size, atime: s.atime, mtime: s.mtime, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s),
 })
 
 const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Entry['kind'] =>

@@ -129,7 +129,15 @@ export function reservedProblem(path: string): string | undefined {
 }
 
 /** What the disk says of a file path when it was checked (lstat); undefined when nothing is there. */
-export type FileStat = { kind: 'file' | 'dir' | 'link' | 'other'; dev: number; ino: number; size: number; mtimeMs: number }
+export type FileStat = { kind: 'file' | 'dir' | 'link' | 'other'; dev: number; ino: number; size: number; mtimeMs: number; stamp: number }
+
+/**
+ * What tells one file from the next one given the same inode: its birth time (ms, from statx),
+ * which a rename keeps and a new file never shares; where the file system records none (0:
+ * some network mounts), the modification time, which a rename keeps as well (a file edited in
+ * place then reads as another file: an offline asset and a new import, never a wrong match).
+ */
+export const stampOf = (s: { birthtimeMs: number; mtimeMs: number }): number => (s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs)
 
 export type FileOnDevice<D> = { path: string; device: D; stat?: FileStat }
 
@@ -155,7 +163,7 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
     const s = lstatSync(path)
     stat = {
       kind: s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other',
-      dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs,
+      dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, stamp: stampOf(s),
     }
   } catch (error) {
     // Only "nothing there" is nothing there; a path too long or not readable is said as such.

@@ -29,6 +29,11 @@
 //   deleted clip's name, keywords and proxy to an unrelated new file. Such a file is imported
 //   as new instead; the worst case (a file moved while its row was already offline) is a
 //   visible duplicate, not silent wrong metadata.
+// - A move needs the same (dev, ino) AND the same stamp (birth time, or mtime where the file
+//   system keeps none): a file deleted and a new one made within the move window often share
+//   the inode (ext4 hands a freed inode to the next new file), and only the stamp tells them
+//   apart. A row with no stamp recorded (made before it was) is not matched: the scan records
+//   it once it sees the file at its path.
 // - A move needs no time window here: the scan sees both sides at once, or (a rename whose new
 //   name is scanned before its old one, the aggregator's order) matches an online row outside
 //   the scope. If the caller also gives the entry for that row's old path (it lstat'ed it) and
@@ -52,6 +57,8 @@ export type DiskEntry = {
   kind: 'file' | 'dir'
   dev: number
   ino: number
+  /** Birth time, or mtime where none is kept (storage/paths.ts stampOf). */
+  stamp: number
   size: number
   mtimeMs: number
 }
@@ -65,6 +72,7 @@ export type MediaRow = {
   is_production: boolean
   file_dev: number | null
   file_ino: number | null
+  file_stamp: number | null
 }
 
 /** A project asset under the scope; `busy`: a copy or delete task of it is queued or running. */
@@ -95,8 +103,8 @@ export type ReconcileOptions = {
   watched?: (device: number) => boolean
 }
 
-export type Move = { id: number; path: string; device: number; dev: number; ino: number }
-export type Identity = { id: number; dev: number; ino: number }
+export type Move = { id: number; path: string; device: number; dev: number; ino: number; stamp: number }
+export type Identity = { id: number; dev: number; ino: number; stamp: number }
 export type IngestCandidate = {
   path: string
   device: number
@@ -126,6 +134,8 @@ export type Reconciliation = {
 const key = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : path)
 const parentKey = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('/')))
 const identityKey = (dev: number, ino: number) => `${dev}:${ino}`
+/** A file's whole identity: a hard link shares it, a new file given a freed inode does not. */
+const fileKey = (dev: number, ino: number, stamp: number | null) => `${dev}:${ino}:${stamp}`
 
 export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Reconciliation {
   const out: Reconciliation = { offline: [], online: [], moves: [], identity: [], ingest: [], projectsOffline: [], projectsOnline: [] }
@@ -173,7 +183,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   // that asset's file under a second name (a hard link), not a new file.
   const known = new Set<string>()
   const keep = (r: MediaRow) => {
-    if (r.file_dev !== null && r.file_ino !== null) known.add(identityKey(r.file_dev, r.file_ino))
+    if (r.file_dev !== null && r.file_ino !== null) known.add(fileKey(r.file_dev, r.file_ino, r.file_stamp))
   }
 
   for (const r of rows.values()) {
@@ -185,8 +195,9 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     const found = files.get(key(r.path_file))
     if (found) {
       if (!r.is_production) out.online.push(r.id)
-      if (found.dev !== r.file_dev || found.ino !== r.file_ino) out.identity.push({ id: r.id, dev: found.dev, ino: found.ino })
-      known.add(identityKey(found.dev, found.ino))
+      if (found.dev !== r.file_dev || found.ino !== r.file_ino || found.stamp !== r.file_stamp)
+        out.identity.push({ id: r.id, dev: found.dev, ino: found.ino, stamp: found.stamp })
+      known.add(fileKey(found.dev, found.ino, found.stamp))
       continue
     }
     if (!r.is_production) continue
@@ -195,9 +206,9 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
       continue
     }
     const target = r.file_dev !== null && r.file_ino !== null ? fresh.get(identityKey(r.file_dev, r.file_ino)) : undefined
-    if (target && !claimed.has(target) && (target.device === r.device || (watched(r.device) && watched(target.device)))) {
+    if (target && target.stamp === r.file_stamp && !claimed.has(target) && (target.device === r.device || (watched(r.device) && watched(target.device)))) {
       claimed.add(target)
-      out.moves.push({ id: r.id, path: target.path, device: target.device, dev: target.dev, ino: target.ino })
+      out.moves.push({ id: r.id, path: target.path, device: target.device, dev: target.dev, ino: target.ino, stamp: target.stamp })
       keep(r)
       continue
     }
@@ -206,7 +217,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
 
   for (const [k, e] of files) {
-    if (catalogued.has(k) || claimed.has(e) || known.has(identityKey(e.dev, e.ino))) continue
+    if (catalogued.has(k) || claimed.has(e) || known.has(fileKey(e.dev, e.ino, e.stamp))) continue
     const production = opts.uploadDevices.get(e.device)
     if (production === undefined) continue
     const rel = relative(e.path, e.device)

@@ -61,7 +61,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       for (const e of entries) {
         if (e.kind !== 'file' && e.kind !== 'dir') continue
         const path = e.rel ? prefix + e.rel : scope
-        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, size: e.size, mtimeMs: e.mtime.getTime() })
+        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtime.getTime() })
       }
       progress({ files_done: disk.length })
     }
@@ -88,7 +88,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       .where(eq(productions.upload_device, device.id)).orderBy(productions.id).all()
     const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
     const outcome = reconcile(disk, {
-      media: [...rows.values()].map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino })),
+      media: [...rows.values()].map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino, file_stamp: r.file_stamp })),
       projects: projects.map((p) => ({ id: p.id, bundle_root: p.bundle_root, device: device.id, is_archive: p.is_archive, is_production: p.is_production, busy: p.deleting || busy.has(p.id) })),
     }, {
       scope: scopes,

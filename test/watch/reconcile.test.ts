@@ -11,6 +11,8 @@ const roots = new Map([
   [4, '/v/gone/'],
 ])
 const DEV = 10
+/** A file's birth time in these tests: one per inode, unless a test says otherwise. */
+const stampFor = (ino: number) => 1_700_000_000_000 + ino
 const opts = (over: Partial<ReconcileOptions> = {}): ReconcileOptions => ({
   scope: ['/v/media/'],
   roots,
@@ -18,11 +20,11 @@ const opts = (over: Partial<ReconcileOptions> = {}): ReconcileOptions => ({
   uploadDevices: new Map([[1, 7]]),
   ...over,
 })
-const file = (path: string, device: number, ino: number, size = 100): DiskEntry => ({ path, device, kind: 'file', dev: DEV, ino, size, mtimeMs: 5000 })
+const file = (path: string, device: number, ino: number, size = 100): DiskEntry => ({ path, device, kind: 'file', dev: DEV, ino, stamp: stampFor(ino), size, mtimeMs: 5000 })
 let dirIno = 1_000_000
-const dir = (path: string, device: number): DiskEntry => ({ path, device, kind: 'dir', dev: DEV, ino: dirIno++, size: 4096, mtimeMs: 5000 })
+const dir = (path: string, device: number): DiskEntry => ({ path, device, kind: 'dir', dev: DEV, ino: dirIno, stamp: stampFor(dirIno++), size: 4096, mtimeMs: 5000 })
 const row = (id: number, path_file: string, device: number, ino: number | null, flags: Partial<MediaRow> = {}): MediaRow => ({
-  id, path_file, device, is_archive: false, is_production: true, file_dev: ino === null ? null : DEV, file_ino: ino, ...flags,
+  id, path_file, device, is_archive: false, is_production: true, file_dev: ino === null ? null : DEV, file_ino: ino, file_stamp: ino === null ? null : stampFor(ino), ...flags,
 })
 const project = (id: number, bundle_root: string, flags: Partial<ProjectRow> = {}): ProjectRow => ({
   id, bundle_root, device: 2, is_archive: false, is_production: true, busy: false, ...flags,
@@ -54,7 +56,7 @@ test('a file renamed within the scope keeps its asset: moved, not offline, not i
   const moved = file('/v/media/new name.mov', 1, 5)
   expect(reconcile([dir('/v/media/', 1), moved], media([row(1, '/v/media/old.mov', 1, 5)]), opts())).toEqual({
     ...nothing,
-    moves: [{ id: 1, path: '/v/media/new name.mov', device: 1, dev: DEV, ino: 5 }],
+    moves: [{ id: 1, path: '/v/media/new name.mov', device: 1, dev: DEV, ino: 5, stamp: stampFor(5) }],
   })
 })
 
@@ -62,7 +64,7 @@ test('a folder of 1,000 files renamed is 1,000 moves in one result, with no offl
   const n = 1000
   const rows = Array.from({ length: n }, (_, i) => row(i + 1, `/v/media/day 1/clip${i}.mov`, 1, 5000 + i))
   const disk = [dir('/v/media/', 1), dir('/v/media/day 1 (graded)/', 1), ...rows.map((r, i) => file(`/v/media/day 1 (graded)/clip${i}.mov`, 1, 5000 + i))]
-  const moves = rows.map((r, i) => ({ id: r.id, path: `/v/media/day 1 (graded)/clip${i}.mov`, device: 1, dev: DEV, ino: 5000 + i }))
+  const moves = rows.map((r, i) => ({ id: r.id, path: `/v/media/day 1 (graded)/clip${i}.mov`, device: 1, dev: DEV, ino: 5000 + i, stamp: stampFor(5000 + i) }))
 
   // A whole-device scan sees both names.
   expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, moves })
@@ -76,16 +78,30 @@ test('a folder of 1,000 files renamed is 1,000 moves in one result, with no offl
   expect(reconcile([], media(rows), opts({ scope: ['/v/media/day 1/'] })).offline.length).toBe(n)
 })
 
+test('a freed inode given to a new file is not a move: the stamp (birth time) differs', () => {
+  // ext4 hands the inode of a deleted clip to the next new file at once.
+  const reused = { ...file('/v/media/new.mov', 1, 9), stamp: stampFor(9) + 5_000 }
+  const rows = [row(1, '/v/media/deleted.mov', 1, 9)]
+  expect(reconcile([dir('/v/media/', 1), reused], media(rows), opts())).toEqual({ ...nothing, offline: [1], ingest: [candidate(reused, 'video')] })
+  // Found from outside the scope (the new name scanned first): the row stays, nothing moves.
+  expect(reconcile([reused], media(rows), opts({ scope: ['/v/media/new.mov'] }))).toEqual({ ...nothing, ingest: [candidate(reused, 'video')] })
+  // A row with no stamp recorded yet (made before stamps were) is not matched either.
+  const legacy = [row(1, '/v/media/deleted.mov', 1, 9, { file_stamp: null })]
+  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(legacy), opts()).moves).toEqual([])
+  // The same inode and stamp: a move.
+  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(rows), opts()).moves).toHaveLength(1)
+})
+
 test('a move across two device ids on one file system: allowed when both are watched', () => {
   const arrived = file('/v/media/x.mov', 1, 9)
   const rows = [row(1, '/v/other/x.mov', 3, 9)]
   const bothScopes = { scope: ['/v/media/', '/v/other/'] }
   expect(reconcile([arrived], media(rows), opts(bothScopes))).toEqual({
     ...nothing,
-    moves: [{ id: 1, path: '/v/media/x.mov', device: 1, dev: DEV, ino: 9 }],
+    moves: [{ id: 1, path: '/v/media/x.mov', device: 1, dev: DEV, ino: 9, stamp: stampFor(9) }],
   })
   // Found by identity from outside the scope: also a move.
-  expect(reconcile([arrived], media(rows), opts()).moves).toEqual([{ id: 1, path: '/v/media/x.mov', device: 1, dev: DEV, ino: 9 }])
+  expect(reconcile([arrived], media(rows), opts()).moves).toEqual([{ id: 1, path: '/v/media/x.mov', device: 1, dev: DEV, ino: 9, stamp: stampFor(9) }])
   // Device 3 not watched: no move. Seen from both scopes, the old row goes offline and the file
   // in the watch folder is new.
   expect(reconcile([arrived], media(rows), opts({ ...bothScopes, watched: (d) => d !== 3 }))).toEqual({
@@ -103,8 +119,8 @@ test('a file replaced by another inode at the same path stays the same asset; it
   expect(reconcile([newA, oldA, file('/v/media/b.mov', 1, 3)], media(rows), opts())).toEqual({
     ...nothing,
     identity: [
-      { id: 1, dev: DEV, ino: 2 },
-      { id: 2, dev: DEV, ino: 3 }, // no identity recorded yet: filled in
+      { id: 1, dev: DEV, ino: 2, stamp: stampFor(2) },
+      { id: 2, dev: DEV, ino: 3, stamp: stampFor(3) }, // no identity recorded yet: filled in
     ],
     // The old bytes under the other name are a file no asset is now: imported.
     ingest: [candidate(oldA, 'video')],
@@ -143,7 +159,7 @@ test('archive-only is never touched; archived-and-online moves but never goes of
   expect(reconcile(disk, media(rows), opts())).toEqual({
     ...nothing,
     online: [6],
-    moves: [{ id: 5, path: '/v/media/renamed-state2.mov', device: 1, dev: DEV, ino: 5 }],
+    moves: [{ id: 5, path: '/v/media/renamed-state2.mov', device: 1, dev: DEV, ino: 5, stamp: stampFor(5) }],
     ingest: [candidate(disk[1]!, 'video')],
   })
 })
@@ -211,7 +227,7 @@ test('ingest: new media files in a watch folder, typed and given their productio
   expect(reconcile([...disk, known], media(rows), opts({ scope: ['/v/media/', '/v/proj/'] }))).toEqual({
     ...nothing,
     online: [1],
-    identity: [{ id: 1, dev: DEV, ino: 12 }],
+    identity: [{ id: 1, dev: DEV, ino: 12, stamp: stampFor(12) }],
     ingest: [
       candidate(disk[2]!, 'video'),
       candidate(disk[3]!, 'audio'),
@@ -241,7 +257,7 @@ test('a row given twice is judged once; two rows claiming one identity: the firs
   const rows = [row(1, '/v/media/a.mov', 1, 5), row(2, '/v/media/b.mov', 1, 5), row(1, '/v/media/a.mov', 1, 5)]
   expect(reconcile([file('/v/media/c.mov', 1, 5)], media(rows), opts())).toEqual({
     ...nothing,
-    moves: [{ id: 1, path: '/v/media/c.mov', device: 1, dev: DEV, ino: 5 }],
+    moves: [{ id: 1, path: '/v/media/c.mov', device: 1, dev: DEV, ino: 5, stamp: stampFor(5) }],
     offline: [2],
   })
 })

@@ -2,7 +2,7 @@
 // device does to the catalogue after files were deleted, restored, renamed, or dropped into a
 // watch folder while nobody was looking. Scans are queued as the watcher queues them.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -63,6 +63,27 @@ describe('the catalogue follows the disk', () => {
     renameSync(path, join(root, 'Show', 'new-name.mov'))
     expect(JSON.parse((await scan()).result)).toMatchObject({ moved: 1, offline: 0, imported: 0 })
     expect(await asset(id)).toMatchObject({ path_file: join(root, 'Show', 'new-name.mov'), is_production: true })
+  })
+
+  test('a deleted clip whose inode is given to a new file is not moved onto it: offline, and the new file is not it', async () => {
+    const path = file('Show/deleted.mov')
+    const id = await register(path)
+    const ino = lstatSync(path).ino
+    rmSync(path)
+    // The file system hands the freed inode to a next new file (ext4 and tmpfs do at once); try
+    // a few names until one gets it, as happens on a busy share.
+    let reused: string | undefined
+    for (let i = 0; i < 50 && !reused; i++) {
+      const candidate = file(`Show/new-${i}.mov`, 'other essence')
+      if (lstatSync(candidate).ino === ino) reused = candidate
+      else rmSync(candidate)
+    }
+    if (!reused) throw new Error(`this file system did not reuse inode ${ino} in 50 tries; the case cannot be made here`)
+    // The new name scanned first (the watcher's order: removals wait for the move window).
+    expect(JSON.parse((await scan([reused])).result)).toMatchObject({ moved: 0 })
+    expect(await asset(id)).toMatchObject({ path_file: path, is_production: true })
+    expect(JSON.parse((await scan()).result)).toMatchObject({ moved: 0, offline: 1 })
+    expect(await asset(id)).toMatchObject({ path_file: path, is_production: false })
   })
 
   test('a folder of 1,000 files renamed: 1,000 moves in one scan, nothing offline, nothing imported', async () => {

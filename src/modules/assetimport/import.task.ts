@@ -14,7 +14,7 @@ import { probe } from '../../media/probe.ts'
 import { DEFAULT_PROXY_HEIGHT, makeProxy, rewrapProxy } from '../../media/proxy.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { aliasProblem, deviceFor, fileOnDevice, makeDirInside } from '../../storage/paths.ts'
+import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
 import { describe } from '../../tasks/copy.ts'
 import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -78,7 +78,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
         // The file is there now: path_file follows it, whatever else happens (never a throw in between).
         if (moved.path !== asset.path_file) {
           const s = lstatSync(moved.path)
-          media.relocate(asset.id, moved.path, target.id, { dev: s.dev, ino: s.ino })
+          media.relocate(asset.id, moved.path, target.id, { dev: s.dev, ino: s.ino, stamp: stampOf(s) })
         }
         advance(IMPORT_STATUS.moved)
         asset = assetOf(asset.id)!

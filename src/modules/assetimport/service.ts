@@ -15,7 +15,7 @@ import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import type { CustomMetadata } from '../custommetadata/service.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
-import type { MediaAssets } from '../mediaassets/service.ts'
+import { type MediaAssets, identityOfFile } from '../mediaassets/service.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
 import { canRead, canWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
@@ -153,7 +153,7 @@ export function createImports(
         date_crt: meta.date_crt ?? existing?.date_crt ?? null, date_mod: now,
         path_proxy: proxyPath ?? existing?.path_proxy ?? '',
         device: file.device.id,
-        file_dev: file.stat?.kind === 'file' ? file.stat.dev : null, file_ino: file.stat?.kind === 'file' ? file.stat.ino : null,
+        ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
       }
 
       const { assetId, status } = db.transaction((tx) => {

@@ -78,8 +78,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /** The file is now at `path` on `device` (a move or rename), with its identity. */
-    relocate(id: number, path: string, device: number, stat?: Pick<FileStat, 'dev' | 'ino'>) {
-      db.update(mediaAssets).set({ path_file: path, device, file_dev: stat?.dev ?? null, file_ino: stat?.ino ?? null, date_mod: isoTimestamp() })
+    relocate(id: number, path: string, device: number, stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) {
+      db.update(mediaAssets).set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
         .where(eq(mediaAssets.id, id)).run()
     },
 
@@ -98,11 +98,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         date_crt: dateCrt ?? null, date_add: now, date_mod: now,
         date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
         // Recorded on every create, so a later move or rename is recognised (the watcher).
-        file_dev: file.stat?.kind === 'file' ? file.stat.dev : null,
-        file_ino: file.stat?.kind === 'file' ? file.stat.ino : null,
+        ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
       }).returning().get()
     },
   }
 }
 
 export type MediaAssets = ReturnType<typeof createMediaAssets>
+
+/** The identity columns of a file as found on disk (all null: none known). */
+export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =>
+  stat ? { file_dev: stat.dev, file_ino: stat.ino, file_stamp: stat.stamp } : { file_dev: null, file_ino: null, file_stamp: null }
