@@ -5,10 +5,18 @@
 // - Devices whose protocol is `file` are watched by change events (inotify on Linux); any other
 //   protocol (smb, nfs, afp: network mounts send no change events), or every device with
 //   `poll`, is watched by polling every `pollIntervalMs`.
+// - Chokidar watches FOLDERS only (files are given to it as ignored): left to itself it puts an
+//   inotify watch (or, polling, a stat timer) on every file as well, which for a share of 100,000
+//   clips is 100,000 watches, 100,000 FSWatcher objects and about 600 MB, and reaches the
+//   system's watch limit 100 times sooner. A folder's watch already reports what happens to the
+//   names in it; chokidar passes those on as 'raw' events (the folder and the name), which are
+//   turned into hints here: `add` when something is at the name now, `unlink` when nothing is,
+//   `change` for a write. When polling, a folder's stat shows only that its list of names
+//   changed: the hint is the folder (`addDir`), which the caller scans. A file growing in place
+//   is not seen by polling; the caller's settle gate looks at such files again by itself.
 // - When the system's inotify watch limit is reached (ENOSPC from fs.watch, which chokidar
 //   reports as an 'error'), the device is watched by polling from then on, said once in the log.
-//   Chokidar puts one inotify watch on every file as well as every folder, so the limit is
-//   reached by the number of entries in the tree, not the number of folders.
+//   The limit is reached by the number of folders in the tree.
 // - Every `pollIntervalMs` the root is looked at: a root that is missing is 'unavailable'
 //   (one `unlinkDir` for the root if it was watched); a root that appears, comes back or is
 //   another folder than before (device and inode changed: replaced, mounted or unmounted) is
@@ -19,7 +27,7 @@
 // leading or final slash); what it excludes is neither reported nor watched.
 import { type FSWatcher, watch as chokidarWatch } from 'chokidar'
 import type { Stats } from 'node:fs'
-import { realpath, stat } from 'node:fs/promises'
+import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
 
@@ -155,7 +163,9 @@ export function createWatcher(options: WatcherOptions): Watcher {
       ignoreInitial: true, // the start scan is the truth, not the initial walk
       followSymlinks: false,
       // v5 asks about the root too: it is never excluded, or nothing at all would be watched.
-      ignored: (path: string) => path !== real && path.startsWith(base) && options.exclude(path.slice(base.length)),
+      // Anything but a folder is left out (see the top): its folder's watch reports it.
+      ignored: (path: string, stats?: Stats) =>
+        path !== real && path.startsWith(base) && ((stats !== undefined && !stats.isDirectory()) || options.exclude(path.slice(base.length))),
       atomic: false, // report unlink then add as they happen (moves are paired by the caller)
       awaitWriteFinish: false, // the settle gate is the caller's
       usePolling: pollingReason !== undefined,
@@ -169,6 +179,57 @@ export function createWatcher(options: WatcherOptions): Watcher {
       const dir = type === 'addDir' || type === 'unlinkDir'
       emit({ device: id, type, path: entry.root + path.slice(base.length) + (dir ? '/' : '') })
     })
+    // What happens to the names in a watched folder. Events: (event, name, { watchedPath });
+    // polling: ('change', folder, { curr, prev }).
+    w.on('raw', (event: string, name: string | null, details: unknown) => {
+      if (entry.chokidar !== w) return
+      const folder = (details as { watchedPath?: string } | undefined)?.watchedPath
+      if (folder === undefined) {
+        if (typeof name !== 'string' || (name !== real && !name.startsWith(base))) return
+        const rel = name === real ? '' : name.slice(base.length)
+        emit({ device: id, type: 'addDir', path: entry.root + (rel ? rel + '/' : '') })
+        return
+      }
+      if (typeof name !== 'string' || name === '' || name.includes('/')) return
+      const full = (folder.endsWith('/') ? folder : folder + '/') + name
+      if (!full.startsWith(base) || options.exclude(full.slice(base.length))) return
+      look(full, entry.root + full.slice(base.length), folder, event === 'change')
+    })
+    /**
+     * What is at a name now says what happened to it: something there is an `add` (a folder:
+     * `addDir`), or a `change` after a write; nothing there is an `unlink`. One look per name at
+     * a time: events for a name being looked at ask for one more look after it (a file being
+     * copied in sends one per write). When the watched folder itself is gone (its watch reports
+     * that under the folder's own name), chokidar's unlinkDir for it covers what was in it.
+     */
+    const looking = new Map<string, { again: boolean; next: boolean }>()
+    const look = (full: string, path: string, folder: string, change: boolean) => {
+      const busy = looking.get(full)
+      if (busy) {
+        // The look after this one reports a change only if every event since was a write.
+        busy.next = busy.again ? busy.next && change : change
+        busy.again = true
+        return
+      }
+      const state = { again: false, next: false }
+      looking.set(full, state)
+      const done = () => {
+        looking.delete(full)
+        // (add and change are alike to the caller: something is at the name, look at it)
+        if (state.again && entry.chokidar === w) look(full, path, folder, state.next)
+      }
+      lstat(full).then(
+        (s) => {
+          if (entry.chokidar === w)
+            emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + '/' } : { device: id, type: change ? 'change' : 'add', path })
+          done()
+        },
+        () => lstat(folder).then(
+          () => entry.chokidar === w && emit({ device: id, type: 'unlink', path }),
+          () => {},
+        ).finally(done),
+      )
+    }
     w.on('error', (error: unknown) => {
       if (entry.chokidar === w) onChokidarError(entry, error instanceof Error ? error : new Error(String(error)))
     })
