@@ -31,11 +31,11 @@ const WARNING = JSON.stringify({
 const productionByName = db.prepare<{ id: number; name: string }, [string]>('SELECT id, name FROM productions WHERE name = ?')
 const allDevices = db.prepare<{ id: number; path: string }, []>('SELECT id, path FROM devices')
 const assetByPath = db.prepare<{ id: number }, [string, string]>('SELECT id FROM media_assets WHERE kind = ? AND path_file = ?')
-const insertAsset = db.prepare<{ id: number }, [string, string, string, number, number, string, number, string, string | null, string, string, number, number]>(
+const insertAsset = db.prepare<{ id: number }, [string, string, string, number, number, string, number, string, string | null, string, string, number, number, number]>(
   `INSERT INTO media_assets (kind, name, description, production, device, status_asset, status_asset_description, path_file,
      path_proxy, is_archive, is_production, approval, meta_field_store, technical, archive_details, date_crt, date_add, date_mod,
-     date_del, file_dev, file_ino)
-   VALUES (?, ?, ?, ?, ?, 0, 'NEW', ?, '', 0, 1, ?, '{}', ?, '{}', ?, ?, ?, NULL, ?, ?) RETURNING id`,
+     date_del, file_dev, file_ino, file_stamp)
+   VALUES (?, ?, ?, ?, ?, 0, 'NEW', ?, '', 0, 1, ?, '{}', ?, '{}', ?, ?, ?, NULL, ?, ?, ?) RETURNING id`,
 )
 const insertLog = db.prepare<{ id: number }, [string, string, string, string, number, number, string, string]>(
   `INSERT INTO import_logs (asset_type, asset_path, status, error, warning, payload, asset_config, asset_import_id, production, date_add, date_mod)
@@ -45,9 +45,9 @@ const insertTask = db.prepare<{ id: number }, [string, number, string, string, s
   `INSERT INTO tasks (kind, target, production, params, key, date_add) VALUES ('import', ?, ?, ?, ?, ?)
    ON CONFLICT DO NOTHING RETURNING id`,
 )
-const register = db.transaction((a: { kind: string; name: string; description: string; production: number; device: number; path: string; approval: number; technical: string; dev: number; ino: number; payload: string }) => {
+const register = db.transaction((a: { kind: string; name: string; description: string; production: number; device: number; path: string; approval: number; technical: string; dev: number; ino: number; stamp: number; payload: string }) => {
   const t = now()
-  const assetId = insertAsset.get(a.kind, a.name, a.description, a.production, a.device, a.path, a.approval, a.technical, null, t, t, a.dev, a.ino)!.id
+  const assetId = insertAsset.get(a.kind, a.name, a.description, a.production, a.device, a.path, a.approval, a.technical, null, t, t, a.dev, a.ino, a.stamp)!.id
   const logId = insertLog.get(`${a.kind}asset`, a.path, a.payload, '{"move_asset":false,"rewrap_proxy":false}', assetId, a.production, t, t)!.id
   // user: who asked; in Reelhouse the key's user, the admin (id 1). The baseline checks no key.
   const params = JSON.stringify({ asset: assetId, kind: a.kind, logs: [logId], rewrap_proxy: false, given: Object.keys(JSON.parse(a.technical)), user: 1 })
@@ -111,7 +111,7 @@ const server = Bun.serve({
     for (const m of VIDEO_MEMBERS) if (m === 'annotation_markers' ? body.type === 'video' : meta[m] !== undefined) technical[m] = meta[m] ?? []
     const assetId = register({
       kind: body.type, name: meta.name, description: meta.description ?? '', production: production.id, device: device.id, path,
-      approval: meta.approval ?? 0, technical: JSON.stringify(technical), dev: stat.dev, ino: stat.ino, payload,
+      approval: meta.approval ?? 0, technical: JSON.stringify(technical), dev: stat.dev, ino: stat.ino, stamp: stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs, payload,
     })
     if (!draining) {
       draining = true

@@ -273,7 +273,7 @@ function sameRows(appDb: string, rawDb: string, n = 5) {
       const rows = (sql: string) => JSON.stringify(db.query(sql).all())
       return {
         media_assets: rows(`SELECT id, kind, name, description, production, device, status_asset, status_asset_description, path_file, path_proxy,
-          is_archive, is_production, approval, meta_field_store, technical, archive_details, date_crt, date_del, file_dev, file_ino
+          is_archive, is_production, approval, meta_field_store, technical, archive_details, date_crt, date_del, file_dev, file_ino, file_stamp
           FROM media_assets ORDER BY id LIMIT ${n}`),
         import_logs: rows(`SELECT id, asset_type, asset_path, status, error, warning, payload, asset_config, asset_import_id, production
           FROM import_logs ORDER BY id LIMIT ${n}`),

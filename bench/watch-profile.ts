@@ -20,6 +20,7 @@ import { reconcile, type DiskEntry } from '../src/watch/reconcile.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { silentLog } from '../src/util/log.ts'
 import { createWatcher } from '../src/watch/watcher.ts'
+import { stampOf } from '../src/storage/paths.ts'
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
 const FILES = num('BENCH_WATCH_FILES', 100_000)
@@ -72,11 +73,11 @@ function catalogueWith(rows: boolean) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`).get('Home', 'home', `${tmp}/home/h/`, `${tmp}/home/h/proxies/`, home, home, home, home, now)!.id
   if (rows) {
     const insert = c.prepare(`INSERT INTO media_assets (kind, name, description, production, device, path_file, is_archive, is_production,
-      meta_field_store, technical, archive_details, date_add, date_mod, file_dev, file_ino) VALUES ('video', ?, '', ?, ?, ?, 0, 1, '{}', '{}', '{}', ?, ?, ?, ?)`)
+      meta_field_store, technical, archive_details, date_add, date_mod, file_dev, file_ino, file_stamp) VALUES ('video', ?, '', ?, ?, ?, 0, 1, '{}', '{}', '{}', ?, ?, ?, ?, ?)`)
     c.transaction(() => {
       for (let n = 0; n < FILES; n++) {
         const s = lstatSync(file(n))
-        insert.run(`clip ${n}`, prod, dev, file(n), now, now, s.dev, s.ino)
+        insert.run(`clip ${n}`, prod, dev, file(n), now, now, s.dev, s.ino, stampOf(s))
       }
     })()
   }

@@ -39,6 +39,7 @@ import { join, resolve } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { isoTimestamp } from '../src/util/time.ts'
+import { stampOf } from '../src/storage/paths.ts'
 import { machine, writeSection } from './doc.ts'
 import { children, memory, onInterrupt, spawnListening, stopChildren } from './procs.ts'
 
@@ -198,15 +199,15 @@ function catalogue(dataDir: string, device: { id: number; path: string }, produc
     const client = db.$client
     const insert = client.prepare(
       `INSERT INTO media_assets (kind, name, description, production, device, path_file, is_archive, is_production,
-         meta_field_store, technical, archive_details, date_add, date_mod, file_dev, file_ino)
-       VALUES ('video', ?, '', ?, ?, ?, 0, 1, '{}', '{}', '{}', ?, ?, ?, ?)`,
+         meta_field_store, technical, archive_details, date_add, date_mod, file_dev, file_ino, file_stamp)
+       VALUES ('video', ?, '', ?, ?, ?, 0, 1, '{}', '{}', '{}', ?, ?, ?, ?, ?)`,
     )
     const now = isoTimestamp()
     client.transaction(() => {
       for (let n = 0; n < cfg.files; n++) {
         const path = filePath(device.path, n)
         const s = lstatSync(path)
-        insert.run(fileName(n).replace(/\.mov$/, ''), production, device.id, path, now, now, s.dev, s.ino)
+        insert.run(fileName(n).replace(/\.mov$/, ''), production, device.id, path, now, now, s.dev, s.ino, stampOf(s))
       }
     })()
     client.run('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -515,7 +516,7 @@ What is measured (bench/watch.ts):
   API, then its ${n(cfg.files)} video assets inserted straight into SQLite while the server was stopped
   (the columns \`MediaAssets.create\` writes: kind, name, description, production, device,
   path_file, is_archive, is_production, meta_field_store, technical, archive_details, date_add,
-  date_mod, and each file's file_dev and file_ino as lstat gives them; 100,000 POSTs would take
+  date_mod, and each file's file_dev, file_ino and file_stamp as lstat gives them; 100,000 POSTs would take
   minutes and measure nothing of the watcher); every round starts \`serve\` on it and times the start
   scan. **Baseline**: \`find DEVICE -printf '%s %T@ %i\\n' > /dev/null\` (one lstat per entry, as the
   scan's walk), run right before the scan in odd rounds and right after it in even ones, with no
