@@ -3,7 +3,7 @@
 // claims it, runs its handler, and records the end. A task that was running when the process
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with
 // the same target run one after the other, in the order they were made.
-import { and, asc, eq, notInArray, sql } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { tasks } from '../db/schema.ts'
 import { CancelledError } from '../storage/fs.ts'
@@ -58,6 +58,21 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
   let closed = false
 
   const update = (id: number, values: Partial<TaskRow>) => db.update(tasks).set(values).where(eq(tasks.id, id)).run()
+  // What every task goes through, prepared once (an import is a task: these ran per import).
+  const p = (name: string) => sql.placeholder(name)
+  /** The oldest queued tasks whose target is not busy; busy targets come as a JSON array of target texts. */
+  const queuedFree = db.select({ id: tasks.id, target: tasks.target }).from(tasks)
+    .where(and(eq(tasks.state, 'queued'), sql`${tasks.target} NOT IN (SELECT value FROM json_each(${p('busy')}))`))
+    .orderBy(asc(tasks.id)).limit(p('limit')).prepare()
+  // A key merges queued work only: a claimed task lets the next one of its key queue anew, so
+  // a restart that queues running tasks again never meets two rows of one key.
+  const claim = db.update(tasks).set({ state: 'running', key: null, date_start: sql`${p('now')}` })
+    .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued'))).returning().prepare()
+  const end = db.update(tasks).set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
+    .where(eq(tasks.id, p('id'))).prepare()
+  const insert = db.insert(tasks).values({
+    kind: p('kind'), target: p('target'), production: p('production'), params: p('params'), key: p('key'), date_add: p('now'),
+  } as unknown as typeof tasks.$inferInsert).onConflictDoNothing().returning({ id: tasks.id }).prepare()
 
   /**
    * Claims queued tasks for the free slots, oldest first, skipping targets that are busy. The read
@@ -70,18 +85,13 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     const free = concurrency - running.size
     if (free <= 0) return
     const busy = new Set([...running.values()].map((r) => r.target))
-    const queued = db.select().from(tasks)
-      .where(and(eq(tasks.state, 'queued'), busy.size ? notInArray(sql`${tasks.target}`, [...busy]) : undefined))
-      .orderBy(asc(tasks.id)).limit(free + 16).all()
+    const queued = queuedFree.all({ busy: JSON.stringify([...busy]), limit: free + 16 })
     for (const task of queued) {
       if (running.size >= concurrency) return
       const target = JSON.stringify(task.target)
       if (busy.has(target)) continue
       busy.add(target)
-      // A key merges queued work only: a claimed task lets the next one of its key queue anew, so
-      // a restart that queues running tasks again never meets two rows of one key.
-      const claimed = db.update(tasks).set({ state: 'running', key: null, date_start: isoTimestamp() })
-        .where(and(eq(tasks.id, task.id), eq(tasks.state, 'queued'))).returning().get()
+      const claimed = claim.get({ id: task.id, now: isoTimestamp() })
       if (claimed) run(claimed, target)
     }
   }
@@ -120,7 +130,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       () => {
         if (closed) return
         flush()
-        update(task.id, { state: 'done', error: '', date_end: isoTimestamp() })
+        end.run({ id: task.id, state: 'done', error: '', now: isoTimestamp() })
         log.info('task done', { task: task.id, kind: task.kind })
       },
       (error: unknown) => {
@@ -131,7 +141,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
           return
         }
         const message = error instanceof Error ? error.message : String(error)
-        update(task.id, { state: 'failed', error: message, date_end: isoTimestamp() })
+        end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
         log.warn('task failed', { task: task.id, kind: task.kind, error: message })
       },
     ).finally(() => {
@@ -161,10 +171,8 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
      * its id is returned with `merged` set, for the caller to add to it what it needs.
      */
     enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
-      const row = writer.insert(tasks).values({
-        kind: task.kind, target: task.target, production: task.production, params: task.params as Record<string, unknown>,
-        key: task.key ?? null, date_add: isoTimestamp(),
-      }).onConflictDoNothing().returning({ id: tasks.id }).get()
+      // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
+      const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
       queueMicrotask(pump)
       if (row) return { id: row.id, merged: false }
       const queued = writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!

@@ -6,7 +6,7 @@
 // file is at exactly one of its two paths and path_file follows it; probing and the proxy are
 // simply done again.
 import { lstatSync, statSync } from 'node:fs'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
@@ -27,7 +27,13 @@ import { moveFolder } from './service.ts'
 
 export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
   const { media, logs } = deps
-  const assetOf = (id: number) => db.select().from(mediaAssets).where(eq(mediaAssets.id, id)).get()
+  // What every import task reads and writes, prepared once (see service.ts).
+  const p = (name: string) => sql.placeholder(name)
+  const assetQuery = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
+  const assetOf = (id: number) => assetQuery.get({ id })
+  const productionQuery = db.select().from(productions).where(eq(productions.id, p('id'))).prepare()
+  const devicesQuery = db.select().from(devices).prepare()
+  const setStatus = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
 
   return async ({ task, signal, progress, save }) => {
     const params = task.params
@@ -36,10 +42,10 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
     try {
       let asset = assetOf(params.asset)
       if (!asset) throw new Error('the asset is gone')
-      const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
+      const production = productionQuery.get({ id: asset.production })!
       // Archive-only assets have no file to move, probe or make a proxy of.
       const online = asset.is_production
-      const allDevices = db.select().from(devices).all()
+      const allDevices = devicesQuery.all()
       const moveDevice = params.move && allDevices.find((d) => d.id === params.move!.device)
       if (params.move && !moveDevice) throw new Error('the device to move to is gone')
       // Everything is checked again when the task starts or resumes (service.md 5): the user who
@@ -121,14 +127,14 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
         }
       }
 
-      db.update(mediaAssets).set({ status_asset: 6, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
+      setStatus.run({ id: asset.id, status: 6, now: isoTimestamp() })
       logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
     } catch (error) {
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
       logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
-      db.update(mediaAssets).set({ status_asset: -1, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, params.asset)).run()
+      setStatus.run({ id: params.asset, status: -1, now: isoTimestamp() })
       throw new Error(reason)
     }
   }

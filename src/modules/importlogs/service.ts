@@ -1,6 +1,6 @@
 // Import logs: one per import request (api.md 2.8, 4.10), advanced by the import task as it
 // works. Only the import service and its task write them.
-import { eq, inArray } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { importLogs } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -31,25 +31,37 @@ export const IMPORT_STATUS = {
 type Writer = Pick<Db, 'insert' | 'update' | 'select'>
 
 export function createImportLogs(db: Db) {
+  // Every import writes one log and advances it a few times: prepared once (see mediaassets).
+  const p = (name: string) => sql.placeholder(name)
+  const insert = db.insert(importLogs).values({
+    asset_type: p('asset_type'), asset_path: p('asset_path'), status: p('status'), error: p('error'), payload: p('payload'),
+    asset_config: p('asset_config'), asset_import_id: p('asset_import_id'), production: p('production'), date_add: p('now'), date_mod: p('now'),
+  }).returning({ id: importLogs.id }).prepare()
+  const warningOf = db.select({ warning: importLogs.warning }).from(importLogs).where(eq(importLogs.id, p('id'))).prepare()
+  // (set() takes placeholders as SQL: they reach SQLite as given, so the JSON is written as text.)
+  const update = db.update(importLogs).set({
+    status: sql`${p('status')}`, date_mod: sql`${p('now')}`, error: sql`coalesce(${p('error')}, ${importLogs.error})`, warning: sql`${p('warning')}`,
+  }).where(eq(importLogs.id, p('id'))).prepare()
+  const advanceAll = (ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }) => {
+    const now = isoTimestamp()
+    for (const id of ids) {
+      const row = warningOf.get({ id })
+      if (!row) continue
+      update.run({ id, status: change.status, now, error: change.error ?? null, warning: JSON.stringify(change.warning ? { ...row.warning, ...change.warning } : row.warning) })
+    }
+  }
+  const advanceTx = db.$client.transaction(advanceAll)
+
   return {
-    append(w: Writer, log: NewImportLog): number {
+    /** Writes a log; with the transaction `_w` it is part of (the statement runs on its connection). */
+    append(_w: Writer, log: NewImportLog): number {
       const now = isoTimestamp()
-      return w.insert(importLogs).values({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, date_add: now, date_mod: now })
-        .returning({ id: importLogs.id }).get().id
+      return insert.get({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, now })!.id
     },
 
     /** Sets the status (and error) of the logs, and adds warnings to theirs. */
     advance(ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }) {
-      if (!ids.length) return
-      db.transaction((tx) => {
-        for (const row of tx.select({ id: importLogs.id, warning: importLogs.warning }).from(importLogs).where(inArray(importLogs.id, ids)).all()) {
-          tx.update(importLogs).set({
-            status: change.status, date_mod: isoTimestamp(),
-            ...(change.error !== undefined ? { error: change.error } : {}),
-            ...(change.warning ? { warning: { ...row.warning, ...change.warning } } : {}),
-          }).where(eq(importLogs.id, row.id)).run()
-        }
-      })
+      if (ids.length) advanceTx(ids, change)
     },
   }
 }

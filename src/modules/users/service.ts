@@ -36,6 +36,8 @@ export function createUsers(db: Db) {
     .innerJoin(users, eq(users.id, apiKeys.user_id))
     .where(eq(apiKeys.key_hash, sql.placeholder('hash')))
     .prepare()
+  const byId = db.select({ id: users.id, username: users.username, is_superuser: users.is_superuser }).from(users)
+    .where(eq(users.id, sql.placeholder('id'))).prepare()
   const permsOf = db.select({ codename: userPermissions.codename }).from(userPermissions)
     .where(eq(userPermissions.user_id, sql.placeholder('id'))).prepare()
   const accessOf = db.select({ production_id: productionAccess.production_id, level: productionAccess.level })
@@ -72,7 +74,7 @@ export function createUsers(db: Db) {
 
     /** The user's current permissions, by id (tasks re-check them when they start); undefined once deleted. */
     principalById(id: number): Principal | undefined {
-      const user = db.select({ id: users.id, username: users.username, is_superuser: users.is_superuser }).from(users).where(eq(users.id, id)).get()
+      const user = byId.get({ id })
       return user && principal(user)
     },
 
