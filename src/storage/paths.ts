@@ -75,11 +75,19 @@ export function makeDirInside(root: string, dir: string): void {
  * has two names, and checks on names (is this inside that project?) stop meaning anything.
  */
 export function aliasProblem(devicePath: string, path: string): string | undefined {
+  return resolveFolder(devicePath, path).problem
+}
+
+/**
+ * aliasProblem's answer, and when there is none, the folder's real path (final slash; links in
+ * the device's own path resolved), or undefined when the device is offline.
+ */
+function resolveFolder(devicePath: string, path: string): { problem?: string; real?: string } {
   let realDevice: string
   try {
     realDevice = realpathSync(devicePath).replace(/\/?$/, '/')
   } catch {
-    return undefined // an offline device: nothing on it can be reached through a link either
+    return {} // an offline device: nothing on it can be reached through a link either
   }
   let existing = path.replace(/\/$/, '')
   let rest = ''
@@ -89,10 +97,10 @@ export function aliasProblem(devicePath: string, path: string): string | undefin
       const actual = (real + '/' + rest).replace(/\/+$/, '/')
       const expected = (realDevice + path.slice(devicePath.length)).replace(/\/+$/, '/')
       // The link's target is not named: it may lie outside every device (service.md 5).
-      return actual === expected ? undefined : `${existing} is reached through a symbolic link; use the real path.`
+      return actual === expected ? { real: actual } : { problem: `${existing} is reached through a symbolic link; use the real path.` }
     } catch {
       const parent = posix.dirname(existing)
-      if (parent === existing) return undefined
+      if (parent === existing) return {}
       rest = posix.basename(existing) + '/' + rest
       existing = parent
     }
@@ -139,7 +147,8 @@ export type FileStat = { kind: 'file' | 'dir' | 'link' | 'other'; dev: number; i
  */
 export const stampOf = (s: { birthtimeMs: number; mtimeMs: number }): number => (s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs)
 
-export type FileOnDevice<D> = { path: string; device: D; stat?: FileStat }
+/** `real`: the path with the links in the device's own path resolved (none lie below it); undefined when the device is offline. */
+export type FileOnDevice<D> = { path: string; device: D; stat?: FileStat; real?: string }
 
 /**
  * The one gate for a single file's path (media assets, imports): cleaned, naming a file (not a
@@ -154,8 +163,8 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
   const device = deviceFor(devices, path)
   if (!device) throw new PathError('The path does not lie on any device.')
   if (path + '/' === device.path) throw new PathError('The path names the root of a device; a file is needed.')
-  const alias = aliasProblem(device.path, posix.dirname(path) + '/')
-  if (alias) throw new PathError(alias)
+  const folder = resolveFolder(device.path, posix.dirname(path) + '/')
+  if (folder.problem) throw new PathError(folder.problem)
   const reserved = reservedProblem(path)
   if (reserved) throw new PathError(reserved)
   let stat: FileStat | undefined
@@ -172,7 +181,7 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
     stat = undefined
   }
   if (stat?.kind === 'link') throw new PathError('The path is a symbolic link; name the file itself.')
-  return { path, device, stat }
+  return { path, device, stat, real: folder.real && folder.real + posix.basename(path) }
 }
 
 /** A folder path on a device (device, production and project roots): cleaned, with its device. Throws PathError. */

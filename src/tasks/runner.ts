@@ -26,7 +26,12 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
   report(result: Record<string, number>): void
 }
 
-export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Promise<void>
+/**
+ * Runs the work. It may resolve to its last write (the record's final state): the runner makes
+ * that write in one transaction with the task's end, so the record never says "done" while the
+ * task does not, or the other way round, and the catalogue takes one commit instead of two.
+ */
+export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Promise<void | (() => void)>
 /** A handler for every kind: a task row is never left without one. */
 export type Handlers = { [K in TaskKind]: Handler<K> }
 
@@ -45,6 +50,14 @@ type Writer = Pick<Db, 'insert' | 'select'>
 
 /** The reason a running task is stopped by a shutdown: it stays `running` and resumes on start. */
 export const SHUTDOWN = 'shutdown'
+
+/**
+ * Whether a task's start is logged: long work (copies, deletes, full scans) and anything resumed
+ * is; an import or a scan of a few changed paths, which come by the thousand in a busy hour, is
+ * logged once, when it ends.
+ */
+const announced = (task: TaskRow) =>
+  task.attempts > 0 || !(task.kind === 'import' || (task.kind === 'scan' && (task.params as { paths?: unknown }).paths !== null))
 
 const PROGRESS_EVERY_MS = 250
 const STOP_WAIT_MS = 5000
@@ -70,6 +83,11 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued'))).returning().prepare()
   const end = db.update(tasks).set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
     .where(eq(tasks.id, p('id'))).prepare()
+  /** The handler's last write and the task's end, in one transaction (see Handler). */
+  const finish = db.$client.transaction((id: number, last: void | (() => void)) => {
+    last?.()
+    end.run({ id, state: 'done', error: '', now: isoTimestamp() })
+  })
   const insert = db.insert(tasks).values({
     kind: p('kind'), target: p('target'), production: p('production'), params: p('params'), key: p('key'), date_add: p('now'),
   } as unknown as typeof tasks.$inferInsert).onConflictDoNothing().returning({ id: tasks.id }).prepare()
@@ -122,28 +140,33 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         if (!closed) update(task.id, { result })
       },
     }
-    log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })
+    if (announced(task)) log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })
     // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
     const handler = (handlers as Record<string, Handler | undefined>)[task.kind]
     const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
+    const failed = (error: unknown) => {
+      if (closed) return
+      flush()
+      if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
+        log.info('task left to resume on next start', { task: task.id, kind: task.kind })
+        return
+      }
+      const message = error instanceof Error ? error.message : String(error)
+      end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
+      log.warn('task failed', { task: task.id, kind: task.kind, error: message })
+    }
     const done = work.then(
-      () => {
+      (last) => {
         if (closed) return
         flush()
-        end.run({ id: task.id, state: 'done', error: '', now: isoTimestamp() })
+        try {
+          finish(task.id, last)
+        } catch (error) {
+          return failed(error) // the last write failed: rolled back, and the task with it
+        }
         log.info('task done', { task: task.id, kind: task.kind })
       },
-      (error: unknown) => {
-        if (closed) return
-        flush()
-        if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
-          log.info('task left to resume on next start', { task: task.id, kind: task.kind })
-          return
-        }
-        const message = error instanceof Error ? error.message : String(error)
-        end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
-        log.warn('task failed', { task: task.id, kind: task.kind, error: message })
-      },
+      failed,
     ).finally(() => {
       running.delete(task.id)
       if (!closed) queueMicrotask(pump)

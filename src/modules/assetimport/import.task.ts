@@ -127,8 +127,12 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
         }
       }
 
-      setStatus.run({ id: asset.id, status: 6, now: isoTimestamp() })
-      logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
+      // The last write, made by the runner with the task's end in one transaction.
+      const done = asset.id
+      return () => {
+        setStatus.run({ id: done, status: 6, now: isoTimestamp() })
+        logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
+      }
     } catch (error) {
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error

@@ -32,6 +32,7 @@
 // - A missing member hides the failures inside it: no asset gives one `/asset` required entry,
 //   not also `/asset/asset_meta/name` and `/asset/asset_meta/path_file`. Entries are listed in
 //   the order of the members in the schema, whichever check found them.
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { AppError, type ErrorEntry, entry, fromValidation } from '../../http/errors.ts'
 import { parseDate } from '../../util/dates.ts'
@@ -269,6 +270,8 @@ export function checkImport(body: unknown): ErrorEntry[] {
   return [...found.values()]
 }
 
+const importCheck = TypeCompiler.Compile(AssetImport)
+
 /**
  * Every failure of a body (after dropNulls) at once: the schema's (through fromValidation, as the
  * app's onError renders them) and checkImport's, one entry per pointer (the schema's when both
@@ -276,7 +279,9 @@ export function checkImport(body: unknown): ErrorEntry[] {
  * reported is left out. Empty when the body is good.
  */
 export function validateImport(body: unknown): ErrorEntry[] {
-  const failures = [...Value.Errors(AssetImport, body)]
+  // The compiled check answers a good body at once; the interpreted walk that lists every
+  // failure (ten times slower) runs only for a body that has one.
+  const failures = importCheck.Check(body) ? [] : [...Value.Errors(AssetImport, body)]
   const typed = failures.length > 0 ? fromValidation('body', failures as never).entries.map(clearer) : []
   const byPointer = new Map<string, ErrorEntry>()
   for (const e of [...typed, ...checkImport(body)]) {

@@ -71,6 +71,10 @@ export function createImports(
     .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
     .returning({ id: mediaAssets.id }).prepare()
 
+  /** The data folder's real path: it does not move while the service runs. */
+  let dataReal: string | undefined
+  const realData = () => (dataReal ??= realOf(dataFolderOf(db)))
+
   /** A 406 that leaves its ImportLog behind (service.md 9): the log is committed first. */
   function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
     deps.logs.append(db, {
@@ -139,7 +143,7 @@ export function createImports(
         if (foreign) throw forbidden(foreign.detail)
       }
       // The service's own files are never imported (a move would take the catalogue away).
-      if (isInside(realOf(dataFolderOf(db)), realOf(file.path)))
+      if (isInside(realData(), file.real ?? realOf(file.path)))
         refusePath(req, payload, production.id, "path_file lies in the service's data folder.")
       if (!archiveOnly && file.stat?.kind !== 'file')
         refusePath(req, payload, production.id, file.stat ? 'path_file is not a regular file.' : 'path_file does not exist (it must be an existing file unless the asset is archived only).')
