@@ -83,10 +83,15 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued'))).returning().prepare()
   const end = db.update(tasks).set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
     .where(eq(tasks.id, p('id'))).prepare()
-  /** The handler's last write and the task's end, in one transaction (see Handler). */
-  const finish = db.$client.transaction((id: number, last: void | (() => void)) => {
+  /**
+   * The handler's last write and the task's end, in one transaction (see Handler), with the claim
+   * of the next tasks for the slot it frees: one commit where a busy queue took three.
+   */
+  const finish = db.$client.transaction((id: number, last: void | (() => void)): [TaskRow, string][] => {
     last?.()
     end.run({ id, state: 'done', error: '', now: isoTimestamp() })
+    running.delete(id)
+    return claimFree()
   })
   const insert = db.insert(tasks).values({
     kind: p('kind'), target: p('target'), production: p('production'), params: p('params'), key: p('key'), date_add: p('now'),
@@ -96,22 +101,38 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
    * Claims queued tasks for the free slots, oldest first, skipping targets that are busy. The read
    * is bounded (a card of 10,000 files dropped into a watch folder must not cost a read of every
    * queued row each time a task ends) and skips busy targets in SQL; the margin covers queued
-   * tasks of one target, which wait for each other.
+   * tasks of one target, which wait for each other. The caller runs what was claimed once the
+   * transaction it claims in has committed.
    */
-  function pump() {
-    if (!started || stopping) return
+  function claimFree(): [TaskRow, string][] {
+    if (!started || stopping) return []
     const free = concurrency - running.size
-    if (free <= 0) return
+    if (free <= 0) return []
     const busy = new Set([...running.values()].map((r) => r.target))
-    const queued = queuedFree.all({ busy: JSON.stringify([...busy]), limit: free + 16 })
-    for (const task of queued) {
-      if (running.size >= concurrency) return
+    const claimed: [TaskRow, string][] = []
+    for (const task of queuedFree.all({ busy: JSON.stringify([...busy]), limit: free + 16 })) {
+      if (claimed.length >= free) break
       const target = JSON.stringify(task.target)
       if (busy.has(target)) continue
       busy.add(target)
-      const claimed = claim.get({ id: task.id, now: isoTimestamp() })
-      if (claimed) run(claimed, target)
+      const row = claim.get({ id: task.id, now: isoTimestamp() })
+      if (row) claimed.push([row, target])
     }
+    return claimed
+  }
+  const claimTx = db.$client.transaction(claimFree)
+  /** Fills the free slots: one commit for every claim. */
+  function pump() {
+    woken = false
+    if (closed) return
+    for (const [task, target] of claimTx()) run(task, target)
+  }
+  /** Pumps once after the current synchronous work (many enqueues in a row wake it once). */
+  let woken = false
+  const wake = () => {
+    if (woken) return
+    woken = true
+    queueMicrotask(pump)
   }
 
   function run(task: TaskRow, target: string) {
@@ -159,17 +180,19 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       (last) => {
         if (closed) return
         flush()
+        let next: [TaskRow, string][]
         try {
-          finish(task.id, last)
+          next = finish(task.id, last)
         } catch (error) {
           return failed(error) // the last write failed: rolled back, and the task with it
         }
         log.info('task done', { task: task.id, kind: task.kind })
+        for (const [row, target] of next) run(row, target)
       },
       failed,
     ).finally(() => {
       running.delete(task.id)
-      if (!closed) queueMicrotask(pump)
+      if (!closed) wake()
     })
     running.set(task.id, { controller, target, done })
   }
@@ -196,7 +219,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
       // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
       const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
-      queueMicrotask(pump)
+      wake()
       if (row) return { id: row.id, merged: false }
       const queued = writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
       return { id: queued.id, merged: true }
