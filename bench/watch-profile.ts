@@ -114,21 +114,17 @@ async function profile(label: string, rows: boolean) {
     t = performance.now()
     const disk: DiskEntry[] = entries.filter((e) => e.kind === 'file' || e.kind === 'dir').map((e) => {
       const path = e.rel ? device + e.rel : device
-      return { path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: dev, kind: e.kind as 'file' | 'dir', dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtime.getTime() }
+      return { path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: dev, kind: e.kind as 'file' | 'dir', dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs }
     })
     add('2 disk entries', ms(t))
     t = performance.now()
-    const under = media.under(device)
-    add(`3 media.under(root) (${under.length} rows, drizzle select *)`, ms(t))
+    const under = media.underForScan(device)
+    add(`3 media.underForScan(root) (${under.length} rows)`, ms(t))
     t = performance.now()
     const catalogued = new Set(under.map((r) => r.path_file))
-    let identityQueries = 0
-    const extra = []
-    for (const e of disk) if (e.kind === 'file' && !catalogued.has(e.path)) {
-      identityQueries++
-      extra.push(...media.byIdentity(e.dev, e.ino))
-    }
-    add(`4 byIdentity per uncatalogued file (${identityQueries} queries)`, ms(t))
+    const uncatalogued = disk.filter((e) => e.kind === 'file' && !catalogued.has(e.path))
+    const extra = media.byIdentities(uncatalogued)
+    add(`4 byIdentities of the uncatalogued files (${uncatalogued.length}, ${Math.ceil(uncatalogued.length / 1000)} queries)`, ms(t))
     t = performance.now()
     const out = reconcile(disk, {
       media: under.map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino, file_stamp: r.file_stamp })),

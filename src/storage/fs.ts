@@ -17,8 +17,9 @@ export type Entry = {
   rel: string
   kind: 'dir' | 'file' | 'link' | 'other'
   size: number
-  atime: Date
-  mtime: Date
+  /** Times in ms, as numbers: a walk of 100,000 files made 200,000 Dates nobody read. */
+  atimeMs: number
+  mtimeMs: number
   mode: number
   /** Identity on disk, to notice a folder swapped while it is being worked on. */
   dev: number
@@ -55,7 +56,7 @@ export function slicer(signal?: AbortSignal) {
 }
 
 const entryOf = (rel: string, s: Stats): Entry => ({
-  rel, kind: kindOf(s), size: s.size, atime: s.atime, mtime: s.mtime, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s),
+  rel, kind: kindOf(s), size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s),
 })
 
 const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Entry['kind'] =>
@@ -205,7 +206,7 @@ export async function copyTree(
   }
   const leave = (frame: Frame) => {
     fchmodSync(frame.dst, frame.entry.mode & 0o7777)
-    futimesSync(frame.dst, frame.entry.atime, frame.entry.mtime)
+    futimesSync(frame.dst, frame.entry.atimeMs / 1000, frame.entry.mtimeMs / 1000)
   }
   try {
     let files = enter(entries[0], -1, makeDir(target.parent, target.name, '.'))
@@ -234,7 +235,7 @@ export async function copyTree(
             else copySmall(input, output, e)
             // The mode on the open file (exactly the source's, whatever the umask), then the times.
             fchmodSync(output, e.mode & 0o7777)
-            futimesSync(output, e.atime, e.mtime)
+            futimesSync(output, e.atimeMs / 1000, e.mtimeMs / 1000)
           } finally {
             closeSync(output)
           }

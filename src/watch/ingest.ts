@@ -55,8 +55,12 @@ export function kindOf(name: string): MediaKind | undefined {
   return KIND_BY_EXTENSION.get(extensionOf(name))
 }
 
+/** Any clutter name as a whole component: one test per path (a scan asks for every file and row). */
+const CLUTTER_COMPONENT = new RegExp(`(^|/)(${CLUTTER.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')})(/|$)`, 'i')
+
 function exclusion(relPath: string): string | undefined {
   if (WORK_FOLDER.test(relPath)) return 'a Reelhouse work name (.reelhouse-*)'
+  if (!CLUTTER_COMPONENT.test(relPath)) return undefined
   for (const c of components(relPath)) if (CLUTTER_SET.has(c.toLowerCase())) return `inside ${c}`
   return undefined
 }

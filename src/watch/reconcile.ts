@@ -155,15 +155,25 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     }
   }
 
-  // What the disk holds: files by path, and folders known to exist (listed, or holding an entry).
+  // What the disk holds: files by path, and folders known to exist (listed, or holding an entry;
+  // worked out only when there are projects to look for).
   const files = new Map<string, DiskEntry>()
-  const folders = new Set<string>()
+  const seen: string[] = []
   for (const e of disk) {
     if (ignored(e.path, e.device)) continue
     const k = key(e.path)
-    if (e.kind === 'dir') folders.add(k)
-    else if (!files.has(k)) files.set(k, e)
-    folders.add(parentKey(k))
+    seen.push(k)
+    if (e.kind !== 'dir' && !files.has(k)) files.set(k, e)
+  }
+  let folderSet: Set<string> | undefined
+  const folders = () => {
+    if (folderSet) return folderSet
+    folderSet = new Set<string>()
+    for (const k of seen) {
+      if (!files.has(k)) folderSet.add(k)
+      folderSet.add(parentKey(k))
+    }
+    return folderSet
   }
 
   const rows = new Map<number, MediaRow>()
@@ -181,10 +191,13 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const claimed = new Set<DiskEntry>()
   // Identities of rows that are online once this is applied: a new entry with one of them is
   // that asset's file under a second name (a hard link), not a new file.
-  const known = new Set<string>()
+  // (Listed as found, turned into keys only if a new file needs them: most scans find none.)
+  const knownList: [number, number, number | null][] = []
   const keep = (r: MediaRow) => {
-    if (r.file_dev !== null && r.file_ino !== null) known.add(fileKey(r.file_dev, r.file_ino, r.file_stamp))
+    if (r.file_dev !== null && r.file_ino !== null) knownList.push([r.file_dev, r.file_ino, r.file_stamp])
   }
+  let knownSet: Set<string> | undefined
+  const known = (e: DiskEntry) => (knownSet ??= new Set(knownList.map(([d, i, s]) => fileKey(d, i, s)))).has(fileKey(e.dev, e.ino, e.stamp))
 
   for (const r of rows.values()) {
     if (!r.is_production && r.is_archive) continue
@@ -197,7 +210,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
       if (!r.is_production) out.online.push(r.id)
       if (found.dev !== r.file_dev || found.ino !== r.file_ino || found.stamp !== r.file_stamp)
         out.identity.push({ id: r.id, dev: found.dev, ino: found.ino, stamp: found.stamp })
-      known.add(fileKey(found.dev, found.ino, found.stamp))
+      knownList.push([found.dev, found.ino, found.stamp])
       continue
     }
     if (!r.is_production) continue
@@ -217,7 +230,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
 
   for (const [k, e] of files) {
-    if (catalogued.has(k) || claimed.has(e) || known.has(fileKey(e.dev, e.ino, e.stamp))) continue
+    if (catalogued.has(k) || claimed.has(e) || known(e)) continue
     const production = opts.uploadDevices.get(e.device)
     if (production === undefined) continue
     const rel = relative(e.path, e.device)
@@ -233,7 +246,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     projectsSeen.add(p.id)
     // Busy: a copy or delete owns the folder; archived: as for media (see above).
     if (p.busy || p.is_archive || ignored(p.bundle_root, p.device)) continue
-    if (folders.has(key(p.bundle_root))) {
+    if (folders().has(key(p.bundle_root))) {
       if (!p.is_production) out.projectsOnline.push(p.id)
     } else if (p.is_production && inScope(p.bundle_root) && opts.rootPresent(p.device)) {
       out.projectsOffline.push(p.id)

@@ -11,7 +11,7 @@ import type { Db } from '../db/client.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
 import { AppError } from '../http/errors.ts'
 import type { Imports } from '../modules/assetimport/service.ts'
-import type { MediaAssets } from '../modules/mediaassets/service.ts'
+import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { listTree } from '../storage/fs.ts'
 import { openForWriting } from '../storage/writers.ts'
@@ -61,21 +61,21 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       for (const e of entries) {
         if (e.kind !== 'file' && e.kind !== 'dir') continue
         const path = e.rel ? prefix + e.rel : scope
-        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtime.getTime() })
+        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs })
       }
       progress({ files_done: disk.length })
     }
 
     // The catalogue in the same scopes, and assets elsewhere whose file now shows up here (a move).
     const folderScopes = scopes.map((s) => (s.endsWith('/') ? s : s + '/'))
-    const rows = new Map<number, ReturnType<MediaAssets['under']>[number]>()
+    const rows = new Map<number, ScanRow>()
     for (const s of scopes) {
-      for (const r of media.under(folderScopes[scopes.indexOf(s)]!)) rows.set(r.id, r)
+      for (const r of media.underForScan(folderScopes[scopes.indexOf(s)]!)) rows.set(r.id, r)
       const one = media.byPath(s)
       if (one) rows.set(one.id, one)
     }
     const catalogued = new Set([...rows.values()].map((r) => r.path_file))
-    for (const e of disk) if (e.kind === 'file' && !catalogued.has(e.path)) for (const r of media.byIdentity(e.dev, e.ino)) rows.set(r.id, r)
+    for (const r of media.byIdentities(disk.filter((e) => e.kind === 'file' && !catalogued.has(e.path)))) rows.set(r.id, r)
     const projects = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
       .from(projectAssets).where(eq(projectAssets.device, device.id)).all()
       .filter((p) => folderScopes.some((s) => p.bundle_root === s || isInside(s, p.bundle_root)))
@@ -88,7 +88,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       .where(eq(productions.upload_device, device.id)).orderBy(productions.id).all()
     const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
     const outcome = reconcile(disk, {
-      media: [...rows.values()].map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino, file_stamp: r.file_stamp })),
+      media: [...rows.values()],
       projects: projects.map((p) => ({ id: p.id, bundle_root: p.bundle_root, device: device.id, is_archive: p.is_archive, is_production: p.is_production, busy: p.deleting || busy.has(p.id) })),
     }, {
       scope: scopes,

@@ -30,6 +30,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const byPathAnyKind = db.select().from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).prepare()
   const underDir = db.select().from(mediaAssets).where(inRange).prepare()
   const countUnderDir = db.select({ n: count() }).from(mediaAssets).where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`)).prepare()
+  /** What a scan compares with the disk: the columns reconcile reads, not the metadata (100,000 rows on a share). */
+  const scanFields = {
+    id: mediaAssets.id, path_file: mediaAssets.path_file, device: mediaAssets.device, is_archive: mediaAssets.is_archive,
+    is_production: mediaAssets.is_production, file_dev: mediaAssets.file_dev, file_ino: mediaAssets.file_ino, file_stamp: mediaAssets.file_stamp,
+  }
+  const identitiesOf = db.select(scanFields).from(mediaAssets)
+    .where(and(eq(mediaAssets.file_dev, p('dev')), sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`)).prepare()
+  const underDirForScan = db.select(scanFields).from(mediaAssets).where(inRange).prepare()
   const identityOf = db.select().from(mediaAssets).where(and(eq(mediaAssets.file_dev, p('dev')), eq(mediaAssets.file_ino, p('ino')))).prepare()
   /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
   const range = (dir: string) => ({ dir, end: dir.slice(0, -1) + '0' })
@@ -60,6 +68,11 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       return underDir.all(range(dir))
     },
 
+    /** under(), with only what a scan compares with the disk. */
+    underForScan(dir: string): ScanRow[] {
+      return underDirForScan.all(range(dir))
+    },
+
     /** How many assets lie under `dir` that belong to a production other than `production`. */
     countUnder(dir: string, exceptProduction: number): number {
       return countUnderDir.get({ ...range(dir), production: exceptProduction })!.n
@@ -68,6 +81,23 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     /** Assets recorded with this identity on disk (a file moved or renamed keeps it). */
     byIdentity(dev: number, ino: number): MediaRow[] {
       return identityOf.all({ dev, ino })
+    },
+
+    /**
+     * byIdentity for many files at once (a scan of a new share asks for every file): the rows
+     * whose (file_dev, file_ino) is one of these, a thousand inodes per query.
+     */
+    byIdentities(files: readonly { dev: number; ino: number }[]): ScanRow[] {
+      const byDev = new Map<number, number[]>()
+      for (const f of files) {
+        const inos = byDev.get(f.dev)
+        if (inos) inos.push(f.ino)
+        else byDev.set(f.dev, [f.ino])
+      }
+      const rows: ScanRow[] = []
+      for (const [dev, inos] of byDev)
+        for (let i = 0; i < inos.length; i += 1000) rows.push(...identitiesOf.all({ dev, inos: JSON.stringify(inos.slice(i, i + 1000)) }))
+      return rows
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
@@ -105,6 +135,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 }
 
 export type MediaAssets = ReturnType<typeof createMediaAssets>
+export type ScanRow = Pick<MediaRow, 'id' | 'path_file' | 'device' | 'is_archive' | 'is_production' | 'file_dev' | 'file_ino' | 'file_stamp'>
 
 /** The identity columns of a file as found on disk (all null: none known). */
 export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =>
