@@ -24,11 +24,9 @@
 // - Archived and online (is_archive and is_production, state 2) is not taken offline either:
 //   offline it would read as archive-only, which the watcher must never bring back, and state 3
 //   requires members state 2 need not have. It does move with its file, and its identity is kept.
-// - Only ONLINE rows are matched by identity. An offline row's (dev, ino) is stale: file systems
-//   hand a freed inode to the next new file (ext4 does at once), so matching it would give a
-//   deleted clip's name, keywords and proxy to an unrelated new file. Such a file is imported
-//   as new instead; the worst case (a file moved while its row was already offline) is a
-//   visible duplicate, not silent wrong metadata.
+// - Offline rows are matched by identity too (online ones first): with the stamp, (dev, ino,
+//   stamp) is the file itself, so a clip taken offline because its old name was scanned first,
+//   or moved away and back, comes back online at its new path instead of being imported anew.
 // - A move needs the same (dev, ino) AND the same stamp (birth time, or mtime where the file
 //   system keeps none): a file deleted and a new one made within the move window often share
 //   the inode (ext4 hands a freed inode to the next new file), and only the stamp tells them
@@ -176,8 +174,9 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     return folderSet
   }
 
+  // Online rows first: they win an identity an offline row also claims.
   const rows = new Map<number, MediaRow>()
-  for (const r of catalogue.media) if (!rows.has(r.id)) rows.set(r.id, r)
+  for (const online of [true, false]) for (const r of catalogue.media) if (r.is_production === online && !rows.has(r.id)) rows.set(r.id, r)
   const catalogued = new Set<string>()
   for (const r of rows.values()) catalogued.add(key(r.path_file))
 
@@ -213,18 +212,19 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
       knownList.push([found.dev, found.ino, found.stamp])
       continue
     }
-    if (!r.is_production) continue
     if (!opts.rootPresent(r.device)) {
-      keep(r)
+      if (r.is_production) keep(r)
       continue
     }
     const target = r.file_dev !== null && r.file_ino !== null ? fresh.get(identityKey(r.file_dev, r.file_ino)) : undefined
     if (target && target.stamp === r.file_stamp && !claimed.has(target) && (target.device === r.device || (watched(r.device) && watched(target.device)))) {
       claimed.add(target)
       out.moves.push({ id: r.id, path: target.path, device: target.device, dev: target.dev, ino: target.ino, stamp: target.stamp })
+      if (!r.is_production) out.online.push(r.id)
       keep(r)
       continue
     }
+    if (!r.is_production) continue
     if (inScope(r.path_file) && !r.is_archive) out.offline.push(r.id)
     else keep(r)
   }

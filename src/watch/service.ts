@@ -26,7 +26,10 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log }, options:
   const settle = createSettle(options.settleMs)
   /** Device roots by id: the watcher reports absolute paths; the aggregator folds below a root. */
   const roots = new Map<number, string>()
-  const aggregator = createAggregator({ moveWindowMs: 2000, parentAfter: 128, deviceAfter: 512, root: (id) => roots.get(id) })
+  // One second holds a rename's removal until its new name is scanned (inotify reports both at
+  // once); a move seen later still keeps its asset, as reconcile matches offline rows by their
+  // file's (dev, ino, birth time). Two seconds made every delete wait past the 1.5 s target.
+  const aggregator = createAggregator({ moveWindowMs: 1000, parentAfter: 128, deviceAfter: 512, root: (id) => roots.get(id) })
   const watcher = createWatcher({
     onEvent: (event) => aggregator.add(event, Date.now()),
     // The watcher logs each kind of error once per device itself; the scans are the truth anyway.

@@ -92,6 +92,18 @@ test('a freed inode given to a new file is not a move: the stamp (birth time) di
   expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(rows), opts()).moves).toHaveLength(1)
 })
 
+test('an offline asset whose file shows up under another name (same inode and birth time) moves and comes back online', () => {
+  // Its old name was scanned first (or it was moved away and back): it is the same file.
+  const rows = [row(1, '/v/media/old.mov', 1, 9, { is_production: false }), row(2, '/v/media/online.mov', 1, 8)]
+  const disk = [dir('/v/media/', 1), file('/v/media/new.mov', 1, 9), file('/v/media/online.mov', 1, 8)]
+  expect(reconcile(disk, media(rows), opts())).toEqual({
+    ...nothing, online: [1], moves: [{ id: 1, path: '/v/media/new.mov', device: 1, dev: DEV, ino: 9, stamp: stampFor(9) }],
+  })
+  // An online row and an offline one claiming the same file: the online one moves.
+  const twice = [row(1, '/v/media/old.mov', 1, 9, { is_production: false }), row(2, '/v/media/other.mov', 1, 9)]
+  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(twice), opts()).moves.map((m) => m.id)).toEqual([2])
+})
+
 test('a move across two device ids on one file system: allowed when both are watched', () => {
   const arrived = file('/v/media/x.mov', 1, 9)
   const rows = [row(1, '/v/other/x.mov', 3, 9)]
@@ -212,7 +224,7 @@ test('ingest: new media files in a watch folder, typed and given their productio
     file('/v/media/archived.mov', 1, 13), // catalogued, archive-only
     file('/v/media/audio-row.mp4', 1, 14), // catalogued (as an audio asset: kinds do not matter)
     file('/v/media/link-to-known.mov', 1, 20), // a hard link of an online asset
-    file('/v/media/reused-inode.mov', 1, 30), // the inode of a deleted, offline asset
+    { ...file('/v/media/reused-inode.mov', 1, 30), stamp: stampFor(30) + 1 }, // the inode of a deleted, offline asset, given to a new file
     file('/v/proj/not-a-watch-folder.mov', 2, 15),
     dir('/v/media/folder.mov/', 1),
   ]

@@ -65,6 +65,16 @@ describe('the catalogue follows the disk', () => {
     expect(await asset(id)).toMatchObject({ path_file: join(root, 'Show', 'new-name.mov'), is_production: true })
   })
 
+  test('a renamed file whose old name was scanned first (offline) comes back online at its new name, the same asset', async () => {
+    const path = file('Show/take 1.mov')
+    const id = await register(path)
+    renameSync(path, join(root, 'Show', 'take 1 graded.mov'))
+    expect(JSON.parse((await scan([path])).result)).toMatchObject({ offline: 1 })
+    expect((await asset(id)).is_production).toBe(false)
+    expect(JSON.parse((await scan([join(root, 'Show', 'take 1 graded.mov')])).result)).toMatchObject({ moved: 1, online: 1, imported: 0 })
+    expect(await asset(id)).toMatchObject({ path_file: join(root, 'Show', 'take 1 graded.mov'), is_production: true })
+  })
+
   test('a deleted clip whose inode is given to a new file is not moved onto it: offline, and the new file is not it', async () => {
     const path = file('Show/deleted.mov')
     const id = await register(path)
