@@ -18,7 +18,6 @@ import { openForWriting } from '../storage/writers.ts'
 import { isInside } from '../storage/paths.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
-import { afterBigPass } from '../util/memory.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type createSettle, excluded } from './ingest.ts'
 import { type DiskEntry, reconcile } from './reconcile.ts'
@@ -148,7 +147,6 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
     }
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
-    afterBigPass(disk.length)
     report({
       seen: disk.filter((e) => e.kind === 'file').length, offline: outcome.offline.length, online: outcome.online.length,
       moved: outcome.moves.length, imported, waiting: waiting.length,

@@ -30,7 +30,6 @@ import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
-import { afterBigPass } from '../util/memory.ts'
 
 export type WatchEventType = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir'
 export type WatchEvent = { device: number; type: WatchEventType; path: string }
@@ -159,18 +158,14 @@ export function createWatcher(options: WatcherOptions): Watcher {
     entry.mode = pollingReason ? 'polling' : 'events'
     entry.reason = pollingReason
     entry.ready = false
-    /** Entries the first walk looked at: a big walk's garbage is handed back once it is done. */
-    let walked = 0
     const w = chokidarWatch(real, {
       persistent: false, // the watcher never keeps the process alive
       ignoreInitial: true, // the start scan is the truth, not the initial walk
       followSymlinks: false,
       // v5 asks about the root too: it is never excluded, or nothing at all would be watched.
       // Anything but a folder is left out (see the top): its folder's watch reports it.
-      ignored: (path: string, stats?: Stats) => {
-        if (stats && !entry.ready) walked++
-        return path !== real && path.startsWith(base) && ((stats !== undefined && !stats.isDirectory()) || options.exclude(path.slice(base.length)))
-      },
+      ignored: (path: string, stats?: Stats) =>
+        path !== real && path.startsWith(base) && ((stats !== undefined && !stats.isDirectory()) || options.exclude(path.slice(base.length))),
       atomic: false, // report unlink then add as they happen (moves are paired by the caller)
       awaitWriteFinish: false, // the settle gate is the caller's
       usePolling: pollingReason !== undefined,
@@ -242,7 +237,6 @@ export function createWatcher(options: WatcherOptions): Watcher {
       const ready = () => {
         if (entry.chokidar !== w) return
         entry.ready = true
-        afterBigPass(walked)
         if (announce) emit({ device: id, type: 'addDir', path: entry.root })
       }
       // A poller takes its first stat a little after chokidar's walk has set it up, and a
