@@ -10,6 +10,7 @@
 // Usage: bun bench/import-baseline.ts DB_FILE   (prints "listening PORT" on stdout)
 import { Database } from 'bun:sqlite'
 import { lstatSync } from 'node:fs'
+import { stampOf } from '../src/storage/paths.ts'
 
 const file = process.argv[2]
 if (!file) throw new Error('usage: bun bench/import-baseline.ts DB_FILE')
@@ -111,7 +112,7 @@ const server = Bun.serve({
     for (const m of VIDEO_MEMBERS) if (m === 'annotation_markers' ? body.type === 'video' : meta[m] !== undefined) technical[m] = meta[m] ?? []
     const assetId = register({
       kind: body.type, name: meta.name, description: meta.description ?? '', production: production.id, device: device.id, path,
-      approval: meta.approval ?? 0, technical: JSON.stringify(technical), dev: stat.dev, ino: stat.ino, stamp: stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs, payload,
+      approval: meta.approval ?? 0, technical: JSON.stringify(technical), dev: stat.dev, ino: stat.ino, stamp: stampOf(stat), payload,
     })
     if (!draining) {
       draining = true

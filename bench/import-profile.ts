@@ -12,8 +12,9 @@ import { openDb } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { silentLog } from '../src/util/log.ts'
+import { envNumber } from './procs.ts'
 
-const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+const num = envNumber
 const FILES = num('BENCH_PROFILE_FILES', 20_000)
 const CONCURRENCY = num('BENCH_PROFILE_CONCURRENCY', 16)
 

@@ -25,12 +25,11 @@ import { migrate } from '../src/db/migrate.ts'
 import { createFfmpeg } from '../src/media/ffmpeg.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { machine, writeSection } from './doc.ts'
-import { children, memory, onInterrupt, resetPeak, spawnListening, stopChildren } from './procs.ts'
+import { children, envNumber, memory, onInterrupt, resetPeak, ROOT, runBench, spawnListening, stopChildren } from './procs.ts'
 
-const ROOT = resolve(import.meta.dir, '..')
 const BUN = process.execPath
 const LUA = join(import.meta.dir, 'import.lua')
-const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+const num = envNumber
 const cfg = {
   imports: num('BENCH_IMPORTS', 100_000),
   rounds: num('BENCH_IMPORT_ROUNDS', 5),
@@ -473,12 +472,4 @@ What is measured:
   return pass.rate && pass.ratio && pass.rss && pass.rows
 }
 
-let ok = false
-try {
-  ok = await main()
-} catch (error) {
-  console.error(`bench failed: ${(error as Error)?.stack ?? error}`)
-} finally {
-  await stopAll()
-}
-process.exit(ok ? 0 : 1)
+await runBench(main, stopAll)

@@ -8,18 +8,17 @@
 import { type Subprocess, spawnSync } from 'bun'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative, resolve } from 'node:path'
+import { join, relative } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { machine, writeSection } from './doc.ts'
-import { children, memory, onInterrupt, resetPeak, spawnListening, stopChildren } from './procs.ts'
+import { children, envNumber, memory, onInterrupt, resetPeak, ROOT, runBench, spawnListening, stopChildren } from './procs.ts'
 import { addKeys, seedCatalogue } from './seed.ts'
 
-const ROOT = resolve(import.meta.dir, '..')
 const BUN = process.execPath
 const LUA = join(import.meta.dir, 'paged.lua')
-const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+const num = envNumber
 const cfg = {
   assets: num('BENCH_ASSETS', 100_000),
   keys: num('BENCH_KEYS', 100_000),
@@ -347,12 +346,4 @@ What is measured:
   return pass.ratio && pass.rss && pass.key
 }
 
-let ok = false
-try {
-  ok = await main()
-} catch (error) {
-  console.error(`bench failed: ${(error as Error)?.stack ?? error}`)
-} finally {
-  await stopAll()
-}
-process.exit(ok ? 0 : 1)
+await runBench(main, stopAll)

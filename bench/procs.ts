@@ -94,3 +94,22 @@ export function memory(pid: number): { rssMiB: number; hwmMiB: number } {
 
 /** Resets VmHWM to the current RSS (Linux >= 4.0). */
 export const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
+
+/** A numeric setting from the environment (BENCH_*), or its default. */
+export const envNumber = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+
+/**
+ * Runs a benchmark's main (true: every target met), stops everything it started whatever
+ * happened, and exits 0 or 1; an error is printed with its stack.
+ */
+export async function runBench(main: () => Promise<boolean>, stopAll: () => Promise<void>): Promise<never> {
+  let ok = false
+  try {
+    ok = await main()
+  } catch (error) {
+    console.error(`bench failed: ${(error as Error)?.stack ?? error}`)
+  } finally {
+    await stopAll()
+  }
+  process.exit(ok ? 0 : 1)
+}

@@ -21,8 +21,9 @@ import { isoTimestamp } from '../src/util/time.ts'
 import { silentLog } from '../src/util/log.ts'
 import { createWatcher } from '../src/watch/watcher.ts'
 import { stampOf } from '../src/storage/paths.ts'
+import { envNumber } from './procs.ts'
 
-const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+const num = envNumber
 const FILES = num('BENCH_WATCH_FILES', 100_000)
 const FOLDERS = num('BENCH_WATCH_FOLDERS', 1000)
 const ROUNDS = num('BENCH_WATCH_ROUNDS', 3)

@@ -35,16 +35,15 @@
 import { type Subprocess, spawnSync } from 'bun'
 import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { stampOf } from '../src/storage/paths.ts'
 import { machine, writeSection } from './doc.ts'
-import { children, memory, onInterrupt, spawnListening, stopChildren } from './procs.ts'
+import { children, envNumber, memory, onInterrupt, ROOT, runBench, spawnListening, stopChildren } from './procs.ts'
 
-const ROOT = resolve(import.meta.dir, '..')
-const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+const num = envNumber
 const cfg = {
   files: num('BENCH_WATCH_FILES', 100_000),
   folders: num('BENCH_WATCH_FOLDERS', 1000),
@@ -545,12 +544,4 @@ What is measured (bench/watch.ts):
   return Object.values(pass).every(Boolean)
 }
 
-let ok = false
-try {
-  ok = await main()
-} catch (error) {
-  console.error(`bench failed: ${(error as Error)?.stack ?? error}`)
-} finally {
-  await stopAll()
-}
-process.exit(ok ? 0 : 1)
+await runBench(main, stopAll)

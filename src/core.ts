@@ -56,7 +56,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
     handlers: {
       copy: copyHandler(db, users),
       delete: deleteHandler(db, users, media),
-      import: importHandler(db, { media, logs, users, ffmpeg: findFfmpeg }),
+      import: importHandler(db, { media, devices, logs, users, ffmpeg: findFfmpeg }),
       scan: scanHandler(db, {
         media, log, settleMs,
         get imports() {
@@ -70,7 +70,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
     },
   })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
-  const imports = createImports(db, { media, holds, metadata, logs, runner })
+  const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
   watch = watchOptions && createWatch(db, { runner, log }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
 

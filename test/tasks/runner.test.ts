@@ -122,3 +122,30 @@ test('a restart with a task of a key still running and another of the key queued
   expect(states().map((s) => s.state)).toEqual(['done', 'done'])
   await again.stop()
 })
+
+test("a handler's last write is committed with the task's end: done with it, or failed and rolled back with it", async () => {
+  db.$client.run('CREATE TABLE marks (task INTEGER)')
+  const mark = db.$client.prepare('INSERT INTO marks (task) VALUES (?)')
+  const noop = async () => {}
+  const withLast = createRunner(db, {
+    concurrency: 1, log: silentLog,
+    handlers: {
+      copy: noop, delete: noop, scan: noop,
+      import: async ({ task }) => () => {
+        mark.run(task.id)
+        if (task.params.asset === 2) throw new Error('the last write failed')
+      },
+    },
+  })
+  const importParams = (asset: number) => ({ asset, kind: 'video' as const, logs: [], rewrap_proxy: false, given: [] })
+  for (const asset of [1, 2, 3]) withLast.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+  withLast.start()
+  await withLast.idle()
+  await withLast.stop()
+  expect(db.$client.query<{ id: number; state: string; error: string }, []>('SELECT id, state, error FROM tasks ORDER BY id').all()).toEqual([
+    { id: 1, state: 'done', error: '' },
+    { id: 2, state: 'failed', error: 'the last write failed' },
+    { id: 3, state: 'done', error: '' }, // the slot the failure freed is taken again
+  ])
+  expect(db.$client.query<{ task: number }, []>('SELECT task FROM marks ORDER BY task').all().map((m) => m.task)).toEqual([1, 3])
+})

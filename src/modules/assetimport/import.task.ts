@@ -19,20 +19,20 @@ import { describe } from '../../tasks/copy.ts'
 import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
+import type { Devices } from '../devices/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
 
-export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
+export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
   const { media, logs } = deps
   // What every import task reads and writes, prepared once (see service.ts).
   const p = (name: string) => sql.placeholder(name)
   const assetQuery = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
   const assetOf = (id: number) => assetQuery.get({ id })
   const productionQuery = db.select().from(productions).where(eq(productions.id, p('id'))).prepare()
-  const devicesQuery = db.select().from(devices).prepare()
   const setStatus = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
 
   return async ({ task, signal, progress, save }) => {
@@ -45,7 +45,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; logs: ImportLo
       const production = productionQuery.get({ id: asset.production })!
       // Archive-only assets have no file to move, probe or make a proxy of.
       const online = asset.is_production
-      const allDevices = devicesQuery.all()
+      const allDevices = deps.devices.all()
       const moveDevice = params.move && allDevices.find((d) => d.id === params.move!.device)
       if (params.move && !moveDevice) throw new Error('the device to move to is gone')
       // Everything is checked again when the task starts or resumes (service.md 5): the user who

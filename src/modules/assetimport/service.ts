@@ -14,6 +14,7 @@ import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import type { CustomMetadata } from '../custommetadata/service.ts'
+import type { Devices } from '../devices/service.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import { type MediaAssets, identityOfFile } from '../mediaassets/service.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
@@ -55,13 +56,12 @@ const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration',
 
 export function createImports(
   db: Db,
-  deps: { media: MediaAssets; holds: HoldDurations; metadata: CustomMetadata; logs: ImportLogs; runner: Runner },
+  deps: { media: MediaAssets; devices: Devices; holds: HoldDurations; metadata: CustomMetadata; logs: ImportLogs; runner: Runner },
 ) {
   // The statements every import runs, prepared once: built by drizzle and compiled by SQLite on
   // each call they were most of an import's time (bench/import-profile.ts).
   const p = (name: string) => sql.placeholder(name)
   const productionByName = db.select().from(productions).where(eq(productions.name, p('name'))).prepare()
-  const allDevicesQuery = db.select().from(devices).prepare()
   const NEW_ASSET_COLUMNS = [
     'kind', 'name', 'description', 'production', 'device', 'path_file', 'is_archive', 'is_production', 'approval', 'meta_field_store',
     'archive_details', 'technical', 'status_asset', 'status_asset_description', 'path_proxy', 'date_crt', 'date_add', 'date_mod', 'date_del',
@@ -77,7 +77,7 @@ export function createImports(
 
   /** A 406 that leaves its ImportLog behind (service.md 9): the log is committed first. */
   function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
-    deps.logs.append(db, {
+    deps.logs.append({
       asset_type: `${req.type}asset`, asset_path: req.asset.asset_meta.path_file, status: detail, error: detail, payload,
       asset_import_id: null, production,
     })
@@ -126,7 +126,7 @@ export function createImports(
       // path_file (service.md 9): absolute, on a device, no link on the way; a regular file that
       // exists unless the asset is archive-only. Anything else is the 406 with its log.
       const archiveOnly = meta.is_archive && !meta.is_production
-      const allDevices = allDevicesQuery.all()
+      const allDevices = deps.devices.all()
       let file
       try {
         file = fileOnDevice(allDevices, meta.path_file)
@@ -156,14 +156,11 @@ export function createImports(
         const foreign = territoryProblem(db, proxyPath, actor, production.id, false)
         if (foreign) throw forbidden(foreign.detail)
       }
-      const existing = deps.media.byPath(file.path, kind)
-      if (existing && existing.production !== production.id)
-        throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
-
       const now = isoTimestamp()
       const technical: Record<string, unknown> =
         kind === 'video' ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]])) : { ...req.asset.technical_details }
-      const values = {
+      /** The columns an import writes, over what the asset at this path (if any) already has. */
+      const valuesOver = (existing: { description: string; date_crt: string | null; path_proxy: string } | undefined) => ({
         name: meta.name, description: meta.description ?? existing?.description ?? '',
         is_archive: meta.is_archive, is_production: meta.is_production, approval: meta.approval,
         meta_field_store: meta.meta_field_store, archive_details: req.asset.archive_details as Record<string, unknown>,
@@ -172,12 +169,15 @@ export function createImports(
         path_proxy: proxyPath ?? existing?.path_proxy ?? '',
         device: file.device.id,
         ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
-      }
+      })
 
       const { assetId, status } = db.transaction((tx) => {
-        // Looked up again inside the transaction: of 20 identical requests at once, one creates
-        // the asset and the others update it.
+        // Looked up once, inside the transaction that writes: of 20 identical requests at once,
+        // one creates the asset and the others update it. A refusal here has written nothing.
         const current = deps.media.byPath(file.path, kind)
+        if (current && current.production !== production.id)
+          throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
+        const values = valuesOver(current)
         const assetId = current
           ? (tx.update(mediaAssets).set({ ...values, technical: { ...current.technical, ...technical }, date_del: meta.date_del ?? current.date_del })
               .where(eq(mediaAssets.id, current.id)).run(), current.id)
@@ -188,7 +188,7 @@ export function createImports(
         for (const keyword_id of keywordIds(tx, kind, req.asset.keywords))
           tx.insert(mediaAssetKeywords).values({ asset_id: assetId, keyword_id }).onConflictDoNothing().run()
         const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
-        const logId = deps.logs.append(tx, {
+        const logId = deps.logs.append({
           asset_type: `${kind}asset`, asset_path: meta.path_file, status, payload, asset_import_id: assetId, production: production.id,
           asset_config: { move_asset: req.move_asset, rewrap_proxy: req.rewrap_proxy, ...(destination ? { asset_destination: destination.name } : {}) },
         })

@@ -8,6 +8,8 @@ import { projectHolding } from '../projectassets/bundles.ts'
 import type { DeviceCreate } from './model.ts'
 
 export function createDevices(db: Db, hooks: { created?: (device: typeof devices.$inferSelect) => void } = {}) {
+  // Read by every import and import task (path lookups): prepared once.
+  const everyDevice = db.select().from(devices).orderBy(asc(devices.id)).prepare()
   return {
     get(id: number) {
       const row = db.select().from(devices).where(eq(devices.id, id)).get()
@@ -17,7 +19,7 @@ export function createDevices(db: Db, hooks: { created?: (device: typeof devices
 
     /** Every device, for path lookups (a handful of rows). */
     all() {
-      return db.select().from(devices).orderBy(asc(devices.id)).all()
+      return everyDevice.all()
     },
 
     create(body: typeof DeviceCreate.static) {

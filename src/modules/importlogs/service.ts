@@ -27,9 +27,6 @@ export const IMPORT_STATUS = {
   failed: 'import_failed',
 } as const
 
-/** A writer: the database, or the transaction the log is written in. */
-type Writer = Pick<Db, 'insert' | 'update' | 'select'>
-
 export function createImportLogs(db: Db) {
   // Every import writes one log and advances it a few times: prepared once (see mediaassets).
   const p = (name: string) => sql.placeholder(name)
@@ -53,8 +50,8 @@ export function createImportLogs(db: Db) {
   const advanceTx = db.$client.transaction(advanceAll)
 
   return {
-    /** Writes a log; with the transaction `_w` it is part of (the statement runs on its connection). */
-    append(_w: Writer, log: NewImportLog): number {
+    /** Writes a log; inside the caller's transaction when there is one (one connection). */
+    append(log: NewImportLog): number {
       const now = isoTimestamp()
       return insert.get({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, now })!.id
     },

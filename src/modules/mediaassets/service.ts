@@ -38,7 +38,6 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const identitiesOf = db.select(scanFields).from(mediaAssets)
     .where(and(eq(mediaAssets.file_dev, p('dev')), sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`)).prepare()
   const underDirForScan = db.select(scanFields).from(mediaAssets).where(inRange).prepare()
-  const identityOf = db.select().from(mediaAssets).where(and(eq(mediaAssets.file_dev, p('dev')), eq(mediaAssets.file_ino, p('ino')))).prepare()
   /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
   const range = (dir: string) => ({ dir, end: dir.slice(0, -1) + '0' })
 
@@ -78,14 +77,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       return countUnderDir.get({ ...range(dir), production: exceptProduction })!.n
     },
 
-    /** Assets recorded with this identity on disk (a file moved or renamed keeps it). */
-    byIdentity(dev: number, ino: number): MediaRow[] {
-      return identityOf.all({ dev, ino })
-    },
-
     /**
-     * byIdentity for many files at once (a scan of a new share asks for every file): the rows
-     * whose (file_dev, file_ino) is one of these, a thousand inodes per query.
+     * Assets recorded with one of these identities on disk (a file moved or renamed keeps it),
+     * with what a scan compares; a thousand inodes per query (a scan of a new share asks for
+     * every file it finds).
      */
     byIdentities(files: readonly { dev: number; ino: number }[]): ScanRow[] {
       const byDev = new Map<number, number[]>()
