@@ -41,11 +41,5 @@ function response(status, headers, body)
   if received >= perThread then wrk.thread:stop() end
 end
 
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    '{"requests":%d,"duration_us":%d,"bytes":%d,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latency_us":{"mean":%.1f,"stdev":%.1f,"p50":%d,"p90":%d,"p99":%d,"max":%d}}\n',
-    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
-    latency.mean, latency.stdev, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
-end
+-- done(): the JSON line every script here prints, from wrk-report.lua beside this file.
+dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')

@@ -16,11 +16,5 @@ function request()
   return wrk.format("GET", path .. "?limit=50&offset=" .. offset, headers)
 end
 
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    '{"requests":%d,"duration_us":%d,"bytes":%d,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latency_us":{"mean":%.1f,"stdev":%.1f,"p50":%d,"p90":%d,"p99":%d,"max":%d}}\n',
-    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
-    latency.mean, latency.stdev, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
-end
+-- done(): the JSON line every script here prints, from wrk-report.lua beside this file.
+dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')
