@@ -4,7 +4,8 @@
 export {}
 
 const result = await Bun.build({
-  entrypoints: ['./src/main.ts'],
+  // The checkpoint thread's code is an entrypoint of its own: a Worker loads it by URL (src/db/checkpointer.ts).
+  entrypoints: ['./src/main.ts', './src/db/checkpoint.worker.ts'],
   target: 'bun',
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: 'none',

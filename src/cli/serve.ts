@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { createApp } from '../app.ts'
 import { createCore } from '../core.ts'
 import { type ServeConfig, dbFile } from '../config.ts'
+import { startCheckpointer } from '../db/checkpointer.ts'
 import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
@@ -20,6 +21,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   const applied = migrate(db)
   if (applied) log.info('database migrated', { migrations: applied })
   firstAdmin(db, config.dataDir)
+  const checkpointer = startCheckpointer(db, log)
 
   const core = createCore(db, {
     log, concurrency: config.taskConcurrency, ffmpegDir: config.ffmpegDir, settleMs: config.settle * 1000,
@@ -42,7 +44,10 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
     log.info('stopping', { signal })
     await server.stop()
     await core.stop()
-    db.$client.close()
+    await checkpointer.stop()
+    // Every statement finalized and the connection released now, the last one: SQLite copies
+    // the WAL into the catalogue and removes it (close() would leave that to the collector).
+    db.$client.close(true)
     release()
     log.info('stopped')
     // Nothing is left to keep the process alive (a task not waited for only finishes the file

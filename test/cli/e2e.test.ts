@@ -3,11 +3,12 @@
 // port, a user and key are made with its command line, and /api/devices/ answers with that key.
 // Nothing of the repository (node_modules, drizzle/, swagger-ui-dist) is reachable from there.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
 import { type Server, call, compiledExecutable, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 setDefaultTimeout(60_000)
 
@@ -96,9 +97,17 @@ describe('booted on a free port with an empty data folder', () => {
     expect(json.json.openapi).toStartWith('3.1')
   })
 
-  test('SIGTERM stops it with exit code 0', async () => {
+  test('its checkpoint thread (an entrypoint of its own in the executable) copies the WAL into the catalogue while it serves', async () => {
+    // The migrations' pages are far fewer than the server's own checkpoint threshold: only the
+    // thread copies them into the catalogue file before the server stops.
+    await waitFor(() => statSync(join(data, 'reelhouse.db')).size > 4096, 'the catalogue file to hold the migrations', { ms: 10_000, everyMs: 20 })
+    expect(server.proc.stderr).not.toContain('checkpoint thread failed')
+  })
+
+  test('SIGTERM stops it with exit code 0, leaving the catalogue whole in one file', async () => {
     expect(await server.proc.stop('SIGTERM')).toBe(0)
     expect(lines(server.proc.stderr).at(-1)).toMatch(/ info stopped$/)
+    expect(readdirSync(data).filter((name) => name.startsWith('reelhouse.db')).sort()).toEqual(['reelhouse.db'])
   })
 })
 
