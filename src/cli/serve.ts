@@ -42,8 +42,10 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
     if (stopping) return
     stopping = true
     log.info('stopping', { signal })
-    await server.stop()
-    await core.stop()
+    // No new work from the moment of the signal: the watcher and the runner stop taking any
+    // (a start scan due as the watcher finishes its walk stays queued for the next start) while
+    // the requests in flight finish; what they queue is resumed on the next start.
+    await Promise.all([server.stop(), core.stop()])
     await checkpointer.stop()
     // Every statement finalized and the connection released now, the last one: SQLite copies
     // the WAL into the catalogue and removes it (close() would leave that to the collector).

@@ -180,23 +180,37 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const catalogued = new Set<string>()
   for (const r of rows.values()) catalogued.add(key(r.path_file))
 
-  // Files no row names, by identity: the possible targets of a move.
-  const fresh = new Map<string, DiskEntry>()
-  for (const [k, e] of files) {
-    const id = identityKey(e.dev, e.ino)
-    if (!catalogued.has(k) && !fresh.has(id)) fresh.set(id, e)
+  // Files no row names, by identity: the possible targets of a move. Made when a row is first
+  // missing at its path: a scan that finds every row in place makes no key per file.
+  let freshMap: Map<string, DiskEntry> | undefined
+  const fresh = () => {
+    if (freshMap) return freshMap
+    freshMap = new Map()
+    for (const [k, e] of files) {
+      const id = identityKey(e.dev, e.ino)
+      if (!catalogued.has(k) && !freshMap.has(id)) freshMap.set(id, e)
+    }
+    return freshMap
   }
 
   const claimed = new Set<DiskEntry>()
   // Identities of rows that are online once this is applied: a new entry with one of them is
   // that asset's file under a second name (a hard link), not a new file.
-  // (Listed as found, turned into keys only if a new file needs them: most scans find none.)
-  const knownList: [number, number, number | null][] = []
+  // (Listed by reference as found, turned into keys only if a new file needs them: most scans find none.)
+  const knownRows: MediaRow[] = []
+  const knownFound: DiskEntry[] = []
   const keep = (r: MediaRow) => {
-    if (r.file_dev !== null && r.file_ino !== null) knownList.push([r.file_dev, r.file_ino, r.file_stamp])
+    if (r.file_dev !== null && r.file_ino !== null) knownRows.push(r)
   }
   let knownSet: Set<string> | undefined
-  const known = (e: DiskEntry) => (knownSet ??= new Set(knownList.map(([d, i, s]) => fileKey(d, i, s)))).has(fileKey(e.dev, e.ino, e.stamp))
+  const known = (e: DiskEntry) => {
+    if (!knownSet) {
+      knownSet = new Set()
+      for (const r of knownRows) knownSet.add(fileKey(r.file_dev!, r.file_ino!, r.file_stamp))
+      for (const f of knownFound) knownSet.add(fileKey(f.dev, f.ino, f.stamp))
+    }
+    return knownSet.has(fileKey(e.dev, e.ino, e.stamp))
+  }
 
   for (const r of rows.values()) {
     if (!r.is_production && r.is_archive) continue
@@ -209,14 +223,14 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
       if (!r.is_production) out.online.push(r.id)
       if (found.dev !== r.file_dev || found.ino !== r.file_ino || found.stamp !== r.file_stamp)
         out.identity.push({ id: r.id, dev: found.dev, ino: found.ino, stamp: found.stamp })
-      knownList.push([found.dev, found.ino, found.stamp])
+      knownFound.push(found)
       continue
     }
     if (!opts.rootPresent(r.device)) {
       if (r.is_production) keep(r)
       continue
     }
-    const target = r.file_dev !== null && r.file_ino !== null ? fresh.get(identityKey(r.file_dev, r.file_ino)) : undefined
+    const target = r.file_dev !== null && r.file_ino !== null ? fresh().get(identityKey(r.file_dev, r.file_ino)) : undefined
     if (target && target.stamp === r.file_stamp && !claimed.has(target) && (target.device === r.device || (watched(r.device) && watched(target.device)))) {
       claimed.add(target)
       out.moves.push({ id: r.id, path: target.path, device: target.device, dev: target.dev, ino: target.ino, stamp: target.stamp })
@@ -230,9 +244,9 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
 
   for (const [k, e] of files) {
-    if (catalogued.has(k) || claimed.has(e) || known(e)) continue
+    // Outside a watch folder nothing is imported: the other checks (and their keys) are not needed.
     const production = opts.uploadDevices.get(e.device)
-    if (production === undefined) continue
+    if (production === undefined || catalogued.has(k) || claimed.has(e) || known(e)) continue
     const rel = relative(e.path, e.device)
     if (rel === undefined || skipped(rel) !== undefined) continue
     const kind = kindOf(rel)

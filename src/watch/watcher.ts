@@ -40,6 +40,12 @@ export type WatchedDevice = { id: number; path: string; protocol: string }
 
 export type WatcherOptions = {
   onEvent(event: WatchEvent): void
+  /**
+   * Once per watch(): the device's folders are all watched (chokidar's first walk is done,
+   * polling or not), or the device cannot be watched (missing, not a folder). A full scan that
+   * starts from then on leaves no gap: a change after the scan read a folder was watched there.
+   */
+  onWatched?(device: number): void
   /** Errors the watcher does not handle itself (not ENOSPC, not a missing path). */
   onError?(device: number, error: Error): void
   exclude(relPath: string): boolean
@@ -91,6 +97,8 @@ type Entry = {
   timer: ReturnType<typeof setInterval>
   /** Error codes already logged for this device (each is logged once). */
   logged: Set<string>
+  /** onWatched was called for this watch(). */
+  told: boolean
 }
 
 export function createWatcher(options: WatcherOptions): Watcher {
@@ -112,6 +120,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
     if (options.poll) return REASONS.poll
     if (!EVENT_PROTOCOLS.has(entry.device.protocol)) return REASONS.protocol(entry.device.protocol)
     return undefined
+  }
+
+  const tell = (entry: Entry) => {
+    if (entry.told || entry.stopped) return
+    entry.told = true
+    options.onWatched?.(entry.device.id)
   }
 
   /** Runs `step` after the entry's earlier steps, unless the entry was unwatched meanwhile. */
@@ -148,6 +162,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       // symbolic link for a file. Events are spelled from the device path again below.
       real = await realpath(entry.root)
     } catch {
+      tell(entry)
       return // gone again: the next look at the root says so
     }
     if (entry.stopped) return
@@ -234,6 +249,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       if (entry.chokidar === w) onChokidarError(entry, error instanceof Error ? error : new Error(String(error)))
     })
     w.once('ready', () => {
+      if (entry.chokidar === w) tell(entry)
       const ready = () => {
         if (entry.chokidar !== w) return
         entry.ready = true
@@ -297,6 +313,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       entry.mode = 'unavailable'
       entry.reason = stats ? REASONS.notFolder : REASONS.missing
       entry.ready = false
+      tell(entry) // nothing to wait for: the caller's scan says the device is unavailable
       return
     }
     // At the first look the caller's start scan covers the root; after that it is announced.
@@ -339,6 +356,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
         pending: false,
         timer: setInterval(() => lookAtRoot(entry), options.pollIntervalMs),
         logged: new Set(),
+        told: false,
       }
       entry.timer.unref()
       entries.set(device.id, entry)

@@ -98,3 +98,27 @@ test('changes made while the service was stopped are found by the start scan', a
   await waitFor(async () => (await assetsAt(join(root, 'Show', 'media', 'kept-renamed.mov'))).length === 1, 'the rename', { ms: 15_000, everyMs: 50 })
   await waitFor(async () => (await assetsAt(join(root, 'incoming', 'new.mov'))).length === 1, 'the new file', { ms: 15_000, everyMs: 50 })
 }, 60_000)
+
+test('the start scan of each device is queued once its folders are watched, never while the watcher is still walking', async () => {
+  base = testApp(undefined, { tasks: false })
+  ;({ root, production: show } = await seedProduction(base))
+  for (let f = 0; f < 300; f++) mkdirSync(join(root, `reel-${f}`, 'day'), { recursive: true })
+  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 200, watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 } })
+  app = createApp(core)
+  const fullScans = () => base.db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM tasks WHERE kind = 'scan' AND params LIKE '%\"paths\":null%'").get()!.n
+  core.start()
+  // The watcher says ready in the same turn as it asks for the scan: whoever looks sees both or neither.
+  const devices = core.watch!.status().length
+  expect(devices).toBeGreaterThan(0)
+  expect(fullScans()).toBe(0)
+  let looks = 0
+  await waitFor(() => {
+    looks++
+    const queued = fullScans()
+    const ready = core.watch!.status().filter((s) => s.ready).length
+    expect(queued).toBeLessThanOrEqual(ready)
+    return queued === devices
+  }, 'a start scan of every device', { ms: 15_000 })
+  expect(looks).toBeGreaterThan(1)
+  await core.runner.idle()
+})

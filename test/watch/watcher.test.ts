@@ -172,6 +172,41 @@ describe.each([
   })
 })
 
+describe.each([[false], [true]])('onWatched (polling: %p)', (poll) => {
+  test('is called once, after the first walk: by then the deepest folder of a wide tree is watched', async () => {
+    const root = deviceDir()
+    for (let f = 0; f < 200; f++) mkdirSync(join(root, `reel-${f}`, 'day', 'cam'), { recursive: true })
+    const told: number[] = []
+    const { watcher, waitEvent, statusOf } = setup({ poll, onWatched: (id) => told.push(id) })
+    watcher.watch({ id: 4, path: root, protocol: 'file' })
+    // Nothing is watched yet when watch() returns: the walk is asynchronous.
+    expect(told).toEqual([])
+    await waitFor(() => told.length > 0, 'onWatched', BOUND)
+    // Polling says ready only one interval later (every poller has its first stat then).
+    expect(statusOf(4)?.mode).toBe(poll ? 'polling' : 'events')
+    // Made at once when told: reported, so no change can fall between a scan begun now and the
+    // watch. (A poller's first stat comes a little after the walk: polling is not timed this close.)
+    if (!poll) {
+      writeFileSync(join(root, 'reel-199', 'day', 'cam', 'A001.mov'), 'x')
+      await waitEvent('add', `${root}reel-199/day/cam/A001.mov`)
+    }
+    await Bun.sleep(POLL_MS * 3)
+    expect(told).toEqual([4])
+  })
+})
+
+test('onWatched is called at once for a root that does not exist (the caller\'s scan reports it unavailable), and not again when it appears', async () => {
+  const root = join(tempDir(), 'not yet') + '/'
+  const told: number[] = []
+  const { watcher, waitEvent, waitReady } = setup({ onWatched: (id) => told.push(id) })
+  watcher.watch({ id: 5, path: root, protocol: 'file' })
+  await waitFor(() => told.length > 0, 'onWatched', BOUND)
+  mkdirSync(root)
+  await waitEvent('addDir', root) // the announcement is the caller's cue now
+  await waitReady(5)
+  expect(told).toEqual([5])
+})
+
 test('a root that does not exist is unavailable; when it appears it is watched and announced by an addDir', async () => {
   const root = join(tempDir(), 'not yet') + '/'
   const { watcher, events, waitEvent, statusOf, waitReady } = setup()
