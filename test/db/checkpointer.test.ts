@@ -30,12 +30,17 @@ function write(db: ReturnType<typeof openDb>, pages: number) {
   })()
 }
 
-test('copies the WAL into the catalogue from its own thread while the server writes; the server checkpoints itself only past 10,000 pages, and again every 1,000 once it stops', async () => {
+/** A migrated catalogue with nothing left in its WAL, and the size of its file then. */
+function emptiedCatalogue() {
   const file = join(tempDir(), 'reelhouse.db')
   const db = openDb(file)
   migrate(db)
   db.$client.run('PRAGMA wal_checkpoint(TRUNCATE)')
-  const before = statSync(file).size
+  return { file, db, before: statSync(file).size }
+}
+
+test('copies the WAL into the catalogue from its own thread while the server writes; the server checkpoints itself only past 10,000 pages, and again every 1,000 once it stops', async () => {
+  const { file, db, before } = emptiedCatalogue()
   const { log, warnings } = recording()
   const checkpointer = startCheckpointer(db, log, { fastMs: 5, slowMs: 50 })
   expect(autocheckpoint(db)).toBe(10_000)
@@ -52,11 +57,7 @@ test('copies the WAL into the catalogue from its own thread while the server wri
 })
 
 test('without the thread nothing is copied before 1,000 pages (the test above could tell the difference)', async () => {
-  const file = join(tempDir(), 'reelhouse.db')
-  const db = openDb(file)
-  migrate(db)
-  db.$client.run('PRAGMA wal_checkpoint(TRUNCATE)')
-  const before = statSync(file).size
+  const { file, db, before } = emptiedCatalogue()
   write(db, 600)
   await Bun.sleep(200)
   expect(statSync(file).size).toBe(before)
