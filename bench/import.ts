@@ -222,7 +222,7 @@ async function load(server: Server, root: string, first: number, count: number, 
     if (bad.length)
       throw new Error(`wrk against ${server.label} saw errors ${JSON.stringify(r.errors)}; every import must answer 201. The server's last lines:\n${server.tail.join('\n')}`)
     // One snapshot: a request wrk left in flight may still commit (its ImportLog and task together) between two reads.
-    const [imports, tasks, failures] = db.transaction(() => [(lastLog.get()!.n ?? 0) - logsBefore, importTasks.get(tasksBefore)!.n, failed.get(tasksBefore)!.n])()
+    const [imports, tasks, failures] = db.transaction((): [number, number, number] => [(lastLog.get()!.n ?? 0) - logsBefore, importTasks.get(tasksBefore)!.n, failed.get(tasksBefore)!.n])()
     if (tasks !== imports || failures) throw new Error(`${server.label}: ${imports} imports, ${tasks} tasks, ${failures} failed`)
     const lags = db.query<{ ms: number }, [number]>(
       "SELECT (julianday(date_end) - julianday(date_add)) * 86400000 AS ms FROM tasks WHERE id > ? AND kind = 'import' AND state = 'done' ORDER BY ms",

@@ -99,6 +99,11 @@ export type ReconcileOptions = {
   uploadDevices: ReadonlyMap<number, number>
   /** Devices the watcher watches; a move between two device ids needs both. Default: rootPresent. */
   watched?: (device: number) => boolean
+  /**
+   * `disk` comes from a walk that already left out what `excluded` names (the scan's listTree
+   * skips it and never descends there): its entries are not checked again, one call per file.
+   */
+  diskFiltered?: boolean
 }
 
 export type Move = { id: number; path: string; device: number; dev: number; ino: number; stamp: number }
@@ -158,10 +163,10 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const files = new Map<string, DiskEntry>()
   const seen: string[] = []
   for (const e of disk) {
-    if (ignored(e.path, e.device)) continue
+    if (!opts.diskFiltered && ignored(e.path, e.device)) continue
     const k = key(e.path)
     seen.push(k)
-    if (e.kind !== 'dir' && !files.has(k)) files.set(k, e)
+    if (e.kind !== 'dir') files.set(k, e) // a path listed twice (overlapping scopes) is the same file
   }
   let folderSet: Set<string> | undefined
   const folders = () => {
@@ -177,8 +182,12 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   // Online rows first: they win an identity an offline row also claims.
   const rows = new Map<number, MediaRow>()
   for (const online of [true, false]) for (const r of catalogue.media) if (r.is_production === online && !rows.has(r.id)) rows.set(r.id, r)
-  const catalogued = new Set<string>()
-  for (const r of rows.values()) catalogued.add(key(r.path_file))
+  // The files some row names at its path (whatever that row's state): never new, never a move's target.
+  const named = new Set<DiskEntry>()
+  for (const r of rows.values()) {
+    const found = files.get(key(r.path_file))
+    if (found) named.add(found)
+  }
 
   // Files no row names, by identity: the possible targets of a move. Made when a row is first
   // missing at its path: a scan that finds every row in place makes no key per file.
@@ -186,9 +195,10 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const fresh = () => {
     if (freshMap) return freshMap
     freshMap = new Map()
-    for (const [k, e] of files) {
+    for (const e of files.values()) {
+      if (named.has(e)) continue
       const id = identityKey(e.dev, e.ino)
-      if (!catalogued.has(k) && !freshMap.has(id)) freshMap.set(id, e)
+      if (!freshMap.has(id)) freshMap.set(id, e)
     }
     return freshMap
   }
@@ -243,10 +253,10 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     else keep(r)
   }
 
-  for (const [k, e] of files) {
+  for (const e of files.values()) {
     // Outside a watch folder nothing is imported: the other checks (and their keys) are not needed.
     const production = opts.uploadDevices.get(e.device)
-    if (production === undefined || catalogued.has(k) || claimed.has(e) || known(e)) continue
+    if (production === undefined || named.has(e) || claimed.has(e) || known(e)) continue
     const rel = relative(e.path, e.device)
     if (rel === undefined || skipped(rel) !== undefined) continue
     const kind = kindOf(rel)

@@ -60,6 +60,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const prefix = scope.endsWith('/') || entries[0]?.kind !== 'dir' ? scope : scope + '/'
       for (const e of entries) {
         if (e.kind !== 'file' && e.kind !== 'dir') continue
+        // The skip judged what lies below the scope; the scope itself is judged here (see diskFiltered).
+        if (!e.rel && rel && excluded(rel)) continue
         const path = e.rel ? prefix + e.rel : scope
         disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs })
       }
@@ -68,14 +70,21 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
 
     // The catalogue in the same scopes, and assets elsewhere whose file now shows up here (a move).
     const folderScopes = scopes.map((s) => (s.endsWith('/') ? s : s + '/'))
-    const rows = new Map<number, ScanRow>()
-    for (const s of scopes) {
-      for (const r of media.underForScan(folderScopes[scopes.indexOf(s)]!)) rows.set(r.id, r)
-      const one = media.byPath(s)
-      if (one) rows.set(one.id, one)
+    // A row may come twice (two scopes, or found by identity too): reconcile takes each id once.
+    const rows: ScanRow[] = []
+    const catalogued = new Set<string>()
+    const take = (r: ScanRow) => {
+      rows.push(r)
+      catalogued.add(r.path_file)
     }
-    const catalogued = new Set([...rows.values()].map((r) => r.path_file))
-    for (const r of media.byIdentities(disk.filter((e) => e.kind === 'file' && !catalogued.has(e.path)))) rows.set(r.id, r)
+    for (const [i, s] of scopes.entries()) {
+      for (const r of media.underForScan(folderScopes[i]!)) take(r)
+      const one = media.byPath(s)
+      if (one) take(one)
+    }
+    const uncatalogued: DiskEntry[] = []
+    for (const e of disk) if (e.kind === 'file' && !catalogued.has(e.path)) uncatalogued.push(e)
+    if (uncatalogued.length) rows.push(...media.byIdentities(uncatalogued))
     const projects = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
       .from(projectAssets).where(eq(projectAssets.device, device.id)).all()
       .filter((p) => folderScopes.some((s) => p.bundle_root === s || isInside(s, p.bundle_root)))
@@ -88,21 +97,23 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       .where(eq(productions.upload_device, device.id)).orderBy(productions.id).all()
     const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
     const outcome = reconcile(disk, {
-      media: [...rows.values()],
+      media: rows,
       projects: projects.map((p) => ({ id: p.id, bundle_root: p.bundle_root, device: device.id, is_archive: p.is_archive, is_production: p.is_production, busy: p.deleting || busy.has(p.id) })),
     }, {
       scope: scopes,
       roots,
       rootPresent: (id) => existsSync(roots.get(id) ?? '/nonexistent-device'),
       uploadDevices: new Map(uploads.length ? [[device.id, uploads[0]!.id]] : []),
+      diskFiltered: true, // listTree's skip above is the same rule
     })
 
     db.transaction(() => {
       media.setOnline(outcome.offline, false)
       media.setOnline(outcome.online, true)
       for (const m of outcome.moves) media.relocate(m.id, m.path, m.device, m)
+      const byId = outcome.identity.length ? new Map(rows.map((r) => [r.id, r])) : undefined
       for (const m of outcome.identity) {
-        const row = rows.get(m.id)
+        const row = byId!.get(m.id)
         if (row) media.relocate(m.id, row.path_file, row.device, m)
       }
       for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const)
