@@ -50,9 +50,13 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const disk: DiskEntry[] = []
     for (const scope of scopes) {
       const rel = scope.slice(device.path.length)
+      // Inside an excluded folder nothing is judged (reconcile keeps the rows there as they are).
+      if (rel && excluded(rel)) continue
       let entries
       try {
-        entries = await listTree(scope, signal, { skip: (r) => excluded(rel + r), live: true })
+        // Both exclusion rules are per name, and the walk never enters an excluded folder: each
+        // entry's own name is all that is left to judge (one short test per file, not the path).
+        entries = await listTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)), live: true })
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue // gone: reconcile sees it missing
         throw error
@@ -60,8 +64,6 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const prefix = scope.endsWith('/') || entries[0]?.kind !== 'dir' ? scope : scope + '/'
       for (const e of entries) {
         if (e.kind !== 'file' && e.kind !== 'dir') continue
-        // The skip judged what lies below the scope; the scope itself is judged here (see diskFiltered).
-        if (!e.rel && rel && excluded(rel)) continue
         const path = e.rel ? prefix + e.rel : scope
         disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs })
       }

@@ -90,6 +90,15 @@ test('excluded is the clutter and work-name rule alone: hidden names are still l
   })
 })
 
+test('excluded judges each name on its own: a path is excluded exactly when one of its names is (the scan judges names only)', () => {
+  const names = ['@eaDir', '#Recycle', '.reelhouse-copy-1', '.reelhouse-', 'x.reelhouse-y', 'a', 'b.mov', '.snapshot', 'snapshot', 'System Volume Information', '.cache']
+  for (const a of names)
+    for (const b of names) {
+      expect([`${a}/${b}`, excluded(`${a}/${b}`)]).toEqual([`${a}/${b}`, excluded(a) || excluded(b)])
+      expect([`${a}/x/${b}`, excluded(`${a}/x/${b}`)]).toEqual([`${a}/x/${b}`, excluded(a) || excluded(b)])
+    }
+})
+
 test('settle gate: a growing file never settles; it settles settleMs after it stops', () => {
   const settle = createSettle(2000)
   const timeline: [number, number, number][] = [
