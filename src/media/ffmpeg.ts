@@ -45,10 +45,18 @@ export type RunOptions = {
   signal?: AbortSignal
   /** Each stdout line as it comes; stdout is then not collected. */
   onLine?: (line: string) => void
+  /**
+   * An open descriptor the child gets as its fd 3, named in the arguments as `file:${INPUT}`:
+   * it reads the very file that was opened and checked, whatever its path names by then.
+   */
+  input?: number
   graceMs?: number
 }
 
 export type RunResult = { stdout: string; stderr: string }
+
+/** How a child names the descriptor given as RunOptions.input (Linux reopens the file itself, macOS duplicates it). */
+export const INPUT = '/dev/fd/3'
 
 export type Ffmpeg = {
   /** Where each binary was found; absent when it was not found or did not run. */
@@ -126,9 +134,7 @@ async function runChild(path: string, name: string, args: readonly string[], opt
   const { signal, onLine } = options
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
   const child = Bun.spawn([path, ...args], {
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
+    stdio: options.input === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', options.input],
     // Plain text in error messages, whatever the terminal the service was started from.
     env: { ...process.env, AV_LOG_FORCE_NOCOLOR: '1' },
     windowsHide: true,

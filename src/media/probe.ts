@@ -7,7 +7,7 @@
 // read as the local file it is, and a playlist inside it cannot make ffprobe open the network.
 import { stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
-import { type Ffmpeg, MediaError } from './ffmpeg.ts'
+import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
 
 export type MediaKind = 'video' | 'audio' | 'image'
 
@@ -78,19 +78,24 @@ export async function probe<K extends MediaKind>(
   ff: Ffmpeg,
   path: string,
   kind: K,
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  /**
+   * `fd`: `path` opened and checked by the caller (the file catalogued): ffprobe reads that
+   * descriptor, not whatever the path names by the time it runs; `path` is what the result says.
+   */
+  options: { timeoutMs?: number; signal?: AbortSignal; fd?: number } = {},
 ): Promise<ProbeResult<K>> {
   if (!ff.available.ffprobe) throw new MediaError('missing', ff.missing('ffprobe')!)
   const file = resolve(path)
-  await regularFile(file)
+  if (options.fd === undefined) await regularFile(file)
+  const input = options.fd === undefined ? file : INPUT
   const { stdout } = await ff.run('ffprobe', [
     '-v', 'error', '-protocol_whitelist', 'file',
     '-print_format', 'json', '-show_format', '-show_streams',
-    `file:${file}`,
-  ], { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal }).catch((error) => {
+    `file:${input}`,
+  ], { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, input: options.fd }).catch((error) => {
     // ffprobe's "Invalid data found when processing input" and the like: not media it knows.
     if (error instanceof MediaError && error.code === 'failed')
-      throw new MediaError('not_media', `${file} is not a media file ffprobe can read (${error.message.replace(/^ffprobe failed: /, '').replace(`file:${file}: `, '')})`, error.stderr)
+      throw new MediaError('not_media', `${file} is not a media file ffprobe can read (${error.message.replace(/^ffprobe failed: /, '').replace(`file:${input}: `, '')})`, error.stderr)
     throw error
   })
   let json: FfprobeJson

@@ -26,7 +26,7 @@ import { closeSync, openSync } from 'node:fs'
 import { link, lstat, rename, unlink } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { CancelledError } from '../storage/fs.ts'
-import { type Ffmpeg, MediaError } from './ffmpeg.ts'
+import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
 import type { MediaKind } from './probe.ts'
 
 export const PROXY_EXT: Readonly<Record<MediaKind, string>> = { video: '.mp4', audio: '.m4a', image: '.jpg' }
@@ -65,6 +65,12 @@ type Common = {
 
 export type MakeProxyOptions = Common & {
   source: string
+  /**
+   * Opens `source` afresh for each run of ffprobe and ffmpeg, checked by the caller (the file
+   * catalogued): the child reads that descriptor, not whatever the path names by then. Afresh,
+   * because where the child duplicates it (macOS) the file offset is shared with the last run.
+   */
+  openSource?: () => number
   kind: MediaKind
   /** Height in pixels (the device's or the default transcoding profile's); never upscaled. */
   height?: number
@@ -123,7 +129,7 @@ export function timeLimitMs(operation: 'transcode' | 'rewrap', kind: MediaKind, 
   return 60_000 + Math.ceil(durationSeconds * (operation === 'transcode' ? 10_000 : 2_000))
 }
 
-async function produce(ff: Ffmpeg, options: Common & { source: string }, kind: MediaKind, operation: 'transcode' | 'rewrap', outputArgs: string[]): Promise<string> {
+async function produce(ff: Ffmpeg, options: Common & { source: string; openSource?: () => number }, kind: MediaKind, operation: 'transcode' | 'rewrap', outputArgs: string[]): Promise<string> {
   const { signal, onProgress } = options
   if (!ff.available.ffmpeg) throw new MediaError('missing', ff.missing('ffmpeg')!)
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
@@ -132,13 +138,25 @@ async function produce(ff: Ffmpeg, options: Common & { source: string }, kind: M
   const ext = PROXY_EXT[kind]
   const finalName = nameWithExt(options.baseName, ext)
 
-  const sourceStat = await lstat(source).catch(() => undefined)
-  if (!sourceStat?.isFile()) throw new MediaError('not_found', sourceStat ? `${source} is not a regular file` : `${source} does not exist`)
+  if (!options.openSource) {
+    const sourceStat = await lstat(source).catch(() => undefined)
+    if (!sourceStat?.isFile()) throw new MediaError('not_found', sourceStat ? `${source} is not a regular file` : `${source} does not exist`)
+  }
+  /** Runs with the source: by path, or as a checked descriptor opened for this run and closed after it. */
+  const withSource = async <T>(run: (name: string, input?: number) => Promise<T>): Promise<T> => {
+    if (!options.openSource) return run(source)
+    const fd = options.openSource()
+    try {
+      return await run(INPUT, fd)
+    } finally {
+      closeSync(fd)
+    }
+  }
   // Fail before the work when the name is taken already; placing checks again (that is the check).
   if ((options.ifTaken ?? 'refuse') === 'refuse' && (await taken(join(dir, finalName))))
     throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
 
-  const duration = kind === 'image' ? undefined : options.durationSeconds ?? (await durationOf(ff, source, signal))
+  const duration = kind === 'image' ? undefined : options.durationSeconds ?? (await withSource((name, input) => durationOf(ff, name, signal, input)))
   const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`)
   try {
     // Made exclusively (O_EXCL: no file or link of that name is followed); ffmpeg then writes it.
@@ -150,15 +168,16 @@ async function produce(ff: Ffmpeg, options: Common & { source: string }, kind: M
 
   try {
     let seconds = 0
-    await ff.run('ffmpeg', [
+    await withSource((name, input) => ff.run('ffmpeg', [
       '-nostdin', '-hide_banner', '-v', 'error', '-nostats', '-progress', 'pipe:1', '-y',
-      '-protocol_whitelist', 'file', '-i', `file:${source}`,
+      '-protocol_whitelist', 'file', '-i', `file:${name}`,
       ...outputArgs,
       `file:${temp}`,
     ], {
       timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
       idleMs: IDLE_MS,
       signal,
+      input,
       // -progress writes blocks of key=value lines, each ending with progress=continue|end.
       onLine: (line) => {
         const [key, value] = line.split('=', 2)
@@ -166,7 +185,7 @@ async function produce(ff: Ffmpeg, options: Common & { source: string }, kind: M
         else if (key === 'progress' && onProgress)
           onProgress({ seconds, duration, fraction: duration ? Math.min(1, seconds / duration) : undefined, done: value === 'end' })
       },
-    })
+    }))
     // ffmpeg may have finished just as the abort came: the caller asked for nothing, so nothing is left.
     if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
     return await place(temp, dir, finalName, options.ifTaken ?? 'refuse')
@@ -220,12 +239,12 @@ async function place(temp: string, dir: string, finalName: string, ifTaken: 'ref
 }
 
 /** The source's duration in seconds from ffprobe, for progress and the time limit; undefined when unknown. */
-async function durationOf(ff: Ffmpeg, source: string, signal?: AbortSignal): Promise<number | undefined> {
+async function durationOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number): Promise<number | undefined> {
   if (!ff.available.ffprobe) return undefined
   try {
     const { stdout } = await ff.run('ffprobe', [
       '-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=duration', '-of', 'csv=p=0', `file:${source}`,
-    ], { timeoutMs: 30_000, signal })
+    ], { timeoutMs: 30_000, signal, input })
     const seconds = Number(stdout.trim())
     return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined
   } catch (error) {

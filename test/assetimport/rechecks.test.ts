@@ -71,7 +71,8 @@ test('path_file replaced by another file between the request and the task: impor
   writeFileSync(path, 'someone else')
   // With ffmpeg missing the task would end import_completed with warnings; the check comes first
   // only when there is something to probe, so this needs the task to reach the probe: a real ffprobe.
-  const withProbe = appWithFfmpegDir(base, undefined, { start: false })
+  // (Without ffmpeg for the tests, none for the task either, even where one is installed.)
+  const withProbe = appWithFfmpegDir(base, hasFfmpeg ? undefined : emptyFfmpegDir(), { start: false })
   try {
     withProbe.runner.start()
     await withProbe.runner.idle()

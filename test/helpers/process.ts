@@ -67,6 +67,9 @@ export const lines = (text: string) => text.split('\n').filter((l, i, all) => !(
 
 const running = new Set<Running>()
 
+/** Signals no test sends: a child ending by one of them crashed. */
+const CRASHES = new Set(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGILL', 'SIGFPE', 'SIGTRAP'])
+
 export class Running {
   readonly child: Subprocess<'ignore', 'pipe', 'pipe'>
   stdout = ''
@@ -83,6 +86,8 @@ export class Running {
       await Promise.all(this.pumps)
       this.exitCode = code
       running.delete(this)
+      // A crash is shown where it happened, whatever the test then reports (a refused connection, say).
+      if (CRASHES.has(String(this.child.signalCode))) console.error(`[test] ${cmd.join(' ')} crashed (${this.child.signalCode})\n${this.describe()}`)
       this.notify()
     })
   }

@@ -1,7 +1,7 @@
 // probe (src/media/probe.ts) on real files, checked against ffprobe's own JSON for the same file;
 // the pure parts (frame rate, aspect ratio, odd JSON) without ffmpeg.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdirSync } from 'node:fs'
+import { closeSync, copyFileSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { displayAspectRatio, frameRate, interpret, probe } from '../../src/media/probe.ts'
@@ -168,4 +168,22 @@ test('odd ffprobe JSON: MKV-style duration on the file only, a cover picture is 
   expect(interpret('audio', song, '/music/x.mp3')).toEqual({
     name: 'x.mp3', filename: '/music/x.mp3', nb_Streams: 2, formate_name: 'mp3', format_long_name: 'MP2/3', size: '100', encoder: 'LAME', com_vendor_final: 'abc',
   })
+})
+
+test(hasFfmpeg ? 'with the descriptor of the file checked: what it reads is that file, though its path now names a text file' : without('a probe by descriptor'), async () => {
+  const path = join(temp.path, 'swapped.mov')
+  if (hasFfmpeg) copyFileSync(media.video, path)
+  else writeFileSync(path, 'no ffmpeg made the clip') // refused before it is read
+  const fd = openSync(path, 'r')
+  try {
+    if (!hasFfmpeg) return refusesAsMissing(() => probe(ff, path, 'video', { fd }))
+    // Renamed away and a text file put in its place by name after the open.
+    renameSync(path, join(temp.path, 'swapped-away.mov'))
+    writeFileSync(path, 'not a clip')
+    expect(await probe(ff, path, 'video', { fd })).toMatchObject({ duration: 50, fps: '25/1', width: 320, height: 240 })
+    // Without the descriptor the same path is read as what it names now.
+    expect(((await probe(ff, path, 'video').catch((e) => e)) as MediaError).code).toBe('not_media')
+  } finally {
+    closeSync(fd)
+  }
 })

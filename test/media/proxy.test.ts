@@ -1,7 +1,7 @@
 // makeProxy and rewrapProxy (src/media/proxy.ts) on real files; every result is read back with
 // ffprobe. Without ffmpeg each test checks the refusal instead.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { copyFileSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { type MakeProxyOptions, TEMP_PREFIX, makeProxy, proxyArgs, rewrapProxy, timeLimitMs } from '../../src/media/proxy.ts'
@@ -182,4 +182,27 @@ test('the argument lists and time limits', () => {
   expect(timeLimitMs('rewrap', 'audio', 120)).toBe(60_000 + 240_000)
   expect(timeLimitMs('transcode', 'image', undefined)).toBe(60_000)
   expect(timeLimitMs('transcode', 'video', undefined)).toBe(6 * 3600_000)
+})
+
+test(hasFfmpeg ? 'openSource: made from the descriptor opened for each run, though the path now names a text file' : without('a proxy by descriptor'), async () => {
+  const path = join(temp.path, 'swapped.mov')
+  if (hasFfmpeg) copyFileSync(media.video, path)
+  else writeFileSync(path, 'no ffmpeg made the clip') // refused before it is read
+  const kept = join(temp.path, 'swapped-away.mov')
+  // The checked file, opened afresh each time it is asked for (as the import task does).
+  const opened: number[] = []
+  const openSource = () => {
+    const fd = openSync(kept, 'r')
+    opened.push(fd)
+    return fd
+  }
+  renameSync(path, kept)
+  const options = { source: path, openSource, kind: 'video', baseName: 'fd' } as const
+  if (!hasFfmpeg) return refusesAsMissing(options)
+  writeFileSync(path, 'not a clip')
+  const made = await makeProxy(ff, { ...options, proxyDir: proxyDir(), height: 120 })
+  expect(streams(ffprobeJson(made))[0]).toEqual({ codec: 'h264', type: 'video', width: 160, height: 120 })
+  // ffprobe (the duration) and ffmpeg each had a descriptor of their own, closed after the run.
+  expect(opened).toHaveLength(2)
+  for (const fd of opened) expect(() => fstatSync(fd)).toThrow()
 })

@@ -5,7 +5,7 @@
 // the task before any file changes, and moveFile resumes a plan wherever a crash left it, so the
 // file is at exactly one of its two paths and path_file follows it; probing and the proxy are
 // simply done again.
-import { lstatSync, statSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
@@ -55,12 +55,26 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
         paths: [asset.path_file, ...(moveDevice ? [moveFolder(moveDevice.path, production.codename, params.kind)] : [])],
       })
       if (refusal) throw new Error(`refusing to go on: ${refusal}`)
-      /** The file at path_file passes the path gate again and is the one catalogued (device and inode). */
-      const sameFile = (a: NonNullable<typeof asset>) => {
+      /**
+       * path_file passes the path gate again, is opened (no link followed, never waiting on a
+       * FIFO) and the descriptor is the file catalogued (device and inode; the gate's when none is
+       * recorded). ffprobe and ffmpeg read that descriptor: a file put in its place by name after
+       * this check is never what they read.
+       */
+      const openSame = (a: NonNullable<typeof asset>): number => {
         const file = fileOnDevice(allDevices, a.path_file)
         if (file.stat?.kind !== 'file') throw new Error('path_file is no longer a regular file')
-        if (a.file_dev !== null && a.file_ino !== null && (file.stat.dev !== a.file_dev || file.stat.ino !== a.file_ino))
-          throw new Error('path_file is no longer the file that was imported (another file is in its place)')
+        const want = a.file_dev !== null && a.file_ino !== null ? { dev: a.file_dev, ino: a.file_ino } : file.stat
+        let fd: number
+        try {
+          fd = openSync(a.path_file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+        } catch (error) {
+          throw new Error(`path_file cannot be opened: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+        }
+        const s = fstatSync(fd)
+        if (s.isFile() && s.dev === want.dev && s.ino === want.ino) return fd
+        closeSync(fd)
+        throw new Error(s.isFile() ? 'path_file is no longer the file that was imported (another file is in its place)' : 'path_file is no longer a regular file')
       }
 
       if (online && params.move) {
@@ -96,8 +110,13 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
         const missingProbe = ff.missing('ffprobe')
         if (missingProbe) warning.probe = missingProbe
         else {
-          sameFile(asset)
-          const info = (await probe(ff, asset.path_file, params.kind, { signal })) as Record<string, unknown>
+          const fd = openSame(asset)
+          let info: Record<string, unknown>
+          try {
+            info = (await probe(ff, asset.path_file, params.kind, { signal, fd })) as Record<string, unknown>
+          } finally {
+            closeSync(fd)
+          }
           const filled = Object.fromEntries(Object.entries(info).filter(([k]) => !params.given.includes(k)))
           db.update(mediaAssets).set({ technical: { ...asset.technical, ...filled }, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
           advance(IMPORT_STATUS.probed)
@@ -113,14 +132,15 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
           // The proxy folder is reached with no link on the way, and the source is still the file.
           const alias = aliasProblem(proxyDevice.path, proxyDir)
           if (alias) throw new Error(`the proxy folder: ${alias}`)
-          sameFile(asset)
+          closeSync(openSame(asset)) // checked now, and again for each run of ffprobe and ffmpeg
           const common = { proxyDir, baseName: String(asset.id), ifTaken: 'number' as const, signal }
           let proxy: string
           if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
             proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
           } else {
             if (params.rewrap_proxy) warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
-            proxy = await makeProxy(ff, { ...common, source: asset.path_file, kind: params.kind, height: proxyHeight(db, asset.device) })
+            const source = asset
+            proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, height: proxyHeight(db, asset.device) })
           }
           db.update(mediaAssets).set({ path_proxy: proxy, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
           advance(IMPORT_STATUS.proxied)
