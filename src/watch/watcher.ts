@@ -125,7 +125,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
   const tell = (entry: Entry) => {
     if (entry.told || entry.stopped) return
     entry.told = true
-    options.onWatched?.(entry.device.id)
+    // Called from chokidar's events: a throw here would end the process, as onEvent's would.
+    try {
+      options.onWatched?.(entry.device.id)
+    } catch (error) {
+      log.error('The watcher ready handler failed', { device: entry.device.id, error: String(error) })
+    }
   }
 
   /** Runs `step` after the entry's earlier steps, unless the entry was unwatched meanwhile. */

@@ -174,7 +174,13 @@ export async function call(server: Pick<Server, 'api'>, method: string, path: st
   const headers: Record<string, string> = {}
   if (key !== null) headers.authorization = `Token ${key}`
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(`${server.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  const response = await fetch(`${server.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }).catch(async (error) => {
+    // A server that is gone: say how it ended and what it wrote, not only that nothing answered.
+    const proc = (server as Partial<Server>).proc
+    if (!proc) throw error
+    await Promise.race([proc.child.exited, Bun.sleep(1000)])
+    throw new Error(`${method} ${path}: ${(error as Error).message}; the server ${proc.exitCode === null ? 'still runs' : `exited with ${proc.exitCode} (${proc.child.signalCode ?? 'no signal'})`}\n${proc.describe()}`)
+  })
   return readResponse(response)
 }
 
