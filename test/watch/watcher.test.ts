@@ -195,6 +195,16 @@ describe.each([[false], [true]])('onWatched (polling: %p)', (poll) => {
   })
 })
 
+test('onWatched that throws is logged, and the watching goes on (it runs in chokidar\'s event: a throw would end the process)', async () => {
+  const root = deviceDir()
+  const { watcher, logged, waitEvent, waitReady } = setup({ onWatched: () => { throw new Error('boom') } })
+  watcher.watch({ id: 6, path: root, protocol: 'file' })
+  await waitReady(6)
+  expect(logged).toEqual([{ level: 'error', message: 'The watcher ready handler failed', fields: { device: 6, error: 'Error: boom' } }])
+  writeFileSync(join(root, 'after.wav'), 'x')
+  await waitEvent('add', `${root}after.wav`)
+})
+
 test('onWatched is called at once for a root that does not exist (the caller\'s scan reports it unavailable), and not again when it appears', async () => {
   const root = join(tempDir(), 'not yet') + '/'
   const told: number[] = []
