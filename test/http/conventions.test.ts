@@ -20,6 +20,7 @@ describe('authentication', () => {
   afterAll(() => t.cleanup())
 
   const withHeader = (authorization: string) => t.get('/api/devices/', { headers: { authorization } })
+  const ACCEPTED = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).'
 
   test('no Authorization header: 401 not_authenticated with WWW-Authenticate: Token', async () => {
     const r = await t.get('/api/devices/', { key: null })
@@ -34,11 +35,30 @@ describe('authentication', () => {
     expect(all.json.map((d: { name: string }) => d.name)).not.toContain('sneaky')
   })
 
-  test('another scheme is not_authenticated', async () => {
-    for (const header of [`Bearer ${t.adminKey}`, `Basic ${Buffer.from('admin:pw').toString('base64')}`, t.adminKey, `Tokens ${t.adminKey}`]) {
+  test('another scheme (a bare key reads as one) is not_authenticated and names the forms accepted', async () => {
+    for (const header of [`Basic ${Buffer.from('admin:pw').toString('base64')}`, t.adminKey, `Tokens ${t.adminKey}`, `Bearer:${t.adminKey}`]) {
       const r = await withHeader(header)
       expectError(r, 401, 'not_authenticated')
+      expect(r.json.errors[0].detail).toBe(ACCEPTED)
       expect(r.headers.get('www-authenticate')).toBe('Token')
+    }
+  })
+
+  test('Bearer <key> is accepted beside Token <key>, its scheme in any letter case', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const r = await withHeader(`${scheme} ${t.adminKey}`)
+      expect(r.status).toBe(200)
+      expect(r.json).toEqual([])
+    }
+  })
+
+  test('Token or Bearer with no key, extra spaces or words, or a malformed key: authentication_failed naming the forms', async () => {
+    for (const scheme of ['Token', 'Bearer']) {
+      for (const header of [scheme, `${scheme} `, `${scheme}  ${t.adminKey}`, `${scheme} ${t.adminKey} extra`, `${scheme} abc`]) {
+        const r = await withHeader(header)
+        expectError(r, 401, 'authentication_failed')
+        expect(r.json.errors[0].detail).toBe(ACCEPTED)
+      }
     }
   })
 
