@@ -8,11 +8,17 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 const timestamp = (name: string) => text(name)
 const bool = (name: string) => integer(name, { mode: 'boolean' })
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
+/**
+ * Every integer id is AUTOINCREMENT: a deleted record's id is never handed out again (plain
+ * INTEGER PRIMARY KEY reuses the highest one), so no client cache, task target or log line can
+ * take a new record for the old one (migration 0007).
+ */
+const id = () => integer('id').primaryKey({ autoIncrement: true })
 
 // ---------------------------------------------------------------- users, keys, access
 
 export const users = sqliteTable('users', {
-  id: integer('id').primaryKey(),
+  id: id(),
   username: text('username').notNull().unique(),
   is_superuser: bool('is_superuser').notNull().default(false),
   date_add: timestamp('date_add').notNull(),
@@ -30,7 +36,7 @@ export const userPermissions = sqliteTable(
 export const apiKeys = sqliteTable(
   'api_keys',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     /** SHA-256 of the key, hex. The key itself is never stored. */
     key_hash: text('key_hash').notNull(),
@@ -52,7 +58,7 @@ export const productionAccess = sqliteTable(
 // ---------------------------------------------------------------- storage and productions
 
 export const transcodingProfiles = sqliteTable('transcoding_profiles', {
-  id: integer('id').primaryKey(),
+  id: id(),
   name: text('name').notNull().unique(),
   codec_name: text('codec_name').notNull().default(''),
   codec_profile: text('codec_profile').notNull().default(''),
@@ -83,7 +89,7 @@ export const transcodingProfiles = sqliteTable('transcoding_profiles', {
 export const PROTOCOLS = ['file', 'smb', 'nfs', 'afp'] as const
 
 export const devices = sqliteTable('devices', {
-  id: integer('id').primaryKey(),
+  id: id(),
   name: text('name').notNull().unique(),
   display_name: text('display_name').notNull(),
   /** Absolute, normalized, ends with a slash. */
@@ -107,7 +113,7 @@ export const devices = sqliteTable('devices', {
 })
 
 export const productions = sqliteTable('productions', {
-  id: integer('id').primaryKey(),
+  id: id(),
   name: text('name').notNull().unique(),
   codename: text('codename').notNull().unique(),
   company: text('company').notNull().default(''),
@@ -125,12 +131,12 @@ export const productions = sqliteTable('productions', {
 
 /** Fixed rows (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset), seeded by migration. */
 export const contentTypes = sqliteTable('content_types', {
-  id: integer('id').primaryKey(),
+  id: id(),
   name: text('name').notNull().unique(),
 })
 
 export const customMetadataSets = sqliteTable('custom_metadata_sets', {
-  id: integer('id').primaryKey(),
+  id: id(),
   name: text('name').notNull(),
   description: text('description').notNull(),
   content_type: integer('content_type').notNull().references(() => contentTypes.id),
@@ -139,7 +145,7 @@ export const customMetadataSets = sqliteTable('custom_metadata_sets', {
 export const customMetadata = sqliteTable(
   'custom_metadata',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     key: text('key').notNull().unique(),
     value: text('value').notNull(),
     order: integer('order').notNull(),
@@ -160,7 +166,7 @@ export type MediaKind = (typeof MEDIA_KINDS)[number]
 export const mediaAssets = sqliteTable(
   'media_assets',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     kind: text('kind', { enum: MEDIA_KINDS }).notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
@@ -214,7 +220,7 @@ export const mediaAssetShares = sqliteTable(
 export const projectAssets = sqliteTable(
   'project_assets',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     date_crt: timestamp('date_crt'),
@@ -264,7 +270,7 @@ export const projectAssetLinks = sqliteTable(
 export const keywordCategories = sqliteTable(
   'keyword_categories',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     kind: text('kind', { enum: MEDIA_KINDS }).notNull(),
     name: text('name').notNull(),
   },
@@ -274,7 +280,7 @@ export const keywordCategories = sqliteTable(
 export const keywords = sqliteTable(
   'keywords',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     category_id: integer('category_id').notNull().references(() => keywordCategories.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
   },
@@ -295,7 +301,7 @@ export const mediaAssetKeywords = sqliteTable(
 export const importLogs = sqliteTable(
   'import_logs',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     asset_type: text('asset_type').notNull(),
     asset_path: text('asset_path').notNull(),
     status: text('status').notNull(),
@@ -322,7 +328,7 @@ export const CONTEXT_TYPES = ['device', 'production'] as const
 export const assetHoldDurations = sqliteTable(
   'asset_hold_durations',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     asset_type: text('asset_type', { enum: ASSET_TYPES }).notNull(),
     context_type: text('context_type', { enum: CONTEXT_TYPES }).notNull(),
     context: text('context').notNull(),
@@ -339,7 +345,7 @@ export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
 export const tasks = sqliteTable(
   'tasks',
   {
-    id: integer('id').primaryKey(),
+    id: id(),
     kind: text('kind', { enum: TASK_KINDS }).notNull(),
     state: text('state', { enum: TASK_STATES }).notNull().default('queued'),
     /** e.g. {"projectasset": 7} */
