@@ -10,6 +10,7 @@ import { docsAssets } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
 import { checkHead, pathOf } from './http/head.ts'
 import { createLists } from './http/lists.ts'
+import { createRequestLog } from './http/requestlog.ts'
 import { checkAccept } from './http/versioning.ts'
 import { assetHoldDurationsModule } from './modules/assetholddurations/index.ts'
 import { assetImportModule } from './modules/assetimport/index.ts'
@@ -25,11 +26,13 @@ import { transcodingProfilesModule } from './modules/transcodingprofiles/index.t
 import type { ModuleContext } from './modules/context.ts'
 import { VERSION } from './version.ts'
 
-export function createApp(core: Core) {
+/** quiet: no line per request (serve --quiet); errors are logged all the same. */
+export function createApp(core: Core, { quiet = false } = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users), runner }
   const bodySchemas = new Map<string, TSchema>()
-  const failures = createFailures(core.log, () => app.routes)
+  const requests = createRequestLog(core.log, { quiet })
+  const failures = createFailures(core.log, () => app.routes, requests.idOf)
 
   // normalize 'typebox': Elysia's default cleaner (exact-mirror) runs before validation and
   // rebuilds a record or array field from whatever was sent (meta_field_store: 5 became {},
@@ -53,8 +56,11 @@ export function createApp(core: Core) {
       error: (error) => failures.serverError(error),
     },
   })
-    .onError({ as: 'global' }, failures.onError)
-    // First of all hooks: the line and headers are checked before auth or routing reads them.
+    .onError({ as: 'global' }, (failure) => requests.answered(failure.request, failures.onError(failure)))
+    // Before every other hook, so that whatever they answer carries the request id.
+    .onRequest(requests.start)
+    .onAfterResponse({ as: 'global' }, requests.finish)
+    // First of the checks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))
     .use(ctx.auth)
     .onRequest(({ request }) => {

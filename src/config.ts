@@ -1,6 +1,7 @@
 // Flags and environment → one frozen, typed configuration (service.md section 2).
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { LOG_FORMATS, type LogFormat } from './util/log.ts'
 
 export class UsageError extends Error {}
 
@@ -16,6 +17,9 @@ export type ServeConfig = Readonly<{
   ffmpegDir?: string
   /** Seconds a watch-folder file must stay unchanged before it is imported. */
   settle: number
+  /** No line per request (--quiet); events and errors are still logged. */
+  quiet: boolean
+  logFormat: LogFormat
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -46,7 +50,15 @@ export function serveConfig(flags: Record<string, string | boolean | undefined>,
     taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? env.REELHOUSE_TASK_CONCURRENCY, 2, 1, 64),
     ffmpegDir: str('ffmpeg') === undefined ? undefined : resolve(str('ffmpeg')!),
     settle: numberOption('settle', str('settle'), 2, 1, 3600),
+    quiet: flags.quiet === true,
+    logFormat: logFormatOf(str('log-format') ?? env.REELHOUSE_LOG_FORMAT),
   })
+}
+
+function logFormatOf(value: string | undefined): LogFormat {
+  if (value === undefined) return 'text'
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--log-format must be text or json, not "${value}"`)
+  return value as LogFormat
 }
 
 export const dbFile = (dataDir: string) => join(dataDir, 'reelhouse.db')

@@ -1,90 +1,279 @@
 #!/usr/bin/env bun
 // The reelhouse command line (service.md section 2). Wrong usage: one line, exit 2. A command
-// that cannot do its work: one line, exit 1. Never a stack trace.
-import { type ParseArgsConfig, parseArgs } from 'node:util'
-import { backup, migrateCommand, tokenCreate, tokenRevoke, userAdd, userGrant } from './cli/commands.ts'
+// that cannot do its work: one line, exit 1. Never a stack trace, and never the text of the
+// argument parser: every mistake is said in our words, with the --help that explains it.
+//
+// The commands are one table: the parser, `reelhouse --help`, `reelhouse user --help` and each
+// command's own --help all read it, so a flag cannot be accepted without being documented.
+import { parseArgs } from 'node:util'
+import {
+  backup, migrateCommand, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPerm,
+} from './cli/commands.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
-import { UserError } from './modules/users/service.ts'
+import { CODENAMES, type Codename, UserError, isCodename } from './modules/users/service.ts'
 import { VERSION } from './version.ts'
+
+type Values = Record<string, string | boolean | string[] | undefined>
+type Option = { type: 'string' | 'boolean'; multiple?: boolean; arg?: string; about: string }
+type Command = {
+  /** The words that name it: "user perm add". */
+  name: string
+  /** What follows the name in the synopsis. */
+  synopsis: string
+  about: string
+  /** More lines for its --help. */
+  details?: string
+  options: Record<string, Option>
+  /** The positional arguments: their names for messages, and how many are allowed. */
+  args: { names: string; min: number; max: number }
+  run(values: Values, positionals: string[], dataDir: string): void
+}
+
+const DATA: Option = { type: 'string', arg: 'DIR', about: 'the data folder (default: $REELHOUSE_DATA, else the platform\'s); may come before the command' }
+const none = { names: '', min: 0, max: 0 }
+const one = (names: string) => ({ names, min: 1, max: 1 })
+
+function codename(value: string, command: string): Codename {
+  if (!isCodename(value)) throw new UsageError(`unknown codename "${value}"; reelhouse user --help lists them (for ${command})`)
+  return value
+}
+
+const COMMANDS: Command[] = [
+  {
+    name: 'serve',
+    synopsis: '[--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]\n                  [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]\n                  [--quiet] [--log-format text|json]',
+    about: 'run the service; makes the data folder and catalogue if there are none',
+    details: `On a catalogue without users it creates the superuser admin, prints its key once on stdout
+and keeps it in DIR/admin.token. Logs go to stderr, one line per event and per request;
+the startup line names the data= folder. Checks that the port is free before it creates
+anything. SIGINT or SIGTERM stop it cleanly.
+
+Environment: REELHOUSE_DATA, REELHOUSE_HOST, REELHOUSE_PORT, REELHOUSE_TASK_CONCURRENCY,
+REELHOUSE_LOG_FORMAT; flags win.`,
+    options: {
+      host: { type: 'string', arg: 'HOST', about: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)' },
+      port: { type: 'string', arg: 'PORT', about: 'port to listen on (default 8000; 0 picks a free one)' },
+      'task-concurrency': { type: 'string', arg: 'N', about: 'copy and delete tasks run at once (default 2)' },
+      ffmpeg: { type: 'string', arg: 'DIR', about: 'folder holding ffmpeg and ffprobe (default: PATH)' },
+      poll: { type: 'boolean', about: 'poll every device instead of using file system events' },
+      'poll-interval': { type: 'string', arg: 'SECONDS', about: 'time between two polls of a device (default 10)' },
+      'rescan-interval': { type: 'string', arg: 'SECONDS', about: 'time between two full scans of the devices (default 3600; 0: never)' },
+      settle: { type: 'string', arg: 'SECONDS', about: 'a dropped file must stay unchanged this long before it is imported (default 2)' },
+      quiet: { type: 'boolean', about: 'no log line per request (events and errors are still logged)' },
+      'log-format': { type: 'string', arg: 'text|json', about: 'text (default): time level message key=value...; json: one object per line' },
+    },
+    args: none,
+    run: (values) => void serve(serveConfig(values as Record<string, string | boolean | undefined>)),
+  },
+  {
+    name: 'user add',
+    synopsis: 'NAME [--superuser] [--perm CODENAME]...',
+    about: 'add a user',
+    options: {
+      superuser: { type: 'boolean', about: 'may do everything' },
+      perm: { type: 'string', multiple: true, arg: 'CODENAME', about: 'a permission, repeatable (reelhouse user --help lists them)' },
+    },
+    args: one('NAME'),
+    run: (values, [name], data) =>
+      userAdd(data, name!, values.superuser === true, ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add'))),
+  },
+  {
+    name: 'user grant',
+    synopsis: 'NAME --production NAME_OR_ID (--read | --write)',
+    about: "give a user access to a production's records and folders (write implies read)",
+    options: {
+      production: { type: 'string', arg: 'NAME_OR_ID', about: 'the production, by name or id' },
+      read: { type: 'boolean', about: 'read access' },
+      write: { type: 'boolean', about: 'write access' },
+    },
+    args: one('NAME'),
+    run: (values, [name], data) => {
+      if (typeof values.production !== 'string') throw new UsageError('user grant needs --production NAME_OR_ID; see reelhouse user grant --help')
+      if (!!values.read === !!values.write) throw new UsageError('user grant needs exactly one of --read and --write; see reelhouse user grant --help')
+      userGrant(data, name!, values.production, values.write ? 'write' : 'read')
+    },
+  },
+  {
+    name: 'user list',
+    synopsis: '',
+    about: 'every user with their permissions and production access',
+    options: {},
+    args: none,
+    run: (_, __, data) => userList(data),
+  },
+  {
+    name: 'user perm add',
+    synopsis: 'NAME CODENAME',
+    about: 'give a user a permission',
+    options: {},
+    args: { names: 'NAME and CODENAME', min: 2, max: 2 },
+    run: (_, [name, perm], data) => userPerm(data, 'add', name!, codename(perm!, 'user perm add')),
+  },
+  {
+    name: 'user perm remove',
+    synopsis: 'NAME CODENAME',
+    about: 'take a permission away from a user',
+    options: {},
+    args: { names: 'NAME and CODENAME', min: 2, max: 2 },
+    run: (_, [name, perm], data) => userPerm(data, 'remove', name!, codename(perm!, 'user perm remove')),
+  },
+  {
+    name: 'token create',
+    synopsis: 'NAME',
+    about: 'make a key for a user; prints the key alone on stdout (shown once)',
+    details: 'Send it as "Authorization: Token KEY". Everything else this command says goes to stderr,\nso that KEY=$(reelhouse token create NAME) holds the key alone.',
+    options: {},
+    args: one('NAME'),
+    run: (_, [name], data) => tokenCreate(data, name!),
+  },
+  {
+    name: 'token list',
+    synopsis: 'NAME',
+    about: "a user's keys: id, creation time and the first characters of the key's SHA-256",
+    details: 'Keys are stored only as their SHA-256, so the key itself cannot be shown. To find which\nline is a key you hold: printf %s KEY | sha256sum | cut -c1-8',
+    options: {},
+    args: one('NAME'),
+    run: (_, [name], data) => tokenList(data, name!),
+  },
+  {
+    name: 'token revoke',
+    synopsis: 'KEY | --user NAME',
+    about: 'revoke one key, or with --user every key of that user; takes effect on the next request',
+    options: { user: { type: 'string', arg: 'NAME', about: 'revoke every key of this user' } },
+    args: { names: 'KEY', min: 0, max: 1 },
+    run: (values, [key], data) => tokenRevoke(data, key, values.user as string | undefined),
+  },
+  {
+    name: 'migrate',
+    synopsis: '',
+    about: 'apply migrations and exit; makes the data folder and catalogue if there are none',
+    options: {},
+    args: none,
+    run: (_, __, data) => migrateCommand(data),
+  },
+  {
+    name: 'backup',
+    synopsis: 'FILE',
+    about: 'consistent copy of the catalogue, also while serving; never overwrites FILE',
+    details: 'The folder of FILE must exist.',
+    options: {},
+    args: one('FILE'),
+    run: (_, [file], data) => backup(data, file!),
+  },
+]
+
+/** Words that group commands: "user", "token", "user perm". */
+const GROUPS = new Set(COMMANDS.flatMap((c) => c.name.split(' ').slice(0, -1).map((_, i, words) => words.slice(0, i + 1).join(' '))))
+
+const line = (c: Command) => `reelhouse ${c.name}${c.synopsis ? ' ' + c.synopsis : ''}`
+const synopses = (commands: Command[]) => commands.map((c) => `  ${line(c)}\n      ${c.about}`).join('\n')
+const codenames = () => Object.entries(CODENAMES).map(([k, v]) => `  ${k.padEnd(32)}${v}`).join('\n')
 
 export const HELP = `reelhouse ${VERSION}: media asset manager
 
-Usage:
-  reelhouse serve   [--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]
-                    [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]
-  reelhouse user add NAME [--superuser] [--perm CODENAME]...
-  reelhouse user grant NAME --production NAME_OR_ID (--read | --write)
-  reelhouse token create NAME        prints the new key alone on stdout
-  reelhouse token revoke KEY         or: --user NAME, revokes all of that user's keys
-  reelhouse migrate                  apply migrations and exit
-  reelhouse backup FILE              consistent copy of the database while serving
+Usage: reelhouse [--data DIR] COMMAND [ARGS...]
+
+${synopses(COMMANDS)}
   reelhouse --version | --help
 
-Every command takes --data DIR (default: $REELHOUSE_DATA, else the platform's data folder).
-serve also reads REELHOUSE_HOST and REELHOUSE_PORT; flags win.`
+Every command takes --data DIR, before or after the command (default: $REELHOUSE_DATA, else
+the platform's data folder) and prints the data= folder it uses on stderr. Only serve and
+migrate make a catalogue; the other commands refuse a folder without one.
+reelhouse COMMAND --help says more about each command.`
 
-type Spec = NonNullable<ParseArgsConfig['options']>
-
-function parse(args: string[], options: Spec, positionals: number) {
-  const parsed = parseArgs({ args, options: { data: { type: 'string' }, ...options }, allowPositionals: true, strict: true })
-  if (parsed.positionals.length !== positionals)
-    throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}; see reelhouse --help`)
-  return { values: parsed.values as Record<string, string | boolean | string[] | undefined>, positionals: parsed.positionals }
+function groupHelp(group: string): string {
+  const commands = COMMANDS.filter((c) => c.name.startsWith(group + ' '))
+  const perms = group.startsWith('user') ? `\n\nPermission codenames (a superuser needs none):\n${codenames()}` : ''
+  return `Usage: reelhouse [--data DIR] ${group} COMMAND [ARGS...]\n\n${synopses(commands)}${perms}\n\nreelhouse ${group} COMMAND --help says more about each.`
 }
 
-export function run(argv: string[]): void {
-  const [command, sub, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') return void console.log(HELP)
-  if (command === '--version' || command === '-v') return void console.log(VERSION)
-  const data = (v: Record<string, unknown>) => dataDirOf(v.data as string | undefined)
+function commandHelp(c: Command): string {
+  const options = Object.entries({ ...c.options, data: DATA })
+    .map(([name, o]) => `  ${`--${name}${o.arg ? ' ' + o.arg : ''}`.padEnd(28)}${o.about}`)
+    .join('\n')
+  const perms = c.name.startsWith('user') && ('perm' in c.options || c.args.names.includes('CODENAME')) ? `\n\nPermission codenames:\n${codenames()}` : ''
+  return `Usage: ${line(c).replace('reelhouse ', 'reelhouse [--data DIR] ')}\n\n${c.about[0]!.toUpperCase()}${c.about.slice(1)}.${c.details ? `\n\n${c.details}` : ''}\n\nOptions:\n${options}${perms}`
+}
 
-  switch (command) {
-    case 'serve': {
-      const { values } = parse(argv.slice(1), {
-        host: { type: 'string' }, port: { type: 'string' }, poll: { type: 'boolean' },
-        'poll-interval': { type: 'string' }, 'rescan-interval': { type: 'string' }, 'task-concurrency': { type: 'string' },
-        ffmpeg: { type: 'string' }, settle: { type: 'string' },
-      }, 0)
-      serve(serveConfig(values as Record<string, string | boolean | undefined>))
-      return
+/**
+ * The parser of node:util in its lenient mode, for its tokens only: what it would have thrown
+ * (in its own words, naming a "positional argument" and quoting "--") is said here in ours.
+ */
+function parse(c: Command, args: string[]) {
+  const options = { ...c.options, data: DATA }
+  const see = `see reelhouse ${c.name} --help`
+  const { tokens } = parseArgs({
+    args, strict: false, allowPositionals: true, tokens: true,
+    options: Object.fromEntries(Object.entries(options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple }])),
+  })
+  const values: Values = {}
+  const positionals: string[] = []
+  for (const t of tokens) {
+    if (t.kind === 'positional') positionals.push(t.value)
+    if (t.kind !== 'option') continue
+    const o = Object.hasOwn(options, t.name) ? options[t.name as keyof typeof options] : undefined
+    if (!o || t.rawName !== `--${t.name}`) throw new UsageError(`unknown option ${t.rawName} for ${c.name}; ${see}`)
+    if (o.type === 'boolean') {
+      if (t.value !== undefined) throw new UsageError(`${t.rawName} takes no value; ${see}`)
+      values[t.name] = true
+      continue
     }
-    case 'user': {
-      if (sub === 'add') {
-        const { values, positionals } = parse(rest, { superuser: { type: 'boolean' }, perm: { type: 'string', multiple: true } }, 1)
-        return userAdd(data(values), positionals[0]!, values.superuser === true, (values.perm as string[] | undefined) ?? [])
-      }
-      if (sub === 'grant') {
-        const { values, positionals } = parse(rest, { production: { type: 'string' }, read: { type: 'boolean' }, write: { type: 'boolean' } }, 1)
-        if (typeof values.production !== 'string') throw new UsageError('user grant needs --production NAME_OR_ID')
-        if (!!values.read === !!values.write) throw new UsageError('user grant needs exactly one of --read and --write')
-        return userGrant(data(values), positionals[0]!, values.production, values.write ? 'write' : 'read')
-      }
-      throw new UsageError(`unknown command "user ${sub ?? ''}"; use user add or user grant`)
-    }
-    case 'token': {
-      if (sub === 'create') {
-        const { values, positionals } = parse(rest, {}, 1)
-        return tokenCreate(data(values), positionals[0]!)
-      }
-      if (sub === 'revoke') {
-        const args = parseArgs({ args: rest, options: { data: { type: 'string' }, user: { type: 'string' } }, allowPositionals: true, strict: true })
-        if (args.positionals.length > 1) throw new UsageError('token revoke takes one KEY')
-        return tokenRevoke(data(args.values), args.positionals[0], args.values.user)
-      }
-      throw new UsageError(`unknown command "token ${sub ?? ''}"; use token create or token revoke`)
-    }
-    case 'migrate': {
-      const { values } = parse(argv.slice(1), {}, 0)
-      return migrateCommand(data(values))
-    }
-    case 'backup': {
-      const { values, positionals } = parse(argv.slice(1), {}, 1)
-      return backup(data(values), positionals[0]!)
-    }
-    default:
-      throw new UsageError(`unknown command "${command}"; see reelhouse --help`)
+    // "--port --quiet": the next word is another option, not this one's value.
+    if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--')))
+      throw new UsageError(`${t.rawName} needs a value (${o.arg}); ${see}`)
+    if (o.multiple) (values[t.name] as string[] | undefined ?? (values[t.name] = [])).push(t.value)
+    else if (values[t.name] !== undefined) throw new UsageError(`${t.rawName} is given twice; ${see}`)
+    else values[t.name] = t.value
   }
+  if (positionals.length < c.args.min) throw new UsageError(`${c.name} needs ${c.args.names}; ${see}`)
+  if (positionals.length > c.args.max) throw new UsageError(`unexpected argument "${positionals[c.args.max]}" for ${c.name}; ${see}`)
+  return { values, positionals }
+}
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h'
+
+export function run(argv: string[]): void {
+  // `reelhouse --data DIR COMMAND ...`: how `npm run reelhouse -- COMMAND` passes ./data, the
+  // folder `npm start` serves.
+  let args = argv
+  let globalData: string | undefined
+  if (args[0] === '--data' || args[0]?.startsWith('--data=')) {
+    globalData = args[0] === '--data' ? args[1] : args[0].slice('--data='.length)
+    if (globalData === undefined || globalData.startsWith('--')) throw new UsageError('--data needs a value (DIR); see reelhouse --help')
+    args = args.slice(args[0] === '--data' ? 2 : 1)
+  }
+  const first = args[0]
+  if (first === undefined || isHelp(first) || first === 'help') return void console.log(HELP)
+  if (first === '--version' || first === '-v') return void console.log(VERSION)
+
+  // The longest run of words naming a group, then a command.
+  let words = ''
+  let at = 0
+  let command: Command | undefined
+  while (at < args.length) {
+    const next = words ? `${words} ${args[at]}` : args[at]!
+    command = COMMANDS.find((c) => c.name === next)
+    if (!command && !GROUPS.has(next)) break
+    words = next
+    at++
+    if (command) break
+  }
+  if (!command) {
+    if (!words) throw new UsageError(`unknown command "${first}"; see reelhouse --help`)
+    if (isHelp(args[at])) return void console.log(groupHelp(words))
+    const wrong = args[at] === undefined ? `${words} needs a command` : `unknown command "${words} ${args[at]}"`
+    throw new UsageError(`${wrong}; see reelhouse ${words} --help`)
+  }
+  const rest = args.slice(at)
+  const end = rest.indexOf('--')
+  if ((end < 0 ? rest : rest.slice(0, end)).some(isHelp)) return void console.log(commandHelp(command))
+
+  const { values, positionals } = parse(command, rest)
+  if (globalData !== undefined && values.data !== undefined)
+    throw new UsageError('--data is given twice (before and after the command); give it once')
+  values.data ??= globalData
+  command.run(values, positionals, dataDirOf(values.data as string | undefined))
 }
 
 /** Usage mistakes exit 2, failures of the work exit 1; either way one line on stderr. */

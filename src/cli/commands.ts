@@ -1,15 +1,38 @@
 // The commands other than serve: users, keys, migrations, backups. Each opens the catalogue,
 // does one thing, prints one result, and closes it; all of them work while serve runs.
-import { closeSync, openSync, rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
-import { KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
+import { type Codename, KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
 import { stderrLog } from '../util/log.ts'
 
+/**
+ * Only serve and migrate make a catalogue. Any other command on a folder without one was given
+ * the wrong folder (a user added there would never reach the server), so it stops before
+ * openDb, which would create the folder and an empty catalogue.
+ */
+export function requireCatalogue(dataDir: string) {
+  if (!existsSync(dbFile(dataDir))) throw new UserError(`no catalogue in ${dataDir}; pass --data DIR (serve prints its data= folder)`)
+}
+
+/**
+ * The first thing a command says once its arguments are known good: which data folder it uses,
+ * on stderr, so that token create's stdout stays the key alone. serve's startup line says it.
+ */
+function announce(dataDir: string) {
+  process.stderr.write(`data=${dataDir}\n`)
+}
+
 export function withDb<T>(dataDir: string, run: (db: Db) => T): T {
+  announce(dataDir)
+  requireCatalogue(dataDir)
+  return withOpenDb(dataDir, run)
+}
+
+function withOpenDb<T>(dataDir: string, run: (db: Db) => T): T {
   const db = openDb(dbFile(dataDir))
   try {
     migrate(db)
@@ -19,8 +42,7 @@ export function withDb<T>(dataDir: string, run: (db: Db) => T): T {
   }
 }
 
-export function userAdd(dataDir: string, name: string, superuser: boolean, perms: string[]) {
-  for (const p of perms) if (!/^[a-z_]+\.[a-z_]+$/.test(p)) throw new UsageError(`--perm takes a codename such as browser.add_device, not "${p}"`)
+export function userAdd(dataDir: string, name: string, superuser: boolean, perms: Codename[]) {
   withDb(dataDir, (db) => createUsers(db).add(name, { superuser, perms }))
   console.log(`user ${name} added${superuser ? ' (superuser)' : ''}`)
 }
@@ -28,6 +50,37 @@ export function userAdd(dataDir: string, name: string, superuser: boolean, perms
 export function userGrant(dataDir: string, name: string, production: string, level: 'read' | 'write') {
   const done = withDb(dataDir, (db) => createUsers(db).grant(name, production, level))
   console.log(`${name} may now ${level} production ${done.production.name} (id ${done.production.id})`)
+}
+
+export function userList(dataDir: string) {
+  const list = withDb(dataDir, (db) => createUsers(db).list())
+  if (!list.length) return console.log('no users')
+  const out: string[] = []
+  for (const u of list) {
+    if (u.is_superuser) {
+      out.push(`${u.username}  superuser (may do everything)`)
+      continue
+    }
+    out.push(u.username)
+    out.push(`  permissions  ${u.perms.join(', ') || 'none'}`)
+    const access = (level: 'read' | 'write') =>
+      u.productions.filter((p) => p.level === level).map((p) => `${p.name} (id ${p.id})`).join(', ') || 'none'
+    out.push(`  write        ${access('write')}`)
+    out.push(`  read         ${access('read')}`)
+  }
+  console.log(out.join('\n'))
+}
+
+export function userPerm(dataDir: string, change: 'add' | 'remove', name: string, codename: Codename) {
+  const changed = withDb(dataDir, (db) => (change === 'add' ? createUsers(db).addPerm(name, codename) : createUsers(db).removePerm(name, codename)))
+  if (change === 'add') console.log(changed ? `${name} now has ${codename}` : `${name} already had ${codename}`)
+  else console.log(changed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
+}
+
+export function tokenList(dataDir: string, name: string) {
+  const keys = withDb(dataDir, (db) => createUsers(db).keysOf(name))
+  if (!keys.length) return console.log(`${name} has no keys`)
+  console.log(keys.map((k) => `key ${k.id}  created ${k.date_add}  sha256 ${k.hash_prefix}…`).join('\n'))
 }
 
 export function tokenCreate(dataDir: string, name: string) {
@@ -46,7 +99,8 @@ export function tokenRevoke(dataDir: string, key: string | undefined, user: stri
 }
 
 export function migrateCommand(dataDir: string) {
-  // Not withDb: it migrates first, and this command reports what it applied.
+  // Not withDb: it makes a catalogue where there is none, and reports what it applied.
+  announce(dataDir)
   const db = openDb(dbFile(dataDir))
   tightenModes(dbFile(dataDir), stderrLog)
   let applied: number
@@ -65,6 +119,18 @@ export function migrateCommand(dataDir: string) {
  */
 export function backup(dataDir: string, file: string) {
   const target = resolve(file)
+  announce(dataDir)
+  requireCatalogue(dataDir)
+  const folder = dirname(target)
+  let isFolder = false
+  try {
+    isFolder = statSync(folder).isDirectory()
+  } catch (error) {
+    // ENOTDIR: a file where a folder of the path should be; that is "not a folder" too.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`folder ${folder} does not exist; create it first`)
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error
+  }
+  if (!isFolder) throw new UserError(`${folder} is not a folder`)
   try {
     closeSync(openSync(target, 'wx', 0o600))
   } catch (error) {
@@ -72,7 +138,7 @@ export function backup(dataDir: string, file: string) {
     throw error
   }
   try {
-    withDb(dataDir, (db) => db.$client.run('VACUUM INTO ?', [target]))
+    withOpenDb(dataDir, (db) => db.$client.run('VACUUM INTO ?', [target]))
   } catch (error) {
     rmSync(target, { force: true })
     throw error

@@ -11,10 +11,12 @@ import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
 import { UserError, createUsers } from '../modules/users/service.ts'
-import { type Log, stderrLog } from '../util/log.ts'
+import { type Log, createLog } from '../util/log.ts'
 import { VERSION } from '../version.ts'
 
-export function serve(config: ServeConfig, log: Log = stderrLog) {
+export function serve(config: ServeConfig, log: Log = createLog(config.logFormat)) {
+  // Before anything is made: a serve that cannot listen leaves no data folder behind it.
+  checkPortFree(config.host, config.port)
   const release = claimDataDir(config.dataDir)
   const db = openDb(dbFile(config.dataDir))
   tightenModes(dbFile(config.dataDir), log)
@@ -31,7 +33,7 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).
   ;(http as { maxHeaderSize: number }).maxHeaderSize = HTTP_HEADER_LIMIT
-  const app = createApp(core).listen({ hostname: config.host, port: config.port, reusePort: false })
+  const app = createApp(core, { quiet: config.quiet }).listen({ hostname: config.host, port: config.port, reusePort: false })
   core.start()
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
@@ -46,6 +48,9 @@ export function serve(config: ServeConfig, log: Log = stderrLog) {
     // (a start scan due as the watcher finishes its walk stays queued for the next start) while
     // the requests in flight finish; what they queue is resumed on the next start.
     await Promise.all([server.stop(), core.stop()])
+    // Elysia writes a request's line in a setImmediate queued as its answer went out: one more
+    // turn, so that the lines of the last requests come before "stopped", not after it.
+    await new Promise((resolve) => setImmediate(resolve))
     await checkpointer.stop()
     // Every statement finalized and the connection released now, the last one: SQLite copies
     // the WAL into the catalogue and removes it (close() would leave that to the collector).
@@ -83,6 +88,36 @@ function firstAdmin(db: ReturnType<typeof openDb>, dataDir: string) {
   writeFileSync(tokenFile, key + '\n', { mode: 0o600 })
   chmodSync(tokenFile, 0o600)
   console.log(`Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}`)
+}
+
+/**
+ * Listens on the port for a moment and lets it go: taken ports and unusable addresses show here,
+ * as one line saying what to do, before serve creates anything. Port 0 (any free port) always
+ * works. Another program can still take the port in between; listen then fails with Bun's own
+ * message, which also names the port.
+ */
+function checkPortFree(host: string, port: number) {
+  if (port === 0) return
+  const taken = (p: number) => {
+    try {
+      Bun.serve({ hostname: host, port: p, fetch: () => new Response(null) }).stop(true)
+      return undefined
+    } catch (error) {
+      return error as NodeJS.ErrnoException
+    }
+  }
+  const error = taken(port)
+  if (!error) return
+  if (error.code === 'EADDRINUSE') {
+    // The next free port, looked for a little way up, so that the advice works when followed.
+    const last = Math.min(port + 20, 65535)
+    let next = port + 1
+    while (next <= last && taken(next)) next++
+    throw new UserError(`port ${port} is in use; try --port ${next <= last ? next : 0}`)
+  }
+  if (error.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${host}: no network interface of this machine has that address; see --host`)
+  if (error.code === 'EACCES') throw new UserError(`port ${port} needs privileges on this system; use a port above 1023`)
+  throw new UserError(`cannot listen on ${host} port ${port}: ${error.message}`)
 }
 
 /**

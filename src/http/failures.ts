@@ -8,13 +8,15 @@ import type { Log } from '../util/log.ts'
 type Route = { method: string; path: string }
 type Failure = { code: unknown; error: any; request: Request }
 
-export function createFailures(log: Log, routes: () => Route[]) {
+/** idOf: the request's id (src/http/requestlog.ts), which its error line and 500 answer name. */
+export function createFailures(log: Log, routes: () => Route[], idOf: (request: Request) => string | undefined = () => undefined) {
   let requestCounter = 0
   let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
 
   /** A bug: logged with an id, which the answer names, never the error itself. */
   function serverError(error: unknown, request?: Request): Response {
-    const id = `${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
+    // Bun's last-resort handler has no request: an id of its own.
+    const id = (request && idOf(request)) ?? `${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
     const where = request ? { method: request.method, path: pathOf(request.url) } : {}
     log.error('request failed', { request_id: id, ...where, error: String((error as Error)?.stack ?? error) })
     return errorResponse(new AppError(500, 'server_error', `Internal error; request id ${id}. The server log has the details.`))

@@ -1,21 +1,39 @@
-// One line per event on stderr: time, level, message, then key=value pairs.
+// One line per event on stderr. Text (the default): time, level, message, then key=value pairs,
+// for people reading a terminal or journalctl. JSON (serve --log-format json): one object per
+// line with time, level, msg and the same fields, for log collectors that would otherwise have
+// to parse the text.
 export type Log = {
   info(message: string, fields?: Record<string, unknown>): void
   warn(message: string, fields?: Record<string, unknown>): void
   error(message: string, fields?: Record<string, unknown>): void
 }
 
-function line(level: string, message: string, fields: Record<string, unknown> = {}) {
+export const LOG_FORMATS = ['text', 'json'] as const
+export type LogFormat = (typeof LOG_FORMATS)[number]
+
+function textLine(time: string, level: string, message: string, fields: Record<string, unknown>) {
   const extra = Object.entries(fields)
-    .map(([k, v]) => `${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${typeof v === 'string' && v !== '' && !/[\s"]/.test(v) ? v : JSON.stringify(v)}`)
     .join(' ')
-  process.stderr.write(`${new Date().toISOString()} ${level} ${message}${extra ? ' ' + extra : ''}\n`)
+  return `${time} ${level} ${message}${extra ? ' ' + extra : ''}\n`
 }
 
-export const stderrLog: Log = {
-  info: (m, f) => line('info', m, f),
-  warn: (m, f) => line('warn', m, f),
-  error: (m, f) => line('error', m, f),
+const FIXED = new Set(['time', 'level', 'msg'])
+
+function jsonLine(time: string, level: string, message: string, fields: Record<string, unknown>) {
+  const line: Record<string, unknown> = { time, level, msg: message }
+  // A field can never pass for one of the fixed keys; it keeps its value under another name.
+  for (const [k, v] of Object.entries(fields)) line[FIXED.has(k) ? `field_${k}` : k] = v
+  return JSON.stringify(line, (_, v) => (typeof v === 'bigint' ? String(v) : v)) + '\n'
 }
+
+export function createLog(format: LogFormat = 'text', write: (line: string) => void = (l) => void process.stderr.write(l)): Log {
+  const render = format === 'json' ? jsonLine : textLine
+  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) =>
+    write(render(new Date().toISOString(), level, message, fields))
+  return { info: at('info'), warn: at('warn'), error: at('error') }
+}
+
+export const stderrLog: Log = createLog('text')
 
 export const silentLog: Log = { info() {}, warn() {}, error() {} }

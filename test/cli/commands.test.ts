@@ -31,6 +31,21 @@ function expectOneLine(stderr: string) {
   expect(stderr).not.toMatch(/^\s+at |Error:|\.ts:\d+|\.js:\d+/m)
 }
 
+/** A command that got as far as its data folder: the data= line, then the one line of its failure. */
+function expectFailureIn(data: string, stderr: string) {
+  expect(lines(stderr)).toEqual([`data=${data}`, expect.stringMatching(/^reelhouse: /)])
+  expect(stderr).not.toMatch(/^\s+at |Error:|\.ts:\d+|\.js:\d+/m)
+}
+
+/** What a command that worked says on stderr: only the folder it used. */
+const said = (data: string) => `data=${data}\n`
+
+/** A data folder with a catalogue, as serve or migrate leave it. */
+async function catalogue(data = dir()) {
+  expect((await runCli(['migrate', '--data', data])).code).toBe(0)
+  return data
+}
+
 const sqlite = (file: string) => new Database(file, { readonly: true })
 const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length
 
@@ -100,11 +115,11 @@ describe.concurrent('a wrong command, flag or value: one line on stderr, exit co
 
 describe.concurrent('a command that cannot do its work: one line on stderr, exit code 1', () => {
   test('token create for an unknown user', async () => {
-    const data = dir()
+    const data = await catalogue()
     const r = await runCli(['token', 'create', 'nobody', '--data', data])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
-    expectOneLine(r.stderr)
+    expectFailureIn(data, r.stderr)
     expect(r.stderr).toContain('nobody')
   })
 
@@ -116,12 +131,12 @@ describe.concurrent('a command that cannot do its work: one line on stderr, exit
     [['token', 'revoke', 'b'.repeat(40)]],
     [['user', 'add', 'bad name']],
   ])('%j', async (args) => {
-    const data = dir()
+    const data = await catalogue()
     expect((await runCli(['user', 'add', 'admin', '--superuser', '--data', data])).code).toBe(0)
     const r = await runCli([...args, '--data', data])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
-    expectOneLine(r.stderr)
+    expectFailureIn(data, r.stderr)
   })
 
   test('a data folder that is a file', async () => {
@@ -130,23 +145,23 @@ describe.concurrent('a command that cannot do its work: one line on stderr, exit
     for (const args of [['migrate'], ['user', 'add', 'bob'], ['token', 'create', 'bob']]) {
       const r = await runCli([...args, '--data', file])
       expect(r.code).toBe(1)
-      expectOneLine(r.stderr)
+      expectFailureIn(file, r.stderr)
     }
   })
 })
 
 describe('user add', () => {
   test('adds users, with --superuser and --perm, and refuses a duplicate', async () => {
-    const data = dir()
-    expect(await runCli(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: '' })
+    const data = await catalogue()
+    expect(await runCli(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: said(data) })
     expect(await runCli(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
-      .toEqual({ code: 0, stdout: 'user editor added\n', stderr: '' })
-    expect(await runCli(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: '' })
+      .toEqual({ code: 0, stdout: 'user editor added\n', stderr: said(data) })
+    expect(await runCli(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: said(data) })
 
     const dup = await runCli(['user', 'add', 'editor', '--superuser', '--data', data])
     expect(dup.code).toBe(1)
     expect(dup.stdout).toBe('')
-    expectOneLine(dup.stderr)
+    expectFailureIn(data, dup.stderr)
     expect(dup.stderr).toContain('already exists')
 
     const db = sqlite(join(data, 'reelhouse.db'))
@@ -168,13 +183,13 @@ describe('user add', () => {
 
 describe('token create', () => {
   test('prints one 40-hex key alone on stdout, stored only as its hash', async () => {
-    const data = dir()
+    const data = await catalogue()
     await runCli(['user', 'add', 'bob', '--data', data])
     const first = await runCli(['token', 'create', 'bob', '--data', data])
     const second = await runCli(['token', 'create', 'bob', '--data', data])
     for (const r of [first, second]) {
       expect(r.code).toBe(0)
-      expect(r.stderr).toBe('')
+      expect(r.stderr).toBe(said(data))
       expect(r.stdout).toMatch(/^[0-9a-f]{40}\n$/)
     }
     expect(first.stdout).not.toBe(second.stdout)
@@ -195,8 +210,8 @@ describe('token create', () => {
 describe('migrate', () => {
   test('applies the embedded migrations, then says the database is up to date', async () => {
     const data = dir()
-    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: '' })
-    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: said(data) })
+    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: said(data) })
     const db = sqlite(join(data, 'reelhouse.db'))
     try {
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
@@ -232,7 +247,7 @@ describe('while serve runs on the same data folder', () => {
   const cli = (...args: string[]) => runCli([...args, '--data', data])
   const newKey = async (user: string) => {
     const r = await cli('token', 'create', user)
-    expect(r).toMatchObject({ code: 0, stderr: '' })
+    expect(r).toMatchObject({ code: 0, stderr: said(data) })
     return r.stdout.trim()
   }
 
@@ -268,13 +283,13 @@ describe('while serve runs on the same data folder', () => {
     expect((await call(server, 'GET', `/productions/${production.id}/`, key)).status).toBe(404)
 
     expect(await cli('user', 'grant', 'reader', '--production', 'Show', '--read'))
-      .toEqual({ code: 0, stdout: `reader may now read production Show (id ${production.id})\n`, stderr: '' })
+      .toEqual({ code: 0, stdout: `reader may now read production Show (id ${production.id})\n`, stderr: said(data) })
     const readable = await call(server, 'GET', '/productions/', key)
     expect(readable.json.map((p: { id: number }) => p.id)).toEqual([production.id])
     expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(403)
 
     expect(await cli('user', 'grant', 'reader', '--production', String(production.id), '--write'))
-      .toEqual({ code: 0, stdout: `reader may now write production Show (id ${production.id})\n`, stderr: '' })
+      .toEqual({ code: 0, stdout: `reader may now write production Show (id ${production.id})\n`, stderr: said(data) })
     expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(201)
   })
 
@@ -282,7 +297,7 @@ describe('while serve runs on the same data folder', () => {
     await cli('user', 'add', 'revokee')
     const [gone, kept] = [await newKey('revokee'), await newKey('revokee')]
     expect((await call(server, 'GET', '/devices/', gone)).status).toBe(200)
-    expect(await cli('token', 'revoke', gone)).toEqual({ code: 0, stdout: 'key revoked\n', stderr: '' })
+    expect(await cli('token', 'revoke', gone)).toEqual({ code: 0, stdout: 'key revoked\n', stderr: said(data) })
     const denied = await call(server, 'GET', '/devices/', gone)
     expect(denied.status).toBe(401)
     expect(denied.json.errors[0].code).toBe('authentication_failed')
@@ -290,21 +305,21 @@ describe('while serve runs on the same data folder', () => {
 
     const again = await cli('token', 'revoke', gone)
     expect(again.code).toBe(1)
-    expectOneLine(again.stderr)
+    expectFailureIn(data, again.stderr)
   })
 
   test('token revoke --user NAME: all of that user\'s keys fail, other users\' keys work', async () => {
     await cli('user', 'add', 'leaver')
     const keys = [await newKey('leaver'), await newKey('leaver')]
     for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(200)
-    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 2 key(s) of leaver\n', stderr: '' })
+    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 2 key(s) of leaver\n', stderr: said(data) })
     for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(401)
     expect((await call(server, 'GET', '/devices/', adminKey)).status).toBe(200)
-    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 0 key(s) of leaver\n', stderr: '' })
+    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 0 key(s) of leaver\n', stderr: said(data) })
   })
 
   test('migrate says the database is up to date', async () => {
-    expect(await cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+    expect(await cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: said(data) })
   })
 
   test('backup FILE writes a valid SQLite copy with the data, and never overwrites', async () => {
@@ -313,7 +328,7 @@ describe('while serve runs on the same data folder', () => {
     const writes = Array.from({ length: 20 }, (_, i) =>
       call(server, 'POST', '/devices/', adminKey, { name: `busy-${i}`, path: join(root, `busy-${i}`) }))
     const r = await cli('backup', target)
-    expect(r).toEqual({ code: 0, stdout: `backup written to ${target}\n`, stderr: '' })
+    expect(r).toEqual({ code: 0, stdout: `backup written to ${target}\n`, stderr: said(data) })
     for (const w of await Promise.all(writes)) expect(w.status).toBe(201)
 
     const copy = sqlite(target)
@@ -332,7 +347,7 @@ describe('while serve runs on the same data folder', () => {
     const refused = await cli('backup', target)
     expect(refused.code).toBe(1)
     expect(refused.stdout).toBe('')
-    expectOneLine(refused.stderr)
+    expectFailureIn(data, refused.stderr)
     expect(refused.stderr).toContain('already exists')
     expect(readFileSync(target).equals(before.bytes)).toBe(true)
     expect(statSync(target).mtimeMs).toBe(before.mtimeMs)
@@ -341,7 +356,7 @@ describe('while serve runs on the same data folder', () => {
   test('backup FILE with a relative path writes it in the working folder', async () => {
     const cwd = dir('reelhouse-cwd-')
     const r = await runCli(['backup', 'relative.db', '--data', data], { cwd })
-    expect(r).toEqual({ code: 0, stdout: `backup written to ${join(cwd, 'relative.db')}\n`, stderr: '' })
+    expect(r).toEqual({ code: 0, stdout: `backup written to ${join(cwd, 'relative.db')}\n`, stderr: said(data) })
     expect(statSync(join(cwd, 'relative.db')).size).toBeGreaterThan(0)
   })
 })
@@ -350,7 +365,7 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
   afterEach(() => killAll())
 
   test('REELHOUSE_DATA is the data folder when there is no --data', async () => {
-    const env = dir()
+    const env = await catalogue()
     expect((await runCli(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
     expect((await runCli(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } })).stdout).toMatch(/^[0-9a-f]{40}\n$/)
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(true)
@@ -358,6 +373,7 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
 
   test('--data wins over REELHOUSE_DATA', async () => {
     const [env, flag] = [dir(), dir()]
+    expect((await runCli(['migrate', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
     expect((await runCli(['user', 'add', 'bob', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
     expect(existsSync(join(flag, 'reelhouse.db'))).toBe(true)
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(false)

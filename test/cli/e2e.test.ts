@@ -59,9 +59,9 @@ describe('booted on a free port with an empty data folder', () => {
 
   test('a user and key made with the CLI read /api/devices/', async () => {
     expect(readFileSync(join(data, 'admin.token'), 'utf8')).toBe(`${adminKey}\n`)
-    expect(await exe(['user', 'add', 'editor', '--data', data])).toEqual({ code: 0, stdout: 'user editor added\n', stderr: '' })
+    expect(await exe(['user', 'add', 'editor', '--data', data])).toEqual({ code: 0, stdout: 'user editor added\n', stderr: `data=${data}\n` })
     const token = await exe(['token', 'create', 'editor', '--data', data])
-    expect(token).toMatchObject({ code: 0, stderr: '' })
+    expect(token).toMatchObject({ code: 0, stderr: `data=${data}\n` })
     expect(token.stdout).toMatch(/^[0-9a-f]{40}\n$/)
 
     const devices = await call(server, 'GET', '/devices/', token.stdout.trim())
@@ -71,7 +71,7 @@ describe('booted on a free port with an empty data folder', () => {
 
   test('the migrations are embedded: the catalogue was made from nothing, and migrate finds it up to date', async () => {
     expect(server.proc.stderr).toMatch(/ info database migrated migrations=\d+/)
-    expect(await exe(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+    expect(await exe(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: `data=${data}\n` })
   })
 
   test('GET /api/health', async () => {

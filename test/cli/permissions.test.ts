@@ -28,7 +28,7 @@ describe('a new install under umask 022', () => {
   test('migrate makes the data folder (and the folders above it that it makes) 0700 and reelhouse.db 0600', async () => {
     const top = join(dirs.make(), 'made')
     const data = join(top, 'by', 'reelhouse')
-    expect(await runCli(['migrate', '--data', data])).toMatchObject({ code: 0, stderr: '' })
+    expect(await runCli(['migrate', '--data', data])).toMatchObject({ code: 0, stderr: `data=${data}\n` })
     expect(modes([top, data, join(data, 'reelhouse.db')])).toEqual({ [top]: '0700', [data]: '0700', [join(data, 'reelhouse.db')]: '0600' })
   })
 
@@ -42,10 +42,10 @@ describe('a new install under umask 022', () => {
     })
 
     const backup = join(dirs.make(), 'copy.db')
-    expect(await runCli(['backup', backup, '--data', data])).toEqual({ code: 0, stdout: `backup written to ${backup}\n`, stderr: '' })
+    expect(await runCli(['backup', backup, '--data', data])).toEqual({ code: 0, stdout: `backup written to ${backup}\n`, stderr: `data=${data}\n` })
     expect(mode(backup)).toBe('0600')
     const again = await runCli(['backup', backup, '--data', data])
-    expect({ code: again.code, stderr: lines(again.stderr) }).toEqual({ code: 1, stderr: [expect.stringContaining('already exists')] })
+    expect({ code: again.code, stderr: lines(again.stderr) }).toEqual({ code: 1, stderr: [`data=${data}`, expect.stringContaining('already exists')] })
     expect(await server.proc.stop('SIGTERM')).toBe(0)
   })
 })
@@ -70,10 +70,10 @@ describe('an install made with looser modes', () => {
       code: 0,
       stdout: 'database is up to date\n',
       // SQLite made -wal and -shm from the catalogue's mode (0644) as migrate opened it.
-      stderr: [tightened(data, '0755', '0700'), tightened(db, '0644', '0600'), tightened(`${db}-wal`, '0644', '0600'), tightened(`${db}-shm`, '0644', '0600')],
+      stderr: [`data=${data}`, tightened(data, '0755', '0700'), tightened(db, '0644', '0600'), tightened(`${db}-wal`, '0644', '0600'), tightened(`${db}-shm`, '0644', '0600')],
     })
     expect(modes([data, db, join(data, 'notes.txt')])).toEqual({ [data]: '0700', [db]: '0600', [join(data, 'notes.txt')]: '0644' })
-    expect((await runCli(['migrate', '--data', data])).stderr).toBe('')
+    expect((await runCli(['migrate', '--data', data])).stderr).toBe(`data=${data}\n`)
   })
 
   test('serve does the same before it listens', async () => {
@@ -94,9 +94,10 @@ describe('an install made with looser modes', () => {
   })
 })
 
-test('in a folder that exists already, a new catalogue is 0600; the folder is tightened by serve and migrate only', async () => {
+test('in a folder that exists already, migrate makes a 0600 catalogue and tightens the folder, saying so', async () => {
   const data = join(dirs.make(), 'shared')
   mkdirSync(data, { mode: 0o755 })
-  expect(await runCli(['user', 'add', 'first', '--data', data])).toMatchObject({ code: 0, stderr: '' })
-  expect(modes([data, join(data, 'reelhouse.db')])).toEqual({ [data]: '0755', [join(data, 'reelhouse.db')]: '0600' })
+  const r = await runCli(['migrate', '--data', data])
+  expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 0, stderr: [`data=${data}`, expect.stringMatching(/ warn permissions tightened path=.* from=0755 to=0700$/)] })
+  expect(modes([data, join(data, 'reelhouse.db')])).toEqual({ [data]: '0700', [join(data, 'reelhouse.db')]: '0600' })
 })

@@ -93,10 +93,11 @@ describe.each([['SIGTERM'], ['SIGINT']] as const)('%s', (signal) => {
     expect(await server.proc.stop(signal)).toBe(0)
     expect(server.proc.child.signalCode).toBeNull()
     const log = lines(server.proc.stderr)
-    // The last lines: stopping, then (a task that was finishing may log between them) stopped.
+    // The last lines: stopping, then (a task or a request that was finishing may log between
+    // them; a request's line is written after its answer went out) stopped.
     const stopping = log.findLastIndex((l) => l.includes(`info stopping signal=${signal}`))
     expect(stopping).toBeGreaterThan(-1)
-    expect(log.slice(stopping + 1, -1).every((l) => / info task (done|left to resume)/.test(l))).toBe(true)
+    expect(log.slice(stopping + 1, -1).filter((l) => !/ info (task (done|left to resume)|request )/.test(l))).toEqual([])
     expect(log.at(-1)).toMatch(/ info stopped$/)
     expect(await refused(`${server.api}/health`)).toBe(true)
 
@@ -135,9 +136,9 @@ test('every command works while serve runs on the same data folder', async () =>
   const production = await call(server, 'POST', '/productions/', adminKey, { name: 'Show', storage_root: `${root}/Show` })
   expect(production.status).toBe(201)
 
-  expect(await cli('user', 'add', 'ed', '--perm', 'browser.add_device')).toEqual({ code: 0, stdout: 'user ed added\n', stderr: '' })
+  expect(await cli('user', 'add', 'ed', '--perm', 'browser.add_device')).toEqual({ code: 0, stdout: 'user ed added\n', stderr: `data=${data}\n` })
   const created = await cli('token', 'create', 'ed')
-  expect(created).toMatchObject({ code: 0, stderr: '' })
+  expect(created).toMatchObject({ code: 0, stderr: `data=${data}\n` })
   expect(created.stdout).toMatch(/^[0-9a-f]{40}\n$/)
   const key = created.stdout.trim()
 
@@ -149,7 +150,7 @@ test('every command works while serve runs on the same data folder', async () =>
   expect((await cli('user', 'grant', 'ed', '--production', 'Show', '--read')).code).toBe(0)
   expect((await call(server, 'GET', '/productions/', key)).json.map((p: { id: number }) => p.id)).toEqual([production.json.id])
 
-  expect(await cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' })
+  expect(await cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: `data=${data}\n` })
   const target = join(dir('reelhouse-backup-'), 'live.db')
   expect((await cli('backup', target)).code).toBe(0)
   const copy = new Database(target, { readonly: true })
@@ -175,12 +176,18 @@ describe('serve that cannot start: one line on stderr, exit code 1', () => {
     expect((await call(server, 'GET', '/devices/', key)).status).toBe(200)
   })
 
-  test('a port already in use', async () => {
+  test('a port already in use: said before anything is made, with a port that is free', async () => {
     const { server, key } = await fresh()
-    const other = await runCli(['serve', '--port', String(server.port), '--data', dir()])
-    expect(other.code).toBe(1)
-    expect(lines(other.stderr).filter((l) => !/ info /.test(l))).toEqual([expect.stringMatching(/^reelhouse: .*\bport\b/i)])
-    expect(other.stderr).not.toMatch(/^\s+at |Error:/m)
+    const data = join(dir(), 'not-yet')
+    const other = await runCli(['serve', '--port', String(server.port), '--data', data])
+    expect({ code: other.code, stdout: other.stdout }).toEqual({ code: 1, stdout: '' })
+    const advice = lines(other.stderr)
+    expect(advice).toEqual([expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port (\\d+)$`))])
+    expect(existsSync(data)).toBe(false)
+    // The port it offers is one a serve can take.
+    const offered = advice[0]!.match(/--port (\d+)$/)![1]!
+    const taker = await startServe(data, { args: ['--port', offered] })
+    expect(taker.port).toBe(Number(offered))
     expect((await call(server, 'GET', '/devices/', key)).status).toBe(200)
   })
 

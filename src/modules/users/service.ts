@@ -26,6 +26,32 @@ export const SYSTEM: Principal = Object.freeze({
   id: 0, username: 'reelhouse', is_superuser: true, perms: new Set<string>(), readable: new Set<number>(), writable: new Set<number>(),
 })
 
+/**
+ * Every permission codename a route checks (service.md 5), with what it allows: the command line
+ * lists them in `user --help` and refuses any other, since a misspelt one would grant nothing.
+ * A superuser needs none of them.
+ */
+export const CODENAMES = {
+  'browser.add_device': 'create devices',
+  'browser.add_production': 'create productions (the creator gets write access to it)',
+  'browser.add_transcodingprofile': 'create transcoding profiles',
+  'browser.add_custommetadata': 'create custom metadata fields',
+  'browser.add_custommetadataset': 'create custom metadata sets',
+  'browser.add_assetholdduration': 'create asset hold durations',
+  'browser.copy_projectasset': 'copy project assets (with write access to the target production)',
+  'browser.share_production_asset': "share a production's assets with another production while copying",
+} as const satisfies Record<string, string>
+
+export type Codename = keyof typeof CODENAMES
+export const isCodename = (value: string): value is Codename => Object.hasOwn(CODENAMES, value)
+
+export type UserSummary = {
+  username: string
+  is_superuser: boolean
+  perms: string[]
+  productions: { id: number; name: string; level: 'read' | 'write' }[]
+}
+
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 export const KEY_PATTERN = /^[0-9a-f]{40}$/
 
@@ -116,6 +142,46 @@ export function createUsers(db: Db) {
       const key = randomBytes(20).toString('hex')
       db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), date_add: isoTimestamp() }).run()
       return key
+    },
+
+    /** Every user with codenames and production access, by name: what `user list` shows. */
+    list(): UserSummary[] {
+      const perms = db.select().from(userPermissions).orderBy(userPermissions.codename).all()
+      const access = db
+        .select({ user_id: productionAccess.user_id, id: productions.id, name: productions.name, level: productionAccess.level })
+        .from(productionAccess)
+        .innerJoin(productions, eq(productions.id, productionAccess.production_id))
+        .orderBy(productions.name, productions.id)
+        .all()
+      return db.select().from(users).orderBy(users.username).all().map((u) => ({
+        username: u.username,
+        is_superuser: u.is_superuser,
+        perms: perms.filter((p) => p.user_id === u.id).map((p) => p.codename),
+        productions: access.filter((a) => a.user_id === u.id).map(({ id, name, level }) => ({ id, name, level })),
+      }))
+    },
+
+    /** Gives a codename; false when the user had it already. */
+    addPerm(name: string, codename: Codename): boolean {
+      const user = findUser(name)
+      return db.$client.query('INSERT OR IGNORE INTO user_permissions (user_id, codename) VALUES (?, ?)').run(user.id, codename).changes > 0
+    },
+
+    /** Takes a codename away; false when the user did not have it. */
+    removePerm(name: string, codename: string): boolean {
+      const user = findUser(name)
+      return db.$client.query('DELETE FROM user_permissions WHERE user_id = ? AND codename = ?').run(user.id, codename).changes > 0
+    },
+
+    /**
+     * A user's keys, oldest first: id, creation time and the start of the key's hash (the key
+     * itself is not stored, so its own first characters cannot be shown).
+     */
+    keysOf(name: string): { id: number; date_add: string; hash_prefix: string }[] {
+      const user = findUser(name)
+      return db.select({ id: apiKeys.id, date_add: apiKeys.date_add, key_hash: apiKeys.key_hash }).from(apiKeys)
+        .where(eq(apiKeys.user_id, user.id)).orderBy(apiKeys.id).all()
+        .map((k) => ({ id: k.id, date_add: k.date_add, hash_prefix: k.key_hash.slice(0, 8) }))
     },
 
     revokeKey(key: string): boolean {
