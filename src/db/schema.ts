@@ -340,6 +340,9 @@ export const assetHoldDurations = sqliteTable(
 
 export const TASK_KINDS = ['copy', 'delete', 'import', 'scan'] as const
 export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
+/** What a task works on, the keys of its target: a project (copy, delete), an imported asset, a scanned device. */
+export const TASK_TARGETS = ['projectasset', 'audioasset', 'imageasset', 'videoasset', 'device'] as const
+export type TaskTarget = { [K in (typeof TASK_TARGETS)[number]]?: number }
 
 /** The persisted work queue: a task is a row first and work second. */
 export const tasks = sqliteTable(
@@ -349,7 +352,7 @@ export const tasks = sqliteTable(
     kind: text('kind', { enum: TASK_KINDS }).notNull(),
     state: text('state', { enum: TASK_STATES }).notNull().default('queued'),
     /** e.g. {"projectasset": 7} */
-    target: json<Record<string, number>>('target').notNull(),
+    target: json<TaskTarget>('target').notNull(),
     /** The production of the target, for visibility (tasks are readable as their target is). */
     production: integer('production'),
     /** What the runner needs to (re)start the work from a safe point. */

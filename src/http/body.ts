@@ -1,5 +1,6 @@
 // Request bodies: JSON, urlencoded and multipart forms, nothing else; at most 1 MiB; malformed
-// JSON, or JSON nested deeper than MAX_JSON_DEPTH, is a 400 parse_error. In form data a field
+// JSON, or JSON nested deeper than MAX_JSON_DEPTH, is a 400 parse_error; JSON text sent as a form
+// or with no Content-Type (curl -d) is a 415 that says which header to send. In form data a field
 // holding an object or array is JSON text, and every value arrives as text, so form bodies are
 // converted to the route's schema (booleans from true/false/1/0, numbers from digits) before
 // Elysia validates them.
@@ -39,6 +40,16 @@ export function createBodyParser(schemaFor: SchemaLookup) {
       // Routes without a body schema (add/unlink) check their body themselves: their errors are {detail}.
       return schemaFor(request.method, route) ? jsonObject(value) : value
     }
+    // curl -d sends its text as a form unless told otherwise: a "form" that is JSON text was meant
+    // as JSON, and read as a form it would only give missing fields. No form encoder writes a raw { or [.
+    if ((type === 'application/x-www-form-urlencoded' || type === '') && looksLikeJson(new TextDecoder().decode(bytes.subarray(0, 64))))
+      throw new AppError(
+        415,
+        'unsupported_media_type',
+        type
+          ? `The body is JSON but was sent as ${type} (what curl -d sends unless told): send Content-Type: application/json.`
+          : 'The body is JSON but was sent without a Content-Type: send Content-Type: application/json.',
+      )
     if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
       const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type')! } })
         .formData()
@@ -70,13 +81,19 @@ async function readLimited(request: Request): Promise<Uint8Array> {
 }
 
 function parseJson(bytes: Uint8Array): unknown {
+  let text: string
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-    refuseDeepJson(text)
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new AppError(400, 'parse_error', 'The request body is not valid JSON: it is not UTF-8 text.')
+  }
+  refuseDeepJson(text)
+  try {
     return JSON.parse(text)
   } catch (error) {
-    if (error instanceof AppError) throw error
-    throw new AppError(400, 'parse_error', `JSON parse error: ${(error as Error).message}`)
+    // The engine's message starts with its own "JSON Parse error:"; one sentence, said once.
+    const why = (error as Error).message.replace(/^\s*JSON\s*Parse\s*error:?\s*/i, '').replace(/\.$/, '')
+    throw new AppError(400, 'parse_error', `The request body is not valid JSON: ${why.charAt(0).toLowerCase()}${why.slice(1)}.`)
   }
 }
 

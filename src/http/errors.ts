@@ -100,7 +100,13 @@ export function errorResponse(error: AppError): Response {
   return Response.json(body, { status: error.status, headers: error.headers })
 }
 
-type TypeBoxError = { type: number; path: string; message: string; value?: unknown; schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[] } }
+type TypeBoxError = {
+  type: number
+  path: string
+  message: string
+  value?: unknown
+  schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[]; pattern?: string; type?: unknown }
+}
 
 /**
  * TypeBox failures become our codes: a missing property is `required`, anything else `invalid`,
@@ -120,15 +126,22 @@ export function fromValidation(on: string, failures: TypeBoxError[]): AppError {
     seen.add(failure.path)
     const isRequired = missing.has(failure.path)
     const code = isRequired ? 'required' : 'invalid'
-    const detail = isRequired ? 'This field is required.' : describe(failure)
-    const where = on === 'query' ? { parameter: failure.path.replace(/^\//, '') } : { pointer: failure.path || '/' }
+    const parameter = on === 'query' ? failure.path.replace(/^\//, '') : undefined
+    const detail = isRequired ? 'This field is required.' : describe(failure, parameter)
+    const where = parameter !== undefined ? { parameter } : { pointer: failure.path || '/' }
     entries.push(entry(400, code, detail, where))
   }
   if (entries.length === 0) entries.push(entry(400, 'invalid', 'Invalid input.', {}))
   return AppError.many(400, entries)
 }
 
-function describe(failure: TypeBoxError): string {
+/** What a query parameter of decimal digits (limit, offset, an id filter) must hold. */
+const WHOLE = '^[0-9]+$'
+
+function describe(failure: TypeBoxError, parameter?: string): string {
+  // "Expected string to match '^[0-9]+$'" says how it is checked, not what to send.
+  if (parameter && (failure.schema?.pattern === WHOLE || failure.schema?.type === 'integer'))
+    return `${parameter} must be a whole number (0 or more, in decimal digits).`
   const choices = failure.schema?.enum ?? failure.schema?.anyOf?.map((s) => s.const).filter((c) => c !== undefined)
   if (choices && choices.length > 0) return `Must be one of: ${choices.join(', ')}.`
   return `${failure.message}.`

@@ -17,6 +17,9 @@ export const Paging = {
 
 export type PagingQuery = { limit?: string; offset?: string }
 
+/** A filter naming a record by id: decimal digits, as limit and offset (anything else is a 400 at it). */
+export const idFilter = (description: string) => t.Optional({ ...digits, description })
+
 /** A path filter that must end with a slash. */
 export function slashPath(parameter: string, value: string | undefined): string | undefined {
   if (value !== undefined && !value.endsWith('/')) throw invalidParameter(parameter, `${parameter} must end with a slash.`)

@@ -5,7 +5,7 @@
 // the same target run one after the other, in the order they were made.
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { tasks } from '../db/schema.ts'
+import { type TaskTarget, tasks } from '../db/schema.ts'
 import { CancelledError } from '../storage/fs.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
@@ -38,7 +38,7 @@ export type Handlers = { [K in TaskKind]: Handler<K> }
 /** What enqueue writes: the kind with params of its type, the target, and its production (visibility). */
 export type NewTask<K extends TaskKind> = {
   kind: K
-  target: Record<string, number>
+  target: TaskTarget
   production: number | null
   params: TaskParams[K]
   /** Merges with a queued task of the same key (one scan per device, one import per path). */

@@ -149,6 +149,7 @@ describe('create', () => {
       files: { count: 3, bytes: 15 },
     }))
     expect(r.json.date_add).toBe(r.json.date_mod)
+    expect(r.headers.get('location')).toBe(`/api/projectassets/${r.json.id}/`)
     // The single record and the list show the same object.
     const one = await t.get(`${PA}${r.json.id}/`)
     expect([one.status, one.json]).toEqual([200, r.json])
@@ -391,7 +392,7 @@ describe('list and single record', () => {
     expect([made.status, made.json]).toEqual([201, created({ name: 'Via legacy', bundle_root: `${bundle}/`, production: prod.Show.id })])
     expect((await t.get(`${PA}${made.json.id}/`)).json).toEqual(made.json)
     const del = await t.request('DELETE', `/api/project/${made.json.id}/`)
-    expect([del.status, del.text]).toEqual([202, ''])
+    expect([del.status, del.json]).toEqual([202, { task: { id: expect.any(Number), state: 'queued', url: `/api/tasks/${del.json.task.id}/` } }])
     await t.runner.idle()
     expectError(await t.get(`/api/project/${made.json.id}/`), 404, 'not_found')
     expect(existsSync(bundle)).toBe(false)
@@ -462,7 +463,12 @@ describe('copy', () => {
       bundle_root: `${target}/`,
       production: prod.Target.id,
     }
-    expect(r.json).toEqual(expected)
+    // The new project, and the task that copies its files (queued: the runner starts it after
+    // the answer's transaction). Location names the project, the task is followed at task.url.
+    const task = { id: expect.any(Number), state: 'queued', url: `/api/tasks/${r.json.task?.id}/` }
+    expect(r.json).toEqual({ ...expected, task })
+    expect(r.headers.get('location')).toBe(`/api/projectassets/${r.json.id}/`)
+    expect((await t.get(r.json.task.url)).json).toMatchObject({ id: r.json.task.id, kind: 'copy', target: { projectasset: r.json.id } })
     expect(r.json.id).not.toBe(source.id)
     expect(source.audio_assets).toHaveLength(1)
     expect(source.description).toBe('Cut 3')
@@ -638,7 +644,7 @@ describe('share_linked_assets', () => {
 // ------------------------------------------------------------------ delete (with the runner)
 
 describe('delete', () => {
-  test('202 with no body; the task removes the folder and the record; linked media assets stay', async () => {
+  test('202 with the task (Location names it); the task removes the folder and the record; linked media assets stay', async () => {
     const parent = fresh()
     const bundle = `${parent}/proj`
     writeTree(bundle, { 'ep.prproj': 'p', 'media/x.bin': 'xx' })
@@ -649,7 +655,8 @@ describe('delete', () => {
     await link(p.id, [{ asset_id: audio.id, type: 'audio' }, { asset_id: video.id, type: 'video' }])
 
     const r = await t.request('DELETE', `${PA}${p.id}/`)
-    expect([r.status, r.text]).toEqual([202, ''])
+    const url = `/api/tasks/${r.json?.task?.id}/`
+    expect([r.status, r.json, r.headers.get('location')]).toEqual([202, { task: { id: expect.any(Number), state: 'queued', url } }, url])
     await t.runner.idle()
     expectError(await t.get(`${PA}${p.id}/`), 404, 'not_found')
     expect(existsSync(bundle)).toBe(false)
@@ -659,7 +666,8 @@ describe('delete', () => {
       expect([a.status, a.json.projects]).toEqual([200, []])
     }
     const tasks = (await t.get('/api/tasks/?kind=delete')).json.filter((x: { target: { projectasset: number } }) => x.target.projectasset === p.id)
-    expect(tasks).toEqual([expect.objectContaining({ state: 'done', error: '', files_total: 2, bytes_total: 3, files_done: 2, bytes_done: 3 })])
+    expect(tasks).toEqual([expect.objectContaining({ id: r.json.task.id, state: 'done', error: '', files_total: 2, bytes_total: 3, files_done: 2, bytes_done: 3 })])
+    expect((await t.get(url)).json).toEqual(tasks[0])
     // Deleting it again: it does not exist any more.
     expectError(await t.request('DELETE', `${PA}${p.id}/`), 404, 'does_not_exist')
   })
@@ -722,19 +730,21 @@ describe('while a delete is pending', () => {
 
   const deleteTasks = async () => (await t2.get('/api/tasks/?kind=delete')).json.filter((x: { target: { projectasset: number } }) => x.target.projectasset === p.id)
 
+  let pending: { id: number; state: string; url: string }
   test('DELETE answers 202 at once; the record shows date_del and is_production false; the folder is still there', async () => {
     const r = await t2.request('DELETE', `${PA}${p.id}/`)
-    expect([r.status, r.text]).toEqual([202, ''])
+    expect(r.status).toBe(202)
+    pending = r.json.task
     const after = await t2.get(`${PA}${p.id}/`)
     expect([after.status, after.json]).toEqual([200, { ...p, date_del: expect.stringMatching(TIMESTAMP), date_mod: expect.stringMatching(TIMESTAMP), is_production: false }])
     expect(readTree(bundle)).toEqual({ 'ep.prproj': 'p', 'media/': 'dir', 'media/x.bin': 'xx' })
-    expect(await deleteTasks()).toEqual([expect.objectContaining({ kind: 'delete', state: 'queued', date_start: null, date_end: null })])
+    expect(await deleteTasks()).toEqual([expect.objectContaining({ id: pending.id, kind: 'delete', state: 'queued', date_start: null, date_end: null })])
   })
 
-  test('DELETE again while pending: 202, and still only one delete task', async () => {
+  test('DELETE again while pending: 202 with the same task, and still only one delete task', async () => {
     for (const path of [`${PA}${p.id}/`, `${PA}${p.id}`, `/api/project/${p.id}/`]) {
       const r = await t2.request('DELETE', path)
-      expect([r.status, r.text]).toEqual([202, ''])
+      expect([r.status, r.json, r.headers.get('location')]).toEqual([202, { task: pending }, pending.url])
     }
     expect(await deleteTasks()).toHaveLength(1)
   })
@@ -827,6 +837,14 @@ describe('tasks API', () => {
     }
     expect(all.json.filter((x: Task) => x.kind === 'copy').length).toBeGreaterThan(0)
     expect(all.json.filter((x: Task) => x.kind === 'delete').length).toBeGreaterThan(0)
+  })
+
+  test('?projectasset=ID lists the tasks working on that project, with X-Total-Count, combined with the other filters', async () => {
+    const r = await t.get(`/api/tasks/?projectasset=${copy.id}`)
+    expect([r.json, r.headers.get('x-total-count')]).toEqual([[copyTask], '1'])
+    expect((await t.get(`/api/tasks/?projectasset=${copy.id}&kind=copy&state=done`)).json).toEqual([copyTask])
+    const none = await t.get(`/api/tasks/?projectasset=${copy.id}&kind=delete`)
+    expect([none.json, none.headers.get('x-total-count')]).toEqual([[], '0'])
   })
 
   test('an unknown state or kind: 400 invalid naming the parameter', async () => {

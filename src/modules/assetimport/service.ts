@@ -18,7 +18,7 @@ import type { Devices } from '../devices/service.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import { type MediaAssets, identityOfFile } from '../mediaassets/service.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
-import { canRead, canWrite } from '../users/access.ts'
+import { canRead, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { ImportRequest } from './rules.ts'
 
@@ -113,7 +113,7 @@ export function createImports(
       if (keywordCount > MAX_KEYWORDS) throw invalid('/asset/keywords', `At most ${MAX_KEYWORDS} keywords in all.`)
       const production = productionByName.get({ name: req.production })
       if (!production || !canRead(actor, production.id)) throw invalid('/production', 'No production with this name.')
-      if (!canWrite(actor, production.id)) throw forbidden('You do not have write access to this production.')
+      requireWrite(actor, production.id)
       let destination: { id: number; name: string } | undefined
       if (req.move_asset) {
         const id = req.asset_destination === undefined ? production[`${kind}asset_device`] : undefined

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { productions } from '../../db/schema.ts'
-import { forbidden, invalid, required } from '../../http/errors.ts'
-import { canRead, canWrite } from '../users/access.ts'
+import { invalid, required } from '../../http/errors.ts'
+import { canRead, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 
 /**
@@ -23,6 +23,6 @@ export function productionForWrite(
     : db.select().from(productions).where(eq(productions.name, given.name!)).get()
   const pointer = `/${byId ? fields.id : fields.name}`
   if (!row || !canRead(user, row.id)) throw invalid(pointer, 'No such production.')
-  if (!canWrite(user, row.id)) throw forbidden('You do not have write access to this production.')
+  requireWrite(user, row.id)
   return row
 }

@@ -10,7 +10,7 @@
 // production, and a non-superuser's project folder lies inside its own production's storage root.
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { aliasProblem, isInside, realOf, reservedProblem } from '../../storage/paths.ts'
-import { canWrite } from '../users/access.ts'
+import { canRead, canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
 /** Folders that must never be inside (or be) a project folder, by real path (links resolved). */
@@ -92,8 +92,11 @@ export function territoryProblem(db: Db, path: string, user: Principal, producti
   // folder elsewhere needs only write access to whatever production owns it.
   if (placing && (!own || !isInside(realOf(own.storage_root), real)))
     return { forbidden: false, detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).` }
-  const foreign = roots.some((r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)))
-  if (foreign) return { forbidden: true, detail: 'The folder lies inside the folders of a production you do not have write access to.' }
+  const foreign = roots.find((r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)))
+  // Named only to a user who can read it: to the others, it does not exist (service.md 5).
+  if (foreign) return { forbidden: true, detail: canRead(user, foreign.id)
+    ? `The folder lies inside the folders of production ${foreign.id}; you need write access to production ${foreign.id}.`
+    : 'The folder lies inside the folders of a production you do not have write access to.' }
   return undefined
 }
 
@@ -113,6 +116,6 @@ export function taskProblem(
   if (t.user === undefined) return undefined
   const user = users.principalById(t.user)
   if (!user) return 'the user who asked for it no longer exists'
-  if (!canWrite(user, t.production)) return 'the user who asked for it no longer has write access to the production'
+  if (!canWrite(user, t.production)) return `the user who asked for it no longer has write access to production ${t.production}`
   return territoryProblem(db, t.path, user, t.production, t.placing)?.detail
 }

@@ -6,8 +6,8 @@ import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.t
 import { optionalEq } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 import { readableBy } from '../users/access.ts'
-import { CopyQuery, LinkResult, ProjectAsset, ProjectAssetCreate, UnlinkResult, linkBodyDoc } from './model.ts'
-import type { ProjectAssets } from './service.ts'
+import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, UnlinkResult, linkBodyDoc } from './model.ts'
+import type { ProjectAssets, TaskRef } from './service.ts'
 
 const LINK_PATHS = { link: ['/:id/addasset', '/:id/add'], unlink: ['/:id/unlinkasset', '/:id/unlink'] } as const
 
@@ -18,6 +18,9 @@ function requireJson(request: Request) {
     throw new AppError(415, 'unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
 }
 
+/** A queued task as a copy or delete answers it, with the address to follow it at. */
+const taskAnswer = (task: TaskRef) => ({ ...task, url: `/api/tasks/${task.id}/` })
+
 /** Served under /projectassets and under the version-0 path /project. */
 export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, prefix: '/projectassets' | '/project') {
   const legacy = prefix === '/project'
@@ -25,7 +28,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
   let routes = new Elysia({ prefix, tags: [tag] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, LinkResult, UnlinkResult })
+    .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, DeleteAccepted, LinkResult, UnlinkResult })
     .get(
       '/',
       ({ query, user }) =>
@@ -50,10 +53,14 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
     .post(
       '/',
       async ({ body, query, user, set }) => {
-        set.status = 201
         const share = query.share_linked_assets === '1' || query.share_linked_assets === 'true'
-        const row = body.copy_of === undefined ? await service.create(body, user) : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
-        return service.toApi(row, user)
+        const made = body.copy_of === undefined ? { row: await service.create(body, user) } : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
+        set.status = 201
+        // A 201's Location names the record it created (RFC 9110 15.3.2), for a copy too: the
+        // project is what was made, its task is how the files get there (body member task).
+        set.headers.location = `/api/projectassets/${made.row.id}/`
+        const project = service.toApi(made.row, user)
+        return 'task' in made ? { ...project, task: taskAnswer(made.task) } : project
       },
       {
         auth: true,
@@ -61,14 +68,15 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         parse: ['json', 'urlencoded', 'formdata'],
         transform: requireOneOf(ProjectAssetCreate, ['production_id', 'production_name']),
         query: CopyQuery,
-        response: { 201: 'ProjectAsset', ...errors(...BODY_ERRORS, 403, 409) },
+        response: { 201: 'ProjectAssetCreated', ...errors(...BODY_ERRORS, 403, 409) },
         detail: {
           summary: 'Create a project asset, or copy one (copy_of)',
           deprecated: legacy,
           description:
             'Create: the bundle folder is created on disk if missing; status_asset 6. Copy (copy_of): needs browser.copy_projectasset ' +
             '(and browser.share_production_asset with share_linked_assets=1), read access to the source and write access to the target ' +
-            'production; answers 201 with status_asset 0 and is_production false, and copies the files in a task (GET /api/tasks/). ' +
+            'production; answers 201 with status_asset 0 and is_production false, and copies the files in a task: the answer\'s task ' +
+            'member ({id, state, url}; follow it at url, GET /api/tasks/{id}/). Location names the new project in both cases. ' +
             'The copy becomes status 6 and is_production true when complete, or -1 with the reason, leaving no partial folder.',
         },
       },
@@ -76,18 +84,20 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
     .delete(
       '/:id',
       ({ params, user, set }) => {
-        service.remove(params.id, user)
+        const task = taskAnswer(service.remove(params.id, user))
         set.status = 202
-        return new Response(null, { status: 202 })
+        // 202: the work goes on; Location names where to watch it (the task).
+        set.headers.location = task.url
+        return { task }
       },
       {
         auth: true,
         params: IdParams,
-        response: { 202: t.Void({ description: 'Accepted: the folder is removed by a task' }), ...errors(403, 404) },
+        response: { 202: 'DeleteAccepted', ...errors(403, 404, 409) },
         detail: {
           summary: 'Delete a project asset and its folder',
           deprecated: legacy,
-          description: 'Answers 202 at once. Until the bundle folder is removed the record shows date_del and is_production false; then it answers 404 (code does_not_exist on DELETE). Linked media assets stay. A running copy of the project is cancelled first.',
+          description: 'Answers 202 at once with the task that removes the folder ({task: {id, state, url}}, Location: the task; asked again while pending: the same task). Until the bundle folder is removed the record shows date_del and is_production false; then it answers 404 (code does_not_exist on DELETE). Linked media assets stay. A running copy of the project is cancelled first.',
         },
       },
     )

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { TASK_STATES } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
 import { MediaAsset } from '../mediaassets/model.ts'
 
@@ -31,6 +32,16 @@ export const ProjectAsset = t.Object({
   production: Type.Integer(),
   device: Type.Integer(),
 })
+
+/** The task a copy or delete queued; `Location` (delete) and `url` name it for GET /api/tasks/{id}/. */
+export const TaskRef = t.Object({
+  id: Type.Integer(),
+  state: oneOf(TASK_STATES),
+  url: t.String({ description: 'The task: GET it to follow the work' }),
+})
+/** Create answers the project; copy answers it with the task that copies its files. */
+export const ProjectAssetCreated = t.Composite([ProjectAsset, t.Object({ task: t.Optional(TaskRef) })])
+export const DeleteAccepted = t.Object({ task: TaskRef })
 
 const Text = t.String({ maxLength: 255 })
 export const ProjectAssetCreate = t.Object({

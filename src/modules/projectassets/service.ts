@@ -16,7 +16,7 @@ import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service
 import { mediaToApi } from '../mediaassets/model.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
-import { canRead, canReadAsset, canWrite, requirePerm } from '../users/access.ts'
+import { canRead, canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import { type ProjectAssetCreate, typeOf } from './model.ts'
 
@@ -25,6 +25,8 @@ type Body = typeof ProjectAssetCreate.static
 const MEDIA_TYPES = MEDIA_KINDS
 type MediaType = MediaKind
 type Ref = { asset_id: number; type: MediaType }
+/** The task a copy or delete queued, as its answer shows it (the client follows it at /api/tasks/{id}/). */
+export type TaskRef = { id: number; state: (typeof tasks.$inferSelect)['state'] }
 type MediaApi = ReturnType<typeof mediaToApi>
 
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
@@ -85,6 +87,8 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     if (problem) throw invalid('/bundle_root', problem.detail)
   }
 
+  const taskRef = (id: number): TaskRef => ({ id, state: db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state })
+
   function dates(body: Pick<Body, 'date_crt'>) {
     return body.date_crt === undefined || body.date_crt === null ? body.date_crt : dateField('/date_crt', body.date_crt)
   }
@@ -128,7 +132,8 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       }).returning().get()
     },
 
-    async copy(body: Body & { copy_of: number }, share: boolean, user: Principal) {
+    /** The new project (status 0, not in production) and the task that copies its files. */
+    async copy(body: Body & { copy_of: number }, share: boolean, user: Principal): Promise<{ row: Row; task: TaskRef }> {
       requirePerm(user, 'browser.copy_projectasset')
       if (share) requirePerm(user, 'browser.share_production_asset')
       const source = db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)).get()
@@ -154,7 +159,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (db.select({ d: projectAssets.deleting }).from(projectAssets).where(eq(projectAssets.id, source.id)).get()?.d !== false)
         throw conflict('The source project asset is being deleted.')
 
-      return db.transaction((tx) => {
+      const { row, taskId } = db.transaction((tx) => {
         const row = tx.insert(projectAssets).values({
           name: body.name, description: body.description ?? source.description, date_crt: dateCrt ?? null,
           date_add: now, date_mod: now, date_del: deps.holds.dateDel('projectasset', target.device.name, production.name, now),
@@ -169,22 +174,26 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
           if (share && asset.production !== production.id && canRead(user, asset.production))
             tx.insert(mediaAssetShares).values({ asset_id: asset.id, production_id: production.id }).onConflictDoNothing().run()
         }
-        deps.runner.enqueue(tx, {
+        const task = deps.runner.enqueue(tx, {
           kind: 'copy', target: { projectasset: row.id }, production: production.id,
           params: {
             source: source.bundle_root, source_device: sourceDevice.path, target: target.path, device: target.device.path,
             user: user.id, identity: sourceIdentity,
           },
         })
-        return row
+        return { row, taskId: task.id }
       })
+      return { row, task: taskRef(taskId) }
     },
 
-    /** Marks the project as being deleted and queues the removal of its folder (202). */
-    remove(id: number, user: Principal) {
+    /**
+     * Marks the project as being deleted and queues the removal of its folder (202); answers that
+     * task, or the one already queued or running when the delete was asked for before.
+     */
+    remove(id: number, user: Principal): TaskRef {
       const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
       if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', 'No project asset with this id.')
-      if (!canWrite(user, row.production)) throw forbidden('You do not have write access to this production.')
+      requireWrite(user, row.production)
       checkTerritory(row.bundle_root, user, row.production, false)
       // A delete would take catalogued files of another production with it (service.md 5).
       const foreign = deps.media.countUnder(row.bundle_root, row.production)
@@ -192,16 +201,17 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const open = db.select().from(tasks).where(and(
         sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running']),
       )).all()
-      if (open.some((t) => t.kind === 'delete')) return
+      const pending = open.find((t) => t.kind === 'delete')
+      if (pending) return { id: pending.id, state: pending.state }
       const copyingFrom = db.select({ id: tasks.id }).from(tasks).where(and(
         eq(tasks.kind, 'copy'), inArray(tasks.state, ['queued', 'running']), sql`json_extract(${tasks.params}, '$.source') = ${row.bundle_root}`,
       )).get()
       if (copyingFrom) throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
       const now = isoTimestamp()
       const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
-      db.transaction((tx) => {
+      const task = db.transaction((tx) => {
         tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
-        deps.runner.enqueue(tx, {
+        return deps.runner.enqueue(tx, {
           kind: 'delete', target: { projectasset: id }, production: row.production,
           // The folder to remove is the one there now (null: already gone, and any folder made there
           // later is someone else's); the task checks it still is.
@@ -209,11 +219,12 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         })
       })
       for (const t of open) if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
+      return taskRef(task.id)
     },
 
     link(id: number, body: unknown, user: Principal, mode: 'link' | 'unlink') {
       const project = readable(id, user)
-      if (!canWrite(user, project.production)) throw forbidden('You do not have write access to this production.')
+      requireWrite(user, project.production)
       if (project.deleting) throw conflict('The project asset is being deleted.')
       const b = (body ?? {}) as { asset_list?: unknown; silent_mode?: unknown }
       if (b === null || typeof b !== 'object' || Array.isArray(b)) throw AppError.plain(400, { detail: 'The body must be a JSON object with asset_list.' })

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox'
+import { sql } from 'drizzle-orm'
 import { t } from 'elysia'
-import { TASK_KINDS, TASK_STATES, tasks } from '../../db/schema.ts'
+import { TASK_KINDS, TASK_STATES, TASK_TARGETS, tasks } from '../../db/schema.ts'
+import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
@@ -22,6 +24,17 @@ export const Task = t.Object({
   result: t.Record(t.String(), Type.Integer(), { description: 'What the work found; a scan: seen, offline, online, moved, imported, waiting' }),
 })
 
+/** ?projectasset=7, ?device=2...: the tasks whose target names that record (filters combine). */
+const targetFilters = Object.fromEntries(TASK_TARGETS.map((kind) => [kind, idFilter(`Only tasks working on this ${kind} (by id)`)])) as {
+  [K in (typeof TASK_TARGETS)[number]]: ReturnType<typeof idFilter>
+}
+const byTarget = (query: Partial<Record<(typeof TASK_TARGETS)[number], string>>) =>
+  TASK_TARGETS.map((kind) => {
+    const id = query[kind]
+    // A number, not the digits as text: json_extract answers an integer, which never equals text.
+    return id === undefined ? undefined : sql`json_extract(${tasks.target}, ${`$.${kind}`}) = ${Number(id)}`
+  })
+
 export const tasksModule = (ctx: ModuleContext) =>
   resourceRoutes(ctx, {
     prefix: '/tasks',
@@ -29,7 +42,7 @@ export const tasksModule = (ctx: ModuleContext) =>
     table: tasks,
     models: { Task },
     toApi: ({ params: _p, attempts: _a, production: _r, key: _k, ...row }) => row,
-    filters: t.Object({ state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)) }),
-    where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), readableBy(user, tasks.production)],
+    filters: t.Object({ state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)), ...targetFilters }),
+    where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), ...byTarget(query), readableBy(user, tasks.production)],
     canRead: (row, user) => (row.production === null ? user.is_superuser : canRead(user, row.production)),
   })

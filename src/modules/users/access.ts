@@ -9,12 +9,13 @@ import type { Principal } from './service.ts'
 export const canRead = (user: Principal, production: number) => user.is_superuser || user.readable.has(production)
 export const canWrite = (user: Principal, production: number) => user.is_superuser || user.writable.has(production)
 
+// A refusal names what is missing, so that the user knows what to ask a superuser for.
 export function requirePerm(user: Principal, codename: string) {
-  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden()
+  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden(`You need the permission ${codename}.`)
 }
 
 export function requireWrite(user: Principal, production: number) {
-  if (!canWrite(user, production)) throw forbidden('You do not have write access to this production.')
+  if (!canWrite(user, production)) throw forbidden(`You need write access to production ${production}.`)
 }
 
 /** A WHERE condition limiting rows to productions the user can read; undefined for superusers. */
