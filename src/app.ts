@@ -1,12 +1,11 @@
 // Composes the HTTP modules over the core's services (src/core.ts). No I/O of its own: a test
 // builds the core over a temporary database and calls app.handle(request).
-import { openapi } from '@elysiajs/openapi'
 import type { TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { Core } from './core.ts'
 import { authPlugin } from './http/auth.ts'
 import { createBodyParser } from './http/body.ts'
-import { docsAssets } from './http/docs.ts'
+import { apiDocs } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
 import { checkHead, pathOf } from './http/head.ts'
 import { createLists } from './http/lists.ts'
@@ -68,20 +67,7 @@ export function createApp(core: Core, { quiet = false } = {}) {
       if (path.startsWith('/api/') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
     })
     .onParse(createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`)))
-    .use(docsAssets)
-    .use(
-      openapi({
-        path: '/api/docs',
-        provider: 'swagger-ui',
-        // url: absolute, as the plugin's relative default resolves to /api/api/docs/json from /api/docs.
-        swagger: { url: '/api/docs/json', cdn: '/api/docs/assets/swagger-ui-bundle.js', theme: '/api/docs/assets/swagger-ui.css', persistAuthorization: true } as never,
-        documentation: {
-          info: { title: 'Reelhouse API', version: VERSION, description: 'Media asset manager. Every endpoint but health and docs needs `Authorization: Token <key>`.' },
-          components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <40 hex characters>' } } },
-          security: [{ token: [] }],
-        },
-      }),
-    )
+    .use(apiDocs())
     .get('/api/health', () => {
       // Each watched device's mode, when there are any (service.md 3's answer is unchanged otherwise).
       const watch = core.watch?.status() ?? []

@@ -1,5 +1,6 @@
 // Shapes shared by every module's OpenAPI description: the error envelope, the two plain error
 // bodies api.md names, and the id path parameter.
+import type { TObject, TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 
 export const ErrorEnvelope = t.Object(
@@ -46,4 +47,20 @@ export function oneOf<const V extends readonly [string, ...string[]]>(values: V,
   const schema = t.UnionEnum(values, options)
   delete (schema as { default?: unknown }).default
   return schema
+}
+
+/**
+ * An object body that needs one of two fields, such as its production by id or by name. The pair
+ * is declared as JSON Schema says it (anyOf of two `required`), so the OpenAPI document shows it.
+ * TypeBox does not check anyOf on an object: the route's requireOneOf hook (errors.ts) does, and
+ * reports the missing pair together with the body's other failures.
+ */
+export function eitherOf<T extends TObject>(schema: T, fields: readonly [string, string]): T {
+  return { ...schema, anyOf: fields.map((field) => ({ required: [field] })) }
+}
+
+/** The two fields of an eitherOf schema, if it is one. */
+export function eitherFields(schema: TSchema): [string, string] | undefined {
+  const pair = (schema.anyOf as { required?: string[] }[] | undefined)?.map((s) => s.required?.[0])
+  return pair?.length === 2 && pair[0] && pair[1] ? [pair[0], pair[1]] : undefined
 }

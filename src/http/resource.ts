@@ -9,7 +9,7 @@ import type { Principal } from '../modules/users/service.ts'
 import { requirePerm } from '../modules/users/access.ts'
 import { notFound, requireOneOf } from './errors.ts'
 import { Paging } from './lists.ts'
-import { BODY_ERRORS, IdParams, errors, sharedModels } from './models.ts'
+import { BODY_ERRORS, IdParams, eitherFields, errors, sharedModels } from './models.ts'
 
 type Table = SQLiteTable & { id: SQLiteColumn }
 
@@ -34,8 +34,6 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
     status: 200 | 201
     /** Codename needed unless superuser; omitted when the service checks access itself. */
     codename?: string
-    /** Two fields of which one is required (reported with the body's other failures). */
-    oneOf?: [string, string]
     run: (body: B['static'], user: Principal) => T['$inferSelect']
     description: string
   }
@@ -79,6 +77,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
 
   if (!spec.create) return routes
   const create = spec.create
+  // Two fields of which one is required (models.ts eitherOf), reported with the body's other failures.
+  const either = eitherFields(create.body)
   return routes.post(
     '/',
     ({ body, user, set }) => {
@@ -91,7 +91,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       body: createName,
       // Documents the accepted types; the app's own parser (http/body.ts) runs first and does the work.
       parse: ['json', 'urlencoded', 'formdata'],
-      ...(create.oneOf ? { transform: requireOneOf(create.body, create.oneOf) } : {}),
+      ...(either ? { transform: requireOneOf(create.body, either) } : {}),
       response: { [create.status]: single, ...errors(...BODY_ERRORS, 403) },
       detail: { summary: `Create a ${name} record`, description: `${create.description} JSON or form data (objects and arrays as JSON text).` },
     },

@@ -251,7 +251,7 @@ describe('health and docs need no key', () => {
     })
 
     test('the list operations document limit and offset', () => {
-      const list = doc.paths['/api/devices/'].get
+      const list = doc.paths['/api/devices'].get
       const names = list.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)
       expect(names).toEqual(expect.arrayContaining(['limit', 'offset', 'path']))
     })

@@ -24,7 +24,6 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
       body: MediaAssetCreate,
       status: 201,
       run: (body, user) => service.create(kind, body, user),
-      oneOf: ['production', 'production_name'],
       description: `Registers an existing ${kind} file without the import pipeline. Needs write access to the production.`,
     },
   })

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { MediaKind, mediaAssets } from '../../db/schema.ts'
+import { eitherOf } from '../../http/models.ts'
 
 export const fields = {
   id: Type.Integer(),
@@ -27,7 +28,7 @@ export const MediaAssetDetail = t.Object({
   path_proxy: t.String(),
   projects: t.Array(Type.Integer(), { description: 'Ids of linked project assets' }),
 })
-export const MediaAssetCreate = t.Object({
+export const MediaAssetCreate = eitherOf(t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   path_file: t.String({ minLength: 1, maxLength: 4096, description: 'Absolute, must lie on a device' }),
   production: t.Optional(Type.Integer({ minimum: 1, description: 'Production id; wins over production_name' })),
@@ -38,7 +39,7 @@ export const MediaAssetCreate = t.Object({
   meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
   date_crt: t.Optional(t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })),
   date_del: t.Optional(t.String({ maxLength: 64, description: 'As date_crt; default from the hold durations' })),
-})
+}), ['production', 'production_name'])
 
 export type MediaRow = typeof mediaAssets.$inferSelect
 export const mediaToApi = (row: MediaRow) => ({

@@ -1,0 +1,270 @@
+// The examples of the OpenAPI document: one small catalogue told once, so that the examples
+// agree with each other. The "Night Shift" production lives on the device "media" at
+// /mnt/media/; its clips, sound and stills are media assets 1 to 3, linked to project asset 1.
+// Posting the create examples in the order of CREATE_ORDER to a fresh server (with /mnt/media
+// and the files present) makes these very records; test/http/openapi.test.ts does that on a
+// temporary folder, and checks that every example fits its schema.
+import { MAX_BODY_BYTES } from './body.ts'
+import { entry } from './errors.ts'
+import { MAX_HEADER_BYTES } from './head.ts'
+import { VERSION } from '../version.ts'
+
+const ROOT = '/mnt/media/'
+const SHOW = `${ROOT}night-shift/`
+const CLIP = `${SHOW}video/A012C003_250114_R2KD.mov`
+const SOUND = `${SHOW}audio/interview_01.wav`
+const STILL = `${SHOW}stills/poster_v3.tif`
+const BUNDLE = `${SHOW}projects/reel-1/`
+
+const device = {
+  id: 1,
+  name: 'media',
+  display_name: 'Media SAN',
+  path: ROOT,
+  is_internal: true,
+  is_archive: false,
+  autoshot_detection: false,
+  allow_direct_writing: true,
+  recieve_xml_meta: false,
+  protocol: 'file',
+  anonymous: false,
+  server: null,
+  username: null,
+  password: null,
+  transcoding_profile: 1,
+  archive_connector: null,
+  passthrough_profiles: [],
+  write_permission_groups: [],
+}
+
+const profileFields = {
+  name: 'ProRes Proxy 1080p',
+  codec_name: 'prores_ks',
+  codec_profile: 'proxy',
+  video_container: 'mov',
+  frame_rate: '25',
+  video_data_rate: '45M',
+  width: 1920,
+  height: 1080,
+  display_aspect_ratio: '16:9',
+  pix_fmt: 'yuv422p10le',
+  progressive: true,
+  passthrough: false,
+  default_profile: true,
+  interlaced: 'tff',
+  ar_conversion: 'box',
+  should_have_audio: true,
+  audio_codec_name: 'pcm_s24le',
+  audio_container: 'mov',
+  audio_codec_profile: '',
+  audio_data_rate: '',
+  tracks: 2,
+  channels_per_track: 1,
+  bits_per_sample: 24,
+  sample_rate: 48000,
+}
+
+const production = {
+  id: 1,
+  name: 'Night Shift',
+  codename: 'night-shift',
+  company: 'Harbour Lights Pictures',
+  storage_root: SHOW,
+  proxy_root: `${SHOW}proxies/`,
+  proxy_url: '',
+  upload_device: device,
+  audioasset_device: device,
+  imageasset_device: device,
+  videoasset_device: device,
+}
+
+const added = '2025-01-15T08:12:44.512000Z'
+const media = (id: number, name: string, path_file: string, description: string, meta_field_store: Record<string, unknown>) => ({
+  id,
+  name,
+  description,
+  production: 1,
+  status_asset: 6,
+  path_file,
+  device: 1,
+  is_archive: false,
+  is_production: true,
+  meta_field_store,
+})
+const video = media(1, 'A012C003_250114_R2KD', CLIP, 'Night exterior, harbour, take 3', { 'camera.model': 'ARRI Alexa 35' })
+const audio = media(2, 'interview_01', SOUND, 'Harbour master interview, boom and lav', {})
+const image = media(3, 'poster_v3', STILL, 'One-sheet, third version', {})
+const detail = (asset: typeof video, path_proxy: string, technical: Record<string, unknown>, keywords: Record<string, string[]>) => ({
+  ...asset,
+  date_crt: '2025-01-14T20:40:05.000000Z',
+  date_add: added,
+  date_mod: added,
+  date_del: null,
+  keywords,
+  technical,
+  path_proxy,
+  projects: [1],
+})
+
+const projectFields = {
+  name: 'Reel 1 rough cut',
+  bundle_root: BUNDLE,
+  path_file: `${BUNDLE}reel-1.prproj`,
+  description: 'Assembly of the night exteriors',
+  name_editor: 'Mara Lind',
+  name_studio: 'Suite 2',
+}
+
+const task = {
+  id: 2,
+  kind: 'copy',
+  state: 'running',
+  target: { projectasset: 2 },
+  bytes_done: 1_073_741_824,
+  bytes_total: 4_294_967_296,
+  files_done: 3,
+  files_total: 14,
+  error: '',
+  date_add: '2025-01-16T10:02:11.020000Z',
+  date_start: '2025-01-16T10:02:11.031000Z',
+  date_end: null,
+  result: {},
+}
+
+/** Examples by component name (a `<Name>List` takes `[<Name>]` unless it has its own). */
+export const EXAMPLES: Record<string, unknown> = {
+  Device: device,
+  DeviceCreate: { name: 'media', path: ROOT, display_name: 'Media SAN', is_internal: true, protocol: 'file' },
+  TranscodingProfile: { id: 1, ...profileFields },
+  TranscodingProfileCreate: profileFields,
+  Production: production,
+  ProductionCreate: { name: 'Night Shift', storage_root: SHOW, codename: 'night-shift', company: 'Harbour Lights Pictures' },
+  CustomMetadataSet: { id: 1, name: 'Camera report', description: "Fields of the camera department's report", content_type: 4 },
+  CustomMetadataSetCreate: { name: 'Camera report', description: "Fields of the camera department's report", content_type: 4 },
+  CustomMetadata: { id: 1, key: 'camera.model', value: 'Camera model', order: 1, custom_metadata_set: 1, validation_rule: null },
+  CustomMetadataCreate: { key: 'camera.model', value: 'Camera model', custom_metadata_set: 1 },
+  ContentType: { id: 4, name: 'videoasset' },
+  VideoAsset: video,
+  AudioAsset: audio,
+  ImageAsset: image,
+  VideoAssetDetail: detail(video, `${SHOW}proxies/video/A012C003_250114_R2KD.mp4`, { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '180.480000', width: 3840, height: 2160 }, { Location: ['Harbour', 'Night'] }),
+  AudioAssetDetail: detail(audio, `${SHOW}proxies/audio/interview_01.mp3`, { format_name: 'wav', duration: '1834.250000', sample_rate: '48000' }, { People: ['Harbour master'] }),
+  ImageAssetDetail: detail(image, `${SHOW}proxies/stills/poster_v3.jpg`, { width: 4961, height: 7016 }, {}),
+  VideoAssetCreate: { name: video.name, path_file: CLIP, production_name: 'Night Shift', description: video.description, date_crt: '2025-01-14 21:40:05+01:00', meta_field_store: video.meta_field_store },
+  AudioAssetCreate: { name: audio.name, path_file: SOUND, production_name: 'Night Shift', description: audio.description },
+  ImageAssetCreate: { name: image.name, path_file: STILL, production: 1, description: image.description },
+  ProjectAsset: {
+    id: 1,
+    audio_assets: [audio],
+    image_assets: [image],
+    video_assets: [video],
+    ...projectFields,
+    date_crt: null,
+    date_add: '2025-01-15T09:30:00.123000Z',
+    date_mod: '2025-01-15T11:05:42.871000Z',
+    date_del: null,
+    meta_field_store: {},
+    status_asset: 6,
+    status_asset_description: 'ASSET_DONE',
+    status_editing: 0,
+    status_approval: 0,
+    type: 'premiere',
+    is_archive: false,
+    is_production: true,
+    files: { count: 14, bytes: 52_428_800 },
+    locked_by: null,
+    production: 1,
+    device: 1,
+  },
+  ProjectAssetCreate: { ...projectFields, production_name: 'Night Shift' },
+  DeleteAccepted: { task: { id: 3, state: 'queued', url: '/api/tasks/3/' } },
+  LinkResult: { newly_linked_assets: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }], already_linked_assets: [{ asset_id: 3, type: 'image' }], invalid_assets: [] },
+  UnlinkResult: { unlinked_assets: [{ asset_id: 2, type: 'audio' }], invalid_assets: [] },
+  ImportLog: {
+    id: 1,
+    asset_type: 'videoasset',
+    asset_path: CLIP,
+    status: 'import_completed',
+    error: '',
+    warning: {},
+    payload: JSON.stringify({ type: 'video', production: 'Night Shift', asset: { asset_meta: { name: video.name, path_file: CLIP } } }),
+    asset_config: { move_asset: false, rewrap_proxy: false },
+    asset_import_id: 1,
+  },
+  Task: task,
+  AssetHoldDuration: { id: 1, asset_type: 'videoasset', context_type: 'device', context: 'media', duration: 90 },
+  AssetHoldDurationCreate: { asset_type: 'videoasset', context_type: 'device', context: 'media', duration: 90 },
+}
+
+// A create answers the project as it is read (a copy adds its task: {id, state, url}).
+EXAMPLES.ProjectAssetCreated = EXAMPLES.ProjectAsset
+
+/** Bodies and answers not described by a named model, by "METHOD /path" of the operation. */
+export const INLINE_EXAMPLES: { operation: RegExp; request?: unknown; responses?: Record<string, unknown> }[] = [
+  { operation: /^GET \/api\/health$/, responses: { 200: { status: 'ok', version: VERSION } } },
+  {
+    operation: /^POST \/api\/project(assets)?\/\{id\}\/(add|unlink)(asset)?$/,
+    request: { asset_list: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }], silent_mode: false },
+  },
+]
+
+/** The order in which the create examples make the catalogue above (each needs the ones before). */
+export const CREATE_ORDER = [
+  ['/api/transcodingprofiles/', 'TranscodingProfileCreate'],
+  ['/api/devices/', 'DeviceCreate'],
+  ['/api/productions/', 'ProductionCreate'],
+  ['/api/custommetadatasets/', 'CustomMetadataSetCreate'],
+  ['/api/custommetadata/', 'CustomMetadataCreate'],
+  ['/api/videoassets/', 'VideoAssetCreate'],
+  ['/api/audioassets/', 'AudioAssetCreate'],
+  ['/api/imageassets/', 'ImageAssetCreate'],
+  ['/api/projectassets/', 'ProjectAssetCreate'],
+  ['/api/assetholddurations/', 'AssetHoldDurationCreate'],
+] as const
+
+/** The files the media examples name, for a server that should accept them as they are. */
+export const EXAMPLE_ROOT = ROOT
+export const EXAMPLE_FILES = [CLIP, SOUND, STILL]
+
+/** What the operation is, as far as its error examples differ. */
+export type ErrorContext = { method: string; path: string; firstRequired?: string; paged: boolean }
+
+/**
+ * An error envelope example for one status of one operation, made by errors.ts's own entry(),
+ * so that its title follows the same rule as a real answer's.
+ */
+export function errorExample(status: number, op: ErrorContext): { errors: unknown[] } {
+  const one = (code: string, detail: string, where: { pointer?: string; parameter?: string } = {}) => ({ errors: [entry(status, code, detail, where)] })
+  switch (status) {
+    case 400:
+      if (op.firstRequired) return one('required', 'This field is required.', { pointer: `/${op.firstRequired}` })
+      if (op.paged) return one('invalid', 'limit must be a whole number.', { parameter: 'limit' })
+      return one('invalid_host', 'The request needs a Host header naming this server.')
+    case 401:
+      return one('not_authenticated', 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).')
+    case 403:
+      return one('permission_denied', 'You do not have permission to perform this action.')
+    case 404:
+      return op.method === 'DELETE' ? one('does_not_exist', 'Not found.') : one('not_found', 'Not found.')
+    case 405:
+      return one('method_not_allowed', 'Method "PUT" not allowed.')
+    case 406:
+      return one('not_acceptable', 'Unsupported API version: this service speaks version 1.')
+    case 409:
+      return one('conflict', 'The source project asset is being deleted.')
+    case 413:
+      return one('too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+    case 415:
+      return one('unsupported_media_type', 'Unsupported media type "text/plain" in request; use application/json or form data.')
+    case 431:
+      return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
+    default:
+      return one('server_error', 'Internal error; request id m5x2k9q1-3f. The server log has the details.')
+  }
+}
+
+/** The {detail} bodies of link and unlink (api.md 7), by status. */
+export const DETAIL_EXAMPLES: Record<string, unknown> = {
+  400: { detail: 'asset_list is required.' },
+  422: { detail: 'asset_list[1]: unsupported type "text"; allowed types: audio, image, video' },
+}

@@ -1,0 +1,193 @@
+// The OpenAPI document served at /api/docs/json. @elysiajs/openapi's generator builds it from the
+// routes and the TypeBox models they name; finishDocument then corrects and completes, in this one
+// place, what the generator writes and offers no option for (its mapJsonSchema hook only sees
+// non-TypeBox validators):
+//
+// - Elysia's .model() stamps every registered schema with a fragment-only `$id`
+//   ("#/components/schemas/Device"), once per object, so a schema registered under several
+//   names (the media asset kinds) carries the first name everywhere it is inlined. Swagger UI
+//   resolves references against that base and breaks; the names are the components' keys.
+// - Elysia's t.Nullable keeps OpenAPI 3.0's `nullable` beside the 3.1 type array the generator
+//   writes; in 3.1 it is no keyword at all.
+// - Elysia's t.Integer is the number or its text (`format: "integer"`, not a JSON Schema format);
+//   the list routes take limit, offset and id filters as decimal digits, so that lists.ts words
+//   their errors. A parameter's schema describes its value: an integer, in both cases.
+// - Swagger UI 5 shows no schema-level `examples` of a 3.1 document (swagger-ui issue 10503):
+//   every body and answer gets its media type `example`, from examples.ts or its schema.
+// - A union of literals is typed as strings whatever they are (approval: 0 | 1), and paths
+//   are spelled both with and without their final slash.
+// - What all operations share is said once: the 500, the envelope's descriptions and examples,
+//   the headers (X-Total-Count, WWW-Authenticate, Allow), and the form encodings of body.ts.
+import { STATUS_CODES } from 'node:http'
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import type { AnyElysia } from 'elysia'
+import { DETAIL_EXAMPLES, EXAMPLES, INLINE_EXAMPLES, errorExample } from './examples.ts'
+import { MAX_BODY_BYTES } from './body.ts'
+
+type Json = Record<string, any>
+
+const ERRORS_DOC = 'See docs/api.md, section Errors.'
+const ENVELOPE = '#/components/schemas/Error'
+const FORMS = ['application/x-www-form-urlencoded', 'multipart/form-data']
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']
+
+/** What each error status means here, for the response descriptions. */
+const ERROR_MEANINGS: Record<number, string> = {
+  400: 'A field is missing or invalid (one entry per field, with source.pointer or source.parameter), the JSON is malformed, or the Host header is missing.',
+  401: 'No key, or a malformed, unknown or revoked one. Send `Authorization: Token <key>` or `Bearer <key>`.',
+  403: "The key's user lacks the permission codename or the production access this needs; the detail names it.",
+  404: 'No record with this id, or one the user cannot read.',
+  405: 'The path does not serve this method; Allow lists those it does.',
+  406: 'Accept asks for another API version than 1, or for something other than JSON.',
+  409: 'The operation clashes with running work on the same project (a copy or a delete).',
+  413: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`,
+  415: 'The body is of a type this operation does not take.',
+  422: 'An asset_list entry cannot be linked or unlinked (without silent_mode); nothing changed.',
+  431: 'The request line and headers are larger than 16 KiB.',
+  500: 'A bug in Reelhouse, logged with the request id the detail names.',
+}
+
+const TAGS: Record<string, string> = {
+  service: 'Health of the service (no key needed).',
+  Device: 'Storage devices: the folders the service reads and writes.',
+  Production: 'Productions: a storage root on a device, the media assets and project assets in it, and who may read or write them.',
+  TranscodingProfile: 'Proxy and delivery encoding settings.',
+  CustomMetadata: 'Custom metadata fields (keys of meta_field_store), each in a set.',
+  CustomMetadataSet: 'Sets of custom metadata fields, attached to an asset kind.',
+  ContentType: 'The four asset kinds, by id.',
+  AudioAsset: 'Audio files catalogued in a production.',
+  ImageAsset: 'Still images catalogued in a production.',
+  VideoAsset: 'Video files catalogued in a production.',
+  ImportLog: 'One log per import request: its payload, status and errors.',
+  Import: 'Import an existing file as a media asset (probe and proxy in a task).',
+  AssetHoldDuration: 'How long new assets are held before they are due for deletion.',
+  ProjectAsset: 'Editing projects: a bundle folder, its project file and linked media assets; copy and delete run as tasks.',
+  'ProjectAsset (version 0 path)': 'The same operations under /api/project/, kept for version 0 clients. Deprecated: use /api/projectassets/.',
+  Task: 'Copies, deletes, imports and scans, with their progress.',
+}
+
+/** The generated document, finished; built once per app (the routes do not change). */
+export function openApiDocument(app: AnyElysia, info: { title: string; version: string; description: string }): Json {
+  // A JSON copy: the generator's output shares objects with the live TypeBox schemas.
+  const generated = JSON.parse(JSON.stringify(toOpenAPISchema(app))) as { paths: Json; components: { schemas: Json } }
+  return finishDocument({
+    openapi: '3.1.0',
+    info,
+    // Relative: the document describes the server that serves it, whatever its address.
+    servers: [{ url: '/', description: 'This server' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    security: [{ bearer: [] }, { token: [] }],
+    paths: generated.paths,
+    components: {
+      schemas: generated.components.schemas,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Paste the bare key (40 hex characters); it is sent as `Authorization: Bearer <key>`.' },
+        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The whole header value: `Token <key>`.' },
+      },
+      responses: {
+        MethodNotAllowed: {
+          description: `A known path with a method it does not serve (405 method_not_allowed). ${ERRORS_DOC}`,
+          headers: { Allow: { description: 'The methods the path serves', schema: { type: 'string' }, example: 'GET, HEAD, DELETE' } },
+          content: { 'application/json': { schema: { $ref: ENVELOPE }, example: errorExample(405, { method: 'PUT', path: '', paged: false }) } },
+        },
+      },
+    },
+  })
+}
+
+export function finishDocument(doc: Json): Json {
+  const schemas = doc.components.schemas as Json
+  for (const schema of Object.values(schemas)) tidy(schema)
+  // One spelling per path, without the final slash: every path answers with and without it
+  // (docs/api.md), and the generator wrote both kinds (/api/devices/ beside /api/devices/{id}).
+  doc.paths = Object.fromEntries(Object.entries(doc.paths as Json).map(([path, item]) => [path.replace(/(.)\/$/, '$1'), item]))
+
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const method of METHODS.filter((m) => item[m])) {
+      const op = item[method] as Json
+      const where = `${method.toUpperCase()} ${path}`
+      for (const parameter of (op.parameters ?? []) as Json[]) {
+        tidy(parameter.schema)
+        if (parameter.in === 'query' && isDigits(parameter.schema)) parameter.schema = wholeNumber(parameter.schema)
+      }
+      const paged = (op.parameters ?? []).some((p: Json) => p.name === 'limit')
+      const inline = INLINE_EXAMPLES.find((e) => e.operation.test(where))
+
+      let firstRequired: string | undefined
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
+        tidy(media.schema)
+        const schema = resolve(schemas, media.schema)
+        firstRequired ??= schema.required?.[0]
+        media.example = exampleOf(schemas, media.schema) ?? inline?.request
+        if (FORMS.includes(type)) media.encoding = jsonTextFields(schema)
+      }
+
+      op.responses ??= {}
+      op.responses['500'] ??= { content: { 'application/json': { schema: { $ref: ENVELOPE } } } }
+      for (const [code, response] of Object.entries(op.responses as Json)) {
+        const status = Number(code)
+        for (const media of Object.values((response.content ?? {}) as Json)) {
+          tidy(media.schema)
+          media.example =
+            media.schema?.$ref === ENVELOPE
+              ? errorExample(status, { method: method.toUpperCase(), path, firstRequired, paged })
+              : media.schema?.$ref === '#/components/schemas/DetailError'
+                ? DETAIL_EXAMPLES[code]
+                : (exampleOf(schemas, media.schema) ?? inline?.responses?.[code])
+        }
+        if (status >= 400) response.description = `${STATUS_CODES[status]}. ${ERROR_MEANINGS[status] ?? ''} ${ERRORS_DOC}`.replace(/ {2,}/g, ' ')
+        if (status === 401)
+          response.headers = { 'WWW-Authenticate': { description: 'The challenge: Token (Bearer is accepted too)', schema: { type: 'string', enum: ['Token'] } } }
+        if (status === 200 && paged)
+          response.headers = {
+            ...response.headers,
+            'X-Total-Count': { description: 'The number of records matching the filters, whatever limit and offset', schema: { type: 'integer', minimum: 0 } },
+          }
+      }
+    }
+  }
+  return doc
+}
+
+/** Drops `$id` and `nullable`, and keeps the number of Elysia's number-or-text unions, throughout a schema. */
+function tidy(schema: unknown): void {
+  if (!schema || typeof schema !== 'object') return
+  if (Array.isArray(schema)) return schema.forEach(tidy)
+  const s = schema as Json
+  delete s.$id
+  delete s.nullable
+  const numeric = Array.isArray(s.anyOf) && s.anyOf.length === 2 && s.anyOf.find((m: Json) => m.type === 'string' && (m.format === 'integer' || m.format === 'numeric'))
+  if (numeric) {
+    const number = s.anyOf.find((m: Json) => m !== numeric)
+    delete s.anyOf
+    Object.assign(s, number, s.description ? { description: s.description } : {})
+  }
+  // The generator types every union of literals as strings, approval's 0 | 1 too.
+  if (Array.isArray(s.enum) && s.enum.every((v: unknown) => Number.isInteger(v))) s.type = 'integer'
+  for (const key of ['properties', 'patternProperties', '$defs']) if (s[key]) Object.values(s[key] as Json).forEach(tidy)
+  for (const key of ['items', 'additionalProperties', 'not', 'anyOf', 'oneOf', 'allOf', 'prefixItems']) tidy(s[key])
+}
+
+const isDigits = (s: Json) => s?.type === 'string' && s.pattern === '^[0-9]+$'
+const wholeNumber = ({ description }: Json) => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) })
+
+/** A component by its reference, or the schema itself when inline. */
+const resolve = (schemas: Json, schema: Json): Json => (schema?.$ref ? schemas[schema.$ref.split('/').pop()] ?? {} : schema ?? {})
+
+/** examples.ts's example for a named schema (a <Name>List is [<Name>]), else the schema's own first example. */
+function exampleOf(schemas: Json, schema: Json | undefined): unknown {
+  const name = schema?.$ref?.split('/').pop() as string | undefined
+  if (name && name in EXAMPLES) return EXAMPLES[name]
+  if (name?.endsWith('List') && name.slice(0, -4) in EXAMPLES) return [EXAMPLES[name.slice(0, -4)]]
+  return resolve(schemas, schema as Json).examples?.[0]
+}
+
+/** In form data an object or array field is JSON text (body.ts): said by each field's encoding. */
+function jsonTextFields(schema: Json): Json {
+  const isStructured = (s: Json): boolean => s.type === 'object' || s.type === 'array' || (s.anyOf ?? []).some(isStructured) || !!s.$ref
+  return Object.fromEntries(
+    Object.entries((schema.properties ?? {}) as Json)
+      .filter(([, field]) => isStructured(field))
+      .map(([name]) => [name, { contentType: 'application/json' }]),
+  )
+}
