@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { TASK_STATES } from '../../db/schema.ts'
-import { oneOf } from '../../http/models.ts'
+import { eitherOf, oneOf } from '../../http/models.ts'
 import { MediaAsset } from '../mediaassets/model.ts'
 
 export const ProjectAsset = t.Object({
@@ -44,7 +44,7 @@ export const ProjectAssetCreated = t.Composite([ProjectAsset, t.Object({ task: t
 export const DeleteAccepted = t.Object({ task: TaskRef })
 
 const Text = t.String({ maxLength: 255 })
-export const ProjectAssetCreate = t.Object({
+export const ProjectAssetCreate = eitherOf(t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   bundle_root: t.String({ minLength: 1, maxLength: 4096, description: 'Project folder on a device; a final slash is added' }),
   production_id: t.Optional(Type.Integer({ minimum: 1, description: 'Wins over production_name' })),
@@ -60,7 +60,7 @@ export const ProjectAssetCreate = t.Object({
   is_archive: t.Optional(t.Boolean()),
   meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
   copy_of: t.Optional(Type.Integer({ minimum: 1, description: 'Copy this project (its files are copied by a task)' })),
-})
+}), ['production_id', 'production_name'])
 
 export const CopyQuery = t.Object({
   share_linked_assets: t.Optional(oneOf(['1', '0', 'true', 'false'], { description: 'Share linked assets with the target production' })),
