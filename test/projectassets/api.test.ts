@@ -464,10 +464,10 @@ describe('copy', () => {
       production: prod.Target.id,
     }
     // The new project, and the task that copies its files (queued: the runner starts it after
-    // the answer's transaction). Location names the project, the task is followed at task.url.
+    // the answer's transaction). Location names the task to follow, as task.url does.
     const task = { id: expect.any(Number), state: 'queued', url: `/api/tasks/${r.json.task?.id}/` }
     expect(r.json).toEqual({ ...expected, task })
-    expect(r.headers.get('location')).toBe(`/api/projectassets/${r.json.id}/`)
+    expect(r.headers.get('location')).toBe(`/api/tasks/${r.json.task.id}/`)
     expect((await t.get(r.json.task.url)).json).toMatchObject({ id: r.json.task.id, kind: 'copy', target: { projectasset: r.json.id } })
     expect(r.json.id).not.toBe(source.id)
     expect(source.audio_assets).toHaveLength(1)

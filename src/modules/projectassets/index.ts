@@ -56,11 +56,18 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         const share = query.share_linked_assets === '1' || query.share_linked_assets === 'true'
         const made = body.copy_of === undefined ? { row: await service.create(body, user) } : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
         set.status = 201
-        // A 201's Location names the record it created (RFC 9110 15.3.2), for a copy too: the
-        // project is what was made, its task is how the files get there (body member task).
-        set.headers.location = `/api/projectassets/${made.row.id}/`
+        // A create's 201 names the project it made. A copy's names its task: the body already is
+        // the new project (with its id), and what a client does next is follow the copy until the
+        // files are there, so the header points at that (as the delete's 202 does); the task is
+        // also in the body.
         const project = service.toApi(made.row, user)
-        return 'task' in made ? { ...project, task: taskAnswer(made.task) } : project
+        if (!('task' in made)) {
+          set.headers.location = `/api/projectassets/${made.row.id}/`
+          return project
+        }
+        const task = taskAnswer(made.task)
+        set.headers.location = task.url
+        return { ...project, task }
       },
       {
         auth: true,
@@ -76,7 +83,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
             'Create: the bundle folder is created on disk if missing; status_asset 6. Copy (copy_of): needs browser.copy_projectasset ' +
             '(and browser.share_production_asset with share_linked_assets=1), read access to the source and write access to the target ' +
             'production; answers 201 with status_asset 0 and is_production false, and copies the files in a task: the answer\'s task ' +
-            'member ({id, state, url}; follow it at url, GET /api/tasks/{id}/). Location names the new project in both cases. ' +
+            'member ({id, state, url}; follow it at url, GET /api/tasks/{id}/), which Location names too (a create\'s Location names the project). ' +
             'The copy becomes status 6 and is_production true when complete, or -1 with the reason, leaving no partial folder.',
         },
       },
