@@ -1,4 +1,4 @@
-// Lists (service.md section 3): exact filters, id order, limit/offset, X-Total-Count, and the
+// Lists (service.md section 3): exact filters, id order, limit/offset, X-Total-Count, Link, and the
 // unpaged list streamed from an open statement so that no list is ever held whole in memory.
 import { type SQL, and } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
@@ -89,11 +89,13 @@ export function createLists(db: Db) {
     const where = and(...spec.where)
     const w = where ? dialect.sqlToQuery(where) : { sql: '', params: [] }
     const whereSql = w.sql ? ` where ${w.sql}` : ''
-    const headers = { 'content-type': 'application/json', 'x-total-count': String(total(c, whereSql, w.params)) }
+    const count = total(c, whereSql, w.params)
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-total-count': String(count) }
     // Digits beyond SQLite's 64-bit integers are capped rather than bound as a float (a 500).
     const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
     if (limit === 0) return new Response('[]', { headers })
+    if (limit !== undefined) headers.link = pageLinks(paging, limit, offset, count)
 
     const base = c.select + whereSql + ' order by "id"'
     const toJson = (raw: Row) => JSON.stringify(spec.toApi(c.decode(raw) as T['$inferSelect']))
@@ -107,6 +109,27 @@ export function createLists(db: Db) {
     const params = offset ? [...w.params, offset] : w.params
     return new Response(streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), { headers })
   }
+}
+
+/**
+ * The Link header of a page (RFC 8288): first, prev, next and last, each the same list with the
+ * same filters at another offset. The targets are references relative to the request ("?..."
+ * keeps its path), so they hold behind any proxy or prefix.
+ */
+function pageLinks(query: PagingQuery, limit: number, offset: number, count: number): string {
+  const at = (start: number, rel: string) => {
+    const q = new URLSearchParams()
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && name !== 'limit' && name !== 'offset') q.set(name, String(value))
+    q.set('limit', String(limit))
+    q.set('offset', String(start))
+    return `<?${q}>; rel="${rel}"`
+  }
+  const last = count > 0 ? Math.floor((count - 1) / limit) * limit : 0
+  const links = [at(0, 'first')]
+  if (offset > 0) links.push(at(Math.max(0, Math.min(offset, count) - limit), 'prev'))
+  if (offset + limit < count) links.push(at(offset + limit, 'next'))
+  links.push(at(last, 'last'))
+  return links.join(', ')
 }
 
 function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => string): ReadableStream<Uint8Array> {

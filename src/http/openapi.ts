@@ -17,7 +17,7 @@
 // - A union of literals is typed as strings whatever they are (approval: 0 | 1), and paths
 //   are spelled both with and without their final slash.
 // - What all operations share is said once: the 500, the envelope's descriptions and examples,
-//   the headers (X-Total-Count, WWW-Authenticate, Allow), and the form encodings of body.ts.
+//   the headers (X-Total-Count, Link, WWW-Authenticate, Allow), and the form encodings of body.ts.
 import { STATUS_CODES } from 'node:http'
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
@@ -142,6 +142,11 @@ export function finishDocument(doc: Json): Json {
           response.headers = {
             ...response.headers,
             'X-Total-Count': { description: 'The number of records matching the filters, whatever limit and offset', schema: { type: 'integer', minimum: 0 } },
+            Link: {
+              description: 'With a limit: the first, prev, next and last pages (RFC 8288), as references relative to the request',
+              schema: { type: 'string' },
+              example: '<?limit=20&offset=0>; rel="first", <?limit=20&offset=20>; rel="next", <?limit=20&offset=180>; rel="last"',
+            },
           }
       }
     }

@@ -630,6 +630,26 @@ describe('lists', () => {
     }
   })
 
+  test('a page carries Link (first, prev, next, last) relative to the request; following next walks the list', async () => {
+    const middle = await t.get('/api/devices/?limit=2&offset=2')
+    const page = (offset: number, rel: string) => `<?limit=2&offset=${offset}>; rel="${rel}"`
+    expect(middle.headers.get('link')).toBe([page(0, 'first'), page(0, 'prev'), page(4, 'next'), page(4, 'last')].join(', '))
+    let url: URL | undefined = new URL('http://localhost/api/devices/?limit=2')
+    const walked: unknown[] = []
+    while (url) {
+      const r = await t.get(url.pathname + url.search)
+      walked.push(...r.json)
+      const next = /<([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '')?.[1]
+      url = next === undefined ? undefined : new URL(next, url)
+    }
+    expect(walked).toEqual(created)
+    // Filters stay in every link; an unpaged list has none.
+    const path = encodeURIComponent(created[3].path)
+    const filtered = await t.get(`/api/devices/?path=${path}&limit=1`)
+    expect(filtered.headers.get('link')).toBe(`<?path=${path}&limit=1&offset=0>; rel="first", <?path=${path}&limit=1&offset=0>; rel="last"`)
+    expect((await t.get('/api/devices/')).headers.get('link')).toBeNull()
+  })
+
   test('limit=0 answers exactly []', async () => {
     const r = await t.get('/api/devices/?limit=0')
     expect(r.text).toBe('[]')

@@ -235,10 +235,13 @@ describe('what the page shows', () => {
       expect({ path, deprecated: op.deprecated ?? false }).toEqual({ path, deprecated: !/\/(add|unlink)$/.test(path) ? false : true })
   })
 
-  test('lists declare X-Total-Count; 401s WWW-Authenticate; the 405 answer Allow', () => {
+  test('lists declare X-Total-Count and Link; 401s WWW-Authenticate; the 405 answer Allow', () => {
     const lists = operations().filter(({ op }) => (op.parameters ?? []).some((p: Json) => p.name === 'limit'))
     expect(lists.length).toBeGreaterThan(10)
-    for (const { op } of lists) expect(op.responses['200'].headers['X-Total-Count'].schema).toEqual({ type: 'integer', minimum: 0 })
+    for (const { op } of lists) {
+      expect(op.responses['200'].headers['X-Total-Count'].schema).toEqual({ type: 'integer', minimum: 0 })
+      expect(op.responses['200'].headers.Link.schema).toEqual({ type: 'string' })
+    }
     for (const { op } of operations().filter((o) => o.op.responses['401'])) expect(op.responses['401'].headers['WWW-Authenticate'].schema).toEqual({ type: 'string', enum: ['Token'] })
     expect(doc.components.responses.MethodNotAllowed.headers.Allow.schema.type).toBe('string')
   })
