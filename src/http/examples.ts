@@ -227,7 +227,7 @@ export const EXAMPLE_ROOT = ROOT
 export const EXAMPLE_FILES = [CLIP, SOUND, STILL]
 
 /** What the operation is, as far as its error examples differ. */
-export type ErrorContext = { method: string; path: string; firstRequired?: string; paged: boolean }
+export type ErrorContext = { method: string; path: string; firstRequired?: string; paged: boolean; jsonOnly?: boolean }
 
 /**
  * An error envelope example for one status of one operation, made by errors.ts's own entry(),
@@ -251,11 +251,15 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
     case 406:
       return one('not_acceptable', 'Unsupported API version: this service speaks version 1.')
     case 409:
-      return one('conflict', 'The source project asset is being deleted.')
+      return op.method === 'DELETE'
+        ? one('conflict', 'The project asset is being copied (task 2); delete it when the copy has ended.')
+        : one('conflict', 'The source project asset is being deleted.')
     case 413:
       return one('too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
     case 415:
-      return one('unsupported_media_type', 'Unsupported media type "text/plain" in request; use application/json or form data.')
+      return op.jsonOnly
+        ? one('unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
+        : one('unsupported_media_type', 'Unsupported media type "text/plain" in request; use application/json or form data.')
     case 431:
       return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
     default:

@@ -122,6 +122,8 @@ export function finishDocument(doc: Json): Json {
         if (FORMS.includes(type)) media.encoding = jsonTextFields(schema)
       }
 
+      const content = Object.keys(op.requestBody?.content ?? {})
+      const jsonOnly = content.length > 0 && !content.some((type) => FORMS.includes(type))
       op.responses ??= {}
       op.responses['500'] ??= { content: { 'application/json': { schema: { $ref: ENVELOPE } } } }
       for (const [code, response] of Object.entries(op.responses as Json)) {
@@ -130,7 +132,7 @@ export function finishDocument(doc: Json): Json {
           tidy(media.schema)
           media.example =
             media.schema?.$ref === ENVELOPE
-              ? errorExample(status, { method: method.toUpperCase(), path, firstRequired, paged })
+              ? errorExample(status, { method: method.toUpperCase(), path, firstRequired, paged, jsonOnly })
               : media.schema?.$ref === '#/components/schemas/DetailError'
                 ? DETAIL_EXAMPLES[code]
                 : (exampleOf(schemas, media.schema) ?? inline?.responses?.[code])

@@ -57,8 +57,9 @@ function keysNamed(name: string, value: unknown = doc, at = ''): string[] {
  * Ajv over the document's own components, so that a schema's "#/components/schemas/X" resolves
  * as in the document. Strict mode stays on: a keyword Ajv does not know (OpenAPI 3.0's
  * `nullable`, an unknown `format`) is an error, as it would be a silent no-op for a client's
- * validator. `components` is declared as a keyword (it holds the schemas), and OpenAPI's own
- * schema annotations `example` and `discriminator` would be too if the document used them.
+ * validator. `components` is declared as a keyword (it holds the schemas). Only strictRequired
+ * is off: it refuses `anyOf: [{required: [a]}, {required: [b]}]` (a `required` without its
+ * `properties` beside it), the standard way to say "one of these two fields".
  */
 function compiler() {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false })
