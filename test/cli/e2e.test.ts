@@ -43,6 +43,33 @@ test('the executable answers --version and --help, and a wrong command with one 
   expect(lines(wrong.stderr)).toEqual([expect.stringMatching(/^reelhouse: .*frobnicate/)])
 })
 
+test("a subcommand's --help, the codenames in user --help, and our own words for a parse error", async () => {
+  const add = await exe(['user', 'add', '--help'])
+  expect({ code: add.code, stderr: add.stderr }).toEqual({ code: 0, stderr: '' })
+  expect(add.stdout).toStartWith('Usage: reelhouse [--data DIR] user add NAME')
+  expect((await exe(['user', '--help'])).stdout).toContain('browser.copy_projectasset')
+  const foo = await exe(['user', 'add', 'ana', '--foo'])
+  expect({ code: foo.code, stderr: foo.stderr }).toEqual({ code: 2, stderr: 'reelhouse: unknown option --foo for user add; see reelhouse user add --help\n' })
+})
+
+test('a command other than serve and migrate refuses a folder without a catalogue, and makes nothing', async () => {
+  const top = dir()
+  const missing = join(top, 'data')
+  const r = await exe(['--data', missing, 'user', 'add', 'ana'])
+  expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({
+    code: 1, stdout: '', stderr: [`data=${missing}`, `reelhouse: no catalogue in ${missing}; pass --data DIR (serve prints its data= folder)`],
+  })
+  expect(readdirSync(top)).toEqual([])
+})
+
+test("the systemd unit's ExecStart flags are ones the executable's serve --help documents", async () => {
+  const unit = readFileSync(join(import.meta.dir, '..', '..', 'docs', 'reelhouse.service'), 'utf8')
+  const flags = [...unit.match(/^ExecStart=(.*)$/m)![1]!.matchAll(/(?<=\s)--[a-z-]+/g)].map((m) => m[0])
+  expect(flags.length).toBeGreaterThan(2)
+  const help = (await exe(['serve', '--help'])).stdout
+  for (const flag of flags) expect(help).toMatch(new RegExp(`^  ${flag} `, 'm'))
+})
+
 describe('booted on a free port with an empty data folder', () => {
   let server: Server
   let data: string
@@ -74,9 +101,19 @@ describe('booted on a free port with an empty data folder', () => {
     expect(await exe(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: `data=${data}\n` })
   })
 
-  test('GET /api/health', async () => {
+  test('GET /api/health, answered with an X-Request-Id that its log line names', async () => {
     const health = await call(server, 'GET', '/health', null)
     expect({ status: health.status, json: health.json }).toEqual({ status: 200, json: { status: 'ok', version: pkg.version } })
+    const id = health.headers.get('x-request-id')!
+    expect(id).toMatch(/^[0-9a-f]{16}$/)
+    await server.proc.waitFor('stderr', new RegExp(` info request method=GET path=/api/health status=200 ms=[\\d.]+ user=- request_id=${id}$`, 'm'))
+  })
+
+  test('a second serve on its port says so before it makes anything', async () => {
+    const other = join(dir(), 'other')
+    const r = await exe(['serve', '--port', String(server.port), '--data', other])
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 1, stderr: [expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port \\d+$`))] })
+    expect(existsSync(other)).toBe(false)
   })
 
   test('the docs work offline: the page, its bundled assets and the OpenAPI document', async () => {
