@@ -277,11 +277,7 @@ export function run(argv: string[]): void {
 }
 
 /** Usage mistakes exit 2, failures of the work exit 1; either way one line on stderr. */
-export function exitCodeOf(error: unknown): number {
-  const e = error as { code?: string }
-  const usage = error instanceof UsageError || (typeof e?.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'))
-  return usage ? 2 : 1
-}
+export const exitCodeOf = (error: unknown): number => (error instanceof UsageError ? 2 : 1)
 
 if (import.meta.main) {
   try {

@@ -128,3 +128,13 @@ test('quiet: no request lines; the id is still sent back and errors are still lo
     expect.objectContaining({ msg: 'request', request_id: later.headers.get('x-request-id') }),
   ])
 })
+
+test('the formats: json puts time, level and msg first and no field can pass for them; text quotes what has spaces', () => {
+  const out: string[] = []
+  createLog('json', (l) => void out.push(l)).warn('odd', { msg: 'forged', level: 'error', path: '/a b' })
+  createLog('text', (l) => void out.push(l)).info('event', { path: '/a b', empty: '', plain: 'x', n: 3 })
+  const json = JSON.parse(out[0]!)
+  expect(Object.keys(json)).toEqual(['time', 'level', 'msg', 'field_msg', 'field_level', 'path'])
+  expect(json).toMatchObject({ level: 'warn', msg: 'odd', field_msg: 'forged', field_level: 'error' })
+  expect(out[1]).toMatch(/^\S+Z info event path="\/a b" empty="" plain=x n=3\n$/)
+})
