@@ -58,7 +58,11 @@ export function createApp(core: Core, { quiet = false } = {}) {
     .onError({ as: 'global' }, (failure) => requests.answered(failure.request, failures.onError(failure)))
     // Before every other hook, so that whatever they answer carries the request id.
     .onRequest(requests.start)
-    .onAfterResponse({ as: 'global' }, requests.finish)
+    // Destructured here: Elysia's static analysis (Sucrose) reads a hook's parameters to learn
+    // which parts of the context to build, and given the context whole to another function it
+    // builds all of them (and, in the compiled binary, warns that it could not tell).
+    .onAfterResponse({ as: 'global' }, ({ request, set, response, user }: Parameters<typeof requests.finish>[0]) =>
+      requests.finish({ request, set, response, user }))
     // First of the checks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))
     .use(ctx.auth)
