@@ -80,7 +80,7 @@ export function userPerm(dataDir: string, change: 'add' | 'remove', name: string
 export function tokenList(dataDir: string, name: string) {
   const keys = withDb(dataDir, (db) => createUsers(db).keysOf(name))
   if (!keys.length) return console.log(`${name} has no keys`)
-  console.log(keys.map((k) => `key ${k.id}  created ${k.date_add}  sha256 ${k.hash_prefix}…`).join('\n'))
+  console.log(keys.map((k) => `key ${k.id}  created ${k.date_add}  ${k.prefix !== null ? `${k.prefix}…` : `sha256 ${k.hash_prefix}…`}`).join('\n'))
 }
 
 export function tokenCreate(dataDir: string, name: string) {

@@ -41,6 +41,12 @@ export const apiKeys = sqliteTable(
     /** SHA-256 of the key, hex. The key itself is never stored. */
     key_hash: text('key_hash').notNull(),
     date_add: timestamp('date_add').notNull(),
+    /**
+     * The key's first 8 characters, so that `token list` can show which key is which to the one
+     * who holds it. 32 of its 160 bits: the other 128 keep it as unguessable as ever. Null for
+     * keys made before it was kept.
+     */
+    key_prefix: text('key_prefix'),
   },
   (t) => [uniqueIndex('api_keys_key_hash').on(t.key_hash), index('api_keys_user').on(t.user_id)],
 )

@@ -17,8 +17,10 @@ const FOLDER = join(import.meta.dir, '../../drizzle')
 const PREVIOUS = '0006_media_file_stamp'
 
 /** The migrations up to and including `tag`, applied as migrate.ts applies them (one transaction). */
+const journalTags = () => (JSON.parse(readFileSync(join(FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries.map((e) => e.tag)
+
 function migrateTo(db: Db, tag: string) {
-  const tags = (JSON.parse(readFileSync(join(FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries.map((e) => e.tag)
+  const tags = journalTags()
   const upTo = readMigrationFiles({ migrationsFolder: FOLDER }).slice(0, tags.indexOf(tag) + 1)
   expect(upTo).toHaveLength(tags.indexOf(tag) + 1)
   const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }; session: unknown }
@@ -108,7 +110,8 @@ describe('migration 0007: ids never reused', () => {
     // Every table has rows, so that a cascade or a lost copy anywhere shows.
     expect(Object.entries(before).filter(([, rows]) => rows.length === 0).map(([t]) => t)).toEqual([])
 
-    expect(migrate(db)).toBe(1)
+    // 0007 alone: a later migration may add columns, which this comparison of rows would see.
+    migrateTo(db, '0007_ids_never_reused')
     expect(contents(db.$client)).toEqual(before)
     expect(foreignKeyProblems(db.$client)).toEqual([])
     expect(db.$client.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })

@@ -54,6 +54,8 @@ export type UserSummary = {
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 export const KEY_PATTERN = /^[0-9a-f]{40}$/
+/** How many characters of a key `token list` shows (and the catalogue keeps) to tell keys apart. */
+const KEY_PREFIX = 8
 
 export function createUsers(db: Db) {
   const byHash = db
@@ -140,7 +142,7 @@ export function createUsers(db: Db) {
     createKey(name: string): string {
       const user = findUser(name)
       const key = randomBytes(20).toString('hex')
-      db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), date_add: isoTimestamp() }).run()
+      db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), key_prefix: key.slice(0, KEY_PREFIX), date_add: isoTimestamp() }).run()
       return key
     },
 
@@ -177,11 +179,12 @@ export function createUsers(db: Db) {
      * A user's keys, oldest first: id, creation time and the start of the key's hash (the key
      * itself is not stored, so its own first characters cannot be shown).
      */
-    keysOf(name: string): { id: number; date_add: string; hash_prefix: string }[] {
+    /** A user's keys as `token list` shows them: never the key, only its first characters (or, for a key made before those were kept, its hash's). */
+    keysOf(name: string): { id: number; date_add: string; prefix: string | null; hash_prefix: string }[] {
       const user = findUser(name)
-      return db.select({ id: apiKeys.id, date_add: apiKeys.date_add, key_hash: apiKeys.key_hash }).from(apiKeys)
+      return db.select({ id: apiKeys.id, date_add: apiKeys.date_add, key_hash: apiKeys.key_hash, key_prefix: apiKeys.key_prefix }).from(apiKeys)
         .where(eq(apiKeys.user_id, user.id)).orderBy(apiKeys.id).all()
-        .map((k) => ({ id: k.id, date_add: k.date_add, hash_prefix: k.key_hash.slice(0, 8) }))
+        .map((k) => ({ id: k.id, date_add: k.date_add, prefix: k.key_prefix, hash_prefix: k.key_hash.slice(0, KEY_PREFIX) }))
     },
 
     revokeKey(key: string): boolean {
