@@ -101,7 +101,7 @@ const place = (dev: string, uploads: string) => ({
 
 async function startReelhouse(dataDir: string, dev: string, uploads: string, ffmpegDir: string): Promise<Server> {
   const prof = cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(cfg.cpuProf)}`] : []
-  const server = await start('app', [BUN, ...prof, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', ffmpegDir], dbFile(dataDir), (line) =>
+  const server = await start('app', [BUN, ...prof, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', ffmpegDir, '--quiet'], dbFile(dataDir), (line) =>
     / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
   )
   server.key = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim()

@@ -52,7 +52,7 @@ async function start(name: string, cmd: string[], portOf: (line: string) => stri
 }
 
 const startReelhouse = (name: string, dataDir: string) =>
-  start(name, [BUN, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'], (line) =>
+  start(name, [BUN, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--quiet'], (line) =>
     / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
   )
 const startBaseline = (dbPath: string) =>

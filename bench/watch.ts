@@ -74,7 +74,7 @@ type Server = { proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string; key: s
 async function serve(dataDir: string, flags: string[] = []): Promise<Server> {
   const noFfmpeg = join(tmp!, 'no-ffmpeg')
   mkdirSync(noFfmpeg, { recursive: true })
-  const cmd = [process.execPath, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', noFfmpeg, '--settle', '1', ...flags]
+  const cmd = [process.execPath, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', noFfmpeg, '--settle', '1', '--quiet', ...flags]
   const { proc, port, lines: log } = await spawnListening('serve', cmd, {
     portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
     timeoutMs: 60_000,
