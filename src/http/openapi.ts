@@ -84,10 +84,20 @@ export function openApiDocument(app: AnyElysia, info: { title: string; version: 
         bearer: { type: 'http', scheme: 'bearer', description: 'Paste the bare key (40 hex characters); it is sent as `Authorization: Bearer <key>`.' },
         token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The whole header value: `Token <key>`.' },
       },
+      headers: {
+        RequestId: {
+          description: 'The request id, also in the server log line of the request and in a 500\'s detail (an incoming X-Request-Id of 8 to 64 characters [A-Za-z0-9._:@-] is kept)',
+          schema: { type: 'string' },
+          example: '3f9c1a7e5b2d4c80',
+        },
+      },
       responses: {
         MethodNotAllowed: {
           description: `A known path with a method it does not serve (405 method_not_allowed). ${ERRORS_DOC}`,
-          headers: { Allow: { description: 'The methods the path serves', schema: { type: 'string' }, example: 'GET, HEAD, DELETE' } },
+          headers: {
+            Allow: { description: 'The methods the path serves', schema: { type: 'string' }, example: 'GET, HEAD, DELETE' },
+            'X-Request-Id': { $ref: '#/components/headers/RequestId' },
+          },
           content: { 'application/json': { schema: { $ref: ENVELOPE }, example: errorExample(405, { method: 'PUT', path: '', paged: false }) } },
         },
       },
@@ -138,8 +148,16 @@ export function finishDocument(doc: Json): Json {
                 : (exampleOf(schemas, media.schema) ?? inline?.responses?.[code])
         }
         if (status >= 400) response.description = `${STATUS_CODES[status]}. ${ERROR_MEANINGS[status] ?? ''} ${ERRORS_DOC}`.replace(/ {2,}/g, ' ')
+        response.headers = { ...response.headers, 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }
+        // Project create, copy and delete name where to go next (src/modules/projectassets).
+        if ((status === 201 || status === 202) && /^\/api\/project(assets)?($|\/\{id\})/.test(path))
+          response.headers.Location = {
+            description: 'A create: the new project. A copy or delete: the task that does the work (GET it until its state is done or failed)',
+            schema: { type: 'string' },
+            example: '/api/tasks/12/',
+          }
         if (status === 401)
-          response.headers = { 'WWW-Authenticate': { description: 'The challenge: Token (Bearer is accepted too)', schema: { type: 'string', enum: ['Token'] } } }
+          response.headers = { ...response.headers, 'WWW-Authenticate': { description: 'The challenge: Token (Bearer is accepted too)', schema: { type: 'string', enum: ['Token'] } } }
         if (status === 200 && paged)
           response.headers = {
             ...response.headers,
