@@ -17,7 +17,7 @@ export const ErrorEnvelope = t.Object(
       }),
     ),
   },
-  { description: 'The error envelope (api.md section 7)' },
+  { description: 'The error envelope (docs/api.md, section Errors)' },
 )
 
 export const DetailError = t.Object({ detail: t.String() }, { description: 'Plain error body of add/unlink' })

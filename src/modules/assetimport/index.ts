@@ -21,7 +21,7 @@ export const AssetImportResult = t.Object({
 }, { examples: [{ asset_path: '/mnt/media/night-shift/video/A012C003.mov', status: 'asset_creation_completed', warning: {}, error: '', asset_import_id: 42, payload: '{"type":"video",...}', asset_type: 'videoasset' }] })
 
 export const PathRefusal = t.Object({ type: t.String(), detail: t.String() }, {
-  description: 'A bad path_file (api.md 4.10); the ImportLog holds the same detail',
+  description: 'A bad path_file (docs/api.md, section Import); the ImportLog holds the same detail',
   examples: [{ type: 'path_file', detail: 'The path does not lie on any device.' }],
 })
 

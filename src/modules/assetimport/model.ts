@@ -187,7 +187,7 @@ export const AssetImport = t.Object(
     asset: AssetImportAsset,
   },
   {
-    description: 'Imports an existing file as an asset (api.md 4.10). JSON null for an optional member means the member is absent',
+    description: 'Imports an existing file as an asset (docs/api.md, section Import). JSON null for an optional member means the member is absent',
     examples: [
       {
         type: 'video',

@@ -60,7 +60,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           status: 200,
           codename: 'browser.add_custommetadata',
           run: (body) => service.createField(body),
-          description: 'Needs superuser or browser.add_custommetadata. Answers 200 (api.md). order defaults to one more than the set\'s highest.',
+          description: 'Needs superuser or browser.add_custommetadata. Answers 200, as medialoopster documents it. order defaults to one more than the set\'s highest.',
         },
       }),
     )

@@ -37,6 +37,6 @@ export const transcodingProfilesModule = (ctx: ModuleContext) =>
       status: 200,
       codename: 'browser.add_transcodingprofile',
       run: (body) => ctx.db.insert(transcodingProfiles).values(body as typeof transcodingProfiles.$inferInsert).returning().get(),
-      description: "Needs superuser or browser.add_transcodingprofile. Answers 200 (api.md). Unset fields take the defaults of api.md 2.4: strings empty, integers 0, should_have_audio true, interlaced 'tff', ar_conversion 'box'.",
+      description: "Needs superuser or browser.add_transcodingprofile. Answers 200, as medialoopster documents it. Unset fields take its defaults: strings empty, integers 0, should_have_audio true, interlaced 'tff', ar_conversion 'box'.",
     },
   })
