@@ -37,7 +37,7 @@ describe('a 403 names what is missing', () => {
     for (const [path, body, codename] of cases) {
       const r = await t.post(path, body, { key })
       expectError(r, 403, 'permission_denied')
-      expect([path, detailOf(r)]).toEqual([path, `You need the permission ${codename}.`])
+      expect([path, detailOf(r)]).toEqual([path, `You need the permission ${codename} (an admin gives it with: reelhouse user perm add no-perms ${codename}).`])
     }
   })
 
@@ -47,7 +47,7 @@ describe('a 403 names what is missing', () => {
     const key = t.makeUser('copier', { write: [show.id] })
     const r = await t.post('/api/projectassets/', { name: 'C', bundle_root: `${root}/Show/c`, production_id: show.id, copy_of: source.json.id }, { key })
     expectError(r, 403, 'permission_denied')
-    expect(detailOf(r)).toBe('You need the permission browser.copy_projectasset.')
+    expect(detailOf(r)).toBe('You need the permission browser.copy_projectasset (an admin gives it with: reelhouse user perm add copier browser.copy_projectasset).')
   })
 
   test('write access to production N', async () => {
@@ -59,7 +59,7 @@ describe('a 403 names what is missing', () => {
     for (const [method, path, body] of writes) {
       const r = await t.request(method, path, { key, body })
       expectError(r, 403, 'permission_denied')
-      expect([path, detailOf(r)]).toEqual([path, `You need write access to production ${show.id}.`])
+      expect([path, detailOf(r)]).toEqual([path, `You need write access to production ${show.id} (an admin gives it with: reelhouse user grant reader --production ${show.id} --write).`])
     }
     // A folder of a production the user can read but not write, inside one they can write.
     const nested = await t.post('/api/productions/', { name: 'Nested', storage_root: `${root}/Other/nested` })

@@ -11,11 +11,11 @@ export const canWrite = (user: Principal, production: number) => user.is_superus
 
 // A refusal names what is missing, so that the user knows what to ask a superuser for.
 export function requirePerm(user: Principal, codename: string) {
-  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden(`You need the permission ${codename}.`)
+  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden(`You need the permission ${codename} (an admin gives it with: reelhouse user perm add ${user.username} ${codename}).`)
 }
 
 export function requireWrite(user: Principal, production: number) {
-  if (!canWrite(user, production)) throw forbidden(`You need write access to production ${production}.`)
+  if (!canWrite(user, production)) throw forbidden(`You need write access to production ${production} (an admin gives it with: reelhouse user grant ${user.username} --production ${production} --write).`)
 }
 
 /** A WHERE condition limiting rows to productions the user can read; undefined for superusers. */
