@@ -238,12 +238,12 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
   switch (status) {
     case 400:
       if (op.firstRequired) return one('required', 'This field is required.', { pointer: `/${op.firstRequired}` })
-      if (op.paged) return one('invalid', 'limit must be a whole number.', { parameter: 'limit' })
+      if (op.paged) return one('invalid', 'limit must be a whole number (0 or more, in decimal digits).', { parameter: 'limit' })
       return one('invalid_host', 'The request needs a Host header naming this server.')
     case 401:
       return one('not_authenticated', 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).')
     case 403:
-      return one('permission_denied', 'You do not have permission to perform this action.')
+      return one('permission_denied', 'You need write access to production 1 (an admin gives it with: reelhouse user grant ana --production 1 --write).')
     case 404:
       return op.method === 'DELETE' ? one('does_not_exist', 'Not found.') : one('not_found', 'Not found.')
     case 405:
@@ -263,11 +263,11 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
     case 431:
       return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
     default:
-      return one('server_error', 'Internal error; request id m5x2k9q1-3f. The server log has the details.')
+      return one('server_error', 'Internal error; request id 3f9c1a7e5b2d4c80. The server log has the details.')
   }
 }
 
-/** The {detail} bodies of link and unlink (api.md 7), by status. */
+/** The {detail} bodies of link and unlink (docs/api.md, section Errors), by status. */
 export const DETAIL_EXAMPLES: Record<string, unknown> = {
   400: { detail: 'asset_list is required.' },
   422: { detail: 'asset_list[1]: unsupported type "text"; allowed types: audio, image, video' },
