@@ -91,8 +91,12 @@ export const transcodingProfiles = sqliteTable('transcoding_profiles', {
   sample_rate: integer('sample_rate').notNull().default(0),
 })
 
-/** How a device is reached: `file` is watched by events, the network ones by polling (service.md 10). */
-export const PROTOCOLS = ['file', 'smb', 'nfs', 'afp'] as const
+/**
+ * How a device is reached: `file` and `copy` (a local folder too: medialoopster's documented
+ * samples name it) are watched by events, the network ones by polling (service.md 10). A text
+ * column with no CHECK: a value added here needs no migration.
+ */
+export const PROTOCOLS = ['file', 'copy', 'smb', 'nfs', 'afp'] as const
 
 export const devices = sqliteTable('devices', {
   id: id(),
