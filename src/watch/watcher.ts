@@ -2,7 +2,7 @@
 // are hints for the caller (the aggregator queues scans; the scan is the truth). It never touches
 // the database and never keeps the process alive.
 //
-// - Devices whose protocol is `file` are watched by change events (inotify on Linux); any other
+// - Devices whose protocol is `file` or `copy` are watched by change events (inotify on Linux); any other
 //   protocol (smb, nfs, afp: network mounts send no change events), or every device with
 //   `poll`, is watched by polling every `pollIntervalMs`.
 // - Chokidar watches FOLDERS only (files are given to it as ignored): left to itself it puts an
@@ -65,8 +65,8 @@ export type Watcher = {
   status(): WatchStatus[]
 }
 
-/** The protocols whose folders send change events; every other one is polled. */
-const EVENT_PROTOCOLS = new Set(['file'])
+/** The protocols whose folders send change events (local folders); every other one is polled. */
+const EVENT_PROTOCOLS = new Set(['file', 'copy'])
 
 export const REASONS = {
   missing: 'the device folder does not exist',

@@ -45,6 +45,14 @@ describe('devices', () => {
     expect(r.json).toEqual({ id: r.json.id, ...body, password: null })
   })
 
+  test("protocol copy (medialoopster's samples) is taken, stored and shown like file", async () => {
+    const root = dirs.make()
+    const r = await t.post('/api/devices/', { name: 'copy-folder', path: root, protocol: 'copy' })
+    expect(r.status).toBe(201)
+    expect(r.json).toEqual({ ...deviceDefaults(r.json.id, 'copy-folder', `${root}/`), protocol: 'copy' })
+    expect((await t.get(`/api/devices/${r.json.id}/`)).json).toEqual(r.json)
+  })
+
   test('a stored password is shown as ******** everywhere, never itself', async () => {
     const r = await t.post('/api/devices/', { name: 'locked', path: dirs.make(), password: 's3cret!' })
     expect(r.status).toBe(201)

@@ -85,6 +85,7 @@ ${body}
 
 describe.each([
   { name: 'a file device, by events', protocol: 'file', poll: false, mode: 'events', reason: undefined },
+  { name: 'a copy device (a local folder too), by events', protocol: 'copy', poll: false, mode: 'events', reason: undefined },
   { name: 'a file device with --poll, by polling', protocol: 'file', poll: true, mode: 'polling', reason: REASONS.poll },
   { name: 'an smb device, by polling', protocol: 'smb', poll: false, mode: 'polling', reason: REASONS.protocol('smb') },
 ] as const)('$name', ({ protocol, poll, mode, reason }) => {

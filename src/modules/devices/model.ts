@@ -37,7 +37,7 @@ export const DeviceCreate = t.Object({
   autoshot_detection: t.Optional(t.Boolean()),
   allow_direct_writing: t.Optional(t.Boolean()),
   recieve_xml_meta: t.Optional(t.Boolean()),
-  protocol: t.Optional(oneOf(PROTOCOLS, { description: 'file (default); smb, nfs and afp are watched by polling' })),
+  protocol: t.Optional(oneOf(PROTOCOLS, { description: 'file (default) or copy: a local folder, watched by change events; smb, nfs and afp are watched by polling' })),
   anonymous: t.Optional(t.Boolean()),
   server: NullableText,
   username: NullableText,
