@@ -9,7 +9,7 @@ import type { Principal } from '../modules/users/service.ts'
 import { requirePerm } from '../modules/users/access.ts'
 import { notFound, requireOneOf } from './errors.ts'
 import { Paging } from './lists.ts'
-import { BODY_ERRORS, IdParams, eitherFields, errors, sharedModels } from './models.ts'
+import { BODY_ERRORS, IdParams, eitherFields, errors, oneOf, sharedModels } from './models.ts'
 
 type Table = SQLiteTable & { id: SQLiteColumn }
 
@@ -100,3 +100,14 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
 
 export const optionalEq = <C extends SQLiteColumn>(column: C, value: unknown) =>
   value === undefined ? undefined : eq(column, value as never)
+
+/** A yes/no list filter, spelled as booleans in form data are (true/false/1/0); anything else is a 400 at it. */
+export const flagFilter = (description: string) => t.Optional(oneOf(['true', 'false', '1', '0'], { description }))
+
+/** The condition of a flagFilter on a boolean column. */
+export const flagEq = (column: SQLiteColumn, value: string | undefined) =>
+  value === undefined ? undefined : eq(column, value === 'true' || value === '1')
+
+/** The condition of an idFilter (lists.ts): its digits, bound as the number they are. */
+export const idEq = (column: SQLiteColumn, value: string | undefined) =>
+  value === undefined ? undefined : eq(column, Number(value))

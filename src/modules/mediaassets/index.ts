@@ -5,7 +5,7 @@ import { type MediaKind, mediaAssets } from '../../db/schema.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
-import { MediaAsset, MediaAssetCreate, MediaAssetDetail, TITLES, fields, mediaToApi } from './model.ts'
+import { AssetListFilters, MediaAsset, MediaAssetCreate, MediaAssetDetail, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
 import type { MediaAssets } from './service.ts'
 
 export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind: MediaKind) =>
@@ -16,8 +16,10 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     models: { [TITLES[kind]]: MediaAsset, [`${TITLES[kind]}Create`]: MediaAssetCreate, [`${TITLES[kind]}Detail`]: MediaAssetDetail },
     toApi: mediaToApi,
     listColumns: Object.keys(fields),
-    filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })) }),
-    where: (query, user) => [eq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), mediaReadableBy(user)],
+    filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters }),
+    where: (query, user) => [
+      eq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), ...assetListWhere(mediaAssets, query), mediaReadableBy(user),
+    ],
     canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
     detail: (row) => service.detail(row),
     create: {

@@ -2,7 +2,10 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { MediaKind, mediaAssets } from '../../db/schema.ts'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import { idFilter } from '../../http/lists.ts'
 import { eitherOf } from '../../http/models.ts'
+import { flagEq, flagFilter, idEq } from '../../http/resource.ts'
 
 export const fields = {
   id: Type.Integer(),
@@ -40,6 +43,22 @@ export const MediaAssetCreate = eitherOf(t.Object({
   date_crt: t.Optional(t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })),
   date_del: t.Optional(t.String({ maxLength: 64, description: 'As date_crt; default from the hold durations' })),
 }), ['production', 'production_name'])
+
+/**
+ * The filters medialoopster clients send on every asset list (the three media kinds and project
+ * assets), beside each list's own; all of them combine. An id and two yes/no values: a bad one is
+ * a 400 at its parameter, never ignored (the client would take the whole list for the filtered one).
+ */
+export const AssetListFilters = {
+  production: idFilter('Only assets of this production (by id)'),
+  is_archive: flagFilter('Only archived (true, 1) or not archived (false, 0) assets'),
+  is_production: flagFilter('Only assets online (true, 1) or not online (false, 0)'),
+}
+export type AssetListQuery = { production?: string; is_archive?: string; is_production?: string }
+
+/** The conditions of AssetListFilters on a table with the three columns. */
+export const assetListWhere = (table: { production: SQLiteColumn; is_archive: SQLiteColumn; is_production: SQLiteColumn }, query: AssetListQuery) =>
+  [idEq(table.production, query.production), flagEq(table.is_archive, query.is_archive), flagEq(table.is_production, query.is_production)]
 
 export type MediaRow = typeof mediaAssets.$inferSelect
 export const mediaToApi = (row: MediaRow) => ({

@@ -5,6 +5,7 @@ import { Paging, slashPath } from '../../http/lists.ts'
 import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
+import { AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
 import { readableBy } from '../users/access.ts'
 import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, UnlinkResult, linkBodyDoc } from './model.ts'
 import type { ProjectAssets, TaskRef } from './service.ts'
@@ -34,12 +35,19 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
       ({ query, user }) =>
         ctx.list({
           table: projectAssets,
-          where: [optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), readableBy(user, projectAssets.production)],
+          where: [
+            optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), ...assetListWhere(projectAssets, query),
+            readableBy(user, projectAssets.production),
+          ],
           toApi: (row) => service.toApi(row, user),
         }, query),
       {
         auth: true,
-        query: t.Object({ ...Paging, bundle_root: t.Optional(t.String({ description: 'Only the project with this bundle_root (must end with a slash)' })) }),
+        query: t.Object({
+          ...Paging,
+          bundle_root: t.Optional(t.String({ description: 'Only the project with this bundle_root (must end with a slash)' })),
+          ...AssetListFilters,
+        }),
         response: { 200: 'ProjectAssetList', ...errors(400) },
         detail: { summary: 'List project assets', deprecated: legacy },
       },
