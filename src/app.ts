@@ -7,8 +7,10 @@ import { authPlugin } from './http/auth.ts'
 import { createBodyParser } from './http/body.ts'
 import { apiDocs } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
-import { checkHead, pathOf } from './http/head.ts'
-import { createLists } from './http/lists.ts'
+import { corsPlugin } from './http/cors.ts'
+import { baseUrlOf, checkHead, pathOf } from './http/head.ts'
+import { addPageLinks, createLists } from './http/lists.ts'
+import { errors, sharedModels } from './http/models.ts'
 import { createRequestLog } from './http/requestlog.ts'
 import { checkAccept } from './http/versioning.ts'
 import { assetHoldDurationsModule } from './modules/assetholddurations/index.ts'
@@ -25,13 +27,28 @@ import { transcodingProfilesModule } from './modules/transcodingprofiles/index.t
 import type { ModuleContext } from './modules/context.ts'
 import { VERSION } from './version.ts'
 
-/** quiet: no line per request (serve --quiet); errors are logged all the same. */
-export function createApp(core: Core, { quiet = false } = {}) {
+const ApiRoot = t.Record(t.String({ pattern: '^[a-z]+$' }), t.String({ format: 'uri' }), {
+  description: 'Each resource by name, with the absolute URL of its list (on serve --public-url when given, else on the Host the request was sent to).',
+})
+
+export type AppOptions = {
+  /** No line per request (serve --quiet); errors are logged all the same. */
+  quiet?: boolean
+  /** serve --public-url, without a final slash: the base of the absolute URLs the API hands out. */
+  publicUrl?: string
+  /** serve --allow-origin: origins whose pages may call the API (CORS); none: CORS off. */
+  allowOrigins?: readonly string[]
+}
+
+export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [] }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users), runner }
   const bodySchemas = new Map<string, TSchema>()
   const requests = createRequestLog(core.log, { quiet })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
+  const baseOf = baseUrlOf(publicUrl)
+  // Typed here: the hooks below read the routes of the app they are part of.
+  const routes = (): Route[] => app.routes
 
   // normalize 'typebox': Elysia's default cleaner (exact-mirror) runs before validation and
   // rebuilds a record or array field from whatever was sent (meta_field_store: 5 became {},
@@ -65,13 +82,18 @@ export function createApp(core: Core, { quiet = false } = {}) {
       requests.finish({ request, set, response, user }))
     // First of the checks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))
+    // Before auth: a preflight has no key, and a 401 must carry the CORS headers to be read.
+    .use(corsPlugin(allowOrigins, () => routes().map((route) => route.method)))
     .use(ctx.auth)
     .onRequest(({ request }) => {
       const path = pathOf(request.url)
-      if (path.startsWith('/api/') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
+      if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
     })
     .onParse(createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`)))
+    .onAfterHandle({ as: 'global' }, ({ request, responseValue }) => addPageLinks(responseValue, request, baseOf(request)))
     .use(apiDocs())
+    .use(sharedModels)
+    .model({ ApiRoot })
     .get('/api/health', () => {
       // Each watched device's mode, when there are any (service.md 3's answer is unchanged otherwise).
       const watch = core.watch?.status() ?? []
@@ -88,6 +110,24 @@ export function createApp(core: Core, { quiet = false } = {}) {
         }), { description: "How each device is watched: events, polling (a network protocol, --poll, or the system's inotify limit reached), or unavailable (its folder is missing), with the reason" })),
       }),
       detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
+    })
+    // medialoopster clients check the connection with it before they log in: no key, and any
+    // Authorization header is ignored (src/http/auth.ts, PUBLIC).
+    .get('/api/ping/', ({ set }) => {
+      set.status = 204
+    }, {
+      // No 401: the Authorization header is not read (errors() would add it).
+      response: { 204: t.Void({ description: 'The service answers' }), 400: 'Error', 406: 'Error', 431: 'Error' },
+      detail: { summary: 'Connection check (no key needed)', description: 'Answers 204 with no body, whatever the Authorization header says.', tags: ['service'], security: [] },
+    })
+    // Where clients find each resource: name to the absolute URL of its list.
+    .get('/api/', ({ request }) => {
+      const base = baseOf(request)
+      return Object.fromEntries(listNames(routes()).map((name) => [name, `${base}/api/${name}/`]))
+    }, {
+      auth: true,
+      response: { 200: 'ApiRoot', ...errors() },
+      detail: { summary: 'The API root: the URL of every list', tags: ['service'] },
     })
     .group('/api', (api) =>
       api
@@ -114,4 +154,19 @@ export function createApp(core: Core, { quiet = false } = {}) {
   }
 
   return app
+}
+
+type Route = { method: string; path: string; hooks?: { query?: unknown; detail?: { deprecated?: boolean } } }
+
+/**
+ * The resources of the API root, read from the routes so that a resource added later is in it:
+ * each GET /api/<name>/ that takes limit (a list), leaving out deprecated paths (/api/project/,
+ * the version 0 spelling of /api/projectassets/). In the order the modules are mounted.
+ */
+export function listNames(routes: readonly Route[]): string[] {
+  return routes.flatMap((route) => {
+    const name = /^\/api\/([a-z]+)\/$/.exec(route.path)?.[1]
+    const query = route.hooks?.query as { properties?: Record<string, unknown> } | undefined
+    return route.method === 'GET' && name && query?.properties?.limit && !route.hooks?.detail?.deprecated ? [name] : []
+  })
 }

@@ -20,6 +20,13 @@ export type ServeConfig = Readonly<{
   /** No line per request (--quiet); events and errors are still logged. */
   quiet: boolean
   logFormat: LogFormat
+  /**
+   * The address clients reach the service at (--public-url), without a final slash; the API
+   * root and Link headers build absolute URLs on it. Undefined: http:// and the request's Host.
+   */
+  publicUrl?: string
+  /** Origins whose browser pages may call the API (--allow-origin); none: CORS off. */
+  allowOrigins: readonly string[]
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -38,8 +45,9 @@ export function numberOption(name: string, value: string | undefined, fallback: 
   return Number(value)
 }
 
-export function serveConfig(flags: Record<string, string | boolean | undefined>, env = process.env): ServeConfig {
+export function serveConfig(flags: Record<string, string | string[] | boolean | undefined>, env = process.env): ServeConfig {
   const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
+  const list = (k: string) => (Array.isArray(flags[k]) ? (flags[k] as string[]) : undefined)
   return Object.freeze({
     dataDir: dataDirOf(str('data'), env),
     host: str('host') ?? env.REELHOUSE_HOST ?? '127.0.0.1',
@@ -52,6 +60,8 @@ export function serveConfig(flags: Record<string, string | boolean | undefined>,
     settle: numberOption('settle', str('settle'), 2, 1, 3600),
     quiet: flags.quiet === true,
     logFormat: logFormatOf(str('log-format') ?? env.REELHOUSE_LOG_FORMAT),
+    publicUrl: publicUrlOf(str('public-url') ?? (env.REELHOUSE_PUBLIC_URL || undefined)),
+    allowOrigins: Object.freeze((list('allow-origin') ?? env.REELHOUSE_ALLOW_ORIGIN?.split(',').filter((o) => o.trim()) ?? []).map(originOf)),
   })
 }
 
@@ -59,6 +69,31 @@ function logFormatOf(value: string | undefined): LogFormat {
   if (value === undefined) return 'text'
   if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--log-format must be text or json, not "${value}"`)
   return value as LogFormat
+}
+
+/**
+ * An absolute http or https URL, perhaps with a path (a proxy serving us under /reelhouse/),
+ * without query, fragment or credentials: what goes before /api/ in the URLs we hand out.
+ */
+function publicUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password || !/^https?:\/\/[^/]/i.test(value))
+    throw new UsageError(`--public-url must be an absolute http or https URL such as https://media.example.com or https://example.com/reelhouse, not "${value}"`)
+  return url.href.replace(/\/+$/, '')
+}
+
+/**
+ * A browser origin: scheme, host and port, nothing else (a final slash is forgiven), kept as the
+ * Origin header spells it (lower case, no default port), since it is compared with that header
+ * as text. A path or query could never match an Origin header and is a usage error.
+ */
+function originOf(value: string): string {
+  const given = value.trim().replace(/\/$/, '')
+  const url = /^https?:\/\/[^/?#@]+$/i.test(given) && URL.canParse(given) ? new URL(given) : undefined
+  if (!url)
+    throw new UsageError(`--allow-origin must be an origin such as https://panel.example:8443 (scheme, host and port, no path), not "${value}"`)
+  return url.origin
 }
 
 export const dbFile = (dataDir: string) => join(dataDir, 'reelhouse.db')

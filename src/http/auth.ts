@@ -7,7 +7,7 @@ import { KEY_PATTERN, type Principal, type Users } from '../modules/users/servic
 import { AppError } from './errors.ts'
 import { pathOf } from './head.ts'
 
-const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/docs(\/.*)?$/]
+const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/docs(\/.*)?$/, /^\/api\/ping\/?$/]
 
 /** What a malformed header is told: the two forms accepted (Bearer is what Swagger UI and most clients send). */
 export const ACCEPTED_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).'
@@ -45,7 +45,7 @@ export function authPlugin(users: Users) {
       // modules): authenticate once per request.
       if (principals.has(request)) return
       const path = pathOf(request.url)
-      if (!path.startsWith('/api/') || PUBLIC.some((p) => p.test(path))) return
+      if (!(path.startsWith('/api/') || path === '/api') || PUBLIC.some((p) => p.test(path))) return
       principals.set(request, authenticate(users, request.headers.get('authorization')))
     })
     .macro({

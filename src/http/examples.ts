@@ -133,6 +133,11 @@ const task = {
 
 /** Examples by component name (a `<Name>List` takes `[<Name>]` unless it has its own). */
 export const EXAMPLES: Record<string, unknown> = {
+  // As served at http://127.0.0.1:8000 (serve's default address); --public-url changes the base.
+  ApiRoot: Object.fromEntries(
+    ['devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes', 'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks']
+      .map((name) => [name, `http://127.0.0.1:8000/api/${name}/`]),
+  ),
   Device: device,
   DeviceCreate: { name: 'media', path: ROOT, display_name: 'Media SAN', is_internal: true, protocol: 'file' },
   TranscodingProfile: { id: 1, ...profileFields },

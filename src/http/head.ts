@@ -1,6 +1,6 @@
 // The request line and headers, checked before anything else reads the request (issue 10,
 // points 6 and 8): the path every hook and the router see, the Host the server needs to find
-// that path, and the size of the headers.
+// that path (and the absolute URLs it hands out are built on), and the size of the headers.
 import { AppError } from './errors.ts'
 
 /**
@@ -27,6 +27,19 @@ export function pathOf(url: string): string {
   if (start < 0) return '/'
   const query = url.indexOf('?', start)
   return query < 0 ? url.slice(start) : url.slice(start, query)
+}
+
+/**
+ * What goes before the path in the absolute URLs the API hands out (its root, Link headers):
+ * serve's --public-url when the service is reached through a proxy, else http:// and the Host the
+ * request was sent to, as its URL already carries them (checkHead lets no other URL through).
+ */
+export function baseUrlOf(publicUrl: string | undefined): (request: Request) => string {
+  if (publicUrl !== undefined) return () => publicUrl
+  return (request) => {
+    const start = request.url.indexOf('/', 'http://'.length)
+    return start < 0 ? request.url : request.url.slice(0, start)
+  }
 }
 
 /** Throws the envelope answer for a request whose line and headers cannot be served. */

@@ -6,6 +6,7 @@ import { getTableColumns } from 'drizzle-orm'
 import { t } from 'elysia'
 import { type Db, dataGeneration } from '../db/client.ts'
 import { invalidParameter } from './errors.ts'
+import { pathOf } from './head.ts'
 
 const digits = t.String({ pattern: '^[0-9]+$', description: 'A non-negative integer in decimal digits.' })
 
@@ -37,6 +38,9 @@ export type ListSpec<T extends SQLiteTable> = {
 }
 
 const STREAM_BATCH = 256
+
+/** The pages made, for addPageLinks; weak, so an answer sent is forgotten. */
+const pages = new WeakMap<Response, { limit: number; offset: number; count: number }>()
 
 type Compiled = { select: string; count: string; decode: (raw: Row) => Row }
 
@@ -95,7 +99,6 @@ export function createLists(db: Db) {
     const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
     if (limit === 0) return new Response('[]', { headers })
-    if (limit !== undefined) headers.link = pageLinks(paging, limit, offset, count)
 
     const base = c.select + whereSql + ' order by "id"'
     const toJson = (raw: Row) => JSON.stringify(spec.toApi(c.decode(raw) as T['$inferSelect']))
@@ -103,7 +106,9 @@ export function createLists(db: Db) {
       const rows = db.$client.query(base + ' limit ? offset ?').all(...(w.params as never[]), limit, offset) as Row[]
       let body = '['
       for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
-      return new Response(body + ']', { headers })
+      const response = new Response(body + ']', { headers })
+      pages.set(response, { limit, offset, count })
+      return response
     }
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
@@ -112,25 +117,43 @@ export function createLists(db: Db) {
 }
 
 /**
- * The Link header of a page (RFC 8288): first, prev, next and last, each the same list with the
- * same filters at another offset. The targets are references relative to the request ("?..."
- * keeps its path), so they hold behind any proxy or prefix.
+ * The Link header of a page (RFC 8288), added once the request is at hand (src/app.ts calls this
+ * for every answer; only a page is in `pages`): the previous and the next page, as absolute URLs
+ * on the API root's base (medialoopster clients follow them as they are), with the request's own
+ * query kept as it was spelled, unknown parameters included, and only limit and offset replaced.
+ * No prev on the first page, no next on the last.
  */
-function pageLinks(query: PagingQuery, limit: number, offset: number, count: number): string {
-  const at = (start: number, rel: string) => {
-    const q = new URLSearchParams()
-    for (const [name, value] of Object.entries(query)) if (value !== undefined && name !== 'limit' && name !== 'offset') q.set(name, String(value))
-    q.set('limit', String(limit))
-    q.set('offset', String(start))
-    return `<?${q}>; rel="${rel}"`
-  }
-  const last = count > 0 ? Math.floor((count - 1) / limit) * limit : 0
-  const links = [at(0, 'first')]
+export function addPageLinks(response: unknown, request: Request, base: string): void {
+  if (!(response instanceof Response)) return
+  const page = pages.get(response)
+  if (!page) return
+  const { limit, offset, count } = page
+  const url = request.url
+  const pathEnd = url.indexOf('?')
+  const path = pathOf(url)
+  const kept = pathEnd < 0 ? [] : url.slice(pathEnd + 1).split('&').filter((pair) => pair && !PAGING.has(nameOf(pair)))
+  const at = (start: number, rel: string) =>
+    `<${escapeTarget(`${base}${path}?${[...kept, `limit=${limit}`, `offset=${start}`].join('&')}`)}>; rel="${rel}"`
+  const links: string[] = []
   if (offset > 0) links.push(at(Math.max(0, Math.min(offset, count) - limit), 'prev'))
   if (offset + limit < count) links.push(at(offset + limit, 'next'))
-  links.push(at(last, 'last'))
-  return links.join(', ')
+  if (links.length) response.headers.set('link', links.join(', '))
 }
+
+const PAGING = new Set(['limit', 'offset'])
+
+/** A query pair's name decoded as the router decodes it ("+" a space), so that "limi%74" is limit too. */
+function nameOf(pair: string): string {
+  const name = pair.split('=', 1)[0]!.replaceAll('+', ' ')
+  try {
+    return decodeURIComponent(name)
+  } catch {
+    return name
+  }
+}
+
+/** What may not stand between < and > in a Link header, percent-encoded (Bun passes a query's < > " through). */
+const escapeTarget = (target: string) => target.replace(/[<>"\s\\^`{|}]/g, (c) => encodeURIComponent(c))
 
 function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()

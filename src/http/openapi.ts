@@ -14,8 +14,9 @@
 //   their errors. A parameter's schema describes its value: an integer, in both cases.
 // - Swagger UI 5 shows no schema-level `examples` of a 3.1 document (swagger-ui issue 10503):
 //   every body and answer gets its media type `example`, from examples.ts or its schema.
-// - A union of literals is typed as strings whatever they are (approval: 0 | 1), and paths
-//   are spelled both with and without their final slash.
+// - A union of literals is typed as strings whatever they are (approval: 0 | 1), paths are
+//   spelled both with and without their final slash, and an answer with no body (t.Void) gets
+//   a schema in place of its media types.
 // - What all operations share is said once: the 500, the envelope's descriptions and examples,
 //   the headers (X-Total-Count, Link, WWW-Authenticate, Allow), and the form encodings of body.ts.
 import { STATUS_CODES } from 'node:http'
@@ -138,6 +139,8 @@ export function finishDocument(doc: Json): Json {
       op.responses['500'] ??= { content: { 'application/json': { schema: { $ref: ENVELOPE } } } }
       for (const [code, response] of Object.entries(op.responses as Json)) {
         const status = Number(code)
+        // t.Void (ping's 204) comes out as a schema where the media types belong: no body.
+        if (response.content?.type === 'void') delete response.content
         for (const media of Object.values((response.content ?? {}) as Json)) {
           tidy(media.schema)
           media.example =
@@ -163,9 +166,9 @@ export function finishDocument(doc: Json): Json {
             ...response.headers,
             'X-Total-Count': { description: 'The number of records matching the filters, whatever limit and offset', schema: { type: 'integer', minimum: 0 } },
             Link: {
-              description: 'With a limit: the first, prev, next and last pages (RFC 8288), as references relative to the request',
+              description: 'With a limit above 0: the previous and the next page (RFC 8288) as absolute URLs (on serve --public-url, else on the Host of the request), keeping every other query parameter; no prev on the first page, no next on the last. See docs/api.md, section Lists.',
               schema: { type: 'string' },
-              example: '<?limit=20&offset=0>; rel="first", <?limit=20&offset=20>; rel="next", <?limit=20&offset=180>; rel="last"',
+              example: '<http://127.0.0.1:8000/api/videoassets/?production=1&limit=20&offset=0>; rel="prev", <http://127.0.0.1:8000/api/videoassets/?production=1&limit=20&offset=40>; rel="next"',
             },
           }
       }
