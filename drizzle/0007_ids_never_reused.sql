@@ -7,7 +7,8 @@
 -- edited by hand from drizzle-kit's output: the new tables reference each other (`__new_x`),
 -- rows are copied parents first, the old tables dropped children first (none is referenced by a
 -- new one, so nothing cascades), and the renames point the references back at the final names.
--- The copies keep every id, and set sqlite_sequence to the highest id each table holds.
+-- The copies keep every id, and set sqlite_sequence to the highest id each table holds, or that
+-- history (tasks, import logs) names, whichever is higher.
 CREATE TABLE `__new_users` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`username` text NOT NULL,
@@ -272,6 +273,13 @@ INSERT INTO `__new_production_access`("user_id", "production_id", "level") SELEC
 INSERT INTO `__new_media_asset_shares`("asset_id", "production_id") SELECT "asset_id", "production_id" FROM `media_asset_shares`;--> statement-breakpoint
 INSERT INTO `__new_project_asset_links`("project_id", "asset_id") SELECT "project_id", "asset_id" FROM `project_asset_links`;--> statement-breakpoint
 INSERT INTO `__new_media_asset_keywords`("asset_id", "keyword_id") SELECT "asset_id", "keyword_id" FROM `media_asset_keywords`;--> statement-breakpoint
+-- A record deleted before this migration may have had an id above every id left; only history
+-- names it (a task's target, an import log's asset). The sequences of projects, media assets and
+-- devices start above those ids too, so no new record takes the id of one that history names.
+INSERT INTO sqlite_sequence(name, seq) SELECT t.name, 0 FROM (SELECT '__new_project_assets' AS name UNION ALL SELECT '__new_media_assets' UNION ALL SELECT '__new_devices') AS t WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence s WHERE s.name = t.name);--> statement-breakpoint
+UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(json_extract(target, '$.projectasset')), 0) FROM `__new_tasks`)) WHERE name = '__new_project_assets';--> statement-breakpoint
+UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(coalesce(json_extract(target, '$.videoasset'), json_extract(target, '$.audioasset'), json_extract(target, '$.imageasset'))), 0) FROM `__new_tasks`), (SELECT coalesce(max(asset_import_id), 0) FROM `__new_import_logs`)) WHERE name = '__new_media_assets';--> statement-breakpoint
+UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(json_extract(target, '$.device')), 0) FROM `__new_tasks`)) WHERE name = '__new_devices';--> statement-breakpoint
 DROP TABLE `media_asset_keywords`;--> statement-breakpoint
 DROP TABLE `project_asset_links`;--> statement-breakpoint
 DROP TABLE `media_asset_shares`;--> statement-breakpoint

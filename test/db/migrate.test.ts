@@ -148,6 +148,29 @@ describe('migration 0007: ids never reused', () => {
     db.$client.close()
   })
 
+  test('ids that history names (a task of a project deleted before, an import log of a deleted asset) are not given again', () => {
+    const db = catalogue()
+    migrateTo(db, PREVIOUS)
+    db.$client.run(SEED)
+    // Deleted before the upgrade, above every id left: a project copied by task 11, an asset of
+    // import log 12, a device scanned by task 13.
+    db.$client.run(`INSERT INTO tasks (id, kind, state, target, production, params, date_add, key, result) VALUES
+      (11, 'copy', 'done', '{"projectasset":40}', 1, '{}', 't', NULL, '{}'),
+      (13, 'scan', 'done', '{"device":30}', NULL, '{}', 't', NULL, '{}')`)
+    db.$client.run(`INSERT INTO import_logs (id, asset_type, asset_path, status, payload, production, asset_import_id, date_add, date_mod) VALUES
+      (12, 'videoasset', '/mnt/disk/Show/gone.mov', 'import_completed', '{}', 1, 60, 't', 't')`)
+    migrate(db)
+    const next = (table: string) => db.$client.query<{ seq: number }, [string]>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table)?.seq
+    expect([next('project_assets'), next('media_assets'), next('devices')]).toEqual([40, 60, 30])
+    const created = db
+      .insert(schema.projectAssets)
+      .values({ name: 'New', date_add: 't', date_mod: 't', bundle_root: '/mnt/disk/Show/new/', production: 1, device: 1 })
+      .returning({ id: schema.projectAssets.id })
+      .get()
+    expect(created.id).toBe(41)
+    db.$client.close()
+  })
+
   test('the schema after migrating equals a fresh catalogue, and the one schema.ts describes', async () => {
     const migrated = catalogue()
     migrateTo(migrated, PREVIOUS)
