@@ -22,6 +22,11 @@ export const users = sqliteTable('users', {
   username: text('username').notNull().unique(),
   is_superuser: bool('is_superuser').notNull().default(false),
   date_add: timestamp('date_add').notNull(),
+  /**
+   * Argon2id hash (PHC string, parameters included) of the password HTTP Basic accepts beside
+   * the user's keys; null: no password, Basic takes only a key. Set by `user passwd`.
+   */
+  password_hash: text('password_hash'),
 })
 
 export const userPermissions = sqliteTable(

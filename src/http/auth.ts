@@ -1,35 +1,76 @@
-// Key authentication (service.md sections 4 and 5): `Authorization: Token <key>`, or `Bearer <key>`.
-// The Authorization header is read here and nowhere else: once per request, before the body is
-// parsed, so a request without a valid key is refused before any of its input is looked at.
-// Routes declare `auth: true` to receive the resolved user.
+// Authentication (service.md sections 4 and 5): `Authorization: Token <key>` or `Bearer <key>`,
+// or HTTP Basic with a user name and one of their keys or their password (what medialoopster
+// clients send). The Authorization header is read here and nowhere else: once per request,
+// before the body is parsed, so a request without valid credentials is refused before any of
+// its input is looked at. Routes declare `auth: true` to receive the resolved user.
 import { Elysia } from 'elysia'
 import { KEY_PATTERN, type Principal, type Users } from '../modules/users/service.ts'
 import { AppError } from './errors.ts'
 import { pathOf } from './head.ts'
 
-const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/docs(\/.*)?$/, /^\/api\/ping\/?$/]
+const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/ping\/?$/, /^\/api\/docs(\/.*)?$/]
+/** Whether a path needs credentials: the API (its root too), but health, ping and docs. */
+const needsAuth = (path: string) => (path.startsWith('/api/') || path === '/api') && !PUBLIC.some((p) => p.test(path))
 
-/** What a malformed header is told: the two forms accepted (Bearer is what Swagger UI and most clients send). */
+/** What a malformed key is told: the two forms that take one (Bearer is what Swagger UI and most clients send). */
 export const ACCEPTED_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).'
+/** What a request without a known scheme is told: every form accepted. */
+export const ALL_FORMS =
+  'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".'
+/**
+ * Every failed Basic attempt gets this, whatever was wrong (the user, the secret, the encoding):
+ * which part was wrong would tell a guesser which names exist or have a password.
+ */
+export const BASIC_FAILED = 'Invalid user name, password or key.'
 const SCHEMES = new Set(['token', 'bearer'])
 
-// WWW-Authenticate stays "Token", the challenge service.md 4 names; Bearer is accepted beside it.
-const notAuthenticated = (detail = `Authentication credentials were not provided. ${ACCEPTED_FORMS}`) =>
-  new AppError(401, 'not_authenticated', detail, {}, { headers: { 'WWW-Authenticate': 'Token' } })
-const failed = (detail: string) =>
-  new AppError(401, 'authentication_failed', detail, {}, { headers: { 'WWW-Authenticate': 'Token' } })
+// Every 401 challenges with "Token", the challenge service.md 4 names, and never with Basic,
+// although Basic is accepted: a browser answers a Basic challenge with its own login dialog,
+// which would pop up over a panel that calls the API from a page (with a wrong password, or with
+// none yet). The clients that use Basic send it unasked (medialoopster's, curl -u, requests'
+// auth=), so they do not need the challenge.
+const CHALLENGE = { headers: { 'WWW-Authenticate': 'Token' } }
+const notAuthenticated = (detail = `Authentication credentials were not provided. ${ALL_FORMS}`) =>
+  new AppError(401, 'not_authenticated', detail, {}, CHALLENGE)
+const failed = (detail: string) => new AppError(401, 'authentication_failed', detail, {}, CHALLENGE)
+
+/** "Basic " in any letter case, the way Basic credentials start; told apart from Bearer by the sixth character. */
+const isBasic = (header: string) => header.charCodeAt(5) === 32 && header.slice(0, 5).toLowerCase() === 'basic'
+/** RFC 4648 base64, padded (as curl, browsers and Python's requests send it); Buffer would skip anything else. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^[A-Za-z0-9+/]{2}==$|^[A-Za-z0-9+/]{3}=$/
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/** user-id and password of `Basic <base64(user:password)>` (RFC 7617: the user-id has no colon), or undefined. */
+export function basicCredentials(header: string): [string, string] | undefined {
+  const encoded = header.slice(6)
+  if (!BASE64.test(encoded)) return undefined
+  let text: string
+  try {
+    text = UTF8.decode(Buffer.from(encoded, 'base64'))
+  } catch {
+    return undefined
+  }
+  const colon = text.indexOf(':')
+  return colon < 0 ? undefined : [text.slice(0, colon), text.slice(colon + 1)]
+}
+
+/** What authenticate answers for Basic, which authPlugin checks before the hooks run. */
+export const BASIC = Symbol('basic')
 
 /**
  * The scheme Token or Bearer (any letter case), one space, the key. Another scheme (a bare key
  * reads as one) is not_authenticated and a bad key after a known scheme authentication_failed
  * (service.md 4); both say which forms are accepted. Only a well-formed key that no one holds is
- * simply refused.
+ * simply refused. Basic, in any letter case: BASIC.
  */
-export function authenticate(users: Users, header: string | null): Principal {
+export function authenticate(users: Users, header: string | null): Principal | typeof BASIC {
   if (!header) throw notAuthenticated()
   const space = header.indexOf(' ')
   const scheme = space < 0 ? header : header.slice(0, space)
-  if (!SCHEMES.has(scheme.toLowerCase())) throw notAuthenticated(ACCEPTED_FORMS)
+  if (!SCHEMES.has(scheme.toLowerCase())) {
+    if (scheme.toLowerCase() === 'basic') return BASIC
+    throw notAuthenticated(ALL_FORMS)
+  }
   const key = space < 0 ? '' : header.slice(space + 1)
   if (!KEY_PATTERN.test(key)) throw failed(ACCEPTED_FORMS)
   const user = users.authenticate(key)
@@ -39,14 +80,61 @@ export function authenticate(users: Users, header: string | null): Principal {
 
 export function authPlugin(users: Users) {
   const principals = new WeakMap<Request, Principal>()
+  /** Outcomes of Basic checks, made before the hooks run; an Error is thrown by the hook (a 500 when it is not ours). */
+  const basics = new WeakMap<Request, Principal | Error>()
+
+  /** The outcome of the Basic check made for this request; none: the credentials were malformed. */
+  function basicOutcome(request: Request): Principal {
+    const outcome = basics.get(request)
+    if (outcome instanceof Error) throw outcome
+    if (!outcome) throw failed(BASIC_FAILED)
+    return outcome
+  }
+  const settle = (request: Request, outcome: Principal | undefined) => {
+    if (outcome) basics.set(request, outcome)
+  }
+  const settleError = (request: Request, error: unknown) => {
+    basics.set(request, error instanceof Error ? error : new Error(String(error)))
+  }
+
+  /**
+   * A password check may have to wait for Argon2 (or the slow-down), and Elysia awaits an
+   * onRequest hook on every request or on none: an async hook would add an await to every
+   * Token request. So a Basic request is checked first, here, around the whole handler; the
+   * hook then only reads the outcome, and every other request goes straight on.
+   */
+  function checkBasicFirst<H extends (request: Request) => unknown>(handle: H, request: Request): H {
+    const header = request.headers.get('authorization')
+    if (header === null || !isBasic(header) || !needsAuth(pathOf(request.url))) return handle
+    const credentials = basicCredentials(header)
+    if (!credentials) return handle
+    let outcome: ReturnType<Users['authenticateBasic']>
+    try {
+      outcome = users.authenticateBasic(credentials[0], credentials[1])
+    } catch (error) {
+      settleError(request, error)
+      return handle
+    }
+    if (!(outcome instanceof Promise)) {
+      settle(request, outcome)
+      return handle
+    }
+    return ((r: Request) =>
+      outcome.then(
+        (user) => settle(r, user),
+        (error) => settleError(r, error),
+      ).then(() => handle(r))) as H
+  }
+
   return new Elysia({ name: 'reelhouse.auth' })
+    .wrap(checkBasicFirst as Parameters<Elysia['wrap']>[0])
     .onRequest(({ request }) => {
       // Elysia registers this global hook once per instance that uses the plugin (the app and the
       // modules): authenticate once per request.
       if (principals.has(request)) return
-      const path = pathOf(request.url)
-      if (!(path.startsWith('/api/') || path === '/api') || PUBLIC.some((p) => p.test(path))) return
-      principals.set(request, authenticate(users, request.headers.get('authorization')))
+      if (!needsAuth(pathOf(request.url))) return
+      const user = authenticate(users, request.headers.get('authorization'))
+      principals.set(request, user === BASIC ? basicOutcome(request) : user)
     })
     .macro({
       auth: {

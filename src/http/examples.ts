@@ -246,7 +246,7 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
       if (op.paged) return one('invalid', 'limit must be a whole number (0 or more, in decimal digits).', { parameter: 'limit' })
       return one('invalid_host', 'The request needs a Host header naming this server.')
     case 401:
-      return one('not_authenticated', 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).')
+      return one('not_authenticated', 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".')
     case 403:
       return one('permission_denied', 'You need write access to production 1 (an admin gives it with: reelhouse user grant ana --production 1 --write).')
     case 404:

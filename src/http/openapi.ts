@@ -35,7 +35,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 /** What each error status means here, for the response descriptions. */
 const ERROR_MEANINGS: Record<number, string> = {
   400: 'A field is missing or invalid (one entry per field, with source.pointer or source.parameter), the JSON is malformed, or the Host header is missing.',
-  401: 'No key, or a malformed, unknown or revoked one. Send `Authorization: Token <key>` or `Bearer <key>`.',
+  401: 'No key, or a malformed, unknown or revoked one, or Basic credentials that do not match. Send `Authorization: Token <key>`, `Bearer <key>` or `Basic <base64 of user:password>`.',
   403: "The key's user lacks the permission codename or the production access this needs; the detail names it.",
   404: 'No record with this id, or one the user cannot read.',
   405: 'The path does not serve this method; Allow lists those it does.',
@@ -77,13 +77,18 @@ export function openApiDocument(app: AnyElysia, info: { title: string; version: 
     // Relative: the document describes the server that serves it, whatever its address.
     servers: [{ url: '/', description: 'This server' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-    security: [{ bearer: [] }, { token: [] }],
+    security: [{ bearer: [] }, { token: [] }, { basic: [] }],
     paths: generated.paths,
     components: {
       schemas: generated.components.schemas,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Paste the bare key (40 hex characters); it is sent as `Authorization: Bearer <key>`.' },
         token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The whole header value: `Token <key>`.' },
+        basic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'HTTP Basic, as medialoopster clients log in: a user name and that user\'s password (`reelhouse user passwd`) or one of their keys. Every failure is the same 401 authentication_failed. See docs/api.md, section Authentication.',
+        },
       },
       headers: {
         RequestId: {
@@ -160,7 +165,7 @@ export function finishDocument(doc: Json): Json {
             example: '/api/tasks/12/',
           }
         if (status === 401)
-          response.headers = { ...response.headers, 'WWW-Authenticate': { description: 'The challenge: Token (Bearer is accepted too)', schema: { type: 'string', enum: ['Token'] } } }
+          response.headers = { ...response.headers, 'WWW-Authenticate': { description: 'The challenge: Token (Bearer and Basic are accepted too)', schema: { type: 'string', enum: ['Token'] } } }
         if (status === 200 && paged)
           response.headers = {
             ...response.headers,

@@ -21,6 +21,7 @@ describe('authentication', () => {
 
   const withHeader = (authorization: string) => t.get('/api/devices/', { headers: { authorization } })
   const ACCEPTED = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).'
+  const ALL_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".'
 
   test('no Authorization header: 401 not_authenticated with WWW-Authenticate: Token', async () => {
     const r = await t.get('/api/devices/', { key: null })
@@ -35,11 +36,11 @@ describe('authentication', () => {
     expect(all.json.map((d: { name: string }) => d.name)).not.toContain('sneaky')
   })
 
-  test('another scheme (a bare key reads as one) is not_authenticated and names the forms accepted', async () => {
-    for (const header of [`Basic ${Buffer.from('admin:pw').toString('base64')}`, t.adminKey, `Tokens ${t.adminKey}`, `Bearer:${t.adminKey}`]) {
+  test('another scheme (a bare key reads as one) is not_authenticated and names the forms accepted, Basic among them', async () => {
+    for (const header of [`Digest ${Buffer.from('admin:pw').toString('base64')}`, t.adminKey, `Tokens ${t.adminKey}`, `Bearer:${t.adminKey}`, `Basic:${t.adminKey}`]) {
       const r = await withHeader(header)
       expectError(r, 401, 'not_authenticated')
-      expect(r.json.errors[0].detail).toBe(ACCEPTED)
+      expect(r.json.errors[0].detail).toBe(ALL_FORMS)
       expect(r.headers.get('www-authenticate')).toBe('Token')
     }
   })

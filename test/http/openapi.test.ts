@@ -199,21 +199,25 @@ describe('examples', () => {
 })
 
 describe('what the page shows', () => {
-  test('Authorize takes the bare key: an HTTP bearer scheme beside the Token scheme, either one on every operation but health', () => {
+  test('Authorize takes the bare key: an HTTP bearer scheme beside the Token scheme, and HTTP basic, any one on every operation but health', () => {
     expect(doc.components.securitySchemes).toEqual({
       bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       token: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
+      basic: expect.objectContaining({ type: 'http', scheme: 'basic' }),
     })
-    expect(doc.security).toEqual([{ bearer: [] }, { token: [] }])
+    expect(doc.security).toEqual([{ bearer: [] }, { token: [] }, { basic: [] }])
     expect(doc.paths['/api/health'].get.security).toEqual([])
   })
 
   test('the header Swagger UI builds from the bearer scheme is accepted, and a malformed one names both forms', async () => {
     const ok = await t.get('/api/devices/', { headers: { authorization: `Bearer ${t.adminKey}` } })
     expect(ok.status).toBe(200)
+    // The basic scheme's, with the key as the password.
+    const basic = await t.get('/api/devices/', { headers: { authorization: `Basic ${btoa(`admin:${t.adminKey}`)}` } })
+    expect(basic.status).toBe(200)
     const bad = await t.get('/api/devices/', { headers: { authorization: t.adminKey } })
     expect(bad.status).toBe(401)
-    expect(bad.json.errors[0].detail).toBe('Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).')
+    expect(bad.json.errors[0].detail).toBe('Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".')
   })
 
   test('limit, offset and id filters are integers; path ids are integers', () => {

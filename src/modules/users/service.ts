@@ -5,6 +5,7 @@ import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
+import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
 
 export type Principal = {
   id: number
@@ -54,10 +55,12 @@ export type UserSummary = {
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 export const KEY_PATTERN = /^[0-9a-f]{40}$/
+export const USERNAME_PATTERN = /^[\w.@+-]{1,150}$/
 /** How many characters of a key `token list` shows (and the catalogue keeps) to tell keys apart. */
 const KEY_PREFIX = 8
 
-export function createUsers(db: Db) {
+/** passwords: how HTTP Basic verifies and slows down (tests count verifications, hold the wait). */
+export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {}) {
   const byHash = db
     .select({ id: users.id, username: users.username, is_superuser: users.is_superuser, key_hash: apiKeys.key_hash })
     .from(apiKeys)
@@ -70,6 +73,8 @@ export function createUsers(db: Db) {
     .where(eq(userPermissions.user_id, sql.placeholder('id'))).prepare()
   const accessOf = db.select({ production_id: productionAccess.production_id, level: productionAccess.level })
     .from(productionAccess).where(eq(productionAccess.user_id, sql.placeholder('id'))).prepare()
+  const byName = db.select({ id: users.id, username: users.username, is_superuser: users.is_superuser, password_hash: users.password_hash })
+    .from(users).where(eq(users.username, sql.placeholder('name'))).prepare()
 
   function principal(user: { id: number; username: string; is_superuser: boolean }): Principal {
     const readable = new Set<number>()
@@ -90,14 +95,37 @@ export function createUsers(db: Db) {
     return user
   }
 
+  /** The user holding this key, or undefined. The key is looked up by its hash only. */
+  function authenticate(key: string): Principal | undefined {
+    if (!KEY_PATTERN.test(key)) return undefined
+    const hash = hashKey(key)
+    const row = byHash.get({ hash })
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined
+    return principal(row)
+  }
+
+  const passwords = createPasswordCheck(
+    { names: USERNAME_PATTERN, find: (name) => byName.get({ name }), byKey: authenticate, principal },
+    options.passwords,
+  )
+
   return {
-    /** The user holding this key, or undefined. The key is looked up by its hash only. */
-    authenticate(key: string): Principal | undefined {
-      if (!KEY_PATTERN.test(key)) return undefined
-      const hash = hashKey(key)
-      const row = byHash.get({ hash })
-      if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined
-      return principal(row)
+    authenticate,
+
+    /** HTTP Basic: the user if the secret is one of their keys or their password (see passwords.ts). */
+    authenticateBasic: passwords.check,
+
+    /** Sets (an Argon2id hash, see passwords.ts hashPassword) or, with null, removes a user's password; false: there was none to remove. */
+    setPassword(name: string, hash: string | null): boolean {
+      const user = findUser(name)
+      if (hash === null && user.password_hash === null) return false
+      db.update(users).set({ password_hash: hash }).where(eq(users.id, user.id)).run()
+      return true
+    },
+
+    /** Throws the UserError of an unknown name (before `user passwd` asks for a password). */
+    requireUser(name: string) {
+      findUser(name)
     },
 
     /** The user's current permissions, by id (tasks re-check them when they start); undefined once deleted. */
@@ -109,7 +137,7 @@ export function createUsers(db: Db) {
     count: () => db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM users').get()!.n,
 
     add(name: string, opts: { superuser?: boolean; perms?: string[] } = {}) {
-      if (!/^[\w.@+-]{1,150}$/.test(name)) throw new UserError(`invalid user name "${name}": use letters, digits and @.+-_`)
+      if (!USERNAME_PATTERN.test(name)) throw new UserError(`invalid user name "${name}": use letters, digits and @.+-_`)
       if (db.select({ id: users.id }).from(users).where(eq(users.username, name)).get())
         throw new UserError(`user "${name}" already exists`)
       return db.transaction((tx) => {
