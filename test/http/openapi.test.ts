@@ -2,7 +2,8 @@
 // Redocly's recommended rules, every schema compiles with Ajv, every request body and response
 // carries an example that fits its own schema, and the create examples work when sent as they
 // are. Plus what a reader of the docs page relies on: the Bearer scheme, integer paging,
-// deprecated aliases, the headers, the form variants, the one-of-two production fields.
+// deprecated aliases, the headers, the form variants, the one-of-two production fields, the API
+// root and ping.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -249,6 +250,32 @@ describe('what the page shows', () => {
     }
     for (const { op } of operations().filter((o) => o.op.responses['401'])) expect(op.responses['401'].headers['WWW-Authenticate'].schema).toEqual({ type: 'string', enum: ['Token'] })
     expect(doc.components.responses.MethodNotAllowed.headers.Allow.schema.type).toBe('string')
+  })
+
+  test('the API root and ping are documented: the root with a key and its example as served, ping without one and without a body', async () => {
+    const root = doc.paths['/api'].get
+    expect(root.security).toBeUndefined() // the document's: a key
+    expect(root.responses['401']).toBeDefined()
+    const served = await t.get('/api/')
+    expect(Object.keys(root.responses['200'].content['application/json'].example)).toEqual(Object.keys(served.json))
+    const ping = doc.paths['/api/ping'].get
+    expect(ping.security).toEqual([])
+    expect(Object.keys(ping.responses).sort()).toEqual(['204', '400', '406', '431', '500'])
+    expect(ping.responses['204'].content).toBeUndefined()
+  })
+
+  test('Link is described as absolute prev and next, and its example is that of one page: the same list, offsets a limit apart', () => {
+    const link = doc.paths['/api/videoassets'].get.responses['200'].headers.Link
+    expect(link.description).toContain('absolute')
+    const rels = [...(link.example as string).matchAll(/<(http:\/\/[^>]+)>; rel="([a-z]+)"/g)].map((m) => ({ rel: m[2], url: new URL(m[1]!) }))
+    expect(rels.map((r) => r.rel)).toEqual(['prev', 'next'])
+    const [prev, next] = rels.map((r) => r.url)
+    expect(prev!.pathname).toBe('/api/videoassets/')
+    expect(next!.pathname).toBe('/api/videoassets/')
+    const limit = Number(prev!.searchParams.get('limit'))
+    expect(Number(next!.searchParams.get('offset')) - Number(prev!.searchParams.get('offset'))).toBe(2 * limit)
+    for (const u of [prev!, next!]) u.searchParams.delete('offset')
+    expect(next!.search).toBe(prev!.search)
   })
 
   test('every answer declares X-Request-Id, and project create, copy and delete their Location (the task to follow)', async () => {
