@@ -49,7 +49,7 @@ const ERROR_MEANINGS: Record<number, string> = {
 }
 
 const TAGS: Record<string, string> = {
-  service: 'Health of the service (no key needed).',
+  service: 'The service: its health and ping (no key needed), and the API root naming every list.',
   Device: 'Storage devices: the folders the service reads and writes.',
   Production: 'Productions: a storage root on a device, the media assets and project assets in it, and who may read or write them.',
   TranscodingProfile: 'Proxy and delivery encoding settings.',
