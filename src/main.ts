@@ -7,7 +7,7 @@
 // command's own --help all read it, so a flag cannot be accepted without being documented.
 import { parseArgs } from 'node:util'
 import {
-  backup, migrateCommand, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPerm,
+  backup, migrateCommand, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPerm,
 } from './cli/commands.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
@@ -27,7 +27,8 @@ type Command = {
   options: Record<string, Option>
   /** The positional arguments: their names for messages, and how many are allowed. */
   args: { names: string; min: number; max: number }
-  run(values: Values, positionals: string[], dataDir: string): void
+  /** A promise when the command waits for something (user passwd reads its input). */
+  run(values: Values, positionals: string[], dataDir: string): void | Promise<void>
 }
 
 const DATA: Option = { type: 'string', arg: 'DIR', about: 'the data folder (default: $REELHOUSE_DATA, else the platform\'s); may come before the command' }
@@ -120,6 +121,18 @@ flags win.`,
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
     run: (_, [name, perm], data) => userPerm(data, 'remove', name!, codename(perm!, 'user perm remove')),
+  },
+  {
+    name: 'user passwd',
+    synopsis: 'NAME [--clear]',
+    about: 'set the password a user logs in with over HTTP Basic (beside their keys), or remove it',
+    details: `From a terminal the password is asked for twice and not shown; otherwise the first line of
+standard input is taken (printf '%s\\n' "$PW" | reelhouse user passwd NAME). It is never printed;
+only its Argon2id hash is kept. A running serve takes the new password from the next request.
+Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD).`,
+    options: { clear: { type: 'boolean', about: 'remove the password: Basic then takes only a key of the user' } },
+    args: one('NAME'),
+    run: (values, [name], data) => userPasswd(data, name!, values.clear === true),
   },
   {
     name: 'token create',
@@ -236,7 +249,7 @@ function parse(c: Command, args: string[]) {
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h'
 
-export function run(argv: string[]): void {
+export function run(argv: string[]): void | Promise<void> {
   // `reelhouse --data DIR COMMAND ...`: how `npm run reelhouse -- COMMAND` passes ./data, the
   // folder `npm start` serves.
   let args = argv
@@ -276,18 +289,21 @@ export function run(argv: string[]): void {
   if (globalData !== undefined && values.data !== undefined)
     throw new UsageError('--data is given twice (before and after the command); give it once')
   values.data ??= globalData
-  command.run(values, positionals, dataDirOf(values.data as string | undefined))
+  return command.run(values, positionals, dataDirOf(values.data as string | undefined))
 }
 
 /** Usage mistakes exit 2, failures of the work exit 1; either way one line on stderr. */
 export const exitCodeOf = (error: unknown): number => (error instanceof UsageError ? 2 : 1)
 
 if (import.meta.main) {
-  try {
-    run(process.argv.slice(2))
-  } catch (error) {
+  const fail = (error: unknown) => {
     const message = error instanceof UserError || error instanceof UsageError ? error.message : (error as Error)?.message ?? String(error)
     process.stderr.write(`reelhouse: ${message.split('\n')[0]}\n`)
     process.exitCode = exitCodeOf(error)
+  }
+  try {
+    run(process.argv.slice(2))?.catch(fail)
+  } catch (error) {
+    fail(error)
   }
 }

@@ -6,6 +6,7 @@ import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
+import { hashPassword } from '../modules/users/passwords.ts'
 import { type Codename, KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
 import { stderrLog } from '../util/log.ts'
 
@@ -75,6 +76,81 @@ export function userPerm(dataDir: string, change: 'add' | 'remove', name: string
   const changed = withDb(dataDir, (db) => (change === 'add' ? createUsers(db).addPerm(name, codename) : createUsers(db).removePerm(name, codename)))
   if (change === 'add') console.log(changed ? `${name} now has ${codename}` : `${name} already had ${codename}`)
   else console.log(changed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
+}
+
+/**
+ * Sets a user's password for HTTP Basic (or, with clear, removes it). The password is read, never
+ * printed, and kept only as its Argon2id hash; a server running on the same catalogue takes the
+ * new one from its next request (what it remembered was keyed by the old hash).
+ */
+export async function userPasswd(dataDir: string, name: string, clear: boolean, input = readPassword) {
+  if (clear) {
+    const had = withDb(dataDir, (db) => createUsers(db).setPassword(name, null))
+    return void console.log(had ? `password of ${name} cleared` : `${name} had no password`)
+  }
+  // The name is checked before the password is asked for, not after it was typed twice.
+  withDb(dataDir, (db) => createUsers(db).requireUser(name))
+  const password = await input(name)
+  if (!password) throw new UserError('the password is empty; nothing changed')
+  const hash = await hashPassword(password)
+  withOpenDb(dataDir, (db) => createUsers(db).setPassword(name, hash))
+  console.log(`password of ${name} set`)
+}
+
+/** From a terminal: asked twice, not echoed. Else (a pipe, a file) the first line of stdin, so scripts can set one. */
+async function readPassword(name: string): Promise<string> {
+  if (!process.stdin.isTTY) return firstLine()
+  const password = await askHidden(`password for ${name}: `)
+  if (password && (await askHidden('again: ')) !== password) throw new UserError('the passwords differ; nothing changed')
+  return password
+}
+
+async function firstLine(): Promise<string> {
+  const reader = Bun.stdin.stream().getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (value) text += decoder.decode(value, { stream: true })
+      const end = text.indexOf('\n')
+      if (end >= 0) return text.slice(0, end).replace(/\r$/, '')
+      if (done) return text.replace(/\r$/, '')
+    }
+  } finally {
+    // Whatever follows the first line is not read: the caller may keep writing.
+    void reader.cancel().catch(() => {})
+  }
+}
+
+/**
+ * One line from the terminal in raw mode, so that the terminal does not echo it. Raw mode is on
+ * before the prompt shows, so nothing typed after the prompt is echoed; the prompt goes to stderr.
+ */
+function askHidden(prompt: string): Promise<string> {
+  const stdin = process.stdin
+  return new Promise((resolve, reject) => {
+    let typed = ''
+    const end = () => {
+      stdin.off('data', onData)
+      stdin.setRawMode(false)
+      stdin.pause()
+      process.stderr.write('\n')
+    }
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of chunk.toString()) {
+        if (ch === '\r' || ch === '\n') return end(), resolve(typed)
+        // Raw mode delivers Ctrl-C and Ctrl-D as characters, not as a signal and an end.
+        if (ch === '\u0003' || (ch === '\u0004' && !typed)) return end(), reject(new UserError('cancelled; nothing changed'))
+        if (ch === '\u007f' || ch === '\b') typed = [...typed].slice(0, -1).join('')
+        else if (ch >= ' ') typed += ch
+      }
+    }
+    stdin.setRawMode(true)
+    stdin.on('data', onData)
+    stdin.resume()
+    process.stderr.write(prompt)
+  })
 }
 
 export function tokenList(dataDir: string, name: string) {

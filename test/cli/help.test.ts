@@ -21,7 +21,7 @@ async function listedCommands() {
 test('--help lists every command; each command and each group answers its own --help and -h on stdout, exit 0', async () => {
   const commands = await listedCommands()
   expect(commands).toEqual([
-    'serve', 'user add', 'user grant', 'user list', 'user perm add', 'user perm remove',
+    'serve', 'user add', 'user grant', 'user list', 'user perm add', 'user perm remove', 'user passwd',
     'token create', 'token list', 'token revoke', 'migrate', 'backup',
   ])
   const groups = ['user', 'user perm', 'token']

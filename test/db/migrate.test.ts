@@ -90,7 +90,8 @@ function contents(client: Database): Record<string, Row[]> {
  * fresh one reads CREATE TABLE `x`.
  */
 function schemaOf(client: Database) {
-  const even = (sql: string | null) => sql?.replace(/[`"]/g, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').trim() ?? null
+  // ALTER TABLE ADD puts its column after the last one's text, before a line break: " , x" (0009).
+  const even = (sql: string | null) => sql?.replace(/[`"]/g, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').replace(/ ,/g, ',').trim() ?? null
   return client
     .query<{ type: string; name: string; tbl_name: string; sql: string | null }, []>(
       "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name <> '__drizzle_migrations' ORDER BY type, name",

@@ -19,14 +19,15 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 }
 
 export type RunResult = { code: number; stdout: string; stderr: string }
-export type RunOptions = { env?: Record<string, string>; cwd?: string; cli?: string[] }
+/** input: what the command reads on stdin (none: stdin is closed). */
+export type RunOptions = { env?: Record<string, string>; cwd?: string; cli?: string[]; input?: string }
 
 /** Runs one command to its end (killed after the bound). Async, so that tests may run side by side. */
 export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const child = spawn([...(options.cli ?? SOURCE_CLI), ...args], {
     cwd: options.cwd ?? ROOT,
     env: cleanEnv(options.env),
-    stdin: 'ignore',
+    stdin: options.input === undefined ? 'ignore' : new Blob([options.input]),
     stdout: 'pipe',
     stderr: 'pipe',
     timeout: BOUND_MS,
