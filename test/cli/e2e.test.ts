@@ -96,6 +96,16 @@ describe('booted on a free port with an empty data folder', () => {
     expect((await call(server, 'GET', '/devices/', 'f'.repeat(40))).status).toBe(401)
   })
 
+  test('user passwd reads the password from stdin, and it logs in over HTTP Basic', async () => {
+    expect(await exe(['user', 'add', 'ana', '--data', data])).toMatchObject({ code: 0 })
+    const set = await runCli(['user', 'passwd', 'ana', '--data', data], { cli: [binary], cwd, input: 'pass word: 1\n' })
+    expect(set).toEqual({ code: 0, stdout: 'password of ana set\n', stderr: `data=${data}\n` })
+    const login = (password: string) =>
+      fetch(`${server.api}/devices/`, { headers: { authorization: `Basic ${Buffer.from(`ana:${password}`).toString('base64')}` } })
+    expect((await login('pass word: 1')).status).toBe(200)
+    expect((await login('pass word: 2')).status).toBe(401)
+  })
+
   test('the migrations are embedded: the catalogue was made from nothing, and migrate finds it up to date', async () => {
     expect(server.proc.stderr).toMatch(/ info database migrated migrations=\d+/)
     expect(await exe(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: `data=${data}\n` })
