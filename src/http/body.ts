@@ -143,8 +143,10 @@ function fromForm(form: { forEach(cb: (value: unknown, key: string) => void): vo
     // JSON text only where the route wants an object or array: a name like "[draft] 1" stays text.
     if (schema ? field !== undefined && (has(field, 'object') || has(field, 'array')) : looksLikeJson(value)) kept[key] = tryJson(value)
     // Integers: whole decimal numbers become numbers here (Value.Convert would truncate "1.5" to 1,
-    // and a numeric string checked by Elysia loses its pointer); anything else stays text.
-    else if (field !== undefined && has(field, 'integer')) kept[key] = /^-?\d+$/.test(value) ? Number(value) : value
+    // and a numeric string checked by Elysia loses its pointer); anything else stays text. A field
+    // that takes text or an integer (import's production: a name, or an id) keeps form text as
+    // text: what a form always meant there.
+    else if (field !== undefined && has(field, 'integer') && !has(field, 'string')) kept[key] = /^-?\d+$/.test(value) ? Number(value) : value
     else text[key] = value
   })
   // Kept fields skip Value.Convert, which would also wrap unparsable text into an array ("[x" → ["[x"]);

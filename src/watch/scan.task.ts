@@ -10,7 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
 import { AppError } from '../http/errors.ts'
-import type { Imports } from '../modules/assetimport/service.ts'
+import { type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { listTree } from '../storage/fs.ts'
@@ -109,9 +109,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       diskFiltered: true, // listTree's skip above is the same rule
     })
 
+    let offline = outcome.offline
+    let online = outcome.online
     db.transaction(() => {
-      media.setOnline(outcome.offline, false)
-      media.setOnline(outcome.online, true)
+      // An asset an import is moving is out of production until its task has the file in place
+      // (clients wait for that): its file at the old path is not this scan's to bring online.
+      const moving = assetsBeingMoved(db)
+      if (moving.size) {
+        offline = offline.filter((id) => !moving.has(id))
+        online = online.filter((id) => !moving.has(id))
+      }
+      media.setOnline(offline, false)
+      media.setOnline(online, true)
       for (const m of outcome.moves) media.relocate(m.id, m.path, m.device, m)
       const byId = outcome.identity.length ? new Map(rows.map((r) => [r.id, r])) : undefined
       for (const m of outcome.identity) {
@@ -161,7 +170,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
     report({
-      seen: disk.filter((e) => e.kind === 'file').length, offline: outcome.offline.length, online: outcome.online.length,
+      seen: disk.filter((e) => e.kind === 'file').length, offline: offline.length, online: online.length,
       moved: outcome.moves.length, imported, waiting: waiting.length,
     })
     // A walk of a big tree leaves about 60 MB per 100,000 entries behind (its entries, the

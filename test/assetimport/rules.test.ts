@@ -210,12 +210,26 @@ describe('formats', () => {
     expect(failures(body('video', { date_crt: 2025 }))).toEqual(invalid(`${M}/date_crt`))
   })
 
-  test('dates become UTC timestamps; date_add and date_mod are accepted and ignored', () => {
-    const meta = parseImport(body('video', { date_crt: '2025-01-14 21:40:05+01:00', date_del: '2030', date_add: 'x', date_mod: 5 })).asset.asset_meta
+  test('dates become UTC timestamps; date_add is taken (asset_meta\'s before the top level\'s), date_mod accepted and ignored', () => {
+    const meta = parseImport(body('video', { date_crt: '2025-01-14 21:40:05+01:00', date_del: '2030', date_add: '2024-02-03 04:05', date_mod: 5 })).asset.asset_meta
     expect(meta.date_crt).toBe('2025-01-14T20:40:05.000000Z')
     expect(meta.date_del).toBe('2030-01-01T00:00:00.000000Z')
-    expect(meta).not.toContainKey('date_add')
+    expect(meta.date_add).toBe('2024-02-03T04:05:00.000000Z')
     expect(meta).not.toContainKey('date_mod')
+    expect(parseImport(body('video', {}, {}, { date_add: '2023-06' })).asset.asset_meta.date_add).toBe('2023-06-01T00:00:00.000000Z')
+    expect(parseImport(body('video', { date_add: '2022' }, {}, { date_add: '2023-06' })).asset.asset_meta.date_add).toBe('2022-01-01T00:00:00.000000Z')
+    expect(parseImport(body('video', {})).asset.asset_meta).not.toContainKey('date_add')
+  })
+
+  test('date_add: the forms of date_crt, in asset_meta or at the top level; anything else invalid', () => {
+    for (const date of ['14.01.2025', '2025-13', 'soon', '', 2025])
+      expect(failures(body('video', { date_add: date }, {}, { date_add: date }))).toEqual(invalid('/date_add', `${M}/date_add`))
+  })
+
+  test('production: text (a name) or a JSON integer of 1 or more (an id); passed on as given', () => {
+    expect(parseImport(body('video', {}, {}, { production: 12 })).production).toBe(12)
+    expect(parseImport(body('video', {}, {}, { production: '12' })).production).toBe('12')
+    for (const production of [0, 1.5, true, '', [12]]) expect(failures(body('video', {}, {}, { production }))).toEqual(invalid('/production'))
   })
 
   test('fps: integer, decimal or fraction text, or a JSON number; stored as fraction text', () => {
@@ -361,7 +375,7 @@ describe('normalized request', () => {
       asset_destination: 'archive-nas',
       asset: {
         asset_meta: {
-          name: 'A012C003', description: 'Night exterior', date_crt: '2025-01-14T00:00:00.000000Z', status_asset_description: 'ok',
+          name: 'A012C003', description: 'Night exterior', date_crt: '2025-01-14T00:00:00.000000Z', date_add: '2020-01-01T00:00:00.000000Z', status_asset_description: 'ok',
           is_archive: true, is_production: false, path_file: PATH, path_proxy: '/mnt/proxies/A012C003.mp4', approval: 1,
           meta_field_store: { 'scene.number': 12 }, annotation_markers: [{ time: 1250, text: 'Boom in shot', user: 'editor1' }],
           display_aspect_ratio: '16:9', duration: 4512, format: 'QuickTime / MOV', fps: '25/1', height: 2160, width: 3840,

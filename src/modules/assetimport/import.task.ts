@@ -43,8 +43,9 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       let asset = assetOf(params.asset)
       if (!asset) throw new Error('the asset is gone')
       const production = productionQuery.get({ id: asset.production })!
-      // Archive-only assets have no file to move, probe or make a proxy of.
-      const online = asset.is_production
+      // Archive-only assets have no file to move, probe or make a proxy of. One being moved shows
+      // is_production false until its file is in place (register held it), but has one.
+      const online = asset.is_production || params.move?.held === true
       const allDevices = deps.devices.all()
       const moveDevice = params.move && allDevices.find((d) => d.id === params.move!.device)
       if (params.move && !moveDevice) throw new Error('the device to move to is gone')
@@ -95,11 +96,13 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
         }
         const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
         const moved = await moveFile(plan, { signal, record, onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total }) })
-        // The file is there now: path_file follows it, whatever else happens (never a throw in between).
-        if (moved.path !== asset.path_file) {
-          const s = lstatSync(moved.path)
-          media.relocate(asset.id, moved.path, target.id, { dev: s.dev, ino: s.ino, stamp: stampOf(s) })
-        }
+        // The file is there now: path_file follows it, whatever else happens (never a throw in
+        // between), and the asset is in production again, which is what clients wait for.
+        const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
+        db.transaction(() => {
+          if (placed) media.relocate(asset!.id, moved.path, target.id, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) })
+          if (params.move!.held) media.setOnline([asset!.id], true)
+        })
         advance(IMPORT_STATUS.moved)
         asset = assetOf(asset.id)!
       }
@@ -159,6 +162,13 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
       logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
       setStatus.run({ id: params.asset, status: -1, now: isoTimestamp() })
+      // A move that did not happen (or did: path_file follows the file) leaves the file online
+      // where path_file says: in production again, as before the import. A file gone from there
+      // stays out, as the watcher would have it.
+      if (params.move?.held) {
+        const path = assetOf(params.asset)?.path_file
+        if (path !== undefined && isRegularFile(path)) media.setOnline([params.asset], true)
+      }
       throw new Error(reason)
     }
   }
@@ -171,6 +181,15 @@ function proxyHeight(db: Db, deviceId: number): number {
     (device?.transcoding_profile ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get() : undefined) ??
     db.select().from(transcodingProfiles).where(eq(transcodingProfiles.default_profile, true)).get()
   return profile && profile.height > 0 ? profile.height : DEFAULT_PROXY_HEIGHT
+}
+
+/** A regular file at `path` itself (a link is not followed). */
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile()
+  } catch {
+    return false
+  }
 }
 
 function readable(path: string): boolean {

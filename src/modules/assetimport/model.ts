@@ -37,7 +37,9 @@ export const AssetImportMeta = t.Object(
     name: t.String({ minLength: 1, maxLength: 255, description: 'Required' }),
     description: t.Optional(t.String({ maxLength: 100_000 })),
     date_crt: t.Optional(t.String({ maxLength: 64, description: `Creation date of the essence: ${DATE_FORMS}. Stored as a UTC timestamp` })),
-    date_add: t.Optional(t.Unknown({ description: 'Set by the service; a value sent is ignored' })),
+    date_add: t.Optional(
+      t.String({ maxLength: 64, description: `When the asset was added to the catalogue, the same forms as date_crt. Default: now. Ignored on a re-import (an asset is added once)` }),
+    ),
     date_mod: t.Optional(t.Unknown({ description: 'Set by the service; a value sent is ignored' })),
     date_del: t.Optional(
       t.String({ maxLength: 64, description: `Due-for-deletion date, the same forms as date_crt. Default: from the asset hold durations` }),
@@ -172,7 +174,10 @@ export const AssetImportAsset = t.Object(
 export const AssetImport = t.Object(
   {
     type: oneOf(ASSET_KINDS, { description: 'Asset kind' }),
-    production: t.String({ minLength: 1, maxLength: 255, description: 'Name of an existing production' }),
+    production: t.Union([t.String({ minLength: 1, maxLength: 255 }), Type.Integer({ minimum: 1 })], {
+      description: 'An existing production: its name (text, always; in form data too, even all digits), or its id (a JSON integer)',
+    }),
+    date_add: t.Optional(t.String({ maxLength: 64, description: `As asset_meta.date_add, which wins when both are given` })),
     rewrap_proxy: t.Optional(
       t.Boolean({ default: false, description: 'true: rewrap the existing proxy (only when path_proxy is set and readable); false: make a new proxy' }),
     ),
@@ -210,7 +215,8 @@ export const AssetImport = t.Object(
       },
       {
         type: 'audio',
-        production: 'Night Shift',
+        production: 3,
+        date_add: '2025-01-15 08:00:00+01:00',
         asset: {
           asset_meta: { name: 'interview_01', path_file: '/mnt/archive/night-shift/interview_01.wav', is_archive: true, is_production: false },
           technical_details: { nb_Streams: 1, formate_name: 'wav', duration: '1834.250000' },

@@ -29,6 +29,10 @@
 // - vendor_archive_index is required, like the other archive members, in states 2 and 3 when
 //   archive_type is archive_awps; the archive_details of an asset that is not archived are
 //   checked for types only and passed on as given.
+// - production: a JSON integer is the production's id, text is always its name (also "12": a
+//   production may be named so, and form data, being text, names it the same way as before).
+// - date_add (asset_meta's, else the top level's) takes the forms of date_crt; it sets the date
+//   of a new asset only (a re-import keeps the date the asset was first added: the service's).
 // - A missing member hides the failures inside it: no asset gives one `/asset` required entry,
 //   not also `/asset/asset_meta/name` and `/asset/asset_meta/path_file`. Entries are listed in
 //   the order of the members in the schema, whichever check found them.
@@ -61,8 +65,8 @@ export type ArchiveDetails = {
 /** One import, whether it came over HTTP or from the device watcher: defaults applied, formats normalized. */
 export type ImportRequest = {
   type: AssetKind
-  /** A production name; its existence is the service's to check. */
-  production: string
+  /** A production's name (text) or id (number); its existence is the service's to check. */
+  production: string | number
   rewrap_proxy: boolean
   move_asset: boolean
   /** A device name; only when move_asset is true (otherwise dropped). */
@@ -73,6 +77,8 @@ export type ImportRequest = {
       description?: string
       /** UTC timestamp, 2025-01-14T00:00:00.000000Z. */
       date_crt?: string
+      /** UTC timestamp (asset_meta's, else the top level's); absent: now. For a new asset only. */
+      date_add?: string
       /** UTC timestamp; absent: the service applies the hold durations. */
       date_del?: string
       status_asset_description?: string
@@ -242,8 +248,9 @@ export function checkImport(body: unknown): ErrorEntry[] {
         if (meta?.[key] === undefined) required(`${META}/${key}`, 'Required for a video that is archived only (is_archive true, is_production false).')
   }
 
+  if (typeof top.date_add === 'string' && parseDate(top.date_add) === undefined) invalid('/date_add', NOT_A_DATE)
   if (meta) {
-    for (const key of ['date_crt', 'date_del'] as const)
+    for (const key of ['date_crt', 'date_add', 'date_del'] as const)
       if (typeof meta[key] === 'string' && parseDate(meta[key]) === undefined) invalid(`${META}/${key}`, NOT_A_DATE)
 
     const fpsGiven = typeof meta.fps === 'string' || typeof meta.fps === 'number'
@@ -330,11 +337,12 @@ function compareRanks(a: number[], b: number[]): number {
   return a.length - b.length
 }
 
-/** TypeBox says "Expected union value." for the two unions of the body; say what they take. */
+/** TypeBox says "Expected union value." for the unions of the body; say what they take. */
 function clearer(e: ErrorEntry): ErrorEntry {
   if (e.code !== 'invalid') return e
   const pointer = pointerOf(e)
   if (pointer === `${META}/fps`) return { ...e, detail: NOT_A_RATE }
+  if (pointer === '/production') return { ...e, detail: "The production's name (text of 1 to 255 characters) or its id (a whole number, 1 or more)." }
   if (pointer.startsWith(`${META}/meta_field_store/`)) return { ...e, detail: 'A custom metadata value is text, a number, true, false or null.' }
   return e
 }
@@ -345,8 +353,9 @@ const pointerOf = (e: ErrorEntry) => (e.source && 'pointer' in e.source ? e.sour
  * A valid body (validateImport found nothing) as one ImportRequest: defaults applied (is_archive
  * false, is_production true, approval 0, rewrap_proxy false, move_asset false), dates as
  * timestamps, fps as fraction text, offset_frames from offset_string when only that is given
- * and fps is known, unknown members and ignored ones (date_add, date_mod, asset_destination
- * without move_asset, video members of other kinds) left out.
+ * and fps is known, date_add in asset_meta (the top level's when asset_meta has none), unknown
+ * members and ignored ones (date_mod, asset_destination without move_asset, video members of
+ * other kinds) left out.
  */
 export function normalizeImport(input: AssetImportBody): ImportRequest {
   // A copy without unknown members (a watcher's body has not been through Elysia's cleaning).
@@ -355,11 +364,13 @@ export function normalizeImport(input: AssetImportBody): ImportRequest {
   const meta = asset.asset_meta
   const video = body.type === 'video'
   const fps = video && meta.fps !== undefined ? readFps(meta.fps) : undefined
+  const dateAdd = meta.date_add ?? body.date_add
 
   const assetMeta: ImportRequest['asset']['asset_meta'] = {
     name: meta.name,
     ...given({ description: meta.description }),
     ...given({ date_crt: meta.date_crt === undefined ? undefined : parseDate(meta.date_crt) }),
+    ...given({ date_add: dateAdd === undefined ? undefined : parseDate(dateAdd) }),
     ...given({ date_del: meta.date_del === undefined ? undefined : parseDate(meta.date_del) }),
     ...given({ status_asset_description: meta.status_asset_description }),
     is_archive: meta.is_archive ?? false,

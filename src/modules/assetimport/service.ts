@@ -28,8 +28,12 @@ export type ImportParams = {
   kind: MediaKind
   /** The ImportLogs this task advances (more join while it is queued: imports of one asset merge). */
   logs: number[]
-  /** move_asset: the device to move onto; the plan is recorded once made (a safe point). */
-  move?: { device: number; plan?: unknown }
+  /**
+   * move_asset: the device to move onto; the plan is recorded once made (a safe point). `held`:
+   * register set is_production false until the file is in place (tasks queued before it existed
+   * lack it, and left is_production as it was).
+   */
+  move?: { device: number; plan?: unknown; held?: true }
   rewrap_proxy: boolean
   /** Members the request gave; probing fills only the others. */
   given: string[]
@@ -52,6 +56,19 @@ export const moveFolder = (devicePath: string, codename: string, kind: MediaKind
 
 export const MAX_KEYWORDS = 1000
 
+/**
+ * The assets whose file an import task is moving or will move (queued or running, with `held`):
+ * they show is_production false until the file is in place, and the watcher leaves their
+ * is_production to the task. A handful of rows at most: the tasks_state index finds them.
+ */
+export function assetsBeingMoved(db: Db): Set<number> {
+  const rows = db.$client.query<{ asset: number }, []>(
+    `SELECT json_extract(params, '$.asset') AS asset FROM tasks
+     WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`,
+  ).all()
+  return new Set(rows.map((r) => r.asset))
+}
+
 const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
 
 export function createImports(
@@ -62,6 +79,7 @@ export function createImports(
   // each call they were most of an import's time (bench/import-profile.ts).
   const p = (name: string) => sql.placeholder(name)
   const productionByName = db.select().from(productions).where(eq(productions.name, p('name'))).prepare()
+  const productionById = db.select().from(productions).where(eq(productions.id, p('id'))).prepare()
   const NEW_ASSET_COLUMNS = [
     'kind', 'name', 'description', 'production', 'device', 'path_file', 'is_archive', 'is_production', 'approval', 'meta_field_store',
     'archive_details', 'technical', 'status_asset', 'status_asset_description', 'path_proxy', 'date_crt', 'date_add', 'date_mod', 'date_del',
@@ -111,8 +129,9 @@ export function createImports(
       // cannot hold the catalogue (and every other request) for seconds.
       const keywordCount = Object.values(req.asset.keywords).reduce((n, list) => n + list.length, 0)
       if (keywordCount > MAX_KEYWORDS) throw invalid('/asset/keywords', `At most ${MAX_KEYWORDS} keywords in all.`)
-      const production = productionByName.get({ name: req.production })
-      if (!production || !canRead(actor, production.id)) throw invalid('/production', 'No production with this name.')
+      const byId = typeof req.production === 'number'
+      const production = byId ? productionById.get({ id: req.production }) : productionByName.get({ name: req.production as string })
+      if (!production || !canRead(actor, production.id)) throw invalid('/production', `No production with this ${byId ? 'id' : 'name'}.`)
       requireWrite(actor, production.id)
       let destination: { id: number; name: string } | undefined
       if (req.move_asset) {
@@ -157,12 +176,19 @@ export function createImports(
         if (foreign) throw forbidden(foreign.detail)
       }
       const now = isoTimestamp()
+      // A move takes the asset out of production until its file is in place (clients wait for
+      // is_production true); the task puts it back. An archive-only asset has no file to move.
+      const moves = destination !== undefined && meta.is_production
       const technical: Record<string, unknown> =
         kind === 'video' ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]])) : { ...req.asset.technical_details }
-      /** The columns an import writes, over what the asset at this path (if any) already has. */
-      const valuesOver = (existing: { description: string; date_crt: string | null; path_proxy: string } | undefined) => ({
+      /**
+       * The columns an import writes, over what the asset at this path (if any) already has. An
+       * asset whose file a queued or running task moves stays out of production until it is done.
+       */
+      const valuesOver = (existing: { id: number; description: string; date_crt: string | null; path_proxy: string } | undefined) => ({
         name: meta.name, description: meta.description ?? existing?.description ?? '',
-        is_archive: meta.is_archive, is_production: meta.is_production, approval: meta.approval,
+        is_archive: meta.is_archive, approval: meta.approval,
+        is_production: meta.is_production && !moves && !(existing && assetsBeingMoved(db).has(existing.id)),
         meta_field_store: meta.meta_field_store, archive_details: req.asset.archive_details as Record<string, unknown>,
         status_asset: 0, status_asset_description: meta.status_asset_description ?? 'NEW',
         date_crt: meta.date_crt ?? existing?.date_crt ?? null, date_mod: now,
@@ -181,9 +207,10 @@ export function createImports(
         const assetId = current
           ? (tx.update(mediaAssets).set({ ...values, technical: { ...current.technical, ...technical }, date_del: meta.date_del ?? current.date_del })
               .where(eq(mediaAssets.id, current.id)).run(), current.id)
+          // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
           : insertAsset.get({
-              ...values, kind, production: production.id, path_file: file.path, technical, date_add: now,
-              date_del: meta.date_del ?? deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
+              ...values, kind, production: production.id, path_file: file.path, technical, date_add: meta.date_add ?? now,
+              date_del: meta.date_del ?? deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
             } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!.id
         for (const keyword_id of keywordIds(tx, kind, req.asset.keywords))
           tx.insert(mediaAssetKeywords).values({ asset_id: assetId, keyword_id }).onConflictDoNothing().run()
@@ -194,7 +221,7 @@ export function createImports(
         })
         const params: ImportParams = {
           asset: assetId, kind, logs: [logId], rewrap_proxy: req.rewrap_proxy,
-          ...(destination ? { move: { device: destination.id } } : {}),
+          ...(moves ? { move: { device: destination!.id, held: true as const } } : {}),
           given: kind === 'video' ? Object.keys(technical) : Object.keys(req.asset.technical_details),
           ...(actor.id ? { user: actor.id } : {}),
         }
