@@ -2,8 +2,9 @@
 // its "Start in a minute" shell blocks run, as written, by bash in a fresh folder whose ./data a
 // fresh serve uses, as `npm start` would. What differs from a user's session, and only this: the
 // server listens on a free port (the README's http://127.0.0.1:8000 is replaced by it), the block
-// that starts it is not run, and `npm run [-s] reelhouse -- ARGS` runs package.json's own
-// "reelhouse" script (with this bun and this checkout's src/main.ts) through a shell function.
+// that starts it is not run, `npm run [-s] reelhouse -- ARGS` runs package.json's own
+// "reelhouse" script (with this bun and this checkout's src/main.ts) through a shell function,
+// and the password `user passwd` asks for comes on stdin as PASSWORD, which the README's curl uses.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -55,19 +56,20 @@ test('the README starts the server with npm start, and its setup commands pasted
   const [first, ...blocks] = shellBlocks('Start in a minute')
   expect(first).toBe('npm install && npm start\n')
   const text = blocks.join('')
-  for (const step of ['npm run reelhouse -- user add', 'token create', 'user list']) expect(text).toContain(step)
+  for (const step of ['npm run reelhouse -- user add', 'token create', 'user list', 'user passwd ana', 'curl -u ana:PASSWORD']) expect(text).toContain(step)
 
   const script = ['set -eu', npmFunction(), ...blocks].join('\n').replaceAll(ORIGIN, server.base)
-  const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdout: 'pipe', stderr: 'pipe', timeout: 50_000 })
+  const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdin: new Blob(['PASSWORD\n']), stdout: 'pipe', stderr: 'pipe', timeout: 50_000 })
   const [stdout, stderr, code] = await Promise.all([new Response(bash.stdout).text(), new Response(bash.stderr).text(), bash.exited])
   if (code !== 0) console.error(`README output:\n${stdout}\n${stderr}`)
   expect(code).toBe(0)
   // Every command said the folder the server uses, and no request was refused.
   const data = join(cwd, 'data')
   expect(server.proc.stderr).toContain(`data=${data}`)
-  expect(stderr.split('\n').filter((l) => l.startsWith('data='))).toEqual([`data=${data}`, `data=${data}`, `data=${data}`])
+  expect(stderr.split('\n').filter((l) => l.startsWith('data='))).toEqual([`data=${data}`, `data=${data}`, `data=${data}`, `data=${data}`])
   expect(stdout).not.toContain('"errors"')
-  // Both curls listed the (empty) devices: admin's key and the new user's.
-  expect(stdout.split('\n').filter((l) => l.startsWith('[]'))).toHaveLength(2)
+  // The curls listed the (empty) devices: with admin's key, the new user's, and her password.
+  expect(stdout.split('\n').filter((l) => l.startsWith('[]'))).toHaveLength(3)
+  expect(stdout).toContain('password of ana set\n')
   expect(stdout).toContain('ana\n  permissions  browser.add_device, browser.add_production\n')
 })
