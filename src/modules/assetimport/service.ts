@@ -56,16 +56,16 @@ export const moveFolder = (devicePath: string, codename: string, kind: MediaKind
 
 export const MAX_KEYWORDS = 1000
 
+/** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
+const HELD_MOVES = `FROM tasks WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`
+
 /**
- * The assets whose file an import task is moving or will move (queued or running, with `held`):
- * they show is_production false until the file is in place, and the watcher leaves their
- * is_production to the task. A handful of rows at most: the tasks_state index finds them.
+ * The assets whose file an import task is moving or will move: they show is_production false
+ * until the file is in place, and the watcher leaves their is_production to the task. Read once
+ * per scan, from the queued and running tasks (the tasks_state index).
  */
 export function assetsBeingMoved(db: Db): Set<number> {
-  const rows = db.$client.query<{ asset: number }, []>(
-    `SELECT json_extract(params, '$.asset') AS asset FROM tasks
-     WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`,
-  ).all()
+  const rows = db.$client.query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_MOVES}`).all()
   return new Set(rows.map((r) => r.asset))
 }
 
@@ -80,6 +80,9 @@ export function createImports(
   const p = (name: string) => sql.placeholder(name)
   const productionByName = db.select().from(productions).where(eq(productions.name, p('name'))).prepare()
   const productionById = db.select().from(productions).where(eq(productions.id, p('id'))).prepare()
+  const heldMoveOf = db.$client.query<{ id: number }, [number]>(`SELECT id ${HELD_MOVES} AND json_extract(params, '$.asset') = ? LIMIT 1`)
+  /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
+  const beingMoved = (asset: { id: number; is_production: boolean }) => !asset.is_production && heldMoveOf.get(asset.id) !== null
   const NEW_ASSET_COLUMNS = [
     'kind', 'name', 'description', 'production', 'device', 'path_file', 'is_archive', 'is_production', 'approval', 'meta_field_store',
     'archive_details', 'technical', 'status_asset', 'status_asset_description', 'path_proxy', 'date_crt', 'date_add', 'date_mod', 'date_del',
@@ -185,10 +188,10 @@ export function createImports(
        * The columns an import writes, over what the asset at this path (if any) already has. An
        * asset whose file a queued or running task moves stays out of production until it is done.
        */
-      const valuesOver = (existing: { id: number; description: string; date_crt: string | null; path_proxy: string } | undefined) => ({
+      const valuesOver = (existing: { id: number; is_production: boolean; description: string; date_crt: string | null; path_proxy: string } | undefined) => ({
         name: meta.name, description: meta.description ?? existing?.description ?? '',
         is_archive: meta.is_archive, approval: meta.approval,
-        is_production: meta.is_production && !moves && !(existing && assetsBeingMoved(db).has(existing.id)),
+        is_production: meta.is_production && !moves && !(existing && beingMoved(existing)),
         meta_field_store: meta.meta_field_store, archive_details: req.asset.archive_details as Record<string, unknown>,
         status_asset: 0, status_asset_description: meta.status_asset_description ?? 'NEW',
         date_crt: meta.date_crt ?? existing?.date_crt ?? null, date_mod: now,
