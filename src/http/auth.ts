@@ -12,11 +12,14 @@ const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/ping\/?$/, /^\/api\/docs(\/.*)?$/
 /** Whether a path needs credentials: the API (its root too), but health, ping and docs. */
 const needsAuth = (path: string) => (path.startsWith('/api/') || path === '/api') && !PUBLIC.some((p) => p.test(path))
 
+/** What a key is (users/service.ts KEY_PATTERN): keys are made lowercase, and an uppercase one is refused, not folded. */
+export const KEY_FORM = '40 lowercase hex characters'
 /** What a malformed key is told: the two forms that take one (Bearer is what Swagger UI and most clients send). */
-export const ACCEPTED_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).'
+export const ACCEPTED_FORMS = `Authorization must be "Token <key>" or "Bearer <key>" (${KEY_FORM}).`
 /** What a request without a known scheme is told: every form accepted. */
-export const ALL_FORMS =
-  'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".'
+export const ALL_FORMS = `Authorization must be "Token <key>" or "Bearer <key>" (${KEY_FORM}), or "Basic <base64 of user:password or user:key>".`
+/** What a request without an Authorization header is told. */
+export const NO_CREDENTIALS = `Authentication credentials were not provided. ${ALL_FORMS}`
 /**
  * Every failed Basic attempt gets this, whatever was wrong (the user, the secret, the encoding):
  * which part was wrong would tell a guesser which names exist or have a password.
@@ -30,7 +33,7 @@ const SCHEMES = new Set(['token', 'bearer'])
 // none yet). The clients that use Basic send it unasked (medialoopster's, curl -u, requests'
 // auth=), so they do not need the challenge.
 const CHALLENGE = { headers: { 'WWW-Authenticate': 'Token' } }
-const notAuthenticated = (detail = `Authentication credentials were not provided. ${ALL_FORMS}`) =>
+const notAuthenticated = (detail = NO_CREDENTIALS) =>
   new AppError(401, 'not_authenticated', detail, {}, CHALLENGE)
 const failed = (detail: string) => new AppError(401, 'authentication_failed', detail, {}, CHALLENGE)
 

@@ -65,8 +65,9 @@ export function entry(status: number, code: string, detail: string, where: Where
 
 export const reason = (status: number) => STATUS_CODES[status] ?? 'Error'
 
-export const required = (pointer: string) =>
-  new AppError(400, 'required', 'This field is required.', { pointer })
+/** What a missing field is told. */
+export const REQUIRED_DETAIL = 'This field is required.'
+export const required = (pointer: string) => new AppError(400, 'required', REQUIRED_DETAIL, { pointer })
 export const invalid = (pointer: string, detail: string) => new AppError(400, 'invalid', detail, { pointer })
 export const invalidParameter = (parameter: string, detail: string) =>
   new AppError(400, 'invalid', detail, { parameter })
@@ -92,6 +93,8 @@ export function dateField(pointer: string, text: string): string {
 
 export const unique = (pointer: string, detail: string) => new AppError(400, 'unique', detail, { pointer })
 export const notFound = (detail = 'Not found.') => new AppError(404, 'not_found', detail)
+/** The 404 detail of a record that does not exist (or that the user cannot read), by model name: "ProjectAsset" says "No project asset with this id.". */
+export const noSuchRecord = (model: string) => `No ${model.replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()} with this id.`
 export const forbidden = (detail = 'You do not have permission to perform this action.') =>
   new AppError(403, 'permission_denied', detail)
 
@@ -105,7 +108,7 @@ type TypeBoxError = {
   path: string
   message: string
   value?: unknown
-  schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[]; pattern?: string; type?: unknown }
+  schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[]; pattern?: string }
 }
 
 /**
@@ -127,7 +130,7 @@ export function fromValidation(on: string, failures: TypeBoxError[]): AppError {
     const isRequired = missing.has(failure.path)
     const code = isRequired ? 'required' : 'invalid'
     const parameter = on === 'query' ? failure.path.replace(/^\//, '') : undefined
-    const detail = isRequired ? 'This field is required.' : describe(failure, parameter)
+    const detail = isRequired ? REQUIRED_DETAIL : describe(failure, parameter)
     const where = parameter !== undefined ? { parameter } : { pointer: failure.path || '/' }
     entries.push(entry(400, code, detail, where))
   }
@@ -135,13 +138,19 @@ export function fromValidation(on: string, failures: TypeBoxError[]): AppError {
   return AppError.many(400, entries)
 }
 
-/** What a query parameter of decimal digits (limit, offset, an id filter) must hold. */
-const WHOLE = '^[0-9]+$'
+/**
+ * What a query parameter of decimal digits (limit, offset, an id filter: lists.ts) must hold. The
+ * one spelling: describe() below and the OpenAPI document (which shows such a parameter as an
+ * integer) recognise these parameters by it.
+ */
+export const DIGITS_PATTERN = '^[0-9]+$'
+/** What such a parameter is told when it holds anything else. */
+export const wholeNumberDetail = (parameter: string) => `${parameter} must be a whole number (0 or more, in decimal digits).`
 
 function describe(failure: TypeBoxError, parameter?: string): string {
-  // "Expected string to match '^[0-9]+$'" says how it is checked, not what to send.
-  if (parameter && (failure.schema?.pattern === WHOLE || failure.schema?.type === 'integer'))
-    return `${parameter} must be a whole number (0 or more, in decimal digits).`
+  // "Expected string to match '^[0-9]+$'" says how it is checked, not what to send. No query
+  // parameter is typed integer (they are digits, so that this message is the one they get).
+  if (parameter && failure.schema?.pattern === DIGITS_PATTERN) return wholeNumberDetail(parameter)
   const choices = failure.schema?.enum ?? failure.schema?.anyOf?.map((s) => s.const).filter((c) => c !== undefined)
   if (choices && choices.length > 0) return `Must be one of: ${choices.join(', ')}.`
   return `${failure.message}.`

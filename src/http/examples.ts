@@ -2,12 +2,18 @@
 // agree with each other. The "Night Shift" production lives on the device "media" at
 // /mnt/media/; its clips, sound and stills are media assets 1 to 3, linked to project asset 1.
 // Posting the create examples in the order of CREATE_ORDER to a fresh server (with /mnt/media
-// and the files present) makes these very records; test/http/openapi.test.ts does that on a
-// temporary folder, and checks that every example fits its schema.
-import { MAX_BODY_BYTES } from './body.ts'
-import { entry } from './errors.ts'
-import { MAX_HEADER_BYTES } from './head.ts'
+// and the files present), then the link example to project asset 1, makes these very records,
+// and the copy example then makes project asset 2 and its task; test/http/openapi.test.ts does
+// that on a temporary folder, and checks that every example fits its schema.
+//
+// The error details are made by the functions the server makes them with (auth.ts, errors.ts,
+// users/access.ts), so that an example cannot drift from the answer it shows.
+import { permissionNeeded, writeAccessNeeded } from '../modules/users/access.ts'
 import { VERSION } from '../version.ts'
+import { NO_CREDENTIALS } from './auth.ts'
+import { MAX_BODY_BYTES } from './body.ts'
+import { REQUIRED_DETAIL, entry, noSuchRecord, wholeNumberDetail } from './errors.ts'
+import { MAX_HEADER_BYTES } from './head.ts'
 
 const ROOT = '/mnt/media/'
 const SHOW = `${ROOT}night-shift/`
@@ -15,6 +21,8 @@ const CLIP = `${SHOW}video/A012C003_250114_R2KD.mov`
 const SOUND = `${SHOW}audio/interview_01.wav`
 const STILL = `${SHOW}stills/poster_v3.tif`
 const BUNDLE = `${SHOW}projects/reel-1/`
+/** Where the copy example puts its copy of project asset 1. */
+const GRADE_BUNDLE = `${SHOW}projects/reel-1-grade/`
 
 const device = {
   id: 1,
@@ -115,8 +123,9 @@ const projectFields = {
   name_studio: 'Suite 2',
 }
 
+/** The copy of project asset 1 (the copy example), under way: the first task of the catalogue. */
 const task = {
-  id: 2,
+  id: 1,
   kind: 'copy',
   state: 'running',
   target: { projectasset: 2 },
@@ -131,6 +140,50 @@ const task = {
   result: {},
 }
 
+const project = {
+  id: 1,
+  audio_assets: [audio],
+  image_assets: [image],
+  video_assets: [video],
+  ...projectFields,
+  date_crt: null,
+  date_add: '2025-01-15T09:30:00.123000Z',
+  date_mod: '2025-01-15T11:05:42.871000Z',
+  date_del: null,
+  meta_field_store: {},
+  status_asset: 6,
+  status_asset_description: 'ASSET_DONE',
+  status_editing: 0,
+  status_approval: 0,
+  type: 'premiere',
+  is_archive: false,
+  is_production: true,
+  files: { count: 14, bytes: 52_428_800 },
+  locked_by: null,
+  production: 1,
+  device: 1,
+}
+
+const projectCreate = { ...projectFields, production_name: 'Night Shift' }
+const copyCreate = { copy_of: 1, name: 'Reel 1 grade', bundle_root: GRADE_BUNDLE, production_name: 'Night Shift' }
+/** What the create answers: the project as it is read, before any media asset is linked to it. */
+const created = { ...project, audio_assets: [], image_assets: [], video_assets: [], date_mod: project.date_add }
+/** What the copy answers: the new project (not in production until its files are there), links copied, and its task. */
+const copied = {
+  ...project,
+  id: 2,
+  name: copyCreate.name,
+  bundle_root: GRADE_BUNDLE,
+  path_file: `${GRADE_BUNDLE}reel-1.prproj`,
+  date_add: '2025-01-16T10:02:11.020000Z',
+  date_mod: '2025-01-16T10:02:11.020000Z',
+  status_asset: 0,
+  status_asset_description: 'NEW',
+  is_production: false,
+  files: { count: 0, bytes: 0 },
+  task: { id: task.id, state: 'queued', url: `/api/tasks/${task.id}/` },
+}
+
 /** Examples by component name (a `<Name>List` takes `[<Name>]` unless it has its own). */
 export const EXAMPLES: Record<string, unknown> = {
   // As served at http://127.0.0.1:8000 (serve's default address); --public-url changes the base.
@@ -139,7 +192,7 @@ export const EXAMPLES: Record<string, unknown> = {
       .map((name) => [name, `http://127.0.0.1:8000/api/${name}/`]),
   ),
   Device: device,
-  DeviceCreate: { name: 'media', path: ROOT, display_name: 'Media SAN', is_internal: true, protocol: 'file' },
+  DeviceCreate: { name: 'media', path: ROOT, display_name: 'Media SAN', is_internal: true, protocol: 'file', transcoding_profile: 1 },
   TranscodingProfile: { id: 1, ...profileFields },
   TranscodingProfileCreate: profileFields,
   Production: production,
@@ -158,32 +211,10 @@ export const EXAMPLES: Record<string, unknown> = {
   VideoAssetCreate: { name: video.name, path_file: CLIP, production_name: 'Night Shift', description: video.description, date_crt: '2025-01-14 21:40:05+01:00', meta_field_store: video.meta_field_store },
   AudioAssetCreate: { name: audio.name, path_file: SOUND, production_name: 'Night Shift', description: audio.description },
   ImageAssetCreate: { name: image.name, path_file: STILL, production: 1, description: image.description },
-  ProjectAsset: {
-    id: 1,
-    audio_assets: [audio],
-    image_assets: [image],
-    video_assets: [video],
-    ...projectFields,
-    date_crt: null,
-    date_add: '2025-01-15T09:30:00.123000Z',
-    date_mod: '2025-01-15T11:05:42.871000Z',
-    date_del: null,
-    meta_field_store: {},
-    status_asset: 6,
-    status_asset_description: 'ASSET_DONE',
-    status_editing: 0,
-    status_approval: 0,
-    type: 'premiere',
-    is_archive: false,
-    is_production: true,
-    files: { count: 14, bytes: 52_428_800 },
-    locked_by: null,
-    production: 1,
-    device: 1,
-  },
-  ProjectAssetCreate: { ...projectFields, production_name: 'Night Shift' },
-  DeleteAccepted: { task: { id: 3, state: 'queued', url: '/api/tasks/3/' } },
-  LinkResult: { newly_linked_assets: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }], already_linked_assets: [{ asset_id: 3, type: 'image' }], invalid_assets: [] },
+  ProjectAsset: project,
+  ProjectAssetCreate: projectCreate,
+  DeleteAccepted: { task: { id: 2, state: 'queued', url: '/api/tasks/2/' } },
+  LinkResult: { newly_linked_assets: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }, { asset_id: 3, type: 'image' }], already_linked_assets: [], invalid_assets: [] },
   UnlinkResult: { unlinked_assets: [{ asset_id: 2, type: 'audio' }], invalid_assets: [] },
   ImportLog: {
     id: 1,
@@ -201,15 +232,40 @@ export const EXAMPLES: Record<string, unknown> = {
   AssetHoldDurationCreate: { asset_type: 'videoasset', context_type: 'device', context: 'media', duration: 90 },
 }
 
-// A create answers the project as it is read (a copy adds its task: {id, state, url}).
-EXAMPLES.ProjectAssetCreated = EXAMPLES.ProjectAsset
+export type NamedExample = { summary: string; value: unknown }
+
+/**
+ * Models whose one operation does two things, by component name: one named example each
+ * (OpenAPI `examples`, which Swagger UI offers in a list) instead of a single `example`.
+ */
+export const NAMED_EXAMPLES: Record<string, Record<string, NamedExample>> = {
+  ProjectAssetCreate: {
+    create: { summary: 'Create a project asset', value: projectCreate },
+    copy: { summary: 'Copy project asset 1 (copy_of)', value: copyCreate },
+  },
+  ProjectAssetCreated: {
+    create: { summary: 'A create: the project as it is read', value: created },
+    copy: { summary: 'A copy: the new project and the task copying its files', value: copied },
+  },
+}
+
+/** The Location of project create, copy and delete: the new project, or the task to follow. */
+export const LOCATION_EXAMPLES = {
+  create: `/api/projectassets/${project.id}/`,
+  copy: copied.task.url,
+  delete: (EXAMPLES.DeleteAccepted as { task: { url: string } }).task.url,
+}
 
 /** Bodies and answers not described by a named model, by "METHOD /path" of the operation. */
 export const INLINE_EXAMPLES: { operation: RegExp; request?: unknown; responses?: Record<string, unknown> }[] = [
   { operation: /^GET \/api\/health$/, responses: { 200: { status: 'ok', version: VERSION } } },
   {
-    operation: /^POST \/api\/project(assets)?\/\{id\}\/(add|unlink)(asset)?$/,
-    request: { asset_list: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }], silent_mode: false },
+    operation: /^POST \/api\/project(assets)?\/\{id\}\/add(asset)?$/,
+    request: { asset_list: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }, { asset_id: 3, type: 'image' }], silent_mode: false },
+  },
+  {
+    operation: /^POST \/api\/project(assets)?\/\{id\}\/unlink(asset)?$/,
+    request: { asset_list: [{ asset_id: 2, type: 'audio' }], silent_mode: false },
   },
 ]
 
@@ -231,8 +287,23 @@ export const CREATE_ORDER = [
 export const EXAMPLE_ROOT = ROOT
 export const EXAMPLE_FILES = [CLIP, SOUND, STILL]
 
-/** What the operation is, as far as its error examples differ. */
-export type ErrorContext = { method: string; path: string; firstRequired?: string; paged: boolean; jsonOnly?: boolean }
+/** The user the 403 examples refuse (a user with no permissions and no production access). */
+export const EXAMPLE_USER = 'ana'
+
+/**
+ * What the operation is, as far as its error examples differ: `permission` is the codename it
+ * needs (else it needs write access to the production), `resource` the model whose record a
+ * 404 does not find.
+ */
+export type ErrorContext = {
+  method: string
+  path: string
+  firstRequired?: string
+  paged: boolean
+  jsonOnly?: boolean
+  permission?: string
+  resource?: string
+}
 
 /**
  * An error envelope example for one status of one operation, made by errors.ts's own entry(),
@@ -242,15 +313,17 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
   const one = (code: string, detail: string, where: { pointer?: string; parameter?: string } = {}) => ({ errors: [entry(status, code, detail, where)] })
   switch (status) {
     case 400:
-      if (op.firstRequired) return one('required', 'This field is required.', { pointer: `/${op.firstRequired}` })
-      if (op.paged) return one('invalid', 'limit must be a whole number (0 or more, in decimal digits).', { parameter: 'limit' })
+      if (op.firstRequired) return one('required', REQUIRED_DETAIL, { pointer: `/${op.firstRequired}` })
+      if (op.paged) return one('invalid', wholeNumberDetail('limit'), { parameter: 'limit' })
       return one('invalid_host', 'The request needs a Host header naming this server.')
     case 401:
-      return one('not_authenticated', 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".')
+      return one('not_authenticated', NO_CREDENTIALS)
     case 403:
-      return one('permission_denied', 'You need write access to production 1 (an admin gives it with: reelhouse user grant ana --production 1 --write).')
-    case 404:
-      return op.method === 'DELETE' ? one('does_not_exist', 'Not found.') : one('not_found', 'Not found.')
+      return one('permission_denied', op.permission ? permissionNeeded(EXAMPLE_USER, op.permission) : writeAccessNeeded(EXAMPLE_USER, production.id))
+    case 404: {
+      const detail = op.resource ? noSuchRecord(op.resource) : 'Not found.'
+      return op.method === 'DELETE' ? one('does_not_exist', detail) : one('not_found', detail)
+    }
     case 405:
       return one('method_not_allowed', 'Method "PUT" not allowed.')
     case 406:

@@ -5,10 +5,10 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { getTableColumns } from 'drizzle-orm'
 import { t } from 'elysia'
 import { type Db, dataGeneration } from '../db/client.ts'
-import { invalidParameter } from './errors.ts'
+import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
 import { pathOf } from './head.ts'
 
-const digits = t.String({ pattern: '^[0-9]+$', description: 'A non-negative integer in decimal digits.' })
+const digits = t.String({ pattern: DIGITS_PATTERN, description: 'A non-negative integer in decimal digits.' })
 
 /** The query parameters every list takes; resources add their filters to it. */
 export const Paging = {

@@ -13,17 +13,22 @@
 //   the list routes take limit, offset and id filters as decimal digits, so that lists.ts words
 //   their errors. A parameter's schema describes its value: an integer, in both cases.
 // - Swagger UI 5 shows no schema-level `examples` of a 3.1 document (swagger-ui issue 10503):
-//   every body and answer gets its media type `example`, from examples.ts or its schema.
+//   every body and answer gets its media type `example` (or named `examples`, where one operation
+//   does two things: project create and copy), from examples.ts or its schema.
 // - A union of literals is typed as strings whatever they are (approval: 0 | 1), paths are
 //   spelled both with and without their final slash, and an answer with no body (t.Void) gets
 //   a schema in place of its media types.
 // - What all operations share is said once: the 500, the envelope's descriptions and examples,
 //   the headers (X-Total-Count, Link, WWW-Authenticate, Allow), and the form encodings of body.ts.
+//   An error example is the answer of that operation: its 403 names the codename the route's
+//   `x-permission` holds (resource.ts) or else write access, its 404 the record of its tag.
 import { STATUS_CODES } from 'node:http'
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
-import { DETAIL_EXAMPLES, EXAMPLES, INLINE_EXAMPLES, errorExample } from './examples.ts'
+import { KEY_FORM } from './auth.ts'
 import { MAX_BODY_BYTES } from './body.ts'
+import { DIGITS_PATTERN } from './errors.ts'
+import { DETAIL_EXAMPLES, EXAMPLES, INLINE_EXAMPLES, LOCATION_EXAMPLES, NAMED_EXAMPLES, errorExample } from './examples.ts'
 
 type Json = Record<string, any>
 
@@ -40,7 +45,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   404: 'No record with this id, or one the user cannot read.',
   405: 'The path does not serve this method; Allow lists those it does.',
   406: 'Accept asks for another API version than 1, or for something other than JSON.',
-  409: 'The operation clashes with running work on the same project (a copy or a delete).',
+  409: 'The operation clashes with running work on the same project (a copy or a delete), or a delete would remove catalogued media files of another production that lie in the project folder.',
   413: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`,
   415: 'The body is of a type this operation does not take.',
   422: 'An asset_list entry cannot be linked or unlinked (without silent_mode); nothing changed.',
@@ -62,8 +67,8 @@ const TAGS: Record<string, string> = {
   ImportLog: 'One log per import request: its payload, status and errors.',
   Import: 'Import an existing file as a media asset (probe and proxy in a task).',
   AssetHoldDuration: 'How long new assets are held before they are due for deletion.',
-  ProjectAsset: 'Editing projects: a bundle folder, its project file and linked media assets; copy and delete run as tasks.',
-  'ProjectAsset (version 0 path)': 'The same operations under /api/project/, kept for version 0 clients. Deprecated: use /api/projectassets/.',
+  ProjectAsset:
+    'Editing projects: a bundle folder, its project file and linked media assets; copy and delete run as tasks. The same operations under /api/project/ are kept for version 0 clients and listed here as deprecated: use /api/projectassets/.',
   Task: 'Copies, deletes, imports and scans, with their progress.',
 }
 
@@ -82,7 +87,7 @@ export function openApiDocument(app: AnyElysia, info: { title: string; version: 
     components: {
       schemas: generated.components.schemas,
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Paste the bare key (40 hex characters); it is sent as `Authorization: Bearer <key>`.' },
+        bearer: { type: 'http', scheme: 'bearer', description: `Paste the bare key (${KEY_FORM}); it is sent as \`Authorization: Bearer <key>\`.` },
         token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The whole header value: `Token <key>`.' },
         basic: {
           type: 'http',
@@ -134,7 +139,7 @@ export function finishDocument(doc: Json): Json {
         tidy(media.schema)
         const schema = resolve(schemas, media.schema)
         firstRequired ??= schema.required?.[0]
-        media.example = exampleOf(schemas, media.schema) ?? inline?.request
+        setExample(media, exampleOf(schemas, media.schema) ?? inline?.request)
         if (FORMS.includes(type)) media.encoding = jsonTextFields(schema)
       }
 
@@ -148,12 +153,14 @@ export function finishDocument(doc: Json): Json {
         if (response.content?.type === 'void') delete response.content
         for (const media of Object.values((response.content ?? {}) as Json)) {
           tidy(media.schema)
-          media.example =
+          setExample(
+            media,
             media.schema?.$ref === ENVELOPE
-              ? errorExample(status, { method: method.toUpperCase(), path, firstRequired, paged, jsonOnly })
+              ? errorExample(status, { method: method.toUpperCase(), path, firstRequired, paged, jsonOnly, permission: op['x-permission'], resource: op.tags?.[0] })
               : media.schema?.$ref === '#/components/schemas/DetailError'
                 ? DETAIL_EXAMPLES[code]
-                : (exampleOf(schemas, media.schema) ?? inline?.responses?.[code])
+                : (exampleOf(schemas, media.schema) ?? inline?.responses?.[code]),
+          )
         }
         if (status >= 400) response.description = `${STATUS_CODES[status]}. ${ERROR_MEANINGS[status] ?? ''} ${ERRORS_DOC}`.replace(/ {2,}/g, ' ')
         response.headers = { ...response.headers, 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }
@@ -162,7 +169,9 @@ export function finishDocument(doc: Json): Json {
           response.headers.Location = {
             description: 'A create: the new project. A copy or delete: the task that does the work (GET it until its state is done or failed)',
             schema: { type: 'string' },
-            example: '/api/tasks/12/',
+            ...(method === 'delete'
+              ? { example: LOCATION_EXAMPLES.delete }
+              : { examples: { create: { value: LOCATION_EXAMPLES.create }, copy: { value: LOCATION_EXAMPLES.copy } } }),
           }
         if (status === 401)
           response.headers = { ...response.headers, 'WWW-Authenticate': { description: 'The challenge: Token (Bearer and Basic are accepted too)', schema: { type: 'string', enum: ['Token'] } } }
@@ -201,11 +210,18 @@ function tidy(schema: unknown): void {
   for (const key of ['items', 'additionalProperties', 'not', 'anyOf', 'oneOf', 'allOf', 'prefixItems']) tidy(s[key])
 }
 
-const isDigits = (s: Json) => s?.type === 'string' && s.pattern === '^[0-9]+$'
+const isDigits = (s: Json) => s?.type === 'string' && s.pattern === DIGITS_PATTERN
 const wholeNumber = ({ description }: Json) => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) })
 
 /** A component by its reference, or the schema itself when inline. */
 const resolve = (schemas: Json, schema: Json): Json => (schema?.$ref ? schemas[schema.$ref.split('/').pop()] ?? {} : schema ?? {})
+
+/** A media type's example: one `example`, or the named `examples` of a model with several (examples.ts). */
+function setExample(media: Json, example: unknown): void {
+  const named = NAMED_EXAMPLES[media.schema?.$ref?.split('/').pop() ?? '']
+  if (named) media.examples = named
+  else media.example = example
+}
 
 /** examples.ts's example for a named schema (a <Name>List is [<Name>]), else the schema's own first example. */
 function exampleOf(schemas: Json, schema: Json | undefined): unknown {

@@ -7,7 +7,7 @@ import { Elysia, t } from 'elysia'
 import type { ModuleContext } from '../modules/context.ts'
 import type { Principal } from '../modules/users/service.ts'
 import { requirePerm } from '../modules/users/access.ts'
-import { notFound, requireOneOf } from './errors.ts'
+import { noSuchRecord, notFound, requireOneOf } from './errors.ts'
 import { Paging } from './lists.ts'
 import { BODY_ERRORS, IdParams, eitherFields, errors, oneOf, sharedModels } from './models.ts'
 
@@ -49,7 +49,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const single = spec.detail ? `${name}Detail` : name
   const one = (id: number, user: Principal) => {
     const row = ctx.db.select().from(table as SQLiteTable).where(eq(table.id, id)).get() as T['$inferSelect'] | undefined
-    if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(`No ${name} with this id.`)
+    if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(noSuchRecord(name))
     return row
   }
 
@@ -93,7 +93,12 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       parse: ['json', 'urlencoded', 'formdata'],
       ...(either ? { transform: requireOneOf(create.body, either) } : {}),
       response: { [create.status]: single, ...errors(...BODY_ERRORS, 403) },
-      detail: { summary: `Create a ${name} record`, description: `${create.description} JSON or form data (objects and arrays as JSON text).` },
+      detail: {
+        summary: `Create a ${name} record`,
+        description: `${create.description} JSON or form data (objects and arrays as JSON text).`,
+        // The codename, for a client to read and for the document's 403 example (http/openapi.ts).
+        ...(create.codename ? { 'x-permission': create.codename } : {}),
+      },
     },
   )
 }

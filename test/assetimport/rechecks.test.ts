@@ -47,7 +47,7 @@ test('a user who lost write access before the task starts: import_failed, the fi
   base.db.$client.run(`UPDATE production_access SET level = 'read'`)
   await run()
   const [log] = await logsOf(app.request, path)
-  expect(log).toMatchObject({ status: 'import_failed', error: expect.stringContaining('write access') })
+  expect(log).toMatchObject({ status: 'import_failed', error: expect.stringContaining(`no longer has write access to production ${show.id}`) })
   expect(existsSync(path)).toBe(true)
 })
 

@@ -20,8 +20,8 @@ describe('authentication', () => {
   afterAll(() => t.cleanup())
 
   const withHeader = (authorization: string) => t.get('/api/devices/', { headers: { authorization } })
-  const ACCEPTED = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters).'
-  const ALL_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".'
+  const ACCEPTED = 'Authorization must be "Token <key>" or "Bearer <key>" (40 lowercase hex characters).'
+  const ALL_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 lowercase hex characters), or "Basic <base64 of user:password or user:key>".'
 
   test('no Authorization header: 401 not_authenticated with WWW-Authenticate: Token', async () => {
     const r = await t.get('/api/devices/', { key: null })

@@ -1,16 +1,17 @@
 // The OpenAPI document of /api/docs/json (issue 8, point 2): valid for swagger-parser and for
 // Redocly's recommended rules, every schema compiles with Ajv, every request body and response
 // carries an example that fits its own schema, and the create examples work when sent as they
-// are. Plus what a reader of the docs page relies on: the Bearer scheme, integer paging,
-// deprecated aliases, the headers, the form variants, the one-of-two production fields, the API
-// root and ping.
+// are, and the error examples are the answers the server gives. Plus what a reader of the docs
+// page relies on: the Bearer scheme, integer paging, deprecated aliases, the headers, the form
+// variants, the one-of-two production fields, the API root and ping.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { CREATE_ORDER, EXAMPLES, EXAMPLE_FILES, EXAMPLE_ROOT } from '../../src/http/examples.ts'
+import { ALL_FORMS } from '../../src/http/auth.ts'
+import { CREATE_ORDER, EXAMPLES, EXAMPLE_FILES, EXAMPLE_ROOT, EXAMPLE_USER, LOCATION_EXAMPLES, NAMED_EXAMPLES } from '../../src/http/examples.ts'
 import { testApp, tempDir } from '../helpers/app.ts'
 import { folders } from '../helpers/envelope.ts'
 
@@ -46,6 +47,16 @@ function mediaTypes(): { where: string; media: Json; status?: string }[] {
       for (const [type, media] of Object.entries((response.content ?? {}) as Json)) all.push({ where: `${method} ${path} ${status} ${type}`, media, status })
   }
   return all
+}
+
+/** The example of a media type: its one `example`, or the value of its first named one. */
+const exampleIn = (media: Json): unknown => ('example' in media ? media.example : Object.values(media.examples as Json)[0].value)
+
+/** The example the document gives for one answer ("GET /api/devices/{id} 404"), of its JSON body. */
+function documented(where: string): unknown {
+  const [found] = mediaTypes().filter((m) => m.where === `${where} application/json`)
+  if (!found) throw new Error(`no ${where} in the document`)
+  return exampleIn(found.media)
 }
 
 /** Every place a key occurs in the document, as JSON pointers. */
@@ -153,7 +164,7 @@ describe('examples', () => {
       if (typeof v === 'string') strings.push([key, v])
       else if (v && typeof v === 'object') Object.entries(v).forEach(([k, x]) => collect(x, Array.isArray(v) ? key : k))
     }
-    for (const { media } of mediaTypes()) collect(media.example)
+    for (const { media } of mediaTypes()) collect(media.example ?? Object.values((media.examples ?? {}) as Json).map((e) => e.value))
     expect(strings.length).toBeGreaterThan(100)
     expect(strings.filter(([, s]) => s === 'string')).toEqual([])
     const paths = strings.filter(([key]) => /^(path|path_file|path_proxy|asset_path|storage_root|proxy_root|bundle_root)$/.test(key))
@@ -167,15 +178,30 @@ describe('examples', () => {
       const entry = media.example.errors[0]
       expect({ where, status: entry.status }).toEqual({ where, status })
     }
-    const [notFound] = mediaTypes().filter((m) => m.where === 'GET /api/devices/{id} 404 application/json')
-    expect(notFound!.media.example).toEqual({ errors: [{ status: '404', code: 'not_found', title: 'Not Found', detail: 'Not found.' }] })
-    const [required] = mediaTypes().filter((m) => m.where === 'POST /api/devices 400 application/json')
-    expect(required!.media.example.errors[0]).toMatchObject({ status: '400', code: 'required', title: 'Validation Error', source: { pointer: '/name' } })
+    expect(documented('GET /api/devices/{id} 404')).toEqual({ errors: [{ status: '404', code: 'not_found', title: 'Not Found', detail: 'No device with this id.' }] })
+    expect(documented('DELETE /api/projectassets/{id} 404')).toEqual({ errors: [{ status: '404', code: 'does_not_exist', title: 'Not Found', detail: 'No project asset with this id.' }] })
+    expect((documented('POST /api/devices 400') as Json).errors[0]).toMatchObject({ status: '400', code: 'required', title: 'Validation Error', source: { pointer: '/name' } })
   })
 
-  test('"Try it out" with the create examples as they are makes the example catalogue (device root moved to a temp folder)', async () => {
+  test('an error example is the answer the server gives: 403 naming the codename of the operation, 404, 401, 400 at limit', async () => {
+    const ana = t.makeUser(EXAMPLE_USER)
+    const cases: [string, Promise<{ json: unknown }>][] = [
+      ['POST /api/devices 403', t.post('/api/devices/', EXAMPLES.DeviceCreate, { key: ana })],
+      ['POST /api/productions 403', t.post('/api/productions/', EXAMPLES.ProductionCreate, { key: ana })],
+      ['GET /api/devices/{id} 404', t.get('/api/devices/999/')],
+      ['GET /api/videoassets/{id} 404', t.get('/api/videoassets/999/')],
+      ['GET /api/devices 401', t.get('/api/devices/', { key: null })],
+      ['GET /api/devices 400', t.get('/api/devices/?limit=abc')],
+    ]
+    for (const [where, answer] of cases) expect({ where, body: (await answer).json }).toEqual({ where, body: documented(where) })
+  })
+
+  test('"Try it out" with the create examples, then the link example, makes the example catalogue; the copy example its copy (device root moved to a temp folder)', async () => {
     const root = dirs.make('reelhouse-examples-') + '/'
     const moved = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(EXAMPLE_ROOT, root))
+    // What the server sets from the clock, and the files the example project holds on disk.
+    const unclocked = (value: unknown) =>
+      JSON.parse(JSON.stringify(value, (key, v) => (key === 'date_add' || key === 'date_mod' ? 'clock' : v)))
     for (const file of EXAMPLE_FILES) {
       const path = file.replace(EXAMPLE_ROOT, root)
       mkdirSync(dirname(path), { recursive: true })
@@ -184,15 +210,36 @@ describe('examples', () => {
     const fresh = testApp(tempDir())
     try {
       for (const [path, name] of CREATE_ORDER) {
-        const [body] = mediaTypes().filter((m) => m.where === `POST ${path.replace(/\/$/, '')} request application/json`)
-        expect(body!.media.example).toEqual(EXAMPLES[name])
-        const r = await fresh.post(path, moved(body!.media.example))
+        const sent = documented(`POST ${path.replace(/\/$/, '')} request`)
+        expect(sent).toEqual(EXAMPLES[name])
+        const r = await fresh.post(path, moved(sent))
         if (r.status >= 300) throw new Error(`${path}: ${r.status} ${r.text}`)
-        // The answer is the response example, but for what the server sets itself.
-        const response = moved(EXAMPLES[name.replace(/Create$/, '')] ?? {})
-        for (const key of ['id', 'name', 'path', 'storage_root', 'path_file', 'bundle_root', 'production', 'key', 'context'])
-          if (key in response && key in r.json) expect({ path, key, value: r.json[key] }).toEqual({ path, key, value: response[key] })
+        if (name === 'ProjectAssetCreate') {
+          expect(unclocked({ ...r.json, files: 'on disk' })).toEqual(unclocked(moved({ ...NAMED_EXAMPLES.ProjectAssetCreated!.create!.value as Json, files: 'on disk' })))
+          expect(r.headers.get('location')).toBe(LOCATION_EXAMPLES.create)
+        }
       }
+      const link = await fresh.post('/api/projectassets/1/addasset/', documented('POST /api/projectassets/{id}/addasset request'))
+      expect(link.json).toEqual(documented('POST /api/projectassets/{id}/addasset 200'))
+
+      // Each list holds its record example, whole.
+      for (const [path, name] of CREATE_ORDER) {
+        const record = name.replace(/Create$/, '')
+        const list = await fresh.get(path)
+        const files = (rows: Json[]) => (record === 'ProjectAsset' ? rows.map((row) => ({ ...row, files: 'on disk' })) : rows)
+        expect({ record, list: unclocked(files(list.json)) }).toEqual({ record, list: unclocked(files([moved(EXAMPLES[record])])) })
+      }
+
+      const copy = NAMED_EXAMPLES.ProjectAssetCreated!.copy!.value as Json
+      const r = await fresh.post('/api/projectassets/', moved(NAMED_EXAMPLES.ProjectAssetCreate!.copy!.value))
+      expect(r.status).toBe(201)
+      expect(unclocked(r.json)).toEqual(unclocked(moved(copy)))
+      expect(r.headers.get('location')).toBe(LOCATION_EXAMPLES.copy)
+
+      // A write the user may not make: the 403 of a project operation names write access to the production.
+      const ana = fresh.makeUser(EXAMPLE_USER, { read: [1] })
+      const refused = await fresh.request('DELETE', '/api/projectassets/1/', { key: ana })
+      expect(refused.json).toEqual(documented('DELETE /api/projectassets/{id} 403'))
     } finally {
       fresh.cleanup()
     }
@@ -218,7 +265,7 @@ describe('what the page shows', () => {
     expect(basic.status).toBe(200)
     const bad = await t.get('/api/devices/', { headers: { authorization: t.adminKey } })
     expect(bad.status).toBe(401)
-    expect(bad.json.errors[0].detail).toBe('Authorization must be "Token <key>" or "Bearer <key>" (40 hex characters), or "Basic <base64 of user:password or user:key>".')
+    expect(bad.json.errors[0].detail).toBe(ALL_FORMS)
   })
 
   test('limit, offset and id filters are integers; path ids are integers', () => {
@@ -230,13 +277,16 @@ describe('what the page shows', () => {
     expect(params.filter((p) => p.schema.pattern === '^[0-9]+$').map((p) => p.where)).toEqual([])
   })
 
-  test('the /api/project/ aliases are deprecated and apart from the ProjectAsset section', () => {
+  test('the /api/project/ aliases are listed deprecated in the one ProjectAsset section, not in a second one', () => {
     const aliases = operations().filter((o) => /^\/api\/project(\/|$)/.test(o.path))
     expect(aliases.length).toBeGreaterThan(5)
-    for (const { op } of aliases) {
-      expect(op.deprecated).toBe(true)
-      expect(op.tags).not.toContain('ProjectAsset')
-    }
+    for (const { method, path, op } of aliases)
+      expect({ where: `${method} ${path}`, deprecated: op.deprecated, tags: op.tags }).toEqual({ where: `${method} ${path}`, deprecated: true, tags: ['ProjectAsset'] })
+    // Every tag an operation names is one of the document's sections, each said once.
+    const sections = (doc.tags as Json[]).map((tag) => tag.name)
+    expect(new Set(sections).size).toBe(sections.length)
+    expect([...new Set(operations().flatMap(({ op }) => op.tags as string[]))].filter((tag) => !sections.includes(tag))).toEqual([])
+    expect(sections.filter((name) => name.startsWith('ProjectAsset'))).toEqual(['ProjectAsset'])
     for (const { op, path } of operations().filter((o) => /^\/api\/projectassets(\/|$)/.test(o.path)))
       expect({ path, deprecated: op.deprecated ?? false }).toEqual({ path, deprecated: !/\/(add|unlink)$/.test(path) ? false : true })
   })
@@ -282,9 +332,30 @@ describe('what the page shows', () => {
     for (const { method, path, op } of operations())
       for (const [status, response] of Object.entries(op.responses as Json))
         expect({ where: `${method} ${status} ${path}`, header: response.headers?.['X-Request-Id'] }).toEqual({ where: `${method} ${status} ${path}`, header: { $ref: '#/components/headers/RequestId' } })
-    expect(doc.paths['/api/projectassets'].post.responses['201'].headers.Location.schema).toEqual({ type: 'string' })
-    expect(doc.paths['/api/projectassets/{id}'].delete.responses['202'].headers.Location.schema).toEqual({ type: 'string' })
+    expect(doc.paths['/api/projectassets'].post.responses['201'].headers.Location).toMatchObject({
+      schema: { type: 'string' },
+      examples: { create: { value: '/api/projectassets/1/' }, copy: { value: '/api/tasks/1/' } },
+    })
+    expect(doc.paths['/api/projectassets/{id}'].delete.responses['202'].headers.Location).toMatchObject({ schema: { type: 'string' }, example: '/api/tasks/2/' })
     expect(doc.paths['/api/devices'].post.responses['201'].headers.Location).toBeUndefined() // it sends none
+  })
+
+  test('project create and copy have an example each, of request and answer: the copy with copy_of, and its task', () => {
+    const post = doc.paths['/api/projectassets'].post
+    const answers = post.responses['201'].content['application/json'].examples
+    expect(Object.keys(answers)).toEqual(['create', 'copy'])
+    expect(answers.create.value.task).toBeUndefined()
+    expect(answers.copy.value.task).toEqual({ id: 1, state: 'queued', url: '/api/tasks/1/' })
+    const requests = post.requestBody.content['application/json'].examples
+    expect(Object.keys(requests)).toEqual(['create', 'copy'])
+    expect(requests.create.value.copy_of).toBeUndefined()
+    expect(requests.copy.value.copy_of).toBe(1)
+  })
+
+  test('the 409 names both reasons: running work on the same project, and a delete that would take media of another production', () => {
+    const conflict = doc.paths['/api/projectassets/{id}'].delete.responses['409'].description
+    expect(conflict).toContain('running work on the same project')
+    expect(conflict).toContain('catalogued media files of another production')
   })
 
   test('every operation can answer 500 with the envelope, and every error points to the docs of this repository', () => {

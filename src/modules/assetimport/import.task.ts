@@ -205,7 +205,7 @@ function recheck(db: Db, users: Users, t: { user?: number; production: number; p
   if (t.user === undefined) return undefined
   const user = users.principalById(t.user)
   if (!user) return 'the user who asked for the import no longer exists'
-  if (!canWrite(user, t.production)) return 'the user who asked for the import no longer has write access to the production'
+  if (!canWrite(user, t.production)) return `the user who asked for the import no longer has write access to production ${t.production}`
   for (const path of t.paths) {
     const foreign = territoryProblem(db, path, user, t.production, false)
     if (foreign) return foreign.detail

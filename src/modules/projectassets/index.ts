@@ -7,8 +7,8 @@ import { optionalEq } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 import { AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
 import { readableBy } from '../users/access.ts'
-import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, UnlinkResult, linkBodyDoc } from './model.ts'
-import type { ProjectAssets, TaskRef } from './service.ts'
+import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, type TaskRef, UnlinkResult, linkBodyDoc } from './model.ts'
+import type { ProjectAssets, QueuedTask } from './service.ts'
 
 const LINK_PATHS = { link: ['/:id/addasset', '/:id/add'], unlink: ['/:id/unlinkasset', '/:id/unlink'] } as const
 
@@ -20,13 +20,16 @@ function requireJson(request: Request) {
 }
 
 /** A queued task as a copy or delete answers it, with the address to follow it at. */
-const taskAnswer = (task: TaskRef) => ({ ...task, url: `/api/tasks/${task.id}/` })
+const taskAnswer = (task: QueuedTask): typeof TaskRef.static => ({ ...task, url: `/api/tasks/${task.id}/` })
 
-/** Served under /projectassets and under the version-0 path /project. */
+/**
+ * Served under /projectassets and under the version-0 path /project. The aliases share the
+ * ProjectAsset tag, marked deprecated: Swagger UI lists them struck through in the one section,
+ * so a version 0 client still finds its paths without a second copy of the section.
+ */
 export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, prefix: '/projectassets' | '/project') {
   const legacy = prefix === '/project'
-  const tag = legacy ? 'ProjectAsset (version 0 path)' : 'ProjectAsset'
-  let routes = new Elysia({ prefix, tags: [tag] })
+  let routes = new Elysia({ prefix, tags: ['ProjectAsset'] })
     .use(sharedModels)
     .use(ctx.auth)
     .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, DeleteAccepted, LinkResult, UnlinkResult })

@@ -4,7 +4,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS, type MediaKind, devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
-import { AppError, dateField, field, forbidden, invalid, notFound } from '../../http/errors.ts'
+import { AppError, dateField, field, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { cleanPath, dirOnDevice, isInside, makeDirInside } from '../../storage/paths.ts'
 import { bundleProblem, territoryProblem } from './bundles.ts'
 import { identityOf } from '../../storage/fs.ts'
@@ -18,15 +18,17 @@ import type { MediaAssets } from '../mediaassets/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
 import { canRead, canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import { type ProjectAssetCreate, typeOf } from './model.ts'
+import { type ProjectAssetCreate, type TaskRef, typeOf } from './model.ts'
 
 type Row = typeof projectAssets.$inferSelect
 type Body = typeof ProjectAssetCreate.static
 const MEDIA_TYPES = MEDIA_KINDS
 type MediaType = MediaKind
 type Ref = { asset_id: number; type: MediaType }
-/** The task a copy or delete queued, as its answer shows it (the client follows it at /api/tasks/{id}/). */
-export type TaskRef = { id: number; state: (typeof tasks.$inferSelect)['state'] }
+/** The task a copy or delete queued: model.ts's TaskRef but for its url, which the controller adds. */
+export type QueuedTask = Omit<typeof TaskRef.static, 'url'>
+/** The 404 of a project the user cannot see; also the copy's 400 at copy_of. */
+const NO_PROJECT = noSuchRecord('ProjectAsset')
 type MediaApi = ReturnType<typeof mediaToApi>
 
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
@@ -59,7 +61,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
 
   function readable(id: number, user: Principal): Row {
     const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
-    if (!row || !canRead(user, row.production)) throw notFound('No project asset with this id.')
+    if (!row || !canRead(user, row.production)) throw notFound(NO_PROJECT)
     return row
   }
 
@@ -87,7 +89,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     if (problem) throw invalid('/bundle_root', problem.detail)
   }
 
-  const taskRef = (id: number): TaskRef => ({ id, state: db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state })
+  const taskRef = (id: number): QueuedTask => ({ id, state: db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state })
 
   function dates(body: Pick<Body, 'date_crt'>) {
     return body.date_crt === undefined || body.date_crt === null ? body.date_crt : dateField('/date_crt', body.date_crt)
@@ -133,11 +135,11 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     },
 
     /** The new project (status 0, not in production) and the task that copies its files. */
-    async copy(body: Body & { copy_of: number }, share: boolean, user: Principal): Promise<{ row: Row; task: TaskRef }> {
+    async copy(body: Body & { copy_of: number }, share: boolean, user: Principal): Promise<{ row: Row; task: QueuedTask }> {
       requirePerm(user, 'browser.copy_projectasset')
       if (share) requirePerm(user, 'browser.share_production_asset')
       const source = db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)).get()
-      if (!source || !canRead(user, source.production)) throw invalid('/copy_of', 'No project asset with this id.')
+      if (!source || !canRead(user, source.production)) throw invalid('/copy_of', NO_PROJECT)
       if (source.deleting) throw conflict('The source project asset is being deleted.')
       if (!source.is_production) throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
       const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
@@ -190,9 +192,9 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
      * Marks the project as being deleted and queues the removal of its folder (202); answers that
      * task, or the one already queued or running when the delete was asked for before.
      */
-    remove(id: number, user: Principal): TaskRef {
+    remove(id: number, user: Principal): QueuedTask {
       const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
-      if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', 'No project asset with this id.')
+      if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', NO_PROJECT)
       requireWrite(user, row.production)
       checkTerritory(row.bundle_root, user, row.production, false)
       // A delete would take catalogued files of another production with it (service.md 5).

@@ -9,13 +9,19 @@ import type { Principal } from './service.ts'
 export const canRead = (user: Principal, production: number) => user.is_superuser || user.readable.has(production)
 export const canWrite = (user: Principal, production: number) => user.is_superuser || user.writable.has(production)
 
-// A refusal names what is missing, so that the user knows what to ask a superuser for.
+// A refusal names what is missing, so that the user knows what to ask a superuser for. The texts
+// are made here only: the OpenAPI examples (http/examples.ts) call these too.
+export const permissionNeeded = (username: string, codename: string) =>
+  `You need the permission ${codename} (an admin gives it with: reelhouse user perm add ${username} ${codename}).`
+export const writeAccessNeeded = (username: string, production: number) =>
+  `You need write access to production ${production} (an admin gives it with: reelhouse user grant ${username} --production ${production} --write).`
+
 export function requirePerm(user: Principal, codename: string) {
-  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden(`You need the permission ${codename} (an admin gives it with: reelhouse user perm add ${user.username} ${codename}).`)
+  if (!user.is_superuser && !user.perms.has(codename)) throw forbidden(permissionNeeded(user.username, codename))
 }
 
 export function requireWrite(user: Principal, production: number) {
-  if (!canWrite(user, production)) throw forbidden(`You need write access to production ${production} (an admin gives it with: reelhouse user grant ${user.username} --production ${production} --write).`)
+  if (!canWrite(user, production)) throw forbidden(writeAccessNeeded(user.username, production))
 }
 
 /** A WHERE condition limiting rows to productions the user can read; undefined for superusers. */
