@@ -3,6 +3,7 @@ import { eq, inArray } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { CONTENT_TYPE_NAMES, customMetadata, customMetadataSets } from '../../db/schema.ts'
 import { invalidParameter } from '../../http/errors.ts'
+import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
@@ -44,7 +45,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         toApi: (row) => row,
         filters: t.Object({
           content_type_name: t.Optional(oneOf(CONTENT_TYPE_NAMES, { description: 'Fields of sets attached to this content type' })),
-          content_type_id: t.Optional(t.String({ pattern: '^[0-9]+$', description: 'The same by id; not with content_type_name' })),
+          content_type_id: idFilter('The same by id; not with content_type_name'),
         }),
         where: (query) => {
           if (query.content_type_name !== undefined && query.content_type_id !== undefined)
