@@ -35,8 +35,15 @@ export function defaultDataDir(env = process.env, platform = process.platform): 
   return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'reelhouse')
 }
 
+/**
+ * A REELHOUSE_* variable, an empty one counting as unset: `REELHOUSE_DATA=` (a blanked line of an
+ * env file, say) must not mean the current folder, nor `REELHOUSE_PORT=` a usage error.
+ */
+const setting = (env: Record<string, string | undefined>, name: `REELHOUSE_${string}`) => env[name] || undefined
+
+/** The flag is never empty: the command line refuses an empty value (resolve('') is the current folder). */
 export const dataDirOf = (flag: string | undefined, env = process.env) =>
-  resolve(flag ?? env.REELHOUSE_DATA ?? defaultDataDir(env))
+  resolve(flag ?? setting(env, 'REELHOUSE_DATA') ?? defaultDataDir(env))
 
 export function numberOption(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback
@@ -50,18 +57,18 @@ export function serveConfig(flags: Record<string, string | string[] | boolean | 
   const list = (k: string) => (Array.isArray(flags[k]) ? (flags[k] as string[]) : undefined)
   return Object.freeze({
     dataDir: dataDirOf(str('data'), env),
-    host: str('host') ?? env.REELHOUSE_HOST ?? '127.0.0.1',
-    port: numberOption('port', str('port') ?? env.REELHOUSE_PORT, 8000, 0, 65535),
+    host: str('host') ?? setting(env, 'REELHOUSE_HOST') ?? '127.0.0.1',
+    port: numberOption('port', str('port') ?? setting(env, 'REELHOUSE_PORT'), 8000, 0, 65535),
     poll: flags.poll === true,
     pollInterval: numberOption('poll-interval', str('poll-interval'), 10, 1, 86400),
     rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
-    taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? env.REELHOUSE_TASK_CONCURRENCY, 2, 1, 64),
+    taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? setting(env, 'REELHOUSE_TASK_CONCURRENCY'), 2, 1, 64),
     ffmpegDir: str('ffmpeg') === undefined ? undefined : resolve(str('ffmpeg')!),
     settle: numberOption('settle', str('settle'), 2, 1, 3600),
     quiet: flags.quiet === true,
-    logFormat: logFormatOf(str('log-format') ?? env.REELHOUSE_LOG_FORMAT),
-    publicUrl: publicUrlOf(str('public-url') ?? (env.REELHOUSE_PUBLIC_URL || undefined)),
-    allowOrigins: Object.freeze((list('allow-origin') ?? env.REELHOUSE_ALLOW_ORIGIN?.split(',').filter((o) => o.trim()) ?? []).map(originOf)),
+    logFormat: logFormatOf(str('log-format') ?? setting(env, 'REELHOUSE_LOG_FORMAT')),
+    publicUrl: publicUrlOf(str('public-url') ?? setting(env, 'REELHOUSE_PUBLIC_URL')),
+    allowOrigins: Object.freeze((list('allow-origin') ?? setting(env, 'REELHOUSE_ALLOW_ORIGIN')?.split(',').filter((o) => o.trim()) ?? []).map(originOf)),
   })
 }
 

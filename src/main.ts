@@ -7,7 +7,7 @@
 // command's own --help all read it, so a flag cannot be accepted without being documented.
 import { parseArgs } from 'node:util'
 import {
-  backup, migrateCommand, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPerm,
+  type Revoke, backup, migrateCommand, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPermAdd, userPermRemove,
 } from './cli/commands.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
@@ -31,13 +31,23 @@ type Command = {
   run(values: Values, positionals: string[], dataDir: string): void | Promise<void>
 }
 
-const DATA: Option = { type: 'string', arg: 'DIR', about: 'the data folder (default: $REELHOUSE_DATA, else the platform\'s); may come before the command' }
+const DATA: Option = { type: 'string', arg: 'DIR', about: 'the data folder (default: $REELHOUSE_DATA, else the platform\'s); may come anywhere among the words' }
 const none = { names: '', min: 0, max: 0 }
 const one = (names: string) => ({ names, min: 1, max: 1 })
 
 function codename(value: string, command: string): Codename {
   if (!isCodename(value)) throw new UsageError(`unknown codename "${value}"; reelhouse user --help lists them (for ${command})`)
   return value
+}
+
+/** Exactly one of the three. A key's id is unique across users, so --id needs no --user beside it. */
+function revokeWhat(key: string | undefined, id: string | undefined, user: string | undefined): Revoke {
+  const see = 'see reelhouse token revoke --help'
+  if ([key, id, user].filter((v) => v !== undefined).length !== 1) throw new UsageError(`token revoke takes one of KEY, --id N and --user NAME; ${see}`)
+  if (key !== undefined) return { key }
+  if (user !== undefined) return { user }
+  if (!/^[1-9]\d{0,15}$/.test(id!)) throw new UsageError(`--id must be a key's id as token list shows it, not "${id}"; ${see}`)
+  return { id: Number(id) }
 }
 
 const COMMANDS: Command[] = [
@@ -47,12 +57,13 @@ const COMMANDS: Command[] = [
     about: 'run the service; makes the data folder and catalogue if there are none',
     details: `On a catalogue without users it creates the superuser admin, prints its key once on stdout
 and keeps it in DIR/admin.token. Logs go to stderr, one line per event and per request;
-the startup line names the data= folder. Checks that the port is free before it creates
-anything. SIGINT or SIGTERM stop it cleanly.
+its first line (starting) and the serving line name the data= folder. Refuses a folder another
+serve uses, then checks that the port is free, before it creates anything. SIGINT or SIGTERM
+stop it cleanly.
 
 Environment: REELHOUSE_DATA, REELHOUSE_HOST, REELHOUSE_PORT, REELHOUSE_TASK_CONCURRENCY,
 REELHOUSE_LOG_FORMAT, REELHOUSE_PUBLIC_URL, REELHOUSE_ALLOW_ORIGIN (comma-separated);
-flags win.`,
+flags win, and an empty variable counts as unset.`,
     options: {
       host: { type: 'string', arg: 'HOST', about: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)' },
       port: { type: 'string', arg: 'PORT', about: 'port to listen on (default 8000; 0 picks a free one)' },
@@ -112,15 +123,16 @@ flags win.`,
     about: 'give a user a permission',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data) => userPerm(data, 'add', name!, codename(perm!, 'user perm add')),
+    run: (_, [name, perm], data) => userPermAdd(data, name!, codename(perm!, 'user perm add')),
   },
   {
     name: 'user perm remove',
     synopsis: 'NAME CODENAME',
     about: 'take a permission away from a user',
+    details: 'Any codename the user has, also one that is no longer in the list (user list shows them).',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data) => userPerm(data, 'remove', name!, codename(perm!, 'user perm remove')),
+    run: (_, [name, perm], data) => userPermRemove(data, name!, perm!),
   },
   {
     name: 'user passwd',
@@ -154,11 +166,16 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
   },
   {
     name: 'token revoke',
-    synopsis: 'KEY | --user NAME',
-    about: 'revoke one key, or with --user every key of that user; takes effect on the next request',
-    options: { user: { type: 'string', arg: 'NAME', about: 'revoke every key of this user' } },
+    synopsis: 'KEY | --id N | --user NAME',
+    about: 'revoke one key (the key, or its id as token list shows it), or every key of a user; takes effect on the next request',
+    details: `--id spares typing the key itself where ps and the shell's history would keep it. Ids are
+unique across users; the command says whose key it revoked.`,
+    options: {
+      id: { type: 'string', arg: 'N', about: "revoke the key with this id (token list NAME shows a user's keys)" },
+      user: { type: 'string', arg: 'NAME', about: 'revoke every key of this user' },
+    },
     args: { names: 'KEY', min: 0, max: 1 },
-    run: (values, [key], data) => tokenRevoke(data, key, values.user as string | undefined),
+    run: (values, [key], data) => tokenRevoke(data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
   },
   {
     name: 'migrate',
@@ -193,9 +210,9 @@ Usage: reelhouse [--data DIR] COMMAND [ARGS...]
 ${synopses(COMMANDS)}
   reelhouse --version | --help
 
-Every command takes --data DIR, before or after the command (default: $REELHOUSE_DATA, else
-the platform's data folder) and prints the data= folder it uses on stderr. Only serve and
-migrate make a catalogue; the other commands refuse a folder without one.
+Every command takes --data DIR anywhere among its words (default: $REELHOUSE_DATA, else the
+platform's data folder) and prints the data= folder it uses on stderr. Only serve and migrate
+make a catalogue; the other commands refuse a folder without one.
 reelhouse COMMAND --help says more about each command.`
 
 function groupHelp(group: string): string {
@@ -217,7 +234,8 @@ function commandHelp(c: Command): string {
  * (in its own words, naming a "positional argument" and quoting "--") is said here in ours.
  */
 function parse(c: Command, args: string[]) {
-  const options = { ...c.options, data: DATA }
+  // No --data here: run has taken it out wherever it was.
+  const options = c.options
   const see = `see reelhouse ${c.name} --help`
   const { tokens } = parseArgs({
     args, strict: false, allowPositionals: true, tokens: true,
@@ -238,6 +256,8 @@ function parse(c: Command, args: string[]) {
     // "--port --quiet": the next word is another option, not this one's value.
     if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--')))
       throw new UsageError(`${t.rawName} needs a value (${o.arg}); ${see}`)
+    // `--ffmpeg ""`, a variable that expanded to nothing: resolve('') would be the current folder.
+    if (t.value === '') throw new UsageError(`${t.rawName} needs a value (${o.arg}), not an empty one; ${see}`)
     if (o.multiple) (values[t.name] as string[] | undefined ?? (values[t.name] = [])).push(t.value)
     else if (values[t.name] !== undefined) throw new UsageError(`${t.rawName} is given twice; ${see}`)
     else values[t.name] = t.value
@@ -249,16 +269,42 @@ function parse(c: Command, args: string[]) {
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h'
 
-export function run(argv: string[]): void | Promise<void> {
-  // `reelhouse --data DIR COMMAND ...`: how `npm run reelhouse -- COMMAND` passes ./data, the
-  // folder `npm start` serves.
-  let args = argv
-  let globalData: string | undefined
-  if (args[0] === '--data' || args[0]?.startsWith('--data=')) {
-    globalData = args[0] === '--data' ? args[1] : args[0].slice('--data='.length)
-    if (globalData === undefined || globalData.startsWith('--')) throw new UsageError('--data needs a value (DIR); see reelhouse --help')
-    args = args.slice(args[0] === '--data' ? 2 : 1)
+/**
+ * Takes --data DIR (or --data=DIR) out of the words wherever it is, before `--`: before the
+ * command (`npm run reelhouse -- COMMAND` passes ./data, the folder `npm start` serves there),
+ * between a group's words or after them. An empty value is refused, not read as the current folder.
+ */
+function takeData(argv: string[], env: Record<string, string | undefined>): { data?: string; args: string[] } {
+  const args: string[] = []
+  let data: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      args.push(...argv.slice(i))
+      break
+    }
+    if (arg !== '--data' && !arg.startsWith('--data=')) {
+      args.push(arg)
+      continue
+    }
+    const value = arg === '--data' ? argv[++i] : arg.slice('--data='.length)
+    if (value === undefined || (arg === '--data' && value.startsWith('--'))) throw new UsageError('--data needs a value (DIR); see reelhouse --help')
+    if (value === '') throw new UsageError('--data needs a value (DIR), not an empty one; see reelhouse --help')
+    if (data !== undefined) throw new UsageError(givenTwice(env))
+    data = value
   }
+  return { data, args }
+}
+
+/** Under `npm run reelhouse` the script gave the first --data, not the user: say so, and what to do instead. */
+function givenTwice(env: Record<string, string | undefined>): string {
+  if (env.npm_lifecycle_event !== 'reelhouse') return '--data is given twice; give it once'
+  const passed = env.npm_lifecycle_script?.match(/--data[= ](\S+)/)?.[1] ?? './data'
+  return `--data is given twice (npm run reelhouse already passes --data ${passed}; use bun src/main.ts or the executable for another folder)`
+}
+
+export function run(argv: string[]): void | Promise<void> {
+  const { data, args } = takeData(argv, process.env)
   const first = args[0]
   if (first === undefined || isHelp(first) || first === 'help') return void console.log(HELP)
   if (first === '--version' || first === '-v') return void console.log(VERSION)
@@ -286,10 +332,8 @@ export function run(argv: string[]): void | Promise<void> {
   if ((end < 0 ? rest : rest.slice(0, end)).some(isHelp)) return void console.log(commandHelp(command))
 
   const { values, positionals } = parse(command, rest)
-  if (globalData !== undefined && values.data !== undefined)
-    throw new UsageError('--data is given twice (before and after the command); give it once')
-  values.data ??= globalData
-  return command.run(values, positionals, dataDirOf(values.data as string | undefined))
+  values.data = data
+  return command.run(values, positionals, dataDirOf(data))
 }
 
 /** Usage mistakes exit 2, failures of the work exit 1; either way one line on stderr. */

@@ -1,7 +1,7 @@
 // The commands other than serve: users, keys, migrations, backups. Each opens the catalogue,
 // does one thing, prints one result, and closes it; all of them work while serve runs.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, parse, resolve, sep } from 'node:path'
 import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
@@ -72,10 +72,18 @@ export function userList(dataDir: string) {
   console.log(out.join('\n'))
 }
 
-export function userPerm(dataDir: string, change: 'add' | 'remove', name: string, codename: Codename) {
-  const changed = withDb(dataDir, (db) => (change === 'add' ? createUsers(db).addPerm(name, codename) : createUsers(db).removePerm(name, codename)))
-  if (change === 'add') console.log(changed ? `${name} now has ${codename}` : `${name} already had ${codename}`)
-  else console.log(changed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
+export function userPermAdd(dataDir: string, name: string, codename: Codename) {
+  const added = withDb(dataDir, (db) => createUsers(db).addPerm(name, codename))
+  console.log(added ? `${name} now has ${codename}` : `${name} already had ${codename}`)
+}
+
+/**
+ * Any codename the user holds, not only those of today's list: a catalogue of an older version
+ * may hold one that no route checks any more (`user list` shows it), and it must be removable.
+ */
+export function userPermRemove(dataDir: string, name: string, codename: string) {
+  const removed = withDb(dataDir, (db) => createUsers(db).removePerm(name, codename))
+  console.log(removed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
 }
 
 /**
@@ -163,14 +171,21 @@ export function tokenCreate(dataDir: string, name: string) {
   console.log(withDb(dataDir, (db) => createUsers(db).createKey(name)))
 }
 
-export function tokenRevoke(dataDir: string, key: string | undefined, user: string | undefined) {
-  if ((key === undefined) === (user === undefined)) throw new UsageError('token revoke takes a KEY or --user NAME')
-  if (key !== undefined && !KEY_PATTERN.test(key)) throw new UsageError('a key is 40 lowercase hex characters')
+/** What `token revoke` is given: the key itself, a key's id as `token list` shows it, or a user all of whose keys go. */
+export type Revoke = { key: string } | { id: number } | { user: string }
+
+export function tokenRevoke(dataDir: string, what: Revoke) {
+  if ('key' in what && !KEY_PATTERN.test(what.key)) throw new UsageError('a key is 40 lowercase hex characters; or give --id N as token list shows it')
   withDb(dataDir, (db) => {
     const users = createUsers(db)
-    if (user !== undefined) return console.log(`revoked ${users.revokeAll(user)} key(s) of ${user}`)
-    if (!users.revokeKey(key!)) throw new UserError('no such key')
-    console.log('key revoked')
+    if ('user' in what) return console.log(`revoked ${users.revokeAll(what.user)} key(s) of ${what.user}`)
+    if ('key' in what) {
+      if (!users.revokeKey(what.key)) throw new UserError('no such key')
+      return console.log('key revoked')
+    }
+    const owner = users.revokeKeyById(what.id)
+    if (owner === undefined) throw new UserError(`no key with id ${what.id}; reelhouse token list NAME shows a user's keys`)
+    console.log(`key ${what.id} of ${owner} revoked`)
   })
 }
 
@@ -197,20 +212,14 @@ export function backup(dataDir: string, file: string) {
   const target = resolve(file)
   announce(dataDir)
   requireCatalogue(dataDir)
-  const folder = dirname(target)
-  let isFolder = false
-  try {
-    isFolder = statSync(folder).isDirectory()
-  } catch (error) {
-    // ENOTDIR: a file where a folder of the path should be; that is "not a folder" too.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`folder ${folder} does not exist; create it first`)
-    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error
-  }
-  if (!isFolder) throw new UserError(`${folder} is not a folder`)
   try {
     closeSync(openSync(target, 'wx', 0o600))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError(`${target} already exists; a backup never overwrites`)
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') throw new UserError(`${target} already exists; a backup never overwrites`)
+    // The open alone decides (no check before it that could be stale by then); the walk below
+    // only finds which part of the path to name.
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(missingFolder(dirname(target), code))
     throw error
   }
   try {
@@ -220,4 +229,27 @@ export function backup(dataDir: string, file: string) {
     throw error
   }
   console.log(`backup written to ${target}`)
+}
+
+/**
+ * Why a file cannot be made in `folder`: the first component of it, from the root down, that is
+ * a file ("not a folder"), else the folder itself, which is missing (one mkdir -p makes it).
+ */
+function missingFolder(folder: string, code: 'ENOENT' | 'ENOTDIR'): string {
+  const missing = `folder ${folder} does not exist; create it first`
+  for (let at = parse(folder).root, rest = folder.slice(at.length).split(sep).filter(Boolean); ; ) {
+    let isFolder: boolean
+    try {
+      isFolder = statSync(at).isDirectory()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return missing
+      break
+    }
+    if (!isFolder) return `${at} is not a folder`
+    const next = rest.shift()
+    if (next === undefined) break
+    at = join(at, next)
+  }
+  // The path changed since the open failed, or a link loops: what the open said, unlocated.
+  return code === 'ENOENT' ? missing : `a component of the path ${folder} is not a folder`
 }

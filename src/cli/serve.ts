@@ -15,6 +15,12 @@ import { type Log, createLog } from '../util/log.ts'
 import { VERSION } from '../version.ts'
 
 export function serve(config: ServeConfig, log: Log = createLog(config.logFormat)) {
+  // The first line names the folder, so that whatever fails next (a taken port, a catalogue that
+  // cannot be opened or migrated) is read beside it, as the other commands' data= line.
+  log.info(`reelhouse ${VERSION} starting`, { data: config.dataDir })
+  // A second start on the same folder (npm start twice) is told that, not sent to another port
+  // where it would only meet the same owner: read before the port is tried, making nothing.
+  refuseIfServed(config.dataDir)
   // Before anything is made: a serve that cannot listen leaves no data folder behind it.
   checkPortFree(config.host, config.port)
   const release = claimDataDir(config.dataDir)
@@ -126,15 +132,31 @@ function checkPortFree(host: string, port: number) {
 }
 
 /**
+ * Throws when a live serve owns this folder, named by its serve.pid. No folder, no file, or a file
+ * left by a process that died (SIGKILL, power loss): no owner. Reads only, makes nothing.
+ */
+function refuseIfServed(dataDir: string) {
+  let owner: number
+  try {
+    owner = Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8').trim())
+  } catch (error) {
+    // ENOTDIR: the data folder is a file; the mkdir of claimDataDir says so, after the port check.
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code!)) return
+    throw error
+  }
+  if (Number.isSafeInteger(owner) && owner > 0 && owner !== process.pid && alive(owner))
+    throw new UserError(`another reelhouse serve (pid ${owner}) is using ${dataDir}`)
+}
+
+/**
  * One server per data folder: two would both run the same tasks. The pid file names the owner;
- * a file left by a process that died (SIGKILL, power loss) is taken over.
+ * one left by a process that died is taken over. Checked again here, just before it is written:
+ * another serve may have started since the first look.
  */
 function claimDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  refuseIfServed(dataDir)
   const file = join(dataDir, 'serve.pid')
-  const owner = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0
-  if (owner && owner !== process.pid && alive(owner))
-    throw new UserError(`another reelhouse serve (pid ${owner}) is using ${dataDir}`)
   writeFileSync(file, `${process.pid}\n`)
   return () => rmSync(file, { force: true })
 }

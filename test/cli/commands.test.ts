@@ -308,6 +308,17 @@ describe('while serve runs on the same data folder', () => {
     expectFailureIn(data, again.stderr)
   })
 
+  test('token revoke --id N (the id token list shows): that key fails with 401 on the next request, the others go on', async () => {
+    await cli('user', 'add', 'listed')
+    const [gone, kept] = [await newKey('listed'), await newKey('listed')]
+    // The line of token list whose first characters are the key's: no need to paste the key.
+    const line = lines((await cli('token', 'list', 'listed')).stdout).find((l) => l.endsWith(`${gone.slice(0, 8)}…`))!
+    const id = line.match(/^key (\d+) /)![1]!
+    expect(await cli('token', 'revoke', '--id', id)).toEqual({ code: 0, stdout: `key ${id} of listed revoked\n`, stderr: said(data) })
+    expect((await call(server, 'GET', '/devices/', gone)).status).toBe(401)
+    expect((await call(server, 'GET', '/devices/', kept)).status).toBe(200)
+  })
+
   test('token revoke --user NAME: all of that user\'s keys fail, other users\' keys work', async () => {
     await cli('user', 'add', 'leaver')
     const keys = [await newKey('leaver'), await newKey('leaver')]
@@ -404,6 +415,17 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
     const server = await startServe(data, { args: [], env: { REELHOUSE_PORT: '0' } })
     expect(server.port).toBeGreaterThan(0)
     expect(server.port).not.toBe(8000)
+    expect((await call(server, 'GET', '/health', null)).status).toBe(200)
+    expect(await server.proc.stop()).toBe(0)
+  })
+
+  test('an empty REELHOUSE_* variable counts as unset, not as a value', async () => {
+    const data = dir()
+    const empty = { REELHOUSE_HOST: '', REELHOUSE_PORT: '', REELHOUSE_TASK_CONCURRENCY: '', REELHOUSE_LOG_FORMAT: '', REELHOUSE_PUBLIC_URL: '', REELHOUSE_ALLOW_ORIGIN: '' }
+    // --port 0 because an unset REELHOUSE_PORT means 8000, which a test must not take.
+    const server = await startServe(data, { args: ['--port', '0'], env: empty })
+    expect(server.host).toBe('127.0.0.1')
+    expect(lines(server.proc.stderr)[0]).toMatch(/^\S+Z info reelhouse \S+ starting data=/)
     expect((await call(server, 'GET', '/health', null)).status).toBe(200)
     expect(await server.proc.stop()).toBe(0)
   })

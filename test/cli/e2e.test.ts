@@ -122,7 +122,10 @@ describe('booted on a free port with an empty data folder', () => {
   test('a second serve on its port says so before it makes anything', async () => {
     const other = join(dir(), 'other')
     const r = await exe(['serve', '--port', String(server.port), '--data', other])
-    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 1, stderr: [expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port \\d+$`))] })
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({
+      code: 1,
+      stderr: [expect.stringMatching(/ info reelhouse \S+ starting data=/), expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port \\d+$`))],
+    })
     expect(existsSync(other)).toBe(false)
   })
 

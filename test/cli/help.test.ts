@@ -1,73 +1,93 @@
 // A command line you can explore (issue 8, point 7): --help at every level, exit 0 with the usage
 // on stdout; every mistake said in our own one line, never in the words of node:util's parser;
 // the permission codenames listed where `user --help` shows them, and those the routes check
-// are all there. Run as `bun src/main.ts ...` in child processes.
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+// are all there. Run in child processes, both as `bun src/main.ts ...` and as the compiled
+// executable users get.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { folders } from '../helpers/envelope.ts'
-import { ROOT, lines, runCli } from '../helpers/process.ts'
+import { CLIS, ROOT, type RunOptions, lines, runCli } from '../helpers/process.ts'
 
 setDefaultTimeout(30_000)
 const dirs = folders()
 afterAll(() => dirs.cleanup())
 
-/** The commands `reelhouse --help` lists: "serve", "user add", "user perm add", ... */
-async function listedCommands() {
-  const help = (await runCli(['--help'])).stdout
-  return [...help.matchAll(/^ {2}reelhouse ([a-z]+(?: [a-z]+)*)(?= |$)/gm)].map((m) => m[1]!)
-}
+describe.each(CLIS)('%s', (_, which) => {
+  let cli: string[]
+  beforeAll(async () => {
+    cli = await which()
+  })
+  const run = (args: string[], options: RunOptions = {}) => runCli(args, { ...options, cli })
 
-test('--help lists every command; each command and each group answers its own --help and -h on stdout, exit 0', async () => {
-  const commands = await listedCommands()
-  expect(commands).toEqual([
-    'serve', 'user add', 'user grant', 'user list', 'user perm add', 'user perm remove', 'user passwd',
-    'token create', 'token list', 'token revoke', 'migrate', 'backup',
-  ])
-  const groups = ['user', 'user perm', 'token']
-  const runs = [...commands, ...groups].flatMap((c) => [[...c.split(' '), '--help'], [...c.split(' '), '-h']])
-  for (const args of runs) {
-    const r = await runCli(args)
-    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' })
-    expect(r.stdout).toStartWith(`Usage: reelhouse [--data DIR] ${args.slice(0, -1).join(' ')}`)
+  /** The commands `reelhouse --help` lists: "serve", "user add", "user perm add", ... */
+  async function listedCommands() {
+    const help = (await run(['--help'])).stdout
+    return [...help.matchAll(/^ {2}reelhouse ([a-z]+(?: [a-z]+)*)(?= |$)/gm)].map((m) => m[1]!)
   }
-})
 
-test("a command's --help names its options, --data among them, and wins over other arguments", async () => {
-  const serve = await runCli(['serve', '--port', 'not-a-port', '--help'])
-  expect(serve.code).toBe(0)
-  for (const flag of ['--host HOST', '--port PORT', '--quiet', '--log-format text|json', '--data DIR', 'REELHOUSE_LOG_FORMAT'])
-    expect(serve.stdout).toContain(flag)
-  const add = await runCli(['user', 'add', '--help'])
-  for (const flag of ['--superuser', '--perm CODENAME', '--data DIR']) expect(add.stdout).toContain(flag)
-})
+  test('--help lists every command; each command and each group answers its own --help and -h on stdout, exit 0', async () => {
+    const commands = await listedCommands()
+    expect(commands).toEqual([
+      'serve', 'user add', 'user grant', 'user list', 'user perm add', 'user perm remove', 'user passwd',
+      'token create', 'token list', 'token revoke', 'migrate', 'backup',
+    ])
+    const groups = ['user', 'user perm', 'token']
+    const runs = [...commands, ...groups].flatMap((c) => [[...c.split(' '), '--help'], [...c.split(' '), '-h']])
+    for (const args of runs) {
+      const r = await run(args)
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' })
+      expect(r.stdout).toStartWith(`Usage: reelhouse [--data DIR] ${args.slice(0, -1).join(' ')}`)
+    }
+  })
 
-describe.concurrent('mistakes: our own one line naming the way out, exit 2, never the parser\'s text', () => {
-  test.each([
-    [['user', 'add', 'ana', '--foo'], 'unknown option --foo for user add; see reelhouse user add --help'],
-    [['user', 'add', 'ana', '-x'], 'unknown option -x for user add; see reelhouse user add --help'],
-    [['user', 'add', 'ana', '--superuser=yes'], '--superuser takes no value; see reelhouse user add --help'],
-    [['serve', '--port'], '--port needs a value (PORT); see reelhouse serve --help'],
-    [['serve', '--port', '--quiet'], '--port needs a value (PORT); see reelhouse serve --help'],
-    [['serve', '--port', '1', '--port', '2'], '--port is given twice; see reelhouse serve --help'],
-    [['serve', '--log-format', 'xml'], '--log-format must be text or json, not "xml"'],
-    [['user', 'add'], 'user add needs NAME; see reelhouse user add --help'],
-    [['user', 'add', 'ana', 'bob'], 'unexpected argument "bob" for user add; see reelhouse user add --help'],
-    [['user', 'perm', 'add', 'ana'], 'user perm add needs NAME and CODENAME; see reelhouse user perm add --help'],
-    [['user', 'perm', 'add', 'ana', 'browser.fly'], 'unknown codename "browser.fly"; reelhouse user --help lists them (for user perm add)'],
-    [['user', 'add', 'ana', '--perm', 'browser.fly'], 'unknown codename "browser.fly"; reelhouse user --help lists them (for user add)'],
-    [['user'], 'user needs a command; see reelhouse user --help'],
-    [['user', 'remove', 'ana'], 'unknown command "user remove"; see reelhouse user --help'],
-    [['user', 'perm', 'grant'], 'unknown command "user perm grant"; see reelhouse user perm --help'],
-    [['token', 'list'], 'token list needs NAME; see reelhouse token list --help'],
-    [['frobnicate'], 'unknown command "frobnicate"; see reelhouse --help'],
-    [['--data'], '--data needs a value (DIR); see reelhouse --help'],
-    [['--data', 'a', 'migrate', '--data', 'b'], '--data is given twice (before and after the command); give it once'],
-  ])('%j', async (args, message) => {
-    const data = dirs.make()
-    const r = await runCli(args, { cwd: data })
-    expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({ code: 2, stdout: '', stderr: [`reelhouse: ${message}`] })
-    expect(readdirSync(data)).toEqual([])
+  test("a command's --help names its options, --data among them, and wins over other arguments", async () => {
+    const serve = await run(['serve', '--port', 'not-a-port', '--help'])
+    expect(serve.code).toBe(0)
+    for (const flag of ['--host HOST', '--port PORT', '--quiet', '--log-format text|json', '--data DIR', 'REELHOUSE_LOG_FORMAT'])
+      expect(serve.stdout).toContain(flag)
+    const add = await run(['user', 'add', '--help'])
+    for (const flag of ['--superuser', '--perm CODENAME', '--data DIR']) expect(add.stdout).toContain(flag)
+    const revoke = await run(['token', 'revoke', '--help'])
+    expect(revoke.stdout).toStartWith('Usage: reelhouse [--data DIR] token revoke KEY | --id N | --user NAME\n')
+    for (const flag of ['--id N', '--user NAME', '--data DIR']) expect(revoke.stdout).toContain(flag)
+  })
+
+  describe.concurrent('mistakes: our own one line naming the way out, exit 2, never the parser\'s text', () => {
+    test.each([
+      [['user', 'add', 'ana', '--foo'], 'unknown option --foo for user add; see reelhouse user add --help'],
+      [['user', 'add', 'ana', '-x'], 'unknown option -x for user add; see reelhouse user add --help'],
+      [['user', 'add', 'ana', '--superuser=yes'], '--superuser takes no value; see reelhouse user add --help'],
+      [['serve', '--port'], '--port needs a value (PORT); see reelhouse serve --help'],
+      [['serve', '--port', '--quiet'], '--port needs a value (PORT); see reelhouse serve --help'],
+      [['serve', '--port', '1', '--port', '2'], '--port is given twice; see reelhouse serve --help'],
+      [['serve', '--log-format', 'xml'], '--log-format must be text or json, not "xml"'],
+      [['user', 'add'], 'user add needs NAME; see reelhouse user add --help'],
+      [['user', 'add', 'ana', 'bob'], 'unexpected argument "bob" for user add; see reelhouse user add --help'],
+      [['user', 'perm', 'add', 'ana'], 'user perm add needs NAME and CODENAME; see reelhouse user perm add --help'],
+      [['user', 'perm', 'add', 'ana', 'browser.fly'], 'unknown codename "browser.fly"; reelhouse user --help lists them (for user perm add)'],
+      [['user', 'add', 'ana', '--perm', 'browser.fly'], 'unknown codename "browser.fly"; reelhouse user --help lists them (for user add)'],
+      [['user'], 'user needs a command; see reelhouse user --help'],
+      [['user', 'remove', 'ana'], 'unknown command "user remove"; see reelhouse user --help'],
+      [['user', 'perm', 'grant'], 'unknown command "user perm grant"; see reelhouse user perm --help'],
+      [['token', 'list'], 'token list needs NAME; see reelhouse token list --help'],
+      [['frobnicate'], 'unknown command "frobnicate"; see reelhouse --help'],
+      [['--data'], '--data needs a value (DIR); see reelhouse --help'],
+      [['--data', 'a', 'migrate', '--data', 'b'], '--data is given twice; give it once'],
+      [['migrate', '--data='], '--data needs a value (DIR), not an empty one; see reelhouse --help'],
+      [['serve', '--ffmpeg', ''], '--ffmpeg needs a value (DIR), not an empty one; see reelhouse serve --help'],
+      [['user', 'perm', 'add', 'ana', 'browser.change_device'], 'unknown codename "browser.change_device"; reelhouse user --help lists them (for user perm add)'],
+      [['token', 'revoke'], 'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help'],
+      [['token', 'revoke', '--id', '1', '--user', 'ana'], 'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help'],
+      [['token', 'revoke', '--id', 'key-1'], '--id must be a key\'s id as token list shows it, not "key-1"; see reelhouse token revoke --help'],
+      [['token', 'revoke', '--id', '0'], '--id must be a key\'s id as token list shows it, not "0"; see reelhouse token revoke --help'],
+      [['token', 'revoke', 'KEY'], 'a key is 40 lowercase hex characters; or give --id N as token list shows it'],
+    ])('%j', async (args, message) => {
+      const data = dirs.make()
+      const r = await run(args, { cwd: data })
+      expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({ code: 2, stdout: '', stderr: [`reelhouse: ${message}`] })
+      expect(readdirSync(data)).toEqual([])
+    })
   })
 })
 

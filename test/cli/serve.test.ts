@@ -167,13 +167,23 @@ test('every command works while serve runs on the same data folder', async () =>
   expect(server.proc.exitCode).toBeNull()
 })
 
-describe('serve that cannot start: one line on stderr, exit code 1', () => {
+/** The first line of every serve: the folder it was given, before anything can fail. */
+const starting = (data: string) => expect.stringMatching(new RegExp(`^\\S+Z info ${RegExp.escape(`reelhouse ${pkg.version} starting data=${data}`)}$`))
+
+describe('serve that cannot start: its starting line naming the folder, one line on stderr, exit code 1', () => {
   test('a second serve on the same data folder', async () => {
     const { server, key, data } = await fresh()
     const second = await runCli(['serve', '--port', '0', '--data', data])
-    expect(second.code).toBe(1)
-    expect(lines(second.stderr)).toEqual([expect.stringMatching(/^reelhouse: .*another reelhouse serve/)])
+    expect({ code: second.code, stderr: lines(second.stderr) })
+      .toEqual({ code: 1, stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${server.proc.child.pid}) is using ${data}`] })
     expect((await call(server, 'GET', '/devices/', key)).status).toBe(200)
+  })
+
+  test('a second serve on the same folder and port (npm start twice) is told the folder is in use, not sent to another port', async () => {
+    const { server, data } = await fresh()
+    const second = await runCli(['serve', '--port', String(server.port), '--data', data])
+    expect({ code: second.code, stdout: second.stdout, stderr: lines(second.stderr) })
+      .toEqual({ code: 1, stdout: '', stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${server.proc.child.pid}) is using ${data}`] })
   })
 
   test('a port already in use: said before anything is made, with a port that is free', async () => {
@@ -182,10 +192,10 @@ describe('serve that cannot start: one line on stderr, exit code 1', () => {
     const other = await runCli(['serve', '--port', String(server.port), '--data', data])
     expect({ code: other.code, stdout: other.stdout }).toEqual({ code: 1, stdout: '' })
     const advice = lines(other.stderr)
-    expect(advice).toEqual([expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port (\\d+)$`))])
+    expect(advice).toEqual([starting(data), expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port (\\d+)$`))])
     expect(existsSync(data)).toBe(false)
     // The port it offers is one a serve can take.
-    const offered = advice[0]!.match(/--port (\d+)$/)![1]!
+    const offered = advice[1]!.match(/--port (\d+)$/)![1]!
     const taker = await startServe(data, { args: ['--port', offered] })
     expect(taker.port).toBe(Number(offered))
     expect((await call(server, 'GET', '/devices/', key)).status).toBe(200)
@@ -195,9 +205,23 @@ describe('serve that cannot start: one line on stderr, exit code 1', () => {
     const file = join(dir(), 'file')
     await Bun.write(file, 'x')
     const r = await runCli(['serve', '--port', '0', '--data', file])
-    expect(r.code).toBe(1)
-    expect(lines(r.stderr)).toHaveLength(1)
-    expect(r.stderr).toStartWith('reelhouse: ')
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 1, stderr: [starting(file), expect.stringMatching(/^reelhouse: /)] })
     expect(existsSync(join(file, 'reelhouse.db'))).toBe(false)
+  })
+
+  test('a catalogue that cannot be opened: the folder was named before the failure', async () => {
+    const data = dir()
+    // Not SQLite: opening or migrating it fails after the folder was claimed.
+    await Bun.write(join(data, 'reelhouse.db'), 'not a database, only text that is long enough to be read as a header '.repeat(20))
+    const r = await runCli(['serve', '--port', '0', '--data', data])
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 1, stderr: [starting(data), expect.stringMatching(/^reelhouse: /)] })
+  })
+
+  test('with --log-format json the starting line is JSON and names the folder too', async () => {
+    const { data } = await fresh()
+    const r = await runCli(['serve', '--port', '0', '--log-format', 'json', '--data', data])
+    const [first, failure] = lines(r.stderr)
+    expect({ code: r.code, first: JSON.parse(first!), failure })
+      .toEqual({ code: 1, first: { time: expect.any(String), level: 'info', msg: `reelhouse ${pkg.version} starting`, data }, failure: expect.stringMatching(/^reelhouse: another reelhouse serve/) })
   })
 })

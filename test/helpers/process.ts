@@ -63,6 +63,15 @@ export function compiledExecutable(): Promise<string> {
   return executable
 }
 
+/**
+ * The two ways the command line is run, for describe.each: from source, and as the compiled
+ * executable users get (built once per run). Each resolves to what runCli's `cli` takes.
+ */
+export const CLIS: [string, () => Promise<string[]>][] = [
+  ['bun src/main.ts', async () => SOURCE_CLI],
+  ['the compiled executable', async () => [await compiledExecutable()]],
+]
+
 /** Lines of a text without the empty last one. */
 export const lines = (text: string) => text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1))
 

@@ -204,10 +204,10 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     },
 
     /**
-     * A user's keys, oldest first: id, creation time and the start of the key's hash (the key
-     * itself is not stored, so its own first characters cannot be shown).
+     * A user's keys, oldest first, as `token list` shows them: id, creation time and the key's
+     * first characters (for a key made before those were kept, its hash's). Never the key itself,
+     * which is not stored.
      */
-    /** A user's keys as `token list` shows them: never the key, only its first characters (or, for a key made before those were kept, its hash's). */
     keysOf(name: string): { id: number; date_add: string; prefix: string | null; hash_prefix: string }[] {
       const user = findUser(name)
       return db.select({ id: apiKeys.id, date_add: apiKeys.date_add, key_hash: apiKeys.key_hash, key_prefix: apiKeys.key_prefix }).from(apiKeys)
@@ -215,9 +215,22 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         .map((k) => ({ id: k.id, date_add: k.date_add, prefix: k.key_prefix, hash_prefix: k.key_hash.slice(0, KEY_PREFIX) }))
     },
 
+    /**
+     * Removes the key; false when no key is this one. No check of the key's shape: the command
+     * line says what a key looks like (a usage error), and any other text has a hash that no
+     * stored key has.
+     */
     revokeKey(key: string): boolean {
-      if (!KEY_PATTERN.test(key)) throw new UserError('a key is 40 lowercase hex characters')
       return db.$client.query('DELETE FROM api_keys WHERE key_hash = ?').run(hashKey(key)).changes > 0
+    },
+
+    /**
+     * Removes the key with this id, the one `token list` shows (ids are unique across users), and
+     * says whose it was; undefined when there is no such key.
+     */
+    revokeKeyById(id: number): string | undefined {
+      const owner = db.$client.query<{ user_id: number }, [number]>('DELETE FROM api_keys WHERE id = ? RETURNING user_id').get(id)
+      return owner ? byId.get({ id: owner.user_id })?.username : undefined
     },
 
     revokeAll(name: string): number {
