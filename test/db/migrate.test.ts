@@ -29,6 +29,13 @@ function migrateTo(db: Db, tag: string) {
 
 const catalogue = () => openDb(join(tempDir(), 'reelhouse.db'))
 
+/** The id a new project gets in a catalogue of the seed. */
+const newProjectId = (db: Db) =>
+  db.insert(schema.projectAssets)
+    .values({ name: 'New', date_add: 't', date_mod: 't', bundle_root: '/mnt/disk/Show/new/', production: 1, device: 1 })
+    .returning({ id: schema.projectAssets.id })
+    .get().id
+
 /**
  * Rows in every table of the previous schema, children pointing at parents, with gaps in the ids
  * (rows deleted before the migration) and every cascade a DROP TABLE could set off.
@@ -133,12 +140,7 @@ describe('migration 0007: ids never reused', () => {
     expect(db.$client.query('SELECT project_id, asset_id FROM project_asset_links ORDER BY 1, 2').all()).toEqual([
       { project_id: 1, asset_id: 1 }, { project_id: 1, asset_id: 7 }, { project_id: 2, asset_id: 1 },
     ])
-    const created = db
-      .insert(schema.projectAssets)
-      .values({ name: 'New', date_add: 't', date_mod: 't', bundle_root: '/mnt/disk/Show/new/', production: 1, device: 1 })
-      .returning({ id: schema.projectAssets.id })
-      .get()
-    expect(created.id).toBe(5)
+    expect(newProjectId(db)).toBe(5)
     expect(foreignKeyProblems(db.$client)).toEqual([])
 
     // Every table with an integer id counts from its own highest id ever, not from what is left.
@@ -163,12 +165,7 @@ describe('migration 0007: ids never reused', () => {
     migrate(db)
     const next = (table: string) => db.$client.query<{ seq: number }, [string]>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table)?.seq
     expect([next('project_assets'), next('media_assets'), next('devices')]).toEqual([40, 60, 30])
-    const created = db
-      .insert(schema.projectAssets)
-      .values({ name: 'New', date_add: 't', date_mod: 't', bundle_root: '/mnt/disk/Show/new/', production: 1, device: 1 })
-      .returning({ id: schema.projectAssets.id })
-      .get()
-    expect(created.id).toBe(41)
+    expect(newProjectId(db)).toBe(41)
     db.$client.close()
   })
 

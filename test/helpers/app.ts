@@ -22,6 +22,24 @@ export type RequestOptions = {
 }
 
 
+/**
+ * A migrated catalogue in a temporary folder with one superuser and its key, for tests that
+ * build the app themselves (with their own log or options); close() closes and removes it.
+ */
+export function catalogueWithUser(name: string) {
+  const dir = tempDir()
+  const db = openDb(join(dir, 'reelhouse.db'))
+  migrate(db)
+  const users = createUsers(db)
+  users.add(name, { superuser: true })
+  const key = users.createKey(name)
+  const close = () => {
+    db.$client.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return { db, dir, key, close }
+}
+
 /** With `tasks`, the task runner is started (copy and delete run); `runner.idle()` waits for them. */
 export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number } = {}) {
   const db = openDb(join(dataDir, 'reelhouse.db'))

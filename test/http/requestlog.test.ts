@@ -2,32 +2,16 @@
 // request id, the id sent back as X-Request-Id and named by a 500 and its error line; never a
 // key, a password or a query string. Requests go through app.handle over a real catalogue; the
 // log is captured in the two formats serve writes.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
-import { openDb } from '../../src/db/client.ts'
-import { migrate } from '../../src/db/migrate.ts'
-import { createUsers } from '../../src/modules/users/service.ts'
 import { type LogFormat, createLog } from '../../src/util/log.ts'
-import { tempDir } from '../helpers/app.ts'
+import { catalogueWithUser } from '../helpers/app.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-const dir = tempDir()
-const db = openDb(join(dir, 'reelhouse.db'))
-afterAll(() => {
-  db.$client.close()
-  rmSync(dir, { recursive: true, force: true })
-})
-
-let key: string
-beforeAll(() => {
-  migrate(db)
-  const users = createUsers(db)
-  users.add('ana', { superuser: true })
-  key = users.createKey('ana')
-})
+const { db, dir, key, close } = catalogueWithUser('ana')
+afterAll(close)
 
 /** An app whose log lines (as serve would write them) land in the returned list. */
 function loggingApp(format: LogFormat = 'json', options: { quiet?: boolean } = {}, written: string[] = []) {

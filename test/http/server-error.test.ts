@@ -1,34 +1,17 @@
 // A bug (an error no service throws on purpose) answers 500 server_error in the envelope, with a
 // request id the log line carries too, and never a stack trace: also when Elysia's own handling
 // fails (a thrown null, issue 10 point 8) or an answer breaks its own schema.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { afterAll, expect, test } from 'bun:test'
 import { t as schema } from 'elysia'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
-import { openDb } from '../../src/db/client.ts'
-import { migrate } from '../../src/db/migrate.ts'
-import { createUsers } from '../../src/modules/users/service.ts'
 import type { Log } from '../../src/util/log.ts'
-import { tempDir } from '../helpers/app.ts'
+import { catalogueWithUser } from '../helpers/app.ts'
 import { errorEntry } from '../helpers/envelope.ts'
 import { rawRequest } from '../helpers/process.ts'
 
-const dir = tempDir()
-const db = openDb(join(dir, 'reelhouse.db'))
-afterAll(() => {
-  db.$client.close()
-  rmSync(dir, { recursive: true, force: true })
-})
-
-let key: string
-beforeAll(() => {
-  migrate(db)
-  const users = createUsers(db)
-  users.add('admin', { superuser: true })
-  key = users.createKey('admin')
-})
+const { db, key, close } = catalogueWithUser('admin')
+afterAll(close)
 
 /** An app logging its errors into the returned list. */
 function loggingApp() {
