@@ -1,5 +1,6 @@
-// The baseline: raw Bun.serve and one prepared bun:sqlite statement returning the same rows and
-// the same JSON as GET /api/videoassets/?limit=&offset=. No auth, no routing, no validation.
+// The baseline: raw Bun.serve and prepared bun:sqlite statements returning the same rows and the
+// same JSON as GET /api/videoassets/?limit=&offset= (at /) and GET /api/videoassets/{id}/ (at
+// /record/{id}/). No auth, no routing, no validation.
 // Usage: bun bench/baseline.ts DB_FILE   (prints "listening PORT" on stdout)
 import { Database } from 'bun:sqlite'
 
@@ -11,12 +12,40 @@ const page = db.prepare<Record<string, unknown>, [number, number]>(
    FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT ? OFFSET ?`,
 )
 const total = String(db.query<{ n: number }, []>("SELECT count(*) AS n FROM media_assets WHERE kind = 'video'").get()!.n)
+// One record, as GET /api/videoassets/{id}/ answers it: the row, its keywords, its projects.
+const record = db.prepare<Record<string, unknown>, [number]>(
+  `SELECT id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store,
+     date_crt, date_add, date_mod, date_del, technical, path_proxy
+   FROM media_assets WHERE id = ? AND kind = 'video'`,
+)
+const keywordsOf = db.prepare<{ category: string; keyword: string }, [number]>(
+  `SELECT c.name AS category, k.name AS keyword FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id
+   JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = ? ORDER BY c.name, k.name`,
+)
+const projectsOf = db.prepare<{ project_id: number }, [number]>('SELECT project_id FROM project_asset_links WHERE asset_id = ? ORDER BY project_id')
+
+function oneRecord(id: number): Response {
+  const r = record.get(id)
+  if (!r) return new Response('{"errors":[]}', { status: 404, headers: { 'content-type': 'application/json' } })
+  const keywords: Record<string, string[]> = {}
+  for (const { category, keyword } of keywordsOf.all(id)) (keywords[category] ??= []).push(keyword)
+  const body = {
+    id: r.id, name: r.name, description: r.description, production: r.production, status_asset: r.status_asset,
+    path_file: r.path_file, device: r.device, is_archive: r.is_archive === 1, is_production: r.is_production === 1,
+    meta_field_store: JSON.parse(r.meta_field_store as string),
+    date_crt: r.date_crt, date_add: r.date_add, date_mod: r.date_mod, date_del: r.date_del,
+    keywords, technical: JSON.parse(r.technical as string), path_proxy: r.path_proxy,
+    projects: projectsOf.all(id).map((p) => p.project_id),
+  }
+  return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
+}
 
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
   fetch(request) {
     const url = new URL(request.url)
+    if (url.pathname.startsWith('/record/')) return oneRecord(Number(url.pathname.slice('/record/'.length, -1)))
     const limit = Number(url.searchParams.get('limit') ?? 50)
     const offset = Number(url.searchParams.get('offset') ?? 0)
     const rows = page.all(limit, offset)

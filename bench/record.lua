@@ -1,0 +1,18 @@
+-- wrk script: GET <BENCH_PATH><id>/ with ids drawn from [1, BENCH_TOTAL] by a fixed-seed
+-- generator, so every target gets the same sequence. Environment: BENCH_PATH, BENCH_KEY (sent as
+-- "Authorization: Token KEY" when set), BENCH_TOTAL. done() prints one JSON line.
+local path = os.getenv("BENCH_PATH") or "/api/videoassets/"
+local key = os.getenv("BENCH_KEY")
+local total = tonumber(os.getenv("BENCH_TOTAL") or "100000")
+local headers = { ["Accept"] = "application/json" }
+if key and key ~= "" then headers["Authorization"] = "Token " .. key end
+
+function init(args)
+  math.randomseed(20261122)
+end
+
+function request()
+  return wrk.format("GET", path .. math.random(1, total) .. "/", headers)
+end
+
+dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')
