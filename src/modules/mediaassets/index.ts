@@ -20,6 +20,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     where: (query, user) => [
       eq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), ...assetListWhere(mediaAssets, query), mediaReadableBy(user),
     ],
+    byId: service.byIdWithDetails,
     canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
     detail: (row) => service.detail(row),
     create: {
