@@ -151,3 +151,27 @@ test("a handler's last write is committed with the task's end: done with it, or 
   ])
   expect(db.$client.query<{ task: number }, []>('SELECT task FROM marks ORDER BY task').all().map((m) => m.task)).toEqual([1, 3])
 })
+
+// A copy is timed by the user from the request to the finished record: the runner adds no wait
+// of its own at either end. Both are observed by the order of the event loop, not by a clock:
+// work done in microtasks comes before any timer, however short.
+test('a committed task starts in the same turn of the event loop as its enqueue, before any timer', async () => {
+  runner.start()
+  let timer = false
+  setTimeout(() => (timer = true), 0)
+  const { id } = runner.enqueue(db, { kind: 'delete', target: { projectasset: 4 }, production: null, params: deleteParams })
+  await Promise.resolve() // the wake-up is the microtask queued before this one
+  expect({ ran, timer }).toEqual({ ran: [`delete ${id} /a/`], timer: false })
+})
+
+test('idle() resolves in the same turn of the event loop as the last task ends, before any timer', async () => {
+  runner.start()
+  const { id } = runner.enqueue(db, { kind: 'copy', target: { projectasset: 5 }, production: null, params: copyParams })
+  await waitFor(() => ran.includes(`copy ${id}`), 'the copy to start')
+  const idle = runner.idle()
+  let timer = false
+  setTimeout(() => (timer = true), 0)
+  release()
+  await idle
+  expect({ timer, states: states() }).toEqual({ timer: false, states: [{ id, state: 'done', key: null }] })
+})
