@@ -16,7 +16,9 @@ const results = mkdtempSync(join(tmpdir(), 'reelhouse-bench-results-'))
 let ok = true
 const headlines: Headline[] = []
 try {
-  for (const bench of ['lists.ts', 'copy.ts', 'import.ts', 'watch.ts']) {
+  // BENCH_ONLY=lists,copy runs some of them (the headline then holds only their rows).
+  const only = process.env.BENCH_ONLY?.split(',').map((b) => `${b.trim()}.ts`)
+  for (const bench of ['lists.ts', 'copy.ts', 'import.ts', 'watch.ts'].filter((b) => !only || only.includes(b))) {
     console.log(`\n== bench/${bench}`)
     const file = join(results, `${bench}.json`)
     const run = spawnSync([process.execPath, `${import.meta.dir}/${bench}`], {
