@@ -44,6 +44,7 @@ try {
     'GET ?limit=50&offset=0': request('/api/videoassets/?limit=50&offset=0'),
     'GET /api/videoassets/{id}/': request('/api/videoassets/4242/'),
     'stage: key check (users.authenticate)': () => core.users.authenticate(key),
+    'stage: one record with its details (1 statement)': () => core.media.byIdWithDetails(4242),
     'stage: count cache check (data_version)': () => dataGeneration(db),
     'stage: page query, 1 row': () => page.all(1),
     'stage: page query, 50 rows': () => page.all(50),

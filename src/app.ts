@@ -72,14 +72,16 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       error: (error) => failures.serverError(error),
     },
   })
-    .onError({ as: 'global' }, (failure) => requests.answered(failure.request, failures.onError(failure)))
+    .onError({ as: 'global' }, ({ code, error, request }) => requests.answered(request, failures.onError({ code, error, request })))
     // Before every other hook, so that whatever they answer carries the request id.
     .onRequest(requests.start)
     // Destructured here: Elysia's static analysis (Sucrose) reads a hook's parameters to learn
     // which parts of the context to build, and given the context whole to another function it
     // builds all of them (and, in the compiled binary, warns that it could not tell).
-    .onAfterResponse({ as: 'global' }, ({ request, set, response, user }: Parameters<typeof requests.finish>[0]) =>
-      requests.finish({ request, set, response, user }))
+    // Quiet: no line, so no hook (Elysia schedules one setImmediate per request for it).
+    .use(quiet ? new Elysia() : new Elysia()
+      .onAfterResponse({ as: 'global' }, ({ request, set, response, user }: Parameters<typeof requests.finish>[0]) =>
+        requests.finish({ request, set, response, user })))
     // First of the checks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))
     // Before auth: a preflight has no key, and a 401 must carry the CORS headers to be read.

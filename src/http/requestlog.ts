@@ -18,8 +18,26 @@ const INCOMING_ID = /^[A-Za-z0-9._:@-]{8,64}$/
 
 type Pending = { id: string; at: number; status?: number }
 
+/**
+ * 16 random hex characters per id, cut from a pool filled 128 ids at a time: a call of
+ * randomBytes per request cost 1.7 µs, a quarter of a whole /api/health request in-process.
+ */
+function idMaker() {
+  let pool = ''
+  let at = 0
+  return () => {
+    if (at === pool.length) {
+      pool = randomBytes(8 * 128).toString('hex')
+      at = 0
+    }
+    at += 16
+    return pool.slice(at - 16, at)
+  }
+}
+
 export function createRequestLog(log: Log, { quiet = false } = {}) {
   const pending = new WeakMap<Request, Pending>()
+  const newId = idMaker()
 
   return {
     /** The request's id; undefined for a request that never reached the app's hooks. */
@@ -28,7 +46,7 @@ export function createRequestLog(log: Log, { quiet = false } = {}) {
     /** First hook of all: the id and the start time; the id is sent back on every answer. */
     start({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) {
       const incoming = request.headers.get('x-request-id')
-      const id = incoming && INCOMING_ID.test(incoming) ? incoming : randomBytes(8).toString('hex')
+      const id = incoming && INCOMING_ID.test(incoming) ? incoming : newId()
       pending.set(request, { id, at: performance.now() })
       set.headers['x-request-id'] = id
     },
