@@ -42,7 +42,15 @@ const STREAM_BATCH = 256
 /** The pages made, for addPageLinks; weak, so an answer sent is forgotten. */
 const pages = new WeakMap<Response, { limit: number; offset: number; count: number }>()
 
-type Compiled = { select: string; count: string; decode: (raw: Row) => Row }
+/**
+ * From this offset on, a page's ids are picked in a sub-select before its rows are read (see
+ * `keyed` below). The sub-select costs about 3 µs a page and saves about 9 ns per entry skipped
+ * (50 video assets of 100,000, in-process, issue 9): the two meet near 300. Below it the plain
+ * query runs, so the first page, the one users see most, pays nothing.
+ */
+export const KEYED_FROM = 300
+
+type Compiled = { select: string; ids: string; count: string; decode: (raw: Row) => Row }
 
 export function createLists(db: Db) {
   const counts = new Map<string, { generation: string; n: number }>()
@@ -63,6 +71,7 @@ export function createLists(db: Db) {
     const mapped = picked.filter((col) => col.columnType === 'SQLiteBoolean' || col.columnType === 'SQLiteTextJson')
     c = {
       select: `select ${picked.map((col) => q(col.name)).join(', ')} from ${q(name)}`,
+      ids: `select "id" from ${q(name)}`,
       count: `select count(*) from ${q(name)}`,
       decode: (raw) => {
         for (const col of mapped) {
@@ -103,7 +112,7 @@ export function createLists(db: Db) {
     const base = c.select + whereSql + ' order by "id"'
     const toJson = (raw: Row) => JSON.stringify(spec.toApi(c.decode(raw) as T['$inferSelect']))
     if (limit !== undefined) {
-      const rows = db.$client.query(base + ' limit ? offset ?').all(...(w.params as never[]), limit, offset) as Row[]
+      const rows = db.$client.query(offset < KEYED_FROM ? base + ' limit ? offset ?' : keyed(c, whereSql)).all(...(w.params as never[]), limit, offset) as Row[]
       let body = '['
       for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
       const response = new Response(body + ']', { headers })
@@ -115,6 +124,16 @@ export function createLists(db: Db) {
     return new Response(streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), { headers })
   }
 }
+
+/**
+ * A deep page: its ids first, from the list's own WHERE ordered by id, then its rows by those ids.
+ * SQLite's OFFSET steps over every skipped row; in the sub-select it steps over entries of an index
+ * that holds the id and every filtered column (db/schema.ts), not over table rows, and reads the
+ * rows of the page only. Same rows in the same order as the plain query; test/http/list-plans.test.ts
+ * holds every list to that plan and to those pages.
+ */
+const keyed = (c: { select: string; ids: string }, whereSql: string) =>
+  `${c.select} where "id" in (${c.ids}${whereSql} order by "id" limit ? offset ?) order by "id"`
 
 /**
  * The Link header of a page (RFC 8288), added once the request is at hand (src/app.ts calls this

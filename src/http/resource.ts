@@ -121,6 +121,13 @@ function preparedById<T extends Table>(ctx: ModuleContext, table: T) {
 export const optionalEq = <C extends SQLiteColumn>(column: C, value: unknown) =>
   value === undefined ? undefined : eq(column, value as never)
 
+/**
+ * An equality with its value written into the SQL text instead of bound: SQLite uses a partial
+ * index (the media asset lists' one per kind, db/schema.ts) only when the statement's own text
+ * implies the index's WHERE. For values from a fixed set only (the text is quoted, not checked).
+ */
+export const literalEq = (column: SQLiteColumn, value: string) => sql`${column} = ${sql.raw(`'${value.replaceAll("'", "''")}'`)}`
+
 /** A yes/no list filter, spelled as booleans in form data are (true/false/1/0); anything else is a 400 at it. */
 export const flagFilter = (description: string) => t.Optional(oneOf(['true', 'false', '1', '0'], { description }))
 

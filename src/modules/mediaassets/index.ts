@@ -1,8 +1,7 @@
 // The media asset routes (/audioassets/, /imageassets/, /videoassets/): one controller per kind.
-import { eq } from 'drizzle-orm'
 import { t } from 'elysia'
 import { type MediaKind, mediaAssets } from '../../db/schema.ts'
-import { optionalEq, resourceRoutes } from '../../http/resource.ts'
+import { literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
 import { AssetListFilters, MediaAsset, MediaAssetCreate, MediaAssetDetail, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
@@ -18,7 +17,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     listColumns: Object.keys(fields),
     filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters }),
     where: (query, user) => [
-      eq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), ...assetListWhere(mediaAssets, query), mediaReadableBy(user),
+      literalEq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), ...assetListWhere(mediaAssets, query), mediaReadableBy(user),
     ],
     byId: service.byIdWithDetails,
     canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
