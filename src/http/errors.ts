@@ -159,7 +159,6 @@ function describe(failure: TypeBoxError, parameter?: string): string {
 /** Which field a UNIQUE constraint protects, by "table.column" as SQLite names it. */
 const UNIQUE_POINTERS: Record<string, string> = {
   'asset_hold_durations.asset_type': '/context',
-  'media_assets.kind': '/path_file',
 }
 
 /** A unique-constraint failure that slipped past a service's own check (e.g. a race). */
