@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { Core } from './core.ts'
 import { authPlugin } from './http/auth.ts'
+import type { Principal } from './modules/users/service.ts'
 import { createBodyParser } from './http/body.ts'
 import { apiDocs } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
@@ -42,9 +43,10 @@ export type AppOptions = {
 
 export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [] }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
-  const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users), runner }
+  const principals = new WeakMap<Request, Principal>()
+  const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users, principals), runner }
   const bodySchemas = new Map<string, TSchema>()
-  const requests = createRequestLog(core.log, { quiet })
+  const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
   const baseOf = baseUrlOf(publicUrl)
   // Typed here: the hooks below read the routes of the app they are part of.
@@ -72,16 +74,10 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       error: (error) => failures.serverError(error),
     },
   })
-    .onError({ as: 'global' }, ({ code, error, request }) => requests.answered(request, failures.onError({ code, error, request })))
+    .onError({ as: 'global' }, ({ code, error, request }) => failures.onError({ code, error, request }))
     // Before every other hook, so that whatever they answer carries the request id.
     .onRequest(requests.start)
-    // Destructured here: Elysia's static analysis (Sucrose) reads a hook's parameters to learn
-    // which parts of the context to build, and given the context whole to another function it
-    // builds all of them (and, in the compiled binary, warns that it could not tell).
-    // Quiet: no line, so no hook (Elysia schedules one setImmediate per request for it).
-    .use(quiet ? new Elysia() : new Elysia()
-      .onAfterResponse({ as: 'global' }, ({ request, set, response, user }: Parameters<typeof requests.finish>[0]) =>
-        requests.finish({ request, set, response, user })))
+    .wrap(requests.around as Parameters<Elysia['wrap']>[0])
     // First of the checks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))
     // Before auth: a preflight has no key, and a 401 must carry the CORS headers to be read.
@@ -96,7 +92,11 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     .use(apiDocs())
     .use(sharedModels)
     .model({ ApiRoot })
-    .get('/api/health', () => {
+    .get('/api/health', ({ set }) => {
+      // Takes its context (and says it is JSON) so that Elysia never serves it as a static
+      // response: the compiled executable answered it outside the hooks (no X-Request-Id, no log
+      // line) once no after-response hook forced every route through them.
+      set.headers['content-type'] = 'application/json'
       // Each watched device's mode, when there are any (service.md 3's answer is unchanged otherwise).
       const watch = core.watch?.status() ?? []
       return { status: 'ok' as const, version: VERSION, ...(watch.length ? { watch } : {}) }

@@ -85,8 +85,8 @@ export function authenticate(users: Users, header: string | null): Principal | t
   return user
 }
 
-export function authPlugin(users: Users) {
-  const principals = new WeakMap<Request, Principal>()
+/** principals: who each request authenticated as, shared with the request log (app.ts). */
+export function authPlugin(users: Users, principals = new WeakMap<Request, Principal>()) {
   /** Outcomes of Basic checks, made before the hooks run; an Error is thrown by the hook (a 500 when it is not ours). */
   const basics = new WeakMap<Request, Principal | Error>()
 

@@ -36,7 +36,7 @@ describe('json', () => {
     const { send, settled } = loggingApp('json')
     const ok = await send('/api/devices/?limit=5&secret=hunter2', { headers: auth() })
     const anonymous = await send('/api/devices/')
-    // No route, so nobody was resolved: "-" even with a good key.
+    // No route, but a good key: the line names who asked.
     const missing = await send('/api/nothing-here/', { headers: auth() })
     const lines = (await settled(3)).map((l) => JSON.parse(l))
     const byId = (r: Response) => lines.find((l) => l.request_id === r.headers.get('x-request-id'))
@@ -44,7 +44,7 @@ describe('json', () => {
     expect([byId(ok), byId(anonymous), byId(missing)]).toEqual([
       { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/devices/', status: 200, ms: expect.any(Number), user: 'ana', request_id: ok.headers.get('x-request-id') },
       { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/devices/', status: 401, ms: expect.any(Number), user: '-', request_id: anonymous.headers.get('x-request-id') },
-      { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/nothing-here/', status: 404, ms: expect.any(Number), user: '-', request_id: missing.headers.get('x-request-id') },
+      { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/nothing-here/', status: 404, ms: expect.any(Number), user: 'ana', request_id: missing.headers.get('x-request-id') },
     ])
     expect(new Set(lines.map((l) => l.request_id)).size).toBe(3)
     expect(lines.join('\n')).not.toContain('hunter2')
