@@ -1,13 +1,11 @@
 -- wrk script: the same GET <BENCH_PATH> every time (a first page, what an editing tool asks for
 -- most). Environment: BENCH_PATH (path and query), BENCH_KEY (sent as "Authorization: Token KEY"
 -- when set). done() prints one JSON line.
+dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')
 local path = os.getenv("BENCH_PATH") or "/api/videoassets/?limit=50&offset=0"
-local key = os.getenv("BENCH_KEY")
-local headers = { ["Accept"] = "application/json" }
-if key and key ~= "" then headers["Authorization"] = "Token " .. key end
+local headers = request_headers()
 
 function request()
   return wrk.format("GET", path, headers)
 end
 
-dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')

@@ -5,15 +5,14 @@
 -- the server: the caller counts what was imported from the catalogue). Environment: BENCH_ROOT,
 -- BENCH_PRODUCTION, BENCH_PATH, BENCH_KEY ("Authorization: Token KEY" when set), BENCH_FIRST,
 -- BENCH_COUNT, BENCH_THREADS (must equal wrk's -t). done() prints one JSON line.
+dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')
 local root = os.getenv("BENCH_ROOT")
 local production = os.getenv("BENCH_PRODUCTION") or "Bench"
 local path = os.getenv("BENCH_PATH") or "/api/asset/import/"
-local key = os.getenv("BENCH_KEY")
 local first = tonumber(os.getenv("BENCH_FIRST") or "0")
 local count = tonumber(os.getenv("BENCH_COUNT") or "100000")
 local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
-local headers = { ["Accept"] = "application/json", ["Content-Type"] = "application/json" }
-if key and key ~= "" then headers["Authorization"] = "Token " .. key end
+local headers = request_headers({ ["Content-Type"] = "application/json" })
 
 local index = 0
 function setup(thread)
@@ -41,5 +40,3 @@ function response(status, headers, body)
   if received >= perThread then wrk.thread:stop() end
 end
 
--- done(): the JSON line every script here prints, from wrk-report.lua beside this file.
-dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')

@@ -1,11 +1,10 @@
 -- wrk script: GET <BENCH_PATH><id>/ with ids drawn from [1, BENCH_TOTAL] by a fixed-seed
 -- generator, so every target gets the same sequence. Environment: BENCH_PATH, BENCH_KEY (sent as
 -- "Authorization: Token KEY" when set), BENCH_TOTAL. done() prints one JSON line.
+dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')
 local path = os.getenv("BENCH_PATH") or "/api/videoassets/"
-local key = os.getenv("BENCH_KEY")
 local total = tonumber(os.getenv("BENCH_TOTAL") or "100000")
-local headers = { ["Accept"] = "application/json" }
-if key and key ~= "" then headers["Authorization"] = "Token " .. key end
+local headers = request_headers()
 
 function init(args)
   math.randomseed(20261122)
@@ -15,4 +14,3 @@ function request()
   return wrk.format("GET", path .. math.random(1, total) .. "/", headers)
 end
 
-dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')

@@ -1,5 +1,16 @@
--- done() for the wrk scripts of bench/ (loaded by each with dofile): one JSON line with the
--- request count, duration, bytes, errors and latency percentiles, which the benchmark parses.
+-- What the wrk scripts of bench/ share (each loads this with dofile): request_headers(), and
+-- done(), which prints one JSON line with the request count, duration, bytes, errors and latency
+-- percentiles for the benchmark to parse.
+
+-- Accept JSON (plus the given headers), and "Authorization: Token KEY" when BENCH_KEY is set.
+function request_headers(extra)
+  local headers = { ["Accept"] = "application/json" }
+  for name, value in pairs(extra or {}) do headers[name] = value end
+  local key = os.getenv("BENCH_KEY")
+  if key and key ~= "" then headers["Authorization"] = "Token " .. key end
+  return headers
+end
+
 function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
