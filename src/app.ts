@@ -75,8 +75,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     },
   })
     .onError({ as: 'global' }, ({ code, error, request }) => failures.onError({ code, error, request }))
-    // Before every other hook, so that whatever they answer carries the request id.
-    .onRequest(requests.start)
+    // Around everything: whatever any hook answers carries the request id.
     .wrap(requests.around as Parameters<Elysia['wrap']>[0])
     // First of the checks: the line and headers are checked before auth or routing reads them.
     .onRequest(({ request }) => checkHead(request))

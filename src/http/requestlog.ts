@@ -40,46 +40,58 @@ export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request
   const newId = idMaker()
 
   return {
-    /** The request's id; undefined for a request that never reached the app's hooks. */
+    /** The request's id; undefined for a request that never reached the app's fetch. */
     idOf: (request: Request) => pending.get(request)?.id,
 
-    /** First hook of all: the id and the start time; the id is sent back on every answer. */
-    start({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) {
-      const incoming = request.headers.get('x-request-id')
-      const id = incoming && INCOMING_ID.test(incoming) ? incoming : newId()
-      pending.set(request, { id, at: performance.now() })
-      set.headers['x-request-id'] = id
-    },
-
     /**
-     * Around Elysia's fetch (its wrap, as the Basic check in auth.ts): the line once the answer
-     * is made, with the status of the Response actually sent (an error's too). An after-response
-     * hook would do the same later, but Elysia keeps every request's context alive until its
-     * turn comes: under load (16 connections of imports) that doubled the server's peak memory
-     * (350 against 176 MB in bench/import-profile.ts). For a streamed list, the answer is made
-     * when its first rows are ready.
+     * Around Elysia's fetch (its wrap, as the Basic check in auth.ts): the id and the start time
+     * first, then, once the answer is made, X-Request-Id on it and the line, with the status of
+     * the Response actually sent (an error's too). For a streamed list, the answer is made when
+     * its first rows are ready.
+     *
+     * Both are done here and not in hooks. An after-response hook would write the line later, but
+     * Elysia keeps every request's context alive until its turn comes: under load (16
+     * connections of imports) that doubled the server's peak memory (350 against 176 MB in
+     * bench/import-profile.ts). And a header put in Elysia's `set.headers` makes it rebuild every
+     * Response a handler returns (a new Response over the old one's body stream, to merge the
+     * headers): a list's page, made as a string, was then sent as a stream. Set on the answer
+     * itself, the header costs one call (issue 9: 8 µs of a 50-row page in-process).
      */
-    around<H extends (request: Request) => unknown>(handle: H, _request: Request): H {
-      if (quiet) return handle
-      return ((request: Request) => {
-        const out = handle(request)
-        return out instanceof Promise ? out.then((response) => line(request, response)) : line(request, out)
+    around<H extends (request: Request) => unknown>(handle: H, request: Request): H {
+      const incoming = request.headers.get('x-request-id')
+      const entry = { id: incoming && INCOMING_ID.test(incoming) ? incoming : newId(), at: quiet ? 0 : performance.now() }
+      pending.set(request, entry)
+      return ((r: Request) => {
+        const out = handle(r)
+        return out instanceof Promise ? out.then((response) => done(r, entry, response)) : done(r, entry, out)
       }) as H
     },
   }
 
-  function line(request: Request, response: unknown): unknown {
-    const entry = pending.get(request)
-    if (entry)
+  function done(request: Request, entry: Pending, response: unknown): unknown {
+    const answer = response instanceof Response ? withId(response, entry.id) : response
+    if (!quiet)
       log.info('request', {
         method: request.method,
         path: pathOf(request.url),
-        status: response instanceof Response ? response.status : 200,
+        status: answer instanceof Response ? answer.status : 200,
         ms: Math.round((performance.now() - entry.at) * 10) / 10,
         user: userOf(request) ?? '-',
         request_id: entry.id,
       })
+    return answer
+  }
+}
+
+/** The answer with its X-Request-Id; a Response whose headers are immutable is remade around its body. */
+function withId(response: Response, id: string): Response {
+  try {
+    response.headers.set('x-request-id', id)
     return response
+  } catch {
+    const copy = new Response(response.body, response)
+    copy.headers.set('x-request-id', id)
+    return copy
   }
 }
 
