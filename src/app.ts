@@ -10,7 +10,7 @@ import { apiDocs } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
 import { corsPlugin } from './http/cors.ts'
 import { baseUrlOf, checkHead, pathOf } from './http/head.ts'
-import { addPageLinks, createLists } from './http/lists.ts'
+import { createLists } from './http/lists.ts'
 import { errors, sharedModels } from './http/models.ts'
 import { createRequestLog } from './http/requestlog.ts'
 import { checkAccept } from './http/versioning.ts'
@@ -44,11 +44,11 @@ export type AppOptions = {
 export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [] }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
-  const ctx: ModuleContext = { db, users, list: createLists(db), auth: authPlugin(users, principals), runner }
+  const baseOf = baseUrlOf(publicUrl)
+  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), runner }
   const bodySchemas = new Map<string, TSchema>()
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
-  const baseOf = baseUrlOf(publicUrl)
   // Typed here: the hooks below read the routes of the app they are part of.
   const routes = (): Route[] => app.routes
 
@@ -87,7 +87,6 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
     })
     .onParse(createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`)))
-    .onAfterHandle({ as: 'global' }, ({ request, responseValue }) => addPageLinks(responseValue, request, baseOf(request)))
     .use(apiDocs())
     .use(sharedModels)
     .model({ ApiRoot })

@@ -39,9 +39,6 @@ export type ListSpec<T extends SQLiteTable> = {
 
 const STREAM_BATCH = 256
 
-/** The pages made, for addPageLinks; weak, so an answer sent is forgotten. */
-const pages = new WeakMap<Response, { limit: number; offset: number; count: number }>()
-
 /**
  * From this offset on, a page's ids are picked in a sub-select before its rows are read (see
  * `keyed` below). The sub-select costs about 3 µs a page and saves about 9 ns per entry skipped
@@ -52,7 +49,11 @@ export const KEYED_FROM = 300
 
 type Compiled = { select: string; ids: string; count: string; decode: (raw: Row) => Row }
 
-export function createLists(db: Db) {
+/**
+ * baseOf: the base of absolute URLs for a request (serve --public-url, else the Host it was sent
+ * to), for a page's Link header.
+ */
+export function createLists(db: Db, baseOf: (request: Request) => string) {
   const counts = new Map<string, { generation: string; n: number }>()
   const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect
   // Per table and column set: the SELECT head, the COUNT head and the decoder, built once.
@@ -97,7 +98,8 @@ export function createLists(db: Db) {
     return n
   }
 
-  return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery): Response {
+  /** The list route's answer; `request` is the one asking, whose query a page's Link keeps. */
+  return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery, request: Request): Response {
     const c = compile(spec.table, spec.columns)
     const where = and(...spec.where)
     const w = where ? dialect.sqlToQuery(where) : { sql: '', params: [] }
@@ -115,9 +117,9 @@ export function createLists(db: Db) {
       const rows = db.$client.query(offset < KEYED_FROM ? base + ' limit ? offset ?' : keyed(c, whereSql)).all(...(w.params as never[]), limit, offset) as Row[]
       let body = '['
       for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
-      const response = new Response(body + ']', { headers })
-      pages.set(response, { limit, offset, count })
-      return response
+      const link = pageLinks(request, baseOf(request), { limit, offset, count })
+      if (link) headers.link = link
+      return new Response(body + ']', { headers })
     }
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
@@ -136,38 +138,38 @@ const keyed = (c: { select: string; ids: string }, whereSql: string) =>
   `${c.select} where "id" in (${c.ids}${whereSql} order by "id" limit ? offset ?) order by "id"`
 
 /**
- * The Link header of a page (RFC 8288), added once the request is at hand (src/app.ts calls this
- * for every answer; only a page is in `pages`): the previous and the next page, as absolute URLs
- * on the API root's base (medialoopster clients follow them as they are), with the request's own
- * query kept as it was spelled, unknown parameters included, and only limit and offset replaced.
- * No prev on the first page, no next on the last.
+ * The Link header of a page (RFC 8288), made with the page: the previous and the next page, as
+ * absolute URLs on the API root's base (medialoopster clients follow them as they are), with the
+ * request's own query kept as it was spelled, unknown parameters included, and only limit and
+ * offset replaced. No prev on the first page, no next on the last. Made here and not in a global
+ * after-handle hook, which added an await and a lookup to every request of every route.
  */
-export function addPageLinks(response: unknown, request: Request, base: string): void {
-  if (!(response instanceof Response)) return
-  const page = pages.get(response)
-  if (!page) return
-  const { limit, offset, count } = page
+function pageLinks(request: Request, base: string, { limit, offset, count }: { limit: number; offset: number; count: number }): string | undefined {
+  const hasPrev = offset > 0
+  const hasNext = offset + limit < count
+  if (!hasPrev && !hasNext) return undefined
   const url = request.url
   const pathEnd = url.indexOf('?')
-  const path = pathOf(url)
-  const kept = pathEnd < 0 ? [] : url.slice(pathEnd + 1).split('&').filter((pair) => pair && !PAGING.has(nameOf(pair)))
-  const at = (start: number, rel: string) =>
-    `<${escapeTarget(`${base}${path}?${[...kept, `limit=${limit}`, `offset=${start}`].join('&')}`)}>; rel="${rel}"`
-  const links: string[] = []
-  if (offset > 0) links.push(at(Math.max(0, Math.min(offset, count) - limit), 'prev'))
-  if (offset + limit < count) links.push(at(offset + limit, 'next'))
-  if (links.length) response.headers.set('link', links.join(', '))
+  let kept = ''
+  if (pathEnd >= 0) for (const pair of url.slice(pathEnd + 1).split('&')) if (pair && !PAGING.has(nameOf(pair))) kept += pair + '&'
+  const at = (start: number, rel: string) => `<${escapeTarget(`${base}${pathOf(url)}?${kept}limit=${limit}&offset=${start}`)}>; rel="${rel}"`
+  const prev = hasPrev ? at(Math.max(0, Math.min(offset, count) - limit), 'prev') : undefined
+  const next = hasNext ? at(offset + limit, 'next') : undefined
+  return prev && next ? `${prev}, ${next}` : (prev ?? next)
 }
 
 const PAGING = new Set(['limit', 'offset'])
 
 /** A query pair's name decoded as the router decodes it ("+" a space), so that "limi%74" is limit too. */
 function nameOf(pair: string): string {
-  const name = pair.split('=', 1)[0]!.replaceAll('+', ' ')
+  const eq = pair.indexOf('=')
+  const name = eq < 0 ? pair : pair.slice(0, eq)
+  // Most names are plain (limit, offset, production): nothing to decode.
+  if (!name.includes('%') && !name.includes('+')) return name
   try {
-    return decodeURIComponent(name)
+    return decodeURIComponent(name.replaceAll('+', ' '))
   } catch {
-    return name
+    return name.replaceAll('+', ' ')
   }
 }
 

@@ -65,8 +65,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     .model({ ...spec.models, [`${name}List`]: t.Array(spec.models[name]!) })
     .get(
       '/',
-      ({ query, user }) =>
-        ctx.list({ table, where: spec.where(query as Q['static'], user), toApi: (row) => spec.toApi(row, user), columns: spec.listColumns }, query),
+      ({ query, user, request }) =>
+        ctx.list({ table, where: spec.where(query as Q['static'], user), toApi: (row) => spec.toApi(row, user), columns: spec.listColumns }, query, request),
       {
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),

@@ -35,7 +35,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
     .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, DeleteAccepted, LinkResult, UnlinkResult })
     .get(
       '/',
-      ({ query, user }) =>
+      ({ query, user, request }) =>
         ctx.list({
           table: projectAssets,
           where: [
@@ -43,7 +43,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
             readableBy(user, projectAssets.production),
           ],
           toApi: (row) => service.toApi(row, user),
-        }, query),
+        }, query, request),
       {
         auth: true,
         query: t.Object({
