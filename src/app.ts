@@ -3,6 +3,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { Core } from './core.ts'
+import { dataVersionOf } from './db/client.ts'
 import { authPlugin } from './http/auth.ts'
 import type { Principal } from './modules/users/service.ts'
 import { createBodyParser } from './http/body.ts'
@@ -45,6 +46,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
   const baseOf = baseUrlOf(publicUrl)
+  const dataVersion = dataVersionOf(db)
   const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), runner }
   const bodySchemas = new Map<string, TSchema>()
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
@@ -75,6 +77,11 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     },
   })
     .onError({ as: 'global' }, ({ code, error, request }) => failures.onError({ code, error, request }))
+    // Each request sees every commit another process made before it started (db/client.ts).
+    .wrap((handle) => {
+      dataVersion.refresh()
+      return handle
+    })
     // Around everything: whatever any hook answers carries the request id.
     .wrap(requests.around as Parameters<Elysia['wrap']>[0])
     // First of the checks: the line and headers are checked before auth or routing reads them.

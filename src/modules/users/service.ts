@@ -2,7 +2,7 @@
 // by the command line; no HTTP types here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
+import { type Db, dataVersionOf } from '../../db/client.ts'
 import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
@@ -272,8 +272,10 @@ function principalCache(db: Db) {
   const client = db.$client
   client.run('CREATE TEMP TABLE IF NOT EXISTS auth_generation (n INTEGER NOT NULL)')
   client.run('INSERT INTO temp.auth_generation (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.auth_generation)')
-  // Three statements, not one: the pragmas' table-valued forms (pragma_data_version) cost ten times more.
-  const dataVersion = client.prepare<{ data_version: number }, []>('PRAGMA data_version')
+  // Separate statements, not one: the pragmas' table-valued forms (pragma_temp_schema_version) cost
+  // ten times more. The temporary schema and table are this connection's own: reading them opens
+  // no read transaction on the catalogue; data_version does, and is shared (db/client.ts).
+  const dataVersion = dataVersionOf(db)
   const tempSchema = client.prepare<{ schema_version: number }, []>('PRAGMA temp.schema_version')
   const ownWrites = client.prepare<{ n: number }, []>('SELECT n FROM temp.auth_generation')
   const watch = () => {
@@ -296,7 +298,7 @@ function principalCache(db: Db) {
         schema = watch()
         cache.clear()
       }
-      const nowVersion = dataVersion.get()!.data_version
+      const nowVersion = dataVersion.get()
       const nowOwn = ownWrites.get()!.n
       if (nowVersion !== version || nowOwn !== own) {
         cache.clear()
