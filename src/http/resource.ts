@@ -66,7 +66,9 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     .get(
       '/',
       ({ query, user, request }) =>
-        ctx.list({ table, where: spec.where(query as Q['static'], user), toApi: (row) => spec.toApi(row, user), columns: spec.listColumns }, query, request),
+        ctx.list({
+          table, where: () => spec.where(query as Q['static'], user), route: spec.prefix, user, toApi: (row) => spec.toApi(row, user), columns: spec.listColumns,
+        }, query, request),
       {
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),

@@ -38,10 +38,12 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
       ({ query, user, request }) =>
         ctx.list({
           table: projectAssets,
-          where: [
+          where: () => [
             optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), ...assetListWhere(projectAssets, query),
             readableBy(user, projectAssets.production),
           ],
+          route: '/projectassets',
+          user,
           toApi: (row) => service.toApi(row, user),
         }, query, request),
       {
