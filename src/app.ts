@@ -85,7 +85,11 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     // Around everything: whatever any hook answers carries the request id.
     .wrap(requests.around as Parameters<Elysia['wrap']>[0])
     // First of the checks: the line and headers are checked before auth or routing reads them.
-    .onRequest(({ request }) => checkHead(request))
+    // A block, not `=> checkHead(request)`: Elysia awaits every hook whose source returns a call
+    // (compose.mjs isAsync), which costs each request a turn of the microtask queue.
+    .onRequest(({ request }) => {
+      checkHead(request)
+    })
     // Before auth: a preflight has no key, and a 401 must carry the CORS headers to be read.
     .use(corsPlugin(allowOrigins, () => routes().map((route) => route.method)))
     .use(ctx.auth)

@@ -59,16 +59,24 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     return row
   }
 
+  const list = (query: Q['static'], user: Principal, request: Request) =>
+    ctx.list({
+      table, where: () => spec.where(query, user), route: spec.prefix, user, toApi: (row) => spec.toApi(row, user), columns: spec.listColumns,
+    }, query, request)
+
+  // The list route's handler is a block that names its result, and the list is made outside it:
+  // Elysia awaits a handler whose source holds `=> f(`, `return f(` or "async"/"await" anywhere
+  // (compose.mjs isAsync), which costs every list request a turn of the microtask queue.
   const routes = new Elysia({ prefix: spec.prefix, tags: [name] })
     .use(sharedModels)
     .use(ctx.auth)
     .model({ ...spec.models, [`${name}List`]: t.Array(spec.models[name]!) })
     .get(
       '/',
-      ({ query, user, request }) =>
-        ctx.list({
-          table, where: () => spec.where(query as Q['static'], user), route: spec.prefix, user, toApi: (row) => spec.toApi(row, user), columns: spec.listColumns,
-        }, query, request),
+      ({ query, user, request }) => {
+        const page = list(query as Q['static'], user, request)
+        return page
+      },
       {
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),

@@ -1,14 +1,17 @@
 import { Elysia, t } from 'elysia'
 import { projectAssets } from '../../db/schema.ts'
 import { AppError, requireOneOf } from '../../http/errors.ts'
-import { Paging, slashPath } from '../../http/lists.ts'
+import { Paging, type PagingQuery, slashPath } from '../../http/lists.ts'
 import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
 import type { ModuleContext } from '../context.ts'
-import { AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
+import { type AssetListQuery, AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
 import { readableBy } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
 import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, type TaskRef, UnlinkResult, linkBodyDoc } from './model.ts'
 import type { ProjectAssets, QueuedTask } from './service.ts'
+
+type ProjectAssetQuery = AssetListQuery & PagingQuery & { bundle_root?: string }
 
 const LINK_PATHS = { link: ['/:id/addasset', '/:id/add'], unlink: ['/:id/unlinkasset', '/:id/unlink'] } as const
 
@@ -29,23 +32,28 @@ const taskAnswer = (task: QueuedTask): typeof TaskRef.static => ({ ...task, url:
  */
 export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, prefix: '/projectassets' | '/project') {
   const legacy = prefix === '/project'
+  const list = (query: ProjectAssetQuery, user: Principal, request: Request) =>
+    ctx.list({
+      table: projectAssets,
+      where: () => [
+        optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), ...assetListWhere(projectAssets, query),
+        readableBy(user, projectAssets.production),
+      ],
+      route: '/projectassets',
+      user,
+      toApi: (row) => service.toApi(row, user),
+    }, query, request)
   let routes = new Elysia({ prefix, tags: ['ProjectAsset'] })
     .use(sharedModels)
     .use(ctx.auth)
     .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, DeleteAccepted, LinkResult, UnlinkResult })
     .get(
       '/',
-      ({ query, user, request }) =>
-        ctx.list({
-          table: projectAssets,
-          where: () => [
-            optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), ...assetListWhere(projectAssets, query),
-            readableBy(user, projectAssets.production),
-          ],
-          route: '/projectassets',
-          user,
-          toApi: (row) => service.toApi(row, user),
-        }, query, request),
+      // A block naming its result, the list made outside it: see src/http/resource.ts.
+      ({ query, user, request }) => {
+        const page = list(query, user, request)
+        return page
+      },
       {
         auth: true,
         query: t.Object({
