@@ -42,8 +42,9 @@ export type ListSpec<T extends SQLiteTable> = {
    */
   route: string
   user: object
-  toApi: (row: T['$inferSelect']) => unknown
-  /** The columns toApi reads; default all. Fewer columns: less to fetch and to decode. */
+  /** The record of a row; none: the row as read (its `columns`, decoded) is the record. */
+  toApi?: (row: T['$inferSelect']) => unknown
+  /** The columns read, in this order; default all. Fewer columns: less to fetch and to decode. */
   columns?: readonly string[]
 }
 
@@ -142,7 +143,8 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     if (limit === 0) return new Response('[]', { headers })
 
     const base = c.select + whereSql + ' order by "id"'
-    const toJson = (raw: Row) => JSON.stringify(spec.toApi(c.decode(raw) as T['$inferSelect']))
+    const toApi = spec.toApi
+    const toJson = toApi ? (raw: Row) => JSON.stringify(toApi(c.decode(raw) as T['$inferSelect'])) : (raw: Row) => JSON.stringify(c.decode(raw))
     if (limit !== undefined) {
       const rows = db.$client.query(offset < KEYED_FROM ? base + ' limit ? offset ?' : keyed(c, whereSql)).all(...(w.params as never[]), limit, offset) as Row[]
       let body = '['

@@ -14,7 +14,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     table: mediaAssets,
     models: { [TITLES[kind]]: MediaAsset, [`${TITLES[kind]}Create`]: MediaAssetCreate, [`${TITLES[kind]}Detail`]: MediaAssetDetail },
     toApi: mediaToApi,
-    listColumns: Object.keys(fields),
+    listRecord: Object.keys(fields),
     filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters }),
     where: (query, user) => [
       literalEq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file), ...assetListWhere(mediaAssets, query), mediaReadableBy(user),
