@@ -3,7 +3,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { Core } from './core.ts'
-import { dataVersionOf } from './db/client.ts'
+import { dataVersionOf, readSnapshotOf } from './db/client.ts'
 import { authPlugin } from './http/auth.ts'
 import type { Principal } from './modules/users/service.ts'
 import { createBodyParser } from './http/body.ts'
@@ -47,6 +47,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const principals = new WeakMap<Request, Principal>()
   const baseOf = baseUrlOf(publicUrl)
   const dataVersion = dataVersionOf(db)
+  const snapshot = readSnapshotOf(db)
   const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), runner }
   const bodySchemas = new Map<string, TSchema>()
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
@@ -77,10 +78,12 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     },
   })
     .onError({ as: 'global' }, ({ code, error, request }) => failures.onError({ code, error, request }))
-    // Each request sees every commit another process made before it started (db/client.ts).
-    .wrap((handle) => {
+    // Each request sees every commit another process made before it started, and a request that
+    // only reads does so in one read transaction (db/client.ts).
+    .wrap((handle, request) => {
       dataVersion.refresh()
-      return handle
+      if (request.method !== 'GET' && request.method !== 'HEAD') return handle
+      return ((r: Request) => snapshot.run(() => handle(r))) as typeof handle
     })
     // Around everything: whatever any hook answers carries the request id.
     .wrap(requests.around as Parameters<Elysia['wrap']>[0])

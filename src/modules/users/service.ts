@@ -2,7 +2,7 @@
 // by the command line; no HTTP types here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
-import { type Db, dataVersionOf } from '../../db/client.ts'
+import { type Db, dataVersionOf, readSnapshotOf } from '../../db/client.ts'
 import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
@@ -265,7 +265,7 @@ const MAX_CACHED = 10_000
  *   every write (every import), and the cache would miss constantly under load.
  * Any change of either empties the whole cache. Inside a transaction nothing is cached or served:
  * a rollback would take the counter back, and an entry made from the rolled-back rows could match
- * it again. A table dropped (or rebuilt) takes its triggers with it and changes the temporary
+ * it again (a GET's read-only transaction aside). A table dropped (or rebuilt) takes its triggers with it and changes the temporary
  * schema's version: the triggers are then made again and the cache emptied.
  */
 function principalCache(db: Db) {
@@ -276,6 +276,7 @@ function principalCache(db: Db) {
   // ten times more. The temporary schema and table are this connection's own: reading them opens
   // no read transaction on the catalogue; data_version does, and is shared (db/client.ts).
   const dataVersion = dataVersionOf(db)
+  const snapshot = readSnapshotOf(db)
   const tempSchema = client.prepare<{ schema_version: number }, []>('PRAGMA temp.schema_version')
   const ownWrites = client.prepare<{ n: number }, []>('SELECT n FROM temp.auth_generation')
   const watch = () => {
@@ -293,7 +294,8 @@ function principalCache(db: Db) {
   return {
     /** The principal for this key hash: the cached one while valid, else made (and kept when found). */
     get(hash: string, make: () => Principal | undefined): Principal | undefined {
-      if (client.inTransaction) return make()
+      // A GET's read transaction (db/client.ts readSnapshotOf) writes nothing and never rolls back.
+      if (client.inTransaction && !snapshot.active) return make()
       if (tempSchema.get()!.schema_version !== schema) {
         schema = watch()
         cache.clear()
