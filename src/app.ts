@@ -45,11 +45,12 @@ export type AppOptions = {
 export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [] }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
+  const bodySchemas = new Map<string, TSchema>()
   const baseOf = baseUrlOf(publicUrl)
   const dataVersion = dataVersionOf(db)
   const snapshot = readSnapshotOf(db)
-  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), runner }
-  const bodySchemas = new Map<string, TSchema>()
+  const parseBody = createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`))
+  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), parseBody, runner }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
   // Typed here: the hooks below read the routes of the app they are part of.
@@ -100,7 +101,6 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       const path = pathOf(request.url)
       if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
     })
-    .onParse(createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`)))
     .use(apiDocs())
     .use(sharedModels)
     .model({ ApiRoot })

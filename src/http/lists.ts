@@ -130,8 +130,11 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     return n
   }
 
-  /** The list route's answer; `request` is the one asking, whose query a page's Link keeps. */
-  return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery, request: Request): Response {
+  /**
+   * The list route's answer, for the route to make its Response of (see ListAnswer); `request`
+   * is the one asking, whose query a page's Link keeps.
+   */
+  return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery, request: Request): ListAnswer {
     const c = compile(spec.table, spec.columns)
     const w = whereOf(c, spec as unknown as ListSpec<SQLiteTable>, paging as Record<string, unknown>)
     const whereSql = w.sql
@@ -140,7 +143,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     // Digits beyond SQLite's 64-bit integers are capped rather than bound as a float (a 500).
     const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
-    if (limit === 0) return new Response('[]', { headers })
+    if (limit === 0) return { body: '[]', headers }
 
     const base = c.select + whereSql + ' order by "id"'
     const toApi = spec.toApi
@@ -151,11 +154,11 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
       for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
       const link = pageLinks(request, baseOf(request), { limit, offset, count })
       if (link) headers.link = link
-      return new Response(body + ']', { headers })
+      return { body: body + ']', headers }
     }
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
-    return new Response(streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), { headers })
+    return { body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), headers }
   }
 }
 
@@ -233,3 +236,13 @@ function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => string): 
 }
 
 export type List = ReturnType<typeof createLists>
+
+/**
+ * A list's body (a page's JSON text, or the whole list as a stream) and headers. The route makes
+ * the Response itself, `return new Response(answer.body, answer)`: Elysia reads a handler's source
+ * to decide whether to await it (compose.mjs isAsync), and awaits any that returns a call's result
+ * (`=> f(...)`, `return f(...)`) but not `return new ...`. A list route that is not awaited, and has
+ * no parse hook (context.ts parseBody), answers in the same turn it was asked, without a promise
+ * (test/http/list-routes.test.ts).
+ */
+export type ListAnswer = { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> }

@@ -70,9 +70,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       ...(spec.listRecord ? { columns: spec.listRecord } : { toApi: (row: T['$inferSelect']) => spec.toApi(row, user) }),
     }, query, request)
 
-  // The list route's handler is a block that names its result, and the list is made outside it:
-  // Elysia awaits a handler whose source holds `=> f(`, `return f(` or "async"/"await" anywhere
-  // (compose.mjs isAsync), which costs every list request a turn of the microtask queue.
+  // The list route's handler makes its Response of the list's answer, made outside it (lists.ts
+  // ListAnswer says why).
   const routes = new Elysia({ prefix: spec.prefix, tags: [name] })
     .use(sharedModels)
     .use(ctx.auth)
@@ -80,8 +79,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     .get(
       '/',
       ({ query, user, request }) => {
-        const page = list(query as Q['static'], user, request)
-        return page
+        const answer = list(query as Q['static'], user, request)
+        return new Response(answer.body, answer)
       },
       {
         auth: true,
@@ -101,7 +100,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const create = spec.create
   // Two fields of which one is required (models.ts eitherOf), reported with the body's other failures.
   const either = eitherFields(create.body)
-  return routes.post(
+  return routes.onParse(ctx.parseBody).post(
     '/',
     ({ body, user, set }) => {
       if (create.codename) requirePerm(user, create.codename)

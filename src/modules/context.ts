@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts'
 import type { authPlugin } from '../http/auth.ts'
+import type { createBodyParser } from '../http/body.ts'
 import type { List } from '../http/lists.ts'
 import type { Runner } from '../tasks/runner.ts'
 import type { Users } from './users/service.ts'
@@ -10,5 +11,11 @@ export type ModuleContext = {
   users: Users
   list: List
   auth: ReturnType<typeof authPlugin>
+  /**
+   * The body parser (http/body.ts), for a module to put before its routes that take a body:
+   * `.onParse(ctx.parseBody)`, never on the app. Elysia awaits every route that has a parse
+   * hook, a GET too; a GET without one runs without a turn of the microtask queue.
+   */
+  parseBody: ReturnType<typeof createBodyParser>
   runner: Runner
 }

@@ -32,6 +32,7 @@ export function assetImportModule(ctx: ModuleContext, imports: Imports) {
     .use(sharedModels)
     .use(ctx.auth)
     .model({ ...assetImportModels, AssetImportResult, PathRefusal })
+    .onParse(ctx.parseBody)
     .post(
       '/import',
       ({ body, user, request, set }) => {

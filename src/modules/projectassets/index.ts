@@ -49,10 +49,10 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
     .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, DeleteAccepted, LinkResult, UnlinkResult })
     .get(
       '/',
-      // A block naming its result, the list made outside it: see src/http/resource.ts.
+      // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.
       ({ query, user, request }) => {
-        const page = list(query, user, request)
-        return page
+        const answer = list(query, user, request)
+        return new Response(answer.body, answer)
       },
       {
         auth: true,
@@ -71,6 +71,8 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
       response: { 200: 'ProjectAsset', ...errors(404) },
       detail: { summary: 'One project asset', deprecated: legacy },
     })
+    // The routes below take a body (and DELETE reads any it is sent the same way).
+    .onParse(ctx.parseBody)
     .post(
       '/',
       async ({ body, query, user, set }) => {
