@@ -100,16 +100,6 @@ export function readSnapshotOf(db: Db): ReadSnapshot {
   return snapshot
 }
 
-/**
- * A value that changes whenever the database content may have changed: writes through this
- * connection (total_changes, counted without a read transaction) or through any other
- * connection, such as a CLI command (data_version, above). Used to keep derived values (list
- * counts) without serving stale ones.
- */
-export function dataGeneration(db: Db): string {
-  const changes = db.$client.query<{ t: number }, []>('SELECT total_changes() AS t').get()!.t
-  return `${dataVersionOf(db).get()}:${changes}`
-}
 
 /**
  * An install made before the catalogue was private: takes the group and other permissions off

@@ -4,7 +4,7 @@ import { type SQL, and } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { getTableColumns } from 'drizzle-orm'
 import { t } from 'elysia'
-import { type Db, dataGeneration } from '../db/client.ts'
+import { type Db, dataVersionOf } from '../db/client.ts'
 import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
 import { pathOf } from './head.ts'
 
@@ -59,8 +59,13 @@ const STREAM_BATCH = 256
 export const KEYED_FROM = 300
 
 type Compiled = { select: string; ids: string; count: string; decode: (raw: Row) => Row }
-/** A list's WHERE as SQL text and parameters, and the key of its count. */
-type Where = { sql: string; params: unknown[]; countKey: string }
+/**
+ * A list's WHERE as SQL text and parameters, the key of its count, and its page statement's text.
+ * Made once for a list without filters (see ListSpec.route), so that the text is one string whose
+ * hash is known: bun:sqlite finds its prepared statement by the text, and a text built anew
+ * for each request was hashed anew.
+ */
+type Where = { sql: string; params: unknown[]; countKey: string; page: string }
 const NO_PARAMS: unknown[] = []
 
 /**
@@ -68,7 +73,10 @@ const NO_PARAMS: unknown[] = []
  * to), for a page's Link header.
  */
 export function createLists(db: Db, baseOf: (request: Request) => string) {
-  const counts = new Map<string, { generation: string; n: number }>()
+  const counts = new Map<string, { version: number; changes: number; n: number }>()
+  const dataVersion = dataVersionOf(db)
+  // This connection's own writes: total_changes() needs no read transaction (unlike data_version).
+  const ownChanges = db.$client.prepare<{ t: number }, []>('SELECT total_changes() AS t')
   const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect
   // Per table and column set: the SELECT head, the COUNT head and the decoder, built once.
   const compiled = new Map<SQLiteTable, Map<string, Compiled>>()
@@ -112,7 +120,8 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const w = where ? dialect.sqlToQuery(where) : { sql: '', params: NO_PARAMS }
     const sql = w.sql ? ` where ${w.sql}` : ''
     const count = c.count + sql
-    const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count }
+    const page = c.select + sql + ' order by "id" limit ? offset ?'
+    const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page }
     if (!filtered) {
       if (!kept) unfiltered.set(spec.user, (kept = new Map()))
       kept.set(spec.route, made)
@@ -120,13 +129,18 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     return made
   }
 
+  /**
+   * The number of rows the list's WHERE selects: counted once, then kept while neither another
+   * connection (data_version, db/client.ts) nor this one (total_changes) has written anything.
+   */
   function total(c: Compiled, w: Where): number {
-    const generation = dataGeneration(db)
+    const version = dataVersion.get()
+    const changes = ownChanges.get()!.t
     const hit = counts.get(w.countKey)
-    if (hit && hit.generation === generation) return hit.n
+    if (hit && hit.version === version && hit.changes === changes) return hit.n
     const n = Number(db.$client.query(c.count + w.sql).values(...(w.params as never[]))[0]![0])
     if (counts.size > 1000) counts.clear()
-    counts.set(w.countKey, { generation, n })
+    counts.set(w.countKey, { version, changes, n })
     return n
   }
 
@@ -145,17 +159,17 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
     if (limit === 0) return { body: '[]', headers }
 
-    const base = c.select + whereSql + ' order by "id"'
     const toApi = spec.toApi
     const toJson = toApi ? (raw: Row) => JSON.stringify(toApi(c.decode(raw) as T['$inferSelect'])) : (raw: Row) => JSON.stringify(c.decode(raw))
     if (limit !== undefined) {
-      const rows = db.$client.query(offset < KEYED_FROM ? base + ' limit ? offset ?' : keyed(c, whereSql)).all(...(w.params as never[]), limit, offset) as Row[]
+      const rows = db.$client.query(offset < KEYED_FROM ? w.page : keyed(c, whereSql)).all(...(w.params as never[]), limit, offset) as Row[]
       let body = '['
       for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
       const link = pageLinks(request, baseOf(request), { limit, offset, count })
       if (link) headers.link = link
       return { body: body + ']', headers }
     }
+    const base = c.select + whereSql + ' order by "id"'
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
     return { body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), headers }
