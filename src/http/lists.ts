@@ -1,5 +1,6 @@
 // Lists (service.md section 3): exact filters, id order, limit/offset, X-Total-Count, Link, and the
 // unpaged list streamed from an open statement so that no list is ever held whole in memory.
+import type { Statement } from 'bun:sqlite'
 import { type SQL, and } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { getTableColumns } from 'drizzle-orm'
@@ -60,12 +61,13 @@ export const KEYED_FROM = 300
 
 type Compiled = { select: string; ids: string; count: string; decode: (raw: Row) => Row }
 /**
- * A list's WHERE as SQL text and parameters, the key of its count, and its page statement's text.
- * Made once for a list without filters (see ListSpec.route), so that the text is one string whose
- * hash is known: bun:sqlite finds its prepared statement by the text, and a text built anew
- * for each request was hashed anew.
+ * A list's WHERE as SQL text and parameters, the key of its count, and its page statement. Kept
+ * for a list without filters (see ListSpec.route) with the statement prepared: bun:sqlite's
+ * query() finds a prepared statement by its text in an LRU map, which cost a text built, hashed
+ * and moved in the map on every request. A list with filters makes its Where each time and
+ * goes through query().
  */
-type Where = { sql: string; params: unknown[]; countKey: string; page: string }
+type Where = { sql: string; params: unknown[]; countKey: string; page: string; statement?: Statement }
 const NO_PARAMS: unknown[] = []
 
 /**
@@ -124,7 +126,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page }
     if (!filtered) {
       if (!kept) unfiltered.set(spec.user, (kept = new Map()))
-      kept.set(spec.route, made)
+      kept.set(spec.route, { ...made, statement: db.$client.prepare(page) })
     }
     return made
   }
@@ -162,7 +164,8 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const toApi = spec.toApi
     const toJson = toApi ? (raw: Row) => JSON.stringify(toApi(c.decode(raw) as T['$inferSelect'])) : (raw: Row) => JSON.stringify(c.decode(raw))
     if (limit !== undefined) {
-      const rows = db.$client.query(offset < KEYED_FROM ? w.page : keyed(c, whereSql)).all(...(w.params as never[]), limit, offset) as Row[]
+      const statement = offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql)) : (w.statement ?? db.$client.query(w.page))
+      const rows = statement.all(...(w.params as never[]), limit, offset) as Row[]
       let body = '['
       for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
       const link = pageLinks(request, baseOf(request), { limit, offset, count })
