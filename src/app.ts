@@ -9,7 +9,7 @@ import type { Principal } from './modules/users/service.ts'
 import { createBodyParser } from './http/body.ts'
 import { apiDocs } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
-import { corsPlugin } from './http/cors.ts'
+import { corsWrap } from './http/cors.ts'
 import { baseUrlOf, checkHead, pathOf } from './http/head.ts'
 import { createLists } from './http/lists.ts'
 import { errors, sharedModels } from './http/models.ts'
@@ -47,6 +47,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const principals = new WeakMap<Request, Principal>()
   const bodySchemas = new Map<string, TSchema>()
   const baseOf = baseUrlOf(publicUrl)
+  const cors = corsWrap(allowOrigins, () => routes().map((route) => route.method))
   const dataVersion = dataVersionOf(db)
   const snapshot = readSnapshotOf(db)
   const parseBody = createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`))
@@ -87,6 +88,9 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       return ((r: Request) => snapshot.run(() => handle(r))) as typeof handle
     })
     // Around everything: whatever any hook answers carries the request id.
+    // CORS (when serve names origins), inside the request log: a preflight is logged and has its
+    // id; before auth: a preflight has no key, and a 401 must carry the headers to be read.
+    .use((app) => (cors ? app.wrap(cors as Parameters<Elysia['wrap']>[0]) : app))
     .wrap(requests.around as Parameters<Elysia['wrap']>[0])
     // First of the checks: the line and headers are checked before auth or routing reads them.
     // A block, not `=> checkHead(request)`: Elysia awaits every hook whose source returns a call
@@ -94,8 +98,6 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     .onRequest(({ request }) => {
       checkHead(request)
     })
-    // Before auth: a preflight has no key, and a 401 must carry the CORS headers to be read.
-    .use(corsPlugin(allowOrigins, () => routes().map((route) => route.method)))
     .use(ctx.auth)
     .onRequest(({ request }) => {
       const path = pathOf(request.url)

@@ -6,7 +6,6 @@
 // Runs before authentication: a browser sends its preflight OPTIONS without the Authorization
 // header the real request will carry, and a page can only read a 401 (to tell the user the key
 // is wrong) when that answer carries these headers too.
-import { Elysia } from 'elysia'
 
 /** What a panel sends beyond the headers browsers allow by themselves. */
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept'
@@ -19,33 +18,61 @@ const EXPOSE_HEADERS = 'X-Total-Count, Link, X-Request-Id, Location'
  */
 const MAX_AGE = '600'
 
-type Reply = { status?: number | string; headers: Record<string, string | number> }
-
-/** methods: the methods of the API's routes (known once the app is composed, hence a function). */
-export function corsPlugin(origins: readonly string[], methods: () => string[]) {
+/**
+ * CORS around the app (a wrap, as the request log): the headers are put on the answer itself,
+ * not in Elysia's `set.headers`, where any header makes Elysia rebuild every Response a handler
+ * returns around its body stream (requestlog.ts says more). None: CORS is off.
+ * methods: the methods of the API's routes (known once the app is composed, hence a function).
+ */
+export function corsWrap(origins: readonly string[], methods: () => string[]) {
   const allowed = new Set(origins)
+  if (!allowed.size) return undefined
   let allowMethods: string | undefined
-  const plugin = new Elysia({ name: 'reelhouse.cors' })
-  if (!allowed.size) return plugin
-  return plugin
-    .onRequest(({ request, set }: { request: Request; set: Reply }) => {
-      // Every answer depends on Origin once CORS is on: a cache must not give one origin's
-      // answer (with or without these headers) to a page of another.
-      set.headers.vary = 'Origin'
-      const origin = request.headers.get('origin')
-      if (origin === null || !allowed.has(origin)) return
-      set.headers['access-control-allow-origin'] = origin
-      // A preflight: OPTIONS naming the method to come. Any path (a 404 is then answered to the
-      // real request, which the page can read), no key, no body.
-      if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
-        allowMethods ??= [...new Set([...methods(), 'HEAD'])].join(', ')
-        set.status = 204
-        set.headers['access-control-allow-methods'] = allowMethods
-        set.headers['access-control-allow-headers'] = ALLOW_HEADERS
-        set.headers['access-control-max-age'] = MAX_AGE
-        return new Response(null, { status: 204 })
-      }
-      set.headers['access-control-expose-headers'] = EXPOSE_HEADERS
-    })
-    .as('global')
+  return <H extends (request: Request) => unknown>(handle: H, request: Request): H => {
+    const origin = request.headers.get('origin')
+    const from = origin !== null && allowed.has(origin) ? origin : undefined
+    // A preflight: OPTIONS naming the method to come. Any path (a 404 is then answered to the
+    // real request, which the page can read), no key, no body.
+    if (from && request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
+      allowMethods ??= [...new Set([...methods(), 'HEAD'])].join(', ')
+      const preflight = new Response(null, {
+        status: 204,
+        headers: {
+          vary: 'Origin', 'access-control-allow-origin': from, 'access-control-allow-methods': allowMethods,
+          'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': MAX_AGE,
+        },
+      })
+      return (() => preflight) as unknown as H
+    }
+    return ((r: Request) => {
+      const out = handle(r)
+      return out instanceof Promise ? out.then((response) => withCors(response, from)) : withCors(out, from)
+    }) as H
+  }
+}
+
+/**
+ * Every answer depends on Origin once CORS is on: a cache must not give one origin's answer
+ * (with or without these headers) to a page of another. An allowed origin may read it.
+ */
+function withCors(response: unknown, from: string | undefined): unknown {
+  if (!(response instanceof Response)) return response
+  let answer = response
+  const set = (name: string, value: string) => {
+    try {
+      answer.headers.set(name, value)
+    } catch {
+      // Immutable headers (a Response made elsewhere): remade around its body.
+      answer = new Response(answer.body, answer)
+      answer.headers.set(name, value)
+    }
+  }
+  const vary = answer.headers.get('vary')
+  if (!vary) set('vary', 'Origin')
+  else if (!/(^|,)\s*origin\s*(,|$)/i.test(vary)) set('vary', `${vary}, Origin`)
+  if (from) {
+    set('access-control-allow-origin', from)
+    set('access-control-expose-headers', EXPOSE_HEADERS)
+  }
+  return answer
 }

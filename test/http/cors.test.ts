@@ -31,6 +31,17 @@ const corsHeaders = (r: { headers: Headers }) =>
 const EXPOSED = { 'access-control-allow-origin': PANEL, 'access-control-expose-headers': 'X-Total-Count, Link, X-Request-Id, Location', vary: 'Origin' }
 
 describe('with --allow-origin', () => {
+  test('a page for the panel is a Response at once with the headers and its request id, and a preflight has its request id', async () => {
+    const out = corsApp.fetch(new Request('http://localhost/api/devices/?limit=1', { headers: withKey(PANEL) }))
+    expect(out instanceof Response).toBe(true)
+    const page = out as Response
+    expect(corsHeaders(page)).toEqual(EXPOSED)
+    expect(page.headers.get('x-request-id')).toMatch(/^[0-9a-f]{16}$/)
+    expect(Array.isArray(await page.json())).toBe(true)
+    const r = await preflight(corsApp, '/api/devices/', PANEL)
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{16}$/)
+  })
+
   test('a preflight from the origin answers 204 with no body and no key, on every API path', async () => {
     const paths = ['/api/', '/api', '/api/ping/', '/api/devices/', '/api/devices/1/', '/api/projectassets/3/addasset/', '/api/asset/import/', '/api/no-such-thing/']
     for (const path of paths) {
