@@ -173,15 +173,18 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     if (limit === 0) return { body: '[]', headers }
 
     const toApi = spec.toApi
-    const toJson = toApi ? (raw: Row) => JSON.stringify(toApi(c.decode(raw) as T['$inferSelect'])) : (raw: Row) => JSON.stringify(c.decode(raw))
+    const toRecord = toApi ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect']) : c.decode
+    const toJson = (raw: Row) => JSON.stringify(toRecord(raw))
     if (limit !== undefined) {
       const statement = offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql)) : (w.statement ?? db.$client.query(w.page))
-      const rows = statement.all(...(w.params as never[]), limit, offset) as Row[]
-      let body = '['
-      for (let i = 0; i < rows.length; i++) body += (i ? ',' : '') + toJson(rows[i]!)
+      const rows = statement.all(...(w.params as never[]), limit, offset) as unknown[]
+      // The records in place of the rows, then the page in one JSON.stringify: the same text as
+      // one call per record joined with commas, made faster (a 50-row page, issue 9).
+      for (let i = 0; i < rows.length; i++) rows[i] = toRecord(rows[i] as Row)
+      const body = JSON.stringify(rows)
       const link = pageLinks(request, baseOf(request), { limit, offset, count })
       if (link) headers.link = link
-      return { body: body + ']', headers }
+      return { body, headers }
     }
     const base = c.select + whereSql + ' order by "id"'
     const sql = offset ? base + ' limit -1 offset ?' : base
