@@ -79,17 +79,30 @@ export function readSnapshotOf(db: Db): ReadSnapshot {
   if (snapshot) return snapshot
   const begin = client.prepare('BEGIN')
   const commit = client.prepare('COMMIT')
+  const rollback = client.prepare('ROLLBACK')
+  const version = dataVersionOf(db)
   let active = false
   snapshot = {
     run(fn) {
       if (client.inTransaction) return fn()
       begin.run()
       active = true
+      // data_version as of this transaction's snapshot (a Basic key check may have read it just
+      // before), so that a kept count is checked against what the page will read.
+      version.refresh()
       try {
         return fn()
       } finally {
         active = false
-        if (client.inTransaction) commit.run()
+        if (client.inTransaction) {
+          try {
+            commit.run()
+          } catch (error) {
+            // Never left open: every later request would run inside it and no write would land.
+            rollback.run()
+            throw error
+          }
+        }
       }
     },
     get active() {

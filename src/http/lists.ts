@@ -135,7 +135,9 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const count = c.count + sql
     const page = c.select + sql + ' order by "id" limit ? offset ?'
     const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page }
-    if (!filtered) {
+    // Only a principal that lasts is given one: the key cache's are frozen and kept until what they
+    // may read changes; one made for a single request (a password checked by Basic) is not.
+    if (!filtered && Object.isFrozen(spec.user)) {
       if (!kept) unfiltered.set(spec.user, (kept = new Map()))
       kept.set(spec.route, { ...made, statement: db.$client.prepare(page) })
     }

@@ -57,3 +57,18 @@ test('the key check inside the read transaction still serves and refreshes its c
   expect(t.users.revokeKey(key)).toBe(true)
   expect((await t.get('/api/devices/', { key })).status).toBe(401)
 })
+
+test('no GET route writes: every one leaves total_changes() as it was (a write inside the read transaction would need a lock it cannot wait for)', async () => {
+  const changes = () => t.db.$client.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  const routes = (t.app as unknown as { routes: { method: string; path: string }[] }).routes.filter((r) => r.method === 'GET')
+  expect(routes.length).toBeGreaterThan(15)
+  for (const route of routes) {
+    const path = route.path.replace(/:[^/]+/g, '1')
+    for (const query of ['', '?limit=2']) {
+      const before = changes()
+      const r = await t.get(path + query)
+      expect({ path, status: r.status < 500, changes: changes() }).toEqual({ path, status: true, changes: before })
+    }
+  }
+  expect(t.db.$client.inTransaction).toBe(false)
+})
