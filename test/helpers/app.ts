@@ -1,5 +1,6 @@
 // A real app over a real, migrated SQLite file in a disposable folder, with an admin key and
 // helpers to make users and send requests through app.handle.
+import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
@@ -116,6 +117,20 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
 }
 
 export type TestApp = ReturnType<typeof testApp>
+
+/**
+ * A statement run on the app's catalogue through a connection of its own, as another process (a
+ * CLI command) would. busyTimeoutMs 0: it must not wait for a lock the app holds.
+ */
+export function writeElsewhere(t: TestApp, sql: string, busyTimeoutMs = 5000) {
+  const other = new Database(join(t.dataDir, 'reelhouse.db'))
+  try {
+    other.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
+    other.run(sql)
+  } finally {
+    other.close()
+  }
+}
 
 /** A device on a real temporary folder and a production on it; returns their records. */
 export async function seedProduction(t: TestApp, name = 'Show', root = tempDir('reelhouse-device-')) {

@@ -3,10 +3,8 @@
 // process made it (the CLI, through PRAGMA data_version) or this connection did, by any path
 // (temporary triggers on the auth tables, cascades included). Each request below is made once
 // before the change, so that the answer after it would come from the cache if the cache missed it.
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
+import { type TestApp, seedProduction, tempDir, testApp, writeElsewhere } from '../helpers/app.ts'
 import { runCli } from '../helpers/process.ts'
 
 let t: TestApp
@@ -39,13 +37,7 @@ test('a key deleted through another connection: the very next request is 401, wi
   // request must read it again, or this one would be served from the key check made before.
   const key = t.makeUser('elsewhere')
   expect(await status(key)).toBe(200)
-  const other = new Database(join(t.dataDir, 'reelhouse.db'))
-  try {
-    other.run('PRAGMA busy_timeout = 5000')
-    other.run("DELETE FROM api_keys WHERE user_id = (SELECT id FROM users WHERE username = 'elsewhere')")
-  } finally {
-    other.close()
-  }
+  writeElsewhere(t, "DELETE FROM api_keys WHERE user_id = (SELECT id FROM users WHERE username = 'elsewhere')")
   expect(await status(key)).toBe(401)
 })
 

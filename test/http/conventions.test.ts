@@ -1,12 +1,11 @@
 // HTTP conventions every endpoint shares (service.md sections 3 and 4): authentication, health,
 // docs, the error envelope, 404/405, Accept versions, trailing slashes, body types and sizes,
 // and lists (order, paging, X-Total-Count, streaming).
-import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { VERSION } from '../../src/version.ts'
-import { type TestApp, testApp } from '../helpers/app.ts'
+import { type TestApp, testApp, writeElsewhere } from '../helpers/app.ts'
 import { errorEntry, expectError, folders } from '../helpers/envelope.ts'
 
 const dirs = folders()
@@ -708,13 +707,7 @@ describe('lists', () => {
     expect((await t.get('/api/devices/')).json).toEqual(created)
 
     // Another process (a CLI command, say) writes to the same file.
-    const other = new Database(join(t.dataDir, 'reelhouse.db'))
-    try {
-      other.run('PRAGMA busy_timeout = 5000')
-      other.query("INSERT INTO devices (name, display_name, path, date_add) VALUES ('outside', 'outside', '/outside/', '2026-01-01T00:00:00.000000Z')").run()
-    } finally {
-      other.close()
-    }
+    writeElsewhere(t, "INSERT INTO devices (name, display_name, path, date_add) VALUES ('outside', 'outside', '/outside/', '2026-01-01T00:00:00.000000Z')")
     expect((await t.get(query)).headers.get('x-total-count')).toBe('7')
     const all = await t.get('/api/devices/')
     expect(all.json.map((d: { name: string }) => d.name)).toEqual([...created.map((d) => d.name), 'outside'])

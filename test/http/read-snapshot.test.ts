@@ -5,7 +5,7 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import { type TestApp, seedProduction, testApp, writeElsewhere } from '../helpers/app.ts'
 
 let t: TestApp
 
@@ -27,13 +27,7 @@ test('no transaction is left open after any GET, whatever it answers', async () 
   expect(answers.map((r) => r.status)).toEqual([200, 200, 404, 400, 401, 404])
   expect(t.db.$client.inTransaction).toBe(false)
   // Another connection writes at once (no lock held), and the next page counts its row.
-  const other = new Database(join(t.dataDir, 'reelhouse.db'))
-  try {
-    other.run('PRAGMA busy_timeout = 0')
-    other.run("INSERT INTO devices (name, display_name, path, date_add) VALUES ('elsewhere', 'elsewhere', '/elsewhere/', '2026-01-01T00:00:00.000000Z')")
-  } finally {
-    other.close()
-  }
+  writeElsewhere(t, "INSERT INTO devices (name, display_name, path, date_add) VALUES ('elsewhere', 'elsewhere', '/elsewhere/', '2026-01-01T00:00:00.000000Z')", 0)
   const after = await t.get('/api/devices/?limit=1')
   expect(after.headers.get('x-total-count')).toBe(String(Number(answers[0]!.headers.get('x-total-count')) + 1))
 })
