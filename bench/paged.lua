@@ -2,13 +2,8 @@
 -- generator, so every target gets the same sequence. Environment: BENCH_PATH, BENCH_KEY (sent as
 -- "Authorization: Token KEY" when set), BENCH_TOTAL. done() prints one JSON line.
 dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'wrk-report.lua')
-local path = os.getenv("BENCH_PATH") or "/api/videoassets/"
-local total = tonumber(os.getenv("BENCH_TOTAL") or "100000")
+local path, total = random_target()
 local headers = request_headers()
-
-function init(args)
-  math.randomseed(20261122)
-end
 
 function request()
   local offset = math.random(0, total - 50)

@@ -6,6 +6,7 @@
 // Runs before authentication: a browser sends its preflight OPTIONS without the Authorization
 // header the real request will carry, and a page can only read a 401 (to tell the user the key
 // is wrong) when that answer carries these headers too.
+import { setHeaders } from './head.ts'
 
 /** What a panel sends beyond the headers browsers allow by themselves. */
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept'
@@ -57,22 +58,13 @@ export function corsWrap(origins: readonly string[], methods: () => string[]) {
  */
 function withCors(response: unknown, from: string | undefined): unknown {
   if (!(response instanceof Response)) return response
-  let answer = response
-  const set = (name: string, value: string) => {
-    try {
-      answer.headers.set(name, value)
-    } catch {
-      // Immutable headers (a Response made elsewhere): remade around its body.
-      answer = new Response(answer.body, answer)
-      answer.headers.set(name, value)
-    }
-  }
-  const vary = answer.headers.get('vary')
-  if (!vary) set('vary', 'Origin')
-  else if (!/(^|,)\s*origin\s*(,|$)/i.test(vary)) set('vary', `${vary}, Origin`)
+  const headers: Record<string, string> = {}
+  const vary = response.headers.get('vary')
+  if (!vary) headers.vary = 'Origin'
+  else if (!/(^|,)\s*origin\s*(,|$)/i.test(vary)) headers.vary = `${vary}, Origin`
   if (from) {
-    set('access-control-allow-origin', from)
-    set('access-control-expose-headers', EXPOSE_HEADERS)
+    headers['access-control-allow-origin'] = from
+    headers['access-control-expose-headers'] = EXPOSE_HEADERS
   }
-  return answer
+  return setHeaders(response, headers)
 }

@@ -59,3 +59,21 @@ function headBytes(request: Request): number {
   for (const [name, value] of request.headers) size += name.length + value.length + 4
   return size
 }
+
+/**
+ * Sets headers on an answer that is already made (the wraps of requestlog.ts and cors.ts, which
+ * put their headers on the answer itself rather than in Elysia's set.headers). A Response whose
+ * headers are immutable is remade around its body first, once.
+ */
+export function setHeaders(response: Response, headers: Record<string, string>): Response {
+  let answer = response
+  for (const name in headers) {
+    try {
+      answer.headers.set(name, headers[name]!)
+    } catch {
+      answer = new Response(answer.body, answer)
+      answer.headers.set(name, headers[name]!)
+    }
+  }
+  return answer
+}

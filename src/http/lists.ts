@@ -243,8 +243,9 @@ function nameOf(pair: string): string {
 
 /** What may not stand between < and > in a Link header, percent-encoded (Bun passes a query's < > " through). */
 const UNSAFE_IN_TARGET = /[<>"\s\\^`{|}]/
+const UNSAFE_IN_TARGET_ALL = new RegExp(UNSAFE_IN_TARGET.source, 'g')
 const escapeTarget = (target: string) =>
-  UNSAFE_IN_TARGET.test(target) ? target.replace(/[<>"\s\\^`{|}]/g, (c) => encodeURIComponent(c)) : target
+  UNSAFE_IN_TARGET.test(target) ? target.replace(UNSAFE_IN_TARGET_ALL, (c) => encodeURIComponent(c)) : target
 
 function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()

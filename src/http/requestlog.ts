@@ -6,7 +6,7 @@
 // put one there by mistake), headers (the key is in Authorization) and bodies (device passwords).
 import { randomBytes } from 'node:crypto'
 import type { Log } from '../util/log.ts'
-import { pathOf } from './head.ts'
+import { pathOf, setHeaders } from './head.ts'
 
 /**
  * An id a reverse proxy made (nginx's $request_id, a load balancer's) is kept, so that its log
@@ -69,7 +69,7 @@ export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request
   }
 
   function done(request: Request, entry: Pending, response: unknown): unknown {
-    const answer = response instanceof Response ? withId(response, entry.id) : response
+    const answer = response instanceof Response ? setHeaders(response, { 'x-request-id': entry.id }) : response
     if (!quiet)
       log.info('request', {
         method: request.method,
@@ -80,18 +80,6 @@ export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request
         request_id: entry.id,
       })
     return answer
-  }
-}
-
-/** The answer with its X-Request-Id; a Response whose headers are immutable is remade around its body. */
-function withId(response: Response, id: string): Response {
-  try {
-    response.headers.set('x-request-id', id)
-    return response
-  } catch {
-    const copy = new Response(response.body, response)
-    copy.headers.set('x-request-id', id)
-    return copy
   }
 }
 
