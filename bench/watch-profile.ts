@@ -128,17 +128,15 @@ async function profile(label: string, rows: boolean) {
     add(`4 byIdentities of the uncatalogued files (${uncatalogued.length}, ${Math.ceil(uncatalogued.length / 1000)} queries)`, ms(t))
     t = performance.now()
     const out = reconcile(disk, {
-      media: under.map((r) => ({ id: r.id, path_file: r.path_file, device: r.device, is_archive: r.is_archive, is_production: r.is_production, file_dev: r.file_dev, file_ino: r.file_ino, file_stamp: r.file_stamp })),
+      media: under,
       projects: [],
-    }, { scope: [device], roots: new Map([[dev, device]]), rootPresent: (id) => existsSync(device), uploadDevices: new Map() })
+    }, { scope: [device], roots: new Map([[dev, device]]), rootPresent: () => existsSync(device), ingestInto: () => undefined, diskFiltered: true })
     add('5 reconcile', ms(t))
     t = performance.now()
     db.transaction(() => {
-      media.setOnline(out.offline, false)
-      media.setOnline(out.online, true)
-      for (const m of out.identity) media.relocate(m.id, device, dev, m)
+      media.applyScan({ offline: out.offline, online: out.online, relocations: out.relocations.map((r) => ({ ...r, from: r.path, kind: 'video' as const })) })
     })
-    add(`6 transaction (${out.identity.length} identity updates)`, ms(t))
+    add(`6 transaction (${out.relocations.length} relocations)`, ms(t))
     // (c) the scan task with the watcher's first walk beside it in the same process, as serve runs them.
     const watcher = createWatcher({ onEvent: () => {}, exclude: excluded, poll: false, pollIntervalMs: 10_000, log: silentLog })
     t = performance.now()

@@ -21,6 +21,7 @@ import { copyHandler } from './tasks/copy.ts'
 import { deleteHandler } from './tasks/delete.ts'
 import { createRunner } from './tasks/runner.ts'
 import { createSettle } from './watch/ingest.ts'
+import { createRecent } from './watch/recent.ts'
 import { scanHandler } from './watch/scan.task.ts'
 import { type Watch, type WatchOptions, createWatch } from './watch/service.ts'
 import { type Log, silentLog } from './util/log.ts'
@@ -50,6 +51,8 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
   let ffmpeg: Promise<Ffmpeg> | undefined
   const findFfmpeg = () => (ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
+  // What the watcher saw lately (sightings, strangers): shared by the watcher and every scan.
+  const recent = createRecent()
   const runner = createRunner(db, {
     concurrency,
     log,
@@ -65,13 +68,16 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
         get settle() {
           return settle
         },
+        recent,
         later: (device, paths, ms) => watch?.later(device, paths, ms),
+        importsOpen: () => watch?.importsOpen() ?? true,
+        scanned: (device, full) => watch?.scanned(device, full),
       }),
     },
   })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
   const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
-  watch = watchOptions && createWatch(db, { runner, log }, { ...watchOptions, settleMs })
+  watch = watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
 
   return {

@@ -211,6 +211,15 @@ export const mediaAssets = sqliteTable(
      * new file at once, so (dev, ino) alone would take an unrelated new file for a moved one.
      */
     file_stamp: real('file_stamp'),
+    /**
+     * The content fingerprint (storage/fingerprint.ts) and the size and mtime of the file it was
+     * read from: a file with no known identity whose size and fingerprint match an asset whose
+     * file vanished is that asset moved (across file systems, a restore). Read again only when
+     * the size, mtime or identity changed.
+     */
+    file_size: integer('file_size'),
+    file_mtime: real('file_mtime'),
+    file_hash: text('file_hash'),
   },
   (t) => [
     // The lists' indexes (migration 0010, http/lists.ts): a page's ids are found by skipping
@@ -219,7 +228,14 @@ export const mediaAssets = sqliteTable(
     // times faster than an index on (kind, id)); each insert still writes one of the three.
     ...MEDIA_KINDS.map((kind) => index(`media_assets_${kind}_list`).on(t.id, t.production, t.is_archive, t.is_production).where(sql.raw(`kind = '${kind}'`))),
     // path_file first: led by kind, SQLite would take it for the lists' "kind = 'video'" and sort.
-    uniqueIndex('media_assets_path_kind').on(t.path_file, t.kind),
+    // Unique among files in production only: an asset whose file vanished keeps the path it was
+    // last seen at, while the file now at that path may be another asset's (a rotation of names).
+    index('media_assets_path_kind').on(t.path_file, t.kind),
+    uniqueIndex('media_assets_online_path').on(t.path_file, t.kind).where(sql`is_production = 1`),
+    // Relink by content: the assets with a file of this size (few per size on a real share).
+    index('media_assets_size').on(t.file_size),
+    // Our own output is never input: a file that is an asset's proxy is never imported.
+    index('media_assets_proxy').on(t.path_proxy).where(sql`path_proxy != ''`),
     // A production's assets in id order with the flags beside them: its pages skip here.
     index('media_assets_production').on(t.production, t.kind, t.id, t.is_archive, t.is_production),
     index('media_assets_device').on(t.device),
@@ -400,7 +416,7 @@ export const tasks = sqliteTable(
      */
     key: text('key'),
     /** What the work found, for the tasks API (a scan: files seen, offline, online, moved, imported). */
-    result: json<Record<string, number>>('result').notNull().default(sql`'{}'`),
+    result: json<Record<string, unknown>>('result').notNull().default(sql`'{}'`),
   },
   (t) => [
     // The queue's order and the list's indexes (http/lists.ts): pages skip index entries for every

@@ -23,7 +23,7 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
   /** Writes the params at once: a safe point a restart resumes from (a planned move, say). */
   save(params: TaskParams[K]): void
   /** What the work found, shown in the task (a scan's counts). */
-  report(result: Record<string, number>): void
+  report(result: Record<string, unknown>): void
 }
 
 /**

@@ -1,49 +1,45 @@
-// The reconcile road's pure middle (service.md 10, design note "core-import-watcher" 1): what the
-// disk says of a scanned scope, diffed against what the catalogue says, gives the changes to
-// apply. No database, no disk: the scan task walks, looks rows up, calls this, then applies the
-// result through the media and project services. O(n) in entries and rows, with Maps.
+// The reconcile road's pure middle: what the disk says of a scanned scope, diffed against what the
+// catalogue says, gives the changes to apply. No database, no disk, no clock: the scan task walks,
+// looks rows up, calls this (twice when fingerprints are needed), verifies and applies the result
+// through the media and project services. O(n) in entries and rows, with Maps.
 //
-//   scan task: walk(scope) → DiskEntry[]  +  rows under the scope and rows matching an entry's
-//              (dev, ino)  →  reconcile  →  setOnline / relocate / record identity / ingest
+//   scan task: walk(scope) → DiskEntry[]  +  rows under the scope, rows holding an entry's identity,
+//              rows whose file vanished with an entry's size  →  reconcile  →  fingerprints?  →
+//              reconcile  →  verify  →  apply
 //
-// The rules, row by row (a row is looked at once, however often it is given):
-// - Archive-only (is_archive true, is_production false: api.md 4.10 state 3) is never touched:
-//   not brought online, not taken offline, not moved, its identity not used. Its path still
-//   counts as catalogued, so the file there is never imported.
-// - A row whose path is on disk (a file; a folder for a project) and is offline comes online.
-//   Any entry is evidence, inside the scope or not.
-// - An online row whose path is missing: moved when an entry no row names has its identity
-//   (dev, ino), else offline, but offline only when its path lies in the scope (the rest was not
-//   looked at) and its device root is present (an unmounted device says nothing).
-// - An entry no row names, not a move's target, not the identity of a row that stays online,
-//   on an upload device and not skipped (ingest.ts): an ingest candidate. The caller applies
-//   the settle gate, then the import road (register) checks path and identity once more.
-// - Anything under an excluded name (clutter, `.reelhouse-*`) is ignored on both sides.
+// IDENTITY FIRST. A record describes the file it names, and the file's identity decides which
+// asset it is; the path decides only where identity says nothing. In order:
+// 1. Identity. A file whose (dev, ino, stamp) an asset holds is that asset's file, wherever it now
+//    is (online assets first, then offline ones: a file moved while unseen comes back). The stamp
+//    (birth time, or mtime where none is kept) tells a file from the next one given a freed inode.
+//    Of several names of one file (hard links), the asset's own path wins, else the first.
+// 2. What was seen at a path (sightings: the watcher's look at a name when its event came, kept
+//    for the move window). An asset whose identity is nowhere, whose path was seen holding another
+//    file that no asset holds, and that file is now elsewhere in this scan: the file was saved
+//    over the asset's path (a new inode) and then renamed; it is the asset's file.
+// 3. The path. A file at an asset's path that no asset holds is that asset's (saved in place
+//    under a new inode). A file there that another asset holds was handed to that asset in step 1;
+//    the asset that had the path goes offline unless its own identity was found elsewhere.
+//    Through a renamed folder: an asset whose file is missing, one of whose folders was seen with
+//    the identity a folder of this scan has now, looks for its relative path there.
+// 4. Content. A file with no known identity whose size and fingerprint match an asset whose file
+//    vanished (going offline in this scan, or offline since any time) is that asset moved: across
+//    file systems, or restored. Two candidates: the one with the same file name wins, else nothing
+//    is guessed (listed in `ambiguous`, and that file is not imported either).
+// Whatever is left is new: an ingest candidate on a watch folder.
 //
-// Choices where the contract is silent:
-// - Archived and online (is_archive and is_production, state 2) is not taken offline either:
-//   offline it would read as archive-only, which the watcher must never bring back, and state 3
-//   requires members state 2 need not have. It does move with its file, and its identity is kept.
-// - Offline rows are matched by identity too (online ones first): with the stamp, (dev, ino,
-//   stamp) is the file itself, so a clip taken offline because its old name was scanned first,
-//   or moved away and back, comes back online at its new path instead of being imported anew.
-// - A move needs the same (dev, ino) AND the same stamp (birth time, or mtime where the file
-//   system keeps none): a file deleted and a new one made within the move window often share
-//   the inode (ext4 hands a freed inode to the next new file), and only the stamp tells them
-//   apart. A row with no stamp recorded (made before it was) is not matched: the scan records
-//   it once it sees the file at its path.
-// - A move needs no time window here: the scan sees both sides at once, or (a rename whose new
-//   name is scanned before its old one, the aggregator's order) matches an online row outside
-//   the scope. If the caller also gives the entry for that row's old path (it lstat'ed it) and
-//   the file is still there, the row is present and nothing moves: a hard link is not a move.
-// - A path that now holds a different inode is the same asset (the path is the catalogue's
-//   identity: editors save by writing a new file and renaming it over the old one); it is
-//   listed in `identity` so the caller records the new (dev, ino). Rows with no identity yet
-//   are listed there too when present, which fills the columns for older rows.
-// - A move between two device ids (one file system under two devices) needs both watched
-//   (`opts.watched`, default: the device root is present).
-// - When two rows claim one identity, the first given wins; when two new entries share one
-//   (hard links), the first in disk order is the target. Outputs follow input order.
+// Inodes are compared only among files seen in this scan (and the caller's lstat of the paths of
+// the assets it found by identity, given in `disk` and `scope`): file systems reuse freed inodes
+// at once, so an identity recorded long ago says nothing of a path not looked at now.
+//
+// Other rules, as before:
+// - Archive-only (is_archive true, is_production false) is never touched, its identity not used.
+//   Its path still counts as catalogued, so the file there is never imported.
+// - Archived and online is not taken offline (offline it would read as archive-only).
+// - Offline happens only to rows whose path lies in the scope and whose device root is present.
+// - A move between two device ids needs both watched (`opts.watched`, default rootPresent).
+// - Anything `ignored` (clutter, `.reelhouse-*`, our own output) is ignored on both sides: the
+//   rows there keep their state and their identity still counts as held.
 // - Paths are compared without their final slash, so folders may be spelled either way.
 import type { MediaKind } from '../db/schema.ts'
 import { excluded, kindOf, skipped } from './ingest.ts'
@@ -61,7 +57,7 @@ export type DiskEntry = {
   mtimeMs: number
 }
 
-/** A media asset as the scan reads it: those under the scope, plus any whose identity matches an entry. */
+/** A media asset as the scan reads it. */
 export type MediaRow = {
   id: number
   path_file: string
@@ -71,6 +67,9 @@ export type MediaRow = {
   file_dev: number | null
   file_ino: number | null
   file_stamp: number | null
+  file_size: number | null
+  file_mtime: number | null
+  file_hash: string | null
 }
 
 /** A project asset under the scope; `busy`: a copy or delete task of it is queued or running. */
@@ -83,11 +82,14 @@ export type ProjectRow = {
   busy: boolean
 }
 
+/** What was at a path when the watcher looked (file or folder), by identity. */
+export type Sighting = { kind: 'file' | 'dir'; dev: number; ino: number; stamp: number }
+
 export type Catalogue = { media: readonly MediaRow[]; projects: readonly ProjectRow[] }
 
 export type ReconcileOptions = {
   /**
-   * The absolute paths that were walked (folders or single files; a device root for a whole
+   * The absolute paths that were looked at (folders or single files; a device root for a whole
    * device). Only rows under them may go offline. Each existing scope path is itself an entry.
    */
   scope: readonly string[]
@@ -95,19 +97,38 @@ export type ReconcileOptions = {
   roots: ReadonlyMap<number, string>
   /** False when a device's root is missing (unmounted): nothing on it goes offline. */
   rootPresent: (device: number) => boolean
-  /** Watch folders: upload device id → the production files found there are imported into. */
-  uploadDevices: ReadonlyMap<number, number>
+  /** The production a new file at `path` on `device` is imported into, or undefined (not a watch folder, or not its territory). */
+  ingestInto: (path: string, device: number) => number | undefined
   /** Devices the watcher watches; a move between two device ids needs both. Default: rootPresent. */
   watched?: (device: number) => boolean
+  /** Never input (our own output: proxy roots, the data folder), absolute paths. Default: nothing. */
+  ownOutput?: (path: string) => boolean
   /**
-   * `disk` comes from a walk that already left out what `excluded` names (the scan's listTree
-   * skips it and never descends there): its entries are not checked again, one call per file.
+   * `disk` comes from a walk that already left out what `excluded` and `ownOutput` name: its
+   * entries are not checked again, one call per file.
    */
   diskFiltered?: boolean
+  /** Recent sightings by path (no final slash): what the watcher saw at a name when its event came. */
+  sightings?: { get(path: string): Sighting | undefined }
+  /** Fingerprints of entries, by path, computed since the last call asked for them. */
+  fingerprints?: ReadonlyMap<string, string>
 }
 
-export type Move = { id: number; path: string; device: number; dev: number; ino: number; stamp: number }
-export type Identity = { id: number; dev: number; ino: number; stamp: number }
+/** An asset's file is at `path` (moved, renamed, saved anew, relinked by content), with this identity. */
+export type Relocation = {
+  id: number
+  path: string
+  device: number
+  dev: number
+  ino: number
+  stamp: number
+  size: number
+  mtimeMs: number
+  /** How it was found: its identity, a sighting, its path, or its content. */
+  by: 'identity' | 'sighting' | 'path' | 'folder' | 'content'
+  /** The fingerprint when known for this very file (content relinks): no need to read it again. */
+  hash?: string
+}
 export type IngestCandidate = {
   path: string
   device: number
@@ -122,33 +143,44 @@ export type IngestCandidate = {
 export type Reconciliation = {
   /** Media asset ids to set is_production false. */
   offline: number[]
-  /** Media asset ids to set is_production true. */
+  /** Media asset ids to set is_production true (after the relocations). */
   online: number[]
-  /** Media assets whose file is now at `path` on `device` (same dev and ino). */
-  moves: Move[]
-  /** Media assets present at their path whose recorded (file_dev, file_ino) differ or are missing. */
-  identity: Identity[]
+  /** Assets whose path, device or identity on disk changed. */
+  relocations: Relocation[]
+  /** Assets present at their path whose fingerprint is missing or stale (size, mtime or identity changed). */
+  fingerprint: { id: number; entry: DiskEntry }[]
+  /** Entries whose fingerprint decides a relink: the caller reads them and calls again with `fingerprints`. */
+  needFingerprints: DiskEntry[]
+  /** Content matches that were not decided (several candidates, none by name). */
+  ambiguous: { path: string; assets: number[] }[]
   /** New files in watch folders, before the settle gate. */
   ingest: IngestCandidate[]
+  /** Files seen that no asset has and that were not imported (the caller remembers them for a while). */
+  strangers: DiskEntry[]
   projectsOffline: number[]
   projectsOnline: number[]
 }
 
 const key = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : path)
 const parentKey = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('/')))
-const identityKey = (dev: number, ino: number) => `${dev}:${ino}`
+const baseName = (k: string) => k.slice(k.lastIndexOf('/') + 1)
+const inodeKey = (dev: number, ino: number) => `${dev}:${ino}`
 /** A file's whole identity: a hard link shares it, a new file given a freed inode does not. */
 const fileKey = (dev: number, ino: number, stamp: number | null) => `${dev}:${ino}:${stamp}`
+const rowKey = (r: MediaRow) => (r.file_dev !== null && r.file_ino !== null ? fileKey(r.file_dev, r.file_ino, r.file_stamp) : undefined)
+const entryKey = (e: DiskEntry | Sighting) => fileKey(e.dev, e.ino, e.stamp)
 
 export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Reconciliation {
-  const out: Reconciliation = { offline: [], online: [], moves: [], identity: [], ingest: [], projectsOffline: [], projectsOnline: [] }
+  const out: Reconciliation = {
+    offline: [], online: [], relocations: [], fingerprint: [], needFingerprints: [], ambiguous: [], ingest: [], strangers: [],
+    projectsOffline: [], projectsOnline: [],
+  }
   const watched = opts.watched ?? opts.rootPresent
-
   const relative = (path: string, device: number): string | undefined => {
     const root = opts.roots.get(device)
     return root !== undefined && path.startsWith(root) ? path.slice(root.length) : undefined
   }
-  const ignored = (path: string, device: number) => excluded(relative(path, device) ?? path)
+  const ignored = (path: string, device: number) => excluded(relative(path, device) ?? path) || (opts.ownOutput?.(path) ?? false)
 
   const scope = new Set(opts.scope.map(key))
   const inScope = (path: string) => {
@@ -158,15 +190,17 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     }
   }
 
-  // What the disk holds: files by path, and folders known to exist (listed, or holding an entry;
-  // worked out only when there are projects to look for).
+  // What the disk holds: files by path, folders known to exist (listed, or holding an entry;
+  // worked out only when needed), files by inode.
   const files = new Map<string, DiskEntry>()
+  const dirEntries: DiskEntry[] = []
   const seen: string[] = []
   for (const e of disk) {
     if (!opts.diskFiltered && ignored(e.path, e.device)) continue
     const k = key(e.path)
     seen.push(k)
-    if (e.kind !== 'dir') files.set(k, e) // a path listed twice (overlapping scopes) is the same file
+    if (e.kind === 'dir') dirEntries.push(e)
+    else files.set(k, e) // a path listed twice (overlapping scopes) is the same file
   }
   let folderSet: Set<string> | undefined
   const folders = () => {
@@ -178,89 +212,180 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     }
     return folderSet
   }
-
-  // Online rows first: they win an identity an offline row also claims.
-  const rows = new Map<number, MediaRow>()
-  for (const online of [true, false]) for (const r of catalogue.media) if (r.is_production === online && !rows.has(r.id)) rows.set(r.id, r)
-  // The files some row names at its path (whatever that row's state): never new, never a move's target.
-  const named = new Set<DiskEntry>()
-  for (const r of rows.values()) {
-    const found = files.get(key(r.path_file))
-    if (found) named.add(found)
-  }
-
-  // Files no row names, by identity: the possible targets of a move. Made when a row is first
-  // missing at its path: a scan that finds every row in place makes no key per file.
-  let freshMap: Map<string, DiskEntry> | undefined
-  const fresh = () => {
-    if (freshMap) return freshMap
-    freshMap = new Map()
+  let byInodeMap: Map<string, DiskEntry[]> | undefined
+  const byInode = () => {
+    if (byInodeMap) return byInodeMap
+    byInodeMap = new Map()
     for (const e of files.values()) {
-      if (named.has(e)) continue
-      const id = identityKey(e.dev, e.ino)
-      if (!freshMap.has(id)) freshMap.set(id, e)
+      const k = inodeKey(e.dev, e.ino)
+      const list = byInodeMap.get(k)
+      if (list) list.push(e)
+      else byInodeMap.set(k, [e])
     }
-    return freshMap
+    return byInodeMap
   }
 
-  const claimed = new Set<DiskEntry>()
-  // Identities of rows that are online once this is applied: a new entry with one of them is
-  // that asset's file under a second name (a hard link), not a new file.
-  // (Listed by reference as found, turned into keys only if a new file needs them: most scans find none.)
-  const knownRows: MediaRow[] = []
-  const knownFound: DiskEntry[] = []
-  const keep = (r: MediaRow) => {
-    if (r.file_dev !== null && r.file_ino !== null) knownRows.push(r)
+  // Each row once, online first: they win an identity an offline row also claims.
+  const rows: MediaRow[] = []
+  const ids = new Set<number>()
+  for (const online of [true, false]) for (const r of catalogue.media) if (r.is_production === online && !ids.has(r.id)) (ids.add(r.id), rows.push(r))
+  const archiveOnly = (r: MediaRow) => r.is_archive && !r.is_production
+  /** Rows the scan may change: not archive-only, not in an ignored place. */
+  const active = rows.filter((r) => !archiveOnly(r) && !ignored(r.path_file, r.device))
+  /** Identities some asset holds (any row but archive-only): such a file is never new, nor another asset's by path. */
+  const held = new Set<string>()
+  for (const r of rows) {
+    const k = rowKey(r)
+    if (k && !archiveOnly(r)) held.add(k)
   }
-  let knownSet: Set<string> | undefined
-  const known = (e: DiskEntry) => {
-    if (!knownSet) {
-      knownSet = new Set()
-      for (const r of knownRows) knownSet.add(fileKey(r.file_dev!, r.file_ino!, r.file_stamp))
-      for (const f of knownFound) knownSet.add(fileKey(f.dev, f.ino, f.stamp))
+  /** Paths some row names (any state): a file there is catalogued, never imported. */
+  const named = new Set<string>()
+  for (const r of rows) named.add(key(r.path_file))
+
+  const claim = new Map<number, { entry: DiskEntry; by: Relocation['by'] }>()
+  const claimedBy = new Map<DiskEntry, number>()
+  const take = (r: MediaRow, entry: DiskEntry, by: Relocation['by']) => {
+    claim.set(r.id, { entry, by })
+    claimedBy.set(entry, r.id)
+  }
+  const movable = (r: MediaRow, e: DiskEntry) => e.device === r.device || (watched(r.device) && watched(e.device))
+
+  // 1. Identity.
+  for (const r of active) {
+    if (r.file_dev === null || r.file_ino === null) continue
+    if (!opts.rootPresent(r.device) && !files.has(key(r.path_file))) continue // an unmounted device says nothing of its files
+    const candidates = byInode().get(inodeKey(r.file_dev, r.file_ino))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
+    if (!candidates?.length) continue
+    const own = candidates.find((e) => key(e.path) === key(r.path_file))
+    const pick = own ?? candidates.find((e) => movable(r, e))
+    if (pick) take(r, pick, 'identity')
+  }
+  // 2. Sightings: saved over the asset's path under a new inode, then renamed.
+  if (opts.sightings) {
+    for (const r of active) {
+      if (claim.has(r.id) || files.has(key(r.path_file))) continue
+      const s = opts.sightings.get(key(r.path_file))
+      if (!s || s.kind !== 'file' || entryKey(s) === rowKey(r) || held.has(entryKey(s))) continue
+      const pick = byInode().get(inodeKey(s.dev, s.ino))?.find((e) => e.stamp === s.stamp && !claimedBy.has(e) && movable(r, e))
+      if (pick) take(r, pick, 'sighting')
     }
-    return knownSet.has(fileKey(e.dev, e.ino, e.stamp))
+  }
+  // 3. The path (a file no asset holds), directly or through a renamed folder.
+  const free = (e: DiskEntry | undefined): e is DiskEntry => e !== undefined && !claimedBy.has(e) && !held.has(entryKey(e))
+  for (const r of active) {
+    if (claim.has(r.id)) continue
+    const e = files.get(key(r.path_file))
+    if (free(e)) take(r, e, 'path')
+  }
+  if (opts.sightings && dirEntries.length) {
+    const dirByInode = new Map<string, DiskEntry>()
+    for (const d of dirEntries) dirByInode.set(entryKey(d), d)
+    for (const r of active) {
+      if (claim.has(r.id) || files.has(key(r.path_file))) continue
+      const root = opts.roots.get(r.device)
+      for (let folder = parentKey(key(r.path_file)); folder.length > 1 && (root === undefined || folder.length >= key(root).length); folder = parentKey(folder)) {
+        const s = opts.sightings.get(folder)
+        if (s?.kind !== 'dir') continue
+        const now = dirByInode.get(entryKey(s))
+        if (!now || key(now.path) === folder) break // the folder is where it was: no rename to follow
+        const e = files.get(key(now.path) + key(r.path_file).slice(folder.length))
+        if (free(e) && movable(r, e)) take(r, e, 'folder')
+        break
+      }
+    }
   }
 
-  for (const r of rows.values()) {
-    if (!r.is_production && r.is_archive) continue
-    if (ignored(r.path_file, r.device)) {
-      if (r.is_production) keep(r)
-      continue
+  // Which unclaimed assets vanished (their file is not where they say, and the path was looked at).
+  const vanishing: MediaRow[] = []
+  for (const r of active) {
+    if (claim.has(r.id)) continue
+    const e = files.get(key(r.path_file))
+    const lookedAt = inScope(r.path_file) && opts.rootPresent(r.device)
+    if (!r.is_production || (lookedAt && (!e || claimedBy.has(e) || held.has(entryKey(e))))) vanishing.push(r)
+  }
+
+  // New files: unclaimed, at no catalogued path, holding no asset's identity.
+  const fresh: DiskEntry[] = []
+  for (const e of files.values()) if (!claimedBy.has(e) && !named.has(key(e.path)) && !held.has(entryKey(e))) fresh.push(e)
+
+  // 4. Content: new files against vanished assets of the same size.
+  const relinked = new Set<DiskEntry>()
+  const undecided = new Set<DiskEntry>()
+  const withHash = vanishing.filter((r) => r.file_size !== null && r.file_hash !== null)
+  if (withHash.length && fresh.length) {
+    const bySize = new Map<number, MediaRow[]>()
+    for (const r of withHash) {
+      const list = bySize.get(r.file_size!)
+      if (list) list.push(r)
+      else bySize.set(r.file_size!, [r])
     }
-    const found = files.get(key(r.path_file))
-    if (found) {
+    // Each entry's matching rows and each row's matching entries, then only mutual, unique pairs.
+    const rowsOf = new Map<DiskEntry, MediaRow[]>()
+    const entriesOf = new Map<number, DiskEntry[]>()
+    for (const e of fresh) {
+      const sameSize = bySize.get(e.size)
+      if (!sameSize) continue
+      // '' from the caller: the file could not be read as it was seen (changed, gone): no match.
+      const hash = opts.fingerprints?.get(key(e.path))
+      if (hash === undefined) {
+        out.needFingerprints.push(e)
+        undecided.add(e)
+        continue
+      }
+      const matches = sameSize.filter((r) => r.file_hash === hash && movable(r, e))
+      if (!matches.length) continue
+      rowsOf.set(e, matches)
+      for (const r of matches) (entriesOf.get(r.id) ?? entriesOf.set(r.id, []).get(r.id)!).push(e)
+    }
+    const byName = <T>(list: T[], name: string, nameOf: (t: T) => string) => (list.length === 1 ? list : list.filter((t) => baseName(nameOf(t)) === name))
+    for (const [e, matches] of rowsOf) {
+      const name = baseName(key(e.path))
+      const rs = byName(matches, name, (r) => key(r.path_file))
+      const r = rs.length === 1 ? rs[0]! : undefined
+      const es = r ? byName(entriesOf.get(r.id)!, baseName(key(r.path_file)), (x) => key(x.path)) : []
+      if (r && es.length === 1 && es[0] === e && !claim.has(r.id)) {
+        take(r, e, 'content')
+        relinked.add(e)
+      } else {
+        out.ambiguous.push({ path: e.path, assets: matches.map((m) => m.id) })
+        undecided.add(e)
+      }
+    }
+  }
+
+  // The decisions, row by row.
+  for (const r of active) {
+    const c = claim.get(r.id)
+    if (c) {
+      const e = c.entry
+      if (key(e.path) !== key(r.path_file) || e.device !== r.device || entryKey(e) !== rowKey(r))
+        out.relocations.push({
+          id: r.id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by: c.by,
+          ...(c.by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : {}),
+        })
       if (!r.is_production) out.online.push(r.id)
-      if (found.dev !== r.file_dev || found.ino !== r.file_ino || found.stamp !== r.file_stamp)
-        out.identity.push({ id: r.id, dev: found.dev, ino: found.ino, stamp: found.stamp })
-      knownFound.push(found)
+      if (c.by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || entryKey(e) !== rowKey(r)))
+        out.fingerprint.push({ id: r.id, entry: e })
       continue
     }
-    if (!opts.rootPresent(r.device)) {
-      if (r.is_production) keep(r)
-      continue
+    if (!r.is_production || r.is_archive) continue
+    if (inScope(r.path_file) && opts.rootPresent(r.device)) {
+      const e = files.get(key(r.path_file))
+      // Gone, or its path now holds another asset's file.
+      if (!e || claimedBy.has(e) || held.has(entryKey(e))) out.offline.push(r.id)
     }
-    const target = r.file_dev !== null && r.file_ino !== null ? fresh().get(identityKey(r.file_dev, r.file_ino)) : undefined
-    if (target && target.stamp === r.file_stamp && !claimed.has(target) && (target.device === r.device || (watched(r.device) && watched(target.device)))) {
-      claimed.add(target)
-      out.moves.push({ id: r.id, path: target.path, device: target.device, dev: target.dev, ino: target.ino, stamp: target.stamp })
-      if (!r.is_production) out.online.push(r.id)
-      keep(r)
-      continue
-    }
-    if (!r.is_production) continue
-    if (inScope(r.path_file) && !r.is_archive) out.offline.push(r.id)
-    else keep(r)
   }
 
-  for (const e of files.values()) {
-    // Outside a watch folder nothing is imported: the other checks (and their keys) are not needed.
-    const production = opts.uploadDevices.get(e.device)
-    if (production === undefined || named.has(e) || claimed.has(e) || known(e)) continue
+  for (const e of fresh) {
+    if (relinked.has(e)) continue
+    out.strangers.push(e)
+    if (undecided.has(e)) continue
     const rel = relative(e.path, e.device)
     if (rel === undefined || skipped(rel) !== undefined) continue
     const kind = kindOf(rel)
     if (kind === undefined) continue
+    const production = opts.ingestInto(e.path, e.device)
+    if (production === undefined) continue
     out.ingest.push({ path: e.path, device: e.device, production, kind, dev: e.dev, ino: e.ino, size: e.size, mtimeMs: e.mtimeMs })
   }
 

@@ -1,26 +1,29 @@
-// The reconcile road (design note, service.md 10): every start-up scan, timed rescan and watcher
-// batch is one `scan` task {device, paths}: walk what is on disk there, diff it against the
-// catalogue with a pure function (reconcile.ts), apply the result through the media service in
-// one transaction, and import settled new files of a watch folder through the same register()
-// as POST /api/asset/import/. Events are hints; this is the truth. The watcher never deletes a
-// catalogue record: missing files only go offline.
-import { existsSync } from 'node:fs'
+// The reconcile road (service.md 10): every start-up scan, timed rescan and watcher batch is one
+// `scan` task {device, paths}. Walk what is on disk there, read what the catalogue says of it,
+// decide with a pure function (reconcile.ts: identity first, then sightings, the path, content),
+// check each decision against the disk once more, apply them through the media service in one
+// transaction, then read the fingerprints that are missing and import settled new files of a watch
+// folder through the same register() as POST /api/asset/import/. Events are hints; this is the
+// truth. The watcher never deletes a catalogue record: missing files only go offline.
+import { existsSync, lstatSync } from 'node:fs'
 import { posix } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import { type Db, dataFolderOf } from '../db/client.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
 import { AppError } from '../http/errors.ts'
 import { type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
+import { fingerprintAll } from '../storage/fingerprint.ts'
 import { listTree } from '../storage/fs.ts'
+import { isInside, stampOf } from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
-import { isInside } from '../storage/paths.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type createSettle, excluded } from './ingest.ts'
-import { type DiskEntry, reconcile } from './reconcile.ts'
+import { type DiskEntry, type Reconciliation, reconcile } from './reconcile.ts'
+import type { Recent } from './recent.ts'
 
 export type ScanParams = {
   device: number
@@ -32,33 +35,95 @@ export type ScanDeps = {
   media: MediaAssets
   imports: Imports
   settle: ReturnType<typeof createSettle>
-  /** Asks for another look at `paths` after `ms` (a file still settling). */
+  /** What the watcher saw recently (sightings, strangers); shared by every scan. */
+  recent: Recent
+  /** Asks for another look at `paths` after `ms` (a file still settling, a decision the disk no longer bears out). */
   later(device: number, paths: string[], ms: number): void
+  /**
+   * False until every device's start scan has run: a new file in a watch folder waits until then,
+   * since the asset it may be (moved while the service was stopped) is found only by those scans.
+   */
+  importsOpen?(): boolean
+  /** A scan of `device` ended, whatever its outcome (`full`: of the whole device). */
+  scanned?(device: number, full: boolean): void
   settleMs: number
   log: Log
 }
 
+/** Decisions are made again at most this often in one scan (each round reads fingerprints or strangers). */
+const ROUNDS = 3
+
+/** The absolute folders whose files are our own output: every production's proxy root and the data folder. */
+function ownFolders(db: Db): string[] {
+  const dirs = db.select({ proxy_root: productions.proxy_root }).from(productions).all().map((p) => p.proxy_root)
+  const data = dataFolderOf(db)
+  return [...dirs, data.endsWith('/') ? data : data + '/']
+}
+
+/**
+ * The production a new file is imported into: the one whose storage root holds it (the innermost),
+ * if that production's watch folder is this device; a file in no production's folder goes to the
+ * first production (lowest id) whose watch folder this device is. A file inside another
+ * production's storage root is never imported into this one.
+ */
+export function ingestOwner(list: readonly { id: number; storage_root: string; upload_device: number }[]) {
+  const byDepth = [...list].sort((a, b) => b.storage_root.length - a.storage_root.length || a.id - b.id)
+  const byId = [...list].sort((a, b) => a.id - b.id)
+  return (path: string, device: number): number | undefined => {
+    const territory = byDepth.find((p) => isInside(p.storage_root, path))
+    if (territory) return territory.upload_device === device ? territory.id : undefined
+    return byId.find((p) => p.upload_device === device)?.id
+  }
+}
+
+const entryOf = (path: string, device: number, s: import('node:fs').Stats): DiskEntry => ({
+  path, device, kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs,
+})
+
+/** What is at `path` now (no link followed), or undefined. */
+function look(path: string): import('node:fs').Stats | undefined {
+  try {
+    return lstatSync(path)
+  } catch {
+    return undefined
+  }
+}
+
 export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
-  const { media } = deps
-  return async ({ task, signal, progress, report }) => {
+  const { media, recent } = deps
+  return async (run) => {
+    try {
+      await scan(run)
+    } finally {
+      deps.scanned?.(run.task.params.device, run.task.params.paths === null)
+    }
+  }
+  async function scan({ task, signal, progress, report }: Parameters<Handler<'scan'>>[0]) {
     const device = db.select().from(devices).where(eq(devices.id, task.params.device)).get()
     if (!device) return // the device was removed
     // An unmounted device marks nothing offline: its files are not known to be gone.
     if (!existsSync(device.path)) return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
 
+    const own = ownFolders(db)
+    const isOwn = (path: string) => own.some((dir) => path === dir || path + '/' === dir || isInside(dir, path))
     const scopes = (task.params.paths ?? [device.path]).filter((p) => p === device.path || isInside(device.path, p) || p + '/' === device.path)
     const disk: DiskEntry[] = []
-    for (const scope of scopes) {
+    const walked = new Set<string>()
+    const walk = async (scope: string) => {
       const rel = scope.slice(device.path.length)
-      // Inside an excluded folder nothing is judged (reconcile keeps the rows there as they are).
-      if (rel && excluded(rel)) continue
+      // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
+      if ((rel && excluded(rel)) || isOwn(scope)) return
+      walked.add(scope)
+      // Our own folders that lie inside this scope, relative to it: the walk never enters them.
+      const prefix0 = scope.endsWith('/') ? scope : scope + '/'
+      const ownInside = new Set(own.filter((d) => isInside(prefix0, d)).map((d) => d.slice(prefix0.length).replace(/\/$/, '')))
       let entries
       try {
         // Both exclusion rules are per name, and the walk never enters an excluded folder: each
         // entry's own name is all that is left to judge (one short test per file, not the path).
-        entries = await listTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)), live: true })
+        entries = await listTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true })
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue // gone: reconcile sees it missing
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return recent.gone(scope) // gone: reconcile sees it missing
         throw error
       }
       const prefix = scope.endsWith('/') || entries[0]?.kind !== 'dir' ? scope : scope + '/'
@@ -69,91 +134,221 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
       progress({ files_done: disk.length })
     }
+    for (const scope of scopes) await walk(scope)
 
-    // The catalogue in the same scopes, and assets elsewhere whose file now shows up here (a move).
-    const folderScopes = scopes.map((s) => (s.endsWith('/') ? s : s + '/'))
-    // A row may come twice (two scopes, or found by identity too): reconcile takes each id once.
-    const rows: ScanRow[] = []
-    const catalogued = new Set<string>()
+    // A folder of this scan that was seen before under another name was renamed: its old name is
+    // looked at too, so that what was inside is followed (files saved anew inside it as well).
+    const dirs = disk.filter((e) => e.kind === 'dir')
+    for (const former of recent.formerFolders(dirs)) if (isInside(device.path, former) && ![...walked].some((s) => former === s || isInside(s, former))) {
+      scopes.push(former)
+      await walk(former)
+    }
+
+    // The catalogue in the scopes; a row may come twice (two scopes, found by identity or size too).
+    const rows = new Map<number, ScanRow>()
+    const atPath = new Map<string, ScanRow[]>()
     const take = (r: ScanRow) => {
-      rows.push(r)
-      catalogued.add(r.path_file)
+      if (rows.has(r.id)) return
+      rows.set(r.id, r)
+      const list = atPath.get(r.path_file)
+      if (list) list.push(r)
+      else atPath.set(r.path_file, [r])
     }
-    for (const [i, s] of scopes.entries()) {
-      for (const r of media.underForScan(folderScopes[i]!)) take(r)
-      const one = media.byPath(s)
-      if (one) take(one)
+    for (const s of scopes) {
+      for (const r of media.underForScan(s.endsWith('/') ? s : s + '/')) take(r)
+      for (const r of media.atPathForScan(s)) take(r)
     }
-    const uncatalogued: DiskEntry[] = []
-    for (const e of disk) if (e.kind === 'file' && !catalogued.has(e.path)) uncatalogued.push(e)
-    if (uncatalogued.length) rows.push(...media.byIdentities(uncatalogued))
-    const projects = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
+    // Files whose identity the row at their path does not hold (or with no row there): the asset
+    // holding that identity, wherever its path is, is read too.
+    const strange: DiskEntry[] = []
+    for (const e of disk) {
+      if (e.kind !== 'file') continue
+      const here = atPath.get(e.path)
+      if (!here?.some((r) => r.file_dev === e.dev && r.file_ino === e.ino)) strange.push(e)
+    }
+    const holders: ScanRow[] = []
+    if (strange.length) {
+      const stamps = new Set(strange.map((e) => `${e.dev}:${e.ino}:${e.stamp}`))
+      for (const r of media.byIdentities(strange)) {
+        take(r)
+        if (stamps.has(`${r.file_dev}:${r.file_ino}:${r.file_stamp}`)) holders.push(r)
+      }
+    }
+
+    const productionsList = db.select({ id: productions.id, storage_root: productions.storage_root, upload_device: productions.upload_device }).from(productions).all()
+    const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
+    const rootPresent = (id: number) => existsSync(roots.get(id) ?? '/nonexistent-device')
+    const projectRows = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
       .from(projectAssets).where(eq(projectAssets.device, device.id)).all()
-      .filter((p) => folderScopes.some((s) => p.bundle_root === s || isInside(s, p.bundle_root)))
+      .filter((p) => scopes.some((s) => { const d = s.endsWith('/') ? s : s + '/'; return p.bundle_root === d || isInside(d, p.bundle_root) }))
     const busy = new Set(db.select({ target: tasks.target }).from(tasks)
       .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running']))).all()
       .map((t) => t.target.projectasset))
 
-    // A device that is the upload device of productions is a watch folder (of the first of them).
-    const uploads = db.select({ id: productions.id, name: productions.name }).from(productions)
-      .where(eq(productions.upload_device, device.id)).orderBy(productions.id).all()
-    const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
-    const outcome = reconcile(disk, {
-      media: rows,
-      projects: projects.map((p) => ({ id: p.id, bundle_root: p.bundle_root, device: device.id, is_archive: p.is_archive, is_production: p.is_production, busy: p.deleting || busy.has(p.id) })),
-    }, {
-      scope: scopes,
-      roots,
-      rootPresent: (id) => existsSync(roots.get(id) ?? '/nonexistent-device'),
-      uploadDevices: new Map(uploads.length ? [[device.id, uploads[0]!.id]] : []),
-      diskFiltered: true, // listTree's skip above is the same rule
-    })
+    // Evidence from outside the scopes: the paths of assets found by identity or size elsewhere are
+    // looked at now (lstat), so that "its file is still there" (a hard link, a copy) and "its file is
+    // gone" are known, not assumed from an identity recorded earlier.
+    const scope = [...scopes]
+    const evidence = new Set<string>()
+    const inScopes = (path: string) => scope.some((s) => path === s || isInside(s.endsWith('/') ? s : s + '/', path))
+    const addEvidence = (r: ScanRow) => {
+      if (inScopes(r.path_file) || evidence.has(r.path_file)) return
+      evidence.add(r.path_file)
+      scope.push(r.path_file)
+      const s = look(r.path_file)
+      if (s?.isFile()) disk.push(entryOf(r.path_file, r.device, s))
+    }
+    for (const r of holders) addEvidence(r)
 
-    let offline = outcome.offline
-    let online = outcome.online
+    const now = Date.now()
+    const fingerprints = new Map<string, string>()
+    const sightings = recent.sightings(now)
+    let outcome!: Reconciliation
+    const sizesLooked = new Set<number>()
+    const strangersLooked = new Set<string>()
+    for (let round = 0; round < ROUNDS; round++) {
+      // Relink candidates: assets whose file may have vanished, of the sizes of files no asset has.
+      const sizes = new Set<number>()
+      for (const e of disk) if (e.kind === 'file' && !sizesLooked.has(e.size) && !atPath.has(e.path)) sizes.add(e.size)
+      for (const s of sizes) sizesLooked.add(s)
+      if (sizes.size) for (const r of media.bySizes(sizes)) if (!rows.has(r.id)) {
+        take(r)
+        if (r.is_production) addEvidence(r)
+      }
+
+      outcome = reconcile(disk, { media: [...rows.values()], projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
+        scope, roots, rootPresent, sightings, fingerprints,
+        ingestInto: ingestOwner(productionsList),
+        ownOutput: isOwn,
+        diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
+      })
+      let again = false
+      // Assets going offline now: files of their size seen lately elsewhere (a copy across file
+      // systems appears before its original goes) are looked at again.
+      if (outcome.offline.length) {
+        const wanted = new Set<number>()
+        for (const id of outcome.offline) {
+          const size = rows.get(id)?.file_size
+          if (size != null && rows.get(id)!.file_hash !== null) wanted.add(size)
+        }
+        for (const e of recent.strangersOfSize(wanted, now)) {
+          if (strangersLooked.has(e.path) || inScopes(e.path)) continue
+          strangersLooked.add(e.path)
+          const s = look(e.path)
+          if (s?.isFile()) {
+            disk.push(entryOf(e.path, e.device, s))
+            again = true
+          } else recent.forgetStranger(e.path)
+        }
+      }
+      const unread = outcome.needFingerprints.filter((e) => !fingerprints.has(e.path))
+      if (unread.length) {
+        const read = await fingerprintAll(unread, { signal })
+        for (const e of unread) fingerprints.set(e.path, read.get(e) ?? '')
+        again = true
+      }
+      if (!again) break
+    }
+
+    // Each decision is checked against the disk as it is now, right before it is applied: a walk
+    // takes time, and another scan may have applied what happened meanwhile (a file moved right
+    // after the walk read its folder). A decision the disk no longer bears out is left, and its
+    // paths are looked at again shortly.
+    const recheck = new Set<string>()
+    const sameFile = (path: string, e: { dev: number; ino: number }) => {
+      const s = look(path)
+      return s !== undefined && s.isFile() && s.dev === e.dev && s.ino === e.ino
+    }
+    const relocations = outcome.relocations.filter((r) => {
+      if (sameFile(r.path, r)) return true
+      recheck.add(r.path)
+      return false
+    })
+    const dropped = new Set(outcome.relocations.filter((r) => !relocations.includes(r)).map((r) => r.id))
+    const filesNow = new Map<string, DiskEntry>()
+    for (const e of disk) if (e.kind === 'file') filesNow.set(e.path, e)
+    const offline = outcome.offline.filter((id) => {
+      const path = rows.get(id)!.path_file
+      const s = look(path)
+      const seen = filesNow.get(path)
+      // Gone as the walk said, or holding the file the walk saw there (handed to another asset).
+      if (!s || (s.isFile() && seen && s.dev === seen.dev && s.ino === seen.ino)) return true
+      recheck.add(path)
+      return false
+    })
+    const online = outcome.online.filter((id) => !dropped.has(id) && (relocations.some((r) => r.id === id) || sameFileAtOwnPath(id)))
+    function sameFileAtOwnPath(id: number) {
+      const path = rows.get(id)!.path_file
+      const seen = filesNow.get(path)
+      if (seen && sameFile(path, seen)) return true
+      recheck.add(path)
+      return false
+    }
+
+    let skipped: number[] = []
     db.transaction(() => {
       // An asset an import is moving is out of production until its task has the file in place
       // (clients wait for that): its file at the old path is not this scan's to bring online.
       const moving = assetsBeingMoved(db)
-      if (moving.size) {
-        offline = offline.filter((id) => !moving.has(id))
-        online = online.filter((id) => !moving.has(id))
-      }
-      media.setOnline(offline, false)
-      media.setOnline(online, true)
-      for (const m of outcome.moves) media.relocate(m.id, m.path, m.device, m)
-      const byId = outcome.identity.length ? new Map(rows.map((r) => [r.id, r])) : undefined
-      for (const m of outcome.identity) {
-        const row = byId!.get(m.id)
-        if (row) media.relocate(m.id, row.path_file, row.device, m)
-      }
+      const free = (id: number) => !moving.has(id)
+      skipped = media.applyScan({
+        offline: offline.filter(free),
+        online: online.filter(free),
+        relocations: relocations.filter((r) => free(r.id)).map((r) => ({ ...r, from: rows.get(r.id)!.path_file, kind: rows.get(r.id)!.kind })),
+      })
       for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const)
         if (ids.length) db.update(projectAssets).set({ is_production: on, date_mod: isoTimestamp() }).where(inArray(projectAssets.id, [...ids])).run()
     })
+    for (const id of skipped) recheck.add(rows.get(id)!.path_file)
+    for (const r of relocations) if (skipped.includes(r.id)) recheck.add(r.path)
+    if (recheck.size) deps.later(device.id, [...recheck].filter((p) => isInside(device.path, p)), 250)
+
+    // What this scan saw is remembered: folders by identity (a rename is recognised later), and
+    // files no asset has that were not imported (a vanishing asset looks at those of its size).
+    for (const d of dirs) recent.saw(d.path, { kind: 'dir', dev: d.dev, ino: d.ino, stamp: d.stamp }, now)
+    for (const r of relocations) recent.forgetStranger(r.path)
+
+    // Fingerprints that are missing or stale (the file changed, or is new to its asset), read off
+    // the request path here, a bounded number of bytes per file.
+    const stale = outcome.fingerprint.filter((f) => !dropped.has(f.id) && !skipped.includes(f.id))
+    if (stale.length) {
+      // Progress now counts the files whose fingerprint is read (the walk's count was reported above).
+      const entries = stale.map((f) => f.entry)
+      const read = await fingerprintAll(entries, { signal, onEach: (n) => progress({ files_done: n, files_total: entries.length }) })
+      const list = stale.flatMap((f) => {
+        const hash = read.get(f.entry)
+        return hash === undefined ? [] : [{ id: f.id, dev: f.entry.dev, ino: f.entry.ino, size: f.entry.size, mtimeMs: f.entry.mtimeMs, hash }]
+      })
+      for (let i = 0; i < list.length; i += 1000) media.setFingerprints(list.slice(i, i + 1000))
+    }
 
     // New files in a watch folder: imported once they stopped growing (service.md 10), through
-    // the same register() as POST /api/asset/import/, by the service itself (SYSTEM).
+    // the same register() as POST /api/asset/import/, by the service itself (SYSTEM). Never a file
+    // that is an asset's proxy, nor while a start scan that may find it to be a moved asset is due.
     let imported = 0
     const waiting: string[] = []
-    const now = Date.now()
+    const proxies = outcome.ingest.length ? media.proxiesAmong(outcome.ingest.map((f) => f.path)) : new Set<string>()
+    const open = deps.importsOpen?.() ?? true
     const settled = outcome.ingest.filter((file) => {
-      if (media.byPath(file.path)) return false // catalogued meanwhile (any kind): never twice
-      if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled') return true
+      if (proxies.has(file.path) || media.byPath(file.path)) return false // our own, or catalogued meanwhile (any kind): never twice
+      if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled' && open) return true
       waiting.push(file.path)
       return false
     })
+    const ingested = new Set<string>()
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).
     const writing = openForWriting(new Set(settled.map((f) => f.path)))
+    const uploads = new Map(db.select({ id: productions.id, name: productions.name }).from(productions).all().map((p) => [p.id, p.name]))
     for (const file of settled) {
       if (writing.has(file.path)) {
         waiting.push(file.path)
         continue
       }
       deps.settle.forget(file.path)
-      const production = uploads.find((p) => p.id === file.production)
-      if (!production) continue
+      const production = uploads.get(file.production)
+      if (production === undefined) continue
       const request = {
-        type: file.kind, production: production.name, rewrap_proxy: false, move_asset: false,
+        type: file.kind, production, rewrap_proxy: false, move_asset: false,
         asset: {
           asset_meta: { name: posix.basename(file.path).replace(/\.[^.]+$/, ''), path_file: file.path, is_archive: false, is_production: true, approval: 0 as const, meta_field_store: {} },
           technical_details: {}, archive_details: {}, keywords: {},
@@ -162,26 +357,31 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       try {
         deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: device.name, path_file: file.path }))
         imported++
+        ingested.add(file.path)
       } catch (error) {
         // A refusal (the file went away: 406) is logged; a later scan tries again if it is back.
         if (!(error instanceof AppError)) throw error
         deps.log.warn('watch folder file not imported', { path: file.path, reason: error.message })
       }
     }
+    recent.remember(outcome.strangers.filter((e) => !ingested.has(e.path)), now)
+    for (const a of outcome.ambiguous)
+      deps.log.warn('a file matches the content of several assets whose files vanished; nothing was guessed', { path: a.path, assets: a.assets.join(',') })
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
+    const counts = { identity: 0, sighting: 0, path: 0, folder: 0, content: 0 }
+    for (const r of relocations) if (!skipped.includes(r.id)) counts[r.by]++
     report({
       seen: disk.filter((e) => e.kind === 'file').length, offline: offline.length, online: online.length,
-      moved: outcome.moves.length, imported, waiting: waiting.length,
+      moved: counts.identity + counts.sighting + counts.folder, relinked: counts.content, saved_anew: counts.path,
+      imported, waiting: waiting.length, fingerprinted: stale.length,
+      ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100).map((a) => ({ ...a, reason: 'several assets whose files vanished have this content and none has this file name; nothing was guessed' })) } : {}),
+      ...(recheck.size ? { rechecked: recheck.size } : {}),
     })
     // A walk of a big tree leaves about 60 MB per 100,000 entries behind (its entries, the
     // catalogue rows, reconcile's maps). The collector would free it only later, under whatever
-    // comes next (the imports of the benchmark rose from there to past 200 MB): collect it once
-    // this scan's frame is gone, and again a second later. JSC scans the machine stack
-    // conservatively, and right after the task half of the collections still found `disk` and
-    // reconcile's maps through stale stack slots (a heap snapshot showed them held by <root>
-    // alone); a second on, every collection freed them. Measured with 102,500 files and then
-    // 100,000 imports: peak RSS 210-238 MiB with the first collection alone, 153-155 with both.
-    // Big scans are rare (start, rescans), each pause a few milliseconds.
+    // comes next: collect it once this scan's frame is gone, and again a second later (JSC scans
+    // the machine stack conservatively; right after the task, stale slots still held them).
+    // Measurements: docs/benchmarks.md. Big scans are rare (start, rescans), each pause a few ms.
     if (disk.length >= BIG_SCAN) for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
   }
 }

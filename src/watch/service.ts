@@ -8,6 +8,8 @@ import type { Runner } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { createAggregator } from './aggregator.ts'
 import { createSettle, excluded } from './ingest.ts'
+import type { Recent } from './recent.ts'
+import { stampOf } from '../storage/paths.ts'
 import { createWatcher } from './watcher.ts'
 
 export type WatchOptions = {
@@ -23,8 +25,10 @@ const TICK_MS = 250
 /** The longest a device's start scan waits for the watcher's first walk (a slow network share). */
 const WALK_WAIT_MS = 60_000
 
-export function createWatch(db: Db, deps: { runner: Runner; log: Log }, options: WatchOptions) {
-  const { runner, log } = deps
+export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Recent }, options: WatchOptions) {
+  const { runner, log, recent } = deps
+  /** Devices whose start scan has not run yet: watch folders import nothing until none is left. */
+  const startPending = new Set<number>()
   const settle = createSettle(options.settleMs)
   /** Device roots by id: the watcher reports absolute paths; the aggregator folds below a root. */
   const roots = new Map<number, string>()
@@ -35,6 +39,9 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log }, options:
   const watcher = createWatcher({
     onEvent: (event) => aggregator.add(event, Date.now()),
     onWatched: (device) => startScan(device),
+    onSighting: (path, s) => {
+      if (s.isFile() || s.isDirectory()) recent.saw(path, { kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s) }, Date.now())
+    },
     // The watcher logs each kind of error once per device itself; the scans are the truth anyway.
     onError: () => {},
     exclude: excluded,
@@ -92,6 +99,7 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log }, options:
       running = true
       for (const device of db.select().from(devicesTable).all()) {
         roots.set(device.id, device.path)
+        startPending.add(device.id)
         scanOnceWatched(device.id)
         watcher.watch(device)
       }
@@ -123,12 +131,23 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log }, options:
 
     status: () => watcher.status(),
 
+    /** A scan of `device` ended (`full`: of the whole device). */
+    scanned(device: number, full: boolean) {
+      if (full) startPending.delete(device)
+    },
+    /**
+     * Watch folders import once every device has had its start scan: a file that appeared while
+     * the service was stopped may be an asset moved there from a device not scanned yet.
+     */
+    importsOpen: () => startPending.size === 0,
+
     /** Stops watching; queued scans stay queued for the next start. */
     async stop() {
       running = false
       for (const timer of [...timers, ...awaiting.values()]) clearTimeout(timer)
       timers.clear()
       awaiting.clear() // a start scan not yet queued is done at the next start
+      startPending.clear()
       await watcher.close()
     },
   }

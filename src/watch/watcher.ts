@@ -48,6 +48,11 @@ export type WatcherOptions = {
   onWatched?(device: number): void
   /** Errors the watcher does not handle itself (not ENOSPC, not a missing path). */
   onError?(device: number, error: Error): void
+  /**
+   * What a look at a name found (its stats), as the event for it is made: the identity seen at a
+   * path at that moment, which a scan may no longer find there (saved anew, then renamed at once).
+   */
+  onSighting?(path: string, stats: Stats): void
   exclude(relPath: string): boolean
   /** Watch every device by polling (`--poll`). */
   poll: boolean
@@ -240,8 +245,14 @@ export function createWatcher(options: WatcherOptions): Watcher {
       }
       lstat(full).then(
         (s) => {
-          if (entry.chokidar === w)
+          if (entry.chokidar === w) {
+            try {
+              options.onSighting?.(path, s)
+            } catch (error) {
+              log.error('The watcher sighting handler failed', { device: id, path, error: String(error) })
+            }
             emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + '/' } : { device: id, type: change ? 'change' : 'add', path })
+          }
           done()
         },
         () => lstat(folder).then(

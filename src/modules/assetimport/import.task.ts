@@ -12,6 +12,7 @@ import { devices, mediaAssets, productions, transcodingProfiles } from '../../db
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
 import { DEFAULT_PROXY_HEIGHT, makeProxy, rewrapProxy } from '../../media/proxy.ts'
+import { fingerprintFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
 import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
@@ -108,6 +109,14 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       }
 
       if (online) {
+        // The content fingerprint (storage/fingerprint.ts), read once the file is where it stays:
+        // the asset is recognised by it when it next turns up on another file system.
+        const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
+        if (st?.isFile() && st.dev === asset.file_dev && st.ino === asset.file_ino) {
+          const seen = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }
+          const hash = await fingerprintFile(asset.path_file, seen)
+          if (hash !== undefined) media.setFingerprints([{ id: asset.id, ...seen, hash }])
+        }
         const ff = await deps.ffmpeg()
         // Probing fills what the request left out.
         const missingProbe = ff.missing('ffprobe')

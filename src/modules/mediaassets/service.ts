@@ -1,7 +1,7 @@
 // The one owner of media_assets (design note A2): every read by path or identity and every
 // write of the table goes through here, so the detail of which index serves a query lives in
 // one place. The path index is (kind, path_file): a query by path says `kind IN (...)` to use it.
-import { and, count, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS, type MediaKind, devices, mediaAssets } from '../../db/schema.ts'
 import { dateField, field, unique } from '../../http/errors.ts'
@@ -11,6 +11,7 @@ import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
 import type { Principal } from '../users/service.ts'
+import type { Relocation } from '../../watch/reconcile.ts'
 import { type MediaAssetCreate, type MediaRow, mediaToApi } from './model.ts'
 
 export function createMediaAssets(db: Db, holds: HoldDurations, metadata: CustomMetadata) {
@@ -30,14 +31,21 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   // and SQLite compiles a statement per call otherwise, ten times the work of running it).
   const p = (name: string) => sql.placeholder(name)
   const inRange = and(allKinds, sql`${mediaAssets.path_file} >= ${p('dir')}`, sql`${mediaAssets.path_file} < ${p('end')}`)
-  const byPathOfKind = db.select().from(mediaAssets).where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path')))).prepare()
-  const byPathAnyKind = db.select().from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).prepare()
+  // Several assets may name one path: one in production at most (the partial unique index), and
+  // any number whose file vanished from there. The one in production answers, else the newest.
+  const pathOrder = [desc(mediaAssets.is_production), desc(mediaAssets.id)] as const
+  const byPathOfKind = db.select().from(mediaAssets).where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path')))).orderBy(...pathOrder).limit(1).prepare()
+  const byPathAnyKind = db.select().from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).orderBy(...pathOrder).limit(1).prepare()
+  const onlineAt = db.$client.query<{ id: number }, [string, string]>(
+    "SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1")
   const underDir = db.select().from(mediaAssets).where(inRange).prepare()
+  const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
   const countUnderDir = db.select({ n: count() }).from(mediaAssets).where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`)).prepare()
   /** What a scan compares with the disk: the columns reconcile reads, not the metadata (100,000 rows on a share). */
   const scanFields = {
     id: mediaAssets.id, path_file: mediaAssets.path_file, device: mediaAssets.device, is_archive: mediaAssets.is_archive,
     is_production: mediaAssets.is_production, file_dev: mediaAssets.file_dev, file_ino: mediaAssets.file_ino, file_stamp: mediaAssets.file_stamp,
+    file_size: mediaAssets.file_size, file_mtime: mediaAssets.file_mtime, file_hash: mediaAssets.file_hash, kind: mediaAssets.kind,
   }
   const identitiesOf = db.select(scanFields).from(mediaAssets)
     .where(and(eq(mediaAssets.file_dev, p('dev')), sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`)).prepare()
@@ -45,7 +53,18 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   // each made into its object here, in scanFields' order (drizzle maps every column of every row
   // through its generic decoders: 85 of a 700 ms start scan of 100,000 files, this 30).
   const underDirForScan = db.select(scanFields).from(mediaAssets).where(inRange).prepare()
-  type ScanTuple = [number, string, number, number, number, number | null, number | null, number | null]
+  const atPathForScan = db.select(scanFields).from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).prepare()
+  type ScanTuple = [number, string, number, number, number, number | null, number | null, number | null, number | null, number | null, string | null, MediaKind]
+  const scanRow = ([id, path_file, device, is_archive, is_production, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind]: ScanTuple): ScanRow =>
+    ({ id, path_file, device, is_archive: is_archive === 1, is_production: is_production === 1, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind })
+  // Relink candidates: assets (not archive-only) with a fingerprint and a file of one of these sizes.
+  const bySizeForScan = db.select(scanFields).from(mediaAssets)
+    .where(and(sql`${mediaAssets.file_size} IN (SELECT value FROM json_each(${p('sizes')}))`, sql`${mediaAssets.file_hash} IS NOT NULL`,
+      sql`NOT (${mediaAssets.is_archive} = 1 AND ${mediaAssets.is_production} = 0)`)).prepare()
+  const proxiesAmong = db.$client.query<{ path_proxy: string }, [string]>(
+    "SELECT path_proxy FROM media_assets WHERE path_proxy IN (SELECT value FROM json_each(?)) AND path_proxy != ''")
+  const setFingerprint = db.$client.query<unknown, [number, number, string, number, number, number]>(
+    'UPDATE media_assets SET file_size = ?, file_mtime = ?, file_hash = ? WHERE id = ? AND file_dev = ? AND file_ino = ?')
   /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
   const range = (dir: string) => ({ dir, end: dir.slice(0, -1) + '0' })
 
@@ -82,8 +101,12 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 
     /** under(), with only what a scan compares with the disk. */
     underForScan(dir: string): ScanRow[] {
-      return (underDirForScan.values(range(dir)) as ScanTuple[]).map(([id, path_file, device, is_archive, is_production, file_dev, file_ino, file_stamp]) =>
-        ({ id, path_file, device, is_archive: is_archive === 1, is_production: is_production === 1, file_dev, file_ino, file_stamp }))
+      return (underDirForScan.values(range(dir)) as ScanTuple[]).map(scanRow)
+    },
+
+    /** Every asset naming exactly this path (a single file scanned), with what a scan compares. */
+    atPathForScan(path: string): ScanRow[] {
+      return (atPathForScan.values({ path }) as ScanTuple[]).map(scanRow)
     },
 
     /** How many assets lie under `dir` that belong to a production other than `production`. */
@@ -107,6 +130,69 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       for (const [dev, inos] of byDev)
         for (let i = 0; i < inos.length; i += 1000) rows.push(...identitiesOf.all({ dev, inos: JSON.stringify(inos.slice(i, i + 1000)) }))
       return rows
+    },
+
+    /** Assets with a fingerprint whose file has one of these sizes (relink candidates), not archive-only. */
+    bySizes(sizes: ReadonlySet<number>): ScanRow[] {
+      const all = [...sizes]
+      const rows: ScanRow[] = []
+      for (let i = 0; i < all.length; i += 1000) rows.push(...(bySizeForScan.values({ sizes: JSON.stringify(all.slice(i, i + 1000)) }) as ScanTuple[]).map(scanRow))
+      return rows
+    },
+
+    /** Which of these paths are some asset's proxy (never taken for input). */
+    proxiesAmong(paths: readonly string[]): Set<string> {
+      const out = new Set<string>()
+      for (let i = 0; i < paths.length; i += 1000) for (const r of proxiesAmong.all(JSON.stringify(paths.slice(i, i + 1000)))) out.add(r.path_proxy)
+      return out
+    },
+
+    /** Records fingerprints, each only if the asset still has the file it was read from. */
+    setFingerprints(list: readonly { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string }[]) {
+      if (!list.length) return
+      db.transaction(() => {
+        for (const f of list) setFingerprint.run(f.size, f.mtimeMs, f.hash, f.id, f.dev, f.ino)
+      })
+    },
+
+    /**
+     * A scan's decisions, in one transaction (the caller's): offline first (a vanished asset frees
+     * its path), then the relocations in two steps (each first to a name no file can have, so a
+     * swap or rotation of names never meets the unique index half-done), then online. A path that
+     * an asset outside this scan's decisions holds in production meanwhile is not taken: the
+     * returned ids were skipped and are looked at again by the caller.
+     */
+    applyScan(d: { offline: number[]; online: number[]; relocations: readonly ScanRelocation[] }): number[] {
+      const now = isoTimestamp()
+      const skipped: number[] = []
+      if (d.offline.length) db.update(mediaAssets).set({ is_production: false, date_mod: now })
+        .where(and(inArray(mediaAssets.id, d.offline), eq(mediaAssets.is_production, true))).run()
+      const moving = d.relocations.filter((r) => r.path !== r.from)
+      for (const r of moving) parkPath.run(`\u0000moving:${r.id}`, r.id)
+      for (const r of d.relocations) {
+        const taken = onlineAt.all(r.path, r.kind).some((o) => o.id !== r.id)
+        if (taken) {
+          skipped.push(r.id)
+          if (r.path !== r.from) parkPath.run(r.from, r.id)
+          continue
+        }
+        db.update(mediaAssets).set({
+          path_file: r.path, device: r.device, file_dev: r.dev, file_ino: r.ino, file_stamp: r.stamp,
+          // Content relinks bring their fingerprint; a rename keeps it; a new inode is read again.
+          ...(r.hash !== undefined ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash } : r.by === 'identity' ? {} : { file_hash: null }),
+          date_mod: now,
+        }).where(eq(mediaAssets.id, r.id)).run()
+      }
+      const online = d.online.filter((id) => !skipped.includes(id))
+      for (const id of online) {
+        const row = db.select({ path: mediaAssets.path_file, kind: mediaAssets.kind }).from(mediaAssets).where(eq(mediaAssets.id, id)).get()
+        if (!row || onlineAt.all(row.path, row.kind).some((o) => o.id !== id)) {
+          skipped.push(id)
+          continue
+        }
+        db.update(mediaAssets).set({ is_production: true, date_mod: now }).where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, false))).run()
+      }
+      return skipped
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
@@ -146,7 +232,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 export type MediaAssets = ReturnType<typeof createMediaAssets>
 /** A row with its keywords and linked projects as JSON arrays (byIdWithDetails). */
 export type DetailedRow = MediaRow & { keywords_json: string; projects_json: string }
-export type ScanRow = Pick<MediaRow, 'id' | 'path_file' | 'device' | 'is_archive' | 'is_production' | 'file_dev' | 'file_ino' | 'file_stamp'>
+export type ScanRow = Pick<MediaRow, 'id' | 'path_file' | 'device' | 'is_archive' | 'is_production' | 'file_dev' | 'file_ino' | 'file_stamp' | 'file_size' | 'file_mtime' | 'file_hash' | 'kind'>
+/** A relocation as applyScan takes it: reconcile's, with where the row was and whether it is in production. */
+export type ScanRelocation = Relocation & { from: string; kind: MediaKind }
 
 /** The identity columns of a file as found on disk (all null: none known). */
 export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =>

@@ -1,0 +1,104 @@
+// What the watcher remembers between scans, in memory only (a restart forgets it; the start scan
+// then decides by identity and content alone):
+// - Sightings: what was at a path when it was last looked at. Files from the watcher's look at a
+//   name when its event came, kept for `fileMs` (the move window and a little more): a file saved
+//   over an asset's path and renamed before any scan ran is followed through them. Folders from
+//   every walk and look, kept while there is room: a folder renamed is recognised by its identity,
+//   and what was inside it is looked for under the new name.
+// - Strangers: files a scan saw that no asset has and that were not imported (not in a watch
+//   folder, or still settling), kept for `strangerMs`: when an asset's file vanishes later, the
+//   strangers of its size are looked at again (a move across file systems: the copy appears
+//   before the original goes).
+// Both are bounded: the oldest entries go first.
+import type { DiskEntry, Sighting } from './reconcile.ts'
+
+const key = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : path)
+
+export function createRecent(options: { fileMs?: number; strangerMs?: number; maxFolders?: number; maxFiles?: number } = {}) {
+  const fileMs = options.fileMs ?? 10_000
+  const strangerMs = options.strangerMs ?? 15 * 60_000
+  const maxFolders = options.maxFolders ?? 200_000
+  const maxFiles = options.maxFiles ?? 20_000
+  const files = new Map<string, { s: Sighting; at: number }>()
+  const folders = new Map<string, Sighting>()
+  const strangers = new Map<string, { e: DiskEntry; at: number }>()
+  /** Folder paths by identity: a renamed folder is seen under its new name before its old one is forgotten. */
+  const pathsOf = new Map<string, Set<string>>()
+  const idOf = (s: { dev: number; ino: number; stamp: number }) => `${s.dev}:${s.ino}:${s.stamp}`
+  const unfolder = (k: string) => {
+    const old = folders.get(k)
+    if (!old) return
+    folders.delete(k)
+    const set = pathsOf.get(idOf(old))
+    set?.delete(k)
+    if (set?.size === 0) pathsOf.delete(idOf(old))
+  }
+
+  /** Drops the oldest entries of an insertion-ordered map while `stale` says so or it is too big. */
+  const trim = <V>(map: Map<string, V>, max: number, stale: (v: V) => boolean) => {
+    for (const [k, v] of map) {
+      if (map.size <= max && !stale(v)) break
+      map.delete(k)
+    }
+  }
+
+  return {
+    /** What is at `path` now (a watcher's look, or a walk's entry). */
+    saw(path: string, s: Sighting, now: number) {
+      const k = key(path)
+      if (s.kind === 'dir') {
+        unfolder(k)
+        folders.set(k, s)
+        const id = idOf(s)
+        ;(pathsOf.get(id) ?? pathsOf.set(id, new Set()).get(id)!).add(k)
+        for (const [old] of folders) {
+          if (folders.size <= maxFolders) break
+          unfolder(old)
+        }
+        return
+      }
+      files.delete(k)
+      files.set(k, { s, at: now })
+      trim(files, maxFiles, (v) => now - v.at > fileMs)
+    },
+    /** Nothing is at `path` any more (a folder seen gone keeps no identity to be matched by). */
+    gone(path: string) {
+      unfolder(key(path))
+    },
+    /** The sightings as reconcile reads them, at `now`. */
+    sightings(now: number) {
+      return {
+        get(path: string): Sighting | undefined {
+          const f = files.get(path)
+          if (f && now - f.at <= fileMs) return f.s
+          return folders.get(path)
+        },
+      }
+    },
+    /** Folders seen earlier with one of these identities at another path than now (renamed away). */
+    formerFolders(dirs: readonly DiskEntry[]): string[] {
+      const out: string[] = []
+      if (!pathsOf.size) return out
+      for (const d of dirs) for (const path of pathsOf.get(idOf(d)) ?? []) if (path !== key(d.path)) out.push(path + '/')
+      return out
+    },
+    remember(entries: readonly DiskEntry[], now: number) {
+      for (const e of entries) {
+        strangers.delete(e.path)
+        strangers.set(e.path, { e, at: now })
+      }
+      trim(strangers, maxFiles, (v) => now - v.at > strangerMs)
+    },
+    /** Strangers of these sizes, newest last. */
+    strangersOfSize(sizes: ReadonlySet<number>, now: number): DiskEntry[] {
+      const out: DiskEntry[] = []
+      for (const { e, at } of strangers.values()) if (now - at <= strangerMs && sizes.has(e.size)) out.push(e)
+      return out
+    },
+    forgetStranger(path: string) {
+      strangers.delete(path)
+    },
+  }
+}
+
+export type Recent = ReturnType<typeof createRecent>
