@@ -25,6 +25,14 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
   /** Folder paths by identity: a renamed folder is seen under its new name before its old one is forgotten. */
   const pathsOf = new Map<string, Set<string>>()
   const idOf = (s: { dev: number; ino: number; stamp: number }) => `${s.dev}:${s.ino}:${s.stamp}`
+  /** File paths by the identity seen there: a file found under a new name was seen at these. */
+  const filePathsOf = new Map<string, Set<string>>()
+  const unfile = (k: string, s: Sighting) => {
+    files.delete(k)
+    const set = filePathsOf.get(idOf(s))
+    set?.delete(k)
+    if (set?.size === 0) filePathsOf.delete(idOf(s))
+  }
   const unfolder = (k: string) => {
     const old = folders.get(k)
     if (!old) return
@@ -57,9 +65,15 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
         }
         return
       }
-      files.delete(k)
+      const old = files.get(k)
+      if (old) unfile(k, old.s)
       files.set(k, { s, at: now })
-      trim(files, maxFiles, (v) => now - v.at > fileMs)
+      const id = idOf(s)
+      ;(filePathsOf.get(id) ?? filePathsOf.set(id, new Set()).get(id)!).add(k)
+      for (const [p, v] of files) {
+        if (files.size <= maxFiles && now - v.at <= fileMs) break
+        unfile(p, v.s)
+      }
     },
     /** Nothing is at `path` any more (a folder seen gone keeps no identity to be matched by). */
     gone(path: string) {
@@ -80,6 +94,14 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
       const out: string[] = []
       if (!pathsOf.size) return out
       for (const d of dirs) for (const path of pathsOf.get(idOf(d)) ?? []) if (path !== key(d.path)) out.push(path + '/')
+      return out
+    },
+    /** Paths where a file with one of these identities was seen lately, other than where it is now. */
+    formerFiles(entries: readonly DiskEntry[], now: number): string[] {
+      const out: string[] = []
+      if (!filePathsOf.size) return out
+      for (const e of entries)
+        for (const path of filePathsOf.get(idOf(e)) ?? []) if (path !== key(e.path) && now - files.get(path)!.at <= fileMs) out.push(path)
       return out
     },
     remember(entries: readonly DiskEntry[], now: number) {

@@ -155,7 +155,7 @@ export type Reconciliation = {
   ambiguous: { path: string; assets: number[] }[]
   /** New files in watch folders, before the settle gate. */
   ingest: IngestCandidate[]
-  /** Files seen that no asset has and that were not imported (the caller remembers them for a while). */
+  /** Files seen that no asset has and that were not relinked, ingest candidates included (the caller remembers those it does not import). */
   strangers: DiskEntry[]
   projectsOffline: number[]
   projectsOnline: number[]
@@ -238,9 +238,6 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     const k = rowKey(r)
     if (k && !archiveOnly(r)) held.add(k)
   }
-  /** Paths some row names (any state): a file there is catalogued, never imported. */
-  const named = new Set<string>()
-  for (const r of rows) named.add(key(r.path_file))
 
   const claim = new Map<number, { entry: DiskEntry; by: Relocation['by'] }>()
   const claimedBy = new Map<DiskEntry, number>()
@@ -304,6 +301,13 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     if (!r.is_production || (lookedAt && (!e || claimedBy.has(e) || held.has(entryKey(e))))) vanishing.push(r)
   }
 
+  // Paths some row names and keeps (any state; not a path its asset leaves in this pass): a file
+  // there is catalogued, never imported. Archive-only and ignored rows are never claimed: theirs count.
+  const named = new Set<string>()
+  for (const r of rows) {
+    const c = claim.get(r.id)
+    if (!c || key(c.entry.path) === key(r.path_file)) named.add(key(r.path_file))
+  }
   // New files: unclaimed, at no catalogued path, holding no asset's identity.
   const fresh: DiskEntry[] = []
   for (const e of files.values()) if (!claimedBy.has(e) && !named.has(key(e.path)) && !held.has(entryKey(e))) fresh.push(e)

@@ -109,6 +109,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const scopes = (task.params.paths ?? [device.path]).filter((p) => p === device.path || isInside(device.path, p) || p + '/' === device.path)
     const disk: DiskEntry[] = []
     const walked = new Set<string>()
+    /** Scopes that are gone: forgotten as folders once this scan has used what was seen of them. */
+    const missing: string[] = []
     const walk = async (scope: string) => {
       const rel = scope.slice(device.path.length)
       // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
@@ -123,7 +125,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         // entry's own name is all that is left to judge (one short test per file, not the path).
         entries = await listTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true })
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return recent.gone(scope) // gone: reconcile sees it missing
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return void missing.push(scope) // gone: reconcile sees it missing
         throw error
       }
       const prefix = scope.endsWith('/') || entries[0]?.kind !== 'dir' ? scope : scope + '/'
@@ -167,7 +169,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (!here?.some((r) => r.file_dev === e.dev && r.file_ino === e.ino)) strange.push(e)
     }
     const holders: ScanRow[] = []
+    const formerHolders: ScanRow[] = []
     if (strange.length) {
+      // A file seen lately at another path (a save over an asset's path, then a rename): the
+      // assets at those paths are read too, and their paths looked at.
+      for (const path of recent.formerFiles(strange, Date.now()))
+        for (const r of media.atPathForScan(path)) (take(r), formerHolders.push(r))
       const stamps = new Set(strange.map((e) => `${e.dev}:${e.ino}:${e.stamp}`))
       for (const r of media.byIdentities(strange)) {
         take(r)
@@ -198,7 +205,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const s = look(r.path_file)
       if (s?.isFile()) disk.push(entryOf(r.path_file, r.device, s))
     }
-    for (const r of holders) addEvidence(r)
+    for (const r of [...holders, ...formerHolders]) addEvidence(r)
 
     const now = Date.now()
     const fingerprints = new Map<string, string>()
@@ -305,6 +312,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
 
     // What this scan saw is remembered: folders by identity (a rename is recognised later), and
     // files no asset has that were not imported (a vanishing asset looks at those of its size).
+    for (const path of missing) recent.gone(path)
     for (const d of dirs) recent.saw(d.path, { kind: 'dir', dev: d.dev, ino: d.ino, stamp: d.stamp }, now)
     for (const r of relocations) recent.forgetStranger(r.path)
 

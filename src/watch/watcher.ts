@@ -27,6 +27,7 @@
 // leading or final slash); what it excludes is neither reported nor watched.
 import { type FSWatcher, watch as chokidarWatch } from 'chokidar'
 import type { Stats } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
@@ -218,6 +219,18 @@ export function createWatcher(options: WatcherOptions): Watcher {
       if (typeof name !== 'string' || name === '' || name.includes('/')) return
       const full = (folder.endsWith('/') ? folder : folder + '/') + name
       if (!full.startsWith(base) || options.exclude(full.slice(base.length))) return
+      // What is at the name at this very moment, for the sightings: the look below resolves later
+      // (a turn of the thread pool, behind chokidar's own work), when a quick save-then-rename
+      // has already taken the name away again. Local folders only (events): one lstat, no wait.
+      if (options.onSighting && event !== 'change') {
+        let s: Stats | undefined
+        try {
+          s = lstatSync(full)
+        } catch {
+          s = undefined
+        }
+        if (s) sight(entry.root + full.slice(base.length), s)
+      }
       look(full, entry.root + full.slice(base.length), folder, event === 'change')
     })
     /**
@@ -228,6 +241,13 @@ export function createWatcher(options: WatcherOptions): Watcher {
      * that under the folder's own name), chokidar's unlinkDir for it covers what was in it.
      */
     const looking = new Map<string, { again: boolean; next: boolean }>()
+    const sight = (path: string, s: Stats) => {
+      try {
+        options.onSighting?.(path, s)
+      } catch (error) {
+        log.error('The watcher sighting handler failed', { device: id, path, error: String(error) })
+      }
+    }
     const look = (full: string, path: string, folder: string, change: boolean) => {
       const busy = looking.get(full)
       if (busy) {
@@ -246,11 +266,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       lstat(full).then(
         (s) => {
           if (entry.chokidar === w) {
-            try {
-              options.onSighting?.(path, s)
-            } catch (error) {
-              log.error('The watcher sighting handler failed', { device: id, path, error: String(error) })
-            }
+            sight(path, s)
             emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + '/' } : { device: id, type: change ? 'change' : 'add', path })
           }
           done()

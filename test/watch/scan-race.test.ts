@@ -1,0 +1,125 @@
+// The scan task between its walk and its apply: a walk takes time, and another scan may apply
+// what happened meanwhile (a file moved right after its watch-folder import, seen once under
+// load: the asset stayed offline for good). The handler is run with a task context whose
+// progress report (made right after each walk) changes the disk and the catalogue as that other
+// scan would; the real catalogue and real folders are used throughout.
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createApp } from '../../src/app.ts'
+import { createCore } from '../../src/core.ts'
+import { stampOf } from '../../src/storage/paths.ts'
+import type { TaskContext } from '../../src/tasks/runner.ts'
+import { silentLog } from '../../src/util/log.ts'
+import { createSettle } from '../../src/watch/ingest.ts'
+import { createRecent } from '../../src/watch/recent.ts'
+import { scanHandler } from '../../src/watch/scan.task.ts'
+import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
+
+let base: TestApp
+let core: ReturnType<typeof createCore>
+let root: string
+let device: { id: number }
+let show: { id: number }
+let recent: ReturnType<typeof createRecent>
+let later: string[]
+
+beforeEach(async () => {
+  base = testApp(undefined, { tasks: false })
+  ;({ root, device, production: show } = await seedProduction(base))
+  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 30 })
+  createApp(core)
+  recent = createRecent()
+  later = []
+})
+afterEach(async () => {
+  await core.stop()
+  base.cleanup()
+  removeScratch()
+})
+
+/** Runs one scan handler to its end; `meanwhile` runs once, right after the (first) walk. */
+async function scan(paths: string[] | null, meanwhile?: () => void) {
+  const handler = scanHandler(base.db, {
+    media: core.media, imports: core.imports, settle: createSettle(30), recent, settleMs: 30, log: silentLog,
+    later: (_device, p) => later.push(...p),
+  })
+  let result: Record<string, unknown> = {}
+  let pending = meanwhile
+  await handler({
+    task: { id: 0, params: { device: device.id, paths } } as TaskContext<'scan'>['task'],
+    signal: new AbortController().signal,
+    progress: () => {
+      const fn = pending
+      pending = undefined
+      fn?.()
+    },
+    save: () => {},
+    report: (r) => void (result = r),
+  })
+  return result
+}
+const file = (rel: string, text = 'essence') => {
+  mkdirSync(join(root, rel, '..'), { recursive: true })
+  writeFileSync(join(root, rel), text)
+  return join(root, rel)
+}
+const register = async (path: string) => (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
+const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).json
+/** What another scan applies when it sees the file at its new path. */
+const otherScanMoved = (id: number, from: string, to: string) => {
+  const s = lstatSync(to)
+  core.media.applyScan({ offline: [], online: [], relocations: [{ id, path: to, from, device: device.id, kind: 'video', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, by: 'identity' }] })
+}
+
+test('a folder walked before a file moved into it, applied after another scan followed the move: the asset is not taken offline', async () => {
+  const from = file('Show/in/a.mov')
+  mkdirSync(join(root, 'Show', 'out'))
+  const to = join(root, 'Show', 'out', 'a.mov')
+  const id = await register(from)
+  const result = await scan([join(root, 'Show', 'out/')], () => {
+    renameSync(from, to)
+    otherScanMoved(id, from, to)
+  })
+  expect(await asset(id)).toMatchObject({ path_file: to, is_production: true })
+  expect(result).toMatchObject({ offline: 0, rechecked: 1 })
+  expect(later).toEqual([to]) // looked at again shortly
+})
+
+test('a walk that saw the file at its old path, applied after another scan followed the move: the asset is not moved back', async () => {
+  const from = file('Show/a.mov')
+  const to = join(root, 'Show', 'b.mov')
+  const id = await register(from)
+  await scan(null, () => {
+    renameSync(from, to)
+    otherScanMoved(id, from, to)
+  })
+  expect(await asset(id)).toMatchObject({ path_file: to, is_production: true })
+  expect(later).toContain(from)
+})
+
+test('a sighting of a new file at an asset\'s path, then found under another name: the asset follows it (saved anew, then renamed)', async () => {
+  const a = file('Show/edit/a.mov')
+  const id = await register(a)
+  await scan(null) // fingerprints and identity as the catalogue keeps them
+  file('Show/edit/.a.mov.swap', 'saved anew')
+  renameSync(join(root, 'Show/edit/.a.mov.swap'), a)
+  const s = lstatSync(a)
+  recent.saw(a, { kind: 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s) }, Date.now())
+  const b = join(root, 'Show/edit/b.mov')
+  renameSync(a, b)
+  // Only the new name is scanned, as the watcher's first batch is.
+  expect(await scan([b])).toMatchObject({ moved: 1, imported: 0 })
+  expect(await asset(id)).toMatchObject({ path_file: b, is_production: true })
+})
+
+test('without that sighting the same scan does not guess: the asset is left to the scan of its own path', async () => {
+  const a = file('Show/edit/a.mov')
+  const id = await register(a)
+  file('Show/edit/.a.mov.swap', 'saved anew')
+  renameSync(join(root, 'Show/edit/.a.mov.swap'), a)
+  renameSync(a, join(root, 'Show/edit/b.mov'))
+  expect(await scan([join(root, 'Show/edit/b.mov')])).toMatchObject({ moved: 0 })
+  expect(await asset(id)).toMatchObject({ path_file: a })
+})
