@@ -81,7 +81,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   const settle = watch?.settle ?? createSettle(settleMs)
 
   return {
-    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg, watch,
+    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg, watch, recent,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans. */
     start() {
       runner.start()

@@ -230,7 +230,10 @@ export const mediaAssets = sqliteTable(
     // path_file first: led by kind, SQLite would take it for the lists' "kind = 'video'" and sort.
     // Unique among files in production only: an asset whose file vanished keeps the path it was
     // last seen at, while the file now at that path may be another asset's (a rotation of names).
-    index('media_assets_path_kind').on(t.path_file, t.kind),
+    // Not unique, so SQLite's planner no longer knows a path means one row: the flags the lists
+    // filter on are in it, so that a path filter with a production or flag still walks this index
+    // (and reads no table row to check them) rather than the production's.
+    index('media_assets_path_kind').on(t.path_file, t.kind, t.production, t.is_archive, t.is_production),
     uniqueIndex('media_assets_online_path').on(t.path_file, t.kind).where(sql`is_production = 1`),
     // Relink by content: the assets with a file of this size (few per size on a real share).
     index('media_assets_size').on(t.file_size),

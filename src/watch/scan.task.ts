@@ -293,14 +293,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
 
     let skipped: number[] = []
+    let applied = { offline: offline.length, online: online.length }
     db.transaction(() => {
       // An asset an import is moving is out of production until its task has the file in place
       // (clients wait for that): its file at the old path is not this scan's to bring online.
       const moving = assetsBeingMoved(db)
       const free = (id: number) => !moving.has(id)
+      const off = offline.filter(free)
+      const on = online.filter(free)
+      applied = { offline: off.length, online: on.length }
       skipped = media.applyScan({
-        offline: offline.filter(free),
-        online: online.filter(free),
+        offline: off,
+        online: on,
         relocations: relocations.filter((r) => free(r.id)).map((r) => ({ ...r, from: rows.get(r.id)!.path_file, kind: rows.get(r.id)!.kind })),
       })
       for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const)
@@ -379,7 +383,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const counts = { identity: 0, sighting: 0, path: 0, folder: 0, content: 0 }
     for (const r of relocations) if (!skipped.includes(r.id)) counts[r.by]++
     report({
-      seen: disk.filter((e) => e.kind === 'file').length, offline: offline.length, online: online.length,
+      seen: disk.filter((e) => e.kind === 'file').length, offline: applied.offline, online: applied.online - skipped.filter((id) => online.includes(id)).length,
       moved: counts.identity + counts.sighting + counts.folder, relinked: counts.content, saved_anew: counts.path,
       imported, waiting: waiting.length, fingerprinted: stale.length,
       ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100).map((a) => ({ ...a, reason: 'several assets whose files vanished have this content and none has this file name; nothing was guessed' })) } : {}),

@@ -22,7 +22,10 @@ beforeAll(async () => {
   media = tempDir('reelhouse-ml-media-')
   // No ffmpeg (an empty folder): the clips are stand-ins, and the session is about the API; the
   // import then completes with a warning instead of probing.
-  server = await startServe(data, { args: ['--port', '0', '--ffmpeg', tempDir('reelhouse-ml-noff-')] })
+  // The clips lie in the production's watch folder (its storage device, by default): a settle time
+  // longer than the session keeps the one left unregistered (A002C001) out of the catalogue
+  // however slow the machine is, as the walk expects.
+  server = await startServe(data, { args: ['--port', '0', '--ffmpeg', tempDir('reelhouse-ml-noff-'), '--settle', '3600'] })
   const admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   // What an administrator prepared before the client came: a device, a production, its clips,
   // and a user with a password and write access to the production.

@@ -124,13 +124,20 @@ function innerPlan(sql: string, params: unknown[]): string[] {
   return lines
 }
 
-/** A search by every column of a unique index: one table row read at most, nothing skipped. */
+/**
+ * A search by every column of a unique index: one table row read at most, nothing skipped. Also
+ * an index whose columns a partial unique index holds too (media_assets_path_kind beside
+ * media_assets_online_path): one row in production per key, and the few offline assets that were
+ * last seen at that path.
+ */
 function oneRow(line: string): boolean {
   const m = /USING INDEX (\w+) \((.*)\)$/.exec(line)
   if (!m) return false
   const db = t.db.$client
   const table = line.split(' ')[1]!
-  const unique = (db.query(`PRAGMA index_list("${table}")`).all() as { name: string; unique: number }[]).some((i) => i.name === m[1] && i.unique)
+  const columnsOf = (index: string) => (db.query(`PRAGMA index_info("${index}")`).all() as { name: string }[]).map((c) => c.name).join(',')
+  const indexes = db.query(`PRAGMA index_list("${table}")`).all() as { name: string; unique: number }[]
+  const unique = indexes.some((i) => i.unique && (i.name === m[1] || columnsOf(i.name) === columnsOf(m[1]!)))
   const columns = db.query(`PRAGMA index_info("${m[1]}")`).all().length
   return unique && m[2]!.split(' AND ').filter((term) => term.endsWith('=?')).length === columns
 }

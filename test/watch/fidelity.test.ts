@@ -255,11 +255,16 @@ describe('saved as a new inode, then renamed', () => {
     const dir = join(up, 'Show', 'edit')
     const a = clip(join(dir, 'a.mov'))
     const A = await imported(a, 'A')
+    // The folder is under watch (as any folder that was there when the service started).
+    await core.stop()
+    await boot(false)
     clip(join(dir, '.a.mov.swap'), 4096)
     renameSync(join(dir, '.a.mov.swap'), a)
-    // The watcher looks at a name as its event comes (here within tens of milliseconds), sooner
-    // than a scan is due (the aggregator's turn, 250 ms): the sighting tells the story.
-    await Bun.sleep(100)
+    // The watcher looks at a name as its event comes, usually well before a scan is due (the
+    // aggregator's turn, 250 ms): the rename follows once it has looked, however long that took
+    // on this machine, and the sighting tells the story.
+    const saved = statSync(a).ino
+    await waitFor(() => core.recent.sightings(Date.now()).get(a)?.ino === saved, 'the watcher to look at a.mov', { ms: 10_000, everyMs: 10 })
     renameSync(a, join(dir, 'b.mov'))
     await converges([{ id: A, label: 'A', path: join(dir, 'b.mov') }], 'the save and rename')
     expect(await videoCount()).toBe(1)
