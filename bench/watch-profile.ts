@@ -134,7 +134,11 @@ async function profile(label: string, rows: boolean) {
     add('5 reconcile', ms(t))
     t = performance.now()
     db.transaction(() => {
-      media.applyScan({ offline: out.offline, online: out.online, relocations: out.relocations.map((r) => ({ ...r, from: r.path, kind: 'video' as const })) })
+      const byId = new Map(under.map((r) => [r.id, r]))
+      media.applyScan({
+        offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file })), online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file })),
+        relocations: out.relocations.map((r) => ({ ...r, from: byId.get(r.id)!.path_file, kind: 'video' as const })),
+      })
     })
     add(`6 transaction (${out.relocations.length} relocations)`, ms(t))
     // (c) the scan task with the watcher's first walk beside it in the same process, as serve runs them.

@@ -7,7 +7,7 @@
 //   and what was inside it is looked for under the new name.
 // - Strangers: files a scan saw that no asset has and that were not imported (not in a watch
 //   folder, or still settling), kept for `strangerMs`: when an asset's file vanishes later, the
-//   strangers of its size are looked at again (a move across file systems: the copy appears
+//   strangers are looked at again and those of its size now are judged (a move across file systems: the copy appears
 //   before the original goes).
 // Both are bounded: the oldest entries go first.
 import type { DiskEntry, Sighting } from './reconcile.ts'
@@ -111,10 +111,10 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
       }
       trim(strangers, maxFiles, (v) => now - v.at > strangerMs)
     },
-    /** Strangers of these sizes, newest last. */
-    strangersOfSize(sizes: ReadonlySet<number>, now: number): DiskEntry[] {
+    /** The strangers seen within their time, oldest first. */
+    strangers(now: number): DiskEntry[] {
       const out: DiskEntry[] = []
-      for (const { e, at } of strangers.values()) if (now - at <= strangerMs && sizes.has(e.size)) out.push(e)
+      for (const { e, at } of strangers.values()) if (now - at <= strangerMs) out.push(e)
       return out
     },
     forgetStranger(path: string) {

@@ -341,17 +341,27 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
       rowsOf.set(e, matches)
       for (const r of matches) (entriesOf.get(r.id) ?? entriesOf.set(r.id, []).get(r.id)!).push(e)
     }
+    // Every asset holding this content counts, vanished or not: a file with the content of two
+    // assets may be a copy of the one still in place as well as the other moved, so the name must
+    // decide between them. (Without this, which scan saw what first would decide.)
+    const twinsOf = new Map<string, MediaRow[]>()
+    for (const r of rows) {
+      if (archiveOnly(r) || r.file_hash === null || r.file_size === null) continue
+      const k = `${r.file_size}:${r.file_hash}`
+      ;(twinsOf.get(k) ?? twinsOf.set(k, []).get(k)!).push(r)
+    }
     const byName = <T>(list: T[], name: string, nameOf: (t: T) => string) => (list.length === 1 ? list : list.filter((t) => baseName(nameOf(t)) === name))
     for (const [e, matches] of rowsOf) {
       const name = baseName(key(e.path))
-      const rs = byName(matches, name, (r) => key(r.path_file))
-      const r = rs.length === 1 ? rs[0]! : undefined
+      const twins = twinsOf.get(`${e.size}:${opts.fingerprints!.get(key(e.path))}`) ?? matches
+      const rs = byName(twins, name, (r) => key(r.path_file))
+      const r = rs.length === 1 && matches.includes(rs[0]!) ? rs[0]! : undefined
       const es = r ? byName(entriesOf.get(r.id)!, baseName(key(r.path_file)), (x) => key(x.path)) : []
       if (r && es.length === 1 && es[0] === e && !claim.has(r.id)) {
         take(r, e, 'content')
         relinked.add(e)
       } else {
-        out.ambiguous.push({ path: e.path, assets: matches.map((m) => m.id) })
+        out.ambiguous.push({ path: e.path, assets: twins.map((m) => m.id) })
         undecided.add(e)
       }
     }

@@ -238,14 +238,17 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           const size = rows.get(id)?.file_size
           if (size != null && rows.get(id)!.file_hash !== null) wanted.add(size)
         }
-        for (const e of recent.strangersOfSize(wanted, now)) {
+        // Their size now, not when they were seen: a copy seen half-written has grown since (and
+        // polling does not see a file grow).
+        if (wanted.size) for (const e of recent.strangers(now)) {
           if (strangersLooked.has(e.path) || inScopes(e.path)) continue
           strangersLooked.add(e.path)
           const s = look(e.path)
-          if (s?.isFile()) {
+          if (!s?.isFile()) recent.forgetStranger(e.path)
+          else if (wanted.has(s.size)) {
             disk.push(entryOf(e.path, e.device, s))
             again = true
-          } else recent.forgetStranger(e.path)
+          }
         }
       }
       const unread = outcome.needFingerprints.filter((e) => !fingerprints.has(e.path))
@@ -292,7 +295,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       return false
     }
 
-    let skipped: number[] = []
+    let skipped = new Set<number>()
     let applied = { offline: offline.length, online: online.length }
     db.transaction(() => {
       // An asset an import is moving is out of production until its task has the file in place
@@ -302,16 +305,17 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const off = offline.filter(free)
       const on = online.filter(free)
       applied = { offline: off.length, online: on.length }
-      skipped = media.applyScan({
-        offline: off,
-        online: on,
+      const at = new Map(relocations.map((r) => [r.id, r.path]))
+      skipped = new Set(media.applyScan({
+        offline: off.map((id) => ({ id, from: rows.get(id)!.path_file })),
+        online: on.map((id) => ({ id, at: at.get(id) ?? rows.get(id)!.path_file })),
         relocations: relocations.filter((r) => free(r.id)).map((r) => ({ ...r, from: rows.get(r.id)!.path_file, kind: rows.get(r.id)!.kind })),
-      })
+      }))
       for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const)
         if (ids.length) db.update(projectAssets).set({ is_production: on, date_mod: isoTimestamp() }).where(inArray(projectAssets.id, [...ids])).run()
     })
     for (const id of skipped) recheck.add(rows.get(id)!.path_file)
-    for (const r of relocations) if (skipped.includes(r.id)) recheck.add(r.path)
+    for (const r of relocations) if (skipped.has(r.id)) recheck.add(r.path)
     if (recheck.size) deps.later(device.id, [...recheck].filter((p) => isInside(device.path, p)), 250)
 
     // What this scan saw is remembered: folders by identity (a rename is recognised later), and
@@ -322,7 +326,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
 
     // Fingerprints that are missing or stale (the file changed, or is new to its asset), read off
     // the request path here, a bounded number of bytes per file.
-    const stale = outcome.fingerprint.filter((f) => !dropped.has(f.id) && !skipped.includes(f.id))
+    const stale = outcome.fingerprint.filter((f) => !dropped.has(f.id) && !skipped.has(f.id))
     if (stale.length) {
       // Progress now counts the files whose fingerprint is read (the walk's count was reported above).
       const entries = stale.map((f) => f.entry)
@@ -381,9 +385,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       deps.log.warn('a file matches the content of several assets whose files vanished; nothing was guessed', { path: a.path, assets: a.assets.join(',') })
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
     const counts = { identity: 0, sighting: 0, path: 0, folder: 0, content: 0 }
-    for (const r of relocations) if (!skipped.includes(r.id)) counts[r.by]++
+    for (const r of relocations) if (!skipped.has(r.id)) counts[r.by]++
     report({
-      seen: disk.filter((e) => e.kind === 'file').length, offline: applied.offline, online: applied.online - skipped.filter((id) => online.includes(id)).length,
+      seen: disk.filter((e) => e.kind === 'file').length, offline: applied.offline - offline.filter((id) => skipped.has(id)).length,
+      online: applied.online - online.filter((id) => skipped.has(id)).length,
       moved: counts.identity + counts.sighting + counts.folder, relinked: counts.content, saved_anew: counts.path,
       imported, waiting: waiting.length, fingerprinted: stale.length,
       ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100).map((a) => ({ ...a, reason: 'several assets whose files vanished have this content and none has this file name; nothing was guessed' })) } : {}),

@@ -40,6 +40,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     "SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1")
   const underDir = db.select().from(mediaAssets).where(inRange).prepare()
   const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
+  const currentPath = db.$client.query<{ path_file: string; kind: MediaKind }, [number]>('SELECT path_file, kind FROM media_assets WHERE id = ?')
+  const setOffline = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 0, date_mod = ? WHERE id = ? AND is_production = 1')
+  const setOnlineOne = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 1, date_mod = ? WHERE id = ? AND is_production = 0')
   const countUnderDir = db.select({ n: count() }).from(mediaAssets).where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`)).prepare()
   /** What a scan compares with the disk: the columns reconcile reads, not the metadata (100,000 rows on a share). */
   const scanFields = {
@@ -156,43 +159,52 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /**
-     * A scan's decisions, in one transaction (the caller's): offline first (a vanished asset frees
-     * its path), then the relocations in two steps (each first to a name no file can have, so a
-     * swap or rotation of names never meets the unique index half-done), then online. A path that
-     * an asset outside this scan's decisions holds in production meanwhile is not taken: the
-     * returned ids were skipped and are looked at again by the caller.
+     * A scan's decisions, in one transaction (the caller's). Each names the path_file the scan read
+     * (`from`; for online, `at`: where the asset is once relocated): an asset another scan changed
+     * meanwhile (a scan awaits the disk between its read and its apply) is left, and its id
+     * returned for the caller to look at again. Offline first (a vanished asset frees its path),
+     * then the relocations in two steps (each first to a name no file can have, so a swap or
+     * rotation of names never meets the unique index half-done), then online; a path another
+     * asset holds in production is not taken.
      */
-    applyScan(d: { offline: number[]; online: number[]; relocations: readonly ScanRelocation[] }): number[] {
+    applyScan(d: { offline: readonly { id: number; from: string }[]; online: readonly { id: number; at: string }[]; relocations: readonly ScanRelocation[] }): number[] {
       const now = isoTimestamp()
-      const skipped: number[] = []
-      if (d.offline.length) db.update(mediaAssets).set({ is_production: false, date_mod: now })
-        .where(and(inArray(mediaAssets.id, d.offline), eq(mediaAssets.is_production, true))).run()
-      const moving = d.relocations.filter((r) => r.path !== r.from)
-      for (const r of moving) parkPath.run(`\u0000moving:${r.id}`, r.id)
-      for (const r of d.relocations) {
-        const taken = onlineAt.all(r.path, r.kind).some((o) => o.id !== r.id)
-        if (taken) {
-          skipped.push(r.id)
+      const skipped = new Set<number>()
+      const pathNow = (id: number) => currentPath.get(id)?.path_file
+      for (const o of d.offline) {
+        if (pathNow(o.id) !== o.from) skipped.add(o.id)
+        else setOffline.run(now, o.id)
+      }
+      const relocations = d.relocations.filter((r) => {
+        if (pathNow(r.id) === r.from) return true
+        skipped.add(r.id)
+        return false
+      })
+      for (const r of relocations) if (r.path !== r.from) parkPath.run(`\u0000moving:${r.id}`, r.id)
+      for (const r of relocations) {
+        if (onlineAt.all(r.path, r.kind).some((o) => o.id !== r.id)) {
+          skipped.add(r.id)
           if (r.path !== r.from) parkPath.run(r.from, r.id)
           continue
         }
         db.update(mediaAssets).set({
+          // In production: its file is there (checked just now), whatever another scan said meanwhile.
+          is_production: true,
           path_file: r.path, device: r.device, file_dev: r.dev, file_ino: r.ino, file_stamp: r.stamp,
           // Content relinks bring their fingerprint; a rename keeps it; a new inode is read again.
           ...(r.hash !== undefined ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash } : r.by === 'identity' ? {} : { file_hash: null }),
           date_mod: now,
         }).where(eq(mediaAssets.id, r.id)).run()
       }
-      const online = d.online.filter((id) => !skipped.includes(id))
-      for (const id of online) {
-        const row = db.select({ path: mediaAssets.path_file, kind: mediaAssets.kind }).from(mediaAssets).where(eq(mediaAssets.id, id)).get()
-        if (!row || onlineAt.all(row.path, row.kind).some((o) => o.id !== id)) {
-          skipped.push(id)
+      for (const o of d.online) {
+        const row = skipped.has(o.id) ? undefined : currentPath.get(o.id)
+        if (!row || row.path_file !== o.at || onlineAt.all(o.at, row.kind).some((x) => x.id !== o.id)) {
+          skipped.add(o.id)
           continue
         }
-        db.update(mediaAssets).set({ is_production: true, date_mod: now }).where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, false))).run()
+        setOnlineOne.run(now, o.id)
       }
-      return skipped
+      return [...skipped]
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
