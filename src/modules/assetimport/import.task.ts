@@ -8,7 +8,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
+import { devices, productions, transcodingProfiles } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
 import { DEFAULT_PROXY_HEIGHT, makeProxy, rewrapProxy } from '../../media/proxy.ts'
@@ -18,7 +18,6 @@ import { CancelledError } from '../../storage/fs.ts'
 import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
 import { describe } from '../../tasks/copy.ts'
 import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
-import { isoTimestamp } from '../../util/time.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import type { Devices } from '../devices/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
@@ -29,12 +28,9 @@ import { moveFolder } from './service.ts'
 
 export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
   const { media, logs } = deps
-  // What every import task reads and writes, prepared once (see service.ts).
-  const p = (name: string) => sql.placeholder(name)
-  const assetQuery = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
-  const assetOf = (id: number) => assetQuery.get({ id })
-  const productionQuery = db.select().from(productions).where(eq(productions.id, p('id'))).prepare()
-  const setStatus = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
+  // The asset is read and written through the media service (the table's owner).
+  const assetOf = (id: number) => media.byId(id)
+  const productionQuery = db.select().from(productions).where(eq(productions.id, sql.placeholder('id'))).prepare()
 
   return async ({ task, signal, progress, save }) => {
     const params = task.params
@@ -130,7 +126,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
             closeSync(fd)
           }
           const filled = Object.fromEntries(Object.entries(info).filter(([k]) => !params.given.includes(k)))
-          db.update(mediaAssets).set({ technical: { ...asset.technical, ...filled }, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
+          media.setTechnical(asset.id, { ...asset.technical, ...filled })
           advance(IMPORT_STATUS.probed)
         }
 
@@ -154,7 +150,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
             const source = asset
             proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, height: proxyHeight(db, asset.device) })
           }
-          db.update(mediaAssets).set({ path_proxy: proxy, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, asset.id)).run()
+          media.setProxy(asset.id, proxy)
           advance(IMPORT_STATUS.proxied)
         }
       }
@@ -162,7 +158,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       // The last write, made by the runner with the task's end in one transaction.
       const done = asset.id
       return () => {
-        setStatus.run({ id: done, status: 6, now: isoTimestamp() })
+        media.setStatus(done, 6)
         logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
       }
     } catch (error) {
@@ -170,7 +166,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
       logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
-      setStatus.run({ id: params.asset, status: -1, now: isoTimestamp() })
+      media.setStatus(params.asset, -1)
       // A move that did not happen (or did: path_file follows the file) leaves the file online
       // where path_file says: in production again, as before the import. A file gone from there
       // stays out, as the watcher would have it.

@@ -1,5 +1,6 @@
-// The one owner of media_assets (design note A2): every read by path or identity and every
-// write of the table goes through here, so the detail of which index serves a query lives in
+// The owner of media_assets: every read by path or identity and every write of the table goes
+// through here (the import's create-or-update in assetimport/service.ts register() is the one
+// writer left outside, with its keywords, in the import's own transaction), so the detail of which index serves a query lives in
 // one place. The path index is (kind, path_file): a query by path says `kind IN (...)` to use it.
 import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
@@ -39,6 +40,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const onlineAt = db.$client.query<{ id: number }, [string, string]>(
     "SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1")
   const underDir = db.select().from(mediaAssets).where(inRange).prepare()
+  const rowById = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
+  const setStatusOf = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
   const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
   const currentPath = db.$client.query<{ path_file: string; kind: MediaKind }, [number]>('SELECT path_file, kind FROM media_assets WHERE id = ?')
   const setOffline = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 0, date_mod = ? WHERE id = ? AND is_production = 1')
@@ -205,6 +208,24 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         setOnlineOne.run(now, o.id)
       }
       return [...skipped]
+    },
+
+    /** The whole row (the import task's read), or undefined. */
+    byId: (id: number): MediaRow | undefined => rowById.get({ id }),
+
+    /** status_asset (0 working, 6 done, -1 failed), as the import task moves it. */
+    setStatus(id: number, status: number) {
+      setStatusOf.run({ id, status, now: isoTimestamp() })
+    },
+
+    /** Probed technical details, over what the asset has. */
+    setTechnical(id: number, technical: Record<string, unknown>) {
+      db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run()
+    },
+
+    /** The proxy made for the asset. */
+    setProxy(id: number, path: string) {
+      db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run()
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
