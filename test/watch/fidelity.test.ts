@@ -307,29 +307,34 @@ describe('saved as a new inode, then renamed', () => {
 })
 
 describe('our own output is never input', () => {
-  test.skipIf(!hasFfmpeg)('a production made with defaults (its whole device its watch folder, proxies inside it): two imports, one after the other, make exactly two assets', async () => {
-    await setup('events', { ffmpeg: true })
-    const media = await makeMedia(scratchDir('reelhouse-media-'), ['video'])
-    const dir = join(up, 'Show', 'footage')
-    mkdirSync(dir, { recursive: true })
-    for (const name of ['one.mov', 'two.mov']) {
-      const path = join(dir, name)
-      writeFileSync(path, readFileSync(media.video))
-      expect((await send('POST', IMPORT, importBody(path, { description: name }))).status).toBe(201)
+  for (const mode of MODES)
+    test.skipIf(!hasFfmpeg)(`${mode}: a production made with defaults (its whole device its watch folder, proxies inside it): two imports, one after the other, make exactly two assets`, async () => {
+      await setup(mode, { ffmpeg: true })
+      const media = await makeMedia(scratchDir('reelhouse-media-'), ['video'])
+      const dir = join(up, 'Show', 'footage')
+      mkdirSync(dir, { recursive: true })
+      for (const name of ['one.mov', 'two.mov']) {
+        const path = join(dir, name)
+        writeFileSync(path, readFileSync(media.video))
+        expect((await send('POST', IMPORT, importBody(path, { description: name }))).status).toBe(201)
+        await core.runner.idle()
+      }
+      // Each import made a proxy in the production's proxies/ folder, on the watch folder; with
+      // `restart`, the start scan meets them all at once.
+      await change(mode, () => {})
+      // Past two settle times (and every scan the proxies' events asked for): still two.
+      await Bun.sleep(2 * SETTLE_MS + 500)
       await core.runner.idle()
-    }
-    // Each import made a proxy in the production's proxies/ folder, on the watch folder.
-    const proxies = (await send('GET', '/api/videoassets/')).json.map((a: { id: number }) => a.id)
-    for (const id of proxies) expect((await asset(id)).path_file).toContain('/footage/')
-    // Past two settle times (and every scan the proxies' events asked for): still two.
-    await Bun.sleep(2 * SETTLE_MS + 500)
-    await core.runner.idle()
-    await Bun.sleep(SETTLE_MS + 300)
-    await core.runner.idle()
-    expect(await videoCount()).toBe(2)
-    const all = (await send('GET', '/api/videoassets/')).json as { id: number }[]
-    for (const { id } of all) expect((await asset(id)).path_proxy ?? '').not.toBe('')
-  }, 90_000)
+      await Bun.sleep(SETTLE_MS + 300)
+      await core.runner.idle()
+      expect(await videoCount()).toBe(2)
+      const all = (await send('GET', '/api/videoassets/')).json as { id: number }[]
+      for (const { id } of all) {
+        const a = await asset(id)
+        expect(a.path_file).toContain('/footage/')
+        expect(a.path_proxy).toContain('/proxies/')
+      }
+    }, 90_000)
 
   test('a watch folder imports only into its own production: never a file inside another production\'s storage root, nor under any proxy root', async () => {
     await setup('events')
