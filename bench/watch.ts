@@ -867,7 +867,8 @@ What is measured (bench/watch.ts):
   scan. The rows are in steady state, as after a start that has seen the device before: file_size,
   file_mtime and file_hash are filled as a scan fills them (\`fingerprintAll\` of
   src/storage/fingerprint.ts, with each file's lstat size and mtimeMs), and every steady-state scan
-  must say \`fingerprinted: 0\` (a check). **Baseline**: \`find DEVICE -printf '%s %T@ %i\\n' > /dev/null\` (one lstat per entry, as the
+  must say \`fingerprinted: 0\` (a check).
+  **Baseline**: \`find DEVICE -printf '%s %T@ %i\\n' > /dev/null\` (one lstat per entry, as the
   scan's walk), run right before the scan in odd rounds and right after it in even ones, with no
   server running; ${cfg.rounds} rounds; the ratio is the median of the per-round ratios. Both read a
   warm page cache.
@@ -883,7 +884,9 @@ What is measured (bench/watch.ts):
   medians of the per-round ratios. The files are a few bytes each: every read is of the whole file,
   so this measures the cost per file (open, stat, read, hash, close, the row's update), not bytes.
   No target is stated for it (informative).
-- **Relink across file systems**: ${relinked ? `two devices, \`relink-a\` in the temp folder (${relinked.fs[0]}) and \`relink-b\` in ${cfg.shm} (${relinked.fs[1]}),` : `two devices, one in the temp folder and one in ${cfg.shm} (skipped in this run: they were one file system or ${cfg.shm} was missing),`}
+- **Relink across file systems**: ${relinked ? `two devices, \`relink-a\` in the temp folder (${relinked.fs[0]})
+  and \`relink-b\` in ${cfg.shm} (${relinked.fs[1]}),` : `two devices, one in the temp folder and one in ${cfg.shm}
+  (skipped in this run: they were one file system or ${cfg.shm} was missing),`}
   ${cfg.relinkWatch ? 'each the watch folder (upload device) of a production, so a clip not relinked would be imported.' : 'neither a watch folder (BENCH_WATCH_RELINK_WATCH=0: nothing can be imported, the relink alone is timed).'}
   ${n(cfg.relinkFiles)} clips (${n(cfg.relinkKiB)} KiB + n bytes, distinct) in a folder of the first, inserted as
   assets with their fingerprints while no server ran. One \`serve\` watches both by events; every

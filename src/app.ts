@@ -26,7 +26,7 @@ import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
 import { tasksModule } from './modules/tasks/index.ts'
 import { transcodingProfilesModule } from './modules/transcodingprofiles/index.ts'
-import type { ModuleContext } from './modules/context.ts'
+import type { ModuleContext } from './http/context.ts'
 import { VERSION } from './version.ts'
 
 const ApiRoot = t.Record(t.String({ pattern: '^[a-z]+$' }), t.String({ format: 'uri' }), {
@@ -51,7 +51,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const dataVersion = dataVersionOf(db)
   const snapshot = readSnapshotOf(db)
   const parseBody = createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`))
-  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), parseBody, runner }
+  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), parseBody }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
   // Typed here: the hooks below read the routes of the app they are part of.

@@ -1,13 +1,59 @@
-// The one vocabulary of work: each kind of task with the type of its params. `enqueue` takes
-// params of the kind's type and the runner must be given a handler for every kind listed here,
+// The one vocabulary of work: each kind of task with the type of its params, defined here (the
+// plumbing knows no feature: handlers import their params from this file, never the reverse),
+// as immich keeps its job vocabulary in one file. `enqueue` takes params of the kind's type and the runner must be given a handler for every kind listed here,
 // so a row that no handler can run cannot be written. A kind is listed when its handler exists;
 // TASK_KINDS (db/schema.ts) is the wider set the API speaks of (service.md 8), which the
 // compiler checks this one against.
-import type { TASK_KINDS } from '../db/schema.ts'
-import type { ImportParams } from '../modules/assetimport/service.ts'
-import type { CopyParams } from './copy.ts'
-import type { DeleteParams } from './delete.ts'
-import type { ScanParams } from '../watch/scan.task.ts'
+import type { MediaKind, TASK_KINDS } from '../db/schema.ts'
+
+export type CopyParams = {
+  source: string
+  target: string
+  /** The target's device. */
+  device: string
+  /** Recorded from this version on; tasks queued by an older one lack them. */
+  source_device?: string
+  user?: number
+  /** The source folder when the copy was asked for (identityOf). */
+  identity?: string
+}
+
+export type DeleteParams = {
+  bundle_root: string
+  device: string
+  /** Recorded from this version on; tasks queued by an older one lack them. */
+  user?: number
+  /**
+   * The folder when the delete was asked for (identityOf); null when it was already gone (then no
+   * folder found later is removed); undefined in tasks queued by an older version.
+   */
+  identity?: string | null
+}
+
+/** What the import task needs to go on from the record (params of the `import` kind). */
+export type ImportParams = {
+  asset: number
+  kind: MediaKind
+  /** The ImportLogs this task advances (more join while it is queued: imports of one asset merge). */
+  logs: number[]
+  /**
+   * move_asset: the device to move onto; the plan is recorded once made (a safe point). `held`:
+   * register set is_production false until the file is in place (tasks queued before it existed
+   * lack it, and left is_production as it was).
+   */
+  move?: { device: number; plan?: unknown; held?: true }
+  rewrap_proxy: boolean
+  /** Members the request gave; probing fills only the others. */
+  given: string[]
+  /** Who asked (the task checks their permissions again); none for the watcher's imports. */
+  user?: number
+}
+
+export type ScanParams = {
+  device: number
+  /** Absolute folders or files to look at again; null: the whole device. */
+  paths: string[] | null
+}
 
 export type TaskParams = {
   copy: CopyParams

@@ -22,6 +22,8 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
   const files = new Map<string, { s: Sighting; at: number }>()
   const folders = new Map<string, Sighting>()
   const strangers = new Map<string, { e: DiskEntry; at: number }>()
+  /** Fingerprints read of files no asset has (held copies are looked at again without reading them again). */
+  const hashes = new Map<string, { dev: number; ino: number; size: number; mtimeMs: number; hash: string }>()
   /** Folder paths by identity: a renamed folder is seen under its new name before its old one is forgotten. */
   const pathsOf = new Map<string, Set<string>>()
   const idOf = (s: { dev: number; ino: number; stamp: number }) => `${s.dev}:${s.ino}:${s.stamp}`
@@ -119,6 +121,19 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     },
     forgetStranger(path: string) {
       strangers.delete(path)
+    },
+    /** A fingerprint read earlier of the file now at `path`, if it is still that file unchanged. */
+    hashOf(path: string, seen: { dev: number; ino: number; size: number; mtimeMs: number }): string | undefined {
+      const h = hashes.get(path)
+      return h && h.dev === seen.dev && h.ino === seen.ino && h.size === seen.size && h.mtimeMs === seen.mtimeMs ? h.hash : undefined
+    },
+    keepHash(path: string, seen: { dev: number; ino: number; size: number; mtimeMs: number }, hash: string) {
+      hashes.delete(path)
+      hashes.set(path, { ...seen, hash })
+      for (const [k] of hashes) {
+        if (hashes.size <= maxFiles) break
+        hashes.delete(k)
+      }
     },
   }
 }

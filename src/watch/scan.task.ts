@@ -25,11 +25,6 @@ import { type createSettle, excluded } from './ingest.ts'
 import { type DiskEntry, type Reconciliation, reconcile } from './reconcile.ts'
 import type { Recent } from './recent.ts'
 
-export type ScanParams = {
-  device: number
-  /** Absolute folders or files to look at again; null: the whole device. */
-  paths: string[] | null
-}
 
 export type ScanDeps = {
   media: MediaAssets
@@ -211,6 +206,27 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const fingerprints = new Map<string, string>()
     const sightings = recent.sightings(now)
     let outcome!: Reconciliation
+    const recheck = new Set<string>()
+    /** Fingerprints of entries ('' when the file is no longer as seen), from what was read before when it can be. */
+    const readFingerprints = async (entries: readonly DiskEntry[]): Promise<Map<DiskEntry, string>> => {
+      const out = new Map<DiskEntry, string>()
+      const toRead = entries.filter((e) => {
+        const known = recent.hashOf(e.path, e)
+        if (known !== undefined) out.set(e, known)
+        return known === undefined
+      })
+      const read = await fingerprintAll(toRead, { signal })
+      for (const e of toRead) {
+        const hash = read.get(e)
+        if (hash !== undefined) recent.keepHash(e.path, e, hash)
+        out.set(e, hash ?? '')
+      }
+      return out
+    }
+    const changedSince = (e: DiskEntry) => {
+      const s = look(e.path)
+      return s !== undefined && (s.size !== e.size || s.mtimeMs !== e.mtimeMs || s.ino !== e.ino)
+    }
     const sizesLooked = new Set<number>()
     const strangersLooked = new Set<string>()
     for (let round = 0; round < ROUNDS; round++) {
@@ -253,18 +269,19 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
       const unread = outcome.needFingerprints.filter((e) => !fingerprints.has(e.path))
       if (unread.length) {
-        const read = await fingerprintAll(unread, { signal })
-        for (const e of unread) fingerprints.set(e.path, read.get(e) ?? '')
+        for (const [e, hash] of await readFingerprints(unread)) fingerprints.set(e.path, hash)
         again = true
       }
       if (!again) break
     }
 
+    // A file that could not be read as the walk saw it is being written: looked at again shortly.
+    for (const e of disk) if (fingerprints.get(e.path) === '' && changedSince(e)) recheck.add(e.path)
+
     // Each decision is checked against the disk as it is now, right before it is applied: a walk
     // takes time, and another scan may have applied what happened meanwhile (a file moved right
     // after the walk read its folder). A decision the disk no longer bears out is left, and its
     // paths are looked at again shortly.
-    const recheck = new Set<string>()
     const sameFile = (path: string, e: { dev: number; ino: number }) => {
       const s = look(path)
       return s !== undefined && s.isFile() && s.dev === e.dev && s.ino === e.ino
@@ -351,6 +368,30 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       waiting.push(file.path)
       return false
     })
+    // A settled file with the content of an asset whose file is still in place on another device is
+    // most likely that asset being moved across file systems (`mv` copies everything before it
+    // deletes anything): it is held, not imported, and becomes the asset when the original goes (a
+    // vanishing asset looks at the files seen lately). A copy on the same device is a copy.
+    const held: { path: string; asset: number }[] = []
+    if (settled.length) {
+      const twins = media.bySizes(new Set(settled.map((f) => f.size))).filter((r) => r.is_production)
+      const candidates = settled.filter((f) => twins.some((r) => r.file_size === f.size && r.device !== f.device))
+      if (candidates.length) {
+        const entries = candidates.map((f): DiskEntry => ({ path: f.path, device: f.device, kind: 'file', dev: f.dev, ino: f.ino, stamp: 0, size: f.size, mtimeMs: f.mtimeMs }))
+        const hashes = await readFingerprints(entries)
+        for (const e of entries) {
+          const hash = hashes.get(e)
+          const twin = hash ? twins.find((r) => r.file_hash === hash && r.file_size === e.size && r.device !== e.device && (() => {
+            const s = look(r.path_file)
+            return s?.isFile() === true && s.dev === r.file_dev && s.ino === r.file_ino
+          })()) : undefined
+          if (twin) held.push({ path: e.path, asset: twin.id })
+        }
+      }
+    }
+    const heldPaths = new Set(held.map((h) => h.path))
+    for (let i = settled.length - 1; i >= 0; i--) if (heldPaths.has(settled[i]!.path)) settled.splice(i, 1)
+    if (held.length) deps.later(device.id, held.map((h) => h.path), HELD_LOOK_MS)
     const ingested = new Set<string>()
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).
     const writing = openForWriting(new Set(settled.map((f) => f.path)))
@@ -391,6 +432,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       online: applied.online - online.filter((id) => skipped.has(id)).length,
       moved: counts.identity + counts.sighting + counts.folder, relinked: counts.content, saved_anew: counts.path,
       imported, waiting: waiting.length, fingerprinted: stale.length,
+      ...(held.length ? { held: held.slice(0, 100).map((h) => ({ ...h, reason: 'the content of an asset whose file is still in place on another device: a move across file systems in progress, or a copy (import it to keep both)' })) } : {}),
       ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100).map((a) => ({ ...a, reason: 'several assets whose files vanished have this content and none has this file name; nothing was guessed' })) } : {}),
       ...(recheck.size ? { rechecked: recheck.size } : {}),
     })
@@ -402,6 +444,9 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     if (disk.length >= BIG_SCAN) for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
   }
 }
+
+/** How often a held file (an asset's content, its original still in place) is looked at again. */
+const HELD_LOOK_MS = 30_000
 
 /** Entries from which a scan's garbage is collected at once (see the end of the scan). */
 const BIG_SCAN = 10_000

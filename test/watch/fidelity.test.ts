@@ -227,6 +227,28 @@ for (const mode of MODES) {
       expect((await send('GET', '/api/importlogs/')).json).toHaveLength(1)
     }, 60_000)
 
+    test('a move across file systems into the watch folder whose copy settles long before the original is deleted: held, never imported, then the asset moved', async () => {
+      await setup(mode)
+      const source = clip(join(store, 'cards', 'A001.mov'))
+      const id = await imported(source, 'A001')
+      const target = join(up, 'Show', 'incoming', 'A001.mov')
+      mkdirSync(join(target, '..'), { recursive: true })
+      // The copy half of `mv` (for a card of clips it takes minutes), then a pause past two settle times.
+      await change(mode, () => writeFileSync(target, readFileSync(source)))
+      await Bun.sleep(2 * SETTLE_MS + 300)
+      await waitFor(async () => {
+        await core.runner.idle()
+        const scans = (await send('GET', '/api/tasks/?kind=scan&limit=1000')).json as { result: { held?: { path: string; asset: number }[] } }[]
+        return scans.some((t) => t.result.held?.some((h) => h.path === target && h.asset === id))
+      }, 'a scan to hold the copy', { ms: 20_000, everyMs: 100 })
+      expect(await videoCount()).toBe(1)
+      // The delete half of `mv`.
+      await change(mode, () => rmSync(source))
+      await converges([{ id, label: 'A001', path: target }], 'the held copy to become the asset')
+      expect(await videoCount()).toBe(1)
+      expect((await send('GET', '/api/importlogs/')).json).toHaveLength(1)
+    }, 60_000)
+
     test('two files with the same content as two vanished assets: the same file name decides; without it nothing is guessed', async () => {
       await setup(mode)
       const bytes = crypto.getRandomValues(new Uint8Array(8192))

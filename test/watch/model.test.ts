@@ -96,7 +96,6 @@ function prng(seed: number) {
     },
   }
 }
-type Rng = ReturnType<typeof prng>
 
 // ------------------------------------------------------------------------------------------------
 // The model: files on disk and what the catalogue said at the last check.
@@ -261,10 +260,18 @@ async function run(seed: number, variant: Variant, steps: number) {
   const freedNames = (folder?: string) => [...new Set([...assets.values()].filter((a) => !a.online).map((a) => a.path))]
     .filter((p) => !state.files.has(p) && state.folders.has(parentOf(p)) && (folder === undefined || parentOf(p) === folder)
       && ![...assets.values()].some((a) => a.online && a.path === p))
-  /** A name in `folder` for a file to go to: a fresh one, or now and then a freed one (rename onto a deleted clip's name). */
+  /** A name in `folder` for a file to go to: a fresh one, or often a freed one (rename onto a deleted clip's name). */
   const targetIn = (folder: string) => {
     const freed = freedNames(folder)
-    return freed.length && rng.chance(0.3) ? rng.pick(freed) : `${folder}/${freshName()}`
+    return freed.length && rng.chance(0.5) ? rng.pick(freed) : `${folder}/${freshName()}`
+  }
+  /**
+   * A file to change: any, or half the time one at a contested path (one an offline asset names
+   * too), where the rules have most to tell apart.
+   */
+  const someFile = () => {
+    const contested = [...state.files.keys()].filter((p) => [...assets.values()].some((a) => !a.online && a.path === p))
+    return contested.length && rng.chance(0.5) ? rng.pick(contested) : rng.pick([...state.files.keys()])
   }
   const tempIn = (folder: string) => `${folder}/tmp-${names++}.mov`
 
@@ -313,7 +320,7 @@ async function run(seed: number, variant: Variant, steps: number) {
     },
     delete: (): Plan | undefined => {
       if (!state.files.size) return
-      const path = rng.pick([...state.files.keys()])
+      const path = someFile()
       return { text: `delete ${path} (${state.files.get(path)!.key})`, actions: [{ do: 'rm', path }], adds: [], removes: [path] }
     },
     /** A deleted file's bytes written back under its old name: a new file (new inode). */
@@ -334,7 +341,7 @@ async function run(seed: number, variant: Variant, steps: number) {
     /** An editor's save: new bytes to a temporary name in the folder, renamed over the clip. */
     saveInPlace: (): Plan | undefined => {
       if (!state.files.size) return
-      const path = rng.pick([...state.files.keys()])
+      const path = someFile()
       const old = state.files.get(path)!
       const t = tempIn(parentOf(path))
       const file = newFile(old.key, old.version + 1)

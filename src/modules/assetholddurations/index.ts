@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 import { AssetHoldDuration, AssetHoldDurationCreate } from './model.ts'
 import type { HoldDurations } from './service.ts'
 

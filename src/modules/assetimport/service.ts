@@ -21,25 +21,10 @@ import { territoryProblem } from '../projectassets/bundles.ts'
 import { canRead, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { ImportRequest } from './rules.ts'
+import type { ImportParams } from '../../tasks/kinds.ts'
 
-/** What the import task needs to go on from the record (params of the `import` kind). */
-export type ImportParams = {
-  asset: number
-  kind: MediaKind
-  /** The ImportLogs this task advances (more join while it is queued: imports of one asset merge). */
-  logs: number[]
-  /**
-   * move_asset: the device to move onto; the plan is recorded once made (a safe point). `held`:
-   * register set is_production false until the file is in place (tasks queued before it existed
-   * lack it, and left is_production as it was).
-   */
-  move?: { device: number; plan?: unknown; held?: true }
-  rewrap_proxy: boolean
-  /** Members the request gave; probing fills only the others. */
-  given: string[]
-  /** Who asked (the task checks their permissions again); none for the watcher's imports. */
-  user?: number
-}
+export type { ImportParams }
+
 
 export type ImportResult = {
   asset_path: string

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { contentTypes } from '../../db/schema.ts'
 import { resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 
 export const ContentType = t.Object({ id: Type.Integer(), name: t.String({ description: 'projectasset, audioasset, imageasset or videoasset' }) })
 

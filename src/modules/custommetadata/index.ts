@@ -6,7 +6,7 @@ import { invalidParameter } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
 import { resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
 
 

@@ -1,7 +1,7 @@
 import { devices } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 import { DeviceCreate, DeviceQuery, deviceModels, deviceToApi } from './model.ts'
 import type { Devices } from './service.ts'
 

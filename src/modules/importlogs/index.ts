@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { importLogs } from '../../db/schema.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 import { canRead, readableBy } from '../users/access.ts'
 
 export const ImportLog = t.Object({

@@ -4,7 +4,7 @@ import { t } from 'elysia'
 import { devices, productions } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 import { Device, deviceToApi } from '../devices/model.ts'
 import { canRead, readableBy } from '../users/access.ts'
 

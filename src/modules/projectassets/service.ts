@@ -1,6 +1,6 @@
 // Project assets: create, copy, delete, link and unlink (api.md 4.1, service.md 6 and 7).
 // Copy and delete only write rows here (the record and its task, in one transaction); the
-// work on disk is done by tasks/copy.ts and tasks/delete.ts.
+// work on disk is done by copy.task.ts and delete.task.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS, type MediaKind, devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'

@@ -5,7 +5,7 @@ import { TASK_KINDS, TASK_STATES, TASK_TARGETS, tasks } from '../../db/schema.ts
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 import { canRead, readableBy } from '../users/access.ts'
 
 export const Task = t.Object({

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { transcodingProfiles } from '../../db/schema.ts'
 import { resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../context.ts'
+import type { ModuleContext } from '../../http/context.ts'
 
 const Text = t.String({ maxLength: 255 })
 const Count = Type.Integer({ minimum: 0, maximum: 1_000_000_000 })

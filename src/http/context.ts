@@ -1,9 +1,8 @@
 import type { Db } from '../db/client.ts'
-import type { authPlugin } from '../http/auth.ts'
-import type { createBodyParser } from '../http/body.ts'
-import type { List } from '../http/lists.ts'
-import type { Runner } from '../tasks/runner.ts'
-import type { Users } from './users/service.ts'
+import type { authPlugin } from './auth.ts'
+import type { createBodyParser } from './body.ts'
+import type { List } from './lists.ts'
+import type { Users } from '../modules/users/service.ts'
 
 /** What every HTTP module is built from (see app.ts). */
 export type ModuleContext = {
@@ -17,5 +16,4 @@ export type ModuleContext = {
    * hook, a GET too; a GET without one runs without a turn of the microtask queue.
    */
   parseBody: ReturnType<typeof createBodyParser>
-  runner: Runner
 }

@@ -8,30 +8,20 @@
 // the removal are relative to the parent's descriptor. Swapping a folder on the way for a link
 // (while the service runs or while it is down) cannot send any of it outside the device. All of
 // this, and the territory rule, is checked again whenever the task starts or resumes.
+import type { DeleteParams } from '../../tasks/kinds.ts'
 import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
-import { projectAssets } from '../db/schema.ts'
-import type { MediaAssets } from '../modules/mediaassets/service.ts'
-import { taskProblem } from '../modules/projectassets/bundles.ts'
-import type { Users } from '../modules/users/service.ts'
-import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../storage/dirfd.ts'
-import { CancelledError, identityOfFd, listTree, openBeneath } from '../storage/fs.ts'
-import { removalSupported, removeTreeAt, unsupportedReason } from '../storage/remove.ts'
-import { describe } from './copy.ts'
-import type { Handler } from './runner.ts'
+import type { Db } from '../../db/client.ts'
+import { projectAssets } from '../../db/schema.ts'
+import type { MediaAssets } from '../mediaassets/service.ts'
+import { taskProblem } from './bundles.ts'
+import type { Users } from '../users/service.ts'
+import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
+import { CancelledError, identityOfFd, listTree, openBeneath } from '../../storage/fs.ts'
+import { removalSupported, removeTreeAt, unsupportedReason } from '../../storage/remove.ts'
+import { describe } from '../../storage/errors.ts'
+import type { Handler } from '../../tasks/runner.ts'
 
-export type DeleteParams = {
-  bundle_root: string
-  device: string
-  /** Recorded from this version on; tasks queued by an older one lack them. */
-  user?: number
-  /**
-   * The folder when the delete was asked for (identityOf); null when it was already gone (then no
-   * folder found later is removed); undefined in tasks queued by an older version.
-   */
-  identity?: string | null
-}
 
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
 export const trashFor = (bundle: string, taskId: number) => posix.join(posix.dirname(bundle.replace(/\/$/, '')), trashName(taskId))

@@ -2,31 +2,21 @@
 // folder is renamed into place when every file is in, so the target is never seen half made.
 // Safe points for a restart: the hidden folder is thrown away and the copy starts over; if the
 // rename already happened, the target is checked against the source and the copy is finished.
+import type { CopyParams } from '../../tasks/kinds.ts'
 import { lstat } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
-import { devices, projectAssets } from '../db/schema.ts'
-import { taskProblem } from '../modules/projectassets/bundles.ts'
-import type { Users } from '../modules/users/service.ts'
-import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../storage/dirfd.ts'
-import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../storage/fs.ts'
-import { removeTreeAt } from '../storage/remove.ts'
-import { deviceFor, makeDirInside } from '../storage/paths.ts'
-import { isoTimestamp } from '../util/time.ts'
-import { type Handler, SHUTDOWN } from './runner.ts'
-
-export type CopyParams = {
-  source: string
-  target: string
-  /** The target's device. */
-  device: string
-  /** Recorded from this version on; tasks queued by an older one lack them. */
-  source_device?: string
-  user?: number
-  /** The source folder when the copy was asked for (identityOf). */
-  identity?: string
-}
+import type { Db } from '../../db/client.ts'
+import { devices, projectAssets } from '../../db/schema.ts'
+import { taskProblem } from './bundles.ts'
+import type { Users } from '../users/service.ts'
+import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
+import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
+import { describe } from '../../storage/errors.ts'
+import { removeTreeAt } from '../../storage/remove.ts'
+import { deviceFor, makeDirInside } from '../../storage/paths.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
 
 /** The hidden folder a copy is made in: beside the target, on the same filesystem. */
 export const stagingFor = (target: string, taskId: number) =>
@@ -121,23 +111,3 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
   }
 }
 
-/** A file system error in words a user can act on. */
-export function describe(error: unknown): string {
-  const e = error as NodeJS.ErrnoException
-  const words: Record<string, string> = {
-    ENOENT: 'a file or folder disappeared during the work',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'the target is on a read-only file system',
-    ENOSPC: 'no space left on the device',
-    EEXIST: 'a file that should be new already exists',
-    EIO: 'input/output error on the disk',
-    ENOTDIR: 'a folder was replaced by a symbolic link or a file during the work',
-    ELOOP: 'a file or folder was replaced by a symbolic link during the work',
-    ECHANGED: 'a folder was replaced by another one during the work',
-    EXDEV: 'another file system is mounted inside the folder',
-    ENOSYS: 'not supported on this system',
-  }
-  if (e?.code && words[e.code]) return `${words[e.code]} (${e.path ?? e.message})`
-  return e?.message ?? String(error)
-}
