@@ -232,12 +232,25 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const archiveOnly = (r: MediaRow) => r.is_archive && !r.is_production
   /** Rows the scan may change: not archive-only, not in an ignored place. */
   const active = rows.filter((r) => !archiveOnly(r) && !ignored(r.path_file, r.device))
-  /** Identities some asset holds (any row but archive-only): such a file is never new, nor another asset's by path. */
-  const held = new Set<string>()
-  for (const r of rows) {
-    const k = rowKey(r)
-    if (k && !archiveOnly(r)) held.add(k)
+  /**
+   * Identities some asset holds (any row but archive-only): such a file is never new, nor another
+   * asset's by path. Made only when a row or a file is left over after identity (a scan that finds
+   * every file where its asset says makes no key per row).
+   */
+  let heldSet: Set<string> | undefined
+  const held = {
+    has(k: string) {
+      if (!heldSet) {
+        heldSet = new Set()
+        for (const r of rows) {
+          const rk = rowKey(r)
+          if (rk && !archiveOnly(r)) heldSet.add(rk)
+        }
+      }
+      return heldSet.has(k)
+    },
   }
+  const sameFile = (e: DiskEntry, r: MediaRow) => e.dev === r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp
 
   const claim = new Map<number, { entry: DiskEntry; by: Relocation['by'] }>()
   const claimedBy = new Map<DiskEntry, number>()
@@ -247,10 +260,15 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
   const movable = (r: MediaRow, e: DiskEntry) => e.device === r.device || (watched(r.device) && watched(e.device))
 
-  // 1. Identity.
+  // 1. Identity. The file at the asset's own path first (the common case, no map of inodes made).
   for (const r of active) {
     if (r.file_dev === null || r.file_ino === null) continue
-    if (!opts.rootPresent(r.device) && !files.has(key(r.path_file))) continue // an unmounted device says nothing of its files
+    const here = files.get(key(r.path_file))
+    if (here && sameFile(here, r) && !claimedBy.has(here)) {
+      take(r, here, 'identity')
+      continue
+    }
+    if (!opts.rootPresent(r.device) && !here) continue // an unmounted device says nothing of its files
     const candidates = byInode().get(inodeKey(r.file_dev, r.file_ino))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
     if (!candidates?.length) continue
     const own = candidates.find((e) => key(e.path) === key(r.path_file))
@@ -372,13 +390,14 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     const c = claim.get(r.id)
     if (c) {
       const e = c.entry
-      if (key(e.path) !== key(r.path_file) || e.device !== r.device || entryKey(e) !== rowKey(r))
+      const anew = !sameFile(e, r) // another inode (saved anew) or one not recorded yet
+      if (anew || key(e.path) !== key(r.path_file) || e.device !== r.device)
         out.relocations.push({
           id: r.id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by: c.by,
           ...(c.by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : {}),
         })
       if (!r.is_production) out.online.push(r.id)
-      if (c.by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || entryKey(e) !== rowKey(r)))
+      if (c.by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || anew))
         out.fingerprint.push({ id: r.id, entry: e })
       continue
     }

@@ -143,13 +143,15 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
 
     // The catalogue in the scopes; a row may come twice (two scopes, found by identity or size too).
     const rows = new Map<number, ScanRow>()
-    const atPath = new Map<string, ScanRow[]>()
+    // The row at each path (an array only where several name one path: a vanished asset's old path).
+    const atPath = new Map<string, ScanRow | ScanRow[]>()
     const take = (r: ScanRow) => {
       if (rows.has(r.id)) return
       rows.set(r.id, r)
-      const list = atPath.get(r.path_file)
-      if (list) list.push(r)
-      else atPath.set(r.path_file, [r])
+      const there = atPath.get(r.path_file)
+      if (!there) atPath.set(r.path_file, r)
+      else if (Array.isArray(there)) there.push(r)
+      else atPath.set(r.path_file, [there, r])
     }
     for (const s of scopes) {
       for (const r of media.underForScan(s.endsWith('/') ? s : s + '/')) take(r)
@@ -161,7 +163,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     for (const e of disk) {
       if (e.kind !== 'file') continue
       const here = atPath.get(e.path)
-      if (!here?.some((r) => r.file_dev === e.dev && r.file_ino === e.ino)) strange.push(e)
+      const holds = (r: ScanRow) => r.file_dev === e.dev && r.file_ino === e.ino
+      if (!here || !(Array.isArray(here) ? here.some(holds) : holds(here))) strange.push(e)
     }
     const holders: ScanRow[] = []
     const formerHolders: ScanRow[] = []
