@@ -18,7 +18,8 @@
 //    file that no asset holds, and that file is now elsewhere in this scan: the file was saved
 //    over the asset's path (a new inode) and then renamed; it is the asset's file.
 // 3. The path. A file at an asset's path that no asset holds is that asset's (saved in place
-//    under a new inode). A file there that another asset holds was handed to that asset in step 1;
+//    under a new inode); where several assets whose files vanished name that path (and none in
+//    production does), its content decides, and nothing is guessed when it does not. A file there that another asset holds was handed to that asset in step 1;
 //    the asset that had the path goes offline unless its own identity was found elsewhere.
 //    Through a renamed folder: an asset whose file is missing, one of whose folders was seen with
 //    the identity a folder of this scan has now, looks for its relative path there.
@@ -287,10 +288,29 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
   // 3. The path (a file no asset holds), directly or through a renamed folder.
   const free = (e: DiskEntry | undefined): e is DiskEntry => e !== undefined && !claimedBy.has(e) && !held.has(entryKey(e))
+  // Several assets may name one path (one in production at most, and those whose file vanished
+  // from there): the one in production takes it; among offline ones only the content decides.
+  const byPathLeft = new Map<string, MediaRow[]>()
   for (const r of active) {
-    if (claim.has(r.id)) continue
-    const e = files.get(key(r.path_file))
-    if (free(e)) take(r, e, 'path')
+    if (claim.has(r.id) || !free(files.get(key(r.path_file)))) continue
+    const k = key(r.path_file)
+    ;(byPathLeft.get(k) ?? byPathLeft.set(k, []).get(k)!).push(r)
+  }
+  for (const [k, rs] of byPathLeft) {
+    const e = files.get(k)!
+    const online = rs.filter((r) => r.is_production)
+    if (rs.length === 1 || online.length === 1) {
+      take(online[0] ?? rs[0]!, e, 'path')
+      continue
+    }
+    const hash = opts.fingerprints?.get(k)
+    if (hash === undefined) {
+      out.needFingerprints.push(e)
+      continue
+    }
+    const same = rs.filter((r) => r.file_hash === hash && r.file_size === e.size)
+    if (same.length === 1) take(same[0]!, e, 'content')
+    else out.ambiguous.push({ path: e.path, assets: rs.map((r) => r.id) })
   }
   if (opts.sightings && dirEntries.length) {
     const dirByInode = new Map<string, DiskEntry>()

@@ -163,7 +163,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     for (const e of disk) {
       if (e.kind !== 'file') continue
       const here = atPath.get(e.path)
-      const holds = (r: ScanRow) => r.file_dev === e.dev && r.file_ino === e.ino
+      // The whole identity: a freed inode given to a new file is another file (birth time).
+      const holds = (r: ScanRow) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
       if (!here || !(Array.isArray(here) ? here.some(holds) : holds(here))) strange.push(e)
     }
     const holders: ScanRow[] = []

@@ -5,8 +5,11 @@
 // by scans, and after each the catalogue is compared with a model of what it must say.
 //
 // Replay: REELHOUSE_MODEL_SEEDS=1,2,3 (comma-separated; default one fixed seed) and
-// REELHOUSE_MODEL_STEPS=400 (default bounded so that the default run takes a few seconds). A failure
-// prints its seed, variant and step, and every operation made so far.
+// REELHOUSE_MODEL_STEPS=400 (default 200: about 7 s for both variants). A failure prints its seed,
+// variant and step, every operation made so far (with the scans' results), and the expected and
+// actual catalogue with the inodes; REELHOUSE_MODEL_LOG=1 prints the operations of passing runs too.
+// The operations depend on the seed alone (never on inode numbers or the clock), so a run of correct
+// code is the same every time; what the file system does with freed inodes may vary.
 //
 // THE MODEL. Every clip's bytes begin with a key naming whose content they are ("k7 v2\n", then
 // random bytes), and every asset is registered with the description "model clip k7": metadata on
@@ -35,7 +38,9 @@
 //   asset whose bytes it holds: content (rule 4) only ever looks at paths no asset names.
 // Where the header says nothing, the model expects what an editor expects:
 // - Several offline assets name one path (a name freed by a delete and given to another clip, which
-//   was deleted too) and the file restored there holds the bytes of one of them: it is that one's.
+//   was deleted too) and the file restored there holds the bytes of one of them: it is that one's
+//   (its fingerprint says so; rule 3 alone cannot choose). Should another answer be intended
+//   ("nothing is guessed", as rule 4 does), `followable` is where to stop generating this case.
 //
 // THE HARNESS. One device (seedProduction's), which is also the production's watch folder: every
 // clip is made through POST /api/videoassets/ before any scan sees it, so a file the catalogue
@@ -60,7 +65,7 @@ import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 const DEFAULT_SEED = 20250611
-const DEFAULT_STEPS = 120
+const DEFAULT_STEPS = 200
 const SEEDS = (process.env.REELHOUSE_MODEL_SEEDS ?? String(DEFAULT_SEED)).split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
   const n = Number(s)
   if (!Number.isSafeInteger(n)) throw new Error(`REELHOUSE_MODEL_SEEDS: not an integer: ${s}`)
