@@ -7,6 +7,6 @@ ALTER TABLE `media_assets` ADD `file_size` integer;--> statement-breakpoint
 ALTER TABLE `media_assets` ADD `file_mtime` real;--> statement-breakpoint
 ALTER TABLE `media_assets` ADD `file_hash` text;--> statement-breakpoint
 CREATE UNIQUE INDEX `media_assets_online_path` ON `media_assets` (`path_file`,`kind`) WHERE is_production = 1;--> statement-breakpoint
-CREATE INDEX `media_assets_size` ON `media_assets` (`file_size`);--> statement-breakpoint
+CREATE INDEX `media_assets_size` ON `media_assets` (`file_size`,`is_production`,`is_archive`,`file_hash`);--> statement-breakpoint
 CREATE INDEX `media_assets_proxy` ON `media_assets` (`path_proxy`) WHERE path_proxy != '';--> statement-breakpoint
 CREATE INDEX `media_assets_path_kind` ON `media_assets` (`path_file`,`kind`,`production`,`is_archive`,`is_production`);

@@ -235,8 +235,9 @@ export const mediaAssets = sqliteTable(
     // (and reads no table row to check them) rather than the production's.
     index('media_assets_path_kind').on(t.path_file, t.kind, t.production, t.is_archive, t.is_production),
     uniqueIndex('media_assets_online_path').on(t.path_file, t.kind).where(sql`is_production = 1`),
-    // Relink by content: the assets with a file of this size (few per size on a real share).
-    index('media_assets_size').on(t.file_size),
+    // Relink by content: the assets with a file of this size and fingerprint, offline ones apart
+    // (an image sequence has thousands of files of one size: found without reading their rows).
+    index('media_assets_size').on(t.file_size, t.is_production, t.is_archive, t.file_hash),
     // Our own output is never input: a file that is an asset's proxy is never imported.
     index('media_assets_proxy').on(t.path_proxy).where(sql`path_proxy != ''`),
     // A production's assets in id order with the flags beside them: its pages skip here.

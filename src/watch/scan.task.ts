@@ -238,10 +238,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const sizes = new Set<number>()
       for (const e of disk) if (e.kind === 'file' && !sizesLooked.has(e.size) && !atPath.has(e.path)) sizes.add(e.size)
       for (const s of sizes) sizesLooked.add(s)
-      if (sizes.size) for (const r of media.bySizes(sizes)) if (!rows.has(r.id)) {
-        take(r)
-        if (r.is_production) addEvidence(r)
-      }
+      if (sizes.size) for (const r of media.offlineBySizes(sizes)) take(r)
 
       outcome = reconcile(disk, { media: [...rows.values()], projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints,
@@ -377,19 +374,23 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // deletes anything): it is held, not imported, and becomes the asset when the original goes (a
     // vanishing asset looks at the files seen lately). A copy on the same device is a copy.
     const held: { path: string; asset: number }[] = []
-    if (settled.length) {
-      const twins = media.bySizes(new Set(settled.map((f) => f.size))).filter((r) => r.is_production)
-      const candidates = settled.filter((f) => twins.some((r) => r.file_size === f.size && r.device !== f.device))
-      if (candidates.length) {
-        const entries = candidates.map((f): DiskEntry => ({ path: f.path, device: f.device, kind: 'file', dev: f.dev, ino: f.ino, stamp: 0, size: f.size, mtimeMs: f.mtimeMs }))
-        const hashes = await readFingerprints(entries)
-        for (const e of entries) {
-          const hash = hashes.get(e)
-          const twin = hash ? twins.find((r) => r.file_hash === hash && r.file_size === e.size && r.device !== e.device && (() => {
-            const s = look(r.path_file)
-            return s?.isFile() === true && s.dev === r.file_dev && s.ino === r.file_ino
-          })()) : undefined
-          if (twin) held.push({ path: e.path, asset: twin.id })
+    const candidates = settled.filter((f) => media.sizeKnown(f.size))
+    if (candidates.length) {
+      const entries = candidates.map((f): DiskEntry => ({ path: f.path, device: f.device, kind: 'file', dev: f.dev, ino: f.ino, stamp: 0, size: f.size, mtimeMs: f.mtimeMs }))
+      const hashes = await readFingerprints(entries)
+      for (const e of entries) {
+        const hash = hashes.get(e)
+        if (!hash) continue
+        for (const twin of media.byContent(e.size, hash)) {
+          if (!twin.is_production) continue
+          const s = look(twin.path_file)
+          const present = s?.isFile() === true && s.dev === twin.file_dev && s.ino === twin.file_ino
+          // In place on this device: a copy. In place elsewhere: a move under way. Gone: that asset
+          // moved here; the scan of its path (asked for now) takes it offline and relinks it to this file.
+          if (present && twin.device === e.device) continue
+          if (!present) deps.later(twin.device, [twin.path_file], 0)
+          held.push({ path: e.path, asset: twin.id })
+          break
         }
       }
     }

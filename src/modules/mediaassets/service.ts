@@ -63,10 +63,15 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   type ScanTuple = [number, string, number, number, number, number | null, number | null, number | null, number | null, number | null, string | null, MediaKind]
   const scanRow = ([id, path_file, device, is_archive, is_production, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind]: ScanTuple): ScanRow =>
     ({ id, path_file, device, is_archive: is_archive === 1, is_production: is_production === 1, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind })
-  // Relink candidates: assets (not archive-only) with a fingerprint and a file of one of these sizes.
-  const bySizeForScan = db.select(scanFields).from(mediaAssets)
+  // Relink candidates: offline assets (not archive-only) with a fingerprint and a file of one of
+  // these sizes; and the assets with one size and fingerprint (a copy's twins). Both read the size
+  // index's entries only until a row matches (an image sequence has 100,000 files of one size).
+  const offlineBySizeForScan = db.select(scanFields).from(mediaAssets)
     .where(and(sql`${mediaAssets.file_size} IN (SELECT value FROM json_each(${p('sizes')}))`, sql`${mediaAssets.file_hash} IS NOT NULL`,
-      sql`NOT (${mediaAssets.is_archive} = 1 AND ${mediaAssets.is_production} = 0)`)).prepare()
+      eq(mediaAssets.is_production, false), eq(mediaAssets.is_archive, false))).prepare()
+  const byContentForScan = db.select(scanFields).from(mediaAssets)
+    .where(and(eq(mediaAssets.file_size, p('size')), eq(mediaAssets.file_hash, p('hash')))).prepare()
+  const sizeKnown = db.$client.query<{ one: number }, [number]>('SELECT 1 AS one FROM media_assets WHERE file_size = ? AND file_hash IS NOT NULL LIMIT 1')
   const proxiesAmong = db.$client.query<{ path_proxy: string }, [string]>(
     "SELECT path_proxy FROM media_assets WHERE path_proxy IN (SELECT value FROM json_each(?)) AND path_proxy != ''")
   const setFingerprint = db.$client.query<unknown, [number, number, string, number, number, number]>(
@@ -138,13 +143,19 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       return rows
     },
 
-    /** Assets with a fingerprint whose file has one of these sizes (relink candidates), not archive-only. */
-    bySizes(sizes: ReadonlySet<number>): ScanRow[] {
+    /** Offline assets (not archive-only) with a fingerprint whose file had one of these sizes: relink candidates. */
+    offlineBySizes(sizes: ReadonlySet<number>): ScanRow[] {
       const all = [...sizes]
       const rows: ScanRow[] = []
-      for (let i = 0; i < all.length; i += 1000) rows.push(...(bySizeForScan.values({ sizes: JSON.stringify(all.slice(i, i + 1000)) }) as ScanTuple[]).map(scanRow))
+      for (let i = 0; i < all.length; i += 1000) rows.push(...(offlineBySizeForScan.values({ sizes: JSON.stringify(all.slice(i, i + 1000)) }) as ScanTuple[]).map(scanRow))
       return rows
     },
+
+    /** Whether some asset has a fingerprint of a file of this size (worth reading a new file's). */
+    sizeKnown: (size: number) => sizeKnown.get(size) !== null,
+
+    /** The assets whose file has this size and fingerprint. */
+    byContent: (size: number, hash: string): ScanRow[] => (byContentForScan.values({ size, hash }) as ScanTuple[]).map(scanRow),
 
     /** Which of these paths are some asset's proxy (never taken for input). */
     proxiesAmong(paths: readonly string[]): Set<string> {
