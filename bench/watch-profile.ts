@@ -136,8 +136,8 @@ async function profile(label: string, rows: boolean) {
     db.transaction(() => {
       const byId = new Map(under.map((r) => [r.id, r]))
       media.applyScan({
-        offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file })), online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file })),
-        relocations: out.relocations.map((r) => ({ ...r, from: byId.get(r.id)!.path_file, kind: 'video' as const })),
+        offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file, archive: false })), online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file, archive: false })),
+        relocations: out.relocations.map((r) => ({ ...r, from: byId.get(r.id)!.path_file, kind: 'video' as const, archive: false })),
       })
     })
     add(`6 transaction (${out.relocations.length} relocations)`, ms(t))

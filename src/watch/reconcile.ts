@@ -71,6 +71,8 @@ export type MediaRow = {
   file_size: number | null
   file_mtime: number | null
   file_hash: string | null
+  /** The asset's kind: one path may be an asset of each kind (a .mov as video and as audio). */
+  kind?: string
 }
 
 /** A project asset under the scope; `busy`: a copy or delete task of it is queued or running. */
@@ -111,6 +113,12 @@ export type ReconcileOptions = {
   diskFiltered?: boolean
   /** Recent sightings by path (no final slash): what the watcher saw at a name when its event came. */
   sightings?: { get(path: string): Sighting | undefined }
+  /**
+   * Entries the caller looked at outside its walk (the paths of assets found elsewhere, files seen
+   * lately): evidence for decisions, never imported or remembered from here (their folders were
+   * not read, so what else lies there is not known).
+   */
+  outside?: ReadonlySet<string>
   /** Fingerprints of entries, by path, computed since the last call asked for them. */
   fingerprints?: ReadonlyMap<string, string>
 }
@@ -176,7 +184,13 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     offline: [], online: [], relocations: [], fingerprint: [], needFingerprints: [], ambiguous: [], ingest: [], strangers: [],
     projectsOffline: [], projectsOnline: [],
   }
-  const watched = opts.watched ?? opts.rootPresent
+  const presence = new Map<number, boolean>()
+  const rootPresent = (device: number) => {
+    let p = presence.get(device)
+    if (p === undefined) presence.set(device, (p = opts.rootPresent(device)))
+    return p
+  }
+  const watched = opts.watched ?? rootPresent
   const relative = (path: string, device: number): string | undefined => {
     const root = opts.roots.get(device)
     return root !== undefined && path.startsWith(root) ? path.slice(root.length) : undefined
@@ -218,6 +232,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     if (byInodeMap) return byInodeMap
     byInodeMap = new Map()
     for (const e of files.values()) {
+      if (claimedBy.has(e)) continue // made after the own-path claims: only what is left
       const k = inodeKey(e.dev, e.ino)
       const list = byInodeMap.get(k)
       if (list) list.push(e)
@@ -261,16 +276,19 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
   const movable = (r: MediaRow, e: DiskEntry) => e.device === r.device || (watched(r.device) && watched(e.device))
 
-  // 1. Identity. The file at the asset's own path first (the common case, no map of inodes made).
+  // 1. Identity. The file at the asset's own path first (the common case, no map of inodes made;
+  // an asset of each kind may name one path), then the files left, by inode.
+  const elsewhere: MediaRow[] = []
   for (const r of active) {
     if (r.file_dev === null || r.file_ino === null) continue
     const here = files.get(key(r.path_file))
-    if (here && sameFile(here, r) && !claimedBy.has(here)) {
-      take(r, here, 'identity')
-      continue
-    }
-    if (!opts.rootPresent(r.device) && !here) continue // an unmounted device says nothing of its files
-    const candidates = byInode().get(inodeKey(r.file_dev, r.file_ino))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
+    if (here && sameFile(here, r)) take(r, here, 'identity')
+    else elsewhere.push(r)
+  }
+  for (const r of elsewhere) {
+    const here = files.get(key(r.path_file))
+    if (!rootPresent(r.device) && !here) continue // an unmounted device says nothing of its files
+    const candidates = byInode().get(inodeKey(r.file_dev!, r.file_ino!))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
     if (!candidates?.length) continue
     const own = candidates.find((e) => key(e.path) === key(r.path_file))
     const pick = own ?? candidates.find((e) => movable(r, e))
@@ -293,10 +311,11 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const byPathLeft = new Map<string, MediaRow[]>()
   for (const r of active) {
     if (claim.has(r.id) || !free(files.get(key(r.path_file)))) continue
-    const k = key(r.path_file)
+    const k = `${r.kind ?? ''}\u0000${key(r.path_file)}`
     ;(byPathLeft.get(k) ?? byPathLeft.set(k, []).get(k)!).push(r)
   }
-  for (const [k, rs] of byPathLeft) {
+  for (const [pk, rs] of byPathLeft) {
+    const k = pk.slice(pk.indexOf('\u0000') + 1)
     const e = files.get(k)!
     const online = rs.filter((r) => r.is_production)
     if (rs.length === 1 || online.length === 1) {
@@ -335,7 +354,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   for (const r of active) {
     if (claim.has(r.id)) continue
     const e = files.get(key(r.path_file))
-    const lookedAt = inScope(r.path_file) && opts.rootPresent(r.device)
+    const lookedAt = r.is_production && inScope(r.path_file) && rootPresent(r.device)
     if (!r.is_production || (lookedAt && (!e || claimedBy.has(e) || held.has(entryKey(e))))) vanishing.push(r)
   }
 
@@ -410,11 +429,14 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     const c = claim.get(r.id)
     if (c) {
       const e = c.entry
-      const anew = !sameFile(e, r) // another inode (saved anew) or one not recorded yet
+      // Another inode (saved anew) or none recorded yet; a share mounted again under another device
+      // number keeps inode, birth time, size and mtime: the same file, its fingerprint still good.
+      const remounted = e.dev !== r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp && e.size === r.file_size && e.mtimeMs === r.file_mtime
+      const anew = !sameFile(e, r) && !remounted
       if (anew || key(e.path) !== key(r.path_file) || e.device !== r.device)
         out.relocations.push({
           id: r.id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by: c.by,
-          ...(c.by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : {}),
+          ...(c.by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : remounted && r.file_hash !== null ? { hash: r.file_hash } : {}),
         })
       if (!r.is_production) out.online.push(r.id)
       if (c.by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || anew))
@@ -422,7 +444,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
       continue
     }
     if (!r.is_production || r.is_archive) continue
-    if (inScope(r.path_file) && opts.rootPresent(r.device)) {
+    if (inScope(r.path_file) && rootPresent(r.device)) {
       const e = files.get(key(r.path_file))
       // Gone, or its path now holds another asset's file.
       if (!e || claimedBy.has(e) || held.has(entryKey(e))) out.offline.push(r.id)
@@ -430,7 +452,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
 
   for (const e of fresh) {
-    if (relinked.has(e)) continue
+    if (relinked.has(e) || opts.outside?.has(e.path)) continue
     out.strangers.push(e)
     if (undecided.has(e)) continue
     const rel = relative(e.path, e.device)
@@ -450,7 +472,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     if (p.busy || p.is_archive || ignored(p.bundle_root, p.device)) continue
     if (folders().has(key(p.bundle_root))) {
       if (!p.is_production) out.projectsOnline.push(p.id)
-    } else if (p.is_production && inScope(p.bundle_root) && opts.rootPresent(p.device)) {
+    } else if (p.is_production && inScope(p.bundle_root) && rootPresent(p.device)) {
       out.projectsOffline.push(p.id)
     }
   }

@@ -196,13 +196,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // gone" are known, not assumed from an identity recorded earlier.
     const scope = [...scopes]
     const evidence = new Set<string>()
+    /** Entries looked at outside the walk: evidence only (reconcile's `outside`). */
+    const outside = new Set<string>()
     const inScopes = (path: string) => scope.some((s) => path === s || isInside(s.endsWith('/') ? s : s + '/', path))
     const addEvidence = (r: ScanRow) => {
       if (inScopes(r.path_file) || evidence.has(r.path_file)) return
       evidence.add(r.path_file)
       scope.push(r.path_file)
       const s = look(r.path_file)
-      if (s?.isFile()) disk.push(entryOf(r.path_file, r.device, s))
+      if (s?.isFile()) {
+        disk.push(entryOf(r.path_file, r.device, s))
+        outside.add(r.path_file)
+      }
     }
     for (const r of [...holders, ...formerHolders]) addEvidence(r)
 
@@ -241,7 +246,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (sizes.size) for (const r of media.offlineBySizes(sizes)) take(r)
 
       outcome = reconcile(disk, { media: [...rows.values()], projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
-        scope, roots, rootPresent, sightings, fingerprints,
+        scope, roots, rootPresent, sightings, fingerprints, outside,
         ingestInto: ingestOwner(productionsList),
         ownOutput: isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
@@ -264,6 +269,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           if (!s?.isFile()) recent.forgetStranger(e.path)
           else if (wanted.has(s.size)) {
             disk.push(entryOf(e.path, e.device, s))
+            outside.add(e.path)
             again = true
           }
         }
@@ -292,19 +298,30 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       recheck.add(r.path)
       return false
     })
-    const dropped = new Set(outcome.relocations.filter((r) => !relocations.includes(r)).map((r) => r.id))
-    const filesNow = new Map<string, DiskEntry>()
-    for (const e of disk) if (e.kind === 'file') filesNow.set(e.path, e)
+    const kept = new Set(relocations)
+    const relocated = new Set(relocations.map((r) => r.id))
+    const dropped = new Set(outcome.relocations.filter((r) => !kept.has(r)).map((r) => r.id))
+    let filesSeen: Map<string, DiskEntry> | undefined
+    const filesNow = {
+      get(path: string) {
+        if (!filesSeen) {
+          filesSeen = new Map()
+          for (const e of disk) if (e.kind === 'file') filesSeen.set(e.path, e)
+        }
+        return filesSeen.get(path)
+      },
+    }
     const offline = outcome.offline.filter((id) => {
       const path = rows.get(id)!.path_file
       const s = look(path)
       const seen = filesNow.get(path)
-      // Gone as the walk said, or holding the file the walk saw there (handed to another asset).
-      if (!s || (s.isFile() && seen && s.dev === seen.dev && s.ino === seen.ino)) return true
+      // Gone as the walk said (or no longer a regular file: a link, a folder), or holding the file
+      // the walk saw there (handed to another asset).
+      if (!s || !s.isFile() || (seen && s.dev === seen.dev && s.ino === seen.ino)) return true
       recheck.add(path)
       return false
     })
-    const online = outcome.online.filter((id) => !dropped.has(id) && (relocations.some((r) => r.id === id) || sameFileAtOwnPath(id)))
+    const online = outcome.online.filter((id) => !dropped.has(id) && (relocated.has(id) || sameFileAtOwnPath(id)))
     function sameFileAtOwnPath(id: number) {
       const path = rows.get(id)!.path_file
       const seen = filesNow.get(path)
@@ -313,7 +330,9 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       return false
     }
 
+    /** Decisions not applied: the asset changed meanwhile (looked at again), or its path is another's in production. */
     let skipped = new Set<number>()
+    let changedMeanwhile: number[] = []
     let applied = { offline: offline.length, online: online.length }
     db.transaction(() => {
       // An asset an import is moving is out of production until its task has the file in place
@@ -324,16 +343,25 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const on = online.filter(free)
       applied = { offline: off.length, online: on.length }
       const at = new Map(relocations.map((r) => [r.id, r.path]))
-      skipped = new Set(media.applyScan({
-        offline: off.map((id) => ({ id, from: rows.get(id)!.path_file })),
-        online: on.map((id) => ({ id, at: at.get(id) ?? rows.get(id)!.path_file })),
-        relocations: relocations.filter((r) => free(r.id)).map((r) => ({ ...r, from: rows.get(r.id)!.path_file, kind: rows.get(r.id)!.kind })),
-      }))
+      const result = media.applyScan({
+        offline: off.map((id) => ({ id, from: rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
+        online: on.map((id) => ({ id, at: at.get(id) ?? rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
+        relocations: relocations.filter((r) => free(r.id)).map((r) => ({ ...r, from: rows.get(r.id)!.path_file, kind: rows.get(r.id)!.kind, archive: rows.get(r.id)!.is_archive })),
+      })
+      skipped = new Set([...result.changed, ...result.conflicts])
+      changedMeanwhile = result.changed
+      // A conflict is what the disk says (another asset stays in production there): said, not retried.
+      for (const id of result.conflicts)
+        deps.log.warn('an asset\'s file is at a path another asset holds in production; left as it was', { asset: id, path: at.get(id) ?? rows.get(id)!.path_file })
       for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const)
         if (ids.length) db.update(projectAssets).set({ is_production: on, date_mod: isoTimestamp() }).where(inArray(projectAssets.id, [...ids])).run()
     })
-    for (const id of skipped) recheck.add(rows.get(id)!.path_file)
-    for (const r of relocations) if (skipped.has(r.id)) recheck.add(r.path)
+    // The catalogue now says what the disk does: a start scan opens the watch folders here, before
+    // the (possibly long) reading of missing fingerprints below.
+    deps.scanned?.(device.id, task.params.paths === null)
+    const again = new Set(changedMeanwhile)
+    for (const id of again) recheck.add(rows.get(id)!.path_file)
+    for (const r of relocations) if (again.has(r.id)) recheck.add(r.path)
     if (recheck.size) deps.later(device.id, [...recheck].filter((p) => isInside(device.path, p)), 250)
 
     // What this scan saw is remembered: folders by identity (a rename is recognised later), and
@@ -387,7 +415,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           const present = s?.isFile() === true && s.dev === twin.file_dev && s.ino === twin.file_ino
           // In place on this device: a copy. In place elsewhere: a move under way. Gone: that asset
           // moved here; the scan of its path (asked for now) takes it offline and relinks it to this file.
-          if (present && twin.device === e.device) continue
+          // (By file system, not device id: two devices may share one, and one may span several.)
+          if (present && twin.file_dev === e.dev) continue
           if (!present) deps.later(twin.device, [twin.path_file], 0)
           held.push({ path: e.path, asset: twin.id })
           break

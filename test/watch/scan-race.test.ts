@@ -4,7 +4,7 @@
 // progress report (made right after each walk) changes the disk and the catalogue as that other
 // scan would; the real catalogue and real folders are used throughout.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -70,7 +70,7 @@ const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).
 /** What another scan applies when it sees the file at its new path. */
 const otherScanMoved = (id: number, from: string, to: string) => {
   const s = lstatSync(to)
-  core.media.applyScan({ offline: [], online: [], relocations: [{ id, path: to, from, device: device.id, kind: 'video', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, by: 'identity' }] })
+  core.media.applyScan({ offline: [], online: [], relocations: [{ id, path: to, from, device: device.id, kind: 'video', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, by: 'identity', archive: false }] })
 }
 
 test('a folder walked before a file moved into it, applied after another scan followed the move: the asset is not taken offline', async () => {
@@ -122,4 +122,29 @@ test('without that sighting the same scan does not guess: the asset is left to t
   renameSync(a, join(root, 'Show/edit/b.mov'))
   expect(await scan([join(root, 'Show/edit/b.mov')])).toMatchObject({ moved: 0 })
   expect(await asset(id)).toMatchObject({ path_file: a })
+})
+
+test('a file moved onto the path of an archived asset in production (never taken offline): no failed scan, no endless look again; said in the log', async () => {
+  const x = file('Show/c.mov', 'x')
+  const z = file('Show/b.mov', 'z')
+  const X = await register(x)
+  // Archived and in production (is_archive true): the watcher never takes it offline.
+  const Z = (await base.post('/api/videoassets/', { name: 'z', path_file: z, production: show.id, is_archive: true })).json.id as number
+  renameSync(x, z)
+  const result = await scan(null)
+  expect(result).toMatchObject({ moved: 0 })
+  expect(later).toEqual([]) // nothing to look at again: the disk will say the same
+  expect(await asset(Z)).toMatchObject({ path_file: z, is_production: true })
+  expect((await asset(X)).path_file).toBe(x)
+})
+
+test('an asset whose path became a symbolic link goes offline (not looked at again and again)', async () => {
+  const a = file('Show/a.mov')
+  const id = await register(a)
+  const elsewhere = join(root, 'elsewhere.bin')
+  renameSync(a, elsewhere)
+  symlinkSync(elsewhere, a)
+  await scan([join(root, 'Show/')])
+  expect(await asset(id)).toMatchObject({ path_file: a, is_production: false })
+  expect(later).toEqual([])
 })

@@ -43,7 +43,11 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const rowById = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
   const setStatusOf = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
   const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
-  const currentPath = db.$client.query<{ path_file: string; kind: MediaKind }, [number]>('SELECT path_file, kind FROM media_assets WHERE id = ?')
+  const currentPath = db.$client.query<{ path_file: string; kind: MediaKind; is_archive: number }, [number]>('SELECT path_file, kind, is_archive FROM media_assets WHERE id = ?')
+  // Back to its old path; out of production when another asset took that path in production meanwhile.
+  const unpark = db.$client.query<unknown, [string, string, string, number, number]>(
+    `UPDATE media_assets SET path_file = ?, is_production = CASE WHEN EXISTS (SELECT 1 FROM media_assets o
+       WHERE o.path_file = ? AND o.kind = ? AND o.is_production = 1 AND o.id != ?) THEN 0 ELSE is_production END WHERE id = ?`)
   const setOffline = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 0, date_mod = ? WHERE id = ? AND is_production = 1')
   const setOnlineOne = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 1, date_mod = ? WHERE id = ? AND is_production = 0')
   const countUnderDir = db.select({ n: count() }).from(mediaAssets).where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`)).prepare()
@@ -181,24 +185,35 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * rotation of names never meets the unique index half-done), then online; a path another
      * asset holds in production is not taken.
      */
-    applyScan(d: { offline: readonly { id: number; from: string }[]; online: readonly { id: number; at: string }[]; relocations: readonly ScanRelocation[] }): number[] {
+    applyScan(d: {
+      offline: readonly { id: number; from: string; archive: boolean }[]
+      online: readonly { id: number; at: string; archive: boolean }[]
+      relocations: readonly ScanRelocation[]
+    }): { changed: number[]; conflicts: number[] } {
       const now = isoTimestamp()
-      const skipped = new Set<number>()
-      const pathNow = (id: number) => currentPath.get(id)?.path_file
+      const changed = new Set<number>()
+      const conflicts = new Set<number>()
+      // As the scan read it: its path, and archived or not (a re-import may have made it archive-only).
+      const asRead = (id: number, path: string, archive: boolean) => {
+        const row = currentPath.get(id)
+        return row !== null && row.path_file === path && !!row.is_archive === archive
+      }
       for (const o of d.offline) {
-        if (pathNow(o.id) !== o.from) skipped.add(o.id)
+        if (!asRead(o.id, o.from, o.archive)) changed.add(o.id)
         else setOffline.run(now, o.id)
       }
       const relocations = d.relocations.filter((r) => {
-        if (pathNow(r.id) === r.from) return true
-        skipped.add(r.id)
+        if (asRead(r.id, r.from, r.archive)) return true
+        changed.add(r.id)
         return false
       })
       for (const r of relocations) if (r.path !== r.from) parkPath.run(`\u0000moving:${r.id}`, r.id)
       for (const r of relocations) {
         if (onlineAt.all(r.path, r.kind).some((o) => o.id !== r.id)) {
-          skipped.add(r.id)
-          if (r.path !== r.from) parkPath.run(r.from, r.id)
+          // Another asset stays in production at that path (an archived one is never taken
+          // offline): this one goes back where it was, offline if that path is taken meanwhile.
+          conflicts.add(r.id)
+          if (r.path !== r.from) unpark.run(r.from, r.from, r.kind, r.id, r.id)
           continue
         }
         db.update(mediaAssets).set({
@@ -211,14 +226,13 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         }).where(eq(mediaAssets.id, r.id)).run()
       }
       for (const o of d.online) {
-        const row = skipped.has(o.id) ? undefined : currentPath.get(o.id)
-        if (!row || row.path_file !== o.at || onlineAt.all(o.at, row.kind).some((x) => x.id !== o.id)) {
-          skipped.add(o.id)
-          continue
-        }
-        setOnlineOne.run(now, o.id)
+        if (changed.has(o.id) || conflicts.has(o.id)) continue
+        const row = currentPath.get(o.id)
+        if (!row || row.path_file !== o.at || !!row.is_archive !== o.archive) changed.add(o.id)
+        else if (onlineAt.all(o.at, row.kind).some((x) => x.id !== o.id)) conflicts.add(o.id)
+        else setOnlineOne.run(now, o.id)
       }
-      return [...skipped]
+      return { changed: [...changed], conflicts: [...conflicts] }
     },
 
     /** The whole row (the import task's read), or undefined. */
@@ -278,7 +292,7 @@ export type MediaAssets = ReturnType<typeof createMediaAssets>
 export type DetailedRow = MediaRow & { keywords_json: string; projects_json: string }
 export type ScanRow = Pick<MediaRow, 'id' | 'path_file' | 'device' | 'is_archive' | 'is_production' | 'file_dev' | 'file_ino' | 'file_stamp' | 'file_size' | 'file_mtime' | 'file_hash' | 'kind'>
 /** A relocation as applyScan takes it: reconcile's, with where the row was and whether it is in production. */
-export type ScanRelocation = Relocation & { from: string; kind: MediaKind }
+export type ScanRelocation = Relocation & { from: string; kind: MediaKind; archive: boolean }
 
 /** The identity columns of a file as found on disk (all null: none known). */
 export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =>

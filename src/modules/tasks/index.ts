@@ -21,7 +21,9 @@ export const Task = t.Object({
   date_add: t.String(),
   date_start: t.Nullable(t.String()),
   date_end: t.Nullable(t.String()),
-  result: t.Record(t.String(), Type.Integer(), { description: 'What the work found; a scan: seen, offline, online, moved, imported, waiting' }),
+  result: t.Record(t.String(), t.Unknown(), {
+    description: 'What the work found; a scan: counts (seen, offline, online, moved, relinked, saved_anew, imported, waiting, fingerprinted), and lists when there are any (ambiguous, held)',
+  }),
 })
 
 /** ?projectasset=7, ?device=2...: the tasks whose target names that record (filters combine). */
