@@ -247,7 +247,10 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   for (const online of [true, false]) for (const r of catalogue.media) if (r.is_production === online && !ids.has(r.id)) (ids.add(r.id), rows.push(r))
   const archiveOnly = (r: MediaRow) => r.is_archive && !r.is_production
   /** Rows the scan may change: not archive-only, not in an ignored place. */
-  const active = rows.filter((r) => !archiveOnly(r) && !ignored(r.path_file, r.device))
+  // A row whose file the walk found at its path lies in no ignored place (the walk skipped them):
+  // the name rules are asked only of the others.
+  const walkedFile = (path: string) => opts.diskFiltered === true && files.has(path) && !opts.outside?.has(path)
+  const active = rows.filter((r) => !archiveOnly(r) && (walkedFile(r.path_file) || !ignored(r.path_file, r.device)))
   /**
    * Identities some asset holds (any row but archive-only): such a file is never new, nor another
    * asset's by path. Made only when a row or a file is left over after identity (a scan that finds
@@ -268,10 +271,13 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
   const sameFile = (e: DiskEntry, r: MediaRow) => e.dev === r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp
 
-  const claim = new Map<number, { entry: DiskEntry; by: Relocation['by'] }>()
+  // Which file each asset is (and how it was found, when not by identity: most are).
+  const claim = new Map<number, DiskEntry>()
+  const claimHow = new Map<number, Relocation['by']>()
   const claimedBy = new Map<DiskEntry, number>()
   const take = (r: MediaRow, entry: DiskEntry, by: Relocation['by']) => {
-    claim.set(r.id, { entry, by })
+    claim.set(r.id, entry)
+    if (by !== 'identity') claimHow.set(r.id, by)
     claimedBy.set(entry, r.id)
   }
   const movable = (r: MediaRow, e: DiskEntry) => e.device === r.device || (watched(r.device) && watched(e.device))
@@ -360,14 +366,20 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
 
   // Paths some row names and keeps (any state; not a path its asset leaves in this pass): a file
   // there is catalogued, never imported. Archive-only and ignored rows are never claimed: theirs count.
-  const named = new Set<string>()
-  for (const r of rows) {
-    const c = claim.get(r.id)
-    if (!c || key(c.entry.path) === key(r.path_file)) named.add(key(r.path_file))
+  // (Made when the first unclaimed file is met: a scan that finds every file claimed makes none.)
+  let namedSet: Set<string> | undefined
+  const named = () => {
+    if (namedSet) return namedSet
+    namedSet = new Set<string>()
+    for (const r of rows) {
+      const c = claim.get(r.id)
+      if (!c || key(c.path) === key(r.path_file)) namedSet.add(key(r.path_file))
+    }
+    return namedSet
   }
   // New files: unclaimed, at no catalogued path, holding no asset's identity.
   const fresh: DiskEntry[] = []
-  for (const e of files.values()) if (!claimedBy.has(e) && !named.has(key(e.path)) && !held.has(entryKey(e))) fresh.push(e)
+  for (const e of files.values()) if (!claimedBy.has(e) && !named().has(key(e.path)) && !held.has(entryKey(e))) fresh.push(e)
 
   // 4. Content: new files against vanished assets of the same size.
   const relinked = new Set<DiskEntry>()
@@ -426,20 +438,20 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
 
   // The decisions, row by row.
   for (const r of active) {
-    const c = claim.get(r.id)
-    if (c) {
-      const e = c.entry
+    const e = claim.get(r.id)
+    if (e) {
+      const by = claimHow.get(r.id) ?? 'identity'
       // Another inode (saved anew) or none recorded yet; a share mounted again under another device
       // number keeps inode, birth time, size and mtime: the same file, its fingerprint still good.
       const remounted = e.dev !== r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp && e.size === r.file_size && e.mtimeMs === r.file_mtime
       const anew = !sameFile(e, r) && !remounted
       if (anew || key(e.path) !== key(r.path_file) || e.device !== r.device)
         out.relocations.push({
-          id: r.id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by: c.by,
-          ...(c.by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : remounted && r.file_hash !== null ? { hash: r.file_hash } : {}),
+          id: r.id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by,
+          ...(by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : remounted && r.file_hash !== null ? { hash: r.file_hash } : {}),
         })
       if (!r.is_production) out.online.push(r.id)
-      if (c.by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || anew))
+      if (by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || anew))
         out.fingerprint.push({ id: r.id, entry: e })
       continue
     }

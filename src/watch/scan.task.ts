@@ -100,7 +100,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     if (!existsSync(device.path)) return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
 
     const own = ownFolders(db)
-    const isOwn = (path: string) => own.some((dir) => path === dir || path + '/' === dir || isInside(dir, path))
+    const isOwn = (path: string) => own.some((dir) => dir.startsWith(path) ? dir.length - path.length <= 1 : isInside(dir, path))
     const scopes = (task.params.paths ?? [device.path]).filter((p) => p === device.path || isInside(device.path, p) || p + '/' === device.path)
     const disk: DiskEntry[] = []
     const walked = new Set<string>()
@@ -142,19 +142,29 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
 
     // The catalogue in the scopes; a row may come twice (two scopes, found by identity or size too).
-    const rows = new Map<number, ScanRow>()
-    // The row at each path (an array only where several name one path: a vanished asset's old path).
+    // A list, the row at each path (an array only where several name one path: a vanished asset's
+    // old path), and by id only once asked (a full scan reads 100,000 rows and decides on few).
+    const rowList: ScanRow[] = []
     const atPath = new Map<string, ScanRow | ScanRow[]>()
-    const take = (r: ScanRow) => {
-      if (rows.has(r.id)) return
-      rows.set(r.id, r)
+    let byId: Map<number, ScanRow> | undefined
+    const rows = {
+      get: (id: number) => (byId ??= new Map(rowList.map((r) => [r.id, r]))).get(id),
+      has: (id: number) => rows.get(id) !== undefined,
+    }
+    const add = (r: ScanRow) => {
+      rowList.push(r)
+      byId?.set(r.id, r)
       const there = atPath.get(r.path_file)
       if (!there) atPath.set(r.path_file, r)
       else if (Array.isArray(there)) there.push(r)
       else atPath.set(r.path_file, [there, r])
     }
-    for (const s of scopes) {
-      for (const r of media.underForScan(s.endsWith('/') ? s : s + '/')) take(r)
+    const take = (r: ScanRow) => {
+      if (!rows.has(r.id)) add(r)
+    }
+    for (const [i, s] of scopes.entries()) {
+      // The first scope's rows are the first read: no id to compare them with.
+      for (const r of media.underForScan(s.endsWith('/') ? s : s + '/')) (i === 0 ? add : take)(r)
       for (const r of media.atPathForScan(s)) take(r)
     }
     // Files whose identity the row at their path does not hold (or with no row there): the asset
@@ -164,8 +174,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (e.kind !== 'file') continue
       const here = atPath.get(e.path)
       // The whole identity: a freed inode given to a new file is another file (birth time).
-      const holds = (r: ScanRow) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
-      if (!here || !(Array.isArray(here) ? here.some(holds) : holds(here))) strange.push(e)
+      if (here === undefined) strange.push(e)
+      else if (!Array.isArray(here)) {
+        if (here.file_dev !== e.dev || here.file_ino !== e.ino || here.file_stamp !== e.stamp) strange.push(e)
+      } else if (!here.some((r) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp)) strange.push(e)
     }
     const holders: ScanRow[] = []
     const formerHolders: ScanRow[] = []
@@ -245,7 +257,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       for (const s of sizes) sizesLooked.add(s)
       if (sizes.size) for (const r of media.offlineBySizes(sizes)) take(r)
 
-      outcome = reconcile(disk, { media: [...rows.values()], projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
+      outcome = reconcile(disk, { media: rowList, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints, outside,
         ingestInto: ingestOwner(productionsList),
         ownOutput: isOwn,
