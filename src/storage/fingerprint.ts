@@ -56,7 +56,11 @@ export async function fingerprintFile(path: string, seen: Seen): Promise<string 
   }
 }
 
-/** Fingerprints of many files, a few at a time (a share's disks serve several reads at once). */
+/**
+ * Fingerprints of many files, `parallel` at a time (16: each open, stat, read and close is a turn
+ * of the thread pool, and a share's disks serve several reads at once; measured on 20,000 small
+ * files: 4 at a time 1.5 s, 16 0.6 s, 64 0.5 s; at most 16 buffers of 2 MiB are held).
+ */
 export async function fingerprintAll<T extends Seen & { path: string }>(
   files: readonly T[],
   opts: { signal?: AbortSignal; parallel?: number; onEach?: (done: number) => void } = {},
@@ -73,6 +77,6 @@ export async function fingerprintAll<T extends Seen & { path: string }>(
       opts.onEach?.(++done)
     }
   }
-  await Promise.all(Array.from({ length: Math.min(opts.parallel ?? 4, files.length) }, worker))
+  await Promise.all(Array.from({ length: Math.min(opts.parallel ?? 16, files.length) }, worker))
   return out
 }
