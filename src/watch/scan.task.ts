@@ -15,7 +15,7 @@ import { type Imports, assetsBeingMoved } from '../modules/assetimport/service.t
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
-import { listTree } from '../storage/fs.ts'
+import { CancelledError, listTree } from '../storage/fs.ts'
 import { isInside, stampOf } from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
 import type { Handler } from '../tasks/runner.ts'
@@ -237,6 +237,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         return known === undefined
       })
       const read = await fingerprintAll(toRead, { signal })
+      // Stopped meanwhile (a shutdown): the rest was not read; nothing is decided on it.
+      if (signal.aborted) throw new CancelledError(String(signal.reason))
       for (const e of toRead) {
         const hash = read.get(e)
         if (hash !== undefined) recent.keepHash(e.path, e, hash)
@@ -389,6 +391,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       // Progress now counts the files whose fingerprint is read (the walk's count was reported above).
       const entries = stale.map((f) => f.entry)
       const read = await fingerprintAll(entries, { signal, onEach: (n) => progress({ files_done: n, files_total: entries.length }) })
+      if (signal.aborted) throw new CancelledError(String(signal.reason))
       const list = stale.flatMap((f) => {
         const hash = read.get(f.entry)
         return hash === undefined ? [] : [{ id: f.id, dev: f.entry.dev, ino: f.entry.ino, size: f.entry.size, mtimeMs: f.entry.mtimeMs, hash }]
