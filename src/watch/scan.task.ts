@@ -207,13 +207,19 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // looked at now (lstat), so that "its file is still there" (a hard link, a copy) and "its file is
     // gone" are known, not assumed from an identity recorded earlier.
     const scope = [...scopes]
-    const evidence = new Set<string>()
     /** Entries looked at outside the walk: evidence only (reconcile's `outside`). */
     const outside = new Set<string>()
-    const inScopes = (path: string) => scope.some((s) => path === s || isInside(s.endsWith('/') ? s : s + '/', path))
+    // The scopes by path without a final slash: a path is in them when it or a folder above it is
+    // (a walk up its folders, not a comparison with every scope: a big move adds thousands).
+    const scopeKeys = new Set(scopes.map((s) => (s.endsWith('/') ? s.slice(0, -1) : s)))
+    const inScopes = (path: string) => {
+      for (let k = path.endsWith('/') ? path.slice(0, -1) : path; k !== ''; k = k.slice(0, Math.max(0, k.lastIndexOf('/'))))
+        if (scopeKeys.has(k)) return true
+      return false
+    }
     const addEvidence = (r: ScanRow) => {
-      if (inScopes(r.path_file) || evidence.has(r.path_file)) return
-      evidence.add(r.path_file)
+      if (inScopes(r.path_file)) return
+      scopeKeys.add(r.path_file)
       scope.push(r.path_file)
       const s = look(r.path_file)
       if (s?.isFile()) {

@@ -4,7 +4,7 @@
 // progress report (made right after each walk) changes the disk and the catalogue as that other
 // scan would; the real catalogue and real folders are used throughout.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { lstatSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, renameSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -15,7 +15,7 @@ import { createSettle } from '../../src/watch/ingest.ts'
 import { createRecent } from '../../src/watch/recent.ts'
 import { scanHandler } from '../../src/watch/scan.task.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
+import { emptyFfmpegDir, placeFile, removeScratch } from '../helpers/imports.ts'
 
 let base: TestApp
 let core: ReturnType<typeof createCore>
@@ -60,11 +60,7 @@ async function scan(paths: string[] | null, meanwhile?: () => void) {
   })
   return result
 }
-const file = (rel: string, text = 'essence') => {
-  mkdirSync(join(root, rel, '..'), { recursive: true })
-  writeFileSync(join(root, rel), text)
-  return join(root, rel)
-}
+const file = (rel: string, text = 'essence') => placeFile(join(root, rel), text)
 const register = async (path: string) => (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
 const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).json
 /** What another scan applies when it sees the file at its new path. */
