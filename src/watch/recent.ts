@@ -44,11 +44,14 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     if (set?.size === 0) pathsOf.delete(idOf(old))
   }
 
-  /** Drops the oldest entries of an insertion-ordered map while `stale` says so or it is too big. */
-  const trim = <V>(map: Map<string, V>, max: number, stale: (v: V) => boolean) => {
+  /**
+   * Drops the oldest entries of an insertion-ordered map (through `drop`, which keeps an index in
+   * step) while `stale` says so or the map holds more than `max`.
+   */
+  const trim = <V>(map: Map<string, V>, max: number, stale: (v: V) => boolean, drop: (k: string, v: V) => void = (k) => map.delete(k)) => {
     for (const [k, v] of map) {
       if (map.size <= max && !stale(v)) break
-      map.delete(k)
+      drop(k, v)
     }
   }
 
@@ -61,10 +64,7 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
         folders.set(k, s)
         const id = idOf(s)
         ;(pathsOf.get(id) ?? pathsOf.set(id, new Set()).get(id)!).add(k)
-        for (const [old] of folders) {
-          if (folders.size <= maxFolders) break
-          unfolder(old)
-        }
+        trim(folders, maxFolders, () => false, unfolder)
         return
       }
       const old = files.get(k)
@@ -72,10 +72,7 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
       files.set(k, { s, at: now })
       const id = idOf(s)
       ;(filePathsOf.get(id) ?? filePathsOf.set(id, new Set()).get(id)!).add(k)
-      for (const [p, v] of files) {
-        if (files.size <= maxFiles && now - v.at <= fileMs) break
-        unfile(p, v.s)
-      }
+      trim(files, maxFiles, (v) => now - v.at > fileMs, (p, v) => unfile(p, v.s))
     },
     /** Nothing is at `path` any more (a folder seen gone keeps no identity to be matched by). */
     gone(path: string) {
@@ -130,10 +127,7 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     keepHash(path: string, seen: { dev: number; ino: number; size: number; mtimeMs: number }, hash: string) {
       hashes.delete(path)
       hashes.set(path, { ...seen, hash })
-      for (const [k] of hashes) {
-        if (hashes.size <= maxFiles) break
-        hashes.delete(k)
-      }
+      trim(hashes, maxFiles, () => false)
     },
   }
 }
