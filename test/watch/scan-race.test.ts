@@ -144,3 +144,26 @@ test('an asset whose path became a symbolic link goes offline (not looked at aga
   expect(await asset(id)).toMatchObject({ path_file: a, is_production: false })
   expect(later).toEqual([])
 })
+
+test('a media file in the service\'s data folder is never imported, even when the folder lies in a watch folder', async () => {
+  // A device whose root holds the data folder, as the upload device of a production.
+  const holder = join(base.dataDir, '..')
+  const d = await base.post('/api/devices/', { name: 'holder', path: holder })
+  expect(d.status).toBe(201)
+  const p = await base.post('/api/productions/', { name: 'Holder', storage_root: join(root, 'Holder'), upload_device: d.json.id })
+  expect(p.status).toBe(201)
+  const inData = placeFile(join(base.dataDir, 'looks-like-a.mov'), 'not a clip')
+  const handler = scanHandler(base.db, {
+    media: core.media, imports: core.imports, settle: createSettle(0), recent, settleMs: 0, log: silentLog, later: () => {},
+  })
+  const run = () => handler({
+    task: { id: 0, params: { device: d.json.id, paths: [base.dataDir] } } as TaskContext<'scan'>['task'],
+    signal: new AbortController().signal, progress: () => {}, save: () => {}, report: () => {},
+  })
+  await run()
+  await Bun.sleep(5)
+  await run() // settled by now: it would be imported here
+  expect((await base.get(`/api/videoassets/?path_file=${encodeURIComponent(inData)}`)).json).toEqual([])
+  // Not even tried (the import road would refuse it, leaving a refused ImportLog): never seen as input.
+  expect((await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(inData)}`)).json).toEqual([])
+})
