@@ -26,6 +26,8 @@ export type Entry = {
   ino: number
   /** Birth time, or modification time where none is kept (paths.ts stampOf). */
   stamp: number
+  /** Hard links: 1 when this name is the file's only one. */
+  nlink: number
 }
 
 export class CancelledError extends Error {
@@ -56,7 +58,7 @@ export function slicer(signal?: AbortSignal) {
 }
 
 const entryOf = (rel: string, s: Stats): Entry => ({
-  rel, kind: kindOf(s), size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s),
+  rel, kind: kindOf(s), size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s), nlink: s.nlink,
 })
 
 const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Entry['kind'] =>

@@ -56,6 +56,8 @@ export type DiskEntry = {
   stamp: number
   size: number
   mtimeMs: number
+  /** Hard links to the file, when the walk knows (1: no other name anywhere). */
+  nlink?: number
 }
 
 /** A media asset as the scan reads it. */
@@ -121,6 +123,11 @@ export type ReconcileOptions = {
   outside?: ReadonlySet<string>
   /** Fingerprints of entries, by path, computed since the last call asked for them. */
   fingerprints?: ReadonlyMap<string, string>
+  /**
+   * Assets with this size and fingerprint that `catalogue` may leave out (a caller that decided
+   * the files found in place itself passes only the rest): the content step counts them as twins.
+   */
+  twins?: (size: number, hash: string) => readonly MediaRow[]
 }
 
 /** An asset's file is at `path` (moved, renamed, saved anew, relinked by content), with this identity. */
@@ -422,7 +429,12 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     const byName = <T>(list: T[], name: string, nameOf: (t: T) => string) => (list.length === 1 ? list : list.filter((t) => baseName(nameOf(t)) === name))
     for (const [e, matches] of rowsOf) {
       const name = baseName(key(e.path))
-      const twins = twinsOf.get(`${e.size}:${opts.fingerprints!.get(key(e.path))}`) ?? matches
+      const hash = opts.fingerprints!.get(key(e.path))!
+      let twins = twinsOf.get(`${e.size}:${hash}`) ?? matches
+      if (opts.twins) {
+        const ids = new Set(twins.map((t) => t.id))
+        twins = [...twins, ...opts.twins(e.size, hash).filter((t) => !archiveOnly(t) && !ids.has(t.id))]
+      }
       const rs = byName(twins, name, (r) => key(r.path_file))
       const r = rs.length === 1 && matches.includes(rs[0]!) ? rs[0]! : undefined
       const es = r ? byName(entriesOf.get(r.id)!, baseName(key(r.path_file)), (x) => key(x.path)) : []

@@ -72,7 +72,7 @@ export function ingestOwner(list: readonly { id: number; storage_root: string; u
 }
 
 const entryOf = (path: string, device: number, s: import('node:fs').Stats): DiskEntry => ({
-  path, device, kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs,
+  path, device, kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, nlink: s.nlink,
 })
 
 /** What is at `path` now (no link followed), or undefined. */
@@ -127,7 +127,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       for (const e of entries) {
         if (e.kind !== 'file' && e.kind !== 'dir') continue
         const path = e.rel ? prefix + e.rel : scope
-        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs })
+        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, nlink: e.nlink })
       }
       progress({ files_done: disk.length })
     }
@@ -169,6 +169,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
     // Files whose identity the row at their path does not hold (or with no row there): the asset
     // holding that identity, wherever its path is, is read too.
+    // Files in place: the one asset at their path holds them, in production, as they were when
+    // fingerprinted, and no other name of them exists (one link), so no other file or asset can
+    // contest them. Nothing is left to decide for those, and reconcile is given only the rest (a
+    // start scan of 100,000 unchanged files decided each of them again: a third of its time).
+    const inPlace = new Set<DiskEntry>()
+    const settledRows = new Set<number>()
     const strange: DiskEntry[] = []
     for (const e of disk) {
       if (e.kind !== 'file') continue
@@ -177,6 +183,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (here === undefined) strange.push(e)
       else if (!Array.isArray(here)) {
         if (here.file_dev !== e.dev || here.file_ino !== e.ino || here.file_stamp !== e.stamp) strange.push(e)
+        else if (e.nlink === 1 && here.is_production && here.device === e.device && here.file_hash !== null && here.file_size === e.size && here.file_mtime === e.mtimeMs) {
+          inPlace.add(e)
+          settledRows.add(here.id)
+        }
       } else if (!here.some((r) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp)) strange.push(e)
     }
     const holders: ScanRow[] = []
@@ -265,8 +275,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       for (const s of sizes) sizesLooked.add(s)
       if (sizes.size) for (const r of media.offlineBySizes(sizes)) take(r)
 
-      outcome = reconcile(disk, { media: rowList, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
+      const pendingDisk = inPlace.size ? disk.filter((e) => !inPlace.has(e)) : disk
+      const pendingRows = settledRows.size ? rowList.filter((r) => !settledRows.has(r.id)) : rowList
+      outcome = reconcile(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints, outside,
+        // The assets in place were left out: those of a content are read when one is matched.
+        twins: settledRows.size ? (size, hash) => media.byContent(size, hash) : undefined,
         ingestInto: ingestOwner(productionsList),
         ownOutput: isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks

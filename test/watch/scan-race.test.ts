@@ -4,7 +4,7 @@
 // progress report (made right after each walk) changes the disk and the catalogue as that other
 // scan would; the real catalogue and real folders are used throughout.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { lstatSync, mkdirSync, renameSync, symlinkSync } from 'node:fs'
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -166,4 +166,31 @@ test('a media file in the service\'s data folder is never imported, even when th
   expect((await base.get(`/api/videoassets/?path_file=${encodeURIComponent(inData)}`)).json).toEqual([])
   // Not even tried (the import road would refuse it, leaving a refused ImportLog): never seen as input.
   expect((await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(inData)}`)).json).toEqual([])
+})
+
+// A scan decides the files found in place (the one asset at their path holds them, unchanged,
+// one link) without reconcile; these two show the rest still sees them where they count.
+test('files in place still count as twins: a new file with the content of an asset in place and of a vanished one, under neither\'s name, relinks nothing', async () => {
+  const gamma = file('Show/c/gamma.mov', 'same essence')
+  const alpha = file('Show/a/alpha.mov', 'same essence')
+  const [C, A] = [await register(gamma), await register(alpha)]
+  await scan(null) // both fingerprinted
+  rmSync(alpha)
+  const beta = file('Show/new/beta.mov', 'same essence') // a copy of gamma, or alpha moved: not known
+  const result = await scan(null)
+  expect(result).toMatchObject({ relinked: 0, ambiguous: [{ path: beta, assets: expect.arrayContaining([A, C]) }] })
+  expect(await asset(A)).toMatchObject({ path_file: alpha, is_production: false })
+  expect(await asset(C)).toMatchObject({ path_file: gamma, is_production: true })
+})
+
+test('a file in place with a second name (a hard link) still holds its identity: the asset whose path now shows that link goes offline, it does not take the file', async () => {
+  const one = file('Show/h/one.mov', 'one')
+  const two = file('Show/h/two.mov', 'two')
+  const [R1, R2] = [await register(one), await register(two)]
+  await scan(null)
+  rmSync(two)
+  linkSync(one, two)
+  expect(await scan(null)).toMatchObject({ saved_anew: 0, moved: 0 })
+  expect(await asset(R1)).toMatchObject({ path_file: one, is_production: true })
+  expect(await asset(R2)).toMatchObject({ path_file: two, is_production: false })
 })
