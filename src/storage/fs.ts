@@ -6,10 +6,10 @@
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
 // large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
-import { type BigIntStats, type Stats, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
+import { type BigIntStats, type Stats, constants as fsConstants, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, DIR_FLAGS, O, cName, close, mkdirat, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
+import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
 import { stampOf } from './paths.ts'
 
 export type Entry = {
@@ -57,12 +57,17 @@ export function slicer(signal?: AbortSignal) {
   }
 }
 
-const entryOf = (rel: string, s: Stats): Entry => ({
-  rel, kind: kindOf(s), size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s), nlink: s.nlink,
+const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = fsConstants
+
+/** An Entry from an lstat (a Stats, or dirfd.ts's numbers of one). */
+const entryOf = (rel: string, s: StatFields): Entry => ({
+  rel, kind: kindOf(s.mode), size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s), nlink: s.nlink,
 })
 
-const kindOf = (s: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Entry['kind'] =>
-  s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other'
+const kindOf = (mode: number): Entry['kind'] => {
+  const type = mode & S_IFMT
+  return type === S_IFLNK ? 'link' : type === S_IFDIR ? 'dir' : type === S_IFREG ? 'file' : 'other'
+}
 
 /** `root` with one final slash, for joining with a relative path by concatenation. */
 const base = (root: string) => (root.endsWith('/') ? root : root + '/')
@@ -87,34 +92,65 @@ export async function listTree(
   while (pending.length) {
     const dir = pending.pop()!
     // Read a folder a few names at a time: an image sequence can hold 100,000 files in one.
-    let handle
+    let folder
     try {
-      handle = opendirSync(prefix + dir)
+      folder = openListing(prefix + dir)
     } catch (error) {
       if (options.live && dir) continue // the folder went away (or became a file) meanwhile
       throw error
     }
     try {
-      for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
+      for (let name = folder.next(); name !== null; name = folder.next()) {
         if (slice.due()) await slice.tick()
-        const rel = dir ? `${dir}/${dirent.name}` : dirent.name
+        const rel = dir ? `${dir}/${name}` : name
         if (options.skip?.(rel)) continue
-        let stat
-        try {
-          stat = lstatSync(prefix + rel)
-        } catch (error) {
-          if (options.live && (error as NodeJS.ErrnoException).code === 'ENOENT') continue
-          throw error
+        const entry = folder.entry(rel)
+        if (entry === undefined) {
+          if (options.live) continue // gone between the listing and its lstat
+          throw sysError(-(E.ENOENT ?? 2), 'lstat', prefix + rel)
         }
-        const entry = entryOf(rel, stat)
         entries.push(entry)
         if (entry.kind === 'dir') pending.push(rel)
       }
     } finally {
-      handle.closeSync()
+      folder.close()
     }
   }
   return entries
+}
+
+/**
+ * One folder's names, each made an Entry by its lstat: through statx relative to the folder
+ * (dirfd.ts openStatted: no path resolved, no Stats object per entry) where the system has it,
+ * else opendir + lstatSync. `entry(rel)` is of the name `next()` gave last; undefined when that
+ * name is gone; other failures throw as fs does.
+ */
+function openListing(path: string): { next(): string | null; entry(rel: string): Entry | undefined; close(): void } {
+  const statted = openStatted(path)
+  if (typeof statted === 'number') throw sysError(statted, 'opendir', path)
+  if (statted) return {
+    next: () => statted.next(),
+    entry(rel) {
+      const s = statted.stat()
+      if (typeof s !== 'number') return entryOf(rel, s)
+      if (s === -(E.ENOENT ?? 2)) return undefined
+      throw sysError(s, 'lstat', base(path) + rel.slice(rel.lastIndexOf('/') + 1))
+    },
+    close: () => statted.close(),
+  }
+  const handle = opendirSync(path)
+  return {
+    next: () => handle.readSync()?.name ?? null,
+    entry(rel) {
+      try {
+        return entryOf(rel, lstatSync(base(path) + rel.slice(rel.lastIndexOf('/') + 1)))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+        throw error
+      }
+    },
+    close: () => handle.closeSync(),
+  }
 }
 
 /** Regular files under root and their bytes (what `files` of a project counts). */
