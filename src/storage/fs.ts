@@ -60,8 +60,8 @@ export function slicer(signal?: AbortSignal) {
 const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = fsConstants
 
 /** An Entry from an lstat (a Stats, or dirfd.ts's numbers of one). */
-const entryOf = (rel: string, s: StatFields): Entry => ({
-  rel, kind: kindOf(s.mode), size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s), nlink: s.nlink,
+const entryOf = (rel: string, s: StatFields, kind: Entry['kind'] = kindOf(s.mode)): Entry => ({
+  rel, kind, size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s), nlink: s.nlink,
 })
 
 const kindOf = (mode: number): Entry['kind'] => {
@@ -78,14 +78,25 @@ const base = (root: string) => (root.endsWith('/') ? root : root + '/')
  * under it (clutter, work folders), and `live` lets entries vanish between the listing and their
  * lstat (they are left out) instead of failing the walk.
  */
-export async function listTree(
+export function listTree(root: string, signal?: AbortSignal, options: { skip?: (rel: string) => boolean; live?: boolean } = {}): Promise<Entry[]> {
+  return walkTree(root, signal, options, entryOf)
+}
+
+/**
+ * listTree with the caller's own record per entry (`make`; undefined: nothing kept, a folder is
+ * still entered): a walk of 100,000 files makes its 100,000 records once, not an Entry each first.
+ */
+export async function walkTree<T>(
   root: string,
-  signal?: AbortSignal,
-  options: { skip?: (rel: string) => boolean; live?: boolean } = {},
-): Promise<Entry[]> {
+  signal: AbortSignal | undefined,
+  options: { skip?: (rel: string) => boolean; live?: boolean },
+  make: (rel: string, s: StatFields, kind: Entry['kind']) => T | undefined,
+): Promise<T[]> {
   const slice = slicer(signal)
   const s = await lstat(root)
-  const entries = [entryOf('', s)]
+  const entries: T[] = []
+  const first = make('', s, kindOf(s.mode))
+  if (first !== undefined) entries.push(first)
   if (!s.isDirectory()) return entries
   const prefix = base(root)
   const pending = ['']
@@ -104,13 +115,15 @@ export async function listTree(
         if (slice.due()) await slice.tick()
         const rel = dir ? `${dir}/${name}` : name
         if (options.skip?.(rel)) continue
-        const entry = folder.entry(rel)
-        if (entry === undefined) {
+        const stat = folder.stat(rel)
+        if (stat === undefined) {
           if (options.live) continue // gone between the listing and its lstat
           throw sysError(-(E.ENOENT ?? 2), 'lstat', prefix + rel)
         }
-        entries.push(entry)
-        if (entry.kind === 'dir') pending.push(rel)
+        const kind = kindOf(stat.mode)
+        const entry = make(rel, stat, kind)
+        if (entry !== undefined) entries.push(entry)
+        if (kind === 'dir') pending.push(rel)
       }
     } finally {
       folder.close()
@@ -120,19 +133,19 @@ export async function listTree(
 }
 
 /**
- * One folder's names, each made an Entry by its lstat: through statx relative to the folder
- * (dirfd.ts openStatted: no path resolved, no Stats object per entry) where the system has it,
- * else opendir + lstatSync. `entry(rel)` is of the name `next()` gave last; undefined when that
- * name is gone; other failures throw as fs does.
+ * One folder's names and their lstat: through statx relative to the folder (dirfd.ts
+ * openStatted: no path resolved, no Stats object per entry) where the system has it, else
+ * opendir + lstatSync. `stat(rel)` is of the name `next()` gave last; undefined when that name
+ * is gone; other failures throw as fs does.
  */
-function openListing(path: string): { next(): string | null; entry(rel: string): Entry | undefined; close(): void } {
+function openListing(path: string): { next(): string | null; stat(rel: string): StatFields | undefined; close(): void } {
   const statted = openStatted(path)
   if (typeof statted === 'number') throw sysError(statted, 'opendir', path)
   if (statted) return {
     next: () => statted.next(),
-    entry(rel) {
+    stat(rel) {
       const s = statted.stat()
-      if (typeof s !== 'number') return entryOf(rel, s)
+      if (typeof s !== 'number') return s
       if (s === -(E.ENOENT ?? 2)) return undefined
       throw sysError(s, 'lstat', base(path) + rel.slice(rel.lastIndexOf('/') + 1))
     },
@@ -141,9 +154,9 @@ function openListing(path: string): { next(): string | null; entry(rel: string):
   const handle = opendirSync(path)
   return {
     next: () => handle.readSync()?.name ?? null,
-    entry(rel) {
+    stat(rel) {
       try {
-        return entryOf(rel, lstatSync(base(path) + rel.slice(rel.lastIndexOf('/') + 1)))
+        return lstatSync(base(path) + rel.slice(rel.lastIndexOf('/') + 1))
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
         throw error

@@ -15,7 +15,8 @@ import { type Imports, assetsBeingMoved } from '../modules/assetimport/service.t
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
-import { CancelledError, listTree } from '../storage/fs.ts'
+import { CancelledError, type Entry, walkTree } from '../storage/fs.ts'
+import type { StatFields } from '../storage/dirfd.ts'
 import { isInside, stampOf } from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
 import type { Handler } from '../tasks/runner.ts'
@@ -75,6 +76,9 @@ const entryOf = (path: string, device: number, s: import('node:fs').Stats): Disk
   path, device, kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, nlink: s.nlink,
 })
 
+/** The file is the one the row records (device, inode and birth time). */
+const sameIdentity = (r: ScanRow, e: DiskEntry) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
+
 /** What is at `path` now (no link followed), or undefined. */
 function look(path: string): import('node:fs').Stats | undefined {
   try {
@@ -111,23 +115,22 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
       if ((rel && excluded(rel)) || isOwn(scope)) return
       walked.add(scope)
+      const at = scope.endsWith('/') ? scope : scope + '/'
       // Our own folders that lie inside this scope, relative to it: the walk never enters them.
-      const prefix0 = scope.endsWith('/') ? scope : scope + '/'
-      const ownInside = new Set(own.filter((d) => isInside(prefix0, d)).map((d) => d.slice(prefix0.length).replace(/\/$/, '')))
-      let entries
+      const ownInside = new Set(own.filter((d) => isInside(at, d)).map((d) => d.slice(at.length).replace(/\/$/, '')))
+      // Each record is made as the walk lstats the entry (no Entry first); folders end in a slash.
+      const make = (rel: string, st: StatFields, kind: Entry['kind']): DiskEntry | undefined => {
+        if (kind !== 'file' && kind !== 'dir') return undefined
+        const path = rel ? at + rel : kind === 'dir' ? at : scope
+        return { path: kind === 'dir' && rel ? path + '/' : path, device: device.id, kind, dev: st.dev, ino: st.ino, stamp: stampOf(st), size: st.size, mtimeMs: st.mtimeMs, nlink: st.nlink }
+      }
       try {
         // Both exclusion rules are per name, and the walk never enters an excluded folder: each
         // entry's own name is all that is left to judge (one short test per file, not the path).
-        entries = await listTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true })
+        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true }, make)) disk.push(e)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return void missing.push(scope) // gone: reconcile sees it missing
         throw error
-      }
-      const prefix = scope.endsWith('/') || entries[0]?.kind !== 'dir' ? scope : scope + '/'
-      for (const e of entries) {
-        if (e.kind !== 'file' && e.kind !== 'dir') continue
-        const path = e.rel ? prefix + e.rel : scope
-        disk.push({ path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: device.id, kind: e.kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, nlink: e.nlink })
       }
       progress({ files_done: disk.length })
     }
@@ -145,19 +148,20 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // A list, the row at each path (an array only where several name one path: a vanished asset's
     // old path), and by id only once asked (a full scan reads 100,000 rows and decides on few).
     const rowList: ScanRow[] = []
-    const atPath = new Map<string, ScanRow | ScanRow[]>()
+    /** Index in rowList of the row at each path (numbers, not objects: 100,000 of them). */
+    const atPath = new Map<string, number | number[]>()
     let byId: Map<number, ScanRow> | undefined
     const rows = {
       get: (id: number) => (byId ??= new Map(rowList.map((r) => [r.id, r]))).get(id),
       has: (id: number) => rows.get(id) !== undefined,
     }
     const add = (r: ScanRow) => {
-      rowList.push(r)
+      const i = rowList.push(r) - 1
       byId?.set(r.id, r)
       const there = atPath.get(r.path_file)
-      if (!there) atPath.set(r.path_file, r)
-      else if (Array.isArray(there)) there.push(r)
-      else atPath.set(r.path_file, [there, r])
+      if (there === undefined) atPath.set(r.path_file, i)
+      else if (Array.isArray(there)) there.push(i)
+      else atPath.set(r.path_file, [there, i])
     }
     const take = (r: ScanRow) => {
       if (!rows.has(r.id)) add(r)
@@ -173,22 +177,35 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // fingerprinted, and no other name of them exists (one link), so no other file or asset can
     // contest them. Nothing is left to decide for those, and reconcile is given only the rest (a
     // start scan of 100,000 unchanged files decided each of them again: a third of its time).
-    const inPlace = new Set<DiskEntry>()
-    const settledRows = new Set<number>()
+    // `pending`: the entries reconcile is given (folders, and files not in place); `inPlace`: the
+    // rows in place, by index (entries and rows found later are never in place).
+    const pending: DiskEntry[] = []
+    const inPlace = new Uint8Array(rowList.length)
+    let settledCount = 0
     const strange: DiskEntry[] = []
     for (const e of disk) {
-      if (e.kind !== 'file') continue
-      const here = atPath.get(e.path)
-      // The whole identity: a freed inode given to a new file is another file (birth time).
-      if (here === undefined) strange.push(e)
-      else if (!Array.isArray(here)) {
-        if (here.file_dev !== e.dev || here.file_ino !== e.ino || here.file_stamp !== e.stamp) strange.push(e)
-        else if (e.nlink === 1 && here.is_production && here.device === e.device && here.file_hash !== null && here.file_size === e.size && here.file_mtime === e.mtimeMs) {
-          inPlace.add(e)
-          settledRows.add(here.id)
-        }
-      } else if (!here.some((r) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp)) strange.push(e)
+      if (e.kind !== 'file') {
+        pending.push(e)
+        continue
+      }
+      const i = atPath.get(e.path)
+      if (i === undefined || Array.isArray(i)) {
+        // The whole identity: a freed inode given to a new file is another file (birth time).
+        if (i === undefined || !i.some((j) => sameIdentity(rowList[j]!, e))) strange.push(e)
+        pending.push(e)
+        continue
+      }
+      const here = rowList[i]!
+      if (!sameIdentity(here, e)) strange.push(e)
+      else if (e.nlink === 1 && here.is_production && here.device === e.device && here.file_hash !== null && here.file_size === e.size && here.file_mtime === e.mtimeMs) {
+        inPlace[i] = 1
+        settledCount++
+        continue
+      }
+      pending.push(e)
     }
+    /** Entries added to `disk` from here on (evidence, files seen lately) go to reconcile too. */
+    const walkedCount = disk.length
     const holders: ScanRow[] = []
     const formerHolders: ScanRow[] = []
     if (strange.length) {
@@ -271,16 +288,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     for (let round = 0; round < ROUNDS; round++) {
       // Relink candidates: assets whose file may have vanished, of the sizes of files no asset has.
       const sizes = new Set<number>()
-      for (const e of disk) if (e.kind === 'file' && !sizesLooked.has(e.size) && !atPath.has(e.path)) sizes.add(e.size)
+      const unnamed = (e: DiskEntry) => e.kind === 'file' && !sizesLooked.has(e.size) && !atPath.has(e.path)
+      for (const e of strange) if (unnamed(e)) sizes.add(e.size)
+      for (let i = walkedCount; i < disk.length; i++) if (unnamed(disk[i]!)) sizes.add(disk[i]!.size)
       for (const s of sizes) sizesLooked.add(s)
       if (sizes.size) for (const r of media.offlineBySizes(sizes)) take(r)
 
-      const pendingDisk = inPlace.size ? disk.filter((e) => !inPlace.has(e)) : disk
-      const pendingRows = settledRows.size ? rowList.filter((r) => !settledRows.has(r.id)) : rowList
+      const pendingDisk = walkedCount < disk.length ? pending.concat(disk.slice(walkedCount)) : pending
+      const pendingRows = settledCount ? rowList.filter((_, i) => inPlace[i] !== 1) : rowList
       outcome = reconcile(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints, outside,
         // The assets in place were left out: those of a content are read when one is matched.
-        twins: settledRows.size ? (size, hash) => media.byContent(size, hash) : undefined,
+        twins: settledCount ? (size, hash) => media.byContent(size, hash) : undefined,
         ingestInto: ingestOwner(productionsList),
         ownOutput: isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
@@ -317,7 +336,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
 
     // A file that could not be read as the walk saw it is being written: looked at again shortly.
-    for (const e of disk) if (fingerprints.get(e.path) === '' && changedSince(e)) recheck.add(e.path)
+    if (fingerprints.size) for (const e of disk) if (fingerprints.get(e.path) === '' && changedSince(e)) recheck.add(e.path)
 
     // Each decision is checked against the disk as it is now, right before it is applied: a walk
     // takes time, and another scan may have applied what happened meanwhile (a file moved right
