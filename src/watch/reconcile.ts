@@ -265,7 +265,8 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
    */
   let heldSet: Set<string> | undefined
   const held = {
-    has(k: string) {
+    /** Whether an asset holds this file (or sighting); its key is made only when some asset holds any. */
+    of(e: DiskEntry | Sighting) {
       if (!heldSet) {
         heldSet = new Set()
         for (const r of rows) {
@@ -273,7 +274,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
           if (rk && !archiveOnly(r)) heldSet.add(rk)
         }
       }
-      return heldSet.has(k)
+      return heldSet.size > 0 && heldSet.has(entryKey(e))
     },
   }
   const sameFile = (e: DiskEntry, r: MediaRow) => e.dev === r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp
@@ -312,13 +313,13 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     for (const r of active) {
       if (claim.has(r.id) || files.has(key(r.path_file))) continue
       const s = opts.sightings.get(key(r.path_file))
-      if (!s || s.kind !== 'file' || entryKey(s) === rowKey(r) || held.has(entryKey(s))) continue
+      if (!s || s.kind !== 'file' || entryKey(s) === rowKey(r) || held.of(s)) continue
       const pick = byInode().get(inodeKey(s.dev, s.ino))?.find((e) => e.stamp === s.stamp && !claimedBy.has(e) && movable(r, e))
       if (pick) take(r, pick, 'sighting')
     }
   }
   // 3. The path (a file no asset holds), directly or through a renamed folder.
-  const free = (e: DiskEntry | undefined): e is DiskEntry => e !== undefined && !claimedBy.has(e) && !held.has(entryKey(e))
+  const free = (e: DiskEntry | undefined): e is DiskEntry => e !== undefined && !claimedBy.has(e) && !held.of(e)
   // Several assets may name one path (one in production at most, and those whose file vanished
   // from there): the one in production takes it; among offline ones only the content decides.
   const byPathLeft = new Map<string, MediaRow[]>()
@@ -368,7 +369,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     if (claim.has(r.id)) continue
     const e = files.get(key(r.path_file))
     const lookedAt = r.is_production && inScope(r.path_file) && rootPresent(r.device)
-    if (!r.is_production || (lookedAt && (!e || claimedBy.has(e) || held.has(entryKey(e))))) vanishing.push(r)
+    if (!r.is_production || (lookedAt && (!e || claimedBy.has(e) || held.of(e)))) vanishing.push(r)
   }
 
   // Paths some row names and keeps (any state; not a path its asset leaves in this pass): a file
@@ -386,7 +387,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
   // New files: unclaimed, at no catalogued path, holding no asset's identity.
   const fresh: DiskEntry[] = []
-  for (const e of files.values()) if (!claimedBy.has(e) && !named().has(key(e.path)) && !held.has(entryKey(e))) fresh.push(e)
+  for (const e of files.values()) if (!claimedBy.has(e) && !named().has(key(e.path)) && !held.of(e)) fresh.push(e)
 
   // 4. Content: new files against vanished assets of the same size.
   const relinked = new Set<DiskEntry>()
@@ -471,7 +472,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     if (inScope(r.path_file) && rootPresent(r.device)) {
       const e = files.get(key(r.path_file))
       // Gone, or its path now holds another asset's file.
-      if (!e || claimedBy.has(e) || held.has(entryKey(e))) out.offline.push(r.id)
+      if (!e || claimedBy.has(e) || held.of(e)) out.offline.push(r.id)
     }
   }
 
@@ -479,12 +480,13 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
     if (relinked.has(e) || opts.outside?.has(e.path)) continue
     out.strangers.push(e)
     if (undecided.has(e)) continue
+    // The production first: on a device that is no watch folder it answers at once.
+    const production = opts.ingestInto(e.path, e.device)
+    if (production === undefined) continue
     const rel = relative(e.path, e.device)
     if (rel === undefined || skipped(rel) !== undefined) continue
     const kind = kindOf(rel)
     if (kind === undefined) continue
-    const production = opts.ingestInto(e.path, e.device)
-    if (production === undefined) continue
     out.ingest.push({ path: e.path, device: e.device, production, kind, dev: e.dev, ino: e.ino, size: e.size, mtimeMs: e.mtimeMs })
   }
 

@@ -11,7 +11,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../db/client.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
 import { AppError } from '../http/errors.ts'
-import { type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
+import { AlreadyCatalogued, type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
@@ -65,7 +65,9 @@ function ownFolders(db: Db): string[] {
 export function ingestOwner(list: readonly { id: number; storage_root: string; upload_device: number }[]) {
   const byDepth = [...list].sort((a, b) => b.storage_root.length - a.storage_root.length || a.id - b.id)
   const byId = [...list].sort((a, b) => a.id - b.id)
+  const watchFolders = new Set(list.map((p) => p.upload_device))
   return (path: string, device: number): number | undefined => {
+    if (!watchFolders.has(device)) return undefined // no production's watch folder: nothing imported
     const territory = byDepth.find((p) => isInside(p.storage_root, path))
     if (territory) return territory.upload_device === device ? territory.id : undefined
     return byId.find((p) => p.upload_device === device)?.id
@@ -500,10 +502,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         },
       }
       try {
-        deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: device.name, path_file: file.path }))
+        // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
+        deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: device.name, path_file: file.path }), { newOnly: true })
         imported++
         ingested.add(file.path)
       } catch (error) {
+        if (error instanceof AlreadyCatalogued) continue
         // A refusal (the file went away: 406) is logged; a later scan tries again if it is back.
         if (!(error instanceof AppError)) throw error
         deps.log.warn('watch folder file not imported', { path: file.path, reason: error.message })

@@ -194,3 +194,35 @@ test('a file in place with a second name (a hard link) still holds its identity:
   expect(await asset(R1)).toMatchObject({ path_file: one, is_production: true })
   expect(await asset(R2)).toMatchObject({ path_file: two, is_production: false })
 })
+
+test('a watch-folder file that an asset gets between the scan\'s look and the import (another scan relinked a moved clip to it) keeps that asset\'s record: nothing is imported over it', async () => {
+  const a = file('Show/cards/a.mov', 'the clip')
+  const created = await base.post('/api/videoassets/', { name: 'Take 1', description: 'the harbour at dawn', path_file: a, production: show.id, meta_field_store: {} })
+  expect(created.status).toBe(201)
+  const id = created.json.id as number
+  const f = file('Show/incoming/other.mov', 'another clip')
+  const relinkFirst = {
+    ...core.imports,
+    register: (...args: Parameters<typeof core.imports.register>) => {
+      // Another scan, right now: the asset's clip was moved here (its old path is gone).
+      rmSync(a)
+      otherScanMoved(id, a, f)
+      return core.imports.register(...args)
+    },
+  }
+  const handler = scanHandler(base.db, {
+    media: core.media, imports: relinkFirst, settle: createSettle(0), recent, settleMs: 0, log: silentLog, later: () => {},
+  })
+  const results: Record<string, unknown>[] = []
+  const run = () => handler({
+    task: { id: 0, params: { device: device.id, paths: [join(root, 'Show', 'incoming/')] } } as TaskContext<'scan'>['task'],
+    signal: new AbortController().signal, progress: () => {}, save: () => {}, report: (r) => void results.push(r),
+  })
+  await run()
+  await Bun.sleep(5)
+  await run() // settled: imported here, but the asset took the file first
+  expect(results.at(-1)).toMatchObject({ imported: 0 })
+  expect(await asset(id)).toMatchObject({ path_file: f, name: 'Take 1', description: 'the harbour at dawn' })
+  expect((await base.get('/api/videoassets/')).json).toHaveLength(1)
+  expect((await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(f)}`)).json).toEqual([])
+})

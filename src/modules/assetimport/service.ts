@@ -5,6 +5,13 @@
 // updated when an asset of the kind has the path), its keywords, the ImportLog and the import
 // task. A bad path_file is the one refusal that leaves a trace: its ImportLog is committed, then
 // the 406 is answered.
+//
+// Whose a file is comes before anything is said of it (issue 25): a file in another production's
+// folders, or one another production catalogues as any kind (a shared upload device holds the
+// files of several), needs write access to that production too, and is never moved from under
+// that production's assets. To a user who cannot read that production both refusals read alike,
+// as for any file they may not import. What the service wrote itself (proxies, the data folder,
+// its temporary names) is never input, as for the watcher.
 import { and, eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
@@ -17,8 +24,9 @@ import type { CustomMetadata } from '../custommetadata/service.ts'
 import type { Devices } from '../devices/service.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import { type MediaAssets, identityOfFile } from '../mediaassets/service.ts'
+import { ownOutputFolders } from '../productions/lookup.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
-import { canRead, requireWrite } from '../users/access.ts'
+import { canRead, canWrite, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { ImportRequest } from './rules.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
@@ -39,6 +47,7 @@ export type ImportResult = {
 /** Where move_asset puts a file (service.md 9): DEVICE/PRODUCTION_CODENAME/<video|audio|image>/. */
 export const moveFolder = (devicePath: string, codename: string, kind: MediaKind) => `${devicePath}${codename}/${kind}/`
 
+/** Keyword categories and keywords of one request together (each is a row or two written). */
 export const MAX_KEYWORDS = 1000
 
 /** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
@@ -81,6 +90,31 @@ export function createImports(
   let dataReal: string | undefined
   const realData = () => (dataReal ??= realOf(dataFolderOf(db)))
 
+  /**
+   * Why a file (by its real path) is the service's own output, or undefined: it lies in a
+   * production's proxy_root or in the data folder (ownOutputFolders, the watcher's rule), or it is
+   * an asset's path_proxy wherever that lies. A move would take a proxy from its asset, or the
+   * catalogue from the service.
+   */
+  function ownOutput(path: string, real: string): string | undefined {
+    const data = dataFolderOf(db)
+    for (const dir of ownOutputFolders(db)) {
+      if (dir === data ? isInside(realData(), real) : isInside(realOf(dir), real))
+        return dir === data ? "path_file lies in the service's data folder." : "path_file lies in a production's proxy_root: the service's own proxies are never imported."
+    }
+    if (deps.media.proxiesAmong([path]).size > 0) return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
+    return undefined
+  }
+
+  /**
+   * The 403 for a path_file that `owner`, another production, holds (in its folders, or in its
+   * catalogue): named to a user who can read it; to the others one answer, whatever holds it.
+   */
+  const notYours = (actor: Principal, owner: number, how: string) =>
+    forbidden(canRead(actor, owner)
+      ? `path_file ${how} production ${owner}; you need write access to production ${owner}.`
+      : 'You may not import this path_file: it belongs to a production you do not have write access to.')
+
   /** A 406 that leaves its ImportLog behind (service.md 9): the log is committed first. */
   function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
     deps.logs.append({
@@ -93,6 +127,8 @@ export function createImports(
   function keywordIds(tx: Pick<Db, 'insert' | 'select'>, kind: MediaKind, given: Record<string, string[]>): number[] {
     const ids: number[] = []
     for (const [category, names] of Object.entries(given)) {
+      // A category with no keyword attaches nothing to the asset: no row is made for it.
+      if (names.length === 0) continue
       tx.insert(keywordCategories).values({ kind, name: category }).onConflictDoNothing().run()
       const cat = tx.select({ id: keywordCategories.id }).from(keywordCategories)
         .where(and(eq(keywordCategories.kind, kind), eq(keywordCategories.name, category))).get()!
@@ -109,14 +145,21 @@ export function createImports(
      * Registers the import. `payload` is the request as it came (for the ImportLog). Throws
      * AppError: 400 (production, destination, metadata), 403 (permissions, territory), 406
      * (path_file, with its log written).
+     *
+     * `newOnly` (the watcher's own imports): only a file no asset of that kind has is imported;
+     * AlreadyCatalogued when one has it by the time the import is written. A watch-folder file
+     * may become an asset's between the scan's look and this write (another scan relinked a
+     * moved clip to it): a re-import would put the watcher's bare request (its file name, empty
+     * metadata) over that asset's record.
      */
-    register(req: ImportRequest, actor: Principal, payload: string): ImportResult {
+    register(req: ImportRequest, actor: Principal, payload: string, options?: { newOnly: true }): ImportResult {
       const kind = req.type
       const meta = req.asset.asset_meta
-      // Every keyword is a row or two written in the one transaction: bounded, so one request
-      // cannot hold the catalogue (and every other request) for seconds.
-      const keywordCount = Object.values(req.asset.keywords).reduce((n, list) => n + list.length, 0)
-      if (keywordCount > MAX_KEYWORDS) throw invalid('/asset/keywords', `At most ${MAX_KEYWORDS} keywords in all.`)
+      // Every category and keyword is a row or two written in the one transaction: bounded
+      // together, so one request cannot hold the catalogue (and every other request) for seconds,
+      // also with thousands of categories and no keywords.
+      const keywordCount = Object.values(req.asset.keywords).reduce((n, list) => n + 1 + list.length, 0)
+      if (keywordCount > MAX_KEYWORDS) throw invalid('/asset/keywords', `At most ${MAX_KEYWORDS} categories and keywords in all.`)
       const byId = typeof req.production === 'number'
       const production = byId ? productionById.get({ id: req.production }) : productionByName.get({ name: req.production as string })
       if (!production || !canRead(actor, production.id)) throw invalid('/production', `No production with this ${byId ? 'id' : 'name'}.`)
@@ -141,17 +184,32 @@ export function createImports(
         if (error instanceof PathError) refusePath(req, payload, production.id, error.message)
         throw error
       }
+      // A move takes the asset out of production until its file is in place (clients wait for
+      // is_production true); the task puts it back. An archive-only asset has no file to move.
+      const moves = destination !== undefined && meta.is_production
       // Territory (service.md 5) before anything is said of the file: a file in another
       // production's folders needs write access there too (and a 406 would tell whether it exists).
       // The same for the folder a move puts it in (DEVICE/CODENAME/<kind>/, import.task.ts).
+      const territory = territoryProblem(db, file.path, actor, production.id, false)
+      if (territory) throw notYours(actor, territory.production!, 'lies inside the folders of')
       const destinationDir = destination && moveFolder(db.select({ path: devices.path }).from(devices).where(eq(devices.id, destination.id)).get()!.path, production.codename, kind)
-      for (const path of destinationDir ? [file.path, destinationDir] : [file.path]) {
-        const foreign = territoryProblem(db, path, actor, production.id, false)
-        if (foreign) throw forbidden(foreign.detail)
+      const foreignDestination = destinationDir && territoryProblem(db, destinationDir, actor, production.id, false)
+      if (foreignDestination) throw forbidden(foreignDestination.detail)
+      // Another production's assets at the path, of any kind (offline ones too: they name it):
+      // that production's write access is needed, and even with it the file is not moved away
+      // from them. (The same kind of asset is refused below whoever asks: a re-import never moves
+      // an asset between productions.)
+      const owners = new Set<number>()
+      for (const { id } of deps.media.atPathForScan(file.path)) {
+        const owner = deps.media.byId(id)?.production
+        if (owner !== undefined && owner !== production.id) owners.add(owner)
       }
-      // The service's own files are never imported (a move would take the catalogue away).
-      if (isInside(realData(), file.real ?? realOf(file.path)))
-        refusePath(req, payload, production.id, "path_file lies in the service's data folder.")
+      for (const owner of owners) if (!canWrite(actor, owner)) throw notYours(actor, owner, 'is catalogued by')
+      if (owners.size > 0 && moves)
+        throw invalid('/move_asset', `path_file is catalogued by production ${[...owners].join(', ')} too; a move would take the file from its assets. Import it without move_asset.`)
+      // The service's own output is never input (service.md 10, as for the watcher).
+      const own = ownOutput(file.path, file.real ?? realOf(file.path))
+      if (own) refusePath(req, payload, production.id, own)
       if (!archiveOnly && file.stat?.kind !== 'file')
         refusePath(req, payload, production.id, file.stat ? 'path_file is not a regular file.' : 'path_file does not exist (it must be an existing file unless the asset is archived only).')
 
@@ -164,9 +222,6 @@ export function createImports(
         if (foreign) throw forbidden(foreign.detail)
       }
       const now = isoTimestamp()
-      // A move takes the asset out of production until its file is in place (clients wait for
-      // is_production true); the task puts it back. An archive-only asset has no file to move.
-      const moves = destination !== undefined && meta.is_production
       const technical: Record<string, unknown> =
         kind === 'video' ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]])) : { ...req.asset.technical_details }
       /**
@@ -189,6 +244,7 @@ export function createImports(
         // Looked up once, inside the transaction that writes: of 20 identical requests at once,
         // one creates the asset and the others update it. A refusal here has written nothing.
         const current = deps.media.byPath(file.path, kind)
+        if (current && options?.newOnly) throw new AlreadyCatalogued(current.id)
         if (current && current.production !== production.id)
           throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
         const values = valuesOver(current)
@@ -232,3 +288,10 @@ export function createImports(
 }
 
 export type Imports = ReturnType<typeof createImports>
+
+/** register() with `newOnly`: an asset has the file already (nothing was written). */
+export class AlreadyCatalogued extends Error {
+  constructor(readonly asset: number) {
+    super(`asset ${asset} has this file already`)
+  }
+}

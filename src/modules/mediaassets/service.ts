@@ -57,6 +57,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     is_production: mediaAssets.is_production, file_dev: mediaAssets.file_dev, file_ino: mediaAssets.file_ino, file_stamp: mediaAssets.file_stamp,
     file_size: mediaAssets.file_size, file_mtime: mediaAssets.file_mtime, file_hash: mediaAssets.file_hash, kind: mediaAssets.kind,
   }
+  const inoSpan = db.$client.query<{ lo: number | null; hi: number | null }, [number]>('SELECT min(file_ino) AS lo, max(file_ino) AS hi FROM media_assets WHERE file_dev = ?')
   const identitiesOf = db.select(scanFields).from(mediaAssets)
     .where(and(eq(mediaAssets.file_dev, p('dev')), sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`)).prepare()
   // A scan of a catalogued share reads every row under it: as the driver's arrays (values()),
@@ -142,8 +143,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         else byDev.set(f.dev, [f.ino])
       }
       const rows: ScanRow[] = []
-      for (const [dev, inos] of byDev)
+      for (const [dev, all] of byDev) {
+        // Only the inodes some asset of that file system may have (from the index's ends): a new
+        // share of 100,000 files asks nothing when no asset lives there, instead of 100 queries.
+        const span = inoSpan.get(dev)
+        if (span?.lo == null || span.hi == null) continue
+        const inos = all.filter((ino) => ino >= span.lo! && ino <= span.hi!)
         for (let i = 0; i < inos.length; i += 1000) rows.push(...identitiesOf.all({ dev, inos: JSON.stringify(inos.slice(i, i + 1000)) }))
+      }
       return rows
     },
 
