@@ -534,6 +534,8 @@ async function relinkCase(template: string, home: string): Promise<Relink> {
     const done = (await scanTasks(s)).filter((x) => x.id > after)
     const [relinked, moved, imported, offline] = ['relinked', 'moved', 'imported', 'offline'].map((f) => sum(f)(done)) as [number, number, number, number]
     if (relinked !== ids.length) wrong.push(`the scans relinked ${relinked}, not ${ids.length} (moved ${moved}, offline ${offline}, imported ${imported})`)
+    // An import over a relinked asset's path is a re-import of its record, not a new asset: the count above does not see it.
+    if (imported) wrong.push(`the scans imported ${imported} files (each a re-import over a moved clip's record, or a new asset)`)
     for (const w of wrong) console.error(`  WRONG: relink round ${r + 1}: ${w}`)
     const round = { direction: `${from.name} to ${to.name}`, cp, mv: (mvEnd - t) / 1000, shown, relinked, moved, imported, offline, wrong }
     rounds.push(round)

@@ -104,6 +104,11 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
       return out
     },
     remember(entries: readonly DiskEntry[], now: number) {
+      // More than the cap at once (a new share's 100,000 files): only the last ones would stay.
+      if (entries.length >= maxFiles) {
+        strangers.clear()
+        entries = entries.slice(entries.length - maxFiles)
+      }
       for (const e of entries) {
         strangers.delete(e.path)
         strangers.set(e.path, { e, at: now })

@@ -215,10 +215,17 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       // assets at those paths are read too, and their paths looked at.
       for (const path of recent.formerFiles(strange, Date.now()))
         for (const r of media.atPathForScan(path)) (take(r), formerHolders.push(r))
-      const stamps = new Set(strange.map((e) => `${e.dev}:${e.ino}:${e.stamp}`))
-      for (const r of media.byIdentities(strange)) {
-        take(r)
-        if (stamps.has(`${r.file_dev}:${r.file_ino}:${r.file_stamp}`)) holders.push(r)
+      const found = media.byIdentities(strange)
+      if (found.length) {
+        // Holders: rows whose whole identity (birth time too) a strange file has. Keys only for
+        // the files whose inode a row has (a new share's scan has 100,000 strange files and no row).
+        const inos = new Set(found.map((r) => r.file_ino))
+        const stamps = new Set<string>()
+        for (const e of strange) if (inos.has(e.ino)) stamps.add(`${e.dev}:${e.ino}:${e.stamp}`)
+        for (const r of found) {
+          take(r)
+          if (stamps.has(`${r.file_dev}:${r.file_ino}:${r.file_stamp}`)) holders.push(r)
+        }
       }
     }
 
