@@ -98,9 +98,25 @@ export const noSuchRecord = (model: string) => `No ${model.replace(/(?<=[a-z])(?
 export const forbidden = (detail = 'You do not have permission to perform this action.') =>
   new AppError(403, 'permission_denied', detail)
 
+/**
+ * The most entries an error list answers; beyond them one entry says how many more there are. A
+ * body of 30,000 bad members otherwise answered 6 MB of errors, one per member (issue 25).
+ */
+export const MAX_ERROR_ENTRIES = 100
+
 export function errorResponse(error: AppError): Response {
-  const body = error.plainBody ?? { errors: error.entries }
+  const body = error.plainBody ?? { errors: listed(error.status, error.entries) }
   return Response.json(body, { status: error.status, headers: error.headers })
+}
+
+/** The entries an answer lists: all, or the first MAX_ERROR_ENTRIES and a `too_many_errors` entry counting the rest. */
+function listed(status: number, entries: ErrorEntry[]): ErrorEntry[] {
+  const more = entries.length - MAX_ERROR_ENTRIES
+  if (more <= 0) return entries
+  return [
+    ...entries.slice(0, MAX_ERROR_ENTRIES),
+    entry(status, 'too_many_errors', `${more.toLocaleString('en-US')} more ${more === 1 ? 'error is' : 'errors are'} not listed (an answer lists at most ${MAX_ERROR_ENTRIES}).`),
+  ]
 }
 
 type TypeBoxError = {

@@ -6,7 +6,7 @@
 // One app without a task runner serves most tests, so an asset reads exactly as the request
 // left it; a second app with tasks runs the twenty identical requests to their end.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { errorEntry, expectError } from '../helpers/envelope.ts'
@@ -44,7 +44,7 @@ let device: { id: number; name: string }
 let show: { id: number }
 let other: { id: number }
 let outside: string
-const keys: Record<'reader' | 'stranger' | 'alice' | 'bob' | 'otherReader', string> = {} as never
+const keys: Record<'reader' | 'stranger' | 'alice' | 'bob' | 'carol' | 'otherReader', string> = {} as never
 
 beforeAll(async () => {
   t = testApp(undefined, { tasks: false })
@@ -58,6 +58,7 @@ beforeAll(async () => {
   keys.stranger = t.makeUser('stranger')
   keys.alice = t.makeUser('alice', { write: [show.id] })
   keys.bob = t.makeUser('bob', { write: [show.id, other.id] })
+  keys.carol = t.makeUser('carol', { write: [show.id], read: [other.id] })
   keys.otherReader = t.makeUser('other-reader', { read: [other.id] })
 })
 
@@ -163,6 +164,21 @@ describe('validation: 400 envelope, no ImportLog', () => {
   test('move_asset with an asset_destination that names no device: 400 invalid /asset_destination', async () => {
     const body = importBody(fresh(), {}, {}, { move_asset: true, asset_destination: 'no-such-disk' })
     expectError(await refused(body), 400, 'invalid', { pointer: '/asset_destination' })
+  })
+
+  test('a custom metadata value of more than 64 KiB (UTF-8 bytes): 400 invalid at its pointer; 64 KiB is taken', async () => {
+    const store = (value: string) => importBody(fresh(), { meta_field_store: { 'video.scene': value } })
+    expect((await send('POST', IMPORT, { body: store('x'.repeat(65_536)) })).status).toBe(201)
+    for (const value of ['x'.repeat(65_537), 'é'.repeat(32_769), 'x'.repeat(900_000)])
+      expectError(await refused(store(value)), 400, 'invalid', { pointer: `${M}/meta_field_store/video.scene` })
+  })
+
+  test('30,000 unknown meta_field_store keys: the first 100 entries and one saying how many more, nothing written', async () => {
+    const keys = Array.from({ length: 30_000 }, (_, i) => `k${i}`)
+    const reply = await refused(importBody(fresh(), { meta_field_store: Object.fromEntries(keys.map((k) => [k, 'x'])) }))
+    expect([reply.status, reply.json.errors.length]).toEqual([400, 101])
+    expect(reply.json.errors.slice(0, 100)).toEqual(keys.slice(0, 100).map((k) => errorEntry(400, 'invalid', { pointer: `${M}/meta_field_store/${k}` })))
+    expect(reply.json.errors[100]).toEqual({ ...errorEntry(400, 'too_many_errors'), detail: expect.stringContaining('29,900 more errors') })
   })
 
   test('meta_field_store with a key that is no field of video assets: 400 invalid at its pointer (escaped)', async () => {
@@ -427,6 +443,98 @@ describe('permissions and territory (service.md 5)', () => {
   })
 })
 
+describe("another production's file, whatever the kind (issue 25)", () => {
+  /** A file outside every production's folders (a shared upload device), catalogued by Other as a video. */
+  async function othersFile() {
+    const path = placeFile(join(root, 'incoming', `shared-${++n}.mov`))
+    const made = await send('POST', '/api/videoassets/', { body: { name: 'theirs', path_file: path, production: other.id } })
+    expect(made.status).toBe(201)
+    return { path, asset: made.json }
+  }
+  /** Other's asset as it was: in production, at the path, the file there. */
+  async function untouched(theirs: { path: string; asset: any }) {
+    expect(existsSync(theirs.path)).toBe(true)
+    expect(await assetOf(send, theirs.asset.id)).toMatchObject({ path_file: theirs.path, is_production: true, production: other.id })
+  }
+
+  test('a user who cannot read it: 403, the same answer as for a file in that production\'s folders; any kind, moved or not; nothing written', async () => {
+    const theirs = await othersFile()
+    // What a file the user simply may not import answers: one inside Other's storage root.
+    const territory = await refused(importBody(placeFile(join(root, 'Other', `plain-${++n}.mov`))), IMPORT, keys.alice)
+    expectError(territory, 403, 'permission_denied')
+    for (const top of [{ type: 'audio', move_asset: true }, { type: 'image' }, { type: 'video' }, { type: 'video', move_asset: true }]) {
+      const reply = await refused(importBody(theirs.path, {}, {}, top), IMPORT, keys.alice)
+      expect([reply.status, reply.json]).toEqual([territory.status, territory.json])
+    }
+    expect(await logsOf(send, theirs.path)).toEqual([])
+    expect(await assetsAt(send, theirs.path, 'audio')).toEqual([])
+    await untouched(theirs)
+  })
+
+  test('a user who can read it but not write it: 403 naming the production; nothing written', async () => {
+    const theirs = await othersFile()
+    const reply = await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, keys.carol)
+    expectError(reply, 403, 'permission_denied')
+    expect(reply.json.errors[0].detail).toContain(`production ${other.id}`)
+    await untouched(theirs)
+  })
+
+  test('a user who may write both, and a superuser: never moved (400 invalid at /move_asset, nothing written); without move_asset, 201', async () => {
+    const theirs = await othersFile()
+    for (const key of [keys.bob, undefined])
+      expectError(await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, key), 400, 'invalid', { pointer: '/move_asset' })
+    await untouched(theirs)
+    const body = importBody(theirs.path, {}, {}, { type: 'audio' })
+    const id = expectImported(await send('POST', IMPORT, { body, key: keys.bob }), body, 'asset_creation_completed', 'audio')
+    expect(await assetsAt(send, theirs.path, 'audio')).toEqual([expect.objectContaining({ id, production: show.id })])
+    await untouched(theirs)
+  })
+
+  test('an asset of Other that is offline still names the path: the same 403', async () => {
+    const theirs = await othersFile()
+    t.db.$client.run('UPDATE media_assets SET is_production = 0 WHERE id = ?', [theirs.asset.id])
+    expectError(await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, keys.alice), 403, 'permission_denied')
+  })
+})
+
+describe("the service's own output is never input: 406 and its ImportLog, nothing catalogued", () => {
+  /** Posts an import of `path` with move_asset that must be refused with 406; returns the detail. */
+  async function refusedPath(path: string, key?: string) {
+    const tasks = (await send('GET', '/api/tasks/?limit=1000')).json.length
+    const body = importBody(path, {}, {}, { move_asset: true })
+    const reply = await send('POST', IMPORT, { body, key })
+    expect([reply.status, reply.json]).toEqual([406, { type: 'path_file', detail: expect.stringMatching(/\S/) }])
+    expect(await logsOf(send, path)).toEqual([logRow({ asset_path: path, status: reply.json.detail, error: reply.json.detail, payload: JSON.stringify(body), asset_import_id: null })])
+    expect(await assetsAt(send, path)).toEqual([])
+    expect((await send('GET', '/api/tasks/?limit=1000')).json.length).toBe(tasks)
+    expect(existsSync(path)).toBe(true)
+    return reply.json.detail as string
+  }
+
+  test("a file in a production's proxy_root (another asset's proxy): refused, the proxy stays its asset's", async () => {
+    const proxy = placeFile(join(root, 'Show', 'proxies', `${++n}.mp4`))
+    const clip = importBody(fresh(), { path_proxy: proxy })
+    const id = expectImported(await send('POST', IMPORT, { body: clip }), clip, 'asset_creation_completed')
+    expect(await refusedPath(proxy)).toContain('proxy_root')
+    expect((await assetOf(send, id)).path_proxy).toBe(proxy)
+    // Also in another production's proxy_root, by a user who may write there.
+    expect(await refusedPath(placeFile(join(root, 'Other', 'proxies', `${++n}.mp4`)), keys.bob)).toContain('proxy_root')
+  })
+
+  test("an asset's path_proxy outside every proxy_root: refused", async () => {
+    const preview = placeFile(join(root, 'incoming', `preview-${++n}.mp4`))
+    const clip = importBody(fresh(), { path_proxy: preview })
+    expectImported(await send('POST', IMPORT, { body: clip }), clip, 'asset_creation_completed')
+    expect(await refusedPath(preview)).toContain('path_proxy')
+  })
+
+  test('the temporary names of the service (.reelhouse-*): refused', async () => {
+    await refusedPath(placeFile(join(root, 'incoming', '.reelhouse-proxy-0a1b2c.mp4')))
+    await refusedPath(placeFile(join(root, 'incoming', '.reelhouse-move-0123456789abcdef')))
+    await refusedPath(placeFile(join(root, 'incoming', '.reelhouse-copy-7', 'clip.mov')))
+  })
+})
+
 describe('GET /api/tasks/?kind=import', () => {
   test('lists the import task of an asset; readable where its production is', async () => {
     const path = fresh()
@@ -491,7 +599,7 @@ describe('twenty identical requests at once (tasks running)', () => {
 })
 
 describe("the service's own data folder on a device", () => {
-  test('importing the catalogue file with move_asset is refused (403 or 406) and nothing is catalogued or moved', async () => {
+  test('importing the catalogue file with move_asset is refused with 406 and its ImportLog; nothing is catalogued or moved', async () => {
     const parent = scratchDir('reelhouse-data-parent-')
     const data = join(parent, 'data')
     mkdirSync(data)
@@ -501,7 +609,9 @@ describe("the service's own data folder on a device", () => {
       expect((await d.post('/api/productions/', { name: 'Show', storage_root: join(parent, 'Show') })).status).toBe(201)
       const catalogue = join(data, 'reelhouse.db')
       const reply = await d.post(IMPORT, importBody(catalogue, {}, {}, { move_asset: true }))
-      expect(reply.status === 403 || reply.status === 406 ? 'refused' : `${reply.status} ${reply.text}`).toBe('refused')
+      expect([reply.status, reply.json]).toEqual([406, { type: 'path_file', detail: expect.stringContaining('data folder') }])
+      expect(await logsOf(d.request, catalogue)).toEqual([logRow({ asset_path: catalogue, status: reply.json.detail, error: reply.json.detail, asset_import_id: null })])
+      expect(existsSync(catalogue)).toBe(true)
       expect(await assetsAt(d.request, catalogue)).toEqual([])
       expect((await d.get('/api/tasks/?kind=import')).json).toEqual([])
     } finally {

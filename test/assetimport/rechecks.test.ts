@@ -1,12 +1,14 @@
 // What the import task checks when it starts or resumes, and the limits of one request (the
 // review of the import): the user's permissions again, the file still the one imported, a move
 // never onto a name another asset has in the catalogue, a merged import keeping what each
-// request gave, a bounded number of keywords. Tasks are queued with the runner stopped, the
+// request gave, a bounded number of keywords and categories, a file another production
+// catalogued meanwhile never moved. Tasks are queued with the runner stopped, the
 // world changes, then the runner starts: the same as a change made while the service was down.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import { errorEntry } from '../helpers/envelope.ts'
 import { ARCHIVE, ARCHIVED_ONLY_VIDEO, IMPORT, appWithFfmpegDir, assetOf, emptyFfmpegDir, importBody, logsOf, placeClip, placeFile, removeScratch } from '../helpers/imports.ts'
 import { hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { tempDir } from '../helpers/temp.ts'
@@ -38,6 +40,54 @@ test('more than 1,000 keywords in one request: 400 invalid at /asset/keywords, n
   const r = await app.post(IMPORT, importBody(path, {}, { keywords }))
   expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([400, 'invalid', { pointer: '/asset/keywords' }])
   expect(await logsOf(app.request, path)).toEqual([])
+})
+
+/** The keyword categories of video assets in the catalogue, by name. */
+const categories = () => base.db.$client.query<{ name: string }, []>("SELECT name FROM keyword_categories WHERE kind = 'video' ORDER BY name").all().map((c) => c.name)
+
+test('categories count with keywords against the 1,000: 40,000 empty categories, or one with 1,000 keywords, are 400 at /asset/keywords, nothing written', async () => {
+  const path = placeFile(join(root, 'in', 'cats.mov'))
+  const empty = Object.fromEntries(Array.from({ length: 40_000 }, (_, c) => [`c${c}`, []]))
+  const full = { One: Array.from({ length: 1000 }, (_, k) => `k${k}`) }
+  for (const keywords of [empty, full]) {
+    const r = await app.post(IMPORT, importBody(path, {}, { keywords }))
+    expect([r.status, r.json.errors]).toEqual([400, [errorEntry(400, 'invalid', { pointer: '/asset/keywords' })]])
+  }
+  expect(await logsOf(app.request, path)).toEqual([])
+  expect(categories()).toEqual([])
+  // One category and 999 keywords: 1,000 entries, taken.
+  expect((await app.post(IMPORT, importBody(path, {}, { keywords: { One: full.One.slice(1) } }))).status).toBe(201)
+})
+
+test('an empty category is not stored; the others are', async () => {
+  const r = await app.post(IMPORT, importBody(placeFile(join(root, 'in', 'empty.mov')), {}, { keywords: { Empty: [], Place: ['Harbour'] } }))
+  expect(r.status).toBe(201)
+  expect(categories()).toEqual(['Place'])
+  expect((await assetOf(app.request, r.json.asset_import_id)).keywords).toEqual({ Place: ['Harbour'] })
+})
+
+test("a category's name of more than 255 characters: 400 invalid at its pointer (escaped), nothing written; 255 is taken", async () => {
+  const path = placeFile(join(root, 'in', 'long.mov'))
+  for (const name of ['c'.repeat(256), `a/b~${'c'.repeat(252)}`, 'c'.repeat(500_000)]) {
+    const r = await app.post(IMPORT, importBody(path, {}, { keywords: { [name]: ['k'] } }))
+    const pointer = `/asset/keywords/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    expect([r.status, r.json.errors]).toEqual([400, [errorEntry(400, 'invalid', { pointer })]])
+  }
+  expect(await logsOf(app.request, path)).toEqual([])
+  expect(categories()).toEqual([])
+  expect((await app.post(IMPORT, importBody(path, {}, { keywords: { ['c'.repeat(255)]: ['k'] } }))).status).toBe(201)
+})
+
+test('a file another production catalogued after the 201: the move is refused when the task starts (import_failed), the file and that asset stay', async () => {
+  const other = (await app.post('/api/productions/', { name: 'Other', storage_root: join(root, 'Other') })).json
+  const path = placeFile(join(root, 'in', 'shared.mov'))
+  expect((await app.post(IMPORT, importBody(path, {}, {}, { type: 'audio', move_asset: true }))).status).toBe(201)
+  const theirs = await app.post('/api/videoassets/', { name: 'theirs', path_file: path, production: other.id })
+  expect(theirs.status).toBe(201)
+  await run()
+  expect((await logsOf(app.request, path))[0]).toMatchObject({ status: 'import_failed', error: expect.stringContaining('another production catalogues this file') })
+  expect(readFileSync(path, 'utf8')).toBe('essence\n')
+  expect(await assetOf(app.request, theirs.json.id)).toMatchObject({ path_file: path, is_production: true })
 })
 
 test('a user who lost write access before the task starts: import_failed, the file not moved', async () => {

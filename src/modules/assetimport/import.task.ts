@@ -89,6 +89,13 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
           // A name another asset has in the catalogue (an archived file, say) is not free either.
           const taken = media.byPath(destinationPath(plan))
           if (taken && taken.id !== asset.id) throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
+          // Nor is a file another production catalogued since the 201 (register refuses a move of
+          // one): its assets would be left naming nothing. Which production is not said (the log
+          // is read by this production's users).
+          const owner = asset.production
+          const others = media.atPathForScan(asset.path_file).map((r) => media.byId(r.id)?.production ?? owner)
+          if (others.some((production) => production !== owner))
+            throw new Error('another production catalogues this file too; nothing was moved')
           save({ ...params, move: { ...params.move, plan } })
         }
         const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })

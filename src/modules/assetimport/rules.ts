@@ -113,6 +113,10 @@ export type ImportRequest = {
 }
 
 const META = '/asset/asset_meta'
+/** The longest keyword and category name (the model's maxLength of a keyword). */
+const MAX_NAME = 255
+/** A member name as a JSON Pointer segment (RFC 6901): ~ and / escaped. */
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 const ARCHIVE = '/asset/archive_details'
 const ARCHIVE_REQUIRED = ['archive_handle', 'archive_type', 'original_path'] as const
 const ARCHIVED_ONLY_VIDEO = ['duration', 'fps', 'height', 'width'] as const
@@ -271,8 +275,11 @@ export function checkImport(body: unknown): ErrorEntry[] {
       kind === 'image' ? 'Must be an empty object for an image asset.' : 'Not taken for a video asset (the file is probed): leave it out or send {}.',
     )
 
+  // A category's name is its key, which the schema does not bound: 255 characters, as a keyword's.
   const keywords = record(asset?.keywords)
   if (keywords && Object.hasOwn(keywords, '')) invalid('/asset/keywords/', 'A keyword category needs a name.')
+  for (const category of keywords ? Object.keys(keywords) : [])
+    if (category.length > MAX_NAME) invalid(`/asset/keywords/${pointerKey(category)}`, `A keyword category's name has at most ${MAX_NAME} characters.`)
 
   return [...found.values()]
 }

@@ -19,6 +19,13 @@ import { AppError, entry, invalid } from '../../http/errors.ts'
 export const MAX_RULE_INSTRUCTIONS = 1000
 export const MAX_CHECKED_LENGTH = 1024
 
+/**
+ * The most a custom metadata value holds, in bytes of its UTF-8 text (64 KiB): a field is a
+ * caption or a note, and a 900,000-character value (issue 25) is stored in, and sent with, every
+ * answer that shows the record.
+ */
+export const MAX_VALUE_BYTES = 64 * 1024
+
 /** The rule compiled, or why RE2 cannot run it (syntax it lacks, such as backreferences, or size). */
 export function compileRule(rule: string): RE2JS | string {
   let re: RE2JS
@@ -85,6 +92,11 @@ export function createCustomMetadata(db: Db) {
         }
         if (value !== null && typeof value === 'object') {
           failures.push(entry(400, 'invalid', 'A custom metadata value is a string, number or boolean.', { pointer }))
+          continue
+        }
+        // Counted only past the length where a value could be too long (a character is 1 to 3 bytes).
+        if (typeof value === 'string' && value.length > MAX_VALUE_BYTES / 3 && Buffer.byteLength(value) > MAX_VALUE_BYTES) {
+          failures.push(entry(400, 'invalid', `A custom metadata value has at most ${MAX_VALUE_BYTES.toLocaleString('en-US')} bytes (64 KiB) as UTF-8.`, { pointer }))
           continue
         }
         const rule = fields.get(key)

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
+import { type Db, dataFolderOf } from '../../db/client.ts'
 import { productions } from '../../db/schema.ts'
 import { invalid, required } from '../../http/errors.ts'
 import { canRead, requireWrite } from '../users/access.ts'
@@ -25,4 +25,14 @@ export function productionForWrite(
   if (!row || !canRead(user, row.id)) throw invalid(pointer, 'No such production.')
   requireWrite(user, row.id)
   return row
+}
+
+/**
+ * The absolute folders whose files are the service's own output, never input (service.md 10):
+ * every production's proxy_root and the data folder, each with a final slash. The watcher's scan
+ * and the import endpoint ask the same question of a path.
+ */
+export function ownOutputFolders(db: Db): string[] {
+  const proxies = db.select({ proxy_root: productions.proxy_root }).from(productions).all().map((p) => p.proxy_root)
+  return [...proxies, dataFolderOf(db)]
 }

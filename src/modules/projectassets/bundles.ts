@@ -74,7 +74,8 @@ export function projectHolding(db: Db, path: string): number | undefined {
   return realBundles(db).find((p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real))?.id
 }
 
-export type TerritoryProblem = { forbidden: boolean; detail: string }
+/** `production`: the production whose folders refuse it (forbidden only), for a caller that words its own refusal. */
+export type TerritoryProblem = { forbidden: boolean; detail: string; production?: number }
 
 /**
  * Territory (service.md 5): why `user` may not place (create, copy into) or remove a project
@@ -94,7 +95,7 @@ export function territoryProblem(db: Db, path: string, user: Principal, producti
     return { forbidden: false, detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).` }
   const foreign = roots.find((r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)))
   // Named only to a user who can read it: to the others, it does not exist (service.md 5).
-  if (foreign) return { forbidden: true, detail: canRead(user, foreign.id)
+  if (foreign) return { forbidden: true, production: foreign.id, detail: canRead(user, foreign.id)
     ? `The folder lies inside the folders of production ${foreign.id}; you need write access to production ${foreign.id}.`
     : 'The folder lies inside the folders of a production you do not have write access to.' }
   return undefined
