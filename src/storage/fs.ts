@@ -89,7 +89,15 @@ export function listTree(root: string, signal?: AbortSignal, options: { skip?: (
 export async function walkTree<T>(
   root: string,
   signal: AbortSignal | undefined,
-  options: { skip?: (rel: string) => boolean; live?: boolean },
+  options: {
+    skip?: (rel: string) => boolean
+    live?: boolean
+    /**
+     * A folder that cannot be listed or looked into (EACCES, EPERM: another user's, `lost+found`)
+     * is left out and said here (`rel` '' for the root), instead of failing the walk.
+     */
+    unreadable?: (rel: string, code: string) => void
+  },
   make: (rel: string, s: StatFields, kind: Entry['kind']) => T | undefined,
 ): Promise<T[]> {
   const slice = slicer(signal)
@@ -107,6 +115,11 @@ export async function walkTree<T>(
     try {
       folder = openListing(prefix + dir)
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (options.unreadable && (code === 'EACCES' || code === 'EPERM')) {
+        options.unreadable(dir, code)
+        continue
+      }
       if (options.live && dir) continue // the folder went away (or became a file) meanwhile
       throw error
     }
@@ -115,7 +128,16 @@ export async function walkTree<T>(
         if (slice.due()) await slice.tick()
         const rel = dir ? `${dir}/${name}` : name
         if (options.skip?.(rel)) continue
-        const stat = folder.stat(rel)
+        let stat
+        try {
+          stat = folder.stat(rel)
+        } catch (error) {
+          // Listed but not searchable (read without execute permission): no name in it can be looked at.
+          const code = (error as NodeJS.ErrnoException).code
+          if (!options.unreadable || (code !== 'EACCES' && code !== 'EPERM')) throw error
+          options.unreadable(dir, code)
+          break
+        }
         if (stat === undefined) {
           if (options.live) continue // gone between the listing and its lstat
           throw sysError(-(E.ENOENT ?? 2), 'lstat', prefix + rel)

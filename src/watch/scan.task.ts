@@ -112,6 +112,15 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const walked = new Set<string>()
     /** Scopes that are gone: forgotten as folders once this scan has used what was seen of them. */
     const missing: string[] = []
+    /** Folders the walk could not list or look into (another user's, `lost+found`): what is inside keeps its state. */
+    const unread: { path: string; reason: string }[] = []
+    const unreadKeys = new Set<string>()
+    const underUnread = (path: string) => {
+      if (!unreadKeys.size) return false
+      for (let k = path.endsWith('/') ? path.slice(0, -1) : path; k !== ''; k = k.slice(0, Math.max(0, k.lastIndexOf('/'))))
+        if (unreadKeys.has(k)) return true
+      return false
+    }
     const walk = async (scope: string) => {
       const rel = scope.slice(device.path.length)
       // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
@@ -129,7 +138,14 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       try {
         // Both exclusion rules are per name, and the walk never enters an excluded folder: each
         // entry's own name is all that is left to judge (one short test per file, not the path).
-        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true }, make)) disk.push(e)
+        const unreadable = (rel: string, code: string) => {
+          const path = rel ? at + rel + '/' : at
+          if (unreadKeys.has(path.slice(0, -1))) return
+          unreadKeys.add(path.slice(0, -1))
+          unread.push({ path, reason: code === 'EACCES' ? 'permission denied (EACCES)' : `not permitted (${code})` })
+          deps.log.warn('a folder cannot be read; the scan left it out, and what is inside keeps its state', { path, code })
+        }
+        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true, unreadable }, make)) disk.push(e)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return void missing.push(scope) // gone: reconcile sees it missing
         throw error
@@ -310,7 +326,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         // The assets in place were left out: those of a content are read when one is matched.
         twins: settledCount ? (size, hash) => media.byContent(size, hash) : undefined,
         ingestInto: ingestOwner(productionsList),
-        ownOutput: isOwn,
+        // Our own output, and folders not read: neither is judged (unknown is not gone).
+        ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
       })
       let again = false
@@ -534,6 +551,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       ...(held.length ? { held: held.slice(0, 100).map((h) => ({ ...h, reason: 'the content of an asset whose file is still in place on another device: a move across file systems in progress, or a copy (import it to keep both)' })) } : {}),
       ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100).map((a) => ({ ...a, reason: 'several assets whose files vanished have this content and none has this file name; nothing was guessed' })) } : {}),
       ...(recheck.size ? { rechecked: recheck.size } : {}),
+      ...(unread.length ? { skipped_folders: unread.slice(0, 100), skipped_folders_count: unread.length } : {}),
     })
     // A walk of a big tree leaves about 60 MB per 100,000 entries behind (its entries, the
     // catalogue rows, reconcile's maps). The collector would free it only later, under whatever
