@@ -56,7 +56,9 @@ export function assetImportModule(ctx: ModuleContext, imports: Imports) {
           description:
             'Registers the asset (201 once the asset and its ImportLog exist), then moves (move_asset), probes and makes a proxy in a task ' +
             '(GET /api/tasks/) that writes its progress into the ImportLog: import_completed, or import_failed with error. A bad path_file ' +
-            'answers 406 {type, detail} and leaves an ImportLog. Importing a path an asset of the kind already has updates that asset.',
+            "(also the service's own output: a file in a proxy_root, an asset's path_proxy, the data folder, .reelhouse-* names) " +
+            'answers 406 {type, detail} and leaves an ImportLog. A file in the folders or the catalogue of a production you cannot write to is 403; ' +
+            'one another production catalogues is never moved (400 at /move_asset). Importing a path an asset of the kind already has updates that asset.',
         },
       },
     )
