@@ -61,7 +61,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
       delete: deleteHandler(db, users, media),
       import: importHandler(db, { media, devices, logs, users, ffmpeg: findFfmpeg }),
       scan: scanHandler(db, {
-        media, log, settleMs,
+        media, log, settleMs, logs,
         get imports() {
           return imports
         },

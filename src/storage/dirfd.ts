@@ -515,6 +515,8 @@ function loadStatx(): StatxCalls | undefined {
 export type StattedFolder = {
   /** The next name (not `.` or `..`), or null at the end. */
   next(): string | null
+  /** The last name is not valid UTF-8: the text `next()` gave shows it (U+FFFD for what is not) but names nothing. */
+  undecodable(): boolean
   /** The lstat of the last name, or -errno (ENOENT: gone since it was listed). */
   stat(): StatFields | number
   close(): void
@@ -538,6 +540,7 @@ export function openStatted(path: string): StattedFolder | number | undefined {
   }
   const nameAt = P!.nameAt
   let name = 0
+  let bad = false
   let open = true
   return {
     next() {
@@ -548,9 +551,14 @@ export function openStatted(path: string): StattedFolder | number | undefined {
         name = at + nameAt
         const first = read.u8(name, 0)
         if (first === 0x2e && (read.u8(name, 1) === 0 || (read.u8(name, 1) === 0x2e && read.u8(name, 2) === 0))) continue
-        return new CString(name as Pointer).toString()
+        const text = new CString(name as Pointer).toString()
+        // U+FFFD is where a decoder met bytes that are not UTF-8 (or a name that has that very
+        // character): the bytes tell which.
+        bad = text.includes('\uFFFD') && !Buffer.from(text).equals(Buffer.from(toArrayBuffer(name as Pointer, 0, rawLength(name))))
+        return text
       }
     },
+    undecodable: () => bad,
     stat() {
       return sx.statx(fd, name, AT_SYMLINK_NOFOLLOW, STATX_WANTED, statxAt!) === 0 ? statxFields() : -errnoOf(c)
     },
@@ -559,4 +567,11 @@ export function openStatted(path: string): StattedFolder | number | undefined {
       open = false
     },
   }
+}
+
+/** The length of the NUL-ended name at `at`, in bytes (names are at most 255 bytes). */
+function rawLength(at: number): number {
+  let n = 0
+  while (n < 256 && read.u8(at as Pointer, n) !== 0) n++
+  return n
 }

@@ -6,7 +6,7 @@
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
 // large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
-import { type BigIntStats, type Stats, constants as fsConstants, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
+import { type BigIntStats, type Stats, constants as fsConstants, existsSync, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
@@ -97,6 +97,11 @@ export async function walkTree<T>(
      * is left out and said here (`rel` '' for the root), instead of failing the walk.
      */
     unreadable?: (rel: string, code: string) => void
+    /**
+     * A name that is not valid UTF-8 (no path of ours can name it): left out and said here, with
+     * its folder and the name as shown (U+FFFD where the bytes are not UTF-8).
+     */
+    undecodable?: (dir: string, shown: string) => void
   },
   make: (rel: string, s: StatFields, kind: Entry['kind']) => T | undefined,
 ): Promise<T[]> {
@@ -126,6 +131,10 @@ export async function walkTree<T>(
     try {
       for (let name = folder.next(); name !== null; name = folder.next()) {
         if (slice.due()) await slice.tick()
+        if (folder.undecodable()) {
+          options.undecodable?.(dir, name)
+          continue
+        }
         const rel = dir ? `${dir}/${name}` : name
         if (options.skip?.(rel)) continue
         let stat
@@ -160,11 +169,12 @@ export async function walkTree<T>(
  * opendir + lstatSync. `stat(rel)` is of the name `next()` gave last; undefined when that name
  * is gone; other failures throw as fs does.
  */
-function openListing(path: string): { next(): string | null; stat(rel: string): StatFields | undefined; close(): void } {
+function openListing(path: string): { next(): string | null; undecodable(): boolean; stat(rel: string): StatFields | undefined; close(): void } {
   const statted = openStatted(path)
   if (typeof statted === 'number') throw sysError(statted, 'opendir', path)
   if (statted) return {
     next: () => statted.next(),
+    undecodable: () => statted.undecodable(),
     stat(rel) {
       const s = statted.stat()
       if (typeof s !== 'number') return s
@@ -174,8 +184,11 @@ function openListing(path: string): { next(): string | null; stat(rel: string): 
     close: () => statted.close(),
   }
   const handle = opendirSync(path)
+  let last: string | null = null
   return {
-    next: () => handle.readSync()?.name ?? null,
+    next: () => (last = handle.readSync()?.name ?? null),
+    // Names come decoded here: one with U+FFFD that no file has is one whose bytes were not UTF-8.
+    undecodable: () => last !== null && last.includes('\uFFFD') && !existsSync(base(path) + last),
     stat(rel) {
       try {
         return lstatSync(base(path) + rel.slice(rel.lastIndexOf('/') + 1))

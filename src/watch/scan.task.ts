@@ -8,10 +8,13 @@
 import { existsSync, lstatSync } from 'node:fs'
 import { posix } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
-import { type Db, dataFolderOf } from '../db/client.ts'
+import type { Db } from '../db/client.ts'
+import { ownOutputFolders } from '../modules/productions/lookup.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
 import { AppError } from '../http/errors.ts'
 import { AlreadyCatalogued, type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
+import type { ImportLogs } from '../modules/importlogs/service.ts'
+import { IMPORT_STATUS } from '../modules/importlogs/service.ts'
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
@@ -22,7 +25,7 @@ import { openForWriting } from '../storage/writers.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
-import { type createSettle, excluded } from './ingest.ts'
+import { type createSettle, excluded, kindOf } from './ingest.ts'
 import { type DiskEntry, type Reconciliation, reconcile } from './reconcile.ts'
 import type { Recent } from './recent.ts'
 
@@ -30,6 +33,8 @@ import type { Recent } from './recent.ts'
 export type ScanDeps = {
   media: MediaAssets
   imports: Imports
+  /** ImportLogs of files in a watch folder that cannot be imported at all (a name not UTF-8). */
+  logs?: ImportLogs
   settle: ReturnType<typeof createSettle>
   /** What the watcher saw recently (sightings, strangers); shared by every scan. */
   recent: Recent
@@ -49,12 +54,6 @@ export type ScanDeps = {
 /** Decisions are made again at most this often in one scan (each round reads fingerprints or strangers). */
 const ROUNDS = 3
 
-/** The absolute folders whose files are our own output: every production's proxy root and the data folder. */
-function ownFolders(db: Db): string[] {
-  const dirs = db.select({ proxy_root: productions.proxy_root }).from(productions).all().map((p) => p.proxy_root)
-  const data = dataFolderOf(db)
-  return [...dirs, data.endsWith('/') ? data : data + '/']
-}
 
 /**
  * The production a new file is imported into: the one whose storage root holds it (the innermost),
@@ -92,6 +91,8 @@ function look(path: string): import('node:fs').Stats | undefined {
 
 export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
   const { media, recent } = deps
+  /** Names not UTF-8 already given a failed ImportLog (by folder and name as shown), so each gets one, not one per scan. */
+  const undecodableLogged = new Set<string>()
   return async (run) => {
     try {
       await scan(run)
@@ -105,7 +106,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // An unmounted device marks nothing offline: its files are not known to be gone.
     if (!existsSync(device.path)) return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
 
-    const own = ownFolders(db)
+    const own = ownOutputFolders(db)
     const isOwn = (path: string) => own.some((dir) => dir.startsWith(path) ? dir.length - path.length <= 1 : isInside(dir, path))
     const scopes = (task.params.paths ?? [device.path]).filter((p) => p === device.path || isInside(device.path, p) || p + '/' === device.path)
     const disk: DiskEntry[] = []
@@ -121,6 +122,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         if (unreadKeys.has(k)) return true
       return false
     }
+    /** Names that are not valid UTF-8, by folder (absolute, final slash): no path of ours can name them. */
+    const undecodable = new Map<string, string[]>()
     const walk = async (scope: string) => {
       const rel = scope.slice(device.path.length)
       // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
@@ -145,9 +148,24 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           unread.push({ path, reason: code === 'EACCES' ? 'permission denied (EACCES)' : `not permitted (${code})` })
           deps.log.warn('a folder cannot be read; the scan left it out, and what is inside keeps its state', { path, code })
         }
-        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true, unreadable }, make)) disk.push(e)
+        const notUtf8 = (dir: string, shown: string) => {
+          const folder = dir ? at + dir + '/' : at
+          const names = undecodable.get(folder)
+          if (names) names.push(shown)
+          else undecodable.set(folder, [shown])
+        }
+        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true, unreadable, undecodable: notUtf8 }, make)) disk.push(e)
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return void missing.push(scope) // gone: reconcile sees it missing
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+          // An event's path with U+FFFD names nothing when the bytes of the name were not UTF-8:
+          // its folder is looked at instead, where the name is found and said.
+          const parent = posix.dirname(scope.endsWith('/') ? scope.slice(0, -1) : scope) + '/'
+          if (posix.basename(scope).includes('\uFFFD') && parent.startsWith(device.path) && !walked.has(parent)) {
+            scopes.push(parent)
+            return walk(parent)
+          }
+          return void missing.push(scope) // gone: reconcile sees it missing
+        }
         throw error
       }
       progress({ files_done: disk.length })
@@ -538,6 +556,22 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
     }
     recent.remember(outcome.strangers.filter((e) => !ingested.has(e.path)), now)
+    // Names not UTF-8: said once per folder and scan; in a watch folder, a media file's name gets
+    // a failed ImportLog (once), so that a drop that never arrives says why.
+    const owner = ingestOwner(productionsList)
+    for (const [folder, names] of undecodable) {
+      deps.log.warn('names in this folder are not valid UTF-8 and cannot be catalogued; rename them', { folder, count: names.length, first: names[0]! })
+      for (const shown of names) {
+        const path = folder + shown
+        const production = owner(path, device.id)
+        const kind = kindOf(shown)
+        if (production === undefined || kind === undefined || undecodableLogged.has(path) || !deps.logs) continue
+        if (undecodableLogged.size >= 10_000) undecodableLogged.clear()
+        undecodableLogged.add(path)
+        const error = 'the file name is not valid UTF-8 (shown here with U+FFFD where its bytes are not): rename the file to import it'
+        deps.logs.append({ asset_type: `${kind}asset`, asset_path: path, status: IMPORT_STATUS.failed, error, payload: JSON.stringify({ watch_folder: device.name, path_file: path }), asset_import_id: null, production })
+      }
+    }
     for (const a of outcome.ambiguous)
       deps.log.warn('a file matches the content of several assets whose files vanished; nothing was guessed', { path: a.path, assets: a.assets.join(',') })
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)

@@ -4,13 +4,13 @@
 // progress report (made right after each walk) changes the disk and the catalogue as that other
 // scan would; the real catalogue and real folders are used throughout.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { stampOf } from '../../src/storage/paths.ts'
 import type { TaskContext } from '../../src/tasks/runner.ts'
-import { silentLog } from '../../src/util/log.ts'
+import { createLog, silentLog } from '../../src/util/log.ts'
 import { createSettle } from '../../src/watch/ingest.ts'
 import { createRecent } from '../../src/watch/recent.ts'
 import { scanHandler } from '../../src/watch/scan.task.ts'
@@ -225,4 +225,33 @@ test('a watch-folder file that an asset gets between the scan\'s look and the im
   expect(await asset(id)).toMatchObject({ path_file: f, name: 'Take 1', description: 'the harbour at dawn' })
   expect((await base.get('/api/videoassets/')).json).toHaveLength(1)
   expect((await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(f)}`)).json).toEqual([])
+})
+
+test('a name that is not valid UTF-8 is said, not dropped: a warning naming the folder each scan, one failed ImportLog in a watch folder, no asset; an event for it looks at its folder', async () => {
+  const folder = join(root, 'Show', 'drop')
+  mkdirSync(folder, { recursive: true })
+  // f<0xff>.mov: the byte 0xff is never UTF-8.
+  const raw = Buffer.concat([Buffer.from(folder + '/f'), Buffer.from([0xff]), Buffer.from('.mov')])
+  writeFileSync(raw, 'a clip whose name is Latin-1')
+  const shown = join(folder, 'f\uFFFD.mov')
+  const lines: string[] = []
+  const handler = scanHandler(base.db, {
+    media: core.media, imports: core.imports, logs: core.logs, settle: createSettle(0), recent, settleMs: 0, log: createLog('text', (l) => void lines.push(l)), later: () => {},
+  })
+  const run = (paths: string[] | null) => handler({
+    task: { id: 0, params: { device: device.id, paths } } as TaskContext<'scan'>['task'],
+    signal: new AbortController().signal, progress: () => {}, save: () => {}, report: () => {},
+  })
+  await run(null)
+  await run(null)
+  const warnings = lines.filter((l) => l.includes('not valid UTF-8'))
+  expect(warnings).toHaveLength(2) // one per scan
+  expect(warnings[0]).toContain(folder + '/')
+  const logs = (await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(shown)}`)).json
+  expect(logs).toMatchObject([{ status: 'import_failed', error: expect.stringContaining('not valid UTF-8') }])
+  expect((await base.get('/api/videoassets/')).json).toEqual([])
+  // The watcher's event names the file as decoded (U+FFFD), which names nothing on disk.
+  lines.length = 0
+  await run([shown])
+  expect(lines.filter((l) => l.includes('not valid UTF-8'))).toHaveLength(1)
 })
