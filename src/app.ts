@@ -11,6 +11,7 @@ import { apiDocs } from './http/docs.ts'
 import { createFailures } from './http/failures.ts'
 import { corsWrap } from './http/cors.ts'
 import { baseUrlOf, checkHead, pathOf } from './http/head.ts'
+import { createHostCheck } from './http/hosts.ts'
 import { createLists } from './http/lists.ts'
 import { errors, sharedModels } from './http/models.ts'
 import { createRequestLog } from './http/requestlog.ts'
@@ -40,9 +41,16 @@ export type AppOptions = {
   publicUrl?: string
   /** serve --allow-origin: origins whose pages may call the API (CORS); none: CORS off. */
   allowOrigins?: readonly string[]
+  /**
+   * serve --host, the address listened on: on loopback only, a Host that is not one of this
+   * machine's names is refused (http/hosts.ts). Undefined (in-process tests): no check.
+   */
+  host?: string
+  /** serve --allow-host: more names the Host may be. */
+  allowHosts?: readonly string[]
 }
 
-export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [] }: AppOptions = {}) {
+export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [], host, allowHosts }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
   const bodySchemas = new Map<string, TSchema>()
@@ -51,7 +59,13 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const dataVersion = dataVersionOf(db)
   const snapshot = readSnapshotOf(db)
   const parseBody = createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`))
-  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth: authPlugin(users, principals), parseBody }
+  const hosts = createHostCheck({ listen: host, publicUrl, allowHosts })
+  const auth = authPlugin(users, principals, {
+    // The socket's address, known to the server once the app listens (none in-process).
+    addressOf: (request) => app.server?.requestIP(request)?.address ?? '',
+    admits: hosts?.admits,
+  })
+  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth, parseBody }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
   // Typed here: the hooks below read the routes of the app they are part of.
@@ -92,11 +106,13 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     // id; before auth: a preflight has no key, and a 401 must carry the headers to be read.
     .use((app) => (cors ? app.wrap(cors as Parameters<Elysia['wrap']>[0]) : app))
     .wrap(requests.around as Parameters<Elysia['wrap']>[0])
-    // First of the checks: the line and headers are checked before auth or routing reads them.
+    // First of the checks: the line and headers are checked before auth or routing reads them,
+    // and the Host before anything builds on it (the docs page, the API root's URLs).
     // A block, not `=> checkHead(request)`: Elysia awaits every hook whose source returns a call
     // (compose.mjs isAsync), which costs each request a turn of the microtask queue.
     .onRequest(({ request }) => {
       checkHead(request)
+      hosts?.check(request)
     })
     .use(ctx.auth)
     .onRequest(({ request }) => {
@@ -133,7 +149,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       set.status = 204
     }, {
       // No 401: the Authorization header is not read (errors() would add it).
-      response: { 204: t.Void({ description: 'The service answers' }), 400: 'Error', 406: 'Error', 431: 'Error' },
+      response: { 204: t.Void({ description: 'The service answers' }), 400: 'Error', 406: 'Error', 421: 'Error', 431: 'Error' },
       detail: { summary: 'Connection check (no key needed)', description: 'Answers 204 with no body, whatever the Authorization header says.', tags: ['service'], security: [] },
     })
     // Where clients find each resource: name to the absolute URL of its list.

@@ -1,6 +1,7 @@
 // Flags and environment → one frozen, typed configuration (service.md section 2).
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { hostOf } from './http/hosts.ts'
 import { LOG_FORMATS, type LogFormat } from './util/log.ts'
 
 export class UsageError extends Error {}
@@ -27,6 +28,11 @@ export type ServeConfig = Readonly<{
   publicUrl?: string
   /** Origins whose browser pages may call the API (--allow-origin); none: CORS off. */
   allowOrigins: readonly string[]
+  /**
+   * Names (or addresses) the Host of a request may be beside this machine's own, when the server
+   * listens on loopback only (--allow-host); lower case, without a final dot.
+   */
+  allowHosts: readonly string[]
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -69,6 +75,7 @@ export function serveConfig(flags: Record<string, string | string[] | boolean | 
     logFormat: logFormatOf(str('log-format') ?? setting(env, 'REELHOUSE_LOG_FORMAT')),
     publicUrl: publicUrlOf(str('public-url') ?? setting(env, 'REELHOUSE_PUBLIC_URL')),
     allowOrigins: Object.freeze((list('allow-origin') ?? setting(env, 'REELHOUSE_ALLOW_ORIGIN')?.split(',').filter((o) => o.trim()) ?? []).map(originOf)),
+    allowHosts: Object.freeze((list('allow-host') ?? setting(env, 'REELHOUSE_ALLOW_HOST')?.split(',').filter((h) => h.trim()) ?? []).map(allowHostOf)),
   })
 }
 
@@ -101,6 +108,16 @@ function originOf(value: string): string {
   if (!url)
     throw new UsageError(`--allow-origin must be an origin such as https://panel.example:8443 (scheme, host and port, no path), not "${value}"`)
   return url.origin
+}
+
+/**
+ * A host name or address, without scheme, port or path (what the Host header names), kept as the
+ * check compares it. A wildcard is refused rather than taken as a name no Host ever is.
+ */
+function allowHostOf(value: string): string {
+  const host = hostOf(value.trim())
+  if (!host) throw new UsageError(`--allow-host must be a host name or address such as media.example.com (no scheme, port, path or wildcard), not "${value}"`)
+  return host
 }
 
 export const dbFile = (dataDir: string) => join(dataDir, 'reelhouse.db')

@@ -39,7 +39,9 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).
   ;(http as { maxHeaderSize: number }).maxHeaderSize = HTTP_HEADER_LIMIT
-  const app = createApp(core, { quiet: config.quiet, publicUrl: config.publicUrl, allowOrigins: config.allowOrigins }).listen({ hostname: config.host, port: config.port, reusePort: false })
+  const app = createApp(core, {
+    quiet: config.quiet, publicUrl: config.publicUrl, allowOrigins: config.allowOrigins, host: config.host, allowHosts: config.allowHosts,
+  }).listen({ hostname: config.host, port: config.port, reusePort: false })
   core.start()
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
@@ -75,6 +77,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     // What clients are told (API root, Link) and who may call from a browser, when set.
     ...(config.publicUrl ? { public_url: config.publicUrl } : {}),
     ...(config.allowOrigins.length ? { allow_origin: config.allowOrigins.join(',') } : {}),
+    ...(config.allowHosts.length ? { allow_host: config.allowHosts.join(',') } : {}),
   })
   // Imports probe and make proxies with ffmpeg when it is there; say once which it is.
   void core.ffmpeg().then((ff) => {

@@ -85,8 +85,22 @@ export function authenticate(users: Users, header: string | null): Principal | t
   return user
 }
 
+export type AuthOptions = {
+  /**
+   * The client's address, by which password failures are slowed down (passwords.ts); '' when it
+   * is not known (app.handle in tests). Read for Basic requests only.
+   */
+  addressOf?: (request: Request) => string
+  /**
+   * False for a request the app refuses for its Host (http/hosts.ts): it gets no password check,
+   * so that a page of another site, its name pointed at this machine, neither costs Argon2 nor
+   * adds to the slow-down of the logins made from this machine.
+   */
+  admits?: (request: Request) => boolean
+}
+
 /** principals: who each request authenticated as, shared with the request log (app.ts). */
-export function authPlugin(users: Users, principals = new WeakMap<Request, Principal>()) {
+export function authPlugin(users: Users, principals = new WeakMap<Request, Principal>(), { addressOf = () => '', admits }: AuthOptions = {}) {
   /** Outcomes of Basic checks, made before the hooks run; an Error is thrown by the hook (a 500 when it is not ours). */
   const basics = new WeakMap<Request, Principal | Error>()
 
@@ -115,11 +129,12 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
   function checkBasicFirst<H extends (request: Request) => unknown>(handle: H, request: Request): H {
     const header = request.headers.get('authorization')
     if (header === null || !isBasic(header) || !needsAuth(pathOf(request.url))) return handle
+    if (admits && !admits(request)) return handle
     const credentials = basicCredentials(header)
     if (!credentials) return handle
     let outcome: ReturnType<Users['authenticateBasic']>
     try {
-      outcome = users.authenticateBasic(credentials[0], credentials[1])
+      outcome = users.authenticateBasic(credentials[0], credentials[1], addressOf(request))
     } catch (error) {
       settleError(request, error)
       return handle

@@ -338,6 +338,8 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
       return op.jsonOnly
         ? one('unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
         : one('unsupported_media_type', 'Unsupported media type "text/plain" in request; use application/json or form data.')
+    case 421:
+      return one('misdirected_request', 'This server listens on loopback only and answers to the names of this machine, not to "evil.example"; serve --allow-host adds a name.')
     case 431:
       return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
     default:

@@ -48,6 +48,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   409: 'The operation clashes with running work on the same project (a copy or a delete), or a delete would remove catalogued media files of another production that lie in the project folder.',
   413: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`,
   415: 'The body is of a type this operation does not take.',
+  421: 'The service listens on loopback only and the Host names another server (a page whose name was pointed at this machine); serve --allow-host adds a name.',
   422: 'An asset_list entry cannot be linked or unlinked (without silent_mode); nothing changed.',
   431: 'The request line and headers are larger than 16 KiB.',
   500: 'A bug in Reelhouse, logged with the request id the detail names.',

@@ -1,9 +1,12 @@
 // HTTP Basic (docs/api.md, Authentication): a user name with one of that user's keys or their
 // password; every failure the same 401; verified passwords remembered by a hash that a new
-// password changes; a name that keeps failing slowed down without delaying anyone else.
+// password changes; a name that keeps failing from one address, or an address failing for many
+// names, slowed down without delaying anyone else (issue 25, point 5: never the user from
+// another address).
 import { afterAll, afterEach, describe, expect, test } from 'bun:test'
+import http from 'node:http'
 import { createApp } from '../../src/app.ts'
-import { type PasswordOptions, hashPassword } from '../../src/modules/users/passwords.ts'
+import { ADDRESS_FREE_FAILURES, type PasswordOptions, hashPassword } from '../../src/modules/users/passwords.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
 import { type TestApp, readResponse, testApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
@@ -20,6 +23,9 @@ function appWith(passwords: PasswordOptions) {
     readResponse(await app.handle(new Request(`http://localhost${path}`, { headers: { authorization } })))
   return { t, users, get }
 }
+
+/** Argon2id with the least work it takes: for tests that send dozens of attempts. */
+const cheapHash = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 8, timeCost: 1 })
 
 /** Bun's verifier, counted. */
 function countedVerify() {
@@ -160,16 +166,28 @@ describe('verified passwords are remembered, keyed by the stored hash', () => {
   })
 })
 
-describe('repeated failures for one name are slowed down', () => {
+/** A wait that the test ends: each call is recorded, and pending until released. */
+function heldWait() {
+  const waits: { ms: number; release: () => void }[] = []
+  let added: (() => void) | undefined
+  const wait = (ms: number) =>
+    new Promise<void>((release) => {
+      waits.push({ ms, release })
+      added?.()
+    })
+  /** Resolves once `count` waits have begun (never rejects: the test's own bound ends a hang). */
+  const reached = (count: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => waits.length >= count && resolve()
+      added = () => check()
+      check()
+    })
+  return { waits, wait, reached }
+}
+
+describe('repeated failures for one name are slowed down (all from one address: app.handle has none)', () => {
   let app: ReturnType<typeof appWith> | undefined
   afterEach(() => app?.t.cleanup())
-
-  /** A wait that the test ends: each call is recorded, and pending until released. */
-  function heldWait() {
-    const waits: { ms: number; release: () => void }[] = []
-    const wait = (ms: number) => new Promise<void>((release) => void waits.push({ ms, release }))
-    return { waits, wait }
-  }
 
   test("after 10 failures the next attempt for that name waits its turn, while another user's requests go through", async () => {
     const held = heldWait()
@@ -240,5 +258,107 @@ describe('repeated failures for one name are slowed down', () => {
     now += 60_000
     expect((await app.get(basic('ana:ana-pw'))).status).toBe(200)
     expect(held.waits).toHaveLength(30)
+  })
+})
+
+describe('failures count per name and client address, and per address: never per name alone', () => {
+  let app: ReturnType<typeof appWith> | undefined
+  afterEach(() => app?.t.cleanup())
+
+  test("a flood of wrong passwords for a name from one address slows that address's attempts for it, never the right password sent from another", async () => {
+    const held = heldWait()
+    app = appWith({ wait: held.wait, now: () => 1_000_000 })
+    app.t.makeUser('ana')
+    app.users.setPassword('ana', await cheapHash('ana-pw'))
+    const attempt = (secret: string, address: string) => app!.users.authenticateBasic('ana', secret, address)
+
+    for (let i = 0; i < 10; i++) expect(await attempt(`guess ${i}`, '192.0.2.66')).toBeUndefined()
+    const guess = attempt('guess 10', '192.0.2.66')
+    const own = attempt('ana-pw', '192.0.2.66')
+    expect(held.waits.map((w) => w.ms)).toEqual([1000, 2000])
+
+    // From another address: verified at once, right or wrong; no turn is taken.
+    const elsewhere = [attempt('ana-pw', '192.0.2.10'), attempt('typo', '192.0.2.11'), attempt('ana-pw', '2001:db8::10')]
+    expect(held.waits).toHaveLength(2)
+    expect((await Promise.all(elsewhere)).map((user) => user?.username)).toEqual(['ana', undefined, 'ana'])
+
+    for (const w of held.waits) w.release()
+    expect(await guess).toBeUndefined()
+    expect((await own)?.username).toBe('ana')
+  })
+
+  test(`an address failing for many names is slowed after ${ADDRESS_FREE_FAILURES} failures, whatever the names; other addresses are not`, async () => {
+    const held = heldWait()
+    // A verification that costs nothing: a hundred Argon2 runs would only slow the test.
+    app = appWith({ wait: held.wait, now: () => 1_000_000, verify: async (password) => password === 'right' })
+    app.t.makeUser('ana')
+    app.users.setPassword('ana', await cheapHash('right'))
+    const attempt = (name: string, secret: string, address: string) => app!.users.authenticateBasic(name, secret, address)
+
+    // A different name each time: no name from that address reaches its own 10.
+    for (let i = 0; i < ADDRESS_FREE_FAILURES; i++) expect(await attempt(`user${i}`, 'guess', '192.0.2.66')).toBeUndefined()
+    expect(held.waits).toEqual([])
+    const next = attempt('someone', 'guess', '192.0.2.66')
+    const own = attempt('ana', 'right', '192.0.2.66')
+    expect(held.waits.map((w) => w.ms)).toEqual([1000, 2000])
+
+    expect(await attempt('user0', 'guess', '192.0.2.10')).toBeUndefined()
+    expect((await attempt('ana', 'right', '192.0.2.10'))?.username).toBe('ana')
+    expect(held.waits).toHaveLength(2)
+
+    for (const w of held.waits) w.release()
+    expect(await next).toBeUndefined()
+    expect((await own)?.username).toBe('ana')
+  })
+})
+
+/** GET /api/devices/ with Basic over a connection of its own from `from`, a local address. */
+function getFrom(port: number, from: string, credentials: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, path: '/api/devices/', localAddress: from, agent: false, headers: { authorization: basic(credentials) } },
+      (response) => {
+        response.resume()
+        response.on('end', () => resolve(response.statusCode!))
+      },
+    )
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+// Every address of 127.0.0.0/8 is this machine's on Linux; macOS answers 127.0.0.1 alone.
+describe.skipIf(process.platform !== 'linux')('over HTTP, the address is the connection\'s', () => {
+  const held = heldWait()
+  const t = testApp()
+  const users = createUsers(t.db, { passwords: { wait: held.wait } })
+  const server = createApp({ ...t.core, users }).listen({ hostname: '127.0.0.1', port: 0 })
+  const port = server.server!.port!
+  afterAll(async () => {
+    for (const w of held.waits) w.release()
+    await server.stop(true)
+    t.cleanup()
+  })
+
+  test("during a flood of wrong passwords from 127.0.0.2, the right one from 127.0.0.1 is taken at once; the flood's own is slowed and refused as before", async () => {
+    t.makeUser('ana')
+    users.setPassword('ana', await cheapHash('ana-pw'))
+
+    for (let i = 0; i < 10; i++) expect(await getFrom(port, '127.0.0.2', `ana:guess ${i}`)).toBe(401)
+    // 29 more guesses and the right password fill the 30 s backlog of turns...
+    const flood = Array.from({ length: 29 }, (_, i) => getFrom(port, '127.0.0.2', `ana:guess ${10 + i}`))
+    const own = getFrom(port, '127.0.0.2', 'ana:ana-pw')
+    await held.reached(30)
+    // ...so the next one from there is refused at once, unverified.
+    expect(await getFrom(port, '127.0.0.2', 'ana:ana-pw')).toBe(401)
+
+    // From 127.0.0.1, with every turn of the flood still held: answered, with no turn taken.
+    const first = await Promise.race([getFrom(port, '127.0.0.1', 'ana:ana-pw').then((status) => ({ status })), held.reached(31).then(() => 'held')])
+    expect(first).toEqual({ status: 200 })
+    expect(held.waits).toHaveLength(30)
+
+    for (const w of held.waits) w.release()
+    expect(new Set(await Promise.all(flood))).toEqual(new Set([401]))
+    expect(await own).toBe(200)
   })
 })

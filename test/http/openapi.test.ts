@@ -310,7 +310,7 @@ describe('what the page shows', () => {
     expect(Object.keys(root.responses['200'].content['application/json'].example)).toEqual(Object.keys(served.json))
     const ping = doc.paths['/api/ping'].get
     expect(ping.security).toEqual([])
-    expect(Object.keys(ping.responses).sort()).toEqual(['204', '400', '406', '431', '500'])
+    expect(Object.keys(ping.responses).sort()).toEqual(['204', '400', '406', '421', '431', '500'])
     expect(ping.responses['204'].content).toBeUndefined()
   })
 

@@ -1,7 +1,9 @@
 // HTTP Basic's check of a user name and a secret: one of that user's keys, or their password.
 // A key is looked up by its hash, as for Token. A password costs an Argon2id verification
-// (about 0.1 s of a core, off the main thread), so a success is remembered for a while, and a
-// name that keeps failing is slowed down. No HTTP types here: the header is read in http/auth.ts.
+// (about 0.1 s of a core, off the main thread), so a success is remembered for a while, and
+// failures are slowed down per (user name, client address) and per client address, never per
+// name alone: a name's guesser then slows their own attempts, never the user's from elsewhere.
+// No HTTP types here: the header is read, and the address found, in http/auth.ts.
 import { createHash, randomBytes } from 'node:crypto'
 import type { Principal } from './service.ts'
 
@@ -9,19 +11,28 @@ import type { Principal } from './service.ts'
 export const REMEMBER_MS = 5 * 60_000
 /** Verified checks remembered at most: enough for every client of a team, small in memory (~1 MB). */
 const MAX_REMEMBERED = 10_000
-/** Failures of one name allowed at full speed... */
+/** Failures of one name from one address allowed at full speed... */
 export const FREE_FAILURES = 10
-/** ...until this long passes without another failure of that name... */
+/**
+ * ...and of one address, whatever the names: a guesser trying many names from one address is
+ * slowed too. Higher, so that the users behind one address (an office's router, a proxy on the
+ * same machine) may mistype their passwords a few times each before they slow one another.
+ */
+export const ADDRESS_FREE_FAILURES = 100
+/** ...until this long passes without another failure of that name there (or of that address)... */
 export const FAILURE_WINDOW_MS = 60_000
-/** ...and meanwhile each further attempt for that name gets a turn this long after the previous one. */
+/** ...and meanwhile each further attempt for it gets a turn this long after the previous one. */
 export const SLOW_DOWN_MS = 1000
 /**
  * An attempt whose turn would come later than this is refused at once, unverified: a flood of
- * attempts for one name then costs neither a pending request each for minutes nor Argon2.
+ * attempts then costs neither a pending request each for minutes nor Argon2.
  */
 const MAX_BACKLOG_MS = 30_000
-/** Names tracked at most (the attacker chooses them): ~3 MB. */
-const MAX_TRACKED = 10_000
+/**
+ * Counts kept at most, of names at an address and of addresses (the attacker chooses both; a
+ * failure touches two): ~6 MB.
+ */
+const MAX_TRACKED = 20_000
 
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' })
 
@@ -53,9 +64,10 @@ export function createPasswordCheck(
   // a new password (`user passwd`, also from another process) or `--clear` changes the stored
   // hash, so what was remembered for the old one is never found again.
   const remembered = new Map<string, number>()
-  // Least recently failed first (an entry is moved to the end on each failure), so that
-  // eviction drops the names no one is trying. Pushing out a name under attack takes
-  // MAX_TRACKED failures of other names, each costing its sender an Argon2 verification.
+  // Keyed by `name\0address` (a name from an address) and by `address` alone (no user name holds
+  // a NUL, so the two never meet). Least recently failed first (an entry is moved to the end on
+  // each failure), so that eviction drops the counts no one adds to. Pushing out one under attack
+  // takes MAX_TRACKED / 2 failures elsewhere, each costing its sender an Argon2 verification.
   const failures = new Map<string, Failures>()
   // Unknown users and users without a password are verified against this, so that the time an
   // answer takes does not tell which names exist or have a password.
@@ -76,53 +88,66 @@ export function createPasswordCheck(
     }
   }
 
-  /** The name's failures, or undefined once a window has passed without one. */
-  function failuresOf(name: string, at: number): Failures | undefined {
-    const f = failures.get(name)
+  /** The failures counted under this key, or undefined once a window has passed without one. */
+  function failuresOf(key: string, at: number): Failures | undefined {
+    const f = failures.get(key)
     if (f && at - f.last >= FAILURE_WINDOW_MS) {
-      failures.delete(name)
+      failures.delete(key)
       return undefined
     }
     return f
   }
 
-  function fail(name: string) {
-    const at = now()
-    const f = failuresOf(name, at) ?? { count: 0, last: at, turn: at }
+  function count(key: string, at: number) {
+    const f = failuresOf(key, at) ?? { count: 0, last: at, turn: at }
     f.count++
     f.last = at
-    failures.delete(name)
-    failures.set(name, f)
-    // Expired names leave from the front as new failures come; the cap holds in any case.
+    failures.delete(key)
+    failures.set(key, f)
+  }
+
+  function fail(pair: string, address: string) {
+    const at = now()
+    count(pair, at)
+    count(address, at)
+    // Expired counts leave from the front as new failures come; the cap holds in any case.
     for (const [oldest, g] of failures) {
       if (failures.size <= MAX_TRACKED && at - g.last < FAILURE_WINDOW_MS) break
       failures.delete(oldest)
     }
   }
 
-  /** Waits for the name's turn when it is being slowed down; false: the backlog is full, refuse. */
-  async function turn(name: string): Promise<boolean> {
+  /**
+   * Waits for the attempt's turn when its name at its address, or its address, is being slowed
+   * down: one turn after the later of theirs, taken in both. False: that backlog is full, refuse.
+   */
+  async function turn(pair: string, address: string): Promise<boolean> {
     const at = now()
-    const f = failuresOf(name, at)
-    if (!f || f.count < FREE_FAILURES) return true
-    const next = Math.max(at, f.turn) + SLOW_DOWN_MS
+    let f = failuresOf(pair, at)
+    if (f && f.count < FREE_FAILURES) f = undefined
+    let g = failuresOf(address, at)
+    if (g && g.count < ADDRESS_FREE_FAILURES) g = undefined
+    if (!f && !g) return true
+    const next = Math.max(at, f?.turn ?? at, g?.turn ?? at) + SLOW_DOWN_MS
     if (next - at > MAX_BACKLOG_MS) return false
-    f.turn = next
+    if (f) f.turn = next
+    if (g) g.turn = next
     await wait(next - at)
     return true
   }
 
-  async function verifyPassword(name: string, user: Candidate | undefined, secret: string): Promise<Principal | undefined> {
-    if (await turn(name)) {
+  async function verifyPassword(name: string, address: string, user: Candidate | undefined, secret: string): Promise<Principal | undefined> {
+    const pair = `${name}\0${address}`
+    if (await turn(pair, address)) {
       const hash = user?.password_hash
       if (hash && secret && (await verify(secret, hash))) {
         remember(rememberKey(user, secret))
-        // A success does not clear the name's failures: they may be someone else's guesses.
+        // A success does not clear the failures: behind one address they may be someone else's.
         return principal(user)
       }
       if (!hash || !secret) await verify('-', await (decoy ??= hashPassword(randomBytes(16).toString('hex'))))
     }
-    fail(name)
+    fail(pair, address)
     return undefined
   }
 
@@ -130,8 +155,10 @@ export function createPasswordCheck(
     /**
      * The user, or undefined when the name and secret do not match. Synchronous when the secret
      * is a key of theirs or a password verified in the last minutes; a promise otherwise.
+     * address: the client's (its IP address as the socket has it); '' when it is not known (a
+     * request handed to the app in-process), which then counts as one address.
      */
-    check(name: string, secret: string): Principal | undefined | Promise<Principal | undefined> {
+    check(name: string, secret: string, address = ''): Principal | undefined | Promise<Principal | undefined> {
       // No user can have such a name: nothing to look up, slow down or track.
       if (!deps.names.test(name)) return undefined
       const user = deps.find(name)
@@ -148,7 +175,7 @@ export function createPasswordCheck(
           remembered.delete(key)
         }
       }
-      return verifyPassword(name, user, secret)
+      return verifyPassword(name, address, user, secret)
     },
   }
 }
