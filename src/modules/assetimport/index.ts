@@ -7,7 +7,7 @@ import { AppError } from '../../http/errors.ts'
 import { BODY_ERRORS, errors, sharedModels } from '../../http/models.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { assetImportModels } from './model.ts'
-import { dropNulls, normalizeImport, validateImport } from './rules.ts'
+import { dropNulls, normalizeImport, refuseTooManyKeywords, validateImport } from './rules.ts'
 import type { Imports } from './service.ts'
 
 export const AssetImportResult = t.Object({
@@ -45,6 +45,8 @@ export function assetImportModule(ctx: ModuleContext, imports: Imports) {
         body: 'AssetImport',
         parse: ['json', 'urlencoded', 'formdata'],
         transform(c) {
+          // The cap first: a body of 40,000 categories is refused before it is copied and walked.
+          refuseTooManyKeywords((c.body as { asset?: { keywords?: unknown } } | undefined)?.asset?.keywords)
           payloads.set(c.request, JSON.stringify(c.body))
           c.body = dropNulls(c.body)
           const failures = validateImport(c.body)

@@ -28,7 +28,7 @@ import { ownOutputFolders } from '../productions/lookup.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
 import { canRead, canWrite, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import type { ImportRequest } from './rules.ts'
+import { type ImportRequest, refuseTooManyKeywords } from './rules.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
 
 export type { ImportParams }
@@ -47,8 +47,6 @@ export type ImportResult = {
 /** Where move_asset puts a file (service.md 9): DEVICE/PRODUCTION_CODENAME/<video|audio|image>/. */
 export const moveFolder = (devicePath: string, codename: string, kind: MediaKind) => `${devicePath}${codename}/${kind}/`
 
-/** Keyword categories and keywords of one request together (each is a row or two written). */
-export const MAX_KEYWORDS = 1000
 
 /** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
 const HELD_MOVES = `FROM tasks WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`
@@ -158,8 +156,7 @@ export function createImports(
       // Every category and keyword is a row or two written in the one transaction: bounded
       // together, so one request cannot hold the catalogue (and every other request) for seconds,
       // also with thousands of categories and no keywords.
-      const keywordCount = Object.values(req.asset.keywords).reduce((n, list) => n + 1 + list.length, 0)
-      if (keywordCount > MAX_KEYWORDS) throw invalid('/asset/keywords', `At most ${MAX_KEYWORDS} categories and keywords in all.`)
+      refuseTooManyKeywords(req.asset.keywords)
       const byId = typeof req.production === 'number'
       const production = byId ? productionById.get({ id: req.production }) : productionByName.get({ name: req.production as string })
       if (!production || !canRead(actor, production.id)) throw invalid('/production', `No production with this ${byId ? 'id' : 'name'}.`)

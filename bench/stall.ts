@@ -1,0 +1,188 @@
+// Does one drop or one body stall the server for everyone else? (issue 25) While the server works
+// through (a) 20,000 files copied into a watch folder and (b) four import requests at once, each
+// with 40,000 empty keyword categories (0.9 MB), another client asks GET /api/health one request
+// after the other; the figure is the longest it waited for an answer (goal: under 100 ms). The
+// baseline is the same client against the same server while it is idle, in the same run.
+// Both the source run (`bun src/main.ts serve`) and the compiled executable (dist/reelhouse,
+// built here), each with its default request log, as users run them.
+// Usage: bun bench/stall.ts   (BENCH_STALL_FILES, BENCH_STALL_ROUNDS; BENCH_NO_DOC=1: print only)
+import { spawnSync } from 'bun'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { machine, writeSection } from './doc.ts'
+import { ROOT, children, envNumber, onInterrupt, runBench, spawnListening, stopChildren } from './procs.ts'
+
+const FILES = envNumber('BENCH_STALL_FILES', 20_000)
+const ROUNDS = envNumber('BENCH_STALL_ROUNDS', 3)
+const CATEGORIES = 40_000
+const GOAL_MS = 100
+
+let tmp: string | undefined
+async function stopAll() {
+  await stopChildren(5000)
+  if (tmp) rmSync(tmp, { recursive: true, force: true })
+  tmp = undefined
+}
+onInterrupt(stopAll, () => tmp ?? 'nothing')
+
+type Server = { base: string; key: string; lines: string[]; stop(): Promise<void> }
+
+async function serve(cli: string[], dataDir: string): Promise<Server> {
+  const noFfmpeg = join(tmp!, 'no-ffmpeg')
+  mkdirSync(noFfmpeg, { recursive: true })
+  // The default request log (a line per request, to stderr), as users run it: kept, not printed.
+  const { proc, port, lines } = await spawnListening('serve', [...cli, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', noFfmpeg, '--settle', '1'], {
+    portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
+    timeoutMs: 60_000, keep: 50, drop: /./,
+  })
+  return {
+    base: `http://127.0.0.1:${port}`, key: readFileSync(join(dataDir, 'admin.token'), 'utf8').trim(), lines,
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+      children.delete(proc)
+    },
+  }
+}
+
+async function api(s: Server, method: string, path: string, body?: unknown) {
+  const r = await fetch(s.base + path, {
+    method, headers: { authorization: `Token ${s.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  })
+  const text = await r.text()
+  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined }
+}
+
+/** GET /api/health one after the other until `stop`; the longest wait and the count, in ms. */
+function prober(s: Server) {
+  let running = true
+  let longest = 0
+  let count = 0
+  const done = (async () => {
+    while (running) {
+      const t = performance.now()
+      await (await fetch(`${s.base}/api/health`)).arrayBuffer()
+      longest = Math.max(longest, performance.now() - t)
+      count++
+    }
+  })()
+  return async () => {
+    running = false
+    await done
+    return { longest, count }
+  }
+}
+
+const count = async (s: Server, path: string) => Number((await api(s, 'GET', path)).headers.get('x-total-count') ?? 0)
+const busyTasks = async (s: Server) => (await count(s, '/api/tasks/?state=queued&limit=1')) + (await count(s, '/api/tasks/?state=running&limit=1'))
+const assetCount = (s: Server) => count(s, '/api/videoassets/?limit=1')
+
+async function waitUntil(what: string, ms: number, fn: () => Promise<boolean>) {
+  const end = Date.now() + ms
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+type Round = { idle: number; drop: number; dropSeconds: number; imported: number; body: number; bodyStatus: number[] }
+
+async function round(cli: string[], label: string, r: number, source: string): Promise<Round> {
+  const dir = mkdtempSync(join(tmp!, `${label}-`))
+  const device = join(dir, 'share') + '/'
+  mkdirSync(device)
+  const s = await serve(cli, join(dir, 'data'))
+  try {
+    if ((await api(s, 'POST', '/api/devices/', { name: 'share', path: device })).status !== 201) throw new Error('device')
+    if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')
+    await waitUntil('the start scans', 30_000, async () => (await busyTasks(s)) === 0)
+    // Baseline: the same client, the server idle, for 3 s.
+    let stop = prober(s)
+    await Bun.sleep(3000)
+    const idle = (await stop()).longest
+    // (a) The drop: cp -r of a folder of FILES clips into the watch folder; until every clip is an asset and no task is left.
+    stop = prober(s)
+    const t = performance.now()
+    const cp = spawnSync(['cp', '-r', source, `${device}Show/drop`])
+    if (cp.exitCode !== 0) throw new Error(`cp: ${cp.stderr}`)
+    await waitUntil('the drop imported', 600_000, async () => (await assetCount(s)) >= FILES && (await busyTasks(s)) === 0)
+    const dropSeconds = (performance.now() - t) / 1000
+    const drop = (await stop()).longest
+    const imported = await assetCount(s)
+    // (b) Four import requests at once, each with 40,000 empty keyword categories.
+    const keywords = Object.fromEntries(Array.from({ length: CATEGORIES }, (_, i) => [`category-${i}`, []]))
+    const body = JSON.stringify({
+      type: 'video', production: 'Show', rewrap_proxy: false, move_asset: false,
+      asset: { asset_meta: { name: 'k', path_file: `${device}Show/drop/clip-000000.mov`, is_archive: false, is_production: true, approval: 0, meta_field_store: {} }, technical_details: {}, archive_details: {}, keywords },
+    })
+    stop = prober(s)
+    const answers = await Promise.all([0, 1, 2, 3].map(() => api(s, 'POST', '/api/asset/import/', body)))
+    await Bun.sleep(200)
+    const bodyWait = (await stop()).longest
+    const round = { idle, drop, dropSeconds, imported, body: bodyWait, bodyStatus: answers.map((a) => a.status) }
+    console.error(`  ${label} round ${r + 1}: idle ${idle.toFixed(1)} ms; drop of ${FILES} files: longest wait ${drop.toFixed(1)} ms, all imported in ${dropSeconds.toFixed(1)} s (${imported} assets); ` +
+      `4 bodies of ${(body.length / 1e6).toFixed(2)} MB: longest wait ${bodyWait.toFixed(1)} ms (answers ${round.bodyStatus.join(', ')})`)
+    return round
+  } finally {
+    await s.stop()
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+async function main(): Promise<boolean> {
+  tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-stall-'))
+  const host = machine()
+  const source = join(tmp, 'card')
+  mkdirSync(source)
+  for (let n = 0; n < FILES; n++) writeFileSync(join(source, `clip-${String(n).padStart(6, '0')}.mov`), `clip ${n}\n`)
+  const built = spawnSync([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
+  const compiled = join(ROOT, 'dist', 'reelhouse')
+  const clis: [string, string[]][] = [['source', [process.execPath, join(ROOT, 'src', 'main.ts')]]]
+  if (built.exitCode === 0 && existsSync(compiled)) clis.push(['compiled', [compiled]])
+  else console.error(`bun build.ts failed; the compiled executable is not measured:\n${built.stderr}`)
+  const results = new Map<string, Round[]>(clis.map(([label]) => [label, []]))
+  // Alternating: source, compiled, source, ...
+  for (let r = 0; r < ROUNDS; r++) for (const [label, cli] of r % 2 ? [...clis].reverse() : clis) results.get(label)!.push(await round(cli, label, r, source))
+
+  const rows: string[][] = []
+  let ok = true
+  for (const [label, rounds] of results) {
+    const drop = median(rounds.map((x) => x.drop))
+    const body = median(rounds.map((x) => x.body))
+    const imported = rounds.every((x) => x.imported === FILES)
+    const refused = rounds.every((x) => x.bodyStatus.every((st) => st === 400))
+    ok &&= drop < GOAL_MS && body < GOAL_MS && imported && refused
+    rows.push(
+      [`${label}: longest /api/health wait while ${FILES.toLocaleString('en')} dropped files are imported, median`, `${drop.toFixed(1)} ms (idle: ${median(rounds.map((x) => x.idle)).toFixed(1)} ms)`, `< ${GOAL_MS} ms`, drop < GOAL_MS ? 'pass' : 'FAIL'],
+      [`${label}: drop to all imported, median`, `${median(rounds.map((x) => x.dropSeconds)).toFixed(1)} s; each file imported once: ${imported ? 'yes' : 'no'}`, '', imported ? 'pass' : 'FAIL'],
+      [`${label}: longest /api/health wait during 4 imports of ${CATEGORIES.toLocaleString('en')} empty categories at once, median`, `${body.toFixed(1)} ms; answers ${refused ? 'all 400' : 'not all 400'}`, `< ${GOAL_MS} ms`, body < GOAL_MS && refused ? 'pass' : 'FAIL'],
+    )
+  }
+  console.log('\n' + rows.map((r) => r.join('  |  ')).join('\n'))
+  if (process.env.BENCH_NO_DOC !== '1')
+    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'stall', `## No stall from one drop or one body (bench/stall.ts)
+
+- Date: ${host.date}
+- Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel} (load average at start: ${host.load}); Bun ${host.bun}
+- Data: ${FILES.toLocaleString('en')} clips of a few bytes copied with \`cp -r\` into a production's watch folder; import bodies with ${CATEGORIES.toLocaleString('en')} empty keyword categories (0.9 MB)
+
+| Measure | Result | Goal | |
+|---|---|---|---|
+${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+
+Per round (ms, longest /api/health wait): ${[...results].map(([label, rounds]) => `${label}: idle ${rounds.map((x) => x.idle.toFixed(1)).join(', ')}; drop ${rounds.map((x) => x.drop.toFixed(1)).join(', ')}; bodies ${rounds.map((x) => x.body.toFixed(1)).join(', ')}`).join('. ')}.
+
+What is measured: \`serve\` (the source run and dist/reelhouse, alternating, each with its default
+request log), \`--settle 1\`, no ffmpeg. One client asks \`GET /api/health\` one request after the other
+and keeps the longest time it waited for an answer: for 3 s while the server is idle (the baseline),
+then from the start of \`cp -r\` of a folder of clips into the watch folder until every clip is an
+asset and no task is queued or running, then while four import requests with 40,000 empty categories
+each are sent at once (refused: 400, more than 1,000 entries). ${ROUNDS} rounds, medians.
+`)
+  return ok
+}
+
+await runBench(main, stopAll)
