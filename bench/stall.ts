@@ -105,8 +105,9 @@ async function round(cli: string[], label: string, r: number, source: string): P
     // (a) The drop: cp -r of a folder of FILES clips into the watch folder; until every clip is an asset and no task is left.
     stop = prober(s)
     const t = performance.now()
-    const cp = spawnSync(['cp', '-r', source, `${device}Show/drop`])
-    if (cp.exitCode !== 0) throw new Error(`cp: ${cp.stderr}`)
+    // Not spawnSync: the prober runs in this process and must keep asking while cp copies.
+    const cp = Bun.spawn(['cp', '-r', source, `${device}Show/drop`], { stderr: 'pipe' })
+    if ((await cp.exited) !== 0) throw new Error(`cp: ${await new Response(cp.stderr).text()}`)
     await waitUntil('the drop imported', 600_000, async () => (await assetCount(s)) >= FILES && (await busyTasks(s)) === 0)
     const dropSeconds = (performance.now() - t) / 1000
     const drop = (await stop()).longest

@@ -152,6 +152,21 @@ function createTracked(parentAfter: number, deviceAfter: number) {
 }
 type Tracked = ReturnType<typeof createTracked>
 
+/**
+ * Absolute paths on the device at `root` folded as a batch of events is: a folder for more than
+ * `parentAfter` of its children, the whole device (null) for more than `deviceAfter` paths. For
+ * looks asked for directly (files still settling after a drop of 20,000: one scan of their folder,
+ * not 20,000 scopes).
+ */
+export function foldPaths(root: string, paths: readonly string[], parentAfter = 128, deviceAfter = 512): string[] | null {
+  const tracked = createTracked(parentAfter, deviceAfter)
+  for (const path of paths) {
+    if (!path.startsWith(root) && path + '/' !== root) continue
+    tracked.insert(normalize(path.slice(root.length)), { first: 0, last: 0, dir: path.endsWith('/') })
+  }
+  return tracked.list(root)
+}
+
 export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   const moveWindowMs = options.moveWindowMs ?? 2000
   const parentAfter = options.parentAfter ?? 128

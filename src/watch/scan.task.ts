@@ -467,6 +467,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     for (const d of dirs) recent.saw(d.path, { kind: 'dir', dev: d.dev, ino: d.ino, stamp: d.stamp }, now)
     for (const r of relocations) recent.forgetStranger(r.path)
 
+    /** Turns of the event loop between the steps below, done per file (a drop of 20,000 files). */
+    const slice = slicer(signal)
     // Fingerprints that are missing or stale (the file changed, or is new to its asset), read off
     // the request path here, a bounded number of bytes per file.
     const stale = outcome.fingerprint.filter((f) => !dropped.has(f.id) && !skipped.has(f.id))
@@ -479,7 +481,11 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         const hash = read.get(f.entry)
         return hash === undefined ? [] : [{ id: f.id, dev: f.entry.dev, ino: f.entry.ino, size: f.entry.size, mtimeMs: f.entry.mtimeMs, hash }]
       })
-      for (let i = 0; i < list.length; i += 1000) media.setFingerprints(list.slice(i, i + 1000))
+      // 200 a transaction, with turns of the event loop between them (20,000 made one block of 250 ms).
+      for (let i = 0; i < list.length; i += 200) {
+        if (slice.due()) await slice.tick()
+        media.setFingerprints(list.slice(i, i + 200))
+      }
     }
 
     // New files in a watch folder: imported once they stopped growing (service.md 10), through
@@ -490,9 +496,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const proxies = outcome.ingest.length ? media.proxiesAmong(outcome.ingest.map((f) => f.path)) : new Set<string>()
     const open = deps.importsOpen?.() ?? true
     // A drop of 20,000 files is 20,000 lookups and then 20,000 imports written one by one: done in
-    // slices with a turn of the event loop between them, so that requests are answered meanwhile.
-    const slice = slicer(signal)
-    const settled: typeof outcome.ingest = []
+    // slices (see `slice` above), so that requests are answered meanwhile.
+    let settled: typeof outcome.ingest = []
     for (const file of outcome.ingest) {
       if (slice.due()) await slice.tick()
       if (proxies.has(file.path) || media.byPath(file.path)) continue // our own, or catalogued meanwhile (any kind): never twice
@@ -504,11 +509,16 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // deletes anything): it is held, not imported, and becomes the asset when the original goes (a
     // vanishing asset looks at the files seen lately). A copy on the same device is a copy.
     const held: { path: string; asset: number }[] = []
-    const candidates = settled.filter((f) => media.sizeKnown(f.size))
+    const candidates: typeof settled = []
+    for (const f of settled) {
+      if (slice.due()) await slice.tick()
+      if (media.sizeKnown(f.size)) candidates.push(f)
+    }
     if (candidates.length) {
       const entries = candidates.map((f): DiskEntry => ({ path: f.path, device: f.device, kind: 'file', dev: f.dev, ino: f.ino, stamp: 0, size: f.size, mtimeMs: f.mtimeMs }))
       const hashes = await readFingerprints(entries)
       for (const e of entries) {
+        if (slice.due()) await slice.tick()
         const hash = hashes.get(e)
         if (!hash) continue
         for (const twin of media.byContent(e.size, hash)) {
@@ -526,7 +536,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
     }
     const heldPaths = new Set(held.map((h) => h.path))
-    for (let i = settled.length - 1; i >= 0; i--) if (heldPaths.has(settled[i]!.path)) settled.splice(i, 1)
+    if (held.length) settled = settled.filter((f) => !heldPaths.has(f.path))
     if (held.length) deps.later(device.id, held.map((h) => h.path), HELD_LOOK_MS)
     const ingested = new Set<string>()
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).

@@ -6,7 +6,7 @@ import type { Db } from '../db/client.ts'
 import { devices as devicesTable } from '../db/schema.ts'
 import type { Runner } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
-import { createAggregator } from './aggregator.ts'
+import { createAggregator, foldPaths } from './aggregator.ts'
 import { createSettle, excluded } from './ingest.ts'
 import type { Recent } from './recent.ts'
 import { stampOf } from '../storage/paths.ts'
@@ -123,7 +123,9 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
     later(device: number, paths: string[], ms: number) {
       const timer = setTimeout(() => {
         timers.delete(timer)
-        scan(device, paths)
+        // Folded as events are: the 20,000 files of a drop still settling are one look at their folder.
+        const root = roots.get(device)
+        scan(device, root === undefined || paths.length <= 128 ? paths : foldPaths(root, paths))
       }, ms)
       timer.unref()
       timers.add(timer)

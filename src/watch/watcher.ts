@@ -31,6 +31,7 @@ import { lstatSync } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
+import { createPacer } from '../util/pace.ts'
 
 export type WatchEventType = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir'
 export type WatchEvent = { device: number; type: WatchEventType; path: string }
@@ -112,6 +113,8 @@ export function createWatcher(options: WatcherOptions): Watcher {
   const entries = new Map<number, Entry>()
   const closing = new Set<Promise<void>>()
   let closed = false
+  /** The raw events of every device, worked through in turns when they come in bursts. */
+  const pace = createPacer()
 
   const emit = (event: WatchEvent) => {
     try {
@@ -219,19 +222,23 @@ export function createWatcher(options: WatcherOptions): Watcher {
       if (typeof name !== 'string' || name === '' || name.includes('/')) return
       const full = (folder.endsWith('/') ? folder : folder + '/') + name
       if (!full.startsWith(base) || options.exclude(full.slice(base.length))) return
-      // What is at the name at this very moment, for the sightings: the look below resolves later
-      // (a turn of the thread pool, behind chokidar's own work), when a quick save-then-rename
-      // has already taken the name away again. Local folders only (events): one lstat, no wait.
-      if (options.onSighting && event !== 'change') {
-        let s: Stats | undefined
-        try {
-          s = lstatSync(full)
-        } catch {
-          s = undefined
+      // Paced: a burst of thousands of events is worked through in turns (util/pace.ts).
+      pace(() => {
+        if (entry.chokidar !== w) return
+        // What is at the name at this very moment, for the sightings: the look below resolves later
+        // (a turn of the thread pool, behind chokidar's own work), when a quick save-then-rename
+        // has already taken the name away again. Local folders only (events): one lstat, no wait.
+        if (options.onSighting && event !== 'change') {
+          let s: Stats | undefined
+          try {
+            s = lstatSync(full)
+          } catch {
+            s = undefined
+          }
+          if (s) sight(entry.root + full.slice(base.length), s)
         }
-        if (s) sight(entry.root + full.slice(base.length), s)
-      }
-      look(full, entry.root + full.slice(base.length), folder, event === 'change')
+        look(full, entry.root + full.slice(base.length), folder, event === 'change')
+      })
     })
     /**
      * What is at a name now says what happened to it: something there is an `add` (a folder:

@@ -1,7 +1,7 @@
 // The watch aggregator (src/watch/aggregator.ts): events and times in, batches out. No timers:
 // time is a number the test moves.
 import { expect, test } from 'bun:test'
-import { type WatchEvent, createAggregator } from '../../src/watch/aggregator.ts'
+import { type WatchEvent, createAggregator, foldPaths } from '../../src/watch/aggregator.ts'
 
 const ev = (type: WatchEvent['type'], path: string, device = 1): WatchEvent => ({ device, type, path })
 
@@ -160,4 +160,12 @@ test("with `root`, the watcher's absolute paths: folded below the root, given ba
   a.add(ev('unlinkDir', '/v/media/'), 0)
   a.add(ev('addDir', '/v/@eaDir-is-fine', 2), 0)
   expect([a.due(0), a.due(2000)]).toEqual([[{ device: 2, paths: null }], [{ device: 1, paths: null }]])
+})
+
+test('looks asked for directly are folded as events are: many files of one folder are that folder, very many paths the whole device', () => {
+  const files = (n: number, dir: string) => Array.from({ length: n }, (_, i) => `/d/${dir}/f${i}.mov`)
+  expect(foldPaths('/d/', ['/d/a.mov', '/d/x/b.mov', '/d/y/'])).toEqual(['/d/a.mov', '/d/x/b.mov', '/d/y/'])
+  expect(foldPaths('/d/', [...files(20_000, 'drop/cards'), '/d/other.mov'])).toEqual(['/d/drop/cards/', '/d/other.mov'])
+  expect(foldPaths('/d/', Array.from({ length: 600 }, (_, i) => `/d/f${i}/a.mov`))).toBeNull()
+  expect(foldPaths('/d/', ['/elsewhere/a.mov'])).toEqual([])
 })
