@@ -62,3 +62,19 @@ describe('400 parse_error before parsing or validation', () => {
     expect(device.json.name).toBe(`[${'['.repeat(200)}"{`)
   })
 })
+
+describe('big bodies are parsed one at a time, each in a turn of its own', () => {
+  test('three bodies over 256 KB at once, the first not JSON: it alone is refused, the others are parsed and validated', async () => {
+    const pad = 'x'.repeat(300 * 1024)
+    const bad = `{"name":"${pad}"`
+    const good = (name: string) => JSON.stringify({ name, path: `${root}/${name}/`, description: pad })
+    const [a, b, c] = await Promise.all([
+      t.request('POST', '/api/devices/', json(bad)),
+      t.request('POST', '/api/devices/', json(good('big-one'))),
+      t.request('POST', '/api/devices/', json(good('big-two'))),
+    ])
+    expectError(a, 400, 'parse_error')
+    // Parsed (a refusal now comes from validation or the device rules, never from parsing).
+    for (const r of [b, c]) expect(r.json?.errors?.[0]?.code ?? r.status).not.toBe('parse_error')
+  })
+})
