@@ -1,7 +1,6 @@
 // Real folder trees for copy/delete tests, and a way to compare two of them.
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, lstatSync, rmSync, writeSync, existsSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, lstatSync, rmSync, symlinkSync, writeSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** Writes files: a string is the content, a number a size in bytes of patterned data. */
@@ -14,7 +13,9 @@ export function makeTree(root: string, files: Record<string, string | number | {
     }
     mkdirSync(join(path, '..'), { recursive: true })
     if (typeof spec === 'object') {
-      spawnSync('ln', ['-s', spec.link, path])
+      // Throws when the link cannot be made: a spawned `ln` failed silently, and a symlink-safety
+      // test then tested nothing.
+      symlinkSync(spec.link, path)
       continue
     }
     if (typeof spec === 'string') {

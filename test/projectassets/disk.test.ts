@@ -1,7 +1,7 @@
 // Copy and delete on real folders: what arrives on disk, what is left when it goes wrong.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
@@ -188,7 +188,7 @@ describe('delete', () => {
     const victim = tempDir('reelhouse-victim-')
     writeFileSync(join(victim, 'precious.mov'), 'precious')
     rmSync(p.bundle_root, { recursive: true })
-    spawnSync('ln', ['-s', victim, p.bundle_root.replace(/\/$/, '')])
+    symlinkSync(victim, p.bundle_root.replace(/\/$/, ''))
     await t.request('DELETE', `/api/projectassets/${p.id}/`)
     await t.runner.idle()
     expect(readFileSync(join(victim, 'precious.mov'), 'utf8')).toBe('precious')

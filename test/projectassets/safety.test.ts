@@ -1,8 +1,7 @@
 // What must never happen to folders: a delete taking more than its own folder, a copy leaving
 // files behind, work lost or done twice at a shutdown, two projects sharing a folder.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/temp.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
@@ -58,7 +57,7 @@ describe('what a project folder may be', () => {
 
   test('not a folder reached through a symbolic link (one folder, two names)', async () => {
     expect((await create(join(show, 'A'))).status).toBe(201)
-    spawnSync('ln', ['-s', show, join(root, 'alias')])
+    symlinkSync(show, join(root, 'alias'))
     const alias = await create(join(root, 'alias', 'A'))
     expect(alias.status).toBe(400)
     expect(alias.json.errors[0].detail).toContain('symbolic link')
@@ -188,7 +187,7 @@ describe('work folders and real paths', () => {
     expect((await create(join(show, 'Linked target'))).status).toBe(201)
     mkdirSync(join(show, 'Linked target', 'media'))
     const link = join(tempDirOwned(), 'devB')
-    spawnSync('ln', ['-s', join(show, 'Linked target', 'media'), link])
+    symlinkSync(join(show, 'Linked target', 'media'), link)
     const device = await t.post('/api/devices/', { name: 'through-link', path: link })
     expect(device.status).toBe(400)
     expect(device.json.errors[0].detail).toContain('inside the folder of project asset')
