@@ -230,6 +230,30 @@ describe('productions', () => {
     expect(c.json.codename).toBe('uber-show-part-1-3')
   })
 
+  test('letters outside ASCII are transliterated into the codename, not dropped (issue 27)', async () => {
+    const names = {
+      'Ørsted Øresund': 'orsted-oresund',
+      'Straße am Meer': 'strasse-am-meer',
+      'Łódź Nights': 'lodz-nights',
+      'Ночная смена': 'nochnaya-smena',
+      'Νύχτα': 'nyxta',
+      'Æon & Co': 'aeon-co',
+    }
+    const made: Record<string, string> = {}
+    for (const [i, name] of Object.keys(names).entries()) {
+      const r = await t.post('/api/productions/', { name, storage_root: `${root}/translit-${i}` })
+      if (r.status !== 201) throw new Error(`${name}: ${r.status} ${r.text}`)
+      made[name] = r.json.codename
+    }
+    expect(made).toEqual(names)
+    // A taken transliterated codename still gets its suffix, and a name with nothing to spell
+    // in ASCII still falls back to production.
+    const again = await t.post('/api/productions/', { name: 'ORSTED øresund', storage_root: `${root}/translit-again` })
+    expect(again.json.codename).toBe('orsted-oresund-2')
+    const none = await t.post('/api/productions/', { name: '日本語 ♥', storage_root: `${root}/translit-none` })
+    expect(none.json.codename).toBe('production')
+  })
+
   test('a taken name is 400 unique at /name; a taken codename 400 unique at /codename', async () => {
     expect((await t.post('/api/productions/', { name: 'Twin', storage_root: `${root}/twin-a` })).status).toBe(201)
     expectError(await t.post('/api/productions/', { name: 'Twin', storage_root: `${root}/twin-b` }), 400, 'unique', { pointer: '/name' })

@@ -1,4 +1,5 @@
 // Productions: create with their roots and devices (service.md 6).
+import slugify from '@sindresorhus/slugify'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, productions } from '../../db/schema.ts'
@@ -13,8 +14,25 @@ import type { ProductionCreate } from './index.ts'
 
 const DEVICE_FIELDS = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'] as const
 
+/**
+ * The default codename of a production named `name`: lowercase ASCII letters and digits joined
+ * by dashes, at most 90 characters, `production` when nothing is left (issue 27).
+ *
+ * A character whose accents fold away to ASCII is spelled as before ("Über" → `uber`, "½" →
+ * `1-2`), so a name that made a codename before makes the same one now. Only the letters that
+ * used to be dropped ("Ø", "ß", "Ł", Cyrillic, Greek) go to the library's transliteration:
+ * "Ørsted" → `orsted`, "Ночная смена" → `nochnaya-smena`. Other symbols stay separators, and
+ * the library's English touches are turned off (it would make "Tom & Jerry" `tom-and-jerry`,
+ * "fooBar" `foo-bar` and "Conway's" `conways`, where the codename was `tom-jerry`, `foobar`
+ * and `conway-s`).
+ */
 export function slug(name: string): string {
-  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+  const kept = Array.from(name, (c) => {
+    const folded = c.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
+    if (/[^\x00-\x7f]/.test(folded) && /\p{L}/u.test(folded)) return c
+    return folded.replace(/[^\x00-\x7f]/g, ' ')
+  }).join('')
+  const s = slugify(kept, { decamelize: false, customReplacements: [['&', ' '], ["'", ' ']] })
   return (s || 'production').slice(0, 90)
 }
 
