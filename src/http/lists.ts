@@ -1,9 +1,8 @@
 // Lists (service.md section 3): exact filters, id order, limit/offset, X-Total-Count, Link, and the
 // unpaged list streamed from an open statement so that no list is ever held whole in memory.
 import type { Statement } from 'bun:sqlite'
-import { type SQL, and } from 'drizzle-orm'
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { getTableColumns } from 'drizzle-orm'
+import { type SQL, and, getTableColumns, getTableName } from 'drizzle-orm'
+import { SQLiteSyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { t } from 'elysia'
 import { type Db, dataVersionOf } from '../db/client.ts'
 import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
@@ -79,7 +78,9 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
   const dataVersion = dataVersionOf(db)
   // This connection's own writes: total_changes() needs no read transaction (unlike data_version).
   const ownChanges = db.$client.prepare<{ t: number }, []>('SELECT total_changes() AS t')
-  const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect
+  // A dialect of our own rather than the database's (drizzle keeps that one internal): the
+  // database is opened with no casing option (db/client.ts), so both render a WHERE alike.
+  const dialect = new SQLiteSyncDialect()
   // Per table and column set: the SELECT head, the COUNT head and the decoder, built once.
   const compiled = new Map<SQLiteTable, Map<string, Compiled>>()
 
@@ -91,7 +92,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     if (c) return c
     const all = getTableColumns(table)
     const picked = columns ? columns.map((n) => { const col = all[n]; if (!col) throw new Error(`no column ${n}`); return col }) : Object.values(all)
-    const name = (table as unknown as Record<symbol, string>)[Symbol.for('drizzle:Name')]!
+    const name = getTableName(table)
     const q = (id: string) => `"${id.replace(/"/g, '""')}"`
     // Booleans and JSON text decoded as drizzle's columns decode them (Number(v) === 1, JSON.parse),
     // written out here: a call of each column's mapFromDriverValue per row and column was a
