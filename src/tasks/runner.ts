@@ -200,11 +200,10 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
   return {
     /** Queues the tasks a dead process left running, then starts taking work. */
     start() {
-      const requeued = db.update(tasks).set({ state: 'queued' }).where(eq(tasks.state, 'running')).returning({ id: tasks.id }).all()
-      for (const { id } of requeued) {
-        db.$client.query('UPDATE tasks SET attempts = attempts + 1 WHERE id = ?').run(id)
-        log.info('task resumed after restart', { task: id })
-      }
+      // Queued again and the attempt counted in one statement: never one without the other.
+      const requeued = db.update(tasks).set({ state: 'queued', attempts: sql`${tasks.attempts} + 1` })
+        .where(eq(tasks.state, 'running')).returning({ id: tasks.id }).all()
+      for (const { id } of requeued) log.info('task resumed after restart', { task: id })
       started = true
       pump()
     },

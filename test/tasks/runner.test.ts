@@ -175,3 +175,33 @@ test('idle() resolves in the same turn of the event loop as the last task ends, 
   await idle
   expect({ timer, states: states() }).toEqual({ timer: false, states: [{ id, state: 'done', key: null }] })
 })
+
+test("a task a shutdown left running is queued again at each start with that start counted once in its attempts; a queued one's are not", async () => {
+  runner.start()
+  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
+  const second = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
+  await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
+  const attempts = () => db.$client.query<{ id: number; state: string; attempts: number }, []>('SELECT id, state, attempts FROM tasks ORDER BY id').all()
+  // Each start: the handler records the attempt it was given and never ends (a copy in the middle
+  // of one huge file), so the stop leaves its row running.
+  const seen: [number, number][] = []
+  const holding: Handlers = {
+    copy: ({ task }) => {
+      seen.push([task.id, task.attempts])
+      return new Promise(() => {})
+    },
+    delete: async () => {}, import: async () => {}, scan: async () => {},
+  }
+  await runner.stop(0)
+  for (const attempt of [1, 2]) {
+    const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: holding })
+    again.start()
+    await waitFor(() => seen.length === attempt, 'the resumed task to run')
+    expect(attempts()).toEqual([
+      { id: first.id, state: 'running', attempts: attempt },
+      { id: second.id, state: 'queued', attempts: 0 },
+    ])
+    await again.stop(0)
+  }
+  expect(seen).toEqual([[first.id, 1], [first.id, 2]])
+})
