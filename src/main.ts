@@ -139,9 +139,10 @@ REELHOUSE_LOG_FORMAT, REELHOUSE_PUBLIC_URL, REELHOUSE_ALLOW_ORIGIN and REELHOUSE
     name: 'user passwd',
     synopsis: 'NAME [--clear]',
     about: 'set the password a user logs in with over HTTP Basic (beside their keys), or remove it',
-    details: `From a terminal the password is asked for twice and not shown; otherwise the first line of
-standard input is taken (printf '%s\\n' "$PW" | reelhouse user passwd NAME). It is never printed;
-only its Argon2id hash is kept. A running serve takes the new password from the next request.
+    details: `From a terminal the password is asked for twice and not shown, and the arrows and backspace
+edit it as they do any line; otherwise the first line of standard input is taken
+(printf '%s\\n' "$PW" | reelhouse user passwd NAME). It is never printed; only its Argon2id hash
+is kept. A running serve takes the new password from the next request.
 Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD).`,
     options: { clear: { type: 'boolean', about: 'remove the password: Basic then takes only a key of the user' } },
     args: one('NAME'),

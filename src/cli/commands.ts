@@ -2,6 +2,7 @@
 // does one thing, prints one result, and closes it; all of them work while serve runs.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, parse, resolve, sep } from 'node:path'
+import { read } from 'read'
 import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
@@ -108,8 +109,8 @@ export async function userPasswd(dataDir: string, name: string, clear: boolean, 
 /** From a terminal: asked twice, not echoed. Else (a pipe, a file) the first line of stdin, so scripts can set one. */
 async function readPassword(name: string): Promise<string> {
   if (!process.stdin.isTTY) return firstLine()
-  const password = await askHidden(`password for ${name}: `)
-  if (password && (await askHidden('again: ')) !== password) throw new UserError('the passwords differ; nothing changed')
+  const password = await askHidden(`password for ${name}:`)
+  if (password && (await askHidden('again:')) !== password) throw new UserError('the passwords differ; nothing changed')
   return password
 }
 
@@ -132,33 +133,27 @@ async function firstLine(): Promise<string> {
 }
 
 /**
- * One line from the terminal in raw mode, so that the terminal does not echo it. Raw mode is on
- * before the prompt shows, so nothing typed after the prompt is echoed; the prompt goes to stderr.
+ * One line from the terminal, not echoed, edited as any line is (arrows move, backspace deletes
+ * where the cursor is): read's readline does the editing, so a password is what the user sees
+ * it to be, never the escape sequences the keys send. The prompt goes to stderr.
  */
-function askHidden(prompt: string): Promise<string> {
-  const stdin = process.stdin
-  return new Promise((resolve, reject) => {
-    let typed = ''
-    const end = () => {
-      stdin.off('data', onData)
-      stdin.setRawMode(false)
-      stdin.pause()
-      process.stderr.write('\n')
-    }
-    const onData = (chunk: Buffer | string) => {
-      for (const ch of chunk.toString()) {
-        if (ch === '\r' || ch === '\n') return end(), resolve(typed)
-        // Raw mode delivers Ctrl-C and Ctrl-D as characters, not as a signal and an end.
-        if (ch === '\u0003' || (ch === '\u0004' && !typed)) return end(), reject(new UserError('cancelled; nothing changed'))
-        if (ch === '\u007f' || ch === '\b') typed = [...typed].slice(0, -1).join('')
-        else if (ch >= ' ') typed += ch
-      }
-    }
-    stdin.setRawMode(true)
-    stdin.on('data', onData)
-    stdin.resume()
-    process.stderr.write(prompt)
-  })
+async function askHidden(prompt: string): Promise<string> {
+  // readline closes on Ctrl-D at an empty line without an answer, and read then never settles;
+  // the loop would empty and the process end as if all went well. That end is a cancel too.
+  let cancel: () => void = () => {}
+  const cancelled = new Promise<never>((_, reject) => (cancel = () => reject(new UserError('cancelled; nothing changed'))))
+  process.once('beforeExit', cancel)
+  try {
+    return await Promise.race([read({ prompt, silent: true, input: process.stdin, output: process.stderr }), cancelled])
+  } catch (error) {
+    // Ctrl-C: readline takes it as a key (raw mode), read rejects with "canceled".
+    if (error instanceof Error && error.message === 'canceled') throw new UserError('cancelled; nothing changed')
+    throw error
+  } finally {
+    process.off('beforeExit', cancel)
+    // Muted, readline's own end of line was not shown: what comes next starts a line of its own.
+    process.stderr.write('\n')
+  }
 }
 
 export function tokenList(dataDir: string, name: string) {

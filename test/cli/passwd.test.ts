@@ -1,12 +1,12 @@
 // `reelhouse user passwd`: the password from stdin's first line (or asked twice on a terminal,
-// not echoed), never printed, kept as an Argon2id hash; a serve running in another process
+// not echoed, edited as a line), never printed, kept as an Argon2id hash; a serve running in another process
 // takes it (and a change, and --clear) from the next request.
 import { Database } from 'bun:sqlite'
-import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { BOUND_MS, ROOT, SOURCE_CLI, cleanEnv, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+import { BOUND_MS, CLIS, ROOT, SOURCE_CLI, cleanEnv, killAll, lines, runCli, startServe } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 // Child processes on a loaded machine, each hashing with Argon2: more room than 5 s, still bounded.
@@ -90,35 +90,58 @@ test('while serve runs in another process: a new password works from the next re
 
 // A terminal, through script(1)'s pseudo-terminal: the password is asked twice and not echoed.
 const script = Bun.which('script')
-test.skipIf(!script)('on a terminal: asked twice, not echoed; two different answers change nothing', async () => {
-  const data = await withAna()
-  const onTerminal = async (answers: string[]) => {
-    const command = [...SOURCE_CLI, 'user', 'passwd', 'ana', '--data', data].map((a) => `'${a}'`).join(' ')
-    const child = Bun.spawn([script!, '-q', '-e', '-c', command, '/dev/null'], { cwd: ROOT, env: cleanEnv(), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', timeout: BOUND_MS })
-    let seen = ''
-    const reading = (async () => {
-      for await (const chunk of child.stdout) seen += new TextDecoder().decode(chunk)
-    })()
-    for (const [i, answer] of answers.entries()) {
-      // Typed only once the prompt shows: raw mode is on by then (asked before, the terminal would echo).
-      await waitFor(() => (seen.match(/password for ana: |again: /g) ?? []).length > i, 'the prompt', { ms: BOUND_MS, everyMs: 20 })
-      child.stdin.write(`${answer}\r`)
+
+/**
+ * Runs user passwd for ana on a pseudo-terminal, typing each answer's keys (one write a key) once
+ * its prompt shows, then Enter. `seen` is what the terminal showed, without readline's cursor
+ * movements (CSI sequences) and carriage returns.
+ */
+async function onTerminal(cli: string[], data: string, answers: string[][]) {
+  const command = [...cli, 'user', 'passwd', 'ana', '--data', data].map((a) => `'${a}'`).join(' ')
+  const child = Bun.spawn([script!, '-q', '-e', '-c', command, '/dev/null'], { cwd: ROOT, env: cleanEnv(), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', timeout: BOUND_MS })
+  let seen = ''
+  const reading = (async () => {
+    for await (const chunk of child.stdout) seen += new TextDecoder().decode(chunk)
+  })()
+  for (const [i, keys] of answers.entries()) {
+    // Typed only once the prompt shows: raw mode is on by then (asked before, the terminal would echo).
+    await waitFor(() => (seen.match(/password for ana: |again: /g) ?? []).length > i, 'the prompt', { ms: BOUND_MS, everyMs: 20 })
+    for (const key of [...keys, '\r']) {
+      child.stdin.write(key)
       await child.stdin.flush()
     }
-    const code = await child.exited
-    await reading
-    return { code, seen }
   }
+  const code = await child.exited
+  await reading
+  return { code, seen: seen.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replaceAll('\r', '') }
+}
 
-  const same = await onTerminal(['s3cret phrase', 's3cret phrase'])
+test.skipIf(!script)('on a terminal: asked twice, not echoed; two different answers change nothing', async () => {
+  const data = await withAna()
+  const same = await onTerminal(SOURCE_CLI, data, [['s3cret phrase'], ['s3cret phrase']])
   expect(same.code).toBe(0)
-  expect(same.seen.replaceAll('\r', '')).toBe(`data=${data}\npassword for ana: \nagain: \npassword of ana set\n`)
+  expect(same.seen).toBe(`data=${data}\npassword for ana: \nagain: \npassword of ana set\n`)
   const hash = hashOf(data)!
   expect(await Bun.password.verify('s3cret phrase', hash)).toBe(true)
 
-  const differ = await onTerminal(['first-Answer-1', 'other-Answer-2'])
+  const differ = await onTerminal(SOURCE_CLI, data, [['first-Answer-1'], ['other-Answer-2']])
   expect(differ.code).toBe(1)
   expect(differ.seen).toContain('reelhouse: the passwords differ; nothing changed')
   expect(differ.seen).not.toMatch(/Answer/)
   expect(hashOf(data)).toBe(hash)
+})
+
+describe.each(CLIS)('on a terminal, %s: the line is edited as typed', (_, cli) => {
+  test.skipIf(!script)('a b ← c ⌫ d ⏎ sets "adb", which logs in over HTTP Basic; the keys\' bytes do not', async () => {
+    const data = await withAna()
+    // As readline edits a line: "ab", ← puts the cursor between a and b, c goes in there ("acb"),
+    // backspace takes the c back out ("ab", the cursor still after a), d goes in there: "adb".
+    // Before, the bytes were kept as sent: a, b, ESC [ D, then c rubbed out by ⌫, then d ("ab\x1b[Dd").
+    const keys = ['a', 'b', '\x1b[D', 'c', '\x7f', 'd']
+    const typed = await onTerminal(await cli(), data, [keys, keys])
+    expect(typed).toEqual({ code: 0, seen: `data=${data}\npassword for ana: \nagain: \npassword of ana set\n` })
+    const server = await startServe(data)
+    const get = (credentials: string) => fetch(`${server.api}/devices/`, { headers: basic(credentials) })
+    expect([(await get('ana:adb')).status, (await get('ana:ab\x1b[Dd')).status]).toEqual([200, 401])
+  })
 })
