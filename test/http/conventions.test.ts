@@ -367,6 +367,54 @@ describe('Accept header and API version', () => {
     }
   })
 
+  test('weights: a range with q=0 is not acceptable, the most specific matching range decides (issue 27)', async () => {
+    const served = [
+      undefined,
+      '*/*',
+      'application/json',
+      'application/json; version=1; charset=utf-8',
+      'application/*;q=0.5',
+      '*/*;q=0, application/json',
+      'text/html;q=1, application/json;q=0.001',
+      'application/json;q=1.000',
+      'application/json; Q=0.5',
+      'application/json ;  q=0.9 ; version=1',
+      'application/json;q=0, application/json;q=1',
+      'application/json;version=1;q=0.5, */*;q=0',
+      // A range whose q is not a weight is skipped; another range still selects JSON.
+      'application/json;q=abc, */*',
+    ]
+    const refused = [
+      ['application/json;q=0', 'q=0'],
+      ['application/json; q=0.000', 'q=0'],
+      ['application/json; Q=0', 'q=0'],
+      ['application/json ; q = 0', 'q=0'],
+      ['text/html;q=1, */*;q=0', 'q=0'],
+      ['application/json;q=0, */*', 'q=0'],
+      ['application/json;q=0, application/*;q=1, */*;q=1', 'q=0'],
+      ['application/json;version=1;q=0, application/json', 'q=0'],
+      ['application/*;q=0', 'q=0'],
+      ['application/json;q=abc', 'weight'],
+      ['application/json;q=', 'weight'],
+      ['application/json;q', 'weight'],
+      ['application/json;q=2', 'weight'],
+      ['application/json;q=-1', 'weight'],
+      ['application/json;q=1.5', 'weight'],
+      ['application/json;q=0.5000', 'weight'],
+      ['application/json;q=.5', 'weight'],
+      ['*/*;q=0x1', 'weight'],
+    ]
+    const answers: [string | undefined, number][] = []
+    for (const accept of served) answers.push([accept, (await t.get('/api/devices/', { headers: accept === undefined ? {} : { accept } })).status])
+    expect(answers).toEqual(served.map((accept) => [accept, 200]))
+    for (const [accept, why] of refused) {
+      const r = await t.get('/api/devices/', { headers: { accept: accept! } })
+      if (r.status !== 406) throw new Error(`Accept ${accept}: ${r.status} ${r.text}`)
+      expectError(r, 406, 'not_acceptable')
+      expect([accept, r.json.errors[0].detail]).toEqual([accept, expect.stringContaining(why!)])
+    }
+  })
+
   test('a POST with an unsupported version creates nothing', async () => {
     const body = deviceBody('versioned')
     expectError(await t.post('/api/devices/', body, { headers: { accept: 'application/json; version=2' } }), 406, 'not_acceptable')
