@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { brotliDecompressSync } from 'node:zlib'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
 import { type Server, call, compiledExecutable, killAll, lines, runCli, startServe } from '../helpers/process.ts'
@@ -137,10 +138,19 @@ describe('booted on a free port with an empty data folder', () => {
     expect(html).toContain('swagger-ui-bundle.js')
     expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)\b|jsdelivr/)
 
-    const bundle = await fetch(`${server.api}/docs/assets/swagger-ui-bundle.js`)
+    const bundle = await fetch(`${server.api}/docs/assets/swagger-ui-bundle.js`, { headers: { 'accept-encoding': '' } })
     expect(bundle.status).toBe(200)
     expect(bundle.headers.get('content-type')).toContain('javascript')
-    expect((await bundle.text()).length).toBeGreaterThan(100_000)
+    const plain = await bundle.text()
+    expect(plain.length).toBeGreaterThan(100_000)
+    // Compressed from the bundle embedded in the executable (src/http/docs.ts), as sent on the wire.
+    for (const coding of ['br', 'gzip']) {
+      const sent = await fetch(`${server.api}/docs/assets/swagger-ui-bundle.js`, { headers: { 'accept-encoding': coding }, decompress: false })
+      const body = new Uint8Array(await sent.arrayBuffer())
+      expect([sent.headers.get('content-encoding'), sent.headers.get('vary'), sent.headers.get('content-length')]).toEqual([coding, 'Accept-Encoding', String(body.length)])
+      const decoded = coding === 'br' ? brotliDecompressSync(body) : Buffer.from(Bun.gunzipSync(body))
+      expect(decoded.toString('utf8') === plain).toBe(true)
+    }
 
     const json = await call(server, 'GET', '/docs/json', null)
     expect(json.status).toBe(200)
