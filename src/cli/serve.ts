@@ -1,6 +1,6 @@
 // reelhouse serve: open and migrate the catalogue, make the first admin, listen, and stop
 // cleanly on SIGINT/SIGTERM.
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
 import { createApp } from '../app.ts'
@@ -139,30 +139,106 @@ function checkPortFree(host: string, port: number) {
  * left by a process that died (SIGKILL, power loss): no owner. Reads only, makes nothing.
  */
 function refuseIfServed(dataDir: string) {
-  let owner: number
-  try {
-    owner = Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8').trim())
-  } catch (error) {
-    // ENOTDIR: the data folder is a file; the mkdir of claimDataDir says so, after the port check.
-    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code!)) return
-    throw error
-  }
-  if (Number.isSafeInteger(owner) && owner > 0 && owner !== process.pid && alive(owner))
-    throw new UserError(`another reelhouse serve (pid ${owner}) is using ${dataDir}`)
+  const claim = readClaim(join(dataDir, 'serve.pid'))
+  if (claim && live(claim.pid)) throw served(claim.pid, dataDir)
 }
 
+const served = (pid: number, dataDir: string) => new UserError(`another reelhouse serve (pid ${pid}) is using ${dataDir}`)
+
+/** Bounds the wait for another start's takeover of a stale claim, which takes a few calls. */
+const TAKEOVER_ROUNDS = 200
+
 /**
- * One server per data folder: two would both run the same tasks. The pid file names the owner;
- * one left by a process that died is taken over. Checked again here, just before it is written:
- * another serve may have started since the first look.
+ * One server per data folder: two would both run the same tasks, write one catalogue and watch
+ * the same disks. serve.pid names the owner, and only one of two serves started at the same
+ * moment may make it: our pid is written whole under a name of our own, then link()ed to
+ * serve.pid, which fails when the name exists (exclusive, as open's O_EXCL, but no one ever sees
+ * the file empty). Links and renames work on Windows' NTFS too, where flock is not there.
+ *
+ * A file left by a process that died is replaced, but only under serve.pid.lock (made the same
+ * way), and only if serve.pid is still the very file found dead: two starts that both found it
+ * dead would otherwise both replace it, the second replacing the first's fresh claim. The lock
+ * itself becomes the claim, renamed over serve.pid in one step, so serve.pid never goes missing
+ * (a start that finds no file links without the lock). A lock left by a start that died within
+ * those few calls is removed; only that crash, with two starts racing after it, escapes this.
  */
 function claimDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  refuseIfServed(dataDir)
   const file = join(dataDir, 'serve.pid')
-  writeFileSync(file, `${process.pid}\n`)
-  return () => rmSync(file, { force: true })
+  const lock = `${file}.lock`
+  const mine = `${file}.${process.pid}`
+  // Fresh, never a file an earlier process of this pid left (it may be linked to serve.pid).
+  rmSync(mine, { force: true })
+  writeFileSync(mine, `${process.pid}\n`)
+  try {
+    for (let round = 0; ; round++) {
+      if (link(mine, file)) break
+      const found = readClaim(file)
+      if (!found) continue // gone since (its serve stopped): link again
+      if (live(found.pid)) throw served(found.pid, dataDir)
+      if (link(mine, lock)) {
+        const still = readClaim(file)
+        if (still?.ino === found.ino && still.pid === found.pid) {
+          renameSync(lock, file)
+          break
+        }
+        rmSync(lock, { force: true })
+        continue
+      }
+      const taker = readClaim(lock)
+      if (!taker) continue // released since: look again
+      if (!live(taker.pid)) rmSync(lock, { force: true })
+      else if (round >= TAKEOVER_ROUNDS) throw new UserError(`another reelhouse serve (pid ${taker.pid}) is starting on ${dataDir}`)
+      // Another start holds the lock for a few calls: wait for it, then look again.
+      else Bun.sleepSync(5)
+    }
+  } finally {
+    rmSync(mine, { force: true })
+  }
+  // Ours alone: a serve that found this one dead (it cannot while it runs) would own the file.
+  return () => {
+    if (readClaim(file)?.pid === process.pid) rmSync(file, { force: true })
+  }
 }
+
+/** Links `name` to the file `from` unless `name` exists; true when this call made it. */
+function link(from: string, name: string): boolean {
+  try {
+    linkSync(from, name)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+}
+
+/**
+ * The pid a claim file names and which file it is (its inode), read through one descriptor;
+ * undefined when there is none. A file naming no pid (emptied, edited) is a claim of a process
+ * that is not there: 0.
+ */
+function readClaim(file: string): { pid: number; ino: number } | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch (error) {
+    // ENOTDIR: the data folder is a file; the mkdir of claimDataDir says so, after the port check.
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code!)) return undefined
+    throw error
+  }
+  try {
+    const pid = Number(readFileSync(fd, 'utf8').trim())
+    return { pid: Number.isSafeInteger(pid) && pid > 0 ? pid : 0, ino: fstatSync(fd).ino }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Whether the process a claim names runs. Our own pid there is a claim of an earlier process that
+ * had it (pids are reused, after a restart of a container above all): not live.
+ */
+const live = (pid: number) => pid > 0 && pid !== process.pid && alive(pid)
 
 function alive(pid: number): boolean {
   try {
