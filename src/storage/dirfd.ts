@@ -281,15 +281,22 @@ export function listDir(fd: number): DirEntry[] | number {
   return listWith(sys(), fd, false)
 }
 
+/**
+ * A DIR stream over the folder descriptor `fd` (the result of an openat: -1 passes the failure
+ * on), which then owns it: closedir closes both. -errno when either call failed (`fd` closed).
+ */
+function streamOf(c: Calls, fd: number): number {
+  if (fd < 0) return -errnoOf(c)
+  const dir = c.fdopendir(fd)
+  if (dir) return dir
+  const errno = errnoOf(c)
+  c.close(fd)
+  return -errno
+}
+
 function listWith(c: Calls, fd: number, dots: boolean): DirEntry[] | number {
-  const own = c.openat(fd, DOT, O.RDONLY | O.DIRECTORY | O.CLOEXEC)
-  if (own < 0) return -errnoOf(c)
-  const dir = c.fdopendir(own)
-  if (!dir) {
-    const errno = errnoOf(c)
-    c.close(own)
-    return -errno
-  }
+  const dir = streamOf(c, c.openat(fd, DOT, O.RDONLY | O.DIRECTORY | O.CLOEXEC))
+  if (dir < 0) return dir
   const { typeAt, nameAt } = P!
   // readdir returns NULL both at the end and on an error: errno, cleared before each call, tells.
   const errno = new Int32Array(toArrayBuffer(c.errnoAt()!, 0, 4))
@@ -531,13 +538,8 @@ export function openStatted(path: string): StattedFolder | number | undefined {
   if (!sx) return undefined
   const c = sys()
   const fd = c.openat(AT_FDCWD, cName(path), DIR_FLAGS)
-  if (fd < 0) return -errnoOf(c)
-  const dir = c.fdopendir(fd)
-  if (!dir) {
-    const errno = errnoOf(c)
-    c.close(fd)
-    return -errno
-  }
+  const dir = streamOf(c, fd)
+  if (dir < 0) return dir
   const nameAt = P!.nameAt
   let name = 0
   let bad = false

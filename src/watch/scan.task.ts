@@ -80,6 +80,13 @@ const entryOf = (path: string, device: number, s: import('node:fs').Stats): Disk
 /** The file is the one the row records (device, inode and birth time). */
 const sameIdentity = (r: ScanRow, e: DiskEntry) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
 
+/** Whether `path` or a folder above it is one of `keys` (paths without a final slash): a walk up its folders. */
+function underAny(keys: ReadonlySet<string>, path: string): boolean {
+  for (let k = path.endsWith('/') ? path.slice(0, -1) : path; k !== ''; k = k.slice(0, Math.max(0, k.lastIndexOf('/'))))
+    if (keys.has(k)) return true
+  return false
+}
+
 /** What is at `path` now (no link followed), or undefined. */
 function look(path: string): import('node:fs').Stats | undefined {
   try {
@@ -116,12 +123,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     /** Folders the walk could not list or look into (another user's, `lost+found`): what is inside keeps its state. */
     const unread: { path: string; reason: string }[] = []
     const unreadKeys = new Set<string>()
-    const underUnread = (path: string) => {
-      if (!unreadKeys.size) return false
-      for (let k = path.endsWith('/') ? path.slice(0, -1) : path; k !== ''; k = k.slice(0, Math.max(0, k.lastIndexOf('/'))))
-        if (unreadKeys.has(k)) return true
-      return false
-    }
+    const underUnread = (path: string) => unreadKeys.size > 0 && underAny(unreadKeys, path)
     /** Names that are not valid UTF-8, by folder (absolute, final slash): no path of ours can name them. */
     const undecodable = new Map<string, string[]>()
     const walk = async (scope: string) => {
@@ -275,6 +277,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
 
     await breathe()
     const productionsList = db.select({ id: productions.id, storage_root: productions.storage_root, upload_device: productions.upload_device }).from(productions).all()
+    const ingestInto = ingestOwner(productionsList)
     const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
     const rootPresent = (id: number) => existsSync(roots.get(id) ?? '/nonexistent-device')
     const projectRows = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
@@ -293,11 +296,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // The scopes by path without a final slash: a path is in them when it or a folder above it is
     // (a walk up its folders, not a comparison with every scope: a big move adds thousands).
     const scopeKeys = new Set(scopes.map((s) => (s.endsWith('/') ? s.slice(0, -1) : s)))
-    const inScopes = (path: string) => {
-      for (let k = path.endsWith('/') ? path.slice(0, -1) : path; k !== ''; k = k.slice(0, Math.max(0, k.lastIndexOf('/'))))
-        if (scopeKeys.has(k)) return true
-      return false
-    }
+    const inScopes = (path: string) => underAny(scopeKeys, path)
     const addEvidence = (r: ScanRow) => {
       if (inScopes(r.path_file)) return
       scopeKeys.add(r.path_file)
@@ -355,7 +354,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         scope, roots, rootPresent, sightings, fingerprints, outside,
         // The assets in place were left out: those of a content are read when one is matched.
         twins: settledCount ? (size, hash) => media.byContent(size, hash) : undefined,
-        ingestInto: ingestOwner(productionsList),
+        ingestInto,
         // Our own output, and folders not read: neither is judged (unknown is not gone).
         ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
@@ -583,12 +582,11 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     recent.remember(outcome.strangers.filter((e) => !ingested.has(e.path)), now)
     // Names not UTF-8: said once per folder and scan; in a watch folder, a media file's name gets
     // a failed ImportLog (once), so that a drop that never arrives says why.
-    const owner = ingestOwner(productionsList)
     for (const [folder, names] of undecodable) {
       deps.log.warn('names in this folder are not valid UTF-8 and cannot be catalogued; rename them', { folder, count: names.length, first: names[0]! })
       for (const shown of names) {
         const path = folder + shown
-        const production = owner(path, device.id)
+        const production = ingestInto(path, device.id)
         const kind = kindOf(shown)
         if (production === undefined || kind === undefined || undecodableLogged.has(path) || !deps.logs) continue
         if (undecodableLogged.size >= 10_000) undecodableLogged.clear()

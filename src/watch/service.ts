@@ -125,7 +125,7 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
         timers.delete(timer)
         // Folded as events are: the 20,000 files of a drop still settling are one look at their folder.
         const root = roots.get(device)
-        scan(device, root === undefined || paths.length <= 128 ? paths : foldPaths(root, paths))
+        scan(device, root === undefined ? paths : foldPaths(root, paths))
       }, ms)
       timer.unref()
       timers.add(timer)

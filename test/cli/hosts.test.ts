@@ -2,24 +2,19 @@
 // and raw requests naming the Host: the names added are answered, a name of another server gets
 // 421 misdirected_request; and what the flag and REELHOUSE_ALLOW_HOST accept.
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { UsageError, serveConfig } from '../../src/config.ts'
-import { tempDir } from '../helpers/app.ts'
-import { errorEntry } from '../helpers/envelope.ts'
+import { errorEntry, folders } from '../helpers/envelope.ts'
 import { type Server, killAll, rawRequest, runCli, startServe } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
 setDefaultTimeout(30_000)
 
-const dirs: string[] = []
-const dir = () => {
-  const d = tempDir('reelhouse-hosts-')
-  dirs.push(d)
-  return d
-}
+const dirs = folders()
+const dir = () => dirs.make('reelhouse-hosts-')
 afterAll(async () => {
   await killAll()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  dirs.cleanup()
 })
 
 describe('serve on loopback with --allow-host', () => {
