@@ -248,6 +248,27 @@ export const mediaAssets = sqliteTable(
   ],
 )
 
+/**
+ * Files whose asset a user deleted (DELETE /api/{kind}assets/{id}/): the watcher does not import
+ * them again from a watch folder, whether found at that path or by their identity under another
+ * name. An explicit import of the path forgets the decision. Owned by mediaassets/service.ts.
+ */
+export const dismissedFiles = sqliteTable(
+  'dismissed_files',
+  {
+    id: id(),
+    kind: text('kind', { enum: MEDIA_KINDS }).notNull(),
+    path_file: text('path_file').notNull(),
+    file_dev: integer('file_dev'),
+    file_ino: integer('file_ino'),
+    file_stamp: real('file_stamp'),
+    /** The deleted asset's id (ids are never reused). */
+    asset_id: integer('asset_id').notNull(),
+    date: timestamp('date').notNull(),
+  },
+  (t) => [index('dismissed_files_path').on(t.path_file), index('dismissed_files_identity').on(t.file_dev, t.file_ino)],
+)
+
 /** A media asset made visible to another production (copy with share_linked_assets). */
 export const mediaAssetShares = sqliteTable(
   'media_asset_shares',
@@ -428,5 +449,42 @@ export const tasks = sqliteTable(
     index('tasks_state').on(t.state, t.id, t.kind, t.production, t.target),
     index('tasks_list').on(t.id, t.state, t.kind, t.production, t.target),
     uniqueIndex('tasks_key_queued').on(t.key).where(sql`state = 'queued'`),
+  ],
+)
+
+// ---------------------------------------------------------------- history
+
+export const HISTORY_ACTIONS = ['create', 'update', 'delete', 'link', 'unlink'] as const
+/** Which door a write came through: a request, the command line, an import, the watcher, a task. */
+export const HISTORY_VIA = ['api', 'cli', 'import', 'watcher', 'task'] as const
+
+/**
+ * Who changed what and when: one row per create, update, delete or link change of a catalogue
+ * record, written in the transaction of the change itself (modules/history/service.ts, its only
+ * writer). No foreign keys: history outlives the records and users it names.
+ */
+export const history = sqliteTable(
+  'history',
+  {
+    id: id(),
+    date: timestamp('date').notNull(),
+    /** The user who made the change; null: the service itself (`via` says what moved it). */
+    user_id: integer('user_id'),
+    /** The user's name when the change was made; null for the service. */
+    username: text('username'),
+    via: text('via', { enum: HISTORY_VIA }).notNull(),
+    /** A model name: videoasset, projectasset, device, production, user, ... */
+    resource: text('resource').notNull(),
+    resource_id: integer('resource_id').notNull(),
+    action: text('action', { enum: HISTORY_ACTIONS }).notNull(),
+    /** {field: {old, new}}; device passwords are never written here. */
+    changes: json<Record<string, { old: unknown; new: unknown }>>('changes').notNull().default(sql`'{}'`),
+    /** The production the record belonged to, for visibility; null: readable by all (devices, profiles, ...). */
+    production: integer('production'),
+  },
+  (t) => [
+    index('history_resource').on(t.resource, t.resource_id, t.id),
+    index('history_user').on(t.username, t.id),
+    index('history_list').on(t.id, t.production, t.resource),
   ],
 )
