@@ -15,7 +15,8 @@ import { createHostCheck } from './http/hosts.ts'
 import { createLists } from './http/lists.ts'
 import { errors, sharedModels } from './http/models.ts'
 import { createRequestLog } from './http/requestlog.ts'
-import { checkAccept } from './http/versioning.ts'
+import { type ApiVersion, checkAccept } from './http/versioning.ts'
+import { archiveModule } from './modules/archive/index.ts'
 import { assetHoldDurationsModule } from './modules/assetholddurations/index.ts'
 import { assetImportModule } from './modules/assetimport/index.ts'
 import { contentTypesModule } from './modules/contenttypes/index.ts'
@@ -23,6 +24,7 @@ import { customMetadataModule } from './modules/custommetadata/index.ts'
 import { devicesModule } from './modules/devices/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
+import { videoShotsModule } from './modules/mediaassets/shots.ts'
 import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
 import { tasksModule } from './modules/tasks/index.ts'
@@ -48,11 +50,15 @@ export type AppOptions = {
   host?: string
   /** serve --allow-host: more names the Host may be. */
   allowHosts?: readonly string[]
+  /** serve --default-api-version: the version of a request whose Accept names none (default 1). */
+  defaultApiVersion?: ApiVersion
 }
 
-export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [], host, allowHosts }: AppOptions = {}) {
+export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [], host, allowHosts, defaultApiVersion = 1 }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
+  // The API version of each request that asked for another than the default (most ask for none).
+  const versions = new WeakMap<Request, ApiVersion>()
   const bodySchemas = new Map<string, TSchema>()
   const baseOf = baseUrlOf(publicUrl)
   const cors = corsWrap(allowOrigins, () => routes().map((route) => route.method))
@@ -65,7 +71,10 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     addressOf: (request) => app.server?.requestIP(request)?.address ?? '',
     admits: hosts?.admits,
   })
-  const ctx: ModuleContext = { db, users, list: createLists(db, baseOf), auth, parseBody }
+  const ctx: ModuleContext = {
+    db, users, list: createLists(db, baseOf), auth, parseBody,
+    apiVersion: (request) => versions.get(request) ?? defaultApiVersion,
+  }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
   // Typed here: the hooks below read the routes of the app they are part of.
@@ -117,7 +126,10 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     .use(ctx.auth)
     .onRequest(({ request }) => {
       const path = pathOf(request.url)
-      if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) checkAccept(request.headers.get('accept'))
+      if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) {
+        const version = checkAccept(request.headers.get('accept'), defaultApiVersion)
+        if (version !== defaultApiVersion) versions.set(request, version)
+      }
     })
     .use(apiDocs())
     .use(sharedModels)
@@ -171,12 +183,14 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(mediaAssetsModule(ctx, media, 'audio'))
         .use(mediaAssetsModule(ctx, media, 'image'))
         .use(mediaAssetsModule(ctx, media, 'video'))
+        .use(videoShotsModule(ctx, media))
         .use(importLogsModule(ctx))
         .use(assetImportModule(ctx, imports))
         .use(assetHoldDurationsModule(ctx, holds))
         .use(projectAssetsModule(ctx, projects, '/projectassets'))
         .use(projectAssetsModule(ctx, projects, '/project'))
-        .use(tasksModule(ctx)),
+        .use(tasksModule(ctx))
+        .use(archiveModule(ctx)),
     )
 
   for (const route of app.routes) {

@@ -2,6 +2,7 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { hostOf } from './http/hosts.ts'
+import { API_VERSIONS, type ApiVersion } from './http/versioning.ts'
 import { LOG_FORMATS, type LogFormat } from './util/log.ts'
 
 export class UsageError extends Error {}
@@ -33,6 +34,12 @@ export type ServeConfig = Readonly<{
    * listens on loopback only (--allow-host); lower case, without a final dot.
    */
   allowHosts: readonly string[]
+  /**
+   * The API version of requests whose Accept header names none (--default-api-version): 2 for
+   * facilities whose scripts use the published medialoopster client, which sends no version and
+   * validates productions in version 2's shape.
+   */
+  defaultApiVersion: ApiVersion
 }>
 
 export function defaultDataDir(env = process.env, platform = process.platform): string {
@@ -76,7 +83,15 @@ export function serveConfig(flags: Record<string, string | string[] | boolean | 
     publicUrl: publicUrlOf(str('public-url') ?? setting(env, 'REELHOUSE_PUBLIC_URL')),
     allowOrigins: Object.freeze((list('allow-origin') ?? setting(env, 'REELHOUSE_ALLOW_ORIGIN')?.split(',').filter((o) => o.trim()) ?? []).map(originOf)),
     allowHosts: Object.freeze((list('allow-host') ?? setting(env, 'REELHOUSE_ALLOW_HOST')?.split(',').filter((h) => h.trim()) ?? []).map(allowHostOf)),
+    defaultApiVersion: apiVersionOf(str('default-api-version') ?? setting(env, 'REELHOUSE_DEFAULT_API_VERSION')),
   })
+}
+
+function apiVersionOf(value: string | undefined): ApiVersion {
+  if (value === undefined) return 1
+  const version = API_VERSIONS.find((v) => String(v) === value)
+  if (version === undefined) throw new UsageError(`--default-api-version must be ${API_VERSIONS.join(' or ')}, not "${value}"`)
+  return version
 }
 
 function logFormatOf(value: string | undefined): LogFormat {

@@ -53,7 +53,7 @@ function revokeWhat(key: string | undefined, id: string | undefined, user: strin
 const COMMANDS: Command[] = [
   {
     name: 'serve',
-    synopsis: '[--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]\n                  [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]\n                  [--public-url URL] [--allow-origin ORIGIN]... [--allow-host NAME]...\n                  [--quiet] [--log-format text|json]',
+    synopsis: '[--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]\n                  [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]\n                  [--public-url URL] [--allow-origin ORIGIN]... [--allow-host NAME]...\n                  [--default-api-version 1|2] [--quiet] [--log-format text|json]',
     about: 'run the service; makes the data folder and catalogue if there are none',
     details: `On a catalogue without users it creates the superuser admin, prints its key once on stdout
 and keeps it in DIR/admin.token. Logs go to stderr, one line per event and per request;
@@ -63,7 +63,8 @@ stop it cleanly.
 
 Environment: REELHOUSE_DATA, REELHOUSE_HOST, REELHOUSE_PORT, REELHOUSE_TASK_CONCURRENCY,
 REELHOUSE_LOG_FORMAT, REELHOUSE_PUBLIC_URL, REELHOUSE_ALLOW_ORIGIN and REELHOUSE_ALLOW_HOST
-(comma-separated); flags win, and an empty variable counts as unset.`,
+(comma-separated), REELHOUSE_DEFAULT_API_VERSION; flags win, and an empty variable counts as
+unset.`,
     options: {
       host: { type: 'string', arg: 'HOST', about: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)' },
       port: { type: 'string', arg: 'PORT', about: 'port to listen on (default 8000; 0 picks a free one)' },
@@ -78,6 +79,7 @@ REELHOUSE_LOG_FORMAT, REELHOUSE_PUBLIC_URL, REELHOUSE_ALLOW_ORIGIN and REELHOUSE
       'public-url': { type: 'string', arg: 'URL', about: 'where clients reach the service through a proxy; the API root and Link URLs use it (default: http://HOST)' },
       'allow-origin': { type: 'string', multiple: true, arg: 'ORIGIN', about: 'let browser pages of this origin (https://panel.example:8443) call the API (CORS); repeatable' },
       'allow-host': { type: 'string', multiple: true, arg: 'NAME', about: 'on loopback, answer requests naming this host too (beside localhost and this machine\'s names); repeatable' },
+      'default-api-version': { type: 'string', arg: '1|2', about: 'API version of requests whose Accept names none (default 1; 2: productions name their devices by id, as the medialoopster Python client expects)' },
     },
     args: none,
     run: (values) => void serve(serveConfig(values as Record<string, string | string[] | boolean | undefined>)),

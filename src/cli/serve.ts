@@ -41,6 +41,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   ;(http as { maxHeaderSize: number }).maxHeaderSize = HTTP_HEADER_LIMIT
   const app = createApp(core, {
     quiet: config.quiet, publicUrl: config.publicUrl, allowOrigins: config.allowOrigins, host: config.host, allowHosts: config.allowHosts,
+    defaultApiVersion: config.defaultApiVersion,
   }).listen({ hostname: config.host, port: config.port, reusePort: false })
   core.start()
   const server = app.server!
@@ -78,6 +79,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     ...(config.publicUrl ? { public_url: config.publicUrl } : {}),
     ...(config.allowOrigins.length ? { allow_origin: config.allowOrigins.join(',') } : {}),
     ...(config.allowHosts.length ? { allow_host: config.allowHosts.join(',') } : {}),
+    ...(config.defaultApiVersion !== 1 ? { default_api_version: config.defaultApiVersion } : {}),
   })
   // Imports probe and make proxies with ffmpeg when it is there; say once which it is.
   void core.ffmpeg().then((ff) => {

@@ -2,6 +2,7 @@ import type { Db } from '../db/client.ts'
 import type { authPlugin } from './auth.ts'
 import type { createBodyParser } from './body.ts'
 import type { List } from './lists.ts'
+import type { ApiVersion } from './versioning.ts'
 import type { Users } from '../modules/users/service.ts'
 
 /** What every HTTP module is built from (see app.ts). */
@@ -16,4 +17,6 @@ export type ModuleContext = {
    * hook, a GET too; a GET without one runs without a turn of the microtask queue.
    */
   parseBody: ReturnType<typeof createBodyParser>
+  /** The API version the request's Accept header selected (http/versioning.ts); only productions differ by it. */
+  apiVersion: (request: Request) => ApiVersion
 }

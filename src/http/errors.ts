@@ -95,6 +95,8 @@ export const unique = (pointer: string, detail: string) => new AppError(400, 'un
 export const notFound = (detail = 'Not found.') => new AppError(404, 'not_found', detail)
 /** The 404 detail of a record that does not exist (or that the user cannot read), by model name: "ProjectAsset" says "No project asset with this id.". */
 export const noSuchRecord = (model: string) => `No ${model.replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()} with this id.`
+/** A feature medialoopster has and Reelhouse does not (the archive): 501, not a 404 that reads like a wrong URL. */
+export const notImplemented = (detail: string) => new AppError(501, 'not_implemented', detail)
 export const forbidden = (detail = 'You do not have permission to perform this action.') =>
   new AppError(403, 'permission_denied', detail)
 

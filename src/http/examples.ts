@@ -8,12 +8,14 @@
 //
 // The error details are made by the functions the server makes them with (auth.ts, errors.ts,
 // users/access.ts), so that an example cannot drift from the answer it shows.
+import { ARCHIVE_NOT_AVAILABLE } from '../modules/archive/index.ts'
 import { permissionNeeded, writeAccessNeeded } from '../modules/users/access.ts'
 import { VERSION } from '../version.ts'
 import { NO_CREDENTIALS } from './auth.ts'
 import { MAX_BODY_BYTES } from './body.ts'
 import { REQUIRED_DETAIL, entry, noSuchRecord, wholeNumberDetail } from './errors.ts'
 import { MAX_HEADER_BYTES } from './head.ts'
+import { UNSUPPORTED_VERSION } from './versioning.ts'
 
 const ROOT = '/mnt/media/'
 const SHOW = `${ROOT}night-shift/`
@@ -80,11 +82,24 @@ const production = {
   storage_root: SHOW,
   proxy_root: `${SHOW}proxies/`,
   proxy_url: '',
+  // As the admin who created it reads it: every right, and no member (superusers are not listed).
+  can_write: true,
+  can_delete_assets: true,
+  san_mount: '',
+  export_type: '',
+  default_approval_status: 0,
+  direct_attached_site: 1,
+  network_attached_site: [],
+  members: [],
+  member_groups: [],
   upload_device: device,
   audioasset_device: device,
   imageasset_device: device,
   videoasset_device: device,
+  projectasset_device: null,
 }
+/** The same production in API version 2: its devices by id. */
+const productionVersion2 = { ...production, upload_device: device.id, audioasset_device: device.id, imageasset_device: device.id, videoasset_device: device.id }
 
 const added = '2025-01-15T08:12:44.512000Z'
 const media = (id: number, name: string, path_file: string, description: string, meta_field_store: Record<string, unknown>) => ({
@@ -196,6 +211,8 @@ export const EXAMPLES: Record<string, unknown> = {
   TranscodingProfile: { id: 1, ...profileFields },
   TranscodingProfileCreate: profileFields,
   Production: production,
+  ProductionVersion1: production,
+  ProductionVersion2: productionVersion2,
   ProductionCreate: { name: 'Night Shift', storage_root: SHOW, codename: 'night-shift', company: 'Harbour Lights Pictures' },
   CustomMetadataSet: { id: 1, name: 'Camera report', description: "Fields of the camera department's report", content_type: 4 },
   CustomMetadataSetCreate: { name: 'Camera report', description: "Fields of the camera department's report", content_type: 4 },
@@ -239,6 +256,10 @@ export type NamedExample = { summary: string; value: unknown }
  * (OpenAPI `examples`, which Swagger UI offers in a list) instead of a single `example`.
  */
 export const NAMED_EXAMPLES: Record<string, Record<string, NamedExample>> = {
+  Production: {
+    version1: { summary: 'API version 1 (the default): the devices as records', value: production },
+    version2: { summary: 'API version 2 (Accept: application/json; version=2, or serve --default-api-version 2): the devices by id', value: productionVersion2 },
+  },
   ProjectAssetCreate: {
     create: { summary: 'Create a project asset', value: projectCreate },
     copy: { summary: 'Copy project asset 1 (copy_of)', value: copyCreate },
@@ -327,7 +348,7 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
     case 405:
       return one('method_not_allowed', 'Method "PUT" not allowed.')
     case 406:
-      return one('not_acceptable', 'Unsupported API version: this service speaks version 1.')
+      return one('not_acceptable', UNSUPPORTED_VERSION)
     case 409:
       return op.method === 'DELETE'
         ? one('conflict', 'The project asset is being copied (task 2); delete it when the copy has ended.')
@@ -342,6 +363,8 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
       return one('misdirected_request', 'This server listens on loopback only and answers to the names of this machine, not to "evil.example"; serve --allow-host adds a name.')
     case 431:
       return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
+    case 501:
+      return one('not_implemented', ARCHIVE_NOT_AVAILABLE)
     default:
       return one('server_error', 'Internal error; request id 3f9c1a7e5b2d4c80. The server log has the details.')
   }

@@ -8,7 +8,7 @@ export const ErrorEnvelope = t.Object(
     errors: t.Array(
       t.Object({
         status: t.String({ description: 'HTTP status code as text' }),
-        code: t.String({ description: 'required, invalid, unique, parse_error, invalid_host, misdirected_request, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, headers_too_large, unsupported_media_type, server_error; too_many_errors ends a list cut at 100 entries, saying how many more there are' }),
+        code: t.String({ description: 'required, invalid, unique, parse_error, invalid_host, misdirected_request, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, headers_too_large, unsupported_media_type, server_error, not_implemented; too_many_errors ends a list cut at 100 entries, saying how many more there are' }),
         detail: t.String(),
         title: t.String({ description: "HTTP reason phrase; 'Validation Error' for 400 validation errors" }),
         source: t.Optional(

@@ -44,7 +44,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   403: "The key's user lacks the permission codename or the production access this needs; the detail names it.",
   404: 'No record with this id, or one the user cannot read.',
   405: 'The path does not serve this method; Allow lists those it does.',
-  406: 'Accept asks for another API version than 1, or for something other than JSON.',
+  406: 'Accept asks for another API version than 1 or 2, or for something other than JSON.',
   409: 'The operation clashes with running work on the same project (a copy or a delete), or a delete would remove catalogued media files of another production that lie in the project folder.',
   413: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`,
   415: 'The body is of a type this operation does not take.',
@@ -52,6 +52,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   422: 'An asset_list entry cannot be linked or unlinked (without silent_mode); nothing changed.',
   431: 'The request line and headers are larger than 16 KiB.',
   500: 'A bug in Reelhouse, logged with the request id the detail names.',
+  501: 'A medialoopster feature Reelhouse does not have (the archive); nothing was done.',
 }
 
 const TAGS: Record<string, string> = {
@@ -71,6 +72,7 @@ const TAGS: Record<string, string> = {
   ProjectAsset:
     'Editing projects: a bundle folder, its project file and linked media assets; copy and delete run as tasks. The same operations under /api/project/ are kept for version 0 clients and listed here as deprecated: use /api/projectassets/.',
   Task: 'Copies, deletes, imports and scans, with their progress.',
+  Archive: "medialoopster's archive and restore activities: not available in Reelhouse, which has no archive connector (501 not_implemented).",
 }
 
 /** The generated document, finished; built once per app (the routes do not change). */

@@ -5,6 +5,7 @@ import { type SQL, eq, sql } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { Elysia, t } from 'elysia'
 import type { ModuleContext } from './context.ts'
+import type { ApiVersion } from './versioning.ts'
 import type { Principal } from '../modules/users/service.ts'
 import { requirePerm } from '../modules/users/access.ts'
 import { noSuchRecord, notFound, requireOneOf } from './errors.ts'
@@ -19,7 +20,8 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
   name: string
   table: T
   models: Record<string, TSchema>
-  toApi: (row: T['$inferSelect'], user: Principal) => unknown
+  /** The record as answered to `user` in API `version` (only productions differ by version). */
+  toApi: (row: T['$inferSelect'], user: Principal, version: ApiVersion) => unknown
   /**
    * A list's record when it is a row as read: these columns, in this order (booleans and JSON
    * decoded). The row then goes to JSON as it is, without toApi: an object fewer per row (issue 9).
@@ -38,7 +40,7 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
    */
   byId?: (id: number) => T['$inferSelect'] | undefined
   /** Extra fields of the single-record answer (api.md: "may carry more fields"). */
-  detail?: (row: T['$inferSelect'], user: Principal) => unknown
+  detail?: (row: T['$inferSelect'], user: Principal, version: ApiVersion) => unknown
   create?: {
     body: B
     status: 200 | 201
@@ -67,7 +69,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const list = (query: Q['static'], user: Principal, request: Request) =>
     ctx.list({
       table, where: () => spec.where(query, user), route: spec.prefix, user,
-      ...(spec.listRecord ? { columns: spec.listRecord } : { toApi: (row: T['$inferSelect']) => spec.toApi(row, user) }),
+      ...(spec.listRecord ? { columns: spec.listRecord } : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
     }, query, request)
 
   // The list route's handler makes its Response of the list's answer, made outside it (lists.ts
@@ -89,7 +91,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         detail: { summary: `List ${name} records`, description: 'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.' },
       },
     )
-    .get('/:id', ({ params, user }) => (spec.detail ?? spec.toApi)(one(params.id, user), user), {
+    .get('/:id', ({ params, user, request }) => (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request)), {
       auth: true,
       params: IdParams,
       response: { 200: single, ...errors(404) },
@@ -102,10 +104,10 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const either = eitherFields(create.body)
   return routes.onParse(ctx.parseBody).post(
     '/',
-    ({ body, user, set }) => {
+    ({ body, user, set, request }) => {
       if (create.codename) requirePerm(user, create.codename)
       set.status = create.status
-      return (spec.detail ?? spec.toApi)(create.run(body as B['static'], user), user)
+      return (spec.detail ?? spec.toApi)(create.run(body as B['static'], user), user, ctx.apiVersion(request))
     },
     {
       auth: true,
@@ -123,6 +125,10 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     },
   )
 }
+
+/** A list's toApi for one request: its user and API version bound. */
+const versioned = <R>(toApi: (row: R, user: Principal, version: ApiVersion) => unknown, user: Principal, version: ApiVersion) =>
+  (row: R) => toApi(row, user, version)
 
 /**
  * The row by id, prepared once: drizzle builds the SQL and SQLite compiles it on every unprepared

@@ -3,7 +3,7 @@
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp } from '../../src/app.ts'
+import { type AppOptions, createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
@@ -41,8 +41,11 @@ export function catalogueWithUser(name: string) {
   return { db, dir, key, close }
 }
 
-/** With `tasks`, the task runner is started (copy and delete run); `runner.idle()` waits for them. */
-export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number } = {}) {
+/**
+ * With `tasks`, the task runner is started (copy and delete run); `runner.idle()` waits for them.
+ * `app`: options of createApp (serve's flags), such as defaultApiVersion.
+ */
+export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number; app?: AppOptions } = {}) {
   const db = openDb(join(dataDir, 'reelhouse.db'))
   migrate(db)
   const users = createUsers(db)
@@ -55,7 +58,7 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
   }
   const core = createCore(db, { log: silentLog, concurrency: options.concurrency ?? 2 })
   const { runner } = core
-  const app = createApp(core)
+  const app = createApp(core, options.app)
   if (options.tasks) core.start()
 
   async function request(method: string, path: string, options: RequestOptions = {}) {

@@ -1,15 +1,21 @@
 import { Type } from '@sinclair/typebox'
 import { eq, sql } from 'drizzle-orm'
 import { t } from 'elysia'
-import { devices, productions } from '../../db/schema.ts'
+import { MEDIA_KINDS, devices, productionAccess, productions } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
+import type { ApiVersion } from '../../http/versioning.ts'
 import { Device, deviceToApi } from '../devices/model.ts'
-import { canRead, readableBy } from '../users/access.ts'
+import { canRead, canWrite, readableBy } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
 
-const DeviceRef = Device
-export const Production = t.Object({
+/**
+ * The fields of both versions. Beside the seed's, those the published medialoopster client
+ * validates (its Production schema requires them all): the requesting user's rights, the
+ * members, and medialoopster's settings that Reelhouse has no use for, at fixed values.
+ */
+const productionFields = {
   id: Type.Integer(),
   name: t.String(),
   codename: t.String(),
@@ -17,13 +23,45 @@ export const Production = t.Object({
   storage_root: t.String({ description: 'Ends with a slash' }),
   proxy_root: t.String({ description: 'Ends with a slash' }),
   proxy_url: t.String(),
+  can_write: t.Boolean({ description: 'The requesting user may create, change and delete records in this production (superuser, or write access)' }),
+  can_delete_assets: t.Boolean({
+    description: 'The requesting user may delete any media asset of this production: superuser, or write access and all three of browser.delete_audioasset, browser.delete_imageasset and browser.delete_videoasset',
+  }),
+  san_mount: t.String({ description: 'Always "" (medialoopster\'s SAN mount; devices are folders here)' }),
+  export_type: t.String({ description: 'Always ""' }),
+  default_approval_status: Type.Integer({ description: 'Always 0: new assets are pending unless their import says approval 1' }),
+  direct_attached_site: Type.Integer({ description: 'Always 1 (one site)' }),
+  network_attached_site: t.Array(Type.Integer(), { description: 'Always []' }),
+  members: t.Array(Type.Integer(), { description: 'Ids of the users granted read or write access to this production (superusers, who reach every production, are not listed)' }),
+  member_groups: t.Array(Type.Integer(), { description: 'Always [] (no user groups)' }),
+  projectasset_device: t.Null({ description: "Always null: a project asset lies on the device of its bundle_root" }),
+}
+
+const DeviceRef = Device
+/** Version 1 (medialoopster's Web API v1, the default): the four devices as Device records. */
+export const ProductionVersion1 = t.Object({
+  ...productionFields,
   upload_device: DeviceRef,
   audioasset_device: DeviceRef,
   imageasset_device: DeviceRef,
   videoasset_device: DeviceRef,
+}, { description: 'A production in API version 1: its devices as Device records' })
+
+const DeviceId = Type.Integer({ description: 'Device id' })
+/** Version 2 (Accept: application/json; version=2, or serve --default-api-version 2): the devices by id. */
+export const ProductionVersion2 = t.Object({
+  ...productionFields,
+  upload_device: DeviceId,
+  audioasset_device: DeviceId,
+  imageasset_device: DeviceId,
+  videoasset_device: DeviceId,
+}, { description: 'A production in API version 2: its devices by id, as the medialoopster Python client expects' })
+
+export const Production = t.Union([ProductionVersion1, ProductionVersion2], {
+  description: 'Version 1 names the devices by their records, version 2 by their ids (docs/api.md, Base path and versions).',
 })
 
-const DeviceId = t.Optional(Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }))
+const DeviceIdGiven = t.Optional(Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }))
 export const ProductionCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, description: 'Unique' }),
   storage_root: t.String({ minLength: 1, maxLength: 4096, description: 'Must lie on a device; a final slash is added; created on disk if missing' }),
@@ -31,11 +69,14 @@ export const ProductionCreate = t.Object({
   company: t.Optional(t.String({ maxLength: 255 })),
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Default: storage_root + proxies/' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
-  upload_device: DeviceId,
-  audioasset_device: DeviceId,
-  imageasset_device: DeviceId,
-  videoasset_device: DeviceId,
+  upload_device: DeviceIdGiven,
+  audioasset_device: DeviceIdGiven,
+  imageasset_device: DeviceIdGiven,
+  videoasset_device: DeviceIdGiven,
 })
+
+/** can_delete_assets: deleting a media asset of any kind is allowed in the production. */
+const DELETE_MEDIA = MEDIA_KINDS.map((kind) => `browser.delete_${kind}asset`)
 
 import type { Productions } from './service.ts'
 
@@ -45,21 +86,35 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
     const row = deviceById.get({ id })
     return row ? deviceToApi(row) : null
   }
-  const toApi = (row: typeof productions.$inferSelect) => {
-    const { date_add: _, ...rest } = row
+  const membersOf = ctx.db.select({ id: productionAccess.user_id }).from(productionAccess)
+    .where(eq(productionAccess.production_id, sql.placeholder('id'))).orderBy(productionAccess.user_id).prepare()
+  const toApi = (row: typeof productions.$inferSelect, user: Principal, version: ApiVersion) => {
+    const { date_add: _, upload_device, audioasset_device, imageasset_device, videoasset_device, ...rest } = row
+    const device = version === 1 ? decodeDevice : (id: number) => id
+    const writable = canWrite(user, row.id)
     return {
       ...rest,
-      upload_device: decodeDevice(row.upload_device),
-      audioasset_device: decodeDevice(row.audioasset_device),
-      imageasset_device: decodeDevice(row.imageasset_device),
-      videoasset_device: decodeDevice(row.videoasset_device),
+      can_write: writable,
+      can_delete_assets: user.is_superuser || (writable && DELETE_MEDIA.every((codename) => user.perms.has(codename))),
+      san_mount: '',
+      export_type: '',
+      default_approval_status: 0,
+      direct_attached_site: 1,
+      network_attached_site: [],
+      members: membersOf.all({ id: row.id }).map((m) => m.id),
+      member_groups: [],
+      upload_device: device(upload_device),
+      audioasset_device: device(audioasset_device),
+      imageasset_device: device(imageasset_device),
+      videoasset_device: device(videoasset_device),
+      projectasset_device: null,
     }
   }
   return resourceRoutes(ctx, {
     prefix: '/productions',
     name: 'Production',
     table: productions,
-    models: { Production, ProductionCreate },
+    models: { Production, ProductionVersion1, ProductionVersion2, ProductionCreate },
     toApi,
     filters: t.Object({ storage_root: t.Optional(t.String({ description: 'Only the production with this storage root (must end with a slash)' })) }),
     where: (query, user) => [optionalEq(productions.storage_root, slashPath('storage_root', query.storage_root)), readableBy(user, productions.id)],
