@@ -1,0 +1,120 @@
+// What medialoopster has and Reelhouse does not yet (issue 19, point 5): a video asset's shots
+// and sequences answer an empty list (404 for a video asset that does not exist or that the user
+// cannot read, as the asset's own route); the archive and restore activities answer 501
+// not_implemented in the envelope, whatever is sent. A key is needed for all four, and no input
+// reaches a 500.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
+import { errorEntry, expectError } from '../helpers/envelope.ts'
+
+let t: TestApp
+let video: number
+let image: number
+let otherVideo: number
+let reader: string
+let stranger: string
+
+beforeAll(async () => {
+  t = testApp()
+  const { root } = await seedProduction(t, 'Night Shift')
+  const { root: otherRoot } = await seedProduction(t, 'Day Shift')
+  const register = async (kind: string, production: string, path: string) => {
+    writeFileSync(path, 'essence')
+    const r = await t.post(`/api/${kind}assets/`, { name: path.split('/').pop(), path_file: path, production_name: production })
+    if (r.status !== 201) throw new Error(r.text)
+    return r.json.id as number
+  }
+  video = await register('video', 'Night Shift', `${root}/Night Shift/clip.mov`)
+  image = await register('image', 'Night Shift', `${root}/Night Shift/still.tif`)
+  otherVideo = await register('video', 'Day Shift', `${otherRoot}/Day Shift/clip.mov`)
+  reader = t.makeUser('reader', { read: [1] })
+  stranger = t.makeUser('stranger')
+})
+afterAll(() => t.cleanup())
+
+const NOT_AVAILABLE = 'Archiving is not available: Reelhouse has no archive connector, so assets cannot be archived to or restored from an archive. Nothing was done.'
+
+describe.each(['shots', 'sequences'])('GET /api/videoassets/{id}/%s/', (what) => {
+  test('an empty list for a video asset the user can read, with and without the final slash', async () => {
+    for (const key of [undefined, reader])
+      for (const path of [`/api/videoassets/${video}/${what}/`, `/api/videoassets/${video}/${what}`]) {
+        const r = await t.get(path, { key })
+        expect([path, r.status, r.json, r.headers.get('content-type')]).toEqual([path, 200, [], expect.stringContaining('application/json')])
+      }
+  })
+
+  test('404 not_found for a missing asset, an asset of another kind, or one the user cannot read', async () => {
+    const cases: [number, string | undefined][] = [[999, undefined], [image, undefined], [otherVideo, reader], [video, stranger]]
+    for (const [id, key] of cases) {
+      const r = await t.get(`/api/videoassets/${id}/${what}/`, { key })
+      expect([id, r.status, r.json]).toEqual([id, 404, { errors: [{ ...errorEntry(404, 'not_found'), detail: 'No video asset with this id.' }] }])
+    }
+  })
+
+  test('ids that are not positive integers: 404, never a 500', async () => {
+    for (const id of ['abc', '0', '-1', '1.5', '1e2', '99999999999999999999', '%00', '%F0%9F%8E%AC'])
+      expect([id, (await t.get(`/api/videoassets/${id}/${what}/`)).status]).toEqual([id, 404])
+  })
+
+  test('a key is needed: 401 without one, or with a wrong one', async () => {
+    expectError(await t.get(`/api/videoassets/${video}/${what}/`, { key: null }), 401, 'not_authenticated')
+    expectError(await t.get(`/api/videoassets/${video}/${what}/`, { key: '0'.repeat(40) }), 401, 'authentication_failed')
+  })
+
+  test('only GET (and HEAD): another method is 405 naming GET', async () => {
+    const r = await t.request('POST', `/api/videoassets/${video}/${what}/`, { body: [] })
+    expectError(r, 405, 'method_not_allowed')
+    expect(r.headers.get('allow')).toContain('GET')
+    expect((await t.request('HEAD', `/api/videoassets/${video}/${what}/`)).status).toBe(200)
+  })
+
+  test('the audio and image kinds have none: 404 as any unknown path', async () => {
+    for (const kind of ['audio', 'image']) expectError(await t.get(`/api/${kind}assets/${image}/${what}/`), 404, 'not_found')
+  })
+})
+
+describe.each(['archiveactivities', 'restoreactivities'])('POST /api/%s/', (name) => {
+  const path = `/api/${name}/`
+
+  test('501 not_implemented in the envelope, naming the archive as not available, for what the medialoopster client sends', async () => {
+    const body = [{ content_type_id: 4, asset_id: video, archive_type: 'archive_std', archive_connector: 1 }]
+    for (const target of [path, path.slice(0, -1)]) {
+      const r = await t.post(target, body)
+      expect([target, r.status, r.json]).toEqual([target, 501, { errors: [{ status: '501', code: 'not_implemented', title: 'Not Implemented', detail: NOT_AVAILABLE }] }])
+    }
+    // Nothing was done to the asset.
+    expect((await t.get(`/api/videoassets/${video}/`)).json).toMatchObject({ is_archive: false, is_production: true })
+  })
+
+  test('whatever the body: none, malformed JSON, form data, another type, over 1 MiB: still 501, never a 500', async () => {
+    const bodies: { raw?: string | Uint8Array; headers?: Record<string, string>; form?: Record<string, unknown> }[] = [
+      {},
+      { raw: '{"asset_id": ', headers: { 'content-type': 'application/json' } },
+      { raw: 'plain words', headers: { 'content-type': 'text/plain' } },
+      { raw: 'no type at all' },
+      { form: { asset_id: 'x', archive_type: { a: 1 } } },
+      { raw: new Uint8Array(2 * 1024 * 1024).fill(0x5b), headers: { 'content-type': 'application/json' } },
+      { raw: '\u0000\uffff', headers: { 'content-type': 'application/json; charset=latin1' } },
+    ]
+    for (const [i, options] of bodies.entries()) {
+      const r = await t.request('POST', path, options)
+      expect([i, r.status, r.json?.errors?.[0]?.code]).toEqual([i, 501, 'not_implemented'])
+    }
+    // A user with no rights at all is told the same: there is nothing to be refused.
+    expect((await t.post(path, [], { key: stranger })).status).toBe(501)
+  })
+
+  test('a key is needed: 401 without one, or with a wrong one', async () => {
+    expectError(await t.post(path, [], { key: null }), 401, 'not_authenticated')
+    expectError(await t.post(path, [], { key: 'f'.repeat(40) }), 401, 'authentication_failed')
+  })
+
+  test('other methods: 405 naming POST', async () => {
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      const r = await t.request(method, path)
+      expectError(r, 405, 'method_not_allowed')
+      expect([method, r.headers.get('allow')]).toEqual([method, 'POST'])
+    }
+  })
+})
