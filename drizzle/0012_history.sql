@@ -1,5 +1,5 @@
--- Issue 19: the change history (who changed which field of which record, written with the change)
--- and the files whose asset a user deleted (the watcher does not import them again).
+-- The change history (who changed which field of which record, written with the change) and the
+-- files whose asset a user deleted (the watcher does not import them again).
 CREATE TABLE `dismissed_files` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`kind` text NOT NULL,
@@ -26,6 +26,6 @@ CREATE TABLE `history` (
 	`production` integer
 );
 --> statement-breakpoint
-CREATE INDEX `history_resource` ON `history` (`resource`,`resource_id`,`id`);--> statement-breakpoint
-CREATE INDEX `history_user` ON `history` (`username`,`id`);--> statement-breakpoint
-CREATE INDEX `history_list` ON `history` (`id`,`production`,`resource`);
+CREATE INDEX `history_list` ON `history` (`id`,`production`,`resource`,`resource_id`,`username`);--> statement-breakpoint
+CREATE INDEX `history_resource` ON `history` (`resource`,`resource_id`,`id`,`production`,`username`);--> statement-breakpoint
+CREATE INDEX `history_user` ON `history` (`username`,`id`,`production`,`resource`,`resource_id`);

@@ -42,8 +42,12 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   const users = createUsers(db)
   // Built after the runner it queues scans with; a device created meanwhile is not possible.
   let watch: Watch | undefined
-  const devices = createDevices(db, { created: (device) => watch?.added(device) })
   const holds = createHoldDurations(db)
+  const devices = createDevices(db, holds, {
+    created: (device) => watch?.added(device),
+    changed: (device) => watch?.added(device),
+    removed: (id) => watch?.removed(id),
+  })
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
   const productions = createProductions(db, devices, users)

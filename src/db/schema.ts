@@ -470,7 +470,7 @@ export const history = sqliteTable(
     date: timestamp('date').notNull(),
     /** The user who made the change; null: the service itself (`via` says what moved it). */
     user_id: integer('user_id'),
-    /** The user's name when the change was made; null for the service. */
+    /** The user's name when the change was made; null for the service (shown as "system"). */
     username: text('username'),
     via: text('via', { enum: HISTORY_VIA }).notNull(),
     /** A model name: videoasset, projectasset, device, production, user, ... */
@@ -483,8 +483,10 @@ export const history = sqliteTable(
     production: integer('production'),
   },
   (t) => [
-    index('history_resource').on(t.resource, t.resource_id, t.id),
-    index('history_user').on(t.username, t.id),
-    index('history_list').on(t.id, t.production, t.resource),
+    // The list's indexes (http/lists.ts): each holds every column a page's WHERE reads (the
+    // filters and the visibility rule), so that deep pages skip index entries, never rows.
+    index('history_list').on(t.id, t.production, t.resource, t.resource_id, t.username),
+    index('history_resource').on(t.resource, t.resource_id, t.id, t.production, t.username),
+    index('history_user').on(t.username, t.id, t.production, t.resource, t.resource_id),
   ],
 )

@@ -46,6 +46,8 @@ export type ListSpec<T extends SQLiteTable> = {
   toApi?: (row: T['$inferSelect']) => unknown
   /** The columns read, in this order; default all. Fewer columns: less to fetch and to decode. */
   columns?: readonly string[]
+  /** Newest first (the history): ids descending; every other list is in id order. */
+  descending?: boolean
 }
 
 const STREAM_BATCH = 256
@@ -66,7 +68,7 @@ type Compiled = { select: string; ids: string; count: string; decode: (raw: Row)
  * and moved in the map on every request. A list with filters makes its Where each time and
  * goes through query().
  */
-type Where = { sql: string; params: unknown[]; countKey: string; page: string; statement?: Statement }
+type Where = { sql: string; params: unknown[]; countKey: string; page: string; order: string; statement?: Statement }
 const NO_PARAMS: unknown[] = []
 
 /**
@@ -134,8 +136,9 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const w = where ? dialect.sqlToQuery(where) : { sql: '', params: NO_PARAMS }
     const sql = w.sql ? ` where ${w.sql}` : ''
     const count = c.count + sql
-    const page = c.select + sql + ' order by "id" limit ? offset ?'
-    const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page }
+    const order = spec.descending ? ' order by "id" desc' : ' order by "id"'
+    const page = c.select + sql + order + ' limit ? offset ?'
+    const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page, order }
     // Only a principal that lasts is given one: the key cache's are frozen and kept until what they
     // may read changes; one made for a single request (a password checked by Basic) is not.
     if (!filtered && Object.isFrozen(spec.user)) {
@@ -179,7 +182,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const toRecord = toApi ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect']) : c.decode
     const toJson = (raw: Row) => JSON.stringify(toRecord(raw))
     if (limit !== undefined) {
-      const statement = offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql)) : (w.statement ?? db.$client.query(w.page))
+      const statement = offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql, w.order)) : (w.statement ?? db.$client.query(w.page))
       const rows = statement.all(...(w.params as never[]), limit, offset) as unknown[]
       // The records in place of the rows, then the page in one JSON.stringify: the same text as
       // one call per record joined with commas, made faster (a 50-row page, issue 9).
@@ -189,7 +192,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
       if (link) headers.link = link
       return { body, headers }
     }
-    const base = c.select + whereSql + ' order by "id"'
+    const base = c.select + whereSql + w.order
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
     return { body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), headers }
@@ -203,8 +206,8 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
  * rows of the page only. Same rows in the same order as the plain query; test/http/list-plans.test.ts
  * holds every list to that plan and to those pages.
  */
-const keyed = (c: { select: string; ids: string }, whereSql: string) =>
-  `${c.select} where "id" in (${c.ids}${whereSql} order by "id" limit ? offset ?) order by "id"`
+const keyed = (c: { select: string; ids: string }, whereSql: string, order: string) =>
+  `${c.select} where "id" in (${c.ids}${whereSql}${order} limit ? offset ?)${order}`
 
 /**
  * The Link header of a page (RFC 8288), made with the page: the previous and the next page, as

@@ -119,6 +119,16 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
       watcher.watch(device)
     },
 
+    /** A device deleted while running: no longer watched (a scan queued for it finds no device and ends). */
+    removed(device: number) {
+      if (!running) return
+      roots.delete(device)
+      startPending.delete(device)
+      clearTimeout(awaiting.get(device))
+      awaiting.delete(device)
+      void watcher.unwatch(device)
+    },
+
     /** Another look at `paths` in `ms` (files still settling). */
     later(device: number, paths: string[], ms: number) {
       const timer = setTimeout(() => {

@@ -1,14 +1,21 @@
 // Asset hold durations: the rules, and date_del for new assets (service.md 6).
-import { and, eq } from 'drizzle-orm'
+import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { ASSET_TYPES, assetHoldDurations, devices, productions } from '../../db/schema.ts'
-import { invalid, unique } from '../../http/errors.ts'
+import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations, devices, productions } from '../../db/schema.ts'
+import { refuseReadOnly } from '../../http/edit.ts'
+import { invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { addDays } from '../../util/time.ts'
-import type { AssetHoldDurationCreate } from './model.ts'
+import { type Actor, actorOf, historyOf } from '../history/service.ts'
+import { requirePerm } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+import type { AssetHoldDurationCreate, AssetHoldDurationUpdate } from './model.ts'
+
+const FIELDS = ['asset_type', 'context_type', 'context', 'duration'] as const
 
 type AssetType = (typeof ASSET_TYPES)[number]
 
 export function createHoldDurations(db: Db) {
+  const history = historyOf(db)
   const rule = db.$client.query<{ duration: number }, [string, string, string]>(
     'SELECT duration FROM asset_hold_durations WHERE asset_type = ? AND context_type = ? AND context = ?',
   )
@@ -19,18 +26,75 @@ export function createHoldDurations(db: Db) {
       return days === undefined ? null : addDays(dateAdd, days)
     },
 
-    create(body: typeof AssetHoldDurationCreate.static) {
-      const table = body.context_type === 'device' ? devices : productions
-      if (!db.select({ id: table.id }).from(table).where(eq(table.name, body.context)).get())
-        throw invalid('/context', `No ${body.context_type} named "${body.context}".`)
-      const taken = db.select({ id: assetHoldDurations.id }).from(assetHoldDurations).where(and(
-        eq(assetHoldDurations.asset_type, body.asset_type),
-        eq(assetHoldDurations.context_type, body.context_type),
-        eq(assetHoldDurations.context, body.context),
-      )).get()
-      if (taken) throw unique('/context', 'A hold duration for this asset type and context already exists.')
-      return db.insert(assetHoldDurations).values(body).returning().get()
+    create(body: typeof AssetHoldDurationCreate.static, user: Principal) {
+      check(body)
+      return db.transaction(() => {
+        const row = db.insert(assetHoldDurations).values(body).returning().get()
+        history.record(actorOf(user), { resource: 'assetholdduration', id: row.id, action: 'create', changes: history.snapshot(row, FIELDS, 'create') })
+        return row
+      })
     },
+
+    /** PATCH/PUT: any of the four fields; the rule stays unique and its context must exist. */
+    update(id: number, body: typeof AssetHoldDurationUpdate.static, user: Principal) {
+      const row = get(id)
+      requirePerm(user, 'browser.change_assetholdduration')
+      refuseReadOnly(body, row, { id: 'id is set by the service.' })
+      const next = { ...row }
+      for (const f of FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      check(next, id)
+      return db.transaction(() => {
+        const after = db.update(assetHoldDurations).set(next).where(eq(assetHoldDurations.id, id)).returning().get()!
+        history.updated(actorOf(user), { resource: 'assetholdduration', id }, row, after, FIELDS)
+        return after
+      })
+    },
+
+    /** Nothing refers to a rule (the dates it set stay): always removable. */
+    remove(id: number, user: Principal) {
+      const row = get(id)
+      requirePerm(user, 'browser.delete_assetholdduration')
+      db.transaction(() => {
+        db.delete(assetHoldDurations).where(eq(assetHoldDurations.id, id)).run()
+        history.record(actorOf(user), { resource: 'assetholdduration', id, action: 'delete', changes: history.snapshot(row, FIELDS, 'delete') })
+      })
+    },
+
+    /** The rules naming a device or production that was renamed follow it (inside the rename's transaction). */
+    renameContext(contextType: (typeof CONTEXT_TYPES)[number], from: string, to: string, by: Actor) {
+      const rows = db.select().from(assetHoldDurations)
+        .where(and(eq(assetHoldDurations.context_type, contextType), eq(assetHoldDurations.context, from))).all()
+      for (const row of rows) {
+        db.update(assetHoldDurations).set({ context: to }).where(eq(assetHoldDurations.id, row.id)).run()
+        history.updated(by, { resource: 'assetholdduration', id: row.id }, row, { ...row, context: to }, FIELDS)
+      }
+    },
+
+    /** How many rules name this device or production (a delete of it is refused while any do). */
+    naming(contextType: (typeof CONTEXT_TYPES)[number], name: string): number {
+      return db.select({ id: assetHoldDurations.id }).from(assetHoldDurations)
+        .where(and(eq(assetHoldDurations.context_type, contextType), eq(assetHoldDurations.context, name))).all().length
+    },
+  }
+
+  function get(id: number) {
+    const row = db.select().from(assetHoldDurations).where(eq(assetHoldDurations.id, id)).get()
+    if (!row) throw notFound(noSuchRecord('AssetHoldDuration'))
+    return row
+  }
+
+  /** The context exists, and no other rule has the same asset type and context. */
+  function check(rule: Pick<typeof assetHoldDurations.$inferSelect, 'asset_type' | 'context_type' | 'context'>, except?: number) {
+    const table = rule.context_type === 'device' ? devices : productions
+    if (!db.select({ id: table.id }).from(table).where(eq(table.name, rule.context)).get())
+      throw invalid('/context', `No ${rule.context_type} named "${rule.context}".`)
+    const taken = db.select({ id: assetHoldDurations.id }).from(assetHoldDurations).where(and(
+      eq(assetHoldDurations.asset_type, rule.asset_type),
+      eq(assetHoldDurations.context_type, rule.context_type),
+      eq(assetHoldDurations.context, rule.context),
+      except === undefined ? undefined : ne(assetHoldDurations.id, except),
+    )).get()
+    if (taken) throw unique('/context', 'A hold duration for this asset type and context already exists.')
   }
 }
 

@@ -6,6 +6,7 @@ import { invalidParameter } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
 import { resourceRoutes } from '../../http/resource.ts'
+import { editRoutes } from '../../http/edit.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
 
@@ -34,6 +35,17 @@ export const CustomMetadataSetCreate = t.Object({
   content_type: Type.Integer({ minimum: 1, description: '1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset' }),
 })
 
+/** PATCH/PUT of a field: every create field, optional; id is read-only. */
+export const CustomMetadataFieldUpdate = t.Object({
+  id: t.Optional(t.Unknown({ description: 'Read-only' })),
+  ...Object.fromEntries(Object.entries(CustomMetadataFieldCreate.properties).map(([k, v]) => [k, k === 'order' || k === 'validation_rule' ? v : t.Optional(v)])),
+})
+/** PATCH/PUT of a set: every create field, optional; id is read-only. */
+export const CustomMetadataSetUpdate = t.Object({
+  id: t.Optional(t.Unknown({ description: 'Read-only' })),
+  ...Object.fromEntries(Object.entries(CustomMetadataSetCreate.properties).map(([k, v]) => [k, t.Optional(v)])),
+})
+
 export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata) =>
   new Elysia()
     .use(
@@ -60,7 +72,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           body: CustomMetadataFieldCreate,
           status: 200,
           codename: 'browser.add_custommetadata',
-          run: (body) => service.createField(body),
+          run: (body, user) => service.createField(body, user),
           description: 'Needs superuser or browser.add_custommetadata. Answers 200, as medialoopster documents it. order defaults to one more than the set\'s highest.',
         },
       }),
@@ -78,8 +90,42 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           body: CustomMetadataSetCreate,
           status: 201,
           codename: 'browser.add_custommetadataset',
-          run: (body) => service.createSet(body),
+          run: (body, user) => service.createSet(body, user),
           description: 'Needs superuser or browser.add_custommetadataset.',
+        },
+      }),
+    )
+    .use(
+      editRoutes(ctx, {
+        prefix: '/custommetadata',
+        name: 'CustomMetadata',
+        answer: 'CustomMetadata',
+        body: CustomMetadataFieldUpdate,
+        whole: ['key', 'value', 'custom_metadata_set'],
+        codenames: { change: 'browser.change_custommetadata', delete: 'browser.delete_custommetadata' },
+        update: (id, body, user) => service.updateField(id, body as never, user),
+        remove: (id, user) => service.removeField(id, user),
+        notes: {
+          update:
+            'Every create field; key stays unique (400 unique at /key). The key, or a set of another content type, changes only while no ' +
+            'record holds a value under the key (409 conflict, naming how many); a new validation_rule applies to values written from then on.',
+          delete: 'Refused (409 conflict: "4 video assets hold values for \"camera.model\"") while records hold a value under the key.',
+        },
+      }),
+    )
+    .use(
+      editRoutes(ctx, {
+        prefix: '/custommetadatasets',
+        name: 'CustomMetadataSet',
+        answer: 'CustomMetadataSet',
+        body: CustomMetadataSetUpdate,
+        whole: ['name', 'description', 'content_type'],
+        codenames: { change: 'browser.change_custommetadataset', delete: 'browser.delete_custommetadataset' },
+        update: (id, body, user) => service.updateSet(id, body as never, user),
+        remove: (id, user) => service.removeSet(id, user),
+        notes: {
+          update: 'Every create field. The content type changes only while no record holds a value for a field of the set (409 conflict).',
+          delete: 'Refused (409 conflict, naming them) while custom metadata fields belong to the set.',
         },
       }),
     )

@@ -1,10 +1,20 @@
-import { eq, max } from 'drizzle-orm'
+import { and, eq, max, ne } from 'drizzle-orm'
 import { RE2JS } from 're2js'
 import type { Db } from '../../db/client.ts'
-import { contentTypes, customMetadata, customMetadataSets } from '../../db/schema.ts'
+import { CONTENT_TYPE_IDS, CONTENT_TYPE_NAMES, contentTypes, customMetadata, customMetadataSets } from '../../db/schema.ts'
 
 export { CONTENT_TYPE_IDS } from '../../db/schema.ts'
-import { AppError, entry, invalid } from '../../http/errors.ts'
+import { refuseReadOnly } from '../../http/edit.ts'
+import { AppError, entry, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
+import { actorOf, historyOf } from '../history/service.ts'
+import { requirePerm } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+
+type FieldRow = typeof customMetadata.$inferSelect
+type SetRow = typeof customMetadataSets.$inferSelect
+const FIELD_FIELDS = ['key', 'value', 'order', 'custom_metadata_set', 'validation_rule'] as const
+const SET_FIELDS = ['name', 'description', 'content_type'] as const
+const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
 
 /**
@@ -51,26 +61,145 @@ export function createCustomMetadata(db: Db) {
     if (re === undefined) rules.set(rule, (re = compileRule(rule)))
     return re
   }
+  const history = historyOf(db)
+
+  function field(id: number): FieldRow {
+    const row = db.select().from(customMetadata).where(eq(customMetadata.id, id)).get()
+    if (!row) throw notFound(noSuchRecord('CustomMetadata'))
+    return row
+  }
+  function set(id: number): SetRow {
+    const row = db.select().from(customMetadataSets).where(eq(customMetadataSets.id, id)).get()
+    if (!row) throw notFound(noSuchRecord('CustomMetadataSet'))
+    return row
+  }
+  function setExists(id: number, pointer = '/custom_metadata_set') {
+    const row = db.select().from(customMetadataSets).where(eq(customMetadataSets.id, id)).get()
+    if (!row) throw invalid(pointer, 'No custom metadata set with this id.')
+    return row
+  }
+  function contentTypeExists(id: number) {
+    if (!db.select().from(contentTypes).where(eq(contentTypes.id, id)).get())
+      throw invalid('/content_type', 'No content type with this id (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset).')
+  }
+  function ruleRunnable(rule: string | null | undefined) {
+    if (rule == null) return
+    const compiled = compileRule(rule)
+    if (typeof compiled === 'string') throw invalid('/validation_rule', `Not a regular expression RE2 can run: ${compiled}.`)
+  }
+  function keyFree(key: string, except?: number) {
+    if (db.select({ id: customMetadata.id }).from(customMetadata).where(and(eq(customMetadata.key, key), except === undefined ? undefined : ne(customMetadata.id, except))).get())
+      throw unique('/key', 'A custom metadata field with this key already exists.')
+  }
+
+  /**
+   * The records of a content type that hold a value under `key`, in words ("4 video assets"), or
+   * undefined: a field whose key, set or content type changes, or that goes, would orphan them.
+   */
+  function holders(contentType: number, key: string): string | undefined {
+    const name = CONTENT_TYPE_NAMES.find((n) => CONTENT_TYPE_IDS[n] === contentType)
+    if (!name) return undefined
+    const holding = 'EXISTS (SELECT 1 FROM json_each(meta_field_store) WHERE key = ?)'
+    const n = name === 'projectasset'
+      ? db.$client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM project_assets WHERE ${holding}`).get(key)!.n
+      : db.$client.query<{ n: number }, [string, string]>(`SELECT count(*) AS n FROM media_assets WHERE kind = ? AND ${holding}`).get(name.replace('asset', ''), key)!.n
+    if (!n) return undefined
+    const kind = name === 'projectasset' ? 'project' : name.replace('asset', '')
+    return `${n} ${kind} asset${n === 1 ? ' holds a value' : 's hold values'} for "${key}"`
+  }
+
   return {
-    createSet(body: { name: string; description: string; content_type: number }) {
-      if (!db.select().from(contentTypes).where(eq(contentTypes.id, body.content_type)).get())
-        throw invalid('/content_type', 'No content type with this id (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset).')
-      return db.insert(customMetadataSets).values(body).returning().get()
+    createSet(body: { name: string; description: string; content_type: number }, user: Principal) {
+      contentTypeExists(body.content_type)
+      return db.transaction(() => {
+        const row = db.insert(customMetadataSets).values(body).returning().get()
+        history.record(actorOf(user), { resource: 'custommetadataset', id: row.id, action: 'create', changes: history.snapshot(row, SET_FIELDS, 'create') })
+        return row
+      })
     },
 
-    createField(body: { key: string; value: string; custom_metadata_set: number; order?: number; validation_rule?: string | null }) {
-      if (!db.select().from(customMetadataSets).where(eq(customMetadataSets.id, body.custom_metadata_set)).get())
-        throw invalid('/custom_metadata_set', 'No custom metadata set with this id.')
-      if (body.validation_rule != null) {
-        const rule = compileRule(body.validation_rule)
-        if (typeof rule === 'string') throw invalid('/validation_rule', `Not a regular expression RE2 can run: ${rule}.`)
-      }
+    createField(body: { key: string; value: string; custom_metadata_set: number; order?: number; validation_rule?: string | null }, user: Principal) {
+      setExists(body.custom_metadata_set)
+      ruleRunnable(body.validation_rule)
+      keyFree(body.key)
       return db.transaction((tx) => {
         const order =
           body.order ??
           (tx.select({ m: max(customMetadata.order) }).from(customMetadata)
             .where(eq(customMetadata.custom_metadata_set, body.custom_metadata_set)).get()?.m ?? 0) + 1
-        return tx.insert(customMetadata).values({ ...body, order, validation_rule: body.validation_rule ?? null }).returning().get()
+        const row = tx.insert(customMetadata).values({ ...body, order, validation_rule: body.validation_rule ?? null }).returning().get()
+        history.record(actorOf(user), { resource: 'custommetadata', id: row.id, action: 'create', changes: history.snapshot(row, FIELD_FIELDS, 'create') })
+        return row
+      })
+    },
+
+    /**
+     * A field's key, or its set for one of another content type, changes only while no record
+     * holds a value under it (409): the values would be left under a key no field has. A new rule
+     * applies to values written from now on.
+     */
+    updateField(id: number, body: Partial<Omit<FieldRow, 'id'>> & { id?: unknown }, user: Principal): FieldRow {
+      const row = field(id)
+      requirePerm(user, 'browser.change_custommetadata')
+      refuseReadOnly(body, row, { id: 'id is set by the service.' })
+      const next = { ...row }
+      for (const f of FIELD_FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      const oldType = set(row.custom_metadata_set).content_type
+      const newType = next.custom_metadata_set === row.custom_metadata_set ? oldType : setExists(next.custom_metadata_set).content_type
+      if (body.validation_rule !== undefined) ruleRunnable(body.validation_rule)
+      if (next.key !== row.key) keyFree(next.key, id)
+      if (next.key !== row.key || newType !== oldType) {
+        const held = holders(oldType, row.key)
+        if (held) throw conflict(`The key or content type of a field changes only while no record holds a value for it: ${held}.`)
+      }
+      return db.transaction(() => {
+        const after = db.update(customMetadata).set(next).where(eq(customMetadata.id, id)).returning().get()!
+        history.updated(actorOf(user), { resource: 'custommetadata', id }, row, after, FIELD_FIELDS)
+        return after
+      })
+    },
+
+    removeField(id: number, user: Principal) {
+      const row = field(id)
+      requirePerm(user, 'browser.delete_custommetadata')
+      const held = holders(set(row.custom_metadata_set).content_type, row.key)
+      if (held) throw conflict(`The field is in use: ${held}.`)
+      db.transaction(() => {
+        db.delete(customMetadata).where(eq(customMetadata.id, id)).run()
+        history.record(actorOf(user), { resource: 'custommetadata', id, action: 'delete', changes: history.snapshot(row, FIELD_FIELDS, 'delete') })
+      })
+    },
+
+    /** A set's content type changes only while none of its fields has values stored (409). */
+    updateSet(id: number, body: Partial<Omit<SetRow, 'id'>> & { id?: unknown }, user: Principal): SetRow {
+      const row = set(id)
+      requirePerm(user, 'browser.change_custommetadataset')
+      refuseReadOnly(body, row, { id: 'id is set by the service.' })
+      const next = { ...row }
+      for (const f of SET_FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      if (next.content_type !== row.content_type) {
+        contentTypeExists(next.content_type)
+        const keys = db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)).all()
+        const held = keys.map((k) => holders(row.content_type, k.key)).filter((h) => h !== undefined)
+        if (held.length) throw conflict(`The content type of a set changes only while no record holds a value for its fields: ${held.join('; ')}.`)
+      }
+      return db.transaction(() => {
+        const after = db.update(customMetadataSets).set(next).where(eq(customMetadataSets.id, id)).returning().get()!
+        history.updated(actorOf(user), { resource: 'custommetadataset', id }, row, after, SET_FIELDS)
+        return after
+      })
+    },
+
+    /** 409 while fields belong to the set. */
+    removeSet(id: number, user: Principal) {
+      const row = set(id)
+      requirePerm(user, 'browser.delete_custommetadataset')
+      const fields = db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)).all()
+      if (fields.length)
+        throw conflict(`${fields.length} custom metadata field${fields.length === 1 ? ' belongs' : 's belong'} to this set (${fields.map((f) => f.key).join(', ')}).`)
+      db.transaction(() => {
+        db.delete(customMetadataSets).where(eq(customMetadataSets.id, id)).run()
+        history.record(actorOf(user), { resource: 'custommetadataset', id, action: 'delete', changes: history.snapshot(row, SET_FIELDS, 'delete') })
       })
     },
 

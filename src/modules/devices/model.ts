@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { type TObject, type TOptional, type TUnknown, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { PROTOCOLS, type devices } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
@@ -47,6 +47,13 @@ export const DeviceCreate = t.Object({
   passthrough_profiles: t.Optional(t.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 })),
   write_permission_groups: t.Optional(t.Array(t.String({ maxLength: 255 }), { maxItems: 1000 })),
 })
+
+/** PATCH/PUT: every create field, optional; id is read-only. */
+export const DeviceUpdate = t.Object({
+  id: t.Optional(t.Unknown({ description: 'Read-only' })),
+  ...Object.fromEntries(Object.entries(DeviceCreate.properties).map(([k, v]) => [k, k === 'name' || k === 'path' ? t.Optional(v) : v])),
+  password: t.Optional(t.Nullable(t.String({ maxLength: 255, description: 'A new password; null removes it; "********" (as answered) keeps the stored one' }))),
+}) as unknown as TObject<{ id: TOptional<TUnknown> } & { [K in keyof typeof DeviceCreate.properties]: TOptional<(typeof DeviceCreate.properties)[K]> }>
 
 export const DeviceQuery = t.Object({
   path: t.Optional(t.String({ description: 'Only the device with this path (must end with a slash)' })),

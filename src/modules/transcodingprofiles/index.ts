@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { t } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { transcodingProfiles } from '../../db/schema.ts'
+import { editRoutes } from '../../http/edit.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
+import { createTranscodingProfiles } from './service.ts'
 
 const Text = t.String({ maxLength: 255 })
 const Count = Type.Integer({ minimum: 0, maximum: 1_000_000_000 })
@@ -23,8 +25,15 @@ export const TranscodingProfileCreate = t.Object({
   ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, t.Optional(v)])),
 })
 
-export const transcodingProfilesModule = (ctx: ModuleContext) =>
-  resourceRoutes(ctx, {
+/** PATCH/PUT: every create field, optional; id is read-only. */
+export const TranscodingProfileUpdate = t.Object({
+  id: t.Optional(t.Unknown({ description: 'Read-only' })),
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Unique' })),
+  ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, t.Optional(v)])),
+})
+
+export const transcodingProfilesModule = (ctx: ModuleContext, service = createTranscodingProfiles(ctx.db)) =>
+  new Elysia().use(resourceRoutes(ctx, {
     prefix: '/transcodingprofiles',
     name: 'TranscodingProfile',
     table: transcodingProfiles,
@@ -36,7 +45,20 @@ export const transcodingProfilesModule = (ctx: ModuleContext) =>
       body: TranscodingProfileCreate,
       status: 200,
       codename: 'browser.add_transcodingprofile',
-      run: (body) => ctx.db.insert(transcodingProfiles).values(body as typeof transcodingProfiles.$inferInsert).returning().get(),
+      run: (body, user) => service.create(body as typeof transcodingProfiles.$inferInsert, user),
       description: "Needs superuser or browser.add_transcodingprofile. Answers 200, as medialoopster documents it. Unset fields take its defaults: strings empty, integers 0, should_have_audio true, interlaced 'tff', ar_conversion 'box'.",
     },
-  })
+  })).use(editRoutes(ctx, {
+    prefix: '/transcodingprofiles',
+    name: 'TranscodingProfile',
+    answer: 'TranscodingProfile',
+    body: TranscodingProfileUpdate,
+    whole: ['name'],
+    codenames: { change: 'browser.change_transcodingprofile', delete: 'browser.delete_transcodingprofile' },
+    update: (id, body, user) => service.update(id, body as Partial<typeof transcodingProfiles.$inferSelect>, user),
+    remove: (id, user) => service.remove(id, user),
+    notes: {
+      update: 'Every create field; name stays unique (400 unique at /name).',
+      delete: 'Refused (409 conflict, naming the devices) while a device uses the profile, as its transcoding_profile or among its passthrough_profiles.',
+    },
+  }))

@@ -1,0 +1,51 @@
+// GET /api/history/: who changed what, newest first, paged like every list.
+import { Elysia, t } from 'elysia'
+import { history } from '../../db/schema.ts'
+import type { ModuleContext } from '../../http/context.ts'
+import { Paging } from '../../http/lists.ts'
+import { errors, sharedModels } from '../../http/models.ts'
+import { idEq, optionalEq } from '../../http/resource.ts'
+import type { Principal } from '../users/service.ts'
+import { HistoryEntry, HistoryQuery, historyToApi } from './model.ts'
+import { byUserName, historyReadableBy } from './service.ts'
+
+type Query = typeof HistoryQuery.static & { limit?: string; offset?: string }
+
+export function historyModule(ctx: ModuleContext) {
+  const list = (query: Query, user: Principal, request: Request) =>
+    ctx.list({
+      table: history,
+      where: () => [
+        optionalEq(history.resource, query.resource), idEq(history.resource_id, query.id),
+        query.user === undefined ? undefined : byUserName(query.user), historyReadableBy(user),
+      ],
+      route: '/history',
+      user,
+      toApi: historyToApi,
+      descending: true,
+    }, query, request)
+  return new Elysia({ prefix: '/history', tags: ['History'] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model({ HistoryEntry, HistoryList: t.Array(HistoryEntry) })
+    .get(
+      '/',
+      // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.
+      ({ query, user, request }) => {
+        const answer = list(query, user, request)
+        return new Response(answer.body, answer)
+      },
+      {
+        auth: true,
+        query: t.Object({ ...Paging, ...HistoryQuery.properties }),
+        response: { 200: 'HistoryList', ...errors(400) },
+        detail: {
+          summary: 'The change history, newest first (extension)',
+          description:
+            'Every create, update, delete and link change of a catalogue record, through the API, the command line, an import or the ' +
+            'watcher, with who made it and each changed field\'s old and new value. Newest first; limit/offset, X-Total-Count and Link ' +
+            'as every list. Rows of records the user cannot read are left out. Example: /api/history/?resource=videoasset&id=7.',
+        },
+      },
+    )
+}

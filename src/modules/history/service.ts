@@ -1,0 +1,119 @@
+// The change history: the only writer of the `history` table. Every other service calls record()
+// or updated() inside the transaction of its own write, so a change and its row commit together
+// or not at all. Rows are never changed or removed.
+import { type SQL, and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { type HISTORY_ACTIONS, type HISTORY_VIA, history, mediaAssetShares } from '../../db/schema.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import type { Principal } from '../users/service.ts'
+
+export type Via = (typeof HISTORY_VIA)[number]
+export type Action = (typeof HISTORY_ACTIONS)[number]
+export type Changes = Record<string, { old: unknown; new: unknown }>
+
+/** Who makes a change: a user (through a door: api, cli, import), or the service itself (user null) moved by `via`. */
+export type Actor = { user: { id: number; username: string } | null; via: Via }
+
+/** The service itself (SYSTEM, id 0) is no user: its changes are the system's, with the door as the reason. */
+export const actorOf = (user: Pick<Principal, 'id' | 'username'>, via: Via = 'api'): Actor =>
+  user.id === 0 ? { user: null, via } : { user: { id: user.id, username: user.username }, via }
+export const system = (via: Via): Actor => ({ user: null, via })
+
+/** Resources every user can read (service.md 5): their history is shown to everyone. */
+export const PUBLIC_RESOURCES = ['device', 'transcodingprofile', 'custommetadata', 'custommetadataset', 'assetholdduration'] as const
+export const MEDIA_RESOURCES = ['audioasset', 'imageasset', 'videoasset'] as const
+/** Every resource history names (the filter's values). */
+export const RESOURCES = [...PUBLIC_RESOURCES, ...MEDIA_RESOURCES, 'projectasset', 'production', 'user'] as const
+export type Resource = (typeof RESOURCES)[number]
+
+/** The one spelling of a device password in history (never the password: whether one is set). */
+export const hiddenPassword = (password: string | null) => (password === null ? null : '********')
+
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
+/** Objects with their keys sorted, so that {a, b} and {b, a} compare equal. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+  return value
+}
+
+/** The fields of `fields` whose values differ between `before` and `after`, as {old, new}. */
+export function diff(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Changes {
+  const changes: Changes = {}
+  for (const f of fields) if (!same(before[f], after[f])) changes[f] = { old: before[f] ?? null, new: after[f] ?? null }
+  return changes
+}
+
+const kept = new WeakMap<Db, History>()
+/** The history of this catalogue (one per connection: its statement is prepared once). */
+export function historyOf(db: Db): History {
+  let h = kept.get(db)
+  if (!h) kept.set(db, (h = createHistory(db)))
+  return h
+}
+
+function createHistory(db: Db) {
+  const insert = db.$client.prepare<unknown, [string, number | null, string | null, string, string, number, string, string, number | null]>(
+    'INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  const record = (by: Actor, e: { resource: Resource; id: number; action: Action; changes?: Changes; production?: number | null }) => {
+    insert.run(isoTimestamp(), by.user?.id ?? null, by.user?.username ?? null, by.via, e.resource, e.id, e.action, JSON.stringify(e.changes ?? {}), e.production ?? null)
+  }
+  return {
+    /** One row; call it inside the transaction of the change it describes. */
+    record,
+
+    /**
+     * An update: the row of the fields of `fields` that differ (none differ: no row). Returns the
+     * changes. Call it inside the transaction of the update.
+     */
+    updated(by: Actor, e: { resource: Resource; id: number; production?: number | null }, before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Changes {
+      const changes = diff(before, after, fields)
+      if (Object.keys(changes).length) record(by, { ...e, action: 'update', changes })
+      return changes
+    },
+
+    /** The values of `fields` of a record as {old: null, new} (a create) or {old, new: null} (a delete). */
+    snapshot(values: Record<string, unknown>, fields: readonly string[], as: 'create' | 'delete'): Changes {
+      return Object.fromEntries(fields.map((f) => [f, as === 'create' ? { old: null, new: values[f] ?? null } : { old: values[f] ?? null, new: null }]))
+    },
+  }
+}
+
+export type History = ReturnType<typeof createHistory>
+
+/**
+ * The rows `user` may see (service.md 5 for what is readable): history of devices, profiles and
+ * custom metadata to everyone; of a production, its assets and projects where the user can read
+ * that production (the one the record belonged to when the row was written), media assets also
+ * where they are shared with a readable production now; of users, their own only. Undefined for
+ * superusers.
+ */
+export function historyReadableBy(user: Principal): SQL | undefined {
+  if (user.is_superuser) return undefined
+  const ids = [...user.readable]
+  return or(
+    inArray(history.resource, [...PUBLIC_RESOURCES]),
+    and(eq(history.resource, 'user'), eq(history.resource_id, user.id)),
+    ...(ids.length
+      ? [
+          inArray(history.production, ids),
+          and(
+            inArray(history.resource, [...MEDIA_RESOURCES]),
+            sql`exists (SELECT 1 FROM ${mediaAssetShares} WHERE ${mediaAssetShares.asset_id} = ${history.resource_id} AND ${inArray(mediaAssetShares.production_id, ids)})`,
+          ),
+        ]
+      : []),
+  )
+}
+
+/** The user filter: a user name; `system` also names the service's own changes. */
+export const byUserName = (name: string) => (name === 'system' ? or(isNull(history.username), eq(history.username, name))! : eq(history.username, name))
+
+/**
+ * `modified_by` of a single record: who wrote its newest history row ("system" for the service),
+ * null for a record last changed before history was kept. A sub-select for the record's own
+ * statement (the index history_resource finds it).
+ */
+export const modifiedBy = (resource: SQL, id: SQL) =>
+  sql<string | null>`(SELECT coalesce(h.username, 'system') FROM history h WHERE h.resource = ${resource} AND h.resource_id = ${id} ORDER BY h.id DESC LIMIT 1)`

@@ -1,0 +1,66 @@
+// Transcoding profiles: the only writer of transcoding_profiles (api.md 2.4, service.md 6).
+import { and, eq, getTableColumns, ne } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { transcodingProfiles } from '../../db/schema.ts'
+import { refuseReadOnly } from '../../http/edit.ts'
+import { AppError, noSuchRecord, notFound, unique } from '../../http/errors.ts'
+import { actorOf, historyOf } from '../history/service.ts'
+import { requirePerm } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+
+type Row = typeof transcodingProfiles.$inferSelect
+const FIELDS = Object.keys(getTableColumns(transcodingProfiles)).filter((k) => k !== 'id') as (keyof Row)[]
+
+export function createTranscodingProfiles(db: Db) {
+  const history = historyOf(db)
+  function get(id: number): Row {
+    const row = db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, id)).get()
+    if (!row) throw notFound(noSuchRecord('TranscodingProfile'))
+    return row
+  }
+  function nameFree(name: string, except?: number) {
+    if (db.select({ id: transcodingProfiles.id }).from(transcodingProfiles)
+      .where(and(eq(transcodingProfiles.name, name), except === undefined ? undefined : ne(transcodingProfiles.id, except))).get())
+      throw unique('/name', 'A transcoding profile with this name already exists.')
+  }
+  return {
+    create(body: Partial<Row> & { name: string }, user: Principal): Row {
+      nameFree(body.name)
+      return db.transaction(() => {
+        const row = db.insert(transcodingProfiles).values(body).returning().get()
+        history.record(actorOf(user), { resource: 'transcodingprofile', id: row.id, action: 'create', changes: history.snapshot(row, FIELDS, 'create') })
+        return row
+      })
+    },
+
+    update(id: number, body: Partial<Row>, user: Principal): Row {
+      const row = get(id)
+      requirePerm(user, 'browser.change_transcodingprofile')
+      refuseReadOnly(body, row, { id: 'id is set by the service.' })
+      const next = { ...row }
+      for (const f of FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      if (next.name !== row.name) nameFree(next.name, id)
+      return db.transaction(() => {
+        const after = db.update(transcodingProfiles).set(next).where(eq(transcodingProfiles.id, id)).returning().get()!
+        history.updated(actorOf(user), { resource: 'transcodingprofile', id }, row, after, FIELDS)
+        return after
+      })
+    },
+
+    /** 409 while a device uses the profile (as its transcoding_profile or among its passthrough_profiles). */
+    remove(id: number, user: Principal) {
+      const row = get(id)
+      requirePerm(user, 'browser.delete_transcodingprofile')
+      const using = db.$client.query<{ name: string }, [number, number]>(
+        'SELECT name FROM devices WHERE transcoding_profile = ? OR EXISTS (SELECT 1 FROM json_each(passthrough_profiles) WHERE value = ?) ORDER BY id').all(id, id)
+      if (using.length)
+        throw new AppError(409, 'conflict', `${using.length} device${using.length === 1 ? ' uses' : 's use'} this transcoding profile (${using.map((d) => `"${d.name}"`).join(', ')}).`)
+      db.transaction(() => {
+        db.delete(transcodingProfiles).where(eq(transcodingProfiles.id, id)).run()
+        history.record(actorOf(user), { resource: 'transcodingprofile', id, action: 'delete', changes: history.snapshot(row, FIELDS, 'delete') })
+      })
+    },
+  }
+}
+
+export type TranscodingProfiles = ReturnType<typeof createTranscodingProfiles>
