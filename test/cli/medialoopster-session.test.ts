@@ -4,10 +4,15 @@
 // joins paths onto the API URL it was given, checks the connection with ping/, reads the root,
 // walks a paged list through its Link headers with a query parameter of newer servers
 // (with_sequences=true), and imports a file with null for the optional members it does not fill.
+// Its productions() and production(id or name) validate each production in API version 2's
+// shape (devices by id) without asking for a version: served by `serve --default-api-version 2`;
+// without the flag, get_from_api(path="productions") reads them. Shots and sequences are empty
+// lists; archiving answers 501.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
+import { clientProductionProblems } from '../helpers/medialoopster.ts'
 import { type Server, call, killAll, runCli, startServe } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
@@ -16,6 +21,18 @@ setDefaultTimeout(60_000)
 let server: Server
 let media: string
 const CLIPS = ['A001C001', 'A001C002', 'A001C003', 'A001C004', 'A001C005']
+
+/**
+ * Medialoopster(url, username=..., password=...): a requests.Session with HTTPBasicAuth, which
+ * sends these headers on every call (json= adds Content-Type: application/json).
+ */
+const pythonRequests = (user: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+  'user-agent': 'python-requests/2.32.3',
+  'accept-encoding': 'gzip, deflate',
+  accept: '*/*',
+  connection: 'keep-alive',
+})
 
 beforeAll(async () => {
   const data = join(tempDir('reelhouse-ml-'), 'data')
@@ -45,13 +62,7 @@ test("a medialoopster client session: ping, the root, a paged walk through Link 
   // Medialoopster(url="http://host:port/api/", user="ingest", password=...): a requests.Session
   // with HTTPBasicAuth, which sends these headers on every call.
   const url = `${server.api}/`
-  const session = {
-    authorization: `Basic ${Buffer.from('ingest:correct horse battery').toString('base64')}`,
-    'user-agent': 'python-requests/2.32.3',
-    'accept-encoding': 'gzip, deflate',
-    accept: '*/*',
-    connection: 'keep-alive',
-  }
+  const session = pythonRequests('ingest', 'correct horse battery')
   const get = (address: string) => fetch(address, { headers: session })
 
   // ping(): raise_for_status() on GET url + "ping/".
@@ -103,4 +114,70 @@ test("a medialoopster client session: ping, the root, a paged walk through Link 
   const asset = async () => (await (await get(`${resources.videoassets}${log.asset_import_id}/`)).json()) as { status_asset: number; description: string; path_file: string }
   await waitFor(async () => (await asset()).status_asset === 6, 'the import task to complete', { ms: 20_000, everyMs: 50 })
   expect(await asset()).toMatchObject({ description: '', path_file, status_asset: 6 })
+})
+
+/** What productions() and production(id or name) read, as the client sends them, and whether it takes the records. */
+async function productionCalls(base: Server, session: Record<string, string>) {
+  const get = async (path: string) => {
+    const response = await fetch(`${base.api}/${path}`, { headers: session })
+    expect([path, response.status]).toEqual([path, 200])
+    return response.json() as Promise<any>
+  }
+  // productions(): GET productions/, every record validated; production(name=...) picks from it.
+  const all = (await get('productions/')) as Record<string, unknown>[]
+  // production(production_id=1): GET productions/1/, validated.
+  const one = (await get('productions/1/')) as Record<string, unknown>
+  return { all, one, problems: [...all, one].flatMap(clientProductionProblems) }
+}
+
+test('without --default-api-version: productions() would refuse version 1 records; get_from_api(path="productions") reads them; shots and sequences are empty; archiving is 501', async () => {
+  const session = pythonRequests('ingest', 'correct horse battery')
+  const { all, one, problems } = await productionCalls(server, session)
+  // The list's one record, then the single record: each with the four devices as objects.
+  const refused = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'].map((field) => `${field}: int expected, got object`)
+  expect(problems).toEqual([...refused, ...refused])
+  // The workaround: get_from_api(path="productions") yields the records as they are, following Link.
+  expect(all.map((p) => p.name)).toEqual(['Night Shift'])
+  expect(one).toMatchObject({ name: 'Night Shift', can_write: true, can_delete_assets: false, upload_device: { name: 'media' } })
+
+  // get_videoasset_shots(1), get_videoasset_sequences(1): an empty list each, which the client validates as one.
+  for (const what of ['shots', 'sequences']) {
+    const response = await fetch(`${server.api}/videoassets/1/${what}/`, { headers: session })
+    expect([what, response.status, await response.json()]).toEqual([what, 200, []])
+  }
+  // archiv_asset(4, 1, "archive_std", 1) and restore_asset(4, 1): a one-member JSON array; raise_for_status raises on the 501.
+  for (const [path, member] of [
+    ['archiveactivities/', { content_type_id: 4, asset_id: 1, archive_type: 'archive_std', archive_connector: 1 }],
+    ['restoreactivities/', { content_type_id: 4, asset_id: 1 }],
+  ] as const) {
+    const response = await fetch(`${server.api}/${path}`, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify([member]) })
+    const body = (await response.json()) as { errors: { code: string; detail: string }[] }
+    expect([path, response.status, body.errors[0]!.code, body.errors[0]!.detail]).toEqual([path, 501, 'not_implemented', expect.stringContaining('not available')])
+  }
+})
+
+test('with --default-api-version 2: productions() and production(id or name) take every record, as a user of the client sees them', async () => {
+  const data = join(tempDir('reelhouse-ml2-'), 'data')
+  const root = tempDir('reelhouse-ml2-media-')
+  const flagged = await startServe(data, { args: ['--port', '0', '--default-api-version', '2', '--ffmpeg', tempDir('reelhouse-ml2-noff-')] })
+  const admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
+  expect((await call(flagged, 'POST', '/devices/', admin, { name: 'media', path: root })).status).toBe(201)
+  expect((await call(flagged, 'POST', '/devices/', admin, { name: 'drop', path: tempDir('reelhouse-ml2-drop-') })).status).toBe(201)
+  for (const [name, upload] of [['Night Shift', 2], ['Day Shift', 1]] as const)
+    expect((await call(flagged, 'POST', '/productions/', admin, { name, storage_root: `${root}/${name}`, upload_device: upload })).status).toBe(201)
+  for (const args of [['user', 'add', 'ingest', '--perm', 'browser.delete_audioasset', '--perm', 'browser.delete_imageasset', '--perm', 'browser.delete_videoasset'], ['user', 'grant', 'ingest', '--production', 'Night Shift', '--write'], ['user', 'grant', 'ingest', '--production', 'Day Shift', '--read']])
+    expect((await runCli([...args, '--data', data])).code).toBe(0)
+  expect((await runCli(['user', 'passwd', 'ingest', '--data', data], { input: 'correct horse battery\n' })).code).toBe(0)
+
+  const { all, one, problems } = await productionCalls(flagged, pythonRequests('ingest', 'correct horse battery'))
+  expect(problems).toEqual([])
+  // production(production_name="Day Shift"): the first of productions() with that name.
+  expect(all.find((p) => p.name === 'Day Shift')).toMatchObject({ id: 2, can_write: false, can_delete_assets: false, upload_device: 1, members: [2] })
+  expect(one).toEqual({
+    id: 1, name: 'Night Shift', codename: 'night-shift', company: '', storage_root: `${root}/Night Shift/`, proxy_root: `${root}/Night Shift/proxies/`, proxy_url: '',
+    can_write: true, can_delete_assets: true, san_mount: '', export_type: '', default_approval_status: 0, direct_attached_site: 1,
+    network_attached_site: [], members: [2], member_groups: [],
+    upload_device: 2, audioasset_device: 1, imageasset_device: 1, videoasset_device: 1, projectasset_device: null,
+  })
+  expect(await flagged.proc.stop()).toBe(0)
 })
