@@ -50,8 +50,8 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   })
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
-  const productions = createProductions(db, devices, users)
   const logs = createImportLogs(db)
+  const productions = createProductions(db, devices, users, { holds, logs })
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
   let ffmpeg: Promise<Ffmpeg> | undefined
   const findFfmpeg = () => (ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))

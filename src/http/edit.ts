@@ -9,7 +9,7 @@ import type { Principal } from '../modules/users/service.ts'
 import { AppError, REQUIRED_DETAIL, entry } from './errors.ts'
 import { BODY_ERRORS, IdParams, errors, oneOf, sharedModels } from './models.ts'
 
-type EditContext = { params: { id: number }; body: Record<string, unknown>; user: Principal }
+type EditContext = { params: { id: number }; body: Record<string, unknown>; user: Principal; request: Request }
 
 /** How an update takes its body: PATCH the fields given; PUT the whole record (its required fields present). */
 export type UpdateMode = 'patch' | 'put'
@@ -25,7 +25,8 @@ export type EditSpec<B extends TObject> = {
   whole: readonly string[]
   /** The codenames, for the OpenAPI document (x-permission) and the descriptions. */
   codenames: { change: string; delete?: string }
-  update: (id: number, body: B['static'], user: Principal, mode: UpdateMode) => unknown
+  /** The record as answered (`request`: for its API version). */
+  update: (id: number, body: B['static'], user: Principal, mode: UpdateMode, request: Request) => unknown
   /** Absent: the resource has its own DELETE (project assets). */
   remove?: (id: number, user: Principal) => void
   /** What the update and delete descriptions add (what is writable, what a delete refuses). */
@@ -70,13 +71,13 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
     // The hooks are built by one function for both methods, which Elysia's inference cannot follow:
     // the context is typed here as the hooks make it (IdParams, the body model, the auth macro).
     .patch('/:id', (c) => {
-      const { params, body, user } = c as unknown as EditContext
-      return spec.update(params.id, body as B['static'], user, 'patch') as never
+      const { params, body, user, request } = c as unknown as EditContext
+      return spec.update(params.id, body as B['static'], user, 'patch', request) as never
     }, hook('patch') as never)
     .put('/:id', (c) => {
-      const { params, body, user } = c as unknown as EditContext
+      const { params, body, user, request } = c as unknown as EditContext
       whole(body)
-      return spec.update(params.id, body as B['static'], user, 'put') as never
+      return spec.update(params.id, body as B['static'], user, 'put', request) as never
     }, hook('put') as never)
   if (!spec.remove) return routes
   const remove = spec.remove

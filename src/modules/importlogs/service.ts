@@ -51,6 +51,11 @@ export function createImportLogs(db: Db) {
 
   return {
     /** Writes a log; inside the caller's transaction when there is one (one connection). */
+    /** A production deleted: its logs stay (history), no longer tied to it (readable by superusers). */
+    detachProduction(production: number) {
+      db.$client.query('UPDATE import_logs SET production = NULL WHERE production = ?').run(production)
+    },
+
     append(log: NewImportLog): number {
       const now = isoTimestamp()
       return insert.get({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, now })!.id

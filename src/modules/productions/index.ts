@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { eq, sql } from 'drizzle-orm'
-import { t } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { MEDIA_KINDS, devices, productionAccess, productions } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
+import { editRoutes } from '../../http/edit.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import type { ApiVersion } from '../../http/versioning.ts'
@@ -75,6 +76,21 @@ export const ProductionCreate = t.Object({
   videoasset_device: DeviceIdGiven,
 })
 
+/** PATCH/PUT: every create field, optional; id is read-only, and so are the fields the service sets. */
+export const ProductionUpdate = t.Object({
+  id: t.Optional(t.Unknown({ description: 'Read-only' })),
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Unique' })),
+  storage_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production; must lie on a device; created on disk if missing' })),
+  codename: t.Optional(t.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 100, description: 'Unique slug' })),
+  company: t.Optional(t.String({ maxLength: 255 })),
+  proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production' })),
+  proxy_url: t.Optional(t.String({ maxLength: 2048 })),
+  upload_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
+  audioasset_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
+  imageasset_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
+  videoasset_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
+})
+
 /** can_delete_assets: deleting a media asset of any kind is allowed in the production. */
 const DELETE_MEDIA = MEDIA_KINDS.map((kind) => `browser.delete_${kind}asset`)
 
@@ -110,7 +126,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
       projectasset_device: null,
     }
   }
-  return resourceRoutes(ctx, {
+  return new Elysia().use(resourceRoutes(ctx, {
     prefix: '/productions',
     name: 'Production',
     table: productions,
@@ -126,5 +142,24 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
       run: (body, user) => service.create(body, user),
       description: 'Needs superuser or browser.add_production; a user who creates a production gets write access to it.',
     },
-  })
+  })).use(editRoutes(ctx, {
+    prefix: '/productions',
+    name: 'Production',
+    answer: 'Production',
+    body: ProductionUpdate,
+    whole: ['name', 'storage_root'],
+    codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
+    update: (id, body, user, _mode, request) => toApi(service.update(id, body, user), user, ctx.apiVersion(request)),
+    remove: (id, user) => service.remove(id, user),
+    notes: {
+      update:
+        'name, codename, company, proxy_url, the four device ids, and the roots. Needs write access to the production too. name and codename ' +
+        'stay unique (400 unique); storage_root and proxy_root change only while no asset or project belongs to the production (409 conflict). ' +
+        'A new name carries the asset hold durations naming the production along. The fields the service sets (can_write, members, ...) are read-only. ' +
+        'Answers in the API version the request asks for, as GET does.',
+      delete:
+        'Needs write access to the production too. Refused (409 conflict, naming what) while media assets or project assets belong to it or ' +
+        'asset hold durations name it. Its import logs stay (readable by superusers); nothing on disk is touched.',
+    },
+  }))
 }

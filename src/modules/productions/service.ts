@@ -1,18 +1,26 @@
 // Productions: create with their roots and devices (service.md 6).
 import slugify from '@sindresorhus/slugify'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, productions } from '../../db/schema.ts'
-import { field, invalid, unique } from '../../http/errors.ts'
+import { refuseReadOnly } from '../../http/edit.ts'
+import { AppError, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
+import type { HoldDurations } from '../assetholddurations/service.ts'
+import { actorOf, historyOf } from '../history/service.ts'
+import type { ImportLogs } from '../importlogs/service.ts'
+import { canRead, requirePerm, requireWrite } from '../users/access.ts'
 import { cleanDir, deviceFor, makeDirInside, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
 import { projectHolding } from '../projectassets/bundles.ts'
 import type { Principal, Users } from '../users/service.ts'
-import type { ProductionCreate } from './index.ts'
+import type { ProductionCreate, ProductionUpdate } from './index.ts'
 
 const DEVICE_FIELDS = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'] as const
+/** The fields history records. */
+const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'proxy_url', ...DEVICE_FIELDS] as const
+type Row = typeof productions.$inferSelect
 
 /**
  * The default codename of a production named `name`: lowercase ASCII letters and digits joined
@@ -45,8 +53,97 @@ function onDevice(all: DeviceRow[], value: string, pointer: string) {
   return { path, device }
 }
 
-export function createProductions(db: Db, deviceService: Devices, users: Users) {
+export function createProductions(db: Db, deviceService: Devices, users: Users, deps: { holds: HoldDurations; logs: ImportLogs }) {
+  const history = historyOf(db)
+  const count = (sql: string, id: number) => db.$client.query<{ n: number }, [number]>(sql).get(id)!.n
+
+  /** What belongs to the production, in words ("12 video assets belong to this production"); empty: nothing. */
+  function contents(row: Row): string[] {
+    const reasons: string[] = []
+    const kinds = db.$client.query<{ kind: string; n: number }, [number]>('SELECT kind, count(*) AS n FROM media_assets WHERE production = ? GROUP BY kind ORDER BY kind').all(row.id)
+    for (const { kind, n } of kinds) reasons.push(`${n} ${kind} asset${n === 1 ? ' belongs' : 's belong'} to this production`)
+    const projects = count('SELECT count(*) AS n FROM project_assets WHERE production = ?', row.id)
+    if (projects) reasons.push(`${projects} project asset${projects === 1 ? ' belongs' : 's belong'} to this production`)
+    return reasons
+  }
+
+  /** The production for a change by `user`: 404 when unreadable, 403 without the codename or write access. */
+  function forChange(id: number, user: Principal, codename: string): Row {
+    const row = db.select().from(productions).where(eq(productions.id, id)).get()
+    if (!row || !canRead(user, row.id)) throw notFound(noSuchRecord('Production'))
+    requirePerm(user, codename)
+    requireWrite(user, row.id)
+    return row
+  }
+
   return {
+    /**
+     * PATCH/PUT. The roots change only while nothing belongs to the production (409): its assets'
+     * and projects' files lie under them, and moving files is the watcher's or an import's work.
+     * A new name carries the hold durations naming the production along.
+     */
+    update(id: number, body: typeof ProductionUpdate.static, user: Principal): Row {
+      const row = forChange(id, user, 'browser.change_production')
+      refuseReadOnly(body as Record<string, unknown>, { id: row.id }, { id: 'id is set by the service.' })
+      const next: Row = { ...row }
+      for (const f of ['name', 'codename', 'company', 'proxy_url'] as const) if (body[f] !== undefined) next[f] = body[f]
+      const all = deviceService.all()
+      for (const f of DEVICE_FIELDS) {
+        if (body[f] === undefined) continue
+        if (!all.some((d) => d.id === body[f])) throw invalid(`/${f}`, 'No device with this id.')
+        next[f] = body[f]
+      }
+      if (next.proxy_url && !/^https?:\/\/\S+$/.test(next.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
+      let storage: ReturnType<typeof onDevice> | undefined
+      if (body.storage_root !== undefined) next.storage_root = (storage = onDevice(all, body.storage_root, '/storage_root')).path
+      if (body.proxy_root !== undefined) next.proxy_root = onDevice(all, body.proxy_root, '/proxy_root').path
+      const moved = (['storage_root', 'proxy_root'] as const).filter((f) => next[f] !== row[f])
+      if (moved.length) {
+        const held = contents(row)
+        if (held.length) throw new AppError(409, 'conflict', `The ${moved.join(' and ')} of a production change${moved.length === 1 ? 's' : ''} only while nothing belongs to it: ${held.join('; ')}.`)
+        for (const f of moved) {
+          const holder = projectHolding(db, next[f])
+          if (holder !== undefined) throw invalid(`/${f}`, `The path lies inside the folder of project asset ${holder}.`)
+        }
+      }
+      const taken = (column: typeof productions.name | typeof productions.codename, value: string) =>
+        db.select({ id: productions.id }).from(productions).where(and(eq(column, value), ne(productions.id, id))).get()
+      if (next.name !== row.name && taken(productions.name, next.name)) throw unique('/name', 'A production with this name already exists.')
+      if (next.codename !== row.codename && taken(productions.codename, next.codename)) throw unique('/codename', 'A production with this codename already exists.')
+      if (storage && next.storage_root !== row.storage_root) {
+        try {
+          makeDirInside(storage.device.path, storage.path)
+        } catch (error) {
+          throw invalid('/storage_root', (error as Error).message)
+        }
+      }
+      return db.transaction(() => {
+        const after = db.update(productions).set(next).where(eq(productions.id, id)).returning().get()!
+        const by = actorOf(user)
+        history.updated(by, { resource: 'production', id, production: id }, row, after, FIELDS)
+        if (after.name !== row.name) deps.holds.renameContext('production', row.name, after.name, by)
+        return after
+      })
+    },
+
+    /**
+     * 409 while assets or projects belong to the production or hold durations name it. Its import
+     * logs stay, readable by superusers (their production is gone); access to it and shares into
+     * it go with it. Nothing on disk is touched.
+     */
+    remove(id: number, user: Principal) {
+      const row = forChange(id, user, 'browser.delete_production')
+      const reasons = contents(row)
+      const rules = deps.holds.naming('production', row.name)
+      if (rules) reasons.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this production`)
+      if (reasons.length) throw new AppError(409, 'conflict', `The production is in use: ${reasons.join('; ')}.`)
+      db.transaction(() => {
+        deps.logs.detachProduction(id)
+        db.delete(productions).where(eq(productions.id, id)).run()
+        history.record(actorOf(user), { resource: 'production', id, action: 'delete', production: id, changes: history.snapshot(row, FIELDS, 'delete') })
+      })
+    },
+
     create(body: typeof ProductionCreate.static, user: Principal) {
       const all = deviceService.all()
       const storage = onDevice(all, body.storage_root, '/storage_root')
@@ -76,23 +173,26 @@ export function createProductions(db: Db, deviceService: Devices, users: Users) 
       } catch (error) {
         throw invalid('/storage_root', (error as Error).message)
       }
-      const row = db
-        .insert(productions)
-        .values({
-          name: body.name,
-          codename,
-          company: body.company ?? '',
-          storage_root: storage.path,
-          proxy_root: proxyRoot,
-          proxy_url: body.proxy_url ?? '',
-          ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
-          date_add: isoTimestamp(),
-        })
-        .returning()
-        .get()
-      // Whoever may create a production may work in it.
-      if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
-      return row
+      return db.transaction(() => {
+        const row = db
+          .insert(productions)
+          .values({
+            name: body.name,
+            codename,
+            company: body.company ?? '',
+            storage_root: storage.path,
+            proxy_root: proxyRoot,
+            proxy_url: body.proxy_url ?? '',
+            ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
+            date_add: isoTimestamp(),
+          })
+          .returning()
+          .get()
+        history.record(actorOf(user), { resource: 'production', id: row.id, action: 'create', production: row.id, changes: history.snapshot(row, FIELDS, 'create') })
+        // Whoever may create a production may work in it.
+        if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
+        return row
+      })
     },
   }
 }
