@@ -169,8 +169,9 @@ describe('reading', () => {
         expect(ids(r.json)).toEqual(expected)
         expect(r.headers.get('x-total-count')).toBe(String(expected.length))
       }
+      // The admin's record, but for the rights of the one asking (a reader: none).
       const admins = (await t.get(`/api/productions/${prod.alpha!.id}/`)).json
-      expect((await t.get('/api/productions/', { key: viewer })).json).toEqual([admins])
+      expect((await t.get('/api/productions/', { key: viewer })).json).toEqual([{ ...admins, can_write: false, can_delete_assets: false }])
     })
 
     test('a production the user cannot read is 404, as if missing; one it can read is the same record the admin sees', async () => {
@@ -179,7 +180,8 @@ describe('reading', () => {
       const unreadable = await t.get(`/api/productions/${prod.gamma!.id}/`, { key: editor })
       const missing = await t.get('/api/productions/999999/', { key: editor })
       expect(unreadable.json).toEqual(missing.json)
-      expect((await t.get(`/api/productions/${prod.beta!.id}/`, { key: editor })).json).toEqual((await t.get(`/api/productions/${prod.beta!.id}/`)).json)
+      const admins = (await t.get(`/api/productions/${prod.beta!.id}/`)).json
+      expect((await t.get(`/api/productions/${prod.beta!.id}/`, { key: editor })).json).toEqual({ ...admins, can_write: false, can_delete_assets: false })
     })
 
     test('the storage_root filter does not reveal an unreadable production', async () => {
@@ -271,7 +273,7 @@ describe('a user who creates a production gets write access to it', () => {
     const key = t.makeUser('producer', { perms: ['browser.add_production'] })
     expect((await t.get('/api/productions/', { key })).json).toEqual([])
     const p = await t.post('/api/productions/', { name: 'Own Show', storage_root: `${root}/own` }, { key })
-    expect(p.status).toBe(201)
+    expect([p.status, p.json.can_write]).toEqual([201, true])
     expect((await t.get('/api/productions/', { key })).json).toEqual([p.json])
     expect((await t.get(`/api/productions/${p.json.id}/`, { key })).json).toEqual(p.json)
     for (const kind of KINDS) {

@@ -8,7 +8,7 @@ import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import type { ApiVersion } from '../../http/versioning.ts'
 import { Device, deviceToApi } from '../devices/model.ts'
-import { canRead, canWrite, readableBy } from '../users/access.ts'
+import { canRead, readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 
 /**
@@ -102,12 +102,16 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
     const row = deviceById.get({ id })
     return row ? deviceToApi(row) : null
   }
-  const membersOf = ctx.db.select({ id: productionAccess.user_id }).from(productionAccess)
+  const accessTo = ctx.db.select({ user: productionAccess.user_id, level: productionAccess.level }).from(productionAccess)
     .where(eq(productionAccess.production_id, sql.placeholder('id'))).orderBy(productionAccess.user_id).prepare()
   const toApi = (row: typeof productions.$inferSelect, user: Principal, version: ApiVersion) => {
     const { date_add: _, upload_device, audioasset_device, imageasset_device, videoasset_device, ...rest } = row
     const device = version === 1 ? decodeDevice : (id: number) => id
-    const writable = canWrite(user, row.id)
+    // The grants as they are now: the members, and the user's own write access read from the same
+    // rows, so that a create answers true for the creator it has just granted write access (the
+    // request's principal was resolved before the grant).
+    const access = accessTo.all({ id: row.id })
+    const writable = user.is_superuser || access.some((a) => a.user === user.id && a.level === 'write')
     return {
       ...rest,
       can_write: writable,
@@ -117,7 +121,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
       default_approval_status: 0,
       direct_attached_site: 1,
       network_attached_site: [],
-      members: membersOf.all({ id: row.id }).map((m) => m.id),
+      members: access.map((a) => a.user),
       member_groups: [],
       upload_device: device(upload_device),
       audioasset_device: device(audioasset_device),
