@@ -161,6 +161,9 @@ describe('productions', () => {
       id: r.json.id, name: 'Big Film', codename: 'big-film', company: '', storage_root: `${root}/films/big/`,
       proxy_root: `${root}/films/big/proxies/`, proxy_url: '',
       upload_device: device, audioasset_device: device, imageasset_device: device, videoasset_device: device,
+      // What the medialoopster client needs (docs/api.md, Productions): the admin's rights, no member.
+      can_write: true, can_delete_assets: true, members: [], san_mount: '', export_type: '', default_approval_status: 0,
+      direct_attached_site: 1, network_attached_site: [], member_groups: [], projectasset_device: null,
     })
     expect(device.password).toBe('********')
     expect(statSync(`${root}/films/big`).isDirectory()).toBe(true)
