@@ -194,6 +194,20 @@ describe('productions in versions 1 and 2', () => {
       expect([path, (await t.get(path, { headers: V2 })).json]).toEqual([path, (await t.get(path, { headers: V1 })).json])
   })
 
+  test('odd Accept headers are served or 406, never a 500', async () => {
+    const odd = [
+      'application/json; version=2; version=1', 'application/json; version', 'application/json; version=""', 'application/json;;version=2',
+      `application/json; version=${'2'.repeat(5000)}`, 'application/json; version=2\u00e9', ',,,', ';', 'application/json; version=-1', 'APPLICATION/JSON; VERSION=2',
+    ]
+    for (const accept of odd) {
+      const r = await t.get('/api/productions/1/', { headers: { accept } })
+      expect([accept.slice(0, 40), [200, 406].includes(r.status)]).toEqual([accept.slice(0, 40), true])
+      if (r.status === 406) expectError(r, 406, 'not_acceptable')
+    }
+    // Parameter names are read without regard to case, as RFC 9110 says.
+    expect((await t.get('/api/productions/1/', { headers: { accept: 'APPLICATION/JSON; VERSION=2' } })).json.upload_device).toBe(2)
+  })
+
   test('a version other than 1 or 2: 406 not_acceptable, on productions too', async () => {
     const r = await t.get('/api/productions/1/', { headers: { accept: 'application/json; version=3' } })
     expect([r.status, r.json]).toEqual([406, { errors: [{ ...errorEntry(406, 'not_acceptable'), detail: 'Unsupported API version: this service speaks versions 1 and 2.' }] }])
