@@ -22,6 +22,7 @@ import { assetImportModule } from './modules/assetimport/index.ts'
 import { contentTypesModule } from './modules/contenttypes/index.ts'
 import { customMetadataModule } from './modules/custommetadata/index.ts'
 import { devicesModule } from './modules/devices/index.ts'
+import { historyModule } from './modules/history/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
 import { videoShotsModule } from './modules/mediaassets/shots.ts'
@@ -180,9 +181,9 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(transcodingProfilesModule(ctx))
         .use(customMetadataModule(ctx, metadata))
         .use(contentTypesModule(ctx))
-        .use(mediaAssetsModule(ctx, media, 'audio'))
-        .use(mediaAssetsModule(ctx, media, 'image'))
-        .use(mediaAssetsModule(ctx, media, 'video'))
+        .use(mediaAssetsModule(ctx, media, 'audio', runner.openFor))
+        .use(mediaAssetsModule(ctx, media, 'image', runner.openFor))
+        .use(mediaAssetsModule(ctx, media, 'video', runner.openFor))
         .use(videoShotsModule(ctx, media))
         .use(importLogsModule(ctx))
         .use(assetImportModule(ctx, imports))
@@ -190,6 +191,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(projectAssetsModule(ctx, projects, '/projectassets'))
         .use(projectAssetsModule(ctx, projects, '/project'))
         .use(tasksModule(ctx))
+        .use(historyModule(ctx))
         .use(archiveModule(ctx)),
     )
 

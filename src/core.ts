@@ -69,6 +69,9 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
         get imports() {
           return imports
         },
+        get projects() {
+          return projects
+        },
         get settle() {
           return settle
         },

@@ -24,12 +24,13 @@
 // a stat of every file: a per-file fstatat would add one call per file to a removal whose cost
 // is the number of calls, and would need struct stat's layout for each platform. Without
 // `entries`, only files are counted.
+import { fstatSync } from 'node:fs'
 import { posix } from 'node:path'
 import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, type DirEntry, E, O,
   cName, close, identity, listDir, nameText, openat, removalSupported, sysError, unlinkat, unsupportedReason,
 } from './dirfd.ts'
-import { type Entry, type Progress, slicer } from './fs.ts'
+import { type Entry, type Progress, openBeneath, slicer } from './fs.ts'
 
 export { removalSupported, unsupportedReason }
 
@@ -188,3 +189,32 @@ function sizesByInode(entries: readonly Entry[]) {
   return sizes
 }
 
+
+/**
+ * Removes the regular file `path` lying inside the folder `root` (a production's proxy_root),
+ * never anything else: its folder is opened below `root` one name at a time without following a
+ * link (fs.ts openBeneath), the name is opened with O_NOFOLLOW and must be a regular file, and it
+ * is removed with unlinkat relative to that folder. True when removed; false when it was not
+ * there, not inside `root`, or not a regular file (a link, a folder): nothing is removed then.
+ */
+export function removeFileInside(root: string, path: string): boolean {
+  const dir = root.endsWith('/') ? root : `${root}/`
+  if (!path.startsWith(dir) || path.length === dir.length || path.split('/').some((part) => part === '..' || part === '.')) return false
+  const rel = path.slice(dir.length)
+  const name = posix.basename(rel)
+  let parent = -1
+  try {
+    parent = openBeneath(dir, posix.dirname(rel) === '.' ? '' : posix.dirname(rel))
+  } catch {
+    return false // a folder on the way is missing or a link: the file is not inside root
+  }
+  try {
+    const fd = openat(parent, cName(name), O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
+    if (fd < 0) return false
+    const regular = fstatSync(fd).isFile()
+    close(fd)
+    return regular && unlinkat(parent, cName(name), 0) === 0
+  } finally {
+    close(parent)
+  }
+}

@@ -197,6 +197,9 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     running.set(task.id, { controller, target, done })
   }
 
+  const openForTarget = db.$client.query<{ id: number }, [string, number]>(
+    "SELECT id FROM tasks WHERE state IN ('queued', 'running') AND json_extract(target, ?) = ? ORDER BY id")
+
   return {
     /** Queues the tasks a dead process left running, then starts taking work. */
     start() {
@@ -222,6 +225,13 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       if (row) return { id: row.id, merged: false }
       const queued = writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
       return { id: queued.id, merged: true }
+    },
+
+    /** The open (queued or running) tasks working on `target` (e.g. {videoasset: 7}), by id. */
+    openFor(target: TaskTarget): number[] {
+      const [key, id] = Object.entries(target)[0] ?? []
+      if (key === undefined || id === undefined) return []
+      return openForTarget.all(`$.${key}`, id).map((r) => r.id)
     },
 
     /** Stops a queued or running task; the handler cleans up and the task ends failed. */

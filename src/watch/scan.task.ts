@@ -11,11 +11,13 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { ownOutputFolders } from '../modules/productions/lookup.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
+import { system } from '../modules/history/service.ts'
 import { AppError } from '../http/errors.ts'
 import { AlreadyCatalogued, type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
 import type { ImportLogs } from '../modules/importlogs/service.ts'
 import { IMPORT_STATUS } from '../modules/importlogs/service.ts'
 import type { MediaAssets, ScanRow } from '../modules/mediaassets/service.ts'
+import type { ProjectAssets } from '../modules/projectassets/service.ts'
 import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
 import { CancelledError, type Entry, slicer, walkTree } from '../storage/fs.ts'
@@ -49,6 +51,8 @@ export type ScanDeps = {
   scanned?(device: number, full: boolean): void
   settleMs: number
   log: Log
+  /** The owner of project assets, which writes a project going offline or online (with its history). */
+  projects?: Pick<ProjectAssets, 'setOnline'>
 }
 
 /** Decisions are made again at most this often in one scan (each round reads fingerprints or strangers). */
@@ -461,8 +465,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       // A conflict is what the disk says (another asset stays in production there): said, not retried.
       for (const id of result.conflicts)
         deps.log.warn('an asset\'s file is at a path another asset holds in production; left as it was', { asset: id, path: at.get(id) ?? rows.get(id)!.path_file })
-      for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const)
-        if (ids.length) db.update(projectAssets).set({ is_production: on, date_mod: isoTimestamp() }).where(inArray(projectAssets.id, [...ids])).run()
+      for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const) {
+        if (!ids.length) continue
+        if (deps.projects) deps.projects.setOnline([...ids], on, system('watcher'))
+        // Tests of the scan alone build it without the project service: the same write, without history.
+        else db.update(projectAssets).set({ is_production: on, date_mod: isoTimestamp() }).where(inArray(projectAssets.id, [...ids])).run()
+      }
     })
     // The catalogue now says what the disk does: a start scan opens the watch folders here, before
     // the (possibly long) reading of missing fingerprints below.
@@ -510,6 +518,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     for (const file of outcome.ingest) {
       if (slice.due()) await slice.tick()
       if (proxies.has(file.path) || media.byPath(file.path)) continue // our own, or catalogued meanwhile (any kind): never twice
+      // A file whose asset a user deleted (at this path, or moved here since): not imported again.
+      if (media.dismissed(file.path, file)) continue
       if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled' && open) settled.push(file)
       else waiting.push(file.path)
     }

@@ -22,6 +22,7 @@ import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import type { Devices } from '../devices/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
+import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
@@ -36,6 +37,9 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
     const params = task.params
     const warning: Record<string, string> = {}
     const advance = (status: string) => logs.advance(params.logs, { status })
+    // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
+    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+    const by: Actor = askedBy ? actorOf(askedBy, 'import') : system('import')
     try {
       let asset = assetOf(params.asset)
       if (!asset) throw new Error('the asset is gone')
@@ -104,8 +108,8 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
         // between), and the asset is in production again, which is what clients wait for.
         const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
         db.transaction(() => {
-          if (placed) media.relocate(asset!.id, moved.path, target.id, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) })
-          if (params.move!.held) media.setOnline([asset!.id], true)
+          if (placed) media.relocate(asset!.id, moved.path, target.id, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
+          if (params.move!.held) media.setOnline([asset!.id], true, by)
         })
         advance(IMPORT_STATUS.moved)
         asset = assetOf(asset.id)!
@@ -133,7 +137,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
             closeSync(fd)
           }
           const filled = Object.fromEntries(Object.entries(info).filter(([k]) => !params.given.includes(k)))
-          media.setTechnical(asset.id, { ...asset.technical, ...filled })
+          media.setTechnical(asset.id, { ...asset.technical, ...filled }, by)
           advance(IMPORT_STATUS.probed)
         }
 
@@ -157,7 +161,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
             const source = asset
             proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, height: proxyHeight(db, asset.device) })
           }
-          media.setProxy(asset.id, proxy)
+          media.setProxy(asset.id, proxy, by)
           advance(IMPORT_STATUS.proxied)
         }
       }
@@ -165,7 +169,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       // The last write, made by the runner with the task's end in one transaction.
       const done = asset.id
       return () => {
-        media.setStatus(done, 6)
+        media.setStatus(done, 6, by)
         logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
       }
     } catch (error) {
@@ -173,13 +177,13 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
       logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
-      media.setStatus(params.asset, -1)
+      media.setStatus(params.asset, -1, by)
       // A move that did not happen (or did: path_file follows the file) leaves the file online
       // where path_file says: in production again, as before the import. A file gone from there
       // stays out, as the watcher would have it.
       if (params.move?.held) {
         const path = assetOf(params.asset)?.path_file
-        if (path !== undefined && isRegularFile(path)) media.setOnline([params.asset], true)
+        if (path !== undefined && isRegularFile(path)) media.setOnline([params.asset], true, by)
       }
       throw new Error(reason)
     }

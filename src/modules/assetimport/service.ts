@@ -27,6 +27,7 @@ import { type MediaAssets, identityOfFile } from '../mediaassets/service.ts'
 import { ownOutputFolders } from '../productions/lookup.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
 import { canRead, canWrite, requireWrite } from '../users/access.ts'
+import { actorOf, historyOf, system } from '../history/service.ts'
 import type { Principal } from '../users/service.ts'
 import { type ImportRequest, refuseTooManyKeywords } from './rules.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
@@ -60,6 +61,12 @@ export function assetsBeingMoved(db: Db): Set<number> {
   const rows = db.$client.query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_MOVES}`).all()
   return new Set(rows.map((r) => r.asset))
 }
+
+/** The columns an import sets, as history records them. */
+const IMPORTED_FIELDS = [
+  'name', 'description', 'path_file', 'device', 'is_archive', 'is_production', 'approval', 'meta_field_store', 'archive_details', 'technical',
+  'status_asset', 'path_proxy', 'date_crt', 'date_add', 'date_del',
+] as const
 
 const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
 
@@ -245,6 +252,11 @@ export function createImports(
         if (current && current.production !== production.id)
           throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
         const values = valuesOver(current)
+        // The history row of the import: what it set over the asset, or the new asset. The watcher's
+        // own imports are the system's; an import a user asks for is theirs (and forgets a delete's
+        // "do not import this file again": the user asks for it).
+        const by = actor.id === 0 ? system(options?.newOnly ? 'watcher' : 'import') : actorOf(actor, 'import')
+        if (!options?.newOnly) deps.media.forgetDismissed(file.path)
         const assetId = current
           ? (tx.update(mediaAssets).set({ ...values, technical: { ...current.technical, ...technical }, date_del: meta.date_del ?? current.date_del })
               .where(eq(mediaAssets.id, current.id)).run(), current.id)
@@ -255,6 +267,9 @@ export function createImports(
             } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!.id
         for (const keyword_id of keywordIds(tx, kind, req.asset.keywords))
           tx.insert(mediaAssetKeywords).values({ asset_id: assetId, keyword_id }).onConflictDoNothing().run()
+        const after = deps.media.byId(assetId)!
+        if (current) historyOf(db).updated(by, { resource: `${kind}asset`, id: assetId, production: production.id }, current, after, IMPORTED_FIELDS)
+        else historyOf(db).record(by, { resource: `${kind}asset`, id: assetId, action: 'create', production: production.id, changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create') })
         const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
         const logId = deps.logs.append({
           asset_type: `${kind}asset`, asset_path: meta.path_file, status, payload, asset_import_id: assetId, production: production.id,

@@ -1,15 +1,17 @@
 // The media asset routes (/audioassets/, /imageassets/, /videoassets/): one controller per kind.
 import { sql } from 'drizzle-orm'
-import { t } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { type MediaKind, mediaAssets } from '../../db/schema.ts'
+import { editRoutes } from '../../http/edit.ts'
 import { literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
-import { AssetListFilters, MediaAsset, MediaAssetCreate, MediaAssetDetail, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
+import { AssetListFilters, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
 import type { MediaAssets } from './service.ts'
 
-export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind: MediaKind) =>
-  resourceRoutes(ctx, {
+/** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
+export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind: MediaKind, openTasks: (target: Record<string, number>) => number[]) =>
+  new Elysia().use(resourceRoutes(ctx, {
     prefix: `/${kind}assets`,
     name: TITLES[kind],
     table: mediaAssets,
@@ -37,4 +39,26 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
       run: (body, user) => service.create(kind, body, user),
       description: `Registers an existing ${kind} file without the import pipeline. Needs write access to the production.`,
     },
-  })
+  })).use(editRoutes(ctx, {
+    prefix: `/${kind}assets`,
+    name: TITLES[kind],
+    answer: `${TITLES[kind]}Detail`,
+    body: MediaAssetUpdate,
+    whole: ['name'],
+    codenames: { change: `browser.change_${kind}asset`, delete: `browser.delete_${kind}asset` },
+    update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
+    remove: (id, user) => service.remove(kind, id, user, openTasks),
+    notes: {
+      update:
+        'Needs write access to the production too. Writable: name, description, status_approval (0 or 1), date_crt, date_add and date_del ' +
+        '(the import\'s date forms, e.g. "2031-01-01"; null clears date_crt and date_del), is_archive, meta_field_store (validated as on ' +
+        'import; PATCH merges keys and a null value removes one, PUT replaces the store) and keywords ({category: [keyword]}; PATCH replaces ' +
+        'the categories given, null or [] removes one; PUT replaces all). date_mod changes on every update. path_file is not edited in place: ' +
+        'a new path is a move (400 invalid saying so), which the watcher sees or an import with move_asset makes.',
+      delete:
+        'Needs write access to the production too. Removes the record with its project links, keywords and shares, and its proxy file when ' +
+        'that lies inside the production\'s proxy_root. The essence (path_file) is never touched: removing files is a project delete. The ' +
+        'watcher does not import the file again (by path or identity); an explicit import does. allow_partial=true is accepted and changes ' +
+        'nothing. 409 conflict while an import task works on the asset.',
+    },
+  }))

@@ -22,6 +22,7 @@ export const fields = {
 export const MediaAsset = t.Object(fields)
 export const MediaAssetDetail = t.Object({
   ...fields,
+  status_approval: Type.Integer({ description: '1 approved, 0 pending (the import\'s approval)' }),
   date_crt: t.Nullable(t.String()),
   date_add: t.String(),
   date_mod: t.String(),
@@ -30,6 +31,36 @@ export const MediaAssetDetail = t.Object({
   technical: t.Record(t.String(), t.Unknown()),
   path_proxy: t.String(),
   projects: t.Array(Type.Integer(), { description: 'Ids of linked project assets' }),
+  modified_by: t.Nullable(t.String({ description: 'Who made the last change (a user name, or "system" for the service); null: none since history is kept' })),
+})
+
+const ReadOnly = (why: string) => t.Optional(t.Unknown({ description: `Read-only: ${why}` }))
+const DateText = t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })
+/**
+ * PATCH/PUT (an extension of the medialoopster API): the fields a user sets. Those the service sets
+ * are listed so that a request changing one is told why (400 invalid at it), not silently ignored.
+ */
+export const MediaAssetUpdate = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+  description: t.Optional(t.String({ maxLength: 100_000 })),
+  status_approval: t.Optional(Type.Integer({ minimum: 0, maximum: 1, description: '1 approved, 0 pending' })),
+  date_crt: t.Optional(t.Nullable(DateText)),
+  date_add: t.Optional(DateText),
+  date_del: t.Optional(t.Nullable({ ...DateText, description: 'Due-for-deletion date; null: none' })),
+  is_archive: t.Optional(t.Boolean()),
+  meta_field_store: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.' })),
+  keywords: t.Optional(t.Record(t.String(), t.Unknown(), { description: '{category: [keyword]}. PATCH replaces the categories given (null or [] removes one); PUT replaces all.' })),
+  id: ReadOnly('set by the service'),
+  production: ReadOnly('not edited'),
+  status_asset: ReadOnly('set by the import task'),
+  path_file: ReadOnly('a new path is a move (the watcher, or an import with move_asset)'),
+  device: ReadOnly('follows path_file'),
+  is_production: ReadOnly('set by the service (the watcher)'),
+  date_mod: ReadOnly('set on every change'),
+  technical: ReadOnly('set by the import'),
+  path_proxy: ReadOnly('set by the import task'),
+  projects: ReadOnly('link and unlink through the project'),
+  modified_by: ReadOnly('set by the service'),
 })
 export const MediaAssetCreate = eitherOf(t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),

@@ -4,18 +4,54 @@
 // one place. The path index is (kind, path_file): a query by path says `kind IN (...)` to use it.
 import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { MEDIA_KINDS, type MediaKind, devices, mediaAssets } from '../../db/schema.ts'
-import { dateField, field, unique } from '../../http/errors.ts'
+import { MEDIA_KINDS, type MediaKind, devices, dismissedFiles, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
+import { refuseReadOnly, type UpdateMode } from '../../http/edit.ts'
+import { AppError, dateField, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { type FileStat, fileOnDevice } from '../../storage/paths.ts'
+import { existsSync } from 'node:fs'
+import { removeFileInside } from '../../storage/remove.ts'
 import { isoTimestamp } from '../../util/time.ts'
+import type { Log } from '../../util/log.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
+import { type Actor, actorOf, historyOf, modifiedBy, system } from '../history/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
+import { canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { Relocation } from '../../watch/reconcile.ts'
-import { type MediaAssetCreate, type MediaRow, mediaToApi } from './model.ts'
+import { type MediaAssetCreate, type MediaAssetUpdate, type MediaRow, TITLES, mediaToApi } from './model.ts'
 
-export function createMediaAssets(db: Db, holds: HoldDurations, metadata: CustomMetadata) {
+/**
+ * The fields history records of a media asset, as the single record shows them (keywords and
+ * projects included); date_mod is left out (it changes with every write, each row has its date).
+ */
+const FIELDS = [
+  'name', 'description', 'production', 'status_asset', 'path_file', 'device', 'is_archive', 'is_production', 'meta_field_store',
+  'status_approval', 'date_crt', 'date_add', 'date_del', 'keywords', 'technical', 'path_proxy', 'projects',
+] as const
+
+/** Fields the service sets, with what a request that changes one is told (400 invalid at it). */
+const READ_ONLY: Record<string, string> = {
+  id: 'id is set by the service.',
+  production: "An asset's production is not edited: import the file into the other production, or share the asset with it by a project copy.",
+  status_asset: 'status_asset is set by the import task.',
+  path_file: 'path_file is not edited in place: a new path is a move of the file, which the watcher sees (move or rename the file on the device) or an import with move_asset makes.',
+  device: 'device follows path_file (the device the file lies on); it is not edited.',
+  is_production: 'is_production is set by the service: true while the file is on online storage (the watcher keeps it).',
+  date_mod: 'date_mod is set by the service on every change.',
+  technical: 'technical holds probed or imported technical details; it is set by the import.',
+  path_proxy: 'path_proxy is set by the import task that makes the proxy.',
+  projects: 'projects lists the linked project assets: link and unlink them through /api/projectassets/{id}/addasset/ and /unlinkasset/.',
+  modified_by: 'modified_by is set by the service (the history).',
+}
+
+const conflict = (detail: string) => new AppError(409, 'conflict', detail)
+
+/** The columns the service's own writes change (import task, watcher), as history records them. */
+const OWN_FIELDS = ['status_asset', 'technical', 'path_proxy', 'is_production', 'path_file', 'device'] as const
+
+export function createMediaAssets(db: Db, holds: HoldDurations, metadata: CustomMetadata, log?: Log) {
+  const history = historyOf(db)
   // A record's keywords ([category, keyword] pairs, in the order the answer lists them) and its
   // linked projects, as JSON arrays made by SQLite: sub-selects of the record's own statement, so
   // that a single-record request runs one statement (three separately cost twice as much).
@@ -23,10 +59,15 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id
     WHERE mk.asset_id = media_assets.id)`
   const projectsJson = sql<string>`(SELECT json_group_array(l.project_id ORDER BY l.project_id) FROM project_asset_links l WHERE l.asset_id = media_assets.id)`
-  const withDetails = db.select({ ...getTableColumns(mediaAssets), keywords_json: keywordsJson, projects_json: projectsJson })
+  const modifiedByJson = modifiedBy(sql`media_assets.kind || 'asset'`, sql`media_assets.id`)
+  const withDetails = db.select({ ...getTableColumns(mediaAssets), keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
     .from(mediaAssets).where(eq(mediaAssets.id, sql.placeholder('id'))).prepare()
-  const detailsOf = db.select({ keywords_json: keywordsJson, projects_json: projectsJson })
+  const detailsOf = db.select({ keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
     .from(mediaAssets).where(eq(mediaAssets.id, sql.placeholder('id'))).prepare()
+  // Files whose asset a user deleted (the watcher does not import them again), by path or identity.
+  const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null]>(
+    'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3) LIMIT 1')
+  const anyDismissed = db.$client.query<{ one: number }, []>('SELECT 1 AS one FROM dismissed_files LIMIT 1')
   const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
   // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
   // and SQLite compiles a statement per call otherwise, ten times the work of running it).
@@ -41,6 +82,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     "SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1")
   const underDir = db.select().from(mediaAssets).where(inRange).prepare()
   const rowById = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
+  const ownerOf = db.$client.query<{ kind: MediaKind; production: number; device: number; is_production: number }, [number]>(
+    'SELECT kind, production, device, is_production FROM media_assets WHERE id = ?')
   const setStatusOf = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
   const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
   const currentPath = db.$client.query<{ path_file: string; kind: MediaKind; is_archive: number }, [number]>('SELECT path_file, kind, is_archive FROM media_assets WHERE id = ?')
@@ -86,6 +129,80 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
   const range = (dir: string) => ({ dir, end: dir.slice(0, -1) + '0' })
 
+  /** The single-record answer; a row without its details (one just made) has them read. */
+  function detail(row: MediaRow | DetailedRow) {
+    const details = 'keywords_json' in row ? row : detailsOf.get({ id: row.id })!
+    const keywords: Record<string, string[]> = {}
+    for (const [category, keyword] of JSON.parse(details.keywords_json) as [string, string][]) (keywords[category] ??= []).push(keyword)
+    return {
+      ...mediaToApi(row),
+      status_approval: row.approval,
+      date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
+      keywords, technical: row.technical, path_proxy: row.path_proxy,
+      projects: JSON.parse(details.projects_json) as number[],
+      modified_by: details.modified_by,
+    }
+  }
+
+  /** The asset of this kind if the user can read it; else 404 (service.md 5). */
+  function readable(kind: MediaKind, id: number, user: Principal): DetailedRow {
+    const row = withDetails.get({ id })
+    if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
+    return row
+  }
+
+  /** keywords as a body gives them ({category: [keyword]}, a category null or [] to remove it), checked. */
+  function checkKeywords(given: Record<string, unknown>): Record<string, string[]> {
+    const out: Record<string, string[]> = {}
+    const names = Object.entries(given)
+    if (names.length > 1000) throw invalid('/keywords', 'At most 1,000 categories at once.')
+    for (const [category, list] of names) {
+      const pointer = `/keywords/${category.replace(/~/g, '~0').replace(/\//g, '~1')}`
+      if (category.length === 0 || category.length > 255) throw invalid(pointer, 'A category name has 1 to 255 characters.')
+      if (list === null) {
+        out[category] = []
+        continue
+      }
+      if (!Array.isArray(list) || list.length > 1000 || !list.every((k) => typeof k === 'string' && k.length > 0 && k.length <= 255))
+        throw invalid(pointer, 'A category holds a list of at most 1,000 keywords, each of 1 to 255 characters.')
+      out[category] = [...new Set(list as string[])]
+    }
+    return out
+  }
+
+  /** The asset's keywords of the categories given become those given (all categories: `all`); inside the caller's transaction. */
+  function setKeywords(id: number, kind: MediaKind, given: Record<string, string[]>, all: boolean) {
+    const categories = all
+      ? db.select({ id: keywordCategories.id }).from(keywordCategories).where(eq(keywordCategories.kind, kind)).all().map((c) => c.id)
+      : Object.keys(given).flatMap((name) => {
+          const c = db.select({ id: keywordCategories.id }).from(keywordCategories).where(and(eq(keywordCategories.kind, kind), eq(keywordCategories.name, name))).get()
+          return c ? [c.id] : []
+        })
+    if (categories.length)
+      db.delete(mediaAssetKeywords).where(and(eq(mediaAssetKeywords.asset_id, id),
+        inArray(mediaAssetKeywords.keyword_id, db.select({ id: keywords.id }).from(keywords).where(inArray(keywords.category_id, categories))))).run()
+    for (const [category, names] of Object.entries(given)) {
+      if (!names.length) continue
+      db.insert(keywordCategories).values({ kind, name: category }).onConflictDoNothing().run()
+      const cat = db.select({ id: keywordCategories.id }).from(keywordCategories).where(and(eq(keywordCategories.kind, kind), eq(keywordCategories.name, category))).get()!
+      for (const name of names) {
+        db.insert(keywords).values({ category_id: cat.id, name }).onConflictDoNothing().run()
+        const k = db.select({ id: keywords.id }).from(keywords).where(and(eq(keywords.category_id, cat.id), eq(keywords.name, name))).get()!
+        db.insert(mediaAssetKeywords).values({ asset_id: id, keyword_id: k.id }).onConflictDoNothing().run()
+      }
+    }
+  }
+
+  /** One write of the service's own (import task, watcher): the row before, the write, the history row. */
+  function changed(id: number, by: Actor, write: () => void) {
+    db.transaction(() => {
+      const before = rowById.get({ id })
+      write()
+      const after = before && rowById.get({ id })
+      if (before && after) history.updated(by, { resource: `${before.kind}asset`, id, production: before.production }, before, after, OWN_FIELDS)
+    })
+  }
+
   /** The asset with this path: of one kind, or of any kind (the watcher's "already catalogued?"). */
   const byPath = (path: string, kind?: MediaKind): MediaRow | undefined =>
     kind ? byPathOfKind.get({ kind, path }) : byPathAnyKind.get({ path })
@@ -97,16 +214,83 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     byIdWithDetails: (id: number): DetailedRow | undefined => withDetails.get({ id }),
 
     /** The single-record answer; a row without its details (one just made) has them read. */
-    detail(row: MediaRow | DetailedRow) {
-      const details = 'keywords_json' in row ? row : detailsOf.get({ id: row.id })!
-      const keywords: Record<string, string[]> = {}
-      for (const [category, keyword] of JSON.parse(details.keywords_json) as [string, string][]) (keywords[category] ??= []).push(keyword)
-      return {
-        ...mediaToApi(row),
-        date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
-        keywords, technical: row.technical, path_proxy: row.path_proxy,
-        projects: JSON.parse(details.projects_json) as number[],
+    detail,
+
+    /**
+     * PATCH/PUT (service.md 6 and docs/api.md): name, description, status_approval, date_crt,
+     * date_add, date_del, is_archive, meta_field_store (PATCH merges keys, a null value removes
+     * one; PUT replaces the store) and keywords (PATCH replaces the categories given, an empty
+     * list or null removes one; PUT replaces them all). The rest is read-only (READ_ONLY).
+     */
+    update(kind: MediaKind, id: number, body: typeof MediaAssetUpdate.static, user: Principal, mode: UpdateMode) {
+      const row = readable(kind, id, user)
+      requirePerm(user, `browser.change_${kind}asset`)
+      requireWrite(user, row.production)
+      const before = detail(row)
+      refuseReadOnly(body as Record<string, unknown>, before, READ_ONLY)
+      const set: Partial<typeof mediaAssets.$inferInsert> = {}
+      if (body.name !== undefined) set.name = body.name
+      if (body.description !== undefined) set.description = body.description
+      if (body.status_approval !== undefined) set.approval = body.status_approval
+      if (body.is_archive !== undefined) set.is_archive = body.is_archive
+      if (body.date_crt !== undefined) set.date_crt = body.date_crt === null ? null : dateField('/date_crt', body.date_crt)
+      if (body.date_del !== undefined) set.date_del = body.date_del === null ? null : dateField('/date_del', body.date_del)
+      if (body.date_add !== undefined) set.date_add = dateField('/date_add', body.date_add)
+      if (body.meta_field_store !== undefined) {
+        const given = body.meta_field_store
+        const kept = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))
+        metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], kept, '/meta_field_store')
+        const store: Record<string, unknown> = mode === 'patch' ? { ...row.meta_field_store } : {}
+        for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
+        set.meta_field_store = { ...store, ...kept }
       }
+      const keywordsGiven = body.keywords === undefined ? undefined : checkKeywords(body.keywords)
+      set.date_mod = isoTimestamp()
+      return db.transaction(() => {
+        db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
+        if (keywordsGiven) setKeywords(id, kind, keywordsGiven, mode === 'put')
+        const after = detail(withDetails.get({ id })!)
+        history.updated(actorOf(user), { resource: `${kind}asset`, id, production: row.production }, before, after, [...FIELDS, 'date_mod'])
+        return { ...after, modified_by: actorOf(user).user?.username ?? 'system' }
+      })
+    },
+
+    /**
+     * DELETE: the record goes with its links, keywords and shares (foreign keys cascade), and its
+     * proxy when it lies inside the production's proxy_root; the essence is never touched. The file
+     * is remembered (dismissed_files), so the watcher does not import it again. 409 while an import
+     * task works on the asset.
+     */
+    remove(kind: MediaKind, id: number, user: Principal, openTasks: (target: Record<string, number>) => number[]) {
+      const row = readable(kind, id, user)
+      requirePerm(user, `browser.delete_${kind}asset`)
+      requireWrite(user, row.production)
+      const open = openTasks({ [`${kind}asset`]: id })
+      if (open.length) throw conflict(`An import task works on this asset (task ${open.join(', ')}); delete it when the task has ended.`)
+      const before = detail(row)
+      const proxyRoot = db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, row.production)).get()?.proxy_root
+      db.transaction(() => {
+        db.delete(mediaAssets).where(eq(mediaAssets.id, id)).run()
+        db.insert(dismissedFiles).values({
+          kind, path_file: row.path_file, file_dev: row.file_dev, file_ino: row.file_ino, file_stamp: row.file_stamp, asset_id: id, date: isoTimestamp(),
+        }).run()
+        history.record(actorOf(user), { resource: `${kind}asset`, id, action: 'delete', production: row.production, changes: history.snapshot(before, FIELDS, 'delete') })
+      })
+      // After the commit: a proxy left behind by a failed removal is a stray file, a proxy removed
+      // for a record that stayed would be a loss.
+      if (row.path_proxy && proxyRoot && !removeFileInside(proxyRoot, row.path_proxy) && existsSync(row.path_proxy))
+        log?.warn('the proxy of a deleted asset was not removed (not a regular file inside the proxy_root)', { asset: id, path: row.path_proxy })
+    },
+
+    /** Whether the watcher leaves this file alone: a user deleted its asset (by path, or by identity under another name). */
+    dismissed(path: string, identity?: { dev: number; ino: number }): boolean {
+      if (anyDismissed.get() === null) return false
+      return dismissedAt.get(path, identity?.dev ?? null, identity?.ino ?? null) !== null
+    },
+
+    /** An explicit import of the path: the decision is forgotten (inside the import's transaction). */
+    forgetDismissed(path: string) {
+      db.delete(dismissedFiles).where(eq(dismissedFiles.path_file, path)).run()
     },
 
     /**
@@ -198,8 +382,13 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       offline: readonly { id: number; from: string; archive: boolean }[]
       online: readonly { id: number; at: string; archive: boolean }[]
       relocations: readonly ScanRelocation[]
-    }): { changed: number[]; conflicts: number[] } {
+    }, by: Actor = system('watcher')): { changed: number[]; conflicts: number[] } {
       const now = isoTimestamp()
+      // Each change applied is written to the history, with the scan's transaction (the caller's).
+      const note = (id: number, changes: Record<string, { old: unknown; new: unknown }>) => {
+        const owner = ownerOf.get(id)
+        if (owner) history.record(by, { resource: `${owner.kind}asset`, id, action: 'update', production: owner.production, changes })
+      }
       const changed = new Set<number>()
       const conflicts = new Set<number>()
       // As the scan read it: its path, and archived or not (a re-import may have made it archive-only).
@@ -209,13 +398,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       }
       for (const o of d.offline) {
         if (!asRead(o.id, o.from, o.archive)) changed.add(o.id)
-        else setOffline.run(now, o.id)
+        else if (setOffline.run(now, o.id).changes) note(o.id, { is_production: { old: true, new: false } })
       }
       const relocations = d.relocations.filter((r) => {
         if (asRead(r.id, r.from, r.archive)) return true
         changed.add(r.id)
         return false
       })
+      const was = new Map(relocations.map((r) => [r.id, ownerOf.get(r.id)]))
       for (const r of relocations) if (r.path !== r.from) parkPath.run(`\u0000moving:${r.id}`, r.id)
       for (const r of relocations) {
         if (onlineAt.all(r.path, r.kind).some((o) => o.id !== r.id)) {
@@ -233,13 +423,19 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
           ...(r.hash !== undefined ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash } : r.by === 'identity' ? {} : { file_hash: null }),
           date_mod: now,
         }).where(eq(mediaAssets.id, r.id)).run()
+        const before = was.get(r.id)
+        const changes: Record<string, { old: unknown; new: unknown }> = {}
+        if (r.path !== r.from) changes.path_file = { old: r.from, new: r.path }
+        if (before && before.device !== r.device) changes.device = { old: before.device, new: r.device }
+        if (before && !before.is_production) changes.is_production = { old: false, new: true }
+        if (Object.keys(changes).length) note(r.id, changes)
       }
       for (const o of d.online) {
         if (changed.has(o.id) || conflicts.has(o.id)) continue
         const row = currentPath.get(o.id)
         if (!row || row.path_file !== o.at || !!row.is_archive !== o.archive) changed.add(o.id)
         else if (onlineAt.all(o.at, row.kind).some((x) => x.id !== o.id)) conflicts.add(o.id)
-        else setOnlineOne.run(now, o.id)
+        else if (setOnlineOne.run(now, o.id).changes) note(o.id, { is_production: { old: false, new: true } })
       }
       return { changed: [...changed], conflicts: [...conflicts] }
     },
@@ -248,31 +444,34 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     byId: (id: number): MediaRow | undefined => rowById.get({ id }),
 
     /** status_asset (0 working, 6 done, -1 failed), as the import task moves it. */
-    setStatus(id: number, status: number) {
-      setStatusOf.run({ id, status, now: isoTimestamp() })
+    setStatus(id: number, status: number, by: Actor) {
+      changed(id, by, () => setStatusOf.run({ id, status, now: isoTimestamp() }))
     },
 
     /** Probed technical details, over what the asset has. */
-    setTechnical(id: number, technical: Record<string, unknown>) {
-      db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run()
+    setTechnical(id: number, technical: Record<string, unknown>, by: Actor) {
+      changed(id, by, () => db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run())
     },
 
     /** The proxy made for the asset. */
-    setProxy(id: number, path: string) {
-      db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run()
+    setProxy(id: number, path: string, by: Actor) {
+      changed(id, by, () => db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run())
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
-    setOnline(ids: number[], online: boolean) {
+    setOnline(ids: number[], online: boolean, by: Actor) {
       if (!ids.length) return
-      db.update(mediaAssets).set({ is_production: online, date_mod: isoTimestamp() })
-        .where(and(inArray(mediaAssets.id, ids), eq(mediaAssets.is_production, !online))).run()
+      db.transaction(() => {
+        for (const id of ids)
+          changed(id, by, () => db.update(mediaAssets).set({ is_production: online, date_mod: isoTimestamp() })
+            .where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, !online))).run())
+      })
     },
 
     /** The file is now at `path` on `device` (a move or rename), with its identity. */
-    relocate(id: number, path: string, device: number, stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) {
-      db.update(mediaAssets).set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
-        .where(eq(mediaAssets.id, id)).run()
+    relocate(id: number, path: string, device: number, stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined, by: Actor) {
+      changed(id, by, () => db.update(mediaAssets).set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
+        .where(eq(mediaAssets.id, id)).run())
     },
 
     create(kind: MediaKind, body: typeof MediaAssetCreate.static, user: Principal) {
@@ -284,21 +483,25 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], store, '/meta_field_store')
       if (byPath(file.path, kind)) throw unique('/path_file', `A ${kind} asset with this path_file already exists.`)
       const now = isoTimestamp()
-      return db.insert(mediaAssets).values({
-        kind, name: body.name, description: body.description ?? '', production: production.id, device: file.device.id, path_file: file.path,
-        is_archive: body.is_archive ?? false, is_production: body.is_production ?? true, meta_field_store: store,
-        date_crt: dateCrt ?? null, date_add: now, date_mod: now,
-        date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
-        // Recorded on every create, so a later move or rename is recognised (the watcher).
-        ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
-      }).returning().get()
+      return db.transaction(() => {
+        const row = db.insert(mediaAssets).values({
+          kind, name: body.name, description: body.description ?? '', production: production.id, device: file.device.id, path_file: file.path,
+          is_archive: body.is_archive ?? false, is_production: body.is_production ?? true, meta_field_store: store,
+          date_crt: dateCrt ?? null, date_add: now, date_mod: now,
+          date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
+          // Recorded on every create, so a later move or rename is recognised (the watcher).
+          ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
+        }).returning().get()
+        history.record(actorOf(user), { resource: `${kind}asset`, id: row.id, action: 'create', production: production.id, changes: history.snapshot(detail(row), FIELDS, 'create') })
+        return row
+      })
     },
   }
 }
 
 export type MediaAssets = ReturnType<typeof createMediaAssets>
 /** A row with its keywords and linked projects as JSON arrays (byIdWithDetails). */
-export type DetailedRow = MediaRow & { keywords_json: string; projects_json: string }
+export type DetailedRow = MediaRow & { keywords_json: string; projects_json: string; modified_by: string | null }
 export type ScanRow = Pick<MediaRow, 'id' | 'path_file' | 'device' | 'is_archive' | 'is_production' | 'file_dev' | 'file_ino' | 'file_stamp' | 'file_size' | 'file_mtime' | 'file_hash' | 'kind'>
 /** A relocation as applyScan takes it: reconcile's, with where the row was and whether it is in production. */
 export type ScanRelocation = Relocation & { from: string; kind: MediaKind; archive: boolean }

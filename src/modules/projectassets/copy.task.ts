@@ -10,6 +10,7 @@ import type { Db } from '../../db/client.ts'
 import { devices, projectAssets } from '../../db/schema.ts'
 import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
+import { type Actor, actorOf, historyOf, system } from '../history/service.ts'
 import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
 import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
 import { describe } from '../../storage/errors.ts'
@@ -28,11 +29,23 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
     const { source, target, device } = params
     const projectId = task.target.projectasset!
     const staging = stagingFor(target, task.id)
+    // The copy's writes are the user's who asked (tasks queued by an older version: the service's).
+    const asker = params.user === undefined ? undefined : users.principalById(params.user)
+    const by: Actor = asker ? actorOf(asker, 'task') : system('task')
+    /** One write of the project and its history row, together. */
+    const write = (values: Partial<typeof projectAssets.$inferInsert>) =>
+      db.transaction(() => {
+        const before = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+        db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
+        const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+        if (before && after)
+          historyOf(db).updated(by, { resource: 'projectasset', id: projectId, production: before.production }, before, after, ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'])
+      })
     const finish = (files: { count: number; bytes: number }) =>
-      db.update(projectAssets).set({
+      write({
         status_asset: 6, status_asset_description: 'ASSET_DONE', is_production: true,
         files_count: files.count, files_bytes: files.bytes, date_mod: isoTimestamp(),
-      }).where(eq(projectAssets.id, projectId)).run()
+      })
 
     // The hidden folder is removed on failure only when this task made it.
     let ours = task.attempts > 0
@@ -100,9 +113,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       const cleanup = !ours || targetParent < 0 ? '' : await removeTreeAt({ parent: targetParent, name: posix.basename(staging) })
         .then(() => '', (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? '' : `; ${staging} could not be removed: ${describe(e)}`))
       const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
-      db.update(projectAssets).set({
-        status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp(),
-      }).where(eq(projectAssets.id, projectId)).run()
+      write({ status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp() })
       throw new Error(reason)
     } finally {
       if (sourceFd >= 0) close(sourceFd)

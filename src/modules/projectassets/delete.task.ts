@@ -14,6 +14,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { projectAssets } from '../../db/schema.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
+import { type Actor, actorOf, historyOf, system } from '../history/service.ts'
 import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
 import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
@@ -82,10 +83,15 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
     finish()
 
     function finish() {
+      // The delete is the user's who asked for it (tasks queued by an older version: the service's).
+      const asker = user === undefined ? undefined : users.principalById(user)
+      const by: Actor = asker ? actorOf(asker, 'task') : system('task')
       db.transaction(() => {
+        const row = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
         db.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
+        if (row) historyOf(db).record(by, { resource: 'projectasset', id: projectId, action: 'delete', production: row.production, changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } } })
         // Media files that lived in the folder went with it: their records stay, offline.
-        media.setOnline(media.under(bundle_root).map((m) => m.id), false)
+        media.setOnline(media.under(bundle_root).map((m) => m.id), false, by)
       })
     }
   }

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { projectAssets } from '../../db/schema.ts'
-import { AppError, requireOneOf } from '../../http/errors.ts'
+import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
 import { Paging, type PagingQuery, slashPath } from '../../http/lists.ts'
 import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
@@ -8,7 +8,7 @@ import type { ModuleContext } from '../../http/context.ts'
 import { type AssetListQuery, AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
 import { readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, type TaskRef, UnlinkResult, linkBodyDoc } from './model.ts'
+import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, ProjectAssetDetail, ProjectAssetUpdate, type TaskRef, UnlinkResult, linkBodyDoc } from './model.ts'
 import type { ProjectAssets, QueuedTask } from './service.ts'
 
 type ProjectAssetQuery = AssetListQuery & PagingQuery & { bundle_root?: string }
@@ -21,6 +21,27 @@ function requireJson(request: Request) {
   if (type !== 'application/json')
     throw new AppError(415, 'unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
 }
+
+/** PATCH and PUT of a project asset (an extension of the medialoopster API). */
+const updateHook = (mode: 'patch' | 'put', legacy: boolean) => ({
+  auth: true as const,
+  params: IdParams,
+  body: 'ProjectAssetUpdate' as const,
+  parse: ['json', 'urlencoded', 'formdata'] as ('json' | 'urlencoded' | 'formdata')[],
+  response: { 200: 'ProjectAssetDetail' as const, ...errors(...BODY_ERRORS, 403, 404, 409) },
+  detail: {
+    summary: mode === 'patch' ? 'Update fields of a project asset (extension)' : 'Replace a project asset (extension)',
+    deprecated: legacy,
+    description:
+      (mode === 'patch' ? 'Changes the fields given; answers 200 with the whole record. ' : 'As PATCH, with name required; fields not given keep their values. ') +
+      'Needs superuser or browser.change_projectasset, and write access to the production. Writable: name, description, date_crt, date_add, ' +
+      'date_del, meta_field_store (PATCH merges, a null value removes a key; PUT replaces), status_editing, status_approval, path_file ' +
+      '(inside bundle_root), type, is_archive, name_editor, name_studio, locked_by. bundle_root is not edited in place (a move: 400 invalid ' +
+      'saying so); the other fields the service sets are read-only (400 invalid at the field when sent with another value). date_mod changes ' +
+      'on every update; the update is written to the history. 409 while the project is being deleted. JSON or form data.',
+    'x-permission': 'browser.change_projectasset',
+  } as never,
+})
 
 /** A queued task as a copy or delete answers it, with the address to follow it at. */
 const taskAnswer = (task: QueuedTask): typeof TaskRef.static => ({ ...task, url: `/api/tasks/${task.id}/` })
@@ -46,7 +67,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
   let routes = new Elysia({ prefix, tags: ['ProjectAsset'] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ ProjectAsset, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, DeleteAccepted, LinkResult, UnlinkResult })
+    .model({ ProjectAsset, ProjectAssetDetail, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, ProjectAssetUpdate, DeleteAccepted, LinkResult, UnlinkResult })
     .get(
       '/',
       // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.
@@ -65,10 +86,10 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         detail: { summary: 'List project assets', deprecated: legacy },
       },
     )
-    .get('/:id', ({ params, user }) => service.toApi(service.readable(params.id, user), user), {
+    .get('/:id', ({ params, user }) => service.detail(service.readable(params.id, user), user), {
       auth: true,
       params: IdParams,
-      response: { 200: 'ProjectAsset', ...errors(404) },
+      response: { 200: 'ProjectAssetDetail', ...errors(404) },
       detail: { summary: 'One project asset', deprecated: legacy },
     })
     // The routes below take a body (and DELETE reads any it is sent the same way).
@@ -111,6 +132,11 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         },
       },
     )
+    .patch('/:id', ({ params, body, user }) => service.update(params.id, body, user, 'patch'), updateHook('patch', legacy))
+    .put('/:id', ({ params, body, user }) => {
+      if (body.name === undefined) throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
+      return service.update(params.id, body, user, 'put')
+    }, updateHook('put', legacy))
     .delete(
       '/:id',
       ({ params, user, set }) => {

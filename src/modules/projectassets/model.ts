@@ -33,6 +33,44 @@ export const ProjectAsset = t.Object({
   device: Type.Integer(),
 })
 
+/** The single record: the list's, and who changed it last. */
+export const ProjectAssetDetail = t.Composite([ProjectAsset, t.Object({
+  modified_by: t.Nullable(t.String({ description: 'Who made the last change (a user name, or "system" for the service); null: none since history is kept' })),
+})])
+
+const ReadOnly = (why: string) => t.Optional(t.Unknown({ description: `Read-only: ${why}` }))
+const DateText = t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })
+/** PATCH/PUT (an extension): the fields a user sets; those the service sets are listed to be refused with a reason. */
+export const ProjectAssetUpdate = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+  description: t.Optional(t.String({ maxLength: 100_000 })),
+  date_crt: t.Optional(t.Nullable(DateText)),
+  date_add: t.Optional(DateText),
+  date_del: t.Optional(t.Nullable(DateText)),
+  meta_field_store: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.' })),
+  status_editing: t.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
+  status_approval: t.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
+  path_file: t.Optional(t.String({ maxLength: 4096, description: 'Project file, inside bundle_root ("" for none)' })),
+  type: t.Optional(t.String({ minLength: 1, maxLength: 32 })),
+  is_archive: t.Optional(t.Boolean()),
+  name_editor: t.Optional(t.String({ maxLength: 255 })),
+  name_studio: t.Optional(t.String({ maxLength: 255 })),
+  locked_by: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
+  id: ReadOnly('set by the service'),
+  bundle_root: ReadOnly('a new folder is a move (the watcher) or a copy'),
+  status_asset: ReadOnly('set by copies and deletes'),
+  status_asset_description: ReadOnly('set by the service'),
+  is_production: ReadOnly('set by the service'),
+  files: ReadOnly('set by the service'),
+  production: ReadOnly('not edited'),
+  device: ReadOnly('follows bundle_root'),
+  date_mod: ReadOnly('set on every change'),
+  audio_assets: ReadOnly('linked through addasset/unlinkasset'),
+  image_assets: ReadOnly('linked through addasset/unlinkasset'),
+  video_assets: ReadOnly('linked through addasset/unlinkasset'),
+  modified_by: ReadOnly('set by the service'),
+})
+
 /** The task a copy or delete queued; `Location` (delete) and `url` name it for GET /api/tasks/{id}/. */
 export const TaskRef = t.Object({
   id: Type.Integer(),

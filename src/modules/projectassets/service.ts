@@ -18,7 +18,9 @@ import type { MediaAssets } from '../mediaassets/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
 import { canRead, canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import { type ProjectAssetCreate, type TaskRef, typeOf } from './model.ts'
+import { type ProjectAssetCreate, type ProjectAssetUpdate, type TaskRef, typeOf } from './model.ts'
+import { type Actor, type Changes, actorOf, historyOf, modifiedBy } from '../history/service.ts'
+import { refuseReadOnly, type UpdateMode } from '../../http/edit.ts'
 
 type Row = typeof projectAssets.$inferSelect
 type Body = typeof ProjectAssetCreate.static
@@ -33,7 +35,33 @@ type MediaApi = ReturnType<typeof mediaToApi>
 
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
+/** The fields history records of a project asset (links have rows of their own). */
+const FIELDS = [
+  'name', 'description', 'date_crt', 'date_add', 'date_del', 'meta_field_store', 'status_asset', 'status_asset_description', 'status_editing',
+  'status_approval', 'path_file', 'bundle_root', 'type', 'is_archive', 'is_production', 'name_editor', 'name_studio', 'locked_by', 'production', 'device',
+] as const
+
+/** Fields the service sets, with what a request that changes one is told (400 invalid at it). */
+const READ_ONLY: Record<string, string> = {
+  id: 'id is set by the service.',
+  bundle_root: "bundle_root is not edited in place: a new folder is a move of the project's files, which the watcher sees; copy the project (copy_of) to place it elsewhere.",
+  status_asset: 'status_asset is set by the service (copies and deletes).',
+  status_asset_description: 'status_asset_description is set by the service.',
+  is_production: 'is_production is set by the service (copies, deletes, the watcher).',
+  files: 'files counts the files of the bundle; it is set by the service.',
+  production: "A project's production is not edited: copy the project into the other production.",
+  device: 'device follows bundle_root; it is not edited.',
+  date_mod: 'date_mod is set by the service on every change.',
+  audio_assets: 'Linked assets change through /addasset/ and /unlinkasset/.',
+  image_assets: 'Linked assets change through /addasset/ and /unlinkasset/.',
+  video_assets: 'Linked assets change through /addasset/ and /unlinkasset/.',
+  modified_by: 'modified_by is set by the service (the history).',
+}
+
 export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata; media: MediaAssets }) {
+  const history = historyOf(db)
+  const modifiedByOf = db.select({ who: modifiedBy(sql`'projectasset'`, sql`${projectAssets.id}`) }).from(projectAssets)
+    .where(eq(projectAssets.id, sql.placeholder('id'))).prepare()
   const linkedOf = db.select().from(mediaAssets).innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
     .where(eq(projectAssetLinks.project_id, sql.placeholder('id'))).orderBy(mediaAssets.id).prepare()
   const allDevices = () => db.select().from(devices).all()
@@ -102,9 +130,76 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     return path
   }
 
+  /** The links of a project as history shows them: {video_assets: {old: [ids], new: [ids]}}, only the kinds that changed. */
+  function linkChanges(before: number[], after: number[]): Changes {
+    const ids = [...new Set([...before, ...after])]
+    const kinds = new Map<number, MediaKind>()
+    if (ids.length)
+      for (const a of db.select({ id: mediaAssets.id, kind: mediaAssets.kind }).from(mediaAssets).where(inArray(mediaAssets.id, ids)).all()) kinds.set(a.id, a.kind)
+    const changes: Changes = {}
+    for (const kind of MEDIA_KINDS) {
+      const old = before.filter((i) => kinds.get(i) === kind).sort((a, b) => a - b)
+      const now = after.filter((i) => kinds.get(i) === kind).sort((a, b) => a - b)
+      if (old.join() !== now.join()) changes[`${kind}_assets`] = { old, new: now }
+    }
+    return changes
+  }
+
+  /** The single record: the list's, and who changed it last (modified_by). */
+  function detail(row: Row, user: Principal) {
+    return { ...toApi(row, user), modified_by: modifiedByOf.get({ id: row.id })?.who ?? null }
+  }
+
   return {
     toApi,
+    detail,
     readable,
+
+    /**
+     * PATCH/PUT: the fields a user sets (READ_ONLY lists the rest). meta_field_store merges on
+     * PATCH (a null value removes a key) and is replaced on PUT. 409 while the project is being
+     * deleted.
+     */
+    update(id: number, body: typeof ProjectAssetUpdate.static, user: Principal, mode: UpdateMode) {
+      const row = readable(id, user)
+      requirePerm(user, 'browser.change_projectasset')
+      requireWrite(user, row.production)
+      if (row.deleting) throw conflict('The project asset is being deleted.')
+      refuseReadOnly(body as Record<string, unknown>, detail(row, user), READ_ONLY)
+      const set: Partial<typeof projectAssets.$inferInsert> = {}
+      for (const f of ['name', 'description', 'status_editing', 'status_approval', 'type', 'is_archive', 'name_editor', 'name_studio', 'locked_by'] as const)
+        if (body[f] !== undefined) (set as Record<string, unknown>)[f] = body[f]
+      if (body.date_crt !== undefined) set.date_crt = body.date_crt === null ? null : dateField('/date_crt', body.date_crt)
+      if (body.date_del !== undefined) set.date_del = body.date_del === null ? null : dateField('/date_del', body.date_del)
+      if (body.date_add !== undefined) set.date_add = dateField('/date_add', body.date_add)
+      if (body.path_file !== undefined) set.path_file = pathFileIn(row.bundle_root, body.path_file)
+      if (body.meta_field_store !== undefined) {
+        const given = body.meta_field_store
+        const kept = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))
+        deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, kept, '/meta_field_store')
+        const store: Record<string, unknown> = mode === 'patch' ? { ...row.meta_field_store } : {}
+        for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
+        set.meta_field_store = { ...store, ...kept }
+      }
+      set.date_mod = isoTimestamp()
+      return db.transaction(() => {
+        const after = db.update(projectAssets).set(set).where(eq(projectAssets.id, id)).returning().get()!
+        history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [...FIELDS, 'date_mod'])
+        return detail(after, user)
+      })
+    },
+
+    /** Online or offline (the watcher: the bundle folder vanished or came back), with history. */
+    setOnline(ids: number[], online: boolean, by: Actor) {
+      db.transaction(() => {
+        for (const id of ids) {
+          const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+          if (!row || row.is_production === online) continue
+          db.update(projectAssets).set({ is_production: online, date_mod: isoTimestamp() }).where(eq(projectAssets.id, id)).run()
+          history.record(by, { resource: 'projectasset', id, action: 'update', production: row.production, changes: { is_production: { old: !online, new: online } } })
+        }
+      })
+    },
 
     async create(body: Body, user: Principal) {
       const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
@@ -122,16 +217,20 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const files = await totals(path)
       const now = isoTimestamp()
       checkBundle(path, device.path)
-      return db.insert(projectAssets).values({
-        name: body.name, description: body.description ?? '', date_crt: dateCrt ?? null, date_add: now, date_mod: now,
-        date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
-        meta_field_store: store, status_asset: 6, status_asset_description: 'ASSET_DONE',
-        status_editing: body.status_editing ?? 0, status_approval: body.status_approval ?? 0,
-        path_file: pathFile, bundle_root: path, type: body.type ?? typeOf(pathFile), is_archive: body.is_archive ?? false,
-        is_production: true, files_count: files.count, files_bytes: files.bytes,
-        name_editor: body.name_editor ?? '', name_studio: body.name_studio ?? '',
-        production: production.id, device: device.id,
-      }).returning().get()
+      return db.transaction(() => {
+        const row = db.insert(projectAssets).values({
+          name: body.name, description: body.description ?? '', date_crt: dateCrt ?? null, date_add: now, date_mod: now,
+          date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
+          meta_field_store: store, status_asset: 6, status_asset_description: 'ASSET_DONE',
+          status_editing: body.status_editing ?? 0, status_approval: body.status_approval ?? 0,
+          path_file: pathFile, bundle_root: path, type: body.type ?? typeOf(pathFile), is_archive: body.is_archive ?? false,
+          is_production: true, files_count: files.count, files_bytes: files.bytes,
+          name_editor: body.name_editor ?? '', name_studio: body.name_studio ?? '',
+          production: production.id, device: device.id,
+        }).returning().get()
+        history.record(actorOf(user), { resource: 'projectasset', id: row.id, action: 'create', production: row.production, changes: history.snapshot(row, FIELDS, 'create') })
+        return row
+      })
     },
 
     /** The new project (status 0, not in production) and the task that copies its files. */
@@ -171,6 +270,11 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
           files_count: 0, files_bytes: 0, name_editor: body.name_editor ?? source.name_editor,
           name_studio: body.name_studio ?? source.name_studio, production: production.id, device: target.device.id, copy_of: source.id,
         }).returning().get()
+        history.record(actorOf(user), {
+          resource: 'projectasset', id: row.id, action: 'create', production: row.production,
+          changes: { ...history.snapshot(row, FIELDS, 'create'), copy_of: { old: null, new: source.id } },
+        })
+        if (linked.length) history.record(actorOf(user), { resource: 'projectasset', id: row.id, action: 'link', production: row.production, changes: linkChanges([], linked.map((a) => a.id)) })
         for (const asset of linked) {
           tx.insert(projectAssetLinks).values({ project_id: row.id, asset_id: asset.id }).run()
           if (share && asset.production !== production.id && canRead(user, asset.production))
@@ -213,6 +317,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
       const task = db.transaction((tx) => {
         tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
+        history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, { ...row, is_production: false, date_del: now }, FIELDS)
         return deps.runner.enqueue(tx, {
           kind: 'delete', target: { projectasset: id }, production: row.production,
           // The folder to remove is the one there now (null: already gone, and any folder made there
@@ -250,10 +355,20 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       })
 
       const ref = (r: Ref) => ({ asset_id: r.asset_id, type: r.type })
+      const before = [...linkedIds]
+      // One history row per request that changed the links: each kind's linked ids before and after.
+      const noteLinks = () => {
+        const changes = linkChanges(before, [...linkedIds])
+        if (Object.keys(changes).length) history.record(actorOf(user), { resource: 'projectasset', id, action: mode, production: project.production, changes })
+      }
       return db.transaction((tx) => {
         if (mode === 'unlink') {
-          for (const r of good) tx.delete(projectAssetLinks).where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id))).run()
+          for (const r of good) {
+            tx.delete(projectAssetLinks).where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id))).run()
+            linkedIds.delete(r.asset_id)
+          }
           touch(tx, id)
+          noteLinks()
           return { unlinked_assets: good.map(ref), invalid_assets: invalidAssets }
         }
         const fresh: Ref[] = []
@@ -267,6 +382,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
           }
         }
         touch(tx, id)
+        noteLinks()
         return { newly_linked_assets: fresh.map(ref), already_linked_assets: already.map(ref), invalid_assets: invalidAssets }
       })
     },

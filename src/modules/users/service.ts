@@ -1,11 +1,12 @@
 // Users, their keys, permission codenames and per-production access. Used by the HTTP auth and
 // by the command line; no HTTP types here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { type Db, dataVersionOf, readSnapshotOf } from '../../db/client.ts'
 import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
+import { historyOf, system } from '../history/service.ts'
 
 export type Principal = {
   id: number
@@ -177,10 +178,18 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         ? db.select().from(productions).where(eq(productions.id, Number(production))).get()
         : db.select().from(productions).where(eq(productions.name, production)).get()
       if (!prod) throw new UserError(`no production "${production}"`)
-      db.insert(productionAccess)
-        .values({ user_id: user.id, production_id: prod.id, level })
-        .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } })
-        .run()
+      db.transaction(() => {
+        const before = db.select({ level: productionAccess.level }).from(productionAccess)
+          .where(and(eq(productionAccess.user_id, user.id), eq(productionAccess.production_id, prod.id))).get()?.level ?? null
+        db.insert(productionAccess)
+          .values({ user_id: user.id, production_id: prod.id, level })
+          .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } })
+          .run()
+        // Who may work in a production is part of its record (members): the command line's grants
+        // are in its history, as the service's own doing (`via` cli).
+        if (before !== level)
+          historyOf(db).record(system('cli'), { resource: 'production', id: prod.id, action: 'update', production: prod.id, changes: { [`access.${user.username}`]: { old: before, new: level } } })
+      })
       return { user, production: prod }
     },
 
@@ -218,13 +227,21 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     /** Gives a codename; false when the user had it already. */
     addPerm(name: string, codename: Codename): boolean {
       const user = findUser(name)
-      return db.$client.query('INSERT OR IGNORE INTO user_permissions (user_id, codename) VALUES (?, ?)').run(user.id, codename).changes > 0
+      return db.transaction(() => {
+        const added = db.$client.query('INSERT OR IGNORE INTO user_permissions (user_id, codename) VALUES (?, ?)').run(user.id, codename).changes > 0
+        if (added) historyOf(db).record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { [`perm.${codename}`]: { old: false, new: true } } })
+        return added
+      })
     },
 
     /** Takes a codename away; false when the user did not have it. */
     removePerm(name: string, codename: string): boolean {
       const user = findUser(name)
-      return db.$client.query('DELETE FROM user_permissions WHERE user_id = ? AND codename = ?').run(user.id, codename).changes > 0
+      return db.transaction(() => {
+        const removed = db.$client.query('DELETE FROM user_permissions WHERE user_id = ? AND codename = ?').run(user.id, codename).changes > 0
+        if (removed) historyOf(db).record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { [`perm.${codename}`]: { old: true, new: false } } })
+        return removed
+      })
     },
 
     /**
