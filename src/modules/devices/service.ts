@@ -132,7 +132,9 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       const after = db.transaction(() => {
         const after = db.update(devices).set(next).where(eq(devices.id, id)).returning().get()!
         const by = actorOf(user)
-        history.updated(by, { resource: 'device', id }, shown(row), shown(after), FIELDS)
+        // One password for another shows as "********" both times: said all the same, never the passwords.
+        const newPassword = row.password !== null && after.password !== null && row.password !== after.password
+        history.updated(by, { resource: 'device', id }, shown(row), shown(after), FIELDS, newPassword ? { password: { old: '********', new: '********' } } : {})
         if (after.name !== row.name) holds.renameContext('device', row.name, after.name, by)
         return after
       })

@@ -64,11 +64,15 @@ function createHistory(db: Db) {
     record,
 
     /**
-     * An update: the row of the fields of `fields` that differ (none differ: no row). Returns the
-     * changes. Call it inside the transaction of the update.
+     * An update: the row of the fields of `fields` that differ, and `extra` (a change the values
+     * shown do not tell, such as one password for another); none: no row. Returns the changes.
+     * Call it inside the transaction of the update.
      */
-    updated(by: Actor, e: { resource: Resource; id: number; production?: number | null }, before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Changes {
-      const changes = diff(before, after, fields)
+    updated(
+      by: Actor, e: { resource: Resource; id: number; production?: number | null }, before: Record<string, unknown>, after: Record<string, unknown>,
+      fields: readonly string[], extra: Changes = {},
+    ): Changes {
+      const changes = { ...diff(before, after, fields), ...extra }
       if (Object.keys(changes).length) record(by, { ...e, action: 'update', changes })
       return changes
     },

@@ -10,7 +10,7 @@ import { AppError, dateField, field, invalid, noSuchRecord, notFound, unique } f
 import { type FileStat, fileOnDevice } from '../../storage/paths.ts'
 import { existsSync } from 'node:fs'
 import { removeFileInside } from '../../storage/remove.ts'
-import { isoTimestamp } from '../../util/time.ts'
+import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import type { Log } from '../../util/log.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
@@ -245,7 +245,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         set.meta_field_store = { ...store, ...kept }
       }
       const keywordsGiven = body.keywords === undefined ? undefined : checkKeywords(body.keywords)
-      set.date_mod = isoTimestamp()
+      set.date_mod = isoTimestampAfter(row.date_mod)
       return db.transaction(() => {
         db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
         if (keywordsGiven) setKeywords(id, kind, keywordsGiven, mode === 'put')

@@ -10,7 +10,7 @@ import { bundleProblem, territoryProblem } from './bundles.ts'
 import { identityOf } from '../../storage/fs.ts'
 import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
 import type { Runner } from '../../tasks/runner.ts'
-import { isoTimestamp } from '../../util/time.ts'
+import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
 import { mediaToApi } from '../mediaassets/model.ts'
@@ -181,7 +181,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
         set.meta_field_store = { ...store, ...kept }
       }
-      set.date_mod = isoTimestamp()
+      set.date_mod = isoTimestampAfter(row.date_mod)
       return db.transaction(() => {
         const after = db.update(projectAssets).set(set).where(eq(projectAssets.id, id)).returning().get()!
         history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [...FIELDS, 'date_mod'])
