@@ -258,7 +258,7 @@ describe('201: the asset and its ImportLog', () => {
         fps: '25/1', width: 1920, height: 1080, duration: 100, format: 'mov', display_aspect_ratio: '16:9',
         offset_frames: 90_000, offset_string: '01:00:00:00', annotation_markers: [{ time: 10, text: 'Boom in shot', user: 'admin' }],
       },
-      path_proxy: '', projects: [],
+      path_proxy: '', projects: [], status_approval: 0, modified_by: 'admin',
     })
     expect(await logsOf(send, path)).toEqual([
       logRow({ asset_path: path, status: 'asset_creation_completed', payload: JSON.stringify(body), asset_import_id: id }),

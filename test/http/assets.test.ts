@@ -60,6 +60,7 @@ function listedOf(sent: { name: string; path_file: string }) {
 function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: Record<string, unknown> = {}) {
   return {
     ...listedOf(sent),
+    status_approval: 0,
     date_crt: null,
     date_add: expect.stringMatching(TIMESTAMP),
     date_mod: expect.stringMatching(TIMESTAMP),
@@ -68,6 +69,7 @@ function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: 
     technical: {},
     path_proxy: '',
     projects: [],
+    modified_by: 'admin',
     ...extra,
   }
 }

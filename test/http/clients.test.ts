@@ -11,7 +11,7 @@ import { expectError, folders } from '../helpers/envelope.ts'
 /** What the issue names, in the order the modules are mounted. */
 const RESOURCES = [
   'devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes',
-  'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks',
+  'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks', 'history',
 ]
 const rootOn = (base: string) => Object.fromEntries(RESOURCES.map((name) => [name, `${base}/api/${name}/`]))
 

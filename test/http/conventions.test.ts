@@ -294,10 +294,11 @@ describe('the error envelope, 404 and 405', () => {
 
   test('a method a route does not have is 405 method_not_allowed with Allow', async () => {
     const cases: [string, string, string[]][] = [
-      ['DELETE', '/api/devices/1', ['GET']],
-      ['DELETE', '/api/devices/1/', ['GET']],
+      ['DELETE', '/api/importlogs/1', ['GET']],
+      ['DELETE', '/api/importlogs/1/', ['GET']],
       ['PUT', '/api/devices/', ['GET', 'POST']],
-      ['PATCH', '/api/transcodingprofiles/1/', ['GET']],
+      ['PATCH', '/api/tasks/1/', ['GET']],
+      ['PATCH', '/api/contenttypes/1/', ['GET']],
       ['POST', '/api/contenttypes/', ['GET']],
       ['DELETE', '/api/assetholddurations', ['GET', 'POST']],
       ['POST', '/api/health', ['GET']],

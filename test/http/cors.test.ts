@@ -52,7 +52,7 @@ describe('with --allow-origin', () => {
         text: '',
         headers: {
           'access-control-allow-origin': PANEL,
-          'access-control-allow-methods': 'GET, POST, DELETE, HEAD',
+          'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE, HEAD',
           'access-control-allow-headers': 'Authorization, Content-Type, Accept',
           'access-control-max-age': '600',
           vary: 'Origin',

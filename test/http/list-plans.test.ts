@@ -36,6 +36,9 @@ const SAMPLES: Record<string, string[]> = {
   imageasset: ['8'],
   videoasset: ['9'],
   device: ['1'],
+  resource: ['videoasset', 'device'],
+  id: ['3'],
+  user: ['admin', 'system'],
 }
 
 /** Tables of a few rows written by hand: their lists may read the table (a page of it is the table). */
@@ -74,6 +77,12 @@ beforeAll(() => {
     for (let i = 1; i <= N; i++)
       db.run(`INSERT INTO import_logs (asset_type, asset_path, status, payload, production, date_add, date_mod)
         VALUES ('videoasset', ?, 'done', '{}', ?, ?, ?)`, [`/srv/in/${i % 20}.bin`, i % 6 ? (i % 2) + 1 : null, now, now])
+    const resources = ['videoasset', 'device', 'projectasset', 'production', 'audioasset']
+    for (let i = 1; i <= N; i++) {
+      const resource = resources[i % 5]!
+      db.run(`INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, 'api', ?, ?, 'update', '{}', ?)`,
+        [now, i % 3 ? 1 : null, i % 3 ? 'admin' : null, resource, i % 7, resource === 'device' ? null : (i % 2) + 1])
+    }
   })()
   readerKey = t.makeUser('reader', { read: [1] })
   // Every keyed statement the lists prepare, with what it runs with (db.query caches statements).
@@ -110,9 +119,10 @@ const lists = () => {
 
 /** The naive query the keyed one stands for: the same head, WHERE and values, LIMIT/OFFSET on the rows. */
 function naiveOf(sql: string): { table: string; naive: string } {
-  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by "id" limit \? offset \?\) order by "id"$/s.exec(sql)
+  // Newest first (the history) pages the same way, ids descending.
+  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by "id"( desc)? limit \? offset \?\) order by "id"\4$/s.exec(sql)
   if (!m) throw new Error(`not a keyed page: ${sql}`)
-  return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by "id" limit ? offset ?` }
+  return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by "id"${m[4] ?? ''} limit ? offset ?` }
 }
 
 /** The plan lines of the sub-select (under LIST SUBQUERY), correlated sub-queries included. */

@@ -36,11 +36,14 @@ function reference(id: number) {
   return {
     id: row.id, name: row.name, description: row.description, production: row.production, status_asset: row.status_asset,
     path_file: row.path_file, device: row.device, is_archive: row.is_archive === 1, is_production: row.is_production === 1,
-    meta_field_store: JSON.parse(row.meta_field_store),
+    meta_field_store: JSON.parse(row.meta_field_store), status_approval: row.approval,
     date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
     keywords, technical: JSON.parse(row.technical), path_proxy: row.path_proxy,
     projects: client.query<{ project_id: number }, [number]>('SELECT project_id FROM project_asset_links WHERE asset_id = ? ORDER BY project_id')
       .all(id).map((p) => p.project_id),
+    // Who wrote the newest history row of the asset.
+    modified_by: client.query<{ who: string }, [string, number]>("SELECT coalesce(username, 'system') AS who FROM history WHERE resource = ? AND resource_id = ? ORDER BY id DESC LIMIT 1")
+      .get(`${row.kind}asset`, id)?.who ?? null,
   }
 }
 

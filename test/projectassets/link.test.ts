@@ -118,7 +118,7 @@ describe('link', () => {
       invalid_assets: [],
     }])
     const after = await getProject(p.id)
-    expect(after).toEqual({ ...p, ...linkedArrays(['a1', 'a2', 'v1', 'i1', 'ov']), date_mod: expect.any(String) })
+    expect(after).toEqual({ ...p, ...linkedArrays(['a1', 'a2', 'v1', 'i1', 'ov']), date_mod: expect.any(String), modified_by: expect.any(String) })
     for (const name of ['a1', 'a2', 'v1', 'i1', 'ov'] as const) expect(await projectsOf(name)).toContain(p.id)
     expect(await projectsOf('v2')).not.toContain(p.id)
   })
@@ -153,7 +153,7 @@ describe('unlink', () => {
     const url = `${prefix}${p.id}${suffix}`
     const r = await t.post(url, { asset_list: [ref('a1'), ref('ov')] }, { key: editor })
     expect([r.status, r.json]).toEqual([200, { unlinked_assets: [ref('a1'), ref('ov')], invalid_assets: [] }])
-    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['v1', 'i1']), date_mod: expect.any(String) })
+    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['v1', 'i1']), date_mod: expect.any(String), modified_by: expect.any(String) })
     expect(await projectsOf('a1')).not.toContain(p.id)
     expect(await projectsOf('ov')).not.toContain(p.id)
     expect(await projectsOf('v1')).toContain(p.id)
@@ -278,7 +278,7 @@ describe('silent_mode', () => {
       already_linked_assets: [ref('a1')],
       invalid_assets: [ref('v1', 'audio'), { asset_id: MISSING_ID, type: 'video' }, ref('hv'), ref('i1', 'movie'), { asset_id: null, type: 'image' }],
     }])
-    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['a1', 'a2', 'ov']), date_mod: expect.any(String) })
+    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['a1', 'a2', 'ov']), date_mod: expect.any(String), modified_by: expect.any(String) })
     expect(await projectsOf('hv')).not.toContain(p.id)
   })
 
@@ -292,7 +292,7 @@ describe('silent_mode', () => {
       unlinked_assets: [ref('a1'), ref('i1')],
       invalid_assets: [ref('v2'), ref('ha'), ref('i1', 'picture'), { asset_id: MISSING_ID, type: 'audio' }, ref('v1', 'image')],
     }])
-    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['v1']), date_mod: expect.any(String) })
+    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['v1']), date_mod: expect.any(String), modified_by: expect.any(String) })
   })
 
   test('only invalid entries: 200 with everything in invalid_assets, nothing changed', async () => {

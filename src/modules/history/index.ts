@@ -1,9 +1,11 @@
 // GET /api/history/: who changed what, newest first, paged like every list.
+import { and, eq, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { history } from '../../db/schema.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { Paging } from '../../http/lists.ts'
-import { errors, sharedModels } from '../../http/models.ts'
+import { noSuchRecord, notFound } from '../../http/errors.ts'
+import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import { idEq, optionalEq } from '../../http/resource.ts'
 import type { Principal } from '../users/service.ts'
 import { HistoryEntry, HistoryQuery, historyToApi } from './model.ts'
@@ -12,6 +14,12 @@ import { byUserName, historyReadableBy } from './service.ts'
 type Query = typeof HistoryQuery.static & { limit?: string; offset?: string }
 
 export function historyModule(ctx: ModuleContext) {
+  const one = ctx.db.select().from(history).where(eq(history.id, sql.placeholder('id'))).prepare()
+  /** One row's visibility: the list's rule (historyReadableBy), asked of that row. */
+  const readable = (row: { id: number }, user: Principal) => {
+    const rule = historyReadableBy(user)
+    return !rule || ctx.db.select({ id: history.id }).from(history).where(and(eq(history.id, row.id), rule)).get() !== undefined
+  }
   const list = (query: Query, user: Principal, request: Request) =>
     ctx.list({
       table: history,
@@ -48,4 +56,14 @@ export function historyModule(ctx: ModuleContext) {
         },
       },
     )
+    .get('/:id', ({ params, user }) => {
+      const row = one.get({ id: params.id })
+      if (!row || !readable(row, user)) throw notFound(noSuchRecord('HistoryEntry'))
+      return historyToApi(row)
+    }, {
+      auth: true,
+      params: IdParams,
+      response: { 200: 'HistoryEntry', ...errors(404) },
+      detail: { summary: 'One history row (extension)', description: 'A row of a record the user cannot read answers 404, as the record does.' },
+    })
 }

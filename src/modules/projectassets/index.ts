@@ -104,7 +104,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         // the new project (with its id), and what a client does next is follow the copy until the
         // files are there, so the header points at that (as the delete's 202 does); the task is
         // also in the body.
-        const project = service.toApi(made.row, user)
+        const project = service.detail(made.row, user)
         if (!('task' in made)) {
           set.headers.location = `/api/projectassets/${made.row.id}/`
           return project

@@ -78,7 +78,7 @@ export const TaskRef = t.Object({
   url: t.String({ description: 'The task: GET it to follow the work' }),
 })
 /** Create answers the project; copy answers it with the task that copies its files. */
-export const ProjectAssetCreated = t.Composite([ProjectAsset, t.Object({ task: t.Optional(TaskRef) })])
+export const ProjectAssetCreated = t.Composite([ProjectAssetDetail, t.Object({ task: t.Optional(TaskRef) })])
 export const DeleteAccepted = t.Object({ task: TaskRef })
 
 const Text = t.String({ maxLength: 255 })
