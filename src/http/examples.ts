@@ -127,6 +127,8 @@ const detail = (asset: typeof video, path_proxy: string, technical: Record<strin
   technical,
   path_proxy,
   projects: [1],
+  status_approval: 0,
+  modified_by: 'admin',
 })
 
 const projectFields = {
@@ -181,8 +183,21 @@ const project = {
 
 const projectCreate = { ...projectFields, production_name: 'Night Shift' }
 const copyCreate = { copy_of: 1, name: 'Reel 1 grade', bundle_root: GRADE_BUNDLE, production_name: 'Night Shift' }
+/** A history row: an approval through the API (PATCH /api/videoassets/1/ {"status_approval": 1}). */
+const historyEntry = {
+  id: 42,
+  date: '2025-01-16T14:20:31.208000Z',
+  user: 'ana',
+  via: 'api',
+  resource: 'videoasset',
+  resource_id: 1,
+  action: 'update',
+  changes: { status_approval: { old: 0, new: 1 }, date_mod: { old: '2025-01-15T10:12:03.500000Z', new: '2025-01-16T14:20:31.208000Z' } },
+  production: 1,
+}
+
 /** What the create answers: the project as it is read, before any media asset is linked to it. */
-const created = { ...project, audio_assets: [], image_assets: [], video_assets: [], date_mod: project.date_add }
+const created = { ...project, audio_assets: [], image_assets: [], video_assets: [], date_mod: project.date_add, modified_by: 'admin' }
 /** What the copy answers: the new project (not in production until its files are there), links copied, and its task. */
 const copied = {
   ...project,
@@ -196,6 +211,7 @@ const copied = {
   status_asset_description: 'NEW',
   is_production: false,
   files: { count: 0, bytes: 0 },
+  modified_by: 'admin',
   task: { id: task.id, state: 'queued', url: `/api/tasks/${task.id}/` },
 }
 
@@ -203,7 +219,7 @@ const copied = {
 export const EXAMPLES: Record<string, unknown> = {
   // As served at http://127.0.0.1:8000 (serve's default address); --public-url changes the base.
   ApiRoot: Object.fromEntries(
-    ['devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes', 'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks']
+    ['devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes', 'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks', 'history']
       .map((name) => [name, `http://127.0.0.1:8000/api/${name}/`]),
   ),
   Device: device,
@@ -229,7 +245,21 @@ export const EXAMPLES: Record<string, unknown> = {
   AudioAssetCreate: { name: audio.name, path_file: SOUND, production_name: 'Night Shift', description: audio.description },
   ImageAssetCreate: { name: image.name, path_file: STILL, production: 1, description: image.description },
   ProjectAsset: project,
+  ProjectAssetDetail: { ...project, modified_by: 'ana' },
   ProjectAssetCreate: projectCreate,
+  // Updates (PATCH and PUT, extensions of the medialoopster API): what a client changes.
+  DeviceUpdate: { display_name: 'Media SAN (main)', is_internal: true },
+  ProductionUpdate: { company: 'Harbour Lights Pictures Ltd', proxy_url: 'https://proxies.example/night-shift/' },
+  TranscodingProfileUpdate: { width: 1920, height: 1080, progressive: true },
+  CustomMetadataUpdate: { value: 'Camera body', validation_rule: '^[A-Z0-9 -]+$' },
+  CustomMetadataSetUpdate: { description: "Fields of the camera department's daily report" },
+  AssetHoldDurationUpdate: { duration: 60 },
+  VideoAssetUpdate: { status_approval: 1, date_del: '2031-01-01', meta_field_store: { 'camera.model': 'ALEXA 35' } },
+  AudioAssetUpdate: { description: 'Harbour master, interview 1 (clean)', keywords: { People: ['Harbour master'] } },
+  ImageAssetUpdate: { name: 'poster_v4', status_approval: 1 },
+  ProjectAssetUpdate: { name_editor: 'Ana Lima', status_approval: 1, meta_field_store: {} },
+  HistoryEntry: historyEntry,
+  HistoryList: [historyEntry, { ...historyEntry, id: 41, date: '2025-01-15T10:12:03.500000Z', action: 'create', via: 'import', changes: { name: { old: null, new: 'A012C003_250114_R2KD' } } }],
   DeleteAccepted: { task: { id: 2, state: 'queued', url: '/api/tasks/2/' } },
   LinkResult: { newly_linked_assets: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }, { asset_id: 3, type: 'image' }], already_linked_assets: [], invalid_assets: [] },
   UnlinkResult: { unlinked_assets: [{ asset_id: 2, type: 'audio' }], invalid_assets: [] },

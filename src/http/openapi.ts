@@ -45,7 +45,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   404: 'No record with this id, or one the user cannot read.',
   405: 'The path does not serve this method; Allow lists those it does.',
   406: 'Accept asks for another API version than 1 or 2, or for something other than JSON.',
-  409: 'The operation clashes with running work on the same project (a copy or a delete), or a delete would remove catalogued media files of another production that lie in the project folder.',
+  409: 'The operation clashes with running work on the same project (a copy or a delete), or a delete would remove catalogued media files of another production that lie in the project folder; or a record to be deleted or changed is still referred to (the detail names what: "12 video assets lie on this device"), or an import task works on the asset.',
   413: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`,
   415: 'The body is of a type this operation does not take.',
   421: 'The service listens on loopback only and the Host names another server (a page whose name was pointed at this machine); serve --allow-host adds a name.',
@@ -73,6 +73,7 @@ const TAGS: Record<string, string> = {
     'Editing projects: a bundle folder, its project file and linked media assets; copy and delete run as tasks. The same operations under /api/project/ are kept for version 0 clients and listed here as deprecated: use /api/projectassets/.',
   Task: 'Copies, deletes, imports and scans, with their progress.',
   Archive: "medialoopster's archive and restore activities: not available in Reelhouse, which has no archive connector (501 not_implemented).",
+  History: 'Who changed which field of which record, and when (an extension of the medialoopster API): every create, update, delete and link change, newest first.',
 }
 
 /** The generated document, finished; built once per app (the routes do not change). */
