@@ -7,7 +7,9 @@
 // Its productions() and production(id or name) validate each production in API version 2's
 // shape (devices by id) without asking for a version: served by `serve --default-api-version 2`;
 // without the flag, get_from_api(path="productions") reads them. Shots and sequences are empty
-// lists; archiving answers 501.
+// lists; archiving answers 501. Its everyday edits (approve, disapprove, dates, a field, custom
+// metadata) are one-member JSON PATCHes of the asset, answered with the whole record, and its
+// delete_asset a DELETE with allow_partial=true.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,6 +22,8 @@ setDefaultTimeout(60_000)
 
 let server: Server
 let media: string
+let data: string
+let admin: string
 const CLIPS = ['A001C001', 'A001C002', 'A001C003', 'A001C004', 'A001C005']
 
 /**
@@ -35,7 +39,7 @@ const pythonRequests = (user: string, password: string) => ({
 })
 
 beforeAll(async () => {
-  const data = join(tempDir('reelhouse-ml-'), 'data')
+  data = join(tempDir('reelhouse-ml-'), 'data')
   media = tempDir('reelhouse-ml-media-')
   // No ffmpeg (an empty folder): the clips are stand-ins, and the session is about the API; the
   // import then completes with a warning instead of probing.
@@ -43,7 +47,7 @@ beforeAll(async () => {
   // longer than the session keeps the one left unregistered (A002C001) out of the catalogue
   // however slow the machine is, as the walk expects.
   server = await startServe(data, { args: ['--port', '0', '--ffmpeg', tempDir('reelhouse-ml-noff-'), '--settle', '3600'] })
-  const admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
+  admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   // What an administrator prepared before the client came: a device, a production, its clips,
   // and a user with a password and write access to the production.
   expect((await call(server, 'POST', '/devices/', admin, { name: 'media', path: media })).status).toBe(201)
@@ -180,4 +184,38 @@ test('with --default-api-version 2: productions() and production(id or name) tak
     upload_device: 2, audioasset_device: 1, imageasset_device: 1, videoasset_device: 1, projectasset_device: null,
   })
   expect(await flagged.proc.stop()).toBe(0)
+})
+
+test('the client edits and deletes: approve, disapprove, set dates, edit a field and custom metadata, delete with allow_partial', async () => {
+  // What an administrator adds for it: the right to change and delete video assets, and a custom
+  // metadata field of video assets for edit_meta_field_store to fill.
+  for (const codename of ['browser.change_videoasset', 'browser.delete_videoasset'])
+    expect((await runCli(['user', 'perm', 'add', 'ingest', codename, '--data', data])).code).toBe(0)
+  const set = await call(server, 'POST', '/custommetadatasets/', admin, { name: 'Camera report', description: 'From the set', content_type: 4 })
+  expect(set.status).toBe(201)
+  expect((await call(server, 'POST', '/custommetadata/', admin, { key: 'camera.model', value: 'Camera model', custom_metadata_set: set.json.id })).status).toBe(200)
+
+  const session = pythonRequests('ingest', 'correct horse battery')
+  const url = `${server.api}/`
+  // session.patch(url + "videoassets/1/", json={field: value}); raise_for_status(); response.json().
+  const patch = async (member: Record<string, unknown>) => {
+    const response = await fetch(`${url}videoassets/1/`, { method: 'PATCH', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify(member) })
+    const record = (await response.json()) as Record<string, any>
+    expect([member, response.status, record.id]).toEqual([member, 200, 1])
+    return record
+  }
+  expect((await patch({ status_approval: 1 })).status_approval).toBe(1) // approve_asset(1)
+  expect((await patch({ status_approval: 0 })).status_approval).toBe(0) // disapprove_asset(1)
+  expect((await patch({ date_del: '2031-01-01' })).date_del).toStartWith('2031-01-01T00:00:00') // set_date_del_asset(1, "2031-01-01")
+  expect((await patch({ date_add: '2024-05-01' })).date_add).toStartWith('2024-05-01T00:00:00') // set_date_add_asset(1, "2024-05-01")
+  expect((await patch({ description: 'Harbour at night' })).description).toBe('Harbour at night') // edit_asset(1, "description", ...)
+  const edited = await patch({ meta_field_store: { 'camera.model': 'ALEXA 35' } }) // edit_meta_field_store(1, {...})
+  expect(edited).toMatchObject({ name: 'A001C001', description: 'Harbour at night', status_approval: 0, meta_field_store: { 'camera.model': 'ALEXA 35' } })
+
+  // delete_asset(5, allow_partial=True): DELETE videoassets/5/?allow_partial=true; raise_for_status().
+  const gone = await fetch(`${url}videoassets/5/?allow_partial=true`, { method: 'DELETE', headers: session })
+  expect([gone.status, await gone.text()]).toEqual([204, ''])
+  expect((await fetch(`${url}videoassets/5/`, { headers: session })).status).toBe(404)
+  // The record went; its file stays (removing essence is not this call's).
+  expect(readFileSync(join(media, 'night-shift', 'footage', 'A001C005.mov'), 'utf8')).toBe('A001C005')
 })
