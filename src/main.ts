@@ -205,7 +205,11 @@ const GROUPS = new Set(COMMANDS.flatMap((c) => c.name.split(' ').slice(0, -1).ma
 
 const line = (c: Command) => `reelhouse ${c.name}${c.synopsis ? ' ' + c.synopsis : ''}`
 const synopses = (commands: Command[]) => commands.map((c) => `  ${line(c)}\n      ${c.about}`).join('\n')
-const codenames = () => Object.entries(CODENAMES).map(([k, v]) => `  ${k.padEnd(32)}${v}`).join('\n')
+// One column as wide as the longest codename and two spaces, so that a name never runs into its text.
+const codenames = () => {
+  const width = Math.max(...Object.keys(CODENAMES).map((k) => k.length)) + 2
+  return Object.entries(CODENAMES).map(([k, v]) => `  ${k.padEnd(width)}${v}`).join('\n')
+}
 
 export const HELP = `reelhouse ${VERSION}: media asset manager
 

@@ -190,15 +190,15 @@ describe.each(CLIS)('%s', (_, which) => {
       await rh('user', 'add', 'ana', '--perm', 'browser.add_device')
       // Granted when --perm took any word.word: no route checks it now.
       const db = new Database(join(data, 'reelhouse.db'))
-      db.run("INSERT INTO user_permissions (user_id, codename) SELECT id, 'browser.change_device' FROM users WHERE username = 'ana'")
+      db.run("INSERT INTO user_permissions (user_id, codename) SELECT id, 'browser.view_device' FROM users WHERE username = 'ana'")
       db.close()
-      expect((await rh('user', 'list')).stdout).toContain('  permissions  browser.add_device, browser.change_device\n')
+      expect((await rh('user', 'list')).stdout).toContain('  permissions  browser.add_device, browser.view_device\n')
 
-      expect(await rh('user', 'perm', 'remove', 'ana', 'browser.change_device')).toEqual({ code: 0, stdout: 'ana no longer has browser.change_device\n', stderr: `data=${data}\n` })
-      expect(await rh('user', 'perm', 'remove', 'ana', 'browser.change_device')).toEqual({ code: 0, stdout: 'ana did not have browser.change_device\n', stderr: `data=${data}\n` })
+      expect(await rh('user', 'perm', 'remove', 'ana', 'browser.view_device')).toEqual({ code: 0, stdout: 'ana no longer has browser.view_device\n', stderr: `data=${data}\n` })
+      expect(await rh('user', 'perm', 'remove', 'ana', 'browser.view_device')).toEqual({ code: 0, stdout: 'ana did not have browser.view_device\n', stderr: `data=${data}\n` })
       expect((await rh('user', 'list')).stdout).toContain('  permissions  browser.add_device\n')
       // Adding one stays checked against the list (help.test.ts has the usage error).
-      expect((await rh('user', 'perm', 'add', 'ana', 'browser.change_device')).code).toBe(2)
+      expect((await rh('user', 'perm', 'add', 'ana', 'browser.view_device')).code).toBe(2)
     })
 
     test("token list shows each key's id, creation time and first 8 characters, never the key; a key made before those were kept, its hash's", async () => {

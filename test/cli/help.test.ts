@@ -76,7 +76,7 @@ describe.each(CLIS)('%s', (_, which) => {
       [['--data', 'a', 'migrate', '--data', 'b'], '--data is given twice; give it once'],
       [['migrate', '--data='], '--data needs a value (DIR), not an empty one; see reelhouse --help'],
       [['serve', '--ffmpeg', ''], '--ffmpeg needs a value (DIR), not an empty one; see reelhouse serve --help'],
-      [['user', 'perm', 'add', 'ana', 'browser.change_device'], 'unknown codename "browser.change_device"; reelhouse user --help lists them (for user perm add)'],
+      [['user', 'perm', 'add', 'ana', 'browser.view_device'], 'unknown codename "browser.view_device"; reelhouse user --help lists them (for user perm add)'],
       [['token', 'revoke'], 'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help'],
       [['token', 'revoke', '--id', '1', '--user', 'ana'], 'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help'],
       [['token', 'revoke', '--id', 'key-1'], '--id must be a key\'s id as token list shows it, not "key-1"; see reelhouse token revoke --help'],

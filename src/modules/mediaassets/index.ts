@@ -6,7 +6,7 @@ import { editRoutes } from '../../http/edit.ts'
 import { literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
-import { AssetListFilters, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
+import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
 import type { MediaAssets } from './service.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
@@ -45,7 +45,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     answer: `${TITLES[kind]}Detail`,
     body: MediaAssetUpdate,
     whole: ['name'],
-    codenames: { change: `browser.change_${kind}asset`, delete: `browser.delete_${kind}asset` },
+    codenames: EDIT_CODENAMES[kind],
     update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
     remove: (id, user) => service.remove(kind, id, user, openTasks),
     notes: {

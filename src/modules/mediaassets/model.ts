@@ -99,3 +99,10 @@ export const mediaToApi = (row: MediaRow) => ({
 })
 
 export const TITLES: Record<MediaKind, string> = { audio: 'AudioAsset', image: 'ImageAsset', video: 'VideoAsset' }
+
+/** The codenames of updates and deletes, by kind (spelled out: `user --help` lists what the code checks). */
+export const EDIT_CODENAMES: Record<MediaKind, { change: string; delete: string }> = {
+  audio: { change: 'browser.change_audioasset', delete: 'browser.delete_audioasset' },
+  image: { change: 'browser.change_imageasset', delete: 'browser.delete_imageasset' },
+  video: { change: 'browser.change_videoasset', delete: 'browser.delete_videoasset' },
+}

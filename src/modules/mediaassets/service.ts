@@ -19,7 +19,7 @@ import { productionForWrite } from '../productions/lookup.ts'
 import { canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { Relocation } from '../../watch/reconcile.ts'
-import { type MediaAssetCreate, type MediaAssetUpdate, type MediaRow, TITLES, mediaToApi } from './model.ts'
+import { EDIT_CODENAMES, type MediaAssetCreate, type MediaAssetUpdate, type MediaRow, TITLES, mediaToApi } from './model.ts'
 
 /**
  * The fields history records of a media asset, as the single record shows them (keywords and
@@ -224,7 +224,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      */
     update(kind: MediaKind, id: number, body: typeof MediaAssetUpdate.static, user: Principal, mode: UpdateMode) {
       const row = readable(kind, id, user)
-      requirePerm(user, `browser.change_${kind}asset`)
+      requirePerm(user, EDIT_CODENAMES[kind].change)
       requireWrite(user, row.production)
       const before = detail(row)
       refuseReadOnly(body as Record<string, unknown>, before, READ_ONLY)
@@ -263,7 +263,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      */
     remove(kind: MediaKind, id: number, user: Principal, openTasks: (target: Record<string, number>) => number[]) {
       const row = readable(kind, id, user)
-      requirePerm(user, `browser.delete_${kind}asset`)
+      requirePerm(user, EDIT_CODENAMES[kind].delete)
       requireWrite(user, row.production)
       const open = openTasks({ [`${kind}asset`]: id })
       if (open.length) throw conflict(`An import task works on this asset (task ${open.join(', ')}); delete it when the task has ended.`)
