@@ -101,12 +101,28 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
   )
 }
 
-/** Pointers-and-values check of read-only fields: a value other than the record's is a 400 invalid. */
+/**
+ * Pointers-and-values check of read-only fields: a value other than the record's is a 400 invalid.
+ * Form data carries text only: there a read-only field's text passes when it spells the record's
+ * value ("7", "true" or "1", "[]", JSON text of an object), so a record sent back as a form passes too.
+ */
 export function refuseReadOnly(body: Record<string, unknown>, current: Record<string, unknown>, fields: Record<string, string>) {
   const failures = []
   for (const [field, why] of Object.entries(fields))
-    if (body[field] !== undefined && !sameValue(body[field], current[field])) failures.push(entry(400, 'invalid', why, { pointer: `/${field}` }))
+    if (body[field] !== undefined && !sameValue(body[field], current[field]) && !spells(body[field], current[field]))
+      failures.push(entry(400, 'invalid', why, { pointer: `/${field}` }))
   if (failures.length) throw AppError.many(400, failures)
+}
+
+/** Whether form text spells a value that is not text (a number, a boolean, null, an array or object). */
+function spells(text: unknown, value: unknown): boolean {
+  if (typeof text !== 'string' || typeof value === 'string' || value === undefined) return false
+  if (typeof value === 'boolean' && (text === '1' || text === '0')) return value === (text === '1')
+  try {
+    return sameValue(JSON.parse(text), value)
+  } catch {
+    return false
+  }
 }
 
 /** Equal as JSON values (object keys in any order). */

@@ -126,7 +126,7 @@ type TypeBoxError = {
   path: string
   message: string
   value?: unknown
-  schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[]; pattern?: string }
+  schema?: { enum?: unknown[]; anyOf?: { const?: unknown }[]; pattern?: string; description?: string }
 }
 
 /**
@@ -169,6 +169,10 @@ function describe(failure: TypeBoxError, parameter?: string): string {
   // "Expected string to match '^[0-9]+$'" says how it is checked, not what to send. No query
   // parameter is typed integer (they are digits, so that this message is the one they get).
   if (parameter && failure.schema?.pattern === DIGITS_PATTERN) return wholeNumberDetail(parameter)
+  // A union of types says what it wants by its description (TypeBox's own words: "Expected union value").
+  const description = failure.schema?.description
+  if (failure.type === ValueErrorType.Union && description && !failure.schema?.anyOf?.every((s) => s.const !== undefined))
+    return `Expected ${description.charAt(0).toLowerCase()}${description.slice(1).replace(/\.$/, '')}.`
   const choices = failure.schema?.enum ?? failure.schema?.anyOf?.map((s) => s.const).filter((c) => c !== undefined)
   if (choices && choices.length > 0) return `Must be one of: ${choices.join(', ')}.`
   return `${failure.message}.`

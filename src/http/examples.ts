@@ -113,6 +113,7 @@ const media = (id: number, name: string, path_file: string, description: string,
   is_archive: false,
   is_production: true,
   meta_field_store,
+  status_approval: 0,
 })
 const video = media(1, 'A012C003_250114_R2KD', CLIP, 'Night exterior, harbour, take 3', { 'camera.model': 'ARRI Alexa 35' })
 const audio = media(2, 'interview_01', SOUND, 'Harbour master interview, boom and lav', {})
@@ -127,7 +128,6 @@ const detail = (asset: typeof video, path_proxy: string, technical: Record<strin
   technical,
   path_proxy,
   projects: [1],
-  status_approval: 0,
   modified_by: 'admin',
 })
 

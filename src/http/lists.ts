@@ -44,11 +44,18 @@ export type ListSpec<T extends SQLiteTable> = {
   user: object
   /** The record of a row; none: the row as read (its `columns`, decoded) is the record. */
   toApi?: (row: T['$inferSelect']) => unknown
-  /** The columns read, in this order; default all. Fewer columns: less to fetch and to decode. */
-  columns?: readonly string[]
+  /**
+   * The columns read, in this order; default all. Fewer columns: less to fetch and to decode. A
+   * column answered under another name is given as [answer name, column] (media assets'
+   * `status_approval`, the column `approval`).
+   */
+  columns?: readonly ListColumn[]
   /** Newest first (the history): ids descending; every other list is in id order. */
   descending?: boolean
 }
+
+/** A column of a list's record: its name, or [the name answered, the column read]. */
+export type ListColumn = string | readonly [string, string]
 
 const STREAM_BATCH = 256
 
@@ -86,23 +93,26 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
   // Per table and column set: the SELECT head, the COUNT head and the decoder, built once.
   const compiled = new Map<SQLiteTable, Map<string, Compiled>>()
 
-  function compile(table: SQLiteTable, columns: readonly string[] | undefined): Compiled {
-    const key = columns ? columns.join(',') : '*'
+  function compile(table: SQLiteTable, columns: readonly ListColumn[] | undefined): Compiled {
+    const named = columns?.map((c): readonly [string, string] => (typeof c === 'string' ? [c, c] : c))
+    const key = named ? named.map(([as, n]) => (as === n ? n : `${n} as ${as}`)).join(',') : '*'
     let byCols = compiled.get(table)
     if (!byCols) compiled.set(table, (byCols = new Map()))
     let c = byCols.get(key)
     if (c) return c
     const all = getTableColumns(table)
-    const picked = columns ? columns.map((n) => { const col = all[n]; if (!col) throw new Error(`no column ${n}`); return col }) : Object.values(all)
+    const picked = named
+      ? named.map(([as, n]) => { const col = all[n]; if (!col) throw new Error(`no column ${n}`); return { col, as } })
+      : Object.values(all).map((col) => ({ col, as: col.name }))
     const name = getTableName(table)
     const q = (id: string) => `"${id.replace(/"/g, '""')}"`
     // Booleans and JSON text decoded as drizzle's columns decode them (Number(v) === 1, JSON.parse),
     // written out here: a call of each column's mapFromDriverValue per row and column was a
     // measurable part of a 50-row page (issue 9; test/http/list-records.test.ts compares).
-    const booleans = picked.filter((col) => col.columnType === 'SQLiteBoolean').map((col) => col.name)
-    const jsons = picked.filter((col) => col.columnType === 'SQLiteTextJson').map((col) => col.name)
+    const booleans = picked.filter(({ col }) => col.columnType === 'SQLiteBoolean').map(({ as }) => as)
+    const jsons = picked.filter(({ col }) => col.columnType === 'SQLiteTextJson').map(({ as }) => as)
     c = {
-      select: `select ${picked.map((col) => q(col.name)).join(', ')} from ${q(name)}`,
+      select: `select ${picked.map(({ col, as }) => (as === col.name ? q(col.name) : `${q(col.name)} as ${q(as)}`)).join(', ')} from ${q(name)}`,
       ids: `select "id" from ${q(name)}`,
       count: `select count(*) from ${q(name)}`,
       decode: (raw) => {

@@ -9,7 +9,7 @@ import type { ApiVersion } from './versioning.ts'
 import type { Principal } from '../modules/users/service.ts'
 import { requirePerm } from '../modules/users/access.ts'
 import { noSuchRecord, notFound, requireOneOf } from './errors.ts'
-import { Paging } from './lists.ts'
+import { type ListColumn, Paging } from './lists.ts'
 import { BODY_ERRORS, IdParams, eitherFields, errors, oneOf, sharedModels } from './models.ts'
 
 type Table = SQLiteTable & { id: SQLiteColumn }
@@ -28,7 +28,7 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
    * test/http/list-records.test.ts holds every such list to toApi's record. Default: all columns,
    * each row through toApi.
    */
-  listRecord?: readonly string[]
+  listRecord?: readonly ListColumn[]
   /** Extra list query parameters and the conditions they make (also the visibility rule). */
   filters: Q
   where: (query: Q['static'], user: Principal) => (SQL | undefined)[]

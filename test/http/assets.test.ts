@@ -41,7 +41,7 @@ let counter = 0
 const freshPath = (kind: Kind, stem = 'clip') => `${root}/Show/${stem}-${++counter}.${EXT[kind]}`
 
 /** What a single-record answer of a freshly created asset holds, given what was sent. */
-/** The ten fields of api.md 2.7 for a freshly created asset, given what was sent. */
+/** The ten fields of api.md 2.7 and status_approval (issue 19) for a freshly created asset, given what was sent. */
 function listedOf(sent: { name: string; path_file: string }) {
   return {
     id: expect.any(Number),
@@ -54,13 +54,13 @@ function listedOf(sent: { name: string; path_file: string }) {
     is_archive: false,
     is_production: true,
     meta_field_store: {},
+    status_approval: 0,
   }
 }
 
 function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: Record<string, unknown> = {}) {
   return {
     ...listedOf(sent),
-    status_approval: 0,
     date_crt: null,
     date_add: expect.stringMatching(TIMESTAMP),
     date_mod: expect.stringMatching(TIMESTAMP),
@@ -74,10 +74,10 @@ function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: 
   }
 }
 
-/** The ten fields of api.md 2.7, taken from a single-record answer. */
+/** The ten fields of api.md 2.7 and status_approval (issue 19), taken from a single-record answer. */
 function listed(detail: Record<string, unknown>) {
-  const { id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store } = detail
-  return { id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store }
+  const { id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval } = detail
+  return { id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval }
 }
 
 describe.each(KINDS)('%s assets', (kind) => {
@@ -91,7 +91,7 @@ describe.each(KINDS)('%s assets', (kind) => {
     expect(r.json.date_mod).toBe(r.json.date_add)
   })
 
-  test('the single record equals the create answer; the list shows exactly the ten fields of api.md 2.7', async () => {
+  test('the single record equals the create answer; the list shows exactly the ten fields of api.md 2.7 and status_approval', async () => {
     const sent = { name: `${kind} listed`, path_file: freshPath(kind), production: show.id }
     const created = (await t.post(base, sent)).json
     const single = await t.get(`${base}${created.id}/`)

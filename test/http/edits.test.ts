@@ -83,6 +83,41 @@ describe('media assets: PATCH and PUT', () => {
     const r = await t.request('PATCH', `/api/videoassets/${a.id}/`, { form: { status_approval: '1', name: 'from a form' } })
     expect(r.status).toBe(200)
     expect(r.json).toMatchObject({ status_approval: 1, name: 'from a form' })
+    const fd = new FormData()
+    fd.set('status_approval', '0')
+    fd.set('date_del', '2031-01-01')
+    fd.set('meta_field_store', '{}')
+    const multipart = await t.request('PUT', `/api/videoassets/${a.id}/`, { raw: fd, headers: {} })
+    expect(multipart.status).toBe(400) // PUT without name
+    fd.set('name', 'from multipart')
+    const whole = await t.request('PUT', `/api/videoassets/${a.id}/`, { raw: fd })
+    expect(whole.status).toBe(200)
+    expect(whole.json).toMatchObject({ status_approval: 0, name: 'from multipart', date_del: '2031-01-01T00:00:00.000000Z' })
+  })
+
+  test('status_approval is in the list items of every kind (paged, streamed, filtered), as in the single record', async () => {
+    for (const kind of ['audio', 'image', 'video'] as const) {
+      const made: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const r = await t.post(`/api/${kind}assets/`, { name: `${kind}${i}`, path_file: file(`Show/${kind}${i}.bin`), production: show.id })
+        made.push(r.json.id as number)
+      }
+      expect((await t.request('PATCH', `/api/${kind}assets/${made[1]}/`, { body: { status_approval: 1 } })).status).toBe(200)
+      for (const query of ['', '?limit=10', `?limit=10&production=${show.id}`, `?path_file=${encodeURIComponent(file(`Show/${kind}1.bin`))}`]) {
+        const r = await t.get(`/api/${kind}assets/${query}`)
+        expect(r.status).toBe(200)
+        for (const item of r.json as { id: number; status_approval: number }[])
+          expect({ id: item.id, status_approval: item.status_approval }).toEqual({ id: item.id, status_approval: item.id === made[1] ? 1 : 0 })
+        expect((r.json as unknown[]).length).toBeGreaterThan(0)
+      }
+      const single = (await t.get(`/api/${kind}assets/${made[1]}/`)).json
+      const listed: unknown = ((await t.get(`/api/${kind}assets/`)).json as { id: number }[]).find((x) => x.id === made[1])
+      expect(listed).toEqual({
+        id: single.id, name: single.name, description: single.description, production: single.production, status_asset: single.status_asset,
+        path_file: single.path_file, device: single.device, is_archive: single.is_archive, is_production: single.is_production,
+        meta_field_store: single.meta_field_store, status_approval: 1,
+      })
+    }
   })
 
   test('PUT: the whole body, name required; meta_field_store is replaced, not merged', async () => {
@@ -288,6 +323,47 @@ describe('productions', () => {
     expectError(await patch(path, { company: 'x' }, t.makeUser('stranger', { perms: ['browser.change_production'] })), 404, 'not_found')
     expectError(await patch(path, { company: 'x' }, t.makeUser('reader', { perms: ['browser.change_production'], read: [show.id] })), 403, 'permission_denied')
     expect((await patch(path, { company: 'y' }, t.makeUser('owner', { perms: ['browser.change_production'], write: [show.id] }))).status).toBe(200)
+  })
+
+  test('fields the service sets are read-only: 400 invalid at each pointer; their own values pass, so a GET-then-PUT works in both versions', async () => {
+    const path = `/api/productions/${show.id}/`
+    const member = t.makeUser('member', { read: [show.id] })
+    expect(member).toBeString()
+    const changed: Record<string, unknown> = {
+      id: show.id + 1, can_write: false, can_delete_assets: false, members: [], san_mount: '/mnt/san', export_type: 'xml',
+      default_approval_status: 1, direct_attached_site: 2, network_attached_site: [1], member_groups: [1], projectasset_device: device.id,
+    }
+    for (const [field, value] of Object.entries(changed)) {
+      const r = await patch(path, { [field]: value })
+      expectError(r, 400, 'invalid', { pointer: `/${field}` })
+      expect(r.json.errors[0].detail).toContain(field)
+    }
+    // All at once: one entry each, and nothing changed.
+    const all = await patch(path, { ...changed, company: 'not written' })
+    expect(all.status).toBe(400)
+    expect(all.json.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(Object.keys(changed).map((f) => `/${f}`).sort())
+    expect((await t.get(path)).json.company).toBe('')
+    // The record as read, changed and sent back, in version 1 (devices as records) and in version 2 (ids).
+    for (const accept of ['application/json; version=1', 'application/json; version=2']) {
+      const read = await t.get(path, { headers: { accept } })
+      const back = await t.request('PUT', path, { body: { ...read.json, company: accept }, headers: { accept } })
+      expect(back.status).toBe(200)
+      expect(back.json).toEqual({ ...read.json, company: accept })
+    }
+    // And as form data (every value text): the read-only fields' text spells the record's values.
+    const v2 = (await t.get(path, { headers: { accept: 'application/json; version=2' } })).json
+    const asForm = await t.request('PUT', path, { form: { ...v2, company: 'form' }, headers: { accept: 'application/json; version=2' } })
+    expect(asForm.status).toBe(200)
+    expect(asForm.json).toEqual({ ...v2, company: 'form' })
+    expectError(await t.request('PATCH', path, { form: { can_write: 'false' } }), 400, 'invalid', { pointer: '/can_write' })
+    // A device record is taken by its id; anything else at a device field is a 400 that says what to send.
+    const other = (await t.post('/api/devices/', { name: 'other', path: join(root, 'elsewhere') })).json
+    const byRecord = await patch(path, { upload_device: other })
+    expect(byRecord.status).toBe(200)
+    expect(byRecord.json.upload_device).toEqual(other)
+    for (const bad of ['x', { name: 'other' }, { id: 'x' }, 0, 1.5, null])
+      expectError(await patch(path, { upload_device: bad }), 400, 'invalid', { pointer: '/upload_device' })
+    expectError(await patch(path, { upload_device: { id: 999 } }), 400, 'invalid', { pointer: '/upload_device' })
   })
 
   test('DELETE: 409 while assets belong to it; 204 when empty, its access rows gone with it', async () => {

@@ -145,8 +145,10 @@ describe('productions in versions 1 and 2', () => {
     expect([v1.status, v1.json.upload_device]).toEqual([201, storage])
   })
 
-  test('an update answers in the version asked, and the added fields are answered, never written', async () => {
-    const v2 = await t.request('PATCH', '/api/productions/2/', { body: { company: 'Harbour Lights', can_write: false, members: [99], san_mount: '/Volumes/SAN' }, headers: V2 })
+  test('an update answers in the version asked, and the added fields are answered, never written (another value: 400 invalid at it)', async () => {
+    const refused = await t.request('PATCH', '/api/productions/2/', { body: { company: 'Harbour Lights', can_write: false, members: [99], san_mount: '/Volumes/SAN' }, headers: V2 })
+    expect([refused.status, refused.json.errors.map((e: { source: { pointer: string } }) => e.source.pointer)]).toEqual([400, ['/can_write', '/members', '/san_mount']])
+    const v2 = await t.request('PATCH', '/api/productions/2/', { body: { company: 'Harbour Lights', can_write: true, members: [], san_mount: '' }, headers: V2 })
     expect([v2.status, v2.json.company, v2.json.upload_device, v2.json.can_write, v2.json.members, v2.json.san_mount]).toEqual([200, 'Harbour Lights', 1, true, [], ''])
     const v1 = await t.request('PATCH', '/api/productions/2/', { body: { company: '' } })
     expect([v1.status, v1.json.upload_device]).toEqual([200, storage])

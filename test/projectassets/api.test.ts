@@ -91,8 +91,8 @@ async function media(kind: Kind, production: Prod): Promise<Media> {
 }
 
 /** The ten list fields of a media asset (api.md 2.7), as a project shows its linked assets. */
-const listed = ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store }: Media) =>
-  ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store })
+const listed = ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval }: Media) =>
+  ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval })
 
 async function link(project: number, list: { asset_id: number; type: Kind }[]) {
   const r = await t.post(`${PA}${project}/addasset/`, { asset_list: list })

@@ -74,8 +74,8 @@ async function project(production: keyof typeof prod = 'Show'): Promise<Project>
 const ref = (name: keyof typeof m, type: string = kindOf[name]!) => ({ asset_id: m[name].id, type })
 
 /** The ten list fields of a media asset (api.md 2.7), as a project shows its linked assets. */
-const listed = ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store }: Media) =>
-  ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store })
+const listed = ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval }: Media) =>
+  ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval })
 
 /** The media arrays a project should show with these assets linked (ordered by id). */
 function linkedArrays(names: (keyof typeof m)[]) {

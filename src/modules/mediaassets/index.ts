@@ -6,7 +6,7 @@ import { editRoutes } from '../../http/edit.ts'
 import { literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
-import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, assetListWhere, fields, mediaToApi } from './model.ts'
+import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, assetListWhere, listColumns, mediaToApi } from './model.ts'
 import type { MediaAssets } from './service.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
@@ -17,7 +17,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     table: mediaAssets,
     models: { [TITLES[kind]]: MediaAsset, [`${TITLES[kind]}Create`]: MediaAssetCreate, [`${TITLES[kind]}Detail`]: MediaAssetDetail },
     toApi: mediaToApi,
-    listRecord: Object.keys(fields),
+    listRecord: listColumns,
     filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters }),
     where: (query, user) => {
       const [production, ...flags] = assetListWhere(mediaAssets, query)

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { MediaKind, mediaAssets } from '../../db/schema.ts'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
-import { idFilter } from '../../http/lists.ts'
+import { type ListColumn, idFilter } from '../../http/lists.ts'
 import { eitherOf } from '../../http/models.ts'
 import { flagEq, flagFilter, idEq } from '../../http/resource.ts'
 
@@ -18,11 +18,16 @@ export const fields = {
   is_archive: t.Boolean(),
   is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
   meta_field_store: t.Record(t.String(), t.Unknown(), { description: 'Custom metadata, key to value' }),
+  status_approval: Type.Integer({ description: '1 approved, 0 pending (the import\'s approval; PATCH sets it)' }),
 }
 export const MediaAsset = t.Object(fields)
+/**
+ * A list's record as read (resource.ts listRecord): the columns of `fields`, in its order;
+ * status_approval is the column `approval`.
+ */
+export const listColumns = Object.keys(fields).map((name): ListColumn => (name === 'status_approval' ? ['status_approval', 'approval'] : name))
 export const MediaAssetDetail = t.Object({
   ...fields,
-  status_approval: Type.Integer({ description: '1 approved, 0 pending (the import\'s approval)' }),
   date_crt: t.Nullable(t.String()),
   date_add: t.String(),
   date_mod: t.String(),
@@ -95,7 +100,7 @@ export type MediaRow = typeof mediaAssets.$inferSelect
 export const mediaToApi = (row: MediaRow) => ({
   id: row.id, name: row.name, description: row.description, production: row.production, status_asset: row.status_asset,
   path_file: row.path_file, device: row.device, is_archive: row.is_archive, is_production: row.is_production,
-  meta_field_store: row.meta_field_store,
+  meta_field_store: row.meta_field_store, status_approval: row.approval,
 })
 
 export const TITLES: Record<MediaKind, string> = { audio: 'AudioAsset', image: 'ImageAsset', video: 'VideoAsset' }

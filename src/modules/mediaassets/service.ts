@@ -136,7 +136,6 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     for (const [category, keyword] of JSON.parse(details.keywords_json) as [string, string][]) (keywords[category] ??= []).push(keyword)
     return {
       ...mediaToApi(row),
-      status_approval: row.approval,
       date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
       keywords, technical: row.technical, path_proxy: row.path_proxy,
       projects: JSON.parse(details.projects_json) as number[],

@@ -76,19 +76,42 @@ export const ProductionCreate = t.Object({
   videoasset_device: DeviceIdGiven,
 })
 
-/** PATCH/PUT: every create field, optional; id is read-only, and so are the fields the service sets. */
+/**
+ * A device in an update: its id, or a Device record (as a version 1 answer shows it) taken by its
+ * id, so that a production read in either version, changed and sent back is a valid PUT.
+ */
+const DeviceGiven = t.Optional(t.Union([
+  Type.Integer({ minimum: 1 }),
+  t.Object({ id: Type.Integer({ minimum: 1 }) }, { additionalProperties: true }),
+], { description: 'A device id, or a Device record (as version 1 answers it) taken by its id' }))
+const ReadOnly = t.Optional(t.Unknown({ description: 'Read-only: set by the service (the record\'s own value is accepted)' }))
+/**
+ * PATCH/PUT: every create field, optional. The fields the service sets (id, the requesting user's
+ * rights, the members, medialoopster's fixed settings) are read-only: listed so that a request
+ * changing one is told why (400 invalid at it), not silently ignored.
+ */
 export const ProductionUpdate = t.Object({
-  id: t.Optional(t.Unknown({ description: 'Read-only' })),
+  id: ReadOnly,
+  can_write: ReadOnly,
+  can_delete_assets: ReadOnly,
+  san_mount: ReadOnly,
+  export_type: ReadOnly,
+  default_approval_status: ReadOnly,
+  direct_attached_site: ReadOnly,
+  network_attached_site: ReadOnly,
+  members: ReadOnly,
+  member_groups: ReadOnly,
+  projectasset_device: ReadOnly,
   name: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Unique' })),
   storage_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production; must lie on a device; created on disk if missing' })),
   codename: t.Optional(t.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 100, description: 'Unique slug' })),
   company: t.Optional(t.String({ maxLength: 255 })),
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
-  upload_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
-  audioasset_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
-  imageasset_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
-  videoasset_device: t.Optional(Type.Integer({ minimum: 1, description: 'Device id' })),
+  upload_device: DeviceGiven,
+  audioasset_device: DeviceGiven,
+  imageasset_device: DeviceGiven,
+  videoasset_device: DeviceGiven,
 })
 
 /** can_delete_assets: deleting a media asset of any kind is allowed in the production. */
@@ -153,13 +176,16 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
     body: ProductionUpdate,
     whole: ['name', 'storage_root'],
     codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
-    update: (id, body, user, _mode, request) => toApi(service.update(id, body, user), user, ctx.apiVersion(request)),
+    // The record as answered (version 2: the devices by id) is what read-only fields are compared with.
+    update: (id, body, user, _mode, request) => toApi(service.update(id, body, user, (row) => toApi(row, user, 2)), user, ctx.apiVersion(request)),
     remove: (id, user) => service.remove(id, user),
     notes: {
       update:
         'name, codename, company, proxy_url, the four device ids, and the roots. Needs write access to the production too. name and codename ' +
         'stay unique (400 unique); storage_root and proxy_root change only while no asset or project belongs to the production (409 conflict). ' +
-        'A new name carries the asset hold durations naming the production along. The fields the service sets (can_write, members, ...) are read-only. ' +
+        'A new name carries the asset hold durations naming the production along. A device is given by its id, or as a Device record (taken by its id). ' +
+        'The fields the service sets (id, can_write, can_delete_assets, members, san_mount, export_type, default_approval_status, direct_attached_site, ' +
+        'network_attached_site, member_groups, projectasset_device) are read-only. ' +
         'Answers in the API version the request asks for, as GET does.',
       delete:
         'Needs write access to the production too. Refused (409 conflict, naming what) while media assets or project assets belong to it or ' +

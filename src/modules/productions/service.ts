@@ -23,6 +23,24 @@ const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'pr
 type Row = typeof productions.$inferSelect
 
 /**
+ * Fields the service sets, with what a request that changes one is told (400 invalid at it). Their
+ * values as the record answers them are accepted (a record read, changed and sent back).
+ */
+const READ_ONLY: Record<string, string> = {
+  id: 'id is set by the service.',
+  can_write: "can_write says what the requesting user may do in the production; it follows the user's access (reelhouse user grant).",
+  can_delete_assets: "can_delete_assets says what the requesting user may do in the production; it follows the user's access and permissions.",
+  members: 'members lists the users with access to the production; access is given with reelhouse user grant.',
+  san_mount: 'san_mount is always "" (devices are folders here).',
+  export_type: 'export_type is always "".',
+  default_approval_status: 'default_approval_status is always 0 (an import says approval 1 for an approved asset).',
+  direct_attached_site: 'direct_attached_site is always 1 (one site).',
+  network_attached_site: 'network_attached_site is always [] (one site).',
+  member_groups: 'member_groups is always [] (no user groups).',
+  projectasset_device: 'projectasset_device is always null: a project asset lies on the device of its bundle_root.',
+}
+
+/**
  * The default codename of a production named `name`: lowercase ASCII letters and digits joined
  * by dashes, at most 90 characters, `production` when nothing is left (issue 27).
  *
@@ -82,16 +100,19 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
      * and projects' files lie under them, and moving files is the watcher's or an import's work.
      * A new name carries the hold durations naming the production along.
      */
-    update(id: number, body: typeof ProductionUpdate.static, user: Principal): Row {
+    update(id: number, body: typeof ProductionUpdate.static, user: Principal, shown: (row: Row) => Record<string, unknown>): Row {
       const row = forChange(id, user, 'browser.change_production')
-      refuseReadOnly(body as Record<string, unknown>, { id: row.id }, { id: 'id is set by the service.' })
+      refuseReadOnly(body as Record<string, unknown>, shown(row), READ_ONLY)
       const next: Row = { ...row }
       for (const f of ['name', 'codename', 'company', 'proxy_url'] as const) if (body[f] !== undefined) next[f] = body[f]
       const all = deviceService.all()
       for (const f of DEVICE_FIELDS) {
-        if (body[f] === undefined) continue
-        if (!all.some((d) => d.id === body[f])) throw invalid(`/${f}`, 'No device with this id.')
-        next[f] = body[f]
+        const given = body[f]
+        if (given === undefined) continue
+        // A Device record (a version 1 answer sent back) names its device by its id.
+        const device = typeof given === 'number' ? given : given.id
+        if (!all.some((d) => d.id === device)) throw invalid(`/${f}`, 'No device with this id.')
+        next[f] = device
       }
       if (next.proxy_url && !/^https?:\/\/\S+$/.test(next.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
       let storage: ReturnType<typeof onDevice> | undefined
