@@ -97,13 +97,23 @@ describe('a row for each kind of write', () => {
 
   test('the command line: a grant is in the production\'s history, a permission in the user\'s, both by system via cli', async () => {
     t.makeUser('ana')
+    const before = (await rows('user=system')).length
     t.users.grant('ana', String(show.id), 'write')
     t.users.addPerm('ana', 'browser.change_videoasset')
     const [grant] = await rows(`resource=production&id=${show.id}`)
     expect(grant).toMatchObject({ user: 'system', via: 'cli', action: 'update', changes: { 'access.ana': { old: null, new: 'write' } } })
     const [perm] = await rows('resource=user')
     expect(perm).toMatchObject({ user: 'system', via: 'cli', changes: { 'perm.browser.change_videoasset': { old: false, new: true } } })
-    expect((await rows('user=system')).length).toBe(2)
+    expect((await rows('user=system')).length).toBe(before + 2)
+    // user add, token create and revoke, passwords: test/cli/history.test.ts, through the commands themselves.
+  })
+
+  test('a production made by a user who is no superuser: its create row says the write access its creator got', async () => {
+    const maker = t.makeUser('maker', { perms: ['browser.add_production'] })
+    const made = await t.post('/api/productions/', { name: 'Made', storage_root: `${root}/Made` }, { key: maker })
+    expect(made.status).toBe(201)
+    const [created] = await rows(`resource=production&id=${made.json.id}`)
+    expect(created).toMatchObject({ user: 'maker', via: 'api', action: 'create', changes: { name: { old: null, new: 'Made' }, 'access.maker': { old: null, new: 'write' } } })
   })
 
   test('catalogue records: device, profile, custom metadata, set and hold duration creates and deletes', async () => {

@@ -209,8 +209,9 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
           })
           .returning()
           .get()
-        history.record(actorOf(user), { resource: 'production', id: row.id, action: 'create', production: row.id, changes: history.snapshot(row, FIELDS, 'create') })
-        // Whoever may create a production may work in it.
+        // Whoever may create a production may work in it: the grant is part of the create (and its row).
+        const grant = user.is_superuser ? {} : { [`access.${user.username}`]: { old: null, new: 'write' } }
+        history.record(actorOf(user), { resource: 'production', id: row.id, action: 'create', production: row.id, changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant } })
         if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
         return row
       })

@@ -6,7 +6,7 @@ import { type Db, dataVersionOf, readSnapshotOf } from '../../db/client.ts'
 import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
-import { historyOf, system } from '../history/service.ts'
+import { hiddenPassword, historyOf, system } from '../history/service.ts'
 
 export type Principal = {
   id: number
@@ -117,6 +117,12 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
   }
 
   const principals = principalCache(db)
+  const history = () => historyOf(db)
+  /** Keys made (true) or revoked (false), as one update row of their user (inside the caller's transaction). */
+  const keysChanged = (userId: number, ids: number[], made: boolean) => {
+    if (ids.length)
+      history().record(system('cli'), { resource: 'user', id: userId, action: 'update', changes: Object.fromEntries(ids.map((id) => [`key.${id}`, { old: !made, new: made }])) })
+  }
 
   /** The user holding this key, or undefined. The key is looked up by its hash only. */
   function authenticate(key: string): Principal | undefined {
@@ -140,11 +146,18 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     /** HTTP Basic: the user if the secret is one of their keys or their password (see passwords.ts). */
     authenticateBasic: passwords.check,
 
-    /** Sets (an Argon2id hash, see passwords.ts hashPassword) or, with null, removes a user's password; false: there was none to remove. */
+    /**
+     * Sets (an Argon2id hash, see passwords.ts hashPassword) or, with null, removes a user's
+     * password; false: there was none to remove. The user's history says a password was set,
+     * changed or removed, as masks ("********" or null), never the password or its hash.
+     */
     setPassword(name: string, hash: string | null): boolean {
       const user = findUser(name)
       if (hash === null && user.password_hash === null) return false
-      db.update(users).set({ password_hash: hash }).where(eq(users.id, user.id)).run()
+      db.transaction(() => {
+        db.update(users).set({ password_hash: hash }).where(eq(users.id, user.id)).run()
+        history().record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { password: { old: hiddenPassword(user.password_hash), new: hiddenPassword(hash) } } })
+      })
       return true
     },
 
@@ -167,7 +180,12 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         throw new UserError(`user "${name}" already exists`)
       return db.transaction((tx) => {
         const user = tx.insert(users).values({ username: name, is_superuser: !!opts.superuser, date_add: isoTimestamp() }).returning().get()
-        for (const codename of new Set(opts.perms ?? [])) tx.insert(userPermissions).values({ user_id: user.id, codename }).run()
+        const perms = [...new Set(opts.perms ?? [])]
+        for (const codename of perms) tx.insert(userPermissions).values({ user_id: user.id, codename }).run()
+        history().record(system('cli'), {
+          resource: 'user', id: user.id, action: 'create',
+          changes: { username: { old: null, new: name }, is_superuser: { old: null, new: user.is_superuser }, ...Object.fromEntries(perms.map((c) => [`perm.${c}`, { old: null, new: true }])) },
+        })
         return user
       })
     },
@@ -199,11 +217,19 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } }).run()
     },
 
-    /** A new key: 40 lowercase hex characters, returned once, stored as its hash. */
+    /**
+     * A new key: 40 lowercase hex characters, returned once, stored as its hash. A key is the
+     * user's credential, not a record of its own: its history row is an update of the user,
+     * `key.<id>` (the id `token list` shows) from false to true, never the key or its hash.
+     */
     createKey(name: string): string {
       const user = findUser(name)
       const key = randomBytes(20).toString('hex')
-      db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), key_prefix: key.slice(0, KEY_PREFIX), date_add: isoTimestamp() }).run()
+      db.transaction(() => {
+        const made = db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), key_prefix: key.slice(0, KEY_PREFIX), date_add: isoTimestamp() })
+          .returning({ id: apiKeys.id }).get()
+        keysChanged(user.id, [made.id], true)
+      })
       return key
     },
 
@@ -262,7 +288,11 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
      * stored key has.
      */
     revokeKey(key: string): boolean {
-      return db.$client.query('DELETE FROM api_keys WHERE key_hash = ?').run(hashKey(key)).changes > 0
+      return db.transaction(() => {
+        const gone = db.$client.query<{ id: number; user_id: number }, [string]>('DELETE FROM api_keys WHERE key_hash = ? RETURNING id, user_id').all(hashKey(key))
+        for (const k of gone) keysChanged(k.user_id, [k.id], false)
+        return gone.length > 0
+      })
     },
 
     /**
@@ -270,13 +300,20 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
      * says whose it was; undefined when there is no such key.
      */
     revokeKeyById(id: number): string | undefined {
-      const owner = db.$client.query<{ user_id: number }, [number]>('DELETE FROM api_keys WHERE id = ? RETURNING user_id').get(id)
-      return owner ? byId.get({ id: owner.user_id })?.username : undefined
+      return db.transaction(() => {
+        const owner = db.$client.query<{ user_id: number }, [number]>('DELETE FROM api_keys WHERE id = ? RETURNING user_id').get(id)
+        if (owner) keysChanged(owner.user_id, [id], false)
+        return owner ? byId.get({ id: owner.user_id })?.username : undefined
+      })
     },
 
     revokeAll(name: string): number {
       const user = findUser(name)
-      return db.$client.query('DELETE FROM api_keys WHERE user_id = ?').run(user.id).changes
+      return db.transaction(() => {
+        const gone = db.$client.query<{ id: number }, [number]>('DELETE FROM api_keys WHERE user_id = ? RETURNING id').all(user.id).map((k) => k.id)
+        keysChanged(user.id, gone, false)
+        return gone.length
+      })
     },
   }
 }
