@@ -19,7 +19,13 @@ beforeEach(async () => {
   t = testApp()
   ;({ root, device, production: show } = await seedProduction(t))
 })
-afterEach(() => t.cleanup())
+afterEach(() => {
+  // Every test, whatever it deleted: no orphaned link, share, keyword or access row, no row naming a
+  // record that is gone (test/http/edits.test.ts checks the database after each delete, issue 19).
+  const left = orphans()
+  t.cleanup()
+  expect(left).toBe(0)
+})
 
 const file = (rel: string, text = 'essence') => {
   mkdirSync(join(root, rel, '..'), { recursive: true })
@@ -40,7 +46,10 @@ const orphans = () =>
     (SELECT count(*) FROM project_asset_links WHERE asset_id NOT IN (SELECT id FROM media_assets) OR project_id NOT IN (SELECT id FROM project_assets))
     + (SELECT count(*) FROM media_asset_keywords WHERE asset_id NOT IN (SELECT id FROM media_assets))
     + (SELECT count(*) FROM media_asset_shares WHERE asset_id NOT IN (SELECT id FROM media_assets) OR production_id NOT IN (SELECT id FROM productions))
-    + (SELECT count(*) FROM production_access WHERE production_id NOT IN (SELECT id FROM productions)) AS n`).get()!.n
+    + (SELECT count(*) FROM production_access WHERE production_id NOT IN (SELECT id FROM productions) OR user_id NOT IN (SELECT id FROM users))
+    + (SELECT count(*) FROM keywords WHERE category_id NOT IN (SELECT id FROM keyword_categories))
+    + (SELECT count(*) FROM custom_metadata WHERE custom_metadata_set NOT IN (SELECT id FROM custom_metadata_sets))
+    + (SELECT count(*) FROM pragma_foreign_key_check) AS n`).get()!.n
 
 describe('media assets: PATCH and PUT', () => {
   test('each writable field, as the medialoopster client sends it (one-member JSON bodies): 200 with the whole record', async () => {

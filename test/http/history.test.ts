@@ -75,6 +75,26 @@ describe('a row for each kind of write', () => {
     expect((await rows(`resource=projectasset&id=${p.id}`)).length).toBe(3)
   })
 
+  test('a media asset deleted while linked: each of its projects has an unlink row by the deleting user, and a new date_mod', async () => {
+    const a = (await t.post('/api/videoassets/', { name: 'a', path_file: file('Show/a.mov'), production: show.id })).json
+    const b = (await t.post('/api/videoassets/', { name: 'b', path_file: file('Show/b.mov'), production: show.id })).json
+    const s = (await t.post('/api/audioassets/', { name: 's', path_file: file('Show/s.wav'), production: show.id })).json
+    const p = (await t.post('/api/projectassets/', { name: 'P', bundle_root: join(root, 'Show', 'p'), production_id: show.id })).json
+    const q = (await t.post('/api/projectassets/', { name: 'Q', bundle_root: join(root, 'Show', 'q'), production_id: show.id })).json
+    await t.post(`/api/projectassets/${p.id}/addasset/`, { asset_list: [{ asset_id: a.id, type: 'video' }, { asset_id: b.id, type: 'video' }, { asset_id: s.id, type: 'audio' }] })
+    await t.post(`/api/projectassets/${q.id}/addasset/`, { asset_list: [{ asset_id: a.id, type: 'video' }] })
+    const dated = (await t.get(`/api/projectassets/${p.id}/`)).json.date_mod
+    expect((await t.request('DELETE', `/api/videoassets/${a.id}/`)).status).toBe(204)
+    const [onP] = await rows(`resource=projectasset&id=${p.id}`)
+    expect(onP).toMatchObject({ user: 'admin', via: 'api', action: 'unlink', production: show.id, changes: { video_assets: { old: [a.id, b.id], new: [b.id] } } })
+    expect(Object.keys(onP!.changes)).toEqual(['video_assets'])
+    const [onQ] = await rows(`resource=projectasset&id=${q.id}`)
+    expect(onQ).toMatchObject({ action: 'unlink', changes: { video_assets: { old: [a.id], new: [] } } })
+    const after = (await t.get(`/api/projectassets/${p.id}/`)).json
+    expect(after.date_mod > dated).toBe(true)
+    expect(after.modified_by).toBe('admin')
+  })
+
   test('an import and its task: the user\'s rows, via import', async () => {
     const path = file('Show/imported.mov')
     const r = await t.post('/api/asset/import/', { type: 'video', production: 'Show', asset: { asset_meta: { name: 'imp', path_file: path } } })

@@ -68,6 +68,11 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null]>(
     'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3) LIMIT 1')
   const anyDismissed = db.$client.query<{ one: number }, []>('SELECT 1 AS one FROM dismissed_files LIMIT 1')
+  // A deleted asset's projects (remove): their production, their linked assets of a kind, their date_mod.
+  const projectOf = db.$client.query<{ production: number; date_mod: string }, [number]>('SELECT production, date_mod FROM project_assets WHERE id = ?')
+  const linkedOfKind = db.$client.query<{ asset_id: number }, [number, string]>(
+    'SELECT l.asset_id FROM project_asset_links l JOIN media_assets m ON m.id = l.asset_id WHERE l.project_id = ? AND m.kind = ? ORDER BY l.asset_id')
+  const touchProject = db.$client.query<unknown, [string, number]>('UPDATE project_assets SET date_mod = ? WHERE id = ?')
   const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
   // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
   // and SQLite compiles a statement per call otherwise, ten times the work of running it).
@@ -269,6 +274,17 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       const before = detail(row)
       const proxyRoot = db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, row.production)).get()?.proxy_root
       db.transaction(() => {
+        // The projects it was linked to lose it: each an unlink in its history (and its date_mod moves), as an unlink request makes.
+        for (const project of before.projects) {
+          const owner = projectOf.get(project)
+          if (!owner) continue
+          const old = linkedOfKind.all(project, kind).map((l) => l.asset_id)
+          touchProject.run(isoTimestampAfter(owner.date_mod), project)
+          history.record(actorOf(user), {
+            resource: 'projectasset', id: project, action: 'unlink', production: owner.production,
+            changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
+          })
+        }
         db.delete(mediaAssets).where(eq(mediaAssets.id, id)).run()
         db.insert(dismissedFiles).values({
           kind, path_file: row.path_file, file_dev: row.file_dev, file_ino: row.file_ino, file_stamp: row.file_stamp, asset_id: id, date: isoTimestamp(),

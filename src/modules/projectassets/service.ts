@@ -367,7 +367,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
             tx.delete(projectAssetLinks).where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id))).run()
             linkedIds.delete(r.asset_id)
           }
-          touch(tx, id)
+          touch(tx, id, project.date_mod)
           noteLinks()
           return { unlinked_assets: good.map(ref), invalid_assets: invalidAssets }
         }
@@ -381,15 +381,16 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
             fresh.push(r)
           }
         }
-        touch(tx, id)
+        touch(tx, id, project.date_mod)
         noteLinks()
         return { newly_linked_assets: fresh.map(ref), already_linked_assets: already.map(ref), invalid_assets: invalidAssets }
       })
     },
   }
 
-  function touch(tx: Pick<Db, 'update'>, id: number) {
-    tx.update(projectAssets).set({ date_mod: isoTimestamp() }).where(eq(projectAssets.id, id)).run()
+  /** date_mod moves (past `previous`, the record's as read, even within the clock's millisecond). */
+  function touch(tx: Pick<Db, 'update'>, id: number, previous: string) {
+    tx.update(projectAssets).set({ date_mod: isoTimestampAfter(previous) }).where(eq(projectAssets.id, id)).run()
   }
 
   /** Why an asset_list entry cannot be linked or unlinked, or undefined when it can. */
