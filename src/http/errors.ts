@@ -178,6 +178,9 @@ function describe(failure: TypeBoxError, parameter?: string): string {
   return `${failure.message}.`
 }
 
+/** A path of project assets (also version 0's /api/project/), whose DELETE answers 404 does_not_exist (api.md 4.1). */
+export const isProjectPath = (path: string) => /^\/api\/(projectassets|project)(\/|$)/.test(path)
+
 /** Which field a UNIQUE constraint protects, by "table.column" as SQLite names it. */
 const UNIQUE_POINTERS: Record<string, string> = {
   'asset_hold_durations.asset_type': '/context',

@@ -13,7 +13,7 @@ import { permissionNeeded, writeAccessNeeded } from '../modules/users/access.ts'
 import { VERSION } from '../version.ts'
 import { NO_CREDENTIALS } from './auth.ts'
 import { MAX_BODY_BYTES } from './body.ts'
-import { REQUIRED_DETAIL, entry, noSuchRecord, wholeNumberDetail } from './errors.ts'
+import { REQUIRED_DETAIL, entry, isProjectPath, noSuchRecord, wholeNumberDetail } from './errors.ts'
 import { MAX_HEADER_BYTES } from './head.ts'
 import { UNSUPPORTED_VERSION } from './versioning.ts'
 
@@ -373,7 +373,8 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
       return one('permission_denied', op.permission ? permissionNeeded(EXAMPLE_USER, op.permission) : writeAccessNeeded(EXAMPLE_USER, production.id))
     case 404: {
       const detail = op.resource ? noSuchRecord(op.resource) : 'Not found.'
-      return op.method === 'DELETE' ? one('does_not_exist', detail) : one('not_found', detail)
+      // does_not_exist is the project delete's own code (api.md 4.1); every other DELETE says not_found.
+      return op.method === 'DELETE' && isProjectPath(op.path) ? one('does_not_exist', detail) : one('not_found', detail)
     }
     case 405:
       return one('method_not_allowed', 'Method "PUT" not allowed.')

@@ -1,7 +1,7 @@
 // What a failed request answers (service.md 4): the one place that turns every kind of error,
 // ours (AppError), the framework's (validation, parse, not found) and SQLite's, into the
 // envelope of api.md section 7, and the one place that logs a bug with its request id.
-import { AppError, errorResponse, fromSqlite, fromValidation } from './errors.ts'
+import { AppError, errorResponse, fromSqlite, fromValidation, isProjectPath } from './errors.ts'
 import { pathOf } from './head.ts'
 import type { Log } from '../util/log.ts'
 
@@ -41,8 +41,9 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
       if (code === 'PARSE' && error.cause instanceof AppError) return errorResponse(error.cause)
       // An answer that does not fit its own schema is our bug, not the client's.
       if (code === 'VALIDATION' && error.type === 'response') return serverError(error, request)
-      // An id that cannot exist answers like one that does not; DELETE says does_not_exist (api.md 4.1).
-      if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE')
+      // An id that cannot exist answers like one that does not; a project's DELETE says does_not_exist
+      // (api.md 4.1), every other DELETE not_found, as for an id that could exist.
+      if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE' && isProjectPath(pathOf(request.url)))
         return errorResponse(new AppError(404, 'does_not_exist', 'Not found.'))
       if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all))
       if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))

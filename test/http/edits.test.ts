@@ -475,6 +475,16 @@ describe('project assets: PATCH and PUT', () => {
   })
 })
 
+describe('404 codes of DELETE', () => {
+  test('an id that cannot exist answers as one that does not: not_found, but does_not_exist for project assets (api.md 4.1)', async () => {
+    for (const resource of ['devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'assetholddurations', 'audioassets', 'imageassets', 'videoassets'])
+      for (const id of ['abc', '-1', '1.5', '99999999999999999999', '999'])
+        expectError(await del(`/api/${resource}/${id}/`), 404, 'not_found')
+    for (const base of ['projectassets', 'project'])
+      for (const id of ['abc', '-1', '999']) expectError(await del(`/api/${base}/${id}/`), 404, 'does_not_exist')
+  })
+})
+
 describe('bad input on the new endpoints never reaches a 500', () => {
   test('odd bodies, ids and queries on every PATCH, PUT and DELETE', async () => {
     const a = await video()
