@@ -104,6 +104,13 @@ describe('a row for each kind of write', () => {
     // The task's end (6 done, or -1 where ffmpeg cannot read the test's file): the user's row too.
     expect(all[0]).toMatchObject({ action: 'update', user: 'admin', via: 'import', changes: { status_asset: { old: 0, new: expect.any(Number) } } })
     expect((await t.get(`/api/videoassets/${r.json.asset_import_id}/`)).json.modified_by).toBe('admin')
+    // Fields by the names the record shows: the import's approval is status_approval, in the create and in a re-import's update.
+    expect(all.at(-1)!.changes.status_approval).toEqual({ old: null, new: 0 })
+    expect(all.at(-1)!.changes).not.toHaveProperty('approval')
+    await t.post('/api/asset/import/', { type: 'video', production: 'Show', asset: { asset_meta: { name: 'imp', path_file: path, approval: 1 } } })
+    await t.runner.idle()
+    const reimport = (await rows(`resource=videoasset&id=${r.json.asset_import_id}`)).find((row) => row.changes.status_approval)
+    expect(reimport).toMatchObject({ action: 'update', via: 'import', changes: { status_approval: { old: 0, new: 1 } } })
   })
 
   test('a project delete: the request\'s update, then the task\'s delete', async () => {

@@ -62,11 +62,14 @@ export function assetsBeingMoved(db: Db): Set<number> {
   return new Set(rows.map((r) => r.asset))
 }
 
-/** The columns an import sets, as history records them. */
+/** The columns an import sets, as history records them (by the record's names: approval is status_approval). */
 const IMPORTED_FIELDS = [
-  'name', 'description', 'path_file', 'device', 'is_archive', 'is_production', 'approval', 'meta_field_store', 'archive_details', 'technical',
+  'name', 'description', 'path_file', 'device', 'is_archive', 'is_production', 'status_approval', 'meta_field_store', 'archive_details', 'technical',
   'status_asset', 'path_proxy', 'date_crt', 'date_add', 'date_del',
 ] as const
+
+/** A row with its fields named as the record shows them, for history. */
+const named = <R extends { approval: number }>(row: R) => ({ ...row, status_approval: row.approval })
 
 const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
 
@@ -267,8 +270,8 @@ export function createImports(
             } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!.id
         for (const keyword_id of keywordIds(tx, kind, req.asset.keywords))
           tx.insert(mediaAssetKeywords).values({ asset_id: assetId, keyword_id }).onConflictDoNothing().run()
-        const after = deps.media.byId(assetId)!
-        if (current) historyOf(db).updated(by, { resource: `${kind}asset`, id: assetId, production: production.id }, current, after, IMPORTED_FIELDS)
+        const after = named(deps.media.byId(assetId)!)
+        if (current) historyOf(db).updated(by, { resource: `${kind}asset`, id: assetId, production: production.id }, named(current), after, IMPORTED_FIELDS)
         else historyOf(db).record(by, { resource: `${kind}asset`, id: assetId, action: 'create', production: production.id, changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create') })
         const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
         const logId = deps.logs.append({
