@@ -13,6 +13,6 @@ test('a production on a device, and a video asset in it', async () => {
   expect(list.headers.get('x-total-count')).toBe('1')
   expect(list.json).toEqual([
     { id: asset.json.id, name: 'clip', description: '', production: production.id, status_asset: 6, path_file: `${root}/Show/clip.mov`,
-      device: device.id, is_archive: false, is_production: true, meta_field_store: {} },
+      device: device.id, is_archive: false, is_production: true, meta_field_store: {}, status_approval: 0 },
   ])
 })
