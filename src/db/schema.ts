@@ -442,6 +442,10 @@ export const tasks = sqliteTable(
     key: text('key'),
     /** What the work found, for the tasks API (a scan: files seen, offline, online, moved, imported). */
     result: json<Record<string, unknown>>('result').notNull().default(sql`'{}'`),
+    /** The step the work is in, or ended in (an import: move, probe, proxy); '' for work of one step. */
+    step: text('step').notNull().default(''),
+    /** How far the step is, 0 to 100, when the work can tell (a proxy: ffmpeg's position in the clip). */
+    percent: real('percent'),
   },
   (t) => [
     // The queue's order and the list's indexes (http/lists.ts): pages skip index entries for every
