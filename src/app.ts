@@ -190,7 +190,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(assetHoldDurationsModule(ctx, holds))
         .use(projectAssetsModule(ctx, projects, '/projectassets'))
         .use(projectAssetsModule(ctx, projects, '/project'))
-        .use(tasksModule(ctx))
+        .use(tasksModule(ctx, runner))
         .use(historyModule(ctx))
         .use(archiveModule(ctx)),
     )

@@ -7,7 +7,7 @@
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
 import type { Db } from './db/client.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
-import { importHandler } from './modules/assetimport/import.task.ts'
+import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createImports } from './modules/assetimport/service.ts'
 import { createImportLogs } from './modules/importlogs/service.ts'
 import { createHoldDurations } from './modules/assetholddurations/service.ts'
@@ -15,7 +15,7 @@ import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { createDevices } from './modules/devices/service.ts'
 import { createMediaAssets } from './modules/mediaassets/service.ts'
 import { createProductions } from './modules/productions/service.ts'
-import { copyHandler } from './modules/projectassets/copy.task.ts'
+import { copyAbandon, copyHandler } from './modules/projectassets/copy.task.ts'
 import { deleteHandler } from './modules/projectassets/delete.task.ts'
 import { createProjectAssets } from './modules/projectassets/service.ts'
 import { createUsers } from './modules/users/service.ts'
@@ -25,6 +25,14 @@ import { createRecent } from './watch/recent.ts'
 import { scanHandler } from './watch/scan.task.ts'
 import { type Watch, type WatchOptions, createWatch } from './watch/service.ts'
 import { type Log, silentLog } from './util/log.ts'
+import { isoTimestamp } from './util/time.ts'
+
+/**
+ * Which finished tasks are pruned (docs/api.md, Tasks): scans that ended `done` more than a week
+ * ago and changed nothing in the catalogue (each of these counts of their result 0 or absent).
+ * Failed tasks, and every copy, delete and import, are kept. Pruned at start and once a day.
+ */
+export const SCAN_PRUNE = { keepMs: 7 * 86_400_000, unchanged: ['offline', 'online', 'moved', 'relinked', 'saved_anew', 'imported'], everyMs: 86_400_000 } as const
 
 export type CoreOptions = {
   log?: Log
@@ -57,13 +65,35 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   const findFfmpeg = () => (ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
   // What the watcher saw lately (sightings, strangers): shared by the watcher and every scan.
   const recent = createRecent()
+  const importDeps = { media, devices, logs, users, ffmpeg: findFfmpeg }
+  const deviceOf = (id: number) => devices.all().find((d) => d.id === id)
   const runner = createRunner(db, {
     concurrency,
     log,
+    // What each task's log lines name: the project's folders, the asset's file, the device.
+    subjects: {
+      copy: (t) => ({ projectasset: t.target.projectasset, from: t.params.source, to: t.params.target }),
+      delete: (t) => ({ projectasset: t.target.projectasset, folder: t.params.bundle_root }),
+      import: importSubject(media),
+      scan: (t) => {
+        const device = deviceOf(t.params.device)
+        const paths = t.params.paths
+        return {
+          device: device?.name ?? t.params.device, path: device?.path ?? '(the device is gone)',
+          ...(paths === null ? {} : paths.length === 1 ? { paths: paths[0] } : { paths: `${paths.length} paths, first ${paths[0]}` }),
+        }
+      },
+    },
+    // What a queued task cancelled before it ran leaves undone (a scan: the device's next full scan does its work).
+    abandon: {
+      copy: copyAbandon(db, users),
+      import: importAbandon(db, importDeps),
+      scan: (t) => void watch?.scanned(t.params.device, t.params.paths === null),
+    },
     handlers: {
       copy: copyHandler(db, users),
       delete: deleteHandler(db, users, media),
-      import: importHandler(db, { media, devices, logs, users, ffmpeg: findFfmpeg }),
+      import: importHandler(db, importDeps),
       scan: scanHandler(db, {
         media, log, settleMs, logs,
         get imports() {
@@ -87,15 +117,27 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   watch = watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
 
+  /** Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went. */
+  const pruneTasks = (now = new Date()) => {
+    const pruned = runner.prune({ kind: 'scan', before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)), unchanged: SCAN_PRUNE.unchanged })
+    if (pruned) log.info('finished scans that changed nothing pruned', { count: pruned, older_than_days: SCAN_PRUNE.keepMs / 86_400_000 })
+    return pruned
+  }
+  let pruneTimer: Timer | undefined
+
   return {
-    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg, watch, recent,
-    /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans. */
+    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
+    /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
+      pruneTasks()
+      pruneTimer = setInterval(() => pruneTasks(), SCAN_PRUNE.everyMs)
+      pruneTimer.unref()
       runner.start()
       watch?.start()
     },
     /** Stops the watcher, then takes no more work and leaves running tasks resumable; the caller closes the catalogue. */
     async stop() {
+      clearInterval(pruneTimer)
       await watch?.stop()
       await runner.stop()
     },

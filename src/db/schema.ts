@@ -450,8 +450,9 @@ export const tasks = sqliteTable(
   (t) => [
     // The queue's order and the list's indexes (http/lists.ts): pages skip index entries for every
     // filter, the target's json_extract included (a target is a few bytes of JSON).
-    index('tasks_state').on(t.state, t.id, t.kind, t.production, t.target),
-    index('tasks_list').on(t.id, t.state, t.kind, t.production, t.target),
+    // The dates too, for the list's orders by date (?ordering=-date_end, ...).
+    index('tasks_state').on(t.state, t.id, t.kind, t.production, t.target, t.date_end, t.date_start, t.date_add),
+    index('tasks_list').on(t.id, t.state, t.kind, t.production, t.target, t.date_end, t.date_start, t.date_add),
     uniqueIndex('tasks_key_queued').on(t.key).where(sql`state = 'queued'`),
   ],
 )

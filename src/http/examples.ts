@@ -146,6 +146,8 @@ const task = {
   kind: 'copy',
   state: 'running',
   target: { projectasset: 2 },
+  step: '',
+  percent: null,
   bytes_done: 1_073_741_824,
   bytes_total: 4_294_967_296,
   files_done: 3,

@@ -52,6 +52,8 @@ export type ListSpec<T extends SQLiteTable> = {
   columns?: readonly ListColumn[]
   /** Newest first (the history): ids descending; every other list is in id order. */
   descending?: boolean
+  /** An ORDER BY of the list's own columns (SQL text made by the module, never from the request), over `descending`. */
+  order?: string
 }
 
 /** A column of a list's record: its name, or [the name answered, the column read]. */
@@ -146,7 +148,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const w = where ? dialect.sqlToQuery(where) : { sql: '', params: NO_PARAMS }
     const sql = w.sql ? ` where ${w.sql}` : ''
     const count = c.count + sql
-    const order = spec.descending ? ' order by "id" desc' : ' order by "id"'
+    const order = spec.order ? ` order by ${spec.order}` : spec.descending ? ' order by "id" desc' : ' order by "id"'
     const page = c.select + sql + order + ' limit ? offset ?'
     const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page, order }
     // Only a principal that lasts is given one: the key cache's are frozen and kept until what they

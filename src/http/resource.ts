@@ -31,6 +31,10 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
   listRecord?: readonly ListColumn[]
   /** Extra list query parameters and the conditions they make (also the visibility rule). */
   filters: Q
+  /** The list's ORDER BY for a query (lists.ts ListSpec.order); default: by id. */
+  order?: (query: Q['static']) => string | undefined
+  /** The list route's description; default: in id order. */
+  listDescription?: string
   where: (query: Q['static'], user: Principal) => (SQL | undefined)[]
   /** One record's visibility: a record the user cannot read answers 404. */
   canRead?: (row: T['$inferSelect'], user: Principal) => boolean
@@ -68,7 +72,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
 
   const list = (query: Q['static'], user: Principal, request: Request) =>
     ctx.list({
-      table, where: () => spec.where(query, user), route: spec.prefix, user,
+      table, where: () => spec.where(query, user), route: spec.prefix, user, order: spec.order?.(query),
       ...(spec.listRecord ? { columns: spec.listRecord } : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
     }, query, request)
 
@@ -88,7 +92,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),
         response: { 200: `${name}List`, ...errors(400) },
-        detail: { summary: `List ${name} records`, description: 'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.' },
+        detail: { summary: `List ${name} records`, description: spec.listDescription ?? 'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.' },
       },
     )
     .get('/:id', ({ params, user, request }) => (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request)), {

@@ -3,7 +3,7 @@
 // claims it, runs its handler, and records the end. A task that was running when the process
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with
 // the same target run one after the other, in the order they were made.
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { type TaskTarget, tasks } from '../db/schema.ts'
 import { CancelledError } from '../storage/fs.ts'
@@ -13,12 +13,15 @@ import type { TaskKind, TaskParams } from './kinds.ts'
 
 export type { TaskKind }
 export type TaskRow = typeof tasks.$inferSelect
-export type Counters = Partial<Pick<TaskRow, 'bytes_done' | 'bytes_total' | 'files_done' | 'files_total'>>
+export type Counters = Partial<Pick<TaskRow, 'bytes_done' | 'bytes_total' | 'files_done' | 'files_total' | 'step' | 'percent'>>
 
 export type TaskContext<K extends TaskKind = TaskKind> = {
   task: TaskRow & { params: TaskParams[K] }
   signal: AbortSignal
-  /** Records progress; written to the database at most a few times a second. */
+  /**
+   * Records progress; written to the database at most a few times a second, and at once when the
+   * step changes (a client polling the task sees every step).
+   */
   progress(counters: Counters): void
   /** Writes the params at once: a safe point a restart resumes from (a planned move, say). */
   save(params: TaskParams[K]): void
@@ -35,6 +38,26 @@ export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Pr
 /** A handler for every kind: a task row is never left without one. */
 export type Handlers = { [K in TaskKind]: Handler<K> }
 
+/** A task row of kind K, its params typed. */
+export type TaskOf<K extends TaskKind> = TaskRow & { params: TaskParams[K] }
+
+/**
+ * What a task works on, in words for its log lines (the asset's path, the project's folder, the
+ * device): key=value fields after task= and kind=. Given per kind by the features (core.ts).
+ */
+export type Subjects = { [K in TaskKind]?: (task: TaskOf<K>) => Record<string, unknown> }
+
+/**
+ * What a queued task that is cancelled before it ran leaves undone, per kind: the record it was
+ * for says so (a copy's project `ERROR: cancelled`, an import's log `import_failed`). The write
+ * runs in the transaction that ends the task; `ran` says an earlier process started it (a restart
+ * queued it again), so it may have left files behind: the returned cleanup removes them after.
+ */
+export type Abandon = { [K in TaskKind]?: (task: TaskOf<K>, ran: boolean, reason: string) => void | (() => Promise<unknown>) }
+
+/** Why cancel() refused: the task is not there, has ended, or is of a kind that cannot stop halfway. */
+export type CancelRefusal = { refused: 'not_found' | 'ended' | 'not_cancellable'; task?: TaskRow }
+
 /** What enqueue writes: the kind with params of its type, the target, and its production (visibility). */
 export type NewTask<K extends TaskKind> = {
   kind: K
@@ -43,6 +66,8 @@ export type NewTask<K extends TaskKind> = {
   params: TaskParams[K]
   /** Merges with a queued task of the same key (one scan per device, one import per path). */
   key?: string
+  /** When merged: the queued task's params from its params and this task's (else they are kept as they are). */
+  merge?: (queued: TaskParams[K], added: TaskParams[K]) => TaskParams[K]
 }
 
 /** A transaction or the database: enqueue writes with whichever it is given. */
@@ -61,9 +86,26 @@ const announced = (task: TaskRow) =>
 
 const PROGRESS_EVERY_MS = 250
 const STOP_WAIT_MS = 5000
+/** How long a cancel waits for a running task to reach its next safe point before answering. */
+const CANCEL_WAIT_MS = 10_000
+/** The reason a task is cancelled by a user; the task ends failed with this error. */
+export const CANCELLED = 'cancelled'
+/** Kinds that cannot be cancelled: a delete half done cannot be undone (its folder is renamed away first). */
+const NOT_CANCELLABLE: ReadonlySet<TaskKind> = new Set(['delete'])
 
-export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Handlers }) {
+export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Handlers; subjects?: Subjects; abandon?: Abandon }) {
   const { concurrency, log, handlers } = options
+  /** The log fields of a task: its id and kind, then what it works on (never a reason for the log line to fail). */
+  const fieldsOf = (task: TaskRow): Record<string, unknown> => {
+    let subject: Record<string, unknown> = { target: task.target }
+    try {
+      const describe = (options.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined)?.[task.kind]
+      if (describe) subject = describe(task)
+    } catch {
+      // A subject that cannot be read (its record is gone) leaves the target, which names it by id.
+    }
+    return { task: task.id, kind: task.kind, ...subject }
+  }
   const running = new Map<number, { controller: AbortController; target: string; done: Promise<void> }>()
   let started = false
   let stopping = false
@@ -138,6 +180,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
   function run(task: TaskRow, target: string) {
     const controller = new AbortController()
     let last = 0
+    let step = task.step
     let pendingCounters: Counters = {}
     const flush = () => {
       if (closed) return
@@ -151,7 +194,9 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       signal: controller.signal,
       progress(counters) {
         Object.assign(pendingCounters, counters)
-        if (Date.now() - last >= PROGRESS_EVERY_MS) flush()
+        const stepped = counters.step !== undefined && counters.step !== step
+        if (stepped) step = counters.step!
+        if (stepped || Date.now() - last >= PROGRESS_EVERY_MS) flush()
       },
       save(params) {
         if (!closed) update(task.id, { params: params as Record<string, unknown> })
@@ -161,7 +206,8 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         if (!closed) update(task.id, { result })
       },
     }
-    if (announced(task)) log.info('task started', { task: task.id, kind: task.kind, target: task.target, attempt: task.attempts + 1 })
+    const fields = fieldsOf(task)
+    if (announced(task)) log.info('task started', { ...fields, attempt: task.attempts + 1 })
     // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
     const handler = (handlers as Record<string, Handler | undefined>)[task.kind]
     const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
@@ -169,12 +215,13 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       if (closed) return
       flush()
       if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
-        log.info('task left to resume on next start', { task: task.id, kind: task.kind })
+        log.info('task left to resume on next start', fields)
         return
       }
       const message = error instanceof Error ? error.message : String(error)
       end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
-      log.warn('task failed', { task: task.id, kind: task.kind, error: message })
+      if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields, error: message })
+      else log.warn('task failed', { ...fields, error: message })
     }
     const done = work.then(
       (last) => {
@@ -186,7 +233,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         } catch (error) {
           return failed(error) // the last write failed: rolled back, and the task with it
         }
-        log.info('task done', { task: task.id, kind: task.kind })
+        log.info('task done', fields)
         for (const [row, target] of next) run(row, target)
       },
       failed,
@@ -195,6 +242,39 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       if (!closed) wake()
     })
     running.set(task.id, { controller, target, done })
+  }
+
+  const byId = db.select().from(tasks).where(eq(tasks.id, p('id'))).prepare()
+  /** A task not running here ends failed, with what its kind leaves undone written in the same transaction. */
+  const abandonTx = db.$client.transaction((row: TaskRow, reason: string) => {
+    const ended = db.update(tasks).set({ state: 'failed', error: reason, key: null, date_end: isoTimestamp() })
+      .where(and(eq(tasks.id, row.id), inArray(tasks.state, ['queued', 'running']))).returning({ id: tasks.id }).get()
+    if (!ended) return undefined
+    const abandon = (options.abandon as Record<string, ((t: TaskRow, ran: boolean, reason: string) => void | (() => Promise<unknown>)) | undefined> | undefined)?.[row.kind]
+    return abandon?.(row, row.state === 'running' || row.attempts > 0, reason) ?? (() => Promise.resolve())
+  })
+
+  /**
+   * Stops a queued or running task, which ends failed with `reason` as its error. A running one
+   * is stopped through its AbortSignal (the mechanism a shutdown uses): its handler cleans up at
+   * its next safe point, as it does on any failure. A queued one never runs: what its kind
+   * leaves undone is written (Abandon). Resolves when the task has ended, or after `waitMs`.
+   */
+  async function cancel(id: number, reason: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
+    const r = running.get(id)
+    if (r) {
+      r.controller.abort(reason)
+      let timer: Timer | undefined
+      await Promise.race([r.done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
+      clearTimeout(timer)
+      return
+    }
+    const row = byId.get({ id })
+    if (!row || closed) return
+    const cleanup = abandonTx(row, reason)
+    if (!cleanup) return
+    log.info('task cancelled', { ...fieldsOf(row), error: reason })
+    await cleanup().catch((error: Error) => log.warn('a cancelled task left something behind', { ...fieldsOf(row), error: error.message }))
   }
 
   const openForTarget = db.$client.query<{ id: number }, [string, number]>(
@@ -206,7 +286,10 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       // Queued again and the attempt counted in one statement: never one without the other.
       const requeued = db.update(tasks).set({ state: 'queued', attempts: sql`${tasks.attempts} + 1` })
         .where(eq(tasks.state, 'running')).returning({ id: tasks.id }).all()
-      for (const { id } of requeued) log.info('task resumed after restart', { task: id })
+      for (const { id } of requeued) {
+        const row = byId.get({ id })
+        log.info('task resumed after restart', row ? fieldsOf(row) : { task: id })
+      }
       started = true
       pump()
     },
@@ -223,7 +306,8 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
       wake()
       if (row) return { id: row.id, merged: false }
-      const queued = writer.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
+      const queued = writer.select({ id: tasks.id, params: tasks.params }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
+      if (task.merge) update(queued.id, { params: task.merge(queued.params as TaskParams[K], task.params) as Record<string, unknown> })
       return { id: queued.id, merged: true }
     },
 
@@ -234,12 +318,37 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       return openForTarget.all(`$.${key}`, id).map((r) => r.id)
     },
 
-    /** Stops a queued or running task; the handler cleans up and the task ends failed. */
-    cancel(id: number, reason: string) {
-      const r = running.get(id)
-      if (r) return r.controller.abort(reason)
-      db.update(tasks).set({ state: 'failed', error: reason, date_end: isoTimestamp() })
-        .where(and(eq(tasks.id, id), eq(tasks.state, 'queued'))).run()
+    /** One task's row. */
+    get(id: number): TaskRow | undefined {
+      return byId.get({ id })
+    },
+
+    cancel,
+
+    /**
+     * A user's cancel (POST /api/tasks/{id}/cancel/): refused for a task that is not there, has
+     * ended, or cannot stop halfway (a delete); else cancel() with CANCELLED, answering the row
+     * as it is then. Who may cancel is the caller's rule (modules/tasks).
+     */
+    async cancelByUser(id: number, fields: Record<string, unknown>): Promise<TaskRow | CancelRefusal> {
+      const row = byId.get({ id })
+      if (!row) return { refused: 'not_found' }
+      if (row.state === 'done' || row.state === 'failed') return { refused: 'ended', task: row }
+      if (NOT_CANCELLABLE.has(row.kind)) return { refused: 'not_cancellable', task: row }
+      log.info('task cancel asked', { ...fieldsOf(row), ...fields })
+      await cancel(id, CANCELLED)
+      return byId.get({ id })!
+    },
+
+    /**
+     * Removes ended tasks of `kind` that ended before `before` in state done and whose result
+     * says nothing changed: each of `unchanged` (result members) is 0 or absent. Failed tasks are
+     * kept. Answers how many went.
+     */
+    prune(rule: { kind: TaskKind; before: string; unchanged: readonly string[] }): number {
+      const quiet = rule.unchanged.map((k) => sql`coalesce(json_extract(${tasks.result}, ${`$.${k}`}), 0) = 0`)
+      return db.delete(tasks).where(and(eq(tasks.kind, rule.kind), eq(tasks.state, 'done'), sql`${tasks.date_end} < ${rule.before}`, ...quiet))
+        .returning({ id: tasks.id }).all().length
     },
 
     /**

@@ -240,7 +240,7 @@ describe('bad path_file: 406 {type, detail} and one ImportLog holding the detail
 })
 
 describe('201: the asset and its ImportLog', () => {
-  test('the answer has exactly the seven members; the asset shows every member the request gave', async () => {
+  test('the answer has exactly the seven members and its task; the asset shows every member the request gave', async () => {
     const path = fresh()
     const body = importBody(path, {
       name: 'A012C003', description: 'Night exterior, take 3', date_crt: '2025-01-14', date_del: '2040-06',
@@ -338,6 +338,7 @@ describe('form data', () => {
     expect(reply.status).toBe(201)
     expect(reply.json).toEqual({
       asset_path: path, status: 'asset_creation_completed', warning: {}, error: '', asset_import_id: expect.any(Number), payload: expect.any(String), asset_type: 'videoasset',
+      task: { id: expect.any(Number), state: 'queued', url: `/api/tasks/${reply.json.task.id}/` },
     })
     expect(await assetOf(send, reply.json.asset_import_id)).toMatchObject({ name: 'from a form', path_file: path, keywords: { Form: ['yes'] } })
     expect(await logsOf(send, path)).toEqual([
@@ -541,7 +542,7 @@ describe('GET /api/tasks/?kind=import', () => {
     const body = importBody(path)
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
     const expected = {
-      id: expect.any(Number), kind: 'import', state: 'queued', target: { videoasset: id },
+      id: expect.any(Number), kind: 'import', state: 'queued', target: { videoasset: id }, step: '', percent: null,
       bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, error: '', date_add: expect.any(String), date_start: null, date_end: null, result: {},
     }
     const [task] = await importTasksOf(send, id)

@@ -55,6 +55,7 @@ export function expectImported(reply: { status: number; json: any; text: string 
   const path = (body as Json).asset?.asset_meta?.path_file
   expect(reply.json).toEqual({
     asset_path: path, status, warning: {}, error: '', asset_import_id: expect.any(Number), payload: expect.any(String), asset_type: `${kind}asset`,
+    task: { id: expect.any(Number), state: expect.stringMatching(/^(queued|running|done|failed)$/), url: `/api/tasks/${reply.json.task?.id}/` },
   })
   expect(JSON.parse(reply.json.payload)).toEqual(body)
   return reply.json.asset_import_id as number
@@ -180,7 +181,7 @@ export async function assetsAt(send: Sender, path: string, kind: Kind = 'video')
 
 /** The import tasks working for an asset (GET /api/tasks/?kind=import). */
 export async function importTasksOf(send: Sender, id: number, kind: Kind = 'video') {
-  const r = await send('GET', '/api/tasks/?kind=import&limit=1000')
+  const r = await send('GET', '/api/tasks/?kind=import&ordering=id&limit=1000')
   if (r.status !== 200) throw new Error(`tasks: ${r.status} ${r.text}`)
   return (r.json as Json[]).filter((task) => task.target[`${kind}asset`] === id)
 }

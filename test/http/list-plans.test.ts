@@ -39,6 +39,7 @@ const SAMPLES: Record<string, string[]> = {
   resource: ['videoasset', 'device'],
   id: ['3'],
   user: ['admin', 'system'],
+  ordering: ['-date_end', 'id'],
 }
 
 /** Tables of a few rows written by hand: their lists may read the table (a page of it is the table). */
@@ -119,10 +120,10 @@ const lists = () => {
 
 /** The naive query the keyed one stands for: the same head, WHERE and values, LIMIT/OFFSET on the rows. */
 function naiveOf(sql: string): { table: string; naive: string } {
-  // Newest first (the history) pages the same way, ids descending.
-  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by "id"( desc)? limit \? offset \?\) order by "id"\4$/s.exec(sql)
+  // Newest first (the history, tasks) and the tasks' other orders page the same way, in their order.
+  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by ([^()]+?) limit \? offset \?\) order by \4$/s.exec(sql)
   if (!m) throw new Error(`not a keyed page: ${sql}`)
-  return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by "id"${m[4] ?? ''} limit ? offset ?` }
+  return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by ${m[4]} limit ? offset ?` }
 }
 
 /** The plan lines of the sub-select (under LIST SUBQUERY), correlated sub-queries included. */
@@ -209,7 +210,7 @@ describe('deep pages skip through an index', () => {
     const cases: [string, Record<string, string>][] = [
       ['videoassets', {}], ['audioassets', { production: '1' }], ['imageassets', { is_archive: '0', is_production: 'true' }],
       ['projectassets', {}], ['projectassets', { production: '1', is_production: '1' }], ['tasks', {}], ['tasks', { kind: 'import' }],
-      ['tasks', { state: 'done' }], ['tasks', { videoasset: '3' }], ['importlogs', {}],
+      ['tasks', { state: 'done' }], ['tasks', { videoasset: '3' }], ['tasks', { ordering: 'id' }], ['tasks', { ordering: '-date_end', kind: 'scan' }], ['importlogs', {}],
     ]
     expect(((await t.get('/api/videoassets/', { key: readerKey })).json as unknown[]).length).toBeGreaterThan(KEYED_FROM + 50)
     for (const [name, filter] of cases)

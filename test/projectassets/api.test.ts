@@ -802,6 +802,8 @@ describe('tasks API', () => {
       kind: 'copy',
       state: 'done',
       target: { projectasset: copy.id },
+      step: '',
+      percent: null,
       bytes_done: 18,
       bytes_total: 18,
       files_done: 4,
@@ -821,10 +823,10 @@ describe('tasks API', () => {
     expectError(await t.get('/api/tasks/99999/'), 404, 'not_found')
   })
 
-  test('the list is ordered by id with X-Total-Count; state and kind filter exactly', async () => {
+  test('the list is ordered newest first with X-Total-Count; state and kind filter exactly', async () => {
     const all = await t.get('/api/tasks/')
     const ids = all.json.map((x: Task) => x.id)
-    expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b))
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => b - a))
     expect(all.headers.get('x-total-count')).toBe(String(ids.length))
     for (const x of all.json) expect(Object.keys(x).sort()).toEqual(Object.keys(copyTask).sort())
     for (const [query, pick] of [

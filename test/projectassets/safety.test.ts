@@ -97,7 +97,7 @@ describe('copy', () => {
     await waitFor(started('.reelhouse-copy-'), 'the copy to start')
     expect((await t.request('DELETE', `/api/projectassets/${copy.json.id}/`)).status).toBe(202)
     await t.runner.idle()
-    const copyTask = (await t.get('/api/tasks/?kind=copy')).json.at(-1)
+    const copyTask = (await t.get('/api/tasks/?kind=copy')).json[0]
     expect(copyTask).toMatchObject({ state: 'failed', error: 'cancelled: the project asset is being deleted' })
     expect((await t.get(`/api/projectassets/${copy.json.id}/`)).status).toBe(404)
     expect(existsSync(join(show, 'Single copy'))).toBe(false)
@@ -150,7 +150,7 @@ describe('delete', () => {
     expect((await again.get(`/api/projectassets/${p.json.id}/`)).status).toBe(404)
     expect(leftovers(join(disk, 'Stopping'))).toEqual([])
     expect(readFileSync(join(disk, 'Stopping', 'Neighbour', 'stay.txt'), 'utf8')).toBe('stay')
-    const task = (await again.get('/api/tasks/?kind=delete')).json.at(-1)
+    const task = (await again.get('/api/tasks/?kind=delete')).json[0]
     expect(task).toMatchObject({ state: 'done', error: '' })
     await again.stop()
     rmSync(disk, { recursive: true, force: true })

@@ -11,13 +11,14 @@ import type { Db } from '../../db/client.ts'
 import { devices, productions, transcodingProfiles } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
-import { DEFAULT_PROXY_HEIGHT, makeProxy, rewrapProxy } from '../../media/proxy.ts'
+import { DEFAULT_PROXY_HEIGHT, type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts'
 import { fingerprintFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
 import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
 import { describe } from '../../storage/errors.ts'
-import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
+import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
+import type { ImportParams } from '../../tasks/kinds.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import type { Devices } from '../devices/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
@@ -27,22 +28,89 @@ import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
 
-export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }): Handler<'import'> {
-  const { media, logs } = deps
+type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
+
+/** Whose writes an import's are: the user's who asked, or the service's (a watch-folder file). */
+function actorFor(deps: Pick<ImportDeps, 'users'>, params: ImportParams): Actor {
+  const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+  return askedBy ? actorOf(askedBy, 'import') : system('import')
+}
+
+/**
+ * The end of an import that did not complete: its logs say `import_failed` with the reason, the
+ * asset status -1. A move that did not happen (or did: path_file follows the file) leaves the
+ * file online where path_file says: in production again, as before the import. A file gone from
+ * there stays out, as the watcher would have it.
+ */
+function importFailed(deps: Pick<ImportDeps, 'media' | 'logs'>, params: ImportParams, reason: string, warning: Record<string, string>, by: Actor) {
+  deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
+  deps.media.setStatus(params.asset, -1, by)
+  if (params.move?.held) {
+    const path = deps.media.byId(params.asset)?.path_file
+    if (path !== undefined && isRegularFile(path)) deps.media.setOnline([params.asset], true, by)
+  }
+}
+
+/**
+ * A moved file's place in the catalogue, once moveFile has ended (ran or resumed): path_file
+ * follows the file, and a held asset is in production again. Never a throw in between.
+ */
+function settleMove(db: Db, media: MediaAssets, asset: { id: number; path_file: string }, moved: { path: string }, device: number, held: boolean, by: Actor) {
+  const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
+  db.transaction(() => {
+    if (placed) media.relocate(asset.id, moved.path, device, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
+    if (held) media.setOnline([asset.id], true, by)
+  })
+}
+
+/**
+ * A queued import cancelled before it ran: its logs and asset say so (importFailed). One that
+ * an earlier process was running when it stopped (`ran`) may have a move under way: the move's
+ * own crash rules apply, so its saved plan is run to its end (the file is then at exactly one
+ * of its two paths, and path_file follows it), never left half done.
+ */
+export function importAbandon(db: Db, deps: ImportDeps) {
+  return (task: TaskOf<'import'>, ran: boolean, reason: string) => {
+    const params = task.params
+    const by = actorFor(deps, params)
+    importFailed(deps, params, reason, {}, by)
+    const plan = params.move?.plan as MovePlan | undefined
+    if (!ran || !plan) return
+    return async () => {
+      const asset = deps.media.byId(params.asset)
+      if (!asset) return
+      const moved = await moveFile(plan)
+      settleMove(db, deps.media, asset, moved, params.move!.device, params.move!.held === true, by)
+    }
+  }
+}
+
+/** What a task's log lines name: the asset and its file where it is now. */
+export const importSubject = (media: MediaAssets) => (task: TaskOf<'import'>) => ({
+  [`${task.params.kind}asset`]: task.params.asset,
+  path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
+})
+
+export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
+  const { media } = deps
   // The asset is read and written through the media service (the table's owner).
   const assetOf = (id: number) => media.byId(id)
   const productionQuery = db.select().from(productions).where(eq(productions.id, sql.placeholder('id'))).prepare()
 
-  return async ({ task, signal, progress, save }) => {
+  return async ({ task, signal, progress, save, report }) => {
     const params = task.params
     const warning: Record<string, string> = {}
+    const logs = deps.logs
     const advance = (status: string) => logs.advance(params.logs, { status })
     // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
-    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
-    const by: Actor = askedBy ? actorOf(askedBy, 'import') : system('import')
+    const by = actorFor(deps, params)
+    /** The task's result names the asset and its file (where it is now), and its proxy once made. */
+    const named = (a: { id: number; path_file: string; path_proxy: string }) =>
+      report({ asset: a.id, asset_type: `${params.kind}asset`, path_file: a.path_file, ...(a.path_proxy ? { path_proxy: a.path_proxy } : {}) })
     try {
       let asset = assetOf(params.asset)
       if (!asset) throw new Error('the asset is gone')
+      named(asset)
       const production = productionQuery.get({ id: asset.production })!
       // Archive-only assets have no file to move, probe or make a proxy of. One being moved shows
       // is_production false until its file is in place (register held it), but has one.
@@ -103,19 +171,24 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
           save({ ...params, move: { ...params.move, plan } })
         }
         const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
-        const moved = await moveFile(plan, { signal, record, onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total }) })
+        // Bytes copied when the move crosses file systems; a rename within one is done at once.
+        const size = plan.file.size
+        progress({ step: 'move', bytes_done: 0, bytes_total: size, percent: 0 })
+        const moved = await moveFile(plan, {
+          signal, record,
+          onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total, percent: total > 0 ? Math.min(100, (bytes / total) * 100) : null }),
+        })
+        progress({ bytes_done: size, bytes_total: size, percent: 100 })
         // The file is there now: path_file follows it, whatever else happens (never a throw in
         // between), and the asset is in production again, which is what clients wait for.
-        const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
-        db.transaction(() => {
-          if (placed) media.relocate(asset!.id, moved.path, target.id, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
-          if (params.move!.held) media.setOnline([asset!.id], true, by)
-        })
+        settleMove(db, media, asset, moved, target.id, params.move.held === true, by)
         advance(IMPORT_STATUS.moved)
         asset = assetOf(asset.id)!
+        named(asset)
       }
 
       if (online) {
+        progress({ step: 'probe', percent: null })
         // The content fingerprint (storage/fingerprint.ts), read once the file is where it stays:
         // the asset is recognised by it when it next turns up on another file system.
         const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
@@ -152,7 +225,12 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
           const alias = aliasProblem(proxyDevice.path, proxyDir)
           if (alias) throw new Error(`the proxy folder: ${alias}`)
           closeSync(openSame(asset)) // checked now, and again for each run of ffprobe and ffmpeg
-          const common = { proxyDir, baseName: String(asset.id), ifTaken: 'number' as const, signal }
+          progress({ step: 'proxy', percent: 0 })
+          // ffmpeg's -progress position over the clip's duration (an image: at its end).
+          const onProgress = (p: ProxyProgress) => {
+            if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
+          }
+          const common = { proxyDir, baseName: String(asset.id), ifTaken: 'number' as const, signal, onProgress }
           let proxy: string
           if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
             proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
@@ -162,7 +240,9 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
             proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, height: proxyHeight(db, asset.device) })
           }
           media.setProxy(asset.id, proxy, by)
+          progress({ percent: 100 })
           advance(IMPORT_STATUS.proxied)
+          named(assetOf(asset.id)!)
         }
       }
 
@@ -176,15 +256,7 @@ export function importHandler(db: Db, deps: { media: MediaAssets; devices: Devic
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
-      logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
-      media.setStatus(params.asset, -1, by)
-      // A move that did not happen (or did: path_file follows the file) leaves the file online
-      // where path_file says: in production again, as before the import. A file gone from there
-      // stays out, as the watcher would have it.
-      if (params.move?.held) {
-        const path = assetOf(params.asset)?.path_file
-        if (path !== undefined && isRegularFile(path)) media.setOnline([params.asset], true, by)
-      }
+      importFailed(deps, params, reason, warning, by)
       throw new Error(reason)
     }
   }

@@ -43,6 +43,8 @@ export type ImportResult = {
   asset_import_id: number
   payload: string
   asset_type: string
+  /** The task that moves, probes and makes the proxy (its url added by the controller). */
+  task: { id: number; state: 'queued' | 'running' | 'done' | 'failed' }
 }
 
 /** Where move_asset puts a file (service.md 9): DEVICE/PRODUCTION_CODENAME/<video|audio|image>/. */
@@ -247,7 +249,7 @@ export function createImports(
         ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
       })
 
-      const { assetId, status } = db.transaction((tx) => {
+      const { assetId, status, taskId } = db.transaction((tx) => {
         // Looked up once, inside the transaction that writes: of 20 identical requests at once,
         // one creates the asset and the others update it. A refusal here has written nothing.
         const current = deps.media.byPath(file.path, kind)
@@ -287,17 +289,16 @@ export function createImports(
         // One queued import per asset and options: a second request while the first waits joins
         // it, and the task advances both logs.
         const key = `import:${assetId}:${destination?.id ?? ''}:${req.rewrap_proxy}`
-        const task = deps.runner.enqueue(tx, { kind: 'import', target: { [`${kind}asset`]: assetId }, production: production.id, params, key })
-        if (task.merged) {
+        const task = deps.runner.enqueue(tx, {
+          kind: 'import', target: { [`${kind}asset`]: assetId }, production: production.id, params, key,
           // The queued task advances this log too, and keeps what this request gave from the probe.
-          const queued = db.$client.query<{ params: string }, [number]>('SELECT params FROM tasks WHERE id = ?').get(task.id)!
-          const merged = JSON.parse(queued.params) as ImportParams
-          db.$client.query('UPDATE tasks SET params = ? WHERE id = ?')
-            .run(JSON.stringify({ ...merged, logs: [...merged.logs, logId], given: [...new Set([...merged.given, ...params.given])] }), task.id)
-        }
-        return { assetId, status }
+          merge: (queued, added) => ({ ...queued, logs: [...queued.logs, ...added.logs], given: [...new Set([...queued.given, ...added.given])] }),
+        })
+        return { assetId, status, taskId: task.id }
       })
-      return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset` }
+      // The task that moves, probes and makes the proxy, to follow (GET /api/tasks/{id}/).
+      const task = deps.runner.get(taskId)!
+      return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset`, task: { id: task.id, state: task.state } }
     },
   }
 }

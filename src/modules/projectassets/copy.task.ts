@@ -17,11 +17,51 @@ import { describe } from '../../storage/errors.ts'
 import { removeTreeAt } from '../../storage/remove.ts'
 import { deviceFor, makeDirInside } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
-import { type Handler, SHUTDOWN } from '../../tasks/runner.ts'
+import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
 
 /** The hidden folder a copy is made in: beside the target, on the same filesystem. */
 export const stagingFor = (target: string, taskId: number) =>
   posix.join(posix.dirname(target.replace(/\/$/, '')), `.reelhouse-copy-${taskId}`)
+
+/** One write of the copy's project and its history row, together, as the user who asked (tasks queued by an older version: the service). */
+function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
+  const projectId = task.target.projectasset!
+  const asker = task.params.user === undefined ? undefined : users.principalById(task.params.user)
+  const by: Actor = asker ? actorOf(asker, 'task') : system('task')
+  return (values: Partial<typeof projectAssets.$inferInsert>) =>
+    db.transaction(() => {
+      const before = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+      db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
+      const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+      if (before && after)
+        historyOf(db).updated(by, { resource: 'projectasset', id: projectId, production: before.production }, before, after, ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'])
+    })
+}
+
+/**
+ * A queued copy cancelled before it ran: its project says why (`ERROR: <reason>`, as a copy that
+ * fails), and a hidden folder an earlier process left (`ran`: the copy was running when it
+ * stopped) is removed, reached from the device root with no link on the way.
+ */
+export function copyAbandon(db: Db, users: Users) {
+  return (task: TaskOf<'copy'>, ran: boolean, reason: string) => {
+    projectWriter(db, users, task)({ status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp() })
+    if (!ran) return
+    const { target, device } = task.params
+    return async () => {
+      const parentDir = posix.dirname(target.replace(/\/$/, '')) + '/'
+      let parent = -1
+      try {
+        parent = openBeneath(device, parentDir.slice(device.length))
+        await removeTreeAt({ parent, name: posix.basename(stagingFor(target, task.id)) })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      } finally {
+        if (parent >= 0) close(parent)
+      }
+    }
+  }
+}
 
 export function copyHandler(db: Db, users: Users): Handler<'copy'> {
   return async ({ task, signal, progress }) => {
@@ -29,18 +69,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
     const { source, target, device } = params
     const projectId = task.target.projectasset!
     const staging = stagingFor(target, task.id)
-    // The copy's writes are the user's who asked (tasks queued by an older version: the service's).
-    const asker = params.user === undefined ? undefined : users.principalById(params.user)
-    const by: Actor = asker ? actorOf(asker, 'task') : system('task')
-    /** One write of the project and its history row, together. */
-    const write = (values: Partial<typeof projectAssets.$inferInsert>) =>
-      db.transaction(() => {
-        const before = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
-        db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
-        const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
-        if (before && after)
-          historyOf(db).updated(by, { resource: 'projectasset', id: projectId, production: before.production }, before, after, ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'])
-      })
+    const write = projectWriter(db, users, task)
     const finish = (files: { count: number; bytes: number }) =>
       write({
         status_asset: 6, status_asset_description: 'ASSET_DONE', is_production: true,

@@ -72,11 +72,8 @@ export const ProjectAssetUpdate = t.Object({
 })
 
 /** The task a copy or delete queued; `Location` (delete) and `url` name it for GET /api/tasks/{id}/. */
-export const TaskRef = t.Object({
-  id: Type.Integer(),
-  state: oneOf(TASK_STATES),
-  url: t.String({ description: 'The task: GET it to follow the work' }),
-})
+export { TaskRef } from '../tasks/model.ts'
+import { TaskRef } from '../tasks/model.ts'
 /** Create answers the project; copy answers it with the task that copies its files. */
 export const ProjectAssetCreated = t.Composite([ProjectAssetDetail, t.Object({ task: t.Optional(TaskRef) })])
 export const DeleteAccepted = t.Object({ task: TaskRef })

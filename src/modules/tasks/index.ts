@@ -1,30 +1,18 @@
-import { Type } from '@sinclair/typebox'
+// GET /api/tasks/ (newest first, filters, orderings), GET /api/tasks/{id}/, and
+// POST /api/tasks/{id}/cancel/. The queue and its SQL are the runner's (tasks/runner.ts); this
+// module says who may see and cancel which task.
 import { sql } from 'drizzle-orm'
-import { t } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { TASK_KINDS, TASK_STATES, TASK_TARGETS, tasks } from '../../db/schema.ts'
+import { AppError, forbidden, noSuchRecord, notFound } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
-import { oneOf } from '../../http/models.ts'
+import { IdParams, errors, oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
-import { canRead, readableBy } from '../users/access.ts'
-
-export const Task = t.Object({
-  id: Type.Integer(),
-  kind: oneOf(TASK_KINDS),
-  state: oneOf(TASK_STATES),
-  target: t.Record(t.String(), Type.Integer(), { description: 'e.g. {"projectasset": 7}' }),
-  bytes_done: Type.Integer(),
-  bytes_total: Type.Integer(),
-  files_done: Type.Integer(),
-  files_total: Type.Integer({ description: 'Regular files' }),
-  error: t.String(),
-  date_add: t.String(),
-  date_start: t.Nullable(t.String()),
-  date_end: t.Nullable(t.String()),
-  result: t.Record(t.String(), t.Unknown(), {
-    description: 'What the work found; a scan: counts (seen, offline, online, moved, relinked, saved_anew, imported, waiting, fingerprinted), and lists when there are any (ambiguous, held)',
-  }),
-})
+import type { Runner, TaskRow } from '../../tasks/runner.ts'
+import { canRead, canWrite, readableBy } from '../users/access.ts'
+import type { Principal } from '../users/service.ts'
+import { TASK_ORDERINGS, TASK_ORDERING_NAMES, Task } from './model.ts'
 
 /** ?projectasset=7, ?device=2...: the tasks whose target names that record (filters combine). */
 const targetFilters = Object.fromEntries(TASK_TARGETS.map((kind) => [kind, idFilter(`Only tasks working on this ${kind} (by id)`)])) as {
@@ -37,14 +25,62 @@ const byTarget = (query: Partial<Record<(typeof TASK_TARGETS)[number], string>>)
     return id === undefined ? undefined : sql`json_extract(${tasks.target}, ${`$.${kind}`}) = ${Number(id)}`
   })
 
-export const tasksModule = (ctx: ModuleContext) =>
+const toApi = ({ params: _p, attempts: _a, production: _r, key: _k, ...row }: TaskRow) => row
+/** Tasks are readable as their target is; a task of no production (a scan) by superusers. */
+const readable = (row: TaskRow, user: Principal) => (row.production === null ? user.is_superuser : canRead(user, row.production))
+/** Who may cancel: a superuser, or the user who started the task while they may write to its production. */
+const mayCancel = (row: TaskRow, user: Principal) =>
+  user.is_superuser || (row.production !== null && (row.params as { user?: unknown }).user === user.id && canWrite(user, row.production))
+
+const conflict = (detail: string) => new AppError(409, 'conflict', detail)
+
+export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
   resourceRoutes(ctx, {
     prefix: '/tasks',
     name: 'Task',
     table: tasks,
     models: { Task },
-    toApi: ({ params: _p, attempts: _a, production: _r, key: _k, ...row }) => row,
-    filters: t.Object({ state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)), ...targetFilters }),
+    toApi,
+    filters: t.Object({
+      state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)), ...targetFilters,
+      ordering: t.Optional(oneOf(TASK_ORDERING_NAMES, { description: 'The order: -id (the default, newest first), id (oldest first), and ±date_add, ±date_start, ±date_end (- for descending; tasks without that date come last)' })),
+    }),
     where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), ...byTarget(query), readableBy(user, tasks.production)],
-    canRead: (row, user) => (row.production === null ? user.is_superuser : canRead(user, row.production)),
-  })
+    order: (query) => TASK_ORDERINGS[query.ordering ?? '-id'],
+    listDescription: 'Newest first (ordering=-id); ordering=id for oldest first, or by date_add, date_start, date_end (a leading - for descending). ' +
+      'Filters state, kind and the target (projectasset, videoasset, device, ...). Without limit the whole list is streamed. X-Total-Count holds the number of matching records.',
+    canRead: readable,
+  }).post(
+    '/:id/cancel',
+    async ({ params, user }) => {
+      const row = runner.get(params.id)
+      if (!row || !readable(row, user)) throw notFound(noSuchRecord('Task'))
+      if (!mayCancel(row, user))
+        throw forbidden('Only a superuser, or the user who started the task while they have write access to its production, may cancel it.')
+      const answer = await runner.cancelByUser(params.id, { by: user.username })
+      if ('refused' in answer) {
+        if (answer.refused === 'not_found') throw notFound(noSuchRecord('Task'))
+        if (answer.refused === 'not_cancellable')
+          throw conflict(`Task ${params.id} is a delete, which is not cancelled: its folder is already being removed and cannot be put back.`)
+        throw conflict(`Task ${params.id} has already ended (${answer.task!.state} at ${answer.task!.date_end ?? 'an unknown time'}); there is nothing to cancel.`)
+      }
+      return toApi(answer)
+    },
+    {
+      auth: true,
+      params: IdParams,
+      parse: 'none',
+      response: { 200: 'Task', ...errors(403, 404, 409) },
+      detail: {
+        summary: 'Cancel a queued or running task (extension)',
+        description:
+          'Stops the task and answers it, ended failed with error "cancelled" (a running task is answered once it has reached its next safe ' +
+          'point; one that takes longer than 10 s is answered still running, and ends soon after). A copy removes its hidden staging folder ' +
+          'and leaves its project "ERROR: cancelled" (status_asset -1); an import stops without leaving a half-moved file (a move in progress ' +
+          'is undone, or finished when an earlier process had got that far) and its ImportLog says import_failed; a scan stops, and the ' +
+          'device is scanned again at the next rescan. A superuser, or the user who started the task while they have write access to its ' +
+          'production, may cancel it; others 403, or 404 when they cannot read the task. 409 conflict for a task that has already ended, ' +
+          'and for a delete (which cannot be undone halfway). No body is read.',
+      },
+    },
+  )
