@@ -174,7 +174,15 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         }
         throw error
       }
-      progress({ files_done: disk.length })
+      progress({ files_total: filesFound() })
+    }
+    // Progress: files_total is the regular files the walk found (known once it has walked),
+    // files_done those judged so far, never more than files_total.
+    let found = 0
+    let counted = 0
+    const filesFound = () => {
+      for (; counted < disk.length; counted++) if (disk[counted]!.kind === 'file') found++
+      return found
     }
     /**
      * Turns of the event loop between the steps of a scan and, later, between files (a drop of
@@ -490,9 +498,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // the request path here, a bounded number of bytes per file.
     const stale = outcome.fingerprint.filter((f) => !dropped.has(f.id) && !skipped.has(f.id))
     if (stale.length) {
-      // Progress now counts the files whose fingerprint is read (the walk's count was reported above).
+      // files_done: the files that need no fingerprint, then each whose fingerprint is read.
       const entries = stale.map((f) => f.entry)
-      const read = await fingerprintAll(entries, { signal, onEach: (n) => progress({ files_done: n, files_total: entries.length }) })
+      const judged = Math.max(0, filesFound() - entries.length)
+      const read = await fingerprintAll(entries, { signal, onEach: (n) => progress({ files_done: Math.min(filesFound(), judged + n) }) })
       if (signal.aborted) throw new CancelledError(String(signal.reason))
       const list = stale.flatMap((f) => {
         const hash = read.get(f.entry)
@@ -608,6 +617,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     for (const a of outcome.ambiguous)
       deps.log.warn('a file matches the content of several assets whose files vanished; nothing was guessed', { path: a.path, assets: a.assets.join(',') })
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
+    progress({ files_total: filesFound(), files_done: filesFound() })
     const counts = { identity: 0, sighting: 0, path: 0, folder: 0, content: 0 }
     for (const r of relocations) if (!skipped.has(r.id)) counts[r.by]++
     report({
