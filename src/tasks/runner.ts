@@ -206,8 +206,9 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         if (!closed) update(task.id, { result })
       },
     }
-    const fields = fieldsOf(task)
-    if (announced(task)) log.info('task started', { ...fields, attempt: task.attempts + 1 })
+    // Read when each line is written: what the task works on may have moved (an import's file).
+    const fields = () => fieldsOf(task)
+    if (announced(task)) log.info('task started', { ...fields(), attempt: task.attempts + 1 })
     // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
     const handler = (handlers as Record<string, Handler | undefined>)[task.kind]
     const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
@@ -215,13 +216,13 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       if (closed) return
       flush()
       if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
-        log.info('task left to resume on next start', fields)
+        log.info('task left to resume on next start', fields())
         return
       }
       const message = error instanceof Error ? error.message : String(error)
       end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
-      if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields, error: message })
-      else log.warn('task failed', { ...fields, error: message })
+      if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields(), error: message })
+      else log.warn('task failed', { ...fields(), error: message })
     }
     const done = work.then(
       (last) => {
@@ -233,7 +234,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         } catch (error) {
           return failed(error) // the last write failed: rolled back, and the task with it
         }
-        log.info('task done', fields)
+        log.info('task done', fields())
         for (const [row, target] of next) run(row, target)
       },
       failed,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
-import { silentLog } from '../../src/util/log.ts'
+import { type Log, silentLog } from '../../src/util/log.ts'
 import { type RequestOptions, type TestApp, readResponse, tempDir } from './app.ts'
 import { ff, hasFfmpeg } from './media.ts'
 
@@ -66,8 +66,8 @@ export function expectImported(reply: { status: number; json: any; text: string 
  * `t` gives users, keys and the database (its own runner is never started); this one answers the
  * requests and runs the tasks. testApp builds its core in ten lines that take no ffmpeg option.
  */
-export function appWithFfmpegDir(t: TestApp, ffmpegDir: string | undefined, options: { start?: boolean; concurrency?: number } = {}) {
-  const core = createCore(t.db, { log: silentLog, concurrency: options.concurrency ?? 2, ffmpegDir })
+export function appWithFfmpegDir(t: TestApp, ffmpegDir: string | undefined, options: { start?: boolean; concurrency?: number; log?: Log } = {}) {
+  const core = createCore(t.db, { log: options.log ?? silentLog, concurrency: options.concurrency ?? 2, ffmpegDir })
   const app = createApp(core)
   // Started unless a test queues tasks first and changes the world before they run.
   if (options.start !== false) core.start()
