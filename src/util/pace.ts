@@ -4,7 +4,8 @@
 // one go; handled all at once (an lstat and a look each) they held every request for half a
 // second (bench/stall.ts). A single event, the usual case, still runs the moment it comes.
 
-export function createPacer(sliceMs = 8) {
+/** `clock`: milliseconds, monotonic (tests give their own, so that no outcome depends on the machine's speed). */
+export function createPacer(sliceMs = 8, clock: () => number = () => performance.now()) {
   const queue: (() => void)[] = []
   let head = 0
   /** When this turn began spending time on the work; undefined: not in a turn that did any yet. */
@@ -18,8 +19,8 @@ export function createPacer(sliceMs = 8) {
   }
   function drain() {
     scheduled = false
-    turnStart = performance.now()
-    while (head < queue.length && performance.now() - turnStart < sliceMs) run(queue[head++]!)
+    turnStart = clock()
+    while (head < queue.length && clock() - turnStart < sliceMs) run(queue[head++]!)
     if (head < queue.length) return nextTurn()
     queue.length = 0
     head = 0
@@ -35,7 +36,7 @@ export function createPacer(sliceMs = 8) {
 
   return (work: () => void) => {
     if (head < queue.length) return void queue.push(work) // behind others: in order
-    const now = performance.now()
+    const now = clock()
     if (turnStart === undefined) {
       turnStart = now
       nextTurn() // the next turn starts a new budget

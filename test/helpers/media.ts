@@ -91,7 +91,7 @@ fi
 case "$1" in
   loud) head -c 100000 /dev/zero | tr '\\0' x >&2; echo >&2; echo "the last line" >&2; exit 3 ;;
   lines) printf 'one\\ntwo\\nthree' ;;
-  sleep) exec sleep 30 ;;
+  sleep) exec sleep 3600 ;;
   stubborn) trap '' TERM; echo started; while :; do sleep 0.05; done ;;
 esac
 `)

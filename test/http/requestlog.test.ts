@@ -23,7 +23,7 @@ function loggingApp(format: LogFormat = 'json', options: { quiet?: boolean } = {
   const requestLines = () => written.filter((l) => (format === 'json' ? JSON.parse(l).msg === 'request' : l.includes(' info request ')))
   /** The request lines once `n` of them are written: the line is written after the answer goes out. */
   const settled = async (n: number) => {
-    await waitFor(() => requestLines().length >= n, `${n} request line(s)`, { ms: 5000 })
+    await waitFor(() => requestLines().length >= n, `${n} request line(s)`, { ms: 60_000 })
     return requestLines()
   }
   return { send, written, settled }

@@ -66,18 +66,16 @@ test('a failure keeps only the last 8 KiB of stderr, and its message ends with t
   expect(error.message).toBe('ffmpeg failed: the last line')
 })
 
+// The fakes sleep for an hour or forever: that these runs end at all (within the test's bound) is
+// what shows the child was stopped; no elapsed time is measured.
 test('past its time limit a child is stopped (SIGTERM)', async () => {
-  const started = performance.now()
   const error = await fakes.run('ffmpeg', ['sleep'], { timeoutMs: 100 }).catch((e) => e)
   expect({ code: error.code, message: error.message }).toEqual({ code: 'timeout', message: 'ffmpeg ran longer than 0.1 s and was stopped' })
-  expect(performance.now() - started).toBeLessThan(2000)
 })
 
 test('a child that ignores SIGTERM is killed (SIGKILL) after the grace time', async () => {
-  const started = performance.now()
   const error = await fakes.run('ffmpeg', ['stubborn'], { timeoutMs: 100, graceMs: 100 }).catch((e) => e)
   expect(error.code).toBe('timeout')
-  expect(performance.now() - started).toBeLessThan(2000)
 })
 
 test('a child silent for idleMs is stopped', async () => {

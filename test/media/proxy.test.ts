@@ -124,10 +124,11 @@ test(hasFfmpeg ? 'an abort mid-transcode stops ffmpeg and removes the hidden fil
   const dir = proxyDir()
   const controller = new AbortController()
   let sawTemp = false
-  const started = performance.now()
+  let reached = 0
   const error = await makeProxy(ff, {
     ...options, proxyDir: dir, signal: controller.signal,
     onProgress: (p) => {
+      reached = Math.max(reached, p.seconds)
       if (p.done) return
       sawTemp = leftovers(dir).length === 1
       controller.abort('shutdown')
@@ -137,7 +138,8 @@ test(hasFfmpeg ? 'an abort mid-transcode stops ffmpeg and removes the hidden fil
   expect(error.message).toBe('shutdown')
   expect(sawTemp).toBe(true)
   expect(readdirSync(dir)).toEqual([])
-  expect(performance.now() - started).toBeLessThan(5000)
+  // ffmpeg was stopped, not waited for: its output never reached the end of the 60 s clip.
+  expect(reached).toBeLessThan(60)
 })
 
 test(hasFfmpeg ? 'past its time limit a transcode is stopped, with a timeout error, and the hidden file removed' : without('a timed-out proxy'), async () => {

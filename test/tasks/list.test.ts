@@ -63,7 +63,7 @@ describe('GET /api/tasks/ order and filters', () => {
   })
 
   test('an unknown ordering, state or kind: 400 invalid at the parameter', async () => {
-    for (const [parameter, value] of [['ordering', 'name'], ['ordering', '--id'], ['ordering', ''], ['ordering', 'ID'], ['state', 'cancelled'], ['kind', 'move']])
+    for (const [parameter, value] of [['ordering', 'name'], ['ordering', '--id'], ['ordering', ''], ['ordering', 'ID'], ['state', 'cancelled'], ['kind', 'move']] as const)
       expectError(await t.get(`/api/tasks/?${parameter}=${value}`), 400, 'invalid', { parameter })
   })
 })
