@@ -187,6 +187,33 @@ const rowKey = (r: MediaRow) => (r.file_dev !== null && r.file_ino !== null ? fi
 const entryKey = (e: DiskEntry | Sighting) => fileKey(e.dev, e.ino, e.stamp)
 
 export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Reconciliation {
+  const steps = reconcileSteps(disk, catalogue, opts)
+  for (;;) {
+    const r = steps.next()
+    if (r.done) return r.value
+  }
+}
+
+/**
+ * reconcile() with turns of the event loop: `between()` is awaited every thousand or so entries or
+ * rows (it gives the loop its turn when the caller's time slice is used up). A drop folder of
+ * 20,000 new files is reconciled again at each rescan of the drop, 80 to 150 ms in one go.
+ */
+export async function reconcileSliced(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions, between: () => Promise<void>): Promise<Reconciliation> {
+  const steps = reconcileSteps(disk, catalogue, opts)
+  for (;;) {
+    const r = steps.next()
+    if (r.done) return r.value
+    await between()
+  }
+}
+
+/** How many entries or rows reconcile works through between two of its pauses. */
+const STEP = 1024
+
+/** reconcile() as a generator that pauses (yields) every STEP entries or rows of its loops. */
+function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Generator<void, Reconciliation> {
+  let n = 0
   const out: Reconciliation = {
     offline: [], online: [], relocations: [], fingerprint: [], needFingerprints: [], ambiguous: [], ingest: [], strangers: [],
     projectsOffline: [], projectsOnline: [],
@@ -218,6 +245,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   const dirEntries: DiskEntry[] = []
   const seen: string[] = []
   for (const e of disk) {
+    if (++n % STEP === 0) yield
     if (!opts.diskFiltered && ignored(e.path, e.device)) continue
     const k = key(e.path)
     seen.push(k)
@@ -294,12 +322,14 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   // an asset of each kind may name one path), then the files left, by inode.
   const elsewhere: MediaRow[] = []
   for (const r of active) {
+    if (++n % STEP === 0) yield
     if (r.file_dev === null || r.file_ino === null) continue
     const here = files.get(key(r.path_file))
     if (here && sameFile(here, r)) take(r, here, 'identity')
     else elsewhere.push(r)
   }
   for (const r of elsewhere) {
+    if (++n % STEP === 0) yield
     const here = files.get(key(r.path_file))
     if (!rootPresent(r.device) && !here) continue // an unmounted device says nothing of its files
     const candidates = byInode().get(inodeKey(r.file_dev!, r.file_ino!))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
@@ -324,6 +354,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   // from there): the one in production takes it; among offline ones only the content decides.
   const byPathLeft = new Map<string, MediaRow[]>()
   for (const r of active) {
+    if (++n % STEP === 0) yield
     if (claim.has(r.id) || !free(files.get(key(r.path_file)))) continue
     const k = `${r.kind ?? ''}\u0000${key(r.path_file)}`
     ;(byPathLeft.get(k) ?? byPathLeft.set(k, []).get(k)!).push(r)
@@ -366,6 +397,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   // Which unclaimed assets vanished (their file is not where they say, and the path was looked at).
   const vanishing: MediaRow[] = []
   for (const r of active) {
+    if (++n % STEP === 0) yield
     if (claim.has(r.id)) continue
     const e = files.get(key(r.path_file))
     const lookedAt = r.is_production && inScope(r.path_file) && rootPresent(r.device)
@@ -387,7 +419,10 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
   // New files: unclaimed, at no catalogued path, holding no asset's identity.
   const fresh: DiskEntry[] = []
-  for (const e of files.values()) if (!claimedBy.has(e) && !named().has(key(e.path)) && !held.of(e)) fresh.push(e)
+  for (const e of files.values()) {
+    if (++n % STEP === 0) yield
+    if (!claimedBy.has(e) && !named().has(key(e.path)) && !held.of(e)) fresh.push(e)
+  }
 
   // 4. Content: new files against vanished assets of the same size.
   const relinked = new Set<DiskEntry>()
@@ -451,6 +486,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
 
   // The decisions, row by row.
   for (const r of active) {
+    if (++n % STEP === 0) yield
     const e = claim.get(r.id)
     if (e) {
       const by = claimHow.get(r.id) ?? 'identity'
@@ -477,6 +513,7 @@ export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts
   }
 
   for (const e of fresh) {
+    if (++n % STEP === 0) yield
     if (relinked.has(e) || opts.outside?.has(e.path)) continue
     out.strangers.push(e)
     if (undecided.has(e)) continue

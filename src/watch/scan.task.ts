@@ -28,7 +28,7 @@ import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type createSettle, excluded, kindOf } from './ingest.ts'
-import { type DiskEntry, type Reconciliation, reconcile } from './reconcile.ts'
+import { type DiskEntry, type Reconciliation, reconcileSliced } from './reconcile.ts'
 import type { Recent } from './recent.ts'
 
 
@@ -226,7 +226,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
     for (const [i, s] of scopes.entries()) {
       // The first scope's rows are the first read: no id to compare them with.
-      for (const r of media.underForScan(s.endsWith('/') ? s : s + '/')) (i === 0 ? add : take)(r)
+      await media.underForScanPaged(s.endsWith('/') ? s : s + '/', i === 0 ? add : take, breathe)
       for (const r of media.atPathForScan(s)) take(r)
     }
     await breathe()
@@ -362,7 +362,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
 
       const pendingDisk = walkedCount < disk.length ? pending.concat(disk.slice(walkedCount)) : pending
       const pendingRows = settledCount ? rowList.filter((_, i) => inPlace[i] !== 1) : rowList
-      outcome = reconcile(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
+      outcome = await reconcileSliced(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints, outside,
         // The assets in place were left out: those of a content are read when one is matched.
         twins: settledCount ? (size, hash) => media.byContent(size, hash) : undefined,
@@ -370,7 +370,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         // Our own output, and folders not read: neither is judged (unknown is not gone).
         ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
-      })
+      }, breathe)
       let again = false
       // Assets going offline now: files of their size seen lately elsewhere (a copy across file
       // systems appears before its original goes) are looked at again.
@@ -634,8 +634,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // catalogue rows, reconcile's maps). The collector would free it only later, under whatever
     // comes next: collect it once this scan's frame is gone, and again a second later (JSC scans
     // the machine stack conservatively; right after the task, stale slots still held them).
-    // Measurements: docs/benchmarks.md. Big scans are rare (start, rescans), each pause a few ms.
-    if (disk.length >= BIG_SCAN) for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
+    // Measurements: docs/benchmarks.md. Whole-device scans only (start, rescans: rare): a drop of
+    // 20,000 files rescans its folder again and again, and a full collection each time held every
+    // request for about 100 ms (bench/stall.ts); there the collector's own pace is kept.
+    if (task.params.paths === null && disk.length >= BIG_SCAN) for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
   }
 }
 

@@ -270,14 +270,15 @@ export function createWatcher(options: WatcherOptions): Watcher {
         // (add and change are alike to the caller: something is at the name, look at it)
         if (state.again && entry.chokidar === w) look(full, path, folder, state.next)
       }
+      // What the look found is handled paced too: the lstats of a burst complete together.
       lstat(full).then(
-        (s) => {
+        (s) => pace(() => {
           if (entry.chokidar === w) {
             sight(path, s)
             emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + '/' } : { device: id, type: change ? 'change' : 'add', path })
           }
           done()
-        },
+        }),
         () => lstat(folder).then(
           () => entry.chokidar === w && emit({ device: id, type: 'unlink', path }),
           () => {},
