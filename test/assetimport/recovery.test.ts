@@ -3,7 +3,7 @@
 // exactly one of its two paths with its content, path_file names that path, no temporary file
 // is left, and the asset is listed once.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { emptyFfmpegDir, importBody, otherFileSystemDir, removeScratch, scratchDir, sha256 } from '../helpers/imports.ts'
 import { type Server, call, compiledExecutable, killAll, startServe } from '../helpers/process.ts'
@@ -13,6 +13,8 @@ import { waitFor } from '../helpers/wait.ts'
 const SIZE = 300 * 1024 * 1024
 const data = scratchDir('reelhouse-import-recovery-data-')
 const disk = scratchDir('reelhouse-import-recovery-disk-')
+/** Where the big file is written, off the devices (same file system as `disk`): see the test. */
+const staging = scratchDir('reelhouse-import-recovery-staging-')
 const far = otherFileSystemDir('reelhouse-import-recovery-far-')
 /** No ffmpeg: the import ends right after the move, with warnings. */
 const noFfmpeg = emptyFfmpegDir()
@@ -47,8 +49,13 @@ const name = far.cross
 test(name, async () => {
   const source = join(disk, 'incoming', 'big.mov')
   mkdirSync(join(disk, 'incoming'))
-  writeLarge(source, SIZE)
-  const hash = sha256(source)
+  // Written off the device and renamed in right before the import: `disk` is the production's
+  // watch folder, and on a busy machine the watcher's settle time could pass during a slow write
+  // of 300 MB, so that the watcher imported the file first (the request's answer: an update).
+  const written = join(staging, 'big.mov')
+  writeLarge(written, SIZE)
+  const hash = sha256(written)
+  renameSync(written, source)
   const targetDir = join(far.dir, 'show', 'video')
   const target = join(targetDir, 'big.mov')
 
