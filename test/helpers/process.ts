@@ -9,7 +9,12 @@ import { readResponse, tempDir } from './app.ts'
 export const ROOT = resolve(import.meta.dir, '../..')
 /** `bun src/main.ts`, with the bun binary that runs the tests. */
 export const SOURCE_CLI = [process.execPath, join(ROOT, 'src', 'main.ts')]
-export const BOUND_MS = 15_000
+/**
+ * How long one command may take before it is killed: a bound for a hung process, not a speed
+ * test. Wide, because a file of tests may start thirty `bun src/main.ts` side by side (each
+ * compiles the source) on a busy 2-core machine: 15 s was not enough there.
+ */
+export const BOUND_MS = 60_000
 
 /** The environment of the tests without any REELHOUSE_* variable, plus the given ones. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
