@@ -192,7 +192,7 @@ describe('delete', () => {
     await t.request('DELETE', `/api/projectassets/${p.id}/`)
     await t.runner.idle()
     expect(readFileSync(join(victim, 'precious.mov'), 'utf8')).toBe('precious')
-    const task = (await t.get('/api/tasks/?kind=delete&state=failed')).json.at(-1)
+    const task = (await t.get('/api/tasks/?kind=delete&state=failed')).json[0] // newest first
     expect(task.error).toContain('symbolic link')
     expect((await get(p.id))).toMatchObject({ is_production: false })
     rmSync(victim, { recursive: true, force: true })
@@ -210,7 +210,7 @@ describe('delete', () => {
     expect(existsSync(dst.bundle_root)).toBe(false)
     expect(leftovers(join(root, 'Show'))).toEqual([])
     expect(snapshot(src.bundle_root)).toEqual(before)
-    const copyTask = (await t.get('/api/tasks/?kind=copy')).json.at(-1)
+    const copyTask = (await t.get('/api/tasks/?kind=copy')).json[0] // newest first
     expect(copyTask).toMatchObject({ state: 'failed', error: 'cancelled: the project asset is being deleted' })
   })
 })
