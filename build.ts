@@ -4,8 +4,9 @@
 export {}
 
 const result = await Bun.build({
-  // The checkpoint thread's code is an entrypoint of its own: a Worker loads it by URL (src/db/checkpointer.ts).
-  entrypoints: ['./src/main.ts', './src/db/checkpoint.worker.ts'],
+  // The threads' code are entrypoints of their own: a Worker loads each by URL (src/db/checkpointer.ts,
+  // src/watch/watcher.ts).
+  entrypoints: ['./src/main.ts', './src/db/checkpoint.worker.ts', './src/watch/chokidar.worker.ts'],
   target: 'bun',
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: 'none',

@@ -25,13 +25,76 @@
 // Event paths are absolute and spelled from the device's path: folders (`addDir`, `unlinkDir`)
 // end with one `/`, files do not. `exclude` gets the path relative to the device root (`a/b`, no
 // leading or final slash); what it excludes is neither reported nor watched.
-import { type FSWatcher, watch as chokidarWatch } from 'chokidar'
+import { EventEmitter } from 'node:events'
+import type { ChokidarReport, ChokidarRequest } from './chokidar.worker.ts'
 import type { Stats } from 'node:fs'
 import { lstatSync } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
 import { createPacer } from '../util/pace.ts'
+
+/**
+ * Chokidar runs in a thread of its own (chokidar.worker.ts), one for the process: it handles each
+ * event of a burst synchronously (a drop of 20,000 files sends tens of thousands of events, which
+ * arrive in batches of thousands per turn), and in the server's thread that held every request
+ * for 100 to 370 ms at a time (bench/stall.ts). What it reports comes here as messages, in order,
+ * and is worked through paced. In the thread, folders are left out by the service's name rules
+ * (ingest.ts `excluded`); `exclude` filters what it reports here.
+ */
+const WORKER_URL = import.meta.url.includes('/$bunfs/')
+  ? new URL('./watch/chokidar.worker.js', import.meta.url).href
+  : new URL('./chokidar.worker.ts', import.meta.url).href
+
+/** What watcher.ts uses of a chokidar watcher, spoken to in the thread. */
+class ThreadWatcher extends EventEmitter {
+  #closed?: Promise<void>
+  constructor(readonly id: number, private readonly send: (request: ChokidarRequest) => void, private readonly forget: (id: number) => Promise<void>) {
+    super()
+  }
+  close(): Promise<void> {
+    return (this.#closed ??= (this.send({ op: 'close', id: this.id }), this.forget(this.id)))
+  }
+}
+
+let thread: { worker: Worker; watchers: Map<number, { w: ThreadWatcher; closed?: () => void }>; next: number } | undefined
+/** A chokidar watcher of `real` in the watcher's thread (started with the first one). */
+function threadWatch(real: string, base: string, polling: boolean, intervalMs: number): ThreadWatcher {
+  if (!thread) {
+    const worker = new Worker(WORKER_URL)
+    const t = { worker, watchers: new Map<number, { w: ThreadWatcher; closed?: () => void }>(), next: 1 }
+    worker.onmessage = (event: MessageEvent<ChokidarReport>) => {
+      const r = event.data
+      const held = t.watchers.get(r.id)
+      if (!held) return
+      if (r.kind === 'closed') {
+        t.watchers.delete(r.id)
+        return held.closed?.()
+      }
+      if (r.kind === 'all') held.w.emit('all', r.name, r.path)
+      else if (r.kind === 'raw') held.w.emit('raw', r.event, r.name, r.watchedPath === undefined ? undefined : { watchedPath: r.watchedPath })
+      else if (r.kind === 'ready') held.w.emit('ready')
+      else held.w.emit('error', Object.assign(new Error(r.message), r.code === undefined ? {} : { code: r.code }))
+    }
+    worker.onerror = (event) => {
+      // Every watcher of the thread reports it: their devices say so (onError) and are looked at again.
+      for (const { w } of t.watchers.values()) w.emit('error', Object.assign(new Error(`the watcher thread failed: ${event.message}`), { code: 'EWORKER' }))
+    }
+    // The thread must not keep a stopping process alive.
+    worker.unref()
+    thread = t
+  }
+  const t = thread
+  const id = t.next++
+  const w = new ThreadWatcher(id, (request) => t.worker.postMessage(request), (id) => new Promise<void>((resolve) => {
+    const held = t.watchers.get(id)
+    if (!held) return resolve()
+    held.closed = resolve
+  }))
+  t.watchers.set(id, { w })
+  t.worker.postMessage({ op: 'open', id, real, base, polling, intervalMs } satisfies ChokidarRequest)
+  return w
+}
 
 export type WatchEventType = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir'
 export type WatchEvent = { device: number; type: WatchEventType; path: string }
@@ -92,7 +155,7 @@ type Entry = {
   ready: boolean
   /** ENOSPC was seen: this device is polled from now on. */
   limitReached: boolean
-  chokidar?: FSWatcher
+  chokidar?: ThreadWatcher
   /** The identity of the root the current chokidar watcher watches. */
   identity?: { dev: number; ino: number }
   /** The root has been looked at once (after that, a root that appears is announced). */
@@ -187,20 +250,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
     entry.mode = pollingReason ? 'polling' : 'events'
     entry.reason = pollingReason
     entry.ready = false
-    const w = chokidarWatch(real, {
-      persistent: false, // the watcher never keeps the process alive
-      ignoreInitial: true, // the start scan is the truth, not the initial walk
-      followSymlinks: false,
-      // v5 asks about the root too: it is never excluded, or nothing at all would be watched.
-      // Anything but a folder is left out (see the top): its folder's watch reports it.
-      ignored: (path: string, stats?: Stats) =>
-        path !== real && path.startsWith(base) && ((stats !== undefined && !stats.isDirectory()) || options.exclude(path.slice(base.length))),
-      atomic: false, // report unlink then add as they happen (moves are paired by the caller)
-      awaitWriteFinish: false, // the settle gate is the caller's
-      usePolling: pollingReason !== undefined,
-      interval: options.pollIntervalMs,
-      binaryInterval: options.pollIntervalMs,
-    })
+    const w = threadWatch(real, base, pollingReason !== undefined, options.pollIntervalMs)
     entry.chokidar = w
     w.on('all', (name, path) => {
       if (entry.chokidar !== w || !path.startsWith(base)) return // the root's own events are ours
