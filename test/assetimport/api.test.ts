@@ -41,7 +41,7 @@ let t: TestApp
 let send: Sender
 let root: string
 let device: { id: number; name: string }
-let show: { id: number }
+let show: { id: number; storage_root: string; codename: string }
 let other: { id: number }
 let outside: string
 const keys: Record<'reader' | 'stranger' | 'alice' | 'bob' | 'carol' | 'otherReader', string> = {} as never
@@ -435,6 +435,20 @@ describe('permissions and territory (service.md 5)', () => {
     const path = fresh()
     expectError(await refused(importBody(path, {}, {}, { move_asset: true, asset_destination: 'vault' }), IMPORT, keys.alice), 403, 'permission_denied')
     expect(await logsOf(send, path)).toEqual([])
+  })
+
+  test("move_asset onto the device holding the production's storage_root, by a user who can write only that production: 201 (the move goes into the own storage_root, not DEVICE/<codename>/, here another production's)", async () => {
+    // DEVICE/<codename>/ is the storage_root of a production alice cannot write: the folder a move
+    // put files in before (issue 20, point 4) would be refused; storage_root/video/ is hers.
+    const beside = await send('POST', '/api/productions/', { body: { name: 'Beside', storage_root: join(root, show.codename) } })
+    expect(beside.status).toBe(201)
+    try {
+      const r = await send('POST', IMPORT, { body: importBody(fresh(), {}, {}, { move_asset: true }), key: keys.alice })
+      expect(r.status).toBe(201)
+      // Onto another device the folder is still DEVICE/<codename>/: inside Keeper's storage_root on vault, 403 (the test above).
+    } finally {
+      expect((await send('DELETE', `/api/productions/${beside.json.id}/`)).status).toBeLessThan(300)
+    }
   })
 
   test('a bad path_file from a user who may not import into the production: their refusal (403, 400), no ImportLog', async () => {

@@ -182,7 +182,7 @@ describe('is_production while move_asset moves the file', () => {
       await app.stop()
       base.cleanup()
     }
-    return { base, app, disk, device, production, run, asset, listedOffline, close, target: (name: string) => join(disk, production.codename, 'video', name) }
+    return { base, app, disk, device, production, run, asset, listedOffline, close, target: (name: string) => join(production.storage_root, 'video', name) }
   }
 
   test('false from the 201 (list filter too) until the file is in place; true with path_file at the new place', async () => {

@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/temp.ts'
 let base: TestApp
 let app: ReturnType<typeof appWithFfmpegDir>
 let root: string
-let show: { id: number; codename: string }
+let show: { id: number; codename: string; storage_root: string }
 
 beforeEach(async () => {
   base = testApp(undefined, { tasks: false })
@@ -101,8 +101,21 @@ test('a user who lost write access before the task starts: import_failed, the fi
   expect(existsSync(path)).toBe(true)
 })
 
+test("a user who can write only this production: the task's recheck accepts the move into its own storage_root/video/", async () => {
+  const key = base.makeUser('own-only', { write: [show.id] })
+  const path = placeFile(join(root, 'in', 'own.mov'))
+  const r = await app.post(IMPORT, importBody(path, {}, {}, { move_asset: true }), { key })
+  expect(r.status).toBe(201)
+  await run()
+  const target = join(show.storage_root, 'video', 'own.mov')
+  expect((await logsOf(app.request, path))[0]).toMatchObject({ status: 'import_completed', error: '' })
+  expect([existsSync(path), existsSync(target)]).toEqual([false, true])
+  expect(await assetOf(app.request, r.json.asset_import_id)).toMatchObject({ path_file: target, is_production: true })
+})
+
 test('a move onto a name another asset has in the catalogue: import_failed before anything moves; the file stays and path_file names it', async () => {
-  const taken = join(root, show.codename, 'video', 'a.mov')
+  // The device holds the production's storage_root: the move goes to storage_root/video/.
+  const taken = join(show.storage_root, 'video', 'a.mov')
   expect((await app.post(IMPORT, importBody(taken, { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO }, { archive_details: ARCHIVE }))).status).toBe(201)
   const path = placeFile(join(root, 'Show', 'a.mov'), 'the new one')
   const r = await app.post(IMPORT, importBody(path, {}, {}, { move_asset: true }))

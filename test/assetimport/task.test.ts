@@ -9,7 +9,7 @@
 // (REELHOUSE_TEST_NO_FFMPEG=1) each test that needs it is replaced by one of the warning path,
 // named so; the no-ffmpeg test runs everywhere.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import {
@@ -46,7 +46,7 @@ let app: ReturnType<typeof appWithFfmpegDir>
 let gate: ReturnType<typeof gatedFfmpeg>
 let root: string
 let device: { id: number; name: string }
-let show: { id: number; proxy_root: string; codename: string }
+let show: { id: number; proxy_root: string; codename: string; storage_root: string }
 let media: Media
 /** Made now: the name of the cross-device test says whether it crosses file systems. */
 const far = otherFileSystemDir('reelhouse-far-disk-')
@@ -233,7 +233,7 @@ test('the file at path_file replaced by another between the request and the task
   // A paused world: the request queues the task, the disk changes, then the runner starts.
   const paused = testApp(undefined, { tasks: false })
   try {
-    const { root: disk } = await seedProduction(paused)
+    const { root: disk, production: own } = await seedProduction(paused)
     const path = placeFile(join(disk, 'incoming', 'swapped.mov'), 'the original\n')
     const id = expectImported(await paused.post(IMPORT, importBody(path, {}, {}, { move_asset: true })), importBody(path, {}, {}, { move_asset: true }), 'asset_creation_completed')
     renameSync(path, `${path}.old`)
@@ -244,7 +244,7 @@ test('the file at path_file replaced by another between the request and the task
       logRow({ asset_path: path, status: 'import_failed', error: expect.stringMatching(/\S/), asset_import_id: id }),
     ])
     expect(readFileSync(path, 'utf8')).toBe('a newcomer\n')
-    expect(existsSync(join(disk, show.codename, 'video', 'swapped.mov'))).toBe(false)
+    expect(existsSync(join(own.storage_root, 'video', 'swapped.mov'))).toBe(false)
     expect(await assetOf(paused.request, id)).toMatchObject({ path_file: path, status_asset: -1 })
   } finally {
     await paused.runner.stop()
@@ -253,9 +253,12 @@ test('the file at path_file replaced by another between the request and the task
 })
 
 describe('move_asset', () => {
-  const videoFolder = (disk: string) => join(disk, show.codename, 'video')
+  /** Where a move puts a kind on the device that holds the production's storage_root: inside it. */
+  const ownFolder = (kind: Kind = 'video') => join(show.storage_root, kind)
+  /** Where a move puts a kind on any other device: DEVICE/CODENAME/<kind>/. */
+  const deviceFolder = (disk: string, kind: Kind = 'video') => join(disk, show.codename, kind)
 
-  withFfmpeg('within a device: the file goes to DEVICE/<codename>/video/<name>, path_file follows, the ImportLog passes asset_move_completed', async () => {
+  withFfmpeg("within the device holding the production's storage_root: the file goes to STORAGE_ROOT/video/<name> (not DEVICE/<codename>/video/), path_file follows, the ImportLog passes asset_move_completed", async () => {
     const name = `${++n}-moved.mov`
     const path = place(media.video, name)
     const hash = sha256(path)
@@ -269,8 +272,8 @@ describe('move_asset', () => {
     } finally {
       gate.open()
     }
-    const target = join(videoFolder(root), name)
-    expect([existsSync(path), existsSync(target)]).toEqual([false, true])
+    const target = join(ownFolder(), name)
+    expect([existsSync(path), existsSync(target), existsSync(deviceFolder(root))]).toEqual([false, true, false])
     expect((await assetOf(app.request, id)).path_file).toBe(target)
     await app.runner.idle()
     expect(sha256(target)).toBe(hash)
@@ -286,11 +289,11 @@ describe('move_asset', () => {
 
   withFfmpeg('a name that is taken in the target folder: name_1.mov, the other file untouched', async () => {
     const name = `${++n}-taken.mov`
-    const squatter = placeFile(join(videoFolder(root), name), 'someone else\n')
+    const squatter = placeFile(join(ownFolder(), name), 'someone else\n')
     const path = place(media.video, name)
     const hash = sha256(path)
     const id = await imported(importBody(path, {}, {}, { move_asset: true }))
-    const target = join(videoFolder(root), name.replace(/\.mov$/, '_1.mov'))
+    const target = join(ownFolder(), name.replace(/\.mov$/, '_1.mov'))
     expect(await assetOf(app.request, id)).toMatchObject({ path_file: target, status_asset: 6 })
     expect([existsSync(path), sha256(target)]).toEqual([false, hash])
     expect(readFileSync(squatter, 'utf8')).toBe('someone else\n')
@@ -302,11 +305,12 @@ describe('move_asset', () => {
     const path = place(media.video, name)
     const hash = sha256(path)
     const id = await imported(importBody(path, {}, {}, { move_asset: true, asset_destination: 'far-disk' }))
-    const target = join(videoFolder(far.dir), name)
+    // far-disk does not hold the production's storage_root: DEVICE/CODENAME/video/.
+    const target = join(deviceFolder(far.dir), name)
     expect([existsSync(path), existsSync(target)]).toEqual([false, true])
     expect(sha256(target)).toBe(hash)
     expect(await assetOf(app.request, id)).toMatchObject({ path_file: target, device: farDevice.id, status_asset: 6 })
-    expect(readdirSync(videoFolder(far.dir)).filter((f) => f.startsWith('.reelhouse-'))).toEqual([])
+    expect(readdirSync(deviceFolder(far.dir)).filter((f) => f.startsWith('.reelhouse-'))).toEqual([])
     expect(await logsOf(app.request, path)).toEqual([
       logRow({ asset_path: path, status: 'import_completed', asset_import_id: id, asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: 'far-disk' } }),
     ])
@@ -325,5 +329,45 @@ describe('move_asset', () => {
     expect(existsSync(path)).toBe(true)
     expect(readdirSync(elsewhere)).toEqual([])
     expect(await assetOf(app.request, id)).toMatchObject({ path_file: path, device: device.id, status_asset: -1 })
+  })
+
+  for (const [kind, clip] of [['audio', 'audio'], ['image', 'png']] as const) {
+    withFfmpeg(`an ${kind} file, also with asset_destination naming the device that holds storage_root: STORAGE_ROOT/${kind}/<name>`, async () => {
+      for (const top of [{}, { asset_destination: device.name }]) {
+        const path = place(media[clip])
+        const id = await imported(importBody(path, {}, {}, { type: kind, move_asset: true, ...top }), kind)
+        const target = join(ownFolder(kind), basename(path))
+        expect([existsSync(path), existsSync(target), existsSync(deviceFolder(root, kind))]).toEqual([false, true, false])
+        expect(await assetOf(app.request, id, kind)).toMatchObject({ path_file: target, device: device.id, status_asset: 6 })
+      }
+    })
+  }
+
+  test('devices nested in one another: the device that holds storage_root is the one with the longest path, not any device whose path is a prefix', async () => {
+    // A world of its own: outer device /X/, a device nested in it /X/inner/ holding the storage_root
+    // of Nested; a move onto the outer device goes to /X/<codename>/video/, onto the inner one into
+    // the storage_root.
+    const lone = testApp(undefined, { tasks: false })
+    const bare = appWithFfmpegDir(lone, emptyFfmpegDir())
+    try {
+      const outer = scratchDir('reelhouse-outer-disk-')
+      const inner = join(outer, 'inner')
+      mkdirSync(inner)
+      expect((await bare.post('/api/devices/', { name: 'outer', path: outer })).status).toBe(201)
+      expect((await bare.post('/api/devices/', { name: 'inner', path: inner })).status).toBe(201)
+      const made = await bare.post('/api/productions/', { name: 'Nested', storage_root: join(inner, 'Nested') })
+      expect(made.status).toBe(201)
+      const nested = made.json
+      for (const [destination, folder] of [['outer', join(outer, nested.codename, 'video')], ['inner', join(nested.storage_root, 'video')]] as const) {
+        const path = placeFile(join(outer, 'incoming', `${destination}.mov`), `to ${destination}\n`)
+        const body = importBody(path, {}, {}, { production: 'Nested', move_asset: true, asset_destination: destination })
+        expectImported(await bare.post(IMPORT, body), body, 'asset_creation_completed')
+        await bare.runner.idle()
+        expect(readFileSync(join(folder, `${destination}.mov`), 'utf8')).toBe(`to ${destination}\n`)
+      }
+    } finally {
+      await bare.stop()
+      lone.cleanup()
+    }
   })
 })

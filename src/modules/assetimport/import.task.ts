@@ -122,7 +122,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       // asked may still write there, and the file (and where a move puts it) is still theirs to touch.
       const refusal = recheck(db, deps.users, {
         user: params.user, production: production.id,
-        paths: [asset.path_file, ...(moveDevice ? [moveFolder(moveDevice.path, production.codename, params.kind)] : [])],
+        paths: [asset.path_file, ...(moveDevice ? [moveFolder(allDevices, moveDevice, production, params.kind)] : [])],
       })
       if (refusal) throw new Error(`refusing to go on: ${refusal}`)
       /**
@@ -155,7 +155,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
         if (!plan) {
           plan = planMove({
             source: asset.path_file, sourceRoot: source.path, targetRoot: target.path,
-            targetDir: moveFolder(target.path, production.codename, params.kind),
+            targetDir: moveFolder(allDevices, target, production, params.kind),
             expect: asset.file_dev !== null && asset.file_ino !== null ? { dev: asset.file_dev, ino: asset.file_ino } : undefined,
           })
           // A name another asset has in the catalogue (an archived file, say) is not free either.

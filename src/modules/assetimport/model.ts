@@ -181,7 +181,7 @@ export const AssetImport = t.Object(
     rewrap_proxy: t.Optional(
       t.Boolean({ default: false, description: 'true: rewrap the existing proxy (only when path_proxy is set and readable); false: make a new proxy' }),
     ),
-    move_asset: t.Optional(t.Boolean({ default: false, description: "true: move the essence into the production's area on asset_destination" })),
+    move_asset: t.Optional(t.Boolean({ default: false, description: "true: move the essence into the production's area on asset_destination: STORAGE_ROOT/<video|audio|image>/ on the device that holds the storage_root, DEVICE/CODENAME/<kind>/ on another device" })),
     asset_destination: t.Optional(
       t.String({
         minLength: 1,

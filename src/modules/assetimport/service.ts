@@ -16,7 +16,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
-import { PathError, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
+import { PathError, cleanDir, deviceFor, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
@@ -47,8 +47,21 @@ export type ImportResult = {
   task: { id: number; state: 'queued' | 'running' | 'done' | 'failed' }
 }
 
-/** Where move_asset puts a file (service.md 9): DEVICE/PRODUCTION_CODENAME/<video|audio|image>/. */
-export const moveFolder = (devicePath: string, codename: string, kind: MediaKind) => `${devicePath}${codename}/${kind}/`
+/**
+ * Where move_asset puts a file (service.md 9): into the production's own area,
+ * `STORAGE_ROOT/<video|audio|image>/`, when the device moved to is the device that holds the
+ * production's storage_root (the device with the longest path that is a prefix of it, as for any
+ * path: a device nested inside another is not the outer one's); on any other device
+ * `DEVICE/PRODUCTION_CODENAME/<kind>/`. A production's media lands where the production lives,
+ * not in a folder beside it (issue 20, point 4).
+ */
+export function moveFolder(
+  allDevices: readonly { id: number; path: string }[], device: { id: number; path: string },
+  production: { codename: string; storage_root: string }, kind: MediaKind,
+): string {
+  const root = cleanDir(production.storage_root)
+  return deviceFor(allDevices, root)?.id === device.id ? `${root}${kind}/` : `${device.path}${production.codename}/${kind}/`
+}
 
 
 /** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
@@ -198,10 +211,11 @@ export function createImports(
       const moves = destination !== undefined && meta.is_production
       // Territory (service.md 5) before anything is said of the file: a file in another
       // production's folders needs write access there too (and a 406 would tell whether it exists).
-      // The same for the folder a move puts it in (DEVICE/CODENAME/<kind>/, import.task.ts).
+      // The same for the folder a move puts it in (moveFolder: the production's own storage_root,
+      // or DEVICE/CODENAME/<kind>/ on another device).
       const territory = territoryProblem(db, file.path, actor, production.id, false)
       if (territory) throw notYours(actor, territory.production!, 'lies inside the folders of')
-      const destinationDir = destination && moveFolder(db.select({ path: devices.path }).from(devices).where(eq(devices.id, destination.id)).get()!.path, production.codename, kind)
+      const destinationDir = destination && moveFolder(allDevices, allDevices.find((d) => d.id === destination.id)!, production, kind)
       const foreignDestination = destinationDir && territoryProblem(db, destinationDir, actor, production.id, false)
       if (foreignDestination) throw forbidden(foreignDestination.detail)
       // Another production's assets at the path, of any kind (offline ones too: they name it):
