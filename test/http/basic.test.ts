@@ -3,13 +3,17 @@
 // password changes; a name that keeps failing from one address, or an address failing for many
 // names, slowed down without delaying anyone else (issue 25, point 5: never the user from
 // another address).
-import { afterAll, afterEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import http from 'node:http'
 import { createApp } from '../../src/app.ts'
 import { ADDRESS_FREE_FAILURES, type PasswordOptions, hashPassword } from '../../src/modules/users/passwords.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
 import { type TestApp, readResponse, testApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
+
+// Hashing, media and whole-document checks are CPU work: the bound of a test here only ends one that
+// hangs (bun's 5 s failed them on a busy machine). setDefaultTimeout applies to this file only.
+setDefaultTimeout(120_000)
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`
 const FAILED = 'Invalid user name, password or key.'

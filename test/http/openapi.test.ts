@@ -4,7 +4,7 @@
 // are, and the error examples are the answers the server gives. Plus what a reader of the docs
 // page relies on: the Bearer scheme, integer paging, deprecated aliases, the headers, the form
 // variants, the one-of-two production fields, the API root and ping.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
@@ -14,6 +14,10 @@ import { ALL_FORMS } from '../../src/http/auth.ts'
 import { CREATE_ORDER, EXAMPLES, EXAMPLE_FILES, EXAMPLE_ROOT, EXAMPLE_USER, LOCATION_EXAMPLES, NAMED_EXAMPLES } from '../../src/http/examples.ts'
 import { testApp, tempDir } from '../helpers/app.ts'
 import { folders } from '../helpers/envelope.ts'
+
+// Hashing, media and whole-document checks are CPU work: the bound of a test here only ends one that
+// hangs (bun's 5 s failed them on a busy machine). setDefaultTimeout applies to this file only.
+setDefaultTimeout(120_000)
 
 type Json = Record<string, any>
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']

@@ -1,11 +1,15 @@
 // probe (src/media/probe.ts) on real files, checked against ffprobe's own JSON for the same file;
 // the pure parts (frame rate, aspect ratio, odd JSON) without ffmpeg.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { closeSync, copyFileSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { displayAspectRatio, frameRate, interpret, probe } from '../../src/media/probe.ts'
 import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, disposableDir } from '../helpers/media.ts'
+
+// Hashing, media and whole-document checks are CPU work: the bound of a test here only ends one that
+// hangs (bun's 5 s failed them on a busy machine). setDefaultTimeout applies to this file only.
+setDefaultTimeout(120_000)
 
 const temp = disposableDir()
 let media: Media

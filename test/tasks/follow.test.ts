@@ -102,7 +102,9 @@ describe('an import you can follow', () => {
     const size = statSync(path).size
     const reply = await app.post(IMPORT, importBody(path, {}, {}, { move_asset: true }))
     const [task] = (await follow(reply.json.task.url)).slice(-1)
-    const moved = join(root, show.codename, 'video', path.split('/').pop()!)
+    // Where move_asset puts it is the import's rule (docs/api.md, Import); the task says where it is.
+    const moved = (await app.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json.path_file
+    expect([moved === path, existsSync(moved), existsSync(path)]).toEqual([false, true, false])
     expect(task).toMatchObject({ state: 'done', bytes_done: size, bytes_total: size, result: { asset: reply.json.asset_import_id, path_file: moved } })
     const steps = runs(writes(task!.id).map((w) => w.step)).filter(Boolean)
     expect(steps).toEqual(hasFfmpeg ? ['move', 'probe', 'proxy'] : ['move', 'probe'])
