@@ -140,6 +140,8 @@ export const productions = sqliteTable('productions', {
   imageasset_device: integer('imageasset_device').notNull().references(() => devices.id),
   videoasset_device: integer('videoasset_device').notNull().references(() => devices.id),
   date_add: timestamp('date_add').notNull(),
+  /** The production's drop folder (ends with /), on its upload_device; null: the whole upload_device is its watch folder (migration 0014). */
+  upload_root: text('upload_root'),
 })
 
 // ---------------------------------------------------------------- custom metadata

@@ -82,6 +82,7 @@ const production = {
   storage_root: SHOW,
   proxy_root: `${SHOW}proxies/`,
   proxy_url: '',
+  upload_root: null,
   // As the admin who created it reads it: every right, and no member (superusers are not listed).
   can_write: true,
   can_delete_assets: true,

@@ -60,20 +60,27 @@ const ROUNDS = 3
 
 
 /**
- * The production a new file is imported into: the one whose storage root holds it (the innermost),
- * if that production's watch folder is this device; a file in no production's folder goes to the
- * first production (lowest id) whose watch folder this device is. A file inside another
- * production's storage root is never imported into this one.
+ * The production a new file is imported into (service.md 10, issue 20 point 3):
+ * - a file in a production's drop folder (`upload_root`, the innermost) goes to that production,
+ *   unless it lies in another production's storage root too (then that production's rule below);
+ * - a file inside a production's storage root (the innermost) goes to that production when its
+ *   watch folder is on this device (its upload_device, whole or with a drop folder on it);
+ * - a file in no production's folder goes to the first production (lowest id) whose watch folder
+ *   is this whole device (no drop folder); on a device that only holds drop folders it is left alone.
+ * A file inside another production's storage root is never imported into this one.
  */
-export function ingestOwner(list: readonly { id: number; storage_root: string; upload_device: number }[]) {
+export function ingestOwner(list: readonly { id: number; storage_root: string; upload_device: number; upload_root: string | null }[]) {
   const byDepth = [...list].sort((a, b) => b.storage_root.length - a.storage_root.length || a.id - b.id)
+  const drops = list.filter((p) => p.upload_root !== null).sort((a, b) => b.upload_root!.length - a.upload_root!.length || a.id - b.id)
   const byId = [...list].sort((a, b) => a.id - b.id)
   const watchFolders = new Set(list.map((p) => p.upload_device))
   return (path: string, device: number): number | undefined => {
-    if (!watchFolders.has(device)) return undefined // no production's watch folder: nothing imported
     const territory = byDepth.find((p) => isInside(p.storage_root, path))
+    const drop = drops.find((p) => isInside(p.upload_root!, path))
+    if (drop && (!territory || territory.id === drop.id)) return drop.id
+    if (!watchFolders.has(device)) return undefined // no production's watch folder: nothing imported
     if (territory) return territory.upload_device === device ? territory.id : undefined
-    return byId.find((p) => p.upload_device === device)?.id
+    return byId.find((p) => p.upload_device === device && p.upload_root === null)?.id
   }
 }
 
@@ -288,7 +295,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
 
     await breathe()
-    const productionsList = db.select({ id: productions.id, storage_root: productions.storage_root, upload_device: productions.upload_device }).from(productions).all()
+    const productionsList = db.select({ id: productions.id, storage_root: productions.storage_root, upload_device: productions.upload_device, upload_root: productions.upload_root }).from(productions).all()
     const ingestInto = ingestOwner(productionsList)
     const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
     const rootPresent = (id: number) => existsSync(roots.get(id) ?? '/nonexistent-device')

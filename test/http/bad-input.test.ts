@@ -115,12 +115,13 @@ const ENDPOINTS: Record<string, Endpoint> = {
     valid: () => ({ name: `prod-${next()}`, storage_root: `${root}/prod-${n}` }),
     required: ['name', 'storage_root'],
     fields: {
-      name: 'string', storage_root: 'string', codename: 'string', company: 'string', proxy_root: 'string', proxy_url: 'string',
+      name: 'string', storage_root: 'string', codename: 'string', company: 'string', proxy_root: 'string', proxy_url: 'string', upload_root: 'nullableString',
       upload_device: 'integer', audioasset_device: 'integer', imageasset_device: 'integer', videoasset_device: 'integer',
     },
     refused: [
       ['codename', 'Not A Slug'], ['codename', '-lead'], ['codename', 'ünï'], ['upload_device', 999_999], ['videoasset_device', 0],
       ['proxy_url', 'ftp://example.com/'], ['proxy_url', 'not a url'], ['name', ''], ['storage_root', ''], ['storage_root', '/'],
+      ['upload_root', 'relative/drop'], ['upload_root', '/nowhere-on-a-device/drop'],
     ],
     names: ['name', 'company'],
     paths: ['storage_root', 'proxy_root'],

@@ -107,6 +107,7 @@ describe('productions in versions 1 and 2', () => {
     storage_root: `${storage.path}night/`,
     proxy_root: `${storage.path}night/proxies/`,
     proxy_url: '',
+    upload_root: null,
     can_write: true,
     can_delete_assets: true,
     san_mount: '',

@@ -24,6 +24,9 @@ const productionFields = {
   storage_root: t.String({ description: 'Ends with a slash' }),
   proxy_root: t.String({ description: 'Ends with a slash' }),
   proxy_url: t.String(),
+  upload_root: t.Union([t.String(), t.Null()], {
+    description: "The production's drop folder (ends with a slash) on its upload_device: files dropped there are imported into it. null: the whole upload_device is its watch folder (docs/watcher.md)",
+  }),
   can_write: t.Boolean({ description: 'The requesting user may create, change and delete records in this production (superuser, or write access)' }),
   can_delete_assets: t.Boolean({
     description: 'The requesting user may delete any media asset of this production: superuser, or write access and all three of browser.delete_audioasset, browser.delete_imageasset and browser.delete_videoasset',
@@ -70,6 +73,7 @@ export const ProductionCreate = t.Object({
   company: t.Optional(t.String({ maxLength: 255 })),
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Default: storage_root + proxies/' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
+  upload_root: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device' })),
   upload_device: DeviceIdGiven,
   audioasset_device: DeviceIdGiven,
   imageasset_device: DeviceIdGiven,
@@ -108,6 +112,7 @@ export const ProductionUpdate = t.Object({
   company: t.Optional(t.String({ maxLength: 255 })),
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
+  upload_root: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device' })),
   upload_device: DeviceGiven,
   audioasset_device: DeviceGiven,
   imageasset_device: DeviceGiven,

@@ -9,7 +9,7 @@ import type { HoldDurations } from '../assetholddurations/service.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import type { ImportLogs } from '../importlogs/service.ts'
 import { canRead, requirePerm, requireWrite } from '../users/access.ts'
-import { cleanDir, deviceFor, makeDirInside, reservedProblem } from '../../storage/paths.ts'
+import { cleanDir, deviceFor, isInside, makeDirInside, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
@@ -19,7 +19,7 @@ import type { ProductionCreate, ProductionUpdate } from './index.ts'
 
 const DEVICE_FIELDS = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'] as const
 /** The fields history records. */
-const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'proxy_url', ...DEVICE_FIELDS] as const
+const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'proxy_url', 'upload_root', ...DEVICE_FIELDS] as const
 type Row = typeof productions.$inferSelect
 
 /**
@@ -71,6 +71,45 @@ function onDevice(all: DeviceRow[], value: string, pointer: string) {
   return { path, device }
 }
 
+/**
+ * upload_root as given: null clears it. Form data carries text only, so there null is spelled
+ * `null` (a record read and sent back as a form) or left empty; neither is a path (not absolute).
+ */
+const givenDrop = (value: string | null | undefined) => (value === '' || value === 'null' ? null : value)
+
+/**
+ * A production's drop folder (issue 20, point 3): a folder on a device, watched as its watch
+ * folder instead of the whole upload_device (whose id becomes the folder's device). It may lie in
+ * the production's own storage_root or anywhere outside every other production's folders: never
+ * inside another production's storage_root, nor in a proxy_root (the service's own output), nor
+ * inside or around another production's drop folder (a file there would have two owners). The
+ * check by path as stored, as the watcher's ingestOwner compares.
+ */
+function dropFolder(db: Db, all: DeviceRow[], value: string, self: { id?: number; storage_root: string; proxy_root: string }) {
+  const drop = onDevice(all, value, '/upload_root')
+  const others = db.select({ id: productions.id, storage_root: productions.storage_root, proxy_root: productions.proxy_root, upload_root: productions.upload_root })
+    .from(productions).all().filter((p) => p.id !== self.id)
+  const within = (parent: string) => drop.path === parent || isInside(parent, drop.path)
+  if (within(self.proxy_root) || others.some((p) => within(p.proxy_root)))
+    throw invalid('/upload_root', "The drop folder lies in a proxy_root: the service's own output is never input.")
+  const foreign = others.find((p) => within(p.storage_root) && !(within(self.storage_root) && isInside(p.storage_root, self.storage_root)))
+  if (foreign) throw invalid('/upload_root', `The drop folder lies inside the storage_root of production ${foreign.id}: files there are that production's.`)
+  const shared = others.find((p) => p.upload_root !== null && (within(p.upload_root) || isInside(drop.path, p.upload_root)))
+  if (shared) throw invalid('/upload_root', `The drop folder overlaps the drop folder of production ${shared.id}: each file has one production.`)
+  const holder = projectHolding(db, drop.path)
+  if (holder !== undefined) throw invalid('/upload_root', `The path lies inside the folder of project asset ${holder}.`)
+  return drop
+}
+
+/** Creates a drop folder that is missing (400 at /upload_root when it cannot be made). */
+function makeDropFolder(drop: { path: string; device: DeviceRow }) {
+  try {
+    makeDirInside(drop.device.path, drop.path)
+  } catch (error) {
+    throw invalid('/upload_root', (error as Error).message)
+  }
+}
+
 export function createProductions(db: Db, deviceService: Devices, users: Users, deps: { holds: HoldDurations; logs: ImportLogs }) {
   const history = historyOf(db)
   const count = (sql: string, id: number) => db.$client.query<{ n: number }, [number]>(sql).get(id)!.n
@@ -118,6 +157,18 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       let storage: ReturnType<typeof onDevice> | undefined
       if (body.storage_root !== undefined) next.storage_root = (storage = onDevice(all, body.storage_root, '/storage_root')).path
       if (body.proxy_root !== undefined) next.proxy_root = onDevice(all, body.proxy_root, '/proxy_root').path
+      // The drop folder is checked against the roots as they will be; its device is the upload_device.
+      let drop: ReturnType<typeof dropFolder> | undefined
+      const upload = givenDrop(body.upload_root)
+      if (upload === null) next.upload_root = null
+      else if (upload !== undefined || (next.upload_root !== null && (next.storage_root !== row.storage_root || next.proxy_root !== row.proxy_root)))
+        next.upload_root = (drop = dropFolder(db, all, upload ?? next.upload_root!, { id, storage_root: next.storage_root, proxy_root: next.proxy_root })).path
+      if (drop) {
+        if (body.upload_device !== undefined && next.upload_device !== drop.device.id)
+          throw invalid('/upload_device', `upload_device is the device of upload_root (device ${drop.device.id}).`)
+        next.upload_device = drop.device.id
+      } else if (next.upload_root !== null && next.upload_device !== row.upload_device)
+        throw invalid('/upload_device', `upload_device is the device of upload_root (device ${row.upload_device}); change upload_root, or set it to null first.`)
       const moved = (['storage_root', 'proxy_root'] as const).filter((f) => next[f] !== row[f])
       if (moved.length) {
         const held = contents(row)
@@ -138,6 +189,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
           throw invalid('/storage_root', (error as Error).message)
         }
       }
+      if (drop) makeDropFolder(drop)
       return db.transaction(() => {
         const after = db.update(productions).set(next).where(eq(productions.id, id)).returning().get()!
         const by = actorOf(user)
@@ -174,9 +226,13 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
         if (holder !== undefined) throw invalid(pointer, `The path lies inside the folder of project asset ${holder}.`)
       }
       if (body.proxy_url && !/^https?:\/\/\S+$/.test(body.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
+      const upload = givenDrop(body.upload_root)
+      const drop = typeof upload === 'string' ? dropFolder(db, all, upload, { storage_root: storage.path, proxy_root: proxyRoot }) : undefined
+      if (drop && body.upload_device !== undefined && body.upload_device !== drop.device.id)
+        throw invalid('/upload_device', `upload_device is the device of upload_root (device ${drop.device.id}).`)
       const ids: Record<string, number> = {}
       for (const field of DEVICE_FIELDS) {
-        const id = body[field] ?? storage.device.id
+        const id = body[field] ?? (field === 'upload_device' && drop ? drop.device.id : storage.device.id)
         if (!all.some((d) => d.id === id)) throw invalid(`/${field}`, 'No device with this id.')
         ids[field] = id
       }
@@ -194,6 +250,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       } catch (error) {
         throw invalid('/storage_root', (error as Error).message)
       }
+      if (drop) makeDropFolder(drop)
       return db.transaction(() => {
         const row = db
           .insert(productions)
@@ -204,6 +261,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
             storage_root: storage.path,
             proxy_root: proxyRoot,
             proxy_url: body.proxy_url ?? '',
+            upload_root: drop?.path ?? null,
             ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
             date_add: isoTimestamp(),
           })

@@ -1,0 +1,1 @@
+ALTER TABLE `productions` ADD `upload_root` text;
