@@ -101,6 +101,13 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
   )
 }
 
+/** The record as an update makes it: `row` with each of `fields` that the body gives. */
+export function overlay<R extends object>(row: R, body: Record<string, unknown>, fields: readonly string[]): R {
+  const next = { ...row } as Record<string, unknown>
+  for (const f of fields) if (body[f] !== undefined) next[f] = body[f]
+  return next as R
+}
+
 /**
  * Pointers-and-values check of read-only fields: a value other than the record's is a 400 invalid.
  * Form data carries text only: there a read-only field's text passes when it spells the record's

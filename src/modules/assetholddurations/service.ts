@@ -2,7 +2,7 @@
 import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations, devices, productions } from '../../db/schema.ts'
-import { refuseReadOnly } from '../../http/edit.ts'
+import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { addDays } from '../../util/time.ts'
 import { type Actor, actorOf, historyOf } from '../history/service.ts'
@@ -30,7 +30,7 @@ export function createHoldDurations(db: Db) {
       check(body)
       return db.transaction(() => {
         const row = db.insert(assetHoldDurations).values(body).returning().get()
-        history.record(actorOf(user), { resource: 'assetholdduration', id: row.id, action: 'create', changes: history.snapshot(row, FIELDS, 'create') })
+        history.created(actorOf(user), { resource: 'assetholdduration', id: row.id }, row, FIELDS)
         return row
       })
     },
@@ -40,8 +40,7 @@ export function createHoldDurations(db: Db) {
       const row = get(id)
       requirePerm(user, 'browser.change_assetholdduration')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
-      const next = { ...row }
-      for (const f of FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      const next = overlay(row, body, FIELDS)
       check(next, id)
       return db.transaction(() => {
         const after = db.update(assetHoldDurations).set(next).where(eq(assetHoldDurations.id, id)).returning().get()!
@@ -56,7 +55,7 @@ export function createHoldDurations(db: Db) {
       requirePerm(user, 'browser.delete_assetholdduration')
       db.transaction(() => {
         db.delete(assetHoldDurations).where(eq(assetHoldDurations.id, id)).run()
-        history.record(actorOf(user), { resource: 'assetholdduration', id, action: 'delete', changes: history.snapshot(row, FIELDS, 'delete') })
+        history.deleted(actorOf(user), { resource: 'assetholdduration', id }, row, FIELDS)
       })
     },
 

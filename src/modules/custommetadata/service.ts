@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, CONTENT_TYPE_NAMES, contentTypes, customMetadata, customMetadataSets } from '../../db/schema.ts'
 
 export { CONTENT_TYPE_IDS } from '../../db/schema.ts'
-import { refuseReadOnly } from '../../http/edit.ts'
+import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, entry, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import { requirePerm } from '../users/access.ts'
@@ -113,7 +113,7 @@ export function createCustomMetadata(db: Db) {
       contentTypeExists(body.content_type)
       return db.transaction(() => {
         const row = db.insert(customMetadataSets).values(body).returning().get()
-        history.record(actorOf(user), { resource: 'custommetadataset', id: row.id, action: 'create', changes: history.snapshot(row, SET_FIELDS, 'create') })
+        history.created(actorOf(user), { resource: 'custommetadataset', id: row.id }, row, SET_FIELDS)
         return row
       })
     },
@@ -128,7 +128,7 @@ export function createCustomMetadata(db: Db) {
           (tx.select({ m: max(customMetadata.order) }).from(customMetadata)
             .where(eq(customMetadata.custom_metadata_set, body.custom_metadata_set)).get()?.m ?? 0) + 1
         const row = tx.insert(customMetadata).values({ ...body, order, validation_rule: body.validation_rule ?? null }).returning().get()
-        history.record(actorOf(user), { resource: 'custommetadata', id: row.id, action: 'create', changes: history.snapshot(row, FIELD_FIELDS, 'create') })
+        history.created(actorOf(user), { resource: 'custommetadata', id: row.id }, row, FIELD_FIELDS)
         return row
       })
     },
@@ -142,8 +142,7 @@ export function createCustomMetadata(db: Db) {
       const row = field(id)
       requirePerm(user, 'browser.change_custommetadata')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
-      const next = { ...row }
-      for (const f of FIELD_FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      const next = overlay(row, body, FIELD_FIELDS)
       const oldType = set(row.custom_metadata_set).content_type
       const newType = next.custom_metadata_set === row.custom_metadata_set ? oldType : setExists(next.custom_metadata_set).content_type
       if (body.validation_rule !== undefined) ruleRunnable(body.validation_rule)
@@ -166,7 +165,7 @@ export function createCustomMetadata(db: Db) {
       if (held) throw conflict(`The field is in use: ${held}.`)
       db.transaction(() => {
         db.delete(customMetadata).where(eq(customMetadata.id, id)).run()
-        history.record(actorOf(user), { resource: 'custommetadata', id, action: 'delete', changes: history.snapshot(row, FIELD_FIELDS, 'delete') })
+        history.deleted(actorOf(user), { resource: 'custommetadata', id }, row, FIELD_FIELDS)
       })
     },
 
@@ -175,8 +174,7 @@ export function createCustomMetadata(db: Db) {
       const row = set(id)
       requirePerm(user, 'browser.change_custommetadataset')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
-      const next = { ...row }
-      for (const f of SET_FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      const next = overlay(row, body, SET_FIELDS)
       if (next.content_type !== row.content_type) {
         contentTypeExists(next.content_type)
         const keys = db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)).all()
@@ -199,7 +197,7 @@ export function createCustomMetadata(db: Db) {
         throw conflict(`${fields.length} custom metadata field${fields.length === 1 ? ' belongs' : 's belong'} to this set (${fields.map((f) => f.key).join(', ')}).`)
       db.transaction(() => {
         db.delete(customMetadataSets).where(eq(customMetadataSets.id, id)).run()
-        history.record(actorOf(user), { resource: 'custommetadataset', id, action: 'delete', changes: history.snapshot(row, SET_FIELDS, 'delete') })
+        history.deleted(actorOf(user), { resource: 'custommetadataset', id }, row, SET_FIELDS)
       })
     },
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, transcodingProfiles } from '../../db/schema.ts'
-import { refuseReadOnly } from '../../http/edit.ts'
+import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, invalid, notFound, unique } from '../../http/errors.ts'
 import { cleanDir, reservedProblem } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -100,7 +100,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
           .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
           .returning()
           .get()
-        history.record(actorOf(user), { resource: 'device', id: device.id, action: 'create', changes: history.snapshot(shown(device), FIELDS, 'create') })
+        history.created(actorOf(user), { resource: 'device', id: device.id }, shown(device), FIELDS)
         return device
       })
       hooks.created?.(device) // the watcher watches it from now on
@@ -116,8 +116,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       const row = this.get(id)
       requirePerm(user, 'browser.change_device')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
-      const next: DeviceRow = { ...row }
-      for (const f of WRITABLE) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      const next = overlay(row, body, WRITABLE)
       if (body.password === '********') next.password = row.password
       if (body.path !== undefined) next.path = devicePath(body.path)
       checkProfiles({ transcoding_profile: body.transcoding_profile, passthrough_profiles: body.passthrough_profiles })
@@ -150,7 +149,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       if (using.length) throw new AppError(409, 'conflict', `The device is in use: ${using.join('; ')}.`)
       db.transaction(() => {
         db.delete(devices).where(eq(devices.id, id)).run()
-        history.record(actorOf(user), { resource: 'device', id, action: 'delete', changes: history.snapshot(shown(row), FIELDS, 'delete') })
+        history.deleted(actorOf(user), { resource: 'device', id }, shown(row), FIELDS)
       })
       hooks.removed?.(id)
     },

@@ -4,6 +4,7 @@
 import { type SQL, and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type HISTORY_ACTIONS, type HISTORY_VIA, history, mediaAssetShares } from '../../db/schema.ts'
+import { sameValue } from '../../http/edit.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { Principal } from '../users/service.ts'
 
@@ -29,19 +30,10 @@ export type Resource = (typeof RESOURCES)[number]
 /** The one spelling of a device password in history (never the password: whether one is set). */
 export const hiddenPassword = (password: string | null) => (password === null ? null : '********')
 
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
-/** Objects with their keys sorted, so that {a, b} and {b, a} compare equal. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical)
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
-  return value
-}
-
 /** The fields of `fields` whose values differ between `before` and `after`, as {old, new}. */
 export function diff(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Changes {
   const changes: Changes = {}
-  for (const f of fields) if (!same(before[f], after[f])) changes[f] = { old: before[f] ?? null, new: after[f] ?? null }
+  for (const f of fields) if (!sameValue(before[f], after[f])) changes[f] = { old: before[f] ?? null, new: after[f] ?? null }
   return changes
 }
 
@@ -51,6 +43,11 @@ export function historyOf(db: Db): History {
   let h = kept.get(db)
   if (!h) kept.set(db, (h = createHistory(db)))
   return h
+}
+
+/** The values of `fields` of a record as {old: null, new} (a create) or {old, new: null} (a delete). */
+function snapshot(values: Record<string, unknown>, fields: readonly string[], as: 'create' | 'delete'): Changes {
+  return Object.fromEntries(fields.map((f) => [f, as === 'create' ? { old: null, new: values[f] ?? null } : { old: values[f] ?? null, new: null }]))
 }
 
 function createHistory(db: Db) {
@@ -77,10 +74,18 @@ function createHistory(db: Db) {
       return changes
     },
 
-    /** The values of `fields` of a record as {old: null, new} (a create) or {old, new: null} (a delete). */
-    snapshot(values: Record<string, unknown>, fields: readonly string[], as: 'create' | 'delete'): Changes {
-      return Object.fromEntries(fields.map((f) => [f, as === 'create' ? { old: null, new: values[f] ?? null } : { old: values[f] ?? null, new: null }]))
+    /** A create: the row with the record's `fields` as {old: null, new}. Inside the create's transaction. */
+    created(by: Actor, e: { resource: Resource; id: number; production?: number | null }, values: Record<string, unknown>, fields: readonly string[]) {
+      record(by, { ...e, action: 'create', changes: snapshot(values, fields, 'create') })
     },
+
+    /** A delete: the row with the record's `fields` as {old, new: null}. Inside the delete's transaction. */
+    deleted(by: Actor, e: { resource: Resource; id: number; production?: number | null }, values: Record<string, unknown>, fields: readonly string[]) {
+      record(by, { ...e, action: 'delete', changes: snapshot(values, fields, 'delete') })
+    },
+
+    /** The values of `fields` of a record as {old: null, new} (a create) or {old, new: null} (a delete). */
+    snapshot,
   }
 }
 

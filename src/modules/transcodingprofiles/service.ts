@@ -2,7 +2,7 @@
 import { and, eq, getTableColumns, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { transcodingProfiles } from '../../db/schema.ts'
-import { refuseReadOnly } from '../../http/edit.ts'
+import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import { requirePerm } from '../users/access.ts'
@@ -28,7 +28,7 @@ export function createTranscodingProfiles(db: Db) {
       nameFree(body.name)
       return db.transaction(() => {
         const row = db.insert(transcodingProfiles).values(body).returning().get()
-        history.record(actorOf(user), { resource: 'transcodingprofile', id: row.id, action: 'create', changes: history.snapshot(row, FIELDS, 'create') })
+        history.created(actorOf(user), { resource: 'transcodingprofile', id: row.id }, row, FIELDS)
         return row
       })
     },
@@ -37,8 +37,7 @@ export function createTranscodingProfiles(db: Db) {
       const row = get(id)
       requirePerm(user, 'browser.change_transcodingprofile')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
-      const next = { ...row }
-      for (const f of FIELDS) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f]
+      const next = overlay(row, body, FIELDS)
       if (next.name !== row.name) nameFree(next.name, id)
       return db.transaction(() => {
         const after = db.update(transcodingProfiles).set(next).where(eq(transcodingProfiles.id, id)).returning().get()!
@@ -57,7 +56,7 @@ export function createTranscodingProfiles(db: Db) {
         throw new AppError(409, 'conflict', `${using.length} device${using.length === 1 ? ' uses' : 's use'} this transcoding profile (${using.map((d) => `"${d.name}"`).join(', ')}).`)
       db.transaction(() => {
         db.delete(transcodingProfiles).where(eq(transcodingProfiles.id, id)).run()
-        history.record(actorOf(user), { resource: 'transcodingprofile', id, action: 'delete', changes: history.snapshot(row, FIELDS, 'delete') })
+        history.deleted(actorOf(user), { resource: 'transcodingprofile', id }, row, FIELDS)
       })
     },
   }
