@@ -17,11 +17,21 @@ export function openDb(file: string) {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   closeSync(openSync(file, 'a', 0o600))
   const client = new Database(file, { create: true, strict: true })
+  // The wait for a lock first: even the journal-mode pragma may meet another process's lock (a
+  // CLI command opening the catalogue while the server checkpoints).
+  client.run('PRAGMA busy_timeout = 5000')
   client.run('PRAGMA journal_mode = WAL')
   client.run('PRAGMA synchronous = NORMAL')
   client.run('PRAGMA foreign_keys = ON')
-  client.run('PRAGMA busy_timeout = 5000')
-  return drizzle({ client, schema })
+  const db = drizzle({ client, schema })
+  // Every transaction takes the write lock as it begins (BEGIN IMMEDIATE), not at its first write.
+  // A deferred transaction that reads, then writes after another process (a CLI command beside
+  // the server) committed, fails at once with SQLITE_BUSY: the busy timeout cannot help it, since
+  // its snapshot is stale. An immediate one waits for the lock instead. The transactions on the
+  // bare client (the task runner's, the import log's) call `.immediate` for the same reason.
+  const deferred = db.transaction.bind(db)
+  db.transaction = ((run, config) => deferred(run, { behavior: 'immediate', ...config })) as typeof db.transaction
+  return db
 }
 
 /**

@@ -167,7 +167,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
   function pump() {
     woken = false
     if (closed) return
-    for (const [task, target] of claimTx()) run(task, target)
+    for (const [task, target] of claimTx.immediate()) run(task, target)
   }
   /** Pumps once after the current synchronous work (many enqueues in a row wake it once). */
   let woken = false
@@ -230,7 +230,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
         flush()
         let next: [TaskRow, string][]
         try {
-          next = finish(task.id, last)
+          next = finish.immediate(task.id, last)
         } catch (error) {
           return failed(error) // the last write failed: rolled back, and the task with it
         }
@@ -272,7 +272,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     }
     const row = byId.get({ id })
     if (!row || closed) return
-    const cleanup = abandonTx(row, reason)
+    const cleanup = abandonTx.immediate(row, reason)
     if (!cleanup) return
     log.info('task cancelled', { ...fieldsOf(row), error: reason })
     await cleanup().catch((error: Error) => log.warn('a cancelled task left something behind', { ...fieldsOf(row), error: error.message }))

@@ -63,7 +63,7 @@ export function createImportLogs(db: Db) {
 
     /** Sets the status (and error) of the logs, and adds warnings to theirs. */
     advance(ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }) {
-      if (ids.length) advanceTx(ids, change)
+      if (ids.length) advanceTx.immediate(ids, change)
     },
   }
 }
