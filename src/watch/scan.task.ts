@@ -6,6 +6,7 @@
 // folder through the same register() as POST /api/asset/import/. Events are hints; this is the
 // truth. The watcher never deletes a catalogue record: missing files only go offline.
 import { existsSync, lstatSync } from 'node:fs'
+import { lstat, readdir } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
@@ -200,6 +201,31 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (slice.due()) await slice.tick()
     }
     for (const scope of scopes) await walk(scope)
+
+    // A scope that vanished and was seen before as a folder may have been renamed beside itself
+    // between the watcher's hint that named it and this scan (a save inside x, then mv x y): its
+    // parent's folders are looked at (one listing, an lstat per folder), and the one with its
+    // identity is walked too, so that what was inside is followed, not taken offline. The other
+    // way round (a folder of this scan seen before under another name) is just below.
+    const seenBefore = recent.sightings(Date.now())
+    for (const gone of [...missing]) {
+      const bare = gone.endsWith('/') ? gone.slice(0, -1) : gone
+      const seen = seenBefore.get(bare)
+      const parent = posix.dirname(bare) + '/'
+      if (seen?.kind !== 'dir' || !(parent === device.path || isInside(device.path, parent))) continue
+      const names = await readdir(parent, { withFileTypes: true }).catch(() => [])
+      for (const d of names) {
+        if (!d.isDirectory() || excluded(d.name)) continue
+        const st = await lstat(parent + d.name).catch(() => undefined)
+        if (!st?.isDirectory() || st.dev !== seen.dev || st.ino !== seen.ino || stampOf(st) !== seen.stamp) continue
+        const now = parent + d.name + '/'
+        if (!walked.has(now)) {
+          scopes.push(now)
+          await walk(now)
+        }
+        break
+      }
+    }
 
     // A folder of this scan that was seen before under another name was renamed: its old name is
     // looked at too, so that what was inside is followed (files saved anew inside it as well).

@@ -104,6 +104,21 @@ describe('the catalogue follows the disk', () => {
     expect((await asset(ids[999]!)).path_file).toBe(join(root, 'Show', 'day-one', 'f999.mov'))
   }, 60_000)
 
+  test('a folder renamed after its change was seen and before its scan ran: the scan of the vanished folder finds it under its new name', async () => {
+    const a = file('Show/x/a.mov')
+    const id = await register(a)
+    await scan() // the folder seen, as by the start scan
+    rmSync(a)
+    file('Show/x/a.mov', 'a new save of the clip, under a new inode')
+    renameSync(join(root, 'Show', 'x'), join(root, 'Show', 'y'))
+    // The watcher's hint was the folder x (its names changed); by the time the scan runs, x is y.
+    expect(JSON.parse((await scan([join(root, 'Show', 'x') + '/'])).result)).toMatchObject({ offline: 0, imported: 0 })
+    expect(await asset(id)).toMatchObject({ path_file: join(root, 'Show', 'y', 'a.mov'), is_production: true })
+    // A folder that is really gone (not renamed beside): what was in it goes offline.
+    rmSync(join(root, 'Show', 'y'), { recursive: true })
+    expect(JSON.parse((await scan([join(root, 'Show', 'y') + '/'])).result)).toMatchObject({ offline: 1 })
+  })
+
   test('a file moved to another device (on the same file system) keeps its asset: device and path_file follow', async () => {
     const path = file('Show/travel.mov')
     const id = await register(path)
