@@ -55,23 +55,19 @@ async function api(s: Server, method: string, path: string, body?: unknown) {
   return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined }
 }
 
-/** GET /api/health one after the other until `stop`; the longest wait and the count, in ms. */
+/**
+ * GET /api/health one after the other until `stop`, from a process of its own (bench/prober.ts);
+ * the longest wait and the count, in ms.
+ */
 function prober(s: Server) {
-  let running = true
-  let longest = 0
-  let count = 0
-  const done = (async () => {
-    while (running) {
-      const t = performance.now()
-      await (await fetch(`${s.base}/api/health`)).arrayBuffer()
-      longest = Math.max(longest, performance.now() - t)
-      count++
-    }
-  })()
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), s.base], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  children.add(proc)
   return async () => {
-    running = false
-    await done
-    return { longest, count }
+    proc.stdin.end()
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    children.delete(proc)
+    if (code !== 0) throw new Error(`the prober failed (exit ${code})`)
+    return JSON.parse(out) as { longest: number; count: number }
   }
 }
 
@@ -105,7 +101,6 @@ async function round(cli: string[], label: string, r: number, source: string): P
     // (a) The drop: cp -r of a folder of FILES clips into the watch folder; until every clip is an asset and no task is left.
     stop = prober(s)
     const t = performance.now()
-    // Not spawnSync: the prober runs in this process and must keep asking while cp copies.
     const cp = Bun.spawn(['cp', '-r', source, `${device}Show/drop`], { stderr: 'pipe' })
     if ((await cp.exited) !== 0) throw new Error(`cp: ${await new Response(cp.stderr).text()}`)
     await waitUntil('the drop imported', 600_000, async () => (await assetCount(s)) >= FILES && (await busyTasks(s)) === 0)
@@ -177,7 +172,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 Per round (ms, longest /api/health wait): ${[...results].map(([label, rounds]) => `${label}: idle ${rounds.map((x) => x.idle.toFixed(1)).join(', ')}; drop ${rounds.map((x) => x.drop.toFixed(1)).join(', ')}; bodies ${rounds.map((x) => x.body.toFixed(1)).join(', ')}`).join('. ')}.
 
 What is measured: \`serve\` (the source run and dist/reelhouse, alternating, each with its default
-request log), \`--settle 1\`, no ffmpeg. One client asks \`GET /api/health\` one request after the other
+request log), \`--settle 1\`, no ffmpeg. One client, in a process of its own (bench/prober.ts, so that
+the benchmark's own work never delays it), asks \`GET /api/health\` one request after the other
 and keeps the longest time it waited for an answer: for 3 s while the server is idle (the baseline),
 then from the start of \`cp -r\` of a folder of clips into the watch folder until every clip is an
 asset and no task is queued or running, then while four import requests with 40,000 empty categories
