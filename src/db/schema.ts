@@ -142,6 +142,8 @@ export const productions = sqliteTable('productions', {
   date_add: timestamp('date_add').notNull(),
   /** The production's drop folder (ends with /), on its upload_device; null: the whole upload_device is its watch folder (migration 0014). */
   upload_root: text('upload_root'),
+  /** The watcher moves the files it imports from the watch folder into the production's area, as move_asset does (migration 0015). */
+  move_uploads: bool('move_uploads').notNull().default(false),
 })
 
 // ---------------------------------------------------------------- custom metadata

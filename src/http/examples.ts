@@ -83,6 +83,7 @@ const production = {
   proxy_root: `${SHOW}proxies/`,
   proxy_url: '',
   upload_root: null,
+  move_uploads: false,
   // As the admin who created it reads it: every right, and no member (superusers are not listed).
   can_write: true,
   can_delete_assets: true,

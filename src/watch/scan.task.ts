@@ -606,7 +606,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const ingested = new Set<string>()
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).
     const writing = openForWriting(new Set(settled.map((f) => f.path)))
-    const uploads = new Map(db.select({ id: productions.id, name: productions.name }).from(productions).all().map((p) => [p.id, p.name]))
+    const uploads = new Map(db.select({ id: productions.id, name: productions.name, storage_root: productions.storage_root, upload_root: productions.upload_root, move_uploads: productions.move_uploads })
+      .from(productions).all().map((p) => [p.id, p]))
     for (const file of settled) {
       if (slice.due()) await slice.tick()
       if (writing.has(file.path)) {
@@ -617,7 +618,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const production = uploads.get(file.production)
       if (production === undefined) continue
       const request = {
-        type: file.kind, production, rewrap_proxy: false, move_asset: false,
+        type: file.kind, production: production.name, rewrap_proxy: false, move_asset: movesUpload(production, file.path),
         asset: {
           asset_meta: { name: posix.basename(file.path).replace(/\.[^.]+$/, ''), path_file: file.path, is_archive: false, is_production: true, approval: 0 as const, meta_field_store: {} },
           technical_details: {}, archive_details: {}, keywords: {},
@@ -676,6 +677,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // request for about 100 ms (bench/stall.ts); there the collector's own pace is kept.
     if (task.params.paths === null && disk.length >= BIG_SCAN) for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
   }
+}
+
+/**
+ * Whether the watcher's import of a new file moves it into its production's area (the production's
+ * move_uploads, as an import with move_asset and no asset_destination does): a file in the drop
+ * folder always, one elsewhere in the watch folder unless it lies in the production's storage_root
+ * already (its own area, where editors keep their folders: never rearranged by the watcher).
+ */
+export function movesUpload(production: { storage_root: string; upload_root: string | null; move_uploads: boolean }, path: string): boolean {
+  if (!production.move_uploads) return false
+  if (production.upload_root !== null && isInside(production.upload_root, path)) return true
+  return !isInside(production.storage_root, path)
 }
 
 /** How often a held file (an asset's content, its original still in place) is looked at again. */

@@ -178,7 +178,7 @@ test('with --default-api-version 2: productions() and production(id or name) tak
   // production(production_name="Day Shift"): the first of productions() with that name.
   expect(all.find((p) => p.name === 'Day Shift')).toMatchObject({ id: 2, can_write: false, can_delete_assets: false, upload_device: 1, members: [2] })
   expect(one).toEqual({
-    id: 1, name: 'Night Shift', codename: 'night-shift', company: '', storage_root: `${root}/Night Shift/`, proxy_root: `${root}/Night Shift/proxies/`, proxy_url: '', upload_root: null,
+    id: 1, name: 'Night Shift', codename: 'night-shift', company: '', storage_root: `${root}/Night Shift/`, proxy_root: `${root}/Night Shift/proxies/`, proxy_url: '', upload_root: null, move_uploads: false,
     can_write: true, can_delete_assets: true, san_mount: '', export_type: '', default_approval_status: 0, direct_attached_site: 1,
     network_attached_site: [], members: [2], member_groups: [],
     upload_device: 2, audioasset_device: 1, imageasset_device: 1, videoasset_device: 1, projectasset_device: null,

@@ -115,7 +115,7 @@ const ENDPOINTS: Record<string, Endpoint> = {
     valid: () => ({ name: `prod-${next()}`, storage_root: `${root}/prod-${n}` }),
     required: ['name', 'storage_root'],
     fields: {
-      name: 'string', storage_root: 'string', codename: 'string', company: 'string', proxy_root: 'string', proxy_url: 'string', upload_root: 'nullableString',
+      name: 'string', storage_root: 'string', codename: 'string', company: 'string', proxy_root: 'string', proxy_url: 'string', upload_root: 'nullableString', move_uploads: 'boolean',
       upload_device: 'integer', audioasset_device: 'integer', imageasset_device: 'integer', videoasset_device: 'integer',
     },
     refused: [

@@ -159,7 +159,7 @@ describe('productions', () => {
     expect(r.status).toBe(201)
     expect(r.json).toEqual({
       id: r.json.id, name: 'Big Film', codename: 'big-film', company: '', storage_root: `${root}/films/big/`,
-      proxy_root: `${root}/films/big/proxies/`, proxy_url: '', upload_root: null,
+      proxy_root: `${root}/films/big/proxies/`, proxy_url: '', upload_root: null, move_uploads: false,
       upload_device: device, audioasset_device: device, imageasset_device: device, videoasset_device: device,
       // What the medialoopster client needs (docs/api.md, Productions): the admin's rights, no member.
       can_write: true, can_delete_assets: true, members: [], san_mount: '', export_type: '', default_approval_status: 0,

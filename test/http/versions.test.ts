@@ -108,6 +108,7 @@ describe('productions in versions 1 and 2', () => {
     proxy_root: `${storage.path}night/proxies/`,
     proxy_url: '',
     upload_root: null,
+    move_uploads: false,
     can_write: true,
     can_delete_assets: true,
     san_mount: '',

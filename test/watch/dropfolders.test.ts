@@ -3,17 +3,31 @@
 // the field (POST, PATCH), the owner of a new file (ingestOwner, a pure function), and the
 // watcher following them as serve runs it, a changed upload_root too, without a restart.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { silentLog } from '../../src/util/log.ts'
-import { ingestOwner } from '../../src/watch/scan.task.ts'
+import { ingestOwner, movesUpload } from '../../src/watch/scan.task.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
-import { emptyFfmpegDir, removeScratch, scratchDir } from '../helpers/imports.ts'
+import { allLogs, deviceOf, emptyFfmpegDir, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 const SETTLE_MS = 200
+
+/** /dev/shm is a file system of its own here (tmpfs), beside the temp folder's. */
+const SHM_APART = (() => {
+  try {
+    return statSync('/dev/shm').isDirectory() && deviceOf('/dev/shm') !== deviceOf(tmpdir())
+  } catch {
+    return false
+  }
+})()
+
+/** The regular files below `dir`, relative to it. */
+const filesBelow = (dir: string) =>
+  (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[]).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length + 1)).sort()
 
 let base: TestApp
 let core: ReturnType<typeof createCore> | undefined
@@ -76,6 +90,25 @@ describe('ingestOwner: which production a new file is imported into', () => {
     ])
     // B's file is B's when B's watch folder is that device, and never A's.
     expect([nested('/nas/drop/a.mov', 1), nested('/nas/drop/B/b.mov', 1), nested('/nas/drop/B/b.mov', 2)]).toEqual([1, undefined, 2])
+  })
+})
+
+describe('movesUpload: which of the files the watcher imports move_uploads moves', () => {
+  test('none while move_uploads is false; with it, every file of the drop folder (also one inside the storage root), and of a whole-device watch folder every file outside the storage root', () => {
+    const files = ['/nas/drop/A/a.mov', '/nas/drop/A/card/a.mov', '/nas/A/incoming/a.mov', '/nas/A/footage/a.mov', '/nas/A/video/a.mov', '/nas/loose.mov']
+    // (Which production imports a file at all is ingestOwner's: /nas/loose.mov only one without a drop folder.)
+    const moved = (p: { upload_root: string | null; move_uploads: boolean }) => files.filter((path) => movesUpload({ storage_root: '/nas/A/', ...p }, path))
+    expect([
+      moved({ upload_root: '/nas/drop/A/', move_uploads: false }),
+      moved({ upload_root: '/nas/drop/A/', move_uploads: true }),
+      moved({ upload_root: '/nas/A/incoming/', move_uploads: true }),
+      moved({ upload_root: null, move_uploads: true }),
+    ]).toEqual([
+      [],
+      ['/nas/drop/A/a.mov', '/nas/drop/A/card/a.mov', '/nas/loose.mov'],
+      ['/nas/drop/A/a.mov', '/nas/drop/A/card/a.mov', '/nas/A/incoming/a.mov', '/nas/loose.mov'],
+      ['/nas/drop/A/a.mov', '/nas/drop/A/card/a.mov', '/nas/loose.mov'],
+    ])
   })
 })
 
@@ -143,6 +176,36 @@ describe('upload_root on POST and PATCH', () => {
   })
 })
 
+describe('move_uploads on POST and PATCH', () => {
+  test('false unless set; taken on POST and PATCH, in JSON and in form data (true/false, 1/0); each change in the history; shown in both versions', async () => {
+    base = testApp(undefined, { tasks: false })
+    const { root, production: show } = await seedProduction(base)
+    expect(show.move_uploads).toBe(false)
+    const made = await base.post('/api/productions/', { name: 'Moving', storage_root: join(root, 'Moving'), move_uploads: true })
+    expect([made.status, made.json.move_uploads]).toEqual([201, true])
+    const path = `/api/productions/${show.id}/`
+    const steps: [Record<string, unknown>, 'body' | 'form', boolean][] = [
+      [{ move_uploads: true }, 'body', true], [{ move_uploads: 'false' }, 'form', false], [{ move_uploads: '1' }, 'form', true], [{ move_uploads: '0' }, 'form', false],
+    ]
+    for (const [given, as, expected] of steps) {
+      const r = await base.request('PATCH', path, { [as]: given })
+      expect([given, r.status, r.json.move_uploads]).toEqual([given, 200, expected])
+    }
+    // Neither a word nor a number other than 1 and 0: 400 invalid at /move_uploads, nothing changed.
+    for (const [given, as] of [[{ move_uploads: 'yes' }, 'form'], [{ move_uploads: 'yes' }, 'body'], [{ move_uploads: 2 }, 'body'], [{ move_uploads: null }, 'body']] as const) {
+      const r = await base.request('PATCH', path, { [as]: given })
+      expect([given, r.status, r.json.errors?.[0]?.source]).toEqual([given, 400, { pointer: '/move_uploads' }])
+    }
+    for (const accept of ['application/json; version=1', 'application/json; version=2'])
+      expect((await base.get(path, { headers: { accept } })).json.move_uploads).toBe(false)
+    const history = (await base.get(`/api/history/?resource=production&id=${show.id}`)).json as { action: string; changes: Record<string, unknown> }[]
+    expect(history.filter((h) => 'move_uploads' in h.changes).map((h) => [h.action, h.changes.move_uploads])).toEqual([
+      ['update', { old: true, new: false }], ['update', { old: false, new: true }], ['update', { old: true, new: false }], ['update', { old: false, new: true }],
+      ['create', { old: null, new: false }],
+    ])
+  })
+})
+
 describe('the watcher and drop folders', () => {
   let send: (method: string, path: string, body?: unknown) => ReturnType<typeof readResponse>
   async function boot() {
@@ -193,4 +256,66 @@ describe('the watcher and drop folders', () => {
     expect(await videos()).toEqual([...expected, [join(nas, 'drop', 'A2', 'new-folder.mov'), a.id] as const].sort())
     expect(readFileSync(join(nas, 'drop', 'A', 'old-folder.mov'), 'utf8')).toContain('old-folder')
   }, 120_000)
+
+  // move_uploads (issue 20): the watcher's import moves the file as move_asset does. The moved file
+  // appears at its new place as a new name in a folder the watcher watches (its production's
+  // storage root, a watch folder of that production on the same device): it is the same asset
+  // (identity), never imported a second time.
+  for (const across of [false, true]) {
+    const title = across
+      ? 'move_uploads, the drop folder on another file system (/dev/shm): each file copied into STORAGE_ROOT/<kind>/ on the storage device; one asset each, nothing left in the drop folder, no temporary file'
+      : "move_uploads: files dropped are moved into STORAGE_ROOT/<kind>/; exactly one asset each, at its new path; nothing left in the drop folder; a file already in the storage root stays; a scan afterwards finds nothing new"
+    test.skipIf(across && !SHM_APART)(title, async () => {
+      base = testApp(undefined, { tasks: false })
+      const nas = scratchDir('reelhouse-nas-')
+      expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
+      const dropDisk = across ? scratchDir('reelhouse-drop-shm-', '/dev/shm') : nas
+      if (across) expect((await base.post('/api/devices/', { name: 'drop', path: dropDisk })).status).toBe(201)
+      const made = await base.post('/api/productions/', { name: 'A', storage_root: join(nas, 'A'), upload_root: join(dropDisk, 'drop', 'A'), move_uploads: true })
+      expect([made.status, made.json.move_uploads]).toEqual([201, true])
+      const a = made.json
+      // In the storage root, outside the drop folder: in the production's area already (imported
+      // where it lies when the storage device is a watch folder of A's: the same-device case).
+      clip(join(nas, 'A', 'footage', 'in-a.mov'))
+      await boot()
+      const drop = join(dropDisk, 'drop', 'A')
+      clip(join(drop, 'card01', 'a.mov'))
+      clip(join(drop, 'card01', 's.wav'))
+      const movedTo = { video: join(nas, 'A', 'video', 'a.mov'), audio: join(nas, 'A', 'audio', 's.wav') }
+      const all = async (kind: 'video' | 'audio') =>
+        ((await send('GET', `/api/${kind}assets/?limit=1000`)).json as { id: number; path_file: string; production: number; is_production: boolean; status_asset: number }[])
+      await waitFor(async () => {
+        const [videos, audios] = [await all('video'), await all('audio')]
+        return [...videos, ...audios].filter((x) => x.status_asset === 6 && x.is_production).length >= (across ? 2 : 3)
+      }, 'the dropped files to be imported and moved', { ms: 90_000, everyMs: 50 })
+      await core!.runner.idle()
+      // A full scan of every device now: a file at its new place that the watcher took for a new
+      // one would be imported (or still settling, `waiting`); it is the asset's file, so neither.
+      const scans = (await send('GET', '/api/devices/')).json.map((d: { id: number }) =>
+        core!.runner.enqueue(base.db, { kind: 'scan', target: { device: d.id }, production: null, params: { device: d.id, paths: null }, key: `scan:${d.id}` }).id)
+      await waitFor(async () => {
+        for (const id of scans) if (!['done', 'failed'].includes((await send('GET', `/api/tasks/${id}/`)).json.state)) return false
+        return true
+      }, 'the full scans', { ms: 60_000, everyMs: 50 })
+      await core!.runner.idle()
+      for (const id of scans) expect((await send('GET', `/api/tasks/${id}/`)).json).toMatchObject({ state: 'done', result: { imported: 0, waiting: 0 } })
+
+      const shown = async (kind: 'video' | 'audio') => (await all(kind)).map((x) => [x.path_file, x.production, x.is_production, x.status_asset]).sort()
+      expect(await shown('video')).toEqual([
+        ...(across ? [] : [[join(nas, 'A', 'footage', 'in-a.mov'), a.id, true, 6]]), [movedTo.video, a.id, true, 6],
+      ].sort())
+      expect(await shown('audio')).toEqual([[movedTo.audio, a.id, true, 6]])
+      // The files: at their new paths, whole; nothing left in the drop folder (its empty card folder stays);
+      // the one in the storage root where it was; no temporary name anywhere.
+      expect(readFileSync(movedTo.video, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 'a.mov')}\n`)
+      expect(readFileSync(movedTo.audio, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 's.wav')}\n`)
+      expect(filesBelow(drop)).toEqual([])
+      expect(filesBelow(join(nas, 'A')).filter((f) => !f.startsWith('proxies/'))).toEqual(['audio/s.wav', 'footage/in-a.mov', 'video/a.mov'])
+      // One ImportLog per dropped file, saying the move.
+      const logs = (await allLogs((m, p) => send(m, p))).filter((l) => l.asset_path.startsWith(drop))
+      expect(logs.map((l) => [l.asset_path, l.status, l.asset_config.move_asset]).sort()).toEqual([
+        [join(drop, 'card01', 'a.mov'), 'import_completed', true], [join(drop, 'card01', 's.wav'), 'import_completed', true],
+      ])
+    }, 180_000)
+  }
 })

@@ -27,6 +27,9 @@ const productionFields = {
   upload_root: t.Union([t.String(), t.Null()], {
     description: "The production's drop folder (ends with a slash) on its upload_device: files dropped there are imported into it. null: the whole upload_device is its watch folder (docs/watcher.md)",
   }),
+  move_uploads: t.Boolean({
+    description: "true: the watcher moves each file it imports from the production's watch folder into the production's area, as an import with move_asset does (STORAGE_ROOT/<video|audio|image>/ when the device for the kind holds the storage_root, else DEVICE/CODENAME/<kind>/); false (the default): the file is catalogued where it was dropped (docs/watcher.md)",
+  }),
   can_write: t.Boolean({ description: 'The requesting user may create, change and delete records in this production (superuser, or write access)' }),
   can_delete_assets: t.Boolean({
     description: 'The requesting user may delete any media asset of this production: superuser, or write access and all three of browser.delete_audioasset, browser.delete_imageasset and browser.delete_videoasset',
@@ -65,6 +68,9 @@ export const Production = t.Union([ProductionVersion1, ProductionVersion2], {
   description: 'Version 1 names the devices by their records, version 2 by their ids (docs/api.md, Base path and versions).',
 })
 
+const MoveUploadsGiven = t.Optional(t.Boolean({
+  description: "true: the watcher moves the files it imports from the watch folder into the production's area (as move_asset; docs/watcher.md). Default false: they stay where they were dropped. In form data true/false or 1/0",
+}))
 const DeviceIdGiven = t.Optional(Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }))
 export const ProductionCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, description: 'Unique' }),
@@ -74,6 +80,7 @@ export const ProductionCreate = t.Object({
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Default: storage_root + proxies/' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
   upload_root: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device' })),
+  move_uploads: MoveUploadsGiven,
   upload_device: DeviceIdGiven,
   audioasset_device: DeviceIdGiven,
   imageasset_device: DeviceIdGiven,
@@ -113,6 +120,7 @@ export const ProductionUpdate = t.Object({
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
   upload_root: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device' })),
+  move_uploads: MoveUploadsGiven,
   upload_device: DeviceGiven,
   audioasset_device: DeviceGiven,
   imageasset_device: DeviceGiven,
@@ -186,7 +194,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
     remove: (id, user) => service.remove(id, user),
     notes: {
       update:
-        'name, codename, company, proxy_url, the four device ids, and the roots. Needs write access to the production too. name and codename ' +
+        'name, codename, company, proxy_url, move_uploads, the four device ids, and the roots. Needs write access to the production too. name and codename ' +
         'stay unique (400 unique); storage_root and proxy_root change only while no asset or project belongs to the production (409 conflict). ' +
         'A new name carries the asset hold durations naming the production along. A device is given by its id, or as a Device record (taken by its id). ' +
         'The fields the service sets (id, can_write, can_delete_assets, members, san_mount, export_type, default_approval_status, direct_attached_site, ' +

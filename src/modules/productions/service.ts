@@ -19,7 +19,7 @@ import type { ProductionCreate, ProductionUpdate } from './index.ts'
 
 const DEVICE_FIELDS = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'] as const
 /** The fields history records. */
-const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'proxy_url', 'upload_root', ...DEVICE_FIELDS] as const
+const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'proxy_url', 'upload_root', 'move_uploads', ...DEVICE_FIELDS] as const
 type Row = typeof productions.$inferSelect
 
 /**
@@ -144,6 +144,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       refuseReadOnly(body as Record<string, unknown>, shown(row), READ_ONLY)
       const next: Row = { ...row }
       for (const f of ['name', 'codename', 'company', 'proxy_url'] as const) if (body[f] !== undefined) next[f] = body[f]
+      if (body.move_uploads !== undefined) next.move_uploads = body.move_uploads
       const all = deviceService.all()
       for (const f of DEVICE_FIELDS) {
         const given = body[f]
@@ -262,6 +263,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
             proxy_root: proxyRoot,
             proxy_url: body.proxy_url ?? '',
             upload_root: drop?.path ?? null,
+            move_uploads: body.move_uploads ?? false,
             ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
             date_add: isoTimestamp(),
           })

@@ -1,0 +1,1 @@
+ALTER TABLE `productions` ADD `move_uploads` integer DEFAULT false NOT NULL;
