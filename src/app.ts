@@ -25,6 +25,7 @@ import { devicesModule } from './modules/devices/index.ts'
 import { historyModule } from './modules/history/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
+import { remakeProxyModule } from './modules/mediaassets/proxy.ts'
 import { videoShotsModule } from './modules/mediaassets/shots.ts'
 import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
@@ -184,6 +185,9 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(mediaAssetsModule(ctx, media, 'audio', runner.openFor))
         .use(mediaAssetsModule(ctx, media, 'image', runner.openFor))
         .use(mediaAssetsModule(ctx, media, 'video', runner.openFor))
+        .use(remakeProxyModule(ctx, core.proxies, 'audio'))
+        .use(remakeProxyModule(ctx, core.proxies, 'image'))
+        .use(remakeProxyModule(ctx, core.proxies, 'video'))
         .use(videoShotsModule(ctx, media))
         .use(importLogsModule(ctx))
         .use(assetImportModule(ctx, imports))

@@ -8,6 +8,7 @@
 import type { Db } from './db/client.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
+import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
 import { createImports } from './modules/assetimport/service.ts'
 import { createImportLogs } from './modules/importlogs/service.ts'
 import { createHoldDurations } from './modules/assetholddurations/service.ts'
@@ -75,6 +76,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
       copy: (t) => ({ projectasset: t.target.projectasset, from: t.params.source, to: t.params.target }),
       delete: (t) => ({ projectasset: t.target.projectasset, folder: t.params.bundle_root }),
       import: importSubject(media),
+      proxy: proxySubject(media),
       scan: (t) => {
         const device = deviceOf(t.params.device)
         const paths = t.params.paths
@@ -94,6 +96,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
       copy: copyHandler(db, users),
       delete: deleteHandler(db, users, media),
       import: importHandler(db, importDeps),
+      proxy: proxyHandler(db, importDeps),
       scan: scanHandler(db, {
         media, log, settleMs, logs,
         get imports() {
@@ -114,6 +117,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
   const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
+  const proxies = createProxies(db, { media, runner })
   watch = watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
 
@@ -126,7 +130,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   let pruneTimer: Timer | undefined
 
   return {
-    db, log, users, devices, holds, metadata, media, productions, projects, imports, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
+    db, log, users, devices, holds, metadata, media, productions, projects, imports, proxies, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
       pruneTasks()

@@ -7,7 +7,7 @@
 // command's own --help all read it, so a flag cannot be accepted without being documented.
 import { parseArgs } from 'node:util'
 import {
-  type Revoke, backup, migrateCommand, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPermAdd, userPermRemove,
+  type Revoke, backup, migrateCommand, proxiesRemake, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPermAdd, userPermRemove,
 } from './cli/commands.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
@@ -180,6 +180,25 @@ unique across users; the command says whose key it revoked.`,
     },
     args: { names: 'KEY', min: 0, max: 1 },
     run: (values, [key], data) => tokenRevoke(data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
+  },
+  {
+    name: 'proxies remake',
+    synopsis: '--production NAME_OR_ID [--profile NAME]',
+    about: "make the proxies of a production's assets again, one task per asset",
+    details: `Queues a proxy task for every asset of the production that has a file in production, with the
+transcoding profile that applies to it (its device's, else the default profile, else the
+built-in default) or the one --profile names. A running serve takes them within a second and
+makes as many at once as its --task-concurrency; without one, the next serve start does. Each
+new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy follows them.`,
+    options: {
+      production: { type: 'string', arg: 'NAME_OR_ID', about: 'the production, by name or id' },
+      profile: { type: 'string', arg: 'NAME', about: 'the transcoding profile to use, by name (default: the one that applies to each asset)' },
+    },
+    args: none,
+    run: (values, _, data) => {
+      if (typeof values.production !== 'string') throw new UsageError('proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help')
+      proxiesRemake(data, values.production, values.profile as string | undefined)
+    },
   },
   {
     name: 'migrate',

@@ -7,6 +7,8 @@ import { dbFile } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
+import { queueRemakes } from '../modules/assetimport/proxy.task.ts'
+import { AppError } from '../http/errors.ts'
 import { hashPassword } from '../modules/users/passwords.ts'
 import { type Codename, KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
 import { stderrLog } from '../util/log.ts'
@@ -154,6 +156,25 @@ async function askHidden(prompt: string): Promise<string> {
     // Muted, readline's own end of line was not shown: what comes next starts a line of its own.
     process.stderr.write('\n')
   }
+}
+
+/**
+ * Queues a proxy task for every asset of the production that has a file in production, with the
+ * named profile or the one that applies to each. A serve running on the catalogue takes them
+ * within a second, as many at once as its --task-concurrency; else the next serve does.
+ */
+export function proxiesRemake(dataDir: string, production: string, profile?: string) {
+  const done = withDb(dataDir, (db) => {
+    try {
+      return queueRemakes(db, production, profile)
+    } catch (error) {
+      if (error instanceof AppError) throw new UserError(error.message)
+      throw error
+    }
+  })
+  const ids = done.queued.length ? ` (tasks ${done.queued[0]}${done.queued.length > 1 ? `-${done.queued.at(-1)}` : ''})` : ''
+  const waiting = done.skipped ? `; ${done.skipped} already had one queued` : ''
+  console.log(`queued ${done.queued.length} proxy task(s) for production ${done.production.name} (id ${done.production.id})${ids}${waiting}; serve makes them, --task-concurrency at once`)
 }
 
 export function tokenList(dataDir: string, name: string) {

@@ -1,13 +1,18 @@
 // What ffprobe says about a file, in the members api.md 4.10 names: a video's asset_meta
 // (duration in frames, fps as fraction text, width, height, format, display_aspect_ratio), an
-// audio asset's technical_details, an image's size and format.
+// audio asset's technical_details, an image's size and format; and beside them the members
+// docs/media.md names as an extension: the file's timecode (offset_string, offset_frames; an
+// audio file's time_code, from a broadcast WAV's time_reference when no tag has one) and format
+// facts (codec, profile, bit depth, field order, colour, rotation, audio streams).
 //
 // The file is named to ffprobe as `file:<absolute path>` and only the file protocol is allowed,
 // so a path that looks like an option (`-i`), a URL or a protocol (`concat:`, `subfile,`) is
 // read as the local file it is, and a playlist inside it cannot make ffprobe open the network.
+import { closeSync, openSync, readSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
+import { type Fraction, bwfTimecode, readTimecode } from './timecode.ts'
 
 export type MediaKind = 'video' | 'audio' | 'image'
 
@@ -22,6 +27,44 @@ export type VideoInfo = {
   format: string
   /** e.g. "16:9"; from width, height and the sample aspect ratio when ffprobe gives none. */
   display_aspect_ratio: string
+  /** The file's first timecode as the file spells it ("01:00:00:00", "00:59:59;28"); none: left out. */
+  offset_string?: string
+  /** That timecode in frames from midnight on the timecode base (SMPTE drop-frame counting for `;`). */
+  offset_frames?: number
+} & VideoFacts
+
+/** The extension members of a video's technical (docs/media.md "What is probed"). */
+export type VideoFacts = {
+  /** ffprobe's codec_name of the video stream: "prores", "h264", "mpeg2video". */
+  video_codec: string
+  /** ffprobe's profile: "HQ", "High", "4:2:2"; left out when none. */
+  video_profile?: string
+  /** Bits per sample: bits_per_raw_sample, else read from pix_fmt ("yuv422p10le" → 10, else 8). */
+  bit_depth?: number
+  pix_fmt?: string
+  /** From ffprobe's field_order: "progressive", "tff" (tt, bt) or "bff" (bb, tb); left out when unknown. */
+  field_order?: 'progressive' | 'tff' | 'bff'
+  /** "1:1" when ffprobe gives none (square pixels, as display_aspect_ratio assumes). */
+  sample_aspect_ratio: string
+  /** ffprobe's color_primaries ("bt709", "bt2020") and color_transfer ("smpte2084" PQ, "arib-std-b67" HLG); left out when unknown. */
+  color_primaries?: string
+  color_transfer?: string
+  /** Degrees a player turns the picture clockwise (0, 90, 180, 270): the display matrix, else the rotate tag; 0 when none. */
+  rotation: number
+  /** True when the stream's average and real (r_frame_rate) rates differ by more than 0.1 % (not by the field rate of an interlaced stream). */
+  variable_frame_rate: boolean
+  audio_streams: AudioStream[]
+}
+
+/** One audio stream of a file, in stream order; null where ffprobe does not say. */
+export type AudioStream = {
+  /** ffprobe's stream index in the file. */
+  index: number
+  codec: string
+  channels: number
+  channel_layout: string | null
+  sample_rate: number
+  bit_depth: number | null
 }
 
 /**
@@ -53,13 +96,19 @@ export type AudioInfo = {
   create_time?: string
   /** Tag encoder, or encoded_by. */
   encoder?: string
-  /** Tag timecode of the file, or else of its first stream that has one (a QuickTime tmcd track). */
+  /**
+   * Tag timecode of the file, or else of its first stream that has one (a QuickTime tmcd track);
+   * else a broadcast WAV's time_reference over its sample rate, as frames of its iXML
+   * TIMECODE_RATE (drop frame when its TIMECODE_FLAG says DF), else of 25 fps.
+   */
   time_code?: string
   /**
    * A vendor's Final Cut tag: the first tag whose name is `com.<vendor>.final…`, e.g.
    * com.apple.finalcutstudio.media.uuid (api.md writes the member with the vendor word replaced).
    */
   com_vendor_final?: string
+  /** The file's audio streams (the extension docs/media.md names). */
+  audio_streams: AudioStream[]
 }
 
 export type ImageInfo = {
@@ -67,6 +116,8 @@ export type ImageInfo = {
   height: number
   /** The image codec: "png", "jpeg", "tiff", "webp"... (format_name would say "image2" or "png_pipe"). */
   format: string
+  /** The EXIF Orientation (1-8) when the file has one. */
+  orientation?: number
 }
 
 export type ProbeResult<K extends MediaKind> = K extends 'video' ? VideoInfo : K extends 'audio' ? AudioInfo : ImageInfo
@@ -104,7 +155,46 @@ export async function probe<K extends MediaKind>(
   } catch {
     throw new MediaError('not_media', `ffprobe's answer about ${file} is not JSON`)
   }
-  return interpret(kind, json, file)
+  // A broadcast WAV's iXML names the rate its time_reference is counted in; ffprobe does not read it.
+  let ixml: string | undefined
+  if (kind === 'audio' && json.format?.tags && Object.keys(json.format.tags).some((k) => k.toLowerCase() === 'time_reference'))
+    ixml = readIxml(options.fd ?? file)
+  return interpret(kind, json, file, { ixml })
+}
+
+/** The iXML chunk of a RIFF/RF64 WAVE file (by descriptor or path), as text; undefined when none. */
+export function readIxml(source: number | string): string | undefined {
+  const fd = typeof source === 'number' ? source : openSync(source, 'r')
+  try {
+    const head = Buffer.alloc(12)
+    if (readSync(fd, head, 0, 12, 0) < 12) return undefined
+    const riff = head.toString('latin1', 0, 4)
+    if ((riff !== 'RIFF' && riff !== 'RF64' && riff !== 'BW64') || head.toString('latin1', 8, 12) !== 'WAVE') return undefined
+    let position = 12
+    let ds64Data: number | undefined
+    const chunk = Buffer.alloc(8)
+    // A few dozen chunks at most in real files; the bound stops a corrupt one from looping long.
+    for (let i = 0; i < 1000 && readSync(fd, chunk, 0, 8, position) === 8; i++) {
+      const id = chunk.toString('latin1', 0, 4)
+      let size = chunk.readUInt32LE(4)
+      if (id === 'ds64') {
+        const ds64 = Buffer.alloc(16)
+        if (readSync(fd, ds64, 0, 16, position + 8) === 16) ds64Data = Number(ds64.readBigUInt64LE(8))
+      }
+      if (id === 'data' && size === 0xffffffff && ds64Data !== undefined) size = ds64Data
+      if (id === 'iXML') {
+        const text = Buffer.alloc(Math.min(size, 1 << 20))
+        const got = readSync(fd, text, 0, text.length, position + 8)
+        return text.toString('utf8', 0, got)
+      }
+      position += 8 + size + (size % 2)
+    }
+    return undefined
+  } catch {
+    return undefined
+  } finally {
+    if (typeof source !== 'number') closeSync(fd)
+  }
 }
 
 /** The file must be there and be a regular file (ffprobe would wait forever on a FIFO). */
@@ -117,8 +207,21 @@ async function regularFile(file: string) {
 
 // ffprobe's JSON, as much of it as is read here.
 export type FfprobeStream = {
+  index?: number
   codec_type?: string
   codec_name?: string
+  codec_tag_string?: string
+  profile?: string
+  pix_fmt?: string
+  bits_per_raw_sample?: string
+  bits_per_sample?: number
+  field_order?: string
+  color_primaries?: string
+  color_transfer?: string
+  sample_rate?: string
+  channels?: number
+  channel_layout?: string
+  side_data_list?: { side_data_type?: string; rotation?: number }[]
   width?: number
   height?: number
   sample_aspect_ratio?: string
@@ -144,13 +247,16 @@ export type FfprobeJson = {
   }
 }
 
-/** ffprobe's JSON → the members of `kind` (pure; the tests feed it odd JSON directly). */
-export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file: string): ProbeResult<K> {
+/**
+ * ffprobe's JSON → the members of `kind` (pure; the tests feed it odd JSON directly). `ixml`: a
+ * WAV's iXML chunk, which ffprobe does not report.
+ */
+export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file: string, extra: { ixml?: string } = {}): ProbeResult<K> {
   const streams = json.streams ?? []
   const format = json.format ?? {}
   if (kind === 'audio') {
     if (!streams.some((s) => s.codec_type === 'audio')) throw new MediaError('not_media', `${file} has no audio stream`)
-    return audioInfo(json, file) as ProbeResult<K>
+    return audioInfo(json, file, extra.ixml) as ProbeResult<K>
   }
   // A cover picture inside a music file is a "video" stream too; it does not make a video.
   const picture = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width && s.height)
@@ -158,7 +264,12 @@ export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file:
   if (!picture) throw new MediaError('not_media', `${file} has no ${kind === 'video' ? 'video stream' : 'picture'}`)
   const width = picture.width!
   const height = picture.height!
-  if (kind === 'image') return { width, height, format: IMAGE_CODECS[picture.codec_name ?? ''] ?? picture.codec_name ?? format.format_name ?? '' } as ProbeResult<K>
+  if (kind === 'image') {
+    const image: ImageInfo = { width, height, format: IMAGE_CODECS[picture.codec_name ?? ''] ?? picture.codec_name ?? format.format_name ?? '' }
+    const orientation = Number(lowerKeys(picture.tags).orientation ?? lowerKeys(format.tags).orientation)
+    if (Number.isInteger(orientation) && orientation >= 1 && orientation <= 8) image.orientation = orientation
+    return image as ProbeResult<K>
+  }
 
   const fps = frameRate(picture.r_frame_rate, picture.avg_frame_rate)
   if (!fps) throw new MediaError('not_media', `${file}: ffprobe reports no frame rate for its video stream`)
@@ -172,16 +283,126 @@ export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file:
     height,
     format: format.format_name ?? '',
     display_aspect_ratio: displayAspectRatio(width, height, picture.sample_aspect_ratio, picture.display_aspect_ratio),
+    ...fileTimecode(json, fps.text),
+    ...videoFacts(picture, streams),
   }
   return info as ProbeResult<K>
 }
 
+/**
+ * The file's first timecode: the format's tag (an MXF's material package), else a QuickTime tmcd
+ * track's, else the first stream's that has one; with its frames from midnight at `fps` when the
+ * label fits that rate (a label that does not is kept, without frames).
+ */
+function fileTimecode(json: FfprobeJson, fps: string): { offset_string?: string; offset_frames?: number } {
+  const streams = json.streams ?? []
+  const label = lowerKeys(json.format?.tags).timecode
+    ?? streams.filter((s) => s.codec_tag_string === 'tmcd').map((s) => lowerKeys(s.tags).timecode).find(Boolean)
+    ?? streams.map((s) => lowerKeys(s.tags).timecode).find(Boolean)
+  if (!label) return {}
+  const read = readTimecode(label, ratio(fps), { lenient: true })
+  if ('error' in read) return /^\d{2}:\d{2}:\d{2}[:;.,]\d{2}$/.test(label) ? { offset_string: label } : {}
+  return { offset_string: label, ...(read.frames !== undefined ? { offset_frames: read.frames } : {}) }
+}
+
+function videoFacts(picture: FfprobeStream, streams: FfprobeStream[]): VideoFacts {
+  const sar = ratio(picture.sample_aspect_ratio)
+  const facts: VideoFacts = {
+    video_codec: picture.codec_name ?? '',
+    video_profile: picture.profile,
+    bit_depth: bitDepth(picture),
+    pix_fmt: picture.pix_fmt,
+    field_order: FIELD_ORDER[picture.field_order ?? ''],
+    sample_aspect_ratio: sar ? `${sar.num}:${sar.den}` : '1:1',
+    color_primaries: known(picture.color_primaries),
+    color_transfer: known(picture.color_transfer),
+    rotation: rotationOf(picture),
+    variable_frame_rate: variableRate(picture),
+    audio_streams: audioStreams(streams),
+  }
+  for (const key of Object.keys(facts) as (keyof VideoFacts)[]) if (facts[key] === undefined) delete facts[key]
+  return facts
+}
+
+/** ffprobe's field_order (coded order, then display order) → which field is shown first. */
+const FIELD_ORDER: Record<string, VideoFacts['field_order']> = { progressive: 'progressive', tt: 'tff', bt: 'tff', bb: 'bff', tb: 'bff' }
+
+const known = (text: string | undefined) => (text && text !== 'unknown' && text !== 'unspecified' ? text : undefined)
+
+function bitDepth(stream: FfprobeStream): number | undefined {
+  const raw = Number(stream.bits_per_raw_sample)
+  if (Number.isInteger(raw) && raw > 0) return raw
+  if (!stream.pix_fmt) return undefined
+  const m = /p(\d+)(?:le|be)$/.exec(stream.pix_fmt)
+  return m ? Number(m[1]) : 8
+}
+
+/**
+ * Clockwise degrees, 0-359. ffprobe's display-matrix rotation is libavutil's counterclockwise
+ * angle (a phone's portrait clip says -90); the old rotate tag is clockwise already.
+ */
+function rotationOf(stream: FfprobeStream): number {
+  const matrix = stream.side_data_list?.find((d) => d.side_data_type === 'Display Matrix' && typeof d.rotation === 'number')
+  const tag = Number(lowerKeys(stream.tags).rotate)
+  const clockwise = matrix ? -matrix.rotation! : Number.isFinite(tag) ? tag : 0
+  return ((Math.round(clockwise) % 360) + 360) % 360
+}
+
+function variableRate(stream: FfprobeStream): boolean {
+  const real = ratio(stream.r_frame_rate)
+  const average = ratio(stream.avg_frame_rate)
+  if (!real || !average) return false
+  const r = real.num / real.den
+  const a = average.num / average.den
+  const close = (x: number, y: number) => Math.abs(x - y) <= y * 0.001
+  if (close(a, r)) return false
+  // An interlaced stream's r_frame_rate may count fields: 50/1 for 25i.
+  const interlaced = stream.field_order !== undefined && stream.field_order !== 'progressive' && stream.field_order !== 'unknown'
+  return !(interlaced && close(r, 2 * a))
+}
+
+function audioStreams(streams: FfprobeStream[]): AudioStream[] {
+  return streams.filter((s) => s.codec_type === 'audio').map((s, i) => {
+    const depth = Number(s.bits_per_raw_sample) || s.bits_per_sample || 0
+    return {
+      index: s.index ?? i,
+      codec: s.codec_name ?? '',
+      channels: s.channels ?? 0,
+      channel_layout: s.channel_layout ?? null,
+      sample_rate: Number(s.sample_rate) || 0,
+      bit_depth: depth > 0 ? depth : null,
+    }
+  })
+}
+
+/** An iXML's TIMECODE_RATE ("24000/1001", "25", "29.97") and whether TIMECODE_FLAG says DF. */
+export function ixmlRate(ixml: string | undefined): { rate: Fraction; drop: boolean } | undefined {
+  const text = /<TIMECODE_RATE>\s*([^<]*?)\s*<\/TIMECODE_RATE>/i.exec(ixml ?? '')?.[1]
+  if (!text) return undefined
+  let rate = ratio(text)
+  const decimal = /^(\d+)(?:\.(\d+))?$/.exec(text)
+  if (!rate && decimal) rate = ratio(`${decimal[1]}${decimal[2] ?? ''}/${10 ** (decimal[2]?.length ?? 0)}`)
+  if (!rate) return undefined
+  // 29.97 written as a decimal is the NTSC rate.
+  const value = rate.num / rate.den
+  const ntsc = [[24000, 1001], [30000, 1001], [60000, 1001]].find(([n, d]) => rate!.den !== d && Math.abs(value - n! / d!) < 0.001)
+  if (ntsc) rate = { num: ntsc[0]!, den: ntsc[1]! }
+  return { rate, drop: /<TIMECODE_FLAG>\s*DF\s*<\/TIMECODE_FLAG>/i.test(ixml ?? '') }
+}
+
 const IMAGE_CODECS: Record<string, string> = { mjpeg: 'jpeg', jpegls: 'jpeg-ls' }
 
-function audioInfo(json: FfprobeJson, file: string): AudioInfo {
+function audioInfo(json: FfprobeJson, file: string, ixml?: string): AudioInfo {
   const format = json.format ?? {}
   const tags = lowerKeys(format.tags)
   const streamTimecode = (json.streams ?? []).map((s) => lowerKeys(s.tags).timecode).find(Boolean)
+  // A broadcast WAV's bext time_reference: samples since midnight.
+  const reference = Number(tags.time_reference)
+  const sampleRate = Number((json.streams ?? []).find((s) => s.codec_type === 'audio')?.sample_rate)
+  const speed = ixmlRate(ixml)
+  const bwf = tags.time_reference !== undefined && Number.isSafeInteger(reference) && reference >= 0 && sampleRate > 0
+    ? bwfTimecode(reference, sampleRate, speed?.rate, speed?.drop)
+    : undefined
   const vendorFinal = Object.entries(tags).find(([key]) => /^com\.[^.]+\.final/.test(key))?.[1]
   const info: AudioInfo = {
     name: basename(file),
@@ -198,8 +419,9 @@ function audioInfo(json: FfprobeJson, file: string): AudioInfo {
     compatible_brands: tags.compatible_brands,
     create_time: tags.creation_time,
     encoder: tags.encoder ?? tags.encoded_by,
-    time_code: tags.timecode ?? streamTimecode,
+    time_code: tags.timecode ?? streamTimecode ?? bwf,
     com_vendor_final: vendorFinal,
+    audio_streams: audioStreams(json.streams ?? []),
   }
   for (const key of Object.keys(info) as (keyof AudioInfo)[]) if (info[key] === undefined) delete info[key]
   return info

@@ -1,5 +1,8 @@
-// Proxies (api.md 4.10, service.md 9): a small H.264/AAC MP4 of a video, an AAC .m4a of an
-// audio file, a JPEG of an image, or an existing proxy rewrapped into MP4 without re-encoding.
+// Proxies (api.md 4.10, service.md 9, docs/media.md): a video made as the transcoding profile
+// that applies says (media/profile.ts; none: the built-in default, H.264/AAC in MP4 at 540 lines
+// keeping the source's frame rate, fields, pixel aspect ratio, timecode and audio layout), an AAC
+// .m4a of an audio file, a JPEG of an image, or an existing proxy rewrapped into MP4 without
+// re-encoding.
 //
 // ffmpeg writes into a hidden file in the proxy folder (`.reelhouse-proxy-<random>.<ext>`,
 // created exclusively; the watcher ignores `.reelhouse-*`), which is put in place under its final
@@ -28,10 +31,12 @@ import { join, resolve } from 'node:path'
 import { CancelledError } from '../storage/fs.ts'
 import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
 import type { MediaKind } from './probe.ts'
+import { BUILT_IN, type Container, DEFAULT_PROXY_HEIGHT, type Encoding, type ProfileFields, encodingOf } from './profile.ts'
 
+export { DEFAULT_PROXY_HEIGHT }
+/** The extension of each kind's proxy; a video's follows its profile's container (CONTAINER_EXT). */
 export const PROXY_EXT: Readonly<Record<MediaKind, string>> = { video: '.mp4', audio: '.m4a', image: '.jpg' }
-/** When neither the device nor the default transcoding profile names a height. */
-export const DEFAULT_PROXY_HEIGHT = 540
+export const CONTAINER_EXT: Readonly<Record<Container, string>> = { mp4: '.mp4', mov: '.mov', mxf: '.mxf' }
 export const TEMP_PREFIX = '.reelhouse-proxy-'
 const IDLE_MS = 120_000
 
@@ -53,8 +58,12 @@ type Common = {
    * already ends with it: "42" and "42.mp4" both give 42.mp4.
    */
   baseName: string
-  /** 'refuse' (the default): a taken name is a MediaError 'taken'. 'number': name_1.mp4, name_2.mp4… */
-  ifTaken?: 'refuse' | 'number'
+  /**
+   * 'refuse' (the default): a taken name is a MediaError 'taken'. 'number': name_1.mp4, name_2.mp4…
+   * 'replace': the finished proxy is renamed over the file of that name (a remake: the old proxy
+   * is there until the new one is complete).
+   */
+  ifTaken?: 'refuse' | 'number' | 'replace'
   signal?: AbortSignal
   onProgress?: (progress: ProxyProgress) => void
   /** The source's duration, when the caller probed it already; else it is asked of ffprobe. */
@@ -72,7 +81,9 @@ export type MakeProxyOptions = Common & {
    */
   openSource?: () => number
   kind: MediaKind
-  /** Height in pixels (the device's or the default transcoding profile's); never upscaled. */
+  /** The transcoding profile that applies (checked by profileProblem); none: the built-in default. */
+  profile?: ProfileFields
+  /** Replaces the profile's height (lines at most; never upscaled). */
   height?: number
 }
 
@@ -86,40 +97,123 @@ export type RewrapOptions = Common & {
 /** Makes a proxy of `source`; resolves to its path. */
 export async function makeProxy(ff: Ffmpeg, options: MakeProxyOptions): Promise<string> {
   const { kind } = options
-  const height = options.height ?? DEFAULT_PROXY_HEIGHT
-  if (!Number.isInteger(height) || height < 2) throw new MediaError('failed', `a proxy height must be a whole number of pixels, at least 2 (got ${height})`)
-  return produce(ff, options, kind, 'transcode', proxyArgs(kind, height))
+  const height = options.height
+  if (height !== undefined && (!Number.isInteger(height) || height < 2)) throw new MediaError('failed', `a proxy height must be a whole number of pixels, at least 2 (got ${height})`)
+  let encoding: Encoding
+  try {
+    encoding = encodingOf(options.profile ?? BUILT_IN)
+  } catch (error) {
+    throw new MediaError('failed', (error as Error).message)
+  }
+  if (height !== undefined) encoding = { ...encoding, maxHeight: height, maxWidth: options.profile?.width ?? 0 }
+  const ext = kind === 'video' ? CONTAINER_EXT[encoding.container] : PROXY_EXT[kind]
+  return produce(ff, options, kind, 'transcode', (source) => proxyArgs(kind, encoding, source), ext)
 }
 
 /** Copies the streams of an existing proxy into MP4 (-c copy); resolves to the new path. */
 export async function rewrapProxy(ff: Ffmpeg, options: RewrapOptions): Promise<string> {
-  return produce(ff, options, options.kind ?? 'video', 'rewrap', [
+  const kind = options.kind ?? 'video'
+  return produce(ff, options, kind, 'rewrap', () => [
     // Every video stream but cover pictures, every audio stream; timecode and data tracks stay behind.
     '-map', '0:V?', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4',
-  ])
+  ], PROXY_EXT[kind])
 }
 
-/** ffmpeg's output options for a proxy of `kind`, `height` pixels high at most. */
-export function proxyArgs(kind: MediaKind, height: number): string[] {
-  // Scale down to `height` (to an even number, as yuv420p needs), never up: a proxy larger than
-  // its source costs time and space and shows nothing more.
-  const scale = `scale=w=-2:h='2*trunc(min(${height},ih)/2)'`
-  // Stereo whatever the source has: a proxy is for listening, and AAC takes at most 8 channels.
-  const audio = ['-c:a', 'aac', '-b:a', '160k', '-ac', '2']
-  switch (kind) {
-    case 'video':
-      return [
-        '-map', '0:V:0', '-map', '0:a:0?',
-        // Interlaced frames (broadcast 1080i) are deinterlaced; progressive ones pass untouched.
-        '-vf', `yadif=deint=interlaced,${scale}`,
-        '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p',
-        ...audio, '-movflags', '+faststart', '-f', 'mp4',
-      ]
-    case 'audio':
-      return ['-map', '0:a:0', '-vn', ...audio, '-movflags', '+faststart', '-f', 'mp4']
-    case 'image':
-      return ['-map', '0:V:0', '-frames:v', '1', '-vf', scale, '-c:v', 'mjpeg', '-q:v', '3', '-pix_fmt', 'yuvj420p', '-f', 'image2', '-update', '1']
+/** What proxyArgs needs to know of the source (ffprobe's view of it); absent without ffprobe. */
+export type SourceInfo = {
+  /** Seconds. */
+  duration?: number
+  /** The first video stream that is not a cover picture. */
+  video?: { width: number; height: number; /** "4:3"; absent when unknown. */ sar?: string; fieldOrder: 'tff' | 'bff' | 'progressive' }
+  /** Each audio stream's channels, in order. */
+  audio: number[]
+  /** The source's start timecode (its format's or a stream's tag), e.g. 10:00:00:00. */
+  timecode?: string
+}
+
+/** The size that fits inside maxWidth × maxHeight (0: no limit), keeping the storage aspect, never larger, even (a multiple of `step`). */
+export function fitSize(width: number, height: number, maxWidth: number, maxHeight: number, step = 2): { width: number; height: number } {
+  const scale = Math.min(1, maxWidth > 0 ? maxWidth / width : 1, maxHeight > 0 ? maxHeight / height : 1)
+  // The nearest multiple, unless that passes the limit (or the source's own size).
+  const near = (n: number, by: number, limit: number) => {
+    const round = Math.round(n / by) * by
+    return Math.max(by, round > limit ? Math.floor(n / by) * by : round)
   }
+  return {
+    width: near(width * scale, 2, Math.min(width, maxWidth || width)),
+    height: near(height * scale, step, Math.min(height, maxHeight || height)),
+  }
+}
+
+/**
+ * ffmpeg's output options for a proxy of `kind` made as `enc` says, of a source that ffprobe saw as
+ * `source` (absent: not probed; then sizes are worked out by ffmpeg's filter and the layout is kept
+ * as the first audio stream's).
+ */
+export function proxyArgs(kind: MediaKind, enc: Encoding, source?: SourceInfo): string[] {
+  const timecode = source?.timecode ? ['-timecode', source.timecode] : []
+  const scaleExpr = (max: number) => `scale=w=-2:h='2*trunc(min(${max},ih)/2)'`
+  if (kind === 'image') {
+    const scale = source?.video ? fitScale(source.video, enc, false) : scaleExpr(enc.maxHeight || DEFAULT_PROXY_HEIGHT)
+    return ['-map', '0:V:0', '-frames:v', '1', '-vf', scale, '-c:v', 'mjpeg', '-q:v', '3', '-pix_fmt', 'yuvj420p', '-f', 'image2', '-update', '1']
+  }
+  const audio = audioArgs(enc, source, kind === 'audio' ? 'aac' : undefined)
+  if (kind === 'audio') return [...audio, '-vn', '-movflags', '+faststart', '-f', 'mp4']
+
+  const muxer = [...(enc.container === 'mxf' ? [] : ['-movflags', '+faststart']), '-f', enc.container]
+  if (enc.passthrough) return ['-map', '0:V', '-map', '0:a?', '-c', 'copy', ...timecode, ...muxer]
+
+  // Fields are kept (encoded as fields, in the source's order) unless the profile deinterlaces.
+  const fields = !enc.deinterlace && source?.video && source.video.fieldOrder !== 'progressive' ? source.video.fieldOrder : undefined
+  const filters: string[] = []
+  if (enc.deinterlace) filters.push('yadif=deint=interlaced')
+  if (enc.frameRate) filters.push(`fps=${enc.frameRate}`)
+  filters.push(source?.video ? fitScale(source.video, enc, !!fields) : scaleExpr(enc.maxHeight || DEFAULT_PROXY_HEIGHT))
+  filters.push(`format=${enc.video.pixFmt}`)
+  const v = enc.video
+  const codec =
+    v.encoder === 'libx264'
+      ? ['-c:v', 'libx264', '-preset', 'veryfast', ...(v.bitrate ? ['-b:v', v.bitrate, '-maxrate', v.bitrate, '-bufsize', v.bitrate] : ['-crf', '23']), ...(v.profile ? ['-profile:v', v.profile] : [])]
+      : v.encoder === 'prores_ks'
+        ? ['-c:v', 'prores_ks', '-profile:v', v.profile!, '-vendor', 'apl0']
+        : ['-c:v', 'dnxhd', '-profile:v', v.profile!]
+  // x264 and ProRes code the two fields apart, in the source's order; DNxHR cannot (ffmpeg 5.1 refuses
+  // interlaced DNxHR): its frames hold both fields woven, unscaled across them, and are marked
+  // interlaced in the container, as the source's frames are.
+  const interlaced = fields && v.encoder !== 'dnxhd' ? ['-flags', v.encoder === 'libx264' ? '+ilme+ildct' : '+ildct', '-top', fields === 'tff' ? '1' : '0'] : []
+  return ['-map', '0:V:0', ...audio, '-vf', filters.join(','), ...codec, '-pix_fmt', v.pixFmt, ...interlaced, ...timecode, ...muxer]
+}
+
+/** scale to the fitted size (field by field when fields are kept), keeping the source's pixel aspect ratio. */
+function fitScale(video: NonNullable<SourceInfo['video']>, enc: Encoding, fields: boolean): string {
+  // 4:2:0 fields need a multiple of 4 lines (each field's chroma is whole).
+  const size = fitSize(video.width, video.height, enc.maxWidth, enc.maxHeight, fields ? 4 : 2)
+  return `scale=${size.width}:${size.height}${fields ? ':interl=1' : ''},setsar=${(video.sar ?? '1:1').replace(':', '/')}`
+}
+
+/** -map and codec options of the audio: every stream as it is, or the profile's tracks of channels. */
+function audioArgs(enc: Encoding, source: SourceInfo | undefined, encoder?: 'aac'): string[] {
+  const a = enc.audio
+  if (!a) return ['-an']
+  const codec = ['-c:a', encoder ?? a.encoder, ...(a.sampleRate ? ['-ar', String(a.sampleRate)] : [])]
+  if (!a.layout) return ['-map', '0:a?', ...codec]
+  if (!source) return ['-map', '0:a:0?', '-ac', String(a.layout.channels), ...codec]
+  if (!source.audio.length) return ['-an']
+  // Every channel of every stream in order, dealt out into tracks of `channels`; channels beyond the
+  // source's are silent.
+  const total = source.audio.reduce((n, c) => n + c, 0)
+  const inputs = source.audio.map((_, i) => `[0:a:${i}]`).join('')
+  const all = source.audio.length > 1 ? `${inputs}amerge=inputs=${source.audio.length}[all]` : `[0:a:0]anull[all]`
+  const { tracks, channels } = a.layout
+  const split = `[all]asplit=${tracks}${Array.from({ length: tracks }, (_, t) => `[s${t}]`).join('')}`
+  const pans = Array.from({ length: tracks }, (_, t) => {
+    const map = Array.from({ length: channels }, (_, c) => {
+      const from = t * channels + c
+      return from < total ? `c${c}=c${from}` : `c${c}=0*c0`
+    })
+    return `[s${t}]pan=${channels === 1 ? 'mono' : channels === 2 ? 'stereo' : `${channels}c`}|${map.join('|')}[t${t}]`
+  })
+  return ['-filter_complex', [all, split, ...pans].join(';'), ...Array.from({ length: tracks }, (_, t) => ['-map', `[t${t}]`]).flat(), ...codec]
 }
 
 /** The time limit of one ffmpeg run, as the header says. */
@@ -129,13 +223,15 @@ export function timeLimitMs(operation: 'transcode' | 'rewrap', kind: MediaKind, 
   return 60_000 + Math.ceil(durationSeconds * (operation === 'transcode' ? 10_000 : 2_000))
 }
 
-async function produce(ff: Ffmpeg, options: Common & { source: string; openSource?: () => number }, kind: MediaKind, operation: 'transcode' | 'rewrap', outputArgs: string[]): Promise<string> {
+async function produce(
+  ff: Ffmpeg, options: Common & { source: string; openSource?: () => number }, kind: MediaKind, operation: 'transcode' | 'rewrap',
+  outputArgs: (source?: SourceInfo) => string[], ext: string,
+): Promise<string> {
   const { signal, onProgress } = options
   if (!ff.available.ffmpeg) throw new MediaError('missing', ff.missing('ffmpeg')!)
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
   const source = resolve(options.source)
   const dir = resolve(options.proxyDir)
-  const ext = PROXY_EXT[kind]
   const finalName = nameWithExt(options.baseName, ext)
 
   if (!options.openSource) {
@@ -156,7 +252,10 @@ async function produce(ff: Ffmpeg, options: Common & { source: string; openSourc
   if ((options.ifTaken ?? 'refuse') === 'refuse' && (await taken(join(dir, finalName))))
     throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
 
-  const duration = kind === 'image' ? undefined : options.durationSeconds ?? (await withSource((name, input) => durationOf(ff, name, signal, input)))
+  // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it.
+  const info = operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input))
+  const duration = kind === 'image' ? undefined : options.durationSeconds ?? info?.duration ?? (operation === 'rewrap' ? await withSource((name, input) => durationOf(ff, name, signal, input)) : undefined)
+  const args = outputArgs(info)
   const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`)
   try {
     // Made exclusively (O_EXCL: no file or link of that name is followed); ffmpeg then writes it.
@@ -171,7 +270,7 @@ async function produce(ff: Ffmpeg, options: Common & { source: string; openSourc
     await withSource((name, input) => ff.run('ffmpeg', [
       '-nostdin', '-hide_banner', '-v', 'error', '-nostats', '-progress', 'pipe:1', '-y',
       '-protocol_whitelist', 'file', '-i', `file:${name}`,
-      ...outputArgs,
+      ...args,
       `file:${temp}`,
     ], {
       timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
@@ -208,7 +307,13 @@ function nameWithExt(name: string, ext: string): string {
 const taken = (path: string) => lstat(path).then(() => true, () => false)
 
 /** Gives the finished hidden file its name without overwriting; resolves to the final path. */
-async function place(temp: string, dir: string, finalName: string, ifTaken: 'refuse' | 'number'): Promise<string> {
+async function place(temp: string, dir: string, finalName: string, ifTaken: 'refuse' | 'number' | 'replace'): Promise<string> {
+  if (ifTaken === 'replace') {
+    // rename replaces the old proxy in one step: a reader sees the old file or the new one.
+    const target = join(dir, finalName)
+    await rename(temp, target)
+    return target
+  }
   const dot = finalName.lastIndexOf('.')
   for (let n = 0; n <= 9999; n++) {
     const name = n === 0 ? finalName : `${finalName.slice(0, dot)}_${n}${finalName.slice(dot)}`
@@ -236,6 +341,36 @@ async function place(temp: string, dir: string, finalName: string, ifTaken: 'ref
     }
   }
   throw new MediaError('taken', `${join(dir, finalName)} and its numbered variants up to _9999 exist`)
+}
+
+/** What ffprobe sees of the source (proxyArgs' SourceInfo); undefined without ffprobe or when it cannot read it. */
+async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number): Promise<SourceInfo | undefined> {
+  if (!ff.available.ffprobe) return undefined
+  let json: { format?: { duration?: string; tags?: Record<string, string> }; streams?: Record<string, any>[] }
+  try {
+    const { stdout } = await ff.run('ffprobe', [
+      '-v', 'error', '-protocol_whitelist', 'file', '-of', 'json',
+      '-show_entries', 'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic',
+      `file:${source}`,
+    ], { timeoutMs: 30_000, signal, input })
+    json = JSON.parse(stdout)
+  } catch (error) {
+    if (error instanceof CancelledError) throw error
+    // ffmpeg's own error about an unreadable source says more; let it speak.
+    return undefined
+  }
+  const streams = json.streams ?? []
+  const seconds = Number(json.format?.duration)
+  const v = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width > 0 && s.height > 0)
+  const order = String(v?.field_order ?? '')
+  const sar = typeof v?.sample_aspect_ratio === 'string' && /^[1-9]\d*:[1-9]\d*$/.test(v.sample_aspect_ratio) ? v.sample_aspect_ratio : undefined
+  const timecode = [json.format?.tags?.timecode, ...streams.map((s) => s.tags?.timecode)].find((t) => typeof t === 'string' && /^\d\d:\d\d:\d\d[:;.]\d\d$/.test(t))
+  return {
+    duration: Number.isFinite(seconds) && seconds > 0 ? seconds : undefined,
+    video: v ? { width: v.width, height: v.height, sar, fieldOrder: order === 'tt' || order === 'tb' ? 'tff' : order === 'bb' || order === 'bt' ? 'bff' : 'progressive' } : undefined,
+    audio: streams.filter((s) => s.codec_type === 'audio' && s.channels > 0).map((s) => s.channels as number),
+    timecode,
+  }
 }
 
 /** The source's duration in seconds from ffprobe, for progress and the time limit; undefined when unknown. */

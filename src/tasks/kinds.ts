@@ -49,6 +49,16 @@ export type ImportParams = {
   user?: number
 }
 
+/** A proxy made again (modules/assetimport/proxy.task.ts). */
+export type ProxyParams = {
+  asset: number
+  kind: MediaKind
+  /** The transcoding profile that applied when it was asked for (read again when the task runs); null: the built-in default. */
+  profile: number | null
+  /** Who asked (the task checks their write access again); none for the command line. */
+  user?: number
+}
+
 export type ScanParams = {
   device: number
   /** Absolute folders or files to look at again; null: the whole device. */
@@ -59,6 +69,7 @@ export type TaskParams = {
   copy: CopyParams
   delete: DeleteParams
   import: ImportParams
+  proxy: ProxyParams
   scan: ScanParams
 }
 

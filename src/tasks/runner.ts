@@ -4,7 +4,7 @@
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with
 // the same target run one after the other, in the order they were made.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import { type Db, dataVersionOf } from '../db/client.ts'
 import { type TaskTarget, tasks } from '../db/schema.ts'
 import { CancelledError } from '../storage/fs.ts'
 import type { Log } from '../util/log.ts'
@@ -85,6 +85,12 @@ const announced = (task: TaskRow) =>
   task.attempts > 0 || !(task.kind === 'import' || (task.kind === 'scan' && (task.params as { paths?: unknown }).paths !== null))
 
 const PROGRESS_EVERY_MS = 250
+/**
+ * How often the runner looks whether another process (a command line such as `reelhouse proxies
+ * remake`) committed to the catalogue, which may have queued tasks: a read of data_version, and a
+ * claim only when it changed.
+ */
+const FOREIGN_EVERY_MS = 1000
 const STOP_WAIT_MS = 5000
 /** How long a cancel waits for a running task to reach its next safe point before answering. */
 const CANCEL_WAIT_MS = 10_000
@@ -278,6 +284,10 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     await cleanup().catch((error: Error) => log.warn('a cancelled task left something behind', { ...fieldsOf(row), error: error.message }))
   }
 
+  /** Tasks queued by another process: claimed once its commit is seen (FOREIGN_EVERY_MS). */
+  let foreignTimer: Timer | undefined
+  const version = dataVersionOf(db)
+
   const openForTarget = db.$client.query<{ id: number }, [string, number]>(
     "SELECT id FROM tasks WHERE state IN ('queued', 'running') AND json_extract(target, ?) = ? ORDER BY id")
 
@@ -293,6 +303,16 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       }
       started = true
       pump()
+      let seen = version.get()
+      foreignTimer = setInterval(() => {
+        if (closed || stopping) return
+        version.refresh()
+        const now = version.get()
+        if (now === seen) return
+        seen = now
+        if (running.size < concurrency) wake()
+      }, FOREIGN_EVERY_MS)
+      foreignTimer.unref()
     },
 
     /**
@@ -360,6 +380,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
      */
     async stop(waitMs = STOP_WAIT_MS) {
       stopping = true
+      clearInterval(foreignTimer)
       for (const r of running.values()) r.controller.abort(SHUTDOWN)
       let timer: Timer | undefined
       const settled = Promise.allSettled([...running.values()].map((r) => r.done))

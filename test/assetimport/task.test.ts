@@ -99,6 +99,16 @@ function videoMembersOf(path: string) {
   }
 }
 
+/**
+ * The members docs/media.md adds for a 320×240 H.264 clip of makeMedia (test/assetimport/
+ * probe-facts.test.ts checks them on every kind of file).
+ */
+const h264Facts = (path: string, audio_streams: unknown[] = []) => ({
+  video_codec: 'h264', video_profile: streamOf(path, 'video').profile, bit_depth: 8, pix_fmt: 'yuv420p', field_order: 'progressive',
+  sample_aspect_ratio: '1:1', rotation: 0, variable_frame_rate: false, audio_streams,
+})
+const aacMono = (index: number) => ({ index, codec: 'aac', channels: 1, channel_layout: 'mono', sample_rate: 48000, bit_depth: null })
+
 /** A proxy of the asset: inside the production's proxy_root, there, with these streams. */
 function expectProxy(path: string, streams: string[]) {
   expect(path.startsWith(show.proxy_root)).toBe(true)
@@ -114,8 +124,11 @@ describe('probing and proxies', () => {
     const asset = await assetOf(app.request, id)
     const probed = videoMembersOf(path)
     expect(probed).toMatchObject({ duration: 50, fps: '25/1', width: 320, height: 240 })
-    expect(asset).toMatchObject({ status_asset: 6, path_file: path, technical: { ...probed, annotation_markers: [] } })
-    expect(Object.keys(asset.technical).sort()).toEqual(['annotation_markers', ...Object.keys(probed)].sort())
+    expect(asset).toMatchObject({ status_asset: 6, path_file: path })
+    // The clip's timecode track says 01:00:00:00: 90000 frames at 25.
+    expect(asset.technical).toEqual({
+      ...probed, annotation_markers: [], offset_string: '01:00:00:00', offset_frames: 90000, timecode_source: 'file', ...h264Facts(path, [aacMono(1)]),
+    })
     expectProxy(asset.path_proxy, ['video:h264', 'audio:aac'])
     expect((await importTasksOf(app.request, id)).map((t) => t.state)).toEqual(['done'])
   })
@@ -126,7 +139,7 @@ describe('probing and proxies', () => {
     const asset = await assetOf(app.request, id)
     const probed = videoMembersOf(path)
     expect(probed).toMatchObject({ fps: '30000/1001', duration: 30 })
-    expect(asset.technical).toEqual({ ...probed, annotation_markers: [] })
+    expect(asset.technical).toEqual({ ...probed, annotation_markers: [], ...h264Facts(path) })
     expectProxy(asset.path_proxy, ['video:h264'])
   })
 
@@ -139,7 +152,7 @@ describe('probing and proxies', () => {
       name: basename(path), filename: path, nb_Streams: format.nb_streams, formate_name: format.format_name,
       format_long_name: format.format_long_name, start_time: format.start_time, duration: format.duration, size: format.size,
       bit_rate: format.bit_rate, major_brand: tags.major_brand, minor_version: tags.minor_version,
-      compatible_brands: tags.compatible_brands, create_time: tags.creation_time, encoder: tags.encoder,
+      compatible_brands: tags.compatible_brands, create_time: tags.creation_time, encoder: tags.encoder, audio_streams: [aacMono(0)],
     }).filter(([, v]) => v !== undefined))
     expect(expected).toMatchObject({ formate_name: 'mov,mp4,m4a,3gp,3g2,mj2', create_time: '2024-05-01T10:00:00.000000Z' })
     const asset = await assetOf(app.request, id, 'audio')
@@ -162,8 +175,10 @@ describe('probing and proxies', () => {
     const video = place(media.video)
     const id = await imported(importBody(video, { width: 1920, fps: '24', format: 'given-format', display_aspect_ratio: '16:9' }))
     const probed = videoMembersOf(video)
+    // The file's timecode, 01:00:00:00, is counted at the fps the request gave: 86400 frames at 24.
     expect((await assetOf(app.request, id)).technical).toEqual({
       annotation_markers: [], width: 1920, fps: '24/1', format: 'given-format', display_aspect_ratio: '16:9', height: probed.height, duration: probed.duration,
+      offset_string: '01:00:00:00', offset_frames: 86400, timecode_source: 'file', ...h264Facts(video, [aacMono(1)]),
     })
     const audio = place(media.audio)
     const audioId = await imported(importBody(audio, {}, { technical_details: { encoder: 'mine', duration: '99.000000' } }, { type: 'audio' }), 'audio')

@@ -148,7 +148,8 @@ const ENDPOINTS: Record<string, Endpoint> = {
       audio_data_rate: 'string', tracks: 'integer', channels_per_track: 'integer', bits_per_sample: 'integer', sample_rate: 'integer',
     },
     refused: [['width', -1], ['height', 2 ** 40], ['sample_rate', -48000], ['name', '']],
-    names: ['name', 'codec_name'],
+    // codec_name is checked against what ffmpeg makes (media/profile.ts): display_aspect_ratio is free text.
+    names: ['name', 'display_aspect_ratio'],
     paths: [],
     unique: [{ field: 'name', same: (first) => ({ name: first.name }) }],
   },

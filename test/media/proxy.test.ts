@@ -5,6 +5,7 @@ import { copyFileSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync
 import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { type MakeProxyOptions, TEMP_PREFIX, makeProxy, proxyArgs, rewrapProxy, timeLimitMs } from '../../src/media/proxy.ts'
+import { BUILT_IN, encodingOf } from '../../src/media/profile.ts'
 import { CancelledError } from '../../src/storage/fs.ts'
 import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, disposableDir } from '../helpers/media.ts'
 
@@ -175,10 +176,18 @@ test(hasFfmpeg ? 'bad requests: a missing source, a missing folder, a name with 
 })
 
 test('the argument lists and time limits', () => {
-  expect(proxyArgs('video', 540)).toEqual([
-    '-map', '0:V:0', '-map', '0:a:0?', '-vf', "yadif=deint=interlaced,scale=w=-2:h='2*trunc(min(540,ih)/2)'",
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '160k', '-ac', '2', '-movflags', '+faststart', '-f', 'mp4',
+  // The built-in default of a 1080i source with two mono tracks and a timecode: fields kept (x264
+  // codes them in the source's order), every audio stream as it is, the timecode carried.
+  const source = { video: { width: 1920, height: 1080, sar: '1:1', fieldOrder: 'tff' as const }, audio: [1, 1], timecode: '10:00:00:00' }
+  expect(proxyArgs('video', encodingOf(BUILT_IN), source)).toEqual([
+    '-map', '0:V:0', '-map', '0:a?', '-c:a', 'aac', '-vf', 'scale=960:540:interl=1,setsar=1/1,format=yuv420p',
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', '-flags', '+ilme+ildct', '-top', '1',
+    '-timecode', '10:00:00:00', '-movflags', '+faststart', '-f', 'mp4',
+  ])
+  // Not probed (no ffprobe): ffmpeg's scale works the size out.
+  expect(proxyArgs('video', encodingOf(BUILT_IN))).toEqual([
+    '-map', '0:V:0', '-map', '0:a?', '-c:a', 'aac', '-vf', "scale=w=-2:h='2*trunc(min(540,ih)/2)',format=yuv420p",
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-f', 'mp4',
   ])
   expect(timeLimitMs('transcode', 'video', 120)).toBe(60_000 + 1_200_000)
   expect(timeLimitMs('rewrap', 'audio', 120)).toBe(60_000 + 240_000)

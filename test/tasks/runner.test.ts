@@ -33,6 +33,7 @@ beforeEach(() => {
     },
     delete: async ({ task }) => void ran.push(`delete ${task.id} ${task.params.bundle_root}`),
     import: async ({ task }) => void ran.push(`import ${task.id}`),
+    proxy: async ({ task }) => void ran.push(`proxy ${task.id}`),
     scan: async ({ task }) => void ran.push(`scan ${task.id}`),
   }
   runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
@@ -118,7 +119,7 @@ test('a restart with a task of a key still running and another of the key queued
   expect(second).toEqual({ id: first.id + 1, merged: false })
   // A shutdown leaves the first running; the next start queues it again beside the second.
   await runner.stop(0)
-  const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: { copy: async () => {}, delete: async () => {}, import: async () => {}, scan: async () => {} } })
+  const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: { copy: async () => {}, delete: async () => {}, import: async () => {}, proxy: async () => {}, scan: async () => {} } })
   expect(() => again.start()).not.toThrow()
   await again.idle()
   expect(states().map((s) => s.state)).toEqual(['done', 'done'])
@@ -132,7 +133,7 @@ test("a handler's last write is committed with the task's end: done with it, or 
   const withLast = createRunner(db, {
     concurrency: 1, log: silentLog,
     handlers: {
-      copy: noop, delete: noop, scan: noop,
+      copy: noop, delete: noop, proxy: noop, scan: noop,
       import: async ({ task }) => () => {
         mark.run(task.id)
         if (task.params.asset === 2) throw new Error('the last write failed')
@@ -190,7 +191,7 @@ test("a task a shutdown left running is queued again at each start with that sta
       seen.push([task.id, task.attempts])
       return new Promise(() => {})
     },
-    delete: async () => {}, import: async () => {}, scan: async () => {},
+    delete: async () => {}, import: async () => {}, proxy: async () => {}, scan: async () => {},
   }
   await runner.stop(0)
   for (const attempt of [1, 2]) {

@@ -27,6 +27,7 @@ import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
+import { mergeProbed } from './probed.ts'
 
 type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
 
@@ -209,8 +210,8 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           } finally {
             closeSync(fd)
           }
-          const filled = Object.fromEntries(Object.entries(info).filter(([k]) => !params.given.includes(k)))
-          media.setTechnical(asset.id, { ...asset.technical, ...filled }, by)
+          // What the requests gave wins; a timecode a user set is kept (probed.ts).
+          media.setTechnical(asset.id, mergeProbed(params.kind, asset.technical, info, params.given), by)
           advance(IMPORT_STATUS.probed)
         }
 

@@ -40,6 +40,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { AppError, type ErrorEntry, entry, fromValidation } from '../../http/errors.ts'
 import { parseDate } from '../../util/dates.ts'
+import { readTimecode } from '../../media/timecode.ts'
 import { ASSET_KINDS, AssetImport, type AssetImportTechnicalDetails, type ArchiveType, type AssetImportBody, type AssetKind } from './model.ts'
 
 /** Keyword categories and keywords of one request together (each is a row or two written). */
@@ -197,34 +198,8 @@ export function readFps(value: unknown): Fraction | undefined {
 
 export const fpsText = (fps: Fraction) => `${fps.num}/${fps.den}`
 
-/** A timecode's frame labels per second: the rate rounded up (25 → 25, 29.97 → 30, 23.976 → 24). */
-const timecodeBase = (fps: Fraction) => Math.ceil(fps.num / fps.den)
-
-const SMPTE = /^(\d{2}):(\d{2}):(\d{2})([:;])(\d{2})$/
-
-/**
- * Reads SMPTE timecode, HH:MM:SS:FF or HH:MM:SS;FF (drop frame). Returns the frame count from
- * 00:00:00:00 when fps is known (undefined when not), or the reason the text is not a timecode.
- */
-export function readTimecode(text: string, fps: Fraction | undefined): { frames: number | undefined } | { error: string } {
-  const m = SMPTE.exec(text)
-  if (!m) return { error: 'Not a SMPTE timecode: use HH:MM:SS:FF, or HH:MM:SS;FF for drop frame.' }
-  const [h, mi, s, f] = [m[1], m[2], m[3], m[5]].map(Number) as [number, number, number, number]
-  const drop = m[4] === ';'
-  if (h > 23 || mi > 59 || s > 59) return { error: 'Timecode out of range: hours 00-23, minutes and seconds 00-59.' }
-  if (!fps) return { frames: undefined }
-  const base = timecodeBase(fps)
-  if (f >= base) return { error: `Timecode frames must be below ${base} at ${fpsText(fps)} fps.` }
-  const seconds = (h * 60 + mi) * 60 + s
-  if (!drop) return { frames: seconds * base + f }
-  if (base % 30 !== 0 || fps.num % fps.den === 0)
-    return { error: `Drop-frame timecode (;) needs an NTSC rate such as 30000/1001 or 60000/1001, not ${fpsText(fps)}.` }
-  const dropped = base / 15 // labels skipped each minute: 2 at 29.97, 4 at 59.94
-  if (s === 0 && mi % 10 !== 0 && f < dropped)
-    return { error: `Drop-frame timecode skips frames 00-${String(dropped - 1).padStart(2, '0')} at the start of each minute but every tenth.` }
-  const minutes = h * 60 + mi
-  return { frames: seconds * base + f - dropped * (minutes - Math.floor(minutes / 10)) }
-}
+/** SMPTE timecode to frames (src/media/timecode.ts: the probe reads a file's timecode with it too). */
+export { readTimecode }
 
 const NOT_A_RATE = 'Not a frame rate: use a positive integer, decimal or fraction ("25", "29.97", "30000/1001").'
 const NOT_A_DATE = 'Not a date: use YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ].'

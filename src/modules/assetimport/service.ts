@@ -30,6 +30,7 @@ import { canRead, canWrite, requireWrite } from '../users/access.ts'
 import { actorOf, historyOf, system } from '../history/service.ts'
 import type { Principal } from '../users/service.ts'
 import { type ImportRequest, refuseTooManyKeywords } from './rules.ts'
+import { TIMECODE_MEMBERS } from './probed.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
 
 export type { ImportParams }
@@ -247,6 +248,12 @@ export function createImports(
       const now = isoTimestamp()
       const technical: Record<string, unknown> =
         kind === 'video' ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]])) : { ...req.asset.technical_details }
+      // A timecode the request gives is the user's: it replaces the asset's whole timecode, and
+      // later imports keep it (probed.ts).
+      const timecodeGiven = TIMECODE_MEMBERS[kind].some((m) => technical[m] !== undefined)
+      const withoutTimecode = (current: Record<string, unknown>) =>
+        timecodeGiven ? Object.fromEntries(Object.entries(current).filter(([k]) => !TIMECODE_MEMBERS[kind].includes(k))) : current
+      if (timecodeGiven) technical.timecode_source = 'request'
       /**
        * The columns an import writes, over what the asset at this path (if any) already has. An
        * asset whose file a queued or running task moves stays out of production until it is done.
@@ -277,7 +284,7 @@ export function createImports(
         const by = actor.id === 0 ? system(options?.newOnly ? 'watcher' : 'import') : actorOf(actor, 'import')
         if (!options?.newOnly) deps.media.forgetDismissed(file.path)
         const assetId = current
-          ? (tx.update(mediaAssets).set({ ...values, technical: { ...current.technical, ...technical }, date_del: meta.date_del ?? current.date_del })
+          ? (tx.update(mediaAssets).set({ ...values, technical: { ...withoutTimecode(current.technical), ...technical }, date_del: meta.date_del ?? current.date_del })
               .where(eq(mediaAssets.id, current.id)).run(), current.id)
           // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
           : insertAsset.get({

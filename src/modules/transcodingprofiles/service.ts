@@ -3,13 +3,24 @@ import { and, eq, getTableColumns, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { transcodingProfiles } from '../../db/schema.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
-import { AppError, noSuchRecord, notFound, unique } from '../../http/errors.ts'
+import { AppError, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
+import { BUILT_IN, type ProfileFields, profileProblem } from '../../media/profile.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import { requirePerm } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 
 type Row = typeof transcodingProfiles.$inferSelect
 const FIELDS = Object.keys(getTableColumns(transcodingProfiles)).filter((k) => k !== 'id') as (keyof Row)[]
+
+/**
+ * A profile ffmpeg cannot make is refused when it is created or changed (400 invalid at the field;
+ * media/profile.ts says what is made), not discovered at the first import. Unset fields are the
+ * table's defaults, which are the built-in default's.
+ */
+function refuseUnmakeable(profile: Partial<ProfileFields>) {
+  const problem = profileProblem({ ...BUILT_IN, ...profile })
+  if (problem) throw invalid(problem.pointer, `ffmpeg cannot make this proxy: ${problem.detail}.`)
+}
 
 export function createTranscodingProfiles(db: Db) {
   const history = historyOf(db)
@@ -26,6 +37,7 @@ export function createTranscodingProfiles(db: Db) {
   return {
     create(body: Partial<Row> & { name: string }, user: Principal): Row {
       nameFree(body.name)
+      refuseUnmakeable(body)
       return db.transaction(() => {
         const row = db.insert(transcodingProfiles).values(body).returning().get()
         history.created(actorOf(user), { resource: 'transcodingprofile', id: row.id }, row, FIELDS)
@@ -39,6 +51,7 @@ export function createTranscodingProfiles(db: Db) {
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
       const next = overlay(row, body, FIELDS)
       if (next.name !== row.name) nameFree(next.name, id)
+      refuseUnmakeable(next)
       return db.transaction(() => {
         const after = db.update(transcodingProfiles).set(next).where(eq(transcodingProfiles.id, id)).returning().get()!
         history.updated(actorOf(user), { resource: 'transcodingprofile', id }, row, after, FIELDS)

@@ -1,0 +1,213 @@
+// Remaking proxies (docs/media.md, "Remaking proxies"): a `proxy` task makes an asset's proxy
+// again with the transcoding profile that applied when it was asked for (POST
+// /api/{kind}assets/{id}/proxy/, or `reelhouse proxies remake` for a production's assets, one
+// task per asset, run as the task concurrency allows). The new proxy is written under a hidden
+// name and renamed over the old one only when complete (media/proxy.ts, ifTaken 'replace'):
+// until then the old proxy and path_proxy stay as they are, and a failed remake leaves them so.
+// The profile is read again when the task runs (a changed profile is what is made); one deleted
+// since gives way to the profile that applies then.
+import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { and, asc, eq } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { type MediaKind, devices, mediaAssets, productions, tasks, transcodingProfiles } from '../../db/schema.ts'
+import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
+import type { Ffmpeg } from '../../media/ffmpeg.ts'
+import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
+import { CONTAINER_EXT, PROXY_EXT, type ProxyProgress, makeProxy } from '../../media/proxy.ts'
+import { CancelledError } from '../../storage/fs.ts'
+import { aliasProblem, deviceFor, fileOnDevice, makeDirInside } from '../../storage/paths.ts'
+import { removeFileInside } from '../../storage/remove.ts'
+import { describe } from '../../storage/errors.ts'
+import type { ProxyParams } from '../../tasks/kinds.ts'
+import type { Handler, Runner, TaskOf } from '../../tasks/runner.ts'
+import { isoTimestamp } from '../../util/time.ts'
+import { type Actor, actorOf, system } from '../history/service.ts'
+import type { MediaAssets } from '../mediaassets/service.ts'
+import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
+import { canReadAsset, canWrite, requirePerm, requireWrite } from '../users/access.ts'
+import type { Principal, Users } from '../users/service.ts'
+
+type ProfileRow = typeof transcodingProfiles.$inferSelect
+
+/** The transcoding profile that applies to a file on `deviceId`: the device's, else the default one; undefined: the built-in default. */
+export function profileFor(db: Db, deviceId: number): ProfileRow | undefined {
+  const device = db.select().from(devices).where(eq(devices.id, deviceId)).get()
+  return (
+    (device?.transcoding_profile ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get() : undefined) ??
+    db.select().from(transcodingProfiles).where(eq(transcodingProfiles.default_profile, true)).orderBy(asc(transcodingProfiles.id)).get()
+  )
+}
+
+/**
+ * The profile to make a proxy with, and a warning when it cannot be used: a profile stored before
+ * profiles were checked (or by another program) that ffmpeg cannot make gives way to the built-in
+ * default, with a warning, rather than failing every import.
+ */
+export function usableProfile(profile: ProfileRow | undefined): { profile?: ProfileFields; warning?: string } {
+  if (!profile) return {}
+  const problem = profileProblem(profile)
+  if (!problem) return { profile }
+  return { warning: `the transcoding profile "${profile.name}" cannot be made (${problem.pointer.slice(1)}: ${problem.detail}); the built-in default was used` }
+}
+
+/**
+ * The asset's file, opened (no link followed, never waiting on a FIFO) and checked to be the file
+ * catalogued (device and inode; the path gate's when none is recorded): ffprobe and ffmpeg read
+ * that descriptor, not whatever the path names by then.
+ */
+export function openCatalogued(allDevices: Parameters<typeof fileOnDevice>[0], a: { path_file: string; file_dev: number | null; file_ino: number | null }): number {
+  const file = fileOnDevice(allDevices, a.path_file)
+  if (file.stat?.kind !== 'file') throw new Error('path_file is no longer a regular file')
+  const want = a.file_dev !== null && a.file_ino !== null ? { dev: a.file_dev, ino: a.file_ino } : file.stat
+  let fd: number
+  try {
+    fd = openSync(a.path_file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    throw new Error(`path_file cannot be opened: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  const s = fstatSync(fd)
+  if (s.isFile() && s.dev === want.dev && s.ino === want.ino) return fd
+  closeSync(fd)
+  throw new Error(s.isFile() ? 'path_file is no longer the file that was imported (another file is in its place)' : 'path_file is no longer a regular file')
+}
+
+/** A queued remake of `asset`: one per asset (a second request while it waits joins it). */
+function newTask(asset: { id: number; kind: MediaKind; production: number }, params: ProxyParams) {
+  return { kind: 'proxy' as const, target: { [`${asset.kind}asset`]: asset.id }, production: asset.production, params, key: `proxy:${asset.id}` }
+}
+
+/**
+ * Writes proxy tasks without a runner (the command line, in its own process): a serve running on
+ * the catalogue sees the commit and takes them (tasks/runner.ts), else the next serve does.
+ * A queued remake of the same asset is kept instead (the unique key). Answers the tasks' ids.
+ */
+export function queueRemakes(db: Db, production: string, profileName?: string): { production: { id: number; name: string }; queued: number[]; skipped: number } {
+  const prod = db.select().from(productions).where(eq(productions.name, production)).get() ??
+    (/^[1-9]\d{0,15}$/.test(production) ? db.select().from(productions).where(eq(productions.id, Number(production))).get() : undefined)
+  if (!prod) throw new AppError(404, 'not_found', `no production named ${JSON.stringify(production)}`)
+  let profile: number | undefined
+  if (profileName !== undefined) {
+    const row = db.select().from(transcodingProfiles).where(eq(transcodingProfiles.name, profileName)).get()
+    if (!row) throw new AppError(404, 'not_found', `no transcoding profile named ${JSON.stringify(profileName)}`)
+    const problem = profileProblem(row)
+    if (problem) throw new AppError(400, 'invalid', `the transcoding profile "${row.name}" cannot be made: ${problem.pointer.slice(1)}: ${problem.detail}`)
+    profile = row.id
+  }
+  return db.transaction(() => {
+    // Assets with a file to make a proxy of: in production, not archive-only.
+    const assets = db.select({ id: mediaAssets.id, kind: mediaAssets.kind, production: mediaAssets.production, device: mediaAssets.device }).from(mediaAssets)
+      .where(and(eq(mediaAssets.production, prod.id), eq(mediaAssets.is_production, true))).orderBy(asc(mediaAssets.id)).all()
+    const queued: number[] = []
+    let skipped = 0
+    for (const a of assets) {
+      const t = newTask(a, { asset: a.id, kind: a.kind, profile: profile ?? profileFor(db, a.device)?.id ?? null })
+      const row = db.insert(tasks).values({ kind: t.kind, target: t.target, production: t.production, params: t.params, key: t.key, date_add: isoTimestamp() }).onConflictDoNothing().returning({ id: tasks.id }).get()
+      if (row) queued.push(row.id)
+      else skipped++
+    }
+    return { production: { id: prod.id, name: prod.name }, queued, skipped }
+  })
+}
+
+export function createProxies(db: Db, deps: { media: MediaAssets; runner: Runner }) {
+  return {
+    /**
+     * POST /api/{kind}assets/{id}/proxy/: queues a remake with the profile that applies now. Needs
+     * what an update needs (the change codename and write access); 409 for an asset with no file
+     * in production (archive-only or offline).
+     */
+    queue(kind: MediaKind, id: number, user: Principal): TaskOf<'proxy'> {
+      const row = deps.media.byId(id)
+      if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
+      requirePerm(user, EDIT_CODENAMES[kind].change)
+      requireWrite(user, row.production)
+      if (!row.is_production) throw new AppError(409, 'conflict', 'The asset has no file in production (archive-only or offline): there is nothing to make a proxy of.')
+      const profile = profileFor(db, row.device)
+      const { id: taskId } = db.transaction((tx) =>
+        deps.runner.enqueue(tx, { ...newTask(row, { asset: id, kind, profile: profile?.id ?? null, user: user.id }), merge: (queued, added) => ({ ...queued, ...added }) }))
+      return deps.runner.get(taskId) as TaskOf<'proxy'>
+    },
+  }
+}
+
+export type Proxies = ReturnType<typeof createProxies>
+
+/** What a proxy task's log lines name: the asset and its file. */
+export const proxySubject = (media: MediaAssets) => (task: TaskOf<'proxy'>) => ({
+  [`${task.params.kind}asset`]: task.params.asset,
+  path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
+})
+
+type ProxyDeps = { media: MediaAssets; users: Users; ffmpeg: () => Promise<Ffmpeg> }
+
+export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
+  const { media } = deps
+  return async ({ task, signal, progress, report }) => {
+    const params = task.params
+    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+    const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
+    // Checked again as the task starts (service.md 5): the user who asked may still write there.
+    if (params.user !== undefined && !askedBy) throw new Error('the user who asked for the proxy no longer exists')
+    const asset = media.byId(params.asset)
+    if (!asset) throw new Error('the asset is gone')
+    if (askedBy && !canWrite(askedBy, asset.production)) throw new Error(`the user who asked for the proxy no longer has write access to production ${asset.production}`)
+    if (!asset.is_production) throw new Error('the asset has no file in production (archive-only or offline)')
+    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, ...(asset.path_proxy ? { path_proxy: asset.path_proxy } : {}) })
+    const ff = await deps.ffmpeg()
+    const missing = ff.missing('ffmpeg')
+    if (missing) throw new Error(missing)
+    const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
+    const allDevices = db.select().from(devices).all()
+    const proxyDir = production.proxy_root
+    const proxyDevice = deviceFor(allDevices, proxyDir)
+    if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
+    makeDirInside(proxyDevice.path, proxyDir)
+    const alias = aliasProblem(proxyDevice.path, proxyDir)
+    if (alias) throw new Error(`the proxy folder: ${alias}`)
+    closeSync(openCatalogued(allDevices, asset)) // checked now, and again for each run of ffprobe and ffmpeg
+
+    // The profile asked for, read now; one deleted since: the one that applies now.
+    const chosen = (params.profile !== null ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, params.profile)).get() : undefined) ??
+      profileFor(db, asset.device)
+    const { profile, warning } = usableProfile(chosen)
+    if (warning) report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, warning })
+    // The old proxy's name when it lies in the proxy folder with the new extension (it is replaced
+    // in one rename); else the asset's id with it.
+    const ext = asset.kind === 'video' ? CONTAINER_EXT[encodingOf(profile ?? BUILT_IN).container] : PROXY_EXT[asset.kind]
+    const old = asset.path_proxy
+    const baseName = old && dirname(old) === proxyDir.replace(/\/$/, '') && old.endsWith(ext) && !basename(old).startsWith('.') ? basename(old) : String(asset.id)
+    progress({ step: 'proxy', percent: 0 })
+    const onProgress = (p: ProxyProgress) => {
+      if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
+    }
+    let made: string
+    try {
+      made = await makeProxy(ff, {
+        proxyDir, baseName, ifTaken: 'replace', signal, onProgress, kind: asset.kind, profile,
+        source: asset.path_file, openSource: () => openCatalogued(allDevices, asset),
+      })
+    } catch (error) {
+      if (error instanceof CancelledError) throw error
+      throw new Error(describe(error))
+    }
+    progress({ percent: 100 })
+    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, path_proxy: made, ...(warning ? { warning } : {}) })
+    return () => {
+      media.setProxy(asset.id, made, by)
+      // An old proxy of another name (another container) goes once path_proxy names the new one;
+      // only a regular file inside the proxy root is ever removed.
+      if (old && old !== made && isInside(proxyDir, old)) queueMicrotask(() => void removeOld(proxyDir, old))
+    }
+  }
+}
+
+const isInside = (root: string, path: string) => path.startsWith(root.endsWith('/') ? root : `${root}/`)
+
+function removeOld(root: string, path: string) {
+  try {
+    if (lstatSync(path, { throwIfNoEntry: false })?.isFile()) removeFileInside(root, path)
+  } catch {
+    // A stray old proxy is left; the asset names the new one.
+  }
+}
