@@ -142,6 +142,8 @@ export async function probe<K extends MediaKind>(
   const { stdout } = await ff.run('ffprobe', [
     '-v', 'error', '-protocol_whitelist', 'file',
     '-print_format', 'json', '-show_format', '-show_streams',
+    // An image's EXIF Orientation is a tag of its decoded frame, not of its stream.
+    ...(kind === 'image' ? ['-show_entries', 'frame_tags=Orientation', '-read_intervals', '%+#1'] : []),
     `file:${input}`,
   ], { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, input: options.fd }).catch((error) => {
     // ffprobe's "Invalid data found when processing input" and the like: not media it knows.
@@ -234,6 +236,8 @@ export type FfprobeStream = {
 }
 export type FfprobeJson = {
   streams?: FfprobeStream[]
+  /** An image's first frame, asked for its tags only. */
+  frames?: { tags?: Record<string, string> }[]
   format?: {
     filename?: string
     nb_streams?: number
@@ -266,7 +270,7 @@ export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file:
   const height = picture.height!
   if (kind === 'image') {
     const image: ImageInfo = { width, height, format: IMAGE_CODECS[picture.codec_name ?? ''] ?? picture.codec_name ?? format.format_name ?? '' }
-    const orientation = Number(lowerKeys(picture.tags).orientation ?? lowerKeys(format.tags).orientation)
+    const orientation = Number(lowerKeys(json.frames?.[0]?.tags).orientation ?? lowerKeys(picture.tags).orientation)
     if (Number.isInteger(orientation) && orientation >= 1 && orientation <= 8) image.orientation = orientation
     return image as ProbeResult<K>
   }

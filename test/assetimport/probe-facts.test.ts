@@ -163,6 +163,11 @@ describe.skipIf(!hasFfmpeg)('what an import reads from each clip (docs/media.md 
     expect(technical.start_time).toBeUndefined()
   })
 
+  test('a JPEG with EXIF Orientation 6: width, height, format and orientation', async () => {
+    const { technical } = await imported(place('jpegExif'), 'image')
+    expect(technical).toEqual({ width: 320, height: 240, format: 'jpeg', orientation: 6 })
+  })
+
   test('the ProRes MOV as an audio asset: time_code from its tmcd track, start_time as ffprobe gives it', async () => {
     const { technical } = await imported(place('prores2398'), 'audio')
     expect(technical).toMatchObject({ time_code: '01:00:00:00', start_time: '0.000000', nb_Streams: 3, audio_streams: [pcm(1, 24, 2, 'stereo')] })

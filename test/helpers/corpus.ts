@@ -24,6 +24,7 @@ export type CorpusClip =
   | 'hdrPq'
   | 'phoneRotated'
   | 'vfr'
+  | 'jpegExif'
 
 /** The clips' file names (the extension is the container). */
 export const CORPUS_FILES: Record<CorpusClip, string> = {
@@ -37,6 +38,7 @@ export const CORPUS_FILES: Record<CorpusClip, string> = {
   hdrPq: 'hdr-pq.mp4',
   phoneRotated: 'phone-rotated.mp4',
   vfr: 'vfr.mp4',
+  jpegExif: 'portrait-exif.jpg',
 }
 
 /** bwfStereo's bext time_reference: 3600.5 s at 48 kHz (01:00:00:12 at the default 25 fps). */
@@ -102,6 +104,11 @@ const RECIPES: Record<CorpusClip, { args: string[]; after?: (path: string) => vo
   vfr: {
     args: [...lavfi('testsrc=size=320x240:rate=30'), '-t', '2', '-vf', 'select=lt(n\\,30)+not(mod(n\\,3))', '-vsync', 'vfr', ...x264],
   },
+  // A 320×240 JPEG with an EXIF Orientation of 6 (shown turned 90° clockwise), as a camera held upright writes it.
+  jpegExif: {
+    args: [...lavfi('testsrc=size=320x240'), '-frames:v', '1'],
+    after: (path) => addExifOrientation(path, 6),
+  },
 }
 
 let folder: string | undefined
@@ -149,6 +156,26 @@ export function appendIxml(path: string, xml: string) {
   const out = Buffer.concat([file, header, body])
   out.writeUInt32LE(out.length - 8, 4)
   writeFileSync(path, out)
+}
+
+/** Puts an EXIF segment (APP1) holding only an Orientation right after a JPEG's start marker. */
+export function addExifOrientation(path: string, orientation: number) {
+  const file = readFileSync(path)
+  if (file[0] !== 0xff || file[1] !== 0xd8) throw new Error(`${path} is not a JPEG file`)
+  // A big-endian TIFF header, one IFD with one entry: tag 0x0112, type SHORT, count 1, the value; no next IFD.
+  const tiff = Buffer.alloc(8 + 2 + 12 + 4)
+  tiff.write('MM', 0, 'latin1')
+  tiff.writeUInt16BE(42, 2)
+  tiff.writeUInt32BE(8, 4)
+  tiff.writeUInt16BE(1, 8)
+  tiff.writeUInt16BE(0x0112, 10)
+  tiff.writeUInt16BE(3, 12)
+  tiff.writeUInt32BE(1, 14)
+  tiff.writeUInt16BE(orientation, 18)
+  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff])
+  const marker = Buffer.from([0xff, 0xe1, 0, 0])
+  marker.writeUInt16BE(payload.length + 2, 2)
+  writeFileSync(path, Buffer.concat([file.subarray(0, 2), marker, payload, file.subarray(2)]))
 }
 
 /**
