@@ -257,6 +257,8 @@ describe('201: the asset and its ImportLog', () => {
       technical: {
         fps: '25/1', width: 1920, height: 1080, duration: 100, format: 'mov', display_aspect_ratio: '16:9',
         offset_frames: 90_000, offset_string: '01:00:00:00', annotation_markers: [{ time: 10, text: 'Boom in shot', user: 'admin' }],
+        // The timecode is the request's: later imports keep it (docs/media.md "Timecode").
+        timecode_source: 'request',
       },
       path_proxy: '', projects: [], status_approval: 0, modified_by: 'admin',
     })

@@ -97,6 +97,9 @@ test('merging a probe: the request wins; a timecode is the user\'s or the file\'
   expect(mergeProbed('video', { offset_string: '01:00:00:00', offset_frames: 90000, timecode_source: 'file', fps: '50/1' }, probed, ['fps']))
     .toEqual({ fps: '50/1', width: 320, offset_string: '10:00:00:00', offset_frames: 1_800_000, timecode_source: 'file' })
   expect(mergeProbed('video', { offset_string: '01:00:00:00', offset_frames: 90000, timecode_source: 'file' }, { fps: '25/1' }, [])).toEqual({ fps: '25/1' })
+  // A label the rate cannot count (frame 27 at 25) is kept without frames; the old frames go.
+  expect(mergeProbed('video', { offset_string: '01:00:00:00', offset_frames: 90000, timecode_source: 'file' }, { fps: '25/1', offset_string: '01:00:00:27' }, []))
+    .toEqual({ fps: '25/1', offset_string: '01:00:00:27', timecode_source: 'file' })
   // Audio: time_code alike; an image has no timecode.
   expect(mergeProbed('audio', { time_code: '11:00:00:00', timecode_source: 'request' }, { time_code: '01:00:00:00', duration: '1.0' }, []))
     .toEqual({ time_code: '11:00:00:00', timecode_source: 'request', duration: '1.0' })

@@ -33,6 +33,8 @@ export function mergeProbed(kind: AssetKind, technical: Record<string, unknown>,
     }
     out.timecode_source = 'request'
   } else if (members.some((m) => probed[m] !== undefined)) {
+    // The file's timecode whole: a member it lacks now (frames of a label that fits no rate) goes.
+    for (const m of members) if (probed[m] === undefined) delete out[m]
     // Counted at the asset's rate: a request's fps wins over the file's.
     if (kind === 'video' && typeof out.offset_string === 'string' && out.fps !== probed.fps) {
       const frames = framesAt(out.offset_string, out.fps)
