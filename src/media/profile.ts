@@ -8,7 +8,7 @@
 //   container  video codec (codec_name / codec_profile / pix_fmt)                 audio
 //   mp4        h264 (baseline|main|high: yuv420p; high422: 420/422; high444)      aac
 //   mov        h264 as above; prores (proxy|lt|standard|hq, yuv422p10le);          aac, pcm
-//              dnxhd (dnxhr_lb|dnxhr_sq|dnxhr_hq: yuv422p; dnxhr_hqx: yuv422p10le)
+//              dnxhd (dnxhr_lb|dnxhr_sq|dnxhr_hq: yuv422p; dnxhr_hqx: yuv422p10le; at least 256×120)
 //   mxf        dnxhd as above (OP1a), at a broadcast frame rate                     pcm at 48 kHz
 // ffmpeg 5.1's mp4 muxer takes no PCM, ProRes or DNxHR; its mxf muxer no AAC, no ProRes (it
 // fails at the first packet), no sample rate but 48 kHz and no frame rate outside the broadcast
@@ -102,6 +102,9 @@ export function profileProblem(p: ProfileFields): { pointer: string; detail: str
     return at('pix_fmt', `${codec}${profile ? ` ${profile}` : ''} is made in ${formats.join(', ')} (or empty), not ${JSON.stringify(p.pix_fmt)}`)
   for (const side of ['width', 'height'] as const)
     if (p[side] > MAX_SIZE) return at(side, `at most ${MAX_SIZE} pixels (0: no limit)`)
+  // ffmpeg's DNxHR encoder takes no picture smaller than 256×120 (a smaller source cannot be made either).
+  if (codec === 'dnxhd' && p.width !== 0 && p.width < 256) return at('width', 'DNxHR pictures are at least 256 pixels wide (0: no limit)')
+  if (codec === 'dnxhd' && p.height !== 0 && p.height < 120) return at('height', 'DNxHR pictures are at least 120 lines high (0: 540)')
   if (p.frame_rate !== '') {
     if (!RATE.test(p.frame_rate) || !(rateOf(p.frame_rate) > 0 && rateOf(p.frame_rate) <= 300))
       return at('frame_rate', `a frame rate such as 25, 30000/1001 or 29.97, above 0 and at most 300 (empty: the source's), not ${JSON.stringify(p.frame_rate)}`)

@@ -36,6 +36,8 @@ test('what ffmpeg cannot make is refused at its field', () => {
     [{ codec_name: 'dnxhd', codec_profile: 'dnxhr_lb', pix_fmt: 'yuv422p10le' }, '/pix_fmt'],
     [{ codec_name: 'prores', pix_fmt: 'yuv420p' }, '/pix_fmt'],
     [{ width: 20000 }, '/width'],
+    [{ codec_name: 'dnxhd', width: 200 }, '/width'],
+    [{ codec_name: 'dnxhd', height: 100 }, '/height'],
     [{ frame_rate: 'fast' }, '/frame_rate'],
     [{ frame_rate: '0' }, '/frame_rate'],
     [{ codec_name: 'dnxhd', video_container: 'mxf', frame_rate: '12' }, '/frame_rate'],
