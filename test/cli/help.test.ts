@@ -30,9 +30,9 @@ describe.each(CLIS)('%s', (_, which) => {
     const commands = await listedCommands()
     expect(commands).toEqual([
       'serve', 'user add', 'user grant', 'user list', 'user perm add', 'user perm remove', 'user passwd',
-      'token create', 'token list', 'token revoke', 'migrate', 'backup',
+      'token create', 'token list', 'token revoke', 'proxies remake', 'migrate', 'backup',
     ])
-    const groups = ['user', 'user perm', 'token']
+    const groups = ['user', 'user perm', 'token', 'proxies']
     const runs = [...commands, ...groups].flatMap((c) => [[...c.split(' '), '--help'], [...c.split(' '), '-h']])
     for (const args of runs) {
       const r = await run(args)

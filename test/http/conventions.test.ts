@@ -193,8 +193,8 @@ describe('health and docs need no key', () => {
     })
 
     test('describes the POST bodies of every create operation', () => {
-      // Not the archive's, which answer 501 whatever is sent, nor a task's cancel: they read no body.
-      const posts = operations().filter((o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/cancel\/?$/.test(o.path))
+      // Not the archive's, which answer 501 whatever is sent, nor a task's cancel or a proxy's remake: they read no body.
+      const posts = operations().filter((o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy)\/?$/.test(o.path))
       expect(posts.map((o) => o.path.replace(/\/$/, ''))).toEqual(
         expect.arrayContaining(
           ['assetholddurations', 'audioassets', 'custommetadata', 'custommetadatasets', 'devices', 'imageassets', 'productions', 'transcodingprofiles', 'videoassets']
@@ -223,8 +223,9 @@ describe('health and docs need no key', () => {
         // Neither needs a key: no 401 (ping's other errors are in test/http/clients.test.ts).
         if (path.startsWith('/api/health') || path.startsWith('/api/ping')) continue
         const expected = ['401', '406']
-        // The archive's POSTs read no body: no 413 or 415, always 501. Nor does a task's cancel: 404, and 409 once it has ended.
-        if (method === 'post' && /\/cancel\/?$/.test(path)) expected.push('403', '404', '409')
+        // The archive's POSTs read no body: no 413 or 415, always 501. Nor does a task's cancel: 404, and 409 once it has ended;
+        // nor a proxy's remake: 404, and 409 for an asset with no file in production.
+        if (method === 'post' && /\/(cancel|proxy)\/?$/.test(path)) expected.push('403', '404', '409')
         else if (method === 'post') expected.push(...(op.responses?.['501'] ? ['400', '501'] : ['400', '413', '415']))
         else if (path.includes('{id}')) expected.push('404')
         else expected.push('400')

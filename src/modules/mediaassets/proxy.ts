@@ -30,6 +30,8 @@ export const remakeProxyModule = (ctx: ModuleContext, proxies: Proxies, kind: Me
       {
         auth: true,
         params: IdParams,
+        // No body is read (as a task's cancel).
+        parse: 'none',
         response: { 202: 'ProxyQueued', ...errors(403, 404, 409) },
         detail: {
           summary: `Make the proxy of a ${TITLES[kind]} again (extension)`,
