@@ -350,7 +350,7 @@ async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?
   try {
     const { stdout } = await ff.run('ffprobe', [
       '-v', 'error', '-protocol_whitelist', 'file', '-of', 'json',
-      '-show_entries', 'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic',
+      '-show_entries', 'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic:stream_side_data=rotation',
       `file:${source}`,
     ], { timeoutMs: 30_000, signal, input })
     json = JSON.parse(stdout)
@@ -365,9 +365,17 @@ async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?
   const order = String(v?.field_order ?? '')
   const sar = typeof v?.sample_aspect_ratio === 'string' && /^[1-9]\d*:[1-9]\d*$/.test(v.sample_aspect_ratio) ? v.sample_aspect_ratio : undefined
   const timecode = [json.format?.tags?.timecode, ...streams.map((s) => s.tags?.timecode)].find((t) => typeof t === 'string' && /^\d\d:\d\d:\d\d[:;.]\d\d$/.test(t))
+  // ffmpeg turns a picture its display matrix turns (a phone's) before the filters see it: a
+  // quarter turn gives them height × width, with the pixel aspect turned too.
+  const rotation = Number(v?.side_data_list?.find((d: { rotation?: number }) => d.rotation !== undefined)?.rotation ?? 0)
+  const quarter = Math.abs(rotation) % 180 === 90
+  const turned = quarter && sar ? sar.split(':').reverse().join(':') : sar
   return {
     duration: Number.isFinite(seconds) && seconds > 0 ? seconds : undefined,
-    video: v ? { width: v.width, height: v.height, sar, fieldOrder: order === 'tt' || order === 'tb' ? 'tff' : order === 'bb' || order === 'bt' ? 'bff' : 'progressive' } : undefined,
+    video: v ? {
+      width: quarter ? v.height : v.width, height: quarter ? v.width : v.height, sar: turned,
+      fieldOrder: order === 'tt' || order === 'tb' ? 'tff' : order === 'bb' || order === 'bt' ? 'bff' : 'progressive',
+    } : undefined,
     audio: streams.filter((s) => s.codec_type === 'audio' && s.channels > 0).map((s) => s.channels as number),
     timecode,
   }

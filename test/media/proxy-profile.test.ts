@@ -18,7 +18,7 @@ let clips: Record<CorpusClip | 'eightChannels', string>
 
 beforeAll(async () => {
   if (!hasFfmpeg) return
-  const made = await corpus(['mxf25i', 'anamorphic', 'fourMono', 'prores2398', 'h264DropFrame'] as const)
+  const made = await corpus(['mxf25i', 'anamorphic', 'fourMono', 'prores2398', 'h264DropFrame', 'phoneRotated'] as const)
   // 1 s of 320×240 H.264 at 25 fps with one 8-channel 24-bit PCM stream (a recorder's poly file in a movie).
   const eightChannels = join(temp.path, 'eight-channels.mov')
   await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
@@ -105,6 +105,13 @@ describe.skipIf(!hasFfmpeg)('the built-in default attaches in Premiere Pro and D
       expect(Math.abs(Number(json.format.duration) - Number(ffprobeJson(source).format.duration))).toBeLessThanOrEqual(frame + 1e-6)
     })
   })
+})
+
+test.skipIf(!hasFfmpeg)("a phone's quarter-turned clip: an upright proxy of the turned size, not squeezed into the stored one", async () => {
+  const json = ffprobeJson(await proxyOf(clips.phoneRotated))
+  const video = json.streams.find((s: Stream) => s.codec_type === 'video')!
+  // The source stores 320×240 and turns it by a quarter; ffmpeg turns the frames, the proxy keeps their shape.
+  expect({ width: video.width, height: video.height, sar: sar(video), rotation: video.side_data_list?.[0]?.rotation }).toEqual({ width: 240, height: 320, sar: '1:1', rotation: undefined })
 })
 
 /** What a field can change in a proxy, read with ffprobe. */
