@@ -121,7 +121,8 @@ export function profileProblem(p: ProfileFields): { pointer: string; detail: str
   if (audioName === 'aac' && container === 'mxf') return at('audio_codec_name', 'ffmpeg writes no AAC in mxf; use pcm')
   if (audioName !== 'aac' && container === 'mp4') return at('audio_codec_name', 'ffmpeg 5.1 writes no PCM in mp4; use aac, or mov')
   if (audioName === 'aac' && p.channels_per_track > 8) return at('channels_per_track', 'AAC takes at most 8 channels a track')
-  if (p.channels_per_track > MAX_TRACKS) return at('channels_per_track', `at most ${MAX_TRACKS} channels a track`)
+  // ffmpeg's pan filter names no layout of 9 to 15 channels: a track is made of 8 at most.
+  if (p.channels_per_track > 8) return at('channels_per_track', 'at most 8 channels a track')
   if (p.bits_per_sample !== 0) {
     if (audioName === 'aac') return at('bits_per_sample', 'AAC has no bits per sample; 0, or a PCM audio_codec_name')
     if (p.bits_per_sample !== 16 && p.bits_per_sample !== 24) return at('bits_per_sample', 'PCM proxies are 16 or 24 bits (0: 16)')

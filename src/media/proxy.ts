@@ -38,6 +38,7 @@ export { DEFAULT_PROXY_HEIGHT }
 export const PROXY_EXT: Readonly<Record<MediaKind, string>> = { video: '.mp4', audio: '.m4a', image: '.jpg' }
 export const CONTAINER_EXT: Readonly<Record<Container, string>> = { mp4: '.mp4', mov: '.mov', mxf: '.mxf' }
 export const TEMP_PREFIX = '.reelhouse-proxy-'
+const AAC_MAX_CHANNELS = 8
 const IDLE_MS = 120_000
 
 export type ProxyProgress = {
@@ -196,6 +197,28 @@ function audioArgs(enc: Encoding, source: SourceInfo | undefined, encoder?: 'aac
   const a = enc.audio
   if (!a) return ['-an']
   const codec = ['-c:a', encoder ?? a.encoder, ...(a.sampleRate ? ['-ar', String(a.sampleRate)] : [])]
+  const aac = (encoder ?? a.encoder) === 'aac'
+  // AAC takes at most 8 channels a stream: a wider one (a 16-channel recorder's stream) is dealt
+  // into streams of 8, the others kept as they are.
+  if (!a.layout && aac && source?.audio.some((c) => c > AAC_MAX_CHANNELS)) {
+    const graph: string[] = []
+    const outs: string[] = []
+    source.audio.forEach((channels, i) => {
+      if (channels <= AAC_MAX_CHANNELS) {
+        graph.push(`[0:a:${i}]anull[k${i}]`)
+        outs.push(`[k${i}]`)
+        return
+      }
+      const parts = Math.ceil(channels / AAC_MAX_CHANNELS)
+      graph.push(`[0:a:${i}]asplit=${parts}${Array.from({ length: parts }, (_, p) => `[w${i}_${p}]`).join('')}`)
+      for (let p = 0; p < parts; p++) {
+        const width = Math.min(AAC_MAX_CHANNELS, channels - p * AAC_MAX_CHANNELS)
+        graph.push(`[w${i}_${p}]pan=${width === 1 ? 'mono' : width === 2 ? 'stereo' : `${width}c`}|${Array.from({ length: width }, (_, c) => `c${c}=c${p * AAC_MAX_CHANNELS + c}`).join('|')}[o${i}_${p}]`)
+        outs.push(`[o${i}_${p}]`)
+      }
+    })
+    return ['-filter_complex', graph.join(';'), ...outs.flatMap((o) => ['-map', o]), ...codec]
+  }
   if (!a.layout) return ['-map', '0:a?', ...codec]
   if (!source) return ['-map', '0:a:0?', '-ac', String(a.layout.channels), ...codec]
   if (!source.audio.length) return ['-an']

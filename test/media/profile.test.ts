@@ -45,6 +45,7 @@ test('what ffmpeg cannot make is refused at its field', () => {
     [{ tracks: 2 }, '/channels_per_track'],
     [{ channels_per_track: 2 }, '/tracks'],
     [{ tracks: 1, channels_per_track: 9 }, '/channels_per_track'],
+    [{ video_container: 'mov', audio_codec_name: 'pcm', tracks: 1, channels_per_track: 10 }, '/channels_per_track'],
     [{ audio_codec_name: 'mp3' }, '/audio_codec_name'],
     [{ audio_codec_name: 'pcm_s16le' }, '/audio_codec_name'], // mp4, the h264 default
     [{ codec_name: 'dnxhd', video_container: 'mxf', audio_codec_name: 'aac' }, '/audio_codec_name'],

@@ -14,7 +14,7 @@ import { disposableDir, ff, ffprobeJson, hasFfmpeg } from '../helpers/media.ts'
 
 const temp = disposableDir()
 let n = 0
-let clips: Record<CorpusClip | 'eightChannels', string>
+let clips: Record<CorpusClip | 'eightChannels' | 'tenChannels', string>
 
 beforeAll(async () => {
   if (!hasFfmpeg) return
@@ -24,7 +24,13 @@ beforeAll(async () => {
   await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
     '-t', '1', '-filter_complex', '[1:a]pan=7.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0|c6=c0|c7=c0[a]', '-map', '0:v', '-map', '[a]',
     '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'pcm_s24le', eightChannels], { timeoutMs: 60_000 })
-  clips = { ...(made as Record<CorpusClip, string>), eightChannels }
+  // The same with ten channels in its one stream: wider than AAC takes.
+  const tenChannels = join(temp.path, 'ten-channels.mov')
+  const tones = Array.from({ length: 10 }, (_, i) => ['-f', 'lavfi', '-i', `sine=frequency=${300 + 50 * i}:sample_rate=48000`]).flat()
+  await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', ...tones, '-t', '1',
+    '-filter_complex', `${Array.from({ length: 10 }, (_, i) => `[${i + 1}:a]`).join('')}amerge=inputs=10[a]`, '-map', '0:v', '-map', '[a]',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'pcm_s24le', tenChannels], { timeoutMs: 60_000 })
+  clips = { ...(made as Record<CorpusClip, string>), eightChannels, tenChannels }
 })
 afterAll(() => temp[Symbol.dispose]())
 
@@ -112,6 +118,11 @@ test.skipIf(!hasFfmpeg)("a phone's quarter-turned clip: an upright proxy of the 
   const video = json.streams.find((s: Stream) => s.codec_type === 'video')!
   // The source stores 320×240 and turns it by a quarter; ffmpeg turns the frames, the proxy keeps their shape.
   expect({ width: video.width, height: video.height, sar: sar(video), rotation: video.side_data_list?.[0]?.rotation }).toEqual({ width: 240, height: 320, sar: '1:1', rotation: undefined })
+})
+
+test.skipIf(!hasFfmpeg)('a stream wider than the 8 channels AAC takes: dealt into streams of 8 (10 channels: 8 and 2), not refused', async () => {
+  const json = ffprobeJson(await proxyOf(clips.tenChannels))
+  expect(json.streams.filter((s: Stream) => s.codec_type === 'audio').map((s: Stream) => [s.codec_name, s.channels])).toEqual([['aac', 8], ['aac', 2]])
 })
 
 /** What a field can change in a proxy, read with ffprobe. */
