@@ -12,7 +12,8 @@
 //   mxf        dnxhd as above (OP1a), at a broadcast frame rate                     pcm at 48 kHz
 // ffmpeg 5.1's mp4 muxer takes no PCM, ProRes or DNxHR; its mxf muxer no AAC, no ProRes (it
 // fails at the first packet), no sample rate but 48 kHz and no frame rate outside the broadcast
-// ones. H.264 in MXF is written by ffmpeg but refused here: no editing tool we attach to reads it.
+// ones. H.264 in MXF, which ffmpeg writes, is refused too: the MXF proxies editing tools take are
+// DNxHR (docs/media.md).
 
 /** The profile fields that shape a proxy (a transcoding_profiles row has these and more). */
 export type ProfileFields = {
@@ -156,7 +157,9 @@ export type Encoding = {
   frameRate?: string
   /** Deinterlace; else the source's fields and field order are kept. */
   deinterlace: boolean
-  audio?: {
+  /** should_have_audio false: a video's proxy has no sound (an audio file's keeps it). */
+  withoutAudio: boolean
+  audio: {
     encoder: AudioEncoder
     /** none: the source's. */
     sampleRate?: number
@@ -190,12 +193,11 @@ export function encodingOf(p: ProfileFields): Encoding {
     maxHeight: noLimit ? DEFAULT_PROXY_HEIGHT : p.height,
     frameRate: p.frame_rate || undefined,
     deinterlace: p.progressive,
-    audio: p.should_have_audio
-      ? {
-          encoder: audioEncoder,
-          sampleRate: p.sample_rate || (container === 'mxf' ? 48000 : undefined),
-          layout: p.tracks > 0 ? { tracks: p.tracks, channels: p.channels_per_track } : undefined,
-        }
-      : undefined,
+    withoutAudio: !p.should_have_audio,
+    audio: {
+      encoder: audioEncoder,
+      sampleRate: p.sample_rate || (container === 'mxf' ? 48000 : undefined),
+      layout: p.tracks > 0 ? { tracks: p.tracks, channels: p.channels_per_track } : undefined,
+    },
   }
 }

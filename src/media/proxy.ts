@@ -158,7 +158,8 @@ export function proxyArgs(kind: MediaKind, enc: Encoding, source?: SourceInfo): 
     const scale = source?.video ? fitScale(source.video, enc, false) : scaleExpr(enc.maxHeight || DEFAULT_PROXY_HEIGHT)
     return ['-map', '0:V:0', '-frames:v', '1', '-vf', scale, '-c:v', 'mjpeg', '-q:v', '3', '-pix_fmt', 'yuvj420p', '-f', 'image2', '-update', '1']
   }
-  const audio = audioArgs(enc, source, kind === 'audio' ? 'aac' : undefined)
+  // An audio file's proxy is its sound in AAC, whatever should_have_audio says (that is a video's choice).
+  const audio = kind === 'audio' ? audioArgs({ ...enc, withoutAudio: false }, source, 'aac') : audioArgs(enc, source)
   if (kind === 'audio') return [...audio, '-vn', '-movflags', '+faststart', '-f', 'mp4']
 
   const muxer = [...(enc.container === 'mxf' ? [] : ['-movflags', '+faststart']), '-f', enc.container]
@@ -195,7 +196,7 @@ function fitScale(video: NonNullable<SourceInfo['video']>, enc: Encoding, fields
 /** -map and codec options of the audio: every stream as it is, or the profile's tracks of channels. */
 function audioArgs(enc: Encoding, source: SourceInfo | undefined, encoder?: 'aac'): string[] {
   const a = enc.audio
-  if (!a) return ['-an']
+  if (enc.withoutAudio) return ['-an']
   const codec = ['-c:a', encoder ?? a.encoder, ...(a.sampleRate ? ['-ar', String(a.sampleRate)] : [])]
   const aac = (encoder ?? a.encoder) === 'aac'
   // AAC takes at most 8 channels a stream: a wider one (a 16-channel recorder's stream) is dealt

@@ -67,7 +67,7 @@ test('the built-in default: H.264 and AAC in MP4, 540 lines, fields and audio as
     container: 'mp4', passthrough: false,
     video: { codec: 'h264', encoder: 'libx264', profile: undefined, pixFmt: 'yuv420p', bitrate: undefined },
     maxWidth: 0, maxHeight: 540, frameRate: undefined, deinterlace: false,
-    audio: { encoder: 'aac', sampleRate: undefined, layout: undefined },
+    withoutAudio: false, audio: { encoder: 'aac', sampleRate: undefined, layout: undefined },
   })
   // MXF: PCM at 48 kHz (ffmpeg writes no other rate there), DNxHR LB by default.
   expect(encodingOf(profile({ codec_name: 'dnxhd', video_container: 'mxf', bits_per_sample: 24 }))).toMatchObject({

@@ -18,7 +18,7 @@ let clips: Record<CorpusClip | 'eightChannels' | 'tenChannels', string>
 
 beforeAll(async () => {
   if (!hasFfmpeg) return
-  const made = await corpus(['mxf25i', 'anamorphic', 'fourMono', 'prores2398', 'h264DropFrame', 'phoneRotated'] as const)
+  const made = await corpus(['mxf25i', 'anamorphic', 'fourMono', 'prores2398', 'h264DropFrame', 'phoneRotated', 'bwfStereo'] as const)
   // 1 s of 320×240 H.264 at 25 fps with one 8-channel 24-bit PCM stream (a recorder's poly file in a movie).
   const eightChannels = join(temp.path, 'eight-channels.mov')
   await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
@@ -123,6 +123,14 @@ test.skipIf(!hasFfmpeg)("a phone's quarter-turned clip: an upright proxy of the 
 test.skipIf(!hasFfmpeg)('a stream wider than the 8 channels AAC takes: dealt into streams of 8 (10 channels: 8 and 2), not refused', async () => {
   const json = ffprobeJson(await proxyOf(clips.tenChannels))
   expect(json.streams.filter((s: Stream) => s.codec_type === 'audio').map((s: Stream) => [s.codec_name, s.channels])).toEqual([['aac', 8], ['aac', 2]])
+})
+
+test.skipIf(!hasFfmpeg)("an audio file's proxy: AAC in .m4a at the profile's sample_rate, its sound kept whatever should_have_audio says", async () => {
+  const dir = join(temp.path, `proxies-${n++}`)
+  mkdirSync(dir)
+  const path = await makeProxy(ff, { source: clips.bwfStereo, kind: 'audio', baseName: 'a', proxyDir: dir, profile: { ...BUILT_IN, codec_name: 'prores', should_have_audio: false, sample_rate: 44100 } })
+  expect(path).toEndWith('/a.m4a')
+  expect(ffprobeJson(path).streams.map((s: Stream) => [s.codec_type, s.codec_name, s.channels, s.sample_rate])).toEqual([['audio', 'aac', 2, '44100']])
 })
 
 /** What a field can change in a proxy, read with ffprobe. */
