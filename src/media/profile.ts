@@ -67,6 +67,7 @@ const PROFILES: Record<VideoCodec, Record<string, readonly string[]>> = {
 /** ffmpeg's name of an h264 codec_profile (libx264's -profile:v). */
 const X264_PROFILE: Record<string, string> = { baseline: 'baseline', main: 'main', high: 'high', high422: 'high422', high444: 'high444' }
 const CONTAINERS: Record<Container, readonly VideoCodec[]> = { mp4: ['h264'], mov: ['h264', 'prores', 'dnxhd'], mxf: ['dnxhd'] }
+/** The container when video_container is empty (a passthrough's: mov, which holds nearly any codec). */
 const DEFAULT_CONTAINER: Record<VideoCodec, Container> = { h264: 'mp4', prores: 'mov', dnxhd: 'mov' }
 const AUDIO_NAMES: Record<string, 'aac' | 'pcm' | AudioEncoder> = { aac: 'aac', pcm: 'pcm', pcm_s16le: 'pcm_s16le', pcm_s24le: 'pcm_s24le', lpcm: 'pcm' }
 /** AAC's sample rates (ffmpeg's aac encoder takes these). */
@@ -93,7 +94,7 @@ export function profileProblem(p: ProfileFields): { pointer: string; detail: str
   const profile = p.codec_profile.toLowerCase()
   if (profile !== '' && !Object.hasOwn(profiles, profile))
     return at('codec_profile', `${codec} proxies are made with codec_profile ${Object.keys(profiles).filter(Boolean).join(', ')} (or empty), not ${JSON.stringify(p.codec_profile)}`)
-  const container = (p.video_container.toLowerCase() || DEFAULT_CONTAINER[codec]) as Container
+  const container = (p.video_container.toLowerCase() || (p.passthrough ? 'mov' : DEFAULT_CONTAINER[codec])) as Container
   if (!Object.hasOwn(CONTAINERS, container))
     return at('video_container', `a proxy's video_container is mp4, mov or mxf (or empty), not ${JSON.stringify(p.video_container)}`)
   if (!CONTAINERS[container].includes(codec))
@@ -175,7 +176,7 @@ export function encodingOf(p: ProfileFields): Encoding {
   const codec = p.codec_name === '' ? 'h264' : CODEC_NAMES[p.codec_name.toLowerCase()]!
   const profiles = PROFILES[codec]
   const profile = p.codec_profile.toLowerCase() || Object.keys(profiles)[0]!
-  const container = (p.video_container.toLowerCase() || DEFAULT_CONTAINER[codec]) as Container
+  const container = (p.video_container.toLowerCase() || (p.passthrough ? 'mov' : DEFAULT_CONTAINER[codec])) as Container
   const audioName = p.audio_codec_name === '' ? (container === 'mxf' ? 'pcm' : 'aac') : AUDIO_NAMES[p.audio_codec_name.toLowerCase()]!
   const audioEncoder: AudioEncoder = audioName === 'pcm' ? (p.bits_per_sample === 24 ? 'pcm_s24le' : 'pcm_s16le') : audioName
   const noLimit = p.width === 0 && p.height === 0

@@ -69,6 +69,8 @@ test('the built-in default: H.264 and AAC in MP4, 540 lines, fields and audio as
     maxWidth: 0, maxHeight: 540, frameRate: undefined, deinterlace: false,
     withoutAudio: false, audio: { encoder: 'aac', sampleRate: undefined, layout: undefined },
   })
+  // A passthrough with no container: mov, which holds nearly any codec.
+  expect(encodingOf(profile({ passthrough: true })).container).toBe('mov')
   // MXF: PCM at 48 kHz (ffmpeg writes no other rate there), DNxHR LB by default.
   expect(encodingOf(profile({ codec_name: 'dnxhd', video_container: 'mxf', bits_per_sample: 24 }))).toMatchObject({
     container: 'mxf', video: { encoder: 'dnxhd', profile: 'dnxhr_lb', pixFmt: 'yuv422p' }, audio: { encoder: 'pcm_s24le', sampleRate: 48000 },
