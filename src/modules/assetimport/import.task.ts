@@ -8,10 +8,10 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { devices, productions, transcodingProfiles } from '../../db/schema.ts'
+import { productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
-import { DEFAULT_PROXY_HEIGHT, type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts'
+import { type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts'
 import { fingerprintFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
@@ -27,6 +27,7 @@ import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
+import { profileFor, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
 
 type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
@@ -238,7 +239,10 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           } else {
             if (params.rewrap_proxy) warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
             const source = asset
-            proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, height: proxyHeight(db, asset.device) })
+            // The device's transcoding profile, else the default one, else the built-in default (docs/media.md).
+            const { profile, warning: unusable } = usableProfile(profileFor(db, asset.device))
+            if (unusable) warning.profile = unusable
+            proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, profile })
           }
           media.setProxy(asset.id, proxy, by)
           progress({ percent: 100 })
@@ -261,15 +265,6 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       throw new Error(reason)
     }
   }
-}
-
-/** The proxy height: the device's transcoding profile, else the default profile, else 540. */
-function proxyHeight(db: Db, deviceId: number): number {
-  const device = db.select().from(devices).where(eq(devices.id, deviceId)).get()
-  const profile =
-    (device?.transcoding_profile ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get() : undefined) ??
-    db.select().from(transcodingProfiles).where(eq(transcodingProfiles.default_profile, true)).get()
-  return profile && profile.height > 0 ? profile.height : DEFAULT_PROXY_HEIGHT
 }
 
 /** A regular file at `path` itself (a link is not followed). */
