@@ -59,12 +59,27 @@ async function api(s: Server, method: string, path: string, body?: unknown) {
  * GET /api/health one after the other until `stop`, from a process of its own (bench/prober.ts);
  * the longest wait and the count, in ms.
  */
-function prober(s: Server) {
+async function prober(s: Server) {
   const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), s.base], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   children.add(proc)
+  // Its first line says it is warm; the measure starts there.
+  const reader = proc.stdout.getReader()
+  const decoder = new TextDecoder()
+  let out = ''
+  while (!out.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error('the prober ended before it was ready')
+    out += decoder.decode(value, { stream: true })
+  }
+  out = out.slice(out.indexOf('\n') + 1)
   return async () => {
     proc.stdin.end()
-    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      out += decoder.decode(value, { stream: true })
+    }
+    const code = await proc.exited
     children.delete(proc)
     if (code !== 0) throw new Error(`the prober failed (exit ${code})`)
     return JSON.parse(out) as { longest: number; count: number }
@@ -95,11 +110,11 @@ async function round(cli: string[], label: string, r: number, source: string): P
     if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')
     await waitUntil('the start scans', 30_000, async () => (await busyTasks(s)) === 0)
     // Baseline: the same client, the server idle, for 3 s.
-    let stop = prober(s)
+    let stop = await prober(s)
     await Bun.sleep(3000)
     const idle = (await stop()).longest
     // (a) The drop: cp -r of a folder of FILES clips into the watch folder; until every clip is an asset and no task is left.
-    stop = prober(s)
+    stop = await prober(s)
     const t = performance.now()
     const cp = Bun.spawn(['cp', '-r', source, `${device}Show/drop`], { stderr: 'pipe' })
     if ((await cp.exited) !== 0) throw new Error(`cp: ${await new Response(cp.stderr).text()}`)
@@ -113,7 +128,7 @@ async function round(cli: string[], label: string, r: number, source: string): P
       type: 'video', production: 'Show', rewrap_proxy: false, move_asset: false,
       asset: { asset_meta: { name: 'k', path_file: `${device}Show/drop/clip-000000.mov`, is_archive: false, is_production: true, approval: 0, meta_field_store: {} }, technical_details: {}, archive_details: {}, keywords },
     })
-    stop = prober(s)
+    stop = await prober(s)
     const answers = await Promise.all([0, 1, 2, 3].map(() => api(s, 'POST', '/api/asset/import/', body)))
     await Bun.sleep(200)
     const bodyWait = (await stop()).longest
@@ -173,7 +188,8 @@ Per round (ms, longest /api/health wait): ${[...results].map(([label, rounds]) =
 
 What is measured: \`serve\` (the source run and dist/reelhouse, alternating, each with its default
 request log), \`--settle 1\`, no ffmpeg. One client, in a process of its own (bench/prober.ts, so that
-the benchmark's own work never delays it), asks \`GET /api/health\` one request after the other
+the benchmark's own work never delays it), warms up (200 requests: a fresh process's first
+requests wait for its own compiler), then asks \`GET /api/health\` one request after the other
 and keeps the longest time it waited for an answer: for 3 s while the server is idle (the baseline),
 then from the start of \`cp -r\` of a folder of clips into the watch folder until every clip is an
 asset and no task is queued or running, then while four import requests with 40,000 empty categories
