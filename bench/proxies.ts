@@ -1,16 +1,18 @@
 // Proxies and probes (issue 26): what the service adds over ffmpeg and ffprobe themselves.
-// (a) 20 imports of 30 s 1080p clips, each making its proxy, from the first POST until the last
-//     import task has ended, against the same 20 proxies made by `xargs -P N ffmpeg ...` with
-//     the very arguments the service ran (captured from a first import through a wrapper that
-//     records them) and the service's task concurrency N. Target: at most 5 % longer.
-// (b) One probe as an import runs it (src/media/probe.ts: ffprobe, then reading its answer)
-//     against ffprobe alone with the same arguments, alternating. Target: at most 50 ms more.
+// (a) Making 20 proxies of 30 s 1080p clips: `POST /api/videoassets/{id}/proxy/` of 20 imported
+//     clips at once, from the first request until the last proxy task has ended (each proxy
+//     checked on disk), against the same 20 proxies made by `xargs -P N ffmpeg ...` with the very
+//     arguments the service runs (recorded by a wrapper around ffmpeg while the clips were
+//     imported) and the service's task concurrency N. Target: at most 5 % longer.
+// (b) One probe as an import runs it (src/media/probe.ts: ffprobe on the opened file, then
+//     reading its answer) against ffprobe alone with the same arguments, alternating. Target: at
+//     most 50 ms more.
 // Both the source run and the compiled executable (dist/reelhouse, built here), alternating with
-// the baseline, each round in a fresh data folder. Medians of the rounds.
+// the baseline. Medians of the rounds.
 // Usage: bun bench/proxies.ts   (BENCH_PROXY_CLIPS=20, BENCH_PROXY_SECONDS=30,
 // BENCH_PROXY_ROUNDS=3, BENCH_PROBE_ROUNDS=20; BENCH_NO_DOC=1: print only)
 import { spawnSync } from 'bun'
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFfmpeg, INPUT } from '../src/media/ffmpeg.ts'
@@ -63,15 +65,29 @@ function makeClips(dir: string): string[] {
   return names
 }
 
-/** A folder whose ffmpeg and ffprobe record their arguments (NUL-separated, a file per run) and exec the real ones. */
-function recordingFfmpeg(dir: string, log: string) {
+/**
+ * A folder whose ffmpeg and ffprobe record their arguments (NUL-separated, a file per run) and
+ * exec the real ones; with `skipProxies`, ffmpeg fails a proxy run at once instead (the setup's
+ * imports record what they would run without making it). `real(dir)` then puts the real
+ * binaries in their place: the service runs them by these paths, with nothing in between.
+ */
+function recordingFfmpeg(dir: string, log: string, skipProxies = false) {
   mkdirSync(dir)
   mkdirSync(log)
   for (const name of ['ffmpeg', 'ffprobe']) {
-    writeFileSync(join(dir, name), `#!/bin/sh\nf=$(mktemp -p '${log}' ${name}-XXXXXX)\nprintf '%s\\0' "$@" > "$f"\nexec '${which(name)}' "$@"\n`)
+    const skip = skipProxies && name === 'ffmpeg' ? `case "$*" in *.reelhouse-proxy-*) exit 1;; esac\n` : ''
+    writeFileSync(join(dir, name), `#!/bin/sh\nf=$(mktemp -p '${log}' ${name}-XXXXXX)\nprintf '%s\\0' "$@" > "$f"\n${skip}exec '${which(name)}' "$@"\n`)
     chmodSync(join(dir, name), 0o755)
   }
 }
+function real(dir: string) {
+  for (const name of ['ffmpeg', 'ffprobe']) {
+    symlinkSync(which(name), join(dir, `${name}.real`))
+    renameSync(join(dir, `${name}.real`), join(dir, name))
+  }
+}
+const recorded = (log: string, name: string) =>
+  readdirSync(log).filter((f) => f.startsWith(`${name}-`)).map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1))
 
 type Server = { base: string; key: string; stop(): Promise<void> }
 
@@ -129,48 +145,52 @@ const importBody = (path: string) => ({
   asset: { asset_meta: { name: path.split('/').at(-1), path_file: path, is_archive: false, is_production: true, approval: 0, meta_field_store: {} }, technical_details: {}, archive_details: {}, keywords: {} },
 })
 
-/** Seconds from the first POST until every import task has ended; every proxy made. */
-async function serviceRound(cli: string[], dir: string, clips: string, names: string[], ffmpegDir: string): Promise<number> {
-  const s = await prepared(cli, dir, clips, ffmpegDir)
-  try {
-    const t = performance.now()
-    const answers = await Promise.all(names.map((n) => api(s, 'POST', '/api/asset/import/', importBody(join(clips, n)))))
-    if (answers.some((a) => a.status !== 201)) throw new Error(`an import was refused: ${JSON.stringify(answers.find((a) => a.status !== 201)?.json)}`)
-    await waitUntil('the proxies', 3600_000, async () => (await busy(s)) === 0)
-    const seconds = (performance.now() - t) / 1000
-    const failed = await count(s, '/api/tasks/?state=failed&limit=1')
-    // The list shows fewer fields than the record: each record names its proxy.
-    const ids = ((await api(s, 'GET', `/api/videoassets/?limit=${names.length}`)).json as { id: number }[]).map((a) => a.id)
-    let proxied = 0
-    for (const id of ids) {
-      const proxy = ((await api(s, 'GET', `/api/videoassets/${id}/`)).json as { path_proxy?: string }).path_proxy
-      if (proxy && existsSync(proxy)) proxied++
-    }
-    if (failed || proxied !== names.length) throw new Error(`${failed} tasks failed, ${proxied} of ${names.length} proxies made`)
-    return seconds
-  } finally {
-    await s.stop()
-  }
-}
+type Side = { server: Server; ids: number[]; args: string[] }
 
-/** The arguments the service gave ffmpeg for one proxy, with {} for the clip's name and its output. */
-async function capturedArgs(cli: string[], dir: string, clips: string, name: string): Promise<string[]> {
-  const ffmpegDir = join(dir, 'recording')
+/**
+ * A server of `cli` in `dir` with the clips imported (untimed), ffmpeg recorded and failing the
+ * proxies of the imports; then the real ffmpeg in place. The proxy arguments it ran, with {} for
+ * the clip's name and the output.
+ */
+async function side(cli: string[], dir: string, clips: string, names: string[]): Promise<Side> {
+  const ffmpegDir = join(dir, 'ffmpeg')
   const log = join(dir, 'recorded')
-  recordingFfmpeg(ffmpegDir, log)
-  const s = await prepared(cli, dir, clips, ffmpegDir)
-  try {
-    if ((await api(s, 'POST', '/api/asset/import/', importBody(join(clips, name)))).status !== 201) throw new Error('the capture import was refused')
-    await waitUntil('the capture import', 600_000, async () => (await busy(s)) === 0)
-  } finally {
-    await s.stop()
-  }
-  const runs = readdirSync(log).filter((f) => f.startsWith('ffmpeg-')).map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1))
-  const proxy = runs.find((args) => args.includes(`file:${INPUT}`) && args.some((a) => a.includes('.reelhouse-proxy-')))
-  if (!proxy) throw new Error(`no proxy run among the service's ffmpeg runs: ${JSON.stringify(runs)}`)
+  recordingFfmpeg(ffmpegDir, log, true)
+  const server = await prepared(cli, dir, clips, ffmpegDir)
+  const answers = await Promise.all(names.map((n) => api(server, 'POST', '/api/asset/import/', importBody(join(clips, n)))))
+  if (answers.some((a) => a.status !== 201)) throw new Error(`an import was refused: ${JSON.stringify(answers.find((a) => a.status !== 201)?.json)}`)
+  await waitUntil('the imports', 600_000, async () => (await busy(server)) === 0)
+  real(ffmpegDir)
+  const ids = ((await api(server, 'GET', `/api/videoassets/?limit=${names.length}`)).json as { id: number }[]).map((a) => a.id)
+  if (ids.length !== names.length) throw new Error(`${ids.length} of ${names.length} clips imported`)
+  const proxy = recorded(log, 'ffmpeg').find((args) => args.includes(`file:${INPUT}`) && args.some((a) => a.includes('.reelhouse-proxy-')))
+  if (!proxy) throw new Error(`no proxy run among the service's ffmpeg runs: ${JSON.stringify(recorded(log, 'ffmpeg'))}`)
   // The service hands the opened file over as fd 3 and writes to a temporary name beside the
   // proxies; the shell loop names the clip and an output of its own. Nothing else changes.
-  return proxy.map((a) => (a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${tmp}/out/{}.proxy` : a))
+  const args = proxy.map((a) => (a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${tmp}/out/{}.proxy` : a))
+  return { server, ids, args }
+}
+
+/** Seconds from the first remake request until no task is left; every proxy checked on disk. */
+async function remakeRound({ server, ids }: Side): Promise<number> {
+  const before = new Map<number, number>()
+  for (const id of ids) {
+    const proxy = ((await api(server, 'GET', `/api/videoassets/${id}/`)).json as { path_proxy?: string }).path_proxy
+    before.set(id, proxy && existsSync(proxy) ? statSync(proxy).mtimeMs : 0)
+  }
+  const t = performance.now()
+  const answers = await Promise.all(ids.map((id) => api(server, 'POST', `/api/videoassets/${id}/proxy/`)))
+  if (answers.some((a) => a.status !== 202)) throw new Error(`a remake was refused: ${JSON.stringify(answers.find((a) => a.status !== 202)?.json)}`)
+  await waitUntil('the proxies', 3600_000, async () => (await busy(server)) === 0)
+  const seconds = (performance.now() - t) / 1000
+  const failed = await count(server, '/api/tasks/?state=failed&kind=proxy&limit=1')
+  let made = 0
+  for (const id of ids) {
+    const proxy = ((await api(server, 'GET', `/api/videoassets/${id}/`)).json as { path_proxy?: string }).path_proxy
+    if (proxy && existsSync(proxy) && statSync(proxy).mtimeMs > before.get(id)!) made++
+  }
+  if (failed || made !== ids.length) throw new Error(`${failed} proxy tasks failed, ${made} of ${ids.length} proxies made anew`)
+  return seconds
 }
 
 function baselineRound(clips: string, names: string[], args: string[]): number {
@@ -197,7 +217,7 @@ async function probeRounds(clip: string) {
   // As an import runs it: the file opened and checked, ffprobe reading the descriptor.
   const fd = openSync(clip, 'r')
   await probe(recording, clip, 'video', { fd })
-  const args = readdirSync(log).filter((f) => f.startsWith('ffprobe-')).map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1)).find((a) => a.includes(`file:${INPUT}`))
+  const args = recorded(log, 'ffprobe').find((a) => a.includes(`file:${INPUT}`))
   if (!args) throw new Error('no ffprobe run of the file was recorded')
   const service: number[] = []
   const alone: number[] = []
@@ -238,30 +258,25 @@ async function main(): Promise<boolean> {
   if (built.exitCode === 0 && existsSync(compiled)) clis.push(['compiled', [compiled]])
   else console.error(`bun build.ts failed; the compiled executable is not measured:\n${built.stderr}`)
 
-  const args = await capturedArgs(clis[0]![1], mkdtempSync(join(tmp, 'capture-')), clips, names[0]!)
+  const sides = new Map<string, Side>()
+  for (const [label, cli] of clis) sides.set(label, await side(cli, mkdtempSync(join(tmp, `${label}-`)), clips, names))
+  const args = sides.get('source')!.args
+  for (const [label, s] of sides) if (JSON.stringify(s.args) !== JSON.stringify(args)) throw new Error(`the ${label} run made its proxy with other arguments: ${s.args.join(' ')}`)
   console.error(`the service's proxy: ffmpeg ${args.join(' ')}`)
-  const ffmpegDir = join(tmp, 'ffmpeg')
-  mkdirSync(ffmpegDir)
-  for (const name of ['ffmpeg', 'ffprobe']) spawnSync(['ln', '-s', which(name), join(ffmpegDir, name)])
-
-  const sides: [string, () => Promise<number>][] = [
-    ...clis.map(([label, cli]): [string, () => Promise<number>] => [label, async () => {
-      const dir = mkdtempSync(join(tmp!, `${label}-`))
-      const seconds = await serviceRound(cli, dir, clips, names, ffmpegDir)
-      rmSync(dir, { recursive: true, force: true })
-      return seconds
-    }]),
+  const measured: [string, () => Promise<number>][] = [
+    ...[...sides].map(([label, s]): [string, () => Promise<number>] => [label, () => remakeRound(s)]),
     ['shell loop', async () => baselineRound(clips, names, args)],
   ]
-  const times = new Map<string, number[]>(sides.map(([label]) => [label, []]))
+  const times = new Map<string, number[]>(measured.map(([label]) => [label, []]))
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 ? [...sides].reverse() : sides
+    const order = r % 2 ? [...measured].reverse() : measured
     for (const [label, fn] of order) {
       const s = await fn()
       times.get(label)!.push(s)
       console.error(`  round ${r + 1} ${label}: ${CLIPS} proxies in ${s.toFixed(1)} s`)
     }
   }
+  for (const s of sides.values()) await s.server.stop()
   const probes = await probeRounds(join(clips, names[0]!))
   console.error(`  probe: ${probes.service.toFixed(1)} ms as the service runs it, ffprobe alone ${probes.alone.toFixed(1)} ms (medians of ${PROBES})`)
 
@@ -272,7 +287,7 @@ async function main(): Promise<boolean> {
     const s = median(times.get(label)!)
     const ratio = s / base
     ok &&= ratio <= PROXY_GOAL
-    rows.push([`${label}: ${CLIPS} imports of ${SECONDS} s 1080p clips, until every proxy is made, median`, `${s.toFixed(1)} s (${((ratio - 1) * 100).toFixed(1)} % over the shell loop)`, `≤ ${((PROXY_GOAL - 1) * 100).toFixed(0)} % over`, ratio <= PROXY_GOAL ? 'pass' : 'FAIL'])
+    rows.push([`${label}: ${CLIPS} proxies of ${SECONDS} s 1080p clips (POST .../proxy/ at once, until every proxy task has ended), median`, `${s.toFixed(1)} s (${((ratio - 1) * 100).toFixed(1)} % over the shell loop)`, `≤ ${((PROXY_GOAL - 1) * 100).toFixed(0)} % over`, ratio <= PROXY_GOAL ? 'pass' : 'FAIL'])
   }
   const extra = probes.service - probes.alone
   ok &&= extra <= PROBE_GOAL_MS
@@ -293,13 +308,15 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 Per round (s): ${[...times].map(([label, xs]) => `${label} ${xs.map((x) => x.toFixed(1)).join(', ')}`).join('; ')}.
 
 What is measured: \`serve --task-concurrency ${CONCURRENCY}\` (the default), the source run and
-dist/reelhouse, each in a fresh data folder, take ${CLIPS} \`POST /api/asset/import/\` at once and
-make each proxy in an import task; the time runs from the first request until no task is queued
-or running (every proxy checked on disk). The baseline runs ffmpeg on the same clips with the very
-arguments the service gave it (recorded from a first import by a wrapper around ffmpeg), through
-\`xargs -P ${CONCURRENCY}\`: the same work with nothing around it. The sides alternate, ${ROUNDS} rounds,
-medians. The probe: \`probe()\` of src/media/probe.ts (ffprobe on the opened file, then reading its
-answer) against ffprobe alone with the same arguments, alternating, ${PROBES} times each.
+dist/reelhouse, each with the clips imported beforehand (untimed), take ${CLIPS}
+\`POST /api/videoassets/{id}/proxy/\` at once and make each proxy in a task, under a temporary
+name renamed over the old proxy; the time runs from the first request until no task is queued
+or running (every proxy checked on disk, made anew). The baseline runs ffmpeg on the same clips
+with the very arguments the service runs (recorded by a wrapper around ffmpeg during the
+imports; the real binaries then took its place), through \`xargs -P ${CONCURRENCY}\`: the same
+work with nothing around it. The sides alternate, ${ROUNDS} rounds, medians. The probe:
+\`probe()\` of src/media/probe.ts (ffprobe on the opened file, then reading its answer) against
+ffprobe alone with the same arguments, alternating, ${PROBES} times each.
 
 The service's proxy command for these clips: \`ffmpeg ${args.join(' ')}\`
 `)
