@@ -8,10 +8,10 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { ROOT, Running, killAll, lines } from '../helpers/process.ts'
+import { killAll, lines, ROOT, Running, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 // Rounds of child processes on a loaded machine: room for all of them, still bounded.
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs: string[] = []
 afterEach(() => killAll())

@@ -5,10 +5,10 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { UsageError, serveConfig } from '../../src/config.ts'
 import { readResponse, tempDir } from '../helpers/app.ts'
-import { type Server, killAll, runCli, startServe } from '../helpers/process.ts'
+import { killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
-setDefaultTimeout(30_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs: string[] = []
 const dir = () => {

@@ -8,10 +8,10 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { type Server, ROOT, call, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+import { call, killAll, lines, ROOT, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
-setDefaultTimeout(30_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs: string[] = []
 const dir = (prefix = 'reelhouse-cli-') => {

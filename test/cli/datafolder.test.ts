@@ -13,9 +13,9 @@ import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { seedProduction, testApp } from '../helpers/app.ts'
 import { folders } from '../helpers/envelope.ts'
-import { CLIS, type RunOptions, lines, runCli } from '../helpers/process.ts'
+import { CLIS, lines, runCli, type RunOptions, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(30_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 const dirs = folders()
 afterAll(() => dirs.cleanup())
 

@@ -6,10 +6,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { UsageError, serveConfig } from '../../src/config.ts'
 import { folders } from '../helpers/envelope.ts'
-import { CLIS, type Server, call, killAll, runCli, startServe } from '../helpers/process.ts'
+import { call, CLIS, killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs = folders()
 afterAll(async () => {

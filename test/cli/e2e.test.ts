@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { brotliDecompressSync } from 'node:zlib'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { type Server, call, compiledExecutable, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+import { call, compiledExecutable, killAll, lines, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs: string[] = []
 const dir = (prefix = 'reelhouse-e2e-') => {

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { folders } from '../helpers/envelope.ts'
-import { CLIS, ROOT, type RunOptions, lines, runCli } from '../helpers/process.ts'
+import { CLIS, lines, ROOT, runCli, type RunOptions, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(30_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 const dirs = folders()
 afterAll(() => dirs.cleanup())
 

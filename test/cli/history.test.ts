@@ -11,9 +11,9 @@ import { createCore } from '../../src/core.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { tempDir } from '../helpers/app.ts'
-import { runCli } from '../helpers/process.ts'
+import { runCli, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const data = tempDir('reelhouse-cli-history-')
 afterAll(() => rmSync(data, { recursive: true, force: true }))

@@ -15,10 +15,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
 import { clientProductionProblems } from '../helpers/medialoopster.ts'
-import { type Server, call, killAll, runCli, startServe } from '../helpers/process.ts'
+import { call, killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 let server: Server
 let media: string

@@ -6,11 +6,11 @@ import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from '
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { BOUND_MS, CLIS, ROOT, SOURCE_CLI, cleanEnv, killAll, lines, runCli, startServe } from '../helpers/process.ts'
+import { BOUND_MS, cleanEnv, CLIS, killAll, lines, ROOT, runCli, SOURCE_CLI, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 // Child processes on a loaded machine, each hashing with Argon2: more room than 5 s, still bounded.
-setDefaultTimeout(30_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs: string[] = []
 afterEach(() => killAll())

@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
 import { corpusClip } from '../helpers/corpus.ts'
 import { ffprobeJson, hasFfmpeg } from '../helpers/media.ts'
-import { type Server, call, compiledExecutable, killAll, runCli, startServe } from '../helpers/process.ts'
+import { call, compiledExecutable, killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const dirs: string[] = []
 const dir = (prefix: string) => {

@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { ROOT, type Server, cleanEnv, killAll, startServe } from '../helpers/process.ts'
+import { cleanEnv, killAll, ROOT, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
 const ORIGIN = 'http://127.0.0.1:8000'
@@ -59,7 +59,7 @@ test('the README starts the server with npm start, and its setup commands pasted
   for (const step of ['npm run reelhouse -- user add', 'token create', 'user list', 'user passwd ana', 'curl -u ana:PASSWORD']) expect(text).toContain(step)
 
   const script = ['set -eu', npmFunction(), ...blocks].join('\n').replaceAll(ORIGIN, server.base)
-  const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdin: new Blob(['PASSWORD\n']), stdout: 'pipe', stderr: 'pipe', timeout: 50_000 })
+  const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdin: new Blob(['PASSWORD\n']), stdout: 'pipe', stderr: 'pipe', timeout: TEST_TIMEOUT_MS - 10_000 })
   const [stdout, stderr, code] = await Promise.all([new Response(bash.stdout).text(), new Response(bash.stderr).text(), bash.exited])
   if (code !== 0) console.error(`README output:\n${stdout}\n${stderr}`)
   expect(code).toBe(0)

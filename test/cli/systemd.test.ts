@@ -7,9 +7,9 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { folders } from '../helpers/envelope.ts'
-import { ROOT, call, killAll, runCli, startServe } from '../helpers/process.ts'
+import { call, killAll, ROOT, runCli, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(30_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 const dirs = folders()
 afterAll(async () => {
   await killAll()

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { ROOT, type Server, call, cleanEnv, killAll, startServe } from '../helpers/process.ts'
+import { call, cleanEnv, killAll, ROOT, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 const TUTORIAL = join(ROOT, 'docs', 'tutorial.md')
 const ORIGIN = 'http://127.0.0.1:8000'

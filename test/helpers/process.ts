@@ -16,6 +16,12 @@ export const SOURCE_CLI = [process.execPath, join(ROOT, 'src', 'main.ts')]
  */
 export const BOUND_MS = 60_000
 
+/**
+ * How long a test that runs commands may take: twice a command's bound (npm test's own
+ * --timeout). The files' own 30 s and 60 s timed out when two test runs shared the 2 cores.
+ */
+export const TEST_TIMEOUT_MS = 2 * BOUND_MS
+
 /** The environment of the tests without any REELHOUSE_* variable, plus the given ones. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}

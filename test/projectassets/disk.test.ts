@@ -6,9 +6,10 @@ import { join } from 'node:path'
 import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 // Real trees of thousands of files: generous bounds on a shared, noisy machine.
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 let t: TestApp
 let root: string

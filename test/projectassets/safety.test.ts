@@ -7,8 +7,9 @@ import { tempDir } from '../helpers/temp.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(TEST_TIMEOUT_MS)
 
 let t: TestApp
 let root: string
