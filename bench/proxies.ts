@@ -18,7 +18,8 @@ import { join } from 'node:path'
 import { createFfmpeg, INPUT } from '../src/media/ffmpeg.ts'
 import { probe } from '../src/media/probe.ts'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, children, envNumber, onInterrupt, runBench, spawnListening, stopChildren } from './procs.ts'
+import { ROOT, envNumber, onInterrupt, runBench, stopChildren } from './procs.ts'
+import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const CLIPS = envNumber('BENCH_PROXY_CLIPS', 20)
 const SECONDS = envNumber('BENCH_PROXY_SECONDS', 30)
@@ -89,54 +90,17 @@ function real(dir: string) {
 const recorded = (log: string, name: string) =>
   readdirSync(log).filter((f) => f.startsWith(`${name}-`)).map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1))
 
-type Server = { base: string; key: string; stop(): Promise<void> }
-
-async function serve(cli: string[], dataDir: string, ffmpegDir: string): Promise<Server> {
-  const { proc, port } = await spawnListening('serve', [...cli, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', ffmpegDir, '--task-concurrency', String(CONCURRENCY)], {
-    portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
-    timeoutMs: 60_000, keep: 50, drop: /./,
-  })
-  return {
-    base: `http://127.0.0.1:${port}`, key: readFileSync(join(dataDir, 'admin.token'), 'utf8').trim(),
-    async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
-      children.delete(proc)
-    },
-  }
-}
-
-async function api(s: Server, method: string, path: string, body?: unknown) {
-  const r = await fetch(s.base + path, {
-    method, headers: { authorization: `Token ${s.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await r.text()
-  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined }
-}
-
-const count = async (s: Server, path: string) => Number((await api(s, 'GET', path)).headers.get('x-total-count') ?? 0)
-const busy = async (s: Server) => (await count(s, '/api/tasks/?state=queued&limit=1')) + (await count(s, '/api/tasks/?state=running&limit=1'))
-
-async function waitUntil(what: string, ms: number, fn: () => Promise<boolean>) {
-  const end = Date.now() + ms
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`)
-    await Bun.sleep(50)
-  }
-}
-
 /**
  * A server with the clips on a device of their own (no production's watch folder: the watcher
  * imports none of them) and a production on a second device, in `dir`; the start scans done.
  */
 async function prepared(cli: string[], dir: string, clips: string, ffmpegDir: string) {
-  const s = await serve(cli, join(dir, 'data'), ffmpegDir)
+  const s = await serve(cli, join(dir, 'data'), ['--ffmpeg', ffmpegDir, '--task-concurrency', String(CONCURRENCY)])
   mkdirSync(join(dir, 'work'))
   if ((await api(s, 'POST', '/api/devices/', { name: 'media', path: clips + '/' })).status !== 201) throw new Error('device media')
   if ((await api(s, 'POST', '/api/devices/', { name: 'work', path: join(dir, 'work') + '/' })).status !== 201) throw new Error('device work')
   if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: join(dir, 'work', 'Show') + '/' })).status !== 201) throw new Error('production')
-  await waitUntil('the start scans', 60_000, async () => (await busy(s)) === 0)
+  await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
   return s
 }
 
@@ -159,7 +123,7 @@ async function side(cli: string[], dir: string, clips: string, names: string[]):
   const server = await prepared(cli, dir, clips, ffmpegDir)
   const answers = await Promise.all(names.map((n) => api(server, 'POST', '/api/asset/import/', importBody(join(clips, n)))))
   if (answers.some((a) => a.status !== 201)) throw new Error(`an import was refused: ${JSON.stringify(answers.find((a) => a.status !== 201)?.json)}`)
-  await waitUntil('the imports', 600_000, async () => (await busy(server)) === 0)
+  await waitUntil('the imports', 600_000, async () => (await busyTasks(server)) === 0)
   real(ffmpegDir)
   const ids = ((await api(server, 'GET', `/api/videoassets/?limit=${names.length}`)).json as { id: number }[]).map((a) => a.id)
   if (ids.length !== names.length) throw new Error(`${ids.length} of ${names.length} clips imported`)
@@ -181,7 +145,7 @@ async function remakeRound({ server, ids }: Side): Promise<number> {
   const t = performance.now()
   const answers = await Promise.all(ids.map((id) => api(server, 'POST', `/api/videoassets/${id}/proxy/`)))
   if (answers.some((a) => a.status !== 202)) throw new Error(`a remake was refused: ${JSON.stringify(answers.find((a) => a.status !== 202)?.json)}`)
-  await waitUntil('the proxies', 3600_000, async () => (await busy(server)) === 0)
+  await waitUntil('the proxies', 3600_000, async () => (await busyTasks(server)) === 0, 50)
   const seconds = (performance.now() - t) / 1000
   const failed = await count(server, '/api/tasks/?state=failed&kind=proxy&limit=1')
   let made = 0

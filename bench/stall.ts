@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, children, envNumber, onInterrupt, runBench, spawnListening, stopChildren } from './procs.ts'
+import { ROOT, children, envNumber, onInterrupt, runBench, stopChildren } from './procs.ts'
+import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const FILES = envNumber('BENCH_STALL_FILES', 20_000)
 const ROUNDS = envNumber('BENCH_STALL_ROUNDS', 3)
@@ -26,33 +27,11 @@ async function stopAll() {
 }
 onInterrupt(stopAll, () => tmp ?? 'nothing')
 
-type Server = { base: string; key: string; lines: string[]; stop(): Promise<void> }
-
-async function serve(cli: string[], dataDir: string): Promise<Server> {
+/** A server as the rounds run it: no ffmpeg, a settle time of one second. */
+function serveNoFfmpeg(cli: string[], dataDir: string) {
   const noFfmpeg = join(tmp!, 'no-ffmpeg')
   mkdirSync(noFfmpeg, { recursive: true })
-  // The default request log (a line per request, to stderr), as users run it: kept, not printed.
-  const { proc, port, lines } = await spawnListening('serve', [...cli, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', noFfmpeg, '--settle', '1'], {
-    portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
-    timeoutMs: 60_000, keep: 50, drop: /./,
-  })
-  return {
-    base: `http://127.0.0.1:${port}`, key: readFileSync(join(dataDir, 'admin.token'), 'utf8').trim(), lines,
-    async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
-      children.delete(proc)
-    },
-  }
-}
-
-async function api(s: Server, method: string, path: string, body?: unknown) {
-  const r = await fetch(s.base + path, {
-    method, headers: { authorization: `Token ${s.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  })
-  const text = await r.text()
-  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined }
+  return serve(cli, dataDir, ['--ffmpeg', noFfmpeg, '--settle', '1'])
 }
 
 /**
@@ -86,17 +65,7 @@ async function prober(s: Server) {
   }
 }
 
-const count = async (s: Server, path: string) => Number((await api(s, 'GET', path)).headers.get('x-total-count') ?? 0)
-const busyTasks = async (s: Server) => (await count(s, '/api/tasks/?state=queued&limit=1')) + (await count(s, '/api/tasks/?state=running&limit=1'))
 const assetCount = (s: Server) => count(s, '/api/videoassets/?limit=1')
-
-async function waitUntil(what: string, ms: number, fn: () => Promise<boolean>) {
-  const end = Date.now() + ms
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`)
-    await Bun.sleep(100)
-  }
-}
 
 type Round = { idle: number; drop: number; dropSeconds: number; imported: number; body: number; bodyStatus: number[] }
 
@@ -104,7 +73,7 @@ async function round(cli: string[], label: string, r: number, source: string): P
   const dir = mkdtempSync(join(tmp!, `${label}-`))
   const device = join(dir, 'share') + '/'
   mkdirSync(device)
-  const s = await serve(cli, join(dir, 'data'))
+  const s = await serveNoFfmpeg(cli, join(dir, 'data'))
   try {
     if ((await api(s, 'POST', '/api/devices/', { name: 'share', path: device })).status !== 201) throw new Error('device')
     if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')

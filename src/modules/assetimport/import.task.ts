@@ -5,7 +5,7 @@
 // the task before any file changes, and moveFile resumes a plan wherever a crash left it, so the
 // file is at exactly one of its two paths and path_file follows it; probing and the proxy are
 // simply done again.
-import { closeSync, constants, fstatSync, lstatSync, openSync, statSync } from 'node:fs'
+import { closeSync, lstatSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { productions } from '../../db/schema.ts'
@@ -27,7 +27,7 @@ import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
-import { profileFor, usableProfile } from './proxy.task.ts'
+import { openCatalogued, profileFor, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
 
 type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
@@ -127,27 +127,8 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
         paths: [asset.path_file, ...(moveDevice ? [moveFolder(allDevices, moveDevice, production, params.kind)] : [])],
       })
       if (refusal) throw new Error(`refusing to go on: ${refusal}`)
-      /**
-       * path_file passes the path gate again, is opened (no link followed, never waiting on a
-       * FIFO) and the descriptor is the file catalogued (device and inode; the gate's when none is
-       * recorded). ffprobe and ffmpeg read that descriptor: a file put in its place by name after
-       * this check is never what they read.
-       */
-      const openSame = (a: NonNullable<typeof asset>): number => {
-        const file = fileOnDevice(allDevices, a.path_file)
-        if (file.stat?.kind !== 'file') throw new Error('path_file is no longer a regular file')
-        const want = a.file_dev !== null && a.file_ino !== null ? { dev: a.file_dev, ino: a.file_ino } : file.stat
-        let fd: number
-        try {
-          fd = openSync(a.path_file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-        } catch (error) {
-          throw new Error(`path_file cannot be opened: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-        }
-        const s = fstatSync(fd)
-        if (s.isFile() && s.dev === want.dev && s.ino === want.ino) return fd
-        closeSync(fd)
-        throw new Error(s.isFile() ? 'path_file is no longer the file that was imported (another file is in its place)' : 'path_file is no longer a regular file')
-      }
+      /** path_file passes the path gate again, opened and checked to be the file catalogued (proxy.task.ts). */
+      const openSame = (a: NonNullable<typeof asset>) => openCatalogued(allDevices, a)
 
       if (online && params.move) {
         const target = moveDevice!
