@@ -6,6 +6,7 @@ import { expect, test } from 'bun:test'
 import { existsSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startCheckpointer } from '../../src/db/checkpointer.ts'
+import { BUSY_MAX_MS, TARGET_FRAMES, nextWait } from '../../src/db/pacing.ts'
 import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import type { Log } from '../../src/util/log.ts'
@@ -80,4 +81,18 @@ test('a thread that cannot open the catalogue: a warning, and the server checkpo
   expect(autocheckpoint(db)).toBe(1_000)
   await checkpointer.stop()
   db.$client.close(true)
+})
+
+test('the thread paces its checkpoints by how fast the WAL fills: about 2,000 pages between two, at most 250 ms apart while writes come, backing off once it stands still', () => {
+  const limits = { fastMs: 20, slowMs: 2_000 }
+  // 2,000 imports a second (about 800 pages in 20 ms): every 50 ms.
+  expect(nextWait(800, 0, 20, limits)).toBe(50)
+  // A flood fills more than the target in the shortest wait: no shorter than fastMs.
+  expect(nextWait(40_000, 0, 20, limits)).toBe(20)
+  // A trickle (a drop's imports: 60 pages in 250 ms): not every 20 ms, but BUSY_MAX_MS.
+  expect(nextWait(60, 0, 250, limits)).toBe(BUSY_MAX_MS)
+  expect(nextWait(TARGET_FRAMES, 0, 100, limits)).toBe(100)
+  // Nothing new since the last look: the wait doubles, up to slowMs.
+  expect(nextWait(60, 60, 250, limits)).toBe(500)
+  expect(nextWait(0, 0, 1_500, limits)).toBe(2_000)
 })
