@@ -27,6 +27,7 @@ import { importLogsModule } from './modules/importlogs/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
 import { remakeProxyModule } from './modules/mediaassets/proxy.ts'
 import { videoShotsModule } from './modules/mediaassets/shots.ts'
+import { searchModule } from './modules/search/index.ts'
 import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
 import { tasksModule } from './modules/tasks/index.ts'
@@ -74,7 +75,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     admits: hosts?.admits,
   })
   const ctx: ModuleContext = {
-    db, users, list: createLists(db, baseOf), auth, parseBody,
+    db, users, list: createLists(db, baseOf), auth, parseBody, baseOf,
     apiVersion: (request) => versions.get(request) ?? defaultApiVersion,
   }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
@@ -196,6 +197,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(projectAssetsModule(ctx, projects, '/project'))
         .use(tasksModule(ctx, runner))
         .use(historyModule(ctx))
+        .use(searchModule(ctx))
         .use(archiveModule(ctx)),
     )
 

@@ -17,6 +17,8 @@ export type ModuleContext = {
    * hook, a GET too; a GET without one runs without a turn of the microtask queue.
    */
   parseBody: ReturnType<typeof createBodyParser>
+  /** The base of the absolute URLs handed out for a request (serve --public-url, else its Host), as lists' Link headers use. */
+  baseOf: (request: Request) => string
   /** The API version the request's Accept header selected (http/versioning.ts); only productions differ by it. */
   apiVersion: (request: Request) => ApiVersion
 }

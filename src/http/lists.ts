@@ -228,7 +228,7 @@ const keyed = (c: { select: string; ids: string }, whereSql: string, order: stri
  * offset replaced. No prev on the first page, no next on the last. Made here and not in a global
  * after-handle hook, which added an await and a lookup to every request of every route.
  */
-function pageLinks(request: Request, base: string, { limit, offset, count }: { limit: number; offset: number; count: number }): string | undefined {
+export function pageLinks(request: Request, base: string, { limit, offset, count }: { limit: number; offset: number; count: number }): string | undefined {
   const hasPrev = offset > 0
   const hasNext = offset + limit < count
   if (!hasPrev && !hasNext) return undefined
@@ -263,7 +263,7 @@ const UNSAFE_IN_TARGET_ALL = new RegExp(UNSAFE_IN_TARGET.source, 'g')
 const escapeTarget = (target: string) =>
   UNSAFE_IN_TARGET.test(target) ? target.replace(UNSAFE_IN_TARGET_ALL, (c) => encodeURIComponent(c)) : target
 
-function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => string): ReadableStream<Uint8Array> {
+export function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   let first = true
   return new ReadableStream({

@@ -1,0 +1,108 @@
+// GET /api/search/: ranked full-text search over media and project assets (an extension of the
+// medialoopster API). Paged like every list: limit/offset, X-Total-Count, Link.
+import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
+import type { ModuleContext } from '../../http/context.ts'
+import { invalidParameter } from '../../http/errors.ts'
+import { Paging, idFilter, pageLinks, streamRows } from '../../http/lists.ts'
+import { errors, oneOf, sharedModels } from '../../http/models.ts'
+import { flagFilter } from '../../http/resource.ts'
+import type { Principal } from '../users/service.ts'
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
+import { HIT_TYPES, type HitType, type SearchFilters, createSearch } from './service.ts'
+
+export const SearchHit = t.Object({
+  type: oneOf(HIT_TYPES, { description: 'The kind of record: its list is /api/{type}s/' }),
+  id: Type.Integer(),
+  name: t.String(),
+  production: Type.Integer({ description: 'The production the record belongs to' }),
+  path: t.String({ description: "A media asset's path_file, a project's bundle_root" }),
+  is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
+  score: t.Number({ description: 'How well it matches (bm25; higher is better): a word in the name weighs most, then keywords, file and folder names, the description, custom metadata' }),
+}, {
+  examples: [{ type: 'videoasset', id: 7, name: 'Harbour drone sunrise', production: 1, path: '/mnt/nas/Harbour/video/A001_C003_harbour_drone.mov', is_production: true, score: 12.41 }],
+})
+
+const SearchQuery = t.Object({
+  ...Paging,
+  q: t.Optional(t.String({
+    description: `The words to look for (at most ${MAX_QUERY_CHARS} characters, ${MAX_QUERY_TERMS} words). Every word must be found, ` +
+      'as the start of a word (interv finds Interview), in any case and with or without accents (cafe finds Café); ' +
+      '"two words" finds the phrase; -word leaves out what holds the word.',
+  })),
+  type: t.Optional(t.String({ description: `Only these kinds, comma-separated: ${HIT_TYPES.join(', ')}` })),
+  production: idFilter('Only records of this production'),
+  is_production: flagFilter('Only records online (true, 1) or not online (false, 0)'),
+})
+type Query = typeof SearchQuery.static
+
+/** The filters of a request, each refused at its own parameter. */
+function filtersOf(query: Query): SearchFilters | null {
+  if (query.q === undefined) throw invalidParameter('q', 'q is required: give the words to look for.')
+  const parsed = toMatch(query.q)
+  if ('refused' in parsed) throw invalidParameter('q', parsed.refused)
+  let types: HitType[] | undefined
+  if (query.type !== undefined) {
+    types = []
+    for (const name of query.type.split(',').map((s) => s.trim())) {
+      if (!(HIT_TYPES as readonly string[]).includes(name)) throw invalidParameter('type', `type must be one or more of ${HIT_TYPES.join(', ')}, comma-separated.`)
+      types.push(name as HitType)
+    }
+  }
+  if (parsed.match === null) return null
+  return {
+    match: parsed.match, types,
+    production: query.production === undefined ? undefined : Number(query.production),
+    is_production: query.is_production === undefined ? undefined : query.is_production === 'true' || query.is_production === '1',
+  }
+}
+
+export function searchModule(ctx: ModuleContext) {
+  const search = createSearch(ctx.db)
+
+  function answer(query: Query, user: Principal, request: Request): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
+    const filters = filtersOf(query)
+    let count = 0
+    try {
+      if (filters) count = search.count(user, filters)
+    } catch (error) {
+      // query.ts writes every word as an FTS5 string, so the engine should never refuse one; if it
+      // does, the text is what it could not read: a 400 at q, never a 500.
+      if (error instanceof Error && /fts5/i.test(error.message)) throw invalidParameter('q', `q cannot be searched: ${error.message}.`)
+      throw error
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-total-count': String(count) }
+    // As lists do (http/lists.ts): digits beyond 64-bit integers are capped.
+    const limit = query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER)
+    const offset = query.offset === undefined ? 0 : Math.min(Number(query.offset), Number.MAX_SAFE_INTEGER)
+    const link = limit === undefined ? undefined : pageLinks(request, ctx.baseOf(request), { limit, offset, count })
+    if (link) headers.link = link
+    if (!filters || limit === 0 || offset >= count) return { body: '[]', headers }
+    const hits = search.hits(user, filters, limit, offset)
+    if (limit === undefined) return { body: streamRows(hits as never, JSON.stringify), headers }
+    return { body: JSON.stringify([...hits]), headers }
+  }
+
+  return new Elysia({ prefix: '/search', tags: ['Search'] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model({ SearchHit, SearchHits: t.Array(SearchHit) })
+    // The Response made here, of the answer made outside: see src/http/lists.ts ListAnswer.
+    .get('/', ({ query, user, request }) => {
+      const a = answer(query, user, request)
+      return new Response(a.body, a)
+    }, {
+      auth: true,
+      query: SearchQuery,
+      response: { 200: 'SearchHits', ...errors(400) },
+      detail: {
+        summary: 'Full-text search over media and project assets, best first (extension)',
+        description:
+          'Searches names, descriptions, the folder and file names of path_file and bundle_root, keywords (category and keyword) and ' +
+          'custom metadata values. Every word must match as the start of a word, in any case and accent; "a phrase" must match as ' +
+          'written; -word excludes. Only records of productions the user can read are found, and X-Total-Count counts only those. ' +
+          'limit/offset, X-Total-Count and Link as every list; without limit, every hit, streamed. ' +
+          'Example: /api/search/?q=harbour%20drone&type=videoasset&limit=20.',
+      },
+    })
+}

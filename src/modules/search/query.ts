@@ -1,0 +1,57 @@
+// A user's search text turned into an FTS5 query (pure: no database). Every word and phrase is
+// written as an FTS5 string, so nothing the user types reaches the engine as syntax: quotes,
+// `*`, `:`, parentheses, NEAR, AND, OR and NOT are text, and the tokenizer splits a string at
+// whatever is no letter or digit, as it split the indexed text.
+
+/** How long a search text may be, and how many words and phrases it may hold. */
+export const MAX_QUERY_CHARS = 1000
+export const MAX_QUERY_TERMS = 32
+
+export type Term = { text: string; phrase: boolean; exclude: boolean }
+
+/** Why a text cannot be searched, for a 400 at parameter q; undefined: searchable (maybe with nothing to find). */
+export type Parsed = { match: string | null } | { refused: string }
+
+// A term: an optional '-', then a quoted phrase (its closing quote may be missing) or a run of non-space.
+const TERM = /(-?)(?:"([^"]*)"?|(\S+))/g
+/** The tokenizer makes tokens of letters and digits (unicode61); a term without any finds nothing. */
+const WORDY = /[\p{L}\p{N}]/u
+
+/** The words and phrases of a search text, in order. */
+export function terms(q: string): Term[] {
+  const out: Term[] = []
+  for (const m of q.matchAll(TERM)) {
+    const [, minus, quoted, bare] = m
+    if (quoted !== undefined) out.push({ text: quoted, phrase: true, exclude: minus === '-' })
+    // A lone '-' (or "--x"'s first minus) is no exclusion of nothing: the rest is the word.
+    else if (bare !== undefined) out.push({ text: bare, phrase: false, exclude: minus === '-' })
+    else if (minus) continue
+  }
+  return out
+}
+
+/** An FTS5 string: the text in double quotes, a quote inside doubled. */
+const quote = (text: string) => `"${text.replaceAll('"', '""')}"`
+
+/**
+ * The FTS5 query of a search text: every word a prefix (`interv` finds Interview; a single
+ * character is matched whole, as a prefix of one letter would match most of a catalogue), a
+ * quoted phrase exact, `-word` and `-"a phrase"` excluded, the rest AND-ed. `match: null`: the
+ * text holds no letter or digit to look for (nothing is found).
+ */
+export function toMatch(q: string): Parsed {
+  const text = q.trim()
+  if (!text) return { refused: 'q must not be empty: give the words to look for.' }
+  if (q.length > MAX_QUERY_CHARS) return { refused: `q is at most ${MAX_QUERY_CHARS} characters long.` }
+  const all = terms(text).filter((t) => WORDY.test(t.text))
+  if (all.length > MAX_QUERY_TERMS) return { refused: `q may hold at most ${MAX_QUERY_TERMS} words and phrases.` }
+  const written = (t: Term) => (t.phrase || [...t.text].length < 2 ? quote(t.text) : `${quote(t.text)}*`)
+  const wanted = all.filter((t) => !t.exclude).map(written)
+  const excluded = all.filter((t) => t.exclude).map(written)
+  if (!wanted.length) {
+    if (excluded.length) return { refused: 'q excludes words (-word) but names none to look for: add one.' }
+    return { match: null }
+  }
+  const positive = wanted.length === 1 ? wanted[0]! : `(${wanted.join(' AND ')})`
+  return { match: excluded.reduce((query, word) => `${query} NOT ${word}`, positive) }
+}
