@@ -152,6 +152,8 @@ export type IngestCandidate = {
   kind: MediaKind
   dev: number
   ino: number
+  /** As DiskEntry's: with dev and ino, which file this is (an inode freed and taken again is another file). */
+  stamp: number
   size: number
   mtimeMs: number
 }
@@ -524,7 +526,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     if (rel === undefined || skipped(rel) !== undefined) continue
     const kind = kindOf(rel)
     if (kind === undefined) continue
-    out.ingest.push({ path: e.path, device: e.device, production, kind, dev: e.dev, ino: e.ino, size: e.size, mtimeMs: e.mtimeMs })
+    out.ingest.push({ path: e.path, device: e.device, production, kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs })
   }
 
   const projectsSeen = new Set<number>()

@@ -2,7 +2,7 @@
 // asset): not at its path, nor by its identity under another name; an explicit import still works.
 // And the watcher's own writes are in the history: a move, offline and online, an import.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -71,6 +71,24 @@ describe('a deleted asset\'s file is not imported again', () => {
     expect(r.status).toBe(201)
     expect(r.json.asset_import_id).toBeGreaterThan(id!)
     expect(assetsAt(renamed)).toEqual([r.json.asset_import_id])
+  })
+
+  test('a new file that takes the freed inode of the removed one (the user deleted that file too) is imported', async () => {
+    const path = file('Show/old.mov')
+    await waitFor(async () => (await scan()).imported === 1, 'the dropped file to be imported', { everyMs: 20 })
+    const [id] = assetsAt(path)
+    expect((await base.request('DELETE', `/api/videoassets/${id}/`)).status).toBe(204)
+    rmSync(path)
+    // ext4 gives a new file the inode just freed, often at once; whether this one got it depends
+    // on the rest of the machine, so the decision is given the new file's inode (dev and ino) with
+    // the old file's birth stamp: the case of a reused inode, made certain.
+    const fresh = file('Show/fresh.mov', 'new essence')
+    const { dev, ino, birthtimeMs, mtimeMs } = statSync(fresh)
+    const stamp = birthtimeMs > 0 ? birthtimeMs : mtimeMs
+    base.db.$client.query('UPDATE dismissed_files SET file_dev = ?, file_ino = ?, file_stamp = ? WHERE asset_id = ?').run(dev, ino, stamp - 60_000, id!)
+    await waitFor(async () => (await scan()).imported === 1, 'the new file on the reused inode to be imported', { everyMs: 20 })
+    expect(assetsAt(fresh).length).toBe(1)
+    expect(assetsAt(path)).toEqual([])
   })
 })
 

@@ -46,7 +46,7 @@ const nothing: Reconciliation = {
 }
 const media = (rows: MediaRow[]) => ({ media: rows, projects: [] })
 const candidate = (e: DiskEntry, kind: 'video' | 'audio' | 'image') => ({
-  path: e.path, device: e.device, production: 7, kind, dev: e.dev, ino: e.ino, size: e.size, mtimeMs: e.mtimeMs,
+  path: e.path, device: e.device, production: 7, kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs,
 })
 /** Asset `id`'s file is `e`, found `by`. */
 const relocation = (id: number, e: DiskEntry, by: Relocation['by']): Relocation => ({

@@ -67,9 +67,11 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     .from(mediaAssets).where(eq(mediaAssets.id, sql.placeholder('id'))).prepare()
   const detailsOf = db.select({ keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
     .from(mediaAssets).where(eq(mediaAssets.id, sql.placeholder('id'))).prepare()
-  // Files whose asset a user deleted (the watcher does not import them again), by path or identity.
-  const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null]>(
-    'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3) LIMIT 1')
+  // Files whose asset a user deleted (the watcher does not import them again), by path or identity:
+  // dev, ino and the stamp, as the watcher tells files apart (an inode the file system gives again,
+  // after the user removed that file too, is another file; ext4 often does so at once).
+  const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null, number | null]>(
+    'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3 AND (?4 IS NULL OR file_stamp IS NULL OR file_stamp = ?4)) LIMIT 1')
   const anyDismissed = db.$client.query<{ one: number }, []>('SELECT 1 AS one FROM dismissed_files LIMIT 1')
   // A deleted asset's projects (remove): their production, their linked assets of a kind, their date_mod.
   const projectOf = db.$client.query<{ production: number; date_mod: string }, [number]>('SELECT production, date_mod FROM project_assets WHERE id = ?')
@@ -303,9 +305,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /** Whether the watcher leaves this file alone: a user deleted its asset (by path, or by identity under another name). */
-    dismissed(path: string, identity?: { dev: number; ino: number }): boolean {
+    dismissed(path: string, identity?: { dev: number; ino: number; stamp?: number }): boolean {
       if (anyDismissed.get() === null) return false
-      return dismissedAt.get(path, identity?.dev ?? null, identity?.ino ?? null) !== null
+      return dismissedAt.get(path, identity?.dev ?? null, identity?.ino ?? null, identity?.stamp ?? null) !== null
     },
 
     /** An explicit import of the path: the decision is forgotten (inside the import's transaction). */
