@@ -13,7 +13,7 @@ import { IMPORT, emptyFfmpegDir, importBody, removeScratch } from '../helpers/im
 
 let base: TestApp
 let core: ReturnType<typeof createCore>
-let app: ReturnType<typeof createApp>
+let app: { handle(request: Request): Promise<Response> }
 let root: string
 let device: { id: number }
 let show: { id: number }
