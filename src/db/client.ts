@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from 'node:path'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import type { Log } from '../util/log.ts'
+import { settling } from './aftercommit.ts'
 import * as schema from './schema.ts'
 
 export type Db = ReturnType<typeof openDb>
@@ -29,8 +30,9 @@ export function openDb(file: string) {
   // the server) committed, fails at once with SQLITE_BUSY: the busy timeout cannot help it, since
   // its snapshot is stale. An immediate one waits for the lock instead. The transactions on the
   // bare client (the task runner's, the import log's) call `.immediate` for the same reason.
+  // Its end settles what was queued for after its commit (aftercommit.ts).
   const deferred = db.transaction.bind(db)
-  db.transaction = ((run, config) => deferred(run, { behavior: 'immediate', ...config })) as typeof db.transaction
+  db.transaction = ((run, config) => settling(client, () => deferred(run, { behavior: 'immediate', ...config }))) as typeof db.transaction
   return db
 }
 
@@ -95,25 +97,29 @@ export function readSnapshotOf(db: Db): ReadSnapshot {
   snapshot = {
     run(fn) {
       if (client.inTransaction) return fn()
-      begin.run()
-      active = true
-      // data_version as of this transaction's snapshot (a Basic key check may have read it just
-      // before), so that a kept count is checked against what the page will read.
-      version.refresh()
-      try {
-        return fn()
-      } finally {
-        active = false
-        if (client.inTransaction) {
-          try {
-            commit.run()
-          } catch (error) {
-            // Never left open: every later request would run inside it and no write would land.
-            rollback.run()
-            throw error
+      // Settles afterCommit's queue as the transactions that write do (a request that only reads
+      // queues nothing, but whatever it did queue leaves after the COMMIT, never before).
+      return settling(client, () => {
+        begin.run()
+        active = true
+        // data_version as of this transaction's snapshot (a Basic key check may have read it just
+        // before), so that a kept count is checked against what the page will read.
+        version.refresh()
+        try {
+          return fn()
+        } finally {
+          active = false
+          if (client.inTransaction) {
+            try {
+              commit.run()
+            } catch (error) {
+              // Never left open: every later request would run inside it and no write would land.
+              rollback.run()
+              throw error
+            }
           }
         }
-      }
+      })
     },
     get active() {
       return active

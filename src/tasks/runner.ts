@@ -4,6 +4,7 @@
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with
 // the same target run one after the other, in the order they were made.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { afterCommit, committed } from '../db/aftercommit.ts'
 import { type Db, dataVersionOf } from '../db/client.ts'
 import { type TaskTarget, tasks } from '../db/schema.ts'
 import { CancelledError } from '../storage/fs.ts'
@@ -99,7 +100,21 @@ export const CANCELLED = 'cancelled'
 /** Kinds that cannot be cancelled: a delete half done cannot be undone (its folder is renamed away first). */
 const NOT_CANCELLABLE: ReadonlySet<TaskKind> = new Set(['delete'])
 
-export function createRunner(db: Db, options: { concurrency: number; log: Log; handlers: Handlers; subjects?: Subjects; abandon?: Abandon }) {
+export type RunnerOptions = {
+  concurrency: number
+  log: Log
+  handlers: Handlers
+  subjects?: Subjects
+  abandon?: Abandon
+  /**
+   * Told a task's id each time its row changes (queued, merged, claimed, progress written, params
+   * or result saved, ended, requeued at start), once that change is committed; `get` reads the row
+   * as it is then. Never for a change rolled back. A throw is logged, never the runner's.
+   */
+  observe?: (id: number, get: (id: number) => TaskRow | undefined) => void
+}
+
+export function createRunner(db: Db, options: RunnerOptions) {
   const { concurrency, log, handlers } = options
   /** The log fields of a task: its id and kind, then what it works on (never a reason for the log line to fail). */
   const fieldsOf = (task: TaskRow): Record<string, unknown> => {
@@ -113,12 +128,20 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     return { task: task.id, kind: task.kind, ...subject }
   }
   const running = new Map<number, { controller: AbortController; target: string; done: Promise<void> }>()
+  const byId = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare()
+  const rowOf = (id: number): TaskRow | undefined => byId.get({ id })
+  const observe = options.observe
+  /** The task's row changed: told to the observer once committed (aftercommit.ts). */
+  const changed = observe ? (id: number) => afterCommit(db, () => observe(id, rowOf)) : (_: number) => {}
   let started = false
   let stopping = false
   /** Set when stop() returned: a task still finishing must not touch the (closed) catalogue. */
   let closed = false
 
-  const update = (id: number, values: Partial<TaskRow>) => db.update(tasks).set(values).where(eq(tasks.id, id)).run()
+  const update = (id: number, values: Partial<TaskRow>) => {
+    db.update(tasks).set(values).where(eq(tasks.id, id)).run()
+    changed(id)
+  }
   // What every task goes through, prepared once (an import is a task: these ran per import).
   const p = (name: string) => sql.placeholder(name)
   /** The oldest queued tasks whose target is not busy; busy targets come as a JSON array of target texts. */
@@ -135,9 +158,10 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
    * The handler's last write and the task's end, in one transaction (see Handler), with the claim
    * of the next tasks for the slot it frees: one commit where a busy queue took three.
    */
-  const finish = db.$client.transaction((id: number, last: void | (() => void)): [TaskRow, string][] => {
+  const finish = committed(db.$client, (id: number, last: void | (() => void)): [TaskRow, string][] => {
     last?.()
     end.run({ id, state: 'done', error: '', now: isoTimestamp() })
+    changed(id)
     running.delete(id)
     return claimFree()
   })
@@ -164,11 +188,14 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       if (busy.has(target)) continue
       busy.add(target)
       const row = claim.get({ id: task.id, now: isoTimestamp() })
-      if (row) claimed.push([row, target])
+      if (row) {
+        claimed.push([row, target])
+        changed(row.id)
+      }
     }
     return claimed
   }
-  const claimTx = db.$client.transaction(claimFree)
+  const claimTx = committed(db.$client, claimFree)
   /** Fills the free slots: one commit for every claim. */
   function pump() {
     woken = false
@@ -227,6 +254,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       }
       const message = error instanceof Error ? error.message : String(error)
       end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
+      changed(task.id)
       if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields(), error: message })
       else log.warn('task failed', { ...fields(), error: message })
     }
@@ -251,12 +279,12 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
     running.set(task.id, { controller, target, done })
   }
 
-  const byId = db.select().from(tasks).where(eq(tasks.id, p('id'))).prepare()
   /** A task not running here ends failed, with what its kind leaves undone written in the same transaction. */
-  const abandonTx = db.$client.transaction((row: TaskRow, reason: string) => {
+  const abandonTx = committed(db.$client, (row: TaskRow, reason: string) => {
     const ended = db.update(tasks).set({ state: 'failed', error: reason, key: null, date_end: isoTimestamp() })
       .where(and(eq(tasks.id, row.id), inArray(tasks.state, ['queued', 'running']))).returning({ id: tasks.id }).get()
     if (!ended) return undefined
+    changed(row.id)
     const abandon = (options.abandon as Record<string, ((t: TaskRow, ran: boolean, reason: string) => void | (() => Promise<unknown>)) | undefined> | undefined)?.[row.kind]
     return abandon?.(row, row.state === 'running' || row.attempts > 0, reason) ?? (() => Promise.resolve())
   })
@@ -300,6 +328,7 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       for (const { id } of requeued) {
         const row = byId.get({ id })
         log.info('task resumed after restart', row ? fieldsOf(row) : { task: id })
+        changed(id)
       }
       started = true
       pump()
@@ -326,7 +355,10 @@ export function createRunner(db: Db, options: { concurrency: number; log: Log; h
       // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
       const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
       wake()
-      if (row) return { id: row.id, merged: false }
+      if (row) {
+        changed(row.id)
+        return { id: row.id, merged: false }
+      }
       const queued = writer.select({ id: tasks.id, params: tasks.params }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
       if (task.merge) update(queued.id, { params: task.merge(queued.params as TaskParams[K], task.params) as Record<string, unknown> })
       return { id: queued.id, merged: true }

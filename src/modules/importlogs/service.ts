@@ -1,6 +1,7 @@
 // Import logs: one per import request (api.md 2.8, 4.10), advanced by the import task as it
 // works. Only the import service and its task write them.
 import { eq, sql } from 'drizzle-orm'
+import { committed } from '../../db/aftercommit.ts'
 import type { Db } from '../../db/client.ts'
 import { importLogs } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -27,14 +28,22 @@ export const IMPORT_STATUS = {
   failed: 'import_failed',
 } as const
 
-export function createImportLogs(db: Db) {
+/** What a log says when it is written or its status moves, with its production (who may read it). */
+export type ImportLogChange = { id: number; asset_path: string; status: string; production: number | null }
+
+/**
+ * observe: told each log written or advanced, inside the transaction of that write (the caller's,
+ * or advance's own), so that it can wait for the commit (db/aftercommit.ts).
+ */
+export function createImportLogs(db: Db, { observe }: { observe?: (change: ImportLogChange) => void } = {}) {
   // Every import writes one log and advances it a few times: prepared once (see mediaassets).
   const p = (name: string) => sql.placeholder(name)
   const insert = db.insert(importLogs).values({
     asset_type: p('asset_type'), asset_path: p('asset_path'), status: p('status'), error: p('error'), payload: p('payload'),
     asset_config: p('asset_config'), asset_import_id: p('asset_import_id'), production: p('production'), date_add: p('now'), date_mod: p('now'),
   }).returning({ id: importLogs.id }).prepare()
-  const warningOf = db.select({ warning: importLogs.warning }).from(importLogs).where(eq(importLogs.id, p('id'))).prepare()
+  const warningOf = db.select({ warning: importLogs.warning, asset_path: importLogs.asset_path, production: importLogs.production })
+    .from(importLogs).where(eq(importLogs.id, p('id'))).prepare()
   // (set() takes placeholders as SQL: they reach SQLite as given, so the JSON is written as text.)
   const update = db.update(importLogs).set({
     status: sql`${p('status')}`, date_mod: sql`${p('now')}`, error: sql`coalesce(${p('error')}, ${importLogs.error})`, warning: sql`${p('warning')}`,
@@ -45,9 +54,10 @@ export function createImportLogs(db: Db) {
       const row = warningOf.get({ id })
       if (!row) continue
       update.run({ id, status: change.status, now, error: change.error ?? null, warning: JSON.stringify(change.warning ? { ...row.warning, ...change.warning } : row.warning) })
+      observe?.({ id, asset_path: row.asset_path, status: change.status, production: row.production })
     }
   }
-  const advanceTx = db.$client.transaction(advanceAll)
+  const advanceTx = committed(db.$client, advanceAll)
 
   return {
     /** Writes a log; inside the caller's transaction when there is one (one connection). */
@@ -58,7 +68,9 @@ export function createImportLogs(db: Db) {
 
     append(log: NewImportLog): number {
       const now = isoTimestamp()
-      return insert.get({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, now })!.id
+      const id = insert.get({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, now })!.id
+      observe?.({ id, asset_path: log.asset_path, status: log.status, production: log.production })
+      return id
     },
 
     /** Sets the status (and error) of the logs, and adds warnings to theirs. */
