@@ -51,7 +51,7 @@ function filtersOf(query: Query): SearchFilters | null {
   }
   if (parsed.match === null) return null
   return {
-    match: parsed.match, types,
+    match: parsed.match, wanted: parsed.wanted, types,
     production: query.production === undefined ? undefined : Number(query.production),
     is_production: query.is_production === undefined ? undefined : query.is_production === 'true' || query.is_production === '1',
   }
@@ -62,24 +62,25 @@ export function searchModule(ctx: ModuleContext) {
 
   function answer(query: Query, user: Principal, request: Request): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
     const filters = filtersOf(query)
-    let count = 0
+    // As lists do (http/lists.ts): digits beyond 64-bit integers are capped.
+    const limit = query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER)
+    const offset = query.offset === undefined ? 0 : Math.min(Number(query.offset), Number.MAX_SAFE_INTEGER)
+    let found: ReturnType<typeof search.search> | undefined
     try {
-      if (filters) count = search.count(user, filters)
+      if (filters) found = search.search(user, filters, limit, offset)
     } catch (error) {
       // query.ts writes every word as an FTS5 string, so the engine should never refuse one; if it
       // does, the text is what it could not read: a 400 at q, never a 500.
       if (error instanceof Error && /fts5/i.test(error.message)) throw invalidParameter('q', `q cannot be searched: ${error.message}.`)
       throw error
     }
+    const count = found?.count ?? 0
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-total-count': String(count) }
-    // As lists do (http/lists.ts): digits beyond 64-bit integers are capped.
-    const limit = query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER)
-    const offset = query.offset === undefined ? 0 : Math.min(Number(query.offset), Number.MAX_SAFE_INTEGER)
     const link = limit === undefined ? undefined : pageLinks(request, ctx.baseOf(request), { limit, offset, count })
     if (link) headers.link = link
-    if (!filters || limit === 0 || offset >= count) return { body: '[]', headers }
-    const hits = search.hits(user, filters, limit, offset)
-    if (limit === undefined) return { body: streamRows(hits as never, JSON.stringify), headers }
+    if (!found || limit === 0 || offset >= count) return { body: '[]', headers }
+    const hits = found.hits
+    if (limit === undefined) return { body: streamRows(hits[Symbol.iterator]() as never, JSON.stringify), headers }
     return { body: JSON.stringify([...hits]), headers }
   }
 

@@ -9,8 +9,12 @@ export const MAX_QUERY_TERMS = 32
 
 export type Term = { text: string; phrase: boolean; exclude: boolean }
 
-/** Why a text cannot be searched, for a 400 at parameter q; undefined: searchable (maybe with nothing to find). */
-export type Parsed = { match: string | null } | { refused: string }
+/**
+ * A search text as FTS5 queries: `match` the whole (null: nothing to look for), `wanted` the
+ * words and phrases to find, without the exclusions (for a column filter). Or why it cannot be
+ * searched, for a 400 at parameter q.
+ */
+export type Parsed = { match: string; wanted: string } | { match: null } | { refused: string }
 
 // A term: an optional '-', then a quoted phrase (its closing quote may be missing) or a run of non-space.
 const TERM = /(-?)(?:"([^"]*)"?|(\S+))/g
@@ -53,5 +57,5 @@ export function toMatch(q: string): Parsed {
     return { match: null }
   }
   const positive = wanted.length === 1 ? wanted[0]! : `(${wanted.join(' AND ')})`
-  return { match: excluded.reduce((query, word) => `${query} NOT ${word}`, positive) }
+  return { match: excluded.reduce((query, word) => `${query} NOT ${word}`, positive), wanted: positive }
 }
