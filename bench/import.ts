@@ -88,7 +88,7 @@ function dropSearchIndex(file: string) {
   try {
     db.run('PRAGMA busy_timeout = 5000')
     const triggers = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_search_%'").all()
-    if (triggers.length !== 8) throw new Error(`expected the 8 search index triggers, found ${triggers.length}`)
+    if (triggers.length !== 10) throw new Error(`expected the 10 search index triggers, found ${triggers.length}`)
     for (const { name } of triggers) db.run(`DROP TRIGGER "${name}"`)
   } finally {
     db.close()

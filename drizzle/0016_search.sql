@@ -4,29 +4,34 @@
 -- and, with remove_diacritics 2, accents (cafe finds Café), and splits at every character that is
 -- no letter or digit (so a path at /, _, -, . and spaces). Prefix indexes of 2 and 3 characters keep
 -- short prefixes (ha*, int*) from merging thousands of terms.
-CREATE VIRTUAL TABLE `search_index` USING fts5(name, path, keywords, description, meta, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2', prefix='2 3')
+-- `scope` is not searched (queries name the other columns): it holds the record's production
+-- (p12), the productions a media asset is shared with (s12) and online or offline, so that who may
+-- read a hit and the filters are answered by the index alone, without reading each hit's record.
+CREATE VIRTUAL TABLE `search_index` USING fts5(name, path, keywords, description, meta, scope, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2', prefix='2 3');
 --> statement-breakpoint
 -- bm25 with a name hit weighing most, then keywords, the file and folder names, the description, custom metadata.
-INSERT INTO `search_index`(`search_index`, rank) VALUES ('rank', 'bm25(10.0, 4.0, 5.0, 2.0, 1.0)')
+INSERT INTO `search_index`(`search_index`, rank) VALUES ('rank', 'bm25(10.0, 4.0, 5.0, 2.0, 1.0, 0.0)');
 --> statement-breakpoint
 -- Kept in step by triggers, in the transaction of every write, whoever makes it (API, CLI, import, watcher).
 CREATE TRIGGER `media_assets_search_insert` AFTER INSERT ON `media_assets` BEGIN
-  INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
     coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
     m.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
   FROM media_assets m WHERE m.id = NEW.id;
 END;
 --> statement-breakpoint
-CREATE TRIGGER `media_assets_search_update` AFTER UPDATE OF name, description, path_file, meta_field_store, kind ON `media_assets`
-  WHEN OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.path_file IS NOT NEW.path_file OR OLD.meta_field_store IS NOT NEW.meta_field_store OR OLD.kind IS NOT NEW.kind BEGIN
+CREATE TRIGGER `media_assets_search_update` AFTER UPDATE OF name, description, path_file, meta_field_store, kind, production, is_production ON `media_assets`
+  WHEN OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.path_file IS NOT NEW.path_file OR OLD.meta_field_store IS NOT NEW.meta_field_store OR OLD.kind IS NOT NEW.kind OR OLD.production IS NOT NEW.production OR OLD.is_production IS NOT NEW.is_production BEGIN
   DELETE FROM search_index WHERE rowid = OLD.id * 4 + (CASE OLD.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END);
-  INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
     coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
     m.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
   FROM media_assets m WHERE m.id = NEW.id;
 END;
 --> statement-breakpoint
@@ -36,37 +41,63 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `media_asset_keywords_search_insert` AFTER INSERT ON `media_asset_keywords` BEGIN
   DELETE FROM search_index WHERE rowid = (SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END) FROM media_assets m WHERE m.id = NEW.asset_id);
-  INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
     coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
     m.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
   FROM media_assets m WHERE m.id = NEW.asset_id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `media_asset_keywords_search_delete` AFTER DELETE ON `media_asset_keywords` BEGIN
   DELETE FROM search_index WHERE rowid = (SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END) FROM media_assets m WHERE m.id = OLD.asset_id);
-  INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
     coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
     m.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
+  FROM media_assets m WHERE m.id = OLD.asset_id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `media_asset_shares_search_insert` AFTER INSERT ON `media_asset_shares` BEGIN
+  DELETE FROM search_index WHERE rowid = (SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END) FROM media_assets m WHERE m.id = NEW.asset_id);
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
+  SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
+    coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
+    m.description,
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
+  FROM media_assets m WHERE m.id = NEW.asset_id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `media_asset_shares_search_delete` AFTER DELETE ON `media_asset_shares` BEGIN
+  DELETE FROM search_index WHERE rowid = (SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END) FROM media_assets m WHERE m.id = OLD.asset_id);
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
+  SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
+    coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
+    m.description,
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
   FROM media_assets m WHERE m.id = OLD.asset_id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `project_assets_search_insert` AFTER INSERT ON `project_assets` BEGIN
-  INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT p.id * 4 + 3, p.name, p.bundle_root || ' ' || p.path_file, '', p.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(p.meta_field_store) THEN p.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(p.meta_field_store) THEN p.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || p.production || ' ' || (CASE p.is_production WHEN 1 THEN 'online' ELSE 'offline' END)
   FROM project_assets p WHERE p.id = NEW.id;
 END;
 --> statement-breakpoint
-CREATE TRIGGER `project_assets_search_update` AFTER UPDATE OF name, description, bundle_root, path_file, meta_field_store ON `project_assets`
-  WHEN OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.bundle_root IS NOT NEW.bundle_root OR OLD.path_file IS NOT NEW.path_file OR OLD.meta_field_store IS NOT NEW.meta_field_store BEGIN
+CREATE TRIGGER `project_assets_search_update` AFTER UPDATE OF name, description, bundle_root, path_file, meta_field_store, production, is_production ON `project_assets`
+  WHEN OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.bundle_root IS NOT NEW.bundle_root OR OLD.path_file IS NOT NEW.path_file OR OLD.meta_field_store IS NOT NEW.meta_field_store OR OLD.production IS NOT NEW.production OR OLD.is_production IS NOT NEW.is_production BEGIN
   DELETE FROM search_index WHERE rowid = OLD.id * 4 + 3;
-  INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+  INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT p.id * 4 + 3, p.name, p.bundle_root || ' ' || p.path_file, '', p.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(p.meta_field_store) THEN p.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(p.meta_field_store) THEN p.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || p.production || ' ' || (CASE p.is_production WHEN 1 THEN 'online' ELSE 'offline' END)
   FROM project_assets p WHERE p.id = NEW.id;
 END;
 --> statement-breakpoint
@@ -75,14 +106,16 @@ CREATE TRIGGER `project_assets_search_delete` AFTER DELETE ON `project_assets` B
 END;
 --> statement-breakpoint
 -- The records that exist already.
-INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT m.id * 4 + (CASE m.kind WHEN 'video' THEN 0 WHEN 'audio' THEN 1 ELSE 2 END), m.name, m.path_file,
     coalesce((SELECT group_concat(c.name || ' ' || k.name, ' ') FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = m.id), ''),
     m.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
-  FROM media_assets m
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(m.meta_field_store) THEN m.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || m.production || ' ' || (CASE m.is_production WHEN 1 THEN 'online' ELSE 'offline' END) || coalesce((SELECT ' ' || group_concat('s' || sh.production_id, ' ') FROM media_asset_shares sh WHERE sh.asset_id = m.id), '')
+  FROM media_assets m;
 --> statement-breakpoint
-INSERT INTO search_index(rowid, name, path, keywords, description, meta)
+INSERT INTO search_index(rowid, name, path, keywords, description, meta, scope)
   SELECT p.id * 4 + 3, p.name, p.bundle_root || ' ' || p.path_file, '', p.description,
-    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(p.meta_field_store) THEN p.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), '')
+    coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(CASE WHEN json_valid(p.meta_field_store) THEN p.meta_field_store ELSE '{}' END) j WHERE j.type IN ('text', 'integer', 'real')), ''),
+    'p' || p.production || ' ' || (CASE p.is_production WHEN 1 THEN 'online' ELSE 'offline' END)
   FROM project_assets p;

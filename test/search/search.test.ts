@@ -146,6 +146,10 @@ describe('hostile and odd text', () => {
     expect(await found('OR')).toEqual([])
   })
 
+  test("the words the index keeps of a record's production and state are not searched", async () => {
+    for (const word of ['online', 'offline', `p${show.id}`, `s${show.id}`, 'scope', 'scope:online']) expect([word, await found(word)]).toEqual([word, []])
+  })
+
   test('the catalogue is untouched by SQL in the text', async () => {
     await search(`q=${encodeURIComponent("x'); DELETE FROM media_assets; --")}`)
     expect(t.db.$client.query('SELECT count(*) AS n FROM media_assets').get()).toEqual({ n: 6 })

@@ -24,8 +24,10 @@ if (MEDIA_KINDS.some((kind) => CODE[`${kind}asset` as HitType] === undefined)) t
  * first), then newest first: two walks of the index in id order that stop at the page's end.
  */
 export const RANKED_UP_TO = 10_000
-/** bm25's column weights, in the index's column order: name, path, keywords, description, meta. */
-const BM25 = 'bm25(search_index, 10.0, 4.0, 5.0, 2.0, 1.0)'
+/** bm25's column weights, in the index's column order: name, path, keywords, description, meta, scope (not searched). */
+const BM25 = 'bm25(search_index, 10.0, 4.0, 5.0, 2.0, 1.0, 0.0)'
+/** The columns a user's words are looked for in. */
+const SEARCHED = 'name path keywords description meta'
 /** The score of the hits of a search too wide to rank by bm25: in the name, elsewhere. */
 export const TIER_SCORE = { name: 2, elsewhere: 1 } as const
 
@@ -42,9 +44,6 @@ export type SearchFilters = {
 
 type Raw = { r: number; b: number; name: string; production: number; path: string; is_production: number }
 type Params = (string | number)[]
-
-const JOINS = `LEFT JOIN media_assets m ON s.rowid % 4 < 3 AND m.id = s.rowid / 4
-    LEFT JOIN project_assets p ON s.rowid % 4 = 3 AND p.id = s.rowid / 4`
 const FIELDS = `coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
     coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production`
 
@@ -69,44 +68,36 @@ export function createSearch(db: Db) {
   const reader = () => (opened ??= openReader(db.$client.filename))
 
   /**
-   * The conditions on a hit besides its match: its type (from the rowid, no record read), and
-   * what needs its record (the production filter, online, who may read it). Empty: the index
-   * alone answers.
+   * The FTS5 query of a search: the user's words in the searched columns (never `scope`), and
+   * what the hit must be as words of `scope` (the migration's): its production (p12), online or
+   * not, and the productions the user reads (their own, p12, or shared with them, s12). The type
+   * is the rowid's (no word). The index alone answers all of it: no hit's record is read to
+   * decide whether it is one. Undefined: the user reads no production, nothing is found.
    */
-  function conditions(user: Principal, f: SearchFilters): { sql: string; params: Params; joins: boolean } {
-    const parts: string[] = []
-    const params: Params = []
-    if (f.types && f.types.length < HIT_TYPES.length) parts.push(`s.rowid % 4 IN (${f.types.map((t) => CODE[t]).join(', ')})`)
-    let joins = false
-    if (f.production !== undefined) {
-      parts.push('coalesce(m.production, p.production) = ?')
-      params.push(f.production)
-      joins = true
-    }
-    if (f.is_production !== undefined) {
-      parts.push(`coalesce(m.is_production, p.is_production) = ${f.is_production ? 1 : 0}`)
-      joins = true
-    }
+  function queryOf(user: Principal, f: SearchFilters, words: string): { match: string; types: string } | undefined {
+    let match = `{${SEARCHED}} : (${words})`
+    if (f.production !== undefined) match += ` AND {scope} : p${f.production}`
+    if (f.is_production !== undefined) match += ` AND {scope} : ${f.is_production ? 'online' : 'offline'}`
     const readable = readableList(user)
     if (readable !== undefined) {
-      joins = true
-      // A media asset shared with a readable production is readable there (users/access.ts mediaReadableBy).
-      parts.push(readable === '' ? '0'
-        : `(coalesce(m.production, p.production) IN (${readable}) OR (m.id IS NOT NULL AND EXISTS (SELECT 1 FROM media_asset_shares sh WHERE sh.asset_id = m.id AND sh.production_id IN (${readable}))))`)
+      if (!readable.length) return undefined
+      // Each word of the OR is a list the index walks: s12 only where some asset is shared with 12.
+      const shared = new Set(reader().query<{ p: number }, []>('SELECT DISTINCT production_id AS p FROM media_asset_shares').all().map((r) => r.p))
+      match += ` AND {scope} : (${readable.flatMap((id) => (shared.has(id) ? [`p${id}`, `s${id}`] : [`p${id}`])).join(' OR ')})`
     }
-    return { sql: parts.map((c) => ` AND ${c}`).join(''), params, joins }
+    const types = f.types && f.types.length < HIT_TYPES.length ? ` AND rowid % 4 IN (${f.types.map((t) => CODE[t]).join(', ')})` : ''
+    return { match, types }
   }
 
   /**
-   * The productions the user can read as SQL text ('' none); undefined when no filter is needed:
-   * a superuser, or a user who can read every production (a small team's usual grant), whose
-   * searches then read the index alone.
+   * The productions the user can read; undefined when no filter is needed: a superuser, or a
+   * user who can read every production (a small team's usual grant).
    */
-  function readableList(user: Principal): string | undefined {
+  function readableList(user: Principal): number[] | undefined {
     if (user.is_superuser) return undefined
     const ids = [...user.readable].filter(Number.isSafeInteger)
     if (ids.length && reader().query<{ id: number }, []>('SELECT id FROM productions').all().every((p) => user.readable.has(p.id))) return undefined
-    return ids.join(', ')
+    return ids
   }
 
   /**
@@ -116,29 +107,24 @@ export function createSearch(db: Db) {
    */
   const statement = (sql: string, limit: number) => (limit < 0 ? reader().prepare<Raw, Params>(sql) : reader().query<Raw, Params>(sql))
 
-  const countOf = (match: string, c: ReturnType<typeof conditions>) =>
-    reader().query<{ n: number }, Params>(`SELECT count(*) AS n FROM search_index s ${c.joins ? JOINS : ''} WHERE search_index MATCH ?${c.sql}`)
-      .get(match, ...c.params)!.n
+  const countOf = (q: { match: string; types: string }) =>
+    reader().query<{ n: number }, [string]>(`SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${q.types}`).get(q.match)!.n
 
-  /** Hits by bm25, best first, ties newest first; the records of the page alone are read when no condition needs them. */
-  function ranked(match: string, c: ReturnType<typeof conditions>, limit: number, offset: number): IterableIterator<Raw> {
-    const sql = c.joins
-      ? `SELECT s.rowid AS r, ${BM25} AS b, ${FIELDS} FROM search_index s ${JOINS}
-         WHERE search_index MATCH ?${c.sql} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY b, s.rowid DESC LIMIT ? OFFSET ?`
-      : `SELECT s.r AS r, s.b AS b, ${FIELDS} FROM (
-           SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${c.sql.replaceAll('s.rowid', 'rowid')} ORDER BY b, rowid DESC LIMIT ? OFFSET ?
-         ) s LEFT JOIN media_assets m ON s.r % 4 < 3 AND m.id = s.r / 4 LEFT JOIN project_assets p ON s.r % 4 = 3 AND p.id = s.r / 4
-         WHERE coalesce(m.id, p.id) IS NOT NULL ORDER BY s.b, s.r DESC`
-    return statement(sql, limit).iterate(match, ...c.params, limit, offset)
-  }
+  /** The page's rows, read from the index, with the fields of their records. */
+  const withRecords = (inner: string) =>
+    `SELECT s.r AS r, s.b AS b, ${FIELDS} FROM (${inner}) s
+       LEFT JOIN media_assets m ON s.r % 4 < 3 AND m.id = s.r / 4 LEFT JOIN project_assets p ON s.r % 4 = 3 AND p.id = s.r / 4
+     WHERE coalesce(m.id, p.id) IS NOT NULL`
 
-  /** Hits of one FTS5 query newest first, their score given. */
-  const newest = (match: string, c: ReturnType<typeof conditions>, score: number, limit: number, offset: number): IterableIterator<Raw> =>
-    statement(
-      `SELECT s.rowid AS r, ${-score} AS b, ${FIELDS} FROM search_index s ${JOINS}
-       WHERE search_index MATCH ?${c.sql} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY s.rowid DESC LIMIT ? OFFSET ?`,
-      limit,
-    ).iterate(match, ...c.params, limit, offset)
+  /** Hits by bm25, best first, ties newest first. */
+  const ranked = (q: { match: string; types: string }, limit: number, offset: number): IterableIterator<Raw> =>
+    statement(`${withRecords(`SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${q.types} ORDER BY b, rowid DESC LIMIT ? OFFSET ?`)}
+      ORDER BY s.b, s.r DESC`, limit).iterate(q.match, limit, offset)
+
+  /** Hits newest first, their score given. */
+  const newest = (q: { match: string; types: string }, score: number, limit: number, offset: number): IterableIterator<Raw> =>
+    statement(`${withRecords(`SELECT rowid AS r, ${-score} AS b FROM search_index WHERE search_index MATCH ?${q.types} ORDER BY rowid DESC LIMIT ? OFFSET ?`)}
+      ORDER BY s.r DESC`, limit).iterate(q.match, limit, offset)
 
   const toHit = (row: Raw): Hit => ({
     type: TYPE_OF[row.r % 4]!, id: Math.floor(row.r / 4), name: row.name, production: row.production, path: row.path,
@@ -149,26 +135,27 @@ export function createSearch(db: Db) {
 
   /** The count and the hits (stepped as read), outside any transaction of their own. */
   function readHits(user: Principal, f: SearchFilters, limit: number | undefined, offset: number): { count: number; hits: IterableIterator<Hit> } {
-    const c = conditions(user, f)
-    const count = countOf(f.match, c)
+    const all = queryOf(user, f, f.match)
+    if (!all) return { count: 0, hits: [][Symbol.iterator]() }
+    const count = countOf(all)
     const n = limit ?? -1
     if (count <= RANKED_UP_TO) {
-      const rows = ranked(f.match, c, n, offset)
+      const rows = ranked(all, n, offset)
       return { count, hits: (function* () { for (const row of rows) yield toHit(row) })() }
     }
-    const inName = `(${f.match}) AND {name} : ${f.wanted}`
-    const elsewhere = `(${f.match}) NOT {name} : ${f.wanted}`
-    const first = countOf(inName, c)
+    const inName = queryOf(user, f, `(${f.match}) AND {name} : ${f.wanted}`)!
+    const elsewhere = queryOf(user, f, `(${f.match}) NOT {name} : ${f.wanted}`)!
+    const first = countOf(inName)
     function* tiers() {
       let left = n
       if (offset < first) {
-        for (const row of newest(inName, c, TIER_SCORE.name, n, offset)) {
+        for (const row of newest(inName, TIER_SCORE.name, n, offset)) {
           yield toHit(row)
           left -= 1
         }
         if (left === 0) return
       }
-      for (const row of newest(elsewhere, c, TIER_SCORE.elsewhere, left, Math.max(0, offset - first))) yield toHit(row)
+      for (const row of newest(elsewhere, TIER_SCORE.elsewhere, left, Math.max(0, offset - first))) yield toHit(row)
     }
     return { count, hits: tiers() }
   }
