@@ -41,8 +41,14 @@ function random(seed: number) {
 
 export const SEARCH_PRODUCTIONS = 20
 
-/** A new catalogue in dataDir with `assets` media assets; returns the admin key. */
-export function seedSearchCatalogue(dataDir: string, assets: number): string {
+/** Productions the benchmark's reader may read: half of them. */
+export const READER_PRODUCTIONS = SEARCH_PRODUCTIONS / 2
+
+/**
+ * A new catalogue in dataDir with `assets` media assets; returns the keys of the admin (a
+ * superuser) and of `reader`, who reads the first READER_PRODUCTIONS productions.
+ */
+export function seedSearchCatalogue(dataDir: string, assets: number): { admin: string; reader: string } {
   const db = openDb(dbFile(dataDir))
   const rnd = random(21)
   const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)]!
@@ -51,6 +57,7 @@ export function seedSearchCatalogue(dataDir: string, assets: number): string {
     const users = createUsers(db)
     users.add('admin', { superuser: true })
     const key = users.createKey('admin')
+    users.add('reader', {})
     const client = db.$client
     const now = isoTimestamp()
     const device = client.query<{ id: number }, [string]>("INSERT INTO devices (name, display_name, path, date_add) VALUES ('nas', 'NAS', '/srv/nas/', ?) RETURNING id").get(now)!.id
@@ -63,6 +70,9 @@ export function seedSearchCatalogue(dataDir: string, assets: number): string {
       ).get(`Show ${p}`, codename, `/srv/nas/${codename}/`, `/srv/nas/${codename}/proxies/`, device, device, device, device, now)!.id
       productions.push({ id, codename })
     }
+    const readerId = client.query<{ id: number }, []>("SELECT id FROM users WHERE username = 'reader'").get()!.id
+    for (const p of productions.slice(0, READER_PRODUCTIONS)) users.grantById(readerId, p.id, 'read')
+    const readerKey = users.createKey('reader')
     const set = client.query<{ id: number }, []>("INSERT INTO custom_metadata_sets (name, description, content_type) VALUES ('Camera report', '', 4) RETURNING id").get()!.id
     for (const [key, value] of [['video.camera', 'Camera'], ['video.operator', 'Operator'], ['video.scene', 'Scene']] as const)
       client.run('INSERT INTO custom_metadata (key, value, "order", custom_metadata_set) VALUES (?, ?, 1, ?)', [key, value, set])
@@ -102,7 +112,7 @@ export function seedSearchCatalogue(dataDir: string, assets: number): string {
         if (rnd() < 0.2) tag.run(id, keyword(kind, 'People', person))
       }
     })()
-    return key
+    return { admin: key, reader: readerKey }
   } finally {
     db.$client.run('PRAGMA wal_checkpoint(TRUNCATE)')
     db.$client.close()
