@@ -11,11 +11,11 @@ const db = new Database(file, { readonly: true, strict: true })
 const TYPES = ['videoasset', 'audioasset', 'imageasset', 'projectasset']
 const count = db.prepare<{ n: number }, [string]>('SELECT count(*) AS n FROM search_index s WHERE search_index MATCH ?')
 const page = db.prepare<{ r: number; rank: number; name: string; production: number; path: string; is_production: number }, [string, number, number]>(
-  `SELECT s.rowid AS r, s.rank AS rank, coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
+  `SELECT s.rowid AS r, bm25(search_index, 10.0, 4.0, 5.0, 2.0, 1.0, 0.0) AS rank, coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
      coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production
    FROM search_index s LEFT JOIN media_assets m ON s.rowid % 4 < 3 AND m.id = s.rowid / 4
      LEFT JOIN project_assets p ON s.rowid % 4 = 3 AND p.id = s.rowid / 4
-   WHERE search_index MATCH ? AND coalesce(m.id, p.id) IS NOT NULL ORDER BY s.rank, s.rowid DESC LIMIT ? OFFSET ?`,
+   WHERE search_index MATCH ? AND coalesce(m.id, p.id) IS NOT NULL ORDER BY rank, s.rowid DESC LIMIT ? OFFSET ?`,
 )
 
 const server = Bun.serve({

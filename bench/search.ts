@@ -67,7 +67,7 @@ async function stopProc(proc: ReturnType<typeof Bun.spawn>) {
 function pathOf(server: Server, q: string) {
   if (!server.match) return `/api/search/?q=${encodeURIComponent(q)}&limit=50`
   const parsed = toMatch(q) as { match: string }
-  return `/?match=${encodeURIComponent(parsed.match)}&limit=50`
+  return `/?match=${encodeURIComponent(`{name path keywords description meta} : (${parsed.match})`)}&limit=50`
 }
 
 async function ask(server: Server, path: string, key: string | undefined) {
