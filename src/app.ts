@@ -22,6 +22,7 @@ import { assetImportModule } from './modules/assetimport/index.ts'
 import { contentTypesModule } from './modules/contenttypes/index.ts'
 import { customMetadataModule } from './modules/custommetadata/index.ts'
 import { devicesModule } from './modules/devices/index.ts'
+import { eventsModule } from './modules/events/index.ts'
 import { historyModule } from './modules/history/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
@@ -197,6 +198,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(projectAssetsModule(ctx, projects, '/project'))
         .use(tasksModule(ctx, runner))
         .use(historyModule(ctx))
+        .use(eventsModule(ctx, core.events))
         .use(searchModule(ctx))
         .use(archiveModule(ctx)),
     )

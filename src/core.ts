@@ -5,6 +5,7 @@
 //
 // Order of life: createCore → start() (the task runner; the watcher will start here too) →
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
+import { afterCommitLog } from './db/aftercommit.ts'
 import type { Db } from './db/client.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
@@ -14,6 +15,7 @@ import { createImportLogs } from './modules/importlogs/service.ts'
 import { createHoldDurations } from './modules/assetholddurations/service.ts'
 import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { createDevices } from './modules/devices/service.ts'
+import { type EventsOptions, createEvents } from './modules/events/service.ts'
 import { createMediaAssets } from './modules/mediaassets/service.ts'
 import { createProductions } from './modules/productions/service.ts'
 import { copyAbandon, copyHandler } from './modules/projectassets/copy.task.ts'
@@ -45,10 +47,15 @@ export type CoreOptions = {
   watch?: Omit<WatchOptions, 'settleMs'>
   /** How long a watch-folder file must stay unchanged before it is imported (--settle). */
   settleMs?: number
+  /** The live events' ring and keep-alive (tests shorten them; serve keeps the defaults of src/events/bus.ts). */
+  events?: EventsOptions
 }
 
-export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir, watch: watchOptions, settleMs = 2000 }: CoreOptions = {}) {
+export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir, watch: watchOptions, settleMs = 2000, events: eventsOptions }: CoreOptions = {}) {
+  afterCommitLog(db, log)
   const users = createUsers(db)
+  // Before every writer it listens to: the history (it hooks itself there), the import logs, the runner.
+  const events = createEvents(db, { users, log, ...eventsOptions })
   // Built after the runner it queues scans with; a device created meanwhile is not possible.
   let watch: Watch | undefined
   const holds = createHoldDurations(db)
@@ -59,7 +66,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   })
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
-  const logs = createImportLogs(db)
+  const logs = createImportLogs(db, { observe: events.importLogChanged })
   const productions = createProductions(db, devices, users, { holds, logs })
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
   let ffmpeg: Promise<Ffmpeg> | undefined
@@ -71,6 +78,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   const runner = createRunner(db, {
     concurrency,
     log,
+    observe: events.taskChanged,
     // What each task's log lines name: the project's folders, the asset's file, the device.
     subjects: {
       copy: (t) => ({ projectasset: t.target.projectasset, from: t.params.source, to: t.params.target }),
@@ -130,7 +138,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   let pruneTimer: Timer | undefined
 
   return {
-    db, log, users, devices, holds, metadata, media, productions, projects, imports, proxies, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
+    db, log, users, events, devices, holds, metadata, media, productions, projects, imports, proxies, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
       pruneTasks()
@@ -139,11 +147,15 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
       runner.start()
       watch?.start()
     },
-    /** Stops the watcher, then takes no more work and leaves running tasks resumable; the caller closes the catalogue. */
+    /**
+     * Stops the watcher, then takes no more work and leaves running tasks resumable, then the live
+     * events (their streams end; serve ends them first, events.close()); the caller closes the catalogue.
+     */
     async stop() {
       clearInterval(pruneTimer)
       await watch?.stop()
       await runner.stop()
+      events.stop()
     },
   }
 }

@@ -55,7 +55,9 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     log.info('stopping', { signal })
     // No new work from the moment of the signal: the watcher and the runner stop taking any
     // (a start scan due as the watcher finishes its walk stays queued for the next start) while
-    // the requests in flight finish; what they queue is resumed on the next start.
+    // the requests in flight finish; what they queue is resumed on the next start. The event
+    // streams are ended first: each is a request that would otherwise hold server.stop() for ever.
+    core.events.close()
     await Promise.all([server.stop(), core.stop()])
     // Elysia writes a request's line in a setImmediate queued as its answer went out: one more
     // turn, so that the lines of the last requests come before "stopped", not after it.

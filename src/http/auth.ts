@@ -4,7 +4,7 @@
 // before the body is parsed, so a request without valid credentials is refused before any of
 // its input is looked at. Routes declare `auth: true` to receive the resolved user.
 import { Elysia } from 'elysia'
-import { KEY_PATTERN, type Principal, type Users } from '../modules/users/service.ts'
+import { KEY_PATTERN, type Principal, type Users, hashKey } from '../modules/users/service.ts'
 import { AppError } from './errors.ts'
 import { pathOf } from './head.ts'
 
@@ -83,6 +83,28 @@ export function authenticate(users: Users, header: string | null): Principal | t
   const user = users.authenticate(key)
   if (!user) throw failed('Unknown or revoked key.')
   return user
+}
+
+/**
+ * The check made again, for a request that lasts (an event stream), of the credentials it came
+ * with: the user as they are now (their access may have changed), or undefined once the key is
+ * revoked, the password changed or the user removed. It keeps no secret: a key's hash, or the
+ * stamp of the stored password hash (users.passwordStamp). Read here, as every Authorization header is.
+ */
+export function recheckOf(users: Users, request: Request, user: Principal): () => Principal | undefined {
+  const header = request.headers.get('authorization') ?? ''
+  const basic = isBasic(header) ? basicCredentials(header) : undefined
+  const key = basic ? basic[1] : header.slice(header.indexOf(' ') + 1)
+  if (KEY_PATTERN.test(key) && users.authenticate(key)?.id === user.id) {
+    const hash = hashKey(key)
+    return () => {
+      const now = users.byKeyHash(hash)
+      return now?.id === user.id ? now : undefined
+    }
+  }
+  // Basic with a password (what else passed authPlugin's check).
+  const stamp = users.passwordStamp(user.id)
+  return () => (stamp !== undefined && users.passwordStamp(user.id) === stamp ? users.principalById(user.id) : undefined)
 }
 
 export type AuthOptions = {

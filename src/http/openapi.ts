@@ -74,6 +74,7 @@ const TAGS: Record<string, string> = {
   Task: 'Copies, deletes, imports and scans, with their progress.',
   Archive: "medialoopster's archive and restore activities: not available in Reelhouse, which has no archive connector (501 not_implemented).",
   History: 'Who changed which field of which record, and when (an extension of the medialoopster API): every create, update, delete and link change, newest first.',
+  Event: 'The live event stream (Server-Sent Events; an extension of the medialoopster API): tasks, assets, projects and import logs as they change.',
 }
 
 /** The generated document, finished; built once per app (the routes do not change). */
@@ -155,6 +156,9 @@ export function finishDocument(doc: Json): Json {
         const status = Number(code)
         // t.Void (ping's 204) comes out as a schema where the media types belong: no body.
         if (response.content?.type === 'void') delete response.content
+        // A text answer of another type than text/plain (the event stream) says it with contentMediaType.
+        const text = response.content?.['text/plain']
+        if (text?.schema?.contentMediaType) response.content = { [text.schema.contentMediaType]: text }
         for (const media of Object.values((response.content ?? {}) as Json)) {
           tidy(media.schema)
           setExample(

@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { type AppOptions, createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOptions, createCore } from '../../src/core.ts'
 import { openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
@@ -43,9 +43,10 @@ export function catalogueWithUser(name: string) {
 
 /**
  * With `tasks`, the task runner is started (copy and delete run); `runner.idle()` waits for them.
- * `app`: options of createApp (serve's flags), such as defaultApiVersion.
+ * `app`: options of createApp (serve's flags), such as defaultApiVersion; `core`: of createCore,
+ * such as the live events' keep-alive or a log (default: none).
  */
-export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number; app?: AppOptions } = {}) {
+export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number; app?: AppOptions; core?: CoreOptions } = {}) {
   const db = openDb(join(dataDir, 'reelhouse.db'))
   migrate(db)
   const users = createUsers(db)
@@ -56,7 +57,7 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
   const removeOwned = () => {
     for (const dir of owned.splice(0)) rmSync(dir, { recursive: true, force: true })
   }
-  const core = createCore(db, { log: silentLog, concurrency: options.concurrency ?? 2 })
+  const core = createCore(db, { log: silentLog, concurrency: options.concurrency ?? 2, ...options.core })
   const { runner } = core
   const app = createApp(core, options.app)
   if (options.tasks) core.start()

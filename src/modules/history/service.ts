@@ -27,6 +27,21 @@ export const MEDIA_RESOURCES = ['audioasset', 'imageasset', 'videoasset'] as con
 export const RESOURCES = [...PUBLIC_RESOURCES, ...MEDIA_RESOURCES, 'projectasset', 'production', 'user'] as const
 export type Resource = (typeof RESOURCES)[number]
 
+/**
+ * What a change was, where its fields alone do not tell (for its live event, modules/events): a
+ * scan's relink of an asset found by its content, a copy's project completed.
+ */
+export type Hint = 'relinked' | 'copied'
+
+/** One row as record() is given it. */
+export type Entry = { resource: Resource; id: number; action: Action; changes?: Changes; production?: number | null; hint?: Hint }
+
+/**
+ * Told every row recorded, inside the transaction that writes it (so that what it reads is read
+ * with the change, and what it sends can wait for the commit). It must not throw.
+ */
+export type Listener = (e: Entry) => void
+
 /** The one spelling of a device password in history (never the password: whether one is set). */
 export const hiddenPassword = (password: string | null) => (password === null ? null : '********')
 
@@ -53,12 +68,23 @@ function snapshot(values: Record<string, unknown>, fields: readonly string[], as
 function createHistory(db: Db) {
   const insert = db.$client.prepare<unknown, [string, number | null, string | null, string, string, number, string, string, number | null]>(
     'INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-  const record = (by: Actor, e: { resource: Resource; id: number; action: Action; changes?: Changes; production?: number | null }) => {
+  const listeners: Listener[] = []
+  const record = (by: Actor, e: Entry) => {
     insert.run(isoTimestamp(), by.user?.id ?? null, by.user?.username ?? null, by.via, e.resource, e.id, e.action, JSON.stringify(e.changes ?? {}), e.production ?? null)
+    for (const listener of listeners) listener(e)
   }
   return {
     /** One row; call it inside the transaction of the change it describes. */
     record,
+
+    /** Adds a listener of every row recorded from now on (the live events); returns its removal. */
+    listen(listener: Listener): () => void {
+      listeners.push(listener)
+      return () => {
+        const at = listeners.indexOf(listener)
+        if (at >= 0) listeners.splice(at, 1)
+      }
+    },
 
     /**
      * An update: the row of the fields of `fields` that differ, and `extra` (a change the values
@@ -66,7 +92,7 @@ function createHistory(db: Db) {
      * Call it inside the transaction of the update.
      */
     updated(
-      by: Actor, e: { resource: Resource; id: number; production?: number | null }, before: Record<string, unknown>, after: Record<string, unknown>,
+      by: Actor, e: { resource: Resource; id: number; production?: number | null; hint?: Hint }, before: Record<string, unknown>, after: Record<string, unknown>,
       fields: readonly string[], extra: Changes = {},
     ): Changes {
       const changes = { ...diff(before, after, fields), ...extra }

@@ -14,7 +14,7 @@ import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import type { Log } from '../../util/log.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
-import { type Actor, actorOf, historyOf, modifiedBy, system } from '../history/service.ts'
+import { type Actor, type Hint, actorOf, historyOf, modifiedBy, system } from '../history/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
 import { canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
@@ -292,11 +292,12 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
             changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
           })
         }
+        // Its row first, while its shares still say which productions saw it (the live event's readers).
+        history.record(actorOf(user), { resource: `${kind}asset`, id, action: 'delete', production: row.production, changes: history.snapshot(before, FIELDS, 'delete') })
         db.delete(mediaAssets).where(eq(mediaAssets.id, id)).run()
         db.insert(dismissedFiles).values({
           kind, path_file: row.path_file, file_dev: row.file_dev, file_ino: row.file_ino, file_stamp: row.file_stamp, asset_id: id, date: isoTimestamp(),
         }).run()
-        history.record(actorOf(user), { resource: `${kind}asset`, id, action: 'delete', production: row.production, changes: history.snapshot(before, FIELDS, 'delete') })
       })
       // After the commit: a proxy left behind by a failed removal is a stray file, a proxy removed
       // for a record that stayed would be a loss.
@@ -438,9 +439,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     }, by: Actor = system('watcher')): { changed: number[]; conflicts: number[] } {
       const now = isoTimestamp()
       // Each change applied is written to the history, with the scan's transaction (the caller's).
-      const note = (id: number, changes: Record<string, { old: unknown; new: unknown }>) => {
+      const note = (id: number, changes: Record<string, { old: unknown; new: unknown }>, hint?: Hint) => {
         const owner = ownerOf.get(id)
-        if (owner) history.record(by, { resource: `${owner.kind}asset`, id, action: 'update', production: owner.production, changes })
+        if (owner) history.record(by, { resource: `${owner.kind}asset`, id, action: 'update', production: owner.production, changes, hint })
       }
       const changed = new Set<number>()
       const conflicts = new Set<number>()
@@ -481,7 +482,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         if (r.path !== r.from) changes.path_file = { old: r.from, new: r.path }
         if (before && before.device !== r.device) changes.device = { old: before.device, new: r.device }
         if (before && !before.is_production) changes.is_production = { old: false, new: true }
-        if (Object.keys(changes).length) note(r.id, changes)
+        if (Object.keys(changes).length) note(r.id, changes, r.by === 'content' ? 'relinked' : undefined)
       }
       for (const o of d.online) {
         if (changed.has(o.id) || conflicts.has(o.id)) continue

@@ -10,7 +10,7 @@ import type { Db } from '../../db/client.ts'
 import { devices, projectAssets } from '../../db/schema.ts'
 import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
-import { type Actor, actorOf, historyOf, system } from '../history/service.ts'
+import { type Actor, type Hint, actorOf, historyOf, system } from '../history/service.ts'
 import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
 import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
 import { describe } from '../../storage/errors.ts'
@@ -23,18 +23,21 @@ import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
 export const stagingFor = (target: string, taskId: number) =>
   posix.join(posix.dirname(target.replace(/\/$/, '')), `.reelhouse-copy-${taskId}`)
 
-/** One write of the copy's project and its history row, together, as the user who asked (tasks queued by an older version: the service). */
+/**
+ * One write of the copy's project and its history row, together, as the user who asked (tasks
+ * queued by an older version: the service). hint: 'copied' on the write that completes the copy.
+ */
 function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
   const projectId = task.target.projectasset!
   const asker = task.params.user === undefined ? undefined : users.principalById(task.params.user)
   const by: Actor = asker ? actorOf(asker, 'task') : system('task')
-  return (values: Partial<typeof projectAssets.$inferInsert>) =>
+  return (values: Partial<typeof projectAssets.$inferInsert>, hint?: Hint) =>
     db.transaction(() => {
       const before = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
       db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
       const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
       if (before && after)
-        historyOf(db).updated(by, { resource: 'projectasset', id: projectId, production: before.production }, before, after, ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'])
+        historyOf(db).updated(by, { resource: 'projectasset', id: projectId, production: before.production, hint }, before, after, ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'])
     })
 }
 
@@ -74,7 +77,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       write({
         status_asset: 6, status_asset_description: 'ASSET_DONE', is_production: true,
         files_count: files.count, files_bytes: files.bytes, date_mod: isoTimestamp(),
-      })
+      }, 'copied')
 
     // The hidden folder is removed on failure only when this task made it.
     let ours = task.attempts > 0

@@ -127,13 +127,17 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
   /** The user holding this key, or undefined. The key is looked up by its hash only. */
   function authenticate(key: string): Principal | undefined {
     if (!KEY_PATTERN.test(key)) return undefined
-    const hash = hashKey(key)
+    return byKeyHash(hashKey(key))
+  }
+
+  function byKeyHash(hash: string): Principal | undefined {
     return principals.get(hash, () => {
       const row = byHash.get({ hash })
       if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined
       return principal(row)
     })
   }
+  const passwordOf = db.select({ password_hash: users.password_hash }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
 
   const passwords = createPasswordCheck(
     { names: USERNAME_PATTERN, find: (name) => byName.get({ name }), byKey: authenticate, principal },
@@ -142,6 +146,24 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
 
   return {
     authenticate,
+
+    /** The holder of the key with this hash (hashKey), or undefined: a key checked again without being kept (a long event stream). */
+    byKeyHash,
+
+    /**
+     * What a user's password is now, in a form that holds no secret (SHA-256 of its Argon2 hash;
+     * null: none, undefined: no such user): a login by password checked again later compares it.
+     */
+    passwordStamp(id: number): string | null | undefined {
+      const row = passwordOf.get({ id })
+      return row && (row.password_hash === null ? null : hashKey(row.password_hash))
+    },
+
+    /**
+     * Changes whenever what a key stands for may have changed (what empties the key cache below):
+     * a commit of another process, or a write to the auth tables here. Compared, never read.
+     */
+    authStamp: () => principals.stamp(),
 
     /** HTTP Basic: the user if the secret is one of their keys or their password (see passwords.ts). */
     authenticateBasic: passwords.check,
@@ -365,6 +387,9 @@ function principalCache(db: Db) {
   let own = -1
 
   return {
+    /** The catalogue's data_version and this connection's writes to the auth tables, as one text. */
+    stamp: () => `${dataVersion.get()}:${ownWrites.get()!.n}`,
+
     /** The principal for this key hash: the cached one while valid, else made (and kept when found). */
     get(hash: string, make: () => Principal | undefined): Principal | undefined {
       // A GET's read transaction (db/client.ts readSnapshotOf) writes nothing and never rolls back.
