@@ -87,7 +87,7 @@ const median = (xs: number[]) => pct(xs, 50)
 
 async function wrk(server: Server, key: string | undefined): Promise<number> {
   const paths = QUERIES.map((q) => pathOf(server, q)).join('|')
-  const proc = Bun.spawn(['wrk', '-t1', '-c16', `-d${cfg.wrkSeconds}s`, '-s', join(import.meta.dir, 'search.lua'), server.base], {
+  const proc = Bun.spawn(['wrk', '-t1', '-c16', `-d${cfg.wrkSeconds}s`, '--timeout', '30s', '-s', join(import.meta.dir, 'search.lua'), server.base], {
     stdout: 'pipe', stderr: 'pipe', env: { ...process.env, BENCH_PATHS: paths, BENCH_KEY: key ?? '' },
   })
   const out = await new Response(proc.stdout).text()

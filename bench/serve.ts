@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { children, spawnListening } from './procs.ts'
 
-export type Server = { base: string; key: string; lines: string[]; stop(): Promise<void> }
+export type Server = { base: string; key: string; lines: string[]; pid: number; stop(): Promise<void> }
 
 /** `cli serve --data dataDir` on 127.0.0.1 and a free port, with `flags`; resolves once it listens. */
 export async function serve(cli: string[], dataDir: string, flags: string[]): Promise<Server> {
@@ -14,7 +14,7 @@ export async function serve(cli: string[], dataDir: string, flags: string[]): Pr
     timeoutMs: 60_000, keep: 50, drop: /./,
   })
   return {
-    base: `http://127.0.0.1:${port}`, key: readFileSync(join(dataDir, 'admin.token'), 'utf8').trim(), lines,
+    base: `http://127.0.0.1:${port}`, key: readFileSync(join(dataDir, 'admin.token'), 'utf8').trim(), lines, pid: proc.pid,
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited
