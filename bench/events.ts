@@ -23,7 +23,7 @@ const cfg = {
   rounds: envNumber('BENCH_EVENTS_ROUNDS', 3),
 }
 const TARGET = { p95Ms: 100, costMiB: 50 }
-/** The project every copy copies: files of 256 KiB (a copy reports progress a few times a second). */
+/** The project every copy copies: files of 256 KiB, not media (a copy reports progress a few times a second). */
 const SOURCE_FILES = 40
 const FILE_BYTES = 256 * 1024
 const PROBE_EVERY_MS = 50
@@ -85,7 +85,8 @@ async function reelhouse(cli: string[], label: string): Promise<Round> {
   mkdirSync(join(device, 'Show', 'probes'), { recursive: true })
   mkdirSync(source, { recursive: true })
   const bytes = new Uint8Array(FILE_BYTES).fill(7)
-  for (let i = 0; i < SOURCE_FILES; i++) writeFileSync(join(source, `clip_${i}.mov`), bytes)
+  // Not media (a project's render cache): the watcher leaves the copies alone, only the copies report.
+  for (let i = 0; i < SOURCE_FILES; i++) writeFileSync(join(source, `render_${i}.cache`), bytes)
   const noFfmpeg = join(dir, 'no-ffmpeg')
   mkdirSync(noFfmpeg)
   const s = await serve(cli, join(dir, 'data'), ['--ffmpeg', noFfmpeg])
@@ -105,6 +106,7 @@ async function reelhouse(cli: string[], label: string): Promise<Round> {
       probes.push((await must('POST', '/api/videoassets/', { name: `probe ${i}`, path_file: path, production: production.id }, 201)).id)
     }
     await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
+    await Bun.sleep(2000)
     const before = memory(s.pid).rssMiB
     const c = await clients(`${s.base}/api/events/`, s.key)
     await Bun.sleep(1000)
