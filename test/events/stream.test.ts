@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { AppOptions } from '../../src/app.ts'
 import type { CoreOptions } from '../../src/core.ts'
 import { type EventStream, matching, openEvents } from '../helpers/events.ts'
 import { type TestApp, seedProduction, testApp, writeElsewhere } from '../helpers/app.ts'
@@ -16,8 +17,8 @@ type Served = { t: TestApp; stop(): Promise<void> }
 const running: Served[] = []
 
 /** The app with its task runner, listening on a free port; `stop` ends the streams, the server and the core. */
-function served(events: CoreOptions['events'] = {}, dataDir?: string) {
-  const t = testApp(dataDir, { tasks: true, core: { ffmpegDir: emptyFfmpegDir(), events } })
+function served(events: CoreOptions['events'] = {}, dataDir?: string, app?: AppOptions) {
+  const t = testApp(dataDir, { tasks: true, core: { ffmpegDir: emptyFfmpegDir(), events }, app })
   const server = t.app.listen({ port: 0, hostname: '127.0.0.1' }).server!
   const base = `http://127.0.0.1:${server.port}`
   const streams: EventStream[] = []
@@ -86,6 +87,14 @@ describe('authentication', () => {
       expect(other.response.status).toBe(200)
       await other.close()
     }
+  })
+
+  test('a page of an allowed origin reads it: CORS headers on the stream, which still streams', async () => {
+    const { t, events } = served({}, undefined, { allowOrigins: ['http://panel.local'] })
+    const stream = await events(t.adminKey, { origin: 'http://panel.local' })
+    expect(stream.response.headers.get('access-control-allow-origin')).toBe('http://panel.local')
+    t.core.events.bus.publish('task', { id: 1 }, [])
+    await stream.until('an event', (e) => e.length === 1)
   })
 })
 
