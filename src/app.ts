@@ -15,7 +15,7 @@ import { createHostCheck } from './http/hosts.ts'
 import { createLists } from './http/lists.ts'
 import { errors, sharedModels } from './http/models.ts'
 import { createRequestLog } from './http/requestlog.ts'
-import { type ApiVersion, checkAccept } from './http/versioning.ts'
+import { type ApiVersion, checkAccept, checkEventStreamAccept } from './http/versioning.ts'
 import { archiveModule } from './modules/archive/index.ts'
 import { assetHoldDurationsModule } from './modules/assetholddurations/index.ts'
 import { assetImportModule } from './modules/assetimport/index.ts'
@@ -131,8 +131,13 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     .onRequest(({ request }) => {
       const path = pathOf(request.url)
       if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) {
-        const version = checkAccept(request.headers.get('accept'), defaultApiVersion)
-        if (version !== defaultApiVersion) versions.set(request, version)
+        // The event stream is not JSON and has no versions (EventSource asks for text/event-stream).
+        // No `return` of a call in this hook: Elysia would await it on every request (see above).
+        if (EVENTS_PATH.test(path)) checkEventStreamAccept(request.headers.get('accept'))
+        else {
+          const version = checkAccept(request.headers.get('accept'), defaultApiVersion)
+          if (version !== defaultApiVersion) versions.set(request, version)
+        }
       }
     })
     .use(apiDocs())
@@ -211,6 +216,8 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
 
   return app
 }
+
+const EVENTS_PATH = /^\/api\/events\/?$/
 
 type Route = { method: string; path: string; hooks?: { query?: unknown; detail?: { deprecated?: boolean } } }
 

@@ -71,3 +71,28 @@ function refusal(weighedZero: boolean, sawJson: boolean, badQ: string | undefine
 
 /** The detail of a 406 for a version this service does not speak (also the OpenAPI example's). */
 export const UNSUPPORTED_VERSION = `Unsupported API version: this service speaks versions ${API_VERSIONS.join(' and ')}.`
+
+const STREAM_SPECIFICITY: Record<string, number> = { 'text/event-stream': 2, 'text/*': 1, '*/*': 0 }
+
+/**
+ * The Accept rule of the event stream (GET /api/events/), which has no versions and answers
+ * text/event-stream only (what EventSource asks for): served for no Accept header or when the most
+ * specific range matching text/event-stream weighs more than 0, the rule checkAccept applies to
+ * JSON; else 406 not_acceptable.
+ */
+export function checkEventStreamAccept(accept: string | null): void {
+  if (!accept || accept === 'text/event-stream' || accept === '*/*') return
+  let best = -1
+  let weight = 0
+  for (const range of accept.split(',')) {
+    const [type = '', ...params] = range.split(';').map((s) => s.trim())
+    const specificity = STREAM_SPECIFICITY[type.toLowerCase()]
+    if (specificity === undefined) continue
+    const q = params.find((p) => /^q\s*=/i.test(p))?.replace(/^q\s*=/i, '').trim() ?? '1'
+    if (!QVALUE.test(q)) continue
+    if (specificity > best) [best, weight] = [specificity, Number(q)]
+    else if (specificity === best) weight = Math.max(weight, Number(q))
+  }
+  if (weight > 0) return
+  throw new AppError(406, 'not_acceptable', 'The event stream answers with text/event-stream only: send Accept: text/event-stream, or none.')
+}

@@ -89,6 +89,21 @@ describe('authentication', () => {
     }
   })
 
+  test('Accept: what EventSource sends (text/event-stream), text/*, */* or none is served; only JSON, or the stream weighed 0: 406', async () => {
+    const { t, base } = served()
+    for (const accept of ['text/event-stream', 'text/*', '*/*', 'text/html, */*;q=0.1', 'application/json, text/event-stream;q=0.5', undefined]) {
+      const stream = await openEvents(base, { authorization: `Token ${t.adminKey}`, ...(accept ? { accept } : {}) })
+      expect({ accept, status: stream.response.status }).toEqual({ accept, status: 200 })
+      await stream.close()
+    }
+    for (const accept of ['application/json', 'application/json; version=1', 'text/event-stream;q=0, */*', 'text/html']) {
+      const r = await fetch(`${base}/api/events/`, { headers: { authorization: `Token ${t.adminKey}`, accept } })
+      expect({ accept, status: r.status, code: ((await r.json()) as any).errors[0].code }).toEqual({ accept, status: 406, code: 'not_acceptable' })
+    }
+    // The key first, as everywhere.
+    expect((await fetch(`${base}/api/events/`, { headers: { accept: 'application/json' } })).status).toBe(401)
+  })
+
   test('a page of an allowed origin reads it: CORS headers on the stream, which still streams', async () => {
     const { t, events } = served({}, undefined, { allowOrigins: ['http://panel.local'] })
     const stream = await events(t.adminKey, { origin: 'http://panel.local' })
