@@ -9,6 +9,7 @@ import type { CoreOptions } from '../../src/core.ts'
 import { type EventStream, matching, openEvents } from '../helpers/events.ts'
 import { type TestApp, seedProduction, testApp, writeElsewhere } from '../helpers/app.ts'
 import { emptyFfmpegDir, importBody, IMPORT, removeScratch } from '../helpers/imports.ts'
+import { hashPassword } from '../../src/modules/users/passwords.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 setDefaultTimeout(60_000)
@@ -287,6 +288,21 @@ describe('who sees what', () => {
     writeElsewhere(t, `DELETE FROM api_keys WHERE user_id = (SELECT id FROM users WHERE username = 'ana')`)
     await bo.end('the end of a stream whose key another process revoked', 10_000)
   })
+})
+
+test('a stream opened with a password (Basic) ends when the password changes, not when another user changes', async () => {
+  const { t, base } = served()
+  const { production } = await seedProduction(t)
+  t.makeUser('ana', { read: [production.id] })
+  t.users.setPassword('ana', await hashPassword('first secret'))
+  const ana = await openEvents(base, { authorization: `Basic ${btoa('ana:first secret')}` })
+  // A key made for someone else changes the auth tables: ana's stream is checked again, and stays.
+  t.makeUser('bo')
+  t.core.events.bus.publish('task', { id: 1 }, [production.id])
+  await ana.until('the event after the check', (e) => e.length === 1)
+  t.users.setPassword('ana', await hashPassword('second secret'))
+  await ana.end('the end of the stream after the password changed', 10_000)
+  expect(ana.error).toBeUndefined()
 })
 
 describe('resume and reset', () => {
