@@ -203,6 +203,22 @@ describe('each kind of event', () => {
   })
 })
 
+test('a change rolled back sends nothing: an asset created in a transaction that then fails', async () => {
+  const { t, events } = served()
+  const { root, production } = await seedProduction(t)
+  const stream = await events()
+  const path = file(join(root, 'Show', 'gone.mov'))
+  expect(() =>
+    t.db.transaction(() => {
+      t.core.media.create('video', { name: 'gone', path_file: path, production: production.id }, t.users.principalById(1)!)
+      throw new Error('the rest of the work failed')
+    }),
+  ).toThrow('the rest of the work failed')
+  const kept = (await t.post('/api/videoassets/', { name: 'kept', path_file: path, production: production.id })).json.id
+  await stream.until('the asset that was kept', (e) => e.length === 1)
+  expect(stream.events.map((e) => e.data)).toEqual([{ type: 'videoasset', id: kept, action: 'created' }])
+})
+
 describe('task events are paced', () => {
   test('a burst of changes gives at most one event a turn (4 a second), the newest state last; the end always, at once', async () => {
     const { t, events } = served()
