@@ -145,9 +145,13 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
     if (pace!.timer) return
     pace!.timer = setTimeout(() => {
       pace!.timer = undefined
-      const now = stopped ? undefined : read(id)
-      if (now) sendTask(now, pace)
-      else paces.delete(id)
+      try {
+        const now = stopped ? undefined : read(id)
+        if (now) sendTask(now, pace)
+        else paces.delete(id)
+      } catch (error) {
+        log.error('a task event could not be sent', { task: id, error: (error as Error).message })
+      }
     }, wait)
     pace!.timer.unref?.()
   }
@@ -170,7 +174,11 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
     }
   }
   const rechecks = setInterval(() => {
-    if (!stopped) recheckIfChanged()
+    try {
+      if (!stopped) recheckIfChanged()
+    } catch (error) {
+      log.error('open event streams could not be checked', { error: (error as Error).message })
+    }
   }, RECHECK_EVERY_MS)
   rechecks.unref?.()
 
