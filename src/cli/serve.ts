@@ -52,6 +52,17 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    // Held alive to the last step: while server.stop() waits for the connections of the streams
+    // just ended to close, nothing else may hold the event loop, and the process would end there,
+    // before the catalogue is closed.
+    const alive = setInterval(() => {}, 60_000)
+    try {
+      await stopAll(signal)
+    } finally {
+      clearInterval(alive)
+    }
+  }
+  const stopAll = async (signal: string) => {
     log.info('stopping', { signal })
     // No new work from the moment of the signal: the watcher and the runner stop taking any
     // (a start scan due as the watcher finishes its walk stays queued for the next start) while
