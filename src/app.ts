@@ -227,9 +227,13 @@ type Route = { method: string; path: string; hooks?: { query?: unknown; detail?:
  * the version 0 spelling of /api/projectassets/). In the order the modules are mounted.
  */
 export function listNames(routes: readonly Route[]): string[] {
+  // A collection has its records at /api/NAME/:id too: a paged answer that is no collection (the
+  // search's hits, which need a q) is not named, since a client walking the root expects each URL
+  // to answer a list of records.
+  const records = new Set(routes.flatMap((route) => (route.method === 'GET' ? [/^\/api\/([a-z]+)\/:id\/?$/.exec(route.path)?.[1]] : [])))
   return routes.flatMap((route) => {
     const name = /^\/api\/([a-z]+)\/$/.exec(route.path)?.[1]
     const query = route.hooks?.query as { properties?: Record<string, unknown> } | undefined
-    return route.method === 'GET' && name && query?.properties?.limit && !route.hooks?.detail?.deprecated ? [name] : []
+    return route.method === 'GET' && name && records.has(name) && query?.properties?.limit && !route.hooks?.detail?.deprecated ? [name] : []
   })
 }

@@ -161,6 +161,7 @@ const task = {
   result: {},
 }
 
+const searchHit = { type: 'videoasset', id: video.id, name: video.name, production: 1, path: CLIP, is_production: true, score: 12.41 }
 const project = {
   id: 1,
   audio_assets: [audio],
@@ -271,6 +272,8 @@ export const EXAMPLES: Record<string, unknown> = {
   AudioAssetUpdate: { description: 'Harbour master, interview 1 (clean)', keywords: { People: ['Harbour master'] } },
   ImageAssetUpdate: { name: 'poster_v4', status_approval: 1 },
   ProjectAssetUpdate: { name_editor: 'Ana Lima', status_approval: 1, meta_field_store: {} },
+  SearchHit: searchHit,
+  SearchHits: [searchHit, { type: 'projectasset', id: project.id, name: project.name, production: 1, path: project.bundle_root, is_production: true, score: 6.02 }],
   HistoryEntry: historyEntry,
   HistoryList: [historyEntry, { ...historyEntry, id: 41, date: '2025-01-15T10:12:03.500000Z', action: 'create', via: 'import', changes: { name: { old: null, new: 'A012C003_250114_R2KD' } } }],
   DeleteAccepted: { task: { id: 2, state: 'queued', url: '/api/tasks/2/' } },

@@ -19,8 +19,6 @@ export const SearchHit = t.Object({
   path: t.String({ description: "A media asset's path_file, a project's bundle_root" }),
   is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
   score: t.Number({ description: 'How well it matches (bm25; higher is better): a word in the name weighs most, then keywords, file and folder names, the description, custom metadata' }),
-}, {
-  examples: [{ type: 'videoasset', id: 7, name: 'Harbour drone sunrise', production: 1, path: '/mnt/nas/Harbour/video/A001_C003_harbour_drone.mov', is_production: true, score: 12.41 }],
 })
 
 const SearchQuery = t.Object({
