@@ -1,7 +1,7 @@
 // A search with more hits than bm25 ranks (RANKED_UP_TO): all words in the name first, then the
 // rest, each newest first; pages that cross from one to the other; the count; who sees what.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { RANKED_UP_TO, TIER_SCORE } from '../../src/modules/search/service.ts'
+import { BY_RECORD_UP_TO, RANKED_UP_TO, TIER_SCORE } from '../../src/modules/search/service.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 
 let t: TestApp
@@ -10,7 +10,8 @@ let other: { id: number }
 /** Ids of assets named "Crowd ..." (in the name) and of assets whose description says crowd. */
 const named: number[] = []
 const described: number[] = []
-const IN_NAME = RANKED_UP_TO + 500
+// More than a reader's search asks of each record (BY_RECORD_UP_TO > RANKED_UP_TO): the index decides.
+const IN_NAME = BY_RECORD_UP_TO + 500
 const ELSEWHERE = 30
 
 beforeAll(async () => {
@@ -66,6 +67,18 @@ describe('a search wider than bm25 ranks', () => {
     // A user who reads every production is filtered by nothing: the same as a superuser.
     const everyone = t.makeUser('everyone', { read: [show.id, other.id] })
     expect((await t.get('/api/search/?q=crowd&limit=3', { key: everyone })).json).toEqual((await t.get('/api/search/?q=crowd&limit=3')).json)
+  })
+
+  test('a reader of a small production: its few hits ranked by bm25, decided by the index alone', async () => {
+    const small = t.makeUser('small', { read: [other.id] })
+    const r = await t.get('/api/search/?q=crowd&limit=3', { key: small })
+    const mine = [...named, ...described].filter((id) => t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!.p === other.id)
+    expect(Number(r.headers.get('x-total-count'))).toBe(mine.length)
+    expect(mine.length).toBeLessThan(RANKED_UP_TO)
+    // Ranked: bm25 scores (not the tiers' 2 and 1); every hit of the reader's production.
+    expect(r.json.every((h: { score: number; production: number }) => h.production === other.id && h.score !== TIER_SCORE.name)).toBe(true)
+    const all = await t.get('/api/search/?q=crowd', { key: small })
+    expect(ids(all).sort((a, b) => a - b)).toEqual([...mine].sort((a, b) => a - b))
   })
 
   test('filters and exclusions hold', async () => {
