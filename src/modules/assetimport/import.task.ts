@@ -106,6 +106,8 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
     const advance = (status: string) => logs.advance(params.logs, { status })
     // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
     const by = actorFor(deps, params)
+    /** The file's content fingerprint, once read. */
+    let fingerprint: { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string } | undefined
     /** The task's result names the asset and its file (where it is now), and its proxy once made. */
     const named = (a: { id: number; path_file: string; path_proxy: string }) =>
       report({ asset: a.id, asset_type: `${params.kind}asset`, path_file: a.path_file, ...(a.path_proxy ? { path_proxy: a.path_proxy } : {}) })
@@ -174,11 +176,13 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
         progress({ step: 'probe', percent: null })
         // The content fingerprint (storage/fingerprint.ts), read once the file is where it stays:
         // the asset is recognised by it when it next turns up on another file system.
+        // Written with the import's last write (one commit less per import); setFingerprints
+        // writes it only if the asset still has the file it was read from.
         const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
         if (st?.isFile() && st.dev === asset.file_dev && st.ino === asset.file_ino) {
           const seen = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }
           const hash = await fingerprintFile(asset.path_file, seen)
-          if (hash !== undefined) media.setFingerprints([{ id: asset.id, ...seen, hash }])
+          if (hash !== undefined) fingerprint = { id: asset.id, ...seen, hash }
         }
         const ff = await deps.ffmpeg()
         // Probing fills what the request left out.
@@ -235,6 +239,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       // The last write, made by the runner with the task's end in one transaction.
       const done = asset.id
       return () => {
+        if (fingerprint) media.setFingerprints([fingerprint])
         media.setStatus(done, 6, by)
         logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
       }

@@ -33,6 +33,7 @@ export function productionForWrite(
  * and the import endpoint ask the same question of a path.
  */
 export function ownOutputFolders(db: Db): string[] {
-  const proxies = db.select({ proxy_root: productions.proxy_root }).from(productions).all().map((p) => p.proxy_root)
+  // Asked on every import request: bun:sqlite's cached statement, not a query built anew.
+  const proxies = db.$client.query<{ proxy_root: string }, []>('SELECT proxy_root FROM productions').all().map((p) => p.proxy_root)
   return [...proxies, dataFolderOf(db)]
 }
