@@ -204,7 +204,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(tasksModule(ctx, runner))
         .use(historyModule(ctx))
         .use(eventsModule(ctx, core.events))
-        .use(searchModule(ctx))
+        .use(searchModule(ctx, core.search))
         .use(archiveModule(ctx)),
     )
 

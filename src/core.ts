@@ -21,6 +21,7 @@ import { createProductions } from './modules/productions/service.ts'
 import { copyAbandon, copyHandler } from './modules/projectassets/copy.task.ts'
 import { deleteHandler } from './modules/projectassets/delete.task.ts'
 import { createProjectAssets } from './modules/projectassets/service.ts'
+import { createSearch } from './modules/search/service.ts'
 import { createUsers } from './modules/users/service.ts'
 import { createRunner } from './tasks/runner.ts'
 import { createSettle } from './watch/ingest.ts'
@@ -126,6 +127,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
   const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
   const proxies = createProxies(db, { media, runner })
+  const search = createSearch(db)
   watch = watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
 
@@ -138,7 +140,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   let pruneTimer: Timer | undefined
 
   return {
-    db, log, users, events, devices, holds, metadata, media, productions, projects, imports, proxies, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
+    db, log, users, events, devices, holds, metadata, media, productions, projects, imports, proxies, search, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
       pruneTasks()
@@ -149,13 +151,15 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
     },
     /**
      * Stops the watcher, then takes no more work and leaves running tasks resumable, then the live
-     * events (their streams end; serve ends them first, events.close()); the caller closes the catalogue.
+     * events (their streams end; serve ends them first, events.close()) and the search's connection;
+     * the caller closes the catalogue.
      */
     async stop() {
       clearInterval(pruneTimer)
       await watch?.stop()
       await runner.stop()
       events.stop()
+      search.close()
     },
   }
 }

@@ -187,7 +187,8 @@ describe('migration 0007: ids never reused', () => {
       for (const statement of statements) declared.$client.run(statement)
     })()
     // sqlite_sequence appears with the first AUTOINCREMENT table in both. The search index (0016),
-    // a virtual table with its shadow tables and the triggers that keep it, is no drizzle table.
+    // a virtual table with its shadow tables, the views of its documents and the triggers that
+    // keep it, is no drizzle table.
     const searchObject = (r: { name: string; tbl_name: string }) => r.tbl_name.startsWith('search_index') || r.name.includes('_search_')
     expect(schemaOf(fresh.$client).filter((r) => !searchObject(r))).toEqual(schemaOf(declared.$client))
     for (const db of [migrated, fresh, declared]) db.$client.close()

@@ -200,6 +200,14 @@ describe('filters, paging and permissions', () => {
     expectError(await search('q=a&limit=-1'), 400, 'invalid', { parameter: 'limit' })
   })
 
+  test('a production id beyond any id finds nothing; offsets and limits beyond 64 bits are capped as lists cap them', async () => {
+    for (const query of ['q=interview&production=99999999999999999999', 'q=interview&production=0', 'q=interview&offset=99999999999999999999&limit=5', 'q=interview&limit=99999999999999999999']) {
+      const r = await search(query)
+      expect([query, r.status]).toEqual([query, 200])
+    }
+    expect((await search('q=interview&production=99999999999999999999')).json).toEqual([])
+  })
+
   test('limit/offset, X-Total-Count and Link as every list; without limit, every hit', async () => {
     const first = await search('q=mov&limit=2')
     expect(first.json).toHaveLength(2)

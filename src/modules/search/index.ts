@@ -9,7 +9,7 @@ import { errors, oneOf, sharedModels } from '../../http/models.ts'
 import { flagFilter } from '../../http/resource.ts'
 import type { Principal } from '../users/service.ts'
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
-import { HIT_TYPES, type HitType, type SearchFilters, createSearch } from './service.ts'
+import { HIT_TYPES, type HitType, type Search, type SearchFilters } from './service.ts'
 
 export const SearchHit = t.Object({
   type: oneOf(HIT_TYPES, { description: 'The kind of record: its list is /api/{type}s/' }),
@@ -48,6 +48,8 @@ function filtersOf(query: Query): SearchFilters | null {
     }
   }
   if (parsed.match === null) return null
+  // Digits beyond any id (a 64-bit id is never handed out): no record is of that production.
+  if (query.production !== undefined && !Number.isSafeInteger(Number(query.production))) return null
   return {
     match: parsed.match, wanted: parsed.wanted, types,
     production: query.production === undefined ? undefined : Number(query.production),
@@ -55,8 +57,7 @@ function filtersOf(query: Query): SearchFilters | null {
   }
 }
 
-export function searchModule(ctx: ModuleContext) {
-  const search = createSearch(ctx.db)
+export function searchModule(ctx: ModuleContext, search: Search) {
 
   function answer(query: Query, user: Principal, request: Request): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
     const filters = filtersOf(query)

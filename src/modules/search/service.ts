@@ -45,16 +45,25 @@ export type SearchFilters = {
 type Raw = { r: number; b: number; name: string; production: number; path: string; is_production: number }
 type Params = (string | number)[]
 /**
- * An FTS5 query, a condition on the rowid (the type) and one on the hit's record (`m`, `p`;
- * empty: the index alone decides).
+ * An FTS5 query, the type codes a hit's rowid must have (undefined: any), and a condition on the
+ * hit's record (`m`, `p`; empty: the index alone decides).
  */
-type Query = { match: string; types: string; where: string }
+type Query = { match: string; codes: readonly number[] | undefined; where: string }
+/**
+ * Who a search is for, worked out once per search: undefined, no filter (a superuser, or a user
+ * who reads every production, a small team's usual grant); else the productions read, and those
+ * of them some asset is shared with.
+ */
+type Readers = { ids: readonly number[]; shared: ReadonlySet<number> } | undefined
 /** A reader's words matching at most this many records are filtered by their records (byRecord). */
 export const BY_RECORD_UP_TO = 20_000
-const JOINS = `LEFT JOIN media_assets m ON s.rowid % 4 < 3 AND m.id = s.rowid / 4
-    LEFT JOIN project_assets p ON s.rowid % 4 = 3 AND p.id = s.rowid / 4`
+/** The hit's record, joined on the index row's id (`col`: that id's column in the query). */
+const joins = (col: string) => `LEFT JOIN media_assets m ON ${col} % 4 < 3 AND m.id = ${col} / 4
+    LEFT JOIN project_assets p ON ${col} % 4 = 3 AND p.id = ${col} / 4`
 const FIELDS = `coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
     coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production`
+/** The condition on the type of a hit, from its id (`col`). */
+const ofTypes = (q: Query, col: string) => (q.codes ? ` AND ${col} % 4 IN (${q.codes.join(', ')})` : '')
 
 /**
  * The connection searches read through: the catalogue's own file, read-only, with its pages
@@ -63,7 +72,7 @@ const FIELDS = `coalesce(m.name, p.name) AS name, coalesce(m.production, p.produ
  * about 4 µs a hit in a catalogue of a million assets, through the map about 1 µs. Mapped pages
  * are the kernel's file cache, given back under pressure, and never grow the process's heap; the
  * writing connection keeps its small cache (the import's memory bound). Opened at the first
- * search, closed with close().
+ * search, closed with close() (core.ts, as the server stops).
  */
 function openReader(file: string): Database {
   const reader = new Database(file, { readonly: true, strict: true })
@@ -76,6 +85,14 @@ export function createSearch(db: Db) {
   let opened: Database | undefined
   const reader = () => (opened ??= openReader(db.$client.filename))
 
+  function readersOf(user: Principal): Readers {
+    if (user.is_superuser) return undefined
+    const ids = [...user.readable].filter(Number.isSafeInteger)
+    const r = reader()
+    if (ids.length && r.query<{ id: number }, []>('SELECT id FROM productions').all().every((p) => user.readable.has(p.id))) return undefined
+    return { ids, shared: new Set(r.query<{ p: number }, []>('SELECT DISTINCT production_id AS p FROM media_asset_shares').all().map((x) => x.p)) }
+  }
+
   /**
    * The FTS5 query of a search: the user's words in the searched columns (never `scope`), and
    * what the hit must be as words of `scope` (the migration's): its production (p12), online or
@@ -83,19 +100,17 @@ export function createSearch(db: Db) {
    * is the rowid's (no word). The index alone answers all of it: no hit's record is read to
    * decide whether it is one. Undefined: the user reads no production, nothing is found.
    */
-  function queryOf(user: Principal | null, f: SearchFilters, words: string): Query | undefined {
+  function queryOf(readers: Readers, f: SearchFilters, words: string): Query | undefined {
     let match = `{${SEARCHED}} : (${words})`
     if (f.production !== undefined) match += ` AND {scope} : p${f.production}`
     if (f.is_production !== undefined) match += ` AND {scope} : ${f.is_production ? 'online' : 'offline'}`
-    const readable = user && readableList(user)
-    if (readable) {
-      if (!readable.length) return undefined
+    if (readers) {
+      if (!readers.ids.length) return undefined
       // Each word of the OR is a list the index walks: s12 only where some asset is shared with 12.
-      const shared = new Set(reader().query<{ p: number }, []>('SELECT DISTINCT production_id AS p FROM media_asset_shares').all().map((r) => r.p))
-      match += ` AND {scope} : (${readable.flatMap((id) => (shared.has(id) ? [`p${id}`, `s${id}`] : [`p${id}`])).join(' OR ')})`
+      match += ` AND {scope} : (${readers.ids.flatMap((id) => (readers.shared.has(id) ? [`p${id}`, `s${id}`] : [`p${id}`])).join(' OR ')})`
     }
-    const types = f.types && f.types.length < HIT_TYPES.length ? ` AND rowid % 4 IN (${f.types.map((t) => CODE[t]).join(', ')})` : ''
-    return { match, types, where: '' }
+    const codes = f.types && f.types.length < HIT_TYPES.length ? f.types.map((t) => CODE[t]) : undefined
+    return { match, codes, where: '' }
   }
 
   /**
@@ -105,23 +120,12 @@ export function createSearch(db: Db) {
    * of those lists whole before it scores: 30 ms for a reader of 10 productions of 50,000 records
    * each, whatever the words.
    */
-  function byRecord(user: Principal, f: SearchFilters, words: string): Query {
-    const ids = readableList(user)!.join(', ')
+  function byRecord(readers: NonNullable<Readers>, words: Query): Query {
+    const ids = readers.ids.join(', ')
     // A media asset shared with a readable production is readable there (users/access.ts mediaReadableBy).
     const where = ` AND (coalesce(m.production, p.production) IN (${ids})` +
       ` OR (m.id IS NOT NULL AND EXISTS (SELECT 1 FROM media_asset_shares sh WHERE sh.asset_id = m.id AND sh.production_id IN (${ids}))))`
-    return { ...queryOf(null, f, words)!, where }
-  }
-
-  /**
-   * The productions the user can read; undefined when no filter is needed: a superuser, or a
-   * user who can read every production (a small team's usual grant).
-   */
-  function readableList(user: Principal): number[] | undefined {
-    if (user.is_superuser) return undefined
-    const ids = [...user.readable].filter(Number.isSafeInteger)
-    if (ids.length && reader().query<{ id: number }, []>('SELECT id FROM productions').all().every((p) => user.readable.has(p.id))) return undefined
-    return ids
+    return { ...words, where }
   }
 
   /**
@@ -133,27 +137,24 @@ export function createSearch(db: Db) {
 
   const countOf = (q: Query) =>
     reader().query<{ n: number }, [string]>(q.where
-      ? `SELECT count(*) AS n FROM search_index s ${JOINS} WHERE search_index MATCH ?${q.types.replaceAll('rowid', 's.rowid')}${q.where}`
-      : `SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${q.types}`).get(q.match)!.n
+      ? `SELECT count(*) AS n FROM search_index s ${joins('s.rowid')} WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where}`
+      : `SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')}`).get(q.match)!.n
 
-  /** The page's rows, read from the index, with the fields of their records. */
+  /** The page's rows, read from the index alone (`inner`: its ids and scores), with the fields of their records. */
   const withRecords = (inner: string) =>
-    `SELECT s.r AS r, s.b AS b, ${FIELDS} FROM (${inner}) s
-       LEFT JOIN media_assets m ON s.r % 4 < 3 AND m.id = s.r / 4 LEFT JOIN project_assets p ON s.r % 4 = 3 AND p.id = s.r / 4
-     WHERE coalesce(m.id, p.id) IS NOT NULL`
+    `SELECT s.r AS r, s.b AS b, ${FIELDS} FROM (${inner}) s ${joins('s.r')} WHERE coalesce(m.id, p.id) IS NOT NULL`
 
   /** Hits by bm25, best first, ties newest first. */
   const ranked = (q: Query, limit: number, offset: number): IterableIterator<Raw> =>
-    q.where
-      ? statement(`SELECT s.rowid AS r, ${BM25} AS b, ${FIELDS} FROM search_index s ${JOINS}
-          WHERE search_index MATCH ?${q.types.replaceAll('rowid', 's.rowid')}${q.where} AND coalesce(m.id, p.id) IS NOT NULL
-          ORDER BY b, s.rowid DESC LIMIT ? OFFSET ?`, limit).iterate(q.match, limit, offset)
-      : statement(`${withRecords(`SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${q.types} ORDER BY b, rowid DESC LIMIT ? OFFSET ?`)}
-      ORDER BY s.b, s.r DESC`, limit).iterate(q.match, limit, offset)
+    statement(q.where
+      ? `SELECT s.rowid AS r, ${BM25} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
+         WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY b, s.rowid DESC LIMIT ? OFFSET ?`
+      : `${withRecords(`SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY b, rowid DESC LIMIT ? OFFSET ?`)}
+         ORDER BY s.b, s.r DESC`, limit).iterate(q.match, limit, offset)
 
   /** Hits newest first, their score given. */
   const newest = (q: Query, score: number, limit: number, offset: number): IterableIterator<Raw> =>
-    statement(`${withRecords(`SELECT rowid AS r, ${-score} AS b FROM search_index WHERE search_index MATCH ?${q.types} ORDER BY rowid DESC LIMIT ? OFFSET ?`)}
+    statement(`${withRecords(`SELECT rowid AS r, ${-score} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY rowid DESC LIMIT ? OFFSET ?`)}
       ORDER BY s.r DESC`, limit).iterate(q.match, limit, offset)
 
   const toHit = (row: Raw): Hit => ({
@@ -165,17 +166,21 @@ export function createSearch(db: Db) {
 
   /** The count and the hits (stepped as read), outside any transaction of their own. */
   function readHits(user: Principal, f: SearchFilters, limit: number | undefined, offset: number): { count: number; hits: IterableIterator<Hit> } {
-    let all = queryOf(user, f, f.match)
+    const readers = readersOf(user)
+    let all = queryOf(readers, f, f.match)
     if (!all) return { count: 0, hits: [][Symbol.iterator]() }
-    if (readableList(user) !== undefined && countOf(queryOf(null, f, f.match)!) <= BY_RECORD_UP_TO) all = byRecord(user, f, f.match)
+    if (readers) {
+      const words = queryOf(undefined, f, f.match)!
+      if (countOf(words) <= BY_RECORD_UP_TO) all = byRecord(readers, words)
+    }
     const count = countOf(all)
     const n = limit ?? -1
     if (count <= RANKED_UP_TO) {
       const rows = ranked(all, n, offset)
       return { count, hits: (function* () { for (const row of rows) yield toHit(row) })() }
     }
-    const inName = queryOf(user, f, `(${f.match}) AND {name} : ${f.wanted}`)!
-    const elsewhere = queryOf(user, f, `(${f.match}) NOT {name} : ${f.wanted}`)!
+    const inName = queryOf(readers, f, `(${f.match}) AND {name} : ${f.wanted}`)!
+    const elsewhere = queryOf(readers, f, `(${f.match}) NOT {name} : ${f.wanted}`)!
     const first = countOf(inName)
     function* tiers() {
       let left = n
