@@ -3,37 +3,24 @@
 // a relink, deletes of media assets and projects. What is searched is read back through
 // GET /api/search/, so a write that forgot the index shows as a stale hit or a missing one.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
-import { silentLog } from '../../src/util/log.ts'
-import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { IMPORT, emptyFfmpegDir, importBody, removeScratch } from '../helpers/imports.ts'
+import { IMPORT, importBody } from '../helpers/imports.ts'
+import { type ScanWorld, scanWorld } from '../helpers/scans.ts'
 
-let base: TestApp
-let core: ReturnType<typeof createCore>
-let app: { handle(request: Request): Promise<Response> }
+let w: ScanWorld
 let root: string
-let device: { id: number }
 let show: { id: number }
 
 beforeEach(async () => {
-  base = testApp(undefined, { tasks: false })
-  ;({ root, device, production: show } = await seedProduction(base))
-  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 30 })
-  app = createApp(core)
-  core.runner.start()
+  w = await scanWorld()
+  ;({ root, show } = w)
 })
-afterEach(async () => {
-  await core.stop()
-  base.cleanup()
-  removeScratch()
-})
+afterEach(() => w.stop())
 
 const send = async (method: string, path: string, body?: unknown) => {
-  const r = await app.handle(new Request(`http://localhost${path}`, {
-    method, headers: { authorization: `Token ${base.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  const r = await w.app.handle(new Request(`http://localhost${path}`, {
+    method, headers: { authorization: `Token ${w.base.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   }))
   const text = await r.text()
@@ -45,16 +32,9 @@ const hits = async (q: string) => {
   expect(r.status).toBe(200)
   return (r.json as { type: string; id: number }[]).map((h) => `${h.type}:${h.id}`).sort()
 }
-const file = (rel: string) => {
-  const path = join(root, rel)
-  mkdirSync(join(path, '..'), { recursive: true })
-  writeFileSync(path, `essence of ${rel}`)
-  return path
-}
-async function scan() {
-  core.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths: null } })
-  await core.runner.idle()
-}
+/** Each file's content its own: no two are content twins. */
+const file = (rel: string) => w.file(rel, `essence of ${rel}`)
+const scan = () => w.scan()
 const video = async (body: Record<string, unknown>) => {
   const r = await send('POST', '/api/videoassets/', { production: show.id, ...body })
   expect(r.status).toBe(201)
@@ -102,7 +82,7 @@ describe('the index follows the writes', () => {
     expect((await send('PATCH', `/api/projectassets/${made.json.id}/`, { name: 'Teaser', description: 'forty seconds' })).status).toBe(200)
     expect(await hits('teaser forty')).toEqual(me)
     expect((await send('DELETE', `/api/projectassets/${made.json.id}/`)).status).toBeLessThan(300)
-    await core.runner.idle()
+    await w.core.runner.idle()
     expect(await hits('teaser')).toEqual([])
   })
 
@@ -123,13 +103,13 @@ describe('the index follows the writes', () => {
     const path = file('Show/incoming/plover.mov')
     const first = await send('POST', IMPORT, importBody(path, { name: 'Plover', description: 'shore bird' }, { keywords: { Species: ['Charadrius'] } }))
     expect(first.status).toBe(201)
-    await core.runner.idle()
+    await w.core.runner.idle()
     const id = first.json.asset_import_id as number
     expect(await hits('plover shore')).toEqual([`videoasset:${id}`])
     expect(await hits('charadrius')).toEqual([`videoasset:${id}`])
     const again = await send('POST', IMPORT, importBody(path, { name: 'Sandpiper', description: 'wader' }))
     expect(again.status).toBe(201)
-    await core.runner.idle()
+    await w.core.runner.idle()
     expect(await hits('sandpiper wader')).toEqual([`videoasset:${id}`])
     expect(await hits('shore')).toEqual([])
   })

@@ -2,45 +2,28 @@
 // asset): not at its path, nor by its identity under another name; an explicit import still works.
 // And the watcher's own writes are in the history: a move, offline and online, an import.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
-import { silentLog } from '../../src/util/log.ts'
-import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { type ScanWorld, scanWorld } from '../helpers/scans.ts'
 import { waitFor } from '../helpers/wait.ts'
 
+let w: ScanWorld
 let base: TestApp
-let core: ReturnType<typeof createCore>
+let core: ScanWorld['core']
 let root: string
 let device: { id: number }
 let show: { id: number }
 
 beforeEach(async () => {
-  base = testApp(undefined, { tasks: false })
-  ;({ root, device, production: show } = await seedProduction(base))
-  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 30 })
-  createApp(core)
-  core.runner.start()
+  w = await scanWorld()
+  ;({ base, core, root, device, show } = w)
 })
-afterEach(async () => {
-  await core.stop()
-  base.cleanup()
-  removeScratch()
-})
+afterEach(() => w.stop())
 
 /** A scan of the device (or of `paths`), run to its end; its result. */
-async function scan(paths: string[] | null = null) {
-  const { id } = core.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths } })
-  await core.runner.idle()
-  return JSON.parse(base.db.$client.query<{ result: string }, [number]>('SELECT result FROM tasks WHERE id = ?').get(id)!.result) as Record<string, number>
-}
-const file = (rel: string, text = 'essence') => {
-  mkdirSync(join(root, rel, '..'), { recursive: true })
-  writeFileSync(join(root, rel), text)
-  return join(root, rel)
-}
+const scan = async (paths: string[] | null = null) => JSON.parse((await w.scan(paths)).result) as Record<string, number>
+const file = (rel: string, text = 'essence') => w.file(rel, text)
 const assetsAt = (path: string) => base.db.$client.query<{ id: number }, [string]>('SELECT id FROM media_assets WHERE path_file = ?').all(path).map((r) => r.id)
 const history = async (id: number) => (await base.get(`/api/history/?resource=videoasset&id=${id}`)).json as { user: string; via: string; action: string; changes: Record<string, { old: unknown; new: unknown }> }[]
 

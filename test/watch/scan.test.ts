@@ -4,44 +4,26 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
-import { silentLog } from '../../src/util/log.ts'
-import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { type ScanWorld, scanWorld } from '../helpers/scans.ts'
 import { waitFor } from '../helpers/wait.ts'
 
+let w: ScanWorld
 let base: TestApp
-let core: ReturnType<typeof createCore>
+let core: ScanWorld['core']
 let root: string
 let device: { id: number }
 let show: { id: number }
 
 beforeEach(async () => {
-  base = testApp(undefined, { tasks: false })
-  ;({ root, device, production: show } = await seedProduction(base))
-  // A short settle time: the gate's rule is tested in ingest.test.ts; here, that it is used.
-  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 30 })
-  createApp(core)
-  core.runner.start()
+  w = await scanWorld()
+  ;({ base, core, root, device, show } = w)
 })
-afterEach(async () => {
-  await core.stop()
-  base.cleanup()
-  removeScratch()
-})
+afterEach(() => w.stop())
 
-/** A full scan of the device, run to its end; its result. */
-async function scan(paths: string[] | null = null) {
-  const { id } = core.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths } })
-  await core.runner.idle()
-  return base.db.$client.query<{ state: string; error: string; result: string }, [number]>('SELECT state, error, result FROM tasks WHERE id = ?').get(id)!
-}
-const file = (rel: string, text = 'essence') => {
-  mkdirSync(join(root, rel, '..'), { recursive: true })
-  writeFileSync(join(root, rel), text)
-  return join(root, rel)
-}
+/** A full scan of the device (or of `paths`), run to its end: its task row. */
+const scan = (paths: string[] | null = null) => w.scan(paths)
+const file = (rel: string, text = 'essence') => w.file(rel, text)
 const register = async (path: string) => (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
 const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).json
 
