@@ -10,10 +10,9 @@
 // Environment (all optional): BENCH_EVENTS_CLIENTS (500), BENCH_EVENTS_TASKS (100),
 // BENCH_EVENTS_PROBES (100), BENCH_EVENTS_ROUNDS (3), BENCH_NO_DOC=1.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, children, envNumber, memory, onInterrupt, runBench, spawnListening, stopChildren } from './procs.ts'
+import { ROOT, benchScratch, children, envNumber, memory, runBench, spawnListening } from './procs.ts'
 import { type Server, api, busyTasks, serve, waitUntil } from './serve.ts'
 
 const cfg = {
@@ -28,13 +27,7 @@ const SOURCE_FILES = 40
 const FILE_BYTES = 256 * 1024
 const PROBE_EVERY_MS = 50
 
-let tmp: string | undefined
-async function stopAll() {
-  await stopChildren(5000)
-  if (tmp) rmSync(tmp, { recursive: true, force: true })
-  tmp = undefined
-}
-onInterrupt(stopAll, () => tmp ?? 'nothing')
+const scratch = benchScratch('reelhouse-bench-events-')
 
 const now = () => performance.timeOrigin + performance.now()
 const pct = (xs: number[], p: number) => {
@@ -79,7 +72,7 @@ type Round = { latencies: number[]; missing: number; costMiB: number; rssMiB: nu
 
 /** One round of Reelhouse (`cli`): a fresh data folder, the project and the probe assets, the clients, the copies and the probes. */
 async function reelhouse(cli: string[], label: string): Promise<Round> {
-  const dir = mkdtempSync(join(tmp!, `${label}-`))
+  const dir = mkdtempSync(join(scratch.path, `${label}-`))
   const device = join(dir, 'share') + '/'
   const source = join(device, 'Show', 'source')
   mkdirSync(join(device, 'Show', 'probes'), { recursive: true })
@@ -134,7 +127,7 @@ async function reelhouse(cli: string[], label: string): Promise<Round> {
 
 /** One round of the baseline: the clients, and the probes as POST /poke. */
 async function baseline(): Promise<Round> {
-  const dir = mkdtempSync(join(tmp!, 'baseline-'))
+  const dir = mkdtempSync(join(scratch.path, 'baseline-'))
   const { proc, port } = await spawnListening('baseline', [process.execPath, 'bench/events-baseline.ts', join(dir, 'probes.db')], {
     portOf: (l) => /^listening (\d+)$/.exec(l.trim())?.[1],
   })
@@ -179,7 +172,7 @@ async function main(): Promise<boolean> {
   const host = machine()
   const exe = join(ROOT, 'dist', 'reelhouse')
   if (!existsSync(exe)) throw new Error('dist/reelhouse is missing: npm run build first')
-  tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-events-'))
+  scratch.make()
   const results: Record<string, Round[]> = { compiled: [], source: [], baseline: [] }
   const runs: Record<string, () => Promise<Round>> = {
     compiled: () => reelhouse([exe], 'compiled'),
@@ -258,4 +251,4 @@ What is measured:
   return pass
 }
 
-void runBench(main, stopAll)
+void runBench(main, scratch.stopAll)

@@ -3,8 +3,9 @@
 // its last lines for error messages, read its memory from /proc, and stop everything, also on
 // Ctrl-C.
 import type { Subprocess } from 'bun'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 
 export const ROOT = resolve(import.meta.dir, '..')
 
@@ -82,6 +83,29 @@ export function onInterrupt(cleanup: () => Promise<void>, what: () => string) {
       console.error(`\n${signal}: stopping servers and removing ${what()}`)
       void cleanup().finally(() => process.exit(130))
     })
+  }
+}
+
+/**
+ * The temporary folder a benchmark works in (made by make(), under the system's): removed with
+ * every server the benchmark started by stopAll(), which Ctrl-C runs too.
+ */
+export function benchScratch(prefix: string) {
+  let dir: string | undefined
+  const stopAll = async () => {
+    await stopChildren(5000)
+    if (dir) rmSync(dir, { recursive: true, force: true })
+    dir = undefined
+  }
+  onInterrupt(stopAll, () => dir ?? 'nothing')
+  return {
+    make: () => (dir = mkdtempSync(join(tmpdir(), prefix))),
+    /** The folder; make() first. */
+    get path(): string {
+      if (!dir) throw new Error('the scratch folder is not made yet')
+      return dir
+    },
+    stopAll,
   }
 }
 

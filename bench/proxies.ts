@@ -13,12 +13,11 @@
 // BENCH_PROXY_ROUNDS=3, BENCH_PROBE_ROUNDS=20; BENCH_NO_DOC=1: print only)
 import { spawnSync } from 'bun'
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFfmpeg, INPUT } from '../src/media/ffmpeg.ts'
 import { probe } from '../src/media/probe.ts'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, envNumber, onInterrupt, runBench, stopChildren } from './procs.ts'
+import { ROOT, benchScratch, envNumber, runBench } from './procs.ts'
 import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const CLIPS = envNumber('BENCH_PROXY_CLIPS', 20)
@@ -30,13 +29,7 @@ const CONCURRENCY = 2
 const PROXY_GOAL = 1.05
 const PROBE_GOAL_MS = 50
 
-let tmp: string | undefined
-async function stopAll() {
-  await stopChildren(5000)
-  if (tmp) rmSync(tmp, { recursive: true, force: true })
-  tmp = undefined
-}
-onInterrupt(stopAll, () => tmp ?? 'nothing')
+const scratch = benchScratch('reelhouse-bench-proxies-')
 
 const which = (name: string) => {
   const path = Bun.which(name)
@@ -131,7 +124,7 @@ async function side(cli: string[], dir: string, clips: string, names: string[]):
   if (!proxy) throw new Error(`no proxy run among the service's ffmpeg runs: ${JSON.stringify(recorded(log, 'ffmpeg'))}`)
   // The service hands the opened file over as fd 3 and writes to a temporary name beside the
   // proxies; the shell loop names the clip and an output of its own. Nothing else changes.
-  const args = proxy.map((a) => (a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${tmp}/out/{}.proxy` : a))
+  const args = proxy.map((a) => (a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${scratch.path}/out/{}.proxy` : a))
   return { server, ids, args }
 }
 
@@ -158,7 +151,7 @@ async function remakeRound({ server, ids }: Side): Promise<number> {
 }
 
 function baselineRound(clips: string, names: string[], args: string[]): number {
-  const out = join(tmp!, 'out')
+  const out = join(scratch.path, 'out')
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out)
   const t = performance.now()
@@ -174,8 +167,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function probeRounds(clip: string) {
   const ff = await createFfmpeg({ searchPath: process.env.PATH })
   // The service's own ffprobe arguments for this file, captured the same way.
-  const log = join(tmp!, 'probe-recorded')
-  const dir = join(tmp!, 'probe-recording')
+  const log = join(scratch.path, 'probe-recorded')
+  const dir = join(scratch.path, 'probe-recording')
   recordingFfmpeg(dir, log)
   const recording = await createFfmpeg({ dir })
   // As an import runs it: the file opened and checked, ffprobe reading the descriptor.
@@ -211,9 +204,9 @@ async function probeRounds(clip: string) {
 }
 
 async function main(): Promise<boolean> {
-  tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-proxies-'))
+  scratch.make()
   const host = machine()
-  const clips = join(tmp, 'media')
+  const clips = join(scratch.path, 'media')
   console.error(`making ${CLIPS} clips of ${SECONDS} s at 1080p25...`)
   const names = makeClips(clips)
   const built = spawnSync([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
@@ -223,7 +216,7 @@ async function main(): Promise<boolean> {
   else console.error(`bun build.ts failed; the compiled executable is not measured:\n${built.stderr}`)
 
   const sides = new Map<string, Side>()
-  for (const [label, cli] of clis) sides.set(label, await side(cli, mkdtempSync(join(tmp, `${label}-`)), clips, names))
+  for (const [label, cli] of clis) sides.set(label, await side(cli, mkdtempSync(join(scratch.path, `${label}-`)), clips, names))
   const args = sides.get('source')!.args
   for (const [label, s] of sides) if (JSON.stringify(s.args) !== JSON.stringify(args)) throw new Error(`the ${label} run made its proxy with other arguments: ${s.args.join(' ')}`)
   console.error(`the service's proxy: ffmpeg ${args.join(' ')}`)
@@ -290,4 +283,4 @@ The service's proxy command for these clips: \`ffmpeg ${args.join(' ')}\`
   return ok
 }
 
-await runBench(main, stopAll)
+await runBench(main, scratch.stopAll)

@@ -15,13 +15,12 @@
 // BENCH_SEARCH_REPEATS (10), BENCH_SEARCH_DATA=DIR (a folder this benchmark seeded before, reused:
 // seeding a million assets takes minutes), BENCH_NO_DOC=1.
 import { Database } from 'bun:sqlite'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { toMatch } from '../src/modules/search/query.ts'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, children, envNumber, memory, onInterrupt, runBench, spawnListening, stopChildren } from './procs.ts'
+import { ROOT, benchScratch, children, envNumber, memory, runBench, spawnListening } from './procs.ts'
 import { seedSearchCatalogue } from './search-seed.ts'
 
 const BUN = process.execPath
@@ -39,11 +38,7 @@ const QUERIES = [
   'Lisbon', 'cafe', 'Okafor', 'interview', 'interv -drone', 'FX6', 'drone', 'night', 'ha', 'mov',
 ]
 
-let tmp: string | undefined
-onInterrupt(async () => {
-  await stopChildren()
-  if (tmp) rmSync(tmp, { recursive: true, force: true })
-}, () => tmp ?? 'nothing')
+const scratch = benchScratch('reelhouse-bench-search-')
 
 type Server = { label: string; base: string; pid: number; match: boolean; stop(): Promise<void> }
 
@@ -104,9 +99,9 @@ async function main(): Promise<boolean> {
   const host = machine()
   const exe = join(ROOT, 'dist', 'reelhouse')
   if (!existsSync(exe)) throw new Error('dist/reelhouse is missing: npm run build first')
-  tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-search-'))
-  const source = join(tmp, 'source')
-  const compiled = join(tmp, 'compiled')
+  scratch.make()
+  const source = join(scratch.path, 'source')
+  const compiled = join(scratch.path, 'compiled')
 
   // The catalogue: seeded here, or a folder seeded before (its keys in bench-keys.json).
   let seedS = NaN
@@ -253,7 +248,4 @@ What is measured:
   return pass
 }
 
-void runBench(main, async () => {
-  await stopChildren()
-  if (tmp) rmSync(tmp, { recursive: true, force: true })
-})
+void runBench(main, scratch.stopAll)

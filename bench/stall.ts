@@ -7,11 +7,10 @@
 // built here), each with its default request log, as users run them.
 // Usage: bun bench/stall.ts   (BENCH_STALL_FILES, BENCH_STALL_ROUNDS; BENCH_NO_DOC=1: print only)
 import { spawnSync } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, children, envNumber, onInterrupt, runBench, stopChildren } from './procs.ts'
+import { ROOT, benchScratch, children, envNumber, runBench } from './procs.ts'
 import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const FILES = envNumber('BENCH_STALL_FILES', 20_000)
@@ -19,17 +18,11 @@ const ROUNDS = envNumber('BENCH_STALL_ROUNDS', 3)
 const CATEGORIES = 40_000
 const GOAL_MS = 100
 
-let tmp: string | undefined
-async function stopAll() {
-  await stopChildren(5000)
-  if (tmp) rmSync(tmp, { recursive: true, force: true })
-  tmp = undefined
-}
-onInterrupt(stopAll, () => tmp ?? 'nothing')
+const scratch = benchScratch('reelhouse-bench-stall-')
 
 /** A server as the rounds run it: no ffmpeg, a settle time of one second. */
 function serveNoFfmpeg(cli: string[], dataDir: string) {
-  const noFfmpeg = join(tmp!, 'no-ffmpeg')
+  const noFfmpeg = join(scratch.path, 'no-ffmpeg')
   mkdirSync(noFfmpeg, { recursive: true })
   return serve(cli, dataDir, ['--ffmpeg', noFfmpeg, '--settle', '1'])
 }
@@ -70,7 +63,7 @@ const assetCount = (s: Server) => count(s, '/api/videoassets/?limit=1')
 type Round = { idle: number; drop: number; dropSeconds: number; imported: number; body: number; bodyStatus: number[] }
 
 async function round(cli: string[], label: string, r: number, source: string): Promise<Round> {
-  const dir = mkdtempSync(join(tmp!, `${label}-`))
+  const dir = mkdtempSync(join(scratch.path, `${label}-`))
   const device = join(dir, 'share') + '/'
   mkdirSync(device)
   const s = await serveNoFfmpeg(cli, join(dir, 'data'))
@@ -113,9 +106,9 @@ async function round(cli: string[], label: string, r: number, source: string): P
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function main(): Promise<boolean> {
-  tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-stall-'))
+  scratch.make()
   const host = machine()
-  const source = join(tmp, 'card')
+  const source = join(scratch.path, 'card')
   mkdirSync(source)
   for (let n = 0; n < FILES; n++) writeFileSync(join(source, `clip-${String(n).padStart(6, '0')}.mov`), `clip ${n}\n`)
   const built = spawnSync([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
@@ -167,4 +160,4 @@ each are sent at once (refused: 400, more than 1,000 entries). ${ROUNDS} rounds,
   return ok
 }
 
-await runBench(main, stopAll)
+await runBench(main, scratch.stopAll)
