@@ -66,6 +66,25 @@ export const productionAccess = sqliteTable(
   (t) => [primaryKey({ columns: [t.user_id, t.production_id] })],
 )
 
+/**
+ * Sign-ins of the web page (POST /api/session/): the browser holds a random 256-bit id in an
+ * HttpOnly cookie; only its SHA-256 is kept here. A session ends when it has not been used for
+ * 12 hours (last_seen, refreshed at most once a minute), on sign-out, and when its user's
+ * password changes or a key of theirs is revoked (modules/users/sessions.ts).
+ */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: id(),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the session id, hex. The id itself is only in the browser's cookie. */
+    id_hash: text('id_hash').notNull(),
+    date_add: timestamp('date_add').notNull(),
+    last_seen: timestamp('last_seen').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_id_hash').on(t.id_hash), index('sessions_user').on(t.user_id)],
+)
+
 // ---------------------------------------------------------------- storage and productions
 
 export const transcodingProfiles = sqliteTable('transcoding_profiles', {
