@@ -8,6 +8,8 @@ import { authPlugin } from './http/auth.ts'
 import type { Principal } from './modules/users/service.ts'
 import { createBodyParser } from './http/body.ts'
 import { apiDocs } from './http/docs.ts'
+import { pageRoutes } from './http/page.ts'
+import type { Page } from './http/pagebuild.ts'
 import { createFailures } from './http/failures.ts'
 import { corsWrap } from './http/cors.ts'
 import { baseUrlOf, checkHead, pathOf } from './http/head.ts'
@@ -56,9 +58,11 @@ export type AppOptions = {
   allowHosts?: readonly string[]
   /** serve --default-api-version: the version of a request whose Accept names none (default 1). */
   defaultApiVersion?: ApiVersion
+  /** The web page's files (serve: embedded or built from src/ui); none: no page routes (most tests). */
+  pageFiles?: () => Promise<Page>
 }
 
-export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [], host, allowHosts, defaultApiVersion = 1 }: AppOptions = {}) {
+export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [], host, allowHosts, defaultApiVersion = 1, pageFiles }: AppOptions = {}) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
   // The API version of each request that asked for another than the default (most ask for none).
@@ -141,6 +145,8 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       }
     })
     .use(apiDocs())
+    // The web page at / and the paths it owns (src/ui/routes.ts), its files under /ui/.
+    .use((app) => (pageFiles ? app.use(pageRoutes(pageFiles)) : app))
     .use(sharedModels)
     .model({ ApiRoot })
     .get('/api/health', ({ set }) => {

@@ -7,3 +7,8 @@ declare module '*.css' {
   const path: string
   export default path
 }
+// The web page's files, embedded by build.ts (src/http/pagebuild.ts writePage); not there when run from source.
+declare module 'reelhouse:page' {
+  const files: import('./http/pagebuild.ts').EmbeddedFile[]
+  export default files
+}

@@ -10,6 +10,7 @@ import { startCheckpointer } from '../db/checkpointer.ts'
 import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
+import { pageLoader } from '../http/pagebuild.ts'
 import { UserError, createUsers } from '../modules/users/service.ts'
 import { type Log, createLog } from '../util/log.ts'
 import { VERSION } from '../version.ts'
@@ -39,9 +40,11 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).
   ;(http as { maxHeaderSize: number }).maxHeaderSize = HTTP_HEADER_LIMIT
+  // The web page: embedded in the executable, or built from src/ui when run from source.
+  const page = pageLoader(log)
   const app = createApp(core, {
     quiet: config.quiet, publicUrl: config.publicUrl, allowOrigins: config.allowOrigins, host: config.host, allowHosts: config.allowHosts,
-    defaultApiVersion: config.defaultApiVersion,
+    defaultApiVersion: config.defaultApiVersion, pageFiles: page.page,
   }).listen({ hostname: config.host, port: config.port, reusePort: false })
   core.start()
   const server = app.server!
@@ -69,6 +72,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     // the requests in flight finish; what they queue is resumed on the next start. The event
     // streams are ended first: each is a request that would otherwise hold server.stop() for ever.
     core.events.close()
+    page.close()
     await Promise.all([server.stop(), core.stop()])
     // Elysia writes a request's line in a setImmediate queued as its answer went out: one more
     // turn, so that the lines of the last requests come before "stopped", not after it.
@@ -87,7 +91,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   process.on('SIGTERM', () => void stop('SIGTERM'))
   // Only once the handlers are in place: whoever reads this line may send a signal at once.
   log.info(`reelhouse ${VERSION} serving`, {
-    api: `${base}/api/`, docs: `${base}/api/docs`, data: config.dataDir,
+    api: `${base}/api/`, docs: `${base}/api/docs`, page: `${base}/`, data: config.dataDir,
     // What clients are told (API root, Link) and who may call from a browser, when set.
     ...(config.publicUrl ? { public_url: config.publicUrl } : {}),
     ...(config.allowOrigins.length ? { allow_origin: config.allowOrigins.join(',') } : {}),
