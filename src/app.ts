@@ -4,7 +4,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { Core } from './core.ts'
 import { dataVersionOf, readSnapshotOf } from './db/client.ts'
-import { authPlugin } from './http/auth.ts'
+import { authPlugin, createPageGuard } from './http/auth.ts'
 import type { Principal } from './modules/users/service.ts'
 import { createBodyParser } from './http/body.ts'
 import { apiDocs } from './http/docs.ts'
@@ -31,6 +31,7 @@ import { mediaAssetsModule } from './modules/mediaassets/index.ts'
 import { remakeProxyModule } from './modules/mediaassets/proxy.ts'
 import { videoShotsModule } from './modules/mediaassets/shots.ts'
 import { searchModule } from './modules/search/index.ts'
+import { sessionModule } from './modules/session/index.ts'
 import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
 import { tasksModule } from './modules/tasks/index.ts'
@@ -74,13 +75,12 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const snapshot = readSnapshotOf(db)
   const parseBody = createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`))
   const hosts = createHostCheck({ listen: host, publicUrl, allowHosts })
-  const auth = authPlugin(users, principals, {
-    // The socket's address, known to the server once the app listens (none in-process).
-    addressOf: (request) => app.server?.requestIP(request)?.address ?? '',
-    admits: hosts?.admits,
-  })
+  // The socket's address, known to the server once the app listens (none in-process).
+  const addressOf = (request: Request) => app.server?.requestIP(request)?.address ?? ''
+  const pageGuard = createPageGuard(publicUrl)
+  const auth = authPlugin(users, principals, { addressOf, admits: hosts?.admits, page: pageGuard })
   const ctx: ModuleContext = {
-    db, users, list: createLists(db, baseOf), auth, parseBody, baseOf,
+    db, users, list: createLists(db, baseOf), auth, parseBody, baseOf, addressOf, pageGuard,
     apiVersion: (request) => versions.get(request) ?? defaultApiVersion,
   }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
@@ -211,7 +211,8 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(historyModule(ctx))
         .use(eventsModule(ctx, core.events))
         .use(searchModule(ctx, core.search))
-        .use(archiveModule(ctx)),
+        .use(archiveModule(ctx))
+        .use(sessionModule(ctx)),
     )
 
   for (const route of app.routes) {

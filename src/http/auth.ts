@@ -1,8 +1,9 @@
 // Authentication (service.md sections 4 and 5): `Authorization: Token <key>` or `Bearer <key>`,
 // or HTTP Basic with a user name and one of their keys or their password (what medialoopster
-// clients send). The Authorization header is read here and nowhere else: once per request,
-// before the body is parsed, so a request without valid credentials is refused before any of
-// its input is looked at. Routes declare `auth: true` to receive the resolved user.
+// clients send), or the web page's session cookie (docs/api.md, "Sessions"). The Authorization
+// and Cookie headers are read here and nowhere else: once per request, before the body is
+// parsed, so a request without valid credentials is refused before any of its input is looked
+// at. Routes declare `auth: true` to receive the resolved user.
 import { Elysia } from 'elysia'
 import { KEY_PATTERN, type Principal, type Users, hashKey } from '../modules/users/service.ts'
 import { AppError } from './errors.ts'
@@ -11,6 +12,14 @@ import { pathOf } from './head.ts'
 const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/ping\/?$/, /^\/api\/docs(\/.*)?$/]
 /** Whether a path needs credentials: the API (its root too), but health, ping and docs. */
 const needsAuth = (path: string) => (path.startsWith('/api/') || path === '/api') && !PUBLIC.some((p) => p.test(path))
+/**
+ * The session's own path: its GET and DELETE answer without credentials too (who is signed in:
+ * nobody; signing out twice), and its POST takes them in the body (a sign-in), not in headers.
+ */
+export const SESSION_PATH = /^\/api\/session\/?$/
+/** Whether the request's credentials are read: those of every path that needs them, and of the session's GET and DELETE. */
+const readsCredentials = (request: Request, path = pathOf(request.url)) =>
+  SESSION_PATH.test(path) ? request.method !== 'POST' : needsAuth(path)
 
 /** What a key is (users/service.ts KEY_PATTERN): keys are made lowercase, and an uppercase one is refused, not folded. */
 export const KEY_FORM = '40 lowercase hex characters'
@@ -32,10 +41,91 @@ const SCHEMES = new Set(['token', 'bearer'])
 // which would pop up over a panel that calls the API from a page (with a wrong password, or with
 // none yet). The clients that use Basic send it unasked (medialoopster's, curl -u, requests'
 // auth=), so they do not need the challenge.
+// The web page relies on this too: a failed sign-in or an ended session never opens the dialog.
 const CHALLENGE = { headers: { 'WWW-Authenticate': 'Token' } }
 const notAuthenticated = (detail = NO_CREDENTIALS) =>
   new AppError(401, 'not_authenticated', detail, {}, CHALLENGE)
 const failed = (detail: string) => new AppError(401, 'authentication_failed', detail, {}, CHALLENGE)
+/** A failed sign-in (POST /api/session/): the same answer as a failed Basic attempt, for the same reason. */
+export const signInFailed = () => failed(BASIC_FAILED)
+
+// ---------------------------------------------------------------- the session cookie
+
+/** The cookie that carries the web page's session id (HttpOnly: no script of any page reads it). */
+export const SESSION_COOKIE = 'reelhouse_session'
+export const SESSION_ENDED = 'Your session has ended (signed out, unused for 12 hours, or your password or keys changed): sign in again.'
+const COOKIE_ATTRIBUTES = 'Path=/; HttpOnly; SameSite=Strict'
+
+/** The Set-Cookie value of a new session; Secure when the page was reached over https (PageGuard.secure). */
+export const sessionCookie = (id: string, secure: boolean) => `${SESSION_COOKIE}=${id}; ${COOKIE_ATTRIBUTES}${secure ? '; Secure' : ''}`
+/** The Set-Cookie value that removes the cookie (sign-out, an ended session). */
+export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0${secure ? '; Secure' : ''}`
+
+/** The session id the request's Cookie header carries (the first of that name), or undefined. */
+export function sessionIdOf(request: Request): string | undefined {
+  const header = request.headers.get('cookie')
+  if (header === null || !header.includes(SESSION_COOKIE)) return undefined
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq >= 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+/**
+ * Where a request with the session cookie may come from: the page this server serves, and
+ * nothing else. A SameSite=Strict cookie is still sent by the browser to this server from a page
+ * on another port of the same host (ports do not make another site), and from a page of another
+ * site in some navigations; so every request that the cookie authenticates (and every sign-in,
+ * against signing a browser into someone else's account) must say, when the browser says at all:
+ * - `Sec-Fetch-Site`: `same-origin`, or `none` (the user typed the URL or opened a bookmark);
+ * - `Origin`: this server's own origin: `http://` or `https://` with the request's Host (the
+ *   authority the browser reached; one port serves one scheme), or the origin of --public-url.
+ * Clients that send neither (curl, scripts) are not browsers and are not refused for it.
+ */
+export function createPageGuard(publicUrl?: string) {
+  const publicOrigin = publicUrl === undefined ? undefined : URL.canParse(publicUrl) ? new URL(publicUrl).origin : undefined
+  /** The Host of the request's URL (Bun builds it from the header: lower case, no default port). */
+  const hostOf = (request: Request) => {
+    const url = request.url
+    const end = url.indexOf('/', 7)
+    return end < 0 ? url.slice(7) : url.slice(7, end)
+  }
+  /** Why the request does not come from our page, or undefined when nothing says it does not. */
+  function problem(request: Request): string | undefined {
+    const site = request.headers.get('sec-fetch-site')
+    if (site !== null && site !== 'same-origin' && site !== 'none') return `it came from another site (Sec-Fetch-Site: ${site})`
+    const origin = request.headers.get('origin')
+    if (origin !== null) {
+      const o = origin.toLowerCase()
+      const host = hostOf(request)
+      if (o !== `http://${host}` && o !== `https://${host}` && o !== publicOrigin) return `it came from a page of another origin (${origin.slice(0, 200)})`
+    }
+    return undefined
+  }
+  return {
+    /** Throws 403 permission_denied when the request says it came from another page than ours. */
+    check(request: Request) {
+      const why = problem(request)
+      if (why)
+        throw new AppError(403, 'permission_denied', `The session cookie is taken only from Reelhouse's own page, and ${why}. Another client sends a key in the Authorization header.`)
+    },
+    /** Whether the page was reached over https (its Origin says so, or --public-url is https): the cookie is then Secure. */
+    secure(request: Request): boolean {
+      const origin = request.headers.get('origin')
+      return origin !== null ? origin.toLowerCase().startsWith('https://') : publicOrigin?.startsWith('https://') === true
+    },
+  }
+}
+
+export type PageGuard = ReturnType<typeof createPageGuard>
+
+/** How the request authenticated (what GET /api/session/ answers as `via`). */
+export function credentialsOf(request: Request): 'key' | 'basic' | 'session' | undefined {
+  const header = request.headers.get('authorization')
+  if (header !== null) return isBasic(header) ? 'basic' : 'key'
+  return sessionIdOf(request) === undefined ? undefined : 'session'
+}
 
 /**
  * "Basic " in any letter case. Read a character at a time, so that a Token or Bearer header is
@@ -92,6 +182,8 @@ export function authenticate(users: Users, header: string | null): Principal | t
  * stamp of the stored password hash (users.passwordStamp). Read here, as every Authorization header is.
  */
 export function recheckOf(users: Users, request: Request, user: Principal): () => Principal | undefined {
+  const session = request.headers.has('authorization') ? undefined : sessionIdOf(request)
+  if (session !== undefined) return users.sessions.recheckOf(session)
   const header = request.headers.get('authorization') ?? ''
   const basic = isBasic(header) ? basicCredentials(header) : undefined
   const key = basic ? basic[1] : header.slice(header.indexOf(' ') + 1)
@@ -119,10 +211,12 @@ export type AuthOptions = {
    * adds to the slow-down of the logins made from this machine.
    */
   admits?: (request: Request) => boolean
+  /** Where a request with the session cookie may come from (createPageGuard); default: no --public-url. */
+  page?: PageGuard
 }
 
 /** principals: who each request authenticated as, shared with the request log (app.ts). */
-export function authPlugin(users: Users, principals = new WeakMap<Request, Principal>(), { addressOf = () => '', admits }: AuthOptions = {}) {
+export function authPlugin(users: Users, principals = new WeakMap<Request, Principal>(), { addressOf = () => '', admits, page = createPageGuard() }: AuthOptions = {}) {
   /** Outcomes of Basic checks, made before the hooks run; an Error is thrown by the hook (a 500 when it is not ours). */
   const basics = new WeakMap<Request, Principal | Error>()
 
@@ -150,7 +244,7 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
    */
   function checkBasicFirst<H extends (request: Request) => unknown>(handle: H, request: Request): H {
     const header = request.headers.get('authorization')
-    if (header === null || !isBasic(header) || !needsAuth(pathOf(request.url))) return handle
+    if (header === null || !isBasic(header) || !readsCredentials(request)) return handle
     if (admits && !admits(request)) return handle
     const credentials = basicCredentials(header)
     if (!credentials) return handle
@@ -178,8 +272,28 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
       // Elysia registers this global hook once per instance that uses the plugin (the app and the
       // modules): authenticate once per request.
       if (principals.has(request)) return
-      if (!needsAuth(pathOf(request.url))) return
-      const user = authenticate(users, request.headers.get('authorization'))
+      const path = pathOf(request.url)
+      if (!readsCredentials(request, path)) return
+      const header = request.headers.get('authorization')
+      // The cookie counts only without an Authorization header: a client that sends a key or
+      // Basic is answered as it always was, whatever cookies its browser holds.
+      if (header === null) {
+        const session = sessionIdOf(request)
+        if (session !== undefined) {
+          // Refused before the session is looked at: another page learns nothing, and the user stays signed in.
+          page.check(request)
+          const user = users.sessions.resolve(session)
+          if (user) {
+            principals.set(request, user)
+            return
+          }
+          if (SESSION_PATH.test(path)) return
+          throw new AppError(401, 'authentication_failed', SESSION_ENDED, {}, { headers: { ...CHALLENGE.headers, 'Set-Cookie': clearedSessionCookie(page.secure(request)) } })
+        }
+        // Nobody is signed in: the session's GET says so, its DELETE has nothing to do.
+        if (SESSION_PATH.test(path)) return
+      }
+      const user = authenticate(users, header)
       principals.set(request, user === BASIC ? basicOutcome(request) : user)
     })
     .macro({
@@ -188,6 +302,12 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
           const user = principals.get(request)
           if (!user) throw notAuthenticated()
           return { user }
+        },
+      },
+      /** The user when the request authenticated, else undefined (the session's GET and DELETE). */
+      maybeAuth: {
+        resolve({ request }) {
+          return { user: principals.get(request) }
         },
       },
     })

@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.ts'
-import type { authPlugin } from './auth.ts'
+import type { PageGuard, authPlugin } from './auth.ts'
 import type { createBodyParser } from './body.ts'
 import type { List } from './lists.ts'
 import type { ApiVersion } from './versioning.ts'
@@ -21,4 +21,8 @@ export type ModuleContext = {
   baseOf: (request: Request) => string
   /** The API version the request's Accept header selected (http/versioning.ts); only productions differ by it. */
   apiVersion: (request: Request) => ApiVersion
+  /** The client's address ('' in-process), by which failed password checks are slowed down (users/passwords.ts). */
+  addressOf: (request: Request) => string
+  /** Where the session cookie may come from, and whether it is Secure (http/auth.ts createPageGuard). */
+  pageGuard: PageGuard
 }

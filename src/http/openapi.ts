@@ -75,6 +75,7 @@ const TAGS: Record<string, string> = {
   Archive: "medialoopster's archive and restore activities: not available in Reelhouse, which has no archive connector (501 not_implemented).",
   History: 'Who changed which field of which record, and when (an extension of the medialoopster API): every create, update, delete and link change, newest first.',
   Search: 'Full-text search over media and project assets, best first (an extension of the medialoopster API).',
+  Session: 'Sign-in of the web page (an extension of the medialoopster API): a session cookie that only this server\'s own page may use.',
   Event: 'The live event stream (Server-Sent Events; an extension of the medialoopster API): tasks, assets, projects and import logs as they change.',
 }
 

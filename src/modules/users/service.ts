@@ -7,6 +7,7 @@ import { apiKeys, productionAccess, productions, userPermissions, users } from '
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
 import { hiddenPassword, historyOf, system } from '../history/service.ts'
+import { createSessions } from './sessions.ts'
 
 export type Principal = {
   id: number
@@ -118,6 +119,11 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
 
   const principals = principalCache(db)
   const history = () => historyOf(db)
+  // A session's user, through the same cache as a key's (emptied whenever the auth tables change).
+  const sessions = createSessions(db, (id) => principals.get(`user:${id}`, () => {
+    const user = byId.get({ id })
+    return user && principal(user)
+  }))
   /** Keys made (true) or revoked (false), as one update row of their user (inside the caller's transaction). */
   const keysChanged = (userId: number, ids: number[], made: boolean) => {
     if (ids.length)
@@ -146,6 +152,12 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
 
   return {
     authenticate,
+
+    /**
+     * The web page's sign-ins (sessions.ts). A new password and a revoked key end every session
+     * of their user, in the transaction that makes the change.
+     */
+    sessions,
 
     /** The holder of the key with this hash (hashKey), or undefined: a key checked again without being kept (a long event stream). */
     byKeyHash,
@@ -178,6 +190,7 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       if (hash === null && user.password_hash === null) return false
       db.transaction(() => {
         db.update(users).set({ password_hash: hash }).where(eq(users.id, user.id)).run()
+        sessions.endAllOf(user.id)
         history().record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { password: { old: hiddenPassword(user.password_hash), new: hiddenPassword(hash) } } })
       })
       return true
@@ -312,7 +325,10 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     revokeKey(key: string): boolean {
       return db.transaction(() => {
         const gone = db.$client.query<{ id: number; user_id: number }, [string]>('DELETE FROM api_keys WHERE key_hash = ? RETURNING id, user_id').all(hashKey(key))
-        for (const k of gone) keysChanged(k.user_id, [k.id], false)
+        for (const k of gone) {
+          keysChanged(k.user_id, [k.id], false)
+          sessions.endAllOf(k.user_id)
+        }
         return gone.length > 0
       })
     },
@@ -324,7 +340,10 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     revokeKeyById(id: number): string | undefined {
       return db.transaction(() => {
         const owner = db.$client.query<{ user_id: number }, [number]>('DELETE FROM api_keys WHERE id = ? RETURNING user_id').get(id)
-        if (owner) keysChanged(owner.user_id, [id], false)
+        if (owner) {
+          keysChanged(owner.user_id, [id], false)
+          sessions.endAllOf(owner.user_id)
+        }
         return owner ? byId.get({ id: owner.user_id })?.username : undefined
       })
     },
@@ -334,6 +353,7 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       return db.transaction(() => {
         const gone = db.$client.query<{ id: number }, [number]>('DELETE FROM api_keys WHERE user_id = ? RETURNING id').all(user.id).map((k) => k.id)
         keysChanged(user.id, gone, false)
+        if (gone.length) sessions.endAllOf(user.id)
         return gone.length
       })
     },
@@ -342,8 +362,13 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
 
 export type Users = ReturnType<typeof createUsers>
 
-/** The tables a Principal is made of; a change to any of them may change who holds a key and what they may do. */
-const AUTH_TABLES = ['users', 'api_keys', 'user_permissions', 'production_access'] as const
+const EVERY_CHANGE = ['INSERT', 'UPDATE', 'DELETE'] as const
+/**
+ * The tables a Principal is made of; a change to any of them may change who holds a key and what
+ * they may do. And the end of a session (sign-out), so that the event streams it opened are
+ * checked again (authStamp); not its sign-in or its last_seen, which take nothing away.
+ */
+const AUTH_TABLES = [['users', EVERY_CHANGE], ['api_keys', EVERY_CHANGE], ['user_permissions', EVERY_CHANGE], ['production_access', EVERY_CHANGE], ['sessions', ['DELETE']]] as const
 /** Past this many keys in use, the cache starts over rather than grow with the keys table. */
 const MAX_CACHED = 10_000
 
@@ -375,8 +400,8 @@ function principalCache(db: Db) {
   const tempSchema = client.prepare<{ schema_version: number }, []>('PRAGMA temp.schema_version')
   const ownWrites = client.prepare<{ n: number }, []>('SELECT n FROM temp.auth_generation')
   const watch = () => {
-    for (const table of AUTH_TABLES)
-      for (const event of ['INSERT', 'UPDATE', 'DELETE'])
+    for (const [table, events] of AUTH_TABLES)
+      for (const event of events)
         client.run(`CREATE TEMP TRIGGER IF NOT EXISTS auth_generation_${table}_${event.toLowerCase()} AFTER ${event} ON main.${table}
           BEGIN UPDATE temp.auth_generation SET n = n + 1; END`)
     return tempSchema.get()!.schema_version

@@ -1,0 +1,111 @@
+// /api/session/ (docs/api.md, "Sessions"): the web page signs in with a user name and a password
+// or key (POST), learns who is signed in (GET, which never answers 401 for want of credentials:
+// the page asks it before anyone has signed in), and signs out (DELETE). The cookie rules, and
+// the check that a request with the cookie comes from our own page, are http/auth.ts's.
+import { Elysia, t } from 'elysia'
+import {
+  clearedSessionCookie, credentialsOf, sessionCookie, sessionIdOf, signInFailed,
+} from '../../http/auth.ts'
+import type { ModuleContext } from '../../http/context.ts'
+import { BODY_ERRORS, errors, sharedModels } from '../../http/models.ts'
+import { CODENAMES, type Principal } from '../users/service.ts'
+import { Session, type SessionAnswer, SignIn } from './model.ts'
+
+const EVERY_CODENAME = Object.keys(CODENAMES).sort()
+
+export function sessionModule(ctx: ModuleContext) {
+  const { users, pageGuard: page } = ctx
+  const productionIds = ctx.db.$client.prepare<{ id: number }, []>('SELECT id FROM productions ORDER BY id')
+
+  /** The user as the page needs them to decide what to show. */
+  const describe = (user: Principal): NonNullable<SessionAnswer['user']> => ({
+    id: user.id,
+    username: user.username,
+    is_superuser: user.is_superuser,
+    perms: user.is_superuser ? EVERY_CODENAME : [...user.perms].sort(),
+    productions: user.is_superuser
+      ? productionIds.all().map(({ id }) => ({ id, level: 'write' as const }))
+      : [...user.readable].sort((a, b) => a - b).map((id) => ({ id, level: user.writable.has(id) ? ('write' as const) : ('read' as const) })),
+  })
+
+  return new Elysia({ prefix: '/session', tags: ['Session'] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model({ Session, SignIn })
+    .get(
+      '/',
+      ({ user, request, set }) => {
+        set.headers['cache-control'] = 'no-store'
+        if (user) return { user: describe(user), via: credentialsOf(request) }
+        // A cookie whose session has ended (the hook found none): the browser forgets it.
+        if (sessionIdOf(request) !== undefined) set.headers['set-cookie'] = clearedSessionCookie(page.secure(request))
+        return { user: null }
+      },
+      {
+        maybeAuth: true,
+        response: { 200: 'Session', ...errors(403) },
+        detail: {
+          summary: 'Who is signed in (extension)',
+          description:
+            'Answers 200 with the user the request authenticated as (by the session cookie, a key or Basic) and how, or `{"user": null}` when ' +
+            'it carries no credentials or its session has ended (the cookie is then removed): never a 401 for want of credentials, so a page ' +
+            'can ask before anyone signs in. A malformed, unknown or revoked key or failed Basic is 401 as everywhere; the cookie sent from ' +
+            'another page than this server\'s is 403 (docs/api.md, section Sessions).',
+        },
+      },
+    )
+    .onParse(ctx.parseBody)
+    .post(
+      '/',
+      async ({ body, request, set }) => {
+        // Against a page of another site signing this browser into an account of its choosing.
+        page.check(request)
+        // The check of Basic, slowed down the same way and counted in the same failures (users/passwords.ts).
+        const user = await users.authenticateBasic(body.username, body.password, ctx.addressOf(request))
+        if (!user) throw signInFailed()
+        const old = sessionIdOf(request)
+        if (old !== undefined) users.sessions.end(old)
+        set.headers['set-cookie'] = sessionCookie(users.sessions.start(user.id), page.secure(request))
+        set.headers['cache-control'] = 'no-store'
+        return { user: describe(user), via: 'session' as const }
+      },
+      {
+        body: 'SignIn',
+        parse: ['json', 'urlencoded', 'formdata'],
+        response: { 200: 'Session', ...errors(...BODY_ERRORS, 403) },
+        detail: {
+          summary: 'Sign in (extension)',
+          description:
+            'The web page\'s sign-in: `username` and `password`, where the password may also be one of the user\'s keys (form fields of these ' +
+            'names, so password managers fill them in; JSON works too). Answers 200 with who is signed in and sets the cookie ' +
+            '`reelhouse_session` (HttpOnly, SameSite=Strict, Path=/, Secure when the page is served over https): a random 256-bit id of which ' +
+            'only the SHA-256 is stored. The session ends after 12 hours unused, on sign-out, and when the user\'s password changes or a key ' +
+            'of theirs is revoked. Wrong credentials: 401 authentication_failed, the same answer and the same slow-down as Basic. A sign-in ' +
+            'sent from another page than this server\'s: 403. The cookie then authenticates every request of this server\'s own page ' +
+            '(docs/api.md, section Sessions).',
+          security: [],
+        } as never,
+      },
+    )
+    .delete(
+      '/',
+      ({ request, set }) => {
+        const id = sessionIdOf(request)
+        if (id !== undefined) {
+          // Another page may not sign the user out either.
+          page.check(request)
+          users.sessions.end(id)
+          set.headers['set-cookie'] = clearedSessionCookie(page.secure(request))
+        }
+        set.status = 204
+      },
+      {
+        maybeAuth: true,
+        response: { 204: t.Void({ description: 'Signed out' }), ...errors(403) },
+        detail: {
+          summary: 'Sign out (extension)',
+          description: 'Ends the session of the cookie and removes the cookie; 204 with no body, also when there was no session (signing out twice). From another page than this server\'s: 403, and the session goes on.',
+        },
+      },
+    )
+}
