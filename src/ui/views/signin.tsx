@@ -11,7 +11,8 @@ export default function SignIn(_: ViewProps) {
 
   async function submit(event: SubmitEvent) {
     event.preventDefault()
-    const form = new FormData(event.currentTarget as HTMLFormElement)
+    const element = event.currentTarget as HTMLFormElement
+    const form = new FormData(element)
     busy.value = true
     error.value = undefined
     try {
@@ -19,7 +20,7 @@ export default function SignIn(_: ViewProps) {
     } catch (failure) {
       error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached. Is reelhouse serve running?' }])
       // The password field is emptied and focused for the next try; the user name stays.
-      const password = (event.currentTarget as HTMLFormElement | null)?.elements.namedItem('password') as HTMLInputElement | null
+      const password = element.elements.namedItem('password') as HTMLInputElement | null
       if (password) {
         password.value = ''
         password.focus()

@@ -1,0 +1,217 @@
+// Browser tests inside `bun test`: a real Chromium (the one @sparticuz/chromium ships inside its npm
+// package, so no download and no system browser) driven by puppeteer-core, against the app with
+// the web page, listening on 127.0.0.1.
+//
+//   const server = await pageServer()            // beforeAll: the app + the page, on a free port
+//   const browser = await launchBrowser()        // beforeAll: one Chromium per file
+//   await using tab = await browser.open(server.base)   // in a test: a fresh incognito context
+//   await tab.page.type('input[name=username]', 'admin') ...
+//   await axe(tab.page)                          // no serious or critical accessibility violation
+//   // leaving the block closes the context and fails the test if the page logged a console error,
+//   // threw, or asked for anything from another host (tab.allowFailedResponse for an expected 4xx)
+//   afterAll: await browser.close(); await server.stop()
+//
+// Puppeteer waits 5 s at most (PAGE_WAIT_MS), well under the tests' own timeouts (20-30 s): a test
+// that bun times out kills Chromium under every later test of the file ("Connection closed").
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import chromium from '@sparticuz/chromium'
+import axeCore from 'axe-core'
+import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core'
+import { buildPage, pageOf } from '../../src/http/pagebuild.ts'
+import type { Page as PageFiles } from '../../src/http/pagebuild.ts'
+import { testApp } from './app.ts'
+
+export const PAGE_WAIT_MS = 5_000
+/** For the tests of a file of browser tests: setDefaultTimeout or each test's third argument. */
+export const BROWSER_TEST_MS = 30_000
+
+/**
+ * Flags of the package's own list that are made for serverless functions and would make the tests
+ * wrong or flaky: one process (crashes the first new browser context), web security, site isolation
+ * and insecure content off (CORS, Origin and cookie checks would mean nothing), and its headless
+ * flag (puppeteer's `headless: 'shell'` says it).
+ */
+const DROPPED_FLAGS = new Set(['--single-process', '--disable-web-security', '--disable-site-isolation-trials', '--allow-running-insecure-content', "--headless='shell'"])
+
+function chromiumArgs(): string[] {
+  return chromium.args.flatMap((arg) => {
+    if (DROPPED_FLAGS.has(arg)) return []
+    if (arg.startsWith('--disable-features=')) {
+      const kept = arg.slice('--disable-features='.length).split(',').filter((f) => f !== 'IsolateOrigins' && f !== 'site-per-process')
+      return kept.length ? [`--disable-features=${kept.join(',')}`] : []
+    }
+    return [arg]
+  })
+}
+
+/**
+ * The unpacked browser, in a folder of its own named by the package's version. The package
+ * unpacks into $TMPDIR and reuses any $TMPDIR/chromium whatever its version, and a half-unpacked
+ * one too: it unpacks into a folder of this process, then renames that into place (another
+ * process that got there first wins; ours is removed).
+ */
+let unpacked: Promise<{ executable: string; fontconfig: string }> | undefined
+export function chromiumExecutable() {
+  return (unpacked ??= (async () => {
+    // The package's exports do not name its package.json: read from where npm put it.
+    const { version } = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'node_modules', '@sparticuz', 'chromium', 'package.json'), 'utf8')) as { version: string }
+    const dir = join(tmpdir(), `reelhouse-chromium-${version}`)
+    const executable = join(dir, 'chromium')
+    const fontconfig = join(dir, 'fonts.conf')
+    if (existsSync(executable) && existsSync(fontconfig)) return { executable, fontconfig }
+    const partial = `${dir}.partial-${process.pid}`
+    rmSync(partial, { recursive: true, force: true })
+    mkdirSync(partial, { recursive: true })
+    const before = process.env.TMPDIR
+    process.env.TMPDIR = partial
+    try {
+      await chromium.executablePath()
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = before
+    }
+    // The package's fonts.conf names /tmp/fonts; ours names the fonts it unpacked here, then the system's.
+    writeFileSync(join(partial, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`)
+    try {
+      renameSync(partial, dir)
+    } catch {
+      rmSync(partial, { recursive: true, force: true })
+      if (!existsSync(executable)) throw new Error(`Chromium could not be unpacked into ${dir}`)
+    }
+    return { executable, fontconfig }
+  })())
+}
+
+export type Tab = {
+  page: Page
+  context: BrowserContext
+  /** The server's origin, `http://127.0.0.1:PORT`. */
+  base: string
+  /** URLs of requests to any other host: each was blocked. */
+  blocked: string[]
+  /** The answer to the first navigation (open's path). */
+  response: HTTPResponse | null
+  /** Console errors and uncaught page errors, in order. */
+  errors: { text: string; url?: string }[]
+  /** Lets the console error of one expected failed response (`/api/session/`, 401) pass. */
+  allowFailedResponse(path: string, status: number): void
+  /** Fails unless nothing was blocked and no error was logged but the allowed ones. */
+  assertClean(): void
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+export type BrowserHandle = {
+  browser: Browser
+  /** A new incognito context (no cookie of another test) with a page showing `base` + `path`. */
+  open(base: string, path?: string): Promise<Tab>
+  close(): Promise<void>
+}
+
+/** One Chromium for a test file. */
+export async function launchBrowser(): Promise<BrowserHandle> {
+  const { executable, fontconfig } = await chromiumExecutable()
+  const browser = await puppeteer.launch({
+    executablePath: executable,
+    headless: 'shell',
+    args: chromiumArgs(),
+    env: { ...process.env, FONTCONFIG_FILE: fontconfig },
+    defaultViewport: { width: 1280, height: 720 },
+    protocolTimeout: 15_000,
+  })
+  return {
+    browser,
+    open: (base, path = '/') => openTab(browser, base, path),
+    close: () => browser.close(),
+  }
+}
+
+async function openTab(browser: Browser, base: string, path: string): Promise<Tab> {
+  const context = await browser.createBrowserContext()
+  const page = await context.newPage()
+  page.setDefaultTimeout(PAGE_WAIT_MS)
+  page.setDefaultNavigationTimeout(PAGE_WAIT_MS)
+  const origin = new URL(base).origin
+  const blocked: string[] = []
+  const errors: Tab['errors'] = []
+  const allowed: { path: string; status: number }[] = []
+  await page.setRequestInterception(true)
+  page.on('request', (request) => {
+    const url = request.url()
+    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin) return void request.continue()
+    blocked.push(url)
+    void request.abort('blockedbyclient')
+  })
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push({ text: message.text(), url: message.location().url })
+  })
+  page.on('pageerror', (error) => errors.push({ text: `page error: ${(error as Error).message ?? String(error)}` }))
+  const tab: Tab = {
+    page, context, base: origin, blocked, errors, response: null,
+    allowFailedResponse: (path, status) => void allowed.push({ path, status }),
+    assertClean() {
+      // A blocked request logs a console error of its own: the list of blocked URLs says it better.
+      const unexpected = errors.filter((error) => {
+        if (error.url && blocked.includes(error.url)) return false
+        const at = allowed.findIndex((a) => error.url === `${origin}${a.path}` && error.text.includes(`status of ${a.status}`))
+        if (at < 0) return true
+        allowed.splice(at, 1)
+        return false
+      })
+      if (!blocked.length && !unexpected.length) return
+      const message = `the page asked another host for ${JSON.stringify(blocked)} and logged ${JSON.stringify(unexpected)}`
+      // Said here too: bun prints a SuppressedError (this and the test's own failure) without either.
+      console.error(message)
+      throw new Error(message)
+    },
+    async [Symbol.asyncDispose]() {
+      await context.close().catch(() => {})
+      tab.assertClean()
+    },
+  }
+  tab.response = await page.goto(`${origin}${path}`, { waitUntil: 'load' })
+  return tab
+}
+
+export type Violation = { id: string; impact: string; help: string; nodes: string[] }
+
+/**
+ * Runs axe-core in the page and fails on any serious or critical violation, listing them. Its
+ * source is evaluated through the DevTools protocol, which the page's CSP does not apply to: an
+ * added <script> is refused by the CSP (as it should be), and setBypassCSP only takes effect at the
+ * next load, where it would also hide any CSP violation of the page's own code from these tests.
+ */
+export async function axe(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeCore.source)
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')),
+  })))`)) as Violation[]
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  if (serious.length) throw new Error(`accessibility violations: ${JSON.stringify(serious, null, 2)}`)
+  return violations
+}
+
+/** The page built once per test file, from src/ui, as serve builds it from source. */
+let built: Promise<PageFiles> | undefined
+export const testPage = () => (built ??= buildPage().then(pageOf))
+
+/**
+ * The app (testApp: a temporary catalogue with the superuser admin and its key) serving the page,
+ * listening on 127.0.0.1 on a free port. `tasks`: the task runner runs.
+ */
+export async function pageServer(options: { tasks?: boolean } = {}) {
+  const page = await testPage()
+  const t = testApp(undefined, { tasks: options.tasks, app: { pageFiles: async () => page } })
+  t.app.listen({ hostname: '127.0.0.1', port: 0 })
+  const server = t.app.server!
+  return {
+    ...t,
+    base: `http://127.0.0.1:${server.port}`,
+    async stop() {
+      await server.stop(true)
+      if (options.tasks) await t.runner.stop()
+      t.cleanup()
+    },
+  }
+}
