@@ -29,6 +29,7 @@ import { historyModule } from './modules/history/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
 import { remakeProxyModule } from './modules/mediaassets/proxy.ts'
+import { proxyFileModule, proxyHeadWrap } from './modules/mediaassets/proxyfile.ts'
 import { videoShotsModule } from './modules/mediaassets/shots.ts'
 import { searchModule } from './modules/search/index.ts'
 import { sessionModule } from './modules/session/index.ts'
@@ -111,6 +112,8 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     },
   })
     .onError({ as: 'global' }, ({ code, error, request }) => failures.onError({ code, error, request }))
+    // Innermost: a proxy file's HEAD keeps the Content-Length of its GET (mediaassets/proxyfile.ts).
+    .wrap(proxyHeadWrap as Parameters<Elysia['wrap']>[0])
     // Each request sees every commit another process made before it started, and a request that
     // only reads does so in one read transaction (db/client.ts).
     .wrap((handle, request) => {
@@ -138,7 +141,8 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         // The event stream is not JSON and has no versions (EventSource asks for text/event-stream).
         // No `return` of a call in this hook: Elysia would await it on every request (see above).
         if (EVENTS_PATH.test(path)) checkEventStreamAccept(request.headers.get('accept'))
-        else {
+        // Nor is a proxy file: it is served whatever a media element's Accept says (video/*).
+        else if (!(PROXY_FILE_PATH.test(path) && (request.method === 'GET' || request.method === 'HEAD'))) {
           const version = checkAccept(request.headers.get('accept'), defaultApiVersion)
           if (version !== defaultApiVersion) versions.set(request, version)
         }
@@ -201,6 +205,9 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
         .use(remakeProxyModule(ctx, core.proxies, 'audio'))
         .use(remakeProxyModule(ctx, core.proxies, 'image'))
         .use(remakeProxyModule(ctx, core.proxies, 'video'))
+        .use(proxyFileModule(ctx, media, 'audio'))
+        .use(proxyFileModule(ctx, media, 'image'))
+        .use(proxyFileModule(ctx, media, 'video'))
         .use(videoShotsModule(ctx, media))
         .use(importLogsModule(ctx))
         .use(assetImportModule(ctx, imports))
@@ -225,6 +232,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
 }
 
 const EVENTS_PATH = /^\/api\/events\/?$/
+const PROXY_FILE_PATH = /^\/api\/(audio|image|video)assets\/[^/]+\/proxy\/?$/
 
 type Route = { method: string; path: string; hooks?: { query?: unknown; detail?: { deprecated?: boolean } } }
 

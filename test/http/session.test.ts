@@ -99,7 +99,7 @@ describe('signing in', () => {
 
   test('from another site or another port of the same host: 403 in the envelope, and the user stays signed in', async () => {
     const session = await signIn('ana', anaKey)
-    const refusals = [
+    const refusals: Record<string, string>[] = [
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-origin', origin: 'http://localhost:9999' },

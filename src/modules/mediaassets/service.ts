@@ -228,6 +228,16 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     detail,
 
     /**
+     * The proxy file of an asset the user can read (else 404, as the record), and the proxy_root
+     * of its production, inside which alone it is served; path '' when the asset has none.
+     */
+    proxyOf(kind: MediaKind, id: number, user: Principal): { path: string; proxyRoot: string } {
+      const row = readable(kind, id, user)
+      const proxyRoot = db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, row.production)).get()?.proxy_root ?? ''
+      return { path: row.path_proxy, proxyRoot }
+    },
+
+    /**
      * PATCH/PUT (service.md 6 and docs/api.md): name, description, status_approval, date_crt,
      * date_add, date_del, is_archive, meta_field_store (PATCH merges keys, a null value removes
      * one; PUT replaces the store) and keywords (PATCH replaces the categories given, an empty
