@@ -13,9 +13,11 @@
 //
 // Puppeteer waits 5 s at most (PAGE_WAIT_MS), well under the tests' own timeouts (20-30 s): a test
 // that bun times out kills Chromium under every later test of the file ("Connection closed").
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { createBrotliDecompress } from 'node:zlib'
 import chromium from '@sparticuz/chromium'
 import axeCore from 'axe-core'
 import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core'
@@ -47,32 +49,36 @@ function chromiumArgs(): string[] {
 }
 
 /**
- * The unpacked browser, in a folder of its own named by the package's version. The package
- * unpacks into $TMPDIR and reuses any $TMPDIR/chromium whatever its version, and a half-unpacked
- * one too: it unpacks into a folder of this process, then renames that into place (another
- * process that got there first wins; ours is removed).
+ * The unpacked browser, in a folder of its own named by the package's version. The package's
+ * executablePath() unpacks into $TMPDIR and reuses any $TMPDIR/chromium whatever its version (and a
+ * half-unpacked one); pointing it elsewhere means changing TMPDIR for the whole process while it
+ * runs, under any other work that makes a temporary folder then. So its three archives are unpacked
+ * here, the way it does (brotli; two of them tar), into a folder of this process that is then
+ * renamed into place: another process that got there first wins, and ours is removed.
  */
 let unpacked: Promise<{ executable: string; fontconfig: string }> | undefined
 export function chromiumExecutable() {
   return (unpacked ??= (async () => {
-    // The package's exports do not name its package.json: read from where npm put it.
-    const { version } = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'node_modules', '@sparticuz', 'chromium', 'package.json'), 'utf8')) as { version: string }
+    const pkg = join(import.meta.dir, '..', '..', 'node_modules', '@sparticuz', 'chromium')
+    const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }
     const dir = join(tmpdir(), `reelhouse-chromium-${version}`)
     const executable = join(dir, 'chromium')
     const fontconfig = join(dir, 'fonts.conf')
     if (existsSync(executable) && existsSync(fontconfig)) return { executable, fontconfig }
     const partial = `${dir}.partial-${process.pid}`
     rmSync(partial, { recursive: true, force: true })
-    mkdirSync(partial, { recursive: true })
-    const before = process.env.TMPDIR
-    process.env.TMPDIR = partial
-    try {
-      await chromium.executablePath()
-    } finally {
-      if (before === undefined) delete process.env.TMPDIR
-      else process.env.TMPDIR = before
+    mkdirSync(join(partial, 'fonts'), { recursive: true })
+    const brotli = (name: string) => Readable.toWeb(createReadStream(join(pkg, 'bin', name)).pipe(createBrotliDecompress())) as ReadableStream<Uint8Array>
+    const untar = async (name: string, into: string) => {
+      const tar = Bun.spawn(['tar', '-x', '-C', into], { stdin: brotli(name), stdout: 'ignore', stderr: 'pipe' })
+      if ((await tar.exited) !== 0) throw new Error(`tar could not unpack ${name}: ${await new Response(tar.stderr).text()}`)
     }
-    // The package's fonts.conf names /tmp/fonts; ours names the fonts it unpacked here, then the system's.
+    await Promise.all([
+      Bun.write(join(partial, 'chromium'), new Response(brotli('chromium.br'))).then(() => chmodSync(join(partial, 'chromium'), 0o700)),
+      untar('fonts.tar.br', join(partial, 'fonts')),
+      untar('swiftshader.tar.br', partial),
+    ])
+    // The package's fonts.conf names /tmp/fonts; ours names the fonts unpacked here, then the system's.
     writeFileSync(join(partial, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`)
     try {
       renameSync(partial, dir)
