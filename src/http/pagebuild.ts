@@ -96,22 +96,22 @@ export function writePage(dir: string, files: readonly BuiltFile[]): string {
  * (fs.watch): `npm start` serves the page as it is edited, with a reload of the browser. A build
  * that fails is logged and the last good one kept, so a typo does not take the page away.
  */
-export function pageLoader(log: Log): { page: () => Promise<Page>; close: () => void } {
+export function pageLoader(log: Log, { dir = UI_DIR } = {}): { page: () => Promise<Page>; close: () => void } {
   let current: Promise<Page> | undefined
   let stale = false
   let watcher: FSWatcher | undefined
   let last: Page | undefined
 
   const fromSource = async (): Promise<Page> => {
-    if (!watcher && existsSync(UI_DIR)) {
-      watcher = watch(UI_DIR, { recursive: true }, () => {
+    if (!watcher && existsSync(dir)) {
+      watcher = watch(dir, { recursive: true }, () => {
         stale = true
       })
       watcher.unref()
     }
     const started = performance.now()
     try {
-      const page = pageOf(await buildPage())
+      const page = pageOf(await buildPage(join(dir, 'index.html')))
       if (last) log.info('page rebuilt', { ms: Math.round(performance.now() - started) })
       return (last = page)
     } catch (error) {
