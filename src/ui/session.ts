@@ -2,6 +2,7 @@
 // session is an HttpOnly cookie the page never reads; no key or password is kept in the page.
 import { effect, signal } from '@preact/signals'
 import { ApiError, api, del, get, unauthorized } from './api.ts'
+import { stopLive } from './live.ts'
 
 export type User = { id: number; username: string; is_superuser: boolean; [field: string]: unknown }
 
@@ -24,8 +25,13 @@ export async function signIn(username: string, password: string) {
   user.value = data.user
 }
 
-/** Ends the session on the server, then in the page (also when the server no longer knew it). */
+/**
+ * Ends the session on the server, then in the page (also when the server no longer knew it). The
+ * live stream is closed first: the server ends it with the session, and the browser would try it
+ * again without one.
+ */
 export async function signOut() {
+  stopLive()
   try {
     await del('/api/session/')
   } catch (error) {

@@ -1,6 +1,7 @@
 // Sign in with a user name and a password or an API key (POST /api/session/ sets the session
 // cookie). The fields are named username and password, so that password managers fill them.
 import { useSignal } from '@preact/signals'
+import { useEffect } from 'preact/hooks'
 import { ApiError } from '../api.ts'
 import { signIn } from '../session.ts'
 import type { ViewProps } from '../main.tsx'
@@ -34,7 +35,9 @@ export default function SignIn(_: ViewProps) {
   const userError = failure?.at('/username')
   const passwordError = failure?.at('/password')
   const general = failure && (failure.general ?? (userError || passwordError ? undefined : failure.message))
-  document.title = 'Sign in · Reelhouse'
+  useEffect(() => {
+    document.title = 'Sign in · Reelhouse'
+  }, [])
   return (
     <main id="main" class="signin">
       <form class="card" method="post" action="/api/session/" onSubmit={(e) => void submit(e as unknown as SubmitEvent)} noValidate>
