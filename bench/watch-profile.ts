@@ -124,7 +124,7 @@ async function profile(label: string, rows: boolean) {
     t = performance.now()
     const catalogued = new Set(under.map((r) => r.path_file))
     const uncatalogued = disk.filter((e) => e.kind === 'file' && !catalogued.has(e.path))
-    const extra = media.byIdentities(uncatalogued)
+    const extra = await media.byIdentities(uncatalogued)
     add(`4 byIdentities of the uncatalogued files (${uncatalogued.length}, ${Math.ceil(uncatalogued.length / 1000)} queries)`, ms(t))
     t = performance.now()
     const out = reconcile(disk, {

@@ -20,8 +20,10 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
   task: TaskRow & { params: TaskParams[K] }
   signal: AbortSignal
   /**
-   * Records progress; written to the database at most a few times a second, and at once when the
-   * step changes (a client polling the task sees every step).
+   * Records progress; written to the database at most a few times a second (the last of a burst
+   * too, on a timer), and a new step within STEP_WRITE_MS: every step is written (a client
+   * polling the task sees each one that lasts), but a step that ends with its task sooner is
+   * written with the task's end.
    */
   progress(counters: Counters): void
   /** Writes the params at once: a safe point a restart resumes from (a planned move, say). */
@@ -89,6 +91,12 @@ const announced = (task: TaskRow) =>
   task.attempts > 0 || !(task.kind === 'import' || (task.kind === 'scan' && (task.params as { paths?: unknown }).paths !== null))
 
 const PROGRESS_EVERY_MS = 250
+/**
+ * How long a new step waits to be written. An import without ffmpeg, or of a small file, is done
+ * sooner: its step is written with its end, one commit where there were two (a quarter of an
+ * import's CPU was in BEGIN and COMMIT; docs/benchmarks.md, the import).
+ */
+const STEP_WRITE_MS = 50
 /**
  * How often the runner looks whether another process (a command line such as `reelhouse proxies
  * remake`) committed to the catalogue, which may have queued tasks: a read of data_version, and a
@@ -230,11 +238,16 @@ export function createRunner(db: Db, options: RunnerOptions) {
 
   function run(task: TaskRow, target: string) {
     const controller = new AbortController()
-    let last = 0
+    // Progress is written at most every PROGRESS_EVERY_MS from the claim on (the claim wrote the row).
+    let last = Date.now()
     let step = task.step
     /** Progress and result not written yet: with the next progress written, else with the end. */
     let pending: Partial<TaskRow> = {}
+    /** The write that pending waits for (a new step's, or the last progress of a burst). */
+    let timer: Timer | undefined
     const take = () => {
+      clearTimeout(timer)
+      timer = undefined
       const taken = pending
       pending = {}
       return taken
@@ -245,15 +258,23 @@ export function createRunner(db: Db, options: RunnerOptions) {
       if (Object.keys(values).length) update(task.id, values)
       last = Date.now()
     }
+    const flushIn = (ms: number) => {
+      timer ??= setTimeout(flush, Math.max(0, ms))
+    }
     const ctx: TaskContext = {
       // The one place stored params become typed: rows are written by enqueue, typed by kind.
       task: task as TaskContext['task'],
       signal: controller.signal,
       progress(counters) {
-        Object.assign(pending, counters)
         const stepped = counters.step !== undefined && counters.step !== step
-        if (stepped) step = counters.step!
-        if (stepped || Date.now() - last >= PROGRESS_EVERY_MS) flush()
+        // A step not written yet is written before the next one takes its place: every step is.
+        if (stepped && pending.step !== undefined) flush()
+        Object.assign(pending, counters)
+        if (stepped) {
+          step = counters.step!
+          flushIn(STEP_WRITE_MS)
+        } else if (Date.now() - last >= PROGRESS_EVERY_MS) flush()
+        else flushIn(PROGRESS_EVERY_MS - (Date.now() - last))
       },
       save(params) {
         if (!closed) update(task.id, { params: params as Record<string, unknown> })

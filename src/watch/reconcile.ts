@@ -189,7 +189,11 @@ const rowKey = (r: MediaRow) => (r.file_dev !== null && r.file_ino !== null ? fi
 const entryKey = (e: DiskEntry | Sighting) => fileKey(e.dev, e.ino, e.stamp)
 
 export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Reconciliation {
-  const steps = reconcileSteps(disk, catalogue, opts)
+  return drain(reconcileSteps(disk, catalogue, opts))
+}
+
+/** Runs a generator of reconcile's steps to its end without pausing. */
+function drain<T>(steps: Generator<void, T>): T {
   for (;;) {
     const r = steps.next()
     if (r.done) return r.value
@@ -254,29 +258,39 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     if (e.kind === 'dir') dirEntries.push(e)
     else files.set(k, e) // a path listed twice (overlapping scopes) is the same file
   }
+  // The sets and maps below are made only when a decision needs them (most scans need few), by
+  // generators that pause as the loops do: the loop that first needs one makes it with `yield*`
+  // (a drop's 20,000 rows made into a set in one go held every request for 20 to 50 ms, at each
+  // of its rescans). Made in the same place as when made at their first use: some depend on the
+  // claims made so far. The getters make what is missing at once, so a decision never depends on
+  // whether a loop made it first.
   let folderSet: Set<string> | undefined
-  const folders = () => {
-    if (folderSet) return folderSet
-    folderSet = new Set<string>()
+  function* makeFolders() {
+    if (folderSet) return
+    const set = new Set<string>()
     for (const k of seen) {
-      if (!files.has(k)) folderSet.add(k)
-      folderSet.add(parentKey(k))
+      if (++n % STEP === 0) yield
+      if (!files.has(k)) set.add(k)
+      set.add(parentKey(k))
     }
-    return folderSet
+    folderSet = set
   }
+  const folders = () => (folderSet ?? (drain(makeFolders()), folderSet!))
   let byInodeMap: Map<string, DiskEntry[]> | undefined
-  const byInode = () => {
-    if (byInodeMap) return byInodeMap
-    byInodeMap = new Map()
+  function* makeByInode() {
+    if (byInodeMap) return
+    const map = new Map<string, DiskEntry[]>()
     for (const e of files.values()) {
+      if (++n % STEP === 0) yield
       if (claimedBy.has(e)) continue // made after the own-path claims: only what is left
       const k = inodeKey(e.dev, e.ino)
-      const list = byInodeMap.get(k)
+      const list = map.get(k)
       if (list) list.push(e)
-      else byInodeMap.set(k, [e])
+      else map.set(k, [e])
     }
-    return byInodeMap
+    byInodeMap = map
   }
+  const byInode = () => (byInodeMap ?? (drain(makeByInode()), byInodeMap!))
 
   // Each row once, online first: they win an identity an offline row also claims.
   const rows: MediaRow[] = []
@@ -294,17 +308,21 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
    * every file where its asset says makes no key per row).
    */
   let heldSet: Set<string> | undefined
+  function* makeHeld() {
+    if (heldSet) return
+    const set = new Set<string>()
+    for (const r of rows) {
+      if (++n % STEP === 0) yield
+      const rk = rowKey(r)
+      if (rk && !archiveOnly(r)) set.add(rk)
+    }
+    heldSet = set
+  }
   const held = {
     /** Whether an asset holds this file (or sighting); its key is made only when some asset holds any. */
     of(e: DiskEntry | Sighting) {
-      if (!heldSet) {
-        heldSet = new Set()
-        for (const r of rows) {
-          const rk = rowKey(r)
-          if (rk && !archiveOnly(r)) heldSet.add(rk)
-        }
-      }
-      return heldSet.size > 0 && heldSet.has(entryKey(e))
+      if (!heldSet) drain(makeHeld())
+      return heldSet!.size > 0 && heldSet!.has(entryKey(e))
     },
   }
   const sameFile = (e: DiskEntry, r: MediaRow) => e.dev === r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp
@@ -334,6 +352,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     if (++n % STEP === 0) yield
     const here = files.get(key(r.path_file))
     if (!rootPresent(r.device) && !here) continue // an unmounted device says nothing of its files
+    if (!byInodeMap) yield* makeByInode()
     const candidates = byInode().get(inodeKey(r.file_dev!, r.file_ino!))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
     if (!candidates?.length) continue
     const own = candidates.find((e) => key(e.path) === key(r.path_file))
@@ -343,9 +362,13 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
   // 2. Sightings: saved over the asset's path under a new inode, then renamed.
   if (opts.sightings) {
     for (const r of active) {
+      if (++n % STEP === 0) yield
       if (claim.has(r.id) || files.has(key(r.path_file))) continue
       const s = opts.sightings.get(key(r.path_file))
-      if (!s || s.kind !== 'file' || entryKey(s) === rowKey(r) || held.of(s)) continue
+      if (!s || s.kind !== 'file' || entryKey(s) === rowKey(r)) continue
+      if (!heldSet) yield* makeHeld()
+      if (held.of(s)) continue
+      if (!byInodeMap) yield* makeByInode()
       const pick = byInode().get(inodeKey(s.dev, s.ino))?.find((e) => e.stamp === s.stamp && !claimedBy.has(e) && movable(r, e))
       if (pick) take(r, pick, 'sighting')
     }
@@ -357,7 +380,10 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
   const byPathLeft = new Map<string, MediaRow[]>()
   for (const r of active) {
     if (++n % STEP === 0) yield
-    if (claim.has(r.id) || !free(files.get(key(r.path_file)))) continue
+    if (claim.has(r.id)) continue
+    const e = files.get(key(r.path_file))
+    if (e && !claimedBy.has(e) && !heldSet) yield* makeHeld()
+    if (!free(e)) continue
     const k = `${r.kind ?? ''}\u0000${key(r.path_file)}`
     ;(byPathLeft.get(k) ?? byPathLeft.set(k, []).get(k)!).push(r)
   }
@@ -382,6 +408,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     const dirByInode = new Map<string, DiskEntry>()
     for (const d of dirEntries) dirByInode.set(entryKey(d), d)
     for (const r of active) {
+      if (++n % STEP === 0) yield
       if (claim.has(r.id) || files.has(key(r.path_file))) continue
       const root = opts.roots.get(r.device)
       for (let folder = parentKey(key(r.path_file)); folder.length > 1 && (root === undefined || folder.length >= key(root).length); folder = parentKey(folder)) {
@@ -390,6 +417,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
         const now = dirByInode.get(entryKey(s))
         if (!now || key(now.path) === folder) break // the folder is where it was: no rename to follow
         const e = files.get(key(now.path) + key(r.path_file).slice(folder.length))
+        if (e && !heldSet) yield* makeHeld()
         if (free(e) && movable(r, e)) take(r, e, 'folder')
         break
       }
@@ -403,6 +431,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     if (claim.has(r.id)) continue
     const e = files.get(key(r.path_file))
     const lookedAt = r.is_production && inScope(r.path_file) && rootPresent(r.device)
+    if (lookedAt && e && !claimedBy.has(e) && !heldSet) yield* makeHeld()
     if (!r.is_production || (lookedAt && (!e || claimedBy.has(e) || held.of(e)))) vanishing.push(r)
   }
 
@@ -410,20 +439,26 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
   // there is catalogued, never imported. Archive-only and ignored rows are never claimed: theirs count.
   // (Made when the first unclaimed file is met: a scan that finds every file claimed makes none.)
   let namedSet: Set<string> | undefined
-  const named = () => {
-    if (namedSet) return namedSet
-    namedSet = new Set<string>()
+  function* makeNamed() {
+    if (namedSet) return
+    const set = new Set<string>()
     for (const r of rows) {
+      if (++n % STEP === 0) yield
       const c = claim.get(r.id)
-      if (!c || key(c.path) === key(r.path_file)) namedSet.add(key(r.path_file))
+      if (!c || key(c.path) === key(r.path_file)) set.add(key(r.path_file))
     }
-    return namedSet
+    namedSet = set
   }
+  const named = () => (namedSet ?? (drain(makeNamed()), namedSet!))
   // New files: unclaimed, at no catalogued path, holding no asset's identity.
   const fresh: DiskEntry[] = []
   for (const e of files.values()) {
     if (++n % STEP === 0) yield
-    if (!claimedBy.has(e) && !named().has(key(e.path)) && !held.of(e)) fresh.push(e)
+    if (claimedBy.has(e)) continue
+    if (!namedSet) yield* makeNamed()
+    if (named().has(key(e.path))) continue
+    if (!heldSet) yield* makeHeld()
+    if (!held.of(e)) fresh.push(e)
   }
 
   // 4. Content: new files against vanished assets of the same size.
@@ -535,6 +570,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     projectsSeen.add(p.id)
     // Busy: a copy or delete owns the folder; archived: as for media (see above).
     if (p.busy || p.is_archive || ignored(p.bundle_root, p.device)) continue
+    if (!folderSet) yield* makeFolders()
     if (folders().has(key(p.bundle_root))) {
       if (!p.is_production) out.projectsOnline.push(p.id)
     } else if (p.is_production && inScope(p.bundle_root) && rootPresent(p.device)) {

@@ -310,7 +310,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           for (const r of media.atPathForScan(path)) (take(r), formerHolders.push(r))
         await breathe()
       }
-      const found = media.byIdentities(strange)
+      const found = await media.byIdentities(strange, breathe)
       if (found.length) {
         // Holders: rows whose whole identity (birth time too) a strange file has. Keys only for
         // the files whose inode a row has (a new share's scan has 100,000 strange files and no row).

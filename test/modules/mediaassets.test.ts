@@ -35,7 +35,7 @@ describe('lookups', () => {
     // A sibling whose name starts like the folder is not under it.
     expect(media.under(join(root, 'Show', 'med') + '/')).toEqual([])
     const s = statSync(join(root, 'Show', 'media', 'a.mov'))
-    expect(media.byIdentities([{ dev: s.dev, ino: s.ino }]).map((m) => m.id)).toEqual([video.id])
+    expect((await media.byIdentities([{ dev: s.dev, ino: s.ino }])).map((m) => m.id)).toEqual([video.id])
     expect(media.countUnder(join(root, 'Show') + '/', production.id)).toBe(0)
     expect(media.countUnder(join(root, 'Show') + '/', production.id + 1)).toBe(2)
 
