@@ -194,7 +194,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     })
     .group('/api', (api) =>
       api
-        .use(devicesModule(ctx, devices))
+        .use(devicesModule(ctx, devices, core.deviceStatus))
         .use(productionsModule(ctx, productions))
         .use(transcodingProfilesModule(ctx))
         .use(customMetadataModule(ctx, metadata))

@@ -15,6 +15,7 @@ import { createImportLogs } from './modules/importlogs/service.ts'
 import { createHoldDurations } from './modules/assetholddurations/service.ts'
 import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { createDevices } from './modules/devices/service.ts'
+import { createDeviceStatus } from './modules/devices/status.ts'
 import { type EventsOptions, createEvents } from './modules/events/service.ts'
 import { createMediaAssets } from './modules/mediaassets/service.ts'
 import { createProductions } from './modules/productions/service.ts'
@@ -130,6 +131,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   const search = createSearch(db)
   watch = watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
+  const deviceStatus = createDeviceStatus(db, { devices, media, runner, watch: () => watch?.status() })
 
   /** Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went. */
   const pruneTasks = (now = new Date()) => {
@@ -140,7 +142,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   let pruneTimer: Timer | undefined
 
   return {
-    db, log, users, events, devices, holds, metadata, media, productions, projects, imports, proxies, search, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
+    db, log, users, events, devices, deviceStatus, holds, metadata, media, productions, projects, imports, proxies, search, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
       pruneTasks()

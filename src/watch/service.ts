@@ -4,13 +4,21 @@
 // Nothing here writes the catalogue: the scan task does, through the media service.
 import type { Db } from '../db/client.ts'
 import { devices as devicesTable } from '../db/schema.ts'
-import type { Runner } from '../tasks/runner.ts'
+import type { NewTask, Runner } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { createAggregator, foldPaths } from './aggregator.ts'
 import { createSettle, excluded } from './ingest.ts'
 import type { Recent } from './recent.ts'
 import { stampOf } from '../storage/paths.ts'
 import { createWatcher } from './watcher.ts'
+
+/**
+ * The scan task of a device: of `paths` (folders or files looked at again), or of the whole device
+ * (null), which merges with a full scan of it still queued (one per device). What the watcher
+ * queues, and what a rescan asked for by a user queues (POST /api/devices/{id}/scan/).
+ */
+export const scanTask = (device: number, paths: string[] | null): NewTask<'scan'> =>
+  ({ kind: 'scan', target: { device }, production: null, params: { device, paths }, key: paths === null ? `scan:${device}` : undefined })
 
 export type WatchOptions = {
   poll: boolean
@@ -55,7 +63,7 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
   /** One queued full scan per device (merged); path scans queue as they come. */
   function scan(device: number, paths: string[] | null) {
     if (!running) return
-    runner.enqueue(db, { kind: 'scan', target: { device }, production: null, params: { device, paths }, key: paths === null ? `scan:${device}` : undefined })
+    runner.enqueue(db, scanTask(device, paths))
   }
 
   /**

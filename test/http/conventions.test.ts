@@ -193,8 +193,8 @@ describe('health and docs need no key', () => {
     })
 
     test('describes the POST bodies of every create operation', () => {
-      // Not the archive's, which answer 501 whatever is sent, nor a task's cancel or a proxy's remake: they read no body.
-      const posts = operations().filter((o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy)\/?$/.test(o.path))
+      // Not the archive's, which answer 501 whatever is sent, nor a task's cancel, a proxy's remake or a device's rescan: they read no body.
+      const posts = operations().filter((o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy|scan)\/?$/.test(o.path))
       expect(posts.map((o) => o.path.replace(/\/$/, ''))).toEqual(
         expect.arrayContaining(
           ['assetholddurations', 'audioassets', 'custommetadata', 'custommetadatasets', 'devices', 'imageassets', 'productions', 'transcodingprofiles', 'videoassets']
@@ -224,8 +224,8 @@ describe('health and docs need no key', () => {
         if (path.startsWith('/api/health') || path.startsWith('/api/ping')) continue
         const expected = ['401', '406']
         // The archive's POSTs read no body: no 413 or 415, always 501. Nor does a task's cancel: 404, and 409 once it has ended;
-        // nor a proxy's remake: 404, and 409 for an asset with no file in production.
-        if (method === 'post' && /\/(cancel|proxy)\/?$/.test(path)) expected.push('403', '404', '409')
+        // nor a proxy's remake: 404, and 409 for an asset with no file in production; nor a device's rescan: 409 while it is offline.
+        if (method === 'post' && /\/(cancel|proxy|scan)\/?$/.test(path)) expected.push('403', '404', '409')
         else if (method === 'post') expected.push(...(op.responses?.['501'] ? ['400', '501'] : ['400', '413', '415']))
         else if (path.includes('{id}')) expected.push('404')
         else expected.push('400')

@@ -2,13 +2,16 @@ import { devices } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
 import { Elysia } from 'elysia'
 import { editRoutes } from '../../http/edit.ts'
+import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
-import { DeviceCreate, DeviceQuery, DeviceUpdate, deviceModels, deviceToApi } from './model.ts'
+import { Task, taskToApi } from '../tasks/model.ts'
+import { DeviceCreate, DeviceQuery, DeviceStatus, DeviceStatusList, DeviceUpdate, deviceModels, deviceToApi } from './model.ts'
 import type { Devices } from './service.ts'
+import { type DeviceStatus as Status, RESCAN_CODENAME } from './status.ts'
 
-export const devicesModule = (ctx: ModuleContext, service: Devices) =>
-  new Elysia().use(resourceRoutes(ctx, {
+export const devicesModule = (ctx: ModuleContext, service: Devices, status: Status) =>
+  new Elysia().use(statusRoutes(ctx, status)).use(resourceRoutes(ctx, {
     prefix: '/devices',
     name: 'Device',
     table: devices,
@@ -40,3 +43,51 @@ export const devicesModule = (ctx: ModuleContext, service: Devices) =>
       delete: 'Refused (409 conflict, naming what: "12 video assets lie on this device") while media assets, project assets, productions or asset hold durations refer to the device.',
     },
   }))
+
+/** The device status for the web page (status.ts) and the rescan a user asks for. */
+const statusRoutes = (ctx: ModuleContext, status: Status) =>
+  new Elysia({ prefix: '/devices', tags: ['Device'] })
+    .use(sharedModels)
+    .use(ctx.auth)
+    .model({ DeviceStatus, DeviceStatusList, Task })
+    .get('/status', ({ user }) => status.all(user), {
+      auth: true,
+      response: { 200: 'DeviceStatusList', ...errors() },
+      detail: {
+        summary: 'The status of every device (extension)',
+        description:
+          'For each device, by id: whether its folder is there (with the reason when not) and its file system\'s total and free space, how the watcher ' +
+          'watches it (events, polling, unavailable, with the reason), its media assets online and offline (of those the user can read), its full scan ' +
+          'queued or running and the last one that ended (task, dates, error, counts). Not a list: no limit, offset or X-Total-Count. Every user may read it.',
+      },
+    })
+    .get('/:id/status', ({ params, user }) => status.one(params.id, user), {
+      auth: true,
+      params: IdParams,
+      response: { 200: 'DeviceStatus', ...errors(404) },
+      detail: { summary: "One device's status (extension)", description: 'As GET /api/devices/status/, for one device.' },
+    })
+    .post(
+      '/:id/scan',
+      async ({ params, user, set }) => {
+        const task = taskToApi(await status.rescan(params.id, user))
+        set.status = 202
+        set.headers.location = `/api/tasks/${task.id}/`
+        return task
+      },
+      {
+        auth: true,
+        params: IdParams,
+        parse: 'none',
+        response: { 202: 'Task', ...errors(403, 404, 409) },
+        detail: {
+          summary: 'Scan a device again (extension)',
+          description:
+            'Queues a full scan of the device, as the watcher queues its own (at start and every --rescan-interval), and answers 202 with the task ' +
+            '(the body of GET /api/tasks/{id}/; Location: the task). A full scan of the device still queued is that task (asked twice: one scan); ' +
+            'one already running is followed by the new one, which sees what changed after the running one passed. Needs superuser or ' +
+            `${RESCAN_CODENAME}; 404 for an unknown device; 409 conflict while the device's folder is not there (offline). No body is read.`,
+          'x-permission': RESCAN_CODENAME,
+        } as never,
+      },
+    )

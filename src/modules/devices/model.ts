@@ -1,6 +1,6 @@
 import { type TObject, type TOptional, type TUnknown, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { PROTOCOLS, type devices } from '../../db/schema.ts'
+import { PROTOCOLS, TASK_STATES, type devices } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
 
 const Name = t.String({ minLength: 1, maxLength: 255 })
@@ -67,3 +67,47 @@ export function deviceToApi(row: DeviceRow): typeof Device.static {
   const { date_add: _, password, ...rest } = row
   return { ...rest, password: password === null ? null : '********' }
 }
+
+const ScanSummary = t.Object({
+  task: Type.Integer({ description: 'The scan task (GET /api/tasks/{id}/ for superusers and holders of browser.change_device)' }),
+  state: oneOf(TASK_STATES),
+  date_add: t.String(),
+  date_start: t.Nullable(t.String()),
+  date_end: t.Nullable(t.String()),
+  files_done: Type.Integer(),
+  files_total: Type.Integer(),
+  error: t.String({ description: "Why it failed; '' when it did not" }),
+  counts: t.Record(t.String(), Type.Integer(), { description: 'What it found: seen, offline, online, moved, relinked, saved_anew, imported, ... (those it counted)' }),
+})
+
+const EXAMPLE_STATUS = {
+  device: 1, online: true, space: { total: 3_998_614_552_576, free: 1_263_471_300_608 }, watch: { mode: 'events', ready: true },
+  assets: { online: 1204, offline: 3 }, scan: null,
+  last_scan: {
+    task: 311, state: 'done', date_add: '2026-11-21T09:30:00.123000Z', date_start: '2026-11-21T09:30:00.125000Z', date_end: '2026-11-21T09:30:04.870000Z',
+    files_done: 1390, files_total: 1390, error: '', counts: { seen: 1390, offline: 3, online: 0, moved: 1 },
+  },
+}
+
+export const DeviceStatus = t.Object({
+  device: Type.Integer({ description: 'The device id' }),
+  online: t.Boolean({ description: 'Its folder is there and can be read (looked at with this request, at most 2 s)' }),
+  reason: t.Optional(t.String({ description: 'Why not, when not online' })),
+  space: t.Nullable(t.Object({
+    total: Type.Integer({ description: 'Bytes of the file system the folder lies on' }),
+    free: Type.Integer({ description: 'Bytes free for the service to write (as df shows them)' }),
+  }, { description: 'null when offline' })),
+  watch: t.Nullable(t.Object({
+    mode: oneOf(['events', 'polling', 'unavailable'], { description: 'events: change events; polling: looked at every --poll-interval (a network protocol, --poll, or the inotify limit reached); unavailable: its folder is missing' }),
+    ready: t.Boolean({ description: 'Changes are being reported (the first walk of the folder is done)' }),
+    reason: t.Optional(t.String({ description: 'Why polling or unavailable' })),
+  }, { description: 'How the watcher watches it; null when the watcher does not run (or has not taken the device up yet)' })),
+  assets: t.Object({
+    online: Type.Integer({ description: 'Media assets on the device with is_production true' }),
+    offline: Type.Integer({ description: 'Media assets on the device with is_production false (among GET /api/{video,audio,image}assets/?is_production=false, those whose device is this one)' }),
+  }, { description: 'Of the media assets the user can read' }),
+  scan: t.Nullable(ScanSummary, { description: 'The full scan of the device queued or running (the running one first), or null' }),
+  last_scan: t.Nullable(ScanSummary, { description: 'The last full scan of the device that ended (done or failed), or null (none yet, or pruned: docs/api.md, Which tasks are kept)' }),
+}, { examples: [EXAMPLE_STATUS] })
+
+export const DeviceStatusList = t.Array(DeviceStatus, { examples: [[EXAMPLE_STATUS]] })

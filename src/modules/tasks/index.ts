@@ -1,7 +1,7 @@
 // GET /api/tasks/ (newest first, filters, orderings), GET /api/tasks/{id}/, and
 // POST /api/tasks/{id}/cancel/. The queue and its SQL are the runner's (tasks/runner.ts); this
 // module says who may see and cancel which task.
-import { sql } from 'drizzle-orm'
+import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { TASK_KINDS, TASK_STATES, TASK_TARGETS, tasks } from '../../db/schema.ts'
 import { AppError, forbidden, noSuchRecord, notFound } from '../../http/errors.ts'
@@ -12,7 +12,7 @@ import type { ModuleContext } from '../../http/context.ts'
 import type { Runner, TaskRow } from '../../tasks/runner.ts'
 import { canRead, canWrite, readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import { TASK_ORDERINGS, TASK_ORDERING_NAMES, Task } from './model.ts'
+import { TASK_ORDERINGS, TASK_ORDERING_NAMES, Task, taskToApi as toApi } from './model.ts'
 
 /** ?projectasset=7, ?device=2...: the tasks whose target names that record (filters combine). */
 const targetFilters = Object.fromEntries(TASK_TARGETS.map((kind) => [kind, idFilter(`Only tasks working on this ${kind} (by id)`)])) as {
@@ -25,9 +25,18 @@ const byTarget = (query: Partial<Record<(typeof TASK_TARGETS)[number], string>>)
     return id === undefined ? undefined : sql`json_extract(${tasks.target}, ${`$.${kind}`}) = ${Number(id)}`
   })
 
-const toApi = ({ params: _p, attempts: _a, production: _r, key: _k, ...row }: TaskRow) => row
-/** Tasks are readable as their target is; a task of no production (a scan) by superusers. */
-const readable = (row: TaskRow, user: Principal) => (row.production === null ? user.is_superuser : canRead(user, row.production))
+/**
+ * Tasks are readable as their target is; a task of no production by superusers, and a scan (of a
+ * device) by those who may rescan one too (POST /api/devices/{id}/scan/: browser.change_device).
+ */
+const SCANNER = 'browser.change_device'
+const readable = (row: TaskRow, user: Principal) =>
+  row.production === null ? user.is_superuser || (row.kind === 'scan' && user.perms.has(SCANNER)) : canRead(user, row.production)
+/** The list's condition of `readable`. */
+const readableWhere = (user: Principal) =>
+  !user.is_superuser && user.perms.has(SCANNER)
+    ? or(readableBy(user, tasks.production), and(isNull(tasks.production), eq(tasks.kind, 'scan')))
+    : readableBy(user, tasks.production)
 /** Who may cancel: a superuser, or the user who started the task while they may write to its production. */
 const mayCancel = (row: TaskRow, user: Principal) =>
   user.is_superuser || (row.production !== null && (row.params as { user?: unknown }).user === user.id && canWrite(user, row.production))
@@ -45,7 +54,7 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
       state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)), ...targetFilters,
       ordering: t.Optional(oneOf(TASK_ORDERING_NAMES, { description: 'The order: -id (the default, newest first), id (oldest first), and ±date_add, ±date_start, ±date_end (- for descending; tasks without that date come last)' })),
     }),
-    where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), ...byTarget(query), readableBy(user, tasks.production)],
+    where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), ...byTarget(query), readableWhere(user)],
     order: (query) => TASK_ORDERINGS[query.ordering ?? '-id'],
     listDescription: 'Newest first (ordering=-id); ordering=id for oldest first, or by date_add, date_start, date_end (a leading - for descending). ' +
       'Filters state, kind and the target (projectasset, videoasset, device, ...). Without limit the whole list is streamed. X-Total-Count holds the number of matching records.',

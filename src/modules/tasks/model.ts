@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { TASK_KINDS, TASK_STATES } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
+import type { TaskRow } from '../../tasks/runner.ts'
 
 export const Task = t.Object({
   id: Type.Integer(),
@@ -31,6 +32,9 @@ export const Task = t.Object({
     result: { asset: 42, asset_type: 'videoasset', path_file: '/mnt/media/night-shift/video/A012C003.mov' },
   }],
 })
+
+/** A task's row as the API shows it (GET /api/tasks/{id}/): without what only the runner reads. */
+export const taskToApi = ({ params: _p, attempts: _a, production: _r, key: _k, ...row }: TaskRow): typeof Task.static => row
 
 /** A queued task as a copy, delete or import answers it: follow it at url. */
 export const TaskRef = t.Object({
