@@ -43,7 +43,7 @@ export const CODENAMES = {
   'browser.add_assetholdduration': 'create asset hold durations',
   'browser.copy_projectasset': 'copy project assets (with write access to the target production)',
   'browser.share_production_asset': "share a production's assets with another production while copying",
-  'browser.change_device': 'edit devices',
+  'browser.change_device': 'edit devices, and rescan them (reading scan tasks)',
   'browser.delete_device': 'delete devices nothing lies on',
   'browser.change_production': 'edit productions (with write access to the production)',
   'browser.delete_production': 'delete empty productions (with write access to the production)',
