@@ -40,14 +40,15 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 /** What each error status means here, for the response descriptions. */
 const ERROR_MEANINGS: Record<number, string> = {
   400: 'A field is missing or invalid (one entry per field, with source.pointer or source.parameter), the JSON is malformed, or the Host header is missing.',
-  401: 'No key, or a malformed, unknown or revoked one, or Basic credentials that do not match. Send `Authorization: Token <key>`, `Bearer <key>` or `Basic <base64 of user:password>`.',
-  403: "The key's user lacks the permission codename or the production access this needs; the detail names it.",
+  401: 'No key, or a malformed, unknown or revoked one, or Basic credentials (or a sign-in) that do not match, or a session that has ended. Send `Authorization: Token <key>`, `Bearer <key>` or `Basic <base64 of user:password>`.',
+  403: "The key's user lacks the permission codename or the production access this needs; the detail names it. Or the session cookie came from another page than this server's (docs/api.md, section Sessions).",
   404: 'No record with this id, or one the user cannot read.',
   405: 'The path does not serve this method; Allow lists those it does.',
   406: 'Accept asks for another API version than 1 or 2, or for something other than JSON.',
   409: 'The operation clashes with running work on the same project (a copy or a delete), or a delete would remove catalogued media files of another production that lie in the project folder; or a record to be deleted or changed is still referred to (the detail names what: "12 video assets lie on this device"), or an import task works on the asset.',
   413: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`,
   415: 'The body is of a type this operation does not take.',
+  416: 'The Range asked for holds no byte of the file; Content-Range names its size (bytes */SIZE).',
   421: 'The service listens on loopback only and the Host names another server (a page whose name was pointed at this machine); serve --allow-host adds a name.',
   422: 'An asset_list entry cannot be linked or unlinked (without silent_mode); nothing changed.',
   431: 'The request line and headers are larger than 16 KiB.',

@@ -128,6 +128,11 @@ describe('signing in', () => {
     expect(basic.json).toEqual({ user: expect.objectContaining({ username: 'ana' }), via: 'basic' })
     // A bad key is a 401 here as everywhere, never {"user": null}.
     expectError(await t.get('/api/session/', { key: '0'.repeat(40) }), 401, 'authentication_failed')
+    // Failing Basic from the page's own fetch, with its cookie: challenged with Token, never Basic (no login dialog).
+    const page = { ...SAME_ORIGIN, cookie: `${SESSION_COOKIE}=${session}`, authorization: `Basic ${btoa('ana:wrong')}` }
+    const failed = await t.get('/api/devices/', { key: null, headers: page })
+    expectError(failed, 401, 'authentication_failed')
+    expect(failed.headers.get('www-authenticate')).toBe('Token')
   })
 
   test('wrong credentials: 401 authentication_failed, the detail of Basic, challenged with Token only', async () => {
