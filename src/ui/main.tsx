@@ -25,6 +25,7 @@ const ROUTES: Route[] = [
   { pattern: '/', view: Catalogue, nav: 'Catalogue' },
   { pattern: '/assets/:type/:id', view: Asset },
   { pattern: '/projects', view: Projects, nav: 'Projects' },
+  { pattern: '/projects/:id', view: Projects },
   { pattern: '/tasks', view: Tasks, nav: 'Tasks' },
   { pattern: '/devices', view: Devices, nav: 'Devices' },
   { pattern: '/imports', view: Imports, nav: 'Imports' },
