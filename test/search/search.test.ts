@@ -10,6 +10,7 @@ let t: TestApp
 let root: string
 let show: { id: number }
 let other: { id: number }
+let otherDevice: { id: number }
 const ids: Record<string, number> = {}
 const projects: Record<string, number> = {}
 
@@ -36,7 +37,8 @@ async function found(q: string, extra = '') {
 beforeAll(async () => {
   t = testApp()
   ;({ root, production: show } = await seedProduction(t, 'Show'))
-  ;({ production: other } = await seedProduction(t, 'Other'))
+  let otherRoot: string
+  ;({ root: otherRoot, production: other, device: otherDevice } = await seedProduction(t, 'Other'))
   const set = await t.post('/api/custommetadatasets/', { name: 'Camera', description: '', content_type: 4 })
   expect(set.status).toBe(201)
   expect((await t.post('/api/custommetadata/', { key: 'video.camera', value: 'Camera', custom_metadata_set: set.json.id })).status).toBe(200)
@@ -47,6 +49,7 @@ beforeAll(async () => {
   await video('komodo', { name: 'Pier', description: '', path_file: file('Show/pier/b-roll_pier-east.mov'), meta_field_store: { 'video.camera': 'Komodo 6K' } })
   await video('near', { name: 'Near the pier', description: '(NEAR) "quoted" a:b', path_file: file('Show/pier/near.mov') })
   await video('secret', { name: 'Interview secret', path_file: join(root, 'Other', 'secret.mov') }, other.id)
+  await video('keeper', { name: 'Keeper at dawn', path_file: join(otherRoot, 'Other', 'keeper.mxf') }, other.id)
   const kw = await t.request('PATCH', `/api/videoassets/${ids.cafe}/`, { body: { keywords: { Location: ['Lighthouse'] } } })
   expect(kw.status).toBe(200)
   const cut = await t.post('/api/projectassets/', { name: 'Harbour cut', bundle_root: join(root, 'Show', 'edits', 'harbour_cut_v2'), production_id: show.id })
@@ -152,7 +155,7 @@ describe('hostile and odd text', () => {
 
   test('the catalogue is untouched by SQL in the text', async () => {
     await search(`q=${encodeURIComponent("x'); DELETE FROM media_assets; --")}`)
-    expect(t.db.$client.query('SELECT count(*) AS n FROM media_assets').get()).toEqual({ n: 6 })
+    expect(t.db.$client.query('SELECT count(*) AS n FROM media_assets').get()).toEqual({ n: 7 })
   })
 
   test('a missing, empty or blank q is 400 invalid at parameter q', async () => {
@@ -192,11 +195,35 @@ describe('filters, paging and permissions', () => {
     }
   })
 
+  test('device and status_approval, of media assets and projects alike', async () => {
+    expect(await found('keeper', `&device=${otherDevice.id}`)).toEqual(['keeper'])
+    expect(await found('keeper', `&device=${otherDevice.id - 1}`)).toEqual([])
+    expect(await found('interview', `&device=${otherDevice.id}`)).toEqual([])
+    expect((await found('harbour', `&device=${otherDevice.id - 1}`)).sort()).toEqual(['interview', 'project:cut'])
+    expect(await found('interview', '&device=99999999999999999999')).toEqual([])
+    expect((await t.request('PATCH', `/api/videoassets/${ids.sunset}/`, { body: { status_approval: 1 } })).status).toBe(200)
+    expect((await t.request('PATCH', `/api/projectassets/${projects.cut}/`, { body: { status_approval: 1 } })).status).toBe(200)
+    try {
+      expect(await found('interview', '&status_approval=1')).toEqual(['sunset'])
+      expect((await found('interview', '&status_approval=0')).sort()).toEqual(['interview', 'secret'])
+      expect(await found('harbour', '&status_approval=1')).toEqual(['project:cut'])
+      expect(await found('keeper interview', '&status_approval=0')).toEqual([])
+      expect((await found('interview', `&status_approval=0&device=${otherDevice.id - 1}&type=videoasset`)).sort()).toEqual(['interview', 'secret'])
+      const counted = await search('q=interview&status_approval=0&limit=1')
+      expect([counted.json.length, counted.headers.get('x-total-count')]).toEqual([1, '2'])
+    } finally {
+      await t.request('PATCH', `/api/videoassets/${ids.sunset}/`, { body: { status_approval: 0 } })
+      await t.request('PATCH', `/api/projectassets/${projects.cut}/`, { body: { status_approval: 0 } })
+    }
+  })
+
   test('bad filters are 400 at their parameter', async () => {
     expectError(await search('q=a&type=video'), 400, 'invalid', { parameter: 'type' })
     expectError(await search('q=a&type=videoasset,'), 400, 'invalid', { parameter: 'type' })
     expectError(await search('q=a&production=x'), 400, 'invalid', { parameter: 'production' })
     expectError(await search('q=a&is_production=maybe'), 400, 'invalid', { parameter: 'is_production' })
+    expectError(await search('q=a&device=one'), 400, 'invalid', { parameter: 'device' })
+    expectError(await search('q=a&status_approval=2'), 400, 'invalid', { parameter: 'status_approval' })
     expectError(await search('q=a&limit=-1'), 400, 'invalid', { parameter: 'limit' })
   })
 

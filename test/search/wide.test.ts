@@ -81,6 +81,30 @@ describe('a search wider than bm25 ranks', () => {
     expect(ids(all).sort((a, b) => a - b)).toEqual([...mine].sort((a, b) => a - b))
   })
 
+  test('a filter the index holds no word for (approval, device) is asked of each hit, in both tiers, the count too', async () => {
+    // Every other name hit and every third other hit approved: still more than bm25 ranks.
+    const approved = new Set([...named.filter((_, i) => i % 2 === 0), ...described.filter((_, i) => i % 3 === 0)])
+    t.db.$client.run(`UPDATE media_assets SET approval = 1 WHERE id IN (${[...approved].join(',')})`)
+    try {
+      const inName = named.filter((id) => approved.has(id))
+      const elsewhere = described.filter((id) => approved.has(id))
+      expect(inName.length).toBeGreaterThan(RANKED_UP_TO)
+      const first = await t.get('/api/search/?q=crowd&status_approval=1&limit=4')
+      expect([first.headers.get('x-total-count'), ids(first)]).toEqual([String(approved.size), inName.slice(0, 4)])
+      const crossing = await t.get(`/api/search/?q=crowd&status_approval=1&limit=4&offset=${inName.length - 2}`)
+      expect(ids(crossing)).toEqual([...inName.slice(-2), ...elsewhere.slice(0, 2)])
+      const pending = await t.get('/api/search/?q=crowd&status_approval=0&limit=3')
+      expect([pending.headers.get('x-total-count'), ids(pending)])
+        .toEqual([String(IN_NAME + ELSEWHERE - approved.size), named.filter((id) => !approved.has(id)).slice(0, 3)])
+      // Another device: nothing (every asset here lies on Show's).
+      const device = t.db.$client.query<{ d: number }, []>('SELECT device AS d FROM media_assets LIMIT 1').get()!.d
+      expect((await t.get(`/api/search/?q=crowd&device=${device + 1}&limit=3`)).json).toEqual([])
+      expect((await t.get(`/api/search/?q=crowd&device=${device}&status_approval=1&limit=4`)).json).toEqual(first.json)
+    } finally {
+      t.db.$client.run('UPDATE media_assets SET approval = 0')
+    }
+  })
+
   test('filters and exclusions hold', async () => {
     const r = await t.get(`/api/search/?q=crowd%20-gathers&production=${other.id}&limit=2`)
     expect(ids(r)).toEqual(named.filter((id) => t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!.p === other.id).slice(0, 2))

@@ -31,6 +31,8 @@ const SearchQuery = t.Object({
   type: t.Optional(t.String({ description: `Only these kinds, comma-separated: ${HIT_TYPES.join(', ')}` })),
   production: idFilter('Only records of this production'),
   is_production: flagFilter('Only records online (true, 1) or not online (false, 0)'),
+  device: idFilter('Only records on this device (a media asset\'s file, a project\'s folder)'),
+  status_approval: t.Optional(oneOf(['0', '1'], { description: 'Only approved (1) or pending (0) records' })),
 })
 type Query = typeof SearchQuery.static
 
@@ -50,10 +52,13 @@ function filtersOf(query: Query): SearchFilters | null {
   if (parsed.match === null) return null
   // Digits beyond any id (a 64-bit id is never handed out): no record is of that production.
   if (query.production !== undefined && !Number.isSafeInteger(Number(query.production))) return null
+  if (query.device !== undefined && !Number.isSafeInteger(Number(query.device))) return null
   return {
     match: parsed.match, wanted: parsed.wanted, types,
     production: query.production === undefined ? undefined : Number(query.production),
     is_production: query.is_production === undefined ? undefined : query.is_production === 'true' || query.is_production === '1',
+    device: query.device === undefined ? undefined : Number(query.device),
+    approval: query.status_approval === undefined ? undefined : Number(query.status_approval),
   }
 }
 
