@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { importLogs } from '../../db/schema.ts'
+import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canRead, readableBy } from '../users/access.ts'
@@ -17,6 +18,15 @@ export const ImportLog = t.Object({
   asset_import_id: t.Nullable(Type.Integer()),
 })
 
+/**
+ * The orders the list may be asked in (?ordering=): id order (the default, as every list), newest
+ * first, and failed first (a non-empty error), newest first within each. SQL of the table's own
+ * columns; `"error" <> ''` is spelled as migration 0018's indexes spell it, so pages are read
+ * from them.
+ */
+const ORDERINGS = { id: '"id"', '-id': '"id" desc', '-failed': `"error" <> '' desc, "id" desc` } as const
+const ORDERING_NAMES = Object.keys(ORDERINGS) as [keyof typeof ORDERINGS, ...(keyof typeof ORDERINGS)[]]
+
 export const importLogsModule = (ctx: ModuleContext) =>
   resourceRoutes(ctx, {
     prefix: '/importlogs',
@@ -24,7 +34,13 @@ export const importLogsModule = (ctx: ModuleContext) =>
     table: importLogs,
     models: { ImportLog },
     toApi: ({ production: _p, date_add: _a, date_mod: _m, ...row }) => row,
-    filters: t.Object({ asset_path: t.Optional(t.String({ description: 'The logs of the asset with this path' })) }),
+    filters: t.Object({
+      asset_path: t.Optional(t.String({ description: 'The logs of the asset with this path' })),
+      ordering: t.Optional(oneOf(ORDERING_NAMES, { description: 'The order: id (the default, oldest first), -id (newest first), -failed (failed logs first, those with an error; newest first within each)' })),
+    }),
     where: (query, user) => [optionalEq(importLogs.asset_path, query.asset_path), readableBy(user, importLogs.production)],
+    order: (query) => ORDERINGS[query.ordering ?? 'id'],
+    listDescription: 'In id order; ordering=-id for newest first, ordering=-failed for failed logs (an error) first, newest first within each. ' +
+      'Filter asset_path. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.',
     canRead: (row, user) => row.production === null ? user.is_superuser : canRead(user, row.production),
   })
