@@ -23,6 +23,7 @@ import axeCore from 'axe-core'
 import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core'
 import { buildPage, pageOf } from '../../src/http/pagebuild.ts'
 import type { Page as PageFiles } from '../../src/http/pagebuild.ts'
+import type { CoreOptions } from '../../src/core.ts'
 import { testApp } from './app.ts'
 
 export const PAGE_WAIT_MS = 5_000
@@ -204,11 +205,12 @@ export const testPage = () => (built ??= buildPage().then(pageOf))
 
 /**
  * The app (testApp: a temporary catalogue with the superuser admin and its key) serving the page,
- * listening on 127.0.0.1 on a free port. `tasks`: the task runner runs.
+ * listening on 127.0.0.1 on a free port. `tasks`: the task runner runs; `core`: createCore's
+ * options (an ffmpeg folder, a settle time).
  */
-export async function pageServer(options: { tasks?: boolean } = {}) {
+export async function pageServer(options: { tasks?: boolean; core?: CoreOptions } = {}) {
   const page = await testPage()
-  const t = testApp(undefined, { tasks: options.tasks, app: { pageFiles: async () => page } })
+  const t = testApp(undefined, { tasks: options.tasks, core: options.core, app: { pageFiles: async () => page } })
   t.app.listen({ hostname: '127.0.0.1', port: 0 })
   const server = t.app.server!
   return {
