@@ -38,10 +38,17 @@ const ASSET_HEADERS = {
 
 /** The page's routes over `page()`: the current files (built or embedded; pagebuild.ts pageLoader). */
 export function pageRoutes(page: () => Promise<Page>) {
+  // The HTML's ETag, a hash of its bytes, made once per build.
+  const etags = new WeakMap<PageFile, Promise<string>>()
+  const etagOf = (file: PageFile) => {
+    let etag = etags.get(file)
+    if (!etag) etags.set(file, (etag = file.identity.arrayBuffer().then((bytes) => `"${Bun.hash(bytes).toString(36)}"`)))
+    return etag
+  }
   const html = async ({ request }: { request: Request }) => {
     const files = await loadedPage(page)
     const file = files.get('index.html')!
-    const etag = `"${Bun.hash(await file.identity.arrayBuffer()).toString(36)}"`
+    const etag = await etagOf(file)
     if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag, ...HTML_HEADERS, vary: 'Accept-Encoding' } })
     return answer(request, file, { ...HTML_HEADERS, etag })
   }
