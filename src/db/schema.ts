@@ -246,17 +246,18 @@ export const mediaAssets = sqliteTable(
   },
   (t) => [
     // The lists' indexes (migration 0010, http/lists.ts): a page's ids are found by skipping
-    // index entries, never table rows, for every filter a list takes. One per kind, partial and
+    // index entries, never table rows, for every filter a list takes (device and approval since
+    // 0019, the web page's catalogue). One per kind, partial and
     // led by id, so that the unfiltered list walks it without comparing a key per entry (three
     // times faster than an index on (kind, id)); each insert still writes one of the three.
-    ...MEDIA_KINDS.map((kind) => index(`media_assets_${kind}_list`).on(t.id, t.production, t.is_archive, t.is_production).where(sql.raw(`kind = '${kind}'`))),
+    ...MEDIA_KINDS.map((kind) => index(`media_assets_${kind}_list`).on(t.id, t.production, t.is_archive, t.is_production, t.device, t.approval).where(sql.raw(`kind = '${kind}'`))),
     // path_file first: led by kind, SQLite would take it for the lists' "kind = 'video'" and sort.
     // Unique among files in production only: an asset whose file vanished keeps the path it was
     // last seen at, while the file now at that path may be another asset's (a rotation of names).
     // Not unique, so SQLite's planner no longer knows a path means one row: the flags the lists
     // filter on are in it, so that a path filter with a production or flag still walks this index
     // (and reads no table row to check them) rather than the production's.
-    index('media_assets_path_kind').on(t.path_file, t.kind, t.production, t.is_archive, t.is_production),
+    index('media_assets_path_kind').on(t.path_file, t.kind, t.production, t.is_archive, t.is_production, t.device, t.approval),
     uniqueIndex('media_assets_online_path').on(t.path_file, t.kind).where(sql`is_production = 1`),
     // Relink by content: the assets with a file of this size and fingerprint, offline ones apart
     // (an image sequence has thousands of files of one size: found without reading their rows).
@@ -264,8 +265,9 @@ export const mediaAssets = sqliteTable(
     // Our own output is never input: a file that is an asset's proxy is never imported.
     index('media_assets_proxy').on(t.path_proxy).where(sql`path_proxy != ''`),
     // A production's assets in id order with the flags beside them: its pages skip here.
-    index('media_assets_production').on(t.production, t.kind, t.id, t.is_archive, t.is_production),
-    index('media_assets_device').on(t.device),
+    index('media_assets_production').on(t.production, t.kind, t.id, t.is_archive, t.is_production, t.device, t.approval),
+    // A device's assets (its status counts them; the list filters by it) in id order, flags beside.
+    index('media_assets_device').on(t.device, t.kind, t.id, t.production, t.is_archive, t.is_production, t.approval),
     // A file found by the watcher under a new name is the same asset when its identity matches.
     index('media_assets_identity').on(t.file_dev, t.file_ino),
   ],

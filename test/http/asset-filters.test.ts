@@ -155,6 +155,41 @@ describe.each(LISTS)('/api/%s/', (list) => {
   })
 })
 
+describe.each(MEDIA)('/api/%sassets/: device and status_approval (the media lists only)', (kind) => {
+  const base = `/api/${kind}assets/`
+  test('device: the assets whose file lies there; with is_production=false, its offline ones; status_approval: approved or pending', async () => {
+    const list = made[`${kind}assets`]!
+    const second = dirs.make()
+    const disk = await t.post('/api/devices/', { name: `second-${kind}`, path: second })
+    expect(disk.status).toBe(201)
+    // One asset of Show moved to the other device, another approved (straight in the catalogue).
+    const [moved, approved] = [list[0]!, list[3]!]
+    t.db.$client.run('UPDATE media_assets SET device = ? WHERE id = ?', [disk.json.id, moved.id])
+    t.db.$client.run('UPDATE media_assets SET approval = 1 WHERE id = ?', [approved.id])
+    try {
+      const first = (await t.get(`${base}${list[1]!.id}/`)).json.device as number
+      expect(await listed(`${base}?device=${disk.json.id}`)).toEqual({ ids: [moved.id], total: '1' })
+      expect(await listed(`${base}?device=${first}`)).toEqual(expected(`${kind}assets`, (m) => m.id !== moved.id))
+      expect(await listed(`${base}?device=${first}&is_production=false`)).toEqual(expected(`${kind}assets`, (m) => m.id !== moved.id && !m.is_production))
+      expect(await listed(`${base}?device=${disk.json.id}&path_file=${encodeURIComponent(moved.path)}`)).toEqual({ ids: [moved.id], total: '1' })
+      expect(await listed(`${base}?device=${first}&path_file=${encodeURIComponent(moved.path)}`)).toEqual({ ids: [], total: '0' })
+      expect(await listed(`${base}?status_approval=1`)).toEqual({ ids: [approved.id], total: '1' })
+      expect(await listed(`${base}?status_approval=0&production=${show.id}`)).toEqual(expected(`${kind}assets`, (m) => m.id !== approved.id && m.production === show.id))
+      expect(await listed(`${base}?status_approval=1`, readerKey)).toEqual({ ids: [approved.id], total: '1' })
+      expect(await listed(`${base}?device=${disk.json.id}&status_approval=1`)).toEqual({ ids: [], total: '0' })
+      for (const bad of ['x', '-1', '']) expectError(await t.get(`${base}?device=${bad}`), 400, 'invalid', { parameter: 'device' })
+      for (const bad of ['2', 'true', 'approved', '']) expectError(await t.get(`${base}?status_approval=${bad}`), 400, 'invalid', { parameter: 'status_approval' })
+    } finally {
+      t.db.$client.run('UPDATE media_assets SET device = ? WHERE id = ?', [(await t.get(`${base}${list[1]!.id}/`)).json.device, moved.id])
+      t.db.$client.run('UPDATE media_assets SET approval = 0 WHERE id = ?', [approved.id])
+    }
+  })
+})
+
+test('the project list takes no device or status_approval filter (unknown parameters are ignored)', async () => {
+  expect(await listed('/api/projectassets/?device=999999&status_approval=1')).toEqual(expected('projectassets', () => true))
+})
+
 test('the version-0 path /api/project/ filters as /api/projectassets/ does', async () => {
   const want = expected('projectassets', (m) => m.production === show.id && !m.is_production)
   expect(await listed(`/api/project/?production=${show.id}&is_production=false`)).toEqual(want)

@@ -36,6 +36,7 @@ const SAMPLES: Record<string, string[]> = {
   imageasset: ['8'],
   videoasset: ['9'],
   device: ['1'],
+  status_approval: ['1', '0'],
   resource: ['videoasset', 'device'],
   id: ['3'],
   user: ['admin', 'system'],
@@ -63,8 +64,8 @@ beforeAll(() => {
       db.run('INSERT INTO asset_hold_durations (asset_type, context_type, context, duration) VALUES (?, ?, ?, ?)', [['videoasset', 'audioasset'][i % 2]!, ['device', 'production'][i % 3 ? 0 : 1]!, `c${i}`, i])
     const kinds = ['audio', 'image', 'video']
     for (let i = 1; i <= 3 * N; i++)
-      db.run(`INSERT INTO media_assets (kind, name, production, device, path_file, is_archive, is_production, date_add, date_mod)
-        VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)`, [kinds[i % 3]!, `a${i}`, (i % 5 ? 1 : 2), `/srv/media/${i}.bin`, i % 7 === 1 ? 1 : 0, i % 4 ? 1 : 0, now, now])
+      db.run(`INSERT INTO media_assets (kind, name, production, device, path_file, is_archive, is_production, approval, date_add, date_mod)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [kinds[i % 3]!, `a${i}`, (i % 5 ? 1 : 2), i % 11 ? 1 : 2, `/srv/media/${i}.bin`, i % 7 === 1 ? 1 : 0, i % 4 ? 1 : 0, i % 2, now, now])
     // Assets of production 2 shared with 1: the reader sees them through media_asset_shares.
     for (let i = 5; i <= 3 * N; i += 35) db.run('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, 1)', [i])
     for (let i = 1; i <= N; i++)
@@ -213,6 +214,7 @@ describe('deep pages skip through an index', () => {
   test('over HTTP a deep page is the slice of the whole (streamed) list, with filters, for a reader too', async () => {
     const cases: [string, Record<string, string>][] = [
       ['videoassets', {}], ['audioassets', { production: '1' }], ['imageassets', { is_archive: '0', is_production: 'true' }],
+      ['videoassets', { device: '1', is_production: 'false' }], ['audioassets', { status_approval: '1', production: '1' }],
       ['projectassets', {}], ['projectassets', { production: '1', is_production: '1' }], ['tasks', {}], ['tasks', { kind: 'import' }],
       ['tasks', { state: 'done' }], ['tasks', { videoasset: '3' }], ['tasks', { ordering: 'id' }], ['tasks', { ordering: '-date_end', kind: 'scan' }], ['importlogs', {}],
       ['importlogs', { ordering: '-failed' }], ['importlogs', { ordering: '-failed', asset_path: '/srv/in/9.bin' }], ['importlogs', { ordering: '-id' }],

@@ -6,7 +6,7 @@ import { editRoutes } from '../../http/edit.ts'
 import { literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
-import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, assetListWhere, listColumns, mediaToApi } from './model.ts'
+import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, MediaListFilters, assetListWhere, listColumns, mediaListWhere, mediaToApi } from './model.ts'
 import type { MediaAssets } from './service.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
@@ -18,16 +18,19 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     models: { [TITLES[kind]]: MediaAsset, [`${TITLES[kind]}Create`]: MediaAssetCreate, [`${TITLES[kind]}Detail`]: MediaAssetDetail },
     toApi: mediaToApi,
     listRecord: listColumns,
-    filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters }),
+    filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters, ...MediaListFilters }),
     where: (query, user) => {
       const [production, ...flags] = assetListWhere(mediaAssets, query)
+      const [device, approval] = mediaListWhere(mediaAssets, query)
+      const byPath = query.path_file !== undefined
       return [
         literalEq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file),
-        // With a path, the path index finds the few assets there; `+production` keeps SQLite from
-        // walking the production's index instead (the path index is not unique: offline assets
-        // may share a path, so the planner no longer knows a path is one row).
-        production && query.path_file !== undefined ? sql`+${mediaAssets.production} = ${Number(query.production)}` : production,
-        ...flags, mediaReadableBy(user),
+        // With a path, the path index finds the few assets there; `+production` and `+device` keep
+        // SQLite from walking the production's or the device's index instead (the path index is
+        // not unique: offline assets may share a path, so the planner no longer knows a path is one row).
+        production && byPath ? sql`+${mediaAssets.production} = ${Number(query.production)}` : production,
+        device && byPath ? sql`+${mediaAssets.device} = ${Number(query.device)}` : device,
+        ...flags, approval, mediaReadableBy(user),
       ]
     },
     byId: service.byIdWithDetails,

@@ -2,9 +2,10 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { MediaKind, mediaAssets } from '../../db/schema.ts'
+import { eq } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { type ListColumn, idFilter } from '../../http/lists.ts'
-import { eitherOf } from '../../http/models.ts'
+import { eitherOf, oneOf } from '../../http/models.ts'
 import { flagEq, flagFilter, idEq } from '../../http/resource.ts'
 
 export const fields = {
@@ -91,6 +92,20 @@ export const AssetListFilters = {
   is_production: flagFilter('Only assets online (true, 1) or not online (false, 0)'),
 }
 export type AssetListQuery = { production?: string; is_archive?: string; is_production?: string }
+
+/**
+ * The media lists' own filters beyond medialoopster's (the web page's catalogue: a device's
+ * offline assets, the assets pending approval). Not on the project list.
+ */
+export const MediaListFilters = {
+  device: idFilter('Only assets whose file lies on this device (by id)'),
+  status_approval: t.Optional(oneOf(['0', '1'], { description: 'Only approved (1) or pending (0) assets' })),
+}
+export type MediaListQuery = { device?: string; status_approval?: string }
+
+/** The conditions of MediaListFilters on media_assets. */
+export const mediaListWhere = (table: { device: SQLiteColumn; approval: SQLiteColumn }, query: MediaListQuery) =>
+  [idEq(table.device, query.device), query.status_approval === undefined ? undefined : eq(table.approval, Number(query.status_approval))]
 
 /** The conditions of AssetListFilters on a table with the three columns. */
 export const assetListWhere = (table: { production: SQLiteColumn; is_archive: SQLiteColumn; is_production: SQLiteColumn }, query: AssetListQuery) =>
