@@ -117,7 +117,8 @@ export function TaskProgress({ task, label, children }: { task: Task; label: str
     <div class={`task-progress task-progress-${task.state}`}>
       {bar ? (
         <progress data-task={task.id} aria-label={label} value={bar.value} max={bar.max} />
-      ) : (
+      ) : task.state !== 'failed' && (
+        // Not known yet how much there is: an indeterminate bar. A failed task that never knew has none.
         <progress data-task={task.id} aria-label={label} />
       )}
       <p class="task-progress-text">

@@ -108,7 +108,7 @@ test('the list per production; a project created from the page, its errors shown
   await heading(tab, 'Harbour cut')
   const id = Number(new URL(tab.page.url()).pathname.split('/').pop())
   project = { id, name: 'Harbour cut', folder }
-  expect(await text(tab, '.project-fields')).toContain(`${(FILES + 1).toLocaleString('en')} · `)
+  expect(await text(tab, '.project-fields')).toContain(`${(FILES + 1).toLocaleString('en')} files · `)
   expect((await server.get(`/api/projectassets/${id}/`)).json).toMatchObject({ name: 'Harbour cut', bundle_root: folder, production: show.id, status_asset: 6, files: { count: FILES + 1 } })
   await axe(tab.page)
 

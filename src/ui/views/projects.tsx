@@ -121,7 +121,7 @@ function ProductionProjects({ production }: { production: Production }) {
                 <tr key={project.id}>
                   <td><a href={`/projects/${project.id}`}>{project.name}</a></td>
                   <td class="path">{project.bundle_root}</td>
-                  <td>{project.files.count.toLocaleString('en')} · {formatBytes(project.files.bytes)}</td>
+                  <td>{filesOf(project)}</td>
                   <td>
                     <ProjectState project={project} />
                     {task && (task.state === 'queued' || task.state === 'running') && (
@@ -137,6 +137,8 @@ function ProductionProjects({ production }: { production: Production }) {
     </section>
   )
 }
+
+const filesOf = (project: Project) => `${project.files.count.toLocaleString('en')} ${project.files.count === 1 ? 'file' : 'files'} · ${formatBytes(project.files.bytes)}`
 
 function ProjectState({ project }: { project: Project }) {
   if (project.date_del) return <span class="state state-running">being deleted</span>
@@ -301,7 +303,7 @@ function ProjectRecord({ id, task, deleting, asked, onGone }: {
             <dt>State</dt>
             <dd><ProjectState project={record} /></dd>
             <dt>Files</dt>
-            <dd>{record.files.count.toLocaleString('en')} · {formatBytes(record.files.bytes)}</dd>
+            <dd>{filesOf(record)}</dd>
             <dt>Added</dt>
             <dd>{new Date(record.date_add).toLocaleString()}</dd>
             {record.description && (<><dt>Description</dt><dd>{record.description}</dd></>)}

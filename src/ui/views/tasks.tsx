@@ -1,9 +1,10 @@
 // Tasks (issue 22, point 5): the running, queued and failed tasks the user can read, live. The
 // lists are read once (GET /api/tasks/ by state, newest first) and then kept current by the task
 // events (live.ts): a task moves between the sections as its state does, a new one appears, one
-// that ends stays in view as done or failed with its error (those done since the page loaded). Each shows its bar, what is done of
-// what, the throughput and the time left (progress.tsx, from successive events), and a cancel
-// button where the API allows one (not for deletes; scans only for superusers).
+// that ends stays in view as done or failed with its error (those done since the page loaded).
+// Each shows its bar, what is done of what, the throughput and the time left (progress.tsx, from
+// successive events), and a cancel button where the API allows one (not for deletes; scans only
+// for superusers).
 import { useSignal } from '@preact/signals'
 import { ApiError, post } from '../api.ts'
 import { useGet } from '../data.ts'
