@@ -22,7 +22,7 @@ type Route = { pattern: string; view: ComponentType<ViewProps>; nav?: string }
 
 /** In order: the first pattern that matches the path wins. */
 const ROUTES: Route[] = [
-  { pattern: '/', view: Catalogue, nav: 'Catalogue' },
+  { pattern: '/assets', view: Catalogue, nav: 'Catalogue' },
   { pattern: '/assets/:type/:id', view: Asset },
   { pattern: '/projects', view: Projects, nav: 'Projects' },
   { pattern: '/projects/:id', view: Projects },
@@ -37,7 +37,7 @@ function NotFound() {
     <section class="view">
       <h1>Not found</h1>
       <p>
-        Nothing is at this address. <a href="/">Go to the catalogue</a>.
+        Nothing is at this address. <a href="/assets">Go to the catalogue</a>.
       </p>
     </section>
   )
@@ -57,16 +57,18 @@ function App() {
 
 /** Where to go after signing in: the `next` the sign-in view was sent with, when it is a page path. */
 function nextPath(): string {
-  const next = query.peek().get('next') ?? '/'
-  return next.startsWith('/') && !next.startsWith('//') && isPagePath(next.split('?', 1)[0]!) && !next.startsWith('/signin') ? next : '/'
+  const next = query.peek().get('next') ?? '/assets'
+  return next.startsWith('/') && !next.startsWith('//') && isPagePath(next.split('?', 1)[0]!) && !next.startsWith('/signin') ? next : '/assets'
 }
 
-// Signed out: the sign-in view, at /signin?next=<where you were>. Signed in: never at /signin.
+// Signed out: the sign-in view, at /signin?next=<where you were>. Signed in: never at /signin, and
+// `/` is the catalogue's address, /assets (its query kept).
 effect(() => {
   const signedIn = user.value
   const at = path.value
   if (signedIn === null && at !== '/signin') navigate(at === '/' ? '/signin' : `/signin?next=${encodeURIComponent(location.peek())}`, { replace: true })
   else if (signedIn && at === '/signin') navigate(nextPath(), { replace: true })
+  else if (signedIn && at === '/') navigate(`/assets${location.peek().slice(1)}`, { replace: true })
 })
 // The live stream is open exactly while someone is signed in.
 effect(() => {

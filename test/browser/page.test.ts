@@ -66,7 +66,7 @@ test('signing in with a key shows the shell with the user; signing out returns t
   await tab.page.waitForSelector('[data-testid=username]')
   expect(await text(tab, '[data-testid=username]')).toBe('admin')
   expect(await text(tab, 'h1')).toBe('Catalogue')
-  expect(tab.page.url()).toBe(`${server.base}/`)
+  expect(tab.page.url()).toBe(`${server.base}/assets`)
   await axe(tab.page)
   await tab.page.click('xpath///button[normalize-space()="Sign out"]')
   await tab.page.waitForSelector('input[name=username]')

@@ -1,27 +1,482 @@
-// One media asset (placeholder): its record as the API answers it. To come: every field laid out,
-// technical details, keywords, projects, import logs, history, the proxy preview and editing.
+// One media asset, at /assets/{video|audio|image}/{id}: a preview of its proxy, every field of the
+// record, its technical details, custom metadata, keywords, linked projects, import logs and
+// history. A user who may change it (write access to its production and browser.change_<kind>asset,
+// or a superuser: what the server checks too) edits name, description, approval, dates and custom
+// metadata in place (PATCH: only what changed; each error of the answer shown at its field); one
+// who may delete it does so after confirming in a dialog (DELETE), and is taken back to the catalogue.
+import { type Signal, useSignal } from '@preact/signals'
+import { Fragment, type JSX } from 'preact'
+import { useEffect, useRef } from 'preact/hooks'
+import { ApiError, del, patch } from '../api.ts'
 import { useGet } from '../data.ts'
+import { useLive } from '../live.ts'
 import type { ViewProps } from '../main.tsx'
+import { navigate } from '../router.ts'
+import { user } from '../session.ts'
 import { Status, View } from '../shell.tsx'
+import type { Kind } from './assetwindow.ts'
+import './asset.css'
 
-type Asset = { id: number; asset_meta: { name: string; path_file: string; description?: string } }
+type Asset = {
+  id: number
+  name: string
+  description: string
+  production: number
+  status_asset: number
+  path_file: string
+  device: number
+  is_archive: boolean
+  is_production: boolean
+  meta_field_store: Record<string, unknown>
+  status_approval: number
+  date_crt: string | null
+  date_add: string
+  date_mod: string
+  date_del: string | null
+  keywords: Record<string, string[]>
+  technical: Record<string, unknown>
+  path_proxy: string
+  projects: number[]
+  modified_by: string | null
+}
+type Production = { id: number; name: string }
+type Device = { id: number; name: string; display_name: string }
+type MetaField = { id: number; key: string; value: string; order: number; validation_rule: string }
+type ImportLog = { id: number; asset_path: string; status: string; error: string; warning: Record<string, string> }
+type HistoryRow = { id: number; date: string; user: string; via: string; action: string; changes: Record<string, { old: unknown; new: unknown }> }
+type Project = { id: number; name: string; bundle_root: string }
+
 const TYPES = new Set(['video', 'audio', 'image'])
+const STATUS: Record<number, string> = { 0: 'being imported', 6: 'done', [-1]: 'failed' }
+const HISTORY_PAGE = 50
+
+/** A timestamp of the API (UTC) as people read it: `2026-11-21 09:30:00 UTC`. */
+export function when(value: string | null | undefined): string {
+  if (!value) return '—'
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(value)
+  return m ? `${m[1]} ${m[2]} UTC` : value
+}
+
+/** A value of a record (custom metadata, technical details, a change) as text. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—'
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return JSON.stringify(value)
+}
+
+const title = (kind: string) => `${kind[0]!.toUpperCase()}${kind.slice(1)}`
 
 export default function AssetView({ params }: ViewProps) {
-  const type = TYPES.has(params.type ?? '') ? params.type! : 'video'
-  const asset = useGet<Asset>(`/api/${type}assets/${encodeURIComponent(params.id ?? '')}/`)
+  const kind = (TYPES.has(params.type ?? '') ? params.type! : 'video') as Kind
+  const id = params.id ?? ''
+  const path = `/api/${kind}assets/${encodeURIComponent(id)}/`
+  const asset = useGet<Asset>(path)
+  const history = useSignal(HISTORY_PAGE)
+  const changes = useGet<HistoryRow[]>('/api/history/', { resource: `${kind}asset`, id, limit: history.value })
+  const editing = useSignal(false)
+  const deleting = useRef(false)
+  const saved = useSignal('')
+
+  // A change made elsewhere (another user, the watcher) shows at once; never while this page deletes it.
+  useLive('asset', (event) => {
+    if (deleting.current || event.type !== `${kind}asset` || String(event.id) !== id || event.action === 'delete') return
+    if (!editing.peek()) asset.reload()
+    changes.reload()
+  })
+
   const record = asset.data.value
+  const me = user.value
+  const write = Boolean(record && me && (me.is_superuser || (me.productions as { id: number; level: string }[] | undefined)?.some((p) => p.id === record.production && p.level === 'write')))
+  const perms = (me?.perms as string[] | undefined) ?? []
+  const canEdit = write && (me!.is_superuser || perms.includes(`browser.change_${kind}asset`))
+  const canDelete = write && (me!.is_superuser || perms.includes(`browser.delete_${kind}asset`))
+  const editButton = useRef<HTMLButtonElement>(null)
+
+  const heading = record?.name || `${title(kind)} asset ${id}`
   return (
-    <View title={record?.asset_meta.name ?? `${type[0]!.toUpperCase()}${type.slice(1)} asset ${params.id}`}>
-      <Status loading={asset.loading.value} error={asset.error.value} />
+    <View title={heading} actions={record && (canEdit || canDelete) ? (
+      <div class="asset-actions">
+        {canEdit && !editing.value && (
+          <button type="button" ref={editButton} onClick={() => {
+            saved.value = ''
+            editing.value = true
+          }}>Edit</button>
+        )}
+        {canDelete && <DeleteAsset kind={kind} record={record} deleting={deleting} />}
+      </div>
+    ) : undefined}>
+      <Status loading={asset.loading.value && !record} error={asset.error.value} />
+      {saved.value && <p class="asset-saved" role="status">{saved.value}</p>}
       {record && (
-        <dl class="fields">
-          <dt>Path</dt>
-          <dd class="path">{record.asset_meta.path_file}</dd>
-          <dt>Description</dt>
-          <dd>{record.asset_meta.description || '—'}</dd>
-        </dl>
+        <div class="asset-page">
+          <Preview kind={kind} record={record} />
+          {editing.value ? (
+            <EditAsset kind={kind} record={record} onDone={(updated) => {
+              editing.value = false
+              if (updated) {
+                asset.data.value = updated
+                saved.value = 'Saved.'
+                changes.reload()
+              }
+              // Focus goes back where the form was opened from.
+              requestAnimationFrame(() => editButton.current?.focus())
+            }} />
+          ) : (
+            <Fields kind={kind} record={record} />
+          )}
+          <Technical record={record} />
+          {!editing.value && <Metadata kind={kind} record={record} />}
+          <Keywords record={record} />
+          <Projects record={record} />
+          <ImportLogs record={record} />
+          <History rows={changes.data.value} total={changes.total.value} error={changes.error.value} more={() => (history.value += HISTORY_PAGE)} />
+        </div>
       )}
     </View>
+  )
+}
+
+function Preview({ kind, record }: { kind: Kind; record: Asset }) {
+  if (!record.path_proxy) return null
+  const src = `/api/${kind}assets/${record.id}/proxy/`
+  const label = `Preview of ${record.name}`
+  return (
+    <section class="asset-preview" aria-label="Preview">
+      {kind === 'video' && <video controls preload="metadata" src={src} aria-label={label} />}
+      {kind === 'audio' && <audio controls preload="metadata" src={src} aria-label={label} />}
+      {kind === 'image' && <img src={src} alt={label} />}
+    </section>
+  )
+}
+
+function Fields({ kind, record }: { kind: Kind; record: Asset }) {
+  const productions = useGet<Production[]>('/api/productions/')
+  const devices = useGet<Device[]>('/api/devices/')
+  const production = productions.data.value?.find((p) => p.id === record.production)
+  const device = devices.data.value?.find((d) => d.id === record.device)
+  return (
+    <section class="asset-section" aria-labelledby="asset-fields">
+      <h2 id="asset-fields">Record</h2>
+      <dl class="fields">
+        <dt>Name</dt><dd>{record.name}</dd>
+        <dt>Description</dt><dd class="asset-description">{record.description || '—'}</dd>
+        <dt>Kind</dt><dd>{title(kind)}</dd>
+        <dt>Production</dt><dd><a href={`/assets?production=${record.production}`}>{production?.name ?? `Production ${record.production}`}</a></dd>
+        <dt>Path</dt><dd class="path">{record.path_file}</dd>
+        <dt>Device</dt><dd><a href={`/assets?device=${record.device}`}>{device ? device.display_name || device.name : `Device ${record.device}`}</a></dd>
+        <dt>Storage</dt><dd class={record.is_production ? 'asset-online' : 'asset-offline'}>{record.is_production ? 'Online' : 'Offline (the file is not where it was last seen)'}</dd>
+        <dt>Approval</dt><dd>{record.status_approval === 1 ? 'Approved' : 'Pending'}</dd>
+        <dt>Import</dt><dd>{STATUS[record.status_asset] ?? String(record.status_asset)}</dd>
+        <dt>Archived</dt><dd>{record.is_archive ? 'Yes' : 'No'}</dd>
+        <dt>Created</dt><dd>{when(record.date_crt)}</dd>
+        <dt>Added</dt><dd>{when(record.date_add)}</dd>
+        <dt>Changed</dt><dd>{when(record.date_mod)}{record.modified_by ? ` by ${record.modified_by}` : ''}</dd>
+        <dt>Due for deletion</dt><dd>{when(record.date_del)}</dd>
+        <dt>Proxy</dt><dd class="path">{record.path_proxy || 'none'}</dd>
+        <dt>Id</dt><dd>{record.id}</dd>
+      </dl>
+    </section>
+  )
+}
+
+function Technical({ record }: { record: Asset }) {
+  const entries = Object.entries(record.technical ?? {})
+  return (
+    <section class="asset-section" aria-labelledby="asset-technical">
+      <h2 id="asset-technical">Technical details</h2>
+      {entries.length === 0 ? <p class="muted">None probed or imported.</p> : (
+        <dl class="fields">
+          {entries.map(([key, value]) => (
+            <Fragment key={key}>
+              <dt>{key}</dt>
+              <dd>
+                {Array.isArray(value) && value.every((v) => v && typeof v === 'object') ? (
+                  <ul class="asset-plain">
+                    {value.map((item, i) => <li key={i}>{Object.entries(item as object).map(([k, v]) => `${k} ${shown(v)}`).join(', ')}</li>)}
+                  </ul>
+                ) : shown(value)}
+              </dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+    </section>
+  )
+}
+
+/** The custom metadata fields of a kind, in their order (GET /api/custommetadata/). */
+function useMetaFields(kind: Kind) {
+  const fields = useGet<MetaField[]>('/api/custommetadata/', { content_type_name: `${kind}asset` })
+  const list = [...(fields.data.value ?? [])].sort((a, b) => a.order - b.order || a.id - b.id)
+  return { list, loading: fields.loading.value }
+}
+
+function Metadata({ kind, record }: { kind: Kind; record: Asset }) {
+  const { list } = useMetaFields(kind)
+  const known = new Set(list.map((f) => f.key))
+  const others = Object.keys(record.meta_field_store ?? {}).filter((k) => !known.has(k))
+  return (
+    <section class="asset-section" aria-labelledby="asset-meta">
+      <h2 id="asset-meta">Custom metadata</h2>
+      {list.length + others.length === 0 ? <p class="muted">No custom metadata fields for {kind} assets.</p> : (
+        <dl class="fields">
+          {list.map((f) => (
+            <Fragment key={f.key}>
+              <dt>{f.value || f.key}</dt>
+              <dd>{shown(record.meta_field_store?.[f.key])}</dd>
+            </Fragment>
+          ))}
+          {others.map((key) => (
+            <Fragment key={key}>
+              <dt>{key}</dt>
+              <dd>{shown(record.meta_field_store[key])}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+    </section>
+  )
+}
+
+function Keywords({ record }: { record: Asset }) {
+  const categories = Object.entries(record.keywords ?? {})
+  return (
+    <section class="asset-section" aria-labelledby="asset-keywords">
+      <h2 id="asset-keywords">Keywords</h2>
+      {categories.length === 0 ? <p class="muted">None.</p> : (
+        <dl class="fields">
+          {categories.map(([category, words]) => (
+            <Fragment key={category}>
+              <dt>{category}</dt>
+              <dd><ul class="asset-tags">{words.map((w) => <li key={w}>{w}</li>)}</ul></dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+    </section>
+  )
+}
+
+function Projects({ record }: { record: Asset }) {
+  return (
+    <section class="asset-section" aria-labelledby="asset-projects">
+      <h2 id="asset-projects">Linked projects</h2>
+      {record.projects.length === 0 ? <p class="muted">Not linked to any project.</p> : (
+        <ul class="asset-plain">{record.projects.map((id) => <ProjectLink key={id} id={id} />)}</ul>
+      )}
+    </section>
+  )
+}
+
+function ProjectLink({ id }: { id: number }) {
+  const project = useGet<Project>(`/api/projectassets/${id}/`)
+  const p = project.data.value
+  return (
+    <li>
+      <a href={`/projects/${id}`}>{p?.name ?? `Project ${id}`}</a>
+      {p && <span class="muted path"> {p.bundle_root}</span>}
+    </li>
+  )
+}
+
+function ImportLogs({ record }: { record: Asset }) {
+  const logs = useGet<ImportLog[]>('/api/importlogs/', { asset_path: record.path_file, limit: 100 })
+  const rows = [...(logs.data.value ?? [])].reverse()
+  return (
+    <section class="asset-section" aria-labelledby="asset-imports">
+      <h2 id="asset-imports">Import logs</h2>
+      <Status loading={logs.loading.value && !logs.data.value} error={logs.error.value} />
+      {logs.data.value && rows.length === 0 && <p class="muted">No import of this path was logged (the asset was registered without one, or its file has moved since).</p>}
+      {rows.length > 0 && (
+        <ul class="asset-log">
+          {rows.map((log) => (
+            <li key={log.id}>
+              <span class={log.error ? 'state-failed' : 'state-done'}>{log.status}</span>
+              <span class="muted"> #{log.id}</span>
+              {log.error && <p class="asset-log-error">{log.error}</p>}
+              {Object.entries(log.warning ?? {}).map(([topic, text]) => <p key={topic} class="muted">Warning ({topic}): {text}</p>)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+function History({ rows, total, error, more }: { rows: HistoryRow[] | undefined; total: number | undefined; error: ApiError | undefined; more: () => void }) {
+  return (
+    <section class="asset-section asset-wide" aria-labelledby="asset-history">
+      <h2 id="asset-history">History</h2>
+      <Status loading={!rows && !error} error={error} />
+      {rows && rows.length === 0 && <p class="muted">No change recorded.</p>}
+      {rows && rows.length > 0 && (
+        <ol class="asset-history">
+          {rows.map((row) => (
+            <li key={row.id}>
+              <p class="asset-history-head">
+                <strong>{row.action}</strong> by {row.user} <span class="muted">({row.via}) {when(row.date)}</span>
+              </p>
+              <ul class="asset-changes">
+                {Object.entries(row.changes ?? {}).filter(([field]) => field !== 'date_mod').map(([field, change]) => (
+                  <li key={field}>
+                    <span class="asset-change-field">{field}</span>: {row.action === 'create' ? shown(change.new) : row.action === 'delete' ? shown(change.old) : `${shown(change.old)} → ${shown(change.new)}`}
+                  </li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ol>
+      )}
+      {rows && total !== undefined && total > rows.length && <button type="button" onClick={more}>Show older changes ({total - rows.length} more)</button>}
+    </section>
+  )
+}
+
+/** The form's text of a record's value (dates and metadata as the API answers them). */
+const textOf = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value))
+
+type Draft = Record<string, string>
+
+function EditAsset({ kind, record, onDone }: { kind: Kind; record: Asset; onDone: (updated?: Asset) => void }) {
+  const { list: metaFields } = useMetaFields(kind)
+  const initial: Draft = {
+    name: record.name,
+    description: record.description,
+    status_approval: String(record.status_approval),
+    date_crt: textOf(record.date_crt),
+    date_add: textOf(record.date_add),
+    date_del: textOf(record.date_del),
+  }
+  for (const f of metaFields) initial[`meta:${f.key}`] = textOf(record.meta_field_store?.[f.key])
+  const draft = useSignal<Draft>({})
+  const error = useSignal<ApiError | undefined>(undefined)
+  const busy = useSignal(false)
+  const form = useRef<HTMLFormElement>(null)
+  const valueOf = (name: string) => draft.value[name] ?? initial[name] ?? ''
+  const edit = (name: string) => (e: Event) => (draft.value = { ...draft.value, [name]: (e.currentTarget as HTMLInputElement).value })
+
+  useEffect(() => {
+    form.current?.querySelector<HTMLInputElement>('input, textarea, select')?.focus()
+  }, [])
+
+  async function submit(event: Event) {
+    event.preventDefault()
+    const body: Record<string, unknown> = {}
+    const meta: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(draft.value)) {
+      if (value === (initial[name] ?? '')) continue
+      if (name.startsWith('meta:')) meta[name.slice(5)] = value === '' ? null : value
+      else if (name === 'status_approval') body.status_approval = Number(value)
+      else if (name === 'date_crt' || name === 'date_del') body[name] = value.trim() === '' ? null : value.trim()
+      else if (name === 'date_add') body[name] = value.trim()
+      else body[name] = value
+    }
+    if (Object.keys(meta).length) body.meta_field_store = meta
+    if (Object.keys(body).length === 0) return onDone()
+    busy.value = true
+    error.value = undefined
+    try {
+      const answer = await patch<Asset>(`/api/${kind}assets/${record.id}/`, body)
+      onDone(answer.data)
+    } catch (failure) {
+      error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
+      busy.value = false
+      // The first field in error takes focus; else the message above the fields.
+      requestAnimationFrame(() => (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form.current?.querySelector<HTMLElement>('.asset-form-error'))?.focus())
+    }
+  }
+
+  const failure = error.value
+  const pointers = ['/name', '/description', '/status_approval', '/date_crt', '/date_add', '/date_del', ...metaFields.map((f) => `/meta_field_store/${f.key}`)]
+  // Errors at no field of this form (or at none at all) are said above the fields.
+  const general = failure && failure.errors.filter((e) => !e.source?.pointer || !pointers.includes(e.source.pointer)).map((e) => e.detail).join(' ')
+  const field = (name: string, pointer: string, label: string, input: (props: FieldProps) => JSX.Element, hint?: string) => (
+    <Field name={name} pointer={pointer} label={label} hint={hint} failure={failure} input={input} />
+  )
+  return (
+    <form ref={form} class="asset-section asset-form" aria-labelledby="asset-edit" onSubmit={(e) => void submit(e)} noValidate>
+      <h2 id="asset-edit">Edit the record</h2>
+      {general && <p class="error asset-form-error" role="alert" tabIndex={-1}>{general}</p>}
+      {field('name', '/name', 'Name', (p) => <input {...p} value={valueOf('name')} onInput={edit('name')} required />)}
+      {field('description', '/description', 'Description', (p) => <textarea {...p} rows={4} value={valueOf('description')} onInput={edit('description')} />)}
+      {field('status_approval', '/status_approval', 'Approval', (p) => (
+        <select {...p} value={valueOf('status_approval')} onChange={edit('status_approval')}>
+          <option value="0">Pending</option>
+          <option value="1">Approved</option>
+        </select>
+      ))}
+      {field('date_crt', '/date_crt', 'Created', (p) => <input {...p} value={valueOf('date_crt')} onInput={edit('date_crt')} placeholder="YYYY-MM-DD" />, 'YYYY-MM-DD, or with a time: YYYY-MM-DD HH:MM (UTC unless a zone follows). Empty: none.')}
+      {field('date_add', '/date_add', 'Added', (p) => <input {...p} value={valueOf('date_add')} onInput={edit('date_add')} placeholder="YYYY-MM-DD" />, 'As above; it cannot be empty.')}
+      {field('date_del', '/date_del', 'Due for deletion', (p) => <input {...p} value={valueOf('date_del')} onInput={edit('date_del')} placeholder="YYYY-MM-DD" />, 'As above. Empty: none. Nothing is ever deleted automatically.')}
+      {metaFields.length > 0 && (
+        <fieldset class="asset-meta-fields">
+          <legend>Custom metadata</legend>
+          {metaFields.map((f) => field(`meta:${f.key}`, `/meta_field_store/${f.key}`, f.value || f.key,
+            (p) => <input {...p} value={valueOf(`meta:${f.key}`)} onInput={edit(`meta:${f.key}`)} />, f.validation_rule ? `Must match ${f.validation_rule}` : undefined))}
+        </fieldset>
+      )}
+      <div class="asset-form-buttons">
+        <button type="submit" class="primary" disabled={busy.value}>{busy.value ? 'Saving…' : 'Save'}</button>
+        <button type="button" onClick={() => onDone()} disabled={busy.value}>Cancel</button>
+      </div>
+    </form>
+  )
+}
+
+type FieldProps = { id: string; name: string; 'aria-invalid'?: 'true'; 'aria-describedby'?: string }
+
+/** A labelled control with its hint and, after a refused save, the errors at its pointer. */
+function Field({ name, pointer, label, hint, failure, input }: { name: string; pointer: string; label: string; hint?: string; failure?: ApiError; input: (props: FieldProps) => JSX.Element }) {
+  const id = `asset-edit-${name.replace(/[^a-z0-9_-]/gi, '-')}`
+  const problem = failure?.at(pointer)
+  const described = [hint ? `${id}-hint` : '', problem ? `${id}-error` : ''].filter(Boolean).join(' ')
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {input({ id, name, 'aria-invalid': problem ? 'true' : undefined, 'aria-describedby': described || undefined })}
+      {hint && <p class="muted asset-hint" id={`${id}-hint`}>{hint}</p>}
+      {problem && <p class="field-error" id={`${id}-error`}>{problem}</p>}
+    </div>
+  )
+}
+
+function DeleteAsset({ kind, record, deleting }: { kind: Kind; record: Asset; deleting: { current: boolean } }) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const busy = useSignal(false)
+  const error: Signal<string> = useSignal('')
+  async function confirm() {
+    busy.value = true
+    error.value = ''
+    deleting.current = true
+    try {
+      await del(`/api/${kind}assets/${record.id}/`)
+      dialog.current?.close()
+      navigate('/assets')
+    } catch (failure) {
+      deleting.current = false
+      busy.value = false
+      error.value = failure instanceof ApiError ? failure.message : 'The server could not be reached.'
+    }
+  }
+  return (
+    <>
+      <button type="button" class="danger" onClick={() => {
+        error.value = ''
+        dialog.current?.showModal()
+      }}>Delete…</button>
+      <dialog ref={dialog} class="asset-dialog" aria-labelledby="asset-delete-title" aria-describedby="asset-delete-what">
+        <h2 id="asset-delete-title">Delete “{record.name}”?</h2>
+        <p id="asset-delete-what">
+          The record goes, with its keywords, its links to projects and its proxy. The file itself stays on disk at{' '}
+          <span class="path">{record.path_file}</span>, and the watcher will not import it again.
+        </p>
+        {error.value && <p class="error" role="alert">{error.value}</p>}
+        <div class="asset-form-buttons">
+          <button type="button" class="danger" disabled={busy.value} onClick={() => void confirm()}>{busy.value ? 'Deleting…' : 'Delete the record'}</button>
+          <button type="button" autoFocus disabled={busy.value} onClick={() => dialog.current?.close()}>Cancel</button>
+        </div>
+      </dialog>
+    </>
   )
 }

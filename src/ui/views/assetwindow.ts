@@ -1,0 +1,177 @@
+// The catalogue's rows, fetched a page at a time as the windowed list shows them (catalogue.tsx).
+// A source is one list or search (its query), made of segments: one list endpoint per kind asked
+// for, their pages side by side in the order given (video, audio, image), or one search. Its total
+// is known first (X-Total-Count; a search's with its first page), then pages are fetched on
+// demand; a page's rows keep showing after a reload until its new rows arrive. Every request of a
+// source is aborted when the source changes or goes away, so a stale answer is never shown.
+import { signal } from '@preact/signals'
+import { ApiError, get } from '../api.ts'
+
+export const KINDS = ['video', 'audio', 'image'] as const
+export type Kind = (typeof KINDS)[number]
+
+/** One row of the list: a media asset as a list or a search hit shows it. */
+export type Row = {
+  kind: Kind
+  id: number
+  name: string
+  path: string
+  production: number
+  online: boolean
+  /** 1 approved, 0 pending; a search hit does not say. */
+  approval?: number
+}
+
+/** Rows per request. */
+export const PAGE = 100
+
+type Segment = {
+  /** Rows from `offset`, and the segment's total. */
+  fetch(offset: number, limit: number, signal: AbortSignal): Promise<{ rows: Row[]; total: number }>
+}
+
+type ListRecord = { id: number; name: string; path_file: string; production: number; is_production: boolean; status_approval: number }
+type Hit = { type: string; id: number; name: string; path: string; production: number; is_production: boolean }
+type Query = Record<string, string | number | undefined>
+
+/** One kind's list endpoint with `filters` (production, is_production, device, status_approval). */
+export function listSegment(kind: Kind, filters: Query): Segment {
+  return {
+    async fetch(offset, limit, signal) {
+      const answer = await get<ListRecord[]>(`/api/${kind}assets/`, { ...filters, limit, offset }, signal)
+      const rows = answer.data.map((r): Row => ({ kind, id: r.id, name: r.name, path: r.path_file, production: r.production, online: r.is_production, approval: r.status_approval }))
+      return { rows, total: answer.total ?? rows.length }
+    },
+  }
+}
+
+/** The search endpoint with `q`, the kinds and `filters`; hits of media assets only. */
+export function searchSegment(q: string, kinds: readonly Kind[], filters: Query): Segment {
+  return {
+    async fetch(offset, limit, signal) {
+      const type = kinds.map((k) => `${k}asset`).join(',')
+      const answer = await get<Hit[]>('/api/search/', { q, type, ...filters, limit, offset }, signal)
+      const rows = answer.data.map((h): Row => ({ kind: h.type.replace(/asset$/, '') as Kind, id: h.id, name: h.name, path: h.path, production: h.production, online: h.is_production }))
+      return { rows, total: answer.total ?? rows.length }
+    },
+  }
+}
+
+type Page = { rows: Row[]; round: number }
+
+/**
+ * The rows of one source. `total` is undefined until known; `rowAt(i)` is undefined until its page
+ * has arrived. `want(first, last)` asks for the pages holding rows first..last; `reload()` asks
+ * again for the total and for the pages as they are wanted (a live change), `close()` aborts all.
+ */
+export function createRows(segments: readonly Segment[]) {
+  const total = signal<number | undefined>(undefined)
+  const error = signal<ApiError | undefined>(undefined)
+  /** Bumped whenever a page arrives: the window reads it to re-render. */
+  const version = signal(0)
+  const pages = new Map<number, Page>()
+  const asking = new Map<number, number>()
+  let totals: number[] = []
+  let round = 0
+  let abort = new AbortController()
+  let wanted: [number, number] = [0, 0]
+
+  const failed = (failure: unknown, signal: AbortSignal) => {
+    if (signal.aborted) return
+    error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
+  }
+
+  async function start() {
+    const mine = round
+    const signal = abort.signal
+    try {
+      if (segments.length === 1) {
+        // One segment: its first page says its total (a search counts and ranks in one request).
+        const first = await segments[0]!.fetch(0, PAGE, signal)
+        if (signal.aborted || mine !== round) return
+        totals = [first.total]
+        pages.set(0, { rows: first.rows, round: mine })
+      } else {
+        const counts = await Promise.all(segments.map((s) => s.fetch(0, 0, signal)))
+        if (signal.aborted || mine !== round) return
+        totals = counts.map((c) => c.total)
+      }
+      error.value = undefined
+      total.value = totals.reduce((a, b) => a + b, 0)
+      // Pages of an earlier round beyond the new end are gone.
+      for (const p of [...pages.keys()]) if (p * PAGE >= total.value) pages.delete(p)
+      version.value++
+      fill()
+    } catch (failure) {
+      failed(failure, signal)
+    }
+  }
+
+  /** Page `p` of the whole: the rows of each segment it overlaps, in order. */
+  async function fetchPage(p: number, signal: AbortSignal): Promise<Row[]> {
+    const from = p * PAGE
+    const to = from + PAGE
+    const parts: Promise<Row[]>[] = []
+    let base = 0
+    for (let s = 0; s < segments.length; s++) {
+      const n = totals[s]!
+      const lo = Math.max(from, base)
+      const hi = Math.min(to, base + n)
+      if (lo < hi) parts.push(segments[s]!.fetch(lo - base, hi - lo, signal).then((r) => r.rows))
+      base += n
+    }
+    return (await Promise.all(parts)).flat()
+  }
+
+  /** Fetches the wanted pages that are missing or of an earlier round, and not asked for yet. */
+  function fill() {
+    const n = total.peek()
+    if (n === undefined || n === 0) return
+    const [first, last] = wanted
+    const signal = abort.signal
+    const mine = round
+    for (let p = Math.floor(Math.max(0, first) / PAGE); p <= Math.floor(Math.min(n - 1, last) / PAGE); p++) {
+      if ((pages.get(p)?.round ?? -1) === mine || asking.get(p) === mine) continue
+      asking.set(p, mine)
+      fetchPage(p, signal).then(
+        (rows) => {
+          if (signal.aborted || mine !== round) return
+          asking.delete(p)
+          pages.set(p, { rows, round: mine })
+          version.value++
+        },
+        (failure: unknown) => {
+          if (asking.get(p) === mine) asking.delete(p)
+          failed(failure, signal)
+        },
+      )
+    }
+  }
+
+  void start()
+  return {
+    total,
+    error,
+    version,
+    rowAt(i: number): Row | undefined {
+      return pages.get(Math.floor(i / PAGE))?.rows[i % PAGE]
+    },
+    want(first: number, last: number) {
+      if (wanted[0] === first && wanted[1] === last) return
+      wanted = [first, last]
+      fill()
+    },
+    reload() {
+      abort.abort()
+      abort = new AbortController()
+      round++
+      asking.clear()
+      void start()
+    },
+    close() {
+      abort.abort()
+    },
+  }
+}
+
+export type Rows = ReturnType<typeof createRows>
