@@ -60,7 +60,7 @@ test.skipIf(process.platform !== 'linux')('curl -N sees a copy\'s task events; 5
 
   const copy = await call(server, 'POST', '/projectassets/', key, { name: 'copy', bundle_root: join(root, 'Show', 'copy') + '/', production_id: production.id, copy_of: project.id })
   expect(copy.status).toBe(201)
-  const done = `event: task\ndata: {"id":${copy.json.task.id},"kind":"copy","state":"done","target":{"projectasset":${copy.json.id}},"bytes_done":3000000,"bytes_total":3000000,"files_done":30,"files_total":30,"error":""}\n\n`
+  const done = `event: task\ndata: {"id":${copy.json.task.id},"kind":"copy","state":"done","target":{"projectasset":${copy.json.id}},"step":"","percent":null,"bytes_done":3000000,"bytes_total":3000000,"files_done":30,"files_total":30,"error":""}\n\n`
   await waitFor(() => seen.includes(done), 'the copy done on the stream', { ms: 60_000, everyMs: 10 })
   expect(seen).toContain(`event: project\ndata: {"id":${copy.json.id},"action":"copied"}\n\n`)
 

@@ -179,7 +179,7 @@ describe('each kind of event', () => {
     expect(actions(copy.json.id)).toEqual(['created', 'copied', 'offline', 'deleted'])
     const task = matching(stream.events, 'task', { kind: 'copy' })
     expect(task.at(-1)!.data).toEqual({
-      id: copy.json.task.id, kind: 'copy', state: 'done', target: { projectasset: copy.json.id },
+      id: copy.json.task.id, kind: 'copy', state: 'done', target: { projectasset: copy.json.id }, step: '', percent: null,
       bytes_done: 200_000, bytes_total: 200_000, files_done: 20, files_total: 20, error: '',
     })
     expect(task[0]!.data.state).toBe('queued')
@@ -199,7 +199,13 @@ describe('each kind of event', () => {
     expect(logs[0]!.data).toEqual({ id: log.id, asset_path: clip, status: 'asset_creation_completed' })
     expect(logs.map((e) => e.data)).toEqual(logs.map(() => ({ id: log.id, asset_path: clip, status: expect.any(String) })))
     await stream.until('the import task done', (e) => matching(e, 'task', { kind: 'import', state: 'done' }).length > 0)
-    expect(matching(stream.events, 'task', { kind: 'import', state: 'done' })[0]!.data).toMatchObject({ id: imported.json.task.id, target: { videoasset: imported.json.asset_import_id } })
+    // Its step and percent as the task list shows them (a page's bar follows an import's move and proxy by them).
+    const task = (await t.get(`/api/tasks/${imported.json.task.id}/`)).json
+    expect(matching(stream.events, 'task', { kind: 'import', state: 'done' })[0]!.data).toMatchObject({
+      id: imported.json.task.id, target: { videoasset: imported.json.asset_import_id }, step: task.step, percent: task.percent,
+    })
+    expect(matching(stream.events, 'task', { kind: 'import' }).map((e) => e.data.step)).toContain(task.step)
+    expect(task.step).not.toBe('')
   })
 })
 

@@ -32,13 +32,13 @@ export const STREAM_EXAMPLE = [
   '',
   'id: 1767225600000002',
   'event: task',
-  'data: {"id":18,"kind":"copy","state":"running","target":{"projectasset":8},"bytes_done":1048576,"bytes_total":73400320,"files_done":3,"files_total":41,"error":""}',
+  'data: {"id":18,"kind":"copy","state":"running","target":{"projectasset":8},"step":"","percent":null,"bytes_done":1048576,"bytes_total":73400320,"files_done":3,"files_total":41,"error":""}',
   '',
   ': keep-alive',
   '',
   'id: 1767225600000003',
   'event: task',
-  'data: {"id":18,"kind":"copy","state":"done","target":{"projectasset":8},"bytes_done":73400320,"bytes_total":73400320,"files_done":41,"files_total":41,"error":""}',
+  'data: {"id":18,"kind":"copy","state":"done","target":{"projectasset":8},"step":"","percent":null,"bytes_done":73400320,"bytes_total":73400320,"files_done":41,"files_total":41,"error":""}',
   '',
   'id: 1767225600000004',
   'event: project',
@@ -86,7 +86,7 @@ export function eventsModule(ctx: ModuleContext, events: Events) {
           summary: 'The live event stream (Server-Sent Events; extension)',
           description:
             'A text/event-stream of what changes, as it commits: `task` (progress and end of copies, deletes, imports, proxies and scans: ' +
-            '`{id, kind, state, target, bytes_done, bytes_total, files_done, files_total, error}`, at most 4 a second per task, the end always), ' +
+            '`{id, kind, state, target, step, percent, bytes_done, bytes_total, files_done, files_total, error}`, at most 4 a second per task, the end always), ' +
             '`asset` (`{type, id, action}`, action created, updated, deleted, offline, online, moved or relinked), `project` (`{id, action}`, ' +
             'action created, copied, updated, deleted, offline, online, linked or unlinked) and `importlog` (`{id, asset_path, status}`). ' +
             'Only events about records the user can read are sent. Each event has an increasing `id`; a client that reconnects with ' +

@@ -57,8 +57,8 @@ const onlineChange = (e: Entry): 'offline' | 'online' | undefined => {
 
 /** What a task event says: the fields of the tasks list that move (service.md 8). */
 const taskData = (row: TaskRow) => ({
-  id: row.id, kind: row.kind, state: row.state, target: row.target, bytes_done: row.bytes_done, bytes_total: row.bytes_total,
-  files_done: row.files_done, files_total: row.files_total, error: row.error,
+  id: row.id, kind: row.kind, state: row.state, target: row.target, step: row.step, percent: row.percent, bytes_done: row.bytes_done,
+  bytes_total: row.bytes_total, files_done: row.files_done, files_total: row.files_total, error: row.error,
 })
 
 const ended = (row: TaskRow) => row.state === 'done' || row.state === 'failed'
