@@ -9,6 +9,10 @@ export type TaskEvent = {
   kind: string
   state: 'queued' | 'running' | 'done' | 'failed'
   target: Record<string, number>
+  /** An import's move, probe or proxy; a proxy task's proxy; '' for work of one step. */
+  step: string
+  /** How far the step is, 0 to 100, when the work can tell. */
+  percent: number | null
   bytes_done: number
   bytes_total: number
   files_done: number
