@@ -104,7 +104,7 @@ export const DeviceStatus = t.Object({
   }, { description: 'How the watcher watches it; null when the watcher does not run (or has not taken the device up yet)' })),
   assets: t.Object({
     online: Type.Integer({ description: 'Media assets on the device with is_production true' }),
-    offline: Type.Integer({ description: 'Media assets on the device with is_production false (among GET /api/{video,audio,image}assets/?is_production=false, those whose device is this one)' }),
+    offline: Type.Integer({ description: 'Media assets on the device with is_production false (GET /api/{video,audio,image}assets/?device=ID&is_production=false lists them)' }),
   }, { description: 'Of the media assets the user can read' }),
   scan: t.Nullable(ScanSummary, { description: 'The full scan of the device queued or running (the running one first), or null' }),
   last_scan: t.Nullable(ScanSummary, { description: 'The last full scan of the device that ended (done or failed), or null (none yet, or pruned: docs/api.md, Which tasks are kept)' }),
