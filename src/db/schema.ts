@@ -406,13 +406,17 @@ export const importLogs = sqliteTable(
   },
   (t) => [
     // The list's indexes (http/lists.ts): pages skip index entries, visibility checked there too.
-    index('import_logs_asset_path').on(t.asset_path, t.id, t.production),
+    index('import_logs_asset_path').on(t.asset_path, t.id, t.production, t.asset_import_id),
     // A production's logs (also a reader's list failed first, ?ordering=-failed).
     index('import_logs_production').on(t.production, sql`${t.error} <> ''`, t.id),
     index('import_logs_list').on(t.id, t.production),
     // ?ordering=-failed (failed first, then newest): the expression as the list's ORDER BY spells it.
     index('import_logs_failed').on(sql`${t.error} <> ''`, t.id, t.production),
-    index('import_logs_asset_path_failed').on(t.asset_path, sql`${t.error} <> ''`, t.id, t.production),
+    index('import_logs_asset_path_failed').on(t.asset_path, sql`${t.error} <> ''`, t.id, t.production, t.asset_import_id),
+    // ?asset_import_id= (an asset's page lists its imports, wherever the file lay then), in both
+    // orders; with asset_path too, the path's indexes (which hold it) serve.
+    index('import_logs_asset').on(t.asset_import_id, t.id, t.production),
+    index('import_logs_asset_failed').on(t.asset_import_id, sql`${t.error} <> ''`, t.id, t.production),
   ],
 )
 

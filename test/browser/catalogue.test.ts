@@ -61,6 +61,9 @@ beforeAll(async () => {
   const set = await server.post('/api/custommetadatasets/', { name: 'Camera', description: '', content_type: 4 })
   expect((await server.post('/api/custommetadata/', { key: 'camera.roll', value: 'Camera roll', custom_metadata_set: set.json.id, validation_rule: '^[A-Z][0-9]{3}$' })).status).toBe(200)
   expect((await server.request('PATCH', `/api/videoassets/${ids['Harbour drone sunrise']}/`, { body: { meta_field_store: { 'camera.roll': 'A012' }, keywords: { Location: ['Lighthouse', 'Pier'] } } })).status).toBe(200)
+  // Its import, logged where the file lay before the import moved it.
+  server.db.$client.run(`INSERT INTO import_logs (asset_type, asset_path, status, error, warning, payload, asset_import_id, production, date_add, date_mod)
+    VALUES ('videoasset', '/drop/DJI_0042.MOV', 'import_completed', '', '{"proxy":"made from the second audio track"}', '{}', ?, ?, 'now', 'now')`, [ids['Harbour drone sunrise']!, night.id])
   // A playable proxy (VP8 in WebM: the Chromium of the tests has no H.264) inside the proxy root.
   if (hasFfmpeg) {
     mkdirSync(night.proxy_root, { recursive: true })
@@ -125,7 +128,7 @@ test('signed in, / is the catalogue at /assets; results appear as you type, and 
   await heading(tab, 'Harbour drone sunrise')
   expect(new URL(tab.page.url()).pathname).toBe(`/assets/video/${ids['Harbour drone sunrise']}`)
   // Every section of the record is there.
-  const parts = ['Wide aerial over the harbour at dawn', 'Night Shift', 'Camera roll', 'A012', 'Lighthouse', 'Pier', 'Not linked to any project', 'Import logs', 'History', 'create by admin']
+  const parts = ['Wide aerial over the harbour at dawn', 'Night Shift', 'Camera roll', 'A012', 'Lighthouse', 'Pier', 'Not linked to any project', 'import_completed', '/drop/DJI_0042.MOV', 'made from the second audio track', 'create by admin']
   await tab.page.waitForFunction((want: string[]) => {
     const text = document.querySelector('.asset-page')?.innerText ?? ''
     return want.every((part) => text.includes(part))

@@ -26,6 +26,7 @@ const SAMPLES: Record<string, string[]> = {
   is_archive: ['true', '0'],
   is_production: ['1', 'false'],
   asset_path: ['/srv/in/3.bin'],
+  asset_import_id: ['3'],
   asset_type: ['videoasset'],
   context_type: ['device'],
   bundle_root: ['/srv/projects/12/'],
@@ -78,8 +79,8 @@ beforeAll(() => {
         JSON.stringify({ [targets[i % 5]!]: i % 10 }), i % 7 ? (i % 2) + 1 : null, now,
       ])
     for (let i = 1; i <= N; i++)
-      db.run(`INSERT INTO import_logs (asset_type, asset_path, status, error, payload, production, date_add, date_mod)
-        VALUES ('videoasset', ?, 'done', ?, '{}', ?, ?, ?)`, [`/srv/in/${i % 20}.bin`, i % 9 ? '' : 'it failed', i % 6 ? (i % 2) + 1 : null, now, now])
+      db.run(`INSERT INTO import_logs (asset_type, asset_path, status, error, payload, asset_import_id, production, date_add, date_mod)
+        VALUES ('videoasset', ?, 'done', ?, '{}', ?, ?, ?, ?)`, [`/srv/in/${i % 20}.bin`, i % 9 ? '' : 'it failed', i % 13 ? i % 7 : null, i % 6 ? (i % 2) + 1 : null, now, now])
     const resources = ['videoasset', 'device', 'projectasset', 'production', 'audioasset']
     for (let i = 1; i <= N; i++) {
       const resource = resources[i % 5]!
@@ -218,6 +219,7 @@ describe('deep pages skip through an index', () => {
       ['projectassets', {}], ['projectassets', { production: '1', is_production: '1' }], ['tasks', {}], ['tasks', { kind: 'import' }],
       ['tasks', { state: 'done' }], ['tasks', { videoasset: '3' }], ['tasks', { ordering: 'id' }], ['tasks', { ordering: '-date_end', kind: 'scan' }], ['importlogs', {}],
       ['importlogs', { ordering: '-failed' }], ['importlogs', { ordering: '-failed', asset_path: '/srv/in/9.bin' }], ['importlogs', { ordering: '-id' }],
+      ['importlogs', { asset_import_id: '3' }], ['importlogs', { asset_import_id: '5', ordering: '-failed' }],
     ]
     expect(((await t.get('/api/videoassets/', { key: readerKey })).json as unknown[]).length).toBeGreaterThan(KEYED_FROM + 50)
     for (const [name, filter] of cases)

@@ -281,19 +281,19 @@ function ProjectLink({ id }: { id: number }) {
 }
 
 function ImportLogs({ record }: { record: Asset }) {
-  const logs = useGet<ImportLog[]>('/api/importlogs/', { asset_path: record.path_file, limit: 100 })
-  const rows = [...(logs.data.value ?? [])].reverse()
+  const logs = useGet<ImportLog[]>('/api/importlogs/', { asset_import_id: record.id, ordering: '-id', limit: 100 })
+  const rows = logs.data.value ?? []
   return (
     <section class="asset-section" aria-labelledby="asset-imports">
       <h2 id="asset-imports">Import logs</h2>
       <Status loading={logs.loading.value && !logs.data.value} error={logs.error.value} />
-      {logs.data.value && rows.length === 0 && <p class="muted">No import of this path was logged (the asset was registered without one, or its file has moved since).</p>}
+      {logs.data.value && rows.length === 0 && <p class="muted">No import of this asset was logged (it was registered without one).</p>}
       {rows.length > 0 && (
         <ul class="asset-log">
           {rows.map((log) => (
             <li key={log.id}>
               <span class={log.error ? 'state-failed' : 'state-done'}>{log.status}</span>
-              <span class="muted"> #{log.id}</span>
+              <span class="muted"> #{log.id} of </span><span class="path">{log.asset_path}</span>
               {log.error && <p class="asset-log-error">{log.error}</p>}
               {Object.entries(log.warning ?? {}).map(([topic, text]) => <p key={topic} class="muted">Warning ({topic}): {text}</p>)}
             </li>
