@@ -13,6 +13,10 @@ import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
+// Functions handed to the page (waitForFunction, evaluate) run there, with its globals: declared
+// loosely here, since this project is type-checked without the DOM's types.
+declare const document: any, innerWidth: number, innerHeight: number, getComputedStyle: (element: unknown) => any
+
 let server: Awaited<ReturnType<typeof pageServer>>
 let browser: BrowserHandle
 let seeded: Awaited<ReturnType<typeof seedProduction>>
@@ -86,7 +90,7 @@ test('a file removed on disk: the rescan asked from the page shows its scan, the
   expect({
     online: await text(tab, `${card(gone.id)} [data-testid=device-online]`),
     reason: await text(tab, `${card(gone.id)} .device-reason`),
-    disabled: await tab.page.$eval(`${card(gone.id)} [data-testid=rescan]`, (b) => (b as HTMLButtonElement).disabled),
+    disabled: await tab.page.$eval(`${card(gone.id)} [data-testid=rescan]`, (b) => (b as unknown as { disabled: boolean }).disabled),
   }).toEqual({ online: 'Offline', reason: 'The folder cannot be read: the folder is missing (a disk or share not mounted?).', disabled: true })
   await axe(tab.page)
 

@@ -11,6 +11,10 @@ import { IMPORT, emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
+// Functions handed to the page (waitForFunction, evaluate) run there, with its globals: declared
+// loosely here, since this project is type-checked without the DOM's types.
+declare const document: any, innerWidth: number, innerHeight: number, getComputedStyle: (element: unknown) => any
+
 let server: Awaited<ReturnType<typeof pageServer>>
 let browser: BrowserHandle
 let root: string
@@ -75,7 +79,7 @@ test('recent imports newest first with their status and reason; failed first on 
   await axe(tab.page)
 
   // Failed first: a checkbox with a name, kept in the URL.
-  expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as HTMLInputElement).labels?.[0]?.textContent?.trim())).toBe('Failed first')
+  expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as unknown as { labels: { textContent: string }[] }).labels[0]?.textContent.trim())).toBe('Failed first')
   await tab.page.click('input[name=failed-first]')
   await firstRowIs(tab, 5)
   expect(new URL(tab.page.url()).search).toBe('?failed=first')
@@ -84,7 +88,7 @@ test('recent imports newest first with their status and reason; failed first on 
   await axe(tab.page)
   await tab.page.reload({ waitUntil: 'load' })
   await tab.page.waitForSelector('li.import')
-  expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as HTMLInputElement).checked)).toBe(true)
+  expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as unknown as { checked: boolean }).checked)).toBe(true)
   expect(await rows(tab)).toEqual(FAILED_FIRST)
 
   // Imports made meanwhile come in live: a refused one goes first, a completed one after the failed.
