@@ -42,8 +42,8 @@ type DeviceStatus = {
 }
 
 const RESCAN_PERM = 'browser.change_device'
-/** A burst of events (a scan marking many assets offline) reloads the statuses once. */
-const RELOAD_AFTER_MS = 400
+/** A burst of events (a scan marking many assets offline) reloads the statuses once per this. */
+const RELOAD_AFTER_MS = 500
 /** How often a scan is read while its events do not reach this user (not a superuser). */
 const POLL_MS = 1000
 
@@ -64,11 +64,14 @@ const scanTask = (scan: Scan, device: number): Task => ({
 export default function Devices(_: ViewProps) {
   const devices = useGet<Device[]>('/api/devices/')
   const statuses = useGet<DeviceStatus[]>('/api/devices/status/')
-  // Reload the statuses once a burst of changes has passed.
+  // Reload the statuses a moment after a change, at most once in that moment: a scan marking
+  // thousands of assets offline reloads them every RELOAD_AFTER_MS while it goes, not per event.
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
   const reloadSoon = () => {
-    clearTimeout(timer.current)
-    timer.current = setTimeout(statuses.reload, RELOAD_AFTER_MS)
+    timer.current ??= setTimeout(() => {
+      timer.current = undefined
+      statuses.reload()
+    }, RELOAD_AFTER_MS)
   }
   useEffect(() => () => clearTimeout(timer.current), [])
   useLive('asset', (event) => {
