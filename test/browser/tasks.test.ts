@@ -1,6 +1,7 @@
 // The tasks view in a real Chromium, over the real app and real folders: a copy queued while the
 // view is open appears, runs with its bar, throughput and time left (worked out from successive
-// task events), and ends full among the done; a copy of a folder holding a named pipe (which a
+// task events), and ends full among the done; an import's bar follows its move, then ffmpeg's
+// making of the proxy by the step's percent; a copy of a folder holding a named pipe (which a
 // copy refuses) fails and shows its error, live and after a reload; a queued task is cancelled
 // with its button (on an app whose runner is stopped, so it stays queued until then). axe passes
 // on every state; no console error, no CSP violation, no request to another host.
@@ -8,6 +9,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
+import { IMPORT, importBody } from '../helpers/imports.ts'
+import { ff, hasFfmpeg } from '../helpers/media.ts'
 import { barsSeen, cspViolations, isFull, isIntermediate, recordBars, signIn } from '../helpers/bars.ts'
 import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
 
@@ -96,6 +99,26 @@ test('a copy queued while the view is open shows up live, runs with its bar, thr
   expect(await tab.page.$(`${taskItem(id, 'done')} button`)).toBeNull()
   await axe(tab.page)
   expect(await cspViolations(tab.page)).toEqual([])
+}, TEST_MS)
+
+test.skipIf(!hasFfmpeg)("an import's bar follows its proxy by the step's percent, with the time left, and ends full", async () => {
+  // 20 s of 640×360: its proxy takes ffmpeg longer than the quarter second between task events.
+  const clip = join(root, 'Show', 'footage', 'harbour-20s.mp4')
+  mkdirSync(join(root, 'Show', 'footage'), { recursive: true })
+  await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-t', '20',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clip], { timeoutMs: 120_000 })
+  await using tab = await openTasks(server)
+  const reply = await server.post(IMPORT, importBody(clip))
+  expect(reply.status).toBe(201)
+  const id = reply.json.task.id as number
+  await tab.page.waitForSelector(`${taskItem(id, 'done')} .task-progress-done`, { timeout: TASK_WAIT_MS })
+  const bars = await barsSeen(tab.page, `Progress of Import ${id}`)
+  const proxy = bars.filter((b) => b.text.startsWith('running making the proxy'))
+  expect(proxy.some((b) => b.max === 100 && isIntermediate(b) && b.text.includes(` · ${Math.floor(b.value!)}%`))).toBe(true)
+  expect(proxy.some((b) => / · about \d+ (s|min)( \d+ s)? left$/.test(b.text))).toBe(true)
+  expect(isFull(bars.at(-1)!)).toBe(true)
+  expect(await text(tab, `${taskItem(id, 'done')} .task-name`)).toBe(`Import #${id} · video asset ${reply.json.asset_import_id}`)
+  await axe(tab.page)
 }, TEST_MS)
 
 test('a copy that fails (its folder holds a named pipe) shows its error, live and after a reload', async () => {
