@@ -2,7 +2,8 @@
 // on a temporary device: a project created from the page (its errors shown at their fields
 // first), media linked from search results and unlinked, the project copied into another
 // production sharing its linked media, and the copy deleted once its name is typed, each with a
-// live progress bar that is seen between empty and full and ends full. axe passes on every state;
+// live progress bar that is seen between empty and full and ends full; a reader of the production
+// sees it all with nothing to change it. axe passes on every state;
 // no console error, no CSP violation, no request to another host.
 //
 // The project holds 15,000 small files: enough that its copy lasts longer than the quarter second
@@ -227,4 +228,22 @@ test("deleted only once the project's name is typed; the delete's bar ends full,
   await tab.page.waitForSelector(`.projects-table a[href="/projects/${project.id}"]`)
   await axe(tab.page)
   expect(await cspViolations(tab.page)).toEqual([])
+}, TEST_MS)
+
+test('a reader of the production sees its projects and their linked media, and no form or button to change them', async () => {
+  const reader = server.makeUser('reader', { read: [show.id] })
+  await using tab = await browser.open(server.base, '/signin')
+  await signIn(tab, reader, 'reader')
+  await tab.page.goto(`${server.base}/projects`, { waitUntil: 'load' })
+  await tab.page.waitForSelector(`.projects-table a[href="/projects/${project.id}"]`)
+  // Only the production they read is offered.
+  expect(await tab.page.$$eval('#projects-production option', (options) => options.map((o) => o.textContent))).toEqual(['Show'])
+  expect(await tab.page.$('#create-name')).toBeNull()
+  await axe(tab.page)
+  await tab.page.click(`.projects-table a[href="/projects/${project.id}"]`)
+  await heading(tab, project.name)
+  await tab.page.waitForSelector(`[data-testid=linked] a[href="/assets/video/${media.drone.id}"]`)
+  expect(await tab.page.$$('button')).toHaveLength(1) // Sign out
+  expect(await tab.page.$('#link-q, #copy-name, #delete-confirm')).toBeNull()
+  await axe(tab.page)
 }, TEST_MS)
