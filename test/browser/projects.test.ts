@@ -159,6 +159,7 @@ test("copied into another production's folder, sharing its linked media: the cop
 
   const folder = `${root}/Target/edits/harbour-v2/`
   expect(await value(tab, '#copy-name')).toBe('Harbour cut copy')
+  await clearAndType(tab, '#copy-name', 'Harbour cut v2')
   await tab.page.select('#copy-production', String(target.id))
   await tab.page.type('#copy-folder', folder)
   await tab.page.click('#copy-share')
@@ -166,9 +167,9 @@ test("copied into another production's folder, sharing its linked media: the cop
   await tab.page.click('xpath///button[normalize-space()="Copy project"]')
 
   // The page goes to the copy, whose bar follows the task that fills its folder.
-  await heading(tab, 'Harbour cut copy')
+  await heading(tab, 'Harbour cut v2')
   const id = Number(new URL(tab.page.url()).pathname.split('/').pop())
-  copy = { id, name: 'Harbour cut copy', folder }
+  copy = { id, name: 'Harbour cut v2', folder }
   await tab.page.waitForSelector('progress[aria-label="Copy progress"]')
   await axe(tab.page)
   await tab.page.waitForFunction(
@@ -205,11 +206,11 @@ test("deleted only once the project's name is typed; the delete's bar ends full,
   // Pressing Enter with a wrong name does nothing either.
   await tab.page.keyboard.press('Enter')
   expect(existsSync(copy.folder)).toBe(true)
-  await tab.page.type('#delete-confirm', ' copy')
+  await tab.page.type('#delete-confirm', ' v2')
   await tab.page.waitForFunction(`!document.evaluate(${JSON.stringify(submit.slice('xpath/'.length))}, document, null, 9).singleNodeValue.disabled`)
   await tab.page.click(submit)
 
-  await heading(tab, 'Harbour cut copy (deleted)')
+  await heading(tab, 'Harbour cut v2 (deleted)')
   await tab.page.waitForFunction('document.querySelector(\'progress[aria-label="Delete progress"]\')?.closest(".task-progress-done")', { timeout: TASK_WAIT_MS })
   const bars = await barsSeen(tab.page, 'Delete progress')
   // Seen before its end (when the delete took longer than a quarter second, part way too), then full.

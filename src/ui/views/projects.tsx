@@ -424,6 +424,7 @@ function CopyProject({ project, productions }: { project: Project; productions: 
   const busy = useSignal(false)
   const failure = useSignal<ApiError | undefined>(undefined)
   const target = useSignal(project.production)
+  const name = useSignal(`${project.name} copy`)
   const share = useSignal(false)
   const mayShare = perms().includes('browser.share_production_asset')
   const targetProduction = productions.find((p) => p.id === target.value)
@@ -462,7 +463,7 @@ function CopyProject({ project, productions }: { project: Project; productions: 
       <form onSubmit={(e) => void submit(e)} noValidate>
         {general && <p class="error" role="alert">{general}</p>}
         <Field id="copy-name" label="Name of the copy" error={f?.at('/name')}>
-          <input id="copy-name" name="name" required autocomplete="off" value={`${project.name} copy`} {...described('copy-name', f?.at('/name'))} />
+          <input id="copy-name" name="name" required autocomplete="off" value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} {...described('copy-name', f?.at('/name'))} />
         </Field>
         <Field id="copy-production" label="Target production" error={f?.at('/production_id')}>
           <select id="copy-production" value={target.value} onChange={(e) => (target.value = Number(e.currentTarget.value))} {...described('copy-production', f?.at('/production_id'))}>
