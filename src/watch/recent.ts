@@ -53,13 +53,42 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
    * says are out of time. Stale entries are never read as current (every reader checks the time):
    * they only take room, so they go a few per call. All at once, the 20,000 sightings of a drop
    * went in one call ten seconds later, holding every request for 100 to 200 ms (bench/stall.ts).
+   * Without `stale`, a map within its cap is not walked at all: a walk from the start of a Map
+   * steps over every entry deleted there since the engine last rehashed it.
    */
-  const trim = <V>(map: Map<string, V>, max: number, stale: (v: V) => boolean, drop: (k: string, v: V) => void = (k) => map.delete(k)) => {
+  const trim = <V>(map: Map<string, V>, max: number, stale?: (v: V) => boolean, drop: (k: string, v: V) => void = (k) => map.delete(k)) => {
+    if (!stale && map.size <= max) return
     let staleDropped = 0
     for (const [k, v] of map) {
-      if (map.size <= max && (staleDropped >= STALE_PER_CALL || !stale(v))) break
+      if (map.size <= max && (!stale || staleDropped >= STALE_PER_CALL || !stale(v))) break
       if (map.size <= max) staleDropped++
       drop(k, v)
+    }
+  }
+  /**
+   * The files' sightings oldest first, as [path, when seen]: the map's own order cannot be walked
+   * from its start at every sighting (see trim; a drop's 20,000 sightings, each deleting the
+   * oldest, made each walk step over thousands of deleted entries). An item whose path was seen
+   * again later, or dropped, no longer matches the map and is passed over.
+   */
+  let fileOrder: [string, number][] = []
+  let fileHead = 0
+  const trimFiles = (now: number) => {
+    let staleDropped = 0
+    while (fileHead < fileOrder.length) {
+      const [k, at] = fileOrder[fileHead]!
+      const current = files.get(k)
+      if (current && current.at === at) {
+        if (files.size <= maxFiles && (staleDropped >= STALE_PER_CALL || now - at <= fileMs)) break
+        if (files.size <= maxFiles) staleDropped++
+        unfile(k, current.s)
+      }
+      fileHead++
+    }
+    // The items passed over go once they are half of the list.
+    if (fileHead > 1024 && fileHead * 2 > fileOrder.length) {
+      fileOrder = fileOrder.slice(fileHead)
+      fileHead = 0
     }
   }
 
@@ -68,19 +97,23 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     saw(path: string, s: Sighting, now: number) {
       const k = key(path)
       if (s.kind === 'dir') {
+        const known = folders.get(k)
+        // The same folder seen again (its every event during a drop) changes nothing.
+        if (known && known.dev === s.dev && known.ino === s.ino && known.stamp === s.stamp) return
         unfolder(k)
         folders.set(k, s)
         const id = idOf(s)
         ;(pathsOf.get(id) ?? pathsOf.set(id, new Set()).get(id)!).add(k)
-        trim(folders, maxFolders, () => false, unfolder)
+        trim(folders, maxFolders, undefined, unfolder)
         return
       }
       const old = files.get(k)
       if (old) unfile(k, old.s)
       files.set(k, { s, at: now })
+      fileOrder.push([k, now])
       const id = idOf(s)
       ;(filePathsOf.get(id) ?? filePathsOf.set(id, new Set()).get(id)!).add(k)
-      trim(files, maxFiles, (v) => now - v.at > fileMs, (p, v) => unfile(p, v.s))
+      trimFiles(now)
     },
     /** Nothing is at `path` any more (a folder seen gone keeps no identity to be matched by). */
     gone(path: string) {
@@ -140,7 +173,7 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     keepHash(path: string, seen: { dev: number; ino: number; size: number; mtimeMs: number }, hash: string) {
       hashes.delete(path)
       hashes.set(path, { ...seen, hash })
-      trim(hashes, maxFiles, () => false)
+      trim(hashes, maxFiles)
     },
   }
 }
