@@ -67,6 +67,8 @@ test('signing in with a key shows the shell with the user; signing out returns t
   expect(await text(tab, '[data-testid=username]')).toBe('admin')
   expect(await text(tab, 'h1')).toBe('Catalogue')
   expect(tab.page.url()).toBe(`${server.base}/assets`)
+  // The key stays with the browser's password manager: the page keeps nothing of it (only the HttpOnly cookie signs it in).
+  expect(await tab.page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, ''])
   await axe(tab.page)
   await tab.page.click('xpath///button[normalize-space()="Sign out"]')
   await tab.page.waitForSelector('input[name=username]')
