@@ -8,8 +8,14 @@
 // in all) with a checkpoint every 20 ms, 1,281 (3.7 s) paced so. Once the WAL stands still the
 // wait doubles up to `slowMs` (an idle server wakes a few times a minute).
 
-/** Pages (4 KiB each) a checkpoint should find in the WAL while writes come: 8 MiB, far below the server's own backstop (10,000). */
-export const TARGET_FRAMES = 2_000
+/**
+ * Pages (4 KiB each) a checkpoint should find in the WAL while writes come: 2 MiB, far below the
+ * server's own backstop (10,000). Small on purpose: what stalls the server is its restart fsync
+ * meeting this thread's fsync of the database file, and a smaller checkpoint's fsync is shorter.
+ * During a drop of 20,000 files, the longest /api/health wait was 111-113 ms with 2,000 pages,
+ * 98-140 ms with 8,000, 80-84 ms with 500 and 78-92 ms with 200 (docs/benchmarks.md, stall).
+ */
+export const TARGET_FRAMES = 500
 /** The longest wait between checkpoints while the WAL still grows. */
 export const BUSY_MAX_MS = 250
 
