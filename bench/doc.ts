@@ -23,6 +23,16 @@ export function machine() {
   }
 }
 
+// ------------------------------------------------------------------ figures
+
+/** The p-th percentile of `xs` (nearest rank); NaN for none. */
+export const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN
+}
+/** The median, as pct's 50th percentile (the lower of two middles). */
+export const median = (xs: number[]) => pct(xs, 50)
+
 // ------------------------------------------------------------------ docs/benchmarks.md
 
 const DOC_HEAD = `# Benchmarks

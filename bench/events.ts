@@ -11,7 +11,7 @@
 // BENCH_EVENTS_PROBES (100), BENCH_EVENTS_ROUNDS (3), BENCH_NO_DOC=1.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { machine, writeSection } from './doc.ts'
+import { machine, median, pct, writeSection } from './doc.ts'
 import { ROOT, benchScratch, children, envNumber, memory, runBench, spawnListening } from './procs.ts'
 import { type Server, api, busyTasks, serve, waitUntil } from './serve.ts'
 
@@ -30,11 +30,6 @@ const PROBE_EVERY_MS = 50
 const scratch = benchScratch('reelhouse-bench-events-')
 
 const now = () => performance.timeOrigin + performance.now()
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN
-}
-const median = (xs: number[]) => pct(xs, 50)
 
 type Clients = { done(): Promise<{ received: Record<string, number[]>; types: Record<string, number>; ended: number }> }
 

@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
 import { dbFile } from '../src/config.ts'
 import { launchBrowser } from '../test/helpers/browser.ts'
-import { machine, writeSection } from './doc.ts'
+import { machine, median, pct, writeSection } from './doc.ts'
 import { ROOT, benchScratch, envNumber, runBench } from './procs.ts'
 import { seedSearchCatalogue } from './search-seed.ts'
 import { type Server, serve } from './serve.ts'
@@ -39,11 +39,6 @@ const scratch = benchScratch('reelhouse-bench-page-')
 declare const document: any, MutationObserver: any
 type HTMLInputElement = { value: string; dispatchEvent(event: Event): boolean }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN
-}
-const median = (xs: number[]) => pct(xs, 50)
 
 /** The answer the page must show for `q`: the count's text and the first hit's name, as the catalogue writes them. */
 async function expected(s: Server, q: string) {

@@ -19,7 +19,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileS
 import { join } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { toMatch } from '../src/modules/search/query.ts'
-import { machine, writeSection } from './doc.ts'
+import { machine, median, pct, writeSection } from './doc.ts'
 import { ROOT, benchScratch, children, envNumber, memory, runBench, spawnListening } from './procs.ts'
 import { seedSearchCatalogue } from './search-seed.ts'
 
@@ -74,11 +74,6 @@ async function ask(server: Server, path: string, key: string | undefined) {
   return { ms, hits: Number(r.headers.get('x-total-count')), body }
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN
-}
-const median = (xs: number[]) => pct(xs, 50)
 
 async function wrk(server: Server, key: string | undefined): Promise<number> {
   const paths = QUERIES.map((q) => pathOf(server, q)).join('|')
