@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
 import { ff, hasFfmpeg } from '../helpers/media.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -84,15 +84,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-async function signedIn(path: string, username = 'admin', password = server.adminKey): Promise<Tab> {
-  const tab = await browser.open(server.base, path)
-  await tab.page.waitForSelector('input[name=username]')
-  await tab.page.type('input[name=username]', username)
-  await tab.page.type('input[name=password]', password)
-  await tab.page.click('button[type=submit]')
-  await tab.page.waitForSelector('[data-testid=username]')
-  return tab
-}
+const signedIn = (path: string, username = 'admin', password = server.adminKey): Promise<Tab> => openSignedIn(browser, server.base, path, username, password)
 
 /** The names of the rows the list shows now. */
 const rowNames = (tab: Tab) => tab.page.$$eval('.catalogue-rows a', (links) => links.map((a) => a.textContent ?? ''))

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction, tempDir } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
 import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -48,15 +48,7 @@ afterAll(async () => {
   removeScratch()
 })
 
-async function signedIn(username: string, password: string, path = '/devices') {
-  const tab = await browser.open(server.base, `/signin?next=${encodeURIComponent(path)}`)
-  await tab.page.waitForSelector('input[name=username]')
-  await tab.page.type('input[name=username]', username)
-  await tab.page.type('input[name=password]', password)
-  await tab.page.click('button[type=submit]')
-  await tab.page.waitForSelector('[data-testid=username]')
-  return tab
-}
+const signedIn = (username: string, password: string, path = '/devices') => openSignedIn(browser, server.base, path, username, password)
 
 const card = (id: number) => `li.device[data-device="${id}"]`
 const text = (tab: Tab, selector: string) => tab.page.$eval(selector, (e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim())

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
 import { IMPORT, emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -44,15 +44,7 @@ afterAll(async () => {
   removeScratch()
 })
 
-async function signedIn(path: string) {
-  const tab = await browser.open(server.base, `/signin?next=${encodeURIComponent(path)}`)
-  await tab.page.waitForSelector('input[name=username]')
-  await tab.page.type('input[name=username]', 'admin')
-  await tab.page.type('input[name=password]', server.adminKey)
-  await tab.page.click('button[type=submit]')
-  await tab.page.waitForSelector('[data-testid=username]')
-  return tab
-}
+const signedIn = (path: string) => openSignedIn(browser, server.base, path, 'admin', server.adminKey)
 
 /** The rows as shown: [log id, state, the path's file name]. */
 const rows = (tab: Tab) =>

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
-import { barsSeen, cspViolations, isFull, isIntermediate, recordBars, signIn } from '../helpers/bars.ts'
-import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { barsSeen, cspViolations, isFull, isIntermediate, recordBars } from '../helpers/bars.ts'
+import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signIn } from '../helpers/browser.ts'
 
 /** Copies of 15,000 files take some seconds on a busy machine; puppeteer waits for them this long. */
 const TASK_WAIT_MS = 60_000
@@ -69,7 +69,7 @@ const heading = (tab: Tab, title: string) => tab.page.waitForFunction(`document.
 /** A tab signed in as admin, showing `path`. */
 async function openSignedIn(path: string) {
   const tab = await browser.open(server.base, '/signin')
-  await signIn(tab, server.adminKey)
+  await signIn(tab, 'admin', server.adminKey)
   await tab.page.goto(`${server.base}${path}`, { waitUntil: 'load' })
   await recordBars(tab.page)
   return tab
@@ -236,7 +236,7 @@ test("deleted only once the project's name is typed; the delete's bar ends full,
 test('a reader of the production sees its projects and their linked media, and no form or button to change them', async () => {
   const reader = server.makeUser('reader', { read: [show.id] })
   await using tab = await browser.open(server.base, '/signin')
-  await signIn(tab, reader, 'reader')
+  await signIn(tab, 'reader', reader)
   await tab.page.goto(`${server.base}/projects`, { waitUntil: 'load' })
   await tab.page.waitForSelector(`.projects-table a[href="/projects/${project.id}"]`)
   // Only the production they read is offered.

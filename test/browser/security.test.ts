@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
@@ -37,15 +37,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-async function signedIn(path = '/devices') {
-  const tab = await browser.open(server.base, `/signin?next=${encodeURIComponent(path)}`)
-  await tab.page.waitForSelector('input[name=username]')
-  await tab.page.type('input[name=username]', 'admin')
-  await tab.page.type('input[name=password]', server.adminKey)
-  await tab.page.click('button[type=submit]')
-  await tab.page.waitForSelector('[data-testid=username]')
-  return tab
-}
+const signedIn = (path = '/devices') => openSignedIn(browser, server.base, path, 'admin', server.adminKey)
 
 /** Goes to `path` (a load of the page) and waits for its heading and the end of its first loads. */
 async function show(page: Page, path: string, heading: string) {

@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
 import { IMPORT, importBody } from '../helpers/imports.ts'
 import { ff, hasFfmpeg } from '../helpers/media.ts'
-import { barsSeen, cspViolations, isFull, isIntermediate, recordBars, signIn } from '../helpers/bars.ts'
-import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { barsSeen, cspViolations, isFull, isIntermediate, recordBars } from '../helpers/bars.ts'
+import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signIn } from '../helpers/browser.ts'
 
 const TASK_WAIT_MS = 60_000
 const TEST_MS = 120_000
@@ -64,7 +64,7 @@ const taskItem = (id: number, section: string) => `#tasks-${section} ~ ul li[dat
 
 async function openTasks(on: Server) {
   const tab = await browser.open(on.base, '/signin')
-  await signIn(tab, on.adminKey)
+  await signIn(tab, 'admin', on.adminKey)
   await tab.page.goto(`${on.base}/tasks`, { waitUntil: 'load' })
   await tab.page.waitForFunction('document.querySelector("h1")?.textContent === "Tasks" && document.querySelector("#tasks-running")')
   await recordBars(tab.page)

@@ -7,14 +7,6 @@ import type { Page } from 'puppeteer-core'
 import type { Tab } from './browser.ts'
 
 /** Signs in on the sign-in view (the tab must show it) and waits for the shell. */
-export async function signIn(tab: Tab, key: string, username = 'admin') {
-  await tab.page.waitForSelector('input[name=username]')
-  await tab.page.type('input[name=username]', username)
-  await tab.page.type('input[name=password]', key)
-  await tab.page.click('button[type=submit]')
-  await tab.page.waitForSelector('[data-testid=username]')
-}
-
 /** One state of a bar: its task, its accessible name, value and max (value null: indeterminate), its line. */
 export type BarState = { task: string; label: string; value: number | null; max: number; text: string }
 

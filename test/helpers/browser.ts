@@ -181,6 +181,22 @@ async function openTab(browser: Browser, base: string, path: string): Promise<Ta
   return tab
 }
 
+/** Fills the sign-in form of `tab` and waits until the shell names the user. */
+export async function signIn(tab: Tab, username: string, password: string) {
+  await tab.page.waitForSelector('input[name=username]')
+  await tab.page.type('input[name=username]', username)
+  await tab.page.type('input[name=password]', password)
+  await tab.page.click('button[type=submit]')
+  await tab.page.waitForSelector('[data-testid=username]')
+}
+
+/** A new tab signed in through the sign-in view bound for `path`, which it shows then. */
+export async function signedIn(browser: BrowserHandle, base: string, path: string, username: string, password: string): Promise<Tab> {
+  const tab = await browser.open(base, `/signin?next=${encodeURIComponent(path)}`)
+  await signIn(tab, username, password)
+  return tab
+}
+
 export type Violation = { id: string; impact: string; help: string; nodes: string[] }
 
 /**
