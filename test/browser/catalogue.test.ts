@@ -265,8 +265,8 @@ test('a value the server refuses is shown at its field, with aria-invalid and ar
   expect(await field('asset-edit-date_crt')).toEqual(['true', 'asset-edit-date_crt-hint asset-edit-date_crt-error'])
   expect(await tab.page.$eval('#asset-edit-date_crt-error', (e) => e.textContent)).toMatch(/date/i)
   expect(await field('asset-edit-name')).toEqual([null, null])
-  // The field in error has focus.
-  expect(await tab.page.evaluate(() => document.activeElement?.id)).toBe('asset-edit-date_crt')
+  // The field in error has focus (given once the error is drawn, in the next frame).
+  await tab.page.waitForFunction((id) => document.activeElement?.id === id, {}, 'asset-edit-date_crt')
   await axe(tab.page)
   // The date mended, the custom metadata's rule refuses the roll: its error is at its field now.
   tab.allowFailedResponse(`/api/videoassets/${id}/`, 400)
@@ -276,7 +276,7 @@ test('a value the server refuses is shown at its field, with aria-invalid and ar
   await tab.page.waitForSelector('#asset-edit-meta-camera-roll-error')
   expect(await field('asset-edit-meta-camera-roll')).toEqual(['true', 'asset-edit-meta-camera-roll-hint asset-edit-meta-camera-roll-error'])
   expect(await field('asset-edit-date_crt')).toEqual([null, 'asset-edit-date_crt-hint'])
-  expect(await tab.page.evaluate(() => document.activeElement?.id)).toBe('asset-edit-meta-camera-roll')
+  await tab.page.waitForFunction((id) => document.activeElement?.id === id, {}, 'asset-edit-meta-camera-roll')
   await axe(tab.page)
   expect((await server.get(`/api/videoassets/${id}/`)).json.date_crt).toBe(null)
 })
