@@ -33,13 +33,16 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     return
   }
   const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>('PRAGMA wal_checkpoint(PASSIVE)')
+  const restart = claimRestart(db)
   // Paced by how fast the WAL fills (pacing.ts).
   let wait = fastMs
   let seen = -1
   const tick = () => {
     if (!db) return
     try {
-      const { log } = checkpoint.get()!
+      const { log, checkpointed } = checkpoint.get()!
+      // More than the one page of the last claim copied, and all of it: the WAL starts over now.
+      if (log > 1 && checkpointed === log) restart()
       wait = nextWait(log, seen, wait, { fastMs, slowMs })
       seen = log
     } catch (error) {
@@ -49,4 +52,39 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     timer = setTimeout(tick, wait)
   }
   tick()
+}
+
+/**
+ * Starts the WAL over from this thread, right after a checkpoint that copied all of it. The first
+ * commit after such a checkpoint writes the WAL's new header and, at synchronous = NORMAL, syncs
+ * it (a header not on disk could let a power loss replay stale frames over newer pages). Left to
+ * the server, that fsync ran in its only thread and, meeting this thread's fsync of the database
+ * file or the file system's journal commit, held every request for 40 to 140 ms during a drop of
+ * 20,000 files (docs/benchmarks.md, stall). So this thread commits first, a write of one page
+ * that changes nothing (user_version to its own value; nothing else uses it), and the restart's
+ * fsync is ours, made just after the checkpoint's own, while the journal has almost nothing to
+ * commit. The server's commits then only append: it never syncs while this thread runs (its own
+ * automatic checkpoint, the backstop, aside). Never waited for: when a writer holds the lock,
+ * that writer's commit appends, and the next checkpoint tries again. A commit of the server's that
+ * slips in between still restarts the WAL itself, as before.
+ */
+function claimRestart(db: Database) {
+  const version = db.prepare<{ user_version: number }, []>('PRAGMA user_version')
+  return () => {
+    db.run('PRAGMA busy_timeout = 0')
+    try {
+      db.run('BEGIN IMMEDIATE')
+    } catch {
+      return // a writer is at work
+    } finally {
+      db.run('PRAGMA busy_timeout = 5000')
+    }
+    try {
+      db.run(`PRAGMA user_version = ${version.get()!.user_version}`)
+      db.run('COMMIT')
+    } catch (error) {
+      if (db.inTransaction) db.run('ROLLBACK')
+      throw error
+    }
+  }
 }

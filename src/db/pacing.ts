@@ -2,11 +2,12 @@
 // lets about TARGET_FRAMES pages gather between two checkpoints, judged from how fast the last
 // wait filled it (at 2,000 imports a second, every few dozen ms; under a trickle, every
 // BUSY_MAX_MS, so that a burst after a trickle fills the WAL for at most that long before the
-// wait shortens). Not every 20 ms whatever comes: each checkpoint that copies everything makes
-// the server's next commit start the WAL over, and that restart syncs the WAL's header
-// (synchronous = NORMAL) in the server's thread. A drop of 20,000 files made 4,020 fsyncs (5.8 s
-// in all) with a checkpoint every 20 ms, 1,281 (3.7 s) paced so. Once the WAL stands still the
-// wait doubles up to `slowMs` (an idle server wakes a few times a minute).
+// wait shortens). Not every 20 ms whatever comes: each checkpoint that copies everything starts
+// the WAL over, and that restart syncs the WAL's header (synchronous = NORMAL) under the write
+// lock, which the server's commits then wait for (the thread makes the restart itself now:
+// checkpoint.worker.ts, claimRestart). A drop of 20,000 files made 4,020 fsyncs (5.8 s in all)
+// with a checkpoint every 20 ms, 1,281 (3.7 s) paced so. Once the WAL stands still the wait
+// doubles up to `slowMs` (an idle server wakes a few times a minute).
 
 /**
  * Pages (4 KiB each) a checkpoint should find in the WAL while writes come: 2 MiB, far below the

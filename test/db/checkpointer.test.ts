@@ -3,7 +3,7 @@
 // own automatic checkpoint is only a backstop while it runs, and a thread that cannot work
 // leaves the server checkpointing by itself, with a warning.
 import { expect, test } from 'bun:test'
-import { existsSync, renameSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startCheckpointer } from '../../src/db/checkpointer.ts'
 import { BUSY_MAX_MS, TARGET_FRAMES, nextWait } from '../../src/db/pacing.ts'
@@ -96,4 +96,23 @@ test('the thread paces its checkpoints by how fast the WAL fills: about 500 page
   // Nothing new since the last look: the wait doubles, up to slowMs.
   expect(nextWait(60, 60, 250, limits)).toBe(500)
   expect(nextWait(0, 0, 1_500, limits)).toBe(2_000)
+})
+
+/** The -wal file's salts (bytes 16-23 of its header): new at each restart of the WAL. */
+const walSalts = (file: string) => readFileSync(`${file}-wal`).subarray(16, 24).toString('hex')
+
+test('the thread starts the WAL over itself once it has copied all of it, so that the restart and its fsync are not left to the server\'s next commit', async () => {
+  const { file, db } = emptiedCatalogue()
+  const { log } = recording()
+  write(db, 5)
+  const salts = walSalts(file)
+  const checkpointer = startCheckpointer(db, log, { fastMs: 5, slowMs: 50 })
+  write(db, 600)
+  // Not one commit of the server's after the 600 pages: only the thread can have restarted the WAL.
+  await waitFor(() => walSalts(file) !== salts, 'the WAL started over', { everyMs: 5 })
+  // Its one page, which changed nothing, is the WAL's only frame; the server's next commit appends to it.
+  const userVersion = db.$client.query<{ user_version: number }, []>('PRAGMA user_version').get()!.user_version
+  expect(userVersion).toBe(0)
+  await checkpointer.stop()
+  db.$client.close(true)
 })
