@@ -12,7 +12,7 @@ import {
 import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
 import { CODENAMES, type Codename, UserError, isCodename } from './modules/users/service.ts'
-import { VERSION } from './version.ts'
+import { VERSION, versionLine } from './version.ts'
 
 type Values = Record<string, string | boolean | string[] | undefined>
 type Option = { type: 'string' | 'boolean'; multiple?: boolean; arg?: string; about: string }
@@ -334,7 +334,7 @@ export function run(argv: string[]): void | Promise<void> {
   const { data, args } = takeData(argv, process.env)
   const first = args[0]
   if (first === undefined || isHelp(first) || first === 'help') return void console.log(HELP)
-  if (first === '--version' || first === '-v') return void console.log(VERSION)
+  if (first === '--version' || first === '-v') return void console.log(versionLine())
 
   // The longest run of words naming a group, then a command.
   let words = ''

@@ -24,9 +24,11 @@ const STOP_WAIT_MS = 5_000
 
 /**
  * The thread's code: beside this file when run from source; in the compiled executable, an
- * entrypoint of its own (build.ts) that sits where src/db/ sits under the executable's root.
+ * entrypoint of its own (build.ts) that sits where src/db/ sits under the executable's root:
+ * /$bunfs/root/, or B:/~BUN/root/ on Windows (a test for $bunfs alone sent Windows to a .ts
+ * file that is not there).
  */
-const WORKER_URL = import.meta.url.includes('/$bunfs/')
+const WORKER_URL = /\/(\$bunfs|~BUN)\//.test(import.meta.url)
   ? new URL('./db/checkpoint.worker.js', import.meta.url).href
   : new URL('./checkpoint.worker.ts', import.meta.url).href
 

@@ -42,7 +42,10 @@ import { createPacer } from '../util/pace.ts'
  * and is worked through paced. In the thread, folders are left out by the service's name rules
  * (ingest.ts `excluded`); `exclude` filters what it reports here.
  */
-const WORKER_URL = import.meta.url.includes('/$bunfs/')
+// In the executable the thread's code is an entrypoint of its own (build.ts) under the
+// executable's root: /$bunfs/root/, or B:/~BUN/root/ on Windows (a test for $bunfs alone sent
+// Windows to a .ts file that is not there).
+const WORKER_URL = /\/(\$bunfs|~BUN)\//.test(import.meta.url)
   ? new URL('./watch/chokidar.worker.js', import.meta.url).href
   : new URL('./chokidar.worker.ts', import.meta.url).href
 

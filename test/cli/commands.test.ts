@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { call, killAll, lines, ROOT, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import { call, gitHead, killAll, lines, ROOT, runCli, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -50,8 +50,14 @@ const sqlite = (file: string) => new Database(file, { readonly: true })
 const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length
 
 describe.concurrent('--version and --help', () => {
-  test.each([['--version'], ['-v']])('%s prints the package version', async (flag) => {
-    expect(await runCli([flag])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+  test.each([['--version'], ['-v']])('%s prints the package version and the commit HEAD is at', async (flag) => {
+    const since = gitHead()
+    expect(since).toMatch(/^[0-9a-f]{12}$/)
+    expect(await runCli([flag])).toEqual({ code: 0, stdout: expect.stringMatching(versionPattern({ since })), stderr: '' })
+  })
+
+  test('--version without a git program says the commit is unknown', async () => {
+    expect(await runCli(['--version'], { env: { PATH: '/nonexistent' } })).toEqual({ code: 0, stdout: `reelhouse ${pkg.version} (commit unknown)\n`, stderr: '' })
   })
 
   test.each([[['--help']], [['-h']], [['help']], [[]]])('%j prints the usage', async (args) => {

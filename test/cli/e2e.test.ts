@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { brotliDecompressSync } from 'node:zlib'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { call, compiledExecutable, killAll, lines, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import { call, compiledExecutable, killAll, lines, runCli, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -34,8 +34,10 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-test('the executable answers --version and --help, and a wrong command with one line and exit code 2', async () => {
-  expect(await exe(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+test('the executable answers --version (with the commit it was built from) and --help, and a wrong command with one line and exit code 2', async () => {
+  expect(await exe(['--version'])).toEqual({ code: 0, stdout: expect.stringMatching(versionPattern({ path: binary })), stderr: '' })
+  // The commit is built in: no git program where it runs changes nothing.
+  expect((await exe(['--version'], { PATH: '/nonexistent' })).stdout).not.toContain('unknown')
   const help = await exe(['--help'])
   expect(help.code).toBe(0)
   expect(help.stdout).toContain('reelhouse token create NAME')

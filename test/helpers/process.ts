@@ -4,6 +4,8 @@
 import { type Subprocess, spawn } from 'bun'
 import { copyFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import pkg from '../../package.json' with { type: 'json' }
+import { executableName } from '../../build.ts'
 import { readResponse, tempDir } from './app.ts'
 
 export const ROOT = resolve(import.meta.dir, '../..')
@@ -62,16 +64,71 @@ let executable: Promise<string> | undefined
  */
 export function compiledExecutable(): Promise<string> {
   executable ??= (async () => {
-    const build = spawn([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
-    const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
-    if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${out}${err}`)
+    const since = gitHead()
+    await build([])
     // Removed with the other temporary folders when the run ends (test/setup.ts).
     const folder = tempDir('reelhouse-bin-')
     const copy = join(folder, 'reelhouse')
     copyFileSync(join(ROOT, 'dist', 'reelhouse'), copy)
+    builtSince.set(copy, since)
     return copy
   })()
   return executable
+}
+
+const crossBuilt = new Map<string, Promise<string>>()
+
+/**
+ * The executable for another platform (a name of build.ts TARGETS: "linux-arm64"), built with
+ * `bun build.ts --target NAME` once per test run into a folder of its own (--outdir), so that
+ * dist/ and a release's dist/SHA256SUMS stay as they were. Resolves to its path.
+ */
+export function crossExecutable(target: string): Promise<string> {
+  let built = crossBuilt.get(target)
+  if (!built) {
+    built = (async () => {
+      const since = gitHead()
+      const folder = tempDir('reelhouse-bin-')
+      await build(['--target', target, '--outdir', folder])
+      const path = join(folder, executableName(target))
+      builtSince.set(path, since)
+      return path
+    })()
+    crossBuilt.set(target, built)
+  }
+  return built
+}
+
+/** `bun build.ts ARGS`, bounded; throws with what it printed when it fails. */
+async function build(args: string[]) {
+  // Two minutes: a first cross build also fetches that platform's runtime from the npm registry.
+  const child = spawn([process.execPath, 'build.ts', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  if (code !== 0) throw new Error(`bun build.ts ${args.join(' ')} failed (${code}):\n${out}${err}`)
+}
+
+const builtSince = new Map<string, string>()
+
+/** HEAD's first 12 hex digits, as src/version.ts shows them; '' where git cannot tell. */
+export function gitHead(): string {
+  const head = Bun.spawnSync(['git', 'rev-parse', 'HEAD'], { cwd: ROOT, stderr: 'ignore' })
+  return head.exitCode === 0 ? head.stdout.toString().trim().slice(0, 12) : ''
+}
+
+/**
+ * What `--version` prints for code that read the checkout's commit after HEAD was `since`
+ * (gitHead()): that commit or one made on top of it since (other work commits in this checkout
+ * while the tests run), with "-dirty" or without; "(commit unknown)" without git. `since`
+ * defaults to the HEAD just before the executable at `path` was built (compiledExecutable,
+ * crossExecutable).
+ */
+export function versionPattern({ since, path }: { since?: string; path?: string }): RegExp {
+  const from = since ?? builtSince.get(path ?? '') ?? ''
+  const version = pkg.version.replace(/[.+]/g, '\\$&')
+  if (!from) return new RegExp(`^reelhouse ${version} \\(commit unknown\\)\n$`)
+  const later = Bun.spawnSync(['git', 'rev-list', `${from}..HEAD`], { cwd: ROOT }).stdout.toString().split('\n').filter(Boolean)
+  const commits = [from, ...later.map((c) => c.slice(0, 12))]
+  return new RegExp(`^reelhouse ${version} \\(commit (${commits.join('|')})(-dirty)?\\)\n$`)
 }
 
 /**
