@@ -1,9 +1,10 @@
 // What a failed request answers (service.md 4): the one place that turns every kind of error,
 // ours (AppError), the framework's (validation, parse, not found) and SQLite's, into the
 // envelope of api.md section 7, and the one place that logs a bug with its request id.
-import { AppError, errorResponse, fromSqlite, fromValidation, isProjectPath } from './errors.ts'
+import { AppError, errorResponse, fromSqlite, fromValidation, isProjectPath, notImplemented } from './errors.ts'
 import { pathOf } from './head.ts'
 import type { Log } from '../util/log.ts'
+import { FileWorkUnavailable } from '../storage/platform.ts'
 
 type Route = { method: string; path: string }
 type Failure = { code: unknown; error: any; request: Request }
@@ -48,6 +49,9 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
       if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all))
       if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
       if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))
+      // File work this platform does not do (Windows): what the request asks is not implemented
+      // here, said in the platform's words; nothing was done.
+      if (error instanceof FileWorkUnavailable) return errorResponse(notImplemented(error.message))
       const sqlite = fromSqlite(error)
       if (sqlite) return errorResponse(sqlite)
       return serverError(error, request)

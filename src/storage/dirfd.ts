@@ -9,9 +9,10 @@
 // `name` of a listed entry, passed back unchanged), so a name that is not valid UTF-8 is
 // removed like any other; it is decoded only for messages.
 //
-// Supported: 64-bit Linux (glibc or musl) and macOS. Anywhere else, or when the library or its
-// self-check fails, `removalSupported()` is false and every call throws ENOSYS: callers refuse
-// to delete rather than fall back to calls by path name.
+// Supported: 64-bit Linux (glibc or musl) and macOS (platform.ts decides). Anywhere else every
+// call throws FileWorkUnavailable, whose message names the platform; where the library or its
+// self-check fails, `removalSupported()` is false and every call throws ENOSYS. Either way
+// callers refuse the work rather than fall back to calls by path name.
 //
 // errno is read right after the failed call, before any other C call of ours; the runtime
 // could in principle change it in between (nothing we know of does). A wrong code could only
@@ -21,6 +22,7 @@ import { CString, type Library, type Pointer, dlopen, FFIType, ptr, read, toArra
 import { fstatSync, lstatSync, constants as fsConstants } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { getSystemErrorMap } from 'node:util'
+import { FileWorkUnavailable, REFUSAL } from './platform.ts'
 
 type Platform = {
   libraries: string[]
@@ -37,7 +39,7 @@ type Platform = {
 const arch = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : undefined
 
 function platform(): Platform | undefined {
-  if (!arch) return undefined
+  if (!arch || REFUSAL) return undefined
   if (process.platform === 'linux')
     // glibc <bits/dirent.h> and musl <bits/dirent.h> (64-bit): d_ino u64 @0, d_off @8,
     // d_reclen u16 @16, d_type u8 @18, d_name @19. <linux/fcntl.h>: AT_FDCWD -100,
@@ -55,7 +57,8 @@ function platform(): Platform | undefined {
     // <sys/dirent.h> with 64-bit inodes (__DARWIN_STRUCT_DIRENTRY): d_ino u64 @0, d_seekoff @8,
     // d_reclen u16 @16, d_namlen u16 @18, d_type u8 @20, d_name @21. <sys/fcntl.h>: AT_FDCWD -2,
     // AT_REMOVEDIR 0x80, O_CLOEXEC 0x1000000. On x86_64 the 64-bit-inode functions carry the
-    // $INODE64 suffix; arm64 has only those, under the plain names.
+    // $INODE64 suffix; arm64 has only those, under the plain names. Written from the headers and
+    // read against them again since; never run on a Mac (docs/operations.md, Platforms).
     const suffix = arch === 'x86_64' ? '$INODE64' : ''
     return {
       libraries: ['libc.dylib', '/usr/lib/libSystem.B.dylib'],
@@ -135,7 +138,7 @@ let loadProblem: string | undefined
 function load(): Calls | undefined {
   if (calls || loadProblem) return calls
   try {
-    if (!P) throw new Error(`${process.platform} ${process.arch} is not supported`)
+    if (!P) throw new Error(REFUSAL ?? `${process.platform} ${process.arch} is not supported`)
     const wanted = declarations(P.symbols)
     let lib: Library<typeof wanted> | undefined
     const failures: string[] = []
@@ -167,6 +170,9 @@ function load(): Calls | undefined {
  * `..`, as folders, where the layout says names and types are.
  */
 function selfCheck(c: Calls) {
+  // The flags come from Node's table with 0 where a constant is missing: a missing O_NOFOLLOW
+  // would make every open follow links without a sound, so none of them may be 0.
+  if (!O.NOFOLLOW || !O.DIRECTORY || !O.CLOEXEC) throw new Error('the open flags O_NOFOLLOW, O_DIRECTORY and O_CLOEXEC are not all known here')
   const fd = c.openat(AT_FDCWD, cName('/'), DIR_FLAGS)
   if (fd < 0) throw new Error(`openat("/") failed (errno ${errnoOf(c)})`)
   try {
@@ -193,6 +199,7 @@ export function unsupportedReason(): string | undefined {
 }
 
 function sys(): Calls {
+  if (REFUSAL) throw new FileWorkUnavailable(REFUSAL)
   const c = load()
   if (!c) throw Object.assign(new Error(`removal by descriptors is not available: ${loadProblem}`), { code: 'ENOSYS' })
   return c

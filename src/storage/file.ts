@@ -43,7 +43,8 @@ import {
   cName, close, futimens, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
-import { PathError, cleanDir, cleanPath } from './paths.ts'
+import { PathError, below, cleanDir, cleanPath } from './paths.ts'
+import { requireFileWork } from './platform.ts'
 
 /** Device and inode as decimal text: exact (a bigint does not fit JSON) and comparable. */
 export type FileId = { dev: string; ino: string }
@@ -155,6 +156,7 @@ export type PlanInput = {
  * ENOENT.
  */
 export function planMove(input: PlanInput): MovePlan {
+  requireFileWork()
   const sourceRoot = rootOf(input.sourceRoot)
   const targetRoot = rootOf(input.targetRoot)
   const source = { root: sourceRoot, rel: relOf(sourceRoot, input.source, false) }
@@ -189,6 +191,7 @@ export function planMove(input: PlanInput): MovePlan {
 
 /** Runs or resumes a planned move; see the top of this file. Same plan, same end, however often. */
 export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Promise<MoveResult> {
+  requireFileWork()
   checkPlan(planned)
   let plan: MovePlan = { ...planned, file: { ...planned.file } }
   const save = async (next: MovePlan) => {
@@ -657,8 +660,10 @@ function relOf(root: string, path: string, folder: boolean): string {
     if (error instanceof PathError) throw fail('EINVAL', path, error.message)
     throw error
   }
-  if (!clean.startsWith(root) && clean !== root) throw fail('EINVAL', path, 'is not on the device it was given with')
-  const rel = clean.slice(root.length)
+  // The rest in the path's own spelling: where names compare without case (macOS), the device's
+  // root may be written otherwise in the path.
+  const rel = below(root, clean)
+  if (rel === undefined) throw fail('EINVAL', path, 'is not on the device it was given with')
   if (!folder && (!rel || rel.endsWith('/'))) throw fail('EINVAL', path, 'is not a file path')
   return rel
 }

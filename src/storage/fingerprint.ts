@@ -11,6 +11,7 @@
 // replaced or still growing gives undefined, and the caller looks again later.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { requireFileWork } from './platform.ts'
 
 /** How much of each end of a file is read. */
 export const FINGERPRINT_EDGE = 1 << 20
@@ -39,6 +40,8 @@ export async function fingerprintOf(handle: { read(buffer: Uint8Array, offset: n
  * (gone, replaced, changed, not readable). Never throws for what the disk did.
  */
 export async function fingerprintFile(path: string, seen: Seen): Promise<string | undefined> {
+  // Not something the disk did: where file work is refused (Windows), the caller hears it.
+  requireFileWork()
   let handle
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)

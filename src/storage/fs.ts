@@ -11,6 +11,7 @@ import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
 import { stampOf } from './paths.ts'
+import { requireFileWork } from './platform.ts'
 
 export type Entry = {
   /** Path relative to the walked root, '' for the root itself. */
@@ -105,6 +106,9 @@ export async function walkTree<T>(
   },
   make: (rel: string, s: StatFields, kind: Entry['kind']) => T | undefined,
 ): Promise<T[]> {
+  // Where folder descriptors are not written (Windows), the walk by names below is not done
+  // either: scans are file work like any other there.
+  requireFileWork()
   const slice = slicer(signal)
   const s = await lstat(root)
   const entries: T[] = []

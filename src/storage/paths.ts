@@ -1,47 +1,272 @@
 // Where paths lie: the device a path is on, containment, and symlink checks. Every file
 // operation goes through here first (service.md sections 6 and 7).
+//
+// How a path is written and compared is the platform's: each has its rules below (`RULES`), and
+// the functions of this module use those of the platform the service runs on. The rules of every
+// platform can be used anywhere (the tests of the Windows and macOS rules run on Linux).
+// - Linux: absolute paths start with `/`; names compare as written (byte for byte).
+// - macOS: written as on Linux, at most 1,024 characters (PATH_MAX there); names compare without
+//   regard to case or Unicode normalization, as APFS and HFS+ do by default (case-insensitive,
+//   case-preserving): `/Volumes/Media/Show/` lies on the device `/volumes/media/`. A volume
+//   formatted case-sensitive is rare and is then compared more loosely than its disk does,
+//   which can only make two different folders look like one: a refusal, never a way out.
+// - Windows: `C:\folder\` or `\\server\share\folder\` (`/` is read as `\`), the drive letter in
+//   upper case, names compared without regard to case (by each character's upper case, as NTFS
+//   does). A name Windows would change on its way to the disk, or a path that would mean
+//   something else than it says, is refused rather than repaired (see `cleanWin32`).
+// Paths keep the spelling the user gave (cleaned); only comparisons fold case.
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
-import { posix } from 'node:path'
-
-export const MAX_PATH = 4096
+import { posix, win32 } from 'node:path'
+import { requireFileWork } from './platform.ts'
 
 export class PathError extends Error {}
 
-/** Checks an absolute path from a request and resolves `.` and `..` in it. */
-export function cleanPath(value: string): string {
-  if (value.includes('\0')) throw new PathError('The path contains a NUL character.')
-  if (value.length > MAX_PATH) throw new PathError(`The path is longer than ${MAX_PATH} characters.`)
+type DeviceLike = { id: number; path: string }
+
+/** How one platform writes and compares paths. */
+export type PathRules = {
+  readonly platform: 'linux' | 'darwin' | 'win32'
+  /** The separator of cleaned paths; a folder path ends with exactly one. */
+  readonly sep: '/' | '\\'
+  /** The longest path accepted, in characters. */
+  readonly maxLength: number
+  /** Node's path functions of the platform (dirname, basename, join). */
+  readonly path: typeof posix
+  /** A name of Reelhouse's own work folders somewhere in a path (compared as the platform compares names). */
+  readonly workFolder: RegExp
+  /** Checks an absolute path from a request and resolves `.` and `..` in it. Throws PathError. */
+  cleanPath(value: string): string
+  /** A folder path: cleaned, with exactly one final separator. */
+  cleanDir(value: string): string
+  /**
+   * What follows the folder `folder` (cleaned, final separator) in `path`, in `path`'s own
+   * spelling: '' for the folder itself (written with its separator), undefined when `path` does
+   * not lie there.
+   */
+  below(folder: string, path: string): string | undefined
+  /** True when `child` lies inside the folder `parent` (both cleaned, the folder with its final separator). */
+  isInside(parent: string, child: string): boolean
+  /** The two cleaned paths name the same place (written alike but for the case where that does not count). */
+  samePath(a: string, b: string): boolean
+  /** The device with the longest path that is a prefix of `path` (a folder path or a file path). */
+  deviceFor<D extends DeviceLike>(devices: readonly D[], path: string): D | undefined
+}
+
+type Spec = {
+  platform: PathRules['platform']
+  sep: PathRules['sep']
+  maxLength: number
+  path: typeof posix
+  workFolder: RegExp
+  /** The platform's own checks and normalization, after the NUL and length checks. */
+  clean(value: string): string
+  /** The form a name is compared in; undefined: names compare as written. */
+  fold?: (name: string) => string
+}
+
+function makeRules(spec: Spec): PathRules {
+  const { sep, fold } = spec
+  function cleanPath(value: string): string {
+    if (value.includes('\0')) throw new PathError('The path contains a NUL character.')
+    if (value.length > spec.maxLength) throw new PathError(`The path is longer than ${spec.maxLength} characters.`)
+    return spec.clean(value)
+  }
+  // Without folding, a prefix of the text, exactly as Reelhouse always compared on Linux. With
+  // it, name by name: a folded name may be longer or shorter than the name (NFD, some upper
+  // cases), so the rest is cut from `path` by names, never by the folder's length.
+  const below = !fold
+    ? (folder: string, path: string) => (path.startsWith(folder) ? path.slice(folder.length) : undefined)
+    : (folder: string, path: string) => {
+        const names = folder.split(sep)
+        if (names.at(-1) === '') names.pop()
+        const parts = path.split(sep)
+        if (parts.length <= names.length) return undefined
+        for (let i = 0; i < names.length; i++) if (names[i] !== parts[i] && fold(names[i]!) !== fold(parts[i]!)) return undefined
+        return parts.slice(names.length).join(sep)
+      }
+  // Whether `path` lies in `folder` or is it: without folding, the prefix test alone (no text is
+  // cut: the scans ask it for every file they walk).
+  const within = !fold ? (folder: string, path: string) => path.startsWith(folder) : (folder: string, path: string) => below(folder, path) !== undefined
+  const samePath = !fold
+    ? (a: string, b: string) => a === b
+    : (a: string, b: string) => {
+        if (a === b) return true
+        const x = a.split(sep)
+        const y = b.split(sep)
+        return x.length === y.length && x.every((name, i) => name === y[i] || fold(name) === fold(y[i]!))
+      }
+  return {
+    platform: spec.platform,
+    sep,
+    maxLength: spec.maxLength,
+    path: spec.path,
+    workFolder: spec.workFolder,
+    cleanPath,
+    cleanDir(value) {
+      const p = cleanPath(value)
+      return p.endsWith(sep) ? p : p + sep
+    },
+    below,
+    samePath,
+    isInside(parent, child) {
+      return !samePath(child, parent) && within(parent, child)
+    },
+    deviceFor(devices, path) {
+      let best: (typeof devices)[number] | undefined
+      for (const d of devices) {
+        const inside = within(d.path, path) || samePath(path + sep, d.path)
+        if (inside && (!best || d.path.length > best.path.length)) best = d
+      }
+      return best
+    },
+  }
+}
+
+/** Linux and macOS: absolute from `/`, `.` and `..` resolved (`/..` is `/`), the final slash kept. */
+function cleanPosix(value: string): string {
   if (!value.startsWith('/')) throw new PathError('The path must be absolute.')
   const normal = posix.normalize(value)
   return value.endsWith('/') && !normal.endsWith('/') ? normal + '/' : normal
 }
 
-/** A folder path: cleaned, with exactly one final slash. */
-export const cleanDir = (value: string) => {
-  const p = cleanPath(value)
-  return p.endsWith('/') ? p : p + '/'
+/** Characters no Windows name may hold: `<>:"|?*` (a colon after the drive names a data stream) and controls. */
+const WIN32_BAD_CHARACTER = /[<>:"|?*\x00-\x1f]/
+/** Names Windows gives to devices in every folder, also with an extension (`NUL.txt`). */
+const WIN32_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i
+/** The longest path through the wide (Unicode) calls of Windows, in UTF-16 units. */
+const WIN32_MAX_PATH = 32767
+
+/**
+ * Windows: `C:\...` or `\\server\share\...`, `/` read as `\`. Refused: `C:folder` (relative to
+ * the drive's current folder), `\folder` (on the current drive, whichever that is), the device
+ * namespaces `\\?\` and `\\.\` (they skip the checks the system makes on names, and reach
+ * devices), a name with a character Windows does not allow, a name ending in a dot or a space
+ * (Windows drops those, so the name would reach another file than written), a device name
+ * (`CON`, `NUL`, `COM1`...). `..` stops at the drive's root, as Windows itself resolves it, but
+ * is refused where it would climb above a share (`\\nas\media\..\other\` reads as another share).
+ */
+function cleanWin32(value: string): string {
+  const v = value.replace(/\//g, '\\')
+  if (/^\\\\[?.]\\/.test(v) || v.startsWith('\\??\\'))
+    throw new PathError('Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.')
+  let root: string
+  let rest: string
+  let share = false
+  if (/^[A-Za-z]:\\/.test(v)) {
+    root = `${v[0]!.toUpperCase()}:\\`
+    rest = v.slice(3)
+  } else if (/^[A-Za-z]:/.test(v)) {
+    throw new PathError(`A path like ${v[0]!.toUpperCase()}:folder is relative to the current folder of its drive: give it from the drive's root (${v[0]!.toUpperCase()}:\\folder\\).`)
+  } else if (v.startsWith('\\\\')) {
+    const [server = '', name = '', ...more] = v.slice(2).split('\\')
+    if (!server || !name) throw new PathError('A UNC path names a server and a share: \\\\server\\share\\folder\\.')
+    for (const part of [server, name]) checkWin32Name(part, 'server or share')
+    root = `\\\\${server}\\${name}\\`
+    rest = more.join('\\')
+    share = true
+  } else if (v.startsWith('\\')) {
+    throw new PathError('A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).')
+  } else {
+    throw new PathError('The path must be absolute: C:\\folder\\ or \\\\server\\share\\folder\\.')
+  }
+  const names: string[] = []
+  for (const part of rest.split('\\')) {
+    if (part === '' || part === '.') continue
+    if (part === '..') {
+      if (names.length) names.pop()
+      else if (share) throw new PathError(`.. would climb above the share ${root}: a UNC path stays within its share.`)
+      continue
+    }
+    checkWin32Name(part, 'name')
+    names.push(part)
+  }
+  const folder = v.endsWith('\\') && names.length > 0
+  return root + names.join('\\') + (folder ? '\\' : '')
 }
 
-type DeviceLike = { id: number; path: string }
+function checkWin32Name(name: string, what: string) {
+  // Quoted as JSON: a control character shows as its escape, not as nothing.
+  const shown = JSON.stringify(name)
+  if (name === '.' || name === '..') throw new PathError(`The ${what} ${shown} is not accepted.`)
+  if (WIN32_BAD_CHARACTER.test(name)) throw new PathError(`The ${what} ${shown} holds a character Windows does not allow in names (< > : " | ? * or a control character).`)
+  if (/[. ]$/.test(name)) throw new PathError(`The ${what} ${shown} ends with a dot or a space, which Windows drops: it would name another file than written.`)
+  if (WIN32_DEVICE_NAME.test(name)) throw new PathError(`${shown} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.`)
+}
+
+/** NTFS compares names by the upper case of each UTF-16 unit (its upcase table): one for one, never longer. */
+const upperEach = (name: string) => {
+  let out = ''
+  for (const c of name) {
+    const u = c.toUpperCase()
+    out += u.length === c.length ? u : c
+  }
+  return out
+}
+
+/** The rules of each platform. */
+export const RULES: { readonly linux: PathRules; readonly darwin: PathRules; readonly win32: PathRules } = {
+  linux: makeRules({ platform: 'linux', sep: '/', maxLength: 4096, path: posix, workFolder: /(^|\/)\.reelhouse-/, clean: cleanPosix }),
+  darwin: makeRules({
+    platform: 'darwin', sep: '/', maxLength: 1024, path: posix, workFolder: /(^|\/)\.reelhouse-/i, clean: cleanPosix,
+    fold: (name) => name.normalize('NFD').toLowerCase(),
+  }),
+  win32: makeRules({
+    platform: 'win32', sep: '\\', maxLength: WIN32_MAX_PATH, path: win32 as typeof posix, workFolder: /(^|[\\/])\.reelhouse-/i, clean: cleanWin32,
+    fold: upperEach,
+  }),
+}
+
+/** The rules of `platform` (a process.platform value): Linux's for every other Unix. */
+export const rulesFor = (platform: string): PathRules => (platform === 'darwin' ? RULES.darwin : platform === 'win32' ? RULES.win32 : RULES.linux)
+
+/** The rules of the platform the service runs on, which the functions below use. */
+const R = rulesFor(process.platform)
+
+export const MAX_PATH = R.maxLength
+/** The separator of paths on this platform. */
+export const SEP = R.sep
+
+/** Checks an absolute path from a request and resolves `.` and `..` in it. */
+export const cleanPath = (value: string): string => R.cleanPath(value)
+
+/** A folder path: cleaned, with exactly one final separator. */
+export const cleanDir = (value: string): string => R.cleanDir(value)
 
 /** The device with the longest path that is a prefix of `path` (a folder path or a file path). */
-export function deviceFor<D extends DeviceLike>(devices: readonly D[], path: string): D | undefined {
-  let best: D | undefined
-  for (const d of devices) {
-    const inside = path === d.path || path.startsWith(d.path) || path + '/' === d.path
-    if (inside && (!best || d.path.length > best.path.length)) best = d
-  }
-  return best
-}
+export const deviceFor = <D extends DeviceLike>(devices: readonly D[], path: string): D | undefined => R.deviceFor(devices, path)
 
-/** True when `child` lies inside the folder `parent` (both cleaned, folder ends with /). */
-export const isInside = (parent: string, child: string) => child !== parent && child.startsWith(parent)
+/** True when `child` lies inside the folder `parent` (both cleaned, folder ends with its separator). */
+export const isInside = (parent: string, child: string): boolean => R.isInside(parent, child)
+
+/** `path` below the folder `folder` in its own spelling ('' for the folder itself), or undefined. */
+export const below = (folder: string, path: string): string | undefined => R.below(folder, path)
+
+/** The two cleaned paths name the same place on this platform. */
+export const samePath = (a: string, b: string): boolean => R.samePath(a, b)
+
+/**
+ * What follows the folder `folder` in `path`, which the caller knows lies there (deviceFor,
+ * isInside), in `path`'s own spelling. Where names compare without case, the two may spell the
+ * folder's part differently, even in another length (NFC and NFD on macOS): cutting `path` at
+ * the folder's length would cut in the wrong place.
+ */
+export const restOf = (folder: string, path: string): string => R.below(folder, path) ?? path.slice(folder.length)
+
+/** `path` with one final separator (a folder's form). */
+const withSep = (path: string) => (path.endsWith(R.sep) ? path : path + R.sep)
+/** `path` with its final separators made one. */
+const oneSep = (path: string) => {
+  let end = path.length
+  while (end > 0 && path[end - 1] === R.sep) end--
+  return end === path.length ? path : path.slice(0, end) + R.sep
+}
 
 /**
  * Creates `dir` (and missing parents) inside `root`, refusing when an existing part of the way
  * resolves, through a symlink, to somewhere outside `root`.
  */
 export function makeDirInside(root: string, dir: string): void {
+  requireFileWork()
   let realRoot: string
   try {
     realRoot = realpathSync(root)
@@ -52,14 +277,14 @@ export function makeDirInside(root: string, dir: string): void {
   while (true) {
     try {
       const real = realpathSync(existing)
-      if (real !== realRoot && !(real + '/').startsWith(realRoot.endsWith('/') ? realRoot : realRoot + '/'))
+      if (R.below(withSep(realRoot), real + R.sep) === undefined)
         throw new PathError(`${existing} leads outside its device through a symbolic link.`)
       break
     } catch (error) {
       if (error instanceof PathError) throw error
-      const parent = posix.dirname(existing.replace(/\/$/, ''))
+      const parent = R.path.dirname(existing.endsWith(R.sep) ? existing.slice(0, -1) : existing)
       if (parent === existing) break
-      existing = parent + '/'
+      existing = parent + R.sep
     }
   }
   try {
@@ -79,29 +304,30 @@ export function aliasProblem(devicePath: string, path: string): string | undefin
 }
 
 /**
- * aliasProblem's answer, and when there is none, the folder's real path (final slash; links in
- * the device's own path resolved), or undefined when the device is offline.
+ * aliasProblem's answer, and when there is none, the folder's real path (final separator; links
+ * in the device's own path resolved), or undefined when the device is offline.
  */
 function resolveFolder(devicePath: string, path: string): { problem?: string; real?: string } {
   let realDevice: string
   try {
-    realDevice = realpathSync(devicePath).replace(/\/?$/, '/')
+    realDevice = withSep(realpathSync(devicePath))
   } catch {
     return {} // an offline device: nothing on it can be reached through a link either
   }
-  let existing = path.replace(/\/$/, '')
+  let existing = path.endsWith(R.sep) ? path.slice(0, -1) : path
   let rest = ''
   for (;;) {
     try {
       const real = realpathSync(existing)
-      const actual = (real + '/' + rest).replace(/\/+$/, '/')
-      const expected = (realDevice + path.slice(devicePath.length)).replace(/\/+$/, '/')
-      // The link's target is not named: it may lie outside every device (service.md 5).
-      return actual === expected ? { real: actual } : { problem: `${existing} is reached through a symbolic link; use the real path.` }
+      const actual = oneSep(real + R.sep + rest)
+      const expected = oneSep(realDevice + (R.below(devicePath, path) ?? path.slice(devicePath.length)))
+      // The link's target is not named: it may lie outside every device (service.md 5). Where
+      // the system compares names without case, the real path may spell them as the disk does.
+      return R.samePath(actual, expected) ? { real: actual } : { problem: `${existing} is reached through a symbolic link; use the real path.` }
     } catch {
-      const parent = posix.dirname(existing)
+      const parent = R.path.dirname(existing)
       if (parent === existing) return {}
-      rest = posix.basename(existing) + '/' + rest
+      rest = R.path.basename(existing) + R.sep + rest
       existing = parent
     }
   }
@@ -109,28 +335,33 @@ function resolveFolder(devicePath: string, path: string): { problem?: string; re
 
 /**
  * The path with every symbolic link resolved, as far as it exists; the part that does not exist
- * yet is appended as written. Ends with a slash when `path` does.
+ * yet is appended as written. Ends with a separator when `path` does.
  */
 export function realOf(path: string): string {
-  const slash = path.endsWith('/')
-  let existing = path.replace(/\/+$/, '') || '/'
+  const folder = path.endsWith(R.sep)
+  let end = path.length
+  while (end > 0 && path[end - 1] === R.sep) end--
+  let existing = path.slice(0, end) || R.sep
   let rest = ''
   for (;;) {
     try {
       const real = realpathSync(existing)
-      const joined = rest ? posix.join(real, rest) : real
-      return slash && !joined.endsWith('/') ? joined + '/' : joined
+      const joined = rest ? R.path.join(real, rest) : real
+      return folder && !joined.endsWith(R.sep) ? joined + R.sep : joined
     } catch {
-      const parent = posix.dirname(existing)
+      const parent = R.path.dirname(existing)
       if (parent === existing) return path
-      rest = rest ? posix.join(posix.basename(existing), rest) : posix.basename(existing)
+      rest = rest ? R.path.join(R.path.basename(existing), rest) : R.path.basename(existing)
       existing = parent
     }
   }
 }
 
-/** Names Reelhouse gives its own work folders; no path a user gives may use them. */
-export const WORK_FOLDER = /(^|\/)\.reelhouse-/
+/**
+ * Names Reelhouse gives its own work folders; no path a user gives may use them. Compared as the
+ * platform compares names: on macOS and Windows `.REELHOUSE-x` is the same name.
+ */
+export const WORK_FOLDER = R.workFolder
 
 export function reservedProblem(path: string): string | undefined {
   return WORK_FOLDER.test(path) ? 'Names starting with .reelhouse- are reserved for the work folders of copies and deletes.' : undefined
@@ -155,15 +386,17 @@ export type FileOnDevice<D> = { path: string; device: D; stat?: FileStat; real?:
  * folder, not a device root), on a device, with no symbolic link between the device root and
  * the file's folder, and not itself a link. `stat` is what is there now, or undefined when
  * nothing is (a catalogue entry may name a file that is offline or archived). Throws PathError.
- * Tasks that act on the file open it again relative to descriptors (fs.ts openBeneath).
+ * Tasks that act on the file open it again relative to descriptors (fs.ts openBeneath). It only
+ * looks (realpath, lstat), so it runs where file work is refused too: a catalogue entry records
+ * what is there.
  */
 export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value: string): FileOnDevice<D> {
   const path = cleanPath(value)
-  if (path.endsWith('/')) throw new PathError('The path names a folder; a file is needed.')
+  if (path.endsWith(R.sep)) throw new PathError('The path names a folder; a file is needed.')
   const device = deviceFor(devices, path)
   if (!device) throw new PathError('The path does not lie on any device.')
-  if (path + '/' === device.path) throw new PathError('The path names the root of a device; a file is needed.')
-  const folder = resolveFolder(device.path, posix.dirname(path) + '/')
+  if (R.samePath(path + R.sep, device.path)) throw new PathError('The path names the root of a device; a file is needed.')
+  const folder = resolveFolder(device.path, R.path.dirname(path) + R.sep)
   if (folder.problem) throw new PathError(folder.problem)
   const reserved = reservedProblem(path)
   if (reserved) throw new PathError(reserved)
@@ -181,7 +414,7 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
     stat = undefined
   }
   if (stat?.kind === 'link') throw new PathError('The path is a symbolic link; name the file itself.')
-  return { path, device, stat, real: folder.real && folder.real + posix.basename(path) }
+  return { path, device, stat, real: folder.real && folder.real + R.path.basename(path) }
 }
 
 /** A folder path on a device (device, production and project roots): cleaned, with its device. Throws PathError. */

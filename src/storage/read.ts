@@ -8,6 +8,8 @@ import { type Stats, closeSync, fstatSync, read } from 'node:fs'
 import { posix } from 'node:path'
 import { O, cName, close, openat } from './dirfd.ts'
 import { openBeneath } from './fs.ts'
+import { below } from './paths.ts'
+import { requireFileWork } from './platform.ts'
 
 /** A regular file open for reading, with its fstat (size, mtime, identity) as it was opened. */
 export type OpenFile = { fd: number; stat: Stats }
@@ -20,9 +22,11 @@ export type OpenFile = { fd: number; stat: Stats }
  * (fdStream does, when the stream ends).
  */
 export function openFileInside(root: string, path: string): OpenFile | undefined {
+  // Refused where folder descriptors are not written: a 501, not a 404 for a file that may be there.
+  requireFileWork()
   const dir = root.endsWith('/') ? root : `${root}/`
-  if (!path.startsWith(dir) || path.length === dir.length) return undefined
-  const rel = path.slice(dir.length)
+  const rel = below(dir, path)
+  if (!rel) return undefined
   if (rel.split('/').some((part) => part === '..' || part === '.' || part === '')) return undefined
   const name = posix.basename(rel)
   const folder = posix.dirname(rel)

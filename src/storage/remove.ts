@@ -31,6 +31,8 @@ import {
   cName, close, identity, listDir, nameText, openat, removalSupported, sysError, unlinkat, unsupportedReason,
 } from './dirfd.ts'
 import { type Entry, type Progress, openBeneath, slicer } from './fs.ts'
+import { below } from './paths.ts'
+import { requireFileWork } from './platform.ts'
 
 export { removalSupported, unsupportedReason }
 
@@ -70,6 +72,7 @@ const removalError = (code: string, path: string, text: string): RemovalError =>
  */
 export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = {}): Promise<void> {
   const { signal, onProgress, expect } = options
+  requireFileWork()
   if (!removalSupported()) throw Object.assign(new Error(`refusing to delete: ${unsupportedReason()}`), { code: 'ENOSYS' })
   const path = typeof dir === 'string' ? (dir.length > 1 ? dir.replace(/\/+$/, '') : dir) : undefined
   const base = path === undefined ? (dir as { name: string }).name : posix.basename(path)
@@ -199,8 +202,8 @@ function sizesByInode(entries: readonly Entry[]) {
  */
 export function removeFileInside(root: string, path: string): boolean {
   const dir = root.endsWith('/') ? root : `${root}/`
-  if (!path.startsWith(dir) || path.length === dir.length || path.split('/').some((part) => part === '..' || part === '.')) return false
-  const rel = path.slice(dir.length)
+  const rel = below(dir, path)
+  if (!rel || path.split('/').some((part) => part === '..' || part === '.')) return false
   const name = posix.basename(rel)
   let parent = -1
   try {

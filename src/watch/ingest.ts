@@ -8,8 +8,8 @@
 // Choices where the contract is silent:
 // - Names compare case-insensitively (extensions, `.DS_Store`, `._*`, `.part`, `.tmp`, clutter
 //   folders): NAS shares are written from macOS and Windows, whose file systems ignore case.
-//   The work names `.reelhouse-*` follow storage/paths.ts WORK_FOLDER exactly (case-sensitive),
-//   so the watcher ignores what the API reserves, no more.
+//   The work names `.reelhouse-*` follow storage/paths.ts WORK_FOLDER exactly (case-sensitive
+//   on Linux, not on macOS and Windows), so the watcher ignores what the API reserves, no more.
 // - Excluded (the watcher does not descend, reconcile does not look): Synology, QNAP, macOS,
 //   Windows and NAS-snapshot clutter, and our own work names. Snapshots (`#snapshot`,
 //   `.snapshot`) are there because they show the same files again, which would be imported a

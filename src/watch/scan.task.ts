@@ -23,7 +23,7 @@ import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
 import { CancelledError, type Entry, slicer, walkTree } from '../storage/fs.ts'
 import type { StatFields } from '../storage/dirfd.ts'
-import { isInside, stampOf } from '../storage/paths.ts'
+import { SEP, below, isInside, restOf, samePath, stampOf } from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
@@ -126,8 +126,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     if (!existsSync(device.path)) return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
 
     const own = ownOutputFolders(db)
-    const isOwn = (path: string) => own.some((dir) => dir.startsWith(path) ? dir.length - path.length <= 1 : isInside(dir, path))
-    const scopes = (task.params.paths ?? [device.path]).filter((p) => p === device.path || isInside(device.path, p) || p + '/' === device.path)
+    const isOwn = (path: string) => own.some((dir) => samePath(dir, path) || samePath(dir, path + SEP) || isInside(dir, path))
+    const scopes = (task.params.paths ?? [device.path]).filter((p) => below(device.path, p) !== undefined || samePath(p + SEP, device.path))
     const disk: DiskEntry[] = []
     const walked = new Set<string>()
     /** Scopes that are gone: forgotten as folders once this scan has used what was seen of them. */
@@ -139,13 +139,13 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     /** Names that are not valid UTF-8, by folder (absolute, final slash): no path of ours can name them. */
     const undecodable = new Map<string, string[]>()
     const walk = async (scope: string) => {
-      const rel = scope.slice(device.path.length)
+      const rel = restOf(device.path, scope)
       // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
       if ((rel && excluded(rel)) || isOwn(scope)) return
       walked.add(scope)
       const at = scope.endsWith('/') ? scope : scope + '/'
       // Our own folders that lie inside this scope, relative to it: the walk never enters them.
-      const ownInside = new Set(own.filter((d) => isInside(at, d)).map((d) => d.slice(at.length).replace(/\/$/, '')))
+      const ownInside = new Set(own.filter((d) => isInside(at, d)).map((d) => restOf(at, d).replace(/\/$/, '')))
       // Each record is made as the walk lstats the entry (no Entry first); folders end in a slash.
       const make = (rel: string, st: StatFields, kind: Entry['kind']): DiskEntry | undefined => {
         if (kind !== 'file' && kind !== 'dir') return undefined
@@ -174,7 +174,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           // An event's path with U+FFFD names nothing when the bytes of the name were not UTF-8:
           // its folder is looked at instead, where the name is found and said.
           const parent = posix.dirname(scope.endsWith('/') ? scope.slice(0, -1) : scope) + '/'
-          if (posix.basename(scope).includes('\uFFFD') && parent.startsWith(device.path) && !walked.has(parent)) {
+          if (posix.basename(scope).includes('\uFFFD') && below(device.path, parent) !== undefined && !walked.has(parent)) {
             scopes.push(parent)
             return walk(parent)
           }

@@ -10,6 +10,7 @@ import { createAggregator, foldPaths } from './aggregator.ts'
 import { createSettle, excluded } from './ingest.ts'
 import type { Recent } from './recent.ts'
 import { stampOf } from '../storage/paths.ts'
+import { REFUSAL } from '../storage/platform.ts'
 import { createWatcher } from './watcher.ts'
 
 /**
@@ -104,6 +105,12 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
 
     /** Watches every device and queues a full scan of each (files changed while the service was stopped). */
     start() {
+      // Where file work is refused (Windows), nothing is watched or scanned: one line says why,
+      // and the catalogue goes on without its watcher (`added` and the timers stay off too).
+      if (REFUSAL) {
+        log.warn('devices are not watched or scanned', { reason: REFUSAL })
+        return
+      }
       running = true
       for (const device of db.select().from(devicesTable).all()) {
         roots.set(device.id, device.path)

@@ -16,7 +16,8 @@ import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
 import { CONTAINER_EXT, PROXY_EXT, type ProxyProgress, makeProxy } from '../../media/proxy.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { aliasProblem, deviceFor, fileOnDevice, makeDirInside } from '../../storage/paths.ts'
+import { aliasProblem, deviceFor, fileOnDevice, isInside, makeDirInside } from '../../storage/paths.ts'
+import { requireFileWork } from '../../storage/platform.ts'
 import { removeFileInside } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
 import type { ProxyParams } from '../../tasks/kinds.ts'
@@ -118,6 +119,7 @@ export function createProxies(db: Db, deps: { media: MediaAssets; runner: Runner
      * in production (archive-only or offline).
      */
     queue(kind: MediaKind, id: number, user: Principal): TaskOf<'proxy'> {
+      requireFileWork()
       const row = deps.media.byId(id)
       if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
       requirePerm(user, EDIT_CODENAMES[kind].change)
@@ -197,12 +199,10 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
       media.setProxy(asset.id, made, by)
       // An old proxy of another name (another container) goes once path_proxy names the new one;
       // only a regular file inside the proxy root is ever removed.
-      if (old && old !== made && isInside(proxyDir, old)) queueMicrotask(() => void removeOld(proxyDir, old))
+      if (old && old !== made && isInside(proxyDir.endsWith('/') ? proxyDir : `${proxyDir}/`, old)) queueMicrotask(() => void removeOld(proxyDir, old))
     }
   }
 }
-
-const isInside = (root: string, path: string) => path.startsWith(root.endsWith('/') ? root : `${root}/`)
 
 function removeOld(root: string, path: string) {
   try {

@@ -17,6 +17,7 @@ import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import { PathError, cleanDir, deviceFor, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
+import { requireFileWork } from '../../storage/platform.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
@@ -177,6 +178,7 @@ export function createImports(
      * metadata) over that asset's record.
      */
     register(req: ImportRequest, actor: Principal, payload: string, options?: { newOnly: true }): ImportResult {
+      requireFileWork() // the import task probes, moves and makes proxies
       const kind = req.type
       const meta = req.asset.asset_meta
       // Every category and keyword is a row or two written in the one transaction: bounded

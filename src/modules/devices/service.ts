@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts'
 import { devices, transcodingProfiles } from '../../db/schema.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, invalid, notFound, unique } from '../../http/errors.ts'
-import { cleanDir, reservedProblem } from '../../storage/paths.ts'
+import { cleanDir, reservedProblem, samePath } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { actorOf, hiddenPassword, historyOf } from '../history/service.ts'
@@ -67,10 +67,14 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   }
 
   /** A device path: absolute, cleaned, not a reserved folder nor inside a project folder. */
-  function devicePath(value: string) {
+  function devicePath(value: string, id?: number) {
     const path = field('/path', () => cleanDir(value))
     const reserved = reservedProblem(path)
     if (reserved) throw invalid('/path', reserved)
+    // The same path written alike is the table's unique constraint; written in another case, it
+    // is the same folder where the system ignores case (macOS, Windows), which no constraint sees.
+    const twin = everyDevice.all().find((d) => d.id !== id && d.path !== path && samePath(d.path, path))
+    if (twin) throw unique('/path', `Device ${twin.id} has this path (${twin.path}): names on this system compare without regard to case.`)
     const holder = projectHolding(db, path)
     if (holder !== undefined) throw invalid('/path', `The path lies inside the folder of project asset ${holder}; deleting that project would remove the device.`)
     return path
@@ -118,7 +122,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
       const next = overlay(row, body, WRITABLE)
       if (body.password === '********') next.password = row.password
-      if (body.path !== undefined) next.path = devicePath(body.path)
+      if (body.path !== undefined) next.path = devicePath(body.path, id)
       checkProfiles({ transcoding_profile: body.transcoding_profile, passthrough_profiles: body.passthrough_profiles })
       if (next.name !== row.name && db.select({ id: devices.id }).from(devices).where(and(eq(devices.name, next.name), ne(devices.id, id))).get())
         throw unique('/name', 'A device with this name already exists.')

@@ -7,6 +7,7 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { tasks } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
+import { requireFileWork } from '../../storage/platform.ts'
 import { folderSpace } from '../../storage/space.ts'
 import type { Runner, TaskRow } from '../../tasks/runner.ts'
 import { scanTask } from '../../watch/service.ts'
@@ -106,6 +107,7 @@ export function createDeviceStatus(db: Db, deps: { devices: Devices; media: Medi
      * 409 while the device's folder is not there.
      */
     async rescan(id: number, user: Principal): Promise<TaskRow> {
+      requireFileWork()
       const device = devices.get(id)
       requirePerm(user, RESCAN_CODENAME)
       const look = await folderSpace(device.path)

@@ -9,7 +9,8 @@ import type { HoldDurations } from '../assetholddurations/service.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import type { ImportLogs } from '../importlogs/service.ts'
 import { canRead, requirePerm, requireWrite } from '../users/access.ts'
-import { cleanDir, deviceFor, isInside, makeDirInside, reservedProblem } from '../../storage/paths.ts'
+import { PathError, cleanDir, deviceFor, isInside, makeDirInside, reservedProblem } from '../../storage/paths.ts'
+import { requireFileWork } from '../../storage/platform.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
@@ -106,7 +107,8 @@ function makeDropFolder(drop: { path: string; device: DeviceRow }) {
   try {
     makeDirInside(drop.device.path, drop.path)
   } catch (error) {
-    throw invalid('/upload_root', (error as Error).message)
+    if (!(error instanceof PathError)) throw error // file work refused on this platform: 501
+    throw invalid('/upload_root', error.message)
   }
 }
 
@@ -187,7 +189,8 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
         try {
           makeDirInside(storage.device.path, storage.path)
         } catch (error) {
-          throw invalid('/storage_root', (error as Error).message)
+          if (!(error instanceof PathError)) throw error // file work refused on this platform: 501
+          throw invalid('/storage_root', error.message)
         }
       }
       if (drop) makeDropFolder(drop)
@@ -219,6 +222,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
     },
 
     create(body: typeof ProductionCreate.static, user: Principal) {
+      requireFileWork() // its storage_root is made
       const all = deviceService.all()
       const storage = onDevice(all, body.storage_root, '/storage_root')
       const proxyRoot = body.proxy_root === undefined ? `${storage.path}proxies/` : onDevice(all, body.proxy_root, '/proxy_root').path

@@ -9,7 +9,7 @@
 // folders under its storage and proxy roots, so a folder there needs write access to that
 // production, and a non-superuser's project folder lies inside its own production's storage root.
 import { type Db, dataFolderOf } from '../../db/client.ts'
-import { aliasProblem, isInside, realOf, reservedProblem } from '../../storage/paths.ts'
+import { aliasProblem, isInside, realOf, reservedProblem, restOf } from '../../storage/paths.ts'
 import { canRead, canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
@@ -39,7 +39,7 @@ function realBundles(db: Db): { id: number; bundle_root: string; deleting: boole
   return rows.map((r) => {
     let real = devices.get(r.device_path)
     if (real === undefined) devices.set(r.device_path, (real = realOf(r.device_path)))
-    return { id: r.id, bundle_root: r.bundle_root, deleting: !!r.deleting, real: real + r.bundle_root.slice(r.device_path.length) }
+    return { id: r.id, bundle_root: r.bundle_root, deleting: !!r.deleting, real: real + restOf(r.device_path, r.bundle_root) }
   })
 }
 

@@ -15,7 +15,7 @@ import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../st
 import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
 import { describe } from '../../storage/errors.ts'
 import { removeTreeAt } from '../../storage/remove.ts'
-import { deviceFor, makeDirInside } from '../../storage/paths.ts'
+import { deviceFor, makeDirInside, restOf } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
 
@@ -55,7 +55,7 @@ export function copyAbandon(db: Db, users: Users) {
       const parentDir = posix.dirname(target.replace(/\/$/, '')) + '/'
       let parent = -1
       try {
-        parent = openBeneath(device, parentDir.slice(device.length))
+        parent = openBeneath(device, restOf(device, parentDir))
         await removeTreeAt({ parent, name: posix.basename(stagingFor(target, task.id)) })
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
@@ -93,7 +93,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       if (refusal) throw new Error(`refusing to copy into ${target}: ${refusal}`)
       const sourceDevice = params.source_device ?? deviceFor(db.select().from(devices).all(), source)?.path
       if (!sourceDevice) throw new Error('the source folder no longer lies on a device')
-      sourceFd = openBeneath(sourceDevice, source.slice(sourceDevice.length))
+      sourceFd = openBeneath(sourceDevice, restOf(sourceDevice, source))
       if (params.identity && identityOfFd(sourceFd) !== params.identity)
         throw new Error('the source folder was replaced since the copy was asked for; nothing was copied')
 
@@ -101,7 +101,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       // the way. The hidden folder is made, renamed and removed relative to it.
       const parentDir = posix.dirname(target.replace(/\/$/, '')) + '/'
       makeDirInside(device, parentDir)
-      targetParent = openBeneath(device, parentDir.slice(device.length))
+      targetParent = openBeneath(device, restOf(device, parentDir))
       const stagingName = posix.basename(staging)
       const stagingThere = () => {
         const fd = openat(targetParent, cName(stagingName), DIR_FLAGS)

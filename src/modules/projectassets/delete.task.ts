@@ -21,6 +21,7 @@ import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../st
 import { CancelledError, identityOfFd, listTree, openBeneath } from '../../storage/fs.ts'
 import { removalSupported, removeTreeAt, unsupportedReason } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
+import { restOf, samePath } from '../../storage/paths.ts'
 import type { Handler } from '../../tasks/runner.ts'
 
 
@@ -43,9 +44,9 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
       if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
       const foreign = media.countUnder(bundle_root, project.production)
       if (foreign) throw new Error(`refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`)
-      if (folder === device.replace(/\/$/, '')) throw new Error('refusing to remove the root of a device')
+      if (samePath(folder + '/', device)) throw new Error('refusing to remove the root of a device')
 
-      parent = openBeneath(device, posix.dirname(folder).slice(device.length - 1))
+      parent = openBeneath(device, restOf(device, posix.dirname(folder) + '/'))
       const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
       const hiddenPath = trashFor(bundle_root, task.id)
       const existing = openat(parent, cName(name), DIR_FLAGS)

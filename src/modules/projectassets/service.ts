@@ -5,7 +5,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS, type MediaKind, devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
 import { AppError, dateField, field, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
-import { cleanPath, dirOnDevice, isInside, makeDirInside } from '../../storage/paths.ts'
+import { cleanPath, dirOnDevice, isInside, makeDirInside, restOf } from '../../storage/paths.ts'
+import { requireFileWork } from '../../storage/platform.ts'
 import { bundleProblem, territoryProblem } from './bundles.ts'
 import { identityOf } from '../../storage/fs.ts'
 import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
@@ -202,6 +203,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     },
 
     async create(body: Body, user: Principal) {
+      requireFileWork() // the project's folder is made and counted
       const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
       const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
       checkTerritory(path, user, production.id, true)
@@ -235,6 +237,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
 
     /** The new project (status 0, not in production) and the task that copies its files. */
     async copy(body: Body & { copy_of: number }, share: boolean, user: Principal): Promise<{ row: Row; task: QueuedTask }> {
+      requireFileWork()
       requirePerm(user, 'browser.copy_projectasset')
       if (share) requirePerm(user, 'browser.share_production_asset')
       const source = db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)).get()
@@ -248,7 +251,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         throw invalid('/bundle_root', 'The copy cannot be inside the source bundle, nor contain it.')
       if (!(await isMissingOrEmpty(target.path))) throw invalid('/bundle_root', 'The target folder exists and is not empty; a copy never overwrites.')
       const dateCrt = body.date_crt === undefined ? source.date_crt : dates(body)
-      const pathFile = source.path_file ? target.path + source.path_file.slice(source.bundle_root.length) : ''
+      const pathFile = source.path_file ? target.path + restOf(source.bundle_root, source.path_file) : ''
       // The folder the copy will read is the one there now: the task checks it still is.
       const sourceIdentity = identityOf(source.bundle_root)
       if (!sourceIdentity) throw invalid('/copy_of', 'The source project folder is missing or not a folder.')
@@ -297,6 +300,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
      * task, or the one already queued or running when the delete was asked for before.
      */
     remove(id: number, user: Principal): QueuedTask {
+      requireFileWork()
       const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
       if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', NO_PROJECT)
       requireWrite(user, row.production)
