@@ -1,6 +1,6 @@
 // npm run build → dist/reelhouse for this machine: one executable with the runtime, the code, the
-// migrations (inlined by a macro) and the docs assets. Identifiers are not minified: Elysia
-// compiles its handlers from function source, which full minification breaks (elysia issue 1711).
+// migrations (inlined by a macro) and the docs assets. Nothing is minified: Elysia composes its
+// handlers from the source text of ours, which minified text changes (compile() says how).
 //
 // npm run build -- --all → dist/reelhouse-<os>-<arch>[.exe] for each of TARGETS, and
 // dist/SHA256SUMS in the format of sha256sum (`cd dist && sha256sum -c SHA256SUMS` checks them).
@@ -60,15 +60,16 @@ async function compile(outfile: string, pageModule: string, commit: string, targ
     }],
     define: { REELHOUSE_COMMIT: JSON.stringify(commit) },
     // Not minified at all: Elysia writes each route's handler from the source text of our handlers
-    // and hooks (src/http/composed.ts), and minified text reads differently. Whitespace minification
-    // turned `=> {` and `=> (a ?? b)(x)` into text its async test matches: 3 of the 4 onRequest
-    // hooks and 40 handlers were awaited on every request (the first page answered at 0.70 of the
-    // raw baseline against the source's 0.79); syntax minification alone still made the proxy
+    // and hooks (src/http/composed.ts), and minified text reads differently. Without whitespace,
+    // `=> { check(r) }` and `=> (a ?? b)(x)` became `=>{check(r)}` and `=>(a??b)(x)`, which its
+    // test for async functions matches: 3 of the 4 onRequest hooks were awaited on every request,
+    // and 40 routes awaited their handler or a hook (in-process, 10 µs more a request for the
+    // first page, 63 against 54 µs at limit=1); syntax minification alone still made the proxy
     // files' handler `return close(fd), new Response(...)`. Unminified, the bundle's functions
     // read as Bun prints them when it runs the source, and every route composes the same
     // (test/cli/compiled-handlers.test.ts). It costs 0.5 MB of a 113 MB executable, and no start
     // time we could measure (--version and serve's start, alternating, within their noise).
-    minify: { whitespace: true, syntax: true, identifiers: false },
+    minify: false,
     sourcemap: 'none',
     compile: {
       ...(target ? { target } : {}),

@@ -9,6 +9,7 @@ import { type ServeConfig, dbFile } from '../config.ts'
 import { startCheckpointer } from '../db/checkpointer.ts'
 import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
+import { composedHandlers } from '../http/composed.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
 import { pageLoader } from '../http/pagebuild.ts'
 import { UserError, createUsers } from '../modules/users/service.ts'
@@ -46,6 +47,10 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     quiet: config.quiet, publicUrl: config.publicUrl, allowOrigins: config.allowOrigins, host: config.host, allowHosts: config.allowHosts,
     defaultApiVersion: config.defaultApiVersion, pageFiles: page.page,
   }).listen({ hostname: config.host, port: config.port, reusePort: false })
+  // A hidden diagnostic: the code Elysia composed for each route, written to that file as JSON,
+  // for the test that compares the compiled executable's with the source run's (src/http/composed.ts).
+  const dumpTo = process.env.REELHOUSE_DUMP_HANDLERS
+  if (dumpTo) writeFileSync(dumpTo, JSON.stringify(composedHandlers(app), null, 1))
   core.start()
   const server = app.server!
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
