@@ -38,6 +38,8 @@ function idMaker() {
 export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request): string | undefined => undefined } = {}) {
   const pending = new WeakMap<Request, Pending>()
   const newId = idMaker()
+  // The lines go out in batches, at the end of each turn of the event loop (util/log.ts).
+  const line = log.infoBatched ?? log.info
 
   return {
     /** The request's id; undefined for a request that never reached the app's fetch. */
@@ -71,7 +73,7 @@ export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request
   function done(request: Request, entry: Pending, response: unknown): unknown {
     const answer = response instanceof Response ? setHeaders(response, { 'x-request-id': entry.id }) : response
     if (!quiet)
-      log.info('request', {
+      line('request', {
         method: request.method,
         path: pathOf(request.url),
         status: answer instanceof Response ? answer.status : 200,
