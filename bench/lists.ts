@@ -1,22 +1,25 @@
 // The list benchmark (part of npm run bench): what an editing tool asks for most, against raw
 // Bun.serve + prepared bun:sqlite statements answering the same bytes (bench/baseline.ts), both
-// loaded by wrk in the same run: the first page (limit=50 and limit=1), one record by random id,
-// pages at offsets spread over the whole table; the unpaged list's peak RSS; the key check with 1
-// key and with 100,000 keys. Prints a summary and writes docs/benchmarks.md; with BENCH_RESULTS=FILE
-// it also writes its headline rows there as JSON (bench/run.ts prints them with the others').
+// loaded by wrk in the same run: the first page (limit=50 and limit=1) and one record by random id,
+// each from the executable users get (dist/reelhouse, built here) with its default request log
+// (stderr to a file, as a service manager keeps it) and from the source run with --quiet, in the
+// same rounds; pages at offsets spread over the whole table; the unpaged list's peak RSS; the key
+// check with 1 key and with 100,000 keys (those three from the source run). Prints a summary and
+// writes docs/benchmarks.md; with BENCH_RESULTS=FILE it also writes its headline rows there as
+// JSON (bench/run.ts prints them with the others').
 // Environment (all optional): BENCH_ASSETS (100000), BENCH_KEYS (100000), BENCH_DURATION (s, 10),
 // BENCH_ROUNDS (5), BENCH_CONNECTIONS (32), BENCH_THREADS (1), BENCH_WARMUP (s, 3),
 // BENCH_NO_DOC=1 (do not write docs/benchmarks.md).
 // Exit status: 0 all targets met, 1 a target missed or a check failed.
 import { type Subprocess, spawnSync } from 'bun'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { machine, writeSection } from './doc.ts'
-import { children, envNumber, memory, onInterrupt, resetPeak, ROOT, runBench, spawnListening, stopChildren } from './procs.ts'
+import { children, envNumber, memory, onInterrupt, resetPeak, ROOT, runBench, spawnListening, spawnLogging, stopChildren } from './procs.ts'
 import { addKeys, seedCatalogue } from './seed.ts'
 
 const BUN = process.execPath
@@ -47,7 +50,7 @@ async function stopAll() {
 }
 onInterrupt(stopAll, () => tmp ?? 'nothing')
 
-type Server = { name: string; proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string }
+type Server = { name: string; proc: Subprocess; base: string }
 
 /** Spawns a server and waits for the line that names its port. */
 async function start(name: string, cmd: string[], portOf: (line: string) => string | undefined): Promise<Server> {
@@ -55,10 +58,36 @@ async function start(name: string, cmd: string[], portOf: (line: string) => stri
   return { name, proc, base: `http://127.0.0.1:${port}` }
 }
 
+const servingPort = (line: string) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1]
 const startReelhouse = (name: string, dataDir: string) =>
-  start(name, [BUN, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--quiet'], (line) =>
-    / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
-  )
+  start(name, [BUN, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--quiet'], servingPort)
+
+/** The executable, as users run it: no --quiet, its log (a line per request) written to `logFile`. */
+async function startExecutable(exe: string, dataDir: string, logFile: string): Promise<Server> {
+  const name = 'Reelhouse executable'
+  const { proc, port } = await spawnLogging(name, [exe, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'], { portOf: servingPort, logFile })
+  return { name, proc, base: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * dist/reelhouse built now from this checkout (`bun build.ts`), copied into `dir` so that another
+ * build while this runs (a test's) does not change what is measured.
+ */
+function buildExecutable(dir: string): string {
+  const built = spawnSync([BUN, 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
+  if (built.exitCode !== 0) throw new Error(`bun build.ts failed:\n${built.stderr}`)
+  const exe = join(dir, 'reelhouse')
+  copyFileSync(join(ROOT, 'dist', 'reelhouse'), exe)
+  chmodSync(exe, 0o755)
+  return exe
+}
+
+/** The lines in a file, counted as it is read (the request log of a run holds millions). */
+async function lineCount(file: string): Promise<number> {
+  let lines = 0
+  for await (const chunk of Bun.file(file).stream()) for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
+  return lines
+}
 const startBaseline = (dbPath: string) =>
   start('raw Bun.serve + bun:sqlite', [BUN, 'bench/baseline.ts', dbPath], (line) => /^listening (\d+)$/.exec(line.trim())?.[1])
 
@@ -77,7 +106,7 @@ type WrkResult = {
   errors: Record<'connect' | 'read' | 'write' | 'status' | 'timeout', number>
   latency_us: { mean: number; stdev: number; p50: number; p90: number; p99: number; max: number }
 }
-type Load = { rps: number; p50ms: number; p99ms: number; meanMs: number }
+type Load = { requests: number; rps: number; p50ms: number; p99ms: number; meanMs: number }
 
 const wrkArgs = (seconds: number, url: string, lua = LUA) =>
   ['wrk', `-t${cfg.threads}`, `-c${cfg.connections}`, `-d${seconds}s`, '-s', lua, url]
@@ -93,6 +122,7 @@ async function wrk(url: string, seconds: number, env: Record<string, string>, lu
   const bad = Object.entries(r.errors).filter(([, n]) => n > 0)
   if (bad.length) throw new Error(`wrk against ${url} saw errors ${JSON.stringify(r.errors)}; responses must all be 2xx`)
   return {
+    requests: r.requests,
     rps: r.requests / (r.duration_us / 1e6),
     p50ms: r.latency_us.p50 / 1000,
     p99ms: r.latency_us.p99 / 1000,
@@ -104,6 +134,9 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
+
+/** A number as the tables show it: 12,345 or 0.83. */
+const n = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
 
 type Target = { label: string; url: string; env: Record<string, string>; lua?: string }
 
@@ -144,13 +177,13 @@ async function sameBodies(app: Server, raw: Server, key: string) {
   for (const id of [1, 4242, Math.floor(cfg.assets / 2), cfg.assets]) {
     const [a, b] = await Promise.all([get(`${app.base}${LIST}${id}/`, key), get(`${raw.base}/record/${id}/`)])
     if (a.status !== 200) throw new Error(`${app.name} ${LIST}${id}/: status ${a.status}: ${a.text.slice(0, 200)}`)
-    if (a.text !== b.text) throw new Error(`records differ at id ${id}:\n${a.text.slice(0, 400)}\n${b.text.slice(0, 400)}`)
+    if (a.text !== b.text) throw new Error(`${app.name}: records differ from the baseline's at id ${id}:\n${a.text.slice(0, 400)}\n${b.text.slice(0, 400)}`)
   }
   for (const [limit, offset] of [[1, 0], [50, 0], [50, 1], [50, 12_345], [50, Math.floor(cfg.assets / 2)], [50, cfg.assets - 50], [50, cfg.assets - 10]] as const) {
     const q = `?limit=${limit}&offset=${offset}`
     const [a, b] = await Promise.all([get(app.base + LIST + q, key), get(raw.base + '/' + q)])
     if (a.status !== 200) throw new Error(`${app.name} ${LIST}${q}: status ${a.status}: ${a.text.slice(0, 200)}`)
-    if (a.text !== b.text) throw new Error(`bodies differ at offset ${offset}:\n${a.text.slice(0, 300)}\n${b.text.slice(0, 300)}`)
+    if (a.text !== b.text) throw new Error(`${app.name}: bodies differ from the baseline's at offset ${offset}:\n${a.text.slice(0, 300)}\n${b.text.slice(0, 300)}`)
     if (a.total !== String(cfg.assets) || b.total !== a.total) throw new Error(`X-Total-Count ${a.total} / ${b.total}, expected ${cfg.assets}`)
   }
 }
@@ -222,9 +255,16 @@ async function main() {
   tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-'))
   const oneKey = join(tmp, 'one-key')
   const manyKeys = join(tmp, 'many-keys')
+  // The executable's own copy of the catalogue: a second serve is refused on a folder in use.
+  const forExe = join(tmp, 'executable')
   let t0 = performance.now()
+  const exe = buildExecutable(tmp)
+  console.error(`built the executable in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  t0 = performance.now()
   const key = seedCatalogue(oneKey, cfg.assets)
   console.error(`seeded ${cfg.assets} video assets in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  mkdirSync(forExe)
+  copyFileSync(dbFile(oneKey), dbFile(forExe))
   t0 = performance.now()
   mkdirSync(manyKeys)
   copyFileSync(dbFile(oneKey), dbFile(manyKeys))
@@ -245,15 +285,16 @@ async function main() {
   await stop(fresh)
   console.error(`unpaged: ${(fast.bytes / 2 ** 20).toFixed(1)} MiB in ${fast.seconds.toFixed(2)} s; idle RSS ${idle.rssMiB.toFixed(0)} MiB, peak ${afterFast.hwmMiB.toFixed(0)} MiB; slow client peak ${afterSlow.hwmMiB.toFixed(0)} MiB`)
 
-  // Paged list: Reelhouse (1 key), Reelhouse (100k keys), baseline.
+  // Paged list: Reelhouse (1 key), Reelhouse (100k keys), baseline; the executable for the first pages.
   const app = await startReelhouse('Reelhouse, 1 key', oneKey)
   const appMany = await startReelhouse(`Reelhouse, ${cfg.keys + 1} keys`, manyKeys)
+  const logFile = join(tmp, 'executable.log')
+  const compiled = await startExecutable(exe, forExe, logFile)
   const raw = await startBaseline(dbFile(oneKey))
-  await sameBodies(app, raw, key)
-  await sameBodies(appMany, raw, key)
+  for (const server of [app, appMany, compiled]) await sameBodies(server, raw, key)
   const unauthorized = await get(`${app.base}${LIST}?limit=1`)
   if (unauthorized.status !== 401) throw new Error(`without a key the list answered ${unauthorized.status}`)
-  console.error('bodies of Reelhouse and the baseline are byte-identical at 6 offsets; no key: 401')
+  console.error('bodies of Reelhouse (source and executable) and the baseline are byte-identical at 6 offsets; no key: 401')
 
   const withKey = { BENCH_PATH: LIST, BENCH_KEY: key }
   const targets: Target[] = [
@@ -263,10 +304,12 @@ async function main() {
   ]
   console.error(`paged, offset uniform over 0..${cfg.assets - 50}: wrk ${wrkArgs(cfg.duration, 'URL', relative(ROOT, LUA)).slice(1).join(' ')}, ${cfg.rounds} rounds`)
   const paged = await compare(targets, cfg.assets, cfg.rounds)
-  // What users feel first: the first page and one record. The same request every time for the
+  // What users feel first: the first page and one record, from the executable (its request log
+  // on) and from the source run (--quiet) in the same rounds. The same request every time for the
   // pages; ids drawn by a fixed-seed generator for the records.
   const pair = (rawPath: string, appPath: string, lua: string): Target[] => [
     { label: 'raw', url: raw.base, env: { BENCH_PATH: rawPath }, lua },
+    { label: 'compiled', url: compiled.base, env: { BENCH_PATH: appPath, BENCH_KEY: key }, lua },
     { label: 'app', url: app.base, env: { BENCH_PATH: appPath, BENCH_KEY: key }, lua },
   ]
   console.error('first page, limit=50')
@@ -275,10 +318,16 @@ async function main() {
   const first1 = await compare(pair('/?limit=1&offset=0', `${LIST}?limit=1&offset=0`, FIXED), cfg.assets, cfg.rounds)
   console.error('one record, random ids')
   const records = await compare(pair('/record/', LIST, RECORD), cfg.assets, cfg.rounds)
-  const loadedPeak = { app: memory(app.proc.pid).hwmMiB, raw: memory(raw.proc.pid).hwmMiB }
+  const loadedPeak = { app: memory(app.proc.pid).hwmMiB, compiled: memory(compiled.proc.pid).hwmMiB, raw: memory(raw.proc.pid).hwmMiB }
   await stop(app)
   await stop(appMany)
+  await stop(compiled)
   await stop(raw)
+  // The executable's log was on: every request of the rounds has its line (stopped, it has written them all).
+  const measured = [first50, first1, records].flatMap((m) => m.get('compiled')!).reduce((a, l) => a + l.requests, 0)
+  const logged = await lineCount(logFile)
+  if (logged < measured) throw new Error(`the executable's log holds ${logged} lines for ${measured} requests measured`)
+  console.error(`the executable's request log: ${n(logged)} lines for ${n(measured)} requests measured (and the warm-ups')`)
 
   const keyCheck = keyCheckInProcess([oneKey, manyKeys], key)
 
@@ -286,10 +335,13 @@ async function main() {
   const p = { raw: summarize(paged.get('raw')!), app: summarize(paged.get('app')!), appMany: summarize(paged.get('appMany')!) }
   const ratio = pairedRatio(paged.get('app')!, paged.get('raw')!)
   const keyRatio = pairedRatio(paged.get('appMany')!, paged.get('app')!)
-  const felt = (loads: Map<string, Load[]>) => ({ raw: summarize(loads.get('raw')!), app: summarize(loads.get('app')!), ratio: pairedRatio(loads.get('app')!, loads.get('raw')!) })
+  /** `side` against the baseline of the same rounds: 'compiled' (the executable) or 'app' (the source run). */
+  const felt = (loads: Map<string, Load[]>, side: 'compiled' | 'app' = 'compiled') =>
+    ({ raw: summarize(loads.get('raw')!), app: summarize(loads.get(side)!), ratio: pairedRatio(loads.get(side)!, loads.get('raw')!) })
   const f50 = felt(first50)
   const f1 = felt(first1)
   const rec = felt(records)
+  const source = { f50: felt(first50, 'app'), f1: felt(first1, 'app'), rec: felt(records, 'app') }
   const keyUsRatio = keyCheck.us[1]! / keyCheck.us[0]!
   const peak = Math.max(afterFast.hwmMiB, afterSlow.hwmMiB)
   const pass = {
@@ -301,16 +353,21 @@ async function main() {
     key: keyRatio >= TARGET.keyRatio && keyUsRatio <= 1 / TARGET.keyRatio,
   }
   const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL')
-  const n = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
 
   const vs = (x: ReturnType<typeof felt>) =>
     `${n(x.ratio, 2)} (${n(x.app.rps)} against ${n(x.raw.rps)} req/s; p50 ${n(x.app.p50ms, 1)} against ${n(x.raw.p50ms, 1)} ms)`
-  /** What users feel first: the headline (npm run bench prints it with the copy's). */
+  /** What users feel first: the headline (npm run bench prints it with the copy's), from the executable. */
   const headline: [string, string, string, string][] = [
-    ['First page, `?limit=50&offset=0`: Reelhouse / raw', vs(f50), `>= ${TARGET.first50}`, mark(pass.first50)],
-    ['First page, `?limit=1&offset=0`: Reelhouse / raw', vs(f1), `>= ${TARGET.first1}`, mark(pass.first1)],
-    ['One record, `/api/videoassets/{id}/`, random ids: Reelhouse / raw', vs(rec), `>= ${TARGET.record}`, mark(pass.record)],
+    ['First page, `?limit=50&offset=0`: executable (request log on) / raw', vs(f50), `>= ${TARGET.first50}`, mark(pass.first50)],
+    ['First page, `?limit=1&offset=0`: executable (request log on) / raw', vs(f1), `>= ${TARGET.first1}`, mark(pass.first1)],
+    ['One record, `/api/videoassets/{id}/`, random ids: executable (request log on) / raw', vs(rec), `>= ${TARGET.record}`, mark(pass.record)],
     [`Key check: ${n(keyCheck.keyCounts[1]!)} keys / 1 key (paged load)`, n(keyRatio, 2), `>= ${TARGET.keyRatio}`, mark(keyRatio >= TARGET.keyRatio)],
+  ]
+  /** The same from the source run (--quiet), in the same rounds: no target, for comparison. */
+  const sourceRows: [string, string, string, string][] = [
+    ['First page, `?limit=50&offset=0`: source run (--quiet) / raw', vs(source.f50), '', ''],
+    ['First page, `?limit=1&offset=0`: source run (--quiet) / raw', vs(source.f1), '', ''],
+    ['One record, random ids: source run (--quiet) / raw', vs(source.rec), '', ''],
   ]
   const rows: [string, string, string, string][] = [
     ['Paged list, offsets uniform over the table, raw Bun.serve + bun:sqlite (naive LIMIT/OFFSET)', `${n(p.raw.rps)} req/s (p50 ${n(p.raw.p50ms, 1)} ms, p99 ${n(p.raw.p99ms, 1)} ms)`, '', ''],
@@ -325,14 +382,17 @@ async function main() {
 
   console.log('\nReelhouse benchmarks')
   console.log(`${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; ${host.wrk}`)
-  const w = [Math.max(...[...headline, ...rows].map((r) => r[0].length)), Math.max(...[...headline, ...rows].map((r) => r[1].length))]
-  for (const r of [...headline, ...rows]) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(9)} ${r[3]}`)
+  const all = [...headline, ...sourceRows, ...rows]
+  const w = [Math.max(...all.map((r) => r[0].length)), Math.max(...all.map((r) => r[1].length))]
+  for (const r of all) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(9)} ${r[3]}`)
   console.log(`rounds (req/s): uniform offsets: baseline ${p.raw.all.join(', ')}; Reelhouse ${p.app.all.join(', ')}; ${n(cfg.keys + 1)} keys ${p.appMany.all.join(', ')}`)
-  console.log(`rounds (req/s): limit=50 first page: baseline ${f50.raw.all.join(', ')}; Reelhouse ${f50.app.all.join(', ')}`)
-  console.log(`rounds (req/s): limit=1 first page: baseline ${f1.raw.all.join(', ')}; Reelhouse ${f1.app.all.join(', ')}`)
-  console.log(`rounds (req/s): one record: baseline ${rec.raw.all.join(', ')}; Reelhouse ${rec.app.all.join(', ')}`)
+  const perRound = (x: ReturnType<typeof felt>, s: ReturnType<typeof felt>) =>
+    `baseline ${x.raw.all.join(', ')}; executable ${x.app.all.join(', ')}; source ${s.app.all.join(', ')}`
+  console.log(`rounds (req/s): limit=50 first page: ${perRound(f50, source.f50)}`)
+  console.log(`rounds (req/s): limit=1 first page: ${perRound(f1, source.f1)}`)
+  console.log(`rounds (req/s): one record: ${perRound(rec, source.rec)}`)
   if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'lists', headline }))
-  console.log(`peak RSS after the load runs: Reelhouse ${n(loadedPeak.app, 1)} MiB, baseline ${n(loadedPeak.raw, 1)} MiB`)
+  console.log(`peak RSS after the load runs: Reelhouse ${n(loadedPeak.app, 1)} MiB (source), ${n(loadedPeak.compiled, 1)} MiB (executable), baseline ${n(loadedPeak.raw, 1)} MiB`)
 
   if (process.env.BENCH_NO_DOC !== '1') {
     const section = `## Lists and keys: first pages, one record, spread offsets against raw Bun.serve + bun:sqlite; unpaged list; key check
@@ -342,11 +402,12 @@ async function main() {
 - Bun ${host.bun}; load tool ${host.wrk}
 - Data: ${n(cfg.assets)} video assets in one production on one device; superuser key
 
-What users feel first:
+What users feel first, from the executable with its request log on (the targets), and from the
+source run with --quiet in the same rounds:
 
 | Measure | Result | Target | |
 |---|---|---|---|
-${headline.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+${[...headline, ...sourceRows].map((r) => `| ${r.join(' | ')} |`).join('\n')}
 
 Offsets spread over the table, the unpaged list, the key check:
 
@@ -354,9 +415,8 @@ Offsets spread over the table, the unpaged list, the key check:
 |---|---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 
-Per-round throughput (req/s; the tables show medians): first page limit=50: baseline
-${f50.raw.all.join(', ')}; Reelhouse ${f50.app.all.join(', ')}. limit=1: baseline ${f1.raw.all.join(', ')};
-Reelhouse ${f1.app.all.join(', ')}. One record: baseline ${rec.raw.all.join(', ')}; Reelhouse ${rec.app.all.join(', ')}.
+Per-round throughput (req/s; the tables show medians): first page limit=50: ${perRound(f50, source.f50)}.
+limit=1: ${perRound(f1, source.f1)}. One record: ${perRound(rec, source.rec)}.
 Spread offsets: baseline ${p.raw.all.join(', ')}; Reelhouse ${p.app.all.join(', ')}; Reelhouse with
 ${n(cfg.keys + 1)} keys ${p.appMany.all.join(', ')}.
 
@@ -365,8 +425,12 @@ What is measured:
 - **First pages and one record**: \`GET ${LIST}?limit=50&offset=0\` and \`?limit=1&offset=0\` (the same
   request each time, bench/fixed.lua) and \`GET ${LIST}{id}/\` with ids uniform over 1..${n(cfg.assets)}
   (bench/record.lua), against bench/baseline.ts answering the same bytes from prepared statements
-  (\`/?limit=&offset=\`; \`/record/{id}/\`: the row, its keywords, its projects). Same wrk settings,
-  rounds and ratios as below.
+  (\`/?limit=&offset=\`; \`/record/{id}/\`: the row, its keywords, its projects, who changed it
+  last). Reelhouse is measured twice in the same rounds, the three targets' order rotated each
+  round: the executable users get (dist/reelhouse, built by \`bun build.ts\` at the start of the
+  run), started as a service is, without --quiet, its log (a line per request) written to a file;
+  and \`bun src/main.ts serve --quiet\`. The executable's log is checked to hold a line for every request measured
+  (${n(logged)} lines). Same wrk settings, rounds and ratios as below.
 - **Paged list, spread offsets**: \`GET ${LIST}?limit=50&offset=N\` with \`Authorization: Token <key>\` against the
   real server (\`bun src/main.ts serve\`, its own process), and the same request against
   bench/baseline.ts, raw \`Bun.serve\` with one prepared \`bun:sqlite\` statement

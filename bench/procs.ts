@@ -3,7 +3,7 @@
 // its last lines for error messages, read its memory from /proc, and stop everything, also on
 // Ctrl-C.
 import type { Subprocess } from 'bun'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -64,6 +64,33 @@ export async function spawnListening(
     })
   })
   return { proc, port, lines }
+}
+
+/**
+ * As spawnListening, with the server's stderr written to `logFile`, as a service manager keeps
+ * its log: what is measured then includes the writes of its log to a file, not to a pipe this
+ * process drains. Its stdout is dropped. The port is read from that file, read again every 20 ms
+ * until a line names it (within the bound).
+ */
+export async function spawnLogging(
+  label: string,
+  cmd: string[],
+  options: { portOf: (line: string) => string | undefined; logFile: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<{ proc: Subprocess; port: string }> {
+  const { portOf, logFile, timeoutMs = 30_000 } = options
+  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'ignore', stderr: Bun.file(logFile), env: { ...process.env, ...options.env } })
+  children.add(proc)
+  const end = performance.now() + timeoutMs
+  for (;;) {
+    const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''
+    for (const line of text.split('\n')) {
+      const port = portOf(line)
+      if (port) return { proc, port }
+    }
+    if (proc.exitCode !== null) throw new Error(`${label} exited with ${proc.exitCode} before listening:\n${text}`)
+    if (performance.now() > end) throw new Error(`${label} did not start in ${timeoutMs / 1000} s:\n${text}`)
+    await Bun.sleep(20)
+  }
 }
 
 /** SIGTERM to every child still running, SIGKILL to one that has not ended after `graceMs`. */
