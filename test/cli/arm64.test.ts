@@ -8,9 +8,9 @@
 // On an arm64 Linux machine the executable runs as it is. User-mode emulation runs the arm64
 // code on this machine's kernel: it is not a NAS, but it is the program a NAS would run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from '../helpers/app.ts'
+import { folders } from '../helpers/envelope.ts'
 import { call, crossExecutable, killAll, lines, runCli, type Server, startServe, versionPattern } from '../helpers/process.ts'
 import { makeTree, snapshot } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
@@ -39,15 +39,11 @@ if (why) console.log(`[skip] test/cli/arm64.test.ts: ${why}`)
 const SESSION_MS = 180_000
 const STEP_MS = 60_000
 
-const dirs: string[] = []
-const dir = (prefix: string) => {
-  const d = tempDir(prefix)
-  dirs.push(d)
-  return d
-}
+const dirs = folders()
+const dir = dirs.make
 afterAll(async () => {
   await killAll()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  dirs.cleanup()
 })
 
 describe.skipIf(why !== undefined)('the linux-arm64 executable under qemu-aarch64', () => {
