@@ -3,11 +3,15 @@
 // writing. A PASSIVE checkpoint never waits for a lock and never makes a writer wait.
 import { Database } from 'bun:sqlite'
 import { nextWait } from './pacing.ts'
+import { lowerThreadPriority } from '../storage/threads.ts'
 
 export type CheckpointerMessage = { file: string; fastMs: number; slowMs: number } | 'stop'
 export type CheckpointerReport = { error: string } | 'stopped'
 
 declare const self: Worker
+
+// Checkpoints can wait a little for a core; the server's requests should not (storage/threads.ts).
+lowerThreadPriority()
 
 let db: Database | undefined
 let timer: Timer | undefined

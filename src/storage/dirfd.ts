@@ -372,17 +372,20 @@ export const RENAME_NOREPLACE = process.platform === 'darwin' ? 0x4 : 0x1
 
 let moveCalls: MoveCalls | undefined
 
+/** `symbol` of the C library, a function of `args` that returns an int, or undefined where the library lacks it (or has none here). */
+export function cFunction(symbol: string, args: FFIType[]): ((...a: any[]) => number) | undefined {
+  for (const name of P?.libraries ?? []) {
+    try {
+      return dlopen(name, { [symbol]: { args, returns: FFIType.i32 } }).symbols[symbol] as (...a: any[]) => number
+    } catch {}
+  }
+  return undefined
+}
+
 function loadMoveCalls(): MoveCalls {
   if (moveCalls) return moveCalls
   sys() // the C library loads and checks itself first; errno is read through it
-  const one = (symbol: string, args: FFIType[]) => {
-    for (const name of P!.libraries) {
-      try {
-        return dlopen(name, { [symbol]: { args, returns: FFIType.i32 } }).symbols[symbol] as (...a: any[]) => number
-      } catch {}
-    }
-    return undefined
-  }
+  const one = cFunction
   const i32 = FFIType.i32
   const ptr = FFIType.ptr
   moveCalls = {

@@ -49,6 +49,10 @@ export function slicer(signal?: AbortSignal) {
   return {
     due() {
       if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
+      return this.spent()
+    },
+    /** The slice's time is used up (due() without the cancel check: for a loop inside a transaction, which must not throw half-way). */
+    spent() {
       return performance.now() - since >= SLICE_MS
     },
     async tick() {

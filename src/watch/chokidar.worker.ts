@@ -5,6 +5,7 @@
 import type { Stats } from 'node:fs'
 import { type FSWatcher, watch } from 'chokidar'
 import { excluded } from './ingest.ts'
+import { lowerThreadPriority } from '../storage/threads.ts'
 
 /** Open: watch `real` (a folder, `base` is it with a final slash). Close: stop watcher `id`. */
 export type ChokidarRequest =
@@ -18,6 +19,9 @@ export type ChokidarReport =
   | { id: number; kind: 'closed' }
 
 declare const self: Worker
+
+// Chokidar's bursts can wait a little for a core; the server's requests should not (storage/threads.ts).
+lowerThreadPriority()
 
 const watchers = new Map<number, FSWatcher>()
 const post = (report: ChokidarReport) => self.postMessage(report)

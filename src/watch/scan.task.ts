@@ -10,6 +10,7 @@ import { lstat, readdir } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
+import { committed } from '../db/aftercommit.ts'
 import { ownOutputFolders } from '../modules/productions/lookup.ts'
 import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
 import { system } from '../modules/history/service.ts'
@@ -608,15 +609,38 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const writing = openForWriting(new Set(settled.map((f) => f.path)))
     const uploads = new Map(db.select({ id: productions.id, name: productions.name, storage_root: productions.storage_root, upload_root: productions.upload_root, move_uploads: productions.move_uploads })
       .from(productions).all().map((p) => [p.id, p]))
-    for (const file of settled) {
+    // One transaction per slice, not one per file (group commit): each import's writes are a
+    // savepoint inside it (register's own transaction nests), so a refusal still undoes only its
+    // file. Committed one by one, every import wrote the same hot pages again (the newest rows,
+    // the task queue's and history's index leaves): 56 WAL pages an import, and a commit each
+    // (docs/benchmarks.md, stall). The transaction never spans a wait: the slice ends before the
+    // next turn, and the cancel check is made between slices, outside it.
+    const deviceName = device.name
+    const importSlice = committed(db.$client, (from: number) => {
+      const done: string[] = []
+      let i = from
+      for (; i < settled.length && (i === from || !slice.spent()); i++) {
+        const path = importOne(settled[i]!)
+        if (path) done.push(path)
+      }
+      return { next: i, done }
+    })
+    for (let i = 0; i < settled.length; ) {
       if (slice.due()) await slice.tick()
+      const { next, done } = importSlice.immediate(i)
+      for (const path of done) ingested.add(path)
+      imported += done.length
+      i = next
+    }
+    /** Imports `file` (a savepoint of the slice's transaction); its path when it became an asset. */
+    function importOne(file: (typeof settled)[number]): string | undefined {
       if (writing.has(file.path)) {
         waiting.push(file.path)
-        continue
+        return
       }
       deps.settle.forget(file.path)
       const production = uploads.get(file.production)
-      if (production === undefined) continue
+      if (production === undefined) return
       const request = {
         type: file.kind, production: production.name, rewrap_proxy: false, move_asset: movesUpload(production, file.path),
         asset: {
@@ -626,11 +650,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
       try {
         // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
-        deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: device.name, path_file: file.path }), { newOnly: true })
-        imported++
-        ingested.add(file.path)
+        deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: deviceName, path_file: file.path }), { newOnly: true })
+        return file.path
       } catch (error) {
-        if (error instanceof AlreadyCatalogued) continue
+        if (error instanceof AlreadyCatalogued) return
         // A refusal (the file went away: 406) is logged; a later scan tries again if it is back.
         if (!(error instanceof AppError)) throw error
         deps.log.warn('watch folder file not imported', { path: file.path, reason: error.message })
