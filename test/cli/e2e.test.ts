@@ -166,6 +166,23 @@ describe('booted on a free port with an empty data folder', () => {
     expect(server.proc.stderr).not.toContain('checkpoint thread failed')
   })
 
+  test("its helper threads (the checkpointer's, the watcher's) run at nice 10, the thread that answers requests at the process's own priority (Linux)", async () => {
+    if (process.platform !== 'linux') return
+    // A device starts the watcher's thread.
+    const share = dir('reelhouse-e2e-share-')
+    expect((await call(server, 'POST', '/devices/', adminKey, { name: 'share', path: `${share}/` })).status).toBe(201)
+    const threads = () => readdirSync(`/proc/${server.proc.child.pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${server.proc.child.pid}/task/${tid}/stat`, 'utf8')
+      return { tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
+    })
+    // A new thread runs at the process's priority until its first lines lower it.
+    const helpers = () => threads().filter((t) => t.name === 'Worker').map((t) => t.nice)
+    await waitFor(() => helpers().join() === '10,10', 'both helper threads at nice 10', { ms: 10_000, everyMs: 20 })
+    const all = threads()
+    expect(helpers()).toEqual([10, 10])
+    expect(all.find((t) => t.tid === server.proc.child.pid)!.nice).toBe(0)
+  })
+
   test('SIGTERM stops it with exit code 0, leaving the catalogue whole in one file', async () => {
     expect(await server.proc.stop('SIGTERM')).toBe(0)
     expect(lines(server.proc.stderr).at(-1)).toMatch(/ info stopped$/)
