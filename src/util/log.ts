@@ -86,11 +86,28 @@ const stderrLines = (() => {
   }
 })()
 
+/**
+ * The time of a line, as toISOString writes it: made once per millisecond, not once per line
+ * (0.4 µs each; under load a millisecond has a dozen request lines).
+ */
+const lineTime = (() => {
+  let ms = -1
+  let text = ''
+  return () => {
+    const t = Date.now()
+    if (t !== ms) {
+      ms = t
+      text = new Date(t).toISOString()
+    }
+    return text
+  }
+})()
+
 export function createLog(format: LogFormat = 'text', write?: (line: string) => void): Log {
   const render = format === 'json' ? jsonLine : textLine
   const [now, soon] = write ? [write, write] : [stderrLines.now, stderrLines.soon]
   const at = (level: string, put: (line: string) => void) => (message: string, fields: Record<string, unknown> = {}) =>
-    put(render(new Date().toISOString(), level, message, fields))
+    put(render(lineTime(), level, message, fields))
   return { info: at('info', now), warn: at('warn', now), error: at('error', now), infoBatched: at('info', soon) }
 }
 
