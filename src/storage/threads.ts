@@ -12,6 +12,13 @@
 // process would do for its batch threads (PostgreSQL leaves that to the OS; Syncthing lowers its
 // whole process). Threads the helper starts later (Bun's fs.watch reader in chokidar's thread)
 // inherit it.
+//
+// What it cannot choose: JavaScriptCore's own threads (its JIT compilers, a collector's helper)
+// are shared by the whole process and made by whichever thread first needs one; one made while a
+// helper thread asks gets that helper's nice value, and later does work for the server's thread
+// too. In a normal start the server's thread makes them first (they then keep its priority); an
+// unprivileged process could not set one back.
+import { readFileSync } from 'node:fs'
 import { FFIType } from 'bun:ffi'
 import { cFunction } from './dirfd.ts'
 
@@ -19,7 +26,7 @@ import { cFunction } from './dirfd.ts'
 export const HELPER_NICE = 10
 
 /**
- * Lowers the calling thread's CPU priority to HELPER_NICE; undefined when done, else why not
+ * Lowers the calling thread's CPU priority to HELPER_NICE (one already lower is left); undefined when done, else why not
  * (the thread then runs at the process's priority, as before). Linux only: there the nice value
  * is a thread's own, and setpriority(PRIO_PROCESS, 0, …) sets the calling thread's
  * (setpriority(2), NOTES). On macOS the same call would lower the whole process (and with it
@@ -27,8 +34,24 @@ export const HELPER_NICE = 10
  */
 export function lowerThreadPriority(): string | undefined {
   if (process.platform !== 'linux') return `helper thread priorities are lowered on Linux only, not on ${process.platform}`
+  // Never raised: a service started at nice 15 (a unit's Nice=) keeps its helpers at 15, not
+  // above its request thread (which root could otherwise do).
+  const now = threadNice()
+  if (now === undefined) return 'the thread\'s nice value cannot be read'
+  if (now >= HELPER_NICE) return undefined
   const setpriority = cFunction('setpriority', [FFIType.i32, FFIType.u32, FFIType.i32])
   if (!setpriority) return 'the C library has no setpriority'
   const PRIO_PROCESS = 0
   return setpriority(PRIO_PROCESS, 0, HELPER_NICE) === 0 ? undefined : 'setpriority failed'
+}
+
+/** The calling thread's nice value (Linux: field 19 of /proc/thread-self/stat), or undefined. */
+export function threadNice(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8')
+    const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+    return Number.isInteger(nice) ? nice : undefined
+  } catch {
+    return undefined
+  }
 }
