@@ -627,7 +627,16 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     })
     for (let i = 0; i < settled.length; ) {
       if (slice.due()) await slice.tick()
-      const { next, done } = importSlice.immediate(i)
+      let outcome: { next: number; done: string[] }
+      try {
+        outcome = importSlice.immediate(i)
+      } catch (error) {
+        // The catalogue refused a write (disk full, I/O): the slice was rolled back whole. Its files
+        // and those not tried yet are looked at again later (the scan itself fails with the error).
+        deps.later(device.id, settled.slice(i).map((f) => f.path), deps.settleMs)
+        throw error
+      }
+      const { next, done } = outcome
       for (const path of done) ingested.add(path)
       imported += done.length
       i = next

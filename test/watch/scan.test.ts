@@ -155,6 +155,40 @@ describe('watch folder (the production upload device)', () => {
     expect((await base.get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json).toHaveLength(1)
   })
 
+  test('a write the catalogue refuses (not a refusal of the import) fails the scan and leaves nothing half-written; the next scans import every file once', async () => {
+    // The imports of a scan's slice share one transaction (scan.task.ts): an SQLite error in one
+    // rolls back its slice whole. Which files share a slice depends on time, so only what holds
+    // either way is checked: each asset there has its ImportLog and its task, and none is twice.
+    const paths = ['a', 'boom', 'c'].map((n) => file(`incoming/${n}.mov`))
+    base.db.$client.run("CREATE TRIGGER refuse_boom BEFORE INSERT ON media_assets WHEN NEW.path_file LIKE '%/boom.mov' BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END")
+    expect(JSON.parse((await scan()).result)).toMatchObject({ imported: 0, waiting: 3 })
+    let failed: { state: string; error: string } | undefined
+    await waitFor(async () => {
+      const t = await scan()
+      if (t.state === 'failed') failed = t
+      return failed !== undefined
+    }, 'the scan that meets the refused write', { everyMs: 20 })
+    expect(failed!.error).toContain('the disk is full (test)')
+    const consistent = async () => {
+      for (const path of paths) {
+        const assets = (await base.get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json as { id: number }[]
+        expect(assets.length).toBeLessThanOrEqual(1)
+        const logs = await importsOf(path)
+        expect(logs.length).toBe(assets.length)
+        if (assets.length) expect(base.db.$client.query("SELECT count(*) AS n FROM tasks WHERE kind = 'import' AND json_extract(params, '$.asset') = ?").get(assets[0]!.id)).toEqual({ n: 1 })
+      }
+    }
+    await consistent()
+    expect((await base.get(`/api/videoassets/?path_file=${encodeURIComponent(paths[1]!)}`)).json).toEqual([])
+    base.db.$client.run('DROP TRIGGER refuse_boom')
+    await waitFor(async () => {
+      await scan()
+      return (await base.get('/api/videoassets/?limit=0')).headers.get('x-total-count') === '3'
+    }, 'every file imported', { everyMs: 20 })
+    await consistent()
+    for (const path of paths) expect(await importsOf(path)).toHaveLength(1)
+  })
+
   test('a file still growing is not imported until it stops', async () => {
     const path = file('incoming/growing.mov', 'a')
     for (let i = 0; i < 5; i++) {
