@@ -385,19 +385,18 @@ export function cFunction(symbol: string, args: FFIType[]): ((...a: any[]) => nu
 function loadMoveCalls(): MoveCalls {
   if (moveCalls) return moveCalls
   sys() // the C library loads and checks itself first; errno is read through it
-  const one = cFunction
   const i32 = FFIType.i32
   const ptr = FFIType.ptr
   moveCalls = {
-    renameNoReplace: one(process.platform === 'darwin' ? 'renameatx_np' : 'renameat2', [i32, ptr, i32, ptr, FFIType.u32]),
-    linkat: one('linkat', [i32, ptr, i32, ptr, i32]),
+    renameNoReplace: cFunction(process.platform === 'darwin' ? 'renameatx_np' : 'renameat2', [i32, ptr, i32, ptr, FFIType.u32]),
+    linkat: cFunction('linkat', [i32, ptr, i32, ptr, i32]),
     // openat's mode is a variadic argument, declared here as a fixed one: the same register on
     // x86_64 (both systems) and on arm64 Linux. Apple arm64 passes variadic arguments on the
     // stack, so there the mode is not what was passed: callers fchmod the file they created
     // right away (file.ts does), and the umask narrows whatever mode it got meanwhile.
-    openatMode: one('openat', [i32, ptr, i32, FFIType.u32]),
-    futimens: one('futimens', [i32, ptr]),
-    symlinkat: one('symlinkat', [ptr, i32, ptr]),
+    openatMode: cFunction('openat', [i32, ptr, i32, FFIType.u32]),
+    futimens: cFunction('futimens', [i32, ptr]),
+    symlinkat: cFunction('symlinkat', [ptr, i32, ptr]),
   }
   return moveCalls
 }

@@ -9,6 +9,7 @@ import { brotliDecompressSync } from 'node:zlib'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
 import { call, compiledExecutable, killAll, lines, runCli, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
+import { ownNice, threadsOf } from '../helpers/threads.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -166,29 +167,19 @@ describe('booted on a free port with an empty data folder', () => {
     expect(server.proc.stderr).not.toContain('checkpoint thread failed')
   })
 
-  test("its helper threads (the checkpointer's, the watcher's) run at nice 10, the thread that answers requests at the process's own priority (Linux)", async () => {
-    if (process.platform !== 'linux') return
+  test.skipIf(process.platform !== 'linux')("its helper threads (the checkpointer's, the watcher's) run at nice 10, the thread that answers requests at the process's own priority (Linux)", async () => {
     // A device starts the watcher's thread.
     const share = dir('reelhouse-e2e-share-')
     expect((await call(server, 'POST', '/devices/', adminKey, { name: 'share', path: `${share}/` })).status).toBe(201)
-    const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
-    const threads = () => readdirSync(`/proc/${server.proc.child.pid}/task`).flatMap((tid) => {
-      let stat: string
-      try {
-        stat = readFileSync(`/proc/${server.proc.child.pid}/task/${tid}/stat`, 'utf8')
-      } catch {
-        return [] // a runtime thread that ended since the listing
-      }
-      return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: niceOf(stat) }]
-    })
+    const pid = server.proc.child.pid
     // The server starts at this process's priority (a suite run under `nice` included); helpers go to 10, never up.
-    const own = niceOf(readFileSync('/proc/thread-self/stat', 'utf8'))
+    const own = ownNice()
     const helper = Math.max(own, 10)
     // A new thread runs at the process's priority until its first lines lower it.
-    const helpers = () => threads().filter((t) => t.name === 'Worker').map((t) => t.nice)
+    const helpers = () => threadsOf(pid).filter((t) => t.name === 'Worker').map((t) => t.nice)
     await waitFor(() => helpers().join() === `${helper},${helper}`, 'both helper threads at nice 10', { ms: 10_000, everyMs: 20 })
     expect(helpers()).toEqual([helper, helper])
-    expect(threads().find((t) => t.tid === server.proc.child.pid)!.nice).toBe(own)
+    expect(threadsOf(pid).find((t) => t.tid === pid)!.nice).toBe(own)
   })
 
   test('SIGTERM stops it with exit code 0, leaving the catalogue whole in one file', async () => {
