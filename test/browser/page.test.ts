@@ -45,6 +45,8 @@ test('/ answers the page: its HTML no-cache with the CSP, its files immutable an
   }
   await tab.page.waitForSelector('input[name=username]')
   expect(tab.page.url()).toBe(`${server.base}/signin`)
+  // The view's effect sets the title after its first paint (shell.tsx View): waited for, not raced.
+  await tab.page.waitForFunction('document.title !== "Reelhouse"', { timeout: 10_000 }).catch(() => {})
   expect(await tab.page.title()).toBe('Sign in · Reelhouse')
   await axe(tab.page)
 })
@@ -92,6 +94,8 @@ test("a page path reloaded directly serves the page, which shows that path's vie
   await tab.page.click('nav a[href="/devices"]')
   await tab.page.waitForFunction('location.pathname === "/devices" && document.querySelector("h1")?.textContent === "Devices"')
   expect(await tab.page.$eval('nav a[aria-current=page]', (e) => e.getAttribute('href'))).toBe('/devices')
+  // The heading is focused by the view's effect, after the paint that shows it (shell.tsx View).
+  await tab.page.waitForFunction('document.activeElement?.tagName === "H1"', { timeout: 10_000 }).catch(() => {})
   expect(await tab.page.evaluate('document.activeElement?.tagName')).toBe('H1')
 })
 
