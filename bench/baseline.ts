@@ -7,10 +7,12 @@ import { Database } from 'bun:sqlite'
 const file = process.argv[2]
 if (!file) throw new Error('usage: bun bench/baseline.ts DB_FILE')
 const db = new Database(file, { readonly: true, strict: true })
+// LIMIT +?, as the service writes it (src/http/lists.ts PAGE): a plain LIMIT ? is compiled again
+// each time a value is bound to it (18 µs of a 1-row page here), a cost of SQL text, not of a stack.
 const page = db.prepare<Record<string, unknown>, [number, number]>(
   `SELECT id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store,
      approval AS status_approval
-   FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT ? OFFSET ?`,
+   FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT +? OFFSET ?`,
 )
 const total = String(db.query<{ n: number }, []>("SELECT count(*) AS n FROM media_assets WHERE kind = 'video'").get()!.n)
 // One record, as GET /api/videoassets/{id}/ answers it: the row, its keywords, its projects, who

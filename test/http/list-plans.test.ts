@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Statement } from 'bun:sqlite'
 import { listNames } from '../../src/app.ts'
-import { KEYED_FROM } from '../../src/http/lists.ts'
+import { KEYED_FROM, PAGE } from '../../src/http/lists.ts'
 import { type TestApp, testApp } from '../helpers/app.ts'
 
 const N = 500
@@ -14,6 +14,8 @@ let t: TestApp
 let readerKey: string
 /** Every keyed statement a request prepared, with the values it was run with. */
 const ran: { sql: string; params: unknown[] }[] = []
+/** Every page statement (first or keyed) the lists prepared, with the values it was first run with. */
+const pages = new Map<string, unknown[]>()
 
 /** A value for each filter a list takes; a filter added without one here fails the first test. */
 const SAMPLES: Record<string, string[]> = {
@@ -89,19 +91,27 @@ beforeAll(() => {
     }
   })()
   readerKey = t.makeUser('reader', { read: [1] })
-  // Every keyed statement the lists prepare, with what it runs with (db.query caches statements).
-  const query = db.query.bind(db)
-  db.query = ((sql: string) => {
-    const statement = query(sql) as Statement
-    if (!sql.startsWith('select ') || !sql.includes(' where "id" in (select "id" from ')) return statement
+  // Every page statement the lists prepare, with what it runs with (db.query caches statements; a
+  // list without filters prepares its own), the keyed ones in `ran`.
+  const watch = (make: (sql: string) => Statement) => (sql: string) => {
+    const statement = make(sql)
+    if (!sql.startsWith('select ') || !sql.includes(PAGE)) return statement
+    const keyed = sql.includes(' where "id" in (select "id" from ')
     return new Proxy(statement, {
       get: (target, name) => {
-        if (name === 'all') return (...params: unknown[]) => (ran.push({ sql, params }), target.all(...(params as never[])))
+        if (name === 'all')
+          return (...params: unknown[]) => {
+            if (keyed) ran.push({ sql, params })
+            if (!pages.has(sql)) pages.set(sql, params)
+            return target.all(...(params as never[]))
+          }
         const value = Reflect.get(target, name)
         return typeof value === 'function' ? value.bind(target) : value
       },
     })
-  }) as typeof db.query
+  }
+  db.query = watch(db.query.bind(db)) as typeof db.query
+  db.prepare = watch(db.prepare.bind(db)) as typeof db.prepare
 })
 
 afterAll(() => t.cleanup())
@@ -127,9 +137,9 @@ const lists = () => {
 /** The naive query the keyed one stands for: the same head, WHERE and values, LIMIT/OFFSET on the rows. */
 function naiveOf(sql: string): { table: string; naive: string } {
   // Newest first (the history, tasks) and the tasks' other orders page the same way, in their order.
-  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by ([^()]+?) limit \? offset \?\) order by \4$/s.exec(sql)
+  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by ([^()]+?) limit \+\? offset \?\) order by \4$/s.exec(sql)
   if (!m) throw new Error(`not a keyed page: ${sql}`)
-  return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by ${m[4]} limit ? offset ?` }
+  return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by ${m[4]}${PAGE}` }
 }
 
 /** The plan lines of the sub-select (under LIST SUBQUERY), correlated sub-queries included. */
@@ -200,7 +210,7 @@ describe('deep pages skip through an index', () => {
       if (seen.has(id)) continue
       seen.add(id)
       const { naive } = naiveOf(sql)
-      const count = (t.db.$client.query(naive.replace(/^select .+? from /s, 'select count(*) as n from (select "id" from ').replace(/ limit \? offset \?$/, ')')).get(...(where as never[])) as { n: number }).n
+      const count = (t.db.$client.query(naive.replace(/^select .+? from /s, 'select count(*) as n from (select "id" from ').replace(/ limit \+\? offset \?$/, ')')).get(...(where as never[])) as { n: number }).n
       for (const [limit, offset] of [[10, 0], [10, Math.floor(count / 2)], [10, Math.max(0, count - 10)], [3, count - 1], [10, count], [10, count + 50]] as const) {
         if (offset < 0) continue
         const keyedRows = t.db.$client.prepare(sql).all(...(where as never[]), limit, offset)
@@ -231,5 +241,33 @@ describe('deep pages skip through an index', () => {
           expect({ name, filter, offset, page: page.json }).toEqual({ name, filter, offset, page: whole.slice(offset, offset + 10) })
         }
       }
+  })
+})
+
+describe("a page's plan does not depend on its limit", () => {
+  // A LIMIT bound as `?` is read by SQLite's planner, which compiles the statement again each time
+  // a value is bound (every request) and, with a LIMIT of 1, picked another index and a sort for
+  // some filtered lists. PAGE (`limit +? offset ?`) hides the value: one plan for every limit.
+  test('every list and filter set, first pages and deep ones: the plan of limit 1 is the plan of limit 1000 and of a written LIMIT 50', async () => {
+    for (const { name, filters } of lists())
+      for (const filter of combinations(filters))
+        for (const key of [t.adminKey, readerKey]) {
+          const r = await t.get(`/api/${name}/?${new URLSearchParams({ ...filter, limit: '1', offset: '0' })}`, { key })
+          if (r.status !== 400) expect({ name, filter, status: r.status }).toEqual({ name, filter, status: 200 })
+        }
+    const plan = (sql: string, params: unknown[]) =>
+      (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map((r) => r.detail)
+    const differ: { sql: string; one: string[]; many: string[]; written: string[] }[] = []
+    let firstPages = 0
+    for (const [sql, params] of pages) {
+      const where = params.slice(0, -2)
+      if (!sql.includes(' where "id" in (select "id" from ')) firstPages++
+      const one = plan(sql, [...where, 1, 0])
+      const many = plan(sql, [...where, 1000, 0])
+      const written = plan(sql.replace(PAGE, ' limit 50 offset ?'), [...where, 0])
+      if (JSON.stringify(one) !== JSON.stringify(many) || JSON.stringify(one) !== JSON.stringify(written)) differ.push({ sql, one, many, written })
+    }
+    expect(firstPages).toBeGreaterThan(200)
+    expect(differ).toEqual([])
   })
 })
