@@ -34,7 +34,10 @@ try {
   const request = (path: string) => () => app.handle(new Request(`http://127.0.0.1:8000${path}`, { headers })).then((r) => r.arrayBuffer())
 
   const FIELDS = 'id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store'
-  const page = db.$client.query(`SELECT ${FIELDS} FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT ? OFFSET 0`)
+  // LIMIT +? as the lists write it (src/http/lists.ts PAGE); the plain LIMIT ? for comparison: SQLite
+  // compiles that one again whenever its LIMIT is bound.
+  const page = db.$client.query(`SELECT ${FIELDS} FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT +? OFFSET 0`)
+  const plainPage = db.$client.query(`SELECT ${FIELDS} FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT ? OFFSET 0`)
   const rows50 = page.all(50) as Record<string, unknown>[]
   const json = (rows: Record<string, unknown>[]) => JSON.stringify(rows.map((r) => mediaToApi({ ...r, is_archive: !!r.is_archive, is_production: !!r.is_production, meta_field_store: JSON.parse(r.meta_field_store as string) } as never)))
   const body50 = json(rows50)
@@ -52,6 +55,7 @@ try {
     },
     'stage: page query, 1 row': () => page.all(1),
     'stage: page query, 50 rows': () => page.all(50),
+    'stage: page query, 1 row, written LIMIT ? (compiled again each time)': () => plainPage.all(1),
     'stage: 50 rows to JSON': () => json(rows50),
     'stage: Response of 50 rows, read': () => new Response(body50, { headers: { 'content-type': 'application/json' } }).arrayBuffer(),
   }
