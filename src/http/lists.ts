@@ -64,9 +64,9 @@ const STREAM_BATCH = 256
 /**
  * A page's LIMIT and OFFSET, bound. The LIMIT is written `+?`, not `?`: SQLite's planner reads a
  * LIMIT's bound value, so a plain `LIMIT ?` marks the statement to be compiled again each time a
- * value is bound to it (sqlite3_bind, via the statement's expmask): every page request re-prepared
- * its statement, 18 µs of a 1-row first page of video assets here (the query alone, 1 µs, is what
- * remains), a fifth of the request. With the unary plus the planner does not see the value, and
+ * value is bound to it (sqlite3_bind, via the statement's expmask): every page request compiled
+ * its statement again, 21 µs for a 1-row first page of video assets here, of which the query itself
+ * is 2.8 µs (docs/benchmarks.md). With the unary plus the planner does not see the value, and
  * the plan is the one it picks for any LIMIT of 10 or more: with a LIMIT of 1 bound, it had picked
  * a scan of another index and a sort for 18 of the 253 filtered lists (test/http/list-plans.test.ts
  * holds every list to one plan whatever its limit).
