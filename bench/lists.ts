@@ -438,7 +438,7 @@ What is measured:
   request each time, bench/fixed.lua) and \`GET ${LIST}{id}/\` with ids uniform over 1..${n(cfg.assets)}
   (bench/record.lua), against bench/baseline.ts answering the same bytes from prepared statements
   (\`/?limit=&offset=\`; \`/record/{id}/\`: the row, its keywords, its projects, who changed it
-  last). Reelhouse is measured twice in the same rounds, the three targets' order rotated each
+  last). Reelhouse is measured twice in the same rounds, the servers' order rotated each
   round: the executable users get (dist/reelhouse, built by \`bun build.ts\` at the start of the
   run), started as a service is, without --quiet, its log (a line per request) written to a file;
   and \`bun src/main.ts serve --quiet\`. The executable's log is checked to hold a line for every request measured
