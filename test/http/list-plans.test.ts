@@ -18,6 +18,8 @@ let prepare: (sql: string) => Statement
 const ran: { sql: string; params: unknown[] }[] = []
 /** Every page statement (first or keyed) the lists prepared, with the values it was first run with. */
 const pages = new Map<string, unknown[]>()
+/** What tells a keyed page (http/lists.ts `keyed`) from a first page. */
+const isKeyed = (sql: string) => sql.includes(' where "id" in (select "id" from ')
 
 /** A value for each filter a list takes; a filter added without one here fails the first test. */
 const SAMPLES: Record<string, string[]> = {
@@ -98,7 +100,7 @@ beforeAll(() => {
   const watch = (make: (sql: string) => Statement) => (sql: string) => {
     const statement = make(sql)
     if (!sql.startsWith('select ') || !sql.includes(PAGE)) return statement
-    const keyed = sql.includes(' where "id" in (select "id" from ')
+    const keyed = isKeyed(sql)
     return new Proxy(statement, {
       get: (target, name) => {
         if (name === 'all')
@@ -264,7 +266,7 @@ describe("a page's plan does not depend on its limit", () => {
     let firstPages = 0
     for (const [sql, params] of pages) {
       const where = params.slice(0, -2)
-      if (!sql.includes(' where "id" in (select "id" from ')) firstPages++
+      if (!isKeyed(sql)) firstPages++
       const one = plan(sql, [...where, 1, 0])
       const many = plan(sql, [...where, 1000, 0])
       const written = plan(sql.replace(PAGE, ' limit 50 offset ?'), [...where, 0])
