@@ -153,9 +153,10 @@ export function createRunner(db: Db, options: RunnerOptions) {
    * Writes some columns of a task row. Through bun:sqlite's statement cache, by the text of the
    * columns written: drizzle's update() prepared a new statement for each progress write, an
    * import's result, step and end (preparing was a tenth of an import's CPU). JSON columns are
-   * written as their text, as drizzle writes them.
+   * written as their text, as drizzle writes them. `write` leaves telling the observer to its
+   * caller; `update` tells it.
    */
-  const update = (id: number, values: Partial<TaskRow>) => {
+  const write = (id: number, values: Partial<TaskRow>) => {
     const columns = Object.keys(values).sort() as (keyof TaskRow)[]
     const text = `UPDATE tasks SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ?`
     const args = columns.map((c) => {
@@ -163,6 +164,9 @@ export function createRunner(db: Db, options: RunnerOptions) {
       return v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : (v as string | number | null)
     })
     db.$client.query<unknown, (string | number | null)[]>(text).run(...args, id)
+  }
+  const update = (id: number, values: Partial<TaskRow>) => {
+    write(id, values)
     changed(id)
   }
   // What every task goes through, prepared once (an import is a task: these ran per import).
@@ -183,8 +187,10 @@ export function createRunner(db: Db, options: RunnerOptions) {
    * busy queue took four.
    */
   const finish = committed(db.$client, (id: number, last: void | (() => void), pending: Partial<TaskRow>): [TaskRow, string][] => {
-    // What the task reported and its last progress, with its end: one commit, not two.
-    if (Object.keys(pending).length) update(id, pending)
+    // What the task reported and its last progress, with its end: one commit, not two, and the
+    // observer told of it once (each call reads the row after the commit: a second would send the
+    // end twice).
+    if (Object.keys(pending).length) write(id, pending)
     last?.()
     end.run({ id, state: 'done', error: '', now: isoTimestamp() })
     changed(id)

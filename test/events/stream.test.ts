@@ -209,6 +209,34 @@ describe('each kind of event', () => {
   })
 })
 
+test("a task's end is sent once: a full scan, an import, a proxy remake, a copy and a delete", async () => {
+  const { t, events } = served()
+  const { root, device, production } = await seedProduction(t)
+  const stream = await events()
+  const bundle = join(root, 'Show', 'edit') + '/'
+  file(join(bundle, 'media', 'f.bin'), 'x'.repeat(10_000))
+  await scan(t, device.id)
+  const imported = await t.post(IMPORT, importBody(file(join(root, 'Show', 'clip.mov'))))
+  expect(imported.status).toBe(201)
+  await t.runner.idle()
+  const remake = await t.post(`/api/videoassets/${imported.json.asset_import_id}/proxy/`, {})
+  expect(remake.status).toBe(202)
+  const project = (await t.post('/api/projectassets/', { name: 'edit', bundle_root: bundle, production_id: production.id })).json
+  const copy = await t.post('/api/projectassets/', { name: 'copy', bundle_root: join(root, 'Show', 'copy') + '/', production_id: production.id, copy_of: project.id })
+  expect(copy.status).toBe(201)
+  await t.runner.idle()
+  expect((await t.request('DELETE', `/api/projectassets/${copy.json.id}/`)).status).toBe(202)
+  await t.runner.idle()
+  // Every end is published as its task's end commits: an event published now comes after them all.
+  t.core.events.bus.publish('task', { id: -1 }, [])
+  await stream.until('the last event', (e) => matching(e, 'task', { id: -1 }).length === 1)
+  const ends = new Map<string, number>()
+  for (const e of stream.events) if (e.event === 'task' && (e.data.state === 'done' || e.data.state === 'failed')) ends.set(`${e.data.kind} ${e.data.id}`, (ends.get(`${e.data.kind} ${e.data.id}`) ?? 0) + 1)
+  const ended = t.db.$client.query<{ id: number; kind: string }, []>("SELECT id, kind FROM tasks WHERE state IN ('done', 'failed') ORDER BY id").all()
+  expect(ended.map((r) => r.kind).sort()).toEqual(['copy', 'delete', 'import', 'proxy', 'scan'])
+  expect(Object.fromEntries(ends)).toEqual(Object.fromEntries(ended.map((r) => [`${r.kind} ${r.id}`, 1])))
+})
+
 test('a change rolled back sends nothing: an asset created in a transaction that then fails', async () => {
   const { t, events } = served()
   const { root, production } = await seedProduction(t)

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
+import { UnsearchableText } from '../../src/modules/search/service.ts'
 
 let t: TestApp
 let root: string
@@ -171,6 +172,33 @@ describe('hostile and odd text', () => {
   test('too long a text or too many words: 400 at q', async () => {
     expectError(await search(`q=${'x'.repeat(1001)}`), 400, 'invalid', { parameter: 'q' })
     expectError(await search(`q=${encodeURIComponent('a '.repeat(33))}`), 400, 'invalid', { parameter: 'q' })
+  })
+
+  test('a control character anywhere in q (NUL, another C0 such as tab or a line break, DEL): 400 at q', async () => {
+    const texts = ['zebracorn\u0000', '\u0000zebracorn', 'harbour\u0000master', '\u0000', 'harbour\u0001', 'harbour\tmaster', 'harbour\nmaster', 'harbour\u001f', 'harbour\u007f']
+    for (const q of texts) {
+      const r = await search(`q=${encodeURIComponent(q)}`)
+      expectError(r, 400, 'invalid', { parameter: 'q' })
+      expect([q, r.json.errors[0].detail]).toEqual([q, expect.stringContaining('control characters')])
+    }
+  })
+
+  test("any error the engine raises as it runs a search's query is the text's (UnsearchableText: a 400 at q), whatever its message", () => {
+    // No text reaches the engine as syntax (query.ts), so queries are given to the service as
+    // written here: a NUL cuts FTS5's reading of a string short (not an fts5 message), and a bare
+    // parenthesis is FTS5's syntax error. Paged (the page read at once) and whole (streamed).
+    const admin = t.users.principalById(1)!
+    for (const match of ['"harbour\u0000"', '"harbour" AND (']) {
+      for (const limit of [10, undefined]) {
+        let thrown: unknown
+        try {
+          t.core.search.search(admin, { match, wanted: match }, limit, 0)
+        } catch (error) {
+          thrown = error
+        }
+        expect([match, limit, thrown instanceof UnsearchableText]).toEqual([match, limit, true])
+      }
+    }
   })
 
   test('punctuation alone finds nothing', async () => {

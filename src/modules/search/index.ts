@@ -9,7 +9,7 @@ import { errors, oneOf, sharedModels } from '../../http/models.ts'
 import { flagFilter } from '../../http/resource.ts'
 import type { Principal } from '../users/service.ts'
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
-import { HIT_TYPES, type HitType, type Search, type SearchFilters } from './service.ts'
+import { HIT_TYPES, type HitType, type Search, type SearchFilters, UnsearchableText } from './service.ts'
 
 export const SearchHit = t.Object({
   type: oneOf(HIT_TYPES, { description: 'The kind of record: its list is /api/{type}s/' }),
@@ -24,7 +24,7 @@ export const SearchHit = t.Object({
 const SearchQuery = t.Object({
   ...Paging,
   q: t.Optional(t.String({
-    description: `The words to look for (at most ${MAX_QUERY_CHARS} characters, ${MAX_QUERY_TERMS} words). Every word must be found, ` +
+    description: `The words to look for (at most ${MAX_QUERY_CHARS} characters, ${MAX_QUERY_TERMS} words, no control characters). Every word must be found, ` +
       'as the start of a word (interv finds Interview), in any case and with or without accents (cafe finds Café); ' +
       '"two words" finds the phrase; -word leaves out what holds the word.',
   })),
@@ -74,8 +74,8 @@ export function searchModule(ctx: ModuleContext, search: Search) {
       if (filters) found = search.search(user, filters, limit, offset)
     } catch (error) {
       // query.ts writes every word as an FTS5 string, so the engine should never refuse one; if it
-      // does, the text is what it could not read: a 400 at q, never a 500.
-      if (error instanceof Error && /fts5/i.test(error.message)) throw invalidParameter('q', `q cannot be searched: ${error.message}.`)
+      // does, whatever its message, the text is what it could not read: a 400 at q, never a 500.
+      if (error instanceof UnsearchableText) throw invalidParameter('q', `q cannot be searched: ${error.message}.`)
       throw error
     }
     const count = found?.count ?? 0

@@ -18,6 +18,12 @@ export type Parsed = { match: string; wanted: string } | { match: null } | { ref
 
 // A term: an optional '-', then a quoted phrase (its closing quote may be missing) or a run of non-space.
 const TERM = /(-?)(?:"([^"]*)"?|(\S+))/g
+/**
+ * Control characters (U+0000 to U+001F, tab and line breaks among them, and U+007F): a search text
+ * is a line typed in a box, which holds none, and FTS5 reads its query only up to a NUL (a quoted
+ * word holding one is a string never closed). A text holding any is refused.
+ */
+const CONTROL = /[\u0000-\u001f\u007f]/
 /** The tokenizer makes tokens of letters and digits (unicode61); a term without any finds nothing. */
 const WORDY = /[\p{L}\p{N}]/u
 
@@ -44,6 +50,7 @@ const quote = (text: string) => `"${text.replaceAll('"', '""')}"`
  * text holds no letter or digit to look for (nothing is found).
  */
 export function toMatch(q: string): Parsed {
+  if (CONTROL.test(q)) return { refused: 'q must not hold control characters (U+0000 to U+001F, such as NUL, tab or a line break, or U+007F).' }
   const text = q.trim()
   if (!text) return { refused: 'q must not be empty: give the words to look for.' }
   if (q.length > MAX_QUERY_CHARS) return { refused: `q is at most ${MAX_QUERY_CHARS} characters long.` }

@@ -2,7 +2,7 @@
 // 0016) is written by triggers on the tables it describes, never from here: every writer (API,
 // command line, import, watcher) keeps it in step in its own transaction without knowing of it.
 // This service only reads it.
-import { Database } from 'bun:sqlite'
+import { Database, SQLiteError } from 'bun:sqlite'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS } from '../../db/schema.ts'
 import type { Principal } from '../users/service.ts'
@@ -30,6 +30,24 @@ const BM25 = 'bm25(search_index, 10.0, 4.0, 5.0, 2.0, 1.0, 0.0)'
 const SEARCHED = 'name path keywords description meta'
 /** The score of the hits of a search too wide to rank by bm25: in the name, elsewhere. */
 export const TIER_SCORE = { name: 2, elsewhere: 1 } as const
+
+/**
+ * The engine refused a search's FTS5 query as it ran it. The statements are prepared before they
+ * run, so a fault of their own SQL is raised then and stays a fault; what the engine reads while
+ * running (SQLITE_ERROR) is the query, which is the user's words. Other codes (busy, I/O,
+ * corruption, memory) are the server's, and stay so.
+ */
+export class UnsearchableText extends Error {}
+/** An error raised while a MATCH statement ran, as UnsearchableText when it is the query's. */
+const ofText = (error: unknown) => (error instanceof SQLiteError && error.code === 'SQLITE_ERROR' ? new UnsearchableText(error.message) : error)
+/** The rows of a MATCH statement prepared already, as they are stepped. */
+function* stepped<T>(rows: IterableIterator<T>): Generator<T> {
+  try {
+    yield* rows
+  } catch (error) {
+    throw ofText(error)
+  }
+}
 
 export type Hit = { type: HitType; id: number; name: string; production: number; path: string; is_production: boolean; score: number }
 
@@ -151,10 +169,17 @@ export function createSearch(db: Db) {
    */
   const statement = (sql: string, limit: number) => (limit < 0 ? reader().prepare<Raw, Params>(sql) : reader().query<Raw, Params>(sql))
 
-  const countOf = (q: Query) =>
-    reader().query<{ n: number }, [string]>(q.where
+  /** The number of hits of `q`. */
+  function countOf(q: Query): number {
+    const counting = reader().query<{ n: number }, [string]>(q.where
       ? `SELECT count(*) AS n FROM search_index s ${joins('s.rowid')} WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where}`
-      : `SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')}`).get(q.match)!.n
+      : `SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')}`)
+    try {
+      return counting.get(q.match)!.n
+    } catch (error) {
+      throw ofText(error)
+    }
+  }
 
   /** The page's rows, read from the index alone (`inner`: its ids and scores), with the fields of their records. */
   const withRecords = (inner: string) =>
@@ -162,19 +187,19 @@ export function createSearch(db: Db) {
 
   /** Hits by bm25, best first, ties newest first. */
   const ranked = (q: Query, limit: number, offset: number): IterableIterator<Raw> =>
-    statement(q.where
+    stepped(statement(q.where
       ? `SELECT s.rowid AS r, ${BM25} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
          WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY b, s.rowid DESC LIMIT ? OFFSET ?`
       : `${withRecords(`SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY b, rowid DESC LIMIT ? OFFSET ?`)}
-         ORDER BY s.b, s.r DESC`, limit).iterate(q.match, limit, offset)
+         ORDER BY s.b, s.r DESC`, limit).iterate(q.match, limit, offset))
 
   /** Hits newest first, their score given. */
   const newest = (q: Query, score: number, limit: number, offset: number): IterableIterator<Raw> =>
-    statement(q.where
+    stepped(statement(q.where
       ? `SELECT s.rowid AS r, ${-score} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
          WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY s.rowid DESC LIMIT ? OFFSET ?`
       : `${withRecords(`SELECT rowid AS r, ${-score} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY rowid DESC LIMIT ? OFFSET ?`)}
-      ORDER BY s.r DESC`, limit).iterate(q.match, limit, offset)
+      ORDER BY s.r DESC`, limit).iterate(q.match, limit, offset))
 
   const toHit = (row: Raw): Hit => ({
     type: TYPE_OF[row.r % 4]!, id: Math.floor(row.r / 4), name: row.name, production: row.production, path: row.path,
