@@ -6,6 +6,7 @@
 // at. Routes declare `auth: true` to receive the resolved user.
 import { Elysia } from 'elysia'
 import { KEY_PATTERN, type Principal, type Users, hashKey } from '../modules/users/service.ts'
+import { SESSION_ID_PATTERN } from '../modules/users/sessions.ts'
 import { AppError } from './errors.ts'
 import { pathOf } from './head.ts'
 
@@ -50,27 +51,83 @@ const failed = (detail: string) => new AppError(401, 'authentication_failed', de
 export const signInFailed = () => failed(BASIC_FAILED)
 
 // ---------------------------------------------------------------- the session cookie
+//
+// Cookies are kept per host, not per port or scheme: a page served on another port of this host
+// (any local dev server) cannot send requests that count (createPageGuard), but it can set
+// cookies that the browser then sends here, at any path, under any name (a `__Host-` one only at
+// Path=/ and from a page the browser counts as secure: https, or localhost and 127.0.0.1 over
+// http too). The browser sends the cookie of the longer path first, so a `reelhouse_session` set
+// at `/api/` comes before ours on every API request. Hence:
+// - over https only `__Host-reelhouse_session` counts, which a page of plain http cannot set;
+//   over http both names do;
+// - a request is authenticated when exactly one of the ids its cookies carry names a live
+//   session, and refused when more than one does (ours and a planted one: neither is guessed);
+// - every answer that removes the cookie removes both names wherever ours can be shadowed:
+//   `__Host-` at `/`, the plain name at `/`, `/api` and `/api/`; the sign-in answer does so
+//   for every place but the one it sets.
 
-/** The cookie that carries the web page's session id (HttpOnly: no script of any page reads it). */
+/** The cookie that carries the web page's session id over http (HttpOnly: no script of any page reads it). */
 export const SESSION_COOKIE = 'reelhouse_session'
+/** Its name over https: the browser takes it only with Secure and Path=/ and without Domain, and only from a secure page. */
+export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`
 export const SESSION_ENDED = 'Your session has ended (signed out, unused for 12 hours, or your password or keys changed): sign in again.'
-const COOKIE_ATTRIBUTES = 'Path=/; HttpOnly; SameSite=Strict'
+/** What a request is told whose cookies name more than one live session (one of them set by another page of this host). */
+export const SESSION_AMBIGUOUS =
+  'The request carried session cookies of more than one live session (a page on another port of this host may have set one): they were removed; sign in again.'
+/** Where a planted cookie of our name shadows ours on the API's requests (a longer path goes first), besides our own Path=/. */
+const SHADOWING_PATHS = ['/api', '/api/']
 
-/** The Set-Cookie value of a new session; Secure when the page was reached over https (PageGuard.secure). */
-export const sessionCookie = (id: string, secure: boolean) => `${SESSION_COOKIE}=${id}; ${COOKIE_ATTRIBUTES}${secure ? '; Secure' : ''}`
-/** The Set-Cookie value that removes the cookie (sign-out, an ended session). */
-export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0${secure ? '; Secure' : ''}`
+const cookieName = (secure: boolean) => (secure ? HOST_SESSION_COOKIE : SESSION_COOKIE)
+const setCookie = (name: string, value: string, path: string, secure: boolean, extra = '') =>
+  `${name}=${value}; Path=${path}; HttpOnly; SameSite=Strict${extra}${secure ? '; Secure' : ''}`
+const removal = (name: string, path: string, secure: boolean) => setCookie(name, '', path, secure, '; Max-Age=0')
 
-/** The session id the request's Cookie header carries (the first of that name), or undefined. */
-export function sessionIdOf(request: Request): string | undefined {
+/** The Set-Cookie value of a new session: `__Host-reelhouse_session` and Secure when the page was reached over https (PageGuard.secure). */
+export const sessionCookie = (id: string, secure: boolean) => setCookie(cookieName(secure), id, '/', secure)
+
+/**
+ * The Set-Cookie values that remove the cookie (sign-out, an ended session, cookies of more than
+ * one session): `__Host-` at `/` (always Secure, as the prefix requires: over http a browser takes
+ * it only on localhost and 127.0.0.1, where a page of another port could have set one), and the
+ * plain name at `/`, `/api` and `/api/`.
+ */
+export const clearedSessionCookies = (secure: boolean): string[] => [
+  removal(HOST_SESSION_COOKIE, '/', true),
+  ...['/', ...SHADOWING_PATHS].map((path) => removal(SESSION_COOKIE, path, secure)),
+]
+
+/** The Set-Cookie values of a sign-in: the new session's cookie first, and every other place of the cookie removed. */
+export const signedInCookies = (id: string, secure: boolean): string[] => {
+  const own = `${cookieName(secure)}=; Path=/;`
+  return [sessionCookie(id, secure), ...clearedSessionCookies(secure).filter((c) => !c.startsWith(own))]
+}
+
+/** The values of the request's cookies of these names, in the order sent. */
+function cookieValues(request: Request, names: readonly string[]): string[] {
   const header = request.headers.get('cookie')
-  if (header === null || !header.includes(SESSION_COOKIE)) return undefined
+  if (header === null || !header.includes(SESSION_COOKIE)) return []
+  const values: string[] = []
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
-    if (eq >= 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim()
+    if (eq >= 0 && names.includes(part.slice(0, eq).trim())) values.push(part.slice(eq + 1).trim())
   }
-  return undefined
+  return values
 }
+
+const BOTH_NAMES = [SESSION_COOKIE, HOST_SESSION_COOKIE] as const
+const HOST_NAME_ONLY = [HOST_SESSION_COOKIE] as const
+
+/**
+ * The session ids of the cookies that count, each once, in the order sent. Over https (`secure`):
+ * `__Host-reelhouse_session` only, since the plain name can be set by any page of this host. Over
+ * http: both names (ours is the plain one; a `__Host-` one comes from a browser that took the
+ * connection as secure: behind a proxy the request does not reveal, or on localhost, where a page
+ * of another port may have set it), under the same rule of one live session.
+ */
+export const sessionIdsOf = (request: Request, secure: boolean): string[] => [...new Set(cookieValues(request, secure ? HOST_NAME_ONLY : BOTH_NAMES))]
+
+/** Whether the request carries a session cookie of either name (one to remove when it does not sign in). */
+export const hasSessionCookie = (request: Request): boolean => cookieValues(request, BOTH_NAMES).length > 0
 
 /**
  * Where a request with the session cookie may come from: the page this server serves, and
@@ -110,10 +167,15 @@ export function createPageGuard(publicUrl?: string) {
       if (why)
         throw new AppError(403, 'permission_denied', `The session cookie is taken only from Reelhouse's own page, and ${why}. Another client sends a key in the Authorization header.`)
     },
-    /** Whether the page was reached over https (its Origin says so, or --public-url is https): the cookie is then Secure. */
+    /**
+     * Whether the page was reached over https, as the browser says: by the request's Origin, else
+     * by its Referer (the page's own GETs carry no Origin but its address: its Referrer-Policy is
+     * same-origin), else --public-url's scheme (a client that sends neither). Over https the
+     * cookie is `__Host-reelhouse_session` and Secure, and only that name counts.
+     */
     secure(request: Request): boolean {
-      const origin = request.headers.get('origin')
-      return origin !== null ? origin.toLowerCase().startsWith('https://') : publicOrigin?.startsWith('https://') === true
+      const said = request.headers.get('origin') ?? request.headers.get('referer')
+      return said !== null ? said.slice(0, 8).toLowerCase() === 'https://' : publicOrigin?.startsWith('https://') === true
     },
   }
 }
@@ -124,7 +186,7 @@ export type PageGuard = ReturnType<typeof createPageGuard>
 export function credentialsOf(request: Request): 'key' | 'basic' | 'session' | undefined {
   const header = request.headers.get('authorization')
   if (header !== null) return isBasic(header) ? 'basic' : 'key'
-  return sessionIdOf(request) === undefined ? undefined : 'session'
+  return hasSessionCookie(request) ? 'session' : undefined
 }
 
 /**
@@ -150,6 +212,9 @@ export function basicCredentials(header: string): [string, string] | undefined {
   const colon = text.indexOf(':')
   return colon < 0 ? undefined : [text.slice(0, colon), text.slice(colon + 1)]
 }
+
+/** What authPlugin's session lookup answers for cookies that name more than one live session. */
+const AMBIGUOUS = Symbol('ambiguous')
 
 /** What authenticate answers for Basic, which authPlugin checks before the hooks run. */
 export const BASIC = Symbol('basic')
@@ -182,8 +247,14 @@ export function authenticate(users: Users, header: string | null): Principal | t
  * stamp of the stored password hash (users.passwordStamp). Read here, as every Authorization header is.
  */
 export function recheckOf(users: Users, request: Request, user: Principal): () => Principal | undefined {
-  const session = request.headers.has('authorization') ? undefined : sessionIdOf(request)
-  if (session !== undefined) return users.sessions.recheckOf(session)
+  if (!request.headers.has('authorization') && hasSessionCookie(request)) {
+    // The one live session among the cookies was the user's (authPlugin); it is still theirs, or the stream ends.
+    for (const id of cookieValues(request, BOTH_NAMES)) {
+      const recheck = users.sessions.recheckOf(id)
+      if (recheck()?.id === user.id) return recheck
+    }
+    return () => undefined
+  }
   const header = request.headers.get('authorization') ?? ''
   const basic = isBasic(header) ? basicCredentials(header) : undefined
   const key = basic ? basic[1] : header.slice(header.indexOf(' ') + 1)
@@ -266,6 +337,18 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
       ).then(() => handle(r))) as H
   }
 
+  /**
+   * The user of the one live session among the cookies' ids; AMBIGUOUS when more than one is
+   * live (ours and one another page of this host set: neither is taken); undefined when none is.
+   * Liveness is checked without a use, so that only the session taken has its expiry moved on.
+   */
+  function sessionUser(ids: string[]): Principal | typeof AMBIGUOUS | undefined {
+    if (ids.length === 1) return users.sessions.resolve(ids[0]!)
+    const live = ids.filter((id) => SESSION_ID_PATTERN.test(id) && users.sessions.recheckOf(id)() !== undefined)
+    if (live.length > 1) return AMBIGUOUS
+    return live.length === 1 ? users.sessions.resolve(live[0]!) : undefined
+  }
+
   return new Elysia({ name: 'reelhouse.auth' })
     .wrap(checkBasicFirst as Parameters<Elysia['wrap']>[0])
     .onRequest(({ request }) => {
@@ -278,17 +361,19 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
       // The cookie counts only without an Authorization header: a client that sends a key or
       // Basic is answered as it always was, whatever cookies its browser holds.
       if (header === null) {
-        const session = sessionIdOf(request)
-        if (session !== undefined) {
+        const secure = page.secure(request)
+        const ids = sessionIdsOf(request, secure)
+        if (ids.length > 0) {
           // Refused before the session is looked at: another page learns nothing, and the user stays signed in.
           page.check(request)
-          const user = users.sessions.resolve(session)
-          if (user) {
+          const user = sessionUser(ids)
+          if (user !== undefined && user !== AMBIGUOUS) {
             principals.set(request, user)
             return
           }
           if (SESSION_PATH.test(path)) return
-          throw new AppError(401, 'authentication_failed', SESSION_ENDED, {}, { headers: { ...CHALLENGE.headers, 'Set-Cookie': clearedSessionCookie(page.secure(request)) } })
+          const headers: [string, string][] = [['WWW-Authenticate', CHALLENGE.headers['WWW-Authenticate']], ...clearedSessionCookies(secure).map((c): [string, string] => ['Set-Cookie', c])]
+          throw new AppError(401, 'authentication_failed', user === AMBIGUOUS ? SESSION_AMBIGUOUS : SESSION_ENDED, {}, { headers })
         }
         // Nobody is signed in: the session's GET says so, its DELETE has nothing to do.
         if (SESSION_PATH.test(path)) return

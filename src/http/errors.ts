@@ -22,14 +22,15 @@ export class AppError extends Error {
   readonly entries: ErrorEntry[]
   /** A body other than the envelope, for the few answers api.md shapes differently. */
   readonly plainBody?: Record<string, unknown>
-  readonly headers?: Record<string, string>
+  /** Headers of the answer; as pairs when a name comes more than once (several Set-Cookie). */
+  readonly headers?: Record<string, string> | [string, string][]
 
   constructor(
     status: number,
     code: string,
     detail: string,
     where: Where = {},
-    extra: { headers?: Record<string, string> } = {},
+    extra: { headers?: Record<string, string> | [string, string][] } = {},
   ) {
     super(detail)
     this.status = status

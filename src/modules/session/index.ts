@@ -4,7 +4,7 @@
 // the check that a request with the cookie comes from our own page, are http/auth.ts's.
 import { Elysia, t } from 'elysia'
 import {
-  clearedSessionCookie, credentialsOf, sessionCookie, sessionIdOf, signInFailed,
+  clearedSessionCookies, credentialsOf, hasSessionCookie, sessionIdsOf, signInFailed, signedInCookies,
 } from '../../http/auth.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { BODY_ERRORS, errors, sharedModels } from '../../http/models.ts'
@@ -37,8 +37,8 @@ export function sessionModule(ctx: ModuleContext) {
       ({ user, request, set }) => {
         set.headers['cache-control'] = 'no-store'
         if (user) return { user: describe(user), via: credentialsOf(request) }
-        // A cookie whose session has ended (the hook found none): the browser forgets it.
-        if (sessionIdOf(request) !== undefined) set.headers['set-cookie'] = clearedSessionCookie(page.secure(request))
+        // Cookies of no live session, or of more than one (the hook took none): the browser forgets them.
+        if (hasSessionCookie(request)) set.headers['set-cookie'] = clearedSessionCookies(page.secure(request))
         return { user: null }
       },
       {
@@ -48,7 +48,8 @@ export function sessionModule(ctx: ModuleContext) {
           summary: 'Who is signed in (extension)',
           description:
             'Answers 200 with the user the request authenticated as (by the session cookie, a key or Basic) and how, or `{"user": null}` when ' +
-            'it carries no credentials or its session has ended (the cookie is then removed): never a 401 for want of credentials, so a page ' +
+            'it carries no credentials, its session has ended, or its cookies name more than one live session (the cookie is then removed at ' +
+            '/, /api and /api/): never a 401 for want of credentials, so a page ' +
             'can ask before anyone signs in. A malformed, unknown or revoked key or failed Basic is 401 as everywhere; the cookie sent from ' +
             'another page than this server\'s is 403 (docs/api.md, section Sessions).',
         },
@@ -63,9 +64,11 @@ export function sessionModule(ctx: ModuleContext) {
         // The check of Basic, slowed down the same way and counted in the same failures (users/passwords.ts).
         const user = await users.authenticateBasic(body.username, body.password, ctx.addressOf(request))
         if (!user) throw signInFailed()
-        const old = sessionIdOf(request)
-        if (old !== undefined) users.sessions.end(old)
-        set.headers['set-cookie'] = sessionCookie(users.sessions.start(user.id), page.secure(request))
+        // The sessions the browser's cookies named end (a planted one too), and the answer removes
+        // every other place of the cookie, where another page of this host could have set one.
+        const secure = page.secure(request)
+        for (const old of sessionIdsOf(request, secure)) users.sessions.end(old)
+        set.headers['set-cookie'] = signedInCookies(users.sessions.start(user.id), secure)
         set.headers['cache-control'] = 'no-store'
         return { user: describe(user), via: 'session' as const }
       },
@@ -78,8 +81,10 @@ export function sessionModule(ctx: ModuleContext) {
           description:
             'The web page\'s sign-in: `username` and `password`, where the password may also be one of the user\'s keys (form fields of these ' +
             'names, so password managers fill them in; JSON works too). Answers 200 with who is signed in and sets the cookie ' +
-            '`reelhouse_session` (HttpOnly, SameSite=Strict, Path=/, Secure when the page is served over https): a random 256-bit id of which ' +
-            'only the SHA-256 is stored. The session ends after 12 hours unused, on sign-out, and when the user\'s password changes or a key ' +
+            '`reelhouse_session` (HttpOnly, SameSite=Strict, Path=/), over https `__Host-reelhouse_session` (the same and Secure): a random ' +
+            '256-bit id of which only the SHA-256 is stored. Further Set-Cookie headers remove the cookie at /api and /api/ (and over https ' +
+            'the plain name at /), where a page on another port of this host could have planted one, and the sessions the request\'s cookies ' +
+            'named end. The session ends after 12 hours unused, on sign-out, and when the user\'s password changes or a key ' +
             'of theirs is revoked. Wrong credentials: 401 authentication_failed, the same answer and the same slow-down as Basic. A sign-in ' +
             'sent from another page than this server\'s: 403. The cookie then authenticates every request of this server\'s own page ' +
             '(docs/api.md, section Sessions).',
@@ -90,12 +95,12 @@ export function sessionModule(ctx: ModuleContext) {
     .delete(
       '/',
       ({ request, set }) => {
-        const id = sessionIdOf(request)
-        if (id !== undefined) {
+        if (hasSessionCookie(request)) {
           // Another page may not sign the user out either.
           page.check(request)
-          users.sessions.end(id)
-          set.headers['set-cookie'] = clearedSessionCookie(page.secure(request))
+          const secure = page.secure(request)
+          for (const id of sessionIdsOf(request, secure)) users.sessions.end(id)
+          set.headers['set-cookie'] = clearedSessionCookies(secure)
         }
         set.status = 204
       },
@@ -104,7 +109,7 @@ export function sessionModule(ctx: ModuleContext) {
         response: { 204: t.Void({ description: 'Signed out' }), ...errors(403) },
         detail: {
           summary: 'Sign out (extension)',
-          description: 'Ends the session of the cookie and removes the cookie; 204 with no body, also when there was no session (signing out twice). From another page than this server\'s: 403, and the session goes on.',
+          description: 'Ends the sessions the cookies name and removes the cookie (at /, /api and /api/); 204 with no body, also when there was no session (signing out twice). From another page than this server\'s: 403, and the session goes on.',
         },
       },
     )
