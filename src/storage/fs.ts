@@ -234,8 +234,17 @@ const LARGE = 8 * 1024 * 1024
  * The caller closes the descriptor.
  */
 export function openBeneath(root: string, rel: string): number {
-  let fd = openat(AT_FDCWD, cName(root), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
+  const fd = openat(AT_FDCWD, cName(root), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
   if (fd < 0) throw sysError(fd, 'open', 'the device folder')
+  return descend(fd, rel)
+}
+
+/**
+ * From the open folder `fd` down the folders of `rel` one name at a time, never through a
+ * symbolic link (O_NOFOLLOW at every step). Takes `fd` (closes it, also on a failure) and answers
+ * the last folder's descriptor, which the caller closes.
+ */
+export function descend(fd: number, rel: string): number {
   let walked = ''
   for (const part of rel.split('/').filter(Boolean)) {
     walked = walked ? `${walked}/${part}` : part

@@ -267,6 +267,21 @@ const oneSep = (path: string) => {
  */
 export function makeDirInside(root: string, dir: string): void {
   requireFileWork()
+  const outside = outsideProblem(root, dir)
+  if (outside) throw new PathError(outside)
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (error) {
+    throw new PathError(`Cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+  }
+}
+
+/**
+ * Why `dir` does not lie where its name says on the device at `root`: the deepest part of it
+ * that exists resolves, through a symbolic link, outside the device. Throws PathError when the
+ * device folder itself is missing (offline).
+ */
+function outsideProblem(root: string, dir: string): string | undefined {
   let realRoot: string
   try {
     realRoot = realpathSync(root)
@@ -277,21 +292,23 @@ export function makeDirInside(root: string, dir: string): void {
   while (true) {
     try {
       const real = realpathSync(existing)
-      if (R.below(withSep(realRoot), real + R.sep) === undefined)
-        throw new PathError(`${existing} leads outside its device through a symbolic link.`)
-      break
-    } catch (error) {
-      if (error instanceof PathError) throw error
+      return R.below(withSep(realRoot), real + R.sep) === undefined ? `${existing} leads outside its device through a symbolic link.` : undefined
+    } catch {
       const parent = R.path.dirname(existing.endsWith(R.sep) ? existing.slice(0, -1) : existing)
-      if (parent === existing) break
+      if (parent === existing) return undefined
       existing = parent + R.sep
     }
   }
-  try {
-    mkdirSync(dir, { recursive: true })
-  } catch (error) {
-    throw new PathError(`Cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
-  }
+}
+
+/**
+ * Why the folder `dir` (a production's storage or proxy root, or a folder in one) cannot be
+ * worked in, as every reader, writer and remover of it words it: it leads outside its device
+ * through a symbolic link, or it is reached through one (it has two names). Undefined when the
+ * way from the device root holds no link as far as it exists.
+ */
+export function rootProblem(devicePath: string, dir: string): string | undefined {
+  return outsideProblem(devicePath, dir) ?? aliasProblem(devicePath, dir)
 }
 
 /**

@@ -1,44 +1,33 @@
 // Reading a file that must lie inside a folder (a proxy inside its production's proxy_root),
-// as the removals do it: the folders on the way are opened one name at a time from the root
-// without following a link (fs.ts openBeneath), the file itself with O_NOFOLLOW, and it must be
-// a regular file. What is read is then the open descriptor: a name swapped for a link or for
+// as the removals do it: the folders on the way are opened one name at a time from the device's
+// root without following a link (storage/roots.ts), the file itself with O_NOFOLLOW, and it must
+// be a regular file. What is read is then the open descriptor: a name swapped for a link or for
 // another file after the check reaches nothing outside. The path is only split into names here;
 // its containment is decided by the walk, not by comparing text.
-import { type Stats, closeSync, fstatSync, read } from 'node:fs'
-import { posix } from 'node:path'
-import { O, cName, close, openat } from './dirfd.ts'
-import { openBeneath } from './fs.ts'
-import { below } from './paths.ts'
+import { type Stats, closeSync, existsSync, fstatSync, read } from 'node:fs'
+import { O, close, openat } from './dirfd.ts'
+import { openParentInside } from './roots.ts'
 import { requireFileWork } from './platform.ts'
 
 /** A regular file open for reading, with its fstat (size, mtime, identity) as it was opened. */
 export type OpenFile = { fd: number; stat: Stats }
 
 /**
- * Opens the regular file `path` found beneath `root` (an absolute folder path; the root itself
- * may be a link, as a device path may). Undefined when nothing is there, when a folder on the
- * way or the file is a link, when the path does not lie inside `root`, or when it is not a
- * regular file: nothing outside `root` is ever opened. The caller closes the descriptor
- * (fdStream does, when the stream ends).
+ * Opens the regular file `path` found beneath `root` (a production's folder on the device at
+ * `devicePath`, reached from the device root as storage/roots.ts does). Undefined when nothing
+ * is there, when a folder below the root or the file is a link, when the path does not lie inside
+ * `root`, or when it is not a regular file; PathError when the root itself is reached through a
+ * link. Nothing outside `root` is ever opened. The caller closes the descriptor (fileBody and
+ * fdStream do, when the file has been sent).
  */
-export function openFileInside(root: string, path: string): OpenFile | undefined {
+export function openFileInside(devicePath: string, root: string, path: string): OpenFile | undefined {
   // Refused where folder descriptors are not written: a 501, not a 404 for a file that may be there.
   requireFileWork()
-  const dir = root.endsWith('/') ? root : `${root}/`
-  const rel = below(dir, path)
-  if (!rel) return undefined
-  if (rel.split('/').some((part) => part === '..' || part === '.' || part === '')) return undefined
-  const name = posix.basename(rel)
-  const folder = posix.dirname(rel)
-  let parent: number
-  try {
-    parent = openBeneath(dir, folder === '.' ? '' : folder)
-  } catch {
-    return undefined // a folder on the way is missing, or a link
-  }
+  const at = openParentInside(devicePath, root, path)
+  if (!at) return undefined
   let fd = -1
   try {
-    fd = openat(parent, cName(name), O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
+    fd = openat(at.parent, at.name, O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
     if (fd < 0) return undefined
     const stat = fstatSync(fd)
     if (!stat.isFile()) return undefined
@@ -47,8 +36,49 @@ export function openFileInside(root: string, path: string): OpenFile | undefined
     return opened
   } finally {
     if (fd >= 0) close(fd)
-    close(parent)
+    close(at.parent)
   }
+}
+
+/**
+ * The name under which this process opens its descriptor `fd` again: the same open file, whatever
+ * has since been renamed, swapped or linked at the path it was found by. Undefined where the
+ * system has no such names.
+ */
+const FD_NAMES = process.platform === 'linux' ? '/proc/self/fd/' : process.platform === 'darwin' ? '/dev/fd/' : undefined
+const fdNames = FD_NAMES !== undefined && existsSync(FD_NAMES) ? FD_NAMES : undefined // /proc may be missing in a container
+const reopenName = (fd: number): string | undefined => (fdNames === undefined ? undefined : fdNames + fd)
+
+/**
+ * How long a descriptor handed to the runtime by name stays open. Bun opens a file body's name
+ * when it renders the answer, as soon as the handler's promise settles (in the same turn of the
+ * event loop, before any timer); ten seconds leave room for any hook that waits after the
+ * handler. A name read after its descriptor was closed could name another file of this process
+ * (numbers are reused), so the bound on how many wait (MAX_LINGERING) falls back to the stream,
+ * never to an earlier close.
+ */
+const LINGER_MS = 10_000
+const MAX_LINGERING = 1024
+let lingering = 0
+
+/**
+ * The bytes `start` to `end` (inclusive) of the open file `file` as a body of known length, so
+ * the answer carries Content-Length (a ReadableStream would be sent chunked, without it) and the
+ * runtime sends it from the file (sendfile), never the whole file in memory. The runtime reads
+ * the very file that was opened and checked: it opens the descriptor's own name (/proc/self/fd),
+ * not the path. Takes the descriptor (closes it). Where the system has no such name, or while
+ * MAX_LINGERING descriptors wait to be closed, the body is fdStream's (sent chunked).
+ */
+export function fileBody(file: OpenFile, start: number, end: number): Blob | ReadableStream<Uint8Array> {
+  const name = reopenName(file.fd)
+  if (!name || lingering >= MAX_LINGERING) return fdStream(file.fd, start, end)
+  const body = Bun.file(name).slice(start, end + 1)
+  lingering++
+  setTimeout(() => {
+    lingering--
+    closeSync(file.fd)
+  }, LINGER_MS).unref()
+  return body
 }
 
 /** Bytes per read of a stream: a few reads per second of a proxy played, few calls for a download. */

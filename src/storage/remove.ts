@@ -30,8 +30,8 @@ import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, type DirEntry, E, O,
   cName, close, identity, listDir, nameText, openat, removalSupported, sysError, unlinkat, unsupportedReason,
 } from './dirfd.ts'
-import { type Entry, type Progress, openBeneath, slicer } from './fs.ts'
-import { below } from './paths.ts'
+import { type Entry, type Progress, slicer } from './fs.ts'
+import { openParentInside } from './roots.ts'
 import { requireFileWork } from './platform.ts'
 
 export { removalSupported, unsupportedReason }
@@ -194,30 +194,27 @@ function sizesByInode(entries: readonly Entry[]) {
 
 
 /**
- * Removes the regular file `path` lying inside the folder `root` (a production's proxy_root),
- * never anything else: its folder is opened below `root` one name at a time without following a
- * link (fs.ts openBeneath), the name is opened with O_NOFOLLOW and must be a regular file, and it
- * is removed with unlinkat relative to that folder. True when removed; false when it was not
- * there, not inside `root`, or not a regular file (a link, a folder): nothing is removed then.
+ * Removes the regular file `path` lying inside the folder `root` (a production's proxy_root on the
+ * device at `devicePath`), never anything else: its folder is opened from the device root one name
+ * at a time without following a link (storage/roots.ts), the name is opened with O_NOFOLLOW and
+ * must be a regular file, and it is removed with unlinkat relative to that folder. True when
+ * removed; false when it was not there, not inside `root`, or not a regular file (a link, a
+ * folder): nothing is removed then. PathError when `root` is reached through a symbolic link.
  */
-export function removeFileInside(root: string, path: string): boolean {
-  const dir = root.endsWith('/') ? root : `${root}/`
-  const rel = below(dir, path)
-  if (!rel || path.split('/').some((part) => part === '..' || part === '.')) return false
-  const name = posix.basename(rel)
-  let parent = -1
+export function removeFileInside(devicePath: string, root: string, path: string): boolean {
+  const at = openParentInside(devicePath, root, path)
+  return at ? removeOpened(at) : false
+}
+
+/** Removes the regular file `name` of the open folder `parent` (openParentInside's answer), and closes `parent`. */
+export function removeOpened(at: { parent: number; name: Buffer }): boolean {
   try {
-    parent = openBeneath(dir, posix.dirname(rel) === '.' ? '' : posix.dirname(rel))
-  } catch {
-    return false // a folder on the way is missing or a link: the file is not inside root
-  }
-  try {
-    const fd = openat(parent, cName(name), O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
+    const fd = openat(at.parent, at.name, O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
     if (fd < 0) return false
     const regular = fstatSync(fd).isFile()
     close(fd)
-    return regular && unlinkat(parent, cName(name), 0) === 0
+    return regular && unlinkat(at.parent, at.name, 0) === 0
   } finally {
-    close(parent)
+    close(at.parent)
   }
 }

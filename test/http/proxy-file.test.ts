@@ -3,7 +3,7 @@
 // readable as the record is; only a regular file inside the production's proxy_root, reached
 // without following a link; the stream owns its descriptor and never holds the file whole.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SESSION_COOKIE } from '../../src/http/auth.ts'
 import { readResponse, seedProduction, tempDir, testApp } from '../helpers/app.ts'
@@ -188,6 +188,35 @@ describe('who may read it, and which files', () => {
   })
 })
 
+describe("a proxy_root that leads outside its device through a symbolic link", () => {
+  // The red team's attack: the production's proxy_root (or the storage root above it) swapped for a
+  // link to a folder outside every device, after the root was checked. The outside proxy named as the
+  // asset's is neither served nor removed; both answers say why, in the words a proxy remake uses.
+  test('GET answers 409 and DELETE answers 409, for the proxy_root and for the storage root above it; the outside files stay', async () => {
+    for (const swapped of ['proxy_root', 'storage_root'] as const) {
+      const { production: linked } = await seedProduction(t, `Linked ${swapped}`)
+      const away = tempDir('reelhouse-away-')
+      t.owned.push(away)
+      const target = swapped === 'proxy_root' ? linked.proxy_root : linked.storage_root
+      const proxyPath = join(linked.proxy_root, 'p.mp4')
+      const outsideProxy = swapped === 'proxy_root' ? join(away, 'p.mp4') : join(away, 'proxies', 'p.mp4')
+      mkdirSync(join(outsideProxy, '..'), { recursive: true })
+      writeFileSync(outsideProxy, 'the outside file')
+      const id = await asset('video', proxyPath, linked)
+      rmSync(target, { recursive: true, force: true })
+      symlinkSync(away, target.replace(/\/$/, ''))
+      const served = await get(`/api/videoassets/${id}/proxy/`)
+      expectError(served, 409, 'conflict')
+      expect({ swapped, outside: served.text.includes('the outside file'), says: /leads outside its device through a symbolic link/.test(served.text) })
+        .toEqual({ swapped, outside: false, says: true })
+      const removed = await t.request("DELETE", `/api/videoassets/${id}/`)
+      expectError(removed, 409, 'conflict')
+      expect({ swapped, says: /leads outside its device through a symbolic link/.test(removed.text), kept: readFileSync(outsideProxy, 'utf8'), record: (await get(`/api/videoassets/${id}/`)).status })
+        .toEqual({ swapped, says: true, kept: 'the outside file', record: 200 })
+    }
+  })
+})
+
 describe('the stream', () => {
   const openFds = () => readdirSync('/proc/self/fd').length
 
@@ -201,8 +230,9 @@ describe('the stream', () => {
       await reader.read()
       await reader.cancel()
     }
-    await waitFor(() => openFds() <= before, 'the descriptors closed', { ms: 5000 })
-  })
+    // The runtime sends the file by the descriptor's own name; the descriptor is closed a few seconds after (storage/read.ts fileBody).
+    await waitFor(() => openFds() <= before, 'the descriptors closed', { ms: 30_000 })
+  }, 60_000)
 
   test('over HTTP: a player reading a range from the middle gets exactly those bytes, then goes away', async () => {
     const server = t.app.listen({ port: 0, hostname: '127.0.0.1' }).server!
@@ -210,6 +240,13 @@ describe('the stream', () => {
       const url = `http://127.0.0.1:${server.port}/api/videoassets/${video}/proxy/`
       const part = await fetch(url, { headers: { authorization: `Token ${t.adminKey}`, range: 'bytes=1048570-2097160' } })
       expect({ status: part.status, equal: Buffer.from(await part.arrayBuffer()).equals(CONTENT.subarray(1048570, 2097161)) }).toEqual({ status: 206, equal: true })
+      // A body of known length: players and download managers see the size (not a chunked stream).
+      for (const range of [undefined, 'bytes=0-', 'bytes=10-19', 'bytes=-5']) {
+        const r = await fetch(url, { headers: { authorization: `Token ${t.adminKey}`, ...(range ? { range } : {}) } })
+        const body = Buffer.from(await r.arrayBuffer())
+        expect({ range, length: r.headers.get('content-length'), chunked: r.headers.get('transfer-encoding'), got: body.length })
+          .toEqual({ range, length: String(body.length), chunked: null, got: range === 'bytes=10-19' ? 10 : range === 'bytes=-5' ? 5 : CONTENT.length })
+      }
       const controller = new AbortController()
       const early = await fetch(url, { headers: { authorization: `Token ${t.adminKey}` }, signal: controller.signal })
       await early.body!.getReader().read()

@@ -199,14 +199,14 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
       media.setProxy(asset.id, made, by)
       // An old proxy of another name (another container) goes once path_proxy names the new one;
       // only a regular file inside the proxy root is ever removed.
-      if (old && old !== made && isInside(proxyDir.endsWith('/') ? proxyDir : `${proxyDir}/`, old)) queueMicrotask(() => void removeOld(proxyDir, old))
+      if (old && old !== made && isInside(proxyDir.endsWith('/') ? proxyDir : `${proxyDir}/`, old)) queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old))
     }
   }
 }
 
-function removeOld(root: string, path: string) {
+function removeOld(devicePath: string, root: string, path: string) {
   try {
-    if (lstatSync(path, { throwIfNoEntry: false })?.isFile()) removeFileInside(root, path)
+    if (lstatSync(path, { throwIfNoEntry: false })?.isFile()) removeFileInside(devicePath, root, path)
   } catch {
     // A stray old proxy is left; the asset names the new one.
   }

@@ -1,17 +1,18 @@
 // GET /api/{audio,image,video}assets/{id}/proxy/ (docs/api.md, "Playing a proxy"): the asset's
 // proxy file, for a <video>, <audio> or <img> of the web page or any client. Readable as the
 // record is (404 otherwise); only a regular file inside the production's proxy_root is served,
-// opened beneath it without following a link (storage/read.ts), and what is sent is that open
-// file: its size, validators and bytes. Ranges, conditional requests and their answers are
-// http/ranges.ts's.
+// opened from the device root without following a link (storage/read.ts), and what is sent is
+// that open file: its size, validators and bytes, as a body of known length (Content-Length).
+// Ranges, conditional requests and their answers are http/ranges.ts's.
 import { Elysia, t } from 'elysia'
 import type { MediaKind } from '../../db/schema.ts'
 import type { ModuleContext } from '../../http/context.ts'
-import { notFound } from '../../http/errors.ts'
+import { AppError, notFound } from '../../http/errors.ts'
 import { setHeaders } from '../../http/head.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import { notModified, rangeOf, validatorsOf } from '../../http/ranges.ts'
-import { fdStream, openFileInside } from '../../storage/read.ts'
+import { type OpenFile, fileBody, openFileInside } from '../../storage/read.ts'
+import { PathError } from '../../storage/paths.ts'
 import { closeSync } from 'node:fs'
 import { TITLES } from './model.ts'
 import type { MediaAssets } from './service.ts'
@@ -23,6 +24,8 @@ const TYPES: Record<string, string> = {
   m4a: 'audio/mp4', mp3: 'audio/mpeg', wav: 'audio/wav', aac: 'audio/aac', flac: 'audio/flac', ogg: 'audio/ogg',
   jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', tif: 'image/tiff', tiff: 'image/tiff',
 }
+const conflict = (detail: string) => new AppError(409, 'conflict', detail)
+
 export const proxyType = (path: string) => TYPES[path.slice(path.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
 
 /**
@@ -49,9 +52,16 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
     t.String({ contentMediaType: EXAMPLE_TYPE[kind], description, examples: [`(the bytes of the proxy, ${EXAMPLE_TYPE[kind]})`] })
 
   const serve = ({ params, user, request }: { params: { id: number }; user: Principal; request: Request }) => {
-    const { path, proxyRoot } = media.proxyOf(kind, params.id, user)
+    const { path, proxyRoot, devicePath } = media.proxyOf(kind, params.id, user)
     if (!path) throw notFound(`This ${noun} has no proxy.`)
-    const file = proxyRoot ? openFileInside(proxyRoot, path) : undefined
+    let file: OpenFile | undefined
+    try {
+      file = devicePath ? openFileInside(devicePath, proxyRoot, path) : undefined
+    } catch (error) {
+      // The proxy_root is reached through a symbolic link: refused in the words of every other use of it.
+      if (error instanceof PathError) throw conflict(`The proxy file of this ${noun} is not served: ${error.message}`)
+      throw error
+    }
     if (!file) throw notFound(`The proxy file of this ${noun} is missing, or not a regular file inside its production's proxy_root.`)
     try {
       const size = file.stat.size
@@ -76,7 +86,7 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
         headLengths.set(request, headers['content-length'])
         return new Response(null, { status, headers })
       }
-      return new Response(fdStream(file.fd, start, end), { status, headers })
+      return new Response(fileBody(file, start, end), { status, headers })
     } catch (error) {
       closeSync(file.fd)
       throw error
@@ -96,7 +106,7 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
           200: bytes('The whole proxy file'),
           206: bytes('The byte range asked for (Content-Range says which)'),
           304: t.Void({ description: 'Not modified: If-None-Match holds the ETag (or If-Modified-Since is not before Last-Modified)' }),
-          ...errors(404, 416),
+          ...errors(404, 409, 416),
         },
         detail: {
           summary: `The proxy file of a ${TITLES[kind]} (extension)`,
@@ -106,6 +116,7 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
             '(Content-Range: bytes */SIZE); several ranges, or an If-Range that no longer matches the file (an ETag or the exact Last-Modified), get the whole file (200). ' +
             'If-None-Match or If-Modified-Since that match: 304. Readable as the record is: an asset the user cannot read is 404. 404 too when the asset has no proxy, ' +
             "or when the file is missing, is not a regular file, or does not lie inside the production's proxy_root (reached without following a link). " +
+            "409 when the production's proxy_root is reached through a symbolic link (or leads outside its device through one): nothing is read there. " +
             'Served whatever Accept says (a media element does not ask for JSON); errors are JSON.',
         },
       },
