@@ -27,6 +27,13 @@ export type EditSpec<B extends TObject> = {
   codenames: { change: string; delete?: string }
   /** The record as answered (`request`: for its API version). */
   update: (id: number, body: B['static'], user: Principal, mode: UpdateMode, request: Request) => unknown
+  /**
+   * Asked of the body as parsed, before it is copied, cleaned and validated: a cap that makes a
+   * huge body cheap to refuse (throws AppError). The body may be anything JSON or a form gives.
+   */
+  refuse?: (body: unknown) => void
+  /** The update's query parameters, when it takes any. */
+  query?: TObject
   /** Absent: the resource has its own DELETE (project assets). */
   remove?: (id: number, user: Principal) => void
   /** What the update and delete descriptions add (what is writable, what a delete refuses). */
@@ -50,6 +57,8 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
     params: IdParams,
     body: bodyName,
     parse: ['json', 'urlencoded', 'formdata'] as ('json' | 'urlencoded' | 'formdata')[],
+    ...(spec.refuse ? { transform: (c: { body: unknown }) => spec.refuse!(c.body) } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
     response: { 200: spec.answer, ...errors(...BODY_ERRORS, 403, 404, 409) },
     detail: {
       summary: mode === 'patch' ? `Update fields of a ${name} record (extension)` : `Replace a ${name} record (extension)`,

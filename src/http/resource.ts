@@ -50,7 +50,9 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
     status: 200 | 201
     /** Codename needed unless superuser; omitted when the service checks access itself. */
     codename?: string
-    run: (body: B['static'], user: Principal) => T['$inferSelect']
+    run: (body: B['static'], user: Principal, request: Request) => T['$inferSelect']
+    /** The create's query parameters, when it takes any. */
+    query?: TObject
     description: string
   }
 }
@@ -111,7 +113,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     ({ body, user, set, request }) => {
       if (create.codename) requirePerm(user, create.codename)
       set.status = create.status
-      return (spec.detail ?? spec.toApi)(create.run(body as B['static'], user), user, ctx.apiVersion(request))
+      return (spec.detail ?? spec.toApi)(create.run(body as B['static'], user, request), user, ctx.apiVersion(request))
     },
     {
       auth: true,
@@ -119,6 +121,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       // Documents the accepted types; the app's own parser (http/body.ts) runs first and does the work.
       parse: ['json', 'urlencoded', 'formdata'],
       ...(either ? { transform: requireOneOf(create.body, either) } : {}),
+      ...(create.query ? { query: create.query } : {}),
       response: { [create.status]: single, ...errors(...BODY_ERRORS, 403) },
       detail: {
         summary: `Create a ${name} record`,

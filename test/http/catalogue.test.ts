@@ -306,7 +306,7 @@ describe('productions', () => {
 
   test('?storage_root= is an exact match and must end with a slash', async () => {
     const a = await t.post('/api/productions/', { name: 'Filter me', storage_root: `${root}/filter me` })
-    const b = await t.post('/api/productions/', { name: 'Filter me too', storage_root: `${root}/filter me/too` })
+    const b = await t.post('/api/productions/?nest=true', { name: 'Filter me too', storage_root: `${root}/filter me/too` })
     expect((await t.get(`/api/productions/?storage_root=${q(`${root}/filter me/`)}`)).json).toEqual([a.json])
     const r = await t.get(`/api/productions/?storage_root=${q(`${root}/filter me/too/`)}`)
     expect(r.json).toEqual([b.json])

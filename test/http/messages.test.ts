@@ -62,7 +62,7 @@ describe('a 403 names what is missing', () => {
       expect([path, detailOf(r)]).toEqual([path, `You need write access to production ${show.id} (an admin gives it with: reelhouse user grant reader --production ${show.id} --write).`])
     }
     // A folder of a production the user can read but not write, inside one they can write.
-    const nested = await t.post('/api/productions/', { name: 'Nested', storage_root: `${root}/Other/nested` })
+    const nested = await t.post('/api/productions/?nest=true', { name: 'Nested', storage_root: `${root}/Other/nested` })
     expect(nested.status).toBe(201)
     const reader = t.makeUser('nested-reader', { read: [nested.json.id], write: [other.id] })
     const r = await t.post('/api/projectassets/', { name: 'N', bundle_root: `${root}/Other/nested/p`, production_id: other.id }, { key: reader })

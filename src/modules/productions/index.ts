@@ -4,6 +4,7 @@ import { Elysia, t } from 'elysia'
 import { MEDIA_KINDS, devices, productionAccess, productions } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
 import { editRoutes } from '../../http/edit.ts'
+import { oneOf } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import type { ApiVersion } from '../../http/versioning.ts'
@@ -132,6 +133,14 @@ const DELETE_MEDIA = MEDIA_KINDS.map((kind) => `browser.delete_${kind}asset`)
 
 import type { Productions } from './service.ts'
 
+/** `?nest=true`: a storage_root in or around another production's is asked for, not a slip. */
+const NestQuery = t.Object({
+  nest: t.Optional(oneOf(['true', 'false', '1', '0'], {
+    description: "true: the storage_root may lie in or around another production's storage_root (the deeper one owns the files under it); without it such a root is 409",
+  })),
+})
+const nestAsked = (request: Request) => ['true', '1'].includes(new URL(request.url).searchParams.get('nest') ?? '')
+
 export function productionsModule(ctx: ModuleContext, service: Productions) {
   const deviceById = ctx.db.select().from(devices).where(eq(devices.id, sql.placeholder('id'))).prepare()
   const decodeDevice = (id: number) => {
@@ -179,7 +188,8 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
       body: ProductionCreate,
       status: 201,
       codename: 'browser.add_production',
-      run: (body, user) => service.create(body, user),
+      run: (body, user, request) => service.create(body, user, nestAsked(request)),
+      query: NestQuery,
       description: 'Needs superuser or browser.add_production; a user who creates a production gets write access to it.',
     },
   })).use(editRoutes(ctx, {
@@ -190,7 +200,8 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
     whole: ['name', 'storage_root'],
     codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
     // The record as answered (version 2: the devices by id) is what read-only fields are compared with.
-    update: (id, body, user, _mode, request) => toApi(service.update(id, body, user, (row) => toApi(row, user, 2)), user, ctx.apiVersion(request)),
+    update: (id, body, user, _mode, request) => toApi(service.update(id, body, user, (row) => toApi(row, user, 2), nestAsked(request)), user, ctx.apiVersion(request)),
+    query: NestQuery,
     remove: (id, user) => service.remove(id, user),
     notes: {
       update:

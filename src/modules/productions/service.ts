@@ -4,12 +4,12 @@ import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, productions } from '../../db/schema.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
-import { AppError, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
+import { AppError, field, forbidden, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import type { ImportLogs } from '../importlogs/service.ts'
-import { canRead, requirePerm, requireWrite } from '../users/access.ts'
-import { PathError, cleanDir, deviceFor, isInside, makeDirInside, reservedProblem } from '../../storage/paths.ts'
+import { canRead, canWrite, requirePerm, requireWrite } from '../users/access.ts'
+import { PathError, cleanDir, deviceFor, isInside, makeDirInside, realOf, reservedProblem, samePath } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
@@ -102,6 +102,82 @@ function dropFolder(db: Db, all: DeviceRow[], value: string, self: { id?: number
   return drop
 }
 
+/** Where one folder lies against another: the same, inside it, holding it, or apart. */
+function placeOf(folder: string, other: string): 'same' | 'inside' | 'around' | undefined {
+  if (samePath(folder, other)) return 'same'
+  if (isInside(other, folder)) return 'inside'
+  if (isInside(folder, other)) return 'around'
+  return undefined
+}
+
+/**
+ * Whether a production's new roots respect the other productions' folders (docs/api.md,
+ * "Where a production's folders may lie"). A production owns the files under its storage_root
+ * (the watcher imports them into it) and its proxy_root holds the service's own output (never
+ * imported), so, compared by real path (links resolved):
+ * - a user who is not a superuser needs write access to every production whose storage root,
+ *   proxy root or drop folder a new root is, lies in or holds (403, in the territory rule's words;
+ *   a production the user cannot read is not named);
+ * - a proxy_root never is, holds, or lies in another production's storage_root (the watcher would
+ *   stop importing that production's files there), unless it lies in the production's own storage
+ *   root nested there; nor does it hold the production's own storage_root (400, for anyone);
+ * - a storage_root never is or lies in another production's proxy_root (its files would never be
+ *   imported), and never is, holds or lies in another production's drop folder outside that
+ *   production's storage_root (a dropped file would change hands) (400, for anyone);
+ * - one storage_root in or around another's is an explicit choice, for anyone: 409 unless the
+ *   request says `?nest=true` (the deeper root then owns the files under it); the same storage_root
+ *   for two productions never.
+ * `changed` names the roots that are new (a create: both).
+ */
+function refuseForeignRoots(
+  db: Db, user: Principal, self: { id?: number; storage_root: string; proxy_root: string },
+  changed: { storage_root: boolean; proxy_root: boolean }, nest: boolean,
+) {
+  const others = db.select({ id: productions.id, name: productions.name, storage_root: productions.storage_root, proxy_root: productions.proxy_root, upload_root: productions.upload_root })
+    .from(productions).all().filter((p) => p.id !== self.id)
+  const storage = realOf(self.storage_root)
+  const proxy = realOf(self.proxy_root)
+  if (isInside(proxy, storage) || samePath(proxy, storage))
+    throw invalid('/proxy_root', "The proxy_root holds the production's own storage_root: its files would never be imported.")
+  if (!others.length) return
+  const mine = ([['storage_root', storage], ['proxy_root', proxy]] as const).filter(([f]) => changed[f])
+  const theirs = others.map((p) => ({ ...p, storage: realOf(p.storage_root), proxy: realOf(p.proxy_root), drop: p.upload_root === null ? undefined : realOf(p.upload_root) }))
+  if (!user.is_superuser)
+    for (const [f, root] of mine)
+      for (const p of theirs) {
+        if (canWrite(user, p.id)) continue
+        const place = [p.storage, p.proxy, p.drop].map((folder) => folder && placeOf(root, folder)).find(Boolean)
+        if (!place) continue
+        throw forbidden(canRead(user, p.id)
+          ? `${f} ${place === 'around' ? 'holds' : 'lies inside'} the folders of production ${p.id}; you need write access to production ${p.id}.`
+          : `${f} lies in or around the folders of a production you do not have write access to.`)
+      }
+  if (changed.storage_root) {
+    for (const p of theirs) {
+      const place = placeOf(storage, p.proxy)
+      if (place === 'same' || place === 'inside')
+        throw invalid('/storage_root', `The storage_root ${place === 'same' ? 'is' : 'lies in'} the proxy_root of production ${p.id}: files there are never imported.`)
+      const drop = p.drop && !isInside(p.storage, p.drop) ? placeOf(storage, p.drop) : undefined
+      if (drop) throw invalid('/storage_root', `The storage_root ${drop === 'around' ? 'holds' : drop === 'same' ? 'is' : 'lies in'} the drop folder of production ${p.id}: each dropped file has one production.`)
+    }
+    for (const p of theirs) {
+      const place = placeOf(storage, p.storage)
+      if (place === 'same') throw invalid('/storage_root', `Production ${p.id} has this storage_root: each file has one production.`)
+      if (place && !nest)
+        throw new AppError(409, 'conflict', `The storage_root ${place === 'around' ? 'holds' : 'lies inside'} the storage_root of production ${p.id} (${p.name}). ` +
+          `Nesting one production's folders in another's is an explicit choice: send the request again with ?nest=true, and the deeper storage_root owns the files under it.`)
+    }
+  }
+  if (changed.proxy_root) {
+    for (const p of theirs) {
+      const place = placeOf(proxy, p.storage)
+      if (!place || (place === 'inside' && isInside(storage, proxy) && placeOf(storage, p.storage) === 'inside')) continue
+      throw invalid('/proxy_root', `The proxy_root ${place === 'around' ? 'holds' : place === 'same' ? 'is' : 'lies in'} the storage_root of production ${p.id}: ` +
+        "a proxy_root holds the service's own output, and the files there would no longer be imported.")
+    }
+  }
+}
+
 /** Creates a drop folder that is missing (400 at /upload_root when it cannot be made). */
 function makeDropFolder(drop: { path: string; device: DeviceRow }) {
   try {
@@ -141,7 +217,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
      * and projects' files lie under them, and moving files is the watcher's or an import's work.
      * A new name carries the hold durations naming the production along.
      */
-    update(id: number, body: typeof ProductionUpdate.static, user: Principal, shown: (row: Row) => Record<string, unknown>): Row {
+    update(id: number, body: typeof ProductionUpdate.static, user: Principal, shown: (row: Row) => Record<string, unknown>, nest = false): Row {
       const row = forChange(id, user, 'browser.change_production')
       refuseReadOnly(body as Record<string, unknown>, shown(row), READ_ONLY)
       const next: Row = { ...row }
@@ -174,6 +250,8 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
         throw invalid('/upload_device', `upload_device is the device of upload_root (device ${row.upload_device}); change upload_root, or set it to null first.`)
       const moved = (['storage_root', 'proxy_root'] as const).filter((f) => next[f] !== row[f])
       if (moved.length) {
+        refuseForeignRoots(db, user, { id, storage_root: next.storage_root, proxy_root: next.proxy_root },
+          { storage_root: moved.includes('storage_root'), proxy_root: moved.includes('proxy_root') }, nest)
         const held = contents(row)
         if (held.length) throw new AppError(409, 'conflict', `The ${moved.join(' and ')} of a production change${moved.length === 1 ? 's' : ''} only while nothing belongs to it: ${held.join('; ')}.`)
         for (const f of moved) {
@@ -221,7 +299,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       })
     },
 
-    create(body: typeof ProductionCreate.static, user: Principal) {
+    create(body: typeof ProductionCreate.static, user: Principal, nest = false) {
       requireFileWork() // its storage_root is made
       const all = deviceService.all()
       const storage = onDevice(all, body.storage_root, '/storage_root')
@@ -230,6 +308,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
         const holder = projectHolding(db, path)
         if (holder !== undefined) throw invalid(pointer, `The path lies inside the folder of project asset ${holder}.`)
       }
+      refuseForeignRoots(db, user, { storage_root: storage.path, proxy_root: proxyRoot }, { storage_root: true, proxy_root: true }, nest)
       if (body.proxy_url && !/^https?:\/\/\S+$/.test(body.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
       const upload = givenDrop(body.upload_root)
       const drop = typeof upload === 'string' ? dropFolder(db, all, upload, { storage_root: storage.path, proxy_root: proxyRoot }) : undefined
