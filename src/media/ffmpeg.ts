@@ -50,6 +50,11 @@ export type RunOptions = {
    * it reads the very file that was opened and checked, whatever its path names by then.
    */
   input?: number
+  /**
+   * An open folder the child gets as its fd 4, where the system names it OUTPUT_DIR: the child
+   * writes `${OUTPUT_DIR}/name` in the very folder that was opened and checked.
+   */
+  outputDir?: number
   graceMs?: number
 }
 
@@ -57,6 +62,13 @@ export type RunResult = { stdout: string; stderr: string }
 
 /** How a child names the descriptor given as RunOptions.input (Linux reopens the file itself, macOS duplicates it). */
 export const INPUT = '/dev/fd/3'
+
+/**
+ * How a child names a file in the folder given as RunOptions.outputDir; undefined where the system
+ * cannot name a path below a descriptor of a folder (macOS's /dev/fd opens only the descriptor
+ * itself): the child is then given the folder's path.
+ */
+export const OUTPUT_DIR = process.platform === 'linux' ? '/dev/fd/4' : undefined
 
 export type Ffmpeg = {
   /** Where each binary was found; absent when it was not found or did not run. */
@@ -134,7 +146,8 @@ async function runChild(path: string, name: string, args: readonly string[], opt
   const { signal, onLine } = options
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
   const child = Bun.spawn([path, ...args], {
-    stdio: options.input === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', options.input],
+    stdio: options.outputDir !== undefined ? ['ignore', 'pipe', 'pipe', options.input ?? 'ignore', options.outputDir]
+      : options.input === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', options.input],
     // Plain text in error messages, whatever the terminal the service was started from.
     env: { ...process.env, AV_LOG_FORCE_NOCOLOR: '1' },
     windowsHide: true,

@@ -4,20 +4,24 @@
 // .m4a of an audio file, a JPEG of an image, or an existing proxy rewrapped into MP4 without
 // re-encoding.
 //
-// ffmpeg writes into a hidden file in the proxy folder (`.reelhouse-proxy-<random>.<ext>`,
-// created exclusively; the watcher ignores `.reelhouse-*`), which is put in place under its final
-// name only when ffmpeg has finished, so a half-written proxy is never seen under a real name.
+// The proxy folder is worked in as an open descriptor (the caller opens it from its device's root
+// without following a link): ffmpeg writes into a hidden file made in it
+// (`.reelhouse-proxy-<random>.<ext>`, created exclusively; the watcher ignores `.reelhouse-*`),
+// which is put in place under its final name, in the same open folder, only when ffmpeg has
+// finished, so a half-written proxy is never seen under a real name and a folder swapped for a
+// link meanwhile receives nothing.
 // ffmpeg opens the hidden file again by its name (ffmpeg 5 cannot write to a descriptor it is
-// given and still seek, which MP4 needs), so someone allowed to write in the proxy folder who
-// guesses the 64-bit random name in that moment could put a link there; the random name is the
-// only guard.
+// given and still seek, which MP4 needs): on Linux the name is below the open folder, given to it
+// as its fd 4 (ffmpeg.ts OUTPUT_DIR); elsewhere it is the folder's path. Someone allowed to write
+// in the proxy folder who guesses the 64-bit random name in that moment could put a link there;
+// the random name is the only guard.
 // Putting in place never overwrites: a hard link to the final name fails when the name is taken
-// (then the hidden file is removed). On file systems without hard links (FAT, some SMB mounts)
-// it falls back to "check, then rename", which leaves a moment in which a file made by someone
-// else could be replaced.
+// (then the hidden file is removed). On file systems without hard links (FAT, some SMB mounts) a
+// rename that refuses a taken name is used where the system has one, else "check, then rename",
+// which leaves a moment in which a file made by someone else could be replaced.
 //
-// The caller chooses the name (the asset id, e.g. "42" → 42.mp4) and checks that the proxy
-// folder is where it should be (storage/paths.ts); this file neither creates nor checks folders.
+// The caller chooses the name (the asset id, e.g. "42" → 42.mp4) and opens the proxy folder
+// where it should be (storage/roots.ts); this file neither creates nor checks folders.
 //
 // Time limits: a transcode may take 60 s + 10 × the media's duration (a slow NAS decoding 4K
 // runs below real time), a rewrap 60 s + 2 × the duration, an image 60 s; 6 hours when the
@@ -25,11 +29,12 @@
 // ffmpeg's -progress writes twice a second while it works, so silence means it hangs (a dead
 // network mount, a stuck decoder).
 import { randomBytes } from 'node:crypto'
-import { closeSync, openSync } from 'node:fs'
-import { link, lstat, rename, unlink } from 'node:fs/promises'
+import { closeSync } from 'node:fs'
+import { lstat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { CancelledError } from '../storage/fs.ts'
-import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
+import { type Ffmpeg, INPUT, MediaError, OUTPUT_DIR } from './ffmpeg.ts'
+import { AT_FDCWD, DIR_FLAGS, E, O, cName, close, errnoName, linkat, openat, openatCreate, renameNoReplace, renameat, unlinkat } from '../storage/dirfd.ts'
 import type { MediaKind } from './probe.ts'
 import { BUILT_IN, type Container, DEFAULT_PROXY_HEIGHT, type Encoding, type ProfileFields, encodingOf } from './profile.ts'
 
@@ -54,6 +59,12 @@ export type ProxyProgress = {
 type Common = {
   /** Folder the proxy goes in; must exist. */
   proxyDir: string
+  /**
+   * Opens `proxyDir`, checked by the caller (reached from its device's root without a link:
+   * storage/roots.ts); the hidden file is made, written and named in the folder so opened. Absent:
+   * the folder is opened by its path (its last name not followed).
+   */
+  openProxyDir?: () => number
   /**
    * The proxy's file name. The extension of the kind (.mp4, .m4a, .jpg) is added unless the name
    * already ends with it: "42" and "42.mp4" both give 42.mp4.
@@ -272,51 +283,75 @@ async function produce(
       closeSync(fd)
     }
   }
-  // Fail before the work when the name is taken already; placing checks again (that is the check).
-  if ((options.ifTaken ?? 'refuse') === 'refuse' && (await taken(join(dir, finalName))))
-    throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
-
-  // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it.
-  const info = operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input))
-  const duration = kind === 'image' ? undefined : options.durationSeconds ?? info?.duration ?? (operation === 'rewrap' ? await withSource((name, input) => durationOf(ff, name, signal, input)) : undefined)
-  const args = outputArgs(info)
-  const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`)
+  const folder = openFolder(dir, options.openProxyDir)
   try {
-    // Made exclusively (O_EXCL: no file or link of that name is followed); ffmpeg then writes it.
-    closeSync(openSync(temp, 'wx'))
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException
-    throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${e.code === 'ENOENT' ? 'it does not exist' : e.code ?? e.message}`)
-  }
+    // Fail before the work when the name is taken already; placing checks again (that is the check).
+    if ((options.ifTaken ?? 'refuse') === 'refuse' && takenIn(folder, finalName))
+      throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
 
-  try {
-    let seconds = 0
-    await withSource((name, input) => ff.run('ffmpeg', [
-      '-nostdin', '-hide_banner', '-v', 'error', '-nostats', '-progress', 'pipe:1', '-y',
-      '-protocol_whitelist', 'file', '-i', `file:${name}`,
-      ...args,
-      `file:${temp}`,
-    ], {
-      timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
-      idleMs: IDLE_MS,
-      signal,
-      input,
-      // -progress writes blocks of key=value lines, each ending with progress=continue|end.
-      onLine: (line) => {
-        const [key, value] = line.split('=', 2)
-        if (key === 'out_time_us' && Number(value) >= 0) seconds = Number(value) / 1e6
-        else if (key === 'progress' && onProgress)
-          onProgress({ seconds, duration, fraction: duration ? Math.min(1, seconds / duration) : undefined, done: value === 'end' })
-      },
-    }))
-    // ffmpeg may have finished just as the abort came: the caller asked for nothing, so nothing is left.
-    if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-    return await place(temp, dir, finalName, options.ifTaken ?? 'refuse')
-  } catch (error) {
-    const left = await unlink(temp).then(() => '', (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? '' : `; ${temp} could not be removed: ${e.code}`))
-    if (left && error instanceof Error) error.message += left
-    throw error
+    // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it.
+    const info = operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input))
+    const duration = kind === 'image' ? undefined : options.durationSeconds ?? info?.duration ?? (operation === 'rewrap' ? await withSource((name, input) => durationOf(ff, name, signal, input)) : undefined)
+    const args = outputArgs(info)
+    const temp = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`
+    // Made exclusively in the open folder (O_EXCL, O_NOFOLLOW: no file or link of that name is followed); ffmpeg then writes it.
+    const made = openatCreate(folder, cName(temp), O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o644)
+    if (made < 0) throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${made === -E.ENOENT ? 'it does not exist' : errnoName(-made)}`)
+    close(made)
+
+    try {
+      let seconds = 0
+      await withSource((name, input) => ff.run('ffmpeg', [
+        '-nostdin', '-hide_banner', '-v', 'error', '-nostats', '-progress', 'pipe:1', '-y',
+        '-protocol_whitelist', 'file', '-i', `file:${name}`,
+        ...args,
+        // Through the open folder where the system names it (the child's fd 4): a folder swapped
+        // for a link since it was opened sends nothing elsewhere. Elsewhere by its path.
+        `file:${OUTPUT_DIR ? `${OUTPUT_DIR}/${temp}` : join(dir, temp)}`,
+      ], {
+        timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
+        idleMs: IDLE_MS,
+        signal,
+        input,
+        outputDir: OUTPUT_DIR ? folder : undefined,
+        // -progress writes blocks of key=value lines, each ending with progress=continue|end.
+        onLine: (line) => {
+          const [key, value] = line.split('=', 2)
+          if (key === 'out_time_us' && Number(value) >= 0) seconds = Number(value) / 1e6
+          else if (key === 'progress' && onProgress)
+            onProgress({ seconds, duration, fraction: duration ? Math.min(1, seconds / duration) : undefined, done: value === 'end' })
+        },
+      }))
+      // ffmpeg may have finished just as the abort came: the caller asked for nothing, so nothing is left.
+      if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
+      return join(dir, place(folder, temp, dir, finalName, options.ifTaken ?? 'refuse'))
+    } catch (error) {
+      const gone = unlinkat(folder, cName(temp), 0)
+      if (gone < 0 && gone !== -E.ENOENT && error instanceof Error) error.message += `; ${join(dir, temp)} could not be removed: ${errnoName(-gone)}`
+      throw error
+    }
+  } finally {
+    close(folder)
   }
+}
+
+/** The proxy folder, open: by the caller's checked opener, else by its path (a link as the folder itself is refused). */
+function openFolder(dir: string, open?: () => number): number {
+  let fd: number
+  try {
+    fd = open ? open() : openat(AT_FDCWD, cName(dir), DIR_FLAGS)
+  } catch (error) {
+    throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${(error as Error).message}`)
+  }
+  if (fd < 0) throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${fd === -E.ENOENT ? 'it does not exist' : errnoName(-fd)}`)
+  return fd
+}
+
+/** Whether anything (a file, a folder, a link) has the name `name` in the open folder. */
+function takenIn(folder: number, name: string): boolean {
+  const fd = openat(folder, cName(name), O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
+  if (fd >= 0) close(fd)
+  return fd >= 0 || fd !== -E.ENOENT
 }
 
 /** `name` + `ext` unless it ends with `ext` already; a plain name, never a path. */
@@ -328,41 +363,40 @@ function nameWithExt(name: string, ext: string): string {
   return full
 }
 
-const taken = (path: string) => lstat(path).then(() => true, () => false)
+/** Errors of a file system that cannot make a second name for a file (FAT, some SMB mounts). */
+const NO_LINKS = new Set([E.EPERM, E.ENOTSUP, E.EOPNOTSUPP, E.ENOSYS, E.EMLINK].filter((n) => n !== undefined).map((n) => -n))
 
-/** Gives the finished hidden file its name without overwriting; resolves to the final path. */
-async function place(temp: string, dir: string, finalName: string, ifTaken: 'refuse' | 'number' | 'replace'): Promise<string> {
+/**
+ * Gives the finished hidden file `temp` of the open folder its name there without overwriting;
+ * answers the name. Every call is relative to the open folder.
+ */
+function place(folder: number, temp: string, dir: string, finalName: string, ifTaken: 'refuse' | 'number' | 'replace'): string {
+  const from = cName(temp)
   if (ifTaken === 'replace') {
     // rename replaces the old proxy in one step: a reader sees the old file or the new one.
-    const target = join(dir, finalName)
-    await rename(temp, target)
-    return target
+    const moved = renameat(folder, from, folder, cName(finalName))
+    if (moved < 0) throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, finalName)}: ${errnoName(-moved)}`)
+    return finalName
   }
   const dot = finalName.lastIndexOf('.')
   for (let n = 0; n <= 9999; n++) {
     const name = n === 0 ? finalName : `${finalName.slice(0, dot)}_${n}${finalName.slice(dot)}`
-    const target = join(dir, name)
-    try {
-      await link(temp, target)
-      await unlink(temp)
-      return target
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'EEXIST') {
-        if (ifTaken === 'refuse') throw new MediaError('taken', `${target} exists; a proxy never overwrites`)
-        continue
-      }
-      // No hard links on this file system: check, then rename (see the header).
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EMLINK') {
-        if (await taken(target)) {
-          if (ifTaken === 'refuse') throw new MediaError('taken', `${target} exists; a proxy never overwrites`)
-          continue
-        }
-        await rename(temp, target)
-        return target
-      }
-      throw error
+    let done = linkat(folder, from, folder, cName(name))
+    if (done === 0) {
+      unlinkat(folder, from, 0)
+      return name
     }
+    // No hard links on this file system: a rename that refuses a taken name, else check, then rename (see the header).
+    if (NO_LINKS.has(done)) {
+      done = renameNoReplace(folder, from, folder, cName(name))
+      if (done !== 0 && done !== -E.EEXIST) done = takenIn(folder, name) ? -E.EEXIST : renameat(folder, from, folder, cName(name))
+      if (done === 0) return name
+    }
+    if (done === -E.EEXIST) {
+      if (ifTaken === 'refuse') throw new MediaError('taken', `${join(dir, name)} exists; a proxy never overwrites`)
+      continue
+    }
+    throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, name)}: ${errnoName(-done)}`)
   }
   throw new MediaError('taken', `${join(dir, finalName)} and its numbered variants up to _9999 exist`)
 }

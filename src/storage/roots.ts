@@ -54,3 +54,10 @@ export function openParentInside(devicePath: string, root: string, path: string)
     return undefined // a folder below the root is missing or a link: the file is not inside it
   }
 }
+
+/** A production's proxy folder, open to make a proxy in (openRoot's; a missing folder is an error here). */
+export function openProxyFolder(devicePath: string, proxyRoot: string): number {
+  const fd = openRoot(devicePath, proxyRoot)
+  if (fd === undefined) throw new PathError(`${proxyRoot} does not exist.`)
+  return fd
+}

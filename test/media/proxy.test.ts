@@ -1,11 +1,12 @@
 // makeProxy and rewrapProxy (src/media/proxy.ts) on real files; every result is read back with
 // ffprobe. Without ffmpeg each test checks the refusal instead.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { copyFileSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MediaError } from '../../src/media/ffmpeg.ts'
 import { type MakeProxyOptions, TEMP_PREFIX, makeProxy, proxyArgs, rewrapProxy, timeLimitMs } from '../../src/media/proxy.ts'
 import { BUILT_IN, encodingOf } from '../../src/media/profile.ts'
+import { AT_FDCWD, DIR_FLAGS, cName, openat } from '../../src/storage/dirfd.ts'
 import { CancelledError } from '../../src/storage/fs.ts'
 import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia, disposableDir } from '../helpers/media.ts'
 
@@ -227,4 +228,24 @@ test(hasFfmpeg ? 'openSource: made from the descriptor opened for each run, thou
     }
     expect(now === undefined || now.dev !== source.dev || now.ino !== source.ino).toBe(true)
   }
+})
+
+test(hasFfmpeg ? 'the proxy folder swapped for a link after it was opened: ffmpeg writes, and the proxy is named, in the folder opened; nothing goes through the link' : without('a proxy into an opened folder'), async () => {
+  const options = { source: media.video, kind: 'video', baseName: '7' } as const
+  if (!hasFfmpeg) return refusesAsMissing(options)
+  const dir = proxyDir()
+  const outside = proxyDir()
+  const moved = `${dir}-opened`
+  const path = await makeProxy(ff, {
+    ...options, proxyDir: dir, height: 120,
+    // The caller's opener; then someone renames the folder away and puts a link in its place.
+    openProxyDir: () => {
+      const fd = openat(AT_FDCWD, cName(dir), DIR_FLAGS)
+      renameSync(dir, moved)
+      symlinkSync(outside, dir)
+      return fd
+    },
+  })
+  expect({ path, opened: readdirSync(moved), outside: readdirSync(outside) }).toEqual({ path: join(dir, '7.mp4'), opened: ['7.mp4'], outside: [] })
+  expect(streams(ffprobeJson(join(moved, '7.mp4')))[0]).toEqual({ codec: 'h264', type: 'video', width: 160, height: 120 })
 })

@@ -29,6 +29,7 @@ import type { Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
 import { openCatalogued, profileFor, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
+import { openProxyFolder } from '../../storage/roots.ts'
 
 type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
 
@@ -217,7 +218,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           const onProgress = (p: ProxyProgress) => {
             if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
           }
-          const common = { proxyDir, baseName: String(asset.id), ifTaken: 'number' as const, signal, onProgress }
+          const common = { proxyDir, openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir), baseName: String(asset.id), ifTaken: 'number' as const, signal, onProgress }
           let proxy: string
           if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
             proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })

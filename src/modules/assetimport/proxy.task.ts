@@ -28,6 +28,7 @@ import type { MediaAssets } from '../mediaassets/service.ts'
 import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
 import { canReadAsset, canWrite, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
+import { openProxyFolder } from '../../storage/roots.ts'
 
 type ProfileRow = typeof transcodingProfiles.$inferSelect
 
@@ -186,7 +187,7 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     let made: string
     try {
       made = await makeProxy(ff, {
-        proxyDir, baseName, ifTaken: 'replace', signal, onProgress, kind: asset.kind, profile,
+        proxyDir, openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir), baseName, ifTaken: 'replace', signal, onProgress, kind: asset.kind, profile,
         source: asset.path_file, openSource: () => openCatalogued(allDevices, asset),
       })
     } catch (error) {

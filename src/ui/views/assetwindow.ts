@@ -45,12 +45,15 @@ export function listSegment(kind: Kind, filters: Query): Segment {
   }
 }
 
+/** What the page sends as `q`: control characters (a tab pasted into the box) become spaces, which the API refuses in `q`. */
+export const searchText = (q: string) => q.replace(/[\u0000-\u001f\u007f]+/g, ' ')
+
 /** The search endpoint with `q`, the kinds and `filters`; hits of media assets only. */
 export function searchSegment(q: string, kinds: readonly Kind[], filters: Query): Segment {
   return {
     async fetch(offset, limit, signal) {
       const type = kinds.map((k) => `${k}asset`).join(',')
-      const answer = await get<Hit[]>('/api/search/', { q, type, ...filters, limit, offset }, signal)
+      const answer = await get<Hit[]>('/api/search/', { q: searchText(q), type, ...filters, limit, offset }, signal)
       const rows = answer.data.map((h): Row => ({ kind: h.type.replace(/asset$/, '') as Kind, id: h.id, name: h.name, path: h.path, production: h.production, online: h.is_production }))
       return { rows, total: answer.total ?? rows.length }
     },

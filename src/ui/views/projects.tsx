@@ -15,6 +15,7 @@ import { type Task, TaskProgress, formatBytes, newer } from '../progress.tsx'
 import { navigate, query } from '../router.ts'
 import { user } from '../session.ts'
 import { Status, View } from '../shell.tsx'
+import { searchText } from './assetwindow.ts'
 import './projects.css'
 
 type Media = { id: number; name: string; path_file: string; production: number }
@@ -379,7 +380,7 @@ function LinkMedia({ project, reload }: { project: Project; reload: () => void }
 }
 
 function LinkResults({ q, project, reload }: { q: string; project: Project; reload: () => void }) {
-  const hits = useGet<Hit[]>('/api/search/', { q, production: project.production, type: 'videoasset,audioasset,imageasset', limit: 20 })
+  const hits = useGet<Hit[]>('/api/search/', { q: searchText(q), production: project.production, type: 'videoasset,audioasset,imageasset', limit: 20 })
   const failure = useSignal<string | undefined>(undefined)
   const linked = new Set(linkedOf(project).map(({ kind, media }) => `${kind}${media.id}`))
   async function link(kind: MediaKind, id: number) {
