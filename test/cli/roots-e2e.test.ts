@@ -46,7 +46,7 @@ describe('the compiled executable keeps each production to its folders', () => {
     const cli = (...args: string[]) => runCli([...args, '--data', data], { cli: [binary] })
     expect((await cli('user', 'add', 'squatter', '--perm', 'browser.add_production', '--perm', 'browser.change_production')).code).toBe(0)
     expect((await cli('user', 'grant', 'squatter', '--production', String(p1), '--write')).code).toBe(0)
-    expect((await cli('user', 'grant', 'squatter', '--production', String(p2))).code).toBe(0)
+    expect((await cli('user', 'grant', 'squatter', '--production', String(p2), '--read')).code).toBe(0)
     const token = await cli('token', 'create', 'squatter')
     expect(token.code).toBe(0)
     squatter = token.stdout.trim()
