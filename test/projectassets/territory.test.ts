@@ -22,7 +22,7 @@ beforeAll(async () => {
   show = production
   other = (await t.post('/api/productions/', { name: 'Other', storage_root: join(root, 'Other') })).json
   // A production whose folders lie inside Show's storage root.
-  nested = (await t.post('/api/productions/', { name: 'Nested', storage_root: join(root, 'Show', 'Nested') })).json
+  nested = (await t.post('/api/productions/?nest=true', { name: 'Nested', storage_root: join(root, 'Show', 'Nested') })).json
   makeTree(join(root, 'Other', 'Footage'), { 'A001.mxf': 'other production footage', 'B001.mxf': 'more' })
   showKey = t.makeUser('show-editor', { write: [show.id], perms: ['browser.copy_projectasset'] })
   bothKey = t.makeUser('both-editor', { write: [show.id, nested.id] })
