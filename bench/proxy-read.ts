@@ -40,7 +40,7 @@ async function main(): Promise<boolean> {
   await api(service, 'POST', '/api/devices/', { name: 'media', path: device })
   await api(service, 'POST', '/api/productions/', { name: 'Show', storage_root: join(device, 'show') + '/' })
   writeFileSync(join(device, 'show', 'a.mov'), 'essence')
-  const asset = await (await api(service, 'POST', '/api/videoassets/', { name: 'a', path_file: join(device, 'show', 'a.mov'), production: 1 })).json()
+  const asset = await (await api(service, 'POST', '/api/videoassets/', { name: 'a', path_file: join(device, 'show', 'a.mov'), production: 1 })).json
   const db = new Database(dbFile(data))
   db.run('UPDATE media_assets SET path_proxy = ? WHERE id = ?', [file, asset.id])
   db.close()
