@@ -16,6 +16,12 @@ import { UserError, createUsers } from '../modules/users/service.ts'
 import { type Log, createLog } from '../util/log.ts'
 import { VERSION } from '../version.ts'
 
+/**
+ * How long requests under way have to finish after SIGINT or SIGTERM before their connections are
+ * closed (docs/operations.md, "Stopping").
+ */
+export const STOP_GRACE_MS = 10_000
+
 export function serve(config: ServeConfig, log: Log = createLog(config.logFormat)) {
   // The first line names the folder, so that whatever fails next (a taken port, a catalogue that
   // cannot be opened or migrated) is read beside it, as the other commands' data= line.
@@ -78,7 +84,11 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     // streams are ended first: each is a request that would otherwise hold server.stop() for ever.
     core.events.close()
     page.close()
-    await Promise.all([server.stop(), core.stop()])
+    // Requests under way have STOP_GRACE_MS to finish (a request's own work takes a fraction of a
+    // second); then the connections still open are closed, so that a client that keeps sending
+    // or reading (a body sent a byte at a time) cannot hold the stop.
+    const late = setTimeout(() => void server.stop(true), STOP_GRACE_MS)
+    await Promise.all([server.stop().finally(() => clearTimeout(late)), core.stop()])
     // Elysia writes a request's line in a setImmediate queued as its answer went out: one more
     // turn, so that the lines of the last requests come before "stopped", not after it.
     await new Promise((resolve) => setImmediate(resolve))

@@ -385,6 +385,16 @@ export const mediaAssetKeywords = sqliteTable(
   (t) => [primaryKey({ columns: [t.asset_id, t.keyword_id] })],
 )
 
+/**
+ * Media assets whose search document the keyword-link triggers leave alone (migration 0021): the
+ * keyword writer (modules/mediaassets/keywords.ts) lists an asset here while it writes the
+ * asset's links, then removes it and rebuilds the document once, all in one transaction. Empty
+ * between transactions.
+ */
+export const searchDeferred = sqliteTable('search_deferred', {
+  asset_id: integer('asset_id').primaryKey(),
+})
+
 // ---------------------------------------------------------------- logs, rules, tasks
 
 export const importLogs = sqliteTable(

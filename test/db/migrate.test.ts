@@ -219,3 +219,27 @@ describe('migration 0016: the search index', () => {
     db.$client.close()
   })
 })
+
+describe('migration 0021: keyword links leave the search document of an asset in search_deferred alone', () => {
+  test('a link written for a listed asset does not rebuild its document; for any other it does, as before', () => {
+    const db = catalogue()
+    migrateTo(db, PREVIOUS)
+    db.$client.run(SEED)
+    migrate(db)
+    const found = (q: string) => db.$client.query<{ r: number }, [string]>('SELECT rowid AS r FROM search_index WHERE search_index MATCH ? ORDER BY rowid').all(q).map((r) => r.r)
+    db.$client.run("INSERT INTO keywords (id, category_id, name) VALUES (4, 2, 'harbour'), (5, 2, 'lighthouse')")
+    // Listed: the link is written, the document is not (its writer rebuilds it once at the end).
+    db.$client.run('INSERT INTO search_deferred (asset_id) VALUES (1)')
+    db.$client.run('INSERT INTO media_asset_keywords (asset_id, keyword_id) VALUES (1, 4)')
+    db.$client.run('DELETE FROM media_asset_keywords WHERE asset_id = 1 AND keyword_id = 3')
+    expect({ harbour: found('harbour'), beach: found('beach') }).toEqual({ harbour: [], beach: [4] })
+    // Not listed: every link rebuilds it, the deferred one's included.
+    db.$client.run('DELETE FROM search_deferred')
+    db.$client.run('INSERT INTO media_asset_keywords (asset_id, keyword_id) VALUES (1, 5)')
+    expect({ harbour: found('harbour'), lighthouse: found('lighthouse'), beach: found('beach') }).toEqual({ harbour: [4], lighthouse: [4], beach: [] })
+    db.$client.run('DELETE FROM media_asset_keywords WHERE asset_id = 1 AND keyword_id = 5')
+    expect({ harbour: found('harbour'), lighthouse: found('lighthouse') }).toEqual({ harbour: [4], lighthouse: [] })
+    expect(db.$client.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    db.$client.close()
+  })
+})

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { system } from '../../src/modules/history/service.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { expectError, expectErrors } from '../helpers/envelope.ts'
+import { errorEntry, expectError, expectErrors } from '../helpers/envelope.ts'
 
 let t: TestApp
 let root: string
@@ -194,6 +194,79 @@ describe('media assets: PATCH and PUT', () => {
     const done = await patch(`/api/videoassets/${a.id}/`, { name: 'x' }, editor)
     expect(done.status).toBe(200)
     expect(done.json.modified_by).toBe('editor')
+  })
+})
+
+describe("media assets: keywords within the import's limits", () => {
+  /** A name of `length` characters (255: the longest) starting with `prefix`. */
+  const long = (prefix: string, length = 255) => prefix + 'x'.repeat(length - prefix.length)
+  const names = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => long(`${prefix}${i}-`))
+  const categories = (n: number, list: (i: number) => unknown) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, list(i)]))
+
+  test('more than 1,000 categories and keywords in all: 400 invalid at /keywords, by PATCH and PUT, nothing changed', async () => {
+    const a = await video()
+    const path = `/api/videoassets/${a.id}/`
+    expect((await patch(path, { keywords: { Location: ['Harbour'] } })).status).toBe(200)
+    const before = (await t.get(path)).json
+    const over: [string, Record<string, unknown>][] = [
+      ['one category of 1,000 keywords (1,001)', { Location: Array.from({ length: 1000 }, (_, i) => `k${i}`) }],
+      ['999 categories of one keyword each (1,998)', categories(999, () => ['k'])],
+      ['1,001 categories removed', categories(1001, () => null)],
+      ['1,001 empty categories', categories(1001, () => [])],
+    ]
+    for (const [what, keywords] of over) {
+      for (const reply of [await patch(path, { keywords }), await put(path, { name: 'clip', keywords })])
+        expect({ what, status: reply.status, json: reply.json }).toEqual({ what, status: 400, json: { errors: [errorEntry(400, 'invalid', { pointer: '/keywords' })] } })
+    }
+    // As form data (keywords as JSON text): counted the same.
+    expectError(await t.request('PATCH', path, { form: { keywords: over[0]![1] } }), 400, 'invalid', { pointer: '/keywords' })
+    expect((await t.get(path)).json).toEqual(before)
+  })
+
+  test('the count is asked first, before the body is cleaned and checked: a huge body with another bad field is told only that', async () => {
+    const a = await video()
+    const keywords = categories(40_000, () => [])
+    expectError(await patch(`/api/videoassets/${a.id}/`, { name: 5, description: [], keywords }), 400, 'invalid', { pointer: '/keywords' })
+  })
+
+  test('a keyword or a category name of 256 characters: 400 invalid at /keywords/<category>', async () => {
+    const a = await video()
+    const path = `/api/videoassets/${a.id}/`
+    expectError(await patch(path, { keywords: { Location: [long('k', 256)] } }), 400, 'invalid', { pointer: '/keywords/Location' })
+    expectError(await put(path, { name: 'clip', keywords: { 'Place/Time': ['ok', long('k', 256)] } }), 400, 'invalid', { pointer: '/keywords/Place~1Time' })
+    const category = long('c', 256)
+    expectError(await patch(path, { keywords: { [category]: ['k'] } }), 400, 'invalid', { pointer: `/keywords/${category}` })
+    expect((await t.get(path)).json.keywords).toEqual({})
+  })
+
+  test('exactly 1,000, with names of 255 characters: 200, and the record shows them', async () => {
+    const a = await video()
+    const path = `/api/videoassets/${a.id}/`
+    // One category of 999 keywords.
+    const one = long('Location-')
+    const many = names(999, 'k')
+    const patched = await patch(path, { keywords: { [one]: many } })
+    expect(patched.status).toBe(200)
+    expect(patched.json.keywords).toEqual({ [one]: [...many].sort() })
+    // 500 categories of one keyword each, replacing all (PUT).
+    const wide = Object.fromEntries(names(500, 'c').map((c, i) => [c, [long(`k${i}-`)]]))
+    const whole = await put(path, { name: 'clip', keywords: wide })
+    expect(whole.status).toBe(200)
+    expect(whole.json.keywords).toEqual(wide)
+    // 1,000 categories removed: the 500 the asset has and 500 it does not.
+    const removed = Object.fromEntries([...Object.keys(wide), ...names(500, 'other')].map((c) => [c, null]))
+    const emptied = await patch(path, { keywords: removed })
+    expect(emptied.status).toBe(200)
+    expect(emptied.json.keywords).toEqual({})
+    expect((await t.get(path)).json).toEqual(emptied.json)
+  })
+
+  test("keywords are listed in SQLite's order of text (code points), also past U+FFFF", async () => {
+    const a = await video()
+    const r = await patch(`/api/videoassets/${a.id}/`, { keywords: { Signs: ['\u{1F600}', '\uE000', 'b', 'a'], '\u{1F600}': ['x'], '\uE000': ['y'] } })
+    expect(r.status).toBe(200)
+    // UTF-16 units would put U+1F600 (D83D DE00) before U+E000.
+    expect(Object.entries(r.json.keywords)).toEqual([['Signs', ['a', 'b', '\uE000', '\u{1F600}']], ['\uE000', ['y']], ['\u{1F600}', ['x']]])
   })
 })
 

@@ -46,19 +46,23 @@ import { ASSET_KINDS, AssetImport, type AssetImportTechnicalDetails, type Archiv
 /** Keyword categories and keywords of one request together (each is a row or two written). */
 export const MAX_KEYWORDS = 1000
 
+/** The longest keyword and category name (the model's maxLength of a keyword), on import and edit. */
+export const MAX_NAME = 255
+
 /**
- * 400 at /asset/keywords for more than MAX_KEYWORDS categories and keywords in all. Counted on
- * whatever was sent (a category that is not a list counts one), so that the import route asks it
- * first, before the body is copied, cleaned and validated: 40,000 categories took 60 ms of those
- * per request, with every other request waiting (bench/stall.ts).
+ * 400 at `pointer` (the import's /asset/keywords; an asset edit's /keywords) for more than
+ * MAX_KEYWORDS categories and keywords in all: each category counts one, and each of its
+ * keywords one. Counted on whatever was sent (a category that is not a list counts one), so
+ * that a route asks it first, before the body is copied, cleaned and validated: 40,000
+ * categories took 60 ms of those per request, with every other request waiting (bench/stall.ts).
  */
-export function refuseTooManyKeywords(keywords: unknown) {
+export function refuseTooManyKeywords(keywords: unknown, pointer = '/asset/keywords') {
   if (keywords === null || typeof keywords !== 'object') return
   let n = 0
   for (const key in keywords) {
     const list = (keywords as Record<string, unknown>)[key]
     n += 1 + (Array.isArray(list) ? list.length : 0)
-    if (n > MAX_KEYWORDS) throw AppError.many(400, [entry(400, 'invalid', `At most ${MAX_KEYWORDS} categories and keywords in all.`, { pointer: '/asset/keywords' })])
+    if (n > MAX_KEYWORDS) throw AppError.many(400, [entry(400, 'invalid', `At most ${MAX_KEYWORDS} categories and keywords in all.`, { pointer })])
   }
 }
 
@@ -133,8 +137,6 @@ export type ImportRequest = {
 }
 
 const META = '/asset/asset_meta'
-/** The longest keyword and category name (the model's maxLength of a keyword). */
-const MAX_NAME = 255
 /** A member name as a JSON Pointer segment (RFC 6901): ~ and / escaped. */
 const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 const ARCHIVE = '/asset/archive_details'

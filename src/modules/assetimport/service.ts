@@ -12,9 +12,9 @@
 // that production's assets. To a user who cannot read that production both refusals read alike,
 // as for any file they may not import. What the service wrote itself (proxies, the data folder,
 // its temporary names) is never input, as for the watcher.
-import { and, eq, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
-import { CONTENT_TYPE_IDS, type MediaKind, devices, keywordCategories, keywords, mediaAssetKeywords, mediaAssets, productions } from '../../db/schema.ts'
+import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import { PathError, cleanDir, deviceFor, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
@@ -149,22 +149,6 @@ export function createImports(
     throw AppError.plain(406, { type: 'path_file', detail })
   }
 
-  function keywordIds(tx: Pick<Db, 'insert' | 'select'>, kind: MediaKind, given: Record<string, string[]>): number[] {
-    const ids: number[] = []
-    for (const [category, names] of Object.entries(given)) {
-      // A category with no keyword attaches nothing to the asset: no row is made for it.
-      if (names.length === 0) continue
-      tx.insert(keywordCategories).values({ kind, name: category }).onConflictDoNothing().run()
-      const cat = tx.select({ id: keywordCategories.id }).from(keywordCategories)
-        .where(and(eq(keywordCategories.kind, kind), eq(keywordCategories.name, category))).get()!
-      for (const name of names) {
-        tx.insert(keywords).values({ category_id: cat.id, name }).onConflictDoNothing().run()
-        ids.push(tx.select({ id: keywords.id }).from(keywords).where(and(eq(keywords.category_id, cat.id), eq(keywords.name, name))).get()!.id)
-      }
-    }
-    return ids
-  }
-
   return {
     /**
      * Registers the import. `payload` is the request as it came (for the ImportLog). Throws
@@ -293,8 +277,8 @@ export function createImports(
               ...values, kind, production: production.id, path_file: file.path, technical, date_add: meta.date_add ?? now,
               date_del: meta.date_del ?? deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
             } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!.id
-        for (const keyword_id of keywordIds(tx, kind, req.asset.keywords))
-          tx.insert(mediaAssetKeywords).values({ asset_id: assetId, keyword_id }).onConflictDoNothing().run()
+        // Added to those the asset has (a category with no keyword attaches nothing, makes no row).
+        deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
         const after = named(deps.media.byId(assetId)!)
         if (current) historyOf(db).updated(by, { resource: `${kind}asset`, id: assetId, production: production.id }, named(current), after, IMPORTED_FIELDS)
         else historyOf(db).record(by, { resource: `${kind}asset`, id: assetId, action: 'create', production: production.id, changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create') })

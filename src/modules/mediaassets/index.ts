@@ -8,6 +8,7 @@ import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
 import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, MediaListFilters, assetListWhere, listColumns, mediaListWhere, mediaToApi } from './model.ts'
 import type { MediaAssets } from './service.ts'
+import { refuseTooManyKeywords } from '../assetimport/rules.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
 export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind: MediaKind, openTasks: (target: Record<string, number>) => number[]) =>
@@ -50,13 +51,16 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     whole: ['name'],
     codenames: EDIT_CODENAMES[kind],
     update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
+    // The import's cap on keywords, asked before a body of thousands of them is cleaned.
+    refuse: (body) => refuseTooManyKeywords((body as { keywords?: unknown } | null | undefined)?.keywords, '/keywords'),
     remove: (id, user) => service.remove(kind, id, user, openTasks),
     notes: {
       update:
         'Needs write access to the production too. Writable: name, description, status_approval (0 or 1), date_crt, date_add and date_del ' +
         '(the import\'s date forms, e.g. "2031-01-01"; null clears date_crt and date_del), is_archive, meta_field_store (validated as on ' +
         'import; PATCH merges keys and a null value removes one, PUT replaces the store) and keywords ({category: [keyword]}; PATCH replaces ' +
-        'the categories given, null or [] removes one; PUT replaces all). date_mod changes on every update. path_file is not edited in place: ' +
+        'the categories given, null or [] removes one; PUT replaces all; as on import, at most 1,000 categories and keywords in all, each ' +
+        'category counting one and each keyword one, names of 1 to 255 characters). date_mod changes on every update. path_file is not edited in place: ' +
         'a new path is a move (400 invalid saying so), which the watcher sees or an import with move_asset makes.',
       delete:
         'Needs write access to the production too. Removes the record with its project links, keywords and shares, and its proxy file when ' +

@@ -55,7 +55,7 @@ export const MediaAssetUpdate = t.Object({
   date_del: t.Optional(t.Nullable({ ...DateText, description: 'Due-for-deletion date; null: none' })),
   is_archive: t.Optional(t.Boolean()),
   meta_field_store: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.' })),
-  keywords: t.Optional(t.Record(t.String(), t.Unknown(), { description: '{category: [keyword]}. PATCH replaces the categories given (null or [] removes one); PUT replaces all.' })),
+  keywords: t.Optional(t.Record(t.String(), t.Unknown(), { description: '{category: [keyword]}. PATCH replaces the categories given (null or [] removes one); PUT replaces all. At most 1,000 categories and keywords in all (each category counts one, each keyword one); names of 1 to 255 characters.' })),
   id: ReadOnly('set by the service'),
   production: ReadOnly('not edited'),
   status_asset: ReadOnly('set by the import task'),
