@@ -8,20 +8,16 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { dbFile } from '../../src/config.ts'
-import { tempDir } from '../helpers/app.ts'
+import { folders } from '../helpers/envelope.ts'
 import { call, compiledExecutable, killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
 
-const dirs: string[] = []
-const dir = (prefix: string) => {
-  const d = tempDir(prefix)
-  dirs.push(d)
-  return d
-}
+const scratch = folders()
+const dir = scratch.make
 afterAll(async () => {
   await killAll()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  scratch.cleanup()
 })
 
 describe('the compiled executable keeps each production to its folders', () => {
