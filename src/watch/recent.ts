@@ -10,7 +10,17 @@
 //   strangers are looked at again and those of its size now are judged (a move across file systems: the copy appears
 //   before the original goes).
 // Both are bounded: the oldest entries go first.
+// - What the scans under way found, for as long as each runs (two devices' scans run at once: the
+//   start scans, a timed rescan, events on both): the files it found that no asset holds yet
+//   (newcomers), and the assets whose files it found vanished. A move across file systems has a
+//   half on each device; each scan publishes its half before it reads the other's, so of two
+//   scans running at once at least one sees both halves, whichever looks first (the newcomers
+//   stay readable until the scan that found them has remembered them as strangers, the vanished
+//   assets until the scan that found them has taken them offline).
 import type { DiskEntry, Sighting } from './reconcile.ts'
+
+/** An asset a scan under way found vanished: where it was, and the size of its file. */
+export type Vanished = { id: number; path: string; size: number }
 
 /** How many out-of-time entries one call drops besides what the cap drops: more than a call adds. */
 const STALE_PER_CALL = 4
@@ -92,7 +102,46 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     }
   }
 
+  /** Per scan under way (its token): its newcomers, indexed by size when first read. */
+  const newcomers = new Map<object, { entries: readonly DiskEntry[]; bySize?: Map<number, DiskEntry[]> }>()
+  const vanished = new Map<object, Vanished[]>()
+
   return {
+    /** The files the scan `token` found that no asset holds (published before it reads vanished assets). */
+    found(token: object, entries: readonly DiskEntry[]) {
+      if (entries.length) newcomers.set(token, { entries })
+    },
+    /** Assets the scan `token` found vanished (published before it reads newcomers). */
+    lost(token: object, assets: readonly Vanished[]) {
+      if (!assets.length) return
+      const list = vanished.get(token)
+      if (list) list.push(...assets)
+      else vanished.set(token, [...assets])
+    },
+    /** The scan `token` ended: what it found is in the catalogue, or remembered as strangers, by now. */
+    ended(token: object) {
+      newcomers.delete(token)
+      vanished.delete(token)
+    },
+    /** The newcomers of these sizes that other scans under way found. */
+    newcomers(sizes: ReadonlySet<number>, except: object): DiskEntry[] {
+      const out: DiskEntry[] = []
+      for (const [token, n] of newcomers) {
+        if (token === except) continue
+        if (!n.bySize) {
+          n.bySize = new Map()
+          for (const e of n.entries) (n.bySize.get(e.size) ?? n.bySize.set(e.size, []).get(e.size)!).push(e)
+        }
+        for (const size of sizes) out.push(...(n.bySize.get(size) ?? []))
+      }
+      return out
+    },
+    /** The assets with files of these sizes that other scans under way found vanished. */
+    vanished(sizes: ReadonlySet<number>, except: object): Vanished[] {
+      const out: Vanished[] = []
+      for (const [token, list] of vanished) if (token !== except) for (const v of list) if (sizes.has(v.size)) out.push(v)
+      return out
+    },
     /** What is at `path` now (a watcher's look, or a walk's entry). */
     saw(path: string, s: Sighting, now: number) {
       const k = key(path)

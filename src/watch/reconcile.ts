@@ -25,8 +25,13 @@
 //    the identity a folder of this scan has now, looks for its relative path there.
 // 4. Content. A file with no known identity whose size and fingerprint match an asset whose file
 //    vanished (going offline in this scan, or offline since any time) is that asset moved: across
-//    file systems, or restored. Two candidates: the one with the same file name wins, else nothing
-//    is guessed (listed in `ambiguous`, and that file is not imported either).
+//    file systems, or restored. Only assets whose file vanished are candidates: one whose file is
+//    still at its path (found in this scan, by identity or by its path) did not move, whatever its
+//    content, so a copy in place never stands in the way. The caller gives every asset of that
+//    content with its path looked at (the scan task reads them by fingerprint and lstats their
+//    paths), so that every scan knows the same candidates whichever it is. One candidate: that one.
+//    Several: the one with the same file name wins, else nothing is guessed (listed in `ambiguous`
+//    with the assets that tie, and that file is not imported either).
 // Whatever is left is new: an ingest candidate on a watch folder.
 //
 // Inodes are compared only among files seen in this scan (and the caller's lstat of the paths of
@@ -121,14 +126,17 @@ export type ReconcileOptions = {
    * not read, so what else lies there is not known).
    */
   outside?: ReadonlySet<string>
-  /** Fingerprints of entries, by path, computed since the last call asked for them. */
-  fingerprints?: ReadonlyMap<string, string>
   /**
-   * Assets with this size and fingerprint that `catalogue` may leave out (a caller that decided
-   * the files found in place itself passes only the rest): the content step counts them as twins.
+   * Fingerprints of entries, by path, computed since the last call asked for them. A caller that
+   * gives the fingerprint of a file asked for by content gives every asset of that content too,
+   * with its path in `scope` (looked at): an asset not given, or whose path was not looked at, is
+   * neither known in place nor known vanished, and so no candidate.
    */
-  twins?: (size: number, hash: string) => readonly MediaRow[]
+  fingerprints?: ReadonlyMap<string, string>
 }
+
+/** A file not decided: the assets that tie for it (or the one asset several files tie for), and why, in words. */
+export type Ambiguity = { path: string; assets: number[]; reason: string }
 
 /** An asset's file is at `path` (moved, renamed, saved anew, relinked by content), with this identity. */
 export type Relocation = {
@@ -169,8 +177,8 @@ export type Reconciliation = {
   fingerprint: { id: number; entry: DiskEntry }[]
   /** Entries whose fingerprint decides a relink: the caller reads them and calls again with `fingerprints`. */
   needFingerprints: DiskEntry[]
-  /** Content matches that were not decided (several candidates, none by name). */
-  ambiguous: { path: string; assets: number[] }[]
+  /** Files not decided, by content or at a path several vanished assets name: nothing is guessed (nor imported). */
+  ambiguous: Ambiguity[]
   /** New files in watch folders, before the settle gate. */
   ingest: IngestCandidate[]
   /** Files seen that no asset has and that were not relinked, ingest candidates included (the caller remembers those it does not import). */
@@ -187,6 +195,9 @@ const inodeKey = (dev: number, ino: number) => `${dev}:${ino}`
 const fileKey = (dev: number, ino: number, stamp: number | null) => `${dev}:${ino}:${stamp}`
 const rowKey = (r: MediaRow) => (r.file_dev !== null && r.file_ino !== null ? fileKey(r.file_dev, r.file_ino, r.file_stamp) : undefined)
 const entryKey = (e: DiskEntry | Sighting) => fileKey(e.dev, e.ino, e.stamp)
+/** "asset 3", "assets 3 and 7", "assets 3, 5 and 7". */
+const assetsNamed = (ids: readonly number[]) =>
+  ids.length === 1 ? `asset ${ids[0]}` : `assets ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`
 
 export function reconcile(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Reconciliation {
   return drain(reconcileSteps(disk, catalogue, opts))
@@ -402,7 +413,13 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     }
     const same = rs.filter((r) => r.file_hash === hash && r.file_size === e.size)
     if (same.length === 1) take(same[0]!, e, 'content')
-    else out.ambiguous.push({ path: e.path, assets: rs.map((r) => r.id) })
+    else {
+      const tie = (same.length ? same : rs).map((r) => r.id).sort((x, y) => x - y)
+      out.ambiguous.push({
+        path: e.path, assets: tie,
+        reason: `${assetsNamed(tie)} named this path and their files vanished, and ${same.length ? 'each has' : 'none has'} this file's content; nothing was guessed`,
+      })
+    }
   }
   if (opts.sightings && dirEntries.length) {
     const dirByInode = new Map<string, DiskEntry>()
@@ -490,33 +507,35 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
       rowsOf.set(e, matches)
       for (const r of matches) (entriesOf.get(r.id) ?? entriesOf.set(r.id, []).get(r.id)!).push(e)
     }
-    // Every asset holding this content counts, vanished or not: a file with the content of two
-    // assets may be a copy of the one still in place as well as the other moved, so the name must
-    // decide between them. (Without this, which scan saw what first would decide.)
-    const twinsOf = new Map<string, MediaRow[]>()
-    for (const r of rows) {
-      if (archiveOnly(r) || r.file_hash === null || r.file_size === null) continue
-      const k = `${r.file_size}:${r.file_hash}`
-      ;(twinsOf.get(k) ?? twinsOf.set(k, []).get(k)!).push(r)
-    }
+    // Only assets whose file vanished are candidates (an asset whose file is in place did not move);
+    // of several, the one with the file's name. An asset with several matching files takes the one
+    // with its own name. Anything else is a tie: nothing is guessed, and the reason names it.
     const byName = <T>(list: T[], name: string, nameOf: (t: T) => string) => (list.length === 1 ? list : list.filter((t) => baseName(nameOf(t)) === name))
     for (const [e, matches] of rowsOf) {
       const name = baseName(key(e.path))
-      const hash = opts.fingerprints!.get(key(e.path))!
-      let twins = twinsOf.get(`${e.size}:${hash}`) ?? matches
-      if (opts.twins) {
-        const ids = new Set(twins.map((t) => t.id))
-        twins = [...twins, ...opts.twins(e.size, hash).filter((t) => !archiveOnly(t) && !ids.has(t.id))]
-      }
-      const rs = byName(twins, name, (r) => key(r.path_file))
-      const r = rs.length === 1 && matches.includes(rs[0]!) ? rs[0]! : undefined
+      const rs = byName(matches, name, (r) => key(r.path_file))
+      const r = rs.length === 1 ? rs[0]! : undefined
       const es = r ? byName(entriesOf.get(r.id)!, baseName(key(r.path_file)), (x) => key(x.path)) : []
       if (r && es.length === 1 && es[0] === e && !claim.has(r.id)) {
         take(r, e, 'content')
         relinked.add(e)
+        continue
+      }
+      undecided.add(e)
+      if (!r) {
+        const tie = (rs.length ? rs : matches).map((m) => m.id).sort((x, y) => x - y)
+        out.ambiguous.push({
+          path: e.path, assets: tie,
+          reason: `${assetsNamed(tie)}, whose files vanished, have this content, and ${rs.length ? 'each has' : 'none has'} this file name; nothing was guessed`,
+        })
       } else {
-        out.ambiguous.push({ path: e.path, assets: twins.map((m) => m.id) })
-        undecided.add(e)
+        const others = entriesOf.get(r.id)!.length - 1
+        out.ambiguous.push({
+          path: e.path, assets: [r.id],
+          reason: es.length === 1
+            ? `${assetsNamed([r.id])}, whose file vanished, has this content; so has another new file, which has its file name; nothing was guessed`
+            : `${assetsNamed([r.id])}, whose file vanished, has this content; so ${others === 1 ? 'has another new file' : `have ${others} other new files`}, and ${es.length ? 'more than one has' : 'none has'} its file name; nothing was guessed`,
+        })
       }
     }
   }

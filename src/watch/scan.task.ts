@@ -31,7 +31,7 @@ import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
 import { type createSettle, excluded, kindOf } from './ingest.ts'
 import { type DiskEntry, type Reconciliation, reconcileSliced } from './reconcile.ts'
-import type { Recent } from './recent.ts'
+import type { Recent, Vanished } from './recent.ts'
 
 
 export type ScanDeps = {
@@ -57,8 +57,11 @@ export type ScanDeps = {
   projects?: Pick<ProjectAssets, 'setOnline'>
 }
 
-/** Decisions are made again at most this often in one scan (each round reads fingerprints or strangers). */
-const ROUNDS = 3
+/**
+ * Decisions are made again at most this often in one scan (each round reads fingerprints, strangers,
+ * or the assets of a content): going offline, a stranger found, its fingerprint, its content's assets.
+ */
+const ROUNDS = 4
 
 
 /**
@@ -114,13 +117,16 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
   /** Names not UTF-8 already given a failed ImportLog (by folder and name as shown), so each gets one, not one per scan. */
   const undecodableLogged = new Set<string>()
   return async (run) => {
+    /** This scan in the scans under way (recent's newcomers and vanished assets). */
+    const self = {}
     try {
-      await scan(run)
+      await scan(run, self)
     } finally {
+      recent.ended(self)
       deps.scanned?.(run.task.params.device, run.task.params.paths === null)
     }
   }
-  async function scan({ task, signal, progress, report }: Parameters<Handler<'scan'>>[0]) {
+  async function scan({ task, signal, progress, report }: Parameters<Handler<'scan'>>[0], self: object) {
     const device = db.select().from(devices).where(eq(devices.id, task.params.device)).get()
     if (!device) return // the device was removed
     // An unmounted device marks nothing offline: its files are not known to be gone.
@@ -358,6 +364,19 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
     }
     for (const r of [...holders, ...formerHolders]) addEvidence(r)
+    /**
+     * Other assets' paths looked at (the assets of a content, those another scan found vanished),
+     * with the assets that hold or name what is there now: a file at an offline asset's old path
+     * may be another asset's by now (renamed there), never a file nobody holds.
+     */
+    const lookAt = async (list: readonly ScanRow[]) => {
+      const from = disk.length
+      for (const r of list) (take(r), addEvidence(r))
+      const seen = disk.slice(from)
+      if (!seen.length) return
+      for (const e of seen) for (const r of media.atPathForScan(e.path)) take(r)
+      for (const r of await media.byIdentities(seen, breathe)) take(r)
+    }
 
     const now = Date.now()
     const fingerprints = new Map<string, string>()
@@ -388,22 +407,33 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
     const sizesLooked = new Set<number>()
     const strangersLooked = new Set<string>()
+    /** Contents (size and fingerprint) whose assets were read and their paths looked at. */
+    const contentsLooked = new Set<string>()
     await breathe()
+    // A move across file systems has a half on each device, and two devices' scans may run at once
+    // (the start scans, polling): each scan publishes its half before it reads the other's, so that
+    // of two scans at least one sees both, whichever looks first. The files found here that no
+    // asset holds first; the assets found vanished as each round finds them (below).
+    recent.found(self, strange)
     for (let round = 0; round < ROUNDS; round++) {
-      // Relink candidates: assets whose file may have vanished, of the sizes of files no asset has.
+      // Relink candidates: assets whose file may have vanished, of the sizes of files no asset has:
+      // offline ones, and those another scan under way found vanished (still online in the
+      // catalogue: their paths are looked at here, so this scan decides on what it sees itself).
       const sizes = new Set<number>()
       const unnamed = (e: DiskEntry) => e.kind === 'file' && !sizesLooked.has(e.size) && !atPath.has(e.path)
       for (const e of strange) if (unnamed(e)) sizes.add(e.size)
       for (let i = walkedCount; i < disk.length; i++) if (unnamed(disk[i]!)) sizes.add(disk[i]!.size)
       for (const s of sizes) sizesLooked.add(s)
-      if (sizes.size) for (const r of media.offlineBySizes(sizes)) take(r)
+      if (sizes.size) {
+        for (const r of media.offlineBySizes(sizes)) take(r)
+        const vanished = recent.vanished(sizes, self)
+        if (vanished.length) await lookAt(vanished.flatMap((v) => media.atPathForScan(v.path).filter((r) => r.id === v.id)))
+      }
 
       const pendingDisk = walkedCount < disk.length ? pending.concat(disk.slice(walkedCount)) : pending
       const pendingRows = settledCount ? rowList.filter((_, i) => inPlace[i] !== 1) : rowList
       outcome = await reconcileSliced(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints, outside,
-        // The assets in place were left out: those of a content are read when one is matched.
-        twins: settledCount ? (size, hash) => media.byContent(size, hash) : undefined,
         ingestInto,
         // Our own output, and folders not read: neither is judged (unknown is not gone).
         ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
@@ -411,16 +441,21 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }, breathe)
       let again = false
       // Assets going offline now: files of their size seen lately elsewhere (a copy across file
-      // systems appears before its original goes) are looked at again.
+      // systems appears before its original goes), and those other scans under way found (published
+      // after this scan's vanished assets are), are looked at again.
       if (outcome.offline.length) {
         const wanted = new Set<number>()
+        const lost: Vanished[] = []
         for (const id of outcome.offline) {
-          const size = rows.get(id)?.file_size
-          if (size != null && rows.get(id)!.file_hash !== null) wanted.add(size)
+          const r = rows.get(id)
+          if (r?.file_size == null || r.file_hash === null) continue
+          wanted.add(r.file_size)
+          lost.push({ id, path: r.path_file, size: r.file_size })
         }
+        recent.lost(self, lost)
         // Their size now, not when they were seen: a copy seen half-written has grown since (and
         // polling does not see a file grow).
-        if (wanted.size) for (const e of recent.strangers(now)) {
+        if (wanted.size) for (const e of [...recent.strangers(now), ...recent.newcomers(wanted, self)]) {
           if (strangersLooked.has(e.path) || inScopes(e.path)) continue
           strangersLooked.add(e.path)
           const s = look(e.path)
@@ -434,7 +469,17 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
       const unread = outcome.needFingerprints.filter((e) => !fingerprints.has(e.path))
       if (unread.length) {
-        for (const [e, hash] of await readFingerprints(unread)) fingerprints.set(e.path, hash)
+        const twins: ScanRow[] = []
+        for (const [e, hash] of await readFingerprints(unread)) {
+          fingerprints.set(e.path, hash)
+          // Every asset of this content, wherever it is: its path is looked at, so that the relink
+          // knows which of them is still in place (no candidate) and which vanished (candidates).
+          const content = `${e.size}:${hash}`
+          if (hash === '' || contentsLooked.has(content)) continue
+          contentsLooked.add(content)
+          for (const r of media.byContent(e.size, hash)) if (!(r.is_archive && !r.is_production)) twins.push(r)
+        }
+        await lookAt(twins)
         again = true
       }
       if (!again) break
@@ -685,7 +730,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
     }
     for (const a of outcome.ambiguous)
-      deps.log.warn('a file matches the content of several assets whose files vanished; nothing was guessed', { path: a.path, assets: a.assets.join(',') })
+      deps.log.warn('a file was not relinked: nothing was guessed', { path: a.path, assets: a.assets.join(','), reason: a.reason })
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
     progress({ files_total: filesFound(), files_done: filesFound() })
     const counts = { identity: 0, sighting: 0, path: 0, folder: 0, content: 0 }
@@ -696,7 +741,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       moved: counts.identity + counts.sighting + counts.folder, relinked: counts.content, saved_anew: counts.path,
       imported, waiting: waiting.length, fingerprinted: stale.length,
       ...(held.length ? { held: held.slice(0, 100).map((h) => ({ ...h, reason: 'the content of an asset whose file is still in place on another device: a move across file systems in progress, or a copy (import it to keep both)' })) } : {}),
-      ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100).map((a) => ({ ...a, reason: 'several assets whose files vanished have this content and none has this file name; nothing was guessed' })) } : {}),
+      ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100) } : {}),
       ...(recheck.size ? { rechecked: recheck.size } : {}),
       ...(unread.length ? { skipped_folders: unread.slice(0, 100), skipped_folders_count: unread.length } : {}),
     })

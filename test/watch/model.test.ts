@@ -1,11 +1,12 @@
 // A model-based test of the catalogue following the disk (service.md 10, watch/reconcile.ts): a
-// seeded random walk of the edits another program makes on real folders (new clips, renames,
-// moves, swaps and rotations through a temporary name, deletes, restores from a backup, saves
-// under a new inode, folder renames, and changes made while the service is stopped), each followed
-// by scans, and after each the catalogue is compared with a model of what it must say.
+// seeded random walk of the edits another program makes on real folders (new clips, copies of
+// clips catalogued beside their originals, renames, moves (across file systems too), swaps and
+// rotations through a temporary name, deletes, restores from a backup, saves under a new inode,
+// folder renames, and changes made while the service is stopped), each followed by scans, and
+// after each the catalogue is compared with a model of what it must say.
 //
 // Replay: REELHOUSE_MODEL_SEEDS=1,2,3 (comma-separated; default one fixed seed) and
-// REELHOUSE_MODEL_STEPS=400 (default 200: about 7 s for both variants). A failure prints its seed,
+// REELHOUSE_MODEL_STEPS=400 (default 200: about 9 s for both variants). A failure prints its seed,
 // variant and step, every operation made so far (with the scans' results), and the expected and
 // actual catalogue with the inodes; REELHOUSE_MODEL_LOG=1 prints the operations of passing runs too.
 // The operations depend on the seed alone (never on inode numbers or the clock), so a run of correct
@@ -19,6 +20,10 @@
 // expected catalogue after the scans, by content: an asset whose bytes are on disk is online at
 // that path (wherever they went: identity, or the rules below for a new inode); an asset whose
 // bytes are on disk nowhere is offline (is_production false) and keeps the path it had.
+// A copy (cp a.mov a-copy.mov, catalogued as a clip of its own) has its original's bytes, key
+// included: the model knows whose file each is by its own key, not by the bytes. Only assets
+// whose files vanished are candidates for a file by content (rule 4: a copy still in place never
+// is); where several would be (a tie: nothing is guessed), `followable` does not make the change.
 //
 // Where identity-first (reconcile.ts header, rules 1-4) and "by content" agree, that is the whole
 // model; a new inode is its asset's only by rule 3 (it lies at the asset's catalogued path: saved
@@ -42,18 +47,24 @@
 //   (its fingerprint says so; rule 3 alone cannot choose). Should another answer be intended
 //   ("nothing is guessed", as rule 4 does), `followable` is where to stop generating this case.
 //
-// THE HARNESS. One device (seedProduction's), which is also the production's watch folder: every
-// clip is made through POST /api/videoassets/ before any scan sees it, so a file the catalogue
-// failed to attribute is imported as a new asset at its next look (settle time 0), and the count
-// check ("as many assets as clips made") catches it. Scans run as tasks to their end, as in
-// scan.test.ts; no timing is involved. Two variants per seed:
-// - partial: after each change the scans the watcher would queue, its adds first (new names; as
-//   paths, or, at random, their folders) and its removals after (old names), then the check;
-// - full: one full scan of the device after each change, then the check.
+// THE HARNESS. Two devices: seedProduction's, which is also the production's watch folder, and
+// one on another file system (/dev/shm where it is one; model paths `shm/...`), where a move from
+// the first is a copy and a delete (a new inode), as `mv` makes it. Every clip is made through
+// POST /api/videoassets/ before any scan sees it, so a file the catalogue failed to attribute is
+// imported as a new asset at its next look in the watch folder (settle time 0), and the count
+// check ("as many assets as clips made") catches it; on the other device such a file is left
+// alone and the model check says whose it should have been. Scans run as tasks to their end, as
+// in scan.test.ts. Two variants per seed:
+// - partial: after each change the scans the watcher would queue, per device, its adds first (new
+//   names; as paths, or, at random, their folders) and its removals after (old names), then the
+//   check;
+// - full: a full scan of each device after each change, both at once (two task slots, as a timed
+//   rescan runs them), then the check.
 // 'stop/start' stops the core, makes 1-3 changes, then starts a new core on the same catalogue (its
-// in-memory `recent` and settle gate fresh, as after a restart) and runs the start scan that
-// service.ts queues (a full scan of the device): it must converge. Each run ends with one more
-// full scan, which must change nothing.
+// in-memory `recent` and settle gate fresh, as after a restart) and runs the start scans that
+// service.ts queues (a full scan of each device, both at once): they must converge whichever
+// looks first. Each run ends with one more full scan of each device, which must change nothing.
+// The order in which two scans at once interleave is not the seed's: the catalogue they leave is.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -62,7 +73,7 @@ import { createCore } from '../../src/core.ts'
 import { stampOf } from '../../src/storage/paths.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
+import { emptyFfmpegDir, otherFileSystemDir, removeScratch } from '../helpers/imports.ts'
 
 const DEFAULT_SEED = 20250611
 const DEFAULT_STEPS = 200
@@ -109,13 +120,17 @@ function prng(seed: number) {
 type FileObj = { fid: number; key: string; version: number; bytes: Uint8Array }
 /** What the catalogue said of an asset at the last check (the database's state, in the model's terms). */
 type AssetModel = { key: string; id: number; path: string; online: boolean; fid: number; seen: Uint8Array }
-/** Disk paths are relative to the device root; folders hold clips and lie two levels down (Show/d3). */
+/**
+ * Disk paths are relative to the device root; folders hold clips and lie two levels down (Show/d3);
+ * `shm/d5` is a folder on the other device (its root is `shm`).
+ */
 type DiskState = { files: Map<string, FileObj>; folders: Set<string> }
 
 /** The primitive changes an operation makes, on the model and on the real disk alike. */
 type Action =
   | { do: 'write'; path: string; file: FileObj }
-  | { do: 'mv'; from: string; to: string }
+  /** With `fid`: across file systems, a copy and a delete (the file there is a new inode, `fid`). */
+  | { do: 'mv'; from: string; to: string; fid?: number }
   | { do: 'rm'; path: string }
   | { do: 'mvdir'; from: string; to: string }
 
@@ -125,10 +140,9 @@ const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'))
 const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1)
 const DESCRIPTION = (key: string) => `model clip ${key}`
 const keyOfDescription = (d: string) => (d.startsWith('model clip ') ? d.slice('model clip '.length) : `?${d}`)
-const keyOfBytes = (bytes: Uint8Array) => {
-  const nl = bytes.indexOf(10)
-  return new TextDecoder().decode(bytes.subarray(0, nl < 0 ? Math.min(bytes.length, 40) : nl)).split(' ')[0]!
-}
+/** The model path's device: the other one (`shm/...`), or the production's. */
+const SHM = 'shm'
+const onShm = (path: string) => path === SHM || path.startsWith(SHM + '/')
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
 /** storage/fingerprint.ts for files of at most 2 MiB: xxHash64 of the whole file, seeded with its size. */
 const fingerprint = (bytes: Uint8Array) => Bun.hash.xxHash64(bytes, BigInt(bytes.length)).toString(16).padStart(16, '0')
@@ -143,7 +157,7 @@ function applyToState(state: DiskState, actions: readonly Action[]) {
       const f = state.files.get(a.from)
       if (!f) throw new Error(`model: mv of missing ${a.from}`)
       state.files.delete(a.from)
-      state.files.set(a.to, f) // a file there is replaced (its inode is gone)
+      state.files.set(a.to, a.fid === undefined ? f : { ...f, fid: a.fid }) // a file there is replaced (its inode is gone)
       state.folders.add(parentOf(a.to))
     } else if (a.do === 'rm') {
       if (!state.files.delete(a.path)) throw new Error(`model: rm of missing ${a.path}`)
@@ -157,15 +171,19 @@ function applyToState(state: DiskState, actions: readonly Action[]) {
   }
 }
 
-function applyToDisk(root: string, actions: readonly Action[]) {
-  const abs = (p: string) => join(root, p)
+function applyToDisk(abs: (p: string) => string, actions: readonly Action[]) {
   for (const a of actions) {
     if (a.do === 'write') {
       mkdirSync(abs(parentOf(a.path)), { recursive: true })
       writeFileSync(abs(a.path), a.file.bytes, { flag: 'wx' })
     } else if (a.do === 'mv') {
       mkdirSync(abs(parentOf(a.to)), { recursive: true })
-      renameSync(abs(a.from), abs(a.to))
+      if (a.fid === undefined) renameSync(abs(a.from), abs(a.to))
+      else {
+        // mv itself, across file systems: it copies, then deletes the original.
+        const r = Bun.spawnSync(['mv', '-T', abs(a.from), abs(a.to)])
+        if (r.exitCode !== 0) throw new Error(`mv ${a.from} ${a.to}: ${r.stderr.toString()}`)
+      }
     } else if (a.do === 'rm') rmSync(abs(a.path))
     else renameSync(abs(a.from), abs(a.to))
   }
@@ -180,6 +198,8 @@ function applyToDisk(root: string, actions: readonly Action[]) {
  */
 function followable(after: DiskState, assets: ReadonlyMap<string, AssetModel>): string | undefined {
   const fids = new Set([...after.files.values()].map((f) => f.fid))
+  /** Files that only their content can tie to their asset (rule 4). */
+  const byContent: [string, FileObj][] = []
   for (const [path, f] of after.files) {
     const a = assets.get(f.key)
     if (!a) return `${path} holds ${f.key}, which no asset is`
@@ -187,11 +207,29 @@ function followable(after: DiskState, assets: ReadonlyMap<string, AssetModel>): 
     if (path === a.path) {
       const rival = [...assets.values()].find((b) => b !== a && b.online && b.path === path && !fids.has(b.fid))
       if (rival) return `${path}: ${rival.key} is online there in the catalogue and its file is gone: rule 3 would give it ${a.key}'s bytes`
+      // Offline assets naming one path: the content decides (the catalogue's fingerprint of each),
+      // and a copy's content is its original's.
+      const others = a.online ? [] : [...assets.values()].filter((b) => b !== a && !b.online && b.path === path && !fids.has(b.fid))
+      if (others.length && !sameBytes(a.seen, f.bytes))
+        return `${path}: bytes of ${a.key} the catalogue never fingerprinted, at a path ${others.map((b) => b.key).join(', ')} (offline) name too: the content cannot decide`
+      const twin = others.find((b) => sameBytes(b.seen, f.bytes))
+      if (twin) return `${path}: ${a.key}'s bytes, at a path ${twin.key} (offline, with the same bytes) names too: a tie, nothing would be guessed`
       continue
     }
     const namer = [...assets.values()].find((b) => b.path === path)
     if (namer) return `${path}: a new inode with ${a.key}'s bytes at a path ${namer.key} names (rule 3 would give it to the path's assets)`
     if (!sameBytes(a.seen, f.bytes)) return `${path}: a new inode with bytes of ${a.key} the catalogue never fingerprinted, at a path it does not name (needs a sighting)`
+    byContent.push([path, f])
+  }
+  // Rule 4 decides only where the content singles out one asset whose file vanished, and that
+  // asset one file. An asset whose file is in place (by identity, or at its path) is no candidate.
+  const inPlace = (b: AssetModel) => fids.has(b.fid) || after.files.get(b.path)?.key === b.key
+  for (const [path, f] of byContent) {
+    const a = assets.get(f.key)!
+    const rivals = [...assets.values()].filter((b) => b !== a && sameBytes(b.seen, f.bytes) && !inPlace(b))
+    if (rivals.length) return `${path}: ${a.key}'s bytes, which ${rivals.map((b) => b.key).join(', ')} (whose files vanished too) had as well: a tie, nothing would be guessed`
+    const twins = byContent.filter(([p, g]) => p !== path && sameBytes(g.bytes, f.bytes))
+    if (twins.length) return `${path}: ${a.key}'s bytes, which ${twins.map(([p]) => p).join(', ')} has as well: a tie, nothing would be guessed`
   }
   return undefined
 }
@@ -221,6 +259,10 @@ async function run(seed: number, variant: Variant, steps: number) {
   const root: string = seeded.root
   const device: number = seeded.device.id
   const production: number = seeded.production.id
+  const other = otherFileSystemDir('reelhouse-model-shm-')
+  const shm = await base.post('/api/devices/', { name: 'shm', path: other.dir })
+  if (shm.status !== 201) throw new Error(`device: ${shm.text}`)
+  const devices = [device, shm.json.id as number]
   const ffmpegDir = emptyFfmpegDir()
   const startCore = () => {
     // settleMs 0: a file no asset claims is imported at its second look (the count check sees it).
@@ -241,13 +283,19 @@ async function run(seed: number, variant: Variant, steps: number) {
   let names = 0
   let folderNames = 0
 
-  for (const top of ['Show', 'Other']) for (let i = 0; i < 2; i++) {
+  const abs = (p: string) => (onShm(p) ? join(other.dir, p.slice(SHM.length + 1)) : join(root, p))
+  /** The model path of an absolute one, or undefined where the model has none. */
+  const relOf = (path: string) =>
+    path.startsWith(other.dir + '/') ? `${SHM}/${path.slice(other.dir.length + 1)}` : path.startsWith(root + '/') ? path.slice(root.length + 1) : undefined
+  const TOPS = ['Show', 'Other', SHM]
+  for (const top of TOPS) for (let i = 0; i < 2; i++) {
     const folder = `${top}/d${folderNames++}`
-    mkdirSync(join(root, folder), { recursive: true })
+    mkdirSync(abs(folder), { recursive: true })
     state.folders.add(folder)
   }
+  /** A move as `mv` makes it: a rename on one file system, a copy and a delete (a new inode) across two. */
+  const mvAction = (from: string, to: string): Action => (onShm(from) !== onShm(to) && other.cross ? { do: 'mv', from, to, fid: ++fids } : { do: 'mv', from, to })
 
-  const abs = (p: string) => join(root, p)
   const freshName = () => `c${names++}.mov`
   const newBytes = (key: string, version: number) => {
     const head = new TextEncoder().encode(`${key} v${version}\n`)
@@ -284,24 +332,35 @@ async function run(seed: number, variant: Variant, steps: number) {
   const ops = {
     create: (): Plan => {
       const key = `k${created}`
-      const folder = rng.chance(0.1) ? `${rng.pick(['Show', 'Other'])}/d${folderNames++}` : rng.pick([...state.folders])
+      const folder = rng.chance(0.1) ? `${rng.pick(TOPS)}/d${folderNames++}` : rng.pick([...state.folders])
       const path = `${folder}/${freshName()}`
       return { text: `create ${key} at ${path}`, actions: [{ do: 'write', path, file: newFile(key, 1) }], adds: [path], removes: [], create: { key, path } }
+    },
+    /** cp a.mov a-copy.mov: a copy beside its original (or elsewhere), catalogued as a clip of its own. */
+    copy: (): Plan | undefined => {
+      if (!state.files.size) return
+      const from = rng.pick([...state.files.keys()])
+      const source = state.files.get(from)!
+      const key = `k${created}`
+      const path = `${rng.chance(0.7) ? parentOf(from) : rng.pick([...state.folders])}/${freshName()}`
+      const file: FileObj = { fid: ++fids, key, version: 1, bytes: source.bytes }
+      return { text: `copy ${from} (${source.key}) to ${path}: ${key}`, actions: [{ do: 'write', path, file }], adds: [path], removes: [], create: { key, path } }
     },
     rename: (): Plan | undefined => {
       if (!state.files.size) return
       const from = rng.pick([...state.files.keys()])
       const to = targetIn(parentOf(from))
-      return { text: `rename ${from} -> ${to}`, actions: [{ do: 'mv', from, to }], adds: [to], removes: [from] }
+      return { text: `rename ${from} -> ${to}`, actions: [mvAction(from, to)], adds: [to], removes: [from] }
     },
     move: (): Plan | undefined => {
       if (!state.files.size) return
       const from = rng.pick([...state.files.keys()])
       const others = [...state.folders].filter((f) => f !== parentOf(from))
-      const folder = rng.chance(0.15) || !others.length ? `${rng.pick(['Show', 'Other'])}/d${folderNames++}` : rng.pick(others)
+      const folder = rng.chance(0.15) || !others.length ? `${rng.pick(TOPS)}/d${folderNames++}` : rng.pick(others)
       const same = `${folder}/${baseOf(from)}`
       const to = !state.files.has(same) && ![...assets.values()].some((a) => a.path === same) && rng.chance(0.5) ? same : targetIn(folder)
-      return { text: `move ${from} -> ${to}`, actions: [{ do: 'mv', from, to }], adds: [to], removes: [from] }
+      const action = mvAction(from, to)
+      return { text: `move ${from} -> ${to}${action.do === 'mv' && action.fid !== undefined ? ' (across file systems)' : ''}`, actions: [action], adds: [to], removes: [from] }
     },
     swap: (): Plan | undefined => {
       if (state.files.size < 2) return
@@ -309,7 +368,7 @@ async function run(seed: number, variant: Variant, steps: number) {
       const t = tempIn(parentOf(p))
       return {
         text: `swap ${p} <-> ${q} via ${t}`,
-        actions: [{ do: 'mv', from: p, to: t }, { do: 'mv', from: q, to: p }, { do: 'mv', from: t, to: q }],
+        actions: [mvAction(p, t), mvAction(q, p), mvAction(t, q)],
         adds: [p, q], removes: [t],
       }
     },
@@ -319,7 +378,7 @@ async function run(seed: number, variant: Variant, steps: number) {
       const t = tempIn(parentOf(p1))
       return {
         text: `rotate ${p2} -> ${p1}, ${p3} -> ${p2}, ${p1} -> ${p3} via ${t}`,
-        actions: [{ do: 'mv', from: p1, to: t }, { do: 'mv', from: p2, to: p1 }, { do: 'mv', from: p3, to: p2 }, { do: 'mv', from: t, to: p3 }],
+        actions: [mvAction(p1, t), mvAction(p2, p1), mvAction(p3, p2), mvAction(t, p3)],
         adds: [p1, p2, p3], removes: [t],
       }
     },
@@ -350,7 +409,7 @@ async function run(seed: number, variant: Variant, steps: number) {
       const old = state.files.get(path)!
       const t = tempIn(parentOf(path))
       const file = newFile(old.key, old.version + 1)
-      return { text: `save ${path} (${old.key}) anew through ${t}`, actions: [{ do: 'write', path: t, file }, { do: 'mv', from: t, to: path }], adds: [path], removes: [t] }
+      return { text: `save ${path} (${old.key}) anew through ${t}`, actions: [{ do: 'write', path: t, file }, mvAction(t, path)], adds: [path], removes: [t] }
     },
     renameFolder: (): Plan | undefined => {
       const full = [...state.folders].filter((f) => filesIn(f).length)
@@ -370,6 +429,7 @@ async function run(seed: number, variant: Variant, steps: number) {
   }
   const weights = (stopped: boolean): Partial<Record<OpName, number>> => ({
     create: stopped ? 0 : state.files.size < 8 ? 30 : state.files.size > 40 ? 3 : 12,
+    copy: stopped ? 0 : 5,
     rename: 10, move: 10, swap: 6, rotate: 4, delete: 8, restore: 9, restoreElsewhere: 3, saveInPlace: 8, renameFolder: 3,
     stopStart: stopped ? 0 : 4,
   })
@@ -395,7 +455,7 @@ async function run(seed: number, variant: Variant, steps: number) {
       graveyard.set(f.key, { path: a.path, version: f.version, bytes: f.bytes })
     }
     applyToState(state, plan.actions)
-    applyToDisk(root, plan.actions)
+    applyToDisk(abs, plan.actions)
     for (const a of plan.actions) if (a.do === 'write') graveyard.delete(a.file.key)
   }
   /** A plan the rules can follow, of an operation picked by weight; none if 50 picks found none (only while stopped: a clip can always be made). */
@@ -408,17 +468,28 @@ async function run(seed: number, variant: Variant, steps: number) {
     return stopped ? undefined : ops.create()
   }
 
-  async function scan(paths: string[] | null) {
-    const { id } = core!.runner.enqueue(base!.db, { kind: 'scan', target: { device }, production: null, params: { device, paths } })
+  /** Scans run as tasks, all queued at once (two devices' scans run side by side), to their end. */
+  async function scans(list: { device: number; paths: string[] | null }[]) {
+    const ids = list.map((s) => core!.runner.enqueue(base!.db, { kind: 'scan', target: { device: s.device }, production: null, params: s }).id)
     await core!.runner.idle()
-    const task = base!.db.$client.query<{ state: string; error: string; result: string }, [number]>('SELECT state, error, result FROM tasks WHERE id = ?').get(id)!
-    if (task.state !== 'done') problems.push(`scan ${JSON.stringify(paths)} ended ${task.state}: ${task.error}`)
-    log.push(`      scan ${paths === null ? 'device' : paths.map((p) => p.slice(root.length + 1) || '/').join(' ')} → ${task.result}`)
+    for (const [i, id] of ids.entries()) {
+      const { paths, device: d } = list[i]!
+      const task = base!.db.$client.query<{ state: string; error: string; result: string }, [number]>('SELECT state, error, result FROM tasks WHERE id = ?').get(id)!
+      if (task.state !== 'done') problems.push(`scan ${JSON.stringify(paths)} ended ${task.state}: ${task.error}`)
+      log.push(`      scan ${paths === null ? (d === device ? 'device' : 'device shm') : paths.map((p) => relOf(p) ?? (d === device ? '/' : `${SHM}/`)).join(' ')} → ${task.result}`)
+    }
   }
-  const watcherPaths = (list: string[]) => {
+  /** A full scan of each device, at once: the start scans, or a timed rescan. */
+  const fullScans = () => scans(devices.map((d) => ({ device: d, paths: null })))
+  /** One device's scan after another's: what the watcher's batches of one change ask for. */
+  const watcherScans = async (list: string[]) => {
     // As the aggregator gives them: the paths themselves, or (at random) their folders.
     const folders = rng.chance(0.5)
-    return [...new Set(list.map((p) => (folders ? parentOf(p.endsWith('/') ? p.slice(0, -1) : p) + '/' : p)))].map((p) => abs(p))
+    const paths = [...new Set(list.map((p) => (folders ? parentOf(p.endsWith('/') ? p.slice(0, -1) : p) + '/' : p)))]
+    for (const [d, shmSide] of [[device, false], [devices[1]!, true]] as const) {
+      const mine = paths.filter((p) => onShm(p) === shmSide)
+      if (mine.length) await scans([{ device: d, paths: mine.map((p) => abs(p)) }])
+    }
   }
 
   let problems: string[] = []
@@ -426,7 +497,7 @@ async function run(seed: number, variant: Variant, steps: number) {
     const report = [
       `model test failed: seed=${seed} variant=${variant} step=${step} of ${steps}`,
       `replay: REELHOUSE_MODEL_SEEDS=${seed} REELHOUSE_MODEL_STEPS=${Math.max(step, 1)} node_modules/.bin/bun test test/watch/model.test.ts -t '${variant}'`,
-      `device root: ${root}`,
+      `device roots: ${root} and ${other.dir} (${SHM}/, ${other.cross ? 'another file system' : 'the same file system'})`,
       what,
       'operations so far (scan results and refused plans indented):',
       ...log,
@@ -449,6 +520,7 @@ async function run(seed: number, variant: Variant, steps: number) {
       }
     }
     walk('')
+    walk(SHM)
     for (const [p, bytes] of onDisk) if (!state.files.has(p) || !sameBytes(bytes, state.files.get(p)!.bytes)) problems.push(`test model: ${p} on disk is not what the model says`)
     for (const p of state.files.keys()) if (!onDisk.has(p)) problems.push(`test model: ${p} is missing on disk`)
 
@@ -460,13 +532,15 @@ async function run(seed: number, variant: Variant, steps: number) {
     for (const [path, ids] of onlineAt) if (ids.length > 1) problems.push(`assets ${ids.join(', ')} are all online at ${path}`)
     for (const r of rows) {
       if (!r.is_production) continue
-      const rel = r.path_file.slice(root.length + 1)
-      const bytes = onDisk.get(rel)
-      if (!r.path_file.startsWith(root + '/') || !bytes) {
+      const rel = relOf(r.path_file)
+      const bytes = rel === undefined ? undefined : onDisk.get(rel)
+      if (rel === undefined || !bytes) {
         problems.push(`asset ${r.id} (${r.description}) is online at ${r.path_file}, where no file is`)
         continue
       }
-      if (keyOfBytes(bytes) !== keyOfDescription(r.description)) problems.push(`asset ${r.id} (${r.description}) is online at ${rel}, which holds ${keyOfBytes(bytes)}'s bytes: metadata on the wrong file`)
+      // Whose file it is, by the model (the disk was checked to be what the model says): a copy's bytes are its original's.
+      const whose = state.files.get(rel)?.key
+      if (whose !== keyOfDescription(r.description)) problems.push(`asset ${r.id} (${r.description}) is online at ${rel}, which is ${whose}'s file: metadata on the wrong file`)
       const s = lstatSync(r.path_file)
       if (r.file_dev !== s.dev || r.file_ino !== s.ino || r.file_stamp !== stampOf(s))
         problems.push(`asset ${r.id} at ${rel} records the identity ${r.file_dev}:${r.file_ino}:${r.file_stamp}, the file there is ${s.dev}:${s.ino}:${stampOf(s)}`)
@@ -485,7 +559,7 @@ async function run(seed: number, variant: Variant, steps: number) {
         problems.push(`asset ${a.id} (${a.key}) is missing from the catalogue`)
         continue
       }
-      const actual = `${r.is_production ? 'online' : 'offline'} at ${r.path_file.slice(root.length + 1)}`
+      const actual = `${r.is_production ? 'online' : 'offline'} at ${relOf(r.path_file) ?? r.path_file}`
       const want = `${e.online ? 'online' : 'offline'} at ${e.path}`
       if (actual !== want || r.description !== DESCRIPTION(a.key)) problems.push(`asset ${a.id} (${a.key}): expected ${want}, catalogue says ${actual} (${r.description})`)
       if (!r.is_production && !e.online && r.file_hash !== fingerprint(a.seen))
@@ -495,7 +569,7 @@ async function run(seed: number, variant: Variant, steps: number) {
       const table = [...assets.values()].map((a) => {
         const r = byId.get(a.id)
         const e = expected.get(a.key)!
-        const said = r ? `${r.is_production ? 'online ' : 'offline'} ${r.path_file.slice(root.length + 1)} (inode ${r.file_ino}, stamp ${r.file_stamp})` : 'missing'
+        const said = r ? `${r.is_production ? 'online ' : 'offline'} ${relOf(r.path_file) ?? r.path_file} (inode ${r.file_ino}, stamp ${r.file_stamp})` : 'missing'
         return `  ${a.key} id ${a.id}: expected ${e.online ? 'online ' : 'offline'} ${e.path}; catalogue ${said}`
       })
       const disk = [...state.files].map(([p, f]) => {
@@ -529,9 +603,9 @@ async function run(seed: number, variant: Variant, steps: number) {
         make(plan)
         log.push(`    ${plan.text}`)
       }
-      log.push('    start a new core; its start scan:')
+      log.push('    start a new core; its start scans, both at once:')
       startCore()
-      await scan(null) // what service.ts startScan queues for the device
+      await fullScans() // what service.ts startScan queues for each device
       check('the start scan')
       continue
     }
@@ -545,16 +619,16 @@ async function run(seed: number, variant: Variant, steps: number) {
       assets.set(plan.create.key, { key: plan.create.key, id: r.json.id, path: plan.create.path, online: true, fid: file.fid, seen: file.bytes })
       created++
     }
-    if (variant === 'full') await scan(null)
+    if (variant === 'full') await fullScans()
     else {
-      if (plan.adds.length) await scan(watcherPaths(plan.adds))
-      if (plan.removes.length) await scan(watcherPaths(plan.removes))
+      if (plan.adds.length) await watcherScans(plan.adds)
+      if (plan.removes.length) await watcherScans(plan.removes)
     }
     check(variant === 'full' ? 'a full scan' : "the watcher's scans")
   }
   step = steps
   problems = []
-  await scan(null)
+  await fullScans()
   check('a last full scan (nothing may change)')
   // REELHOUSE_MODEL_LOG=1: the operations and scan results of a passing run too.
   if (process.env.REELHOUSE_MODEL_LOG) console.log(`seed=${seed} variant=${variant}\n${log.join('\n')}`)

@@ -33,3 +33,19 @@ test('file sightings: within their time, the newest kept under the cap, a path s
   const at200 = recent.sightings(200)
   expect(['/v/f1.mov', '/v/f3.mov', '/v/f4.mov', '/v/g107.mov', '/v/g108.mov', '/v/g109.mov'].map((p) => at200.get(p)?.ino)).toEqual([undefined, undefined, undefined, 107, 108, 109])
 })
+
+test('scans under way: each reads what the others found (newcomers and vanished assets, by size), never its own, and nothing once the finder has ended', () => {
+  const recent = createRecent()
+  const [store, shm] = [{}, {}]
+  recent.found(shm, [entry(7), entry(8)])
+  recent.lost(store, [{ id: 1, path: '/v/a.mov', size: 7 }])
+  recent.lost(store, [{ id: 2, path: '/v/b.mov', size: 9 }])
+  expect(recent.newcomers(new Set([7, 9]), store)).toEqual([entry(7)])
+  expect(recent.newcomers(new Set([7]), shm)).toEqual([])
+  expect(recent.vanished(new Set([7, 8]), shm)).toEqual([{ id: 1, path: '/v/a.mov', size: 7 }])
+  expect(recent.vanished(new Set([7]), store)).toEqual([])
+  recent.ended(shm)
+  recent.ended(store)
+  expect(recent.newcomers(new Set([7, 8]), {})).toEqual([])
+  expect(recent.vanished(new Set([7, 9]), {})).toEqual([])
+})

@@ -459,7 +459,7 @@ test('content: of two assets with one fingerprint the one with the file\'s name 
   const c = { ...file('/v/media/new/c.mov', 1, 60, 5_000_000), dev: 20 }
   expect(reconcile([c], media(rows), opts({ fingerprints: new Map([[c.path, 'same']]) }))).toEqual({
     ...nothing,
-    ambiguous: [{ path: c.path, assets: [1, 2] }],
+    ambiguous: [{ path: c.path, assets: [1, 2], reason: 'assets 1 and 2, whose files vanished, have this content, and none has this file name; nothing was guessed' }],
     strangers: [c], // not relinked, and not imported either
   })
   // Two copies, each named as one asset: each its own.
@@ -469,6 +469,47 @@ test('content: of two assets with one fingerprint the one with the file\'s name 
     ...nothing,
     relocations: [{ ...relocation(1, a2, 'content'), hash: 'same' }, { ...relocation(2, b, 'content'), hash: 'same' }],
     online: [1, 2],
+  })
+})
+
+test('content: an asset whose file is still at its path is no candidate, whatever its content: the one that vanished follows its file; a real tie names the assets that tie', () => {
+  // cp a.mov a-copy.mov (both catalogued), then a.mov moved across file systems as b.mov (a new inode).
+  const same = { file_size: 5_000_000, file_hash: 'same' }
+  const copy = file('/v/media/day/a-copy.mov', 1, 2, 5_000_000)
+  const rows = [row(1, '/v/media/day/a.mov', 1, 1, same), row(2, copy.path, 1, 2, same)]
+  const b = { ...file('/v/other/b.mov', 3, 60, 5_000_000), dev: 20 }
+  const scope = ['/v/media/day/', b.path]
+  const disk = [dir('/v/media/day/', 1), copy, b]
+  expect(reconcile(disk, media(rows), opts({ scope }))).toEqual({ ...nothing, offline: [1], needFingerprints: [b], strangers: [b] })
+  expect(reconcile(disk, media(rows), opts({ scope, fingerprints: new Map([[b.path, 'same']]) }))).toEqual({
+    ...nothing,
+    relocations: [{ ...relocation(1, b, 'content'), hash: 'same' }],
+  })
+  // The same when a.mov's asset is offline since an earlier scan and the copy is found in place.
+  const offline = [row(1, '/v/media/day/a.mov', 1, 1, { ...same, is_production: false }), row(2, copy.path, 1, 2, same)]
+  expect(reconcile(disk, media(offline), opts({ scope, fingerprints: new Map([[b.path, 'same']]) }))).toEqual({
+    ...nothing,
+    relocations: [{ ...relocation(1, b, 'content'), hash: 'same' }],
+    online: [1],
+  })
+  // Two vanished with that content besides the copy in place, neither named b.mov: those two tie.
+  const three = [...rows, row(3, '/v/media/day/c.mov', 1, 3, same)]
+  expect(reconcile(disk, media(three), opts({ scope, fingerprints: new Map([[b.path, 'same']]) }))).toEqual({
+    ...nothing,
+    offline: [1, 3],
+    ambiguous: [{ path: b.path, assets: [1, 3], reason: 'assets 1 and 3, whose files vanished, have this content, and none has this file name; nothing was guessed' }],
+    strangers: [b],
+  })
+})
+
+test('content: one vanished asset and two new files with its content, neither with its name: a tie of files, said so', () => {
+  const rows = [row(1, '/v/media/old/a.mov', 1, 1, { file_size: 5_000_000, file_hash: 'same', is_production: false })]
+  const [b, c] = [{ ...file('/v/media/new/b.mov', 1, 60, 5_000_000), dev: 20 }, { ...file('/v/media/new/c.mov', 1, 61, 5_000_000), dev: 20 }]
+  const fingerprints = new Map([[b.path, 'same'], [c.path, 'same']])
+  expect(reconcile([b, c], media(rows), opts({ fingerprints }))).toEqual({
+    ...nothing,
+    ambiguous: [b, c].map((e) => ({ path: e.path, assets: [1], reason: 'asset 1, whose file vanished, has this content; so has another new file, and none has its file name; nothing was guessed' })),
+    strangers: [b, c],
   })
 })
 
@@ -544,5 +585,22 @@ test('a path an asset leaves in this pass is free: the new file there is new', (
     relocations: [relocation(1, moved, 'identity')],
     ingest: [candidate(newcomer, 'video')],
     strangers: [newcomer],
+  })
+})
+
+test('two offline assets naming one path, and a new file there: its content decides; when it names neither, nothing is guessed and the reason says why', () => {
+  // a.mov deleted (asset 1 offline), another clip saved as a.mov and deleted too (asset 2): a restore.
+  const rows = [row(1, '/v/media/a.mov', 1, 1, { is_production: false }), row(2, '/v/media/a.mov', 1, 2, { is_production: false })]
+  const restored = file('/v/media/a.mov', 1, 3, sizeFor(2))
+  const disk = [dir('/v/media/', 1), restored]
+  expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, needFingerprints: [restored] })
+  expect(reconcile(disk, media(rows), opts({ fingerprints: new Map([[restored.path, 'hash2']]) }))).toEqual({
+    ...nothing,
+    relocations: [{ ...relocation(2, restored, 'content'), hash: 'hash2' }],
+    online: [2],
+  })
+  expect(reconcile(disk, media(rows), opts({ fingerprints: new Map([[restored.path, 'other']]) }))).toEqual({
+    ...nothing,
+    ambiguous: [{ path: restored.path, assets: [1, 2], reason: 'assets 1 and 2 named this path and their files vanished, and none has this file\'s content; nothing was guessed' }],
   })
 })

@@ -15,7 +15,7 @@ import { createSettle } from '../../src/watch/ingest.ts'
 import { createRecent } from '../../src/watch/recent.ts'
 import { scanHandler } from '../../src/watch/scan.task.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
-import { emptyFfmpegDir, placeFile, removeScratch } from '../helpers/imports.ts'
+import { emptyFfmpegDir, otherFileSystemDir, placeFile, removeScratch } from '../helpers/imports.ts'
 
 let base: TestApp
 let core: ReturnType<typeof createCore>
@@ -39,8 +39,8 @@ afterEach(async () => {
   removeScratch()
 })
 
-/** Runs one scan handler to its end; `meanwhile` runs once, right after the (first) walk. */
-async function scan(paths: string[] | null, meanwhile?: () => void) {
+/** Runs one scan handler (of the device `on`) to its end; `meanwhile` runs once, right after the (first) walk. */
+async function scan(paths: string[] | null, meanwhile?: () => void, on = device.id) {
   const handler = scanHandler(base.db, {
     media: core.media, imports: core.imports, settle: createSettle(30), recent, settleMs: 30, log: silentLog,
     later: (_device, p) => later.push(...p),
@@ -48,7 +48,7 @@ async function scan(paths: string[] | null, meanwhile?: () => void) {
   let result: Record<string, unknown> = {}
   let pending = meanwhile
   await handler({
-    task: { id: 0, params: { device: device.id, paths } } as TaskContext<'scan'>['task'],
+    task: { id: 0, params: { device: on, paths } } as TaskContext<'scan'>['task'],
     signal: new AbortController().signal,
     progress: () => {
       const fn = pending
@@ -169,18 +169,101 @@ test('a media file in the service\'s data folder is never imported, even when th
 })
 
 // A scan decides the files found in place (the one asset at their path holds them, unchanged,
-// one link) without reconcile; these two show the rest still sees them where they count.
-test('files in place still count as twins: a new file with the content of an asset in place and of a vanished one, under neither\'s name, relinks nothing', async () => {
+// one link) without reconcile; these show the rest sees them where they count.
+test('a file in place is no candidate for a relink: a new file with the content of an asset in place and of a vanished one, under neither\'s name, is the vanished one\'s, by a full scan and by the watcher\'s scans of each name', async () => {
+  for (const i of [0, 1]) {
+    const gamma = file(`Show/c${i}/gamma.mov`, `same essence ${i}`)
+    const alpha = file(`Show/a${i}/alpha.mov`, `same essence ${i}`)
+    const [C, A] = [await register(gamma), await register(alpha)]
+    await scan(null) // both fingerprinted
+    rmSync(alpha)
+    const beta = file(`Show/new${i}/beta.mov`, `same essence ${i}`) // alpha moved (gamma did not: its file is in place)
+    let result: Record<string, unknown>
+    if (i === 0) result = await scan(null)
+    else {
+      await scan([beta]) // the new name first (alpha's asset is still online: beta is a stranger)
+      result = await scan([alpha]) // then the old one
+    }
+    expect(result).toMatchObject({ relinked: 1 })
+    expect(result.ambiguous).toBeUndefined()
+    expect(await asset(A)).toMatchObject({ path_file: beta, is_production: true })
+    expect(await asset(C)).toMatchObject({ path_file: gamma, is_production: true })
+  }
+})
+
+// Two devices' scans run at once (the start scans): each half of a move across file systems is
+// seen by one of them. Each publishes its half before it reads the other's; these show that a scan
+// completes a half that another scan under way has published (the scan that published it is a
+// token here, as if still running).
+test('a newcomer on one device, while another scan under way has found the asset\'s file vanished (still online in the catalogue): this scan relinks it', async () => {
+  const other = otherFileSystemDir('reelhouse-shm-').dir
+  const shm = (await base.post('/api/devices/', { name: 'shm', path: other })).json.id as number
+  const a = file('Show/day/a.mov', 'the clip')
+  const A = await register(a)
+  await scan(null) // fingerprinted
+  const moved = join(other, 'x', 'a.mov')
+  placeFile(moved, 'the clip')
+  rmSync(a)
+  const store = {}
+  recent.lost(store, [{ id: A, path: a, size: lstatSync(moved).size }])
+  expect(await scan(null, undefined, shm)).toMatchObject({ relinked: 1 })
+  expect(await asset(A)).toMatchObject({ path_file: moved, is_production: true, device: shm })
+  recent.ended(store)
+})
+
+test('an asset\'s file vanished on one device, while another scan under way has found the newcomer (not yet remembered): this scan relinks it', async () => {
+  const other = otherFileSystemDir('reelhouse-shm-').dir
+  const shm = (await base.post('/api/devices/', { name: 'shm', path: other })).json.id as number
+  const a = file('Show/day/a.mov', 'the clip')
+  const A = await register(a)
+  await scan(null)
+  const moved = placeFile(join(other, 'x', 'a.mov'), 'the clip')
+  rmSync(a)
+  const s = lstatSync(moved)
+  const scanOfShm = {}
+  recent.found(scanOfShm, [{ path: moved, device: shm, kind: 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs }])
+  expect(await scan([a])).toMatchObject({ relinked: 1, offline: 0 })
+  expect(await asset(A)).toMatchObject({ path_file: moved, is_production: true, device: shm })
+  // Once that scan has ended, what it found is remembered as strangers (or catalogued), not here.
+  recent.ended(scanOfShm)
+  expect(recent.newcomers(new Set([s.size]), {})).toEqual([])
+})
+
+test('the path of an asset of that content, looked at by a relink, holds another asset\'s file now: that file stays that asset\'s, and the vanished one follows its restored bytes', async () => {
+  const alpha = file('Show/a/alpha.mov', 'same essence')
+  const gamma = file('Show/c/gamma.mov', 'same essence') // a copy of alpha, catalogued
+  const kappa = file('Show/k/kappa.mov', 'another clip')
+  const [A, C, K] = [await register(alpha), await register(gamma), await register(kappa)]
+  await scan(null)
+  rmSync(gamma)
+  await scan([gamma]) // the copy's asset offline
+  renameSync(kappa, gamma) // another clip renamed onto the copy's old name, and followed there
+  expect(await scan(null)).toMatchObject({ moved: 1 })
+  const restored = file('Show/new/restored.mov', 'same essence') // the copy's bytes back, under another name
+  expect(await scan([restored])).toMatchObject({ relinked: 1 })
+  expect(await asset(C)).toMatchObject({ path_file: restored, is_production: true })
+  expect(await asset(K)).toMatchObject({ path_file: gamma, is_production: true })
+  expect(await asset(A)).toMatchObject({ path_file: alpha, is_production: true })
+})
+
+test('a real tie names the assets that tie: two vanished assets of one content and a copy in place, a new file named as none of them', async () => {
   const gamma = file('Show/c/gamma.mov', 'same essence')
   const alpha = file('Show/a/alpha.mov', 'same essence')
-  const [C, A] = [await register(gamma), await register(alpha)]
-  await scan(null) // both fingerprinted
+  const delta = file('Show/d/delta.mov', 'same essence')
+  const [C, A, D] = [await register(gamma), await register(alpha), await register(delta)]
+  await scan(null)
   rmSync(alpha)
-  const beta = file('Show/new/beta.mov', 'same essence') // a copy of gamma, or alpha moved: not known
-  const result = await scan(null)
-  expect(result).toMatchObject({ relinked: 0, ambiguous: [{ path: beta, assets: expect.arrayContaining([A, C]) }] })
-  expect(await asset(A)).toMatchObject({ path_file: alpha, is_production: false })
+  rmSync(delta)
+  await scan([alpha]) // alpha's asset offline; delta's still online in the catalogue (its path not scanned yet)
+  const beta = file('Show/new/beta.mov', 'same essence')
+  // A scan of beta alone: it looks at the paths of every asset of that content, so it knows that
+  // delta's file vanished too (and gamma's is in place), as a scan of everything would.
+  const result = await scan([beta])
+  expect(result).toMatchObject({ relinked: 0, ambiguous: [{ path: beta, assets: [A, D].sort((x, y) => x - y), reason: expect.stringContaining(`assets ${Math.min(A, D)} and ${Math.max(A, D)}, whose files vanished`) }] })
+  expect(JSON.stringify(result.ambiguous)).not.toContain(`${C},`)
+  for (const id of [A, D]) expect(await asset(id)).toMatchObject({ is_production: false })
   expect(await asset(C)).toMatchObject({ path_file: gamma, is_production: true })
+  expect((await base.get('/api/videoassets/')).json).toHaveLength(3) // beta not imported either
 })
 
 test('a file in place with a second name (a hard link) still holds its identity: the asset whose path now shows that link goes offline, it does not take the file', async () => {
