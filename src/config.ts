@@ -42,10 +42,13 @@ export type ServeConfig = Readonly<{
   defaultApiVersion: ApiVersion
 }>
 
-export function defaultDataDir(env = process.env, platform = process.platform): string {
-  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'reelhouse')
-  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'reelhouse')
-  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'reelhouse')
+export function defaultDataDir(env: Record<string, string | undefined> = process.env, platform = process.platform): string {
+  // The home folder of `env`, as homedir() reads it from the process's: the variable, else the
+  // account's (an empty variable counts as unset).
+  const home = () => (platform === 'win32' ? env.USERPROFILE : env.HOME) || homedir()
+  if (platform === 'darwin') return join(home(), 'Library', 'Application Support', 'reelhouse')
+  if (platform === 'win32') return join(env.APPDATA ?? join(home(), 'AppData', 'Roaming'), 'reelhouse')
+  return join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'reelhouse')
 }
 
 /**
@@ -54,9 +57,18 @@ export function defaultDataDir(env = process.env, platform = process.platform): 
  */
 const setting = (env: Record<string, string | undefined>, name: `REELHOUSE_${string}`) => env[name] || undefined
 
-/** The flag is never empty: the command line refuses an empty value (resolve('') is the current folder). */
-export const dataDirOf = (flag: string | undefined, env = process.env) =>
-  resolve(flag ?? setting(env, 'REELHOUSE_DATA') ?? defaultDataDir(env))
+/**
+ * `path` made absolute against `cwd`, the working folder of a command; undefined: the process's,
+ * read only when `path` is relative (a command given absolute paths runs in a removed folder).
+ */
+export const resolveIn = (cwd: string | undefined, path: string) => (cwd === undefined ? resolve(path) : resolve(cwd, path))
+
+/**
+ * The flag is never empty: the command line refuses an empty value (resolve('') is the current
+ * folder). A relative one is taken from `cwd` (resolveIn).
+ */
+export const dataDirOf = (flag: string | undefined, env: Record<string, string | undefined> = process.env, cwd?: string) =>
+  resolveIn(cwd, flag ?? setting(env, 'REELHOUSE_DATA') ?? defaultDataDir(env))
 
 export function numberOption(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback
@@ -65,18 +77,20 @@ export function numberOption(name: string, value: string | undefined, fallback: 
   return Number(value)
 }
 
-export function serveConfig(flags: Record<string, string | string[] | boolean | undefined>, env = process.env): ServeConfig {
+export function serveConfig(
+  flags: Record<string, string | string[] | boolean | undefined>, env: Record<string, string | undefined> = process.env, cwd?: string,
+): ServeConfig {
   const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
   const list = (k: string) => (Array.isArray(flags[k]) ? (flags[k] as string[]) : undefined)
   return Object.freeze({
-    dataDir: dataDirOf(str('data'), env),
+    dataDir: dataDirOf(str('data'), env, cwd),
     host: str('host') ?? setting(env, 'REELHOUSE_HOST') ?? '127.0.0.1',
     port: numberOption('port', str('port') ?? setting(env, 'REELHOUSE_PORT'), 8000, 0, 65535),
     poll: flags.poll === true,
     pollInterval: numberOption('poll-interval', str('poll-interval'), 10, 1, 86400),
     rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
     taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? setting(env, 'REELHOUSE_TASK_CONCURRENCY'), 2, 1, 64),
-    ffmpegDir: str('ffmpeg') === undefined ? undefined : resolve(str('ffmpeg')!),
+    ffmpegDir: str('ffmpeg') === undefined ? undefined : resolveIn(cwd, str('ffmpeg')!),
     settle: numberOption('settle', str('settle'), 2, 1, 3600),
     quiet: flags.quiet === true,
     logFormat: logFormatOf(str('log-format') ?? setting(env, 'REELHOUSE_LOG_FORMAT')),

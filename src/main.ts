@@ -5,10 +5,15 @@
 //
 // The commands are one table: the parser, `reelhouse --help`, `reelhouse user --help` and each
 // command's own --help all read it, so a flag cannot be accepted without being documented.
+//
+// run(argv, io) is the whole command line short of the process: it writes, reads the environment
+// and resolves paths through io and resolves to the exit code. The process is a thin wrapper
+// around it (the end of this file), and tests call it in their own process with an io of theirs.
 import { parseArgs } from 'node:util'
 import {
   type Revoke, backup, migrateCommand, proxiesRemake, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPermAdd, userPermRemove,
 } from './cli/commands.ts'
+import { type Io, processIo } from './cli/io.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
 import { CODENAMES, type Codename, UserError, isCodename } from './modules/users/service.ts'
@@ -27,8 +32,8 @@ type Command = {
   options: Record<string, Option>
   /** The positional arguments: their names for messages, and how many are allowed. */
   args: { names: string; min: number; max: number }
-  /** A promise when the command waits for something (user passwd reads its input). */
-  run(values: Values, positionals: string[], dataDir: string): void | Promise<void>
+  /** A promise when the command waits for something (user passwd reads its input, serve its stop). */
+  run(values: Values, positionals: string[], dataDir: string, io: Io): void | Promise<void>
 }
 
 const DATA: Option = { type: 'string', arg: 'DIR', about: 'the data folder (default: $REELHOUSE_DATA, else the platform\'s); may come anywhere among the words' }
@@ -82,7 +87,8 @@ unset.`,
       'default-api-version': { type: 'string', arg: '1|2', about: 'API version of requests whose Accept names none (default 1; 2: productions name their devices by id, as the medialoopster Python client expects)' },
     },
     args: none,
-    run: (values) => void serve(serveConfig(values as Record<string, string | string[] | boolean | undefined>)),
+    // Logs on the process's stderr and stops on its signals, whatever io is: a serve is a process.
+    run: (values, _, __, io) => serve(serveConfig(values as Record<string, string | string[] | boolean | undefined>, io.env, io.cwd)).stopped,
   },
   {
     name: 'user add',
@@ -93,8 +99,8 @@ unset.`,
       perm: { type: 'string', multiple: true, arg: 'CODENAME', about: 'a permission, repeatable (reelhouse user --help lists them)' },
     },
     args: one('NAME'),
-    run: (values, [name], data) =>
-      userAdd(data, name!, values.superuser === true, ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add'))),
+    run: (values, [name], data, io) =>
+      userAdd(io, data, name!, values.superuser === true, ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add'))),
   },
   {
     name: 'user grant',
@@ -106,10 +112,10 @@ unset.`,
       write: { type: 'boolean', about: 'write access' },
     },
     args: one('NAME'),
-    run: (values, [name], data) => {
+    run: (values, [name], data, io) => {
       if (typeof values.production !== 'string') throw new UsageError('user grant needs --production NAME_OR_ID; see reelhouse user grant --help')
       if (!!values.read === !!values.write) throw new UsageError('user grant needs exactly one of --read and --write; see reelhouse user grant --help')
-      userGrant(data, name!, values.production, values.write ? 'write' : 'read')
+      userGrant(io, data, name!, values.production, values.write ? 'write' : 'read')
     },
   },
   {
@@ -118,7 +124,7 @@ unset.`,
     about: 'every user with their permissions and production access',
     options: {},
     args: none,
-    run: (_, __, data) => userList(data),
+    run: (_, __, data, io) => userList(io, data),
   },
   {
     name: 'user perm add',
@@ -126,7 +132,7 @@ unset.`,
     about: 'give a user a permission',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data) => userPermAdd(data, name!, codename(perm!, 'user perm add')),
+    run: (_, [name, perm], data, io) => userPermAdd(io, data, name!, codename(perm!, 'user perm add')),
   },
   {
     name: 'user perm remove',
@@ -135,7 +141,7 @@ unset.`,
     details: 'Any codename the user has, also one that is no longer in the list (user list shows them).',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data) => userPermRemove(data, name!, perm!),
+    run: (_, [name, perm], data, io) => userPermRemove(io, data, name!, perm!),
   },
   {
     name: 'user passwd',
@@ -148,7 +154,7 @@ is kept. A running serve takes the new password from the next request.
 Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD).`,
     options: { clear: { type: 'boolean', about: 'remove the password: Basic then takes only a key of the user' } },
     args: one('NAME'),
-    run: (values, [name], data) => userPasswd(data, name!, values.clear === true),
+    run: (values, [name], data, io) => userPasswd(io, data, name!, values.clear === true),
   },
   {
     name: 'token create',
@@ -157,7 +163,7 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
     details: 'Send it as "Authorization: Token KEY". Everything else this command says goes to stderr,\nso that KEY=$(reelhouse token create NAME) holds the key alone.',
     options: {},
     args: one('NAME'),
-    run: (_, [name], data) => tokenCreate(data, name!),
+    run: (_, [name], data, io) => tokenCreate(io, data, name!),
   },
   {
     name: 'token list',
@@ -166,7 +172,7 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
     details: 'Only a hash of each key and its first 8 characters are kept, so the key itself cannot be shown.\nA key made before they were kept shows its SHA-256\'s first characters instead\n(printf %s KEY | sha256sum | cut -c1-8).',
     options: {},
     args: one('NAME'),
-    run: (_, [name], data) => tokenList(data, name!),
+    run: (_, [name], data, io) => tokenList(io, data, name!),
   },
   {
     name: 'token revoke',
@@ -179,7 +185,7 @@ unique across users; the command says whose key it revoked.`,
       user: { type: 'string', arg: 'NAME', about: 'revoke every key of this user' },
     },
     args: { names: 'KEY', min: 0, max: 1 },
-    run: (values, [key], data) => tokenRevoke(data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
+    run: (values, [key], data, io) => tokenRevoke(io, data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
   },
   {
     name: 'proxies remake',
@@ -195,9 +201,9 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
       profile: { type: 'string', arg: 'NAME', about: 'the transcoding profile to use, by name (default: the one that applies to each asset)' },
     },
     args: none,
-    run: (values, _, data) => {
+    run: (values, _, data, io) => {
       if (typeof values.production !== 'string') throw new UsageError('proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help')
-      proxiesRemake(data, values.production, values.profile as string | undefined)
+      proxiesRemake(io, data, values.production, values.profile as string | undefined)
     },
   },
   {
@@ -206,7 +212,7 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
     about: 'apply migrations and exit; makes the data folder and catalogue if there are none',
     options: {},
     args: none,
-    run: (_, __, data) => migrateCommand(data),
+    run: (_, __, data, io) => migrateCommand(io, data),
   },
   {
     name: 'backup',
@@ -215,7 +221,7 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
     details: 'The folder of FILE must exist.',
     options: {},
     args: one('FILE'),
-    run: (_, [file], data) => backup(data, file!),
+    run: (_, [file], data, io) => backup(io, data, file!),
   },
 ]
 
@@ -330,11 +336,28 @@ function givenTwice(env: Record<string, string | undefined>): string {
   return `--data is given twice (npm run reelhouse already passes --data ${passed}; use bun src/main.ts or the executable for another folder)`
 }
 
-export function run(argv: string[]): void | Promise<void> {
-  const { data, args } = takeData(argv, process.env)
+/**
+ * The command line: runs what `argv` (the words after the program's name) says, with the streams,
+ * environment and working folder of `io`, and resolves to the exit code. Usage mistakes exit 2,
+ * failures of the work exit 1; either way one line on stderr. serve resolves once it has stopped.
+ */
+export async function run(argv: string[], io: Io = processIo()): Promise<number> {
+  try {
+    await dispatch(argv, io)
+    return 0
+  } catch (error) {
+    const message = error instanceof UserError || error instanceof UsageError ? error.message : (error as Error)?.message ?? String(error)
+    io.stderr.write(`reelhouse: ${message.split('\n')[0]}\n`)
+    return exitCodeOf(error)
+  }
+}
+
+function dispatch(argv: string[], io: Io): void | Promise<void> {
+  const say = (text: string) => io.stdout.write(`${text}\n`)
+  const { data, args } = takeData(argv, io.env)
   const first = args[0]
-  if (first === undefined || isHelp(first) || first === 'help') return void console.log(HELP)
-  if (first === '--version' || first === '-v') return void console.log(versionLine())
+  if (first === undefined || isHelp(first) || first === 'help') return say(HELP)
+  if (first === '--version' || first === '-v') return say(versionLine(io.env))
 
   // The longest run of words naming a group, then a command.
   let words = ''
@@ -350,31 +373,20 @@ export function run(argv: string[]): void | Promise<void> {
   }
   if (!command) {
     if (!words) throw new UsageError(`unknown command "${first}"; see reelhouse --help`)
-    if (isHelp(args[at])) return void console.log(groupHelp(words))
+    if (isHelp(args[at])) return say(groupHelp(words))
     const wrong = args[at] === undefined ? `${words} needs a command` : `unknown command "${words} ${args[at]}"`
     throw new UsageError(`${wrong}; see reelhouse ${words} --help`)
   }
   const rest = args.slice(at)
   const end = rest.indexOf('--')
-  if ((end < 0 ? rest : rest.slice(0, end)).some(isHelp)) return void console.log(commandHelp(command))
+  if ((end < 0 ? rest : rest.slice(0, end)).some(isHelp)) return say(commandHelp(command))
 
   const { values, positionals } = parse(command, rest)
   values.data = data
-  return command.run(values, positionals, dataDirOf(data))
+  return command.run(values, positionals, dataDirOf(data, io.env, io.cwd), io)
 }
 
 /** Usage mistakes exit 2, failures of the work exit 1; either way one line on stderr. */
 export const exitCodeOf = (error: unknown): number => (error instanceof UsageError ? 2 : 1)
 
-if (import.meta.main) {
-  const fail = (error: unknown) => {
-    const message = error instanceof UserError || error instanceof UsageError ? error.message : (error as Error)?.message ?? String(error)
-    process.stderr.write(`reelhouse: ${message.split('\n')[0]}\n`)
-    process.exitCode = exitCodeOf(error)
-  }
-  try {
-    run(process.argv.slice(2))?.catch(fail)
-  } catch (error) {
-    fail(error)
-  }
-}
+if (import.meta.main) void run(process.argv.slice(2)).then((code) => (process.exitCode = code))

@@ -13,19 +13,20 @@ declare const REELHOUSE_COMMIT: string | undefined
  * or "unknown". From source, git is run in the checkout this file is in (not in the user's
  * working folder), and only when asked: every command would otherwise pay for two git calls.
  */
-export function commit(): string {
-  return typeof REELHOUSE_COMMIT === 'string' ? REELHOUSE_COMMIT : gitCommit(import.meta.dir)
+export function commit(env: Record<string, string | undefined> = process.env): string {
+  return typeof REELHOUSE_COMMIT === 'string' ? REELHOUSE_COMMIT : gitCommit(import.meta.dir, env)
 }
 
 /**
  * What git says of the checkout at `dir`: HEAD's first 12 hex digits, "-dirty" when
  * `git status --porcelain` lists anything (a changed, staged or untracked file), or "unknown"
  * when there is no git program or no repository. build.ts defines REELHOUSE_COMMIT with it.
+ * git is looked for on the PATH of `env`, and runs with it.
  */
-export function gitCommit(dir: string): string {
+export function gitCommit(dir: string, env: Record<string, string | undefined> = process.env): string {
   const git = (...args: string[]) => {
     try {
-      const r = Bun.spawnSync(['git', ...args], { cwd: dir, stdin: 'ignore', stdout: 'pipe', stderr: 'ignore' })
+      const r = Bun.spawnSync(['git', ...args], { cwd: dir, env, stdin: 'ignore', stdout: 'pipe', stderr: 'ignore' })
       return r.exitCode === 0 ? r.stdout.toString() : undefined
     } catch {
       // No git program on the PATH: spawnSync throws ENOENT.
@@ -40,4 +41,4 @@ export function gitCommit(dir: string): string {
 }
 
 /** The line of `reelhouse --version`: "reelhouse 0.1.0 (commit 1a2b3c4d5e6f)". */
-export const versionLine = () => `reelhouse ${VERSION} (commit ${commit()})`
+export const versionLine = (env: Record<string, string | undefined> = process.env) => `reelhouse ${VERSION} (commit ${commit(env)})`

@@ -1,9 +1,10 @@
 // The commands other than serve: users, keys, migrations, backups. Each opens the catalogue,
-// does one thing, prints one result, and closes it; all of them work while serve runs.
+// does one thing, prints one result, and closes it; all of them work while serve runs. Each
+// writes, reads and resolves through the Io it is given (src/cli/io.ts), never the process's own.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs'
-import { dirname, join, parse, resolve, sep } from 'node:path'
+import { dirname, join, parse, sep } from 'node:path'
 import { read } from 'read'
-import { dbFile } from '../config.ts'
+import { dbFile, resolveIn } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
@@ -11,7 +12,8 @@ import { queueRemakes } from '../modules/assetimport/proxy.task.ts'
 import { AppError } from '../http/errors.ts'
 import { hashPassword } from '../modules/users/passwords.ts'
 import { type Codename, KEY_PATTERN, UserError, createUsers } from '../modules/users/service.ts'
-import { stderrLog } from '../util/log.ts'
+import { createLog } from '../util/log.ts'
+import type { Io } from './io.ts'
 
 /**
  * Only serve and migrate make a catalogue. Any other command on a folder without one was given
@@ -26,12 +28,15 @@ export function requireCatalogue(dataDir: string) {
  * The first thing a command says once its arguments are known good: which data folder it uses,
  * on stderr, so that token create's stdout stays the key alone. serve's startup line says it.
  */
-function announce(dataDir: string) {
-  process.stderr.write(`data=${dataDir}\n`)
+function announce(io: Io, dataDir: string) {
+  io.stderr.write(`data=${dataDir}\n`)
 }
 
-export function withDb<T>(dataDir: string, run: (db: Db) => T): T {
-  announce(dataDir)
+/** console.log's line: the text and an end of line. */
+const say = (io: Io, text: string) => io.stdout.write(`${text}\n`)
+
+export function withDb<T>(io: Io, dataDir: string, run: (db: Db) => T): T {
+  announce(io, dataDir)
   requireCatalogue(dataDir)
   return withOpenDb(dataDir, run)
 }
@@ -46,19 +51,19 @@ function withOpenDb<T>(dataDir: string, run: (db: Db) => T): T {
   }
 }
 
-export function userAdd(dataDir: string, name: string, superuser: boolean, perms: Codename[]) {
-  withDb(dataDir, (db) => createUsers(db).add(name, { superuser, perms }))
-  console.log(`user ${name} added${superuser ? ' (superuser)' : ''}`)
+export function userAdd(io: Io, dataDir: string, name: string, superuser: boolean, perms: Codename[]) {
+  withDb(io, dataDir, (db) => createUsers(db).add(name, { superuser, perms }))
+  say(io, `user ${name} added${superuser ? ' (superuser)' : ''}`)
 }
 
-export function userGrant(dataDir: string, name: string, production: string, level: 'read' | 'write') {
-  const done = withDb(dataDir, (db) => createUsers(db).grant(name, production, level))
-  console.log(`${name} may now ${level} production ${done.production.name} (id ${done.production.id})`)
+export function userGrant(io: Io, dataDir: string, name: string, production: string, level: 'read' | 'write') {
+  const done = withDb(io, dataDir, (db) => createUsers(db).grant(name, production, level))
+  say(io, `${name} may now ${level} production ${done.production.name} (id ${done.production.id})`)
 }
 
-export function userList(dataDir: string) {
-  const list = withDb(dataDir, (db) => createUsers(db).list())
-  if (!list.length) return console.log('no users')
+export function userList(io: Io, dataDir: string) {
+  const list = withDb(io, dataDir, (db) => createUsers(db).list())
+  if (!list.length) return say(io, 'no users')
   const out: string[] = []
   for (const u of list) {
     if (u.is_superuser) {
@@ -72,21 +77,21 @@ export function userList(dataDir: string) {
     out.push(`  write        ${access('write')}`)
     out.push(`  read         ${access('read')}`)
   }
-  console.log(out.join('\n'))
+  say(io, out.join('\n'))
 }
 
-export function userPermAdd(dataDir: string, name: string, codename: Codename) {
-  const added = withDb(dataDir, (db) => createUsers(db).addPerm(name, codename))
-  console.log(added ? `${name} now has ${codename}` : `${name} already had ${codename}`)
+export function userPermAdd(io: Io, dataDir: string, name: string, codename: Codename) {
+  const added = withDb(io, dataDir, (db) => createUsers(db).addPerm(name, codename))
+  say(io, added ? `${name} now has ${codename}` : `${name} already had ${codename}`)
 }
 
 /**
  * Any codename the user holds, not only those of today's list: a catalogue of an older version
  * may hold one that no route checks any more (`user list` shows it), and it must be removable.
  */
-export function userPermRemove(dataDir: string, name: string, codename: string) {
-  const removed = withDb(dataDir, (db) => createUsers(db).removePerm(name, codename))
-  console.log(removed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
+export function userPermRemove(io: Io, dataDir: string, name: string, codename: string) {
+  const removed = withDb(io, dataDir, (db) => createUsers(db).removePerm(name, codename))
+  say(io, removed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
 }
 
 /**
@@ -94,30 +99,30 @@ export function userPermRemove(dataDir: string, name: string, codename: string) 
  * printed, and kept only as its Argon2id hash; a server running on the same catalogue takes the
  * new one from its next request (what it remembered was keyed by the old hash).
  */
-export async function userPasswd(dataDir: string, name: string, clear: boolean, input = readPassword) {
+export async function userPasswd(io: Io, dataDir: string, name: string, clear: boolean, input = (name: string) => readPassword(io, name)) {
   if (clear) {
-    const had = withDb(dataDir, (db) => createUsers(db).setPassword(name, null))
-    return void console.log(had ? `password of ${name} cleared` : `${name} had no password`)
+    const had = withDb(io, dataDir, (db) => createUsers(db).setPassword(name, null))
+    return void say(io, had ? `password of ${name} cleared` : `${name} had no password`)
   }
   // The name is checked before the password is asked for, not after it was typed twice.
-  withDb(dataDir, (db) => createUsers(db).requireUser(name))
+  withDb(io, dataDir, (db) => createUsers(db).requireUser(name))
   const password = await input(name)
   if (!password) throw new UserError('the password is empty; nothing changed')
   const hash = await hashPassword(password)
   withOpenDb(dataDir, (db) => createUsers(db).setPassword(name, hash))
-  console.log(`password of ${name} set`)
+  say(io, `password of ${name} set`)
 }
 
 /** From a terminal: asked twice, not echoed. Else (a pipe, a file) the first line of stdin, so scripts can set one. */
-async function readPassword(name: string): Promise<string> {
-  if (!process.stdin.isTTY) return firstLine()
+async function readPassword(io: Io, name: string): Promise<string> {
+  if (!io.stdin.isTTY) return firstLine(io.stdin.stream())
   const password = await askHidden(`password for ${name}:`)
   if (password && (await askHidden('again:')) !== password) throw new UserError('the passwords differ; nothing changed')
   return password
 }
 
-async function firstLine(): Promise<string> {
-  const reader = Bun.stdin.stream().getReader()
+async function firstLine(stdin: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stdin.getReader()
   const decoder = new TextDecoder()
   let text = ''
   try {
@@ -137,7 +142,8 @@ async function firstLine(): Promise<string> {
 /**
  * One line from the terminal, not echoed, edited as any line is (arrows move, backspace deletes
  * where the cursor is): read's readline does the editing, so a password is what the user sees
- * it to be, never the escape sequences the keys send. The prompt goes to stderr.
+ * it to be, never the escape sequences the keys send. The prompt goes to stderr. A terminal is
+ * only ever the process's own (Io's stdin), so this reads and writes the process's streams.
  */
 async function askHidden(prompt: string): Promise<string> {
   // readline closes on Ctrl-D at an empty line without an answer, and read then never settles;
@@ -163,8 +169,8 @@ async function askHidden(prompt: string): Promise<string> {
  * named profile or the one that applies to each. A serve running on the catalogue takes them
  * within a second, as many at once as its --task-concurrency; else the next serve does.
  */
-export function proxiesRemake(dataDir: string, production: string, profile?: string) {
-  const done = withDb(dataDir, (db) => {
+export function proxiesRemake(io: Io, dataDir: string, production: string, profile?: string) {
+  const done = withDb(io, dataDir, (db) => {
     try {
       return queueRemakes(db, production, profile)
     } catch (error) {
@@ -174,49 +180,49 @@ export function proxiesRemake(dataDir: string, production: string, profile?: str
   })
   const ids = done.queued.length ? ` (tasks ${done.queued[0]}${done.queued.length > 1 ? `-${done.queued.at(-1)}` : ''})` : ''
   const waiting = done.skipped ? `; ${done.skipped} already had one queued` : ''
-  console.log(`queued ${done.queued.length} proxy task(s) for production ${done.production.name} (id ${done.production.id})${ids}${waiting}; serve makes them, --task-concurrency at once`)
+  say(io, `queued ${done.queued.length} proxy task(s) for production ${done.production.name} (id ${done.production.id})${ids}${waiting}; serve makes them, --task-concurrency at once`)
 }
 
-export function tokenList(dataDir: string, name: string) {
-  const keys = withDb(dataDir, (db) => createUsers(db).keysOf(name))
-  if (!keys.length) return console.log(`${name} has no keys`)
-  console.log(keys.map((k) => `key ${k.id}  created ${k.date_add}  ${k.prefix !== null ? `${k.prefix}…` : `sha256 ${k.hash_prefix}…`}`).join('\n'))
+export function tokenList(io: Io, dataDir: string, name: string) {
+  const keys = withDb(io, dataDir, (db) => createUsers(db).keysOf(name))
+  if (!keys.length) return say(io, `${name} has no keys`)
+  say(io, keys.map((k) => `key ${k.id}  created ${k.date_add}  ${k.prefix !== null ? `${k.prefix}…` : `sha256 ${k.hash_prefix}…`}`).join('\n'))
 }
 
-export function tokenCreate(dataDir: string, name: string) {
-  console.log(withDb(dataDir, (db) => createUsers(db).createKey(name)))
+export function tokenCreate(io: Io, dataDir: string, name: string) {
+  say(io, withDb(io, dataDir, (db) => createUsers(db).createKey(name)))
 }
 
 /** What `token revoke` is given: the key itself, a key's id as `token list` shows it, or a user all of whose keys go. */
 export type Revoke = { key: string } | { id: number } | { user: string }
 
-export function tokenRevoke(dataDir: string, what: Revoke) {
+export function tokenRevoke(io: Io, dataDir: string, what: Revoke) {
   if ('key' in what && !KEY_PATTERN.test(what.key)) throw new UsageError('a key is 40 lowercase hex characters; or give --id N as token list shows it')
-  withDb(dataDir, (db) => {
+  withDb(io, dataDir, (db) => {
     const users = createUsers(db)
-    if ('user' in what) return console.log(`revoked ${users.revokeAll(what.user)} key(s) of ${what.user}`)
+    if ('user' in what) return say(io, `revoked ${users.revokeAll(what.user)} key(s) of ${what.user}`)
     if ('key' in what) {
       if (!users.revokeKey(what.key)) throw new UserError('no such key')
-      return console.log('key revoked')
+      return say(io, 'key revoked')
     }
     const owner = users.revokeKeyById(what.id)
     if (owner === undefined) throw new UserError(`no key with id ${what.id}; reelhouse token list NAME shows a user's keys`)
-    console.log(`key ${what.id} of ${owner} revoked`)
+    say(io, `key ${what.id} of ${owner} revoked`)
   })
 }
 
-export function migrateCommand(dataDir: string) {
+export function migrateCommand(io: Io, dataDir: string) {
   // Not withDb: it makes a catalogue where there is none, and reports what it applied.
-  announce(dataDir)
+  announce(io, dataDir)
   const db = openDb(dbFile(dataDir))
-  tightenModes(dbFile(dataDir), stderrLog)
+  tightenModes(dbFile(dataDir), createLog('text', (line) => io.stderr.write(line)))
   let applied: number
   try {
     applied = migrate(db)
   } finally {
     db.$client.close()
   }
-  console.log(applied ? `applied ${applied} migration(s)` : 'database is up to date')
+  say(io, applied ? `applied ${applied} migration(s)` : 'database is up to date')
 }
 
 /**
@@ -224,9 +230,9 @@ export function migrateCommand(dataDir: string) {
  * copy holds what the catalogue holds, so it is made 0600 like it: VACUUM INTO fills an empty
  * file it is given, created here (never over an existing one) with that mode.
  */
-export function backup(dataDir: string, file: string) {
-  const target = resolve(file)
-  announce(dataDir)
+export function backup(io: Io, dataDir: string, file: string) {
+  const target = resolveIn(io.cwd, file)
+  announce(io, dataDir)
   requireCatalogue(dataDir)
   try {
     closeSync(openSync(target, 'wx', 0o600))
@@ -244,7 +250,7 @@ export function backup(dataDir: string, file: string) {
     rmSync(target, { force: true })
     throw error
   }
-  console.log(`backup written to ${target}`)
+  say(io, `backup written to ${target}`)
 }
 
 /**

@@ -63,6 +63,9 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   const base = `http://${host}:${server.port}`
 
   let stopping = false
+  // Settles once a stop has closed everything (the command line's run() waits for it).
+  let markStopped = () => {}
+  const stopped = new Promise<void>((resolve) => (markStopped = resolve))
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
@@ -101,6 +104,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     // Nothing is left to keep the process alive (a task not waited for only finishes the file
     // it is in, without touching the closed catalogue), so it ends with this code.
     process.exitCode = 0
+    markStopped()
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
@@ -120,7 +124,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     if (missing) log.warn('imports will make no proxies or probes', { reason: missing })
     else log.info('ffmpeg found', { ffmpeg: ff.paths.ffmpeg, ffprobe: ff.paths.ffprobe })
   })
-  return { app, server, db, core, stop }
+  return { app, server, db, core, stop, stopped }
 }
 
 /** On a catalogue with no users: the superuser admin, its key printed once and kept in admin.token. */

@@ -1,6 +1,7 @@
-// The commands other than serve, run as `bun src/main.ts ...` in child processes on temporary
-// data folders (service.md section 2). Where a command's effect shows over HTTP, a real `serve`
-// runs on the same data folder and the effect is checked through it.
+// The commands other than serve, on temporary data folders (service.md section 2), run through
+// the command line's own entry in this process; a few also as `bun src/main.ts ...` in a child
+// process, for its real exit code and streams. Where a command's effect shows over HTTP, a real
+// `serve` runs in a child process on the same data folder and the effect is checked through it.
 import { Database } from 'bun:sqlite'
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHash } from 'node:crypto'
@@ -8,7 +9,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { call, gitHead, killAll, lines, ROOT, runCli, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
+import { call, gitHead, killAll, lines, ROOT, runCli, runInProcess, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -42,26 +43,34 @@ const said = (data: string) => `data=${data}\n`
 
 /** A data folder with a catalogue, as serve or migrate leave it. */
 async function catalogue(data = dir()) {
-  expect((await runCli(['migrate', '--data', data])).code).toBe(0)
+  expect((await runInProcess(['migrate', '--data', data])).code).toBe(0)
   return data
 }
 
 const sqlite = (file: string) => new Database(file, { readonly: true })
 const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length
 
+/**
+ * The two ways a test runs a command: the command line's own entry in this process, and the
+ * process `bun src/main.ts` (a few cases: the wrapper around the entry, its real exit code).
+ */
+const WAY = { 'in this process': runInProcess, 'bun src/main.ts': runCli } as const
+type Way = keyof typeof WAY
+
 describe.concurrent('--version and --help', () => {
-  test.each([['--version'], ['-v']])('%s prints the package version and the commit HEAD is at', async (flag) => {
-    const since = gitHead()
-    expect(since).toMatch(/^[0-9a-f]{12}$/)
-    expect(await runCli([flag])).toEqual({ code: 0, stdout: expect.stringMatching(versionPattern({ since })), stderr: '' })
-  })
+  test.each<[string, Way]>([['--version', 'in this process'], ['-v', 'in this process'], ['--version', 'bun src/main.ts']])(
+    '%s prints the package version and the commit HEAD is at (%s)', async (flag, way) => {
+      const since = gitHead()
+      expect(since).toMatch(/^[0-9a-f]{12}$/)
+      expect(await WAY[way]([flag])).toEqual({ code: 0, stdout: expect.stringMatching(versionPattern({ since })), stderr: '' })
+    })
 
   test('--version without a git program says the commit is unknown', async () => {
-    expect(await runCli(['--version'], { env: { PATH: '/nonexistent' } })).toEqual({ code: 0, stdout: `reelhouse ${pkg.version} (commit unknown)\n`, stderr: '' })
+    expect(await runInProcess(['--version'], { env: { PATH: '/nonexistent' } })).toEqual({ code: 0, stdout: `reelhouse ${pkg.version} (commit unknown)\n`, stderr: '' })
   })
 
   test.each([[['--help']], [['-h']], [['help']], [[]]])('%j prints the usage', async (args) => {
-    const r = await runCli(args)
+    const r = await runInProcess(args)
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')
     expect(r.stdout).toStartWith(`reelhouse ${pkg.version}`)
@@ -73,7 +82,7 @@ describe.concurrent('--version and --help', () => {
 
 describe.concurrent('a wrong command, flag or value: one line on stderr, exit code 2', () => {
   const key = 'a'.repeat(40)
-  test.each([
+  const wrong: string[][][] = [
     [['frobnicate']],
     [['serve', '--frobnicate']],
     [['serve', '--port', 'abc']],
@@ -102,9 +111,15 @@ describe.concurrent('a wrong command, flag or value: one line on stderr, exit co
     [['migrate', 'now']],
     [['backup']],
     [['backup', 'a.db', 'b.db']],
-  ])('%j', async (args) => {
+  ]
+  // As a process too: a mistake of the parser and one of serve's values.
+  const alsoAsProcess = new Set(['frobnicate', 'serve --port abc'])
+  test.each<[string[], Way]>([
+    ...wrong.map(([args]): [string[], Way] => [args!, 'in this process']),
+    ...wrong.filter(([args]) => alsoAsProcess.has(args!.join(' '))).map(([args]): [string[], Way] => [args!, 'bun src/main.ts']),
+  ])('%j (%s)', async (args, way) => {
     const data = dir()
-    const r = await runCli([...args, '--data', data])
+    const r = await WAY[way]([...args, '--data', data])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expectOneLine(r.stderr)
@@ -112,17 +127,17 @@ describe.concurrent('a wrong command, flag or value: one line on stderr, exit co
 
   test('the line names what was wrong', async () => {
     const data = dir()
-    expect((await runCli(['frobnicate', '--data', data])).stderr).toContain('frobnicate')
-    expect((await runCli(['serve', '--port', 'abc', '--data', data])).stderr).toContain('--port')
-    expect((await runCli(['serve', '--frobnicate', '--data', data])).stderr).toContain('--frobnicate')
-    expect((await runCli(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data])).stderr).toContain('--read')
+    expect((await runInProcess(['frobnicate', '--data', data])).stderr).toContain('frobnicate')
+    expect((await runInProcess(['serve', '--port', 'abc', '--data', data])).stderr).toContain('--port')
+    expect((await runInProcess(['serve', '--frobnicate', '--data', data])).stderr).toContain('--frobnicate')
+    expect((await runInProcess(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data])).stderr).toContain('--read')
   })
 })
 
 describe.concurrent('a command that cannot do its work: one line on stderr, exit code 1', () => {
-  test('token create for an unknown user', async () => {
+  test.each<[Way]>([['in this process'], ['bun src/main.ts']])('token create for an unknown user (%s)', async (way) => {
     const data = await catalogue()
-    const r = await runCli(['token', 'create', 'nobody', '--data', data])
+    const r = await WAY[way](['token', 'create', 'nobody', '--data', data])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expectFailureIn(data, r.stderr)
@@ -138,8 +153,8 @@ describe.concurrent('a command that cannot do its work: one line on stderr, exit
     [['user', 'add', 'bad name']],
   ])('%j', async (args) => {
     const data = await catalogue()
-    expect((await runCli(['user', 'add', 'admin', '--superuser', '--data', data])).code).toBe(0)
-    const r = await runCli([...args, '--data', data])
+    expect((await runInProcess(['user', 'add', 'admin', '--superuser', '--data', data])).code).toBe(0)
+    const r = await runInProcess([...args, '--data', data])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expectFailureIn(data, r.stderr)
@@ -149,7 +164,7 @@ describe.concurrent('a command that cannot do its work: one line on stderr, exit
     const file = join(dir(), 'not-a-folder')
     writeFileSync(file, 'x')
     for (const args of [['migrate'], ['user', 'add', 'bob'], ['token', 'create', 'bob']]) {
-      const r = await runCli([...args, '--data', file])
+      const r = await runInProcess([...args, '--data', file])
       expect(r.code).toBe(1)
       expectFailureIn(file, r.stderr)
     }
@@ -159,12 +174,12 @@ describe.concurrent('a command that cannot do its work: one line on stderr, exit
 describe('user add', () => {
   test('adds users, with --superuser and --perm, and refuses a duplicate', async () => {
     const data = await catalogue()
-    expect(await runCli(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: said(data) })
-    expect(await runCli(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
+    expect(await runInProcess(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: said(data) })
+    expect(await runInProcess(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
       .toEqual({ code: 0, stdout: 'user editor added\n', stderr: said(data) })
-    expect(await runCli(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: said(data) })
+    expect(await runInProcess(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: said(data) })
 
-    const dup = await runCli(['user', 'add', 'editor', '--superuser', '--data', data])
+    const dup = await runInProcess(['user', 'add', 'editor', '--superuser', '--data', data])
     expect(dup.code).toBe(1)
     expect(dup.stdout).toBe('')
     expectFailureIn(data, dup.stderr)
@@ -190,9 +205,9 @@ describe('user add', () => {
 describe('token create', () => {
   test('prints one 40-hex key alone on stdout, stored only as its hash', async () => {
     const data = await catalogue()
-    await runCli(['user', 'add', 'bob', '--data', data])
-    const first = await runCli(['token', 'create', 'bob', '--data', data])
-    const second = await runCli(['token', 'create', 'bob', '--data', data])
+    await runInProcess(['user', 'add', 'bob', '--data', data])
+    const first = await runInProcess(['token', 'create', 'bob', '--data', data])
+    const second = await runInProcess(['token', 'create', 'bob', '--data', data])
     for (const r of [first, second]) {
       expect(r.code).toBe(0)
       expect(r.stderr).toBe(said(data))
@@ -216,8 +231,8 @@ describe('token create', () => {
 describe('migrate', () => {
   test('applies the embedded migrations, then says the database is up to date', async () => {
     const data = dir()
-    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: said(data) })
-    expect(await runCli(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: said(data) })
+    expect(await runInProcess(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: said(data) })
+    expect(await runInProcess(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: said(data) })
     const db = sqlite(join(data, 'reelhouse.db'))
     try {
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
@@ -250,7 +265,7 @@ describe('while serve runs on the same data folder', () => {
     expect(await server.proc.stop('SIGTERM')).toBe(0)
   })
 
-  const cli = (...args: string[]) => runCli([...args, '--data', data])
+  const cli = (...args: string[]) => runInProcess([...args, '--data', data])
   const newKey = async (user: string) => {
     const r = await cli('token', 'create', user)
     expect(r).toMatchObject({ code: 0, stderr: said(data) })
@@ -372,7 +387,7 @@ describe('while serve runs on the same data folder', () => {
 
   test('backup FILE with a relative path writes it in the working folder', async () => {
     const cwd = dir('reelhouse-cwd-')
-    const r = await runCli(['backup', 'relative.db', '--data', data], { cwd })
+    const r = await runInProcess(['backup', 'relative.db', '--data', data], { cwd })
     expect(r).toEqual({ code: 0, stdout: `backup written to ${join(cwd, 'relative.db')}\n`, stderr: said(data) })
     expect(statSync(join(cwd, 'relative.db')).size).toBeGreaterThan(0)
   })
@@ -383,22 +398,22 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
 
   test('REELHOUSE_DATA is the data folder when there is no --data', async () => {
     const env = await catalogue()
-    expect((await runCli(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
-    expect((await runCli(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } })).stdout).toMatch(/^[0-9a-f]{40}\n$/)
+    expect((await runInProcess(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
+    expect((await runInProcess(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } })).stdout).toMatch(/^[0-9a-f]{40}\n$/)
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(true)
   })
 
   test('--data wins over REELHOUSE_DATA', async () => {
     const [env, flag] = [dir(), dir()]
-    expect((await runCli(['migrate', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
-    expect((await runCli(['user', 'add', 'bob', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
+    expect((await runInProcess(['migrate', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
+    expect((await runInProcess(['user', 'add', 'bob', '--data', flag], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
     expect(existsSync(join(flag, 'reelhouse.db'))).toBe(true)
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(false)
   })
 
   test.if(process.platform === 'linux')('without either, the data folder is $XDG_DATA_HOME/reelhouse', async () => {
     const xdg = dir()
-    expect((await runCli(['migrate'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0)
+    expect((await runInProcess(['migrate'], { env: { XDG_DATA_HOME: xdg } })).code).toBe(0)
     expect(existsSync(join(xdg, 'reelhouse', 'reelhouse.db'))).toBe(true)
   })
 
@@ -413,7 +428,7 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
 
   test('REELHOUSE_PORT is read: a bad value is a usage error, 0 picks a free port', async () => {
     const data = dir()
-    const bad = await runCli(['serve', '--data', data], { env: { REELHOUSE_PORT: 'eighty' } })
+    const bad = await runInProcess(['serve', '--data', data], { env: { REELHOUSE_PORT: 'eighty' } })
     expect(bad.code).toBe(2)
     expectOneLine(bad.stderr)
     expect(bad.stderr).toContain('eighty')

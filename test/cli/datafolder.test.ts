@@ -3,8 +3,9 @@
 // come anywhere among the words, before the command being how `npm run reelhouse --` passes the
 // folder `npm start` serves; an empty --data or REELHOUSE_DATA never means the current folder.
 // Also the commands added for point 7 (user list, user perm, token list, token revoke --id) and
-// backup into a missing folder (point 4). Child processes on temporary folders, each case run
-// both as `bun src/main.ts` and as the compiled executable users get.
+// backup into a missing folder (point 4). On temporary folders, each case run through the
+// command line's own entry in this process, and a representative few also in child processes,
+// as `bun src/main.ts` and as the compiled executable users get.
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHash } from 'node:crypto'
@@ -13,7 +14,7 @@ import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { seedProduction, testApp } from '../helpers/app.ts'
 import { folders } from '../helpers/envelope.ts'
-import { CLIS, lines, runCli, type RunOptions, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import { lines, type Runner, TEST_TIMEOUT_MS, WAYS } from '../helpers/process.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
 const dirs = folders()
@@ -27,12 +28,18 @@ test('npm run reelhouse passes the folder npm start serves', () => {
   expect(cli).toEqual(['bun', 'src/main.ts', '--data', start[start.indexOf('--data') + 1]!])
 })
 
-describe.each(CLIS)('%s', (_, which) => {
-  let cli: string[]
+describe.each(WAYS)('%s', (_, which, every) => {
+  let run: Runner
   beforeAll(async () => {
-    cli = await which()
+    run = await which()
   })
-  const run = (args: string[], options: RunOptions = {}) => runCli(args, { ...options, cli })
+  /**
+   * The tests and cases a process runs too are a representative few (a process adds the wrapper
+   * around run(), its real working folder and environment, and the compiled executable's build);
+   * every one runs in this process.
+   */
+  const inThisProcess = (name: string, fn: () => Promise<void>) => void (every && test(name, fn))
+  const cases = <T>(all: T[], alsoInProcesses: (c: T) => boolean) => (every ? all : all.filter(alsoInProcesses))
 
   async function catalogue() {
     const data = join(dirs.make(), 'data')
@@ -41,7 +48,7 @@ describe.each(CLIS)('%s', (_, which) => {
   }
 
   describe.concurrent('a folder without a catalogue', () => {
-    test.each([
+    test.each(cases([
       [['user', 'add', 'ana']],
       [['user', 'grant', 'ana', '--production', 'Show', '--read']],
       [['user', 'list']],
@@ -53,7 +60,7 @@ describe.each(CLIS)('%s', (_, which) => {
       [['token', 'revoke', '--id', '1']],
       [['token', 'revoke', 'a'.repeat(40)]],
       [['backup', 'copy.db']],
-    ])('%j is refused, exit 1, and neither the folder nor a file is made', async (args) => {
+    ], ([args]) => ['user add ana', 'backup copy.db'].includes(args.join(' '))))('%j is refused, exit 1, and neither the folder nor a file is made', async (args) => {
       const top = dirs.make()
       const missing = join(top, 'data')
       const r = await run([...args, '--data', missing], { cwd: top })
@@ -100,14 +107,14 @@ describe.each(CLIS)('%s', (_, which) => {
   })
 
   describe.concurrent('an empty data folder is never the current folder', () => {
-    test.each([
+    test.each(cases([
       [['migrate', '--data', '']],
       [['migrate', '--data=']],
       [['--data=', 'migrate']],
       [['--data', '', 'migrate']],
       [['user', '--data=', 'list']],
       [['serve', '--port', '0', '--data', '']],
-    ])('%j: a usage error, exit 2, nothing made', async (args) => {
+    ], ([args]) => ['migrate --data ', 'serve --port 0 --data '].includes(args.join(' '))))('%j: a usage error, exit 2, nothing made', async (args) => {
       const cwd = dirs.make()
       const r = await run(args, { cwd })
       expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) })
@@ -126,7 +133,7 @@ describe.each(CLIS)('%s', (_, which) => {
   })
 
   describe.concurrent('--data given twice', () => {
-    test('says so, wherever the two are', async () => {
+    inThisProcess('says so, wherever the two are', async () => {
       const cwd = dirs.make()
       const r = await run(['--data', 'a', 'user', '--data', 'b', 'list'], { cwd })
       expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: '', stderr: 'reelhouse: --data is given twice; give it once\n' })
@@ -145,7 +152,7 @@ describe.each(CLIS)('%s', (_, which) => {
   })
 
   describe('user list, user perm, token list, token revoke --id', () => {
-    test('user list shows each user with codenames and production access', async () => {
+    inThisProcess('user list shows each user with codenames and production access', async () => {
       const data = await catalogue()
       // Two productions made through the API (its superuser is admin), then the app is closed.
       const t = testApp(data)
@@ -184,7 +191,7 @@ describe.each(CLIS)('%s', (_, which) => {
       })
     })
 
-    test('user perm remove takes a codename no longer in the list, as an older catalogue may hold', async () => {
+    inThisProcess('user perm remove takes a codename no longer in the list, as an older catalogue may hold', async () => {
       const data = await catalogue()
       const rh = (...args: string[]) => run([...args, '--data', data])
       await rh('user', 'add', 'ana', '--perm', 'browser.add_device')
@@ -201,7 +208,7 @@ describe.each(CLIS)('%s', (_, which) => {
       expect((await rh('user', 'perm', 'add', 'ana', 'browser.view_device')).code).toBe(2)
     })
 
-    test("token list shows each key's id, creation time and first 8 characters, never the key; a key made before those were kept, its hash's", async () => {
+    inThisProcess("token list shows each key's id, creation time and first 8 characters, never the key; a key made before those were kept, its hash's", async () => {
       const data = await catalogue()
       const rh = (...args: string[]) => run([...args, '--data', data])
       await rh('user', 'add', 'ana')
@@ -221,7 +228,7 @@ describe.each(CLIS)('%s', (_, which) => {
       for (const k of keys) expect(listed.stdout).not.toContain(k.slice(0, 9))
     })
 
-    test('token revoke --id takes the id token list shows, says whose key it was, and leaves the other keys', async () => {
+    inThisProcess('token revoke --id takes the id token list shows, says whose key it was, and leaves the other keys', async () => {
       const data = await catalogue()
       const rh = (...args: string[]) => run([...args, '--data', data])
       await rh('user', 'add', 'ana')
@@ -251,7 +258,7 @@ describe.each(CLIS)('%s', (_, which) => {
       expect(readdirSync(top)).toEqual([])
     })
 
-    test.each([[['copy.db']], [['x', 'copy.db']], [['x', 'y', 'copy.db']]])('into a path through a file (file/%j): names that file as not a folder', async (below) => {
+    test.each(cases([[['copy.db']], [['x', 'copy.db']], [['x', 'y', 'copy.db']]], ([below]) => below.length === 2))('into a path through a file (file/%j): names that file as not a folder', async (below) => {
       const data = await catalogue()
       const top = dirs.make()
       writeFileSync(join(top, 'file'), 'x')

@@ -1,24 +1,33 @@
 // A command line you can explore (issue 8, point 7): --help at every level, exit 0 with the usage
 // on stdout; every mistake said in our own one line, never in the words of node:util's parser;
 // the permission codenames listed where `user --help` shows them, and those the routes check
-// are all there. Run in child processes, both as `bun src/main.ts ...` and as the compiled
+// are all there. Every case runs through the command line's own entry in this process; a
+// representative few also run in child processes, as `bun src/main.ts ...` and as the compiled
 // executable users get.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { folders } from '../helpers/envelope.ts'
-import { CLIS, lines, ROOT, runCli, type RunOptions, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import { lines, ROOT, type Runner, runInProcess, TEST_TIMEOUT_MS, WAYS } from '../helpers/process.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
 const dirs = folders()
 afterAll(() => dirs.cleanup())
 
-describe.each(CLIS)('%s', (_, which) => {
-  let cli: string[]
+/** What a process runs too: --help and -h, of a command and of a group. */
+const helpInProcesses = new Set(['serve --help', 'user perm add -h', 'user perm --help', 'proxies -h'])
+
+/**
+ * The mistakes a process makes too: one of each place a mistake is found (the parser, --data,
+ * the group, a codename, serve's values, a command's own check).
+ */
+const mistakesInProcesses = new Set(['user add ana --foo', 'serve --port', '--data a migrate --data b', 'user remove ana', 'serve --log-format xml', 'token revoke KEY'])
+
+describe.each(WAYS)('%s', (_, which, every) => {
+  let run: Runner
   beforeAll(async () => {
-    cli = await which()
+    run = await which()
   })
-  const run = (args: string[], options: RunOptions = {}) => runCli(args, { ...options, cli })
 
   /** The commands `reelhouse --help` lists: "serve", "user add", "user perm add", ... */
   async function listedCommands() {
@@ -34,7 +43,7 @@ describe.each(CLIS)('%s', (_, which) => {
     ])
     const groups = ['user', 'user perm', 'token', 'proxies']
     const runs = [...commands, ...groups].flatMap((c) => [[...c.split(' '), '--help'], [...c.split(' '), '-h']])
-    for (const args of runs) {
+    for (const args of every ? runs : runs.filter((a) => helpInProcesses.has(a.join(' ')))) {
       const r = await run(args)
       expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' })
       expect(r.stdout).toStartWith(`Usage: reelhouse [--data DIR] ${args.slice(0, -1).join(' ')}`)
@@ -54,7 +63,7 @@ describe.each(CLIS)('%s', (_, which) => {
   })
 
   describe.concurrent('mistakes: our own one line naming the way out, exit 2, never the parser\'s text', () => {
-    test.each([
+    const mistakes: [string[], string][] = [
       [['user', 'add', 'ana', '--foo'], 'unknown option --foo for user add; see reelhouse user add --help'],
       [['user', 'add', 'ana', '-x'], 'unknown option -x for user add; see reelhouse user add --help'],
       [['user', 'add', 'ana', '--superuser=yes'], '--superuser takes no value; see reelhouse user add --help'],
@@ -82,7 +91,8 @@ describe.each(CLIS)('%s', (_, which) => {
       [['token', 'revoke', '--id', 'key-1'], '--id must be a key\'s id as token list shows it, not "key-1"; see reelhouse token revoke --help'],
       [['token', 'revoke', '--id', '0'], '--id must be a key\'s id as token list shows it, not "0"; see reelhouse token revoke --help'],
       [['token', 'revoke', 'KEY'], 'a key is 40 lowercase hex characters; or give --id N as token list shows it'],
-    ])('%j', async (args, message) => {
+    ]
+    test.each(every ? mistakes : mistakes.filter(([args]) => mistakesInProcesses.has(args.join(' '))))('%j', async (args, message) => {
       const data = dirs.make()
       const r = await run(args, { cwd: data })
       expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({ code: 2, stdout: '', stderr: [`reelhouse: ${message}`] })
@@ -92,7 +102,7 @@ describe.each(CLIS)('%s', (_, which) => {
 })
 
 test('user --help lists every codename a route checks, and only those are accepted', async () => {
-  const help = (await runCli(['user', '--help'])).stdout
+  const help = (await runInProcess(['user', '--help'])).stdout
   const listed = [...help.matchAll(/^ {2}(browser\.[a-z_]+) +\S/gm)].map((m) => m[1]!)
   // Every codename the code names anywhere under src/ (routes, services), besides the list itself.
   const used = new Set<string>()

@@ -55,6 +55,28 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
 }
 const oneShots = new Set<Subprocess>()
 
+/**
+ * Runs one command as runCli does, but in this process, through the command line's own entry
+ * (src/main.ts run) with what runCli gives the child: the environment of cleanEnv, the working
+ * folder, stdin (input, else none). The answer is runCli's. For what the command line says and
+ * does; a process is for what only a process has (its exit, signals, a real pipe or terminal, the
+ * compiled executable). A serve that starts is not for here (serve's usage mistakes are): it
+ * logs on this process's stderr and stops on its signals.
+ */
+export async function runInProcess(args: string[], options: Omit<RunOptions, 'cli'> = {}): Promise<RunResult> {
+  const { run } = await import('../../src/main.ts')
+  let stdout = ''
+  let stderr = ''
+  const code = await run(args, {
+    stdout: { write: (text) => void (stdout += text) },
+    stderr: { write: (text) => void (stderr += text) },
+    env: cleanEnv(options.env),
+    cwd: options.cwd ?? ROOT,
+    stdin: { isTTY: false, stream: () => new Blob([options.input ?? '']).stream() },
+  })
+  return { code, stdout, stderr }
+}
+
 let executable: Promise<string> | undefined
 
 /**
@@ -138,6 +160,23 @@ export function versionPattern({ since, path }: { since?: string; path?: string 
 export const CLIS: [string, () => Promise<string[]>][] = [
   ['bun src/main.ts', async () => SOURCE_CLI],
   ['the compiled executable', async () => [await compiledExecutable()]],
+]
+
+/** One way of running a command: runInProcess, or runCli with one of CLIS. */
+export type Runner = (args: string[], options?: Omit<RunOptions, 'cli'>) => Promise<RunResult>
+
+/**
+ * The ways the command line is run, for describe.each: run() in this process, for every case of
+ * a test (`every`), and the two processes of CLIS, for the cases a test keeps for them too (a
+ * representative few: a process adds only the wrapper around run(), its real exit code and
+ * streams, and the compiled executable's build). Each resolves to a Runner.
+ */
+export const WAYS: [string, () => Promise<Runner>, boolean][] = [
+  ['run() in this process', async () => runInProcess, true],
+  ...CLIS.map(([name, which]): [string, () => Promise<Runner>, boolean] => [name, async () => {
+    const cli = await which()
+    return (args, options = {}) => runCli(args, { ...options, cli })
+  }, false]),
 ]
 
 /** Lines of a text without the empty last one. */
