@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signedIn as openSignedIn } from '../helpers/browser.ts'
 import { ff, hasFfmpeg } from '../helpers/media.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -43,7 +43,7 @@ async function asset(kind: 'video' | 'audio' | 'image', name: string, root: stri
 }
 
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([pageServer(), launchBrowser()])
+  ;[server, browser] = await Promise.all([pageServer(), sharedBrowser()])
   const a = await seedProduction(server, 'Night Shift')
   const b = await seedProduction(server, 'Day Shift')
   const c = await seedProduction(server, 'Bulk Reels')
@@ -103,22 +103,22 @@ const query = (tab: Tab) => Object.fromEntries(new URL(tab.page.url()).searchPar
 test('signed in, / is the catalogue at /assets; results appear as you type, and a result opens its asset', async () => {
   await using tab = await signedIn('/')
   await heading(tab, 'Catalogue')
-  expect(new URL(tab.page.url()).pathname).toBe('/assets')
+  await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/assets'))
   await tab.page.waitForSelector('.catalogue-rows a')
   await axe(tab.page)
   await tab.page.type('#catalogue-q', 'harb')
   const hits = await expectedSearch('harb')
   expect([...hits].sort()).toEqual(['Harbour ambience', 'Harbour drone sunrise', 'Harbour still', 'Interview harbour master'])
   await waitForRows(tab, hits)
-  expect(query(tab)).toEqual({ q: 'harb' })
-  expect(await tab.page.$eval('#catalogue-count', (e) => e.textContent)).toBe('4 matches')
+  await eventually(() => expect(query(tab)).toEqual({ q: 'harb' }))
+  await eventually(async () => expect(await tab.page.$eval('#catalogue-count', (e) => e.textContent)).toBe('4 matches'))
   // More words narrow it, as they are typed.
   await tab.page.type('#catalogue-q', ' dro')
   await waitForRows(tab, ['Harbour drone sunrise'])
   await axe(tab.page)
   await tab.page.click('.catalogue-rows a')
   await heading(tab, 'Harbour drone sunrise')
-  expect(new URL(tab.page.url()).pathname).toBe(`/assets/video/${ids['Harbour drone sunrise']}`)
+  await eventually(() => expect(new URL(tab.page.url()).pathname).toBe(`/assets/video/${ids['Harbour drone sunrise']}`))
   // Every section of the record is there.
   const parts = ['Wide aerial over the harbour at dawn', 'Night Shift', 'Camera roll', 'A012', 'Lighthouse', 'Pier', 'Not linked to any project', 'import_completed', '/drop/DJI_0042.MOV', 'made from the second audio track', 'create by admin']
   await tab.page.waitForFunction((want: string[]) => {
@@ -131,7 +131,7 @@ test('signed in, / is the catalogue at /assets; results appear as you type, and 
   // Back: the catalogue with the words as they were.
   await tab.page.goBack()
   await heading(tab, 'Catalogue')
-  expect(await tab.page.$eval('#catalogue-q', (e) => (e as unknown as El).value)).toBe('harb dro')
+  await eventually(async () => expect(await tab.page.$eval('#catalogue-q', (e) => (e as unknown as El).value)).toBe('harb dro'))
   await waitForRows(tab, ['Harbour drone sunrise'])
 })
 
@@ -149,7 +149,7 @@ test('filters narrow the list, live in the URL, and a device\'s offline assets a
   await waitForRows(tab, ['Market crowd', 'Lost reel'])
   await tab.page.select('#catalogue-approval', 'approved')
   await waitForRows(tab, ['Market crowd'])
-  expect(query(tab)).toEqual({ production: String(day.id), kind: 'video', approval: 'approved' })
+  await eventually(() => expect(query(tab)).toEqual({ production: String(day.id), kind: 'video', approval: 'approved' }))
   await axe(tab.page)
   await tab.page.select('#catalogue-approval', 'pending')
   await tab.page.select('#catalogue-online', 'false')
@@ -157,15 +157,15 @@ test('filters narrow the list, live in the URL, and a device\'s offline assets a
   // With words too: the search is filtered the same way.
   await tab.page.type('#catalogue-q', 'market')
   await tab.page.waitForFunction(() => document.querySelector('#catalogue-count')?.textContent === '0 matches')
-  expect(await tab.page.$eval('.catalogue-empty', (e) => e.textContent)).toMatch(/Nothing matches/)
+  await eventually(async () => expect(await tab.page.$eval('.catalogue-empty', (e) => e.textContent)).toMatch(/Nothing matches/))
   await axe(tab.page)
   await tab.page.click('xpath///button[normalize-space()="Clear filters"]')
   await waitForRows(tab, await expectedSearch('market'))
-  expect(query(tab)).toEqual({ q: 'market' })
+  await eventually(() => expect(query(tab)).toEqual({ q: 'market' }))
   // What the devices view links to: a device's offline assets.
   await tab.page.goto(`${server.base}/assets?device=${dayDevice.id}&online=false`, { waitUntil: 'load' })
   await waitForRows(tab, ['Lost reel'])
-  expect(await tab.page.$eval('#catalogue-device', (e) => (e as unknown as El).value)).toBe(String(dayDevice.id))
+  await eventually(async () => expect(await tab.page.$eval('#catalogue-device', (e) => (e as unknown as El).value)).toBe(String(dayDevice.id)))
   await tab.page.select('#catalogue-device', String(nightDevice.id))
   await tab.page.waitForFunction(() => document.querySelector('#catalogue-count')?.textContent === '0 assets')
   await axe(tab.page)
@@ -178,7 +178,7 @@ test(`the list of ${BULK.toLocaleString('en')} assets holds only a window of row
   await tab.page.waitForSelector('.catalogue-rows a')
   const rows = () => tab.page.$$eval('.catalogue-rows li', (items) => items.length)
   expect(await rows()).toBeLessThan(60)
-  expect((await rowNames(tab))[0]).toBe('Bulk 0001')
+  await eventually(async () => expect((await rowNames(tab))[0]).toBe('Bulk 0001'))
   await axe(tab.page)
   // The list scrolls with the keyboard: it takes focus.
   expect(await tab.page.$eval('.catalogue-window', (e) => (e as unknown as El).tabIndex)).toBe(0)
@@ -195,7 +195,7 @@ test(`the list of ${BULK.toLocaleString('en')} assets holds only a window of row
   await tab.page.waitForFunction(() => document.activeElement?.textContent === 'Bulk 0001')
   await tab.page.keyboard.press('ArrowDown')
   await tab.page.keyboard.press('ArrowDown')
-  expect(await tab.page.evaluate(() => document.activeElement?.textContent)).toBe('Bulk 0003')
+  await eventually(async () => expect(await tab.page.evaluate(() => document.activeElement?.textContent)).toBe('Bulk 0003'))
   expect(await rows()).toBeLessThan(60)
   await axe(tab.page)
 })
@@ -228,8 +228,9 @@ test('editing the description in place saves it and shows the change in the hist
   await heading(tab, 'Interview harbour master')
   await tab.page.click('xpath///button[normalize-space()="Edit"]')
   await tab.page.waitForSelector('form.asset-form')
-  // The form's first field has focus; every control has its label.
-  expect(await tab.page.evaluate(() => document.activeElement?.id)).toBe('asset-edit-name')
+  // The form's first field has focus, given by its effect after the paint that shows it; every
+  // control has its label.
+  await eventually(async () => expect(await tab.page.evaluate(() => document.activeElement?.id)).toBe('asset-edit-name'))
   await axe(tab.page)
   await tab.page.type('#asset-edit-description', 'Harbour master on the quay, two cameras')
   await tab.page.select('#asset-edit-status_approval', '1')
@@ -237,7 +238,7 @@ test('editing the description in place saves it and shows the change in the hist
   await tab.page.type('#asset-edit-meta-camera-roll', 'B101')
   await tab.page.click('xpath///button[normalize-space()="Save"]')
   await tab.page.waitForSelector('.asset-saved')
-  expect(await tab.page.$eval('.asset-description', (e) => e.textContent)).toBe('Harbour master on the quay, two cameras')
+  await eventually(async () => expect(await tab.page.$eval('.asset-description', (e) => e.textContent)).toBe('Harbour master on the quay, two cameras'))
   await tab.page.waitForFunction(() => document.querySelector('.asset-history')?.innerText.includes('Harbour master on the quay, two cameras'))
   const latest = await tab.page.$eval('.asset-history > li', (e) => (e as unknown as El).innerText)
   expect(latest).toContain('update by admin')
@@ -288,7 +289,7 @@ test('deleting asks first; cancelled, nothing happens; confirmed, the record goe
   await tab.page.click('xpath///button[normalize-space()="Delete…"]')
   await tab.page.waitForSelector('dialog[open]')
   // The safe choice has focus.
-  expect(await tab.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
+  await eventually(async () => expect(await tab.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel'))
   await axe(tab.page)
   await tab.page.keyboard.press('Escape')
   await tab.page.waitForSelector('dialog:not([open])')
@@ -296,7 +297,7 @@ test('deleting asks first; cancelled, nothing happens; confirmed, the record goe
   await tab.page.click('xpath///button[normalize-space()="Delete…"]')
   await tab.page.click('xpath///dialog//button[normalize-space()="Delete the record"]')
   await heading(tab, 'Catalogue')
-  expect(new URL(tab.page.url()).pathname).toBe('/assets')
+  await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/assets'))
   expect((await server.get(`/api/videoassets/${id}/`)).status).toBe(404)
   await axe(tab.page)
 })

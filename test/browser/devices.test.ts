@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction, tempDir } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signedIn as openSignedIn } from '../helpers/browser.ts'
 import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -26,7 +26,7 @@ const files: Record<string, string> = {}
 
 beforeAll(async () => {
   // The task runner is started by the first test once it has seen a scan wait in the queue.
-  ;[server, browser] = await Promise.all([pageServer({ core: { ffmpegDir: emptyFfmpegDir(), settleMs: 30 } }), launchBrowser()])
+  ;[server, browser] = await Promise.all([pageServer({ core: { ffmpegDir: emptyFfmpegDir(), settleMs: 30 } }), sharedBrowser()])
   seeded = await seedProduction(server)
   for (const name of ['kept.mov', 'removed.mov']) {
     files[name] = join(seeded.root, 'Show', name)
@@ -63,8 +63,9 @@ test('a file removed on disk: the rescan asked from the page shows its scan, the
   const id = seeded.device.id
   await using tab = await signedIn('admin', server.adminKey)
   await tab.page.waitForSelector(`${card(id)} [data-testid=device-online-count]`)
-  expect(await tab.page.title()).toBe('Devices · Reelhouse')
-  expect({
+  // The title is set by the view's effect, after the paint that shows it.
+  await eventually(async () => expect(await tab.page.title()).toBe('Devices · Reelhouse'))
+  await eventually(async () => expect({
     online: await text(tab, `${card(id)} [data-testid=device-online]`),
     counts: await text(tab, `${card(id)} [data-testid=device-assets]`),
     watch: await text(tab, `${card(id)} [data-testid=device-watch]`),
@@ -74,16 +75,16 @@ test('a file removed on disk: the rescan asked from the page shows its scan, the
   }).toEqual({
     online: 'Online', counts: `2 online · 0 offline on ${seeded.device.name}`, watch: expect.stringMatching(/^not watched/), last: 'none yet',
     link: `/assets?device=${id}&online=false`, path: seeded.device.path,
-  })
+  }))
   expect(await text(tab, `${card(id)} .device-space`)).toMatch(/^[\d.]+ [KMGT]?B free of [\d.]+ [KMGT]?B$/)
   expect(await tab.page.$eval(`${card(id)} meter`, (m) => [m.getAttribute('aria-label'), Number(m.getAttribute('value')) <= Number(m.getAttribute('max'))])).toEqual([`Space used on ${seeded.device.name}`, true])
   // The device whose folder is missing: offline, why, and its rescan button off, saying why.
   await tab.page.waitForSelector(`${card(gone.id)} [data-testid=device-online]`)
-  expect({
+  await eventually(async () => expect({
     online: await text(tab, `${card(gone.id)} [data-testid=device-online]`),
     reason: await text(tab, `${card(gone.id)} .device-reason`),
     disabled: await tab.page.$eval(`${card(gone.id)} [data-testid=rescan]`, (b) => (b as unknown as { disabled: boolean }).disabled),
-  }).toEqual({ online: 'Offline', reason: 'The folder cannot be read: the folder is missing (a disk or share not mounted?).', disabled: true })
+  }).toEqual({ online: 'Offline', reason: 'The folder cannot be read: the folder is missing (a disk or share not mounted?).', disabled: true }))
   await axe(tab.page)
 
   rmSync(files['removed.mov']!)
@@ -94,7 +95,7 @@ test('a file removed on disk: the rescan asked from the page shows its scan, the
   const task = Number(await tab.page.$eval(bar, (p) => p.getAttribute('data-task')))
   expect((await server.get(`/api/tasks/${task}/`)).json).toMatchObject({ kind: 'scan', state: 'queued', target: { device: id } })
   await textMatches(tab, `${card(id)} .task-progress`, /queued/)
-  expect(await tab.page.$eval(bar, (p) => p.getAttribute('aria-label'))).toBe(`Scan of ${seeded.device.name}`)
+  await eventually(async () => expect(await tab.page.$eval(bar, (p) => p.getAttribute('aria-label'))).toBe(`Scan of ${seeded.device.name}`))
   await axe(tab.page)
 
   server.core.start()
@@ -118,7 +119,7 @@ test('the rescan button is there only for those who may; one with browser.change
   {
     await using tab = await signedIn('viewer', viewerKey)
     await tab.page.waitForSelector(`${card(id)} [data-testid=device-online-count]`)
-    expect(await text(tab, `${card(id)} [data-testid=device-assets]`)).toMatch(/^1 online · 1 offline/)
+    await eventually(async () => expect(await text(tab, `${card(id)} [data-testid=device-assets]`)).toMatch(/^1 online · 1 offline/))
     expect(await tab.page.$$(`[data-testid=rescan]`)).toHaveLength(0)
     await axe(tab.page)
   }
@@ -126,7 +127,7 @@ test('the rescan button is there only for those who may; one with browser.change
   await using tab = await signedIn('scanner', scannerKey)
   await tab.page.waitForSelector(`${card(id)} [data-testid=rescan]:not([disabled])`)
   // Not this user's productions: the assets are not theirs to count.
-  expect(await text(tab, `${card(id)} [data-testid=device-assets]`)).toMatch(/^0 online · 0 offline/)
+  await eventually(async () => expect(await text(tab, `${card(id)} [data-testid=device-assets]`)).toMatch(/^0 online · 0 offline/))
   const before = (await server.get(`/api/devices/${id}/status/`)).json.last_scan.task as number
   await tab.page.click(`${card(id)} [data-testid=rescan]`)
   // No scan events reach this user: the page reads the task until it ends, then the status.
@@ -136,6 +137,6 @@ test('the rescan button is there only for those who may; one with browser.change
   expect(task).toBeGreaterThan(before)
   await tab.page.waitForSelector(`${card(id)} [data-testid=device-last-scan] [data-task="${task}"]`)
   await tab.page.waitForFunction((s: string) => !document.querySelector(s), {}, bar)
-  expect(await text(tab, `${card(id)} [data-testid=device-last-scan]`)).toMatch(/^done /)
+  await eventually(async () => expect(await text(tab, `${card(id)} [data-testid=device-last-scan]`)).toMatch(/^done /))
   await axe(tab.page)
 })

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signedIn as openSignedIn } from '../helpers/browser.ts'
 import { IMPORT, emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -32,7 +32,7 @@ const good = (name: string) => {
 }
 
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([pageServer({ tasks: true, core: { ffmpegDir: emptyFfmpegDir() } }), launchBrowser()])
+  ;[server, browser] = await Promise.all([pageServer({ tasks: true, core: { ffmpegDir: emptyFfmpegDir() } }), sharedBrowser()])
   ;({ root } = await seedProduction(server))
   // Log ids 1..6 in this order.
   for (const path of [good('one.mov'), '/nowhere/two.mov', good('three.mov'), good('four.mov'), '/nowhere/five.mov', good('six.mov')]) await importPath(path)
@@ -59,9 +59,10 @@ const FAILED_FIRST = [[5, 'refused', 'five.mov'], [2, 'refused', 'two.mov'], [6,
 test('recent imports newest first with their status and reason; failed first on request, kept over a reload; a new import appears live', async () => {
   await using tab = await signedIn('/imports')
   await tab.page.waitForSelector('li.import')
-  expect(await tab.page.title()).toBe('Imports · Reelhouse')
-  expect(await rows(tab)).toEqual(NEWEST_FIRST)
-  expect(await tab.page.$eval('.imports-count', (e) => e.textContent)).toBe('6 imports, newest first.')
+  // The title is set by the view's effect, after the paint that shows it.
+  await eventually(async () => expect(await tab.page.title()).toBe('Imports · Reelhouse'))
+  await eventually(async () => expect(await rows(tab)).toEqual(NEWEST_FIRST))
+  await eventually(async () => expect(await tab.page.$eval('.imports-count', (e) => e.textContent)).toBe('6 imports, newest first.'))
   // A refused path says why; a completed import links its asset and shows its warnings.
   expect(await tab.page.$eval('li.import[data-import="5"] .import-error', (e) => e.textContent)).toBe('The path does not lie on any device.')
   const six = await tab.page.$eval('li.import[data-import="6"]', (li) => ({
@@ -74,14 +75,14 @@ test('recent imports newest first with their status and reason; failed first on 
   expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as unknown as { labels: { textContent: string }[] }).labels[0]?.textContent.trim())).toBe('Failed first')
   await tab.page.click('input[name=failed-first]')
   await firstRowIs(tab, 5)
-  expect(new URL(tab.page.url()).search).toBe('?failed=first')
-  expect(await rows(tab)).toEqual(FAILED_FIRST)
-  expect(await tab.page.$eval('.imports-count', (e) => e.textContent)).toBe('6 imports, failed first.')
+  await eventually(() => expect(new URL(tab.page.url()).search).toBe('?failed=first'))
+  await eventually(async () => expect(await rows(tab)).toEqual(FAILED_FIRST))
+  await eventually(async () => expect(await tab.page.$eval('.imports-count', (e) => e.textContent)).toBe('6 imports, failed first.'))
   await axe(tab.page)
   await tab.page.reload({ waitUntil: 'load' })
   await tab.page.waitForSelector('li.import')
-  expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as unknown as { checked: boolean }).checked)).toBe(true)
-  expect(await rows(tab)).toEqual(FAILED_FIRST)
+  await eventually(async () => expect(await tab.page.$eval('input[name=failed-first]', (e) => (e as unknown as { checked: boolean }).checked)).toBe(true))
+  await eventually(async () => expect(await rows(tab)).toEqual(FAILED_FIRST))
 
   // Imports made meanwhile come in live: a refused one goes first, a completed one after the failed.
   expect(await importPath('/nowhere/seven.mov')).toBe(406)
@@ -89,14 +90,14 @@ test('recent imports newest first with their status and reason; failed first on 
   await server.runner.idle()
   await firstRowIs(tab, 7)
   await tab.page.waitForFunction(() => document.querySelector('li.import[data-import="8"] [data-testid=import-state]')?.textContent === 'completed')
-  expect((await rows(tab)).map((r) => r[0])).toEqual([7, 5, 2, 8, 6, 4, 3, 1])
-  expect(await tab.page.$eval('.imports-count', (e) => e.textContent)).toBe('8 imports, failed first.')
+  await eventually(async () => expect((await rows(tab)).map((r) => r[0])).toEqual([7, 5, 2, 8, 6, 4, 3, 1]))
+  await eventually(async () => expect(await tab.page.$eval('.imports-count', (e) => e.textContent)).toBe('8 imports, failed first.'))
 
   // Back to newest first.
   await tab.page.click('input[name=failed-first]')
   await firstRowIs(tab, 8)
-  expect(new URL(tab.page.url()).search).toBe('')
-  expect((await rows(tab)).map((r) => r[0])).toEqual([8, 7, 6, 5, 4, 3, 2, 1])
+  await eventually(() => expect(new URL(tab.page.url()).search).toBe(''))
+  await eventually(async () => expect((await rows(tab)).map((r) => r[0])).toEqual([8, 7, 6, 5, 4, 3, 2, 1]))
   await axe(tab.page)
 })
 

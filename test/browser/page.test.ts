@@ -2,14 +2,14 @@
 // and out, its own paths reloaded directly, its first load's size; no console error, and axe finds
 // no serious or critical violation.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser } from '../helpers/browser.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
 let server: Awaited<ReturnType<typeof pageServer>>
 let browser: BrowserHandle
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([pageServer(), launchBrowser()])
+  ;[server, browser] = await Promise.all([pageServer(), sharedBrowser()])
 })
 afterAll(async () => {
   await browser?.close()
@@ -44,10 +44,9 @@ test('/ answers the page: its HTML no-cache with the CSP, its files immutable an
     ])
   }
   await tab.page.waitForSelector('input[name=username]')
-  expect(tab.page.url()).toBe(`${server.base}/signin`)
+  await eventually(() => expect(tab.page.url()).toBe(`${server.base}/signin`))
   // The view's effect sets the title after its first paint (shell.tsx View): waited for, not raced.
-  await tab.page.waitForFunction('document.title !== "Reelhouse"', { timeout: 10_000 }).catch(() => {})
-  expect(await tab.page.title()).toBe('Sign in · Reelhouse')
+  await eventually(async () => expect(await tab.page.title()).toBe('Sign in · Reelhouse'), 10_000)
   await axe(tab.page)
 })
 
@@ -56,8 +55,8 @@ test('a bad password shows an error and keeps the user on the sign-in view', asy
   tab.allowFailedResponse('/api/session/', 401)
   await signIn(tab, 'admin', 'not the key')
   await tab.page.waitForSelector('[role=alert]')
-  expect(await text(tab, '[role=alert]')).toMatch(/invalid/i)
-  expect(await tab.page.$eval('input[name=password]', (e) => (e as unknown as { value: string }).value)).toBe('')
+  await eventually(async () => expect(await text(tab, '[role=alert]')).toMatch(/invalid/i))
+  await eventually(async () => expect(await tab.page.$eval('input[name=password]', (e) => (e as unknown as { value: string }).value)).toBe(''))
   expect(tab.page.url()).toBe(`${server.base}/signin`)
   await axe(tab.page)
 })
@@ -66,15 +65,15 @@ test('signing in with a key shows the shell with the user; signing out returns t
   await using tab = await browser.open(server.base)
   await signIn(tab, 'admin', server.adminKey)
   await tab.page.waitForSelector('[data-testid=username]')
-  expect(await text(tab, '[data-testid=username]')).toBe('admin')
-  expect(await text(tab, 'h1')).toBe('Catalogue')
-  expect(tab.page.url()).toBe(`${server.base}/assets`)
+  await eventually(async () => expect(await text(tab, '[data-testid=username]')).toBe('admin'))
+  await eventually(async () => expect(await text(tab, 'h1')).toBe('Catalogue'))
+  await eventually(() => expect(tab.page.url()).toBe(`${server.base}/assets`))
   // The key stays with the browser's password manager: the page keeps nothing of it (only the HttpOnly cookie signs it in).
   expect(await tab.page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, ''])
   await axe(tab.page)
   await tab.page.click('xpath///button[normalize-space()="Sign out"]')
   await tab.page.waitForSelector('input[name=username]')
-  expect(tab.page.url()).toBe(`${server.base}/signin`)
+  await eventually(() => expect(tab.page.url()).toBe(`${server.base}/signin`))
   // The cookie went with the session: a reload stays signed out.
   await tab.page.reload({ waitUntil: 'load' })
   await tab.page.waitForSelector('input[name=username]')
@@ -83,20 +82,19 @@ test('signing in with a key shows the shell with the user; signing out returns t
 test("a page path reloaded directly serves the page, which shows that path's view after sign-in", async () => {
   await using tab = await browser.open(server.base, '/tasks')
   await tab.page.waitForSelector('input[name=username]')
-  expect(tab.page.url()).toBe(`${server.base}/signin?next=%2Ftasks`)
+  await eventually(() => expect(tab.page.url()).toBe(`${server.base}/signin?next=%2Ftasks`))
   await signIn(tab, 'admin', server.adminKey)
   await tab.page.waitForFunction('document.querySelector("h1")?.textContent === "Tasks"')
-  expect(tab.page.url()).toBe(`${server.base}/tasks`)
+  await eventually(() => expect(tab.page.url()).toBe(`${server.base}/tasks`))
   // Reloaded signed in: the same view again.
   await tab.page.reload({ waitUntil: 'load' })
   await tab.page.waitForFunction('document.querySelector("h1")?.textContent === "Tasks"')
   // Navigation within the page: a nav link, no reload.
   await tab.page.click('nav a[href="/devices"]')
   await tab.page.waitForFunction('location.pathname === "/devices" && document.querySelector("h1")?.textContent === "Devices"')
-  expect(await tab.page.$eval('nav a[aria-current=page]', (e) => e.getAttribute('href'))).toBe('/devices')
+  await eventually(async () => expect(await tab.page.$eval('nav a[aria-current=page]', (e) => e.getAttribute('href'))).toBe('/devices'))
   // The heading is focused by the view's effect, after the paint that shows it (shell.tsx View).
-  await tab.page.waitForFunction('document.activeElement?.tagName === "H1"', { timeout: 10_000 }).catch(() => {})
-  expect(await tab.page.evaluate('document.activeElement?.tagName')).toBe('H1')
+  await eventually(async () => expect(await tab.page.evaluate('document.activeElement?.tagName')).toBe('H1'), 10_000)
 })
 
 for (const [path, heading] of [['/projects', 'Projects'], ['/tasks', 'Tasks'], ['/devices', 'Devices'], ['/imports', 'Imports'], ['/assets/video/1', 'Video asset 1'], ['/nowhere/at/all', '']] as const) {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, launchBrowser, signIn, signedIn } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, eventually, sharedBrowser, signIn, signedIn } from '../helpers/browser.ts'
 import { compiledExecutable, killAll, runCli, type Server, startServe } from '../helpers/process.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const cwd = tempDir('reelhouse-planted-cwd-')
   dirs.push(data, cwd)
   const cli = [await compiledExecutable()]
-  ;[server, browser] = await Promise.all([startServe(data, { cli, cwd }), launchBrowser()])
+  ;[server, browser] = await Promise.all([startServe(data, { cli, cwd }), sharedBrowser()])
   adminKey = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   expect((await runCli(['user', 'add', 'bob', '--data', data], { cli })).code).toBe(0)
   bobKey = (await runCli(['token', 'create', 'bob', '--data', data], { cli })).stdout.trim()
@@ -112,12 +112,12 @@ test.each(PLANTINGS)("bob's live session planted as %s in a signed-in browser: t
 
   // Cookies of two live sessions: taken as neither user; the answer removes both.
   expect(await reloadedAs(tab)).toBeNull()
-  expect(new URL(tab.page.url()).pathname).toBe('/signin')
+  await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/signin'))
   expect(await apiCookies(tab)).toEqual([])
 
   // The victim signs in again, and works as themselves.
   await signIn(tab, 'admin', adminKey)
-  expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin')
+  await eventually(async () => expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin'))
   expect(await reloadedAs(tab)).toBe('admin')
   expect(await asThePage(tab)).toEqual(['admin', 200])
   // Bob's session is no worse for it: only the victim's browser lost the planted cookie.

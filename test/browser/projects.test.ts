@@ -15,10 +15,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedProduction } from '../helpers/app.ts'
 import { barsSeen, cspViolations, isFull, isIntermediate, recordBars } from '../helpers/bars.ts'
-import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signIn } from '../helpers/browser.ts'
+import { TASK_WAIT_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signIn } from '../helpers/browser.ts'
 
-/** Copies of 15,000 files take some seconds on a busy machine; puppeteer waits for them this long. */
-const TASK_WAIT_MS = 60_000
 const TEST_MS = 120_000
 const FILES = 15_000
 const PER_FOLDER = 500
@@ -34,7 +32,7 @@ let project: { id: number; name: string; folder: string }
 let copy: { id: number; name: string; folder: string }
 
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([pageServer({ tasks: true }), launchBrowser()])
+  ;[server, browser] = await Promise.all([pageServer({ tasks: true }), sharedBrowser()])
   const seeded = await seedProduction(server, 'Show')
   root = seeded.root
   show = seeded.production
@@ -85,7 +83,7 @@ test('the list per production; a project created from the page, its errors shown
   await using tab = await openSignedIn('/projects')
   await heading(tab, 'Projects')
   await tab.page.waitForSelector('#projects-production')
-  expect(await value(tab, '#projects-production')).toBe(String(show.id))
+  await eventually(async () => expect(await value(tab, '#projects-production')).toBe(String(show.id)))
   await tab.page.waitForFunction('document.querySelector(".projects-list p.muted")?.textContent === "0 projects"')
   await axe(tab.page)
 
@@ -111,14 +109,14 @@ test('the list per production; a project created from the page, its errors shown
   await heading(tab, 'Harbour cut')
   const id = Number(new URL(tab.page.url()).pathname.split('/').pop())
   project = { id, name: 'Harbour cut', folder }
-  expect(await text(tab, '.project-fields')).toContain(`${(FILES + 1).toLocaleString('en')} files · `)
+  await eventually(async () => expect(await text(tab, '.project-fields')).toContain(`${(FILES + 1).toLocaleString('en')} files · `))
   expect((await server.get(`/api/projectassets/${id}/`)).json).toMatchObject({ name: 'Harbour cut', bundle_root: folder, production: show.id, status_asset: 6, files: { count: FILES + 1 } })
   await axe(tab.page)
 
   // Back in the list of its production.
   await tab.page.click(`a[href="/projects?production=${show.id}"]`)
   await tab.page.waitForSelector(`.projects-table a[href="/projects/${id}"]`)
-  expect(await text(tab, '.projects-table tbody')).toContain('ready')
+  await eventually(async () => expect(await text(tab, '.projects-table tbody')).toContain('ready'))
   await axe(tab.page)
   expect(await cspViolations(tab.page)).toEqual([])
 }, TEST_MS)
@@ -126,11 +124,11 @@ test('the list per production; a project created from the page, its errors shown
 test('media found by the search within the production are linked with a button per hit, and unlinked', async () => {
   await using tab = await openSignedIn(`/projects/${project.id}`)
   await heading(tab, project.name)
-  expect(await text(tab, '.project-media')).toContain('No media linked yet.')
+  await eventually(async () => expect(await text(tab, '.project-media')).toContain('No media linked yet.'))
   await tab.page.type('#link-q', 'harbour')
   await tab.page.waitForSelector('[data-testid=hits] button[aria-label="Link Harbour ambience"]')
   // Media only: the project itself (also "harbour") is no hit here.
-  expect(await tab.page.$$eval('[data-testid=hits] li', (items) => items.length)).toBe(2)
+  await eventually(async () => expect(await tab.page.$$eval('[data-testid=hits] li', (items) => items.length)).toBe(2))
   await axe(tab.page)
 
   await tab.page.click('button[aria-label="Link Harbour drone sunrise"]')
@@ -143,7 +141,7 @@ test('media found by the search within the production are linked with a button p
   await tab.page.click('button[aria-label="Unlink Harbour ambience"]')
   await tab.page.waitForFunction('!document.querySelector(\'[data-testid=linked] button[aria-label="Unlink Harbour ambience"]\')')
   await tab.page.waitForSelector('[data-testid=hits] button[aria-label="Link Harbour ambience"]:not([disabled])')
-  expect(await tab.page.$$eval('[data-testid=linked] li a', (links) => links.map((a) => a.getAttribute('href')))).toEqual([`/assets/video/${media.drone.id}`])
+  await eventually(async () => expect(await tab.page.$$eval('[data-testid=linked] li a', (links) => links.map((a) => a.getAttribute('href')))).toEqual([`/assets/video/${media.drone.id}`]))
   const record = (await server.get(`/api/projectassets/${project.id}/`)).json
   expect([record.video_assets.map((m: { id: number }) => m.id), record.audio_assets]).toEqual([[media.drone.id], []])
   await axe(tab.page)
@@ -158,7 +156,7 @@ test("copied into another production's folder, sharing its linked media: the cop
   expect((await server.get(`/api/videoassets/${media.drone.id}/`, { key: viewer })).status).toBe(404)
 
   const folder = `${root}/Target/edits/harbour-v2/`
-  expect(await value(tab, '#copy-name')).toBe('Harbour cut copy')
+  await eventually(async () => expect(await value(tab, '#copy-name')).toBe('Harbour cut copy'))
   await clearAndType(tab, '#copy-name', 'Harbour cut v2')
   await tab.page.select('#copy-production', String(target.id))
   await tab.page.type('#copy-folder', folder)
@@ -240,7 +238,7 @@ test('a reader of the production sees its projects and their linked media, and n
   await tab.page.goto(`${server.base}/projects`, { waitUntil: 'load' })
   await tab.page.waitForSelector(`.projects-table a[href="/projects/${project.id}"]`)
   // Only the production they read is offered.
-  expect(await tab.page.$$eval('#projects-production option', (options) => options.map((o) => o.textContent))).toEqual(['Show'])
+  await eventually(async () => expect(await tab.page.$$eval('#projects-production option', (options) => options.map((o) => o.textContent))).toEqual(['Show']))
   expect(await tab.page.$('#create-name')).toBeNull()
   await axe(tab.page)
   await tab.page.click(`.projects-table a[href="/projects/${project.id}"]`)

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signedIn as openSignedIn } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signedIn as openSignedIn } from '../helpers/browser.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
@@ -25,7 +25,7 @@ let device: { id: number }
 const VIEWS = [['/', 'Catalogue'], ['/projects', 'Projects'], ['/tasks', 'Tasks'], ['/devices', 'Devices'], ['/imports', 'Imports']] as const
 
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([pageServer(), launchBrowser()])
+  ;[server, browser] = await Promise.all([pageServer(), sharedBrowser()])
   ;({ device } = await seedProduction(server))
   // A long path with no space to break at: a row must wrap it, not widen the page.
   const long = `/nowhere/${'a-very-long-folder-name-without-spaces'.repeat(6)}/clip.mov`
@@ -117,7 +117,7 @@ test('a page on another port of 127.0.0.1 cannot act through the signed-in brows
   expect(((await server.get('/api/productions/')).json as { name: string }[]).map((p) => p.name)).toEqual(['Show'])
   await tab.page.reload({ waitUntil: 'load' })
   await tab.page.waitForSelector('[data-testid=username]')
-  expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin')
+  await eventually(async () => expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin'))
   expect(await tab.page.evaluate(() => fetch('/api/session/').then((r) => r.json()).then((b: any) => [b.user?.username, b.via]))).toEqual(['admin', 'session'])
 })
 
@@ -135,7 +135,7 @@ test('signing out ends the session: the cookie no longer works, a reload stays s
   expect([after.status, ((await after.json()) as { errors: { code: string }[] }).errors[0]!.code]).toEqual([401, 'authentication_failed'])
   await tab.page.goto(`${server.base}/devices`, { waitUntil: 'load' })
   await tab.page.waitForSelector('input[name=username]')
-  expect(new URL(tab.page.url()).pathname).toBe('/signin')
+  await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/signin'))
 })
 
 for (const [width, height] of [[1280, 720], [768, 1024]] as const) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, axe, launchBrowser } from '../helpers/browser.ts'
+import { BROWSER_TEST_MS, type BrowserHandle, axe, sharedBrowser } from '../helpers/browser.ts'
 import { compiledExecutable, killAll, startServe } from '../helpers/process.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -14,7 +14,7 @@ setDefaultTimeout(BROWSER_TEST_MS)
 const dirs: string[] = []
 let browser: BrowserHandle
 beforeAll(async () => {
-  browser = await launchBrowser()
+  browser = await sharedBrowser()
 })
 afterAll(async () => {
   await browser?.close()

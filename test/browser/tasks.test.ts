@@ -12,9 +12,8 @@ import { seedProduction } from '../helpers/app.ts'
 import { IMPORT, importBody } from '../helpers/imports.ts'
 import { ff, hasFfmpeg } from '../helpers/media.ts'
 import { barsSeen, cspViolations, isFull, isIntermediate, recordBars } from '../helpers/bars.ts'
-import { type BrowserHandle, type Tab, axe, launchBrowser, pageServer, signIn } from '../helpers/browser.ts'
+import { TASK_WAIT_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signIn } from '../helpers/browser.ts'
 
-const TASK_WAIT_MS = 60_000
 const TEST_MS = 120_000
 /** Enough small files that the copy outlasts a quarter second between task events (projects.test.ts). */
 const FILES = 15_000
@@ -32,7 +31,7 @@ let big: { id: number }
 let piped: { id: number }
 
 beforeAll(async () => {
-  ;[server, idle, browser] = await Promise.all([pageServer({ tasks: true }), pageServer(), launchBrowser()])
+  ;[server, idle, browser] = await Promise.all([pageServer({ tasks: true }), pageServer(), sharedBrowser()])
   const seeded = await seedProduction(server, 'Show')
   root = seeded.root
   show = seeded.production
@@ -80,7 +79,7 @@ async function copyOf(on: Server, project: { id: number }, folder: string): Prom
 
 test('a copy queued while the view is open shows up live, runs with its bar, throughput and time left, and ends full among the done', async () => {
   await using tab = await openTasks(server)
-  expect(await text(tab, '#tasks-running ~ p')).toBe('Nothing is running.')
+  await eventually(async () => expect(await text(tab, '#tasks-running ~ p')).toBe('Nothing is running.'))
   await axe(tab.page)
 
   const id = await copyOf(server, big, 'big-copy')
@@ -98,7 +97,8 @@ test('a copy queued while the view is open shows up live, runs with its bar, thr
   if (new Set(running.map((b) => b.value)).size >= 3)
     expect(running.some((b) => /\d+(\.\d)? (B|KB|MB|GB)\/s · about \d+ (s|min)( \d+ s)? left$/.test(b.text))).toBe(true)
   expect(bars.at(-1)!.text).toBe(`done ${(FILES).toLocaleString('en')} of ${FILES.toLocaleString('en')} files · 7.7 MB of 7.7 MB`)
-  expect(await text(tab, `${taskItem(id, 'done')} .task-name`)).toBe(`Copy of a project #${id} · project ${(await server.get(`/api/tasks/${id}/`)).json.target.projectasset}`)
+  const project = (await server.get(`/api/tasks/${id}/`)).json.target.projectasset
+  await eventually(async () => expect(await text(tab, `${taskItem(id, 'done')} .task-name`)).toBe(`Copy of a project #${id} · project ${project}`))
   // Done: nothing to cancel.
   expect(await tab.page.$(`${taskItem(id, 'done')} button`)).toBeNull()
   await axe(tab.page)
@@ -121,7 +121,7 @@ test.skipIf(!hasFfmpeg)("an import's bar follows its proxy by the step's percent
   expect(proxy.some((b) => b.max === 100 && isIntermediate(b) && b.text.includes(` · ${Math.floor(b.value!)}%`))).toBe(true)
   expect(proxy.some((b) => / · about \d+ (s|min)( \d+ s)? left$/.test(b.text))).toBe(true)
   expect(isFull(bars.at(-1)!)).toBe(true)
-  expect(await text(tab, `${taskItem(id, 'done')} .task-name`)).toBe(`Import #${id} · video asset ${reply.json.asset_import_id}`)
+  await eventually(async () => expect(await text(tab, `${taskItem(id, 'done')} .task-name`)).toBe(`Import #${id} · video asset ${reply.json.asset_import_id}`))
   await axe(tab.page)
 }, TEST_MS)
 
@@ -131,7 +131,7 @@ test('a copy that fails (its folder holds a named pipe) shows its error, live an
   await tab.page.waitForSelector(`${taskItem(id, 'failed')} .task-error`, { timeout: TASK_WAIT_MS })
   const error = (await server.get(`/api/tasks/${id}/`)).json.error as string
   expect(error).toMatch(/render\.pipe is not a regular file, folder or link/)
-  expect(await text(tab, `${taskItem(id, 'failed')} .task-error`)).toBe(`Failed: ${error}`)
+  await eventually(async () => expect(await text(tab, `${taskItem(id, 'failed')} .task-error`)).toBe(`Failed: ${error}`))
   await axe(tab.page)
 
   // From the list of failed tasks, after a reload.
@@ -144,8 +144,8 @@ test('a copy that fails (its folder holds a named pipe) shows its error, live an
   const project = (await server.get(`/api/tasks/${id}/`)).json.target.projectasset as number
   await tab.page.click(`${taskItem(id, 'failed')} a[href="/projects/${project}"]`)
   await tab.page.waitForSelector('.project-task .task-error')
-  expect(await text(tab, '.project-task .task-error')).toBe(`Failed: ${error}`)
-  expect(await text(tab, '.project-fields')).toContain(`ERROR: ${error}`)
+  await eventually(async () => expect(await text(tab, '.project-task .task-error')).toBe(`Failed: ${error}`))
+  await eventually(async () => expect(await text(tab, '.project-fields')).toContain(`ERROR: ${error}`))
   await axe(tab.page)
 }, TEST_MS)
 
@@ -162,11 +162,11 @@ test('a queued task is cancelled with its button and shows up among the failed, 
 
   await using tab = await openTasks(idle)
   await tab.page.waitForSelector(`${taskItem(id, 'queued')} button[aria-label="Cancel Copy of a project ${id}"]`)
-  expect(await text(tab, `${taskItem(id, 'queued')} .task-progress-text`)).toBe('queued waiting for its turn')
+  await eventually(async () => expect(await text(tab, `${taskItem(id, 'queued')} .task-progress-text`)).toBe('queued waiting for its turn'))
   await axe(tab.page)
   await tab.page.click(`${taskItem(id, 'queued')} button`)
   await tab.page.waitForSelector(`${taskItem(id, 'failed')} .task-error`)
-  expect(await text(tab, `${taskItem(id, 'failed')} .task-error`)).toBe('Cancelled.')
+  await eventually(async () => expect(await text(tab, `${taskItem(id, 'failed')} .task-error`)).toBe('Cancelled.'))
   expect((await idle.get(`/api/tasks/${id}/`)).json).toMatchObject({ state: 'failed', error: 'cancelled' })
   expect(await tab.page.$(`${taskItem(id, 'failed')} button`)).toBeNull()
   await axe(tab.page)

@@ -3,16 +3,25 @@
 // the web page, listening on 127.0.0.1.
 //
 //   const server = await pageServer()            // beforeAll: the app + the page, on a free port
-//   const browser = await launchBrowser()        // beforeAll: one Chromium per file
+//   const browser = await sharedBrowser()        // beforeAll: the run's one Chromium, started once
 //   await using tab = await browser.open(server.base)   // in a test: a fresh incognito context
 //   await tab.page.type('input[name=username]', 'admin') ...
+//   await eventually(async () => expect(await tab.page.title()).toBe('Devices · Reelhouse'))
 //   await axe(tab.page)                          // no serious or critical accessibility violation
 //   // leaving the block closes the context and fails the test if the page logged a console error,
 //   // threw, or asked for anything from another host (tab.allowFailedResponse for an expected 4xx)
-//   afterAll: await browser.close(); await server.stop()
+//   afterAll: await browser.close(); await server.stop()   // closes this file's contexts, not Chromium
+//
+// bun runs every test file in one process: the first file that asks starts Chromium, every later
+// one uses it, and it ends with the process. Each tab has a context of its own (cookies, storage,
+// cache), so no file or test sees another's.
+//
+// The page draws what it is asked for after an effect, a fetch or an event: a test waits for the
+// state it checks (waitForSelector, waitForFunction, eventually), bounded, and never reads it once
+// right after the action that leads to it.
 //
 // Puppeteer waits 5 s at most (PAGE_WAIT_MS), well under the tests' own timeouts (20-30 s): a test
-// that bun times out kills Chromium under every later test of the file ("Connection closed").
+// that bun times out can take Chromium down under every later test (a new one is started then).
 import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +36,13 @@ import type { CoreOptions } from '../../src/core.ts'
 import { testApp } from './app.ts'
 
 export const PAGE_WAIT_MS = 5_000
+/**
+ * The longest a test waits for one state (a task's end on a busy machine). A wait is one call of
+ * the DevTools protocol, which fails at protocolTimeout whatever the wait's own timeout: that is
+ * set above this, so that a longer wait is not cut short at the protocol's bound.
+ */
+export const TASK_WAIT_MS = 60_000
+const PROTOCOL_TIMEOUT_MS = TASK_WAIT_MS + 15_000
 /** For the tests of a file of browser tests: setDefaultTimeout or each test's third argument. */
 export const BROWSER_TEST_MS = 30_000
 
@@ -110,23 +126,29 @@ export type Tab = {
 }
 
 export type BrowserHandle = {
-  browser: Browser
   /** A new incognito context (no cookie of another test) with a page showing `base` + `path`. */
   open(base: string, path?: string): Promise<Tab>
   close(): Promise<void>
 }
 
-/** One Chromium for a test file. */
-export async function launchBrowser(): Promise<BrowserHandle> {
+async function launch(): Promise<Browser> {
   const { executable, fontconfig } = await chromiumExecutable()
-  const browser = await puppeteer.launch({
+  return puppeteer.launch({
     executablePath: executable,
     headless: 'shell',
     args: chromiumArgs(),
     env: { ...process.env, FONTCONFIG_FILE: fontconfig },
     defaultViewport: { width: 1280, height: 720 },
-    protocolTimeout: 15_000,
+    protocolTimeout: PROTOCOL_TIMEOUT_MS,
+    // Spoken to over a pipe, Chromium ends when this process does, however it ends: `bun test`
+    // runs no exit handler (puppeteer's would kill it), and over a WebSocket it would outlive us.
+    pipe: true,
   })
+}
+
+/** A Chromium of its own, closed by close(): for scripts (bench/). Tests take sharedBrowser(). */
+export async function launchBrowser(): Promise<BrowserHandle & { browser: Browser }> {
+  const browser = await launch()
   return {
     browser,
     open: (base, path = '/') => openTab(browser, base, path),
@@ -134,8 +156,59 @@ export async function launchBrowser(): Promise<BrowserHandle> {
   }
 }
 
-async function openTab(browser: Browser, base: string, path: string): Promise<Tab> {
+/**
+ * The process's one Chromium, started at the first call. One that went away (it crashed or
+ * was killed) is forgotten, and the next call starts another. It ends with the process (launch:
+ * its pipe closes).
+ */
+let running: Promise<Browser> | undefined
+function processBrowser(): Promise<Browser> {
+  const current = (running ??= launch())
+  const forget = () => {
+    if (running === current) running = undefined
+  }
+  return current.then(
+    (browser) => {
+      if (browser.connected) return browser
+      forget()
+      return processBrowser()
+    },
+    (error) => {
+      forget()
+      throw error
+    },
+  )
+}
+
+/**
+ * A test file's use of the process's one Chromium: open() makes each tab a context of its own,
+ * close() closes those still open (a test that failed before leaving its `await using` block) and
+ * leaves Chromium running for the next file. Started here, so that a file's beforeAll waits for it.
+ */
+export async function sharedBrowser(): Promise<BrowserHandle> {
+  await processBrowser()
+  const contexts = new Set<BrowserContext>()
+  return {
+    open: async (base, path = '/') => openTab(await processBrowser(), base, path, contexts),
+    async close() {
+      await Promise.all([...contexts].map((context) => context.close().catch(() => {})))
+      contexts.clear()
+    },
+  }
+}
+
+async function openTab(browser: Browser, base: string, path: string, contexts?: Set<BrowserContext>): Promise<Tab> {
   const context = await browser.createBrowserContext()
+  contexts?.add(context)
+  try {
+    return await showIn(context, base, path)
+  } catch (error) {
+    await context.close().catch(() => {})
+    throw error
+  }
+}
+
+async function showIn(context: BrowserContext, base: string, path: string): Promise<Tab> {
   const page = await context.newPage()
   page.setDefaultTimeout(PAGE_WAIT_MS)
   page.setDefaultNavigationTimeout(PAGE_WAIT_MS)
@@ -179,6 +252,24 @@ async function openTab(browser: Browser, base: string, path: string): Promise<Ta
   }
   tab.response = await page.goto(`${origin}${path}`, { waitUntil: 'load' })
   return tab
+}
+
+/**
+ * Runs `assertion` until it passes, `timeout` ms at most (PAGE_WAIT_MS), then fails with its last
+ * failure: how a test checks a state the page reaches after an effect, a fetch or an event (a
+ * title, the focus, a URL, a text) without racing it, the assertion itself unchanged.
+ */
+export async function eventually(assertion: () => unknown, timeout = PAGE_WAIT_MS): Promise<void> {
+  const end = Date.now() + timeout
+  for (;;) {
+    try {
+      await assertion()
+      return
+    } catch (error) {
+      if (Date.now() >= end) throw error
+    }
+    await Bun.sleep(25)
+  }
 }
 
 /** Fills the sign-in form of `tab` and waits until the shell names the user. */
