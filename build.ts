@@ -10,14 +10,16 @@
 // fetching the runtime of each target from the npm registry once (~/.bun/install/cache keeps it).
 //
 // The web page is built first (src/http/pagebuild.ts: its own Bun.build for the browser, fully
-// minified, hashed and precompressed) into dist/ui, with a generated module importing each file
+// minified, hashed and precompressed) into a temporary folder of this build (builds side by side,
+// as the tests' parallel processes make them, never share one), with a generated module importing each file
 // `with { type: 'file' }`; the import 'reelhouse:page' resolves to that module, so its files are
 // embedded in the executable (serve run from source finds no such module and builds the page itself).
 // The page is the same for every target, so it is built once.
 //
 // The commit the executable is built from (`reelhouse --version`) is defined at build time as
 // REELHOUSE_COMMIT (src/version.ts).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type BuiltFile, buildPage, writePage } from './src/http/pagebuild.ts'
@@ -128,7 +130,16 @@ async function main(argv: string[]) {
 
   const commit = gitCommit(import.meta.dir)
   const page = await buildPage()
-  const pageModule = writePage(join(import.meta.dir, 'dist', 'ui'), page)
+  const pageFolder = mkdtempSync(join(tmpdir(), 'reelhouse-page-'))
+  try {
+    await compileAll(outdir, chosen, commit, page, writePage(pageFolder, page))
+  } finally {
+    rmSync(pageFolder, { recursive: true, force: true })
+  }
+}
+
+/** The executables of `chosen` (this machine's alone when it is empty) into outdir, with the built page. */
+async function compileAll(outdir: string, chosen: string[], commit: string, page: readonly BuiltFile[], pageModule: string) {
   const sizes = page.map((f) => f.br?.length ?? f.bytes.length).reduce((a, b) => a + b, 0)
   console.log(`built the page: ${page.length} files, ${(sizes / 1024).toFixed(1)} KiB in brotli`)
 

@@ -2,11 +2,12 @@
 // `serve` and wait (with a bound, never a sleep) for the line that names its URL. Every process
 // started here is remembered so that a test file can kill what is left in afterEach/afterAll.
 import { type Subprocess, spawn } from 'bun'
-import { copyFileSync, rmSync } from 'node:fs'
+import { type Dirent, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { executableName } from '../../build.ts'
-import { readResponse, tempDir } from './app.ts'
+import { readResponse } from './app.ts'
 
 export const ROOT = resolve(import.meta.dir, '../..')
 /** `bun src/main.ts`, with the bun binary that runs the tests. */
@@ -77,23 +78,115 @@ export async function runInProcess(args: string[], options: Omit<RunOptions, 'cl
   return { code, stdout, stderr }
 }
 
+/**
+ * Where the executables built for the tests are kept, one folder per build key (the checkout's
+ * commit and the content of everything that goes into a build). `bun test --parallel` runs the
+ * test files in several processes: the first that needs an executable builds it, the others wait
+ * for it, and a later run of the same code finds it built. Entries not used for two days go.
+ */
+const BUILDS = join(tmpdir(), 'reelhouse-test-builds')
+/** What goes into an executable besides the source tree's commit. */
+const BUILD_INPUTS = ['src', 'drizzle', 'build.ts', 'package.json', 'package-lock.json']
+
+/** A key that changes when anything a build reads changes: the commit and the inputs' bytes. */
+function buildKey(args: string[]): string {
+  const hasher = new Bun.CryptoHasher('sha256')
+  hasher.update(`${Bun.version}\0${args.join('\0')}\0${gitHead()}\0`)
+  const walk = (path: string) => {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(path, { withFileTypes: true })
+    } catch {
+      // A file, or a name that is not there.
+      if (existsSync(path)) hasher.update(`${path}\0`).update(readFileSync(path))
+      return
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) walk(join(path, entry.name))
+  }
+  for (const input of BUILD_INPUTS) walk(join(ROOT, input))
+  return hasher.digest('hex').slice(0, 16)
+}
+
+/**
+ * The folder of a build made by `bun build.ts ARGS --outdir <folder>`, made once for all the test
+ * processes of this and later runs (see BUILDS). A folder exists only once its build is complete
+ * (built under another name, then renamed); a lock folder says who builds, and one left by a
+ * killed run is taken over after the build's own bound.
+ */
+async function sharedBuild(args: string[]): Promise<{ folder: string; since: string }> {
+  const key = buildKey(args)
+  const folder = join(BUILDS, key)
+  const lock = `${folder}.lock`
+  const done = () => {
+    if (!existsSync(folder)) return undefined
+    // Used now: pruneBuilds keeps it for two more days.
+    utimesSync(folder, new Date(), new Date())
+    return { folder, since: readFileSync(join(folder, 'since'), 'utf8') }
+  }
+  mkdirSync(BUILDS, { recursive: true })
+  for (;;) {
+    const found = done()
+    if (found) return found
+    try {
+      mkdirSync(lock)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    let age = 0
+    try {
+      age = Date.now() - statSync(lock).mtimeMs
+    } catch {}
+    if (age > BUILD_BOUND_MS + 10_000) rmSync(lock, { recursive: true, force: true })
+    await Bun.sleep(100)
+  }
+  try {
+    const found = done()
+    if (found) return found
+    const since = gitHead()
+    const building = mkdtempSync(`${folder}.building-`)
+    try {
+      await build([...args, '--outdir', building])
+      // Read-only: the tests share it, and none may change it.
+      for (const name of readdirSync(building)) chmodSync(join(building, name), 0o555)
+      writeFileSync(join(building, 'since'), since)
+      // mkdtemp made it 0700; a test may run the executable as another user (setpriv).
+      chmodSync(building, 0o755)
+      renameSync(building, folder)
+    } finally {
+      rmSync(building, { recursive: true, force: true })
+    }
+    pruneBuilds(key)
+    return { folder, since }
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+/** Removes the builds other than `keep` that no run has used for two days. */
+function pruneBuilds(keep: string) {
+  for (const name of readdirSync(BUILDS)) {
+    if (name.startsWith(keep)) continue
+    const path = join(BUILDS, name)
+    try {
+      if (Date.now() - statSync(path).mtimeMs > 2 * 86_400_000) rmSync(path, { recursive: true, force: true })
+    } catch {}
+  }
+}
+
 let executable: Promise<string> | undefined
 
 /**
- * dist/reelhouse built with `bun build.ts` once per test run (the test files that run it share
- * it), copied into a folder of its own so that nothing of the repository is reachable from it.
- * Resolves to the copy's path; the folder goes when the test process exits.
+ * The executable `bun build.ts` makes for this machine, built once for the whole run
+ * (sharedBuild), outside the repository, so that nothing of the checkout is reachable from it.
+ * Resolves to its path, read-only to the tests.
  */
 export function compiledExecutable(): Promise<string> {
   executable ??= (async () => {
-    const since = gitHead()
-    await build([])
-    // Removed with the other temporary folders when the run ends (test/setup.ts).
-    const folder = tempDir('reelhouse-bin-')
-    const copy = join(folder, 'reelhouse')
-    copyFileSync(join(ROOT, 'dist', 'reelhouse'), copy)
-    builtSince.set(copy, since)
-    return copy
+    const { folder, since } = await sharedBuild([])
+    const path = join(folder, 'reelhouse')
+    builtSince.set(path, since)
+    return path
   })()
   return executable
 }
@@ -102,16 +195,14 @@ const crossBuilt = new Map<string, Promise<string>>()
 
 /**
  * The executable for another platform (a name of build.ts TARGETS: "linux-arm64"), built with
- * `bun build.ts --target NAME` once per test run into a folder of its own (--outdir), so that
- * dist/ and a release's dist/SHA256SUMS stay as they were. Resolves to its path.
+ * `bun build.ts --target NAME` once for the whole run (sharedBuild), so that dist/ and a
+ * release's dist/SHA256SUMS stay as they were. Resolves to its path, read-only to the tests.
  */
 export function crossExecutable(target: string): Promise<string> {
   let built = crossBuilt.get(target)
   if (!built) {
     built = (async () => {
-      const since = gitHead()
-      const folder = tempDir('reelhouse-bin-')
-      await build(['--target', target, '--outdir', folder])
+      const { folder, since } = await sharedBuild(['--target', target])
       const path = join(folder, executableName(target))
       builtSince.set(path, since)
       return path
@@ -121,10 +212,12 @@ export function crossExecutable(target: string): Promise<string> {
   return built
 }
 
+/** How long one `bun build.ts` may take (a first cross build also fetches that platform's runtime from the npm registry). */
+const BUILD_BOUND_MS = 120_000
+
 /** `bun build.ts ARGS`, bounded; throws with what it printed when it fails. */
 async function build(args: string[]) {
-  // Two minutes: a first cross build also fetches that platform's runtime from the npm registry.
-  const child = spawn([process.execPath, 'build.ts', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 })
+  const child = spawn([process.execPath, 'build.ts', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: BUILD_BOUND_MS })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   if (code !== 0) throw new Error(`bun build.ts ${args.join(' ')} failed (${code}):\n${out}${err}`)
 }

@@ -1,15 +1,13 @@
 // The compiled server killed with SIGKILL in the middle of a copy or a delete: after a restart
 // the work is finished, nothing half made is ever visible, nothing is lost.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { ROOT, type Server, call, killAll, startServe } from '../helpers/process.ts'
+import { type Server, call, compiledExecutable, killAll, startServe } from '../helpers/process.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-const BINARY = [join(ROOT, 'dist', 'reelhouse')]
 const data = tempDir('reelhouse-recovery-data-')
 const disk = tempDir('reelhouse-recovery-disk-')
 let server: Server
@@ -18,12 +16,10 @@ let production: number
 
 
 const restart = async () => {
-  server = await startServe(data, { cli: BINARY })
+  server = await startServe(data, { cli: [await compiledExecutable()] })
 }
 
 beforeAll(async () => {
-  const built = spawnSync(process.execPath, ['build.ts'], { cwd: ROOT, encoding: 'utf8' })
-  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`)
   await restart()
   key = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   expect((await call(server, 'POST', '/devices/', key, { name: 'disk', path: disk })).status).toBe(201)
