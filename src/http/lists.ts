@@ -4,7 +4,7 @@ import type { Statement } from 'bun:sqlite'
 import { type SQL, and, getTableColumns, getTableName } from 'drizzle-orm'
 import { SQLiteSyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { t } from 'elysia'
-import { type Db, dataVersionOf } from '../db/client.ts'
+import { type Db, dataVersionOf, fileVersion, readSnapshotOf } from '../db/client.ts'
 import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
 import { pathOf } from './head.ts'
 
@@ -97,15 +97,28 @@ const NO_PARAMS: unknown[] = []
  * to), for a page's Link header.
  */
 export function createLists(db: Db, baseOf: (request: Request) => string) {
-  const counts = new Map<string, { version: number; changes: number; n: number }>()
+  const counts = new Map<string, { version: number; n: number }>()
+  const client = db.$client
   const dataVersion = dataVersionOf(db)
-  // This connection's own writes: total_changes() needs no read transaction (unlike data_version).
-  const ownChanges = db.$client.prepare<{ t: number }, []>('SELECT total_changes() AS t')
+  const snapshot = readSnapshotOf(db)
   // A dialect of our own rather than the database's (drizzle keeps that one internal): the
   // database is opened with no casing option (db/client.ts), so both render a WHERE alike.
   const dialect = new SQLiteSyncDialect()
   // Per table and column set: the SELECT head, the COUNT head and the decoder, built once.
   const compiled = new Map<SQLiteTable, Map<string, Compiled>>()
+
+  // The same per columns array (a module's constant), found without making its key: the key's
+  // text cost a map and a join of the columns on every request.
+  const byColumns = new WeakMap<readonly ListColumn[], WeakMap<SQLiteTable, Compiled>>()
+
+  function compiledFor(table: SQLiteTable, columns: readonly ListColumn[] | undefined): Compiled {
+    if (!columns) return compile(table, columns)
+    let byTable = byColumns.get(columns)
+    if (!byTable) byColumns.set(columns, (byTable = new WeakMap()))
+    let c = byTable.get(table)
+    if (!c) byTable.set(table, (c = compile(table, columns)))
+    return c
+  }
 
   function compile(table: SQLiteTable, columns: readonly ListColumn[] | undefined): Compiled {
     const named = columns?.map((c): readonly [string, string] => (typeof c === 'string' ? [c, c] : c))
@@ -173,26 +186,51 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
   }
 
   /**
-   * The number of rows the list's WHERE selects: counted once, then kept while neither another
-   * connection (data_version, db/client.ts) nor this one (total_changes) has written anything.
+   * The number of rows the list's WHERE selects: counted once, then kept while the catalogue's file
+   * version (db/client.ts fileVersion) stands, which every commit changes, this connection's and
+   * another's. In a GET's read transaction that version is the snapshot's, which the page reads
+   * too: the check costs no statement of its own (the snapshot's first read, data_version, is
+   * shared with the key check). Inside a transaction that writes, the count is made anew (its own
+   * rows are not committed yet, and the version does not say they are there).
    */
   function total(c: Compiled, w: Where): number {
-    const version = dataVersion.get()
-    const changes = ownChanges.get()!.t
+    if (!snapshot.active) {
+      if (client.inTransaction) return count(c, w)
+      // Outside a request's snapshot: a read of its own, so that the version is today's.
+      dataVersion.refresh()
+    }
+    dataVersion.get()
+    const version = fileVersion(client)
     const hit = counts.get(w.countKey)
-    if (hit && hit.version === version && hit.changes === changes) return hit.n
-    const n = Number(db.$client.query(c.count + w.sql).values(...(w.params as never[]))[0]![0])
+    if (hit && hit.version === version) return hit.n
+    const n = count(c, w)
     if (counts.size > 1000) counts.clear()
-    counts.set(w.countKey, { version, changes, n })
+    // The version the count was read at (outside a snapshot, its statement may have begun a newer read).
+    counts.set(w.countKey, { version: fileVersion(client), n })
     return n
   }
+
+  // Link headers by base, URL and count: the same page asked again (a tool's first page) finds
+  // its header made (pageLinks splits, decodes and escapes the query: a few µs).
+  const links = new Map<string, string | undefined>()
+  function linkOf(request: Request, limit: number, offset: number, count: number): string | undefined {
+    const base = baseOf(request)
+    const key = `${count} ${base} ${request.url}`
+    if (links.has(key)) return links.get(key)
+    const link = pageLinks(request, base, { limit, offset, count })
+    if (links.size > 1000) links.clear()
+    links.set(key, link)
+    return link
+  }
+
+  const count = (c: Compiled, w: Where) => Number(client.query(c.count + w.sql).values(...(w.params as never[]))[0]![0])
 
   /**
    * The list route's answer, for the route to make its Response of (see ListAnswer); `request`
    * is the one asking, whose query a page's Link keeps.
    */
   return function list<T extends SQLiteTable>(spec: ListSpec<T>, paging: PagingQuery, request: Request): ListAnswer {
-    const c = compile(spec.table, spec.columns)
+    const c = compiledFor(spec.table, spec.columns)
     const w = whereOf(c, spec as unknown as ListSpec<SQLiteTable>, paging as Record<string, unknown>)
     const whereSql = w.sql
     const count = total(c, w)
@@ -212,7 +250,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
       // one call per record joined with commas, made faster (a 50-row page, issue 9).
       for (let i = 0; i < rows.length; i++) rows[i] = toRecord(rows[i] as Row)
       const body = JSON.stringify(rows)
-      const link = pageLinks(request, baseOf(request), { limit, offset, count })
+      const link = linkOf(request, limit, offset, count)
       if (link) headers.link = link
       return { body, headers }
     }

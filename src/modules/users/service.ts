@@ -2,7 +2,7 @@
 // by the command line; no HTTP types here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
-import { type Db, dataVersionOf, readSnapshotOf } from '../../db/client.ts'
+import { type Db, dataVersionOf, fileVersion, readSnapshotOf } from '../../db/client.ts'
 import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
@@ -377,28 +377,28 @@ const MAX_CACHED = 10_000
  * three queries (issue 9: 10 µs of a 50 µs request). An entry is only served while nothing it was
  * made of can have changed, which SQLite tells in two parts:
  * - commits by any other connection (the CLI's token revoke, user grant, user perm remove, in
- *   another process) change `PRAGMA data_version` of this one;
+ *   another process) change `PRAGMA data_version` of this one (read once per request, db/client.ts);
  * - this connection's own writes to the auth tables, by any code path (the users service, a
  *   production's creator given write access, a production deleted with its access rows by ON
- *   DELETE CASCADE), bump a counter kept by temporary triggers, which live on this connection
- *   only and fire for cascaded deletes too. total_changes() would say the same but changes on
- *   every write (every import), and the cache would miss constantly under load.
+ *   DELETE CASCADE), bump a counter in its temporary database, kept by temporary triggers, which
+ *   live on this connection only and fire for cascaded deletes too. Each commit of the temporary
+ *   database changes its file version (db/client.ts fileVersion), which is read without a
+ *   statement: a request compares it, and runs one (the temporary schema's version) only when it
+ *   changed.
+ *   The version of the catalogue itself would say the same but changes on every write (every
+ *   import), and the cache would miss constantly under load.
  * Any change of either empties the whole cache. Inside a transaction nothing is cached or served:
- * a rollback would take the counter back, and an entry made from the rolled-back rows could match
- * it again (a GET's read-only transaction aside). A table dropped (or rebuilt) takes its triggers with it and changes the temporary
- * schema's version: the triggers are then made again and the cache emptied.
+ * its writes to the auth tables change the version only once they commit (a GET's read-only
+ * transaction aside). A table dropped (or rebuilt) takes its triggers with it, which writes the
+ * temporary schema (its version changes too): the triggers are then made again.
  */
 function principalCache(db: Db) {
   const client = db.$client
   client.run('CREATE TEMP TABLE IF NOT EXISTS auth_generation (n INTEGER NOT NULL)')
   client.run('INSERT INTO temp.auth_generation (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.auth_generation)')
-  // Separate statements, not one: the pragmas' table-valued forms (pragma_temp_schema_version) cost
-  // ten times more. The temporary schema and table are this connection's own: reading them opens
-  // no read transaction on the catalogue; data_version does, and is shared (db/client.ts).
   const dataVersion = dataVersionOf(db)
   const snapshot = readSnapshotOf(db)
   const tempSchema = client.prepare<{ schema_version: number }, []>('PRAGMA temp.schema_version')
-  const ownWrites = client.prepare<{ n: number }, []>('SELECT n FROM temp.auth_generation')
   const watch = () => {
     for (const [table, events] of AUTH_TABLES)
       for (const event of events)
@@ -409,26 +409,27 @@ function principalCache(db: Db) {
   let schema = watch()
   const cache = new Map<string, Principal>()
   let version = -1
-  let own = -1
+  let own = fileVersion(client, 'temp')
 
   return {
-    /** The catalogue's data_version and this connection's writes to the auth tables, as one text. */
-    stamp: () => `${dataVersion.get()}:${ownWrites.get()!.n}`,
+    /** The catalogue's data_version and the version of this connection's temporary database, as one text. */
+    stamp: () => `${dataVersion.get()}:${fileVersion(client, 'temp')}`,
 
     /** The principal for this key hash: the cached one while valid, else made (and kept when found). */
     get(hash: string, make: () => Principal | undefined): Principal | undefined {
       // A GET's read transaction (db/client.ts readSnapshotOf) writes nothing and never rolls back.
       if (client.inTransaction && !snapshot.active) return make()
-      if (tempSchema.get()!.schema_version !== schema) {
-        schema = watch()
+      const nowVersion = dataVersion.get()
+      const nowOwn = fileVersion(client, 'temp')
+      if (nowOwn !== own) {
+        // The auth tables were written here, or the temporary schema changed (a table dropped).
+        if (tempSchema.get()!.schema_version !== schema) schema = watch()
+        own = fileVersion(client, 'temp')
         cache.clear()
       }
-      const nowVersion = dataVersion.get()
-      const nowOwn = ownWrites.get()!.n
-      if (nowVersion !== version || nowOwn !== own) {
+      if (nowVersion !== version) {
         cache.clear()
         version = nowVersion
-        own = nowOwn
       }
       const cached = cache.get(hash)
       if (cached) return cached
