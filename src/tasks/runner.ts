@@ -33,6 +33,13 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
    * written, or with the task's end.
    */
   report(result: Record<string, unknown>): void
+  /**
+   * Runs work that must not run beside the other tasks of its group (an external process, bytes
+   * copied): one at a time per group, so that a group holds no more of it than one task of a
+   * slot would. A task that is not grouped runs it at once. (Optional: a context made by hand, in
+   * a test, may leave it out; then the work runs at once.)
+   */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>
 }
 
 /**
@@ -40,7 +47,18 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
  * that write in one transaction with the task's end, so the record never says "done" while the
  * task does not, or the other way round, and the catalogue takes one commit instead of two.
  */
-export type Handler<K extends TaskKind = TaskKind> = (ctx: TaskContext<K>) => Promise<void | (() => void)>
+export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => Promise<void | (() => void)>) & { group?: number }
+
+/**
+ * A handler whose tasks are taken `size` at a time: a free slot claims up to `size` queued tasks
+ * of its kind in one transaction and runs them side by side (their heavy work one at a time:
+ * TaskContext.exclusive), and the ends of those that finish together are committed together.
+ * For work that is mostly a few writes (an import without ffmpeg): one commit for many tasks
+ * where each took two (its claim and its end).
+ */
+export function grouped<K extends TaskKind>(handler: (ctx: TaskContext<K>) => Promise<void | (() => void)>, size: number): Handler<K> {
+  return Object.assign(handler, { group: size })
+}
 /** A handler for every kind: a task row is never left without one. */
 export type Handlers = { [K in TaskKind]: Handler<K> }
 
@@ -76,6 +94,11 @@ export type NewTask<K extends TaskKind> = {
   merge?: (queued: TaskParams[K], added: TaskParams[K]) => TaskParams[K]
 }
 
+/** A slot of the runner: one task, or a group of tasks of one grouped kind claimed together. */
+type Slot = { members: Set<number>; size: number; lock: Promise<void> }
+/** A task claimed, the text of its target, and the slot it runs in. */
+type Claimed = [TaskRow, string, Slot]
+
 /** A transaction or the database: enqueue writes with whichever it is given. */
 type Writer = Pick<Db, 'insert' | 'select'>
 
@@ -97,6 +120,8 @@ const PROGRESS_EVERY_MS = 250
  * import's CPU was in BEGIN and COMMIT; docs/benchmarks.md, the import).
  */
 const STEP_WRITE_MS = 50
+/** How long the ends of a group's tasks wait for the rest of the group at most (one commit for them all). */
+const GROUP_END_WAIT_MS = 10
 /**
  * How often the runner looks whether another process (a command line such as `reelhouse proxies
  * remake`) committed to the catalogue, which may have queued tasks: a read of data_version, and a
@@ -138,7 +163,11 @@ export function createRunner(db: Db, options: RunnerOptions) {
     }
     return { task: task.id, kind: task.kind, ...subject }
   }
-  const running = new Map<number, { controller: AbortController; target: string; done: Promise<void> }>()
+  const running = new Map<number, { controller: AbortController; target: string; done: Promise<void>; slot: Slot }>()
+  /** The slots in use: each holds one task, or a group of tasks of one grouped kind claimed together. */
+  const slots = new Set<Slot>()
+  /** The largest group a handler takes (1: none is grouped): how far claimFree reads the queue. */
+  const largestGroup = Math.max(1, ...Object.values(handlers as Record<string, Handler | undefined>).map((h) => h?.group ?? 1))
   const byId = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare()
   const rowOf = (id: number): TaskRow | undefined => byId.get({ id })
   const observe = options.observe
@@ -171,68 +200,159 @@ export function createRunner(db: Db, options: RunnerOptions) {
   }
   // What every task goes through, prepared once (an import is a task: these ran per import).
   const p = (name: string) => sql.placeholder(name)
-  /** The oldest queued tasks whose target is not busy; busy targets come as a JSON array of target texts. */
-  const queuedFree = db.select({ id: tasks.id, target: tasks.target }).from(tasks)
-    .where(and(eq(tasks.state, 'queued'), sql`${tasks.target} NOT IN (SELECT value FROM json_each(${p('busy')}))`))
-    .orderBy(asc(tasks.id)).limit(p('limit')).prepare()
+  /**
+   * The oldest queued tasks whose target is not busy; busy targets come as a JSON array of target
+   * texts. Read by the driver, not drizzle: the target is compared as the text it is stored as.
+   */
+  const queuedFree = db.$client.query<{ id: number; kind: TaskKind; target: string }, [string, number]>(
+    "SELECT id, kind, target FROM tasks WHERE state = 'queued' AND target NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?")
   // A key merges queued work only: a claimed task lets the next one of its key queue anew, so
   // a restart that queues running tasks again never meets two rows of one key.
   const claim = db.update(tasks).set({ state: 'running', key: null, date_start: sql`${p('now')}` })
     .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued'))).returning().prepare()
   const end = db.update(tasks).set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
     .where(eq(tasks.id, p('id'))).prepare()
+
+  /** A task whose work has ended, waiting for its end to be written with the others of its moment. */
+  type Ending = { id: number; last: void | (() => void); values: Partial<TaskRow>; settle: (error?: unknown) => void; failed: boolean }
+  let ending: Ending[] = []
   /**
-   * The handler's last write and the task's end, in one transaction (see Handler), with its last
-   * progress and result and the claim of the next tasks for the slot it frees: one commit where a
-   * busy queue took four.
+   * One task's end inside the transaction of the group's (a savepoint): its last write and its end
+   * together, or neither. What it reported and its last progress are written with it, and the
+   * observer told of it once (each call reads the row after the commit: a second would send the
+   * end twice).
    */
-  const finish = committed(db.$client, (id: number, last: void | (() => void), pending: Partial<TaskRow>): [TaskRow, string][] => {
-    // What the task reported and its last progress, with its end: one commit, not two, and the
-    // observer told of it once (each call reads the row after the commit: a second would send the
-    // end twice).
-    if (Object.keys(pending).length) write(id, pending)
-    last?.()
-    end.run({ id, state: 'done', error: '', now: isoTimestamp() })
-    changed(id)
-    running.delete(id)
+  const endOne = committed(db.$client, (e: Ending) => {
+    if (Object.keys(e.values).length) write(e.id, e.values)
+    e.last?.()
+    end.run({ id: e.id, state: 'done', error: '', now: isoTimestamp() })
+    changed(e.id)
+  })
+  /**
+   * The ends of every task whose work ended since the last flush, in one transaction, with the
+   * claim of the next tasks for the slots they free: one commit where each task took two. A task
+   * whose last write fails is rolled back alone (its savepoint) and fails; the others end done.
+   */
+  const finishAll = committed(db.$client, (batch: Ending[]): Claimed[] => {
+    for (const e of batch) {
+      try {
+        endOne(e)
+        release(e.id)
+      } catch (error) {
+        e.failed = true
+        e.settle(error)
+      }
+    }
     return claimFree()
   })
+  /** Writes the ends waiting (see schedule). */
+  function flushEnds() {
+    flushDue = false
+    clearTimeout(flushTimer)
+    flushTimer = undefined
+    const batch = ending
+    ending = []
+    for (const e of batch) endingIds.delete(e.id)
+    if (batch.length === 0) return
+    if (closed) return batch.forEach((e) => e.settle())
+    let next: Claimed[]
+    try {
+      next = finishAll.immediate(batch)
+    } catch (error) {
+      // The transaction itself failed (its commit): none of them ended.
+      for (const e of batch) if (!e.failed) e.settle(error)
+      return
+    }
+    for (const e of batch) if (!e.failed) e.settle()
+    for (const [row, target, slot] of next) run(row, target, slot)
+  }
+  /** The ids of the tasks in `ending`. */
+  const endingIds = new Set<number>()
+  let flushDue = false
+  let flushTimer: Timer | undefined
+  /**
+   * When the ends waiting are written: a lone task's, or those of a group whose tasks have all
+   * ended, at once (a microtask: in the turn of the event loop the work ended in); a group's
+   * while others of it still run, with theirs, or GROUP_END_WAIT_MS later at most, so that one
+   * long task of a group does not hold the others' ends.
+   */
+  function schedule(slot: Slot) {
+    if (ending.length === 0) return
+    const waiting = slot.size > 1 && [...slot.members].some((id) => !endingIds.has(id))
+    if (!waiting) {
+      if (!flushDue) {
+        flushDue = true
+        queueMicrotask(flushEnds)
+      }
+    } else flushTimer ??= setTimeout(flushEnds, GROUP_END_WAIT_MS)
+  }
+  /** Resolves once the task's end is committed; rejects with the error its last write threw. */
+  const ended = (id: number, slot: Slot, last: void | (() => void), values: Partial<TaskRow>) =>
+    new Promise<void>((resolve, reject) => {
+      ending.push({ id, last, values, failed: false, settle: (error) => (error === undefined ? resolve() : reject(error)) })
+      endingIds.add(id)
+      schedule(slot)
+    })
+  /** The task no longer holds its slot (nor its target); a slot whose tasks have all ended is free. */
+  function release(id: number) {
+    const r = running.get(id)
+    if (!r) return
+    running.delete(id)
+    r.slot.members.delete(id)
+    if (r.slot.members.size === 0) slots.delete(r.slot)
+    // A group's task that failed: the ends of the others may be all that is left of it.
+    else schedule(r.slot)
+  }
   const insert = db.insert(tasks).values({
     kind: p('kind'), target: p('target'), production: p('production'), params: p('params'), key: p('key'), date_add: p('now'),
   } as unknown as typeof tasks.$inferInsert).onConflictDoNothing().returning({ id: tasks.id }).prepare()
 
   /**
-   * Claims queued tasks for the free slots, oldest first, skipping targets that are busy. The read
-   * is bounded (a card of 10,000 files dropped into a watch folder must not cost a read of every
+   * Claims queued tasks for the free slots, oldest first, skipping targets that are busy: a task
+   * of a grouped kind takes a slot with as many more of its kind as its group holds. The read is
+   * bounded (a card of 10,000 files dropped into a watch folder must not cost a read of every
    * queued row each time a task ends) and skips busy targets in SQL; the margin covers queued
-   * tasks of one target, which wait for each other. The caller runs what was claimed once the
-   * transaction it claims in has committed.
+   * tasks of one target, which wait for each other. A group takes no task once it runs: a slot
+   * is freed when its tasks have all ended, so older queued work of other kinds is never passed
+   * over for long. The caller runs what was claimed once the transaction it claims in has committed.
    */
-  function claimFree(): [TaskRow, string][] {
+  function claimFree(): Claimed[] {
     if (!started || stopping) return []
-    const free = concurrency - running.size
+    let free = concurrency - slots.size
     if (free <= 0) return []
     const busy = new Set([...running.values()].map((r) => r.target))
-    const claimed: [TaskRow, string][] = []
-    for (const task of queuedFree.all({ busy: JSON.stringify([...busy]), limit: free + 16 })) {
-      if (claimed.length >= free) break
-      const target = JSON.stringify(task.target)
-      if (busy.has(target)) continue
-      busy.add(target)
-      const row = claim.get({ id: task.id, now: isoTimestamp() })
-      if (row) {
-        claimed.push([row, target])
-        changed(row.id)
+    const claimed: Claimed[] = []
+    /** Groups made in this claim that have room, by kind. */
+    const open = new Map<TaskKind, Slot>()
+    for (const task of queuedFree.all(JSON.stringify([...busy]), free * largestGroup + 16)) {
+      if (free === 0 && open.size === 0) break
+      if (busy.has(task.target)) continue
+      let slot = open.get(task.kind)
+      if (!slot) {
+        if (free === 0) continue
+        slot = { members: new Set(), size: (handlers as Record<string, Handler | undefined>)[task.kind]?.group ?? 1, lock: Promise.resolve() }
       }
+      const row = claim.get({ id: task.id, now: isoTimestamp() })
+      if (!row) continue
+      busy.add(task.target)
+      if (slot.members.size === 0) {
+        free--
+        slots.add(slot)
+      }
+      slot.members.add(row.id)
+      if (slot.members.size < slot.size) open.set(task.kind, slot)
+      else open.delete(task.kind)
+      claimed.push([row, task.target, slot])
+      changed(row.id)
     }
     return claimed
   }
   const claimTx = committed(db.$client, claimFree)
-  /** Fills the free slots: one commit for every claim. */
+  /** Fills the free slots: one commit for every claim; none when every slot is taken (claimFree would find none). */
   function pump() {
     woken = false
-    if (closed) return
-    for (const [task, target] of claimTx.immediate()) run(task, target)
+    if (closed || !started || stopping || slots.size >= concurrency) return
+    for (const [task, target, slot] of claimTx.immediate()) run(task, target, slot)
   }
   /** Pumps once after the current synchronous work (many enqueues in a row wake it once). */
   let woken = false
@@ -241,8 +361,23 @@ export function createRunner(db: Db, options: RunnerOptions) {
     woken = true
     queueMicrotask(pump)
   }
+  /**
+   * Pumps once in the next turn of the event loop: for tasks of a grouped kind (imports), whose
+   * request is answered first (the claim and the task's start ran in microtasks before the 201
+   * was written: a third of an import's latency at one connection), and whose queue fills with
+   * the other requests of the turn, claimed together. A wake() meanwhile pumps at once.
+   */
+  let soon = false
+  const wakeSoon = () => {
+    if (soon || woken) return
+    soon = true
+    setImmediate(() => {
+      soon = false
+      if (!closed) pump()
+    })
+  }
 
-  function run(task: TaskRow, target: string) {
+  function run(task: TaskRow, target: string, slot: Slot) {
     const controller = new AbortController()
     // Progress is written at most every PROGRESS_EVERY_MS from the claim on (the claim wrote the row).
     let last = Date.now()
@@ -289,6 +424,13 @@ export function createRunner(db: Db, options: RunnerOptions) {
       report(result) {
         pending.result = result
       },
+      exclusive(work) {
+        // A lone task has its slot to itself; a group's tasks take turns (a chain that never rejects).
+        if (slot.size === 1) return work()
+        const turn = slot.lock.then(work)
+        slot.lock = turn.then(() => {}, () => {})
+        return turn
+      },
     }
     // Read when each line is written: what the task works on may have moved (an import's file).
     const fields = () => fieldsOf(task)
@@ -310,26 +452,26 @@ export function createRunner(db: Db, options: RunnerOptions) {
       else log.warn('task failed', { ...fields(), error: message })
     }
     const done = work.then(
-      (last) => {
+      async (last) => {
         if (closed) return
         const values = take()
-        let next: [TaskRow, string][]
         try {
-          next = finish.immediate(task.id, last, values)
+          await ended(task.id, slot, last, values)
         } catch (error) {
           // The last write failed: rolled back, and the task with it; its progress is written as it fails.
           pending = { ...values, ...pending }
           return failed(error)
         }
-        log.info('task done', fields())
-        for (const [row, target] of next) run(row, target)
+        // Imports and small scans come by the thousand: their lines are written a turn at a time.
+        if (announced(task)) log.info('task done', fields())
+        else (log.infoBatched ?? log.info)('task done', fields())
       },
       failed,
     ).finally(() => {
-      running.delete(task.id)
+      release(task.id)
       if (!closed) wake()
     })
-    running.set(task.id, { controller, target, done })
+    running.set(task.id, { controller, target, done, slot })
   }
 
   /** A task not running here ends failed, with what its kind leaves undone written in the same transaction. */
@@ -407,7 +549,8 @@ export function createRunner(db: Db, options: RunnerOptions) {
     enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
       // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
       const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
-      wake()
+      if (((handlers as Record<string, Handler | undefined>)[task.kind]?.group ?? 1) > 1) wakeSoon()
+      else wake()
       if (row) {
         changed(row.id)
         return { id: row.id, merged: false }

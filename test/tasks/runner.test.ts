@@ -1,11 +1,11 @@
 // The task runner over a real catalogue: enqueue's merge keys, waking on commit, tasks of one
 // target in order, the bounded read of the queue, and rows of kinds without a handler.
-import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Db, openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
-import { type Handlers, type Runner, createRunner } from '../../src/tasks/runner.ts'
+import { type Handlers, type Runner, createRunner, grouped } from '../../src/tasks/runner.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { tempDir } from '../helpers/app.ts'
 import { waitFor } from '../helpers/wait.ts'
@@ -205,4 +205,115 @@ test("a task a shutdown left running is queued again at each start with that sta
     await again.stop(0)
   }
   expect(seen).toEqual([[first.id, 1], [first.id, 2]])
+})
+
+// Grouped kinds: a free slot claims several queued tasks of the kind at once, runs them side by
+// side, and commits the ends of those that finish together in one transaction.
+describe('a grouped kind', () => {
+  const importParams = (asset: number) => ({ asset, kind: 'video' as const, logs: [], rewrap_proxy: false, given: [] })
+  const noop = async () => {}
+  const tasksOf = () => db.$client.query<{ id: number; state: string; error: string; key: string | null }, []>('SELECT id, state, error, key FROM tasks ORDER BY id').all()
+
+  test('runs every task once, up to a group per slot at a time, and each ends done', async () => {
+    const runs = new Map<number, number>()
+    let now = 0
+    let most = 0
+    const groupedRunner = createRunner(db, {
+      concurrency: 2, log: silentLog,
+      handlers: {
+        copy: noop, delete: noop, proxy: noop, scan: noop,
+        import: grouped(async ({ task }) => {
+          runs.set(task.id, (runs.get(task.id) ?? 0) + 1)
+          most = Math.max(most, ++now)
+          await new Promise((r) => setImmediate(r))
+          now--
+        }, 8),
+      },
+    })
+    for (let asset = 1; asset <= 100; asset++) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    groupedRunner.start()
+    await groupedRunner.idle()
+    await groupedRunner.stop()
+    expect({ ran: runs.size, once: [...runs.values()].every((n) => n === 1), most }).toEqual({ ran: 100, once: true, most: 16 })
+    expect(tasksOf().every((t) => t.state === 'done' && t.error === '' && t.key === null)).toBe(true)
+  })
+
+  test('a task that fails, or whose last write fails, fails alone: the others of its group end done with their last writes', async () => {
+    db.$client.run('CREATE TABLE marks (task INTEGER)')
+    const mark = db.$client.prepare('INSERT INTO marks (task) VALUES (?)')
+    const groupedRunner = createRunner(db, {
+      concurrency: 1, log: silentLog,
+      handlers: {
+        copy: noop, delete: noop, proxy: noop, scan: noop,
+        import: grouped(async ({ task }) => {
+          if (task.params.asset === 2) throw new Error('the work failed')
+          return () => {
+            mark.run(task.id)
+            if (task.params.asset === 4) throw new Error('the last write failed')
+          }
+        }, 8),
+      },
+    })
+    for (let asset = 1; asset <= 5; asset++) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    groupedRunner.start()
+    await groupedRunner.idle()
+    await groupedRunner.stop()
+    expect(tasksOf().map(({ id, state, error }) => ({ id, state, error }))).toEqual([
+      { id: 1, state: 'done', error: '' },
+      { id: 2, state: 'failed', error: 'the work failed' },
+      { id: 3, state: 'done', error: '' },
+      { id: 4, state: 'failed', error: 'the last write failed' },
+      { id: 5, state: 'done', error: '' },
+    ])
+    // The failed last write was rolled back with its task's end; the others' were committed.
+    expect(db.$client.query<{ task: number }, []>('SELECT task FROM marks ORDER BY task').all().map((m) => m.task)).toEqual([1, 3, 5])
+  })
+
+  test("exclusive work runs one task of the group at a time; the group's other work runs beside it", async () => {
+    let inside = 0
+    let most = 0
+    const order: string[] = []
+    const groupedRunner = createRunner(db, {
+      concurrency: 1, log: silentLog,
+      handlers: {
+        copy: noop, delete: noop, proxy: noop, scan: noop,
+        import: grouped(async ({ task, exclusive }) => {
+          order.push(`start ${task.params.asset}`)
+          await exclusive!(async () => {
+            most = Math.max(most, ++inside)
+            await new Promise((r) => setTimeout(r, 5))
+            inside--
+          })
+        }, 4),
+      },
+    })
+    for (let asset = 1; asset <= 4; asset++) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    groupedRunner.start()
+    await groupedRunner.idle()
+    await groupedRunner.stop()
+    // All four started at once (one group), their exclusive parts one after another.
+    expect({ started: order, most }).toEqual({ started: ['start 1', 'start 2', 'start 3', 'start 4'], most: 1 })
+    expect(tasksOf().map((t) => t.state)).toEqual(['done', 'done', 'done', 'done'])
+  })
+
+  test('tasks of one target are never in a group together: they run one after the other', async () => {
+    const order: string[] = []
+    const groupedRunner = createRunner(db, {
+      concurrency: 1, log: silentLog,
+      handlers: {
+        copy: noop, delete: noop, proxy: noop, scan: noop,
+        import: grouped(async ({ task }) => {
+          order.push(`start ${task.id}`)
+          await new Promise((r) => setImmediate(r))
+          order.push(`end ${task.id}`)
+        }, 8),
+      },
+    })
+    for (const asset of [1, 1, 2]) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    groupedRunner.start()
+    await groupedRunner.idle()
+    await groupedRunner.stop()
+    expect(order.indexOf('end 1')).toBeLessThan(order.indexOf('start 2'))
+    expect(tasksOf().map((t) => t.state)).toEqual(['done', 'done', 'done'])
+  })
 })

@@ -17,7 +17,7 @@ import { type MovePlan, destinationPath, moveFile, planMove } from '../../storag
 import { CancelledError } from '../../storage/fs.ts'
 import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
 import { describe } from '../../storage/errors.ts'
-import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
+import { type Handler, SHUTDOWN, type TaskOf, grouped } from '../../tasks/runner.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
 import { IMPORT_STATUS, type ImportLogs } from '../importlogs/service.ts'
 import type { Devices } from '../devices/service.ts'
@@ -25,17 +25,19 @@ import type { MediaAssets } from '../mediaassets/service.ts'
 import { territoryProblem } from '../projectassets/bundles.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
-import type { Users } from '../users/service.ts'
+import type { Principal, Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
 import { openCatalogued, profileFor, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
 import { openProxyFolder } from '../../storage/roots.ts'
 
+/** How many queued imports a free slot of the runner takes at once. */
+export const IMPORT_GROUP = 32
+
 type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
 
 /** Whose writes an import's are: the user's who asked, or the service's (a watch-folder file). */
-function actorFor(deps: Pick<ImportDeps, 'users'>, params: ImportParams): Actor {
-  const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+function actorFor(deps: Pick<ImportDeps, 'users'>, params: ImportParams, askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)): Actor {
   return askedBy ? actorOf(askedBy, 'import') : system('import')
 }
 
@@ -100,21 +102,26 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
   const assetOf = (id: number) => media.byId(id)
   const productionQuery = db.select().from(productions).where(eq(productions.id, sql.placeholder('id'))).prepare()
 
-  return async ({ task, signal, progress, save, report }) => {
+  // Imports are claimed a group at a time: without ffmpeg and without a move an import is a few
+  // reads and writes, and a group's ends take one commit. Moves and ffmpeg take turns in the group.
+  return grouped(async ({ task, signal, progress, save, report, exclusive }) => {
     const params = task.params
     const warning: Record<string, string> = {}
     const logs = deps.logs
     const advance = (status: string) => logs.advance(params.logs, { status })
     // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
-    const by = actorFor(deps, params)
+    // The user is read once, for both this and the checks below.
+    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+    const by = actorFor(deps, params, askedBy)
     /** The file's content fingerprint, once read. */
     let fingerprint: { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string } | undefined
     /** The task's result names the asset and its file (where it is now), and its proxy once made. */
     const named = (a: { id: number; path_file: string; path_proxy: string }) =>
       report({ asset: a.id, asset_type: `${params.kind}asset`, path_file: a.path_file, ...(a.path_proxy ? { path_proxy: a.path_proxy } : {}) })
     try {
-      let asset = assetOf(params.asset)
-      if (!asset) throw new Error('the asset is gone')
+      const found = assetOf(params.asset)
+      if (!found) throw new Error('the asset is gone')
+      let asset = found
       named(asset)
       const production = productionQuery.get({ id: asset.production })!
       // Archive-only assets have no file to move, probe or make a proxy of. One being moved shows
@@ -125,117 +132,125 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       if (params.move && !moveDevice) throw new Error('the device to move to is gone')
       // Everything is checked again when the task starts or resumes (service.md 5): the user who
       // asked may still write there, and the file (and where a move puts it) is still theirs to touch.
-      const refusal = recheck(db, deps.users, {
-        user: params.user, production: production.id,
+      const refusal = recheck(db, {
+        user: params.user, asker: askedBy, production: production.id,
         paths: [asset.path_file, ...(moveDevice ? [moveFolder(allDevices, moveDevice, production, params.kind)] : [])],
       })
       if (refusal) throw new Error(`refusing to go on: ${refusal}`)
       /** path_file passes the path gate again, opened and checked to be the file catalogued (proxy.task.ts). */
       const openSame = (a: NonNullable<typeof asset>) => openCatalogued(allDevices, a)
 
-      if (online && params.move) {
-        const target = moveDevice!
-        const source = allDevices.find((d) => d.id === asset!.device)
-        if (!source) throw new Error('the device to move from is gone')
-        let plan = params.move.plan as MovePlan | undefined
-        if (!plan) {
-          plan = planMove({
-            source: asset.path_file, sourceRoot: source.path, targetRoot: target.path,
-            targetDir: moveFolder(allDevices, target, production, params.kind),
-            expect: asset.file_dev !== null && asset.file_ino !== null ? { dev: asset.file_dev, ino: asset.file_ino } : undefined,
+      /** The move, the probe and the proxy: the work that may take long (bytes copied, ffmpeg). */
+      const steps = async () => {
+        if (online && params.move) {
+          const target = moveDevice!
+          const source = allDevices.find((d) => d.id === asset!.device)
+          if (!source) throw new Error('the device to move from is gone')
+          let plan = params.move.plan as MovePlan | undefined
+          if (!plan) {
+            plan = planMove({
+              source: asset.path_file, sourceRoot: source.path, targetRoot: target.path,
+              targetDir: moveFolder(allDevices, target, production, params.kind),
+              expect: asset.file_dev !== null && asset.file_ino !== null ? { dev: asset.file_dev, ino: asset.file_ino } : undefined,
+            })
+            // A name another asset has in the catalogue (an archived file, say) is not free either.
+            const taken = media.byPath(destinationPath(plan))
+            if (taken && taken.id !== asset.id) throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
+            // Nor is a file another production catalogued since the 201 (register refuses a move of
+            // one): its assets would be left naming nothing. Which production is not said (the log
+            // is read by this production's users).
+            const owner = asset.production
+            const others = media.atPathForScan(asset.path_file).map((r) => media.byId(r.id)?.production ?? owner)
+            if (others.some((production) => production !== owner))
+              throw new Error('another production catalogues this file too; nothing was moved')
+            save({ ...params, move: { ...params.move, plan } })
+          }
+          const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
+          // Bytes copied when the move crosses file systems; a rename within one is done at once.
+          const size = plan.file.size
+          progress({ step: 'move', bytes_done: 0, bytes_total: size, percent: 0 })
+          const moved = await moveFile(plan, {
+            signal, record,
+            onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total, percent: total > 0 ? Math.min(100, (bytes / total) * 100) : null }),
           })
-          // A name another asset has in the catalogue (an archived file, say) is not free either.
-          const taken = media.byPath(destinationPath(plan))
-          if (taken && taken.id !== asset.id) throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
-          // Nor is a file another production catalogued since the 201 (register refuses a move of
-          // one): its assets would be left naming nothing. Which production is not said (the log
-          // is read by this production's users).
-          const owner = asset.production
-          const others = media.atPathForScan(asset.path_file).map((r) => media.byId(r.id)?.production ?? owner)
-          if (others.some((production) => production !== owner))
-            throw new Error('another production catalogues this file too; nothing was moved')
-          save({ ...params, move: { ...params.move, plan } })
-        }
-        const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
-        // Bytes copied when the move crosses file systems; a rename within one is done at once.
-        const size = plan.file.size
-        progress({ step: 'move', bytes_done: 0, bytes_total: size, percent: 0 })
-        const moved = await moveFile(plan, {
-          signal, record,
-          onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total, percent: total > 0 ? Math.min(100, (bytes / total) * 100) : null }),
-        })
-        progress({ bytes_done: size, bytes_total: size, percent: 100 })
-        // The file is there now: path_file follows it, whatever else happens (never a throw in
-        // between), and the asset is in production again, which is what clients wait for.
-        settleMove(db, media, asset, moved, target.id, params.move.held === true, by)
-        advance(IMPORT_STATUS.moved)
-        asset = assetOf(asset.id)!
-        named(asset)
-      }
-
-      if (online) {
-        progress({ step: 'probe', percent: null })
-        // The content fingerprint (storage/fingerprint.ts), read once the file is where it stays:
-        // the asset is recognised by it when it next turns up on another file system.
-        // Written with the import's last write (one commit less per import); setFingerprints
-        // writes it only if the asset still has the file it was read from.
-        const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
-        if (st?.isFile() && st.dev === asset.file_dev && st.ino === asset.file_ino) {
-          const seen = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }
-          const hash = await fingerprintFile(asset.path_file, seen)
-          if (hash !== undefined) fingerprint = { id: asset.id, ...seen, hash }
-        }
-        const ff = await deps.ffmpeg()
-        // Probing fills what the request left out.
-        const missingProbe = ff.missing('ffprobe')
-        if (missingProbe) warning.probe = missingProbe
-        else {
-          const fd = openSame(asset)
-          let info: Record<string, unknown>
-          try {
-            info = (await probe(ff, asset.path_file, params.kind, { signal, fd })) as Record<string, unknown>
-          } finally {
-            closeSync(fd)
-          }
-          // What the requests gave wins; a timecode a user set is kept (probed.ts).
-          media.setTechnical(asset.id, mergeProbed(params.kind, asset.technical, info, params.given), by)
-          advance(IMPORT_STATUS.probed)
+          progress({ bytes_done: size, bytes_total: size, percent: 100 })
+          // The file is there now: path_file follows it, whatever else happens (never a throw in
+          // between), and the asset is in production again, which is what clients wait for.
+          settleMove(db, media, asset, moved, target.id, params.move.held === true, by)
+          advance(IMPORT_STATUS.moved)
+          asset = assetOf(asset.id)!
+          named(asset)
         }
 
-        const missingFfmpeg = ff.missing('ffmpeg')
-        if (missingFfmpeg) warning.proxy = missingFfmpeg
-        else {
-          const proxyDir = production.proxy_root
-          const proxyDevice = deviceFor(allDevices, proxyDir)
-          if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
-          makeDirInside(proxyDevice.path, proxyDir)
-          // The proxy folder is reached with no link on the way, and the source is still the file.
-          const alias = aliasProblem(proxyDevice.path, proxyDir)
-          if (alias) throw new Error(`the proxy folder: ${alias}`)
-          closeSync(openSame(asset)) // checked now, and again for each run of ffprobe and ffmpeg
-          progress({ step: 'proxy', percent: 0 })
-          // ffmpeg's -progress position over the clip's duration (an image: at its end).
-          const onProgress = (p: ProxyProgress) => {
-            if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
+        if (online) {
+          progress({ step: 'probe', percent: null })
+          // The content fingerprint (storage/fingerprint.ts), read once the file is where it stays:
+          // the asset is recognised by it when it next turns up on another file system.
+          // Written with the import's last write (one commit less per import); setFingerprints
+          // writes it only if the asset still has the file it was read from.
+          const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
+          if (st?.isFile() && st.dev === asset.file_dev && st.ino === asset.file_ino) {
+            const seen = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }
+            const hash = await fingerprintFile(asset.path_file, seen)
+            if (hash !== undefined) fingerprint = { id: asset.id, ...seen, hash }
           }
-          const common = { proxyDir, openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir), baseName: String(asset.id), ifTaken: 'number' as const, signal, onProgress }
-          let proxy: string
-          if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
-            proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
-          } else {
-            if (params.rewrap_proxy) warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
-            const source = asset
-            // The device's transcoding profile, else the default one, else the built-in default (docs/media.md).
-            const { profile, warning: unusable } = usableProfile(profileFor(db, asset.device))
-            if (unusable) warning.profile = unusable
-            proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, profile })
+          const ff = await deps.ffmpeg()
+          // Probing fills what the request left out.
+          const missingProbe = ff.missing('ffprobe')
+          if (missingProbe) warning.probe = missingProbe
+          else {
+            const fd = openSame(asset)
+            let info: Record<string, unknown>
+            try {
+              info = (await probe(ff, asset.path_file, params.kind, { signal, fd })) as Record<string, unknown>
+            } finally {
+              closeSync(fd)
+            }
+            // What the requests gave wins; a timecode a user set is kept (probed.ts).
+            media.setTechnical(asset.id, mergeProbed(params.kind, asset.technical, info, params.given), by)
+            advance(IMPORT_STATUS.probed)
           }
-          media.setProxy(asset.id, proxy, by)
-          progress({ percent: 100 })
-          advance(IMPORT_STATUS.proxied)
-          named(assetOf(asset.id)!)
+
+          const missingFfmpeg = ff.missing('ffmpeg')
+          if (missingFfmpeg) warning.proxy = missingFfmpeg
+          else {
+            const proxyDir = production.proxy_root
+            const proxyDevice = deviceFor(allDevices, proxyDir)
+            if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
+            makeDirInside(proxyDevice.path, proxyDir)
+            // The proxy folder is reached with no link on the way, and the source is still the file.
+            const alias = aliasProblem(proxyDevice.path, proxyDir)
+            if (alias) throw new Error(`the proxy folder: ${alias}`)
+            closeSync(openSame(asset)) // checked now, and again for each run of ffprobe and ffmpeg
+            progress({ step: 'proxy', percent: 0 })
+            // ffmpeg's -progress position over the clip's duration (an image: at its end).
+            const onProgress = (p: ProxyProgress) => {
+              if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
+            }
+            const common = { proxyDir, openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir), baseName: String(asset.id), ifTaken: 'number' as const, signal, onProgress }
+            let proxy: string
+            if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
+              proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
+            } else {
+              if (params.rewrap_proxy) warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
+              const source = asset
+              // The device's transcoding profile, else the default one, else the built-in default (docs/media.md).
+              const { profile, warning: unusable } = usableProfile(profileFor(db, asset.device))
+              if (unusable) warning.profile = unusable
+              proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, profile })
+            }
+            media.setProxy(asset.id, proxy, by)
+            progress({ percent: 100 })
+            advance(IMPORT_STATUS.proxied)
+            named(assetOf(asset.id)!)
+          }
         }
       }
+      const ff = await deps.ffmpeg()
+      // Only work that may take long waits for its turn in the group; an import with nothing of it
+      // (no move, no ffmpeg or ffprobe) runs beside the others.
+      const heavy = online && (params.move !== undefined || !ff.missing('ffprobe') || !ff.missing('ffmpeg'))
+      await (heavy && exclusive ? exclusive(steps) : steps())
 
       // The last write, made by the runner with the task's end in one transaction.
       const done = asset.id
@@ -251,7 +266,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       importFailed(deps, params, reason, warning, by)
       throw new Error(reason)
     }
-  }
+  }, IMPORT_GROUP)
 }
 
 /** A regular file at `path` itself (a link is not followed). */
@@ -272,9 +287,9 @@ function readable(path: string): boolean {
 }
 
 /** The user who asked (none: the watcher) still exists, may write to the production, and to every path's owners. */
-function recheck(db: Db, users: Users, t: { user?: number; production: number; paths: string[] }): string | undefined {
+function recheck(db: Db, t: { user?: number; asker: Principal | undefined; production: number; paths: string[] }): string | undefined {
   if (t.user === undefined) return undefined
-  const user = users.principalById(t.user)
+  const user = t.asker
   if (!user) return 'the user who asked for the import no longer exists'
   if (!canWrite(user, t.production)) return `the user who asked for the import no longer has write access to production ${t.production}`
   for (const path of t.paths) {

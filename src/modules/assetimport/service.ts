@@ -13,6 +13,7 @@
 // as for any file they may not import. What the service wrote itself (proxies, the data folder,
 // its temporary names) is never input, as for the watcher.
 import { eq, sql } from 'drizzle-orm'
+import { committed } from '../../db/aftercommit.ts'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
@@ -88,6 +89,9 @@ const IMPORTED_FIELDS = [
 /** A row with its fields named as the record shows them, for history. */
 const named = <R extends { approval: number }>(row: R) => ({ ...row, status_approval: row.approval })
 
+/** How long the real paths of the service's own folders are kept at most (ownRealFolders). */
+const OWN_REAL_MS = 1000
+
 const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
 
 export function createImports(
@@ -107,13 +111,28 @@ export function createImports(
     'archive_details', 'technical', 'status_asset', 'status_asset_description', 'path_proxy', 'date_crt', 'date_add', 'date_mod', 'date_del',
     'file_dev', 'file_ino', 'file_stamp',
   ] as const
+  const write = committed(db.$client, (work: () => { assetId: number; status: string; taskId: number }) => work())
   const insertAsset = db.insert(mediaAssets)
     .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
-    .returning({ id: mediaAssets.id }).prepare()
+    // The whole row as stored: what history records of a new asset, without reading it again.
+    .returning().prepare()
 
-  /** The data folder's real path: it does not move while the service runs. */
-  let dataReal: string | undefined
-  const realData = () => (dataReal ??= realOf(dataFolderOf(db)))
+  /**
+   * The real paths of the folders whose files are the service's own output (ownOutputFolders),
+   * kept while that list stands rather than resolved again on every request, for folders that
+   * rarely change. Made again when a proxy_root is set or changed (the list differs), and at
+   * most OWN_REAL_MS after it was made, for a folder replaced on disk since (a link put where a
+   * proxy_root was).
+   */
+  let ownReal: { key: string; at: number; dirs: { dir: string; real: string }[] } | undefined
+  function ownRealFolders() {
+    const folders = ownOutputFolders(db)
+    const key = folders.join('\0')
+    const now = Date.now()
+    if (!ownReal || ownReal.key !== key || now - ownReal.at > OWN_REAL_MS)
+      ownReal = { key, at: now, dirs: folders.map((dir) => ({ dir, real: realOf(dir) })) }
+    return ownReal.dirs
+  }
 
   /**
    * Why a file (by its real path) is the service's own output, or undefined: it lies in a
@@ -123,8 +142,8 @@ export function createImports(
    */
   function ownOutput(path: string, real: string): string | undefined {
     const data = dataFolderOf(db)
-    for (const dir of ownOutputFolders(db)) {
-      if (dir === data ? isInside(realData(), real) : isInside(realOf(dir), real))
+    for (const { dir, real: dirReal } of ownRealFolders()) {
+      if (isInside(dirReal, real))
         return dir === data ? "path_file lies in the service's data folder." : "path_file lies in a production's proxy_root: the service's own proxies are never imported."
     }
     if (deps.media.proxiesAmong([path]).size > 0) return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
@@ -256,7 +275,9 @@ export function createImports(
         ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
       })
 
-      const { assetId, status, taskId } = db.transaction((tx) => {
+      // One transaction writes it all (the asset, its keywords and history, the log, the task),
+      // begun and ended by statements bun:sqlite keeps prepared.
+      const { assetId, status, taskId } = write.immediate(() => {
         // Looked up once, inside the transaction that writes: of 20 identical requests at once,
         // one creates the asset and the others update it. A refusal here has written nothing.
         const current = deps.media.byPath(file.path, kind)
@@ -269,17 +290,21 @@ export function createImports(
         // "do not import this file again": the user asks for it).
         const by = actor.id === 0 ? system(options?.newOnly ? 'watcher' : 'import') : actorOf(actor, 'import')
         if (!options?.newOnly) deps.media.forgetDismissed(file.path)
-        const assetId = current
-          ? (tx.update(mediaAssets).set({ ...values, technical: { ...withoutTimecode(current.technical), ...technical }, date_del: meta.date_del ?? current.date_del })
-              .where(eq(mediaAssets.id, current.id)).run(), current.id)
+        const inserted = current
+          ? undefined
           // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
           : insertAsset.get({
               ...values, kind, production: production.id, path_file: file.path, technical, date_add: meta.date_add ?? now,
               date_del: meta.date_del ?? deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
-            } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!.id
-        // Added to those the asset has (a category with no keyword attaches nothing, makes no row).
+            } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!
+        if (current)
+          db.update(mediaAssets).set({ ...values, technical: { ...withoutTimecode(current.technical), ...technical }, date_del: meta.date_del ?? current.date_del })
+            .where(eq(mediaAssets.id, current.id)).run()
+        const assetId = current?.id ?? inserted!.id
+        // Added to those the asset has (a category with no keyword attaches nothing, makes no row;
+        // the asset's own row stays as written).
         deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
-        const after = named(deps.media.byId(assetId)!)
+        const after = named(inserted ?? deps.media.byId(assetId)!)
         if (current) historyOf(db).updated(by, { resource: `${kind}asset`, id: assetId, production: production.id }, named(current), after, IMPORTED_FIELDS)
         else historyOf(db).record(by, { resource: `${kind}asset`, id: assetId, action: 'create', production: production.id, changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create') })
         const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
@@ -296,16 +321,16 @@ export function createImports(
         // One queued import per asset and options: a second request while the first waits joins
         // it, and the task advances both logs.
         const key = `import:${assetId}:${destination?.id ?? ''}:${req.rewrap_proxy}`
-        const task = deps.runner.enqueue(tx, {
+        const task = deps.runner.enqueue(db, {
           kind: 'import', target: { [`${kind}asset`]: assetId }, production: production.id, params, key,
           // The queued task advances this log too, and keeps what this request gave from the probe.
           merge: (queued, added) => ({ ...queued, logs: [...queued.logs, ...added.logs], given: [...new Set([...queued.given, ...added.given])] }),
         })
         return { assetId, status, taskId: task.id }
       })
-      // The task that moves, probes and makes the proxy, to follow (GET /api/tasks/{id}/).
-      const task = deps.runner.get(taskId)!
-      return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset`, task: { id: task.id, state: task.state } }
+      // The task that moves, probes and makes the proxy, to follow (GET /api/tasks/{id}/): queued,
+      // new or merged into a queued one (the runner claims it in a microtask, after this answer is made).
+      return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset`, task: { id: taskId, state: 'queued' } }
     },
   }
 }

@@ -81,6 +81,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null, number | null]>(
     'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3 AND (?4 IS NULL OR file_stamp IS NULL OR file_stamp = ?4)) LIMIT 1')
   const anyDismissed = db.$client.query<{ one: number }, []>('SELECT 1 AS one FROM dismissed_files LIMIT 1')
+  const forgetDismissedAt = db.$client.query<unknown, [string]>('DELETE FROM dismissed_files WHERE path_file = ?')
   // A deleted asset's projects (remove): their production, their linked assets of a kind, their date_mod.
   const projectOf = db.$client.query<{ production: number; date_mod: string }, [number]>('SELECT production, date_mod FROM project_assets WHERE id = ?')
   const linkedOfKind = db.$client.query<{ asset_id: number }, [number, string]>(
@@ -200,12 +201,28 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     return out
   }
 
+  /**
+   * Runs `work` in a transaction: the caller's when one is open (the import task's last write,
+   * made with its end), else one of its own. A savepoint inside the caller's was a SAVEPOINT
+   * and a RELEASE built and prepared anew by drizzle for every write.
+   */
+  const inTransaction = <T>(work: () => T): T => (db.$client.inTransaction ? work() : db.transaction(work))
+
+  // What history compares of the service's own writes (OWN_FIELDS, as the row reads them), and
+  // whose asset it is: eight columns, not the whole row mapped by drizzle, twice per write.
+  const ownFieldsRow = db.$client.query<{ kind: MediaKind; production: number; status_asset: number; technical: string; path_proxy: string; is_production: number; path_file: string; device: number }, [number]>(
+    'SELECT kind, production, status_asset, technical, path_proxy, is_production, path_file, device FROM media_assets WHERE id = ?')
+  const ownFieldsOf = (id: number) => {
+    const row = ownFieldsRow.get(id)
+    return row && { ...row, technical: JSON.parse(row.technical) as Record<string, unknown>, is_production: row.is_production === 1 }
+  }
+
   /** One write of the service's own (import task, watcher): the row before, the write, the history row. */
   function changed(id: number, by: Actor, write: () => void) {
-    db.transaction(() => {
-      const before = rowById.get({ id })
+    inTransaction(() => {
+      const before = ownFieldsOf(id)
       write()
-      const after = before && rowById.get({ id })
+      const after = before && ownFieldsOf(id)
       if (before && after) history.updated(by, { resource: `${before.kind}asset`, id, production: before.production }, before, after, OWN_FIELDS)
     })
   }
@@ -345,7 +362,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 
     /** An explicit import of the path: the decision is forgotten (inside the import's transaction). */
     forgetDismissed(path: string) {
-      db.delete(dismissedFiles).where(eq(dismissedFiles.path_file, path)).run()
+      // Most catalogues have no dismissed file: one look at the table, no write.
+      if (anyDismissed.get() !== null) forgetDismissedAt.run(path)
     },
 
     /** An asset's keywords (an import adds them: `add`), its search document rebuilt once (keywords.ts). */
@@ -458,7 +476,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     /** Records fingerprints, each only if the asset still has the file it was read from. */
     setFingerprints(list: readonly { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string }[]) {
       if (!list.length) return
-      db.transaction(() => {
+      inTransaction(() => {
         for (const f of list) setFingerprint.run(f.size, f.mtimeMs, f.hash, f.id, f.dev, f.ino)
       })
     },
