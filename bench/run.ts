@@ -18,7 +18,7 @@ const headlines: Headline[] = []
 try {
   // BENCH_ONLY=lists,copy runs some of them (the headline then holds only their rows).
   const only = process.env.BENCH_ONLY?.split(',').map((b) => `${b.trim()}.ts`)
-  for (const bench of ['lists.ts', 'copy.ts', 'import.ts', 'watch.ts', 'stall.ts', 'proxies.ts', 'proxy-read.ts', 'search.ts', 'events.ts', 'page.ts'].filter((b) => !only || only.includes(b))) {
+  for (const bench of ['lists.ts', 'copy.ts', 'import.ts', 'watch.ts', 'drop.ts', 'stall.ts', 'proxies.ts', 'proxy-read.ts', 'search.ts', 'events.ts', 'page.ts'].filter((b) => !only || only.includes(b))) {
     console.log(`\n== bench/${bench}`)
     const file = join(results, `${bench}.json`)
     const run = spawnSync([process.execPath, `${import.meta.dir}/${bench}`], {

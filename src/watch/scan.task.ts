@@ -609,7 +609,9 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     let settled: typeof outcome.ingest = []
     for (const file of outcome.ingest) {
       if (slice.due()) await slice.tick()
-      if (proxies.has(file.path) || media.byPath(file.path)) continue // our own, or catalogued meanwhile (any kind): never twice
+      // Our own, or catalogued meanwhile (any kind, online or not): never twice. (The scan's light
+      // rows at the path, not whole records: this is asked once per file of a drop.)
+      if (proxies.has(file.path) || media.atPathForScan(file.path).length > 0) continue
       // A file whose asset a user deleted (at this path, or moved here since): not imported again.
       if (media.dismissed(file.path, file)) continue
       if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled' && open) settled.push(file)
