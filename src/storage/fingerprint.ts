@@ -9,12 +9,19 @@
 // The file is read from a descriptor opened without following a link and without waiting on a
 // FIFO, and only when it is still the file the caller saw (device, inode, size and mtime): a file
 // replaced or still growing gives undefined, and the caller looks again later.
-import { constants } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { requireFileWork } from './platform.ts'
 
 /** How much of each end of a file is read. */
 export const FINGERPRINT_EDGE = 1 << 20
+/**
+ * Up to this size an import reads a file's fingerprint synchronously (fingerprintSmallFile): the
+ * open, stat, read and close of fingerprintFile are each a round trip through the thread pool,
+ * and a read this small costs about what the lstat the import made just before on the same
+ * thread did. A scan of many files keeps fingerprintAll: a share answers several at once.
+ */
+export const SMALL_FILE = 64 << 10
 
 export type Seen = { dev: number; ino: number; size: number; mtimeMs: number }
 
@@ -31,9 +38,11 @@ export async function fingerprintOf(handle: { read(buffer: Uint8Array, offset: n
       done += bytesRead
     }
   }
-  // The size is the seed: equal ends of different lengths never give one fingerprint.
-  return Bun.hash.xxHash64(buffer, BigInt(size)).toString(16).padStart(16, '0')
+  return hashOf(buffer, size)
 }
+
+/** The fingerprint of what was read of a file of `size` bytes. The size is the seed: equal ends of different lengths never give one fingerprint. */
+const hashOf = (read: Uint8Array, size: number) => Bun.hash.xxHash64(read, BigInt(size)).toString(16).padStart(16, '0')
 
 /**
  * The fingerprint of the file at `path` if it is still the one `seen` describes, else undefined
@@ -56,6 +65,41 @@ export async function fingerprintFile(path: string, seen: Seen): Promise<string 
     return undefined
   } finally {
     await handle.close().catch(() => {})
+  }
+}
+
+/**
+ * fingerprintFile, synchronously, of a file `seen` at most SMALL_FILE bytes long (the same
+ * checks; a larger one gives undefined: the caller reads it with fingerprintFile).
+ */
+export function fingerprintSmallFile(path: string, seen: Seen): string | undefined {
+  requireFileWork()
+  if (seen.size > SMALL_FILE) return undefined
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const s = fstatSync(fd)
+    if (!s.isFile() || s.dev !== seen.dev || s.ino !== seen.ino || s.size !== seen.size || s.mtimeMs !== seen.mtimeMs) return undefined
+    const buffer = new Uint8Array(s.size)
+    let done = 0
+    while (done < s.size) {
+      const n = readSync(fd, buffer, done, s.size - done, done)
+      if (n === 0) return undefined // shorter than it was: it changed under us
+      done += n
+    }
+    return hashOf(buffer, s.size)
+  } catch {
+    return undefined
+  } finally {
+    try {
+      closeSync(fd)
+    } catch {
+      // closed or not, nothing more is read from it
+    }
   }
 }
 

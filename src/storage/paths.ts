@@ -325,6 +325,14 @@ export function aliasProblem(devicePath: string, path: string): string | undefin
  * in the device's own path resolved), or undefined when the device is offline.
  */
 function resolveFolder(devicePath: string, path: string): { problem?: string; real?: string } {
+  // The folder exists and its real path is the path as written: no link lies on the way, the
+  // device's own path included (a prefix of it). One realpath where the walk below takes two.
+  const folder = path.endsWith(R.sep) ? path.slice(0, -1) : path
+  try {
+    if (realpathSync(folder) === folder) return { real: oneSep(folder + R.sep) }
+  } catch {
+    // not there (yet): the walk below finds how far it exists
+  }
   let realDevice: string
   try {
     realDevice = withSep(realpathSync(devicePath))

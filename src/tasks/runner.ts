@@ -361,21 +361,6 @@ export function createRunner(db: Db, options: RunnerOptions) {
     woken = true
     queueMicrotask(pump)
   }
-  /**
-   * Pumps once in the next turn of the event loop: for tasks of a grouped kind (imports), whose
-   * request is answered first (the claim and the task's start ran in microtasks before the 201
-   * was written: a third of an import's latency at one connection), and whose queue fills with
-   * the other requests of the turn, claimed together. A wake() meanwhile pumps at once.
-   */
-  let soon = false
-  const wakeSoon = () => {
-    if (soon || woken) return
-    soon = true
-    setImmediate(() => {
-      soon = false
-      if (!closed) pump()
-    })
-  }
 
   function run(task: TaskRow, target: string, slot: Slot) {
     const controller = new AbortController()
@@ -549,8 +534,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
     enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
       // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
       const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
-      if (((handlers as Record<string, Handler | undefined>)[task.kind]?.group ?? 1) > 1) wakeSoon()
-      else wake()
+      wake()
       if (row) {
         changed(row.id)
         return { id: row.id, merged: false }

@@ -12,7 +12,7 @@ import { productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
 import { type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts'
-import { fingerprintFile } from '../../storage/fingerprint.ts'
+import { SMALL_FILE, fingerprintFile, fingerprintSmallFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
 import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
@@ -93,7 +93,7 @@ export function importAbandon(db: Db, deps: ImportDeps) {
 /** What a task's log lines name: the asset and its file where it is now. */
 export const importSubject = (media: MediaAssets) => (task: TaskOf<'import'>) => ({
   [`${task.params.kind}asset`]: task.params.asset,
-  path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
+  path: media.pathOf(task.params.asset) ?? '(the asset is gone)',
 })
 
 export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
@@ -191,7 +191,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
           if (st?.isFile() && st.dev === asset.file_dev && st.ino === asset.file_ino) {
             const seen = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }
-            const hash = await fingerprintFile(asset.path_file, seen)
+            const hash = seen.size <= SMALL_FILE ? fingerprintSmallFile(asset.path_file, seen) : await fingerprintFile(asset.path_file, seen)
             if (hash !== undefined) fingerprint = { id: asset.id, ...seen, hash }
           }
           const ff = await deps.ffmpeg()

@@ -146,7 +146,7 @@ export function createImports(
       if (isInside(dirReal, real))
         return dir === data ? "path_file lies in the service's data folder." : "path_file lies in a production's proxy_root: the service's own proxies are never imported."
     }
-    if (deps.media.proxiesAmong([path]).size > 0) return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
+    if (deps.media.isProxy(path)) return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
     return undefined
   }
 

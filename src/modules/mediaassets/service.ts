@@ -145,6 +145,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const sizeKnown = db.$client.query<{ one: number }, [number]>('SELECT 1 AS one FROM media_assets WHERE file_size = ? AND file_hash IS NOT NULL LIMIT 1')
   const proxiesAmong = db.$client.query<{ path_proxy: string }, [string]>(
     "SELECT path_proxy FROM media_assets WHERE path_proxy IN (SELECT value FROM json_each(?)) AND path_proxy != ''")
+  // One path (an import's): the partial index by equality, without a JSON array to read.
+  const isProxyAt = db.$client.query<{ one: number }, [string]>("SELECT 1 AS one FROM media_assets WHERE path_proxy = ? AND path_proxy != '' LIMIT 1")
+  const pathFileOf = db.$client.query<{ path_file: string }, [number]>('SELECT path_file FROM media_assets WHERE id = ?')
   const setFingerprint = db.$client.query<unknown, [number, number, string, number, number, number]>(
     'UPDATE media_assets SET file_size = ?, file_mtime = ?, file_hash = ? WHERE id = ? AND file_dev = ? AND file_ino = ?')
   /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
@@ -472,6 +475,12 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       for (let i = 0; i < paths.length; i += 1000) for (const r of proxiesAmong.all(JSON.stringify(paths.slice(i, i + 1000)))) out.add(r.path_proxy)
       return out
     },
+
+    /** Whether `path` is some asset's proxy (proxiesAmong of one path). */
+    isProxy: (path: string): boolean => isProxyAt.get(path) !== null,
+
+    /** The asset's path_file (what a task's log line names), or undefined. */
+    pathOf: (id: number): string | undefined => pathFileOf.get(id)?.path_file,
 
     /** Records fingerprints, each only if the asset still has the file it was read from. */
     setFingerprints(list: readonly { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string }[]) {
