@@ -136,14 +136,17 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     })
     .use(ctx.auth)
     .onRequest(({ request }) => {
+      // No Accept, or */* (what curl and wrk send): every path is served, in the default version.
+      const accept = request.headers.get('accept')
+      if (accept === null || accept === '*/*') return
       const path = pathOf(request.url)
       if ((path.startsWith('/api/') || path === '/api') && !path.startsWith('/api/docs')) {
         // The event stream is not JSON and has no versions (EventSource asks for text/event-stream).
         // No `return` of a call in this hook: Elysia would await it on every request (see above).
-        if (EVENTS_PATH.test(path)) checkEventStreamAccept(request.headers.get('accept'))
+        if (EVENTS_PATH.test(path)) checkEventStreamAccept(accept)
         // Nor is a proxy file: it is served whatever a media element's Accept says (video/*).
         else if (!(PROXY_FILE_PATH.test(path) && (request.method === 'GET' || request.method === 'HEAD'))) {
-          const version = checkAccept(request.headers.get('accept'), defaultApiVersion)
+          const version = checkAccept(accept, defaultApiVersion)
           if (version !== defaultApiVersion) versions.set(request, version)
         }
       }

@@ -11,8 +11,14 @@ import { AppError } from './errors.ts'
 import { pathOf } from './head.ts'
 
 const PUBLIC = [/^\/api\/health\/?$/, /^\/api\/ping\/?$/, /^\/api\/docs(\/.*)?$/]
+/** The first letter after /api/ of the public paths and the session's: only their paths are matched against the patterns. */
+const [D, H, P, S] = ['d', 'h', 'p', 's'].map((c) => c.charCodeAt(0))
 /** Whether a path needs credentials: the API (its root too), but health, ping and docs. */
-const needsAuth = (path: string) => (path.startsWith('/api/') || path === '/api') && !PUBLIC.some((p) => p.test(path))
+const needsAuth = (path: string) => {
+  if (!path.startsWith('/api/')) return path === '/api'
+  const first = path.charCodeAt(5)
+  return !((first === D || first === H || first === P) && PUBLIC.some((p) => p.test(path)))
+}
 /**
  * The session's own path: its GET and DELETE answer without credentials too (who is signed in:
  * nobody; signing out twice), and its POST takes them in the body (a sign-in), not in headers.
@@ -20,7 +26,7 @@ const needsAuth = (path: string) => (path.startsWith('/api/') || path === '/api'
 export const SESSION_PATH = /^\/api\/session\/?$/
 /** Whether the request's credentials are read: those of every path that needs them, and of the session's GET and DELETE. */
 const readsCredentials = (request: Request, path = pathOf(request.url)) =>
-  SESSION_PATH.test(path) ? request.method !== 'POST' : needsAuth(path)
+  path.charCodeAt(5) === S && SESSION_PATH.test(path) ? request.method !== 'POST' : needsAuth(path)
 
 /** What a key is (users/service.ts KEY_PATTERN): keys are made lowercase, and an uppercase one is refused, not folded. */
 export const KEY_FORM = '40 lowercase hex characters'

@@ -210,17 +210,22 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     return n
   }
 
-  // Link headers by base, URL and count: the same page asked again (a tool's first page) finds
-  // its header made (pageLinks splits, decodes and escapes the query: a few µs).
-  const links = new Map<string, string | undefined>()
-  function linkOf(request: Request, limit: number, offset: number, count: number): string | undefined {
-    const base = baseOf(request)
-    const key = `${count} ${base} ${request.url}`
-    if (links.has(key)) return links.get(key)
-    const link = pageLinks(request, base, { limit, offset, count })
-    if (links.size > 1000) links.clear()
-    links.set(key, link)
-    return link
+  // A page's headers (its type, X-Total-Count, Link) by URL and count, as a Headers the Response
+  // copies: the same page asked again (a tool's first page) finds them made. pageLinks splits,
+  // decodes and escapes the query (a few µs), and a Response made with its headers as an object
+  // parses each name and value again (3.3 µs for these three, against 0.8 µs copied from a
+  // Headers). The URL says the rest: the limit and offset read from its query, and the base of
+  // the links (the public URL, or the URL's own host).
+  const pageHeaders = new Map<string, { count: number; headers: Headers }>()
+  function pageHeadersOf(request: Request, limit: number, offset: number, count: number): Headers {
+    const kept = pageHeaders.get(request.url)
+    if (kept && kept.count === count) return kept.headers
+    const headers = new Headers({ 'content-type': 'application/json', 'x-total-count': String(count) })
+    const link = pageLinks(request, baseOf(request), { limit, offset, count })
+    if (link) headers.set('link', link)
+    if (pageHeaders.size > 1000) pageHeaders.clear()
+    pageHeaders.set(request.url, { count, headers })
+    return headers
   }
 
   const count = (c: Compiled, w: Where) => Number(client.query(c.count + w.sql).values(...(w.params as never[]))[0]![0])
@@ -234,11 +239,11 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const w = whereOf(c, spec as unknown as ListSpec<SQLiteTable>, paging as Record<string, unknown>)
     const whereSql = w.sql
     const count = total(c, w)
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-total-count': String(count) }
     // Digits beyond SQLite's 64-bit integers are capped rather than bound as a float (a 500).
     const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
-    if (limit === 0) return { body: '[]', headers }
+    const headers = () => ({ 'content-type': 'application/json', 'x-total-count': String(count) })
+    if (limit === 0) return { body: '[]', headers: headers() }
 
     const toApi = spec.toApi
     const toRecord = toApi ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect']) : c.decode
@@ -249,15 +254,12 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
       // The records in place of the rows, then the page in one JSON.stringify: the same text as
       // one call per record joined with commas, made faster (a 50-row page, issue 9).
       for (let i = 0; i < rows.length; i++) rows[i] = toRecord(rows[i] as Row)
-      const body = JSON.stringify(rows)
-      const link = linkOf(request, limit, offset, count)
-      if (link) headers.link = link
-      return { body, headers }
+      return { body: JSON.stringify(rows), headers: pageHeadersOf(request, limit, offset, count) }
     }
     const base = c.select + whereSql + w.order
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
-    return { body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), headers }
+    return { body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), headers: headers() }
   }
 }
 
@@ -361,6 +363,7 @@ export type List = ReturnType<typeof createLists>
  * to decide whether to await it (compose.mjs isAsync), and awaits any that returns a call's result
  * (`=> f(...)`, `return f(...)`) but not `return new ...`. A list route that is not awaited, and has
  * no parse hook (context.ts parseBody), answers in the same turn it was asked, without a promise
- * (test/http/list-routes.test.ts).
+ * (test/http/list-routes.test.ts). A page's headers are a Headers kept for the next request
+ * of the same page: the Response copies them, and nothing else may change them.
  */
-export type ListAnswer = { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> }
+export type ListAnswer = { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> | Headers }
