@@ -61,7 +61,7 @@ test('the README starts the server with npm start, and its setup commands pasted
   const script = ['set -eu', npmFunction(), ...blocks].join('\n').replaceAll(ORIGIN, server.base)
   const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdin: new Blob(['PASSWORD\n']), stdout: 'pipe', stderr: 'pipe', timeout: TEST_TIMEOUT_MS - 10_000 })
   const [stdout, stderr, code] = await Promise.all([new Response(bash.stdout).text(), new Response(bash.stderr).text(), bash.exited])
-  if (code !== 0) console.error(`README output:\n${stdout}\n${stderr}`)
+  if (code !== 0 || stderr.split('\n').filter((l) => l.startsWith('data=')).length !== 4) console.error(`README output:\n${stdout}\n${stderr}`)
   expect(code).toBe(0)
   // Every command said the folder the server uses, and no request was refused.
   const data = join(cwd, 'data')

@@ -371,11 +371,11 @@ export type Server = { proc: Running; base: string; api: string; port: number; h
 /** Starts `serve --port 0` on a data folder and waits for the line with its URL. */
 export async function startServe(
   dataDir: string | undefined,
-  options: { args?: string[]; env?: Record<string, string>; cwd?: string; cli?: string[] } = {},
+  options: { args?: string[]; env?: Record<string, string>; cwd?: string; cli?: string[]; boundMs?: number } = {},
 ): Promise<Server> {
   const args = ['serve', ...(dataDir === undefined ? [] : ['--data', dataDir]), ...(options.args ?? ['--port', '0'])]
   const proc = new Running([...(options.cli ?? SOURCE_CLI), ...args], { env: options.env, cwd: options.cwd })
-  const match = await proc.waitFor('stderr', / serving api=(http:\/\/(\S+):(\d+))\/api\/ /)
+  const match = await proc.waitFor('stderr', / serving api=(http:\/\/(\S+):(\d+))\/api\/ /, options.boundMs)
   return { proc, base: match[1]!, api: `${match[1]}/api`, host: match[2]!, port: Number(match[3]) }
 }
 
