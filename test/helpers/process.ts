@@ -82,7 +82,8 @@ export async function runInProcess(args: string[], options: Omit<RunOptions, 'cl
  * Where the executables built for the tests are kept, one folder per build key (the checkout's
  * commit and the content of everything that goes into a build). `bun test --parallel` runs the
  * test files in several processes: the first that needs an executable builds it, the others wait
- * for it, and a later run of the same code finds it built. Entries not used for two days go.
+ * for it, and a later run of the same code finds it built. Builds no run has used for an hour go
+ * (each is about 110 MB, and every change to src/ makes a new one).
  */
 const BUILDS = join(tmpdir(), 'reelhouse-test-builds')
 /** What goes into an executable besides the source tree's commit. */
@@ -119,7 +120,7 @@ async function sharedBuild(args: string[]): Promise<{ folder: string; since: str
   const lock = `${folder}.lock`
   const done = () => {
     if (!existsSync(folder)) return undefined
-    // Used now: pruneBuilds keeps it for two more days.
+    // Used now: pruneBuilds keeps it for another hour.
     utimesSync(folder, new Date(), new Date())
     return { folder, since: readFileSync(join(folder, 'since'), 'utf8') }
   }
@@ -163,13 +164,13 @@ async function sharedBuild(args: string[]): Promise<{ folder: string; since: str
   }
 }
 
-/** Removes the builds other than `keep` that no run has used for two days. */
+/** Removes the builds other than `keep` that no run has used for an hour (a run takes minutes). */
 function pruneBuilds(keep: string) {
   for (const name of readdirSync(BUILDS)) {
     if (name.startsWith(keep)) continue
     const path = join(BUILDS, name)
     try {
-      if (Date.now() - statSync(path).mtimeMs > 2 * 86_400_000) rmSync(path, { recursive: true, force: true })
+      if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true })
     } catch {}
   }
 }
