@@ -28,7 +28,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { machine, median, writeSection } from './doc.ts'
-import { ROOT, benchScratch, children, envNumber, memory, resetPeak, runBench } from './procs.ts'
+import { ROOT, benchScratch, children, envNumber, memory, prober, resetPeak, runBench } from './procs.ts'
 import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const FILES = envNumber('BENCH_DROP_FILES', 20_000)
@@ -56,32 +56,6 @@ function mainThreadSched(pid: number): { onCpu: number; waiting: number } {
 
 /** How long the control probe of the idle server lasts (its longest wait: the machine's own noise). */
 const IDLE_PROBE_MS = 5000
-
-/** bench/prober.ts against `s` (see bench/stall.ts): resolves once warm; the returned function stops it. */
-async function prober(base: string) {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), base], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
-  children.add(proc)
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let out = ''
-  while (!out.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error('the prober ended before it was ready')
-    out += decoder.decode(value, { stream: true })
-  }
-  out = out.slice(out.indexOf('\n') + 1)
-  return async () => {
-    proc.stdin.end()
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      out += decoder.decode(value, { stream: true })
-    }
-    await proc.exited
-    children.delete(proc)
-    return JSON.parse(out) as { longest: number; count: number }
-  }
-}
 
 /** A fresh data folder with the device and the production, made by `serve` itself; the server running. */
 async function setUp(label: string): Promise<{ s: Server; data: string; drop: string }> {

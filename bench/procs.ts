@@ -164,3 +164,34 @@ export async function runBench(main: () => Promise<boolean>, stopAll: () => Prom
   }
   process.exit(ok ? 0 : 1)
 }
+
+/**
+ * GET /api/health of the server at `base` one after the other until `stop`, from a process of its own (bench/prober.ts);
+ * the longest wait and the count, in ms.
+ */
+export async function prober(base: string) {
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), base], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  children.add(proc)
+  // Its first line says it is warm; the measure starts there.
+  const reader = proc.stdout.getReader()
+  const decoder = new TextDecoder()
+  let out = ''
+  while (!out.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error('the prober ended before it was ready')
+    out += decoder.decode(value, { stream: true })
+  }
+  out = out.slice(out.indexOf('\n') + 1)
+  return async () => {
+    proc.stdin.end()
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      out += decoder.decode(value, { stream: true })
+    }
+    const code = await proc.exited
+    children.delete(proc)
+    if (code !== 0) throw new Error(`the prober failed (exit ${code})`)
+    return JSON.parse(out) as { longest: number; count: number }
+  }
+}

@@ -12,7 +12,7 @@ import { spawnSync } from 'bun'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, benchScratch, children, envNumber, runBench } from './procs.ts'
+import { ROOT, benchScratch, children, envNumber, prober, runBench } from './procs.ts'
 import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const FILES = envNumber('BENCH_STALL_FILES', 20_000)
@@ -32,37 +32,6 @@ function serveNoFfmpeg(cli: string[], dataDir: string) {
   const noFfmpeg = join(scratch.path, 'no-ffmpeg')
   mkdirSync(noFfmpeg, { recursive: true })
   return serve(cli, dataDir, ['--ffmpeg', noFfmpeg, '--settle', '1'])
-}
-
-/**
- * GET /api/health one after the other until `stop`, from a process of its own (bench/prober.ts);
- * the longest wait and the count, in ms.
- */
-async function prober(s: Server) {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), s.base], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
-  children.add(proc)
-  // Its first line says it is warm; the measure starts there.
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let out = ''
-  while (!out.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error('the prober ended before it was ready')
-    out += decoder.decode(value, { stream: true })
-  }
-  out = out.slice(out.indexOf('\n') + 1)
-  return async () => {
-    proc.stdin.end()
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      out += decoder.decode(value, { stream: true })
-    }
-    const code = await proc.exited
-    children.delete(proc)
-    if (code !== 0) throw new Error(`the prober failed (exit ${code})`)
-    return JSON.parse(out) as { longest: number; count: number }
-  }
 }
 
 const assetCount = (s: Server) => count(s, '/api/videoassets/?limit=1')
@@ -93,11 +62,11 @@ async function round(cli: string[], label: string, r: number, source: string): P
     if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')
     await waitUntil('the start scans', 30_000, async () => (await busyTasks(s)) === 0)
     // Baseline: the same client, the server idle, for 3 s.
-    let stop = await prober(s)
+    let stop = await prober(s.base)
     await Bun.sleep(3000)
     const idle = (await stop()).longest
     // (a) The drop: cp -r of a folder of FILES clips into the watch folder; until every clip is an asset and no task is left.
-    stop = await prober(s)
+    stop = await prober(s.base)
     const t = performance.now()
     const cp = Bun.spawn(['cp', '-r', source, `${device}Show/drop`], { stderr: 'pipe' })
     if ((await cp.exited) !== 0) throw new Error(`cp: ${await new Response(cp.stderr).text()}`)
@@ -111,7 +80,7 @@ async function round(cli: string[], label: string, r: number, source: string): P
       type: 'video', production: 'Show', rewrap_proxy: false, move_asset: false,
       asset: { asset_meta: { name: 'k', path_file: `${device}Show/drop/clip-000000.mov`, is_archive: false, is_production: true, approval: 0, meta_field_store: {} }, technical_details: {}, archive_details: {}, keywords },
     })
-    stop = await prober(s)
+    stop = await prober(s.base)
     const answers = await Promise.all([0, 1, 2, 3].map(() => api(s, 'POST', '/api/asset/import/', body)))
     await Bun.sleep(200)
     const bodyWait = (await stop()).longest
@@ -120,7 +89,7 @@ async function round(cli: string[], label: string, r: number, source: string): P
     const asset = (await api(s, 'GET', '/api/videoassets/?limit=1')).json[0] as { id: number; name: string }
     const editStatus: number[] = []
     const editMs: number[] = []
-    stop = await prober(s)
+    stop = await prober(s.base)
     for (let e = 0; e < EDITS; e++)
       for (const [b, body] of editBodies(e).entries())
         for (const method of ['PATCH', 'PUT']) {

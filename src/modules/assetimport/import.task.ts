@@ -15,7 +15,7 @@ import { type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts
 import { SMALL_FILE, fingerprintFile, fingerprintSmallFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { aliasProblem, deviceFor, fileOnDevice, makeDirInside, stampOf } from '../../storage/paths.ts'
+import { deviceFor, fileOnDevice, stampOf } from '../../storage/paths.ts'
 import { describe } from '../../storage/errors.ts'
 import { type Handler, SHUTDOWN, type TaskOf, grouped } from '../../tasks/runner.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
@@ -27,7 +27,7 @@ import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 import { moveFolder } from './service.ts'
-import { openCatalogued, profileFor, usableProfile } from './proxy.task.ts'
+import { openCatalogued, profileFor, readyProxyFolder, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
 import { openProxyFolder } from '../../storage/roots.ts'
 
@@ -215,12 +215,8 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           if (missingFfmpeg) warning.proxy = missingFfmpeg
           else {
             const proxyDir = production.proxy_root
-            const proxyDevice = deviceFor(allDevices, proxyDir)
-            if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
-            makeDirInside(proxyDevice.path, proxyDir)
-            // The proxy folder is reached with no link on the way, and the source is still the file.
-            const alias = aliasProblem(proxyDevice.path, proxyDir)
-            if (alias) throw new Error(`the proxy folder: ${alias}`)
+            const proxyDevice = readyProxyFolder(allDevices, proxyDir)
+            // The source is still the file.
             closeSync(openSame(asset)) // checked now, and again for each run of ffprobe and ffmpeg
             progress({ step: 'proxy', percent: 0 })
             // ffmpeg's -progress position over the clip's duration (an image: at its end).

@@ -54,6 +54,19 @@ export function usableProfile(profile: ProfileRow | undefined): { profile?: Prof
 }
 
 /**
+ * The production's proxy folder made ready for a proxy (the import's and the proxy task's): on a
+ * device, made where missing, and reached with no link on the way. Answers its device.
+ */
+export function readyProxyFolder(allDevices: Parameters<typeof deviceFor>[0], proxyDir: string): NonNullable<ReturnType<typeof deviceFor>> {
+  const proxyDevice = deviceFor(allDevices, proxyDir)
+  if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
+  makeDirInside(proxyDevice.path, proxyDir)
+  const alias = aliasProblem(proxyDevice.path, proxyDir)
+  if (alias) throw new Error(`the proxy folder: ${alias}`)
+  return proxyDevice
+}
+
+/**
  * The asset's file, opened (no link followed, never waiting on a FIFO) and checked to be the file
  * catalogued (device and inode; the path gate's when none is recorded): ffprobe and ffmpeg read
  * that descriptor, not whatever the path names by then.
@@ -163,11 +176,7 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
     const allDevices = db.select().from(devices).all()
     const proxyDir = production.proxy_root
-    const proxyDevice = deviceFor(allDevices, proxyDir)
-    if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
-    makeDirInside(proxyDevice.path, proxyDir)
-    const alias = aliasProblem(proxyDevice.path, proxyDir)
-    if (alias) throw new Error(`the proxy folder: ${alias}`)
+    const proxyDevice = readyProxyFolder(allDevices, proxyDir)
     closeSync(openCatalogued(allDevices, asset)) // checked now, and again for each run of ffprobe and ffmpeg
 
     // The profile asked for, read now; one deleted since: the one that applies now.
