@@ -9,6 +9,7 @@ import { emptyFfmpegDir, importBody, otherFileSystemDir, removeScratch, scratchD
 import { type Server, call, compiledExecutable, killAll, startServe } from '../helpers/process.ts'
 import { writeLarge } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { OTHER_TMP } from '../helpers/temp.ts'
 
 const SIZE = 300 * 1024 * 1024
 const data = scratchDir('reelhouse-import-recovery-data-')
@@ -43,8 +44,8 @@ afterAll(async () => {
 const hidden = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith('.reelhouse-')) : [])
 
 const name = far.cross
-  ? 'SIGKILL during a move across file systems (onto /dev/shm): after restart the file is at one path, whole, and catalogued once'
-  : 'SIGKILL during a move onto another device (both on one file system here: /dev/shm is not separate): after restart the file is at one path, whole, and catalogued once'
+  ? `SIGKILL during a move across file systems (onto ${OTHER_TMP}): after restart the file is at one path, whole, and catalogued once`
+  : 'SIGKILL during a move onto another device (both on one file system here: the machine has no second one): after restart the file is at one path, whole, and catalogued once'
 
 test(name, async () => {
   const source = join(disk, 'incoming', 'big.mov')

@@ -34,6 +34,7 @@ import {
 } from '../helpers/imports.ts'
 import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { OTHER_TMP } from '../helpers/temp.ts'
 
 /** With ffmpeg, the test; without, a test of the warning path in its place, saying so in its name. */
 function withFfmpeg(name: string, fn: () => Promise<void>) {
@@ -314,7 +315,7 @@ describe('move_asset', () => {
     expect(readFileSync(squatter, 'utf8')).toBe('someone else\n')
   })
 
-  const across = () => (far.cross ? 'onto a device on another file system (/dev/shm)' : 'onto another device (both on one file system here: /dev/shm is not separate)')
+  const across = () => (far.cross ? `onto a device on another file system (${OTHER_TMP})` : 'onto another device (both on one file system here: the machine has no second one)')
   withFfmpeg(`asset_destination ${across()}: copied across, the source removed, the content identical`, async () => {
     const name = `${++n}-far.mov`
     const path = place(media.video, name)

@@ -5,12 +5,12 @@
 import { expect } from 'bun:test'
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { type Log, silentLog } from '../../src/util/log.ts'
 import { type RequestOptions, type TestApp, readResponse, tempDir } from './app.ts'
+import { OTHER_TMP } from './temp.ts'
 import { ff, hasFfmpeg } from './media.ts'
 
 export const IMPORT = '/api/asset/import/'
@@ -19,7 +19,7 @@ const made: string[] = []
 /**
  * tempDir(), remembered for removeScratch(). tempDir's own removal at process exit does not
  * happen under `bun test` (bun 1.4 runs no 'exit' listeners there), and a 300 MB file left on
- * /dev/shm is memory lost, so these tests remove what they make in afterAll.
+ * a file left in memory (/dev/shm) is memory lost, so these tests remove what they make in afterAll.
  */
 export function scratchDir(prefix = 'reelhouse-import-', parent?: string) {
   const dir = tempDir(prefix, parent)
@@ -139,16 +139,9 @@ export const sha256 = (path: string) => createHash('sha256').update(readFileSync
 /** The device number of the file system a path is on. */
 export const deviceOf = (path: string) => statSync(path).dev
 
-/** A folder on /dev/shm (tmpfs) when that is another file system than the temp folder; else in the temp folder. */
+/** A folder on another file system than the tests' folders (OTHER_TMP) when the machine has one; else beside them. */
 export function otherFileSystemDir(prefix: string) {
-  const shm = '/dev/shm'
-  let cross = false
-  try {
-    cross = statSync(shm).isDirectory() && deviceOf(shm) !== deviceOf(tmpdir())
-  } catch {
-    cross = false
-  }
-  return { dir: cross ? scratchDir(prefix, shm) : scratchDir(prefix), cross }
+  return { dir: scratchDir(prefix, OTHER_TMP), cross: OTHER_TMP !== undefined }
 }
 
 /** The ImportLogs of a path (GET /api/importlogs/?asset_path=...), as the admin sees them. */

@@ -3,32 +3,32 @@
 // racing for the same names, and crashes: a child process killed at every step of a move, and
 // at random moments, then resumed.
 //
-// Two file systems: /dev/shm (tmpfs) and the temp folder (os.tmpdir()) when their device
-// numbers differ, as on most Linux machines. Where they do not, the cross tests say so in their
-// names and force the copy with `crossDevice: true`, the hook made for machines with one file
-// system.
+// Two file systems: the tests' folder (TEST_TMP) and another (OTHER_TMP, test/helpers/temp.ts)
+// when the machine has one, as most Linux machines do (a disk and /dev/shm). Where it has not,
+// the cross tests say so in their names and force the copy with `crossDevice: true`, the hook
+// made for machines with one file system.
 import { afterAll, expect, test } from 'bun:test'
 import { spawn } from 'bun'
 import { spawnSync } from 'node:child_process'
 import {
   chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CancelledError } from '../../src/storage/fs.ts'
 import { type MovePlan, type MoveStep, destinationPath, moveFile, planMove, resumeMove, sourcePath, suffixed } from '../../src/storage/file.ts'
+import { OTHER_TMP, TEST_TMP } from '../helpers/temp.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { removeAll, snapshot, writeLarge } from '../helpers/tree.ts'
 
 const FILE_TS = join(import.meta.dir, '../../src/storage/file.ts')
 
 // Made when the file loads, so that the test names can say which pair of file systems is used.
-const disk = mkdtempSync(join(tmpdir(), 'reelhouse-file-'))
-const shm = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/reelhouse-file-') : undefined
-const other = shm ?? mkdtempSync(join(tmpdir(), 'reelhouse-file-b-'))
+const disk = mkdtempSync(join(TEST_TMP, 'reelhouse-file-'))
+const shm = OTHER_TMP !== undefined ? mkdtempSync(join(OTHER_TMP, 'reelhouse-file-')) : undefined
+const other = shm ?? mkdtempSync(join(TEST_TMP, 'reelhouse-file-b-'))
 /** The pair for the cross tests, as the test names say it. */
 const forced = !shm || statSync(shm).dev === statSync(disk).dev
-const PAIR = forced ? 'ONE file system only here, the copy forced with crossDevice' : `tmpfs /dev/shm → ${tmpdir()} (${statSync(disk).dev} ≠ ${statSync(shm!).dev})`
+const PAIR = forced ? 'ONE file system only here, the copy forced with crossDevice' : `${OTHER_TMP} → ${TEST_TMP} (${statSync(disk).dev} ≠ ${statSync(shm!).dev})`
 afterAll(() => removeAll(disk, other))
 
 let n = 0

@@ -8,7 +8,6 @@ import { afterEach, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -16,6 +15,7 @@ import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
 import { IMPORT, appWithFfmpegDir, deviceOf, emptyFfmpegDir, importBody, logsOf, placeFile, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { OTHER_TMP } from '../helpers/temp.ts'
 
 let base: TestApp | undefined
 const stops: (() => Promise<unknown>)[] = []
@@ -27,14 +27,8 @@ afterEach(async () => {
   removeScratch()
 })
 
-/** /dev/shm is a file system of its own here (tmpfs), beside the temp folder's. */
-const SHM_APART = (() => {
-  try {
-    return statSync('/dev/shm').isDirectory() && deviceOf('/dev/shm') !== deviceOf(tmpdir())
-  } catch {
-    return false
-  }
-})()
+/** Another file system beside the tests' folders (OTHER_TMP), where the machine has one. */
+const SHM_APART = OTHER_TMP !== undefined
 
 /** The SHA-256 of a file, read as a stream (the file is too big to read at once). */
 const sha256Of = (path: string) =>
@@ -60,11 +54,11 @@ async function bigFile(path: string, size: number) {
 const BIG = 400 * 1024 * 1024
 
 test.skipIf(!SHM_APART)(
-  'an import cancelled while its move copies the file across file systems (temp folder to /dev/shm): never half moved; the file is whole at its source or at its target, the asset names where it is, no temporary file is left',
+  'an import cancelled while its move copies the file across file systems (from the folder of the tests to another file system): never half moved; the file is whole at its source or at its target, the asset names where it is, no temporary file is left',
   async () => {
     base = testApp(undefined, { tasks: false })
     const { root, device, production: show } = await seedProduction(base)
-    const far = scratchDir('reelhouse-far-', '/dev/shm')
+    const far = scratchDir('reelhouse-far-', OTHER_TMP)
     const farDevice = await base.post('/api/devices/', { name: 'far', path: far })
     expect(farDevice.status).toBe(201)
     const app = appWithFfmpegDir(base, emptyFfmpegDir())

@@ -4,7 +4,6 @@
 // watcher following them as serve runs it, a changed upload_root too, without a restart.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -13,17 +12,12 @@ import { ingestOwner, movesUpload } from '../../src/watch/scan.task.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
 import { allLogs, deviceOf, emptyFfmpegDir, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { OTHER_TMP } from '../helpers/temp.ts'
 
 const SETTLE_MS = 200
 
-/** /dev/shm is a file system of its own here (tmpfs), beside the temp folder's. */
-const SHM_APART = (() => {
-  try {
-    return statSync('/dev/shm').isDirectory() && deviceOf('/dev/shm') !== deviceOf(tmpdir())
-  } catch {
-    return false
-  }
-})()
+/** Another file system beside the tests' folders (OTHER_TMP), where the machine has one. */
+const SHM_APART = OTHER_TMP !== undefined
 
 /** The regular files below `dir`, relative to it. */
 const filesBelow = (dir: string) =>
@@ -263,13 +257,13 @@ describe('the watcher and drop folders', () => {
   // (identity), never imported a second time.
   for (const across of [false, true]) {
     const title = across
-      ? 'move_uploads, the drop folder on another file system (/dev/shm): each file copied into STORAGE_ROOT/<kind>/ on the storage device; one asset each, nothing left in the drop folder, no temporary file'
+      ? 'move_uploads, the drop folder on another file system: each file copied into STORAGE_ROOT/<kind>/ on the storage device; one asset each, nothing left in the drop folder, no temporary file'
       : "move_uploads: files dropped are moved into STORAGE_ROOT/<kind>/; exactly one asset each, at its new path; nothing left in the drop folder; a file already in the storage root stays; a scan afterwards finds nothing new"
     test.skipIf(across && !SHM_APART)(title, async () => {
       base = testApp(undefined, { tasks: false })
       const nas = scratchDir('reelhouse-nas-')
       expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
-      const dropDisk = across ? scratchDir('reelhouse-drop-shm-', '/dev/shm') : nas
+      const dropDisk = across ? scratchDir('reelhouse-drop-shm-', OTHER_TMP) : nas
       if (across) expect((await base.post('/api/devices/', { name: 'drop', path: dropDisk })).status).toBe(201)
       const made = await base.post('/api/productions/', { name: 'A', storage_root: join(nas, 'A'), upload_root: join(dropDisk, 'drop', 'A'), move_uploads: true })
       expect([made.status, made.json.move_uploads]).toEqual([201, true])

@@ -6,7 +6,6 @@
 // description and a keyword naming its content, checked on the right file afterwards.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -15,16 +14,11 @@ import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/
 import { IMPORT, emptyFfmpegDir, importBody, otherFileSystemDir, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { OTHER_TMP, TEST_TMP } from '../helpers/temp.ts'
 
 const MODES = ['events', 'polling', 'restart'] as const
-/** Whether /dev/shm is another file system than the temp disk here (else a cross-device move is a rename). */
-const CROSS = (() => {
-  try {
-    return statSync('/dev/shm').dev !== statSync(tmpdir()).dev
-  } catch {
-    return false
-  }
-})()
+/** Whether the machine has a second file system for the tests (else a cross-device move is a rename). */
+const CROSS = OTHER_TMP !== undefined
 type Mode = (typeof MODES)[number]
 const SETTLE_MS = 200
 
@@ -188,7 +182,7 @@ for (const mode of MODES) {
       expect(await videoCount()).toBe(2)
     }, 60_000)
 
-    test(`a file and a folder of 200 files moved across file systems (${!CROSS ? 'one file system here: relinked after going offline' : 'the temp disk to /dev/shm'}): relinked by content, with their metadata, never imported anew`, async () => {
+    test(`a file and a folder of 200 files moved across file systems (${!CROSS ? 'one file system here: relinked after going offline' : `${TEST_TMP} to ${OTHER_TMP}`}): relinked by content, with their metadata, never imported anew`, async () => {
       await setup(mode)
       const one = clip(join(store, 'single.mov'))
       const folder = join(store, 'card')
@@ -227,7 +221,7 @@ for (const mode of MODES) {
       expect((await send('GET', '/api/importlogs/')).json).toHaveLength(1)
     }, 60_000)
 
-    test.skipIf(!CROSS)('a move across file systems (/dev/shm to the temp disk) into the watch folder whose copy settles long before the original is deleted: held, never imported, then the asset moved', async () => {
+    test.skipIf(!CROSS)(`a move across file systems (${OTHER_TMP} to ${TEST_TMP}) into the watch folder whose copy settles long before the original is deleted: held, never imported, then the asset moved`, async () => {
       await setup(mode)
       const source = clip(join(shm.dir, 'cards', 'A001.mov'))
       const id = await imported(source, 'A001')

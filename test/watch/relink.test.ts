@@ -1,12 +1,11 @@
-// One move, one answer: a clip moved across file systems (the temp disk and /dev/shm, two
-// devices) is relinked by content whichever device's scan sees its half first, and a copy still
+// One move, one answer: a clip moved across file systems (the tests' folder and another file
+// system, two devices) is relinked by content whichever device's scan sees its half first, and a copy still
 // in place is never a candidate for the relink. Made on real folders as another program would
 // make them, followed by the watcher running as serve runs it: by file events, by polling, and
 // across a stop and start, whose two start scans run at the same time (two devices, two task
 // slots), as they do when the service starts.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
@@ -15,14 +14,9 @@ import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/
 import { IMPORT, emptyFfmpegDir, gatedFfmpeg, importBody, otherFileSystemDir, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { hasFfmpeg } from '../helpers/media.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { OTHER_TMP } from '../helpers/temp.ts'
 
-const CROSS = (() => {
-  try {
-    return statSync('/dev/shm').dev !== statSync(tmpdir()).dev
-  } catch {
-    return false
-  }
-})()
+const CROSS = OTHER_TMP !== undefined
 const MODES = ['events', 'polling', 'restart'] as const
 type Mode = (typeof MODES)[number]
 
