@@ -1,6 +1,6 @@
 // Shapes shared by every module's OpenAPI description: the error envelope, the two plain error
 // bodies api.md names, and the id path parameter.
-import type { TObject, TSchema } from '@sinclair/typebox'
+import type { TArray, TModule, TObject, TSchema } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 
 export const ErrorEnvelope = t.Object(
@@ -63,4 +63,44 @@ export function eitherOf<T extends TObject>(schema: T, fields: readonly [string,
 export function eitherFields(schema: TSchema): [string, string] | undefined {
   const pair = (schema.anyOf as { required?: string[] }[] | undefined)?.map((s) => s.required?.[0])
   return pair?.length === 2 && pair[0] && pair[1] ? [pair[0], pair[1]] : undefined
+}
+
+/** The list model of `schema` (t.Array of it), one object per schema (see the model cache below). */
+const arrays = new WeakMap<TSchema, TSchema>()
+export function listOf<T extends TSchema>(schema: T) {
+  let list = arrays.get(schema)
+  if (!list) arrays.set(schema, (list = t.Array(schema)))
+  return list as TArray<T>
+}
+
+/**
+ * Elysia keeps a route group's models as one TypeBox Module and makes a new one, each of its
+ * schemas computed again, at every .model() and every .use() of a group that has models. With
+ * our ~30 groups, each using the shared models and registering its own, creating the app is
+ * quadratic in the models: 80 of a warm createApp's 110 ms of CPU went there, and the test suite
+ * makes about 600 apps in its processes. A Module depends only on its definitions, and ours are
+ * constants, so the Module made for the same names and the same schema objects is made once per
+ * process and shared; from the third app on, creating one costs about 30 ms. serve makes one app
+ * and gains nothing here. The key is the names and each schema's identity (a number given to
+ * each object), so a group with another schema under a known name gets a Module of its own; the
+ * map stops growing once every group's definitions were seen (lists come from listOf for that).
+ * A TModule is never changed once made: Elysia replaces it, and Import copies what it takes.
+ */
+const ids = new WeakMap<object, number>()
+let lastId = 0
+const idOf = (schema: object) => {
+  let id = ids.get(schema)
+  if (id === undefined) ids.set(schema, (id = ++lastId))
+  return id
+}
+type Defs = Record<string, TSchema>
+const modules = new Map<string, TModule<Defs>>()
+// Typed loosely on purpose: TypeBox's own signature makes the checker recurse too deep here.
+const typebox = t as unknown as { Module(defs: Defs): TModule<Defs> }
+const makeModule = typebox.Module
+typebox.Module = (defs) => {
+  const key = Object.getOwnPropertyNames(defs).map((name) => `${name}:${idOf(defs[name]!)}`).join(' ')
+  let made = modules.get(key)
+  if (!made) modules.set(key, (made = makeModule(defs)))
+  return made
 }

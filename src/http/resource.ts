@@ -10,7 +10,7 @@ import type { Principal } from '../modules/users/service.ts'
 import { requirePerm } from '../modules/users/access.ts'
 import { noSuchRecord, notFound, requireOneOf } from './errors.ts'
 import { type ListColumn, Paging } from './lists.ts'
-import { BODY_ERRORS, IdParams, eitherFields, errors, oneOf, sharedModels } from './models.ts'
+import { BODY_ERRORS, IdParams, eitherFields, errors, oneOf, listOf, sharedModels } from './models.ts'
 
 type Table = SQLiteTable & { id: SQLiteColumn }
 
@@ -83,7 +83,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const routes = new Elysia({ prefix: spec.prefix, tags: [name] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ ...spec.models, [`${name}List`]: t.Array(spec.models[name]!) })
+    .model({ ...spec.models, [`${name}List`]: listOf(spec.models[name]!) })
     .get(
       '/',
       ({ query, user, request }) => {

@@ -7,8 +7,8 @@ import type { Page } from 'puppeteer-core'
 import type { Tab } from './browser.ts'
 
 /** Signs in on the sign-in view (the tab must show it) and waits for the shell. */
-/** One state of a bar: its task, its accessible name, value and max (value null: indeterminate), its line. */
-export type BarState = { task: string; label: string; value: number | null; max: number; text: string }
+/** One state of a bar: its task, its accessible name, value and max (value null: indeterminate), its line, and when the page drew it (performance.now()). */
+export type BarState = { task: string; label: string; value: number | null; max: number; text: string; at: number }
 
 /** Starts recording bars (again after a reload); what was recorded before is kept until then. */
 export async function recordBars(page: Page) {
@@ -33,7 +33,7 @@ export async function recordBars(page: Page) {
         const seen = JSON.stringify(state)
         if (last.get(key) === seen) continue
         last.set(key, seen)
-        window.__bars.push(state)
+        window.__bars.push({ ...state, at: performance.now() })
       }
     }
     new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })

@@ -5,7 +5,7 @@ import { history } from '../../db/schema.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { Paging } from '../../http/lists.ts'
 import { noSuchRecord, notFound } from '../../http/errors.ts'
-import { IdParams, errors, sharedModels } from '../../http/models.ts'
+import { IdParams, errors, listOf, sharedModels } from '../../http/models.ts'
 import { idEq, optionalEq } from '../../http/resource.ts'
 import type { Principal } from '../users/service.ts'
 import { HistoryEntry, HistoryQuery, historyToApi } from './model.ts'
@@ -35,7 +35,7 @@ export function historyModule(ctx: ModuleContext) {
   return new Elysia({ prefix: '/history', tags: ['History'] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ HistoryEntry, HistoryList: t.Array(HistoryEntry) })
+    .model({ HistoryEntry, HistoryList: listOf(HistoryEntry) })
     .get(
       '/',
       // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { projectAssets } from '../../db/schema.ts'
 import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
 import { Paging, type PagingQuery, slashPath } from '../../http/lists.ts'
-import { BODY_ERRORS, IdParams, errors, sharedModels } from '../../http/models.ts'
+import { BODY_ERRORS, IdParams, errors, listOf, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { type AssetListQuery, AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
@@ -67,7 +67,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
   let routes = new Elysia({ prefix, tags: ['ProjectAsset'] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ ProjectAsset, ProjectAssetDetail, ProjectAssetList: t.Array(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, ProjectAssetUpdate, DeleteAccepted, LinkResult, UnlinkResult })
+    .model({ ProjectAsset, ProjectAssetDetail, ProjectAssetList: listOf(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, ProjectAssetUpdate, DeleteAccepted, LinkResult, UnlinkResult })
     .get(
       '/',
       // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.

@@ -5,7 +5,7 @@ import { Elysia, t } from 'elysia'
 import type { ModuleContext } from '../../http/context.ts'
 import { invalidParameter } from '../../http/errors.ts'
 import { Paging, idFilter, pageLinks, streamRows } from '../../http/lists.ts'
-import { errors, oneOf, sharedModels } from '../../http/models.ts'
+import { errors, oneOf, listOf, sharedModels } from '../../http/models.ts'
 import { flagFilter } from '../../http/resource.ts'
 import type { Principal } from '../users/service.ts'
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
@@ -91,7 +91,7 @@ export function searchModule(ctx: ModuleContext, search: Search) {
   return new Elysia({ prefix: '/search', tags: ['Search'] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ SearchHit, SearchHits: t.Array(SearchHit) })
+    .model({ SearchHit, SearchHits: listOf(SearchHit) })
     // The Response made here, of the answer made outside: see src/http/lists.ts ListAnswer.
     .get('/', ({ query, user, request }) => {
       const a = answer(query, user, request)
