@@ -3,11 +3,10 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Db, openDb } from '../../src/db/client.ts'
-import { migrate } from '../../src/db/migrate.ts'
+import type { Db } from '../../src/db/client.ts'
 import { type Handlers, type Runner, createRunner, grouped } from '../../src/tasks/runner.ts'
 import { silentLog } from '../../src/util/log.ts'
-import { tempDir } from '../helpers/app.ts'
+import { migratedDb, tempDir } from '../helpers/app.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 let dir: string
@@ -21,8 +20,7 @@ const deleteParams = { bundle_root: '/a/', device: '/' }
 
 beforeEach(() => {
   dir = tempDir('reelhouse-runner-')
-  db = openDb(join(dir, 'reelhouse.db'))
-  migrate(db)
+  db = migratedDb(join(dir, 'reelhouse.db'))
   ran = []
   let open = Promise.resolve()
   release = () => {}
