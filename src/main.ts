@@ -14,7 +14,6 @@ import {
   type Revoke, backup, migrateCommand, proxiesRemake, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPermAdd, userPermRemove,
 } from './cli/commands.ts'
 import { type Io, processIo } from './cli/io.ts'
-import { serve } from './cli/serve.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
 import { CODENAMES, type Codename, UserError, isCodename } from './modules/users/service.ts'
 import { VERSION, versionLine } from './version.ts'
@@ -88,7 +87,13 @@ unset.`,
     },
     args: none,
     // Logs on the process's stderr and stops on its signals, whatever io is: a serve is a process.
-    run: (values, _, __, io) => serve(serveConfig(values as Record<string, string | string[] | boolean | undefined>, io.env, io.cwd)).stopped,
+    // The server (the HTTP app, the watcher, the task handlers) is loaded only for serve: the
+    // other commands start in a third of the time without it (docs/benchmarks.md, "The suite").
+    run: async (values, _, __, io) => {
+      const config = serveConfig(values as Record<string, string | string[] | boolean | undefined>, io.env, io.cwd)
+      const { serve } = await import('./cli/serve.ts')
+      return serve(config).stopped
+    },
   },
   {
     name: 'user add',

@@ -1,8 +1,8 @@
 // A real app over a real, migrated SQLite file in a disposable folder, with an admin key and
 // helpers to make users and send requests through app.handle.
 import { Database } from 'bun:sqlite'
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { type AppOptions, createApp } from '../../src/app.ts'
 import { type CoreOptions, createCore } from '../../src/core.ts'
 import { openDb } from '../../src/db/client.ts'
@@ -30,7 +30,10 @@ export type RequestOptions = {
  * themselves run for real once per process here, and on every catalogue a spawned serve makes.
  */
 export function migratedDb(file: string) {
-  if (!existsSync(file)) writeFileSync(file, migratedImage(), { mode: 0o600 })
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+    writeFileSync(file, migratedImage(), { mode: 0o600 })
+  }
   const db = openDb(file)
   migrate(db)
   return db
