@@ -5,6 +5,7 @@
 //
 // A child never blocks the event loop: its output is read from pipes asynchronously. Only the
 // last few KiB of stderr are kept; that is where ffmpeg puts the reason a run failed.
+import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { CancelledError } from '../storage/fs.ts'
 
@@ -112,9 +113,8 @@ export async function createFfmpeg(options: { dir?: string; searchPath?: string 
       return
     }
     try {
-      const { stdout } = await runChild(path, name, ['-version'], { timeoutMs: VERSION_TIMEOUT_MS })
+      versions[name] = await versionOf(path, name)
       found[name] = path
-      versions[name] = stdout.split('\n', 1)[0]!.trim()
     } catch (error) {
       problems[name] = `${path} does not run: ${(error as Error).message}`
     }
@@ -140,6 +140,27 @@ export async function createFfmpeg(options: { dir?: string; searchPath?: string 
       return runChild(path, binary, args, runOptions)
     },
   })
+}
+
+/**
+ * The first line of `-version` of each binary file this process ran, by the file's identity
+ * (device, inode, size, change time): the check runs once per binary and process, not once per
+ * catalogue core (a process that makes several, as the tests do, ran it about 200 times). Each
+ * start of Debian's ffprobe costs 0.1 s of CPU, most of it in linking its 215 shared libraries.
+ * A binary replaced at its path (an upgrade) is another file and is run again; a failed run is
+ * not kept.
+ */
+const versionsRun = new Map<string, Promise<string>>()
+function versionOf(path: string, name: string): Promise<string> {
+  const file = statSync(path)
+  const key = `${file.dev}:${file.ino}:${file.size}:${file.ctimeMs} ${path}`
+  let version = versionsRun.get(key)
+  if (!version) {
+    version = runChild(path, name, ['-version'], { timeoutMs: VERSION_TIMEOUT_MS }).then(({ stdout }) => stdout.split('\n', 1)[0]!.trim())
+    versionsRun.set(key, version)
+    version.catch(() => versionsRun.delete(key))
+  }
+  return version
 }
 
 async function runChild(path: string, name: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
