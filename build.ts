@@ -73,6 +73,11 @@ async function compile(outfile: string, pageModule: string, commit: string, targ
     // time we could measure (--version and serve's start, alternating, within their noise).
     minify: false,
     sourcemap: 'none',
+    // The bundle's code precompiled to the runtime's bytecode (its source is still there, for
+    // Elysia's composition above): `--version` took 0.13 s of CPU and now 0.03 s, a start and
+    // stop of serve 0.8 s and now 0.7 s (0.51 → 0.40 s to the first request), for 7 MiB more.
+    // Cross-compiled the same (the arm64 build runs under qemu in test/cli/arm64.test.ts).
+    bytecode: true,
     compile: {
       ...(target ? { target } : {}),
       outfile,
