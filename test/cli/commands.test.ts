@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { call, gitHead, killAll, lines, ROOT, runCli, runInProcess, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
+import { call, gitHead, killAll, lines, ROOT, runCli, type RunOptions, runInProcess, type Server, SOURCE_CLI, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -54,7 +54,7 @@ const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journa
  * The two ways a test runs a command: the command line's own entry in this process, and the
  * process `bun src/main.ts` (a few cases: the wrapper around the entry, its real exit code).
  */
-const WAY = { 'in this process': runInProcess, 'bun src/main.ts': runCli } as const
+const WAY = { 'in this process': runInProcess, 'bun src/main.ts': (args: string[], options?: RunOptions) => runCli(args, { ...options, cli: SOURCE_CLI }) } as const
 type Way = keyof typeof WAY
 
 describe.concurrent('--version and --help', () => {

@@ -1,4 +1,4 @@
-// `reelhouse serve` as a child process (`bun src/main.ts serve --port 0`), on temporary data
+// `reelhouse serve` as a child process (the compiled executable, `serve --port 0`), on temporary data
 // folders: the first admin, loopback by default, clean stops on SIGTERM/SIGINT, persistence
 // across restarts, and the other commands working beside it (service.md section 2).
 import { Database } from 'bun:sqlite'
