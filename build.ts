@@ -52,7 +52,7 @@ const WORKERS = ['db/checkpoint.worker.js', 'watch/chokidar.worker.js']
 /** Compiles one executable; `target` undefined: for this machine, as the bun that runs this. */
 async function compile(outfile: string, pageModule: string, commit: string, target?: Bun.Build.CompileTarget): Promise<string> {
   const result = await Bun.build({
-    entrypoints: ['./src/main.ts', './src/db/checkpoint.worker.ts', './src/watch/chokidar.worker.ts'],
+    entrypoints: ['./src/executable.ts', './src/db/checkpoint.worker.ts', './src/watch/chokidar.worker.ts'],
     target: 'bun',
     plugins: [{
       name: 'reelhouse-page',

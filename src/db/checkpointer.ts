@@ -16,6 +16,7 @@
 import type { Db } from './client.ts'
 import type { CheckpointerMessage, CheckpointerReport } from './checkpoint.worker.ts'
 import type { Log } from '../util/log.ts'
+import { isEmbedded } from '../util/embedded.ts'
 
 /** The server's own automatic checkpoint while the worker runs, and without it (SQLite's default). */
 const BACKSTOP_PAGES = 10_000
@@ -24,11 +25,10 @@ const STOP_WAIT_MS = 5_000
 
 /**
  * The thread's code: beside this file when run from source; in the compiled executable, an
- * entrypoint of its own (build.ts) that sits where src/db/ sits under the executable's root:
- * /$bunfs/root/, or B:/~BUN/root/ on Windows (a test for $bunfs alone sent Windows to a .ts
- * file that is not there).
+ * entrypoint of its own (build.ts) that sits where src/db/ sits under the executable's root
+ * (src/util/embedded.ts says where that is on each system).
  */
-const WORKER_URL = /\/(\$bunfs|~BUN)\//.test(import.meta.url)
+const WORKER_URL = isEmbedded(import.meta.url)
   ? new URL('./db/checkpoint.worker.js', import.meta.url).href
   : new URL('./checkpoint.worker.ts', import.meta.url).href
 

@@ -33,6 +33,7 @@ import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
 import { createPacer } from '../util/pace.ts'
+import { isEmbedded } from '../util/embedded.ts'
 
 /**
  * Chokidar runs in a thread of its own (chokidar.worker.ts), one for the process: it handles each
@@ -43,9 +44,8 @@ import { createPacer } from '../util/pace.ts'
  * (ingest.ts `excluded`); `exclude` filters what it reports here.
  */
 // In the executable the thread's code is an entrypoint of its own (build.ts) under the
-// executable's root: /$bunfs/root/, or B:/~BUN/root/ on Windows (a test for $bunfs alone sent
-// Windows to a .ts file that is not there).
-const WORKER_URL = /\/(\$bunfs|~BUN)\//.test(import.meta.url)
+// executable's root (src/util/embedded.ts says where that is on each system).
+const WORKER_URL = isEmbedded(import.meta.url)
   ? new URL('./watch/chokidar.worker.js', import.meta.url).href
   : new URL('./chokidar.worker.ts', import.meta.url).href
 
