@@ -47,7 +47,11 @@ export function defaultDataDir(env: Record<string, string | undefined> = process
   // account's (an empty variable counts as unset).
   const home = () => (platform === 'win32' ? env.USERPROFILE : env.HOME) || homedir()
   if (platform === 'darwin') return join(home(), 'Library', 'Application Support', 'reelhouse')
-  if (platform === 'win32') return join(env.APPDATA ?? join(home(), 'AppData', 'Roaming'), 'reelhouse')
+  // Windows: the machine's own application data, not the roaming profile's (%APPDATA%), which a
+  // domain copies to its server at each sign-out and back at each sign-in: a catalogue and its
+  // WAL are this machine's state. (No Windows executable ran before this default, so there is no
+  // older folder to carry over.)
+  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home(), 'AppData', 'Local'), 'reelhouse')
   return join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'reelhouse')
 }
 

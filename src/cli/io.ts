@@ -8,7 +8,7 @@ export type Io = {
   stdout: Writer
   /** The data= line, the one line of a failure, warnings. */
   stderr: Writer
-  /** REELHOUSE_*, XDG_DATA_HOME, HOME, APPDATA, PATH (for git), npm_lifecycle_*. */
+  /** REELHOUSE_*, XDG_DATA_HOME, HOME, LOCALAPPDATA, PATH (for git), npm_lifecycle_*. */
   env: Record<string, string | undefined>
   /**
    * What relative paths (--data, backup FILE, --ffmpeg) are resolved against; none: the process's

@@ -15,6 +15,7 @@ import pkg from '../../package.json' with { type: 'json' }
 import { seedProduction, testApp } from '../helpers/app.ts'
 import { folders } from '../helpers/envelope.ts'
 import { lines, type Runner, TEST_TIMEOUT_MS, WAYS } from '../helpers/process.ts'
+import { defaultDataDir } from '../../src/config.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
 const dirs = folders()
@@ -275,5 +276,23 @@ describe.each(WAYS)('%s', (_, which, every) => {
       expect(r.code).toBe(0)
       expect(existsSync(join(folder, 'copy.db'))).toBe(true)
     })
+  })
+})
+
+describe('the default data folder of each system (defaultDataDir)', () => {
+  test('Linux: $XDG_DATA_HOME, else ~/.local/share; macOS: Application Support; Windows: %LOCALAPPDATA% (not the roaming %APPDATA%), else the profile\'s AppData\\Local', () => {
+    expect([
+      defaultDataDir({ XDG_DATA_HOME: '/x/data', HOME: '/home/ana' }, 'linux'),
+      defaultDataDir({ XDG_DATA_HOME: '', HOME: '/home/ana' }, 'linux'),
+      defaultDataDir({ HOME: '/Users/ana' }, 'darwin'),
+      defaultDataDir({ LOCALAPPDATA: 'C:/Users/ana/AppData/Local', APPDATA: 'C:/Users/ana/AppData/Roaming', USERPROFILE: 'C:/Users/ana' }, 'win32'),
+      defaultDataDir({ LOCALAPPDATA: '', APPDATA: 'C:/Users/ana/AppData/Roaming', USERPROFILE: 'C:/Users/ana' }, 'win32'),
+    ]).toEqual([
+      join('/x/data', 'reelhouse'),
+      join('/home/ana', '.local', 'share', 'reelhouse'),
+      join('/Users/ana', 'Library', 'Application Support', 'reelhouse'),
+      join('C:/Users/ana/AppData/Local', 'reelhouse'),
+      join('C:/Users/ana', 'AppData', 'Local', 'reelhouse'),
+    ])
   })
 })
