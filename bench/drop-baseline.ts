@@ -8,20 +8,15 @@
 // import_completed with the two warnings, and the task done with its result. No settle time, no
 // watcher, no identity checks, no HTTP.
 // Usage: bun bench/drop-baseline.ts DB_FILE DROP_FOLDER   (prints {files, cpuMs, peakMiB} on stdout)
-import { Database } from 'bun:sqlite'
 import { lstatSync, readFileSync, readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fingerprintAll } from '../src/storage/fingerprint.ts'
 import { stampOf } from '../src/storage/paths.ts'
+import { openBaselineDb } from './baseline-db.ts'
 
 const [file, dropFolder] = process.argv.slice(2)
 if (!file || !dropFolder) throw new Error('usage: bun bench/drop-baseline.ts DB_FILE DROP_FOLDER')
-const db = new Database(file, { strict: true })
-// The pragmas of src/db/client.ts openDb.
-db.run('PRAGMA journal_mode = WAL')
-db.run('PRAGMA synchronous = NORMAL')
-db.run('PRAGMA foreign_keys = ON')
-db.run('PRAGMA busy_timeout = 5000')
+const db = openBaselineDb(file)
 
 const now = () => new Date().toISOString().replace('Z', '000Z')
 const WARNING = JSON.stringify({ probe: process.env.BENCH_WARNING_PROBE ?? 'ffprobe was not found', proxy: process.env.BENCH_WARNING_PROXY ?? 'ffmpeg was not found' })

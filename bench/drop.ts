@@ -28,7 +28,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { machine, median, writeSection } from './doc.ts'
-import { ROOT, benchScratch, children, envNumber, memory, prober, resetPeak, runBench } from './procs.ts'
+import { ROOT, benchScratch, children, clipCard, envNumber, memory, prober, resetPeak, runBench } from './procs.ts'
 import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const FILES = envNumber('BENCH_DROP_FILES', 20_000)
@@ -143,9 +143,7 @@ async function baseline(source: string): Promise<Round> {
 async function main(): Promise<boolean> {
   scratch.make()
   const host = machine()
-  const source = join(scratch.path, 'card')
-  mkdirSync(source)
-  for (let n = 0; n < FILES; n++) writeFileSync(join(source, `clip-${String(n).padStart(6, '0')}.mov`), `clip ${n}\n`)
+  const source = clipCard(scratch.path, FILES)
   const results = { reelhouse: [] as Round[], baseline: [] as Round[] }
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 ? (['baseline', 'reelhouse'] as const) : (['reelhouse', 'baseline'] as const)

@@ -8,18 +8,13 @@
 // ffmpeg warnings, and the task done. No auth, no routing, no schema validation, no hold
 // durations, territory or custom metadata checks.
 // Usage: bun bench/import-baseline.ts DB_FILE   (prints "listening PORT" on stdout)
-import { Database } from 'bun:sqlite'
 import { lstatSync } from 'node:fs'
 import { stampOf } from '../src/storage/paths.ts'
+import { openBaselineDb } from './baseline-db.ts'
 
 const file = process.argv[2]
 if (!file) throw new Error('usage: bun bench/import-baseline.ts DB_FILE')
-const db = new Database(file, { strict: true })
-// The pragmas of src/db/client.ts openDb.
-db.run('PRAGMA journal_mode = WAL')
-db.run('PRAGMA synchronous = NORMAL')
-db.run('PRAGMA foreign_keys = ON')
-db.run('PRAGMA busy_timeout = 5000')
+const db = openBaselineDb(file)
 
 const now = () => new Date().toISOString().replace('Z', '000Z')
 const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string']

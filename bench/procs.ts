@@ -3,7 +3,7 @@
 // its last lines for error messages, read its memory from /proc, and stop everything, also on
 // Ctrl-C.
 import type { Subprocess } from 'bun'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -194,4 +194,12 @@ export async function prober(base: string) {
     if (code !== 0) throw new Error(`the prober failed (exit ${code})`)
     return JSON.parse(out) as { longest: number; count: number }
   }
+}
+
+/** A camera card's worth of clips of a few bytes each (clip-000000.mov ...) in a new folder `card` of `parent`. */
+export function clipCard(parent: string, count: number) {
+  const card = join(parent, 'card')
+  mkdirSync(card)
+  for (let n = 0; n < count; n++) writeFileSync(join(card, `clip-${String(n).padStart(6, '0')}.mov`), `clip ${n}\n`)
+  return card
 }

@@ -9,10 +9,10 @@
 // built here), each with its default request log, as users run them.
 // Usage: bun bench/stall.ts   (BENCH_STALL_FILES, BENCH_STALL_ROUNDS, BENCH_STALL_EDITS; BENCH_NO_DOC=1: print only)
 import { spawnSync } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { machine, writeSection } from './doc.ts'
-import { ROOT, benchScratch, children, envNumber, prober, runBench } from './procs.ts'
+import { ROOT, benchScratch, children, clipCard, envNumber, prober, runBench } from './procs.ts'
 import { type Server, api, busyTasks, count, serve, waitUntil } from './serve.ts'
 
 const FILES = envNumber('BENCH_STALL_FILES', 20_000)
@@ -115,9 +115,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<boolean> {
   scratch.make()
   const host = machine()
-  const source = join(scratch.path, 'card')
-  mkdirSync(source)
-  for (let n = 0; n < FILES; n++) writeFileSync(join(source, `clip-${String(n).padStart(6, '0')}.mov`), `clip ${n}\n`)
+  const source = clipCard(scratch.path, FILES)
   const built = spawnSync([process.execPath, 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
   const compiled = join(ROOT, 'dist', 'reelhouse')
   const clis: [string, string[]][] = [['source', [process.execPath, join(ROOT, 'src', 'main.ts')]]]

@@ -3,6 +3,6 @@
 // too (oven-sh/bun#30084), so src/main.ts's own `if (import.meta.main)` never started anything
 // there and every command exited 0 without a line. `bun src/main.ts` keeps that check, which is
 // what lets tests import main.ts without running it.
-import { run } from './main.ts'
+import { runAsProcess } from './main.ts'
 
-void run(process.argv.slice(2)).then((code) => (process.exitCode = code))
+runAsProcess()
