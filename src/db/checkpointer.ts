@@ -16,7 +16,7 @@
 import type { Db } from './client.ts'
 import type { CheckpointerMessage, CheckpointerReport } from './checkpoint.worker.ts'
 import type { Log } from '../util/log.ts'
-import { isEmbedded } from '../util/embedded.ts'
+import { embeddedUrl } from '../util/embedded.ts'
 
 /** The server's own automatic checkpoint while the worker runs, and without it (SQLite's default). */
 const BACKSTOP_PAGES = 10_000
@@ -28,9 +28,7 @@ const STOP_WAIT_MS = 5_000
  * entrypoint of its own (build.ts) that sits where src/db/ sits under the executable's root
  * (src/util/embedded.ts says where that is on each system).
  */
-const WORKER_URL = isEmbedded(import.meta.url)
-  ? new URL('./db/checkpoint.worker.js', import.meta.url).href
-  : new URL('./checkpoint.worker.ts', import.meta.url).href
+const WORKER_URL = embeddedUrl('db/checkpoint.worker.js') ?? new URL('./checkpoint.worker.ts', import.meta.url).href
 
 export type Checkpointer = { stop(): Promise<void> }
 

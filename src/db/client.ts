@@ -1,8 +1,9 @@
 import { Database } from 'bun:sqlite'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import type { Log } from '../util/log.ts'
+import { restrictToUser } from '../util/winacl.ts'
 import { settling } from './aftercommit.ts'
 import * as schema from './schema.ts'
 
@@ -163,12 +164,16 @@ export function readSnapshotOf(db: Db): ReadSnapshot {
 
 
 /**
- * An install made before the catalogue was private: takes the group and other permissions off
- * the catalogue's files and off the data folder holding it, logging each change (serve and
- * migrate run this). Nothing else is touched; a change that fails (another owner) is logged and
- * the command goes on.
+ * Keeps the catalogue private (serve and migrate run this at each start). On Linux and macOS, an
+ * install made before the catalogue was private: takes the group and other permissions off the
+ * catalogue's files and off the data folder holding it, logging each change. On Windows, where
+ * files have no such modes (Bun reports 0666 and a chmod changes nothing), the data folder and its
+ * secrets get an access list for the user and SYSTEM only (util/winacl.ts), logged when it is
+ * written. Nothing else is touched; a change that fails (another owner) is logged and the command
+ * goes on.
  */
-export function tightenModes(file: string, log: Log) {
+export function tightenModes(file: string, log: Log, platform: string = process.platform) {
+  if (platform === 'win32') return restrictOnWindows(file, log)
   for (const path of [dirname(file), file, `${file}-wal`, `${file}-shm`]) {
     if (!existsSync(path)) continue
     const mode = statSync(path).mode & 0o7777
@@ -180,6 +185,20 @@ export function tightenModes(file: string, log: Log) {
     } catch (error) {
       log.warn('permissions could not be tightened', { ...change, error: (error as Error).message })
     }
+  }
+}
+
+function restrictOnWindows(file: string, log: Log) {
+  const folder = dirname(file)
+  try {
+    const result = restrictToUser(folder, [file, `${file}-wal`, `${file}-shm`, join(folder, 'admin.token')])
+    if (result.state === 'restricted') log.info('data folder restricted to its user and SYSTEM', { path: folder, user: result.user, files: result.paths.length - 1 })
+    else if (result.state === 'not kept' && result.wine)
+      log.info('data folder access lists are not kept under Wine', { path: folder, wine: result.wine })
+    else if (result.state === 'not kept')
+      log.warn('data folder could not be restricted to its user: its file system keeps no access lists (FAT, exFAT, some network shares); move the data folder to an NTFS disk', { path: folder })
+  } catch (error) {
+    log.warn('data folder could not be restricted to its user', { path: folder, error: (error as Error).message })
   }
 }
 

@@ -33,7 +33,7 @@ import { lstat, realpath, stat } from 'node:fs/promises'
 import { cleanDir } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
 import { createPacer } from '../util/pace.ts'
-import { isEmbedded } from '../util/embedded.ts'
+import { embeddedUrl } from '../util/embedded.ts'
 
 /**
  * Chokidar runs in a thread of its own (chokidar.worker.ts), one for the process: it handles each
@@ -45,9 +45,7 @@ import { isEmbedded } from '../util/embedded.ts'
  */
 // In the executable the thread's code is an entrypoint of its own (build.ts) under the
 // executable's root (src/util/embedded.ts says where that is on each system).
-const WORKER_URL = isEmbedded(import.meta.url)
-  ? new URL('./watch/chokidar.worker.js', import.meta.url).href
-  : new URL('./chokidar.worker.ts', import.meta.url).href
+const WORKER_URL = embeddedUrl('watch/chokidar.worker.js') ?? new URL('./chokidar.worker.ts', import.meta.url).href
 
 /** What watcher.ts uses of a chokidar watcher, spoken to in the thread. */
 class ThreadWatcher extends EventEmitter {
