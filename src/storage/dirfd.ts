@@ -19,7 +19,7 @@
 // make a removal stop with a wrong message or skip an entry (which then leaves its folder not
 // empty, and the removal fails): safety rests on the flags and identity checks, not on errno.
 import { CString, type Library, type Pointer, dlopen, FFIType, ptr, read, toArrayBuffer } from 'bun:ffi'
-import { fstatSync, lstatSync, constants as fsConstants } from 'node:fs'
+import { type BigIntStats, type Stats, fstatSync, lstatSync, constants as fsConstants } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { getSystemErrorMap } from 'node:util'
 import { FileWorkUnavailable, REFUSAL } from './platform.ts'
@@ -260,9 +260,25 @@ export function close(fd: number) {
   sys().close(fd)
 }
 
+/**
+ * What the callers read of an open file's or folder's status: fstat's fields with bigints (times
+ * to the nanosecond, inodes past 2^53).
+ */
+export type FdStat = Pick<BigIntStats, 'dev' | 'ino' | 'mode' | 'nlink' | 'size' | 'atimeNs' | 'mtimeNs' | 'birthtimeNs' | 'isFile' | 'isDirectory' | 'isSymbolicLink'>
+
+/** fstat of a descriptor these calls opened, a folder's as well as a file's. */
+export function statOf(fd: number): FdStat {
+  return fstatSync(fd, { bigint: true })
+}
+
+/** statOf with numbers: cheaper (no bigints), for comparisons with lstat's numbers. */
+export function statNumbersOf(fd: number): Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'isFile' | 'isDirectory'> {
+  return fstatSync(fd)
+}
+
 /** Device and inode of an open descriptor (fstat). */
 export function identity(fd: number): { dev: bigint; ino: bigint } {
-  const s = fstatSync(fd, { bigint: true })
+  const s = statOf(fd)
   return { dev: s.dev, ino: s.ino }
 }
 

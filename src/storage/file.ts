@@ -36,11 +36,11 @@
 // 2 GiB), but can be neither cancelled nor sliced: on descriptors its copy_file_range ignores
 // `.slice()` and copies from the file position to the end.
 import { randomBytes } from 'node:crypto'
-import { type BigIntStats, accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
+import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
 import { posix } from 'node:path'
 import {
   AT_FDCWD, DIR_FLAGS, E, O,
-  cName, close, futimens, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
+  cName, close, futimens, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
 import { PathError, below, cleanDir, cleanPath } from './paths.ts'
@@ -170,7 +170,7 @@ export function planMove(input: PlanInput): MovePlan {
   try {
     if (found.kind !== 'file') throw refusal(found, source.rel, true)
     file = fileOf(found.stat)
-    sourceFolder = idOf(fstatSync(found.folder, { bigint: true }))
+    sourceFolder = idOf(statOf(found.folder))
     if (input.expect && (String(input.expect.dev) !== file.dev || String(input.expect.ino) !== file.ino))
       throw fail('ECHANGED', source.rel, 'is not the expected file (device and inode differ)')
   } finally {
@@ -180,7 +180,7 @@ export function planMove(input: PlanInput): MovePlan {
   const folder = openFolder(target, false)
   if (folder !== undefined) {
     try {
-      const same = sameId(idOf(fstatSync(folder, { bigint: true })), sourceFolder) && posix.basename(source.rel) === wanted
+      const same = sameId(idOf(statOf(folder)), sourceFolder) && posix.basename(source.rel) === wanted
       if (!same) name = freeName(folder, wanted, target.rel)
     } finally {
       close(folder)
@@ -214,8 +214,8 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
   try {
     const done = (how: MoveResult['how']): MoveResult => ({ path: destinationPath(plan), name: plan.name, how, plan })
     const srcName = posix.basename(plan.source.rel)
-    const sourceFolder = found.folder >= 0 ? idOf(fstatSync(found.folder, { bigint: true })) : undefined
-    const targetFolder = idOf(fstatSync(folder, { bigint: true }))
+    const sourceFolder = found.folder >= 0 ? idOf(statOf(found.folder)) : undefined
+    const targetFolder = idOf(statOf(folder))
     const ours = found.kind === 'file' ? found : undefined
 
     // The source is already where it should be: nothing to do.
@@ -227,8 +227,8 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     // What the final name and the temp hold now.
     let final = look(folder, plan.name)
     let temp = look(folder, plan.temp)
-    const isFile = (s?: BigIntStats) => !!s && sameId(idOf(s), plan.file)
-    const isCopy = (s?: BigIntStats) => !!s && !!plan.copy && sameId(idOf(s), plan.copy)
+    const isFile = (s?: FdStat) => !!s && sameId(idOf(s), plan.file)
+    const isCopy = (s?: FdStat) => !!s && !!plan.copy && sameId(idOf(s), plan.copy)
 
     // An earlier run got the file there: finish what it left (a second name, a temp, the source).
     if (isFile(final)) {
@@ -351,7 +351,7 @@ export const resumeMove = moveFile
 
 // ---------------------------------------------------------------------------------------------
 
-type FoundFile = { kind: 'file'; folder: number; fd: number; stat: BigIntStats }
+type FoundFile = { kind: 'file'; folder: number; fd: number; stat: FdStat }
 type Found =
   | FoundFile
   | { kind: 'missing'; folder: number }
@@ -433,10 +433,10 @@ function openFolder(target: MovePlan['target'], make: boolean): number | undefin
  * has the name. A link (or a file that cannot be opened) gives a stat of no file of ours: the
  * folder's own, which matches no plan's file.
  */
-function look(folder: number, name: string): BigIntStats | undefined {
+function look(folder: number, name: string): FdStat | undefined {
   const fd = openat(folder, cName(name), FILE_FLAGS)
   if (fd === -E.ENOENT) return undefined
-  if (fd < 0) return fstatSync(folder, { bigint: true })
+  if (fd < 0) return statOf(folder)
   try {
     return fstatSync(fd, { bigint: true })
   } finally {
@@ -482,7 +482,7 @@ function removeTemp(folder: number, plan: MovePlan) {
  * where linkat made the move and the old name is still there, the new second name removed.
  * True when nothing of it is left at the destination.
  */
-function putBack(folder: number, name: string, sourceFolder: number, srcName: string, moved: BigIntStats | undefined): boolean {
+function putBack(folder: number, name: string, sourceFolder: number, srcName: string, moved: FdStat | undefined): boolean {
   if (renameNoReplace(folder, cName(name), sourceFolder, cName(srcName)) === 0) return true
   const there = look(sourceFolder, srcName)
   if (!moved || !there || !sameId(idOf(there), idOf(moved))) return false
@@ -637,11 +637,11 @@ async function identical(ours: FoundFile, folder: number, name: string, signal?:
   }
 }
 
-const idOf = (s: BigIntStats): FileId => ({ dev: String(s.dev), ino: String(s.ino) })
+const idOf = (s: FdStat): FileId => ({ dev: String(s.dev), ino: String(s.ino) })
 const sameId = (a: FileId, b: FileId) => a.dev === b.dev && a.ino === b.ino
-const fileOf = (s: BigIntStats): MovePlan['file'] => ({ ...idOf(s), size: Number(s.size), mtimeNs: String(s.mtimeNs) })
+const fileOf = (s: FdStat): MovePlan['file'] => ({ ...idOf(s), size: Number(s.size), mtimeNs: String(s.mtimeNs) })
 /** Same size and modification time as the plan's file. */
-const unchanged = (s: BigIntStats, file: MovePlan['file']) => Number(s.size) === file.size && String(s.mtimeNs) === file.mtimeNs
+const unchanged = (s: FdStat, file: MovePlan['file']) => Number(s.size) === file.size && String(s.mtimeNs) === file.mtimeNs
 
 function rootOf(root: string): string {
   try {

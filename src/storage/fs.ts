@@ -9,7 +9,7 @@
 import { type BigIntStats, type Stats, constants as fsConstants, existsSync, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
+import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
 import { stampOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
@@ -262,7 +262,7 @@ export function descend(fd: number, rel: string): number {
  * and on a folder of small files the bigint Stats cost a microsecond per file (5% of a copy).
  */
 const sameAsWalked = (fd: number, e: Entry) => {
-  const s = fstatSync(fd)
+  const s = statNumbersOf(fd)
   return s.dev === e.dev && s.ino === e.ino
 }
 
@@ -479,9 +479,9 @@ export function identityOf(dir: string): string | undefined {
 }
 
 /** An open descriptor's identity, in the form of `identityOf`. */
-export const identityOfFd = (fd: number) => identityText(fstatSync(fd, { bigint: true }))
+export const identityOfFd = (fd: number) => identityText(statOf(fd))
 
-const identityText = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.birthtimeNs}`
+const identityText = (s: Pick<BigIntStats, 'dev' | 'ino' | 'birthtimeNs'>) => `${s.dev}:${s.ino}:${s.birthtimeNs}`
 
 export async function exists(path: string): Promise<boolean> {
   try {

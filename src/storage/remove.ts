@@ -24,11 +24,10 @@
 // a stat of every file: a per-file fstatat would add one call per file to a removal whose cost
 // is the number of calls, and would need struct stat's layout for each platform. Without
 // `entries`, only files are counted.
-import { fstatSync } from 'node:fs'
 import { posix } from 'node:path'
 import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, type DirEntry, E, O,
-  cName, close, identity, listDir, nameText, openat, removalSupported, sysError, unlinkat, unsupportedReason,
+  cName, close, identity, listDir, nameText, openat, removalSupported, statNumbersOf, sysError, unlinkat, unsupportedReason,
 } from './dirfd.ts'
 import { type Entry, type Progress, slicer } from './fs.ts'
 import { openParentInside } from './roots.ts'
@@ -211,7 +210,7 @@ export function removeOpened(at: { parent: number; name: Buffer }): boolean {
   try {
     const fd = openat(at.parent, at.name, O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
     if (fd < 0) return false
-    const regular = fstatSync(fd).isFile()
+    const regular = statNumbersOf(fd).isFile()
     close(fd)
     return regular && unlinkat(at.parent, at.name, 0) === 0
   } finally {

@@ -14,6 +14,7 @@ import { probe } from '../../media/probe.ts'
 import { type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts'
 import { SMALL_FILE, fingerprintFile, fingerprintSmallFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
+import { waitingStep, whileInUse } from '../../storage/busy.ts'
 import { CancelledError } from '../../storage/fs.ts'
 import { deviceFor, fileOnDevice, stampOf } from '../../storage/paths.ts'
 import { describe } from '../../storage/errors.ts'
@@ -165,13 +166,25 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
               throw new Error('another production catalogues this file too; nothing was moved')
             save({ ...params, move: { ...params.move, plan } })
           }
-          const record = (next: MovePlan) => save({ ...params, move: { ...params.move!, plan: next } })
+          let current: MovePlan = plan
+          const record = (next: MovePlan) => {
+            current = next
+            return save({ ...params, move: { ...params.move!, plan: next } })
+          }
           // Bytes copied when the move crosses file systems; a rename within one is done at once.
           const size = plan.file.size
           progress({ step: 'move', bytes_done: 0, bytes_total: size, percent: 0 })
-          const moved = await moveFile(plan, {
+          // A file another program holds (an editor's open project) makes the move wait and try
+          // again, resuming from what it recorded (storage/busy.ts); it never copies instead.
+          const heldPath = asset.path_file
+          const moved = await whileInUse(() => moveFile(current, {
             signal, record,
             onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total, percent: total > 0 ? Math.min(100, (bytes / total) * 100) : null }),
+          }), {
+            signal,
+            path: (error) => (error.path && !error.path.startsWith('.reelhouse-move-') && error.path !== current.source.rel ? current.target.root + error.path : heldPath),
+            onWait: (path) => progress({ step: waitingStep(path) }),
+            onRetry: () => progress({ step: 'move' }),
           })
           progress({ bytes_done: size, bytes_total: size, percent: 100 })
           // The file is there now: path_file follows it, whatever else happens (never a throw in

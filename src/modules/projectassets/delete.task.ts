@@ -21,6 +21,7 @@ import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../st
 import { CancelledError, identityOfFd, listTree, openBeneath } from '../../storage/fs.ts'
 import { removalSupported, removeTreeAt, unsupportedReason } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
+import { waitingStep, whileInUse } from '../../storage/busy.ts'
 import { restOf, samePath } from '../../storage/paths.ts'
 import type { Handler } from '../../tasks/runner.ts'
 
@@ -46,35 +47,55 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
       if (foreign) throw new Error(`refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`)
       if (samePath(folder + '/', device)) throw new Error('refusing to remove the root of a device')
 
-      parent = openBeneath(device, restOf(device, posix.dirname(folder) + '/'))
-      const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
-      const hiddenPath = trashFor(bundle_root, task.id)
-      const existing = openat(parent, cName(name), DIR_FLAGS)
-      if (existing >= 0) {
-        // The folder must be the one asked for, and a first attempt finds no hidden folder in its way.
-        const same = isOurs(existing)
-        close(existing)
-        if (!same) throw new Error(`${bundle_root} was replaced since the delete was asked for; nothing was removed`)
-        const hidden = openat(parent, cName(trash), DIR_FLAGS)
-        if (hidden >= 0) close(hidden)
-        if (hidden !== -E.ENOENT && task.attempts === 0) throw new Error(`${hiddenPath} exists and is not this delete's; nothing was removed`)
-        const moved = renameat(parent, cName(name), parent, cName(trash))
-        if (moved < 0) throw sysError(moved, 'renameat', name)
-      } else if (existing !== -E.ENOENT) {
-        throw new Error(`${bundle_root} is a symbolic link or not a folder; nothing was removed`)
-      }
-      // The hidden folder (just made, or left by an earlier attempt) must still be that folder.
-      const trashFd = openat(parent, cName(trash), DIR_FLAGS)
-      if (trashFd === -E.ENOENT) return finish()
-      if (trashFd < 0) throw new Error(`${hiddenPath} is a symbolic link or not a folder; nothing was removed`)
-      const same = isOurs(trashFd)
-      close(trashFd)
-      if (!same) throw new Error(`${hiddenPath} is not the folder the delete was asked for; nothing was removed`)
-      // Totals for the progress only: a walk by names, which reads no file and removes nothing.
-      const entries = await listTree(hiddenPath, signal).catch(() => [])
-      const files = entries.filter((e) => e.kind === 'file')
-      progress({ files_total: files.length, bytes_total: files.reduce((n, e) => n + e.size, 0) })
-      await removeTreeAt({ parent, name: trash }, { signal, entries, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) })
+      // A file another program holds (an editor's open project, on Windows) makes the delete wait
+      // and try again (storage/busy.ts); each try starts over from the folder or its hidden name.
+      let gone = false
+      await whileInUse(async () => {
+        try {
+          parent = openBeneath(device, restOf(device, posix.dirname(folder) + '/'))
+          const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
+          const hiddenPath = trashFor(bundle_root, task.id)
+          const existing = openat(parent, cName(name), DIR_FLAGS)
+          if (existing >= 0) {
+            // The folder must be the one asked for, and a first attempt finds no hidden folder in its way.
+            const same = isOurs(existing)
+            close(existing)
+            if (!same) throw new Error(`${bundle_root} was replaced since the delete was asked for; nothing was removed`)
+            const hidden = openat(parent, cName(trash), DIR_FLAGS)
+            if (hidden >= 0) close(hidden)
+            if (hidden !== -E.ENOENT && task.attempts === 0) throw new Error(`${hiddenPath} exists and is not this delete's; nothing was removed`)
+            const moved = renameat(parent, cName(name), parent, cName(trash))
+            if (moved < 0) throw sysError(moved, 'renameat', name)
+          } else if (existing !== -E.ENOENT) {
+            throw new Error(`${bundle_root} is a symbolic link or not a folder; nothing was removed`)
+          }
+          // The hidden folder (just made, or left by an earlier attempt) must still be that folder.
+          const trashFd = openat(parent, cName(trash), DIR_FLAGS)
+          if (trashFd === -E.ENOENT) {
+            gone = true
+            return
+          }
+          if (trashFd < 0) throw new Error(`${hiddenPath} is a symbolic link or not a folder; nothing was removed`)
+          const same = isOurs(trashFd)
+          close(trashFd)
+          if (!same) throw new Error(`${hiddenPath} is not the folder the delete was asked for; nothing was removed`)
+          // Totals for the progress only: a walk by names, which reads no file and removes nothing.
+          const entries = await listTree(hiddenPath, signal).catch(() => [])
+          const files = entries.filter((e) => e.kind === 'file')
+          progress({ files_total: files.length, bytes_total: files.reduce((n, e) => n + e.size, 0) })
+          await removeTreeAt({ parent, name: trash }, { signal, entries, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) })
+        } finally {
+          if (parent >= 0) close(parent)
+          parent = -1
+        }
+      }, {
+        signal,
+        // Named where the user knows it: inside the project folder, not its hidden name.
+        path: (error) => (error.syscall === 'renameat' || !error.path || error.path === '.' ? bundle_root : `${folder}/${error.path}`),
+        onWait: (path) => progress({ step: waitingStep(path) }),
+        onRetry: () => progress({ step: '' }),
+      })
+      if (gone) return finish()
     } catch (error) {
       if (error instanceof CancelledError) throw error
       throw new Error(describe(error))
