@@ -3,6 +3,7 @@
 // look is bounded, and a folder that does not answer in time is reported as not there.
 import { stat, statfs } from 'node:fs/promises'
 import { describe } from './errors.ts'
+import { windowsSession } from '../util/winsession.ts'
 
 export type FolderSpace =
   | { online: true; total: number; free: number }
@@ -28,7 +29,7 @@ export async function folderSpace(path: string, timeoutMs = LOOK_TIMEOUT_MS): Pr
       return { online: true, total: fs.blocks * fs.bsize, free: fs.bavail * fs.bsize }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      const reason = code === 'ENOENT' ? 'the folder is missing (a disk or share not mounted?)'
+      const reason = code === 'ENOENT' ? await missingReason(path)
         : code === 'EACCES' || code === 'EPERM' ? 'the service may not read the folder'
           : code === 'ENOTDIR' ? 'a part of the path is not a folder' : describe(error)
       return { online: false, reason }
@@ -39,4 +40,26 @@ export async function folderSpace(path: string, timeoutMs = LOOK_TIMEOUT_MS): Pr
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * Why a folder that is not there is missing. On Windows a path on a drive letter that is not there
+ * at all says so, and under a service (session 0) why that is likely: a drive letter mapped to a
+ * network share in a user's logon does not exist for services, which must be given the share's
+ * UNC path.
+ */
+async function missingReason(path: string): Promise<string> {
+  if (process.platform !== 'win32') return missingText(path, { driveThere: true, service: false })
+  const drive = /^([A-Za-z]):[\\/]/.exec(path)?.[1]
+  const driveThere = !drive || (await stat(`${drive}:\\`).then(() => true, () => false))
+  return missingText(path, { driveThere, service: windowsSession() === 0 })
+}
+
+/** The reason for a missing folder at `path`, given whether its drive letter (Windows) is there and whether this runs as a service. */
+export function missingText(path: string, { driveThere, service }: { driveThere: boolean; service: boolean }): string {
+  const drive = /^([A-Za-z]):[\\/]/.exec(path)?.[1]?.toUpperCase()
+  if (!drive || driveThere) return 'the folder is missing (a disk or share not mounted?)'
+  if (service)
+    return `the drive ${drive}: is not there: a Windows service does not see drive letters mapped in a user's logon (net use, Map network drive); give the device the share's UNC path (\\\\server\\share\\...) instead`
+  return `the drive ${drive}: is not there (a disk not connected, or a network drive not mapped?)`
 }

@@ -64,10 +64,15 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     // A path Windows' rules refuse gets the paths.ts message, not a 500.
     const verbatim = await api('POST', '/devices/', { name: 'verbatim', path: '\\\\?\\C:\\media\\' })
     expect(verbatim.status).toBe(400)
+    // A drive letter that is not there (a network drive not mapped, for a program in a user's
+    // logon as Wine runs it) is named in the status.
+    const mapped = await api('POST', '/devices/', { name: 'mapped', path: 'M:\\media\\' })
+    expect(mapped.status).toBe(201)
     const status = (await api('GET', '/devices/status/')).json
     const byId = (id: number) => status.find((s: any) => s.device === id)
     expect(byId(media.json.id)).toMatchObject({ online: true })
     expect(byId(nas.json.id)).toMatchObject({ online: false })
+    expect(byId(mapped.json.id)).toMatchObject({ online: false, reason: 'the drive M: is not there (a disk not connected, or a network drive not mapped?)' })
     const page = await fetch(`${server.base}/`)
     expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')])
 
