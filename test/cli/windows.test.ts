@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { call, crossExecutable, killAll, lines, runCli, type Server, SOURCE_CLI, startServe, versionPattern } from '../helpers/process.ts'
+import { call, crossExecutable, killAll, lines, ROOT, Running, runCli, SOURCE_CLI, versionPattern } from '../helpers/process.ts'
 import { driveCFolder, WINE, wineEnv, wineMissing, winePrefix } from '../helpers/wine.ts'
 
 if (wineMissing) console.log(`[skip] test/cli/windows.test.ts: ${wineMissing}`)
@@ -52,7 +52,13 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     const [root, winRoot] = driveCFolder(prefix, 'serve')
     made.push(root)
     const data = `${winRoot}\\data`
-    const server: Server = await startServe(data, { cli, env, args: ['--port', '0'], boundMs: STEP_MS })
+    // The arguments of the WinSW recipe in docs/operations.md, with the test's data folder and any free port.
+    const recipe = /<arguments>serve ([^<]*)<\/arguments>/.exec(readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8'))![1]!.split(' ')
+    expect(recipe).toContain('--ffmpeg')
+    const args = recipe.map((arg, i) => (recipe[i - 1] === '--data' ? data : recipe[i - 1] === '--port' ? '0' : arg))
+    const proc = new Running([...cli, 'serve', ...args], { env })
+    const url = (await proc.waitFor('stderr', / serving api=(http:\/\/\S+)\/api\/ /, STEP_MS))[1]!
+    const server = { proc, base: url, api: `${url}/api` }
     const key = readFileSync(join(root, 'data', 'admin.token'), 'utf8').trim()
     const api = (method: string, path: string, body?: unknown) => call(server, method, path, key, body)
 
@@ -84,6 +90,8 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     // Windows does not have; the data folder's access list is written (Wine keeps none: the start
     // says so in an info line).
     expect(log.filter((l) => / warn /.test(l) && !/ warn (imports will make no proxies or probes|devices are not watched or scanned) /.test(l))).toEqual([])
+    // The recipe's ffmpeg folder is not on this machine: said once, and serve goes on.
+    expect(log.some((l) => / warn imports will make no proxies or probes reason="ffmpeg was not found in C:\\+ffmpeg\\+bin/.test(l))).toBe(true)
     expect(log.filter((l) => / (permissions|checkpoint)/.test(l))).toEqual([])
     expect(log.some((l) => / info data folder access lists are not kept under Wine path=/.test(l))).toBe(true)
     expect(existsSync(join(root, 'data', 'reelhouse.db'))).toBe(true)
