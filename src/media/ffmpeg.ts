@@ -6,7 +6,8 @@
 // A child never blocks the event loop: its output is read from pipes asynchronously. Only the
 // last few KiB of stderr are kept; that is where ffmpeg puts the reason a run failed.
 import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
+import { holdInput } from '../storage/windows/calls.ts'
 import { CancelledError } from '../storage/fs.ts'
 
 export type Binary = 'ffmpeg' | 'ffprobe'
@@ -51,6 +52,13 @@ export type RunOptions = {
    * it reads the very file that was opened and checked, whatever its path names by then.
    */
   input?: number
+  /**
+   * The path `input` was opened by. Windows has no /dev/fd: there the child is given this path
+   * instead, while the file is held so that nobody may write, rename or delete it (ffmpeg's own
+   * open, for reading, is allowed), and only once the held file is checked to be the
+   * descriptor's (volume and file index): the child reads the very file that was checked.
+   */
+  inputPath?: string
   /**
    * An open folder the child gets as its fd 4, where the system names it OUTPUT_DIR: the child
    * writes `${OUTPUT_DIR}/name` in the very folder that was opened and checked.
@@ -102,12 +110,12 @@ const GRACE_MS = 2_000
  * another ffmpeg on PATH. `searchPath` replaces $PATH (for tests).
  */
 export async function createFfmpeg(options: { dir?: string; searchPath?: string } = {}): Promise<Ffmpeg> {
-  const where = options.dir !== undefined ? resolve(options.dir) : options.searchPath ?? process.env.PATH ?? ''
+  const where = options.dir !== undefined ? resolve(options.dir) : searchPathOf(options.searchPath ?? process.env.PATH ?? '')
   const found: Partial<Record<Binary, string>> = {}
   const versions: Partial<Record<Binary, string>> = {}
   const problems: Partial<Record<Binary, string>> = {}
   await Promise.all(BINARIES.map(async (name) => {
-    const path = where ? Bun.which(name, { PATH: where }) : null
+    const path = where ? findBinary(name, where) : null
     if (!path) {
       problems[name] = 'not found'
       return
@@ -143,6 +151,28 @@ export async function createFfmpeg(options: { dir?: string; searchPath?: string 
 }
 
 /**
+ * Where ffmpeg is looked for without --ffmpeg: PATH, and on Windows also the folder of the
+ * executable itself (unpacking a Windows ffmpeg build beside reelhouse.exe is the simplest
+ * install there; neither Premiere nor Resolve brings one).
+ */
+function searchPathOf(path: string): string {
+  if (process.platform !== 'win32') return path
+  const beside = dirname(process.execPath)
+  return path ? `${path};${beside}` : beside
+}
+
+/**
+ * `name` on the search path `where`. On Windows only NAME.exe: Bun.which follows PATHEXT, which
+ * also lists .bat and .cmd, and a ffmpeg.cmd would run through cmd.exe, which reads % and & in
+ * the file names it is given as its own syntax.
+ */
+function findBinary(name: Binary, where: string): string | null {
+  if (process.platform !== 'win32') return Bun.which(name, { PATH: where })
+  const found = Bun.which(`${name}.exe`, { PATH: where })
+  return found && /\.exe$/i.test(found) ? found : null
+}
+
+/**
  * The first line of `-version` of each binary file this process ran, by the file's identity
  * (device, inode, size, change time): the check runs once per binary and process, not once per
  * catalogue core (a process that makes several, as the tests do, ran it about 200 times). Each
@@ -164,6 +194,18 @@ function versionOf(path: string, name: string): Promise<string> {
 }
 
 async function runChild(path: string, name: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  if (process.platform !== 'win32' || options.input === undefined) return spawnChild(path, name, args, options)
+  if (!options.inputPath) throw new MediaError('failed', `${name} needs the input's path on Windows`)
+  const release = holdInput(options.inputPath, options.input)
+  try {
+    const named = args.map((arg) => (arg === `file:${INPUT}` ? `file:${options.inputPath}` : arg))
+    return await spawnChild(path, name, named, { ...options, input: undefined })
+  } finally {
+    release()
+  }
+}
+
+async function spawnChild(path: string, name: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   const { signal, onLine } = options
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
   const child = Bun.spawn([path, ...args], {

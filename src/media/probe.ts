@@ -145,7 +145,7 @@ export async function probe<K extends MediaKind>(
     // An image's EXIF Orientation is a tag of its decoded frame, not of its stream.
     ...(kind === 'image' ? ['-show_entries', 'frame_tags=Orientation', '-read_intervals', '%+#1'] : []),
     `file:${input}`,
-  ], { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, input: options.fd }).catch((error) => {
+  ], { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, input: options.fd, inputPath: file }).catch((error) => {
     // ffprobe's "Invalid data found when processing input" and the like: not media it knows.
     if (error instanceof MediaError && error.code === 'failed')
       throw new MediaError('not_media', `${file} is not a media file ffprobe can read (${error.message.replace(/^ffprobe failed: /, '').replace(`file:${input}: `, '')})`, error.stderr)

@@ -290,8 +290,8 @@ async function produce(
       throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
 
     // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it.
-    const info = operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input))
-    const duration = kind === 'image' ? undefined : options.durationSeconds ?? info?.duration ?? (operation === 'rewrap' ? await withSource((name, input) => durationOf(ff, name, signal, input)) : undefined)
+    const info = operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input, source))
+    const duration = kind === 'image' ? undefined : options.durationSeconds ?? info?.duration ?? (operation === 'rewrap' ? await withSource((name, input) => durationOf(ff, name, signal, input, source)) : undefined)
     const args = outputArgs(info)
     const temp = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`
     // Made exclusively in the open folder (O_EXCL, O_NOFOLLOW: no file or link of that name is followed); ffmpeg then writes it.
@@ -313,6 +313,7 @@ async function produce(
         idleMs: IDLE_MS,
         signal,
         input,
+        inputPath: source,
         outputDir: OUTPUT_DIR ? folder : undefined,
         // -progress writes blocks of key=value lines, each ending with progress=continue|end.
         onLine: (line) => {
@@ -402,7 +403,7 @@ function place(folder: number, temp: string, dir: string, finalName: string, ifT
 }
 
 /** What ffprobe sees of the source (proxyArgs' SourceInfo); undefined without ffprobe or when it cannot read it. */
-async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number): Promise<SourceInfo | undefined> {
+async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number, inputPath?: string): Promise<SourceInfo | undefined> {
   if (!ff.available.ffprobe) return undefined
   let json: { format?: { duration?: string; tags?: Record<string, string> }; streams?: Record<string, any>[] }
   try {
@@ -410,7 +411,7 @@ async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?
       '-v', 'error', '-protocol_whitelist', 'file', '-of', 'json',
       '-show_entries', 'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic:stream_side_data=rotation',
       `file:${source}`,
-    ], { timeoutMs: 30_000, signal, input })
+    ], { timeoutMs: 30_000, signal, input, inputPath })
     json = JSON.parse(stdout)
   } catch (error) {
     if (error instanceof CancelledError) throw error
@@ -440,12 +441,12 @@ async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?
 }
 
 /** The source's duration in seconds from ffprobe, for progress and the time limit; undefined when unknown. */
-async function durationOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number): Promise<number | undefined> {
+async function durationOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number, inputPath?: string): Promise<number | undefined> {
   if (!ff.available.ffprobe) return undefined
   try {
     const { stdout } = await ff.run('ffprobe', [
       '-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=duration', '-of', 'csv=p=0', `file:${source}`,
-    ], { timeoutMs: 30_000, signal, input })
+    ], { timeoutMs: 30_000, signal, input, inputPath })
     const seconds = Number(stdout.trim())
     return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined
   } catch (error) {

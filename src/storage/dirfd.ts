@@ -23,6 +23,10 @@ import { type BigIntStats, type Stats, fstatSync, lstatSync, constants as fsCons
 import { constants as osConstants } from 'node:os'
 import { getSystemErrorMap } from 'node:util'
 import { FileWorkUnavailable, REFUSAL } from './platform.ts'
+import * as win from './windows/calls.ts'
+
+/** Windows: every call below goes to windows/calls.ts, the same calls made of NT handles. */
+const WIN = process.platform === 'win32'
 
 type Platform = {
   libraries: string[]
@@ -112,10 +116,10 @@ export const E = osConstants.errno
 
 const P = platform()
 
-export const AT_FDCWD = P?.AT_FDCWD ?? -100
-export const AT_REMOVEDIR = P?.AT_REMOVEDIR ?? 0
+export const AT_FDCWD = WIN ? win.AT_FDCWD : (P?.AT_FDCWD ?? -100)
+export const AT_REMOVEDIR = WIN ? win.AT_REMOVEDIR : (P?.AT_REMOVEDIR ?? 0)
 /** Open flags of this platform: Node has most of them (O_DIRECTORY and O_NOFOLLOW differ between x86_64 and arm64 Linux), not O_CLOEXEC. */
-export const O = {
+export const O = WIN ? { ...win.O } : {
   RDONLY: fsConstants.O_RDONLY ?? 0,
   DIRECTORY: fsConstants.O_DIRECTORY ?? 0,
   NOFOLLOW: fsConstants.O_NOFOLLOW ?? 0,
@@ -189,11 +193,13 @@ function selfCheck(c: Calls) {
 
 /** True when removals relative to descriptors can run here. */
 export function removalSupported(): boolean {
+  if (WIN) return !REFUSAL
   return load() !== undefined
 }
 
 /** Why `removalSupported()` is false, for a message. */
 export function unsupportedReason(): string | undefined {
+  if (WIN) return REFUSAL
   load()
   return loadProblem
 }
@@ -218,6 +224,7 @@ export const nameText = (name: Buffer) => name.toString('utf8', 0, name.length -
 
 /** openat(2): a descriptor, or -errno. */
 export function openat(dirfd: number, name: Buffer, flags: number): number {
+  if (WIN) return win.openat(dirfd, name, flags)
   const c = sys()
   const fd = c.openat(dirfd, name, flags)
   return fd >= 0 ? fd : -errnoOf(c)
@@ -225,18 +232,21 @@ export function openat(dirfd: number, name: Buffer, flags: number): number {
 
 /** unlinkat(2), flags 0 or AT_REMOVEDIR: 0, or -errno. */
 export function unlinkat(dirfd: number, name: Buffer, flags: number): number {
+  if (WIN) return win.unlinkat(dirfd, name, flags)
   const c = sys()
   return c.unlinkat(dirfd, name, flags) === 0 ? 0 : -errnoOf(c)
 }
 
 /** mkdirat(2): 0, or -errno (EEXIST when anything, a link too, has the name). */
 export function mkdirat(dirfd: number, name: Buffer, mode: number): number {
+  if (WIN) return win.mkdirat(dirfd, name, mode)
   const c = sys()
   return c.mkdirat(dirfd, name, mode) === 0 ? 0 : -errnoOf(c)
 }
 
 /** renameat(2): 0, or -errno. Like rename(2), it replaces an existing `to` (an empty folder for a folder). */
 export function renameat(fromfd: number, from: Buffer, tofd: number, to: Buffer): number {
+  if (WIN) return win.renameat(fromfd, from, tofd, to)
   const c = sys()
   return c.renameat(fromfd, from, tofd, to) === 0 ? 0 : -errnoOf(c)
 }
@@ -248,6 +258,7 @@ const linkBuffer = Buffer.allocUnsafe(4097)
  * be UTF-8; `fs.symlinkSync` takes the Buffer as it is), or -errno (EINVAL: not a link).
  */
 export function readlinkat(dirfd: number, name: Buffer): Buffer | number {
+  if (WIN) return win.readlinkat(dirfd, name)
   const c = sys()
   const n = Number(c.readlinkat(dirfd, name, linkBuffer, linkBuffer.length))
   if (n < 0) return -errnoOf(c)
@@ -257,6 +268,7 @@ export function readlinkat(dirfd: number, name: Buffer): Buffer | number {
 
 /** close(2); a failure to close a folder opened for reading loses nothing and is ignored. */
 export function close(fd: number) {
+  if (WIN) return win.close(fd)
   sys().close(fd)
 }
 
@@ -268,11 +280,16 @@ export type FdStat = Pick<BigIntStats, 'dev' | 'ino' | 'mode' | 'nlink' | 'size'
 
 /** fstat of a descriptor these calls opened, a folder's as well as a file's. */
 export function statOf(fd: number): FdStat {
+  if (WIN && win.isFolder(fd)) return win.statOf(fd)
   return fstatSync(fd, { bigint: true })
 }
 
 /** statOf with numbers: cheaper (no bigints), for comparisons with lstat's numbers. */
 export function statNumbersOf(fd: number): Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'isFile' | 'isDirectory'> {
+  if (WIN && win.isFolder(fd)) {
+    const s = win.statOf(fd)
+    return { dev: Number(s.dev), ino: Number(s.ino), size: Number(s.size), mtimeMs: Number(s.mtimeNs) / 1e6, isFile: s.isFile, isDirectory: s.isDirectory }
+  }
   return fstatSync(fd)
 }
 
@@ -301,6 +318,7 @@ const DOTDOT = Buffer.from('..\0')
  * any of it is removed, since removing while reading can make some systems skip entries.
  */
 export function listDir(fd: number): DirEntry[] | number {
+  if (WIN) return win.listDir(fd, DT)
   return listWith(sys(), fd, false)
 }
 
@@ -350,7 +368,20 @@ const errorMap = getSystemErrorMap()
 
 /** 'ENOENT' for E.ENOENT, and so on. */
 export function errnoName(errno: number): string {
-  return errorMap.get(-Math.abs(errno))?.[0] ?? `E${Math.abs(errno)}`
+  return codeAndText(Math.abs(errno))[0]
+}
+
+/**
+ * The code and words of the errno number `n` (E's numbers). Node's table is by libuv's numbers:
+ * the system's own on Linux and macOS, but on Windows libuv numbers its codes itself (-4058 for
+ * ENOENT, where os.constants.errno says 2), so there the code is found by name.
+ */
+const byNumber = new Map(Object.entries(E).map(([code, n]) => [n, code]))
+const textByCode = new Map([...errorMap.values()].map(([code, text]) => [code, text]))
+function codeAndText(n: number): [string, string] {
+  if (!WIN) return errorMap.get(-n) ?? [`E${n}`, `error ${n}`]
+  const code = byNumber.get(n) ?? `E${n}`
+  return [code, textByCode.get(code) ?? `error ${n}`]
 }
 
 /**
@@ -360,7 +391,7 @@ export function errnoName(errno: number): string {
  */
 export function sysError(errno: number, syscall: string, path: string): NodeJS.ErrnoException {
   const n = Math.abs(errno)
-  const [code, text] = errorMap.get(-n) ?? [`E${n}`, `error ${n}`]
+  const [code, text] = codeAndText(n)
   return Object.assign(new Error(`${code}: ${text}, ${syscall} '${path}'`), { code, errno: -n, syscall, path })
 }
 
@@ -425,6 +456,7 @@ const missing = -(E.ENOSYS ?? 38)
  * when the C library has no such call).
  */
 export function renameNoReplace(fromfd: number, from: Buffer, tofd: number, to: Buffer): number {
+  if (WIN) return win.renameNoReplace(fromfd, from, tofd, to)
   const call = loadMoveCalls().renameNoReplace
   if (!call) return missing
   return call(fromfd, from, tofd, to, RENAME_NOREPLACE) === 0 ? 0 : -errnoOf(sys())
@@ -435,6 +467,7 @@ export function renameNoReplace(fromfd: number, from: Buffer, tofd: number, to: 
  * is a link. 0, or -errno (EEXIST when `to` exists: it never replaces).
  */
 export function linkat(fromfd: number, from: Buffer, tofd: number, to: Buffer): number {
+  if (WIN) return win.linkat(fromfd, from, tofd, to)
   const call = loadMoveCalls().linkat
   if (!call) return missing
   return call(fromfd, from, tofd, to, 0) === 0 ? 0 : -errnoOf(sys())
@@ -442,6 +475,7 @@ export function linkat(fromfd: number, from: Buffer, tofd: number, to: Buffer): 
 
 /** openat(2) with a mode, for O_CREAT: a descriptor, or -errno. See the note on Apple arm64 above. */
 export function openatCreate(dirfd: number, name: Buffer, flags: number, mode: number): number {
+  if (WIN) return win.openatCreate(dirfd, name, flags, mode)
   const call = loadMoveCalls().openatMode
   if (!call) return missing
   const fd = call(dirfd, name, flags, mode)
@@ -454,6 +488,7 @@ export function openatCreate(dirfd: number, name: Buffer, flags: number, mode: n
  * struct timespec is { time_t (64 bits); long (64 bits) } on every platform supported here.
  */
 export function futimens(fd: number, atimeNs: bigint, mtimeNs: bigint): number {
+  if (WIN) return win.futimens(fd, atimeNs, mtimeNs)
   const call = loadMoveCalls().futimens
   if (!call) return missing
   return call(fd, new BigInt64Array([...timespec(atimeNs), ...timespec(mtimeNs)])) === 0 ? 0 : -errnoOf(sys())
@@ -468,6 +503,7 @@ function timespec(ns: bigint): [bigint, bigint] {
 
 /** symlinkat(2): a link `name` in `dirfd` whose value is `target` (bytes with a final NUL). 0, or -errno (EEXIST when taken). */
 export function symlinkat(target: Buffer, dirfd: number, name: Buffer): number {
+  if (WIN) return win.symlinkat(target, dirfd, name)
   const call = loadMoveCalls().symlinkat
   if (!call) return missing
   return call(target, dirfd, name) === 0 ? 0 : -errnoOf(sys())

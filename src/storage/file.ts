@@ -37,13 +37,12 @@
 // `.slice()` and copies from the file position to the end.
 import { randomBytes } from 'node:crypto'
 import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
-import { posix } from 'node:path'
 import {
   AT_FDCWD, DIR_FLAGS, E, O,
   cName, close, futimens, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
-import { PathError, below, cleanDir, cleanPath } from './paths.ts'
+import { PathError, baseName, below, cleanDir, cleanPath, dirName, endsWithSep, pathOf, relParts } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
 /** Device and inode as decimal text: exact (a bigint does not fit JSON) and comparable. */
@@ -161,7 +160,7 @@ export function planMove(input: PlanInput): MovePlan {
   const targetRoot = rootOf(input.targetRoot)
   const source = { root: sourceRoot, rel: relOf(sourceRoot, input.source, false) }
   const target = { root: targetRoot, rel: relOf(targetRoot, input.targetDir, true) }
-  const wanted = input.name ?? posix.basename(source.rel)
+  const wanted = input.name ?? baseName(source.rel)
   checkName(wanted)
   const temp = `.reelhouse-move-${randomBytes(8).toString('hex')}`
   const found = openSource({ source, file: undefined })
@@ -180,7 +179,7 @@ export function planMove(input: PlanInput): MovePlan {
   const folder = openFolder(target, false)
   if (folder !== undefined) {
     try {
-      const same = sameId(idOf(statOf(folder)), sourceFolder) && posix.basename(source.rel) === wanted
+      const same = sameId(idOf(statOf(folder)), sourceFolder) && baseName(source.rel) === wanted
       if (!same) name = freeName(folder, wanted, target.rel)
     } finally {
       close(folder)
@@ -213,7 +212,7 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
   }
   try {
     const done = (how: MoveResult['how']): MoveResult => ({ path: destinationPath(plan), name: plan.name, how, plan })
-    const srcName = posix.basename(plan.source.rel)
+    const srcName = baseName(plan.source.rel)
     const sourceFolder = found.folder >= 0 ? idOf(statOf(found.folder)) : undefined
     const targetFolder = idOf(statOf(folder))
     const ours = found.kind === 'file' ? found : undefined
@@ -326,11 +325,11 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
 
     // Across file systems: copy into the temp, then rename it into place.
     try {
-      accessSync(posix.dirname(sourcePath(plan)), fsConstants.W_OK)
+      accessSync(pathOf.dirname(sourcePath(plan)), fsConstants.W_OK)
     } catch (error) {
       // Checked before copying, so that a source on a read-only card fails at once, not after
       // the whole copy (the unlink at the end would fail, and the copy would be removed again).
-      throw fail((error as NodeJS.ErrnoException).code ?? 'EACCES', posix.dirname(plan.source.rel) || '.', 'cannot be changed, so the source could not be removed after copying')
+      throw fail((error as NodeJS.ErrnoException).code ?? 'EACCES', dirName(plan.source.rel) || '.', 'cannot be changed, so the source could not be removed after copying')
     }
     // A complete copy recorded before a crash is renamed as it is, not made again.
     const reuse = temp && isCopy(temp)
@@ -365,7 +364,7 @@ type Found =
  * another file. A link on the way to the folder throws.
  */
 function openSource(plan: Pick<MovePlan, 'source'> & { file: FileId | undefined }): Found {
-  const dir = posix.dirname(plan.source.rel)
+  const dir = dirName(plan.source.rel)
   let folder: number
   try {
     folder = openBeneath(plan.source.root, dir === '.' ? '' : dir)
@@ -376,7 +375,7 @@ function openSource(plan: Pick<MovePlan, 'source'> & { file: FileId | undefined 
     if (code === 'ENOTDIR' || code === 'ELOOP') throw fail('ENOTDIR', path, 'is a symbolic link or not a folder; the source must be reached without links')
     throw error
   }
-  const fd = openat(folder, cName(posix.basename(plan.source.rel)), FILE_FLAGS)
+  const fd = openat(folder, cName(baseName(plan.source.rel)), FILE_FLAGS)
   if (fd === -E.ENOENT) return { kind: 'missing', folder }
   if (fd === -E.ELOOP) return { kind: 'link', folder }
   if (fd < 0) {
@@ -412,7 +411,7 @@ function openFolder(target: MovePlan['target'], make: boolean): number | undefin
   let fd = openat(AT_FDCWD, cName(target.root), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
   if (fd < 0) throw sysError(fd, 'open', 'the device folder')
   let walked = ''
-  for (const part of target.rel.split('/').filter(Boolean)) {
+  for (const part of relParts(target.rel)) {
     walked = walked ? `${walked}/${part}` : part
     let next = openat(fd, cName(part), DIR_FLAGS)
     if (next === -E.ENOENT && make) {
@@ -664,12 +663,12 @@ function relOf(root: string, path: string, folder: boolean): string {
   // root may be written otherwise in the path.
   const rel = below(root, clean)
   if (rel === undefined) throw fail('EINVAL', path, 'is not on the device it was given with')
-  if (!folder && (!rel || rel.endsWith('/'))) throw fail('EINVAL', path, 'is not a file path')
+  if (!folder && (!rel || endsWithSep(rel))) throw fail('EINVAL', path, 'is not a file path')
   return rel
 }
 
 function checkName(name: string) {
-  if (!name || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || Buffer.byteLength(name) > 255)
+  if (!name || name === '.' || name === '..' || baseName(name) !== name || name.includes('\0') || Buffer.byteLength(name) > 255)
     throw fail('EINVAL', name, 'is not a file name')
 }
 

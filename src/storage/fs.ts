@@ -10,7 +10,7 @@ import { type BigIntStats, type Stats, constants as fsConstants, existsSync, fst
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
-import { stampOf } from './paths.ts'
+import { asFolder, baseName, dirName, relParts, stampOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
 export type Entry = {
@@ -75,7 +75,7 @@ const kindOf = (mode: number): Entry['kind'] => {
 }
 
 /** `root` with one final slash, for joining with a relative path by concatenation. */
-const base = (root: string) => (root.endsWith('/') ? root : root + '/')
+const base = asFolder
 
 /**
  * Every entry under root (root first, parents before children), by lstat: links are not entered.
@@ -187,7 +187,7 @@ function openListing(path: string): { next(): string | null; undecodable(): bool
       const s = statted.stat()
       if (typeof s !== 'number') return s
       if (s === -(E.ENOENT ?? 2)) return undefined
-      throw sysError(s, 'lstat', base(path) + rel.slice(rel.lastIndexOf('/') + 1))
+      throw sysError(s, 'lstat', base(path) + baseName(rel))
     },
     close: () => statted.close(),
   }
@@ -199,7 +199,7 @@ function openListing(path: string): { next(): string | null; undecodable(): bool
     undecodable: () => last !== null && last.includes('\uFFFD') && !existsSync(base(path) + last),
     stat(rel) {
       try {
-        return lstatSync(base(path) + rel.slice(rel.lastIndexOf('/') + 1))
+        return lstatSync(base(path) + baseName(rel))
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
         throw error
@@ -246,7 +246,7 @@ export function openBeneath(root: string, rel: string): number {
  */
 export function descend(fd: number, rel: string): number {
   let walked = ''
-  for (const part of rel.split('/').filter(Boolean)) {
+  for (const part of relParts(rel)) {
     walked = walked ? `${walked}/${part}` : part
     const next = openat(fd, cName(part), DIR_FLAGS)
     close(fd)
@@ -417,13 +417,12 @@ function childrenOf(entries: Entry[]): Map<string, Entry[]> {
   const children = new Map<string, Entry[]>()
   for (const e of entries) {
     if (!e.rel) continue
-    const parent = e.rel.includes('/') ? e.rel.slice(0, e.rel.lastIndexOf('/')) : ''
+    const parent = dirName(e.rel)
     children.get(parent)?.push(e) ?? children.set(parent, [e])
   }
   return children
 }
 
-const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1)
 
 const buffer = Buffer.allocUnsafe(LARGE)
 

@@ -254,6 +254,46 @@ export const restOf = (folder: string, path: string): string => R.below(folder, 
 
 /** `path` with one final separator (a folder's form). */
 const withSep = (path: string) => (path.endsWith(R.sep) ? path : path + R.sep)
+
+// Relative paths below a device or a folder, as the file layer splits and joins them. A cleaned
+// path is in the platform's spelling (C:\media\Show\a.mov on Windows), and the rest of it below a
+// root is too; the layer's own walks join names with '/'. On Windows both separate names (a name
+// cannot hold either); elsewhere only '/' does, a backslash being an ordinary character of a name.
+// Nothing outside src/storage/ splits a device path with a literal '/' or with node:path's posix
+// functions: these and the platform's rules (`pathOf`) do it.
+
+/** What separates names in a relative path on this platform. */
+const NAME_SEP = R.sep === '\\' ? /[\\/]/ : /\//
+
+/** The names of a relative path as written, empty ones ('a//b', a final separator) too. */
+export const splitRel = (rel: string): string[] => rel.split(NAME_SEP)
+
+/** The names of a relative path, empty ones (a final separator) left out. */
+export const relParts = (rel: string): string[] => rel.split(NAME_SEP).filter(Boolean)
+
+/** The last name of a path (a final separator ignored): 'a.mov' of 'Show/a.mov', of 'C:\\Show\\a.mov'. */
+export const baseName = (path: string): string => relParts(path).at(-1) ?? ''
+
+/** A path without its last name and the separator before it ('' when it has one name only); a final separator is ignored. */
+export function dirName(path: string): string {
+  let end = path.length
+  while (end > 0 && NAME_SEP.test(path[end - 1]!)) end--
+  let at = end - 1
+  while (at >= 0 && !NAME_SEP.test(path[at]!)) at--
+  return at < 0 ? '' : path.slice(0, at)
+}
+
+/** Whether a path ends with a separator (either one on Windows). */
+export const endsWithSep = (path: string): boolean => path.length > 0 && NAME_SEP.test(path[path.length - 1]!)
+
+/** `path` in a folder's form, with a final separator (the platform's, where it has none). */
+export const asFolder = (path: string): string => (endsWithSep(path) ? path : path + R.sep)
+
+/** `folder` (with or without its final separator) and `rest` joined by one separator. */
+export const joinBelow = (folder: string, rest: string): string => asFolder(folder) + rest
+
+/** Node's path functions of the platform the service runs on (dirname, basename, join). */
+export const pathOf = R.path
 /** `path` with its final separators made one. */
 const oneSep = (path: string) => {
   let end = path.length

@@ -1,20 +1,19 @@
 // Where Reelhouse may work on files, decided once from the platform and the processor. Every
 // change on disk (copy, delete, import, scan, the folders a production or project gets) works
-// through open folder descriptors (dirfd.ts), written for 64-bit Linux and macOS. Windows has
-// folder handles that could do the same (NtCreateFile relative to a root handle, renames and
-// deletes by handle through SetFileInformationByHandle), but they are not written yet, and the
-// work is never done by path name instead: there every file operation is refused before it
-// touches anything, with a message that names the platform, while the catalogue and the API
-// go on working. The decision is a pure function of (platform, arch), so that the refusal can
-// be tested on Linux.
+// through open folders, never by path name alone: on 64-bit Linux and macOS through folder
+// descriptors (dirfd.ts), on 64-bit Windows through folder handles (windows/nt.ts, behind the
+// same calls: windows/calls.ts). Anywhere else every file operation is refused before it
+// touches anything, with a message that names the platform, while the catalogue and the API go
+// on working. The decision is a pure function of (platform, arch), so that it can be tested
+// on Linux.
 
 /** Why file work is refused on `platform` and `arch` (process.platform, process.arch), or undefined where it is done. */
 export function fileWorkRefusal(platform: string, arch: string): string | undefined {
   const where = `${platformName(platform)} (${platform} ${arch})`
   if (platform === 'win32')
-    return `File operations are not available on ${where} in this version: Reelhouse works on files only through folder handles, which are not implemented for Windows yet. The catalogue and the API work.`
+    return arch === 'x64' ? undefined : `File operations are not available on ${where}: the folder handle calls are written for 64-bit x86 Windows only. The catalogue and the API work.`
   if (platform !== 'linux' && platform !== 'darwin')
-    return `File operations are not available on ${where}: Reelhouse works on files only through folder descriptors, written for Linux and macOS. The catalogue and the API work.`
+    return `File operations are not available on ${where}: Reelhouse works on files only through open folders, written for Linux, macOS and Windows. The catalogue and the API work.`
   if (arch !== 'x64' && arch !== 'arm64')
     return `File operations are not available on ${where}: the folder descriptor calls are written for 64-bit x86 and ARM processors only. The catalogue and the API work.`
   return undefined

@@ -24,13 +24,13 @@
 // a stat of every file: a per-file fstatat would add one call per file to a removal whose cost
 // is the number of calls, and would need struct stat's layout for each platform. Without
 // `entries`, only files are counted.
-import { posix } from 'node:path'
 import {
   AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, type DirEntry, E, O,
   cName, close, identity, listDir, nameText, openat, removalSupported, statNumbersOf, sysError, unlinkat, unsupportedReason,
 } from './dirfd.ts'
 import { type Entry, type Progress, slicer } from './fs.ts'
 import { openParentInside } from './roots.ts'
+import { baseName, dirName, endsWithSep, pathOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
 export { removalSupported, unsupportedReason }
@@ -73,16 +73,16 @@ export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = 
   const { signal, onProgress, expect } = options
   requireFileWork()
   if (!removalSupported()) throw Object.assign(new Error(`refusing to delete: ${unsupportedReason()}`), { code: 'ENOSYS' })
-  const path = typeof dir === 'string' ? (dir.length > 1 ? dir.replace(/\/+$/, '') : dir) : undefined
-  const base = path === undefined ? (dir as { name: string }).name : posix.basename(path)
-  if ((path !== undefined && (!path.startsWith('/') || posix.normalize(path) !== path)) || !base || base === '.' || base === '..' || base.includes('/'))
+  const path = typeof dir === 'string' ? (dir.length > 1 && endsWithSep(dir) && pathOf.dirname(dir) !== dir ? dirName(dir) + pathOf.sep + baseName(dir) : dir) : undefined
+  const base = path === undefined ? (dir as { name: string }).name : pathOf.basename(path)
+  if ((path !== undefined && (!pathOf.isAbsolute(path) || pathOf.normalize(path) !== path)) || !base || base === '.' || base === '..' || baseName(base) !== base)
     throw Object.assign(new Error(`not a folder to remove: ${JSON.stringify(dir)}`), { code: 'EINVAL' })
   const slice = slicer(signal)
   slice.due()
   const sizes = options.entries && sizesByInode(options.entries)
   const done: Progress = { files: 0, bytes: 0 }
 
-  const parent = path === undefined ? (dir as { parent: number }).parent : openat(AT_FDCWD, cName(posix.dirname(path)), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
+  const parent = path === undefined ? (dir as { parent: number }).parent : openat(AT_FDCWD, cName(pathOf.dirname(path)), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
   if (parent < 0) throw sysError(parent, 'open', '..')
   const levels: Level[] = []
   /** Levels from this index up have their descriptor open. */

@@ -4,10 +4,9 @@
 // leads off the device) is refused with rootProblem's words, the same for a proxy played, a proxy
 // removed and a proxy made; the link is never followed, so nothing outside the device is read or
 // removed. The device's own path is opened as configured (it may be a link, as a mount point may).
-import { posix } from 'node:path'
 import { AT_FDCWD, O, cName, openat } from './dirfd.ts'
 import { descend } from './fs.ts'
-import { PathError, below, rootProblem } from './paths.ts'
+import { PathError, asFolder, baseName, below, dirName, rootProblem, splitRel } from './paths.ts'
 
 /**
  * The open folder `root` (a folder's path, on the device at `devicePath`), reached without
@@ -15,8 +14,8 @@ import { PathError, below, rootProblem } from './paths.ts'
  * when a link or a file is on the way. The caller closes the descriptor.
  */
 export function openRoot(devicePath: string, root: string): number | undefined {
-  const device = devicePath.endsWith('/') ? devicePath : `${devicePath}/`
-  const dir = root.endsWith('/') ? root : `${root}/`
+  const device = asFolder(devicePath)
+  const dir = asFolder(root)
   const rel = dir === device ? '' : below(device, dir)
   if (rel === undefined) throw new PathError(`${root} does not lie on the device ${devicePath}.`)
   const fd = openat(AT_FDCWD, cName(device), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
@@ -42,14 +41,13 @@ export function openRoot(devicePath: string, root: string): number | undefined {
  * `parent`.
  */
 export function openParentInside(devicePath: string, root: string, path: string): { parent: number; name: Buffer } | undefined {
-  const dir = root.endsWith('/') ? root : `${root}/`
+  const dir = asFolder(root)
   const rel = below(dir, path)
-  if (!rel || rel.split('/').some((part) => part === '..' || part === '.' || part === '')) return undefined
+  if (!rel || splitRel(rel).some((part) => part === '..' || part === '.' || part === '')) return undefined
   const rootFd = openRoot(devicePath, dir)
   if (rootFd === undefined) return undefined
-  const folder = posix.dirname(rel)
   try {
-    return { parent: descend(rootFd, folder === '.' ? '' : folder), name: cName(posix.basename(rel)) }
+    return { parent: descend(rootFd, dirName(rel)), name: cName(baseName(rel)) }
   } catch {
     return undefined // a folder below the root is missing or a link: the file is not inside it
   }

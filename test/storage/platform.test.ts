@@ -7,9 +7,9 @@ import { FileWorkUnavailable, REFUSAL, fileWorkRefusal, requireFileWork } from '
 import { createFailures } from '../../src/http/failures.ts'
 import { silentLog } from '../../src/util/log.ts'
 
-const WINDOWS = 'File operations are not available on Windows (win32 x64) in this version: Reelhouse works on files only through folder handles, which are not implemented for Windows yet. The catalogue and the API work.'
+const WINDOWS_ARM = 'File operations are not available on Windows (win32 arm64): the folder handle calls are written for 64-bit x86 Windows only. The catalogue and the API work.'
 
-test('file work is done on 64-bit Linux and macOS, refused on Windows and elsewhere with the platform named', () => {
+test('file work is done on 64-bit Linux and macOS and on x64 Windows, refused elsewhere with the platform named', () => {
   const on = (platform: string, arch: string) => fileWorkRefusal(platform, arch)
   expect({
     'linux x64': on('linux', 'x64'),
@@ -25,9 +25,9 @@ test('file work is done on 64-bit Linux and macOS, refused on Windows and elsewh
     'linux arm64': undefined,
     'darwin x64': undefined,
     'darwin arm64': undefined,
-    'win32 x64': WINDOWS,
-    'win32 arm64': WINDOWS.replace('win32 x64', 'win32 arm64'),
-    'freebsd x64': 'File operations are not available on freebsd (freebsd x64): Reelhouse works on files only through folder descriptors, written for Linux and macOS. The catalogue and the API work.',
+    'win32 x64': undefined,
+    'win32 arm64': WINDOWS_ARM,
+    'freebsd x64': 'File operations are not available on freebsd (freebsd x64): Reelhouse works on files only through open folders, written for Linux, macOS and Windows. The catalogue and the API work.',
     'linux ia32': 'File operations are not available on Linux (linux ia32): the folder descriptor calls are written for 64-bit x86 and ARM processors only. The catalogue and the API work.',
   })
 })
@@ -40,9 +40,9 @@ test('here (Linux x64 or arm64) nothing is refused', () => {
 test('a refusal answers 501 not_implemented with its message, not a 500', async () => {
   const failures = createFailures(silentLog, () => [])
   const request = new Request('http://localhost/api/projectassets/1/')
-  const response = failures.onError({ code: 'UNKNOWN', error: new FileWorkUnavailable(WINDOWS), request })
+  const response = failures.onError({ code: 'UNKNOWN', error: new FileWorkUnavailable(WINDOWS_ARM), request })
   expect({ status: response.status, body: await response.json() }).toEqual({
     status: 501,
-    body: { errors: [{ status: '501', code: 'not_implemented', title: 'Not Implemented', detail: WINDOWS }] },
+    body: { errors: [{ status: '501', code: 'not_implemented', title: 'Not Implemented', detail: WINDOWS_ARM }] },
   })
 })

@@ -70,8 +70,9 @@ describe('NTSTATUS as Node-style errors', () => {
   })
 
   test('an error is shaped as fs shapes its own, with the NTSTATUS; a sharing violation says a program holds the file', () => {
-    const { message, ...rest } = ntError(0xc0000034 | 0, 'NtCreateFile', 'clip.mov')
-    expect({ message, ...rest }).toEqual({
+    const e = ntError(0xc0000034 | 0, 'NtCreateFile', 'clip.mov')
+    expect(e).toBeInstanceOf(Error)
+    expect({ message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path, ntstatus: e.ntstatus }).toEqual({
       message: "ENOENT: no such file or directory (NTSTATUS 0xC0000034), NtCreateFile 'clip.mov'",
       code: 'ENOENT', errno: -2, syscall: 'NtCreateFile', path: 'clip.mov', ntstatus: 0xc0000034,
     })

@@ -68,33 +68,42 @@ const root = openRoot(`${base}\\`)
 const sub = openDir(root, 'sub')
 const results: Record<string, unknown> = {}
 
-results.openRoot = {
+/** results[name] = what `fn` gives; a throw the case did not expect is recorded there, and the next cases still run. */
+function section(name: string, fn: () => unknown) {
+  try {
+    results[name] = fn()
+  } catch (error) {
+    results[name] = { threw: (error as Error).message }
+  }
+}
+
+section('openRoot', () => ({
   file: opens(() => openRoot(at('f.txt'))),
   missing: opens(() => openRoot(at('missing'))),
   relative: opens(() => openRoot('media\\')),
   verbatim: opens(() => openRoot(`\\\\?\\${base}\\`)),
   forwardSlashes: opens(() => openRoot(`${base.replace(/\\/g, '/')}/sub/`)),
-}
+}))
 
-results.identity = {
+section('identity', () => ({
   root: { mine: myIdentity(root), bun: bunIdentity(base) },
   sub: { mine: myIdentity(sub), bun: bunIdentity(at('sub')) },
   file: using(openFile(root, 'f.txt', 'read'), (h) => {
     const id = identity(h)
     return { mine: myIdentity(h), bun: bunIdentity(at('f.txt')), low64OfId128: String(BigInt(`0x${id.id128.slice(16)}`)), volumeLow32: String(id.volume & 0xffffffffn) }
   }),
-}
+}))
 
-results.open = {
+section('open', () => ({
   subOtherCase: opens(() => openDir(root, 'SUB')),
   fileOtherCase: using(openFile(root, 'F.TXT', 'read'), (h) => ({ ino: myIdentity(h).ino === bunIdentity(at('f.txt')).ino, text: text(h) })),
   fileAsFolder: opens(() => openDir(root, 'f.txt')),
   folderAsFile: opens(() => openFile(root, 'sub', 'read')),
   missing: opens(() => openDir(root, 'missing')),
   names: Object.fromEntries(['..', '.', '', 'sub\\x', 'sub/x', 'f.txt:stream', '..\\f.txt'].map((n) => [n, opens(() => openDir(root, n))])),
-}
+}))
 
-results.error = outcome(() => {
+section('error', () => {
   try {
     openDir(root, 'missing')
   } catch (error) {
@@ -103,22 +112,22 @@ results.error = outcome(() => {
   }
 })
 
-results.create = {
+section('create', () => ({
   first: outcome(() => using(createFile(root, 'new.txt'), (h) => write(h, Buffer.from('new'), 0))),
   again: opens(() => createFile(root, 'new.txt')),
   againOtherCase: opens(() => createFile(root, 'NEW.TXT')),
   content: readFileSync(at('new.txt'), 'utf8'),
   device: opens(() => createFile(root, 'CON')),
   trailingDot: opens(() => createFile(root, 'a.')),
-}
+}))
 
-results.mkdir = {
+section('mkdir', () => ({
   first: outcome(() => using(mkdir(root, 'made'), (h) => list(h).length)),
   isFolder: statSync(at('made')).isDirectory(),
   again: opens(() => mkdir(root, 'made')),
-}
+}))
 
-results.rename = {
+section('rename', () => ({
   ontoExisting: outcome(() => renameNoReplace(root, 'new.txt', root, 'f.txt')),
   ontoExistingOtherCase: outcome(() => renameNoReplace(root, 'new.txt', root, 'F.TXT')),
   targetUntouched: readFileSync(at('f.txt'), 'utf8'),
@@ -128,17 +137,17 @@ results.rename = {
   folderAfter: [existsSync(at('made')), statSync(at('sub', 'made')).isDirectory()],
   missing: outcome(() => renameNoReplace(root, 'missing', root, 'other')),
   toDeviceName: outcome(() => renameNoReplace(sub, 'moved.txt', root, 'NUL.txt')),
-}
+}))
 
-results.link = {
+section('link', () => ({
   first: outcome(() => link(root, 'f.txt', sub, 'f-link.txt')),
   again: outcome(() => link(root, 'f.txt', sub, 'f-link.txt')),
   nlink: statSync(at('f.txt')).nlink,
   sameFile: statSync(at('f.txt')).ino === statSync(at('sub', 'f-link.txt')).ino,
   folder: outcome(() => link(root, 'sub', root, 'sub-link')),
-}
+}))
 
-results.remove = {
+section('remove', () => ({
   file: outcome(() => remove(root, 'gone.txt', false)),
   fileGone: existsSync(at('gone.txt')),
   emptyFolder: outcome(() => remove(root, 'empty', true)),
@@ -151,7 +160,7 @@ results.remove = {
   readOnly: outcome(() => remove(root, 'ro.txt', false)),
   readOnlyGone: existsSync(at('ro.txt')),
   missing: outcome(() => remove(root, 'missing', false)),
-}
+}))
 
 const listedByBun = (folder: string) =>
   readdirSync(folder).sort().map((name) => {
@@ -164,7 +173,7 @@ const listedByHandle = (h: Handle) =>
 // `many` holds enough long names for several calls of 64 KiB (400 of 120 characters, 344 bytes
 // an entry); the test makes it on Linux before the start, where 400 files take milliseconds,
 // not the second they take through Wine.
-results.list = {
+section('list', () => ({
   root: { mine: listedByHandle(root), bun: listedByBun(base) },
   sub: { mine: listedByHandle(sub), bun: listedByBun(at('sub')) },
   // Names against Bun's listing, ids of a few: a stat by path costs about 1.5 ms under Wine.
@@ -178,9 +187,9 @@ results.list = {
     }
   }),
   again: listedByHandle(root).length,
-}
+}))
 
-results.stat = {
+section('stat', () => ({
   file: using(openFile(root, 'f.txt', 'read'), (h) => {
     const [m, b] = [stat(h), statSync(at('f.txt'))]
     return {
@@ -192,11 +201,11 @@ results.stat = {
     const [m, b] = [stat(sub), statSync(at('sub'))]
     return { mine: { isDirectory: m.isDirectory, isLink: m.isLink, mtimeMs: m.mtimeMs }, bun: { isDirectory: b.isDirectory(), isLink: false, mtimeMs: b.mtimeMs } }
   })(),
-}
+}))
 
 const ATIME = 1_700_000_000_000.25
 const MTIME = 1_600_000_000_123.4567
-results.setTimes = {
+section('setTimes', () => ({
   file: using(openFile(root, 'f.txt', 'write'), (h) => {
     setTimes(h, ATIME, MTIME)
     const s = stat(h)
@@ -206,9 +215,9 @@ results.setTimes = {
   fileByBun: statSync(at('f.txt')).mtimeMs,
   folder: outcome(() => using(openDir(root, 'sub', { writeAttributes: true }), (h) => setTimes(h, ATIME, MTIME))),
   folderByBun: statSync(at('sub')).mtimeMs,
-}
+}))
 
-results.pin = (() => {
+section('pin', () => {
   const pinned = openDir(root, 'pinned', { pin: true })
   const held = {
     rename: outcome(() => renameNoReplace(root, 'pinned', root, 'pinned-moved')),
@@ -221,9 +230,9 @@ results.pin = (() => {
   // Held without `pin`: others may rename it, as on Linux.
   const unpinned = using(openDir(root, 'pinned-moved'), () => outcome(() => renameNoReplace(root, 'pinned-moved', root, 'pinned-again')))
   return { held, renamedOnceClosed, unpinned }
-})()
+})
 
-results.locked = (() => {
+section('locked', () => {
   // "The NLE": a handle with read access that shares reading only.
   const nle = openFile(root, 'locked.mov', 'read', { denyWrite: true, denyDelete: true })
   const held = {
@@ -242,15 +251,15 @@ results.locked = (() => {
   }
   closeHandle(nle)
   return { held, removedOnceClosed: outcome(() => remove(root, 'locked.mov', false)), gone: existsSync(at('locked.mov')) }
-})()
+})
 
-results.followsTheFolder = (() => {
+section('followsTheFolder', () => {
   const a = openDir(root, 'a')
   renameSync(at('a'), at('a-moved'))
   const created = outcome(() => using(createFile(a, 'after.txt'), () => undefined))
   closeHandle(a)
   return { created, where: [existsSync(at('a', 'after.txt')), existsSync(at('a-moved', 'after.txt'))] }
-})()
+})
 
 closeHandle(sub)
 closeHandle(root)

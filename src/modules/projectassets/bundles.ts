@@ -9,7 +9,7 @@
 // folders under its storage and proxy roots, so a folder there needs write access to that
 // production, and a non-superuser's project folder lies inside its own production's storage root.
 import { type Db, dataFolderOf } from '../../db/client.ts'
-import { aliasProblem, isInside, realOf, reservedProblem, restOf } from '../../storage/paths.ts'
+import { aliasProblem, asFolder, isInside, realOf, reservedProblem, restOf } from '../../storage/paths.ts'
 import { canRead, canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
@@ -69,7 +69,7 @@ export function bundleProblem(db: Db, path: string, devicePath: string, ignorePr
 
 /** The project whose folder is or holds `path` (a device path or production root being created), by real path. */
 export function projectHolding(db: Db, path: string): number | undefined {
-  const dir = path.endsWith('/') ? path : path + '/'
+  const dir = asFolder(path)
   const real = realOf(dir)
   return realBundles(db).find((p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real))?.id
 }

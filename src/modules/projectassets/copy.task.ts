@@ -4,7 +4,6 @@
 // rename already happened, the target is checked against the source and the copy is finished.
 import type { CopyParams } from '../../tasks/kinds.ts'
 import { lstat } from 'node:fs/promises'
-import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { devices, projectAssets } from '../../db/schema.ts'
@@ -15,13 +14,13 @@ import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../st
 import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
 import { describe } from '../../storage/errors.ts'
 import { removeTreeAt } from '../../storage/remove.ts'
-import { deviceFor, makeDirInside, restOf } from '../../storage/paths.ts'
+import { asFolder, baseName, deviceFor, dirName, joinBelow, makeDirInside, restOf } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
 
 /** The hidden folder a copy is made in: beside the target, on the same filesystem. */
 export const stagingFor = (target: string, taskId: number) =>
-  posix.join(posix.dirname(target.replace(/\/$/, '')), `.reelhouse-copy-${taskId}`)
+  joinBelow(dirName(target), `.reelhouse-copy-${taskId}`)
 
 /**
  * One write of the copy's project and its history row, together, as the user who asked (tasks
@@ -52,11 +51,11 @@ export function copyAbandon(db: Db, users: Users) {
     if (!ran) return
     const { target, device } = task.params
     return async () => {
-      const parentDir = posix.dirname(target.replace(/\/$/, '')) + '/'
+      const parentDir = asFolder(dirName(target))
       let parent = -1
       try {
         parent = openBeneath(device, restOf(device, parentDir))
-        await removeTreeAt({ parent, name: posix.basename(stagingFor(target, task.id)) })
+        await removeTreeAt({ parent, name: baseName(stagingFor(target, task.id)) })
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       } finally {
@@ -99,10 +98,10 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
 
       // The target's parent: made if missing, then opened from the device root with no link on
       // the way. The hidden folder is made, renamed and removed relative to it.
-      const parentDir = posix.dirname(target.replace(/\/$/, '')) + '/'
+      const parentDir = asFolder(dirName(target))
       makeDirInside(device, parentDir)
       targetParent = openBeneath(device, restOf(device, parentDir))
-      const stagingName = posix.basename(staging)
+      const stagingName = baseName(staging)
       const stagingThere = () => {
         const fd = openat(targetParent, cName(stagingName), DIR_FLAGS)
         if (fd >= 0) close(fd)
@@ -136,13 +135,13 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       })
       if (signal.aborted) throw new CancelledError(String(signal.reason))
       if (!(await isMissingOrEmpty(target))) throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
-      const moved = renameat(targetParent, cName(stagingName), targetParent, cName(posix.basename(target.replace(/\/$/, ''))))
-      if (moved < 0) throw sysError(moved, 'renameat', posix.basename(target.replace(/\/$/, '')))
+      const moved = renameat(targetParent, cName(stagingName), targetParent, cName(baseName(target)))
+      if (moved < 0) throw sysError(moved, 'renameat', baseName(target))
       finish(want)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       // Cleanup failing is worth knowing: a hidden folder would be left behind.
-      const cleanup = !ours || targetParent < 0 ? '' : await removeTreeAt({ parent: targetParent, name: posix.basename(staging) })
+      const cleanup = !ours || targetParent < 0 ? '' : await removeTreeAt({ parent: targetParent, name: baseName(staging) })
         .then(() => '', (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? '' : `; ${staging} could not be removed: ${describe(e)}`))
       const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
       write({ status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp() })

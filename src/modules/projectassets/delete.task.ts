@@ -9,7 +9,6 @@
 // (while the service runs or while it is down) cannot send any of it outside the device. All of
 // this, and the territory rule, is checked again whenever the task starts or resumes.
 import type { DeleteParams } from '../../tasks/kinds.ts'
-import { posix } from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { projectAssets } from '../../db/schema.ts'
@@ -22,19 +21,19 @@ import { CancelledError, identityOfFd, listTree, openBeneath } from '../../stora
 import { removalSupported, removeTreeAt, unsupportedReason } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
 import { waitingStep, whileInUse } from '../../storage/busy.ts'
-import { restOf, samePath } from '../../storage/paths.ts'
+import { asFolder, baseName, dirName, joinBelow, restOf, samePath } from '../../storage/paths.ts'
 import type { Handler } from '../../tasks/runner.ts'
 
 
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
-export const trashFor = (bundle: string, taskId: number) => posix.join(posix.dirname(bundle.replace(/\/$/, '')), trashName(taskId))
+export const trashFor = (bundle: string, taskId: number) => joinBelow(dirName(bundle), trashName(taskId))
 
 export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler<'delete'> {
   return async ({ task, signal, progress }) => {
     const { bundle_root, device, user, identity } = task.params
     const projectId = task.target.projectasset!
-    const folder = bundle_root.replace(/\/$/, '')
-    const name = posix.basename(folder)
+    const folder = asFolder(dirName(bundle_root)) + baseName(bundle_root)
+    const name = baseName(folder)
     const trash = trashName(task.id)
     let parent = -1
     try {
@@ -45,14 +44,14 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
       if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
       const foreign = media.countUnder(bundle_root, project.production)
       if (foreign) throw new Error(`refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`)
-      if (samePath(folder + '/', device)) throw new Error('refusing to remove the root of a device')
+      if (samePath(asFolder(folder), device)) throw new Error('refusing to remove the root of a device')
 
       // A file another program holds (an editor's open project, on Windows) makes the delete wait
       // and try again (storage/busy.ts); each try starts over from the folder or its hidden name.
       let gone = false
       await whileInUse(async () => {
         try {
-          parent = openBeneath(device, restOf(device, posix.dirname(folder) + '/'))
+          parent = openBeneath(device, restOf(device, asFolder(dirName(folder))))
           const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
           const hiddenPath = trashFor(bundle_root, task.id)
           const existing = openat(parent, cName(name), DIR_FLAGS)
@@ -91,7 +90,7 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
       }, {
         signal,
         // Named where the user knows it: inside the project folder, not its hidden name.
-        path: (error) => (error.syscall === 'renameat' || !error.path || error.path === '.' ? bundle_root : `${folder}/${error.path}`),
+        path: (error) => (error.syscall === 'renameat' || !error.path || error.path === '.' ? bundle_root : joinBelow(folder, error.path)),
         onWait: (path) => progress({ step: waitingStep(path) }),
         onRetry: () => progress({ step: '' }),
       })

@@ -16,14 +16,21 @@
 // junction, a mount point) is refused with ELOOP. Other reparse points (OneDrive and other cloud
 // placeholders, deduplicated files) are the file itself and are opened once more, through the
 // handle, without the flag, so that the driver owning them serves their data (see `opened`).
-// OBJ_DONT_REPARSE is not used: with one name per call and the flag above it would add nothing
-// but a refusal of the placeholders, and STATUS_INVALID_PARAMETER before Windows 10 1607.
+// OBJ_DONT_REPARSE is not used: with one name per call and the flag above, no name is parsed
+// but the last, which is opened, not followed; and older Windows refuse the flag with
+// STATUS_INVALID_PARAMETER (Rust's std retries without it).
 //
 // Sharing: handles share read, write and delete with other programs, except where asked not to:
 // a folder opened with `pin` refuses others the right to rename or delete it while held (what
 // cap-std does to every folder it holds), and a program holding a file without
 // FILE_SHARE_DELETE (an NLE, say) makes our open for deleting or renaming it fail with EBUSY,
 // "in use by another program". Nothing here retries: the caller decides whether to wait.
+//
+// Shares (\\nas\media\): SMB2 has no root handle, so Windows sends the server the folder's path
+// with the name, and the server resolves it again at each call: there the relative opens are as
+// race-free as the server is (Samba's default `wide links = no` keeps them inside the share),
+// while the sharing modes, `pin`, are enforced by the server for every client. (From the
+// protocol; not tried here.)
 //
 // Memory: the structures passed hold the addresses of other buffers (the name inside the
 // UNICODE_STRING, that inside OBJECT_ATTRIBUTES). A buffer only its address points to could be
@@ -237,29 +244,38 @@ function attributeTag(h: Handle, shown: string): { attributes: number; tag: numb
 
 /**
  * `h`, just opened with FILE_OPEN_REPARSE_POINT, checked: a name surrogate is closed and refused
- * (ELOOP); another reparse point is opened again through `h` itself (an empty name relative to
- * it: the same file, no name looked up, as ReOpenFile does) without the flag, so that its
- * driver (cloud files, deduplication) serves it as the file it stands for rather than as its
- * stored stub; anything else is `h`.
+ * (ELOOP); another reparse point is opened again without the flag, so that its driver (cloud
+ * files, deduplication) serves it as the file it stands for rather than as its stored stub;
+ * anything else is `h` itself. The second open goes through the handle, not the name (an empty
+ * name relative to a handle is the same file, as ReOpenFile does): nothing put in the name's
+ * place meanwhile can be reached.
  */
 function opened(h: Handle, spec: OpenSpec, shown: string): Handle {
   let tag: number
   try {
-    const found = attributeTag(h, shown)
-    if (!found.tag) return h
-    tag = found.tag
+    tag = attributeTag(h, shown).tag
   } catch (error) {
     closeHandle(h)
     throw error
   }
+  if (!tag) return h
   if (isNameSurrogate(tag)) {
     closeHandle(h)
     throw refusal('ELOOP', `a link (reparse tag ${ntstatusHex(tag)}) is not followed`, 'NtCreateFile', shown)
   }
+  // Held by an anchor that asks only to read attributes (which no sharing mode restricts) while
+  // `h` is closed: `h` itself could deny the new handle what it asks for (a file opened to write
+  // that denies others writing would refuse its own second open).
+  let anchor: Handle
   try {
-    return create(h, '', { ...spec, disposition: FILE_OPEN, options: spec.options & ~FILE_OPEN_REPARSE_POINT }, shown)
+    anchor = create(h, '', { access: FILE_READ_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_OPEN, options: FILE_OPEN_REPARSE_POINT }, shown)
   } finally {
     closeHandle(h)
+  }
+  try {
+    return create(anchor, '', { ...spec, disposition: FILE_OPEN, options: spec.options & ~FILE_OPEN_REPARSE_POINT }, shown)
+  } finally {
+    closeHandle(anchor)
   }
 }
 
@@ -326,6 +342,17 @@ export function openFile(dir: Handle, name: string, mode: FileMode, options: Fil
   checkName(name, 'NtCreateFile')
   const spec = { access: FILE_ACCESS[mode], share: fileShare(options), disposition: FILE_OPEN, options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT }
   return opened(create(dir, name, spec, name), spec, name)
+}
+
+/**
+ * The file at the absolute Win32 `path`, for reading, held so that nobody may write, rename or
+ * delete it meanwhile (EBUSY when a handle already may write it): what a child process (ffmpeg,
+ * which cannot be handed a descriptor of ours on Windows) is given by path while this handle
+ * keeps that path naming this very file. The last name is not followed when it is a link (ELOOP).
+ */
+export function holdByPath(path: string): Handle {
+  const spec = { access: FILE_GENERIC_READ, share: FILE_SHARE_READ, disposition: FILE_OPEN, options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT }
+  return opened(create(0, ntRootPath(path), spec, path), spec, path)
 }
 
 /** A new file `name` in `dir`, open for writing: EEXIST when anything (a link too) has the name, EINVAL for a name Win32 could not open. */
@@ -589,9 +616,14 @@ export function list(dir: Handle): ListEntry[] {
 // (Bun's C runtime is linked in, and a descriptor made from the handle by another runtime's
 // _open_osfhandle answers EBADF), so the bytes of a file opened here go through these two.
 
+/** The Length of NtReadFile and NtWriteFile is a ULONG. */
+const MAX_IO_BYTES = 0xffff_ffff
+
 /** Reads up to `into.length` bytes at `position`: the count read, 0 at the end of the file. */
 export function read(h: Handle, into: Uint8Array, position: number): number {
   const { c, s } = nt('NtReadFile', '<handle>')
+  if (into.length === 0) return 0
+  if (into.length > MAX_IO_BYTES) throw new RangeError(`at most ${MAX_IO_BYTES} bytes are read at once`)
   s.offset.buffer.writeBigInt64LE(BigInt(position), 0)
   const status = c.NtReadFile(h, null, null, null, s.iosb.at, into, into.length, s.offset.at, null)
   if (ntstatusCode(status) === STATUS.END_OF_FILE) return 0
@@ -602,6 +634,8 @@ export function read(h: Handle, into: Uint8Array, position: number): number {
 /** Writes all of `data` at `position` (a handle opened for writing): the count written. */
 export function write(h: Handle, data: Uint8Array, position: number): number {
   const { c, s } = nt('NtWriteFile', '<handle>')
+  if (data.length === 0) return 0
+  if (data.length > MAX_IO_BYTES) throw new RangeError(`at most ${MAX_IO_BYTES} bytes are written at once`)
   s.offset.buffer.writeBigInt64LE(BigInt(position), 0)
   const status = c.NtWriteFile(h, null, null, null, s.iosb.at, data, data.length, s.offset.at, null)
   if (!ntSuccess(status)) throw ntError(status, 'NtWriteFile', '<handle>')
