@@ -7,6 +7,7 @@ import { t } from 'elysia'
 import { type Db, dataVersionOf, fileVersion, readSnapshotOf } from '../db/client.ts'
 import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
 import { pathOf } from './head.ts'
+import { SEP, endsWithSep } from '../storage/paths.ts'
 
 const digits = t.String({ pattern: DIGITS_PATTERN, description: 'A non-negative integer in decimal digits.' })
 
@@ -21,9 +22,9 @@ export type PagingQuery = { limit?: string; offset?: string }
 /** A filter naming a record by id: decimal digits, as limit and offset (anything else is a 400 at it). */
 export const idFilter = (description: string) => t.Optional({ ...digits, description })
 
-/** A path filter that must end with a slash. */
+/** A folder path filter (a device path, a production's or project's root) that must end with a separator, as folders are recorded. */
 export function slashPath(parameter: string, value: string | undefined): string | undefined {
-  if (value !== undefined && !value.endsWith('/')) throw invalidParameter(parameter, `${parameter} must end with a slash.`)
+  if (value !== undefined && !endsWithSep(value)) throw invalidParameter(parameter, `${parameter} must end with ${SEP === '/' ? 'a slash' : 'a backslash'}.`)
   return value
 }
 

@@ -10,9 +10,12 @@
 // read as the local file it is, and a playlist inside it cannot make ffprobe open the network.
 import { closeSync, openSync, readSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { basename, resolve } from 'node:path'
+import { pathOf } from '../storage/paths.ts'
 import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
 import { type Fraction, bwfTimecode, readTimecode } from './timecode.ts'
+
+/** The media file's path resolved, and its name, by the platform's rules (win32 on Windows). */
+const { basename, resolve } = pathOf
 
 export type MediaKind = 'video' | 'audio' | 'image'
 

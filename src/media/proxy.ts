@@ -31,12 +31,15 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
 import { CancelledError } from '../storage/fs.ts'
+import { pathOf } from '../storage/paths.ts'
 import { type Ffmpeg, INPUT, MediaError, OUTPUT_DIR } from './ffmpeg.ts'
 import { AT_FDCWD, DIR_FLAGS, E, O, cName, close, errnoName, linkat, openat, openatCreate, renameNoReplace, renameat, unlinkat } from '../storage/dirfd.ts'
 import type { MediaKind } from './probe.ts'
 import { BUILT_IN, type Container, DEFAULT_PROXY_HEIGHT, type Encoding, type ProfileFields, encodingOf } from './profile.ts'
+
+/** Paths of the proxy folder and the source, joined and resolved by the platform's rules (win32 on Windows). */
+const { join, resolve } = pathOf
 
 export { DEFAULT_PROXY_HEIGHT }
 /** The extension of each kind's proxy; a video's follows its profile's container (CONTAINER_EXT). */

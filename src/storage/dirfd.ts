@@ -19,7 +19,7 @@
 // make a removal stop with a wrong message or skip an entry (which then leaves its folder not
 // empty, and the removal fails): safety rests on the flags and identity checks, not on errno.
 import { CString, type Library, type Pointer, dlopen, FFIType, ptr, read, toArrayBuffer } from 'bun:ffi'
-import { type BigIntStats, type Stats, fstatSync, lstatSync, constants as fsConstants } from 'node:fs'
+import { type BigIntStats, type Stats, fchmodSync, fstatSync, futimesSync, lstatSync, utimesSync, constants as fsConstants } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { getSystemErrorMap } from 'node:util'
 import { FileWorkUnavailable, REFUSAL } from './platform.ts'
@@ -277,6 +277,20 @@ export function close(fd: number) {
  * to the nanosecond, inodes past 2^53).
  */
 export type FdStat = Pick<BigIntStats, 'dev' | 'ino' | 'mode' | 'nlink' | 'size' | 'atimeNs' | 'mtimeNs' | 'birthtimeNs' | 'isFile' | 'isDirectory' | 'isSymbolicLink'>
+
+/**
+ * Sets a folder's mode and times (a copied folder, once filled). On Windows a folder handle is not
+ * a descriptor and modes mean nothing: the times are set by the folder's path, below folders
+ * held open (windows/calls.ts).
+ */
+export function setFolderTimes(fd: number, mode: number, atimeMs: number, mtimeMs: number): void {
+  if (WIN) return utimesSync(win.folderPath(fd), atimeMs / 1000, mtimeMs / 1000)
+  fchmodSync(fd, mode & 0o7777)
+  futimesSync(fd, atimeMs / 1000, mtimeMs / 1000)
+}
+
+/** Whether `fd` is a Windows folder handle (which node:fs does not know), not a descriptor. */
+export const isFolderHandle = (fd: number): boolean => WIN && win.isFolder(fd)
 
 /** fstat of a descriptor these calls opened, a folder's as well as a file's. */
 export function statOf(fd: number): FdStat {

@@ -39,7 +39,7 @@ import { randomBytes } from 'node:crypto'
 import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
 import {
   AT_FDCWD, DIR_FLAGS, E, O,
-  cName, close, futimens, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
+  cName, close, futimens, isFolderHandle, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
 import { PathError, baseName, below, cleanDir, cleanPath, dirName, endsWithSep, pathOf, relParts } from './paths.ts'
@@ -608,7 +608,13 @@ async function writeAll(fd: number, buffer: Buffer, length: number, position: nu
   }
 }
 
-const fsyncFd = (fd: number) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
+/**
+ * fsync of a file, or of a folder (its new and removed names are on disk). Windows flushes no
+ * folder (FlushFileBuffers on a folder handle is refused; NTFS journals its names itself), so
+ * there a folder's is a no-op.
+ */
+const fsyncFd = (fd: number) =>
+  isFolderHandle(fd) ? Promise.resolve() : new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
 
 /**
  * For a resume without a recorded copy: is the file named `name` in `folder` a complete copy of

@@ -9,7 +9,7 @@
 import { type BigIntStats, type Stats, constants as fsConstants, existsSync, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
+import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, setFolderTimes, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
 import { asFolder, baseName, dirName, relParts, stampOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
@@ -313,10 +313,7 @@ export async function copyTree(
     if (fd < 0) throw sysError(fd, 'openat', rel)
     return fd
   }
-  const leave = (frame: Frame) => {
-    fchmodSync(frame.dst, frame.entry.mode & 0o7777)
-    futimesSync(frame.dst, frame.entry.atimeMs / 1000, frame.entry.mtimeMs / 1000)
-  }
+  const leave = (frame: Frame) => setFolderTimes(frame.dst, frame.entry.mode, frame.entry.atimeMs, frame.entry.mtimeMs)
   try {
     let files = enter(entries[0], -1, makeDir(target.parent, target.name, '.'))
     for (;;) {

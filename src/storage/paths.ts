@@ -489,3 +489,50 @@ export function dirOnDevice<D extends DeviceLike>(devices: readonly D[], value: 
   if (!device) throw new PathError('The path does not lie on any device.')
   return { path, device }
 }
+
+// ============================================================================================
+// Joins and splits of device paths for the code outside src/storage/ (watcher, imports,
+// productions, media assets). Pure; each takes the separator of the platform whose rules it
+// follows (`PathRules['sep']`, this platform's by default), so that a test on Linux can run the
+// Windows spelling too. Under '\' (Windows) both '/' and '\' separate names, as in `splitRel`.
+// ============================================================================================
+
+/** Whether the character `c` separates names under the rules whose separator is `sep`. */
+const isSepUnder = (c: string | undefined, sep: PathRules['sep']): boolean => c === '/' || (sep === '\\' && c === '\\')
+
+/** The index of the last separator in `path` at or before `from` (as `lastIndexOf` clamps it), -1 when there is none. */
+export function lastSepIndex(path: string, from = path.length - 1, sep: PathRules['sep'] = R.sep): number {
+  if (sep === '/') return path.lastIndexOf('/', from)
+  for (let i = Math.min(Math.max(from, 0), path.length - 1); i >= 0; i--) if (isSepUnder(path[i], sep)) return i
+  return -1
+}
+
+/** `path` without one final separator: a folder's path as a key ('/mnt/a/' → '/mnt/a', 'C:\a\' → 'C:\a'). */
+export const trimSep = (path: string, sep: PathRules['sep'] = R.sep): string => (isSepUnder(path[path.length - 1], sep) ? path.slice(0, -1) : path)
+
+/** `path` in a folder's form: as it is when it ends with a separator, else with `sep` added. */
+export const withFinalSep = (path: string, sep: PathRules['sep'] = R.sep): string => (isSepUnder(path[path.length - 1], sep) ? path : path + sep)
+
+/** A relative path joined with '/' (the file layer's walks) spelled with `sep`: as it is on Linux and macOS. */
+export const platformRel = (rel: string, sep: PathRules['sep'] = R.sep): string => (sep === '/' ? rel : rel.replace(/\//g, sep))
+
+/** The folder holding `path` (a file, or a folder with or without its final separator), ending with `sep`; '' when it has none. */
+export function parentFolder(path: string, sep: PathRules['sep'] = R.sep): string {
+  const bare = trimSep(path, sep)
+  const at = lastSepIndex(bare, bare.length - 1, sep)
+  return at < 0 ? '' : bare.slice(0, at) + sep
+}
+
+/** What follows the last separator of `path`, as written: '' for a folder path with its final separator. */
+export const lastName = (path: string, sep: PathRules['sep'] = R.sep): string => path.slice(lastSepIndex(path, path.length - 1, sep) + 1)
+
+/** Whether `name` holds a separator (it is a path, not one name). */
+export const hasSep = (name: string, sep: PathRules['sep'] = R.sep): boolean => lastSepIndex(name, name.length - 1, sep) >= 0
+
+/** The folder `names` below the folder `folder` (final separator or not), as a folder path ending with `sep`. */
+export const folderBelow = (folder: string, names: readonly string[], sep: PathRules['sep'] = R.sep): string =>
+  withFinalSep(folder, sep) + names.map((name) => name + sep).join('')
+
+/** A regular expression's source matching one separator under these rules ('/', or a class of '\' and '/' for Windows). */
+export const sepPattern = (sep: PathRules['sep'] = R.sep): string => (sep === '\\' ? '[\\\\/]' : '/')
+// ============================ end of the joins and splits block ============================

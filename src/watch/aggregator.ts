@@ -13,11 +13,12 @@
 // - A path under one already tracked is covered by it; a folder tracked absorbs the paths below.
 // - Excluded names (ingest.ts: clutter, `.reelhouse-*`) never appear.
 //
-// Paths: with `root` (device id → its path, final slash), as the watcher gives them: absolute,
+// Paths: with `root` (device id → its path, final separator), as the watcher gives them: absolute,
 // spelled from the device path; without it, relative to the device root. Either way the folding
 // works on the part below the root, so it never climbs above a device and the exclusion rule sees
 // what it expects. The root itself means the whole device. In batches, folders (addDir,
-// unlinkDir, and folders scanned for their children) end with '/', files do not.
+// unlinkDir, and folders scanned for their children) end with the platform's separator ('/', or
+// '\' on Windows, where '/' separates names as well), files do not.
 //
 // Choices where the contract is silent:
 // - An add for a path whose removal is held cancels that removal (the file is back: one scan of
@@ -27,7 +28,8 @@
 //   never put off forever.
 // - One batch per device per `due` call, adds first: the scan task merges queued scans of a
 //   device anyway, and one scan that sees both names of a rename is the simplest move of all.
-import { excluded } from './ingest.ts'
+import { type PathRules, SEP, WORK_FOLDER, lastSepIndex, sepPattern, trimSep } from '../storage/paths.ts'
+import { nameRules } from './ingest.ts'
 
 export type WatchEventType = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir'
 export type WatchEvent = { device: number; type: WatchEventType; path: string }
@@ -48,7 +50,13 @@ export type AggregatorOptions = {
   deviceAfter?: number
   /** The longest a removal is held while it keeps being refreshed. Default 6 × moveWindowMs. */
   maxHoldMs?: number
+  /** How paths are written (their separator, the work names): this platform's by default; another's in its tests. */
+  rules?: Spelling
 }
+
+/** What the aggregator needs of a platform's path rules. */
+type Spelling = Pick<PathRules, 'sep' | 'workFolder'>
+const PLATFORM: Spelling = { sep: SEP, workFolder: WORK_FOLDER }
 
 export type Aggregator = {
   add(event: WatchEvent, now: number): void
@@ -61,15 +69,32 @@ export type Aggregator = {
 /** When a path changed first and last, and whether it is known to be a folder. */
 type Times = { first: number; last: number; dir: boolean }
 const merge = (a: Times, b: Times): Times => ({ first: Math.min(a.first, b.first), last: Math.max(a.last, b.last), dir: a.dir || b.dir })
-const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/')))
-const normalize = (path: string) =>
-  path
-    .split('/')
-    .filter((c) => c !== '' && c !== '.')
-    .join('/')
+
+/**
+ * Relative paths as `rules` write them: the folder above one ('' at the top), one normalized (no
+ * empty names, no `.`; the names joined with the separator), and the exclusion rule.
+ */
+function spellingOf(rules: Spelling) {
+  const { sep } = rules
+  const separator = sep === '/' ? '/' : new RegExp(sepPattern(sep))
+  return {
+    sep,
+    parentOf: (path: string) => path.slice(0, Math.max(0, lastSepIndex(path, path.length - 1, sep))),
+    normalize: (path: string) =>
+      path
+        .split(separator)
+        .filter((c) => c !== '' && c !== '.')
+        .join(sep),
+    excluded: nameRules(rules).excluded,
+  }
+}
+type Names = ReturnType<typeof spellingOf>
+const PLATFORM_NAMES = spellingOf(PLATFORM)
+const namesOf = (rules?: Spelling) => (rules === undefined ? PLATFORM_NAMES : spellingOf(rules))
 
 /** The paths of one device, folded as events arrive, so what is held stays bounded. */
-function createTracked(parentAfter: number, deviceAfter: number) {
+function createTracked(parentAfter: number, deviceAfter: number, names: Names = PLATFORM_NAMES) {
+  const { parentOf, sep } = names
   let whole: Times | undefined
   const paths = new Map<string, Times>()
   const children = new Map<string, number>() // tracked paths directly in a folder
@@ -119,7 +144,7 @@ function createTracked(parentAfter: number, deviceAfter: number) {
       return
     }
     if (below.has(path)) {
-      const prefix = path + '/'
+      const prefix = path + sep
       for (const q of [...paths.keys()]) if (q.startsWith(prefix)) t = merge(t, drop(q)!)
     }
     const parent = parentOf(path)
@@ -146,8 +171,8 @@ function createTracked(parentAfter: number, deviceAfter: number) {
     },
     times: (): Iterable<Times> => (whole ? [whole] : paths.values()),
     empty: () => !whole && paths.size === 0,
-    /** The paths (folders with a final slash), or null for the whole device. */
-    list: (prefix: string): string[] | null => (whole ? null : [...paths].map(([path, t]) => prefix + path + (t.dir ? '/' : ''))),
+    /** The paths (folders with a final separator), or null for the whole device. */
+    list: (prefix: string): string[] | null => (whole ? null : [...paths].map(([path, t]) => prefix + path + (t.dir ? sep : ''))),
   }
 }
 type Tracked = ReturnType<typeof createTracked>
@@ -158,11 +183,12 @@ type Tracked = ReturnType<typeof createTracked>
  * looks asked for directly (files still settling after a drop of 20,000: one scan of their folder,
  * not 20,000 scopes).
  */
-export function foldPaths(root: string, paths: readonly string[], parentAfter = 128, deviceAfter = 512): string[] | null {
-  const tracked = createTracked(parentAfter, deviceAfter)
-  for (const path of paths.length > deviceAfter ? foldCrowded(paths, parentAfter) : paths) {
-    if (!path.startsWith(root) && path + '/' !== root) continue
-    tracked.insert(normalize(path.slice(root.length)), { first: 0, last: 0, dir: path.endsWith('/') })
+export function foldPaths(root: string, paths: readonly string[], parentAfter = 128, deviceAfter = 512, rules?: Spelling): string[] | null {
+  const names = namesOf(rules)
+  const tracked = createTracked(parentAfter, deviceAfter, names)
+  for (const path of paths.length > deviceAfter ? foldCrowded(paths, parentAfter, names.sep) : paths) {
+    if (!path.startsWith(root) && path + names.sep !== root) continue
+    tracked.insert(names.normalize(path.slice(root.length)), { first: 0, last: 0, dir: trimSep(path, names.sep) !== path })
   }
   return tracked.list(root)
 }
@@ -173,9 +199,9 @@ export function foldPaths(root: string, paths: readonly string[], parentAfter = 
  * folding each (the 20,000 files of a drop still settling: 37.5 ms in one go before, 9.5 now; at
  * 100,000, 118 and 73: medians in-process).
  */
-function foldCrowded(paths: readonly string[], parentAfter: number): string[] {
+function foldCrowded(paths: readonly string[], parentAfter: number, sep: PathRules['sep']): string[] {
   const unique = [...new Set(paths)]
-  const folderOf = (path: string) => path.slice(0, path.lastIndexOf('/', path.length - 2) + 1)
+  const folderOf = (path: string) => path.slice(0, lastSepIndex(path, path.length - 2, sep) + 1)
   const counts = new Map<string, number>()
   for (const path of unique) {
     const folder = folderOf(path)
@@ -199,6 +225,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   const parentAfter = options.parentAfter ?? 128
   const deviceAfter = options.deviceAfter ?? 512
   const maxHoldMs = options.maxHoldMs ?? 6 * moveWindowMs
+  const names = namesOf(options.rules)
   const releaseAt = (t: Times) => Math.min(t.last + moveWindowMs, t.first + maxHoldMs)
   const devices = new Map<number, { adds: Tracked; removals: Tracked }>()
 
@@ -208,15 +235,15 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       if (options.root) {
         const root = options.root(event.device)
         if (root === undefined) return
-        if (rest + '/' === root) rest = ''
+        if (rest + names.sep === root) rest = ''
         else if (rest.startsWith(root)) rest = rest.slice(root.length)
         else return
       }
-      const path = normalize(rest)
-      if (excluded(path)) return
+      const path = names.normalize(rest)
+      if (names.excluded(path)) return
       let d = devices.get(event.device)
       if (!d) {
-        d = { adds: createTracked(parentAfter, deviceAfter), removals: createTracked(parentAfter, deviceAfter) }
+        d = { adds: createTracked(parentAfter, deviceAfter, names), removals: createTracked(parentAfter, deviceAfter, names) }
         devices.set(event.device, d)
       }
       const t = { first: now, last: now, dir: event.type === 'addDir' || event.type === 'unlinkDir' }
@@ -231,7 +258,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     due(now) {
       const batches: Batch[] = []
       for (const [device, d] of devices) {
-        const batch = createTracked(parentAfter, deviceAfter)
+        const batch = createTracked(parentAfter, deviceAfter, names)
         for (const [path, t] of d.adds.take(() => true)) batch.insert(path, t)
         for (const [path, t] of d.removals.take((t) => releaseAt(t) <= now)) batch.insert(path, t)
         if (!batch.empty()) batches.push({ device, paths: batch.list(options.root?.(device) ?? '') })

@@ -2,8 +2,9 @@
 // names are skipped, and when a file that appeared has stopped growing. No disk, no clock: the
 // caller passes what it saw and when.
 //
-// Paths here are relative to the device root ('clips/a.mov'), so a device that happens to live
-// under a folder named like clutter is still watched.
+// Paths here are relative to the device root ('clips/a.mov'; 'clips\a.mov' too on Windows, where
+// both separate names, as storage/paths.ts splitRel has it), so a device that happens to live under
+// a folder named like clutter is still watched.
 //
 // Choices where the contract is silent:
 // - Names compare case-insensitively (extensions, `.DS_Store`, `._*`, `.part`, `.tmp`, clutter
@@ -18,7 +19,7 @@
 // - An empty file does not settle: copy tools create the file first and fill it afterwards, and
 //   a zero-byte clip is never worth an import. It stays pending until it grows or is forgotten.
 import type { MediaKind } from '../db/schema.ts'
-import { WORK_FOLDER } from '../storage/paths.ts'
+import { type PathRules, SEP, WORK_FOLDER, lastName, sepPattern } from '../storage/paths.ts'
 
 /** Extension (lower case, no dot) per kind, as service.md 10 lists them. */
 export const EXTENSIONS: { readonly [K in MediaKind]: readonly string[] } = {
@@ -41,59 +42,89 @@ export const CLUTTER: readonly string[] = [
 ]
 const CLUTTER_SET = new Set(CLUTTER)
 
-const components = (relPath: string) => relPath.split('/').filter((c) => c !== '')
-
-/** The extension of the last component, lower case, or '' (a leading dot alone is not one). */
-function extensionOf(name: string): string {
-  const base = name.slice(name.lastIndexOf('/') + 1)
+/** The extension of `base` (one name), lower case, or '' (a leading dot alone is not one). */
+function extensionOfName(base: string): string {
   const dot = base.lastIndexOf('.')
   return dot > 0 ? base.slice(dot + 1).toLowerCase() : ''
 }
 
+/**
+ * The name rules for relative paths written as `rules` write them (the separator, and how the
+ * work names compare): this platform's below (`kindOf`, `excluded`, `skipped`); another
+ * platform's for its tests.
+ */
+export function nameRules(rules: Pick<PathRules, 'sep' | 'workFolder'>) {
+  const sep = rules.sep
+  const separator = new RegExp(sepPattern(sep))
+  const components = (relPath: string) => relPath.split(separator).filter((c) => c !== '')
+  /** The extension of the last component, lower case, or ''. */
+  const extensionOf = (name: string) => extensionOfName(lastName(name, sep))
+  /** Any clutter name as a whole component: one test per path (a scan asks for every file and row). */
+  const s = sepPattern(sep)
+  const clutterComponent = new RegExp(`(^|${s})(${CLUTTER.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')})(${s}|$)`, 'i')
+
+  function exclusion(relPath: string): string | undefined {
+    if (rules.workFolder.test(relPath)) return 'a Reelhouse work name (.reelhouse-*)'
+    if (!clutterComponent.test(relPath)) return undefined
+    for (const c of components(relPath)) if (CLUTTER_SET.has(c.toLowerCase())) return `inside ${c}`
+    return undefined
+  }
+
+  return {
+    /** The media kind a file name's extension says, case-insensitively; undefined when it says none. */
+    kindOf(name: string): MediaKind | undefined {
+      return KIND_BY_EXTENSION.get(extensionOf(name))
+    },
+
+    /**
+     * True when the path is clutter or one of Reelhouse's own work names, anywhere along it: the
+     * watcher does not descend there and the scan does not judge anything inside.
+     */
+    excluded(relPath: string): boolean {
+      return exclusion(relPath) !== undefined
+    },
+
+    /**
+     * Why a file that appeared in a watch folder is not imported (for the log), or undefined when
+     * it is a candidate. `relPath` is relative to the device root.
+     */
+    skipped(relPath: string): string | undefined {
+      const excludedBecause = exclusion(relPath)
+      if (excludedBecause) return excludedBecause
+      const parts = components(relPath)
+      const name = parts.at(-1)
+      if (name === undefined) return 'not a file'
+      const lower = name.toLowerCase()
+      if (lower.startsWith('._')) return 'an AppleDouble file (._*)'
+      if (lower === '.ds_store') return 'a .DS_Store file'
+      const hidden = parts.findIndex((c) => c.startsWith('.'))
+      if (hidden >= 0) return hidden === parts.length - 1 ? 'hidden' : `inside the hidden folder ${parts[hidden]}`
+      if (lower.endsWith('.part')) return 'still being transferred (.part)'
+      if (lower.endsWith('.tmp')) return 'a temporary file (.tmp)'
+      const ext = extensionOfName(name)
+      if (!KIND_BY_EXTENSION.has(ext)) return ext ? `the extension .${ext} is not a media type` : 'no extension'
+      return undefined
+    },
+  }
+}
+
+/** The name rules of the platform the service runs on. */
+const PLATFORM_NAMES = nameRules({ sep: SEP, workFolder: WORK_FOLDER })
+
 /** The media kind a file name's extension says, case-insensitively; undefined when it says none. */
-export function kindOf(name: string): MediaKind | undefined {
-  return KIND_BY_EXTENSION.get(extensionOf(name))
-}
-
-/** Any clutter name as a whole component: one test per path (a scan asks for every file and row). */
-const CLUTTER_COMPONENT = new RegExp(`(^|/)(${CLUTTER.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')})(/|$)`, 'i')
-
-function exclusion(relPath: string): string | undefined {
-  if (WORK_FOLDER.test(relPath)) return 'a Reelhouse work name (.reelhouse-*)'
-  if (!CLUTTER_COMPONENT.test(relPath)) return undefined
-  for (const c of components(relPath)) if (CLUTTER_SET.has(c.toLowerCase())) return `inside ${c}`
-  return undefined
-}
+export const kindOf = PLATFORM_NAMES.kindOf
 
 /**
  * True when the path is clutter or one of Reelhouse's own work names, anywhere along it: the
  * watcher does not descend there and the scan does not judge anything inside.
  */
-export function excluded(relPath: string): boolean {
-  return exclusion(relPath) !== undefined
-}
+export const excluded = PLATFORM_NAMES.excluded
 
 /**
  * Why a file that appeared in a watch folder is not imported (for the log), or undefined when
  * it is a candidate. `relPath` is relative to the device root.
  */
-export function skipped(relPath: string): string | undefined {
-  const excludedBecause = exclusion(relPath)
-  if (excludedBecause) return excludedBecause
-  const parts = components(relPath)
-  const name = parts.at(-1)
-  if (name === undefined) return 'not a file'
-  const lower = name.toLowerCase()
-  if (lower.startsWith('._')) return 'an AppleDouble file (._*)'
-  if (lower === '.ds_store') return 'a .DS_Store file'
-  const hidden = parts.findIndex((c) => c.startsWith('.'))
-  if (hidden >= 0) return hidden === parts.length - 1 ? 'hidden' : `inside the hidden folder ${parts[hidden]}`
-  if (lower.endsWith('.part')) return 'still being transferred (.part)'
-  if (lower.endsWith('.tmp')) return 'a temporary file (.tmp)'
-  const ext = extensionOf(name)
-  if (!KIND_BY_EXTENSION.has(ext)) return ext ? `the extension .${ext} is not a media type` : 'no extension'
-  return undefined
-}
+export const skipped = PLATFORM_NAMES.skipped
 
 export type SettleStat = { size: number; mtimeMs: number }
 export type SettleState = 'settled' | 'waiting'

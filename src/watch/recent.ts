@@ -17,6 +17,7 @@
 //   scans running at once at least one sees both halves, whichever looks first (the newcomers
 //   stay readable until the scan that found them has remembered them as strangers, the vanished
 //   assets until the scan that found them has taken them offline).
+import { SEP, trimSep } from '../storage/paths.ts'
 import type { DiskEntry, Sighting } from './reconcile.ts'
 
 /** An asset a scan under way found vanished: where it was, and the size of its file. */
@@ -25,7 +26,8 @@ export type Vanished = { id: number; path: string; size: number }
 /** How many out-of-time entries one call drops besides what the cap drops: more than a call adds. */
 const STALE_PER_CALL = 4
 
-const key = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : path)
+/** A path as a key: without its final separator (folders are spelled either way). */
+const key = (path: string) => trimSep(path)
 
 export function createRecent(options: { fileMs?: number; strangerMs?: number; maxFolders?: number; maxFiles?: number } = {}) {
   const fileMs = options.fileMs ?? 10_000
@@ -182,7 +184,7 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     formerFolders(dirs: readonly DiskEntry[]): string[] {
       const out: string[] = []
       if (!pathsOf.size) return out
-      for (const d of dirs) for (const path of pathsOf.get(idOf(d)) ?? []) if (path !== key(d.path)) out.push(path + '/')
+      for (const d of dirs) for (const path of pathsOf.get(idOf(d)) ?? []) if (path !== key(d.path)) out.push(path + SEP)
       return out
     },
     /** Paths where a file with one of these identities was seen lately, other than where it is now. */

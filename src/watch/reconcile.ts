@@ -46,8 +46,9 @@
 // - A move between two device ids needs both watched (`opts.watched`, default rootPresent).
 // - Anything `ignored` (clutter, `.reelhouse-*`, our own output) is ignored on both sides: the
 //   rows there keep their state and their identity still counts as held.
-// - Paths are compared without their final slash, so folders may be spelled either way.
+// - Paths are compared without their final separator, so folders may be spelled either way.
 import type { MediaKind } from '../db/schema.ts'
+import { below, lastName, lastSepIndex, trimSep } from '../storage/paths.ts'
 import { excluded, kindOf, skipped } from './ingest.ts'
 
 /** One thing the walk found. `path` is absolute; `device` is the device id it lies on. */
@@ -103,7 +104,7 @@ export type ReconcileOptions = {
    * device). Only rows under them may go offline. Each existing scope path is itself an entry.
    */
   scope: readonly string[]
-  /** Device id → its root path (absolute, final slash), for the name rules. */
+  /** Device id → its root path (absolute, final separator), for the name rules. */
   roots: ReadonlyMap<number, string>
   /** False when a device's root is missing (unmounted): nothing on it goes offline. */
   rootPresent: (device: number) => boolean
@@ -118,7 +119,7 @@ export type ReconcileOptions = {
    * entries are not checked again, one call per file.
    */
   diskFiltered?: boolean
-  /** Recent sightings by path (no final slash): what the watcher saw at a name when its event came. */
+  /** Recent sightings by path (no final separator): what the watcher saw at a name when its event came. */
   sightings?: { get(path: string): Sighting | undefined }
   /**
    * Entries the caller looked at outside its walk (the paths of assets found elsewhere, files seen
@@ -187,9 +188,11 @@ export type Reconciliation = {
   projectsOnline: number[]
 }
 
-const key = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : path)
-const parentKey = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('/')))
-const baseName = (k: string) => k.slice(k.lastIndexOf('/') + 1)
+// Paths as keys: without their final separator; the folder above a key, and its last name, by
+// the platform's separators (storage/paths.ts).
+const key = (path: string) => trimSep(path)
+const parentKey = (k: string) => k.slice(0, Math.max(0, lastSepIndex(k)))
+const baseName = (k: string) => lastName(k)
 const inodeKey = (dev: number, ino: number) => `${dev}:${ino}`
 /** A file's whole identity: a hard link shares it, a new file given a freed inode does not. */
 const fileKey = (dev: number, ino: number, stamp: number | null) => `${dev}:${ino}:${stamp}`
@@ -244,7 +247,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
   const watched = opts.watched ?? rootPresent
   const relative = (path: string, device: number): string | undefined => {
     const root = opts.roots.get(device)
-    return root !== undefined && path.startsWith(root) ? path.slice(root.length) : undefined
+    return root === undefined ? undefined : below(root, path)
   }
   const ignored = (path: string, device: number) => excluded(relative(path, device) ?? path) || (opts.ownOutput?.(path) ?? false)
 

@@ -7,7 +7,6 @@
 // truth. The watcher never deletes a catalogue record: missing files only go offline.
 import { existsSync, lstatSync } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
-import { posix } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { committed } from '../db/aftercommit.ts'
@@ -24,7 +23,7 @@ import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
 import { CancelledError, type Entry, slicer, walkTree } from '../storage/fs.ts'
 import type { StatFields } from '../storage/dirfd.ts'
-import { SEP, below, isInside, restOf, samePath, stampOf } from '../storage/paths.ts'
+import { SEP, asFolder, baseName, below, isInside, lastName, lastSepIndex, parentFolder, platformRel, restOf, samePath, stampOf, trimSep } from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
@@ -96,9 +95,9 @@ const entryOf = (path: string, device: number, s: import('node:fs').Stats): Disk
 /** The file is the one the row records (device, inode and birth time). */
 const sameIdentity = (r: ScanRow, e: DiskEntry) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
 
-/** Whether `path` or a folder above it is one of `keys` (paths without a final slash): a walk up its folders. */
+/** Whether `path` or a folder above it is one of `keys` (paths without a final separator): a walk up its folders. */
 function underAny(keys: ReadonlySet<string>, path: string): boolean {
-  for (let k = path.endsWith('/') ? path.slice(0, -1) : path; k !== ''; k = k.slice(0, Math.max(0, k.lastIndexOf('/'))))
+  for (let k = trimSep(path); k !== ''; k = k.slice(0, Math.max(0, lastSepIndex(k))))
     if (keys.has(k)) return true
   return false
 }
@@ -143,45 +142,47 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const unread: { path: string; reason: string }[] = []
     const unreadKeys = new Set<string>()
     const underUnread = (path: string) => unreadKeys.size > 0 && underAny(unreadKeys, path)
-    /** Names that are not valid UTF-8, by folder (absolute, final slash): no path of ours can name them. */
+    /** Names that are not valid UTF-8, by folder (absolute, final separator): no path of ours can name them. */
     const undecodable = new Map<string, string[]>()
     const walk = async (scope: string) => {
       const rel = restOf(device.path, scope)
       // Inside an excluded folder or our own output nothing is judged (the rows there keep their state).
       if ((rel && excluded(rel)) || isOwn(scope)) return
       walked.add(scope)
-      const at = scope.endsWith('/') ? scope : scope + '/'
-      // Our own folders that lie inside this scope, relative to it: the walk never enters them.
-      const ownInside = new Set(own.filter((d) => isInside(at, d)).map((d) => restOf(at, d).replace(/\/$/, '')))
-      // Each record is made as the walk lstats the entry (no Entry first); folders end in a slash.
+      const at = asFolder(scope)
+      // Our own folders that lie inside this scope, relative to it (in the platform's spelling,
+      // as the walk's names are compared below): the walk never enters them.
+      const ownInside = new Set(own.filter((d) => isInside(at, d)).map((d) => trimSep(restOf(at, d))))
+      // Each record is made as the walk lstats the entry (no Entry first); folders end in a
+      // separator. The walk joins names with '/': the paths recorded are in the platform's spelling.
       const make = (rel: string, st: StatFields, kind: Entry['kind']): DiskEntry | undefined => {
         if (kind !== 'file' && kind !== 'dir') return undefined
-        const path = rel ? at + rel : kind === 'dir' ? at : scope
-        return { path: kind === 'dir' && rel ? path + '/' : path, device: device.id, kind, dev: st.dev, ino: st.ino, stamp: stampOf(st), size: st.size, mtimeMs: st.mtimeMs, nlink: st.nlink }
+        const path = rel ? at + platformRel(rel) : kind === 'dir' ? at : scope
+        return { path: kind === 'dir' && rel ? path + SEP : path, device: device.id, kind, dev: st.dev, ino: st.ino, stamp: stampOf(st), size: st.size, mtimeMs: st.mtimeMs, nlink: st.nlink }
       }
       try {
         // Both exclusion rules are per name, and the walk never enters an excluded folder: each
         // entry's own name is all that is left to judge (one short test per file, not the path).
         const unreadable = (rel: string, code: string) => {
-          const path = rel ? at + rel + '/' : at
+          const path = rel ? at + platformRel(rel) + SEP : at
           if (unreadKeys.has(path.slice(0, -1))) return
           unreadKeys.add(path.slice(0, -1))
           unread.push({ path, reason: code === 'EACCES' ? 'permission denied (EACCES)' : `not permitted (${code})` })
           deps.log.warn('a folder cannot be read; the scan left it out, and what is inside keeps its state', { path, code })
         }
         const notUtf8 = (dir: string, shown: string) => {
-          const folder = dir ? at + dir + '/' : at
+          const folder = dir ? at + platformRel(dir) + SEP : at
           const names = undecodable.get(folder)
           if (names) names.push(shown)
           else undecodable.set(folder, [shown])
         }
-        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(r.slice(r.lastIndexOf('/') + 1)) || (ownInside.size > 0 && ownInside.has(r)), live: true, unreadable, undecodable: notUtf8 }, make)) disk.push(e)
+        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(lastName(r)) || (ownInside.size > 0 && ownInside.has(platformRel(r))), live: true, unreadable, undecodable: notUtf8 }, make)) disk.push(e)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
           // An event's path with U+FFFD names nothing when the bytes of the name were not UTF-8:
           // its folder is looked at instead, where the name is found and said.
-          const parent = posix.dirname(scope.endsWith('/') ? scope.slice(0, -1) : scope) + '/'
-          if (posix.basename(scope).includes('\uFFFD') && below(device.path, parent) !== undefined && !walked.has(parent)) {
+          const parent = parentFolder(scope)
+          if (baseName(scope).includes('\uFFFD') && below(device.path, parent) !== undefined && !walked.has(parent)) {
             scopes.push(parent)
             return walk(parent)
           }
@@ -216,16 +217,16 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // way round (a folder of this scan seen before under another name) is just below.
     const seenBefore = recent.sightings(Date.now())
     for (const gone of [...missing]) {
-      const bare = gone.endsWith('/') ? gone.slice(0, -1) : gone
+      const bare = trimSep(gone)
       const seen = seenBefore.get(bare)
-      const parent = posix.dirname(bare) + '/'
+      const parent = parentFolder(bare)
       if (seen?.kind !== 'dir' || !(parent === device.path || isInside(device.path, parent))) continue
       const names = await readdir(parent, { withFileTypes: true }).catch(() => [])
       for (const d of names) {
         if (!d.isDirectory() || excluded(d.name)) continue
         const st = await lstat(parent + d.name).catch(() => undefined)
         if (!st?.isDirectory() || st.dev !== seen.dev || st.ino !== seen.ino || stampOf(st) !== seen.stamp) continue
-        const now = parent + d.name + '/'
+        const now = parent + d.name + SEP
         if (!walked.has(now)) {
           scopes.push(now)
           await walk(now)
@@ -266,7 +267,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
     for (const [i, s] of scopes.entries()) {
       // The first scope's rows are the first read: no id to compare them with.
-      await media.underForScanPaged(s.endsWith('/') ? s : s + '/', i === 0 ? add : take, breathe)
+      await media.underForScanPaged(asFolder(s), i === 0 ? add : take, breathe)
       for (const r of media.atPathForScan(s)) take(r)
     }
     await breathe()
@@ -338,10 +339,13 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const productionsList = db.select({ id: productions.id, storage_root: productions.storage_root, upload_device: productions.upload_device, upload_root: productions.upload_root }).from(productions).all()
     const ingestInto = ingestOwner(productionsList)
     const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
-    const rootPresent = (id: number) => existsSync(roots.get(id) ?? '/nonexistent-device')
+    const rootPresent = (id: number) => {
+      const root = roots.get(id)
+      return root !== undefined && existsSync(root)
+    }
     const projectRows = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
       .from(projectAssets).where(eq(projectAssets.device, device.id)).all()
-      .filter((p) => scopes.some((s) => { const d = s.endsWith('/') ? s : s + '/'; return p.bundle_root === d || isInside(d, p.bundle_root) }))
+      .filter((p) => scopes.some((s) => { const d = asFolder(s); return p.bundle_root === d || isInside(d, p.bundle_root) }))
     const busy = new Set(db.select({ target: tasks.target }).from(tasks)
       .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running']))).all()
       .map((t) => t.target.projectasset))
@@ -352,9 +356,9 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const scope = [...scopes]
     /** Entries looked at outside the walk: evidence only (reconcile's `outside`). */
     const outside = new Set<string>()
-    // The scopes by path without a final slash: a path is in them when it or a folder above it is
+    // The scopes by path without a final separator: a path is in them when it or a folder above it is
     // (a walk up its folders, not a comparison with every scope: a big move adds thousands).
-    const scopeKeys = new Set(scopes.map((s) => (s.endsWith('/') ? s.slice(0, -1) : s)))
+    const scopeKeys = new Set(scopes.map((s) => trimSep(s)))
     const inScopes = (path: string) => underAny(scopeKeys, path)
     const addEvidence = (r: ScanRow) => {
       if (inScopes(r.path_file)) return
@@ -714,7 +718,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const request = {
         type: file.kind, production: production.name, rewrap_proxy: false, move_asset: movesUpload(production, file.path),
         asset: {
-          asset_meta: { name: posix.basename(file.path).replace(/\.[^.]+$/, ''), path_file: file.path, is_archive: false, is_production: true, approval: 0 as const, meta_field_store: {} },
+          asset_meta: { name: baseName(file.path).replace(/\.[^.]+$/, ''), path_file: file.path, is_archive: false, is_production: true, approval: 0 as const, meta_field_store: {} },
           technical_details: {}, archive_details: {}, keywords: {},
         },
       }

@@ -23,14 +23,15 @@
 //   watched again, then announced by an `addDir` for the root so that the caller scans it.
 //
 // Event paths are absolute and spelled from the device's path: folders (`addDir`, `unlinkDir`)
-// end with one `/`, files do not. `exclude` gets the path relative to the device root (`a/b`, no
-// leading or final slash); what it excludes is neither reported nor watched.
+// end with one separator (the platform's: `/`, or `\` on Windows), files do not. `exclude` gets
+// the path relative to the device root (`a/b`, `a\b` on Windows, no leading or final separator);
+// what it excludes is neither reported nor watched.
 import { EventEmitter } from 'node:events'
 import type { ChokidarReport, ChokidarRequest } from './chokidar.worker.ts'
 import type { Stats } from 'node:fs'
 import { lstatSync } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
-import { cleanDir } from '../storage/paths.ts'
+import { SEP, asFolder, cleanDir, hasSep, joinBelow } from '../storage/paths.ts'
 import type { Log } from '../util/log.ts'
 import { createPacer } from '../util/pace.ts'
 import { embeddedUrl } from '../util/embedded.ts'
@@ -149,7 +150,7 @@ export const REASONS = {
 
 type Entry = {
   device: WatchedDevice
-  /** The device path with one final slash: every event path starts with it. */
+  /** The device path with one final separator: every event path starts with it. */
   root: string
   mode: WatchMode
   reason?: string
@@ -244,7 +245,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       return // gone again: the next look at the root says so
     }
     if (entry.stopped) return
-    const base = real.endsWith('/') ? real : real + '/'
+    const base = asFolder(real)
     const pollingReason = wantedPolling(entry)
     const id = entry.device.id
     entry.identity = { dev: stats.dev, ino: stats.ino }
@@ -257,7 +258,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       if (entry.chokidar !== w || !path.startsWith(base)) return // the root's own events are ours
       const type = name as WatchEventType // 'all' carries add, change, unlink, addDir and unlinkDir only
       const dir = type === 'addDir' || type === 'unlinkDir'
-      emit({ device: id, type, path: entry.root + path.slice(base.length) + (dir ? '/' : '') })
+      emit({ device: id, type, path: entry.root + path.slice(base.length) + (dir ? SEP : '') })
     })
     // What happens to the names in a watched folder. Events: (event, name, { watchedPath });
     // polling: ('change', folder, { curr, prev }).
@@ -267,11 +268,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
       if (folder === undefined) {
         if (typeof name !== 'string' || (name !== real && !name.startsWith(base))) return
         const rel = name === real ? '' : name.slice(base.length)
-        emit({ device: id, type: 'addDir', path: entry.root + (rel ? rel + '/' : '') })
+        emit({ device: id, type: 'addDir', path: entry.root + (rel ? rel + SEP : '') })
         return
       }
-      if (typeof name !== 'string' || name === '' || name.includes('/')) return
-      const full = (folder.endsWith('/') ? folder : folder + '/') + name
+      // One name, never a path (a separator in it: the platform's, or on Windows '/' too).
+      if (typeof name !== 'string' || name === '' || hasSep(name)) return
+      const full = joinBelow(folder, name)
       if (!full.startsWith(base) || options.exclude(full.slice(base.length))) return
       // Paced: a burst of thousands of events is worked through in turns (util/pace.ts).
       pace(() => {
@@ -326,7 +328,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
         (s) => pace(() => {
           if (entry.chokidar === w) {
             sight(path, s)
-            emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + '/' } : { device: id, type: change ? 'change' : 'add', path })
+            emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + SEP } : { device: id, type: change ? 'change' : 'add', path })
           }
           done()
         }),

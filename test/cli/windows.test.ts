@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { call, crossExecutable, killAll, lines, ROOT, Running, runCli, SOURCE_CLI, versionPattern } from '../helpers/process.ts'
+import { call, crossExecutable, killAll, lines, ROOT, Running, runCli, SOURCE_CLI, startServe, versionPattern } from '../helpers/process.ts'
 import { driveCFolder, WINE, wineEnv, wineMissing, winePrefix } from '../helpers/wine.ts'
+import { makeTree, snapshot } from '../helpers/tree.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 if (wineMissing) console.log(`[skip] test/cli/windows.test.ts: ${wineMissing}`)
 
@@ -101,4 +103,74 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     expect(again.code).toBe(0)
     expect(lines(again.stderr).filter((l) => / warn /.test(l))).toEqual([])
   }, 2 * STEP_MS)
+
+  test('an editor\'s session on C:\\: a production, imports moved into it (one onto a taken name, one held by another program until it lets go), a project copied with its progress and the copy deleted, SIGINT', async () => {
+    const [root, winRoot] = driveCFolder(prefix, 'session')
+    made.push(root)
+    const media = join(root, 'media')
+    const winMedia = `${winRoot}\\media`
+    const edit = join(media, 'Show', 'edit')
+    makeTree(edit, { 'edit.prproj': 'project\n', 'media/a.bin': 300_000, 'media/b.bin': 'b\n', 'media/deep/c.bin': 70_000 })
+    makeTree(media, { 'ingest/A001.mov': 'essence A\n', 'ingest/A002.mov': 'essence B\n', 'ingest/A003.mov': 'essence C\n', 'Show/video/A002.mov': 'already there\n' })
+    const server = await startServe(`${winRoot}\\data`, { cli, env, args: ['--port', '0', '--settle', '3600'], boundMs: STEP_MS })
+    const key = readFileSync(join(root, 'data', 'admin.token'), 'utf8').trim()
+    const api = (method: string, path: string, body?: unknown) => call(server, method, path, key, body)
+    const task = async (url: string) => (await api('GET', url.replace(/^\/api/, ''))).json
+    const ended = async (url: string) => {
+      let t: Record<string, any> = {}
+      await waitFor(async () => ['done', 'failed'].includes((t = await task(url)).state), `${url} to end`, { ms: STEP_MS, everyMs: 100 })
+      return t
+    }
+
+    expect((await api('POST', '/devices/', { name: 'media', path: `${winMedia}\\` })).status).toBe(201)
+    const production = await api('POST', '/productions/', { name: 'Show', storage_root: `${winMedia}\\Show` })
+    expect([production.status, production.json.storage_root, production.json.proxy_root]).toEqual([201, `${winMedia}\\Show\\`, `${winMedia}\\Show\\proxies\\`])
+
+    // An import moved into the production's area, by one rename relative to the folder handles.
+    const imported = await api('POST', '/asset/import/', { type: 'video', production: 'Show', move_asset: true, asset: { asset_meta: { name: 'A001', path_file: `${winMedia}\\ingest\\A001.mov` } } })
+    expect(imported.status).toBe(201)
+    expect(await ended(imported.json.task.url)).toMatchObject({ state: 'done', error: '' })
+    expect((await api('GET', `/videoassets/${imported.json.asset_import_id}/`)).json).toMatchObject({ path_file: `${winMedia}\\Show\\video\\A001.mov`, is_production: true })
+    expect(readFileSync(join(media, 'Show', 'video', 'A001.mov'), 'utf8')).toBe('essence A\n')
+
+    // Onto a name that is taken: the rename never replaces (FileRenameInformation without
+    // ReplaceIfExists); the file gets the next free name and the other file stays as it was.
+    const taken = await api('POST', '/asset/import/', { type: 'video', production: 'Show', move_asset: true, asset: { asset_meta: { name: 'A002', path_file: `${winMedia}\\ingest\\A002.mov` } } })
+    expect(await ended(taken.json.task.url)).toMatchObject({ state: 'done' })
+    expect((await api('GET', `/videoassets/${taken.json.asset_import_id}/`)).json.path_file).toBe(`${winMedia}\\Show\\video\\A002_1.mov`)
+    expect(readFileSync(join(media, 'Show', 'video', 'A002.mov'), 'utf8')).toBe('already there\n')
+    expect(readFileSync(join(media, 'Show', 'video', 'A002_1.mov'), 'utf8')).toBe('essence B\n')
+
+    // Held by another program (a second Wine process, as an editing application holds its
+    // media: no FILE_SHARE_DELETE): the move waits, saying so, and completes once it is let go.
+    const holder = new Running([...cli, 'hold.ts', `${winMedia}\\ingest\\A003.mov`], { cwd: join(ROOT, 'test', 'cli', 'fixtures'), env: { ...env, BUN_BE_BUN: '1' } })
+    await holder.waitFor('stdout', /^held$/m, STEP_MS)
+    const held = await api('POST', '/asset/import/', { type: 'video', production: 'Show', move_asset: true, asset: { asset_meta: { name: 'A003', path_file: `${winMedia}\\ingest\\A003.mov` } } })
+    let waiting: Record<string, any> = {}
+    await waitFor(async () => (waiting = await task(held.json.task.url)).step !== 'move' && waiting.step !== '', 'the move to wait', { ms: STEP_MS, everyMs: 100 })
+    expect(waiting).toMatchObject({ state: 'running', step: `waiting: a file is in use by another program: ${winMedia}\\ingest\\A003.mov` })
+    expect(existsSync(join(media, 'ingest', 'A003.mov'))).toBe(true)
+    await holder.stop('SIGKILL', STEP_MS)
+    expect(await ended(held.json.task.url)).toMatchObject({ state: 'done', error: '' })
+    expect(readFileSync(join(media, 'Show', 'video', 'A003.mov'), 'utf8')).toBe('essence C\n')
+
+    // A project copied (its progress counted), then the copy deleted; the source untouched.
+    const source = snapshot(edit)
+    const project = await api('POST', '/projectassets/', { name: 'edit', bundle_root: `${winMedia}\\Show\\edit\\`, production_id: production.json.id })
+    expect(project.status).toBe(201)
+    const copy = await api('POST', '/projectassets/', { name: 'edit copy', bundle_root: `${winMedia}\\Show\\edit copy\\`, production_id: production.json.id, copy_of: project.json.id })
+    expect(copy.status).toBe(201)
+    expect(await ended(copy.json.task.url)).toMatchObject({ kind: 'copy', state: 'done', files_done: 4, files_total: 4, bytes_done: 370_010, bytes_total: 370_010 })
+    expect(snapshot(join(media, 'Show', 'edit copy'))).toEqual(source)
+    const removal = await api('DELETE', `/projectassets/${copy.json.id}/`)
+    expect(removal.status).toBe(202)
+    expect(await ended(removal.json.task.url)).toMatchObject({ kind: 'delete', state: 'done', error: '' })
+    expect(existsSync(join(media, 'Show', 'edit copy'))).toBe(false)
+    expect(snapshot(edit)).toEqual(source)
+
+    expect(await server.proc.stop('SIGINT', STEP_MS)).toBe(0)
+    const log = lines(server.proc.stderr)
+    expect(log.at(-1)).toMatch(/ info stopped$/)
+    expect(log.filter((l) => / (warn|error) /.test(l) && !/ warn imports will make no proxies or probes /.test(l))).toEqual([])
+  }, 4 * STEP_MS)
 })

@@ -7,7 +7,6 @@
 // The profile is read again when the task runs (a changed profile is what is made); one deleted
 // since gives way to the profile that applies then.
 import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
 import { and, asc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type MediaKind, devices, mediaAssets, productions, tasks, transcodingProfiles } from '../../db/schema.ts'
@@ -16,7 +15,7 @@ import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
 import { CONTAINER_EXT, PROXY_EXT, type ProxyProgress, makeProxy } from '../../media/proxy.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { aliasProblem, deviceFor, fileOnDevice, isInside, makeDirInside } from '../../storage/paths.ts'
+import { type PathRules, SEP, aliasProblem, asFolder, deviceFor, fileOnDevice, isInside, lastName, makeDirInside, parentFolder, withFinalSep } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { removeFileInside } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
@@ -188,7 +187,7 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     // in one rename); else the asset's id with it.
     const ext = asset.kind === 'video' ? CONTAINER_EXT[encodingOf(profile ?? BUILT_IN).container] : PROXY_EXT[asset.kind]
     const old = asset.path_proxy
-    const baseName = old && dirname(old) === proxyDir.replace(/\/$/, '') && old.endsWith(ext) && !basename(old).startsWith('.') ? basename(old) : String(asset.id)
+    const baseName = remadeProxyName(old, proxyDir, ext, asset.id)
     progress({ step: 'proxy', percent: 0 })
     const onProgress = (p: ProxyProgress) => {
       if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
@@ -209,9 +208,19 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
       media.setProxy(asset.id, made, by)
       // An old proxy of another name (another container) goes once path_proxy names the new one;
       // only a regular file inside the proxy root is ever removed.
-      if (old && old !== made && isInside(proxyDir.endsWith('/') ? proxyDir : `${proxyDir}/`, old)) queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old))
+      if (old && old !== made && isInside(asFolder(proxyDir), old)) queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old))
     }
   }
+}
+
+/**
+ * The name a remade proxy is given: the old proxy's (`old`, '' for none) when it lies directly in
+ * the folder `proxyDir` with the extension `ext` and is not hidden (the new one replaces it in
+ * one rename), else the asset's id. Paths as the platform whose separator is `sep` writes them.
+ */
+export function remadeProxyName(old: string, proxyDir: string, ext: string, assetId: number, sep: PathRules['sep'] = SEP): string {
+  const name = lastName(old, sep)
+  return old && parentFolder(old, sep) === withFinalSep(proxyDir, sep) && old.endsWith(ext) && !name.startsWith('.') ? name : String(assetId)
 }
 
 function removeOld(devicePath: string, root: string, path: string) {

@@ -17,7 +17,7 @@ import { committed } from '../../db/aftercommit.ts'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
-import { PathError, cleanDir, deviceFor, fileOnDevice, isInside, realOf } from '../../storage/paths.ts'
+import { PathError, type PathRules, fileOnDevice, folderBelow, isInside, realOf, rulesFor } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -60,11 +60,14 @@ export type ImportResult = {
  */
 export function moveFolder(
   allDevices: readonly { id: number; path: string }[], device: { id: number; path: string },
-  production: { codename: string; storage_root: string }, kind: MediaKind,
+  production: { codename: string; storage_root: string }, kind: MediaKind, rules: PathRules = PLATFORM_RULES,
 ): string {
-  const root = cleanDir(production.storage_root)
-  return deviceFor(allDevices, root)?.id === device.id ? `${root}${kind}/` : `${device.path}${production.codename}/${kind}/`
+  const root = rules.cleanDir(production.storage_root)
+  return rules.deviceFor(allDevices, root)?.id === device.id ? folderBelow(root, [kind], rules.sep) : folderBelow(device.path, [production.codename, kind], rules.sep)
 }
+
+/** The path rules of the platform the service runs on (moveFolder's; another platform's in its tests). */
+const PLATFORM_RULES = rulesFor(process.platform)
 
 
 /** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */

@@ -150,8 +150,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const pathFileOf = db.$client.query<{ path_file: string }, [number]>('SELECT path_file FROM media_assets WHERE id = ?')
   const setFingerprint = db.$client.query<unknown, [number, number, string, number, number, number]>(
     'UPDATE media_assets SET file_size = ?, file_mtime = ?, file_hash = ? WHERE id = ? AND file_dev = ? AND file_ino = ?')
-  /** Every path starting with "dir/" sorts in ["dir/", "dir0"). */
-  const range = (dir: string) => ({ dir, end: dir.slice(0, -1) + '0' })
+  const range = (dir: string) => ({ dir, end: pathRangeEnd(dir) })
 
   /** The single-record answer; a row without its details (one just made) has them read. */
   function detail(row: MediaRow | DetailedRow) {
@@ -373,8 +372,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     writeKeywords: (id: number, kind: MediaKind, given: Record<string, string[]>, how: KeywordWrite) => writeKeywords(id, kind, given, how),
 
     /**
-     * Assets whose file lies under the folder `dir` (ending with a slash), by a range on the path
-     * index: every path starting with "dir/" sorts in ["dir/", "dir0").
+     * Assets whose file lies under the folder `dir` (ending with its separator), by a range on the
+     * path index: every path starting with "dir/" sorts in ["dir/", "dir0") (pathRangeEnd).
      */
     under(dir: string): MediaRow[] {
       return underDir.all(range(dir))
@@ -643,6 +642,13 @@ function textOrder(a: string, b: string): number {
   return a.length - b.length
 }
 const BEYOND_D7FF = /[\ud800-\uffff]/
+
+/**
+ * Where the paths below the folder `dir` (with its final separator) end in the path index: every
+ * path starting with `dir` sorts in [dir, end), `end` being `dir` with its final separator made
+ * the next character: "/mnt/a/" → "/mnt/a0" (Linux, macOS), "C:\a\" → "C:\a]" (Windows).
+ */
+export const pathRangeEnd = (dir: string): string => dir.slice(0, -1) + String.fromCharCode(dir.charCodeAt(dir.length - 1) + 1)
 
 /** A row with its keywords and linked projects as JSON arrays (byIdWithDetails). */
 export type DetailedRow = MediaRow & { keywords_json: string; projects_json: string; modified_by: string | null }

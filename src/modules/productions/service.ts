@@ -9,7 +9,7 @@ import type { HoldDurations } from '../assetholddurations/service.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import type { ImportLogs } from '../importlogs/service.ts'
 import { canRead, canWrite, requirePerm, requireWrite } from '../users/access.ts'
-import { PathError, cleanDir, deviceFor, isInside, makeDirInside, realOf, reservedProblem, samePath } from '../../storage/paths.ts'
+import { PathError, type PathRules, SEP, cleanDir, deviceFor, folderBelow, isInside, makeDirInside, realOf, reservedProblem, samePath } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
@@ -62,6 +62,12 @@ export function slug(name: string): string {
   const s = slugify(kept, { decamelize: false, customReplacements: [['&', ' '], ["'", ' ']] })
   return (s || 'production').slice(0, 90)
 }
+
+/**
+ * A production's proxy_root when none is given: the folder `proxies` in its storage_root (a
+ * cleaned folder path), spelled as the platform whose separator is `sep` writes folders.
+ */
+export const defaultProxyRoot = (storageRoot: string, sep: PathRules['sep'] = SEP): string => folderBelow(storageRoot, ['proxies'], sep)
 
 function onDevice(all: DeviceRow[], value: string, pointer: string) {
   const path = field(pointer, () => cleanDir(value))
@@ -303,7 +309,7 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       requireFileWork() // its storage_root is made
       const all = deviceService.all()
       const storage = onDevice(all, body.storage_root, '/storage_root')
-      const proxyRoot = body.proxy_root === undefined ? `${storage.path}proxies/` : onDevice(all, body.proxy_root, '/proxy_root').path
+      const proxyRoot = body.proxy_root === undefined ? defaultProxyRoot(storage.path) : onDevice(all, body.proxy_root, '/proxy_root').path
       for (const [pointer, path] of [['/storage_root', storage.path], ['/proxy_root', proxyRoot]] as const) {
         const holder = projectHolding(db, path)
         if (holder !== undefined) throw invalid(pointer, `The path lies inside the folder of project asset ${holder}.`)

@@ -14,6 +14,7 @@ import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../st
 import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
 import { describe } from '../../storage/errors.ts'
 import { removeTreeAt } from '../../storage/remove.ts'
+import { waitingStep, whileInUse } from '../../storage/busy.ts'
 import { asFolder, baseName, deviceFor, dirName, joinBelow, makeDirInside, restOf } from '../../storage/paths.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
@@ -135,8 +136,18 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       })
       if (signal.aborted) throw new CancelledError(String(signal.reason))
       if (!(await isMissingOrEmpty(target))) throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
-      const moved = renameat(targetParent, cName(stagingName), targetParent, cName(baseName(target)))
-      if (moved < 0) throw sysError(moved, 'renameat', baseName(target))
+      // Into place in one rename. A program that has a file of the staging folder open (the
+      // watcher's own look at the new folder, an indexer, a virus scanner; on Windows a folder
+      // with an open file cannot be renamed) makes it wait and try again (storage/busy.ts).
+      await whileInUse(async () => {
+        const moved = renameat(targetParent, cName(stagingName), targetParent, cName(baseName(target)))
+        if (moved < 0) throw sysError(moved, 'renameat', baseName(target))
+      }, {
+        signal,
+        path: () => staging,
+        onWait: (path) => progress({ step: waitingStep(path) }),
+        onRetry: () => progress({ step: '' }),
+      })
       finish(want)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error

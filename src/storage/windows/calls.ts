@@ -78,7 +78,11 @@ function folderOf(fd: number): Folder {
 /** `name` below the folder path `dir` (a root path may end with its separator already). */
 const below = (dir: string, name: string) => (dir.endsWith('\\') || dir.endsWith('/') ? `${dir}${name}` : `${dir}\\${name}`)
 
-const text = (name: Buffer) => name.toString('utf8', 0, name.at(-1) === 0 ? name.length - 1 : name.length)
+/** A name given as bytes up to a NUL (a reused buffer may hold more after it). */
+const text = (name: Buffer) => {
+  const end = name.indexOf(0)
+  return name.toString('utf8', 0, end < 0 ? name.length : end)
+}
 
 /** -errno of an error thrown by nt.ts (or by node:fs), for the calls' return convention. */
 function negative(error: unknown): number {
@@ -213,8 +217,6 @@ export type WinStat = {
   isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean
 }
 
-const ns = (ms: number) => BigInt(Math.round(ms * 1e6))
-
 /** fstat of a folder handle, in the numbers node:fs's fstat gives for a file. */
 export function statOf(fd: number): WinStat {
   const { handle } = folderOf(fd)
@@ -223,7 +225,7 @@ export function statOf(fd: number): WinStat {
   const dir = s.isDirectory
   return {
     dev: id.dev, ino: id.ino, mode: BigInt(dir ? 0o40777 : 0o100666), nlink: 1n, size: BigInt(s.size),
-    atimeNs: ns(s.atimeMs), mtimeNs: ns(s.mtimeMs), birthtimeNs: ns(s.birthtimeMs),
+    atimeNs: s.atimeNs, mtimeNs: s.mtimeNs, birthtimeNs: s.birthtimeNs,
     isFile: () => !dir && !s.isLink, isDirectory: () => dir, isSymbolicLink: () => s.isLink,
   }
 }
@@ -251,8 +253,23 @@ export function futimens(fd: number, atimeNs: bigint, mtimeNs: bigint): number {
   }
 }
 
-/** Links are neither read nor made on Windows (see the top of this file). */
-export const readlinkat = (_dirfd: number, _name: Buffer): number => -E.EPERM!
+/**
+ * readlinkat: links are not read on Windows (see the top of this file), but what the answer says
+ * of the name is kept: ENOENT when nothing has it, EINVAL when it is no link (a file or a
+ * folder), EPERM for a link, whose value is not read.
+ */
+export function readlinkat(dirfd: number, name: Buffer): number {
+  const dir = folderOf(dirfd)
+  try {
+    nt.closeHandle(nt.openFile(dir.handle, text(name), 'read'))
+    return -E.EINVAL!
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP') return -E.EPERM!
+    if (code === 'EISDIR' || code === 'EBUSY' || code === 'EACCES') return -E.EINVAL!
+    return negative(error)
+  }
+}
 export const symlinkat = (_target: Buffer, _dirfd: number, _name: Buffer): number => -E.EPERM!
 
 /** The path a folder number was opened by (for node:fs calls by path below pinned folders). */

@@ -47,7 +47,7 @@
 // and GetFinalPathNameByHandleW is stale after a rename (nothing here uses it).
 import { dlopen, FFIType, ptr } from 'bun:ffi'
 import {
-  checkName, checkNewName, FILE_ATTRIBUTE, fileTimeToMs, type Handle, id128Of, IO_STATUS_BLOCK_SIZE, isNameSurrogate, type ListEntry,
+  checkName, checkNewName, FILE_ATTRIBUTE, fileTimeToMs, UNIX_EPOCH_FILETIME, type Handle, id128Of, IO_STATUS_BLOCK_SIZE, isNameSurrogate, type ListEntry,
   MAX_NAME_BYTES, msToFileTime, ntRootPath, OBJ_CASE_INSENSITIVE, OBJECT_ATTRIBUTES_SIZE, parseDirectoryBuffer, UNICODE_STRING_SIZE,
   writeObjectAttributes, writeRenameInformation, writeUnicodeString,
 } from './structs.ts'
@@ -545,6 +545,10 @@ export type NtStat = {
   mtimeMs: number
   /** The change time (metadata too), as Bun's `ctimeMs` on Windows. */
   ctimeMs: number
+  /** The creation, access and modification times in nanoseconds, exact (Windows keeps 100 ns), as Bun's `*Ns` on Windows. */
+  birthtimeNs: bigint
+  atimeNs: bigint
+  mtimeNs: bigint
 }
 
 /**
@@ -556,6 +560,7 @@ export function stat(h: Handle): NtStat {
   const shown = '<handle>'
   const b = query(h, FileNetworkOpenInformation, 56, shown)
   const times = [0, 8, 16, 24].map((at) => fileTimeToMs(b.readBigInt64LE(at)))
+  const exact = [0, 8, 16].map((at) => (b.readBigInt64LE(at) - UNIX_EPOCH_FILETIME) * 100n)
   const size = Number(b.readBigInt64LE(40))
   const attributes = b.readUInt32LE(48)
   const reparseTag = attributes & FILE_ATTRIBUTE.REPARSE_POINT ? attributeTag(h, shown).tag : 0
@@ -563,6 +568,7 @@ export function stat(h: Handle): NtStat {
   return {
     size, attributes, reparseTag, isLink, isDirectory: (attributes & FILE_ATTRIBUTE.DIRECTORY) !== 0 && !isLink,
     birthtimeMs: times[0]!, atimeMs: times[1]!, mtimeMs: times[2]!, ctimeMs: times[3]!,
+    birthtimeNs: exact[0]!, atimeNs: exact[1]!, mtimeNs: exact[2]!,
   }
 }
 
