@@ -17,6 +17,7 @@
 // Paths keep the spelling the user gave (cleaned); only comparisons fold case.
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
 import { posix, win32 } from 'node:path'
+import { longNames } from './windows/longnames.ts'
 import { requireFileWork } from './platform.ts'
 
 export class PathError extends Error {}
@@ -226,11 +227,14 @@ export const MAX_PATH = R.maxLength
 /** The separator of paths on this platform. */
 export const SEP = R.sep
 
-/** Checks an absolute path from a request and resolves `.` and `..` in it. */
-export const cleanPath = (value: string): string => R.cleanPath(value)
+/**
+ * Checks an absolute path from a request and resolves `.` and `..` in it; on Windows its 8.3
+ * short names too, as far as it exists (windows/longnames.ts).
+ */
+export const cleanPath = (value: string): string => longNames(R.cleanPath(value))
 
 /** A folder path: cleaned, with exactly one final separator. */
-export const cleanDir = (value: string): string => R.cleanDir(value)
+export const cleanDir = (value: string): string => longNames(R.cleanDir(value))
 
 /** The device with the longest path that is a prefix of `path` (a folder path or a file path). */
 export const deviceFor = <D extends DeviceLike>(devices: readonly D[], path: string): D | undefined => R.deviceFor(devices, path)

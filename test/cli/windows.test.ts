@@ -4,7 +4,7 @@
 // (src/executable.ts) the Windows executable printed nothing at all and exited 0, whatever the
 // command: these tests fail on that. What Wine cannot show is listed in docs/operations.md.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { call, crossExecutable, killAll, lines, ROOT, Running, runCli, SOURCE_CLI, startServe, versionPattern } from '../helpers/process.ts'
 import { driveCFolder, WINE, wineEnv, wineMissing, winePrefix } from '../helpers/wine.ts'
@@ -67,6 +67,12 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     expect((await api('GET', '/health')).json).toMatchObject({ status: 'ok' })
     const media = await api('POST', '/devices/', { name: 'media', path: `${winRoot}\\` })
     expect([media.status, media.json.path]).toEqual([201, `${winRoot}\\`])
+    // A path given in its 8.3 short spelling is kept in its long one (the spelling every comparison uses).
+    mkdirSync(join(root, 'Media Files Long'))
+    const short = await runCli(['short.ts', `${winRoot}\\Media Files Long`], { cli, cwd: join(ROOT, 'test', 'cli', 'fixtures'), env: { ...env, BUN_BE_BUN: '1' } })
+    expect(short.stdout.trim()).toMatch(/~/)
+    const long = await api('POST', '/devices/', { name: 'long', path: `${short.stdout.trim()}\\` })
+    expect([long.status, long.json.path]).toEqual([201, `${winRoot}\\Media Files Long\\`])
     const nas = await api('POST', '/devices/', { name: 'nas', path: '\\\\nas\\media\\' })
     expect(nas.status).toBe(201)
     // A path Windows' rules refuse gets the paths.ts message, not a 500.
