@@ -14,6 +14,7 @@
 // was. The work is tried again from its start: moves and deletes resume from what they recorded
 // (storage/file.ts, projectassets/delete.task.ts), so a second try does nothing twice.
 import { CancelledError } from './fs.ts'
+import { programsHolding } from './windows/holders.ts'
 
 /** Errors that mean "held by another program": try again later. */
 const BUSY = new Set(['EBUSY', 'ETXTBSY'])
@@ -29,8 +30,15 @@ export const BUSY_BOUND_MS = 15 * 60_000
 /** The pauses between tries: quick at first (a virus scanner or an indexer holds a file for moments), then every 5 s. */
 const PAUSES_MS = [100, 250, 500, 1000, 2000, 5000]
 
-/** The step a waiting task shows. */
-export const waitingStep = (path: string) => `waiting: a file is in use by another program: ${path}`
+/**
+ * The step a waiting task shows, with the programs holding the file where Windows' Restart
+ * Manager names them: `waiting: a file is in use by another program: PATH (Adobe Premiere Pro,
+ * pid 4242)`.
+ */
+export function waitingStep(path: string): string {
+  const holders = programsHolding(path)
+  return `waiting: a file is in use by another program: ${path}${holders.length ? ` (${holders.join(', ')})` : ''}`
+}
 
 export const isBusy = (error: unknown) => BUSY.has(String((error as NodeJS.ErrnoException | undefined)?.code))
 

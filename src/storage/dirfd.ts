@@ -426,6 +426,7 @@ type MoveCalls = {
   openatMode?: (dirfd: number, name: Buffer, flags: number, mode: number) => number
   futimens?: (fd: number, times: BigInt64Array) => number
   symlinkat?: (target: Buffer, dirfd: number, name: Buffer) => number
+  fcloneat?: (srcfd: number, dirfd: number, name: Buffer, flags: number) => number
 }
 
 /** The flag of the rename that fails instead of replacing: RENAME_NOREPLACE, RENAME_EXCL. */
@@ -458,6 +459,8 @@ function loadMoveCalls(): MoveCalls {
     openatMode: cFunction('openat', [i32, ptr, i32, FFIType.u32]),
     futimens: cFunction('futimens', [i32, ptr]),
     symlinkat: cFunction('symlinkat', [ptr, i32, ptr]),
+    // <sys/clonefile.h>, macOS 10.12 on: fixed arguments only; uint32_t flags.
+    fcloneat: process.platform === 'darwin' ? cFunction('fclonefileat', [i32, i32, ptr, FFIType.u32]) : undefined,
   }
   return moveCalls
 }
@@ -521,6 +524,25 @@ export function symlinkat(target: Buffer, dirfd: number, name: Buffer): number {
   const call = loadMoveCalls().symlinkat
   if (!call) return missing
   return call(target, dirfd, name) === 0 ? 0 : -errnoOf(sys())
+}
+
+/** fclonefileat flags (<sys/clonefile.h>): a link is cloned as the link; the clone is the caller's, not the source's owner's. */
+export const CLONE_NOFOLLOW = 0x0001
+export const CLONE_NOOWNERCOPY = 0x0002
+
+/**
+ * macOS fclonefileat(2): `name` in `dirfd` made as a clone of the open file `srcfd` (APFS: the
+ * blocks are shared, nothing is copied), with the source's mode, ACLs, extended attributes and
+ * times. It makes `name` itself and never replaces (EEXIST, a dangling link too). 0, or -errno:
+ * ENOTSUP where the volume cannot clone (not APFS), EXDEV across volumes, ENOSYS everywhere but
+ * macOS (nothing is loaded there) and where libSystem lacks the call. Written from the header;
+ * never run on a Mac.
+ */
+export function fcloneat(srcfd: number, dirfd: number, name: Buffer, flags: number): number {
+  if (WIN || process.platform !== 'darwin') return missing
+  const call = loadMoveCalls().fcloneat
+  if (!call) return missing
+  return call(srcfd, dirfd, name, flags) === 0 ? 0 : -errnoOf(sys())
 }
 
 // ---------------------------------------------------------------------------------------------

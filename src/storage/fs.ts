@@ -9,7 +9,7 @@
 import { type BigIntStats, type Stats, constants as fsConstants, existsSync, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, DIR_FLAGS, E, O, type StatFields, cName, close, mkdirat, openStatted, setFolderTimes, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError } from './dirfd.ts'
+import { AT_FDCWD, CLONE_NOFOLLOW, CLONE_NOOWNERCOPY, DIR_FLAGS, E, O, type StatFields, cName, close, fcloneat, mkdirat, openStatted, setFolderTimes, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError, unlinkat } from './dirfd.ts'
 import { asFolder, baseName, dirName, relParts, stampOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
@@ -334,16 +334,20 @@ export async function copyTree(
         if (input < 0) throw sysError(input, 'openat', e.rel)
         try {
           if (!sameAsWalked(input, e)) throw new Error(`${e.rel} changed since the copy began (another file is in its place)`)
-          const output = openatCreate(frame.dst, name, O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o600)
-          if (output < 0) throw sysError(output, 'openat', e.rel)
-          try {
-            if (e.size >= LARGE) await copyLarge(input, output, e, done, onProgress)
-            else copySmall(input, output, e)
-            // The mode on the open file (exactly the source's, whatever the umask), then the times.
-            fchmodSync(output, e.mode & 0o7777)
-            futimesSync(output, e.atimeMs / 1000, e.mtimeMs / 1000)
-          } finally {
-            closeSync(output)
+          // macOS: an APFS clone where the volume makes one (cloneInto); else, and on every other
+          // system, the bytes are copied.
+          if (!(process.platform === 'darwin' && cloneInto(input, frame.dst, name, e))) {
+            const output = openatCreate(frame.dst, name, O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o600)
+            if (output < 0) throw sysError(output, 'openat', e.rel)
+            try {
+              if (e.size >= LARGE) await copyLarge(input, output, e, done, onProgress)
+              else copySmall(input, output, e)
+              // The mode on the open file (exactly the source's, whatever the umask), then the times.
+              fchmodSync(output, e.mode & 0o7777)
+              futimesSync(output, e.atimeMs / 1000, e.mtimeMs / 1000)
+            } finally {
+              closeSync(output)
+            }
           }
         } finally {
           closeSync(input)
@@ -389,6 +393,45 @@ export async function copyTree(
 }
 
 const NUL = Buffer.from([0])
+
+/**
+ * macOS: the open file `input` (the walked `e`) as an APFS clone named `name` in the target
+ * folder `dst` (fclonefileat: instant, the blocks shared until either file is written). True when
+ * the clone is in place with the walked mode and times set on it, as a copy gets them. False when
+ * no clone was made, for any reason (ENOTSUP: the volume is not APFS; EXDEV: another volume;
+ * ENOSYS: no such call; EEXIST and the rest): the caller then copies the bytes as on any other
+ * volume, and its exclusive create reports a name that is taken. A clone that cannot be opened
+ * (its owner bits, the source's, may not let us read it) is removed and the bytes copied
+ * instead. A clone of another size than the walk saw (the file changed since) is removed and the
+ * copy fails, as a byte copy's size check fails it. The clone is made in a folder this copy made
+ * (0700 while it is filled), and whatever a failure leaves there goes with the whole unfinished
+ * copy (its caller removes it). Written from the headers; never run on a Mac.
+ */
+function cloneInto(input: number, dst: number, name: Buffer, e: Entry): boolean {
+  // NOOWNERCOPY: the clone is ours even for root, as a file we create is.
+  if (fcloneat(input, dst, name, CLONE_NOFOLLOW | CLONE_NOOWNERCOPY) !== 0) return false
+  // Read-only: the clone has the source's mode, which may not allow writing; fchmod and futimes
+  // need only that the file is ours.
+  const fd = openat(dst, name, O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
+  if (fd < 0) {
+    const removed = unlinkat(dst, name, 0)
+    if (removed < 0 && removed !== -(E.ENOENT ?? 2)) throw sysError(removed, 'unlinkat', e.rel)
+    return false
+  }
+  try {
+    const s = fstatSync(fd)
+    if (!s.isFile()) throw new Error(`${e.rel}: the clone made of it is not a regular file (another program is writing into the copy)`)
+    checkSize(e.rel, s.size, e.size)
+    fchmodSync(fd, e.mode & 0o7777)
+    futimesSync(fd, e.atimeMs / 1000, e.mtimeMs / 1000)
+  } catch (error) {
+    closeSync(fd)
+    unlinkat(dst, name, 0) // the copy fails with the reason above whether or not this succeeds
+    throw error
+  }
+  closeSync(fd)
+  return true
+}
 
 /**
  * Names for the calls, written into one buffer per copy instead of a new Buffer per file (cName):
