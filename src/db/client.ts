@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import type { Log } from '../util/log.ts'
 import { restrictToUser } from '../util/winacl.ts'
+import { asFolder } from '../storage/paths.ts'
 import { settling } from './aftercommit.ts'
 import * as schema from './schema.ts'
 
@@ -205,4 +206,4 @@ function restrictOnWindows(file: string, log: Log) {
 const octal = (mode: number) => mode.toString(8).padStart(4, '0')
 
 /** The data folder: the folder of the catalogue file, with a final slash. */
-export const dataFolderOf = (db: Db) => dirname(db.$client.filename).replace(/\/?$/, '/')
+export const dataFolderOf = (db: Db) => asFolder(dirname(db.$client.filename))

@@ -6,7 +6,7 @@
 // A child never blocks the event loop: its output is read from pipes asynchronously. Only the
 // last few KiB of stderr are kept; that is where ffmpeg puts the reason a run failed.
 import { statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, resolve, win32 } from 'node:path'
 import { holdInput } from '../storage/windows/calls.ts'
 import { CancelledError } from '../storage/fs.ts'
 
@@ -153,23 +153,40 @@ export async function createFfmpeg(options: { dir?: string; searchPath?: string 
 /**
  * Where ffmpeg is looked for without --ffmpeg: PATH, and on Windows also the folder of the
  * executable itself (unpacking a Windows ffmpeg build beside reelhouse.exe is the simplest
- * install there; neither Premiere nor Resolve brings one).
+ * install there; neither Premiere nor Resolve brings one), quoted as findBinary reads it (a
+ * folder name may hold a semicolon).
  */
 function searchPathOf(path: string): string {
   if (process.platform !== 'win32') return path
-  const beside = dirname(process.execPath)
+  const beside = `"${dirname(process.execPath)}"`
   return path ? `${path};${beside}` : beside
 }
 
 /**
  * `name` on the search path `where`. On Windows only NAME.exe: Bun.which follows PATHEXT, which
  * also lists .bat and .cmd, and a ffmpeg.cmd would run through cmd.exe, which reads % and & in
- * the file names it is given as its own syntax.
+ * the file names it is given as its own syntax. Windows' PATH is read as cmd.exe reads it, not by
+ * Bun.which, which skips a quoted entry ("C:\Program Files\ffmpeg\bin", as users and installers
+ * write one, and the only way to write one with a semicolon): split at the semicolons outside
+ * quotes, the quotes taken out. An entry that is not a full path (".", "bin") is left out, as Go's
+ * exec.LookPath leaves it out: it would name a folder of whatever the working folder is.
  */
 function findBinary(name: Binary, where: string): string | null {
   if (process.platform !== 'win32') return Bun.which(name, { PATH: where })
-  const found = Bun.which(`${name}.exe`, { PATH: where })
-  return found && /\.exe$/i.test(found) ? found : null
+  let entry = ''
+  let quoted = false
+  for (const c of `${where};`) {
+    if (c === '"') quoted = !quoted
+    else if (c !== ';' || quoted) entry += c
+    else {
+      const file = win32.isAbsolute(entry) && win32.join(entry, `${name}.exe`)
+      entry = ''
+      try {
+        if (file && statSync(file).isFile()) return file
+      } catch {}
+    }
+  }
+  return null
 }
 
 /**

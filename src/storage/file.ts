@@ -39,7 +39,7 @@ import { randomBytes } from 'node:crypto'
 import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
 import {
   AT_FDCWD, DIR_FLAGS, E, O,
-  cName, close, futimens, isFolderHandle, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, sysError, unlinkat,
+  cName, close, futimens, isFolderHandle, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, renameat, sysError, unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
 import { PathError, baseName, below, cleanDir, cleanPath, dirName, endsWithSep, pathOf, relParts } from './paths.ts'
@@ -454,14 +454,53 @@ function freeName(folder: number, wanted: string, rel: string): string {
 }
 
 /**
- * Gives `from` the name `to` without replacing anything: 0, or -errno. A rename that refuses to
- * replace, or, where the file system cannot (EINVAL; ENOTSUP on macOS; no such call), a link
- * and the removal of the old name: the old name goes only while it still holds `id`.
+ * Which call decides a move within one file system, from what the rename that refuses to replace
+ * answered (`renamed`) and, once it was tried, what linkat answered (`linked`):
+ * - 'rename': the rename's answer stands (0, EEXIST, EXDEV, EACCES, ...);
+ * - 'link': the file system cannot rename without replacing (EINVAL on Linux, ENOTSUP on macOS;
+ *   ENOSYS: no such call): a hard link, then the old name removed; the link's answer stands;
+ * - 'check-then-rename': it has no hard links either (ENOTSUP/EOPNOTSUPP; EPERM, which Linux's
+ *   vfat and exFAT answer, and protected_hardlinks for a file of another user): exFAT and FAT
+ *   camera cards, many SMB mounts on macOS. Only then; a link missing from the C library
+ *   (ENOSYS) says nothing of the file system and is not taken for it.
+ */
+export function renameFallback(renamed: number, linked?: number): 'rename' | 'link' | 'check-then-rename' {
+  const notsup = [-E.ENOTSUP, -(E.EOPNOTSUPP ?? E.ENOTSUP)]
+  if (![-E.EINVAL, -E.ENOSYS, ...notsup].includes(renamed)) return 'rename'
+  return linked !== undefined && [...notsup, -E.EPERM].includes(linked) ? 'check-then-rename' : 'link'
+}
+
+/**
+ * Gives `from` the name `to` without replacing anything (but see below): 0, or -errno. A rename
+ * that refuses to replace, or, where the file system cannot (EINVAL; ENOTSUP on macOS; no such
+ * call), a link and the removal of the old name: the old name goes only while it still holds
+ * `id`. Where it has neither (renameFallback), a check that `to` is free and a plain rename.
  */
 function renameOrLink(fromDir: number, from: string, toDir: number, to: string, id: FileId): number {
   const renamed = renameNoReplace(fromDir, cName(from), toDir, cName(to))
-  if (![-E.EINVAL, -E.ENOSYS, -E.ENOTSUP, -(E.EOPNOTSUPP ?? E.ENOTSUP)].includes(renamed)) return renamed
+  if (renameFallback(renamed) === 'rename') return renamed
   const linked = linkat(fromDir, cName(from), toDir, cName(to))
+  if (renameFallback(renamed, linked) === 'check-then-rename') {
+    // No rename that refuses to replace and no hard link: `to` must be free (nothing has the
+    // name, a dangling link counting as taken: EEXIST, and the caller tries the next name), then
+    // renameat, which replaces. The race: a file another writer makes at `to` between the check
+    // and the rename is replaced by ours (its name unlinked). The window is one system call, and
+    // it is accepted only where the file system offers nothing better, as Syncthing and cp
+    // accept it there; wherever the rename or the link works, they are used (renameFallback).
+    const there = readlinkat(toDir, cName(to))
+    if (there !== -E.ENOENT) return typeof there === 'number' && there !== -E.EINVAL ? there : -E.EEXIST
+    const moved = renameat(fromDir, cName(from), toDir, cName(to))
+    if (moved !== 0) return moved
+    // The file now at `to` must be ours (the planned device and inode): the old name may have
+    // held another file by the time of the rename (or ours was taken away right after).
+    const now = look(toDir, to)
+    if (now && sameId(idOf(now), id)) return 0
+    if (!now) throw fail('ENOENT', to, 'was gone right after it was renamed there (another program moved or removed it)')
+    // As putBack: the file goes back under its old name while nothing has that name (the same
+    // one-call race); if something appeared there meanwhile, it stays at `to` and is named.
+    const back = readlinkat(fromDir, cName(from)) === -E.ENOENT && renameat(toDir, cName(to), fromDir, cName(from)) === 0
+    throw fail('ECHANGED', from, `was replaced by another file while being moved${back ? '' : `; that file is now at '${to}'`}`)
+  }
   if (linked !== 0) return linked
   const now = look(fromDir, from)
   if (now && sameId(idOf(now), id)) {
@@ -527,6 +566,8 @@ async function removeSource(ours: FoundFile, plan: MovePlan, srcName: string, co
 
 type CopyContext = MoveOptions & { save: (plan: MovePlan) => Promise<void>; step: (s: MoveStep) => void }
 
+// No APFS clone here (fs.ts copyTree makes them): this copy is a move across volumes, and a
+// clone is made only within one volume (fclonefileat answers EXDEV), so the bytes are copied.
 /**
  * Copies the source into a new temp (exclusive create, 0600), checks the size and that the
  * source did not change meanwhile, sets mode and times, fsyncs, and records the copy's identity.

@@ -39,17 +39,22 @@ function foundPaths(log: string[]): { ffmpeg: string; ffprobe: string } | undefi
 describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe and ffprobe.exe under Wine', () => {
   let binary: string
   let prefix: string
-  /** The stand-ins, in a folder with a space in its name (as C:\Program Files). */
-  let stubs: [string, string]
+  /**
+   * The stand-ins: ffmpeg.exe in a folder with a space in its name (as C:\Program Files),
+   * ffprobe.exe in one with a semicolon too, which PATH can only hold quoted.
+   */
+  let ffmpegBin: [string, string]
+  let ffprobeBin: [string, string]
 
   beforeAll(async () => {
     const started = Date.now()
     ;[binary, prefix] = await Promise.all([crossExecutable('windows-x64'), winePrefix()])
-    stubs = driveCFolder(prefix, 'ffmpeg bin')
-    made.push(stubs[0])
+    ffmpegBin = driveCFolder(prefix, 'ffmpeg bin')
+    ffprobeBin = driveCFolder(prefix, 'ffprobe; bin')
+    made.push(ffmpegBin[0], ffprobeBin[0])
     const source = join(ROOT, 'test', 'cli', 'fixtures', 'ffstub.c')
-    await Promise.all(['ffmpeg', 'ffprobe'].map(async (name) => {
-      const gcc = Bun.spawn([MINGW!, '-O2', '-s', `-DNAME="${name}"`, '-o', join(stubs[0], `${name}.exe`), source], { stdout: 'pipe', stderr: 'pipe', timeout: STEP_MS })
+    await Promise.all(([['ffmpeg', ffmpegBin[0]], ['ffprobe', ffprobeBin[0]]] as const).map(async ([name, folder]) => {
+      const gcc = Bun.spawn([MINGW!, '-O2', '-s', `-DNAME="${name}"`, '-o', join(folder, `${name}.exe`), source], { stdout: 'pipe', stderr: 'pipe', timeout: STEP_MS })
       const [err, code] = await Promise.all([new Response(gcc.stderr).text(), gcc.exited])
       if (code !== 0) throw new Error(`MinGW could not build ${name}.exe (${code}):\n${err}`)
     }))
@@ -73,8 +78,8 @@ describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe 
     return log
   }
 
-  test('on PATH (WINEPATH): both found by their .exe paths, and an import probes the held file by its path and makes its proxy', async () => {
-    const log = await session(binary, { WINEPATH: stubs[1] }, async (server, key, [root, winRoot]) => {
+  test('on PATH (WINEPATH), one entry plain and one quoted: both found by their .exe paths, and an import probes the held file by its path and makes its proxy', async () => {
+    const log = await session(binary, { WINEPATH: `${ffmpegBin[1]};"${ffprobeBin[1]}"` }, async (server, key, [root, winRoot]) => {
       const api = (method: string, path: string, body?: unknown) => call(server, method, path, key, body)
       makeTree(join(root, 'media'), { 'Show/video/clip.mov': 'essence\n' })
       const winMedia = `${winRoot}\\media`
@@ -93,7 +98,7 @@ describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe 
       })
       expect(readFileSync(join(root, 'media', 'Show', 'proxies', `${imported.json.asset_import_id}.mp4`), 'utf8')).toBe('')
     })
-    expect(foundPaths(log)).toEqual({ ffmpeg: `${stubs[1]}\\ffmpeg.exe`, ffprobe: `${stubs[1]}\\ffprobe.exe` })
+    expect(foundPaths(log)).toEqual({ ffmpeg: `${ffmpegBin[1]}\\ffmpeg.exe`, ffprobe: `${ffprobeBin[1]}\\ffprobe.exe` })
     expect(log.filter((l) => / (warn|error) /.test(l))).toEqual([])
   }, 3 * STEP_MS)
 
@@ -107,7 +112,8 @@ describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe 
     } catch {
       copyFileSync(binary, exe)
     }
-    for (const name of ['ffmpeg.exe', 'ffprobe.exe']) linkSync(join(stubs[0], name), join(app, name))
+    linkSync(join(ffmpegBin[0], 'ffmpeg.exe'), join(app, 'ffmpeg.exe'))
+    linkSync(join(ffprobeBin[0], 'ffprobe.exe'), join(app, 'ffprobe.exe'))
     const log = await session(exe, {})
     expect(foundPaths(log)).toEqual({ ffmpeg: `${winApp}\\ffmpeg.exe`, ffprobe: `${winApp}\\ffprobe.exe` })
     expect(log.filter((l) => / (warn|error) /.test(l))).toEqual([])
