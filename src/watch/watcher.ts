@@ -4,7 +4,8 @@
 //
 // - Devices whose protocol is `file` or `copy` are watched by change events (inotify on Linux); any other
 //   protocol (smb, nfs, afp: network mounts send no change events), or every device with
-//   `poll`, is watched by polling every `pollIntervalMs`.
+//   `poll`, is watched by polling every `pollIntervalMs`; on Windows also a device on a network
+//   share (a UNC path, a drive letter mapped to a share: storage/windows/drives.ts).
 // - Chokidar watches FOLDERS only (files are given to it as ignored): left to itself it puts an
 //   inotify watch (or, polling, a stat timer) on every file as well, which for a share of 100,000
 //   clips is 100,000 watches, 100,000 FSWatcher objects and about 600 MB, and reaches the
@@ -27,6 +28,7 @@
 // the path relative to the device root (`a/b`, `a\b` on Windows, no leading or final separator);
 // what it excludes is neither reported nor watched.
 import { EventEmitter } from 'node:events'
+import { onNetworkShare } from '../storage/windows/drives.ts'
 import type { ChokidarReport, ChokidarRequest } from './chokidar.worker.ts'
 import type { Stats } from 'node:fs'
 import { lstatSync } from 'node:fs'
@@ -145,6 +147,7 @@ export const REASONS = {
   notFolder: 'the device path is not a folder',
   poll: 'polling was asked for (--poll)',
   protocol: (protocol: string) => `the ${protocol} protocol sends no change events`,
+  share: 'a network share reports the changes other machines make only in part',
   limit: 'the system limit of inotify watches was reached (raise fs.inotify.max_user_watches)',
 } as const
 
@@ -193,6 +196,8 @@ export function createWatcher(options: WatcherOptions): Watcher {
     if (entry.limitReached) return REASONS.limit
     if (options.poll) return REASONS.poll
     if (!EVENT_PROTOCOLS.has(entry.device.protocol)) return REASONS.protocol(entry.device.protocol)
+    // Windows: a UNC path or a drive letter mapped to a share, whatever its protocol says.
+    if (onNetworkShare(entry.device.path)) return REASONS.share
     return undefined
   }
 

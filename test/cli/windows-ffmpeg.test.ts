@@ -1,12 +1,14 @@
 // How the Windows executable finds ffmpeg and ffprobe (src/media/ffmpeg.ts: searchPathOf,
 // findBinary), run under Wine (test/helpers/wine.ts) with stand-ins built from a few lines of C
-// (fixtures/ffstub.c) by MinGW: found on PATH (Wine prepends WINEPATH's folders to the PATH its
-// programs see; the Unix PATH is not theirs), found beside the executable with nothing on PATH,
-// and a PATH with only ffmpeg.cmd and ffprobe.cmd on it finds nothing (Bun.which would find those
-// through PATHEXT, and cmd.exe would read % and & in file names as its own syntax). The session
-// with ffmpeg on PATH also imports a clip: the stand-ins get the file by its path while it is held
-// (runChild, holdInput: Windows has no /dev/fd) and check that they can read it and nobody can
-// write it. One serve start for each case: each Wine process costs about a second.
+// (fixtures/ffstub.c) by MinGW. Found on PATH: Wine prepends WINEPATH's folders to the PATH its
+// programs see (the Unix PATH is not theirs); one entry plain, one quoted, as cmd.exe reads them
+// (Bun.which skipped the quoted one). Found beside the executable with nothing on PATH. And a PATH
+// with only ffmpeg.cmd and ffprobe.cmd finds nothing and runs nothing: Bun.which('ffmpeg') finds
+// ffmpeg.cmd there through PATHEXT (it does under Wine), and cmd.exe would read % and & in file
+// names as its own syntax. The session with ffmpeg on PATH also imports a clip: the stand-ins get
+// the file by its path while it is held (runChild, holdInput: Windows has no /dev/fd) and check
+// that they can read it and nobody can write it. One serve start for each case: each Wine process
+// costs about a second.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
