@@ -110,7 +110,8 @@ const GRACE_MS = 2_000
  * another ffmpeg on PATH. `searchPath` replaces $PATH (for tests).
  */
 export async function createFfmpeg(options: { dir?: string; searchPath?: string } = {}): Promise<Ffmpeg> {
-  const where = options.dir !== undefined ? resolve(options.dir) : searchPathOf(options.searchPath ?? process.env.PATH ?? '')
+  // One folder named on purpose: quoted on Windows, where a ';' in its name would split the search path.
+  const where = options.dir !== undefined ? (process.platform === 'win32' ? `"${resolve(options.dir)}"` : resolve(options.dir)) : searchPathOf(options.searchPath ?? process.env.PATH ?? '')
   const found: Partial<Record<Binary, string>> = {}
   const versions: Partial<Record<Binary, string>> = {}
   const problems: Partial<Record<Binary, string>> = {}
