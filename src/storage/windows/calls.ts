@@ -57,7 +57,8 @@ export const O = {
 
 const E = osConstants.errno as Record<string, number>
 
-type Folder = { handle: Handle; path: string }
+/** An open folder: its handle, the path it was opened by, and its volume serial once asked (the same for everything opened in it). */
+type Folder = { handle: Handle; path: string; dev?: bigint }
 const folders = new Map<number, Folder>()
 
 export const isFolder = (fd: number) => fd >= FOLDER_BASE
@@ -115,10 +116,13 @@ export function openat(dirfd: number, name: Buffer, flags: number): number {
 function openFileIn(dir: Folder, name: string, flags: 'r' | 'r+', handle?: Handle): number {
   const h = handle ?? nt.openFile(dir.handle, name, flags === 'r' ? 'read' : 'write', { denyDelete: true })
   try {
-    const id = nt.identity(h)
+    // The file's index, and the folder's volume (asked once per folder: under Wine every volume
+    // query is a round trip to its mount manager, a few milliseconds a file).
+    const ino = nt.fileIndex(h)
+    dir.dev ??= nt.identity(dir.handle).dev
     const fd = openSync(below(dir.path, name), flags)
     const s = fstatSync(fd, { bigint: true })
-    if (s.ino !== id.ino || s.dev !== id.dev) {
+    if (s.ino !== ino || s.dev !== dir.dev) {
       closeSync(fd)
       throw Object.assign(new Error(`ECHANGED: ${name} changed while it was opened`), { code: 'EAGAIN' })
     }

@@ -520,6 +520,15 @@ export function identity(h: Handle): Identity {
 }
 
 /**
+ * The file index of `h` alone (FileInternalInformation: Bun's `ino` on Windows), one query where
+ * identity makes three: a file opened relative to a folder lies on the folder's volume (a
+ * mount point on the way is a link, and refused), so its volume serial is the folder's.
+ */
+export function fileIndex(h: Handle): bigint {
+  return query(h, FileInternalInformation, 8, '<handle>').readBigUInt64LE(0)
+}
+
+/**
  * FILE_FS_VOLUME_INFORMATION: VolumeCreationTime i64 @0, VolumeSerialNumber u32 @8, then the
  * label. The label may not fit (BUFFER_OVERFLOW, a warning): the serial is there all the same.
  */
