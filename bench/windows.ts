@@ -271,7 +271,8 @@ Where the small files' time goes: a trace (\`WINEDEBUG=+file\`) showed about 8 r
 Wine's mount manager (an ioctl answered by winedevice.exe, another process), one after each
 volume query: the volume serial of the layer's identity checks, and the one libuv makes in each
 \`fstat\` of node:fs. The layer now asks a folder's volume once and each file's index alone
-(src/storage/windows/calls.ts), which took this case from 35 s to 16 s on the same machine; the
+(src/storage/windows/calls.ts), which took this case from 35 s (a check run before it, the machine
+not quite idle: load 1.3) to 16 s (this run; the two were not alternated); the
 \`fstat\` of each descriptor opened by path (its check against the handle) remains.
 `)
     console.error('wrote docs/benchmarks.md (windows)')
