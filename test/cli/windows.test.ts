@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { call, crossExecutable, killAll, lines, ROOT, Running, runCli, SOURCE_CLI, startServe, versionPattern } from '../helpers/process.ts'
 import { driveCFolder, WINE, wineEnv, wineMissing, winePrefix } from '../helpers/wine.ts'
-import { makeTree, snapshot } from '../helpers/tree.ts'
+import { makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 if (wineMissing) console.log(`[skip] test/cli/windows.test.ts: ${wineMissing}`)
@@ -110,7 +110,7 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     expect(lines(again.stderr).filter((l) => / warn /.test(l))).toEqual([])
   }, 2 * STEP_MS)
 
-  test('an editor\'s session on C:\\: a production, imports moved into it (one onto a taken name, one held by another program until it lets go), a project copied with its progress and the copy deleted, SIGINT', async () => {
+  test('an editor\'s session on C:\\: a production, imports moved into it (one onto a taken name, one held by another program until it lets go), a project copied with its progress and the copy deleted, another copy cancelled halfway, SIGINT', async () => {
     const [root, winRoot] = driveCFolder(prefix, 'session')
     made.push(root)
     const media = join(root, 'media')
@@ -174,9 +174,20 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     expect(existsSync(join(media, 'Show', 'edit copy'))).toBe(false)
     expect(snapshot(edit)).toEqual(source)
 
+    // A copy cancelled while it runs: ended at once, its hidden staging folder removed, nothing
+    // at the target (400 files: a few seconds under Wine, so the cancel meets it halfway).
+    manyFiles(join(media, 'Show', 'rushes'), 400, 16384, 50)
+    const rushes = await api('POST', '/projectassets/', { name: 'rushes', bundle_root: `${winMedia}\\Show\\rushes\\`, production_id: production.json.id })
+    const copying = await api('POST', '/projectassets/', { name: 'rushes copy', bundle_root: `${winMedia}\\Show\\rushes copy\\`, production_id: production.json.id, copy_of: rushes.json.id })
+    await waitFor(async () => (await task(copying.json.task.url)).files_done > 0, 'the copy to begin', { ms: STEP_MS, everyMs: 20 })
+    expect((await api('POST', `/tasks/${copying.json.task.id}/cancel/`)).status).toBe(200)
+    expect(await ended(copying.json.task.url)).toMatchObject({ kind: 'copy', state: 'failed', error: 'cancelled' })
+    expect(existsSync(join(media, 'Show', 'rushes copy'))).toBe(false)
+    expect(existsSync(join(media, 'Show', `.reelhouse-copy-${copying.json.task.id}`))).toBe(false)
+
     expect(await server.proc.stop('SIGINT', STEP_MS)).toBe(0)
     const log = lines(server.proc.stderr)
     expect(log.at(-1)).toMatch(/ info stopped$/)
-    expect(log.filter((l) => / (warn|error) /.test(l) && !/ warn imports will make no proxies or probes /.test(l))).toEqual([])
+    expect(log.filter((l) => / (warn|error) /.test(l) && !/ warn (imports will make no proxies or probes|task failed .*error=cancelled) /.test(l))).toEqual([])
   }, 4 * STEP_MS)
 })

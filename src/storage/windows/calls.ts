@@ -184,7 +184,8 @@ export function unlinkat(dirfd: number, name: Buffer, flags: number): number {
   const dir = folderOf(dirfd)
   const wanted = text(name)
   try {
-    nt.remove(dir.handle, wanted, (flags & AT_REMOVEDIR) !== 0)
+    if (flags & AT_REMOVEDIR) removeFolder(dir.handle, wanted)
+    else nt.remove(dir.handle, wanted, false)
     return 0
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EISDIR' || flags & AT_REMOVEDIR) return negative(error)
@@ -201,6 +202,31 @@ export function unlinkat(dirfd: number, name: Buffer, flags: number): number {
     return 0
   } catch (error) {
     return negative(error)
+  }
+}
+
+/**
+ * Removes an emptied folder. Where a file system has no POSIX-semantics delete (FAT, SMB, older
+ * Windows, Wine), a file removed while another handle still had it open (an indexer, a virus
+ * scanner, the watcher's look at a new file) stays in its folder until that handle closes, and
+ * the folder is "not empty" for that moment, or (seen under Wine, right after its last files
+ * went) busy: the removal is tried again a few times over about half a second before ENOTEMPTY
+ * or EBUSY is believed (Rust's remove_dir_all retries the same way). Seen under Wine when a copy
+ * was cancelled halfway and its staging folder removed at once: ENOTEMPTY for a subfolder, then
+ * EBUSY for the folder itself, both gone within the pauses.
+ */
+const PENDING_PAUSES_MS = [5, 10, 20, 40, 80, 120, 200]
+const pauseCell = new Int32Array(new SharedArrayBuffer(4))
+function removeFolder(dir: Handle, name: string): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      nt.remove(dir, name, true)
+      return
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if ((code !== 'ENOTEMPTY' && code !== 'EBUSY') || attempt >= PENDING_PAUSES_MS.length) throw error
+      Atomics.wait(pauseCell, 0, 0, PENDING_PAUSES_MS[attempt])
+    }
   }
 }
 
