@@ -80,7 +80,7 @@ describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe 
     return log
   }
 
-  test('on PATH (WINEPATH), one entry plain and one quoted: both found by their .exe paths, and an import probes the held file by its path and makes its proxy', async () => {
+  test('on PATH (WINEPATH), one entry plain and one quoted: both found by their .exe paths, and an import probes the held file by its path, makes its proxy, and the page plays it', async () => {
     const log = await session(binary, { WINEPATH: `${ffmpegBin[1]};"${ffprobeBin[1]}"` }, async (server, key, [root, winRoot]) => {
       const api = (method: string, path: string, body?: unknown) => call(server, method, path, key, body)
       makeTree(join(root, 'media'), { 'Show/video/clip.mov': 'essence\n' })
@@ -98,7 +98,12 @@ describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe 
         technical: { duration: 50, fps: '25/1', width: 320, height: 240, format: 'stub', video_codec: 'stub' },
         path_proxy: `${winMedia}\\Show\\proxies\\${imported.json.asset_import_id}.mp4`,
       })
-      expect(readFileSync(join(root, 'media', 'Show', 'proxies', `${imported.json.asset_import_id}.mp4`), 'utf8')).toBe('')
+      expect(readFileSync(join(root, 'media', 'Show', 'proxies', `${imported.json.asset_import_id}.mp4`), 'utf8')).toBe('stub proxy\n')
+      // The page plays it: streamed from the file opened below the proxy folder's handles, whole and by range.
+      const played = await fetch(`${server.api}/videoassets/${imported.json.asset_import_id}/proxy/`, { headers: { authorization: `Token ${key}` } })
+      expect([played.status, await played.text()]).toEqual([200, 'stub proxy\n'])
+      const part = await fetch(`${server.api}/videoassets/${imported.json.asset_import_id}/proxy/`, { headers: { authorization: `Token ${key}`, range: 'bytes=5-9' } })
+      expect([part.status, part.headers.get('content-range'), await part.text()]).toEqual([206, 'bytes 5-9/11', 'proxy'])
     })
     expect(foundPaths(log)).toEqual({ ffmpeg: `${ffmpegBin[1]}\\ffmpeg.exe`, ffprobe: `${ffprobeBin[1]}\\ffprobe.exe` })
     expect(log.filter((l) => / (warn|error) /.test(l))).toEqual([])
