@@ -49,8 +49,8 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
       if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all))
       if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
       if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))
-      // File work this platform does not do (Windows): what the request asks is not implemented
-      // here, said in the platform's words; nothing was done.
+      // File work this platform does not do (a system or processor with no folder-handle layer:
+      // storage/platform.ts): said in the platform's words; nothing was done.
       if (error instanceof FileWorkUnavailable) return errorResponse(notImplemented(error.message))
       const sqlite = fromSqlite(error)
       if (sqlite) return errorResponse(sqlite)
