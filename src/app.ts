@@ -83,6 +83,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const ctx: ModuleContext = {
     db, users, list: createLists(db, baseOf), auth, parseBody, baseOf, addressOf, pageGuard,
     apiVersion: (request) => versions.get(request) ?? defaultApiVersion,
+    userOf: (request) => principals.get(request),
   }
   const requests = createRequestLog(core.log, { quiet, userOf: (request) => principals.get(request)?.username })
   const failures = createFailures(core.log, () => app.routes, requests.idOf)
@@ -161,7 +162,7 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
       // response: the compiled executable answered it outside the hooks (no X-Request-Id, no log
       // line) once no after-response hook forced every route through them.
       set.headers['content-type'] = 'application/json'
-      // Each watched device's mode, when there are any (service.md 3's answer is unchanged otherwise).
+      // Each watched device's mode, when there are any (the answer is otherwise unchanged: docs/api.md, Conventions).
       const watch = core.watch?.status() ?? []
       return { status: 'ok' as const, version: VERSION, ...(watch.length ? { watch } : {}) }
     }, {

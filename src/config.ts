@@ -1,4 +1,4 @@
-// Flags and environment → one frozen, typed configuration (service.md section 2).
+// Flags and environment → one frozen, typed configuration (README.md, The executable).
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { hostOf } from './http/hosts.ts'

@@ -65,7 +65,7 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
     created: (device) => watch?.added(device),
     changed: (device) => watch?.added(device),
     removed: (id) => watch?.removed(id),
-  })
+  }, log)
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
   const logs = createImportLogs(db, { observe: events.importLogChanged })

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// The reelhouse command line (service.md section 2). Wrong usage: one line, exit 2. A command
+// The reelhouse command line (README.md, The executable). Wrong usage: one line, exit 2. A command
 // that cannot do its work: one line, exit 1. Never a stack trace, and never the text of the
 // argument parser: every mistake is said in our words, with the --help that explains it.
 //

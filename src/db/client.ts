@@ -12,7 +12,7 @@ export type Db = ReturnType<typeof openDb>
 
 /**
  * Opens (creating if needed) the catalogue with the pragmas every connection needs. The catalogue
- * holds device passwords and key hashes (service.md 5, secrets at rest): a new data folder is made
+ * holds device passwords and key hashes (docs/api.md, Permissions, secrets at rest): a new data folder is made
  * 0700 and a new catalogue 0600 before SQLite opens it, and SQLite gives its -wal and -shm files
  * the mode of the catalogue.
  */

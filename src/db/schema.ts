@@ -117,7 +117,7 @@ export const transcodingProfiles = sqliteTable('transcoding_profiles', {
 
 /**
  * How a device is reached: `file` and `copy` (a local folder too: medialoopster's documented
- * samples name it) are watched by events, the network ones by polling (service.md 10). A text
+ * samples name it) are watched by events, the network ones by polling (docs/watcher.md). A text
  * column with no CHECK: a value added here needs no migration.
  */
 export const PROTOCOLS = ['file', 'copy', 'smb', 'nfs', 'afp'] as const
@@ -432,7 +432,7 @@ export const importLogs = sqliteTable(
 
 export const ASSET_TYPES = ['audioasset', 'imageasset', 'videoasset', 'projectasset'] as const
 
-/** The fixed content types (service.md 6; seeded by migration 0001), by asset type. */
+/** The fixed content types (docs/api.md, Resources; seeded by migration 0001), by asset type. */
 export const CONTENT_TYPE_IDS = { projectasset: 1, audioasset: 2, imageasset: 3, videoasset: 4 } as const satisfies Record<(typeof ASSET_TYPES)[number], number>
 export const CONTENT_TYPE_NAMES = ['projectasset', 'audioasset', 'imageasset', 'videoasset'] as const satisfies readonly (keyof typeof CONTENT_TYPE_IDS)[]
 export const CONTEXT_TYPES = ['device', 'production'] as const

@@ -3,7 +3,7 @@ import type { PageGuard, authPlugin } from './auth.ts'
 import type { createBodyParser } from './body.ts'
 import type { List } from './lists.ts'
 import type { ApiVersion } from './versioning.ts'
-import type { Users } from '../modules/users/service.ts'
+import type { Principal, Users } from '../modules/users/service.ts'
 
 /** What every HTTP module is built from (see app.ts). */
 export type ModuleContext = {
@@ -21,6 +21,12 @@ export type ModuleContext = {
   baseOf: (request: Request) => string
   /** The API version the request's Accept header selected (http/versioning.ts); only productions differ by it. */
   apiVersion: (request: Request) => ApiVersion
+  /**
+   * The user the request authenticated as (http/auth.ts, settled before any route runs); for a
+   * hook that runs before the `auth` macro resolves `user` (edit.ts updateGuard). Undefined: the
+   * `auth` macro answers 401.
+   */
+  userOf: (request: Request) => Principal | undefined
   /** The client's address ('' in-process), by which failed password checks are slowed down (users/passwords.ts). */
   addressOf: (request: Request) => string
   /** Where the session cookie may come from, and whether it is Secure (http/auth.ts createPageGuard). */

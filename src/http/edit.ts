@@ -2,12 +2,13 @@
 // PATCH and PUT /{id}/ (an update: 200 with the whole record) and DELETE /{id}/ (204). A module
 // states its body and its service's two operations; permissions, visibility and history are the
 // service's (it reads the record first: one the user cannot read is a 404 before any 403).
-import type { TObject } from '@sinclair/typebox'
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { Elysia, t } from 'elysia'
 import type { ModuleContext } from './context.ts'
 import type { Principal } from '../modules/users/service.ts'
-import { AppError, REQUIRED_DETAIL, entry } from './errors.ts'
-import { BODY_ERRORS, IdParams, errors, oneOf, sharedModels } from './models.ts'
+import { AppError, REQUIRED_DETAIL, entry, fromValidation } from './errors.ts'
+import { BODY_ERRORS, IdParams, errors, oneOf, recordId, sharedModels } from './models.ts'
 
 type EditContext = { params: { id: number }; body: Record<string, unknown>; user: Principal; request: Request }
 
@@ -27,6 +28,11 @@ export type EditSpec<B extends TObject> = {
   codenames: { change: string; delete?: string }
   /** The record as answered (`request`: for its API version). */
   update: (id: number, body: B['static'], user: Principal, mode: UpdateMode, request: Request) => unknown
+  /**
+   * The record if `user` may read it, else the 404 its GET answers: asked before the body is
+   * validated (updateGuard), so that a missing record is a 404 whatever the body holds.
+   */
+  find: (id: number, user: Principal) => unknown
   /**
    * Asked of the body as parsed, before it is copied, cleaned and validated: a cap that makes a
    * huge body cheap to refuse (throws AppError). The body may be anything JSON or a form gives.
@@ -52,12 +58,13 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
     const missing = spec.whole.filter((f) => body[f] === undefined)
     if (missing.length) throw AppError.many(400, missing.map((f) => entry(400, 'required', REQUIRED_DETAIL, { pointer: `/${f}` })))
   }
+  const guard = updateGuard(ctx, spec)
   const hook = (mode: UpdateMode) => ({
     auth: true as const,
     params: IdParams,
     body: bodyName,
     parse: ['json', 'urlencoded', 'formdata'] as ('json' | 'urlencoded' | 'formdata')[],
-    ...(spec.refuse ? { transform: (c: { body: unknown }) => spec.refuse!(c.body) } : {}),
+    transform: guard,
     ...(spec.query ? { query: spec.query } : {}),
     response: { 200: spec.answer, ...errors(...BODY_ERRORS, 403, 404, 409) },
     detail: {
@@ -67,7 +74,7 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
           ? 'Changes the fields given and answers 200 with the whole record. '
           : `The whole record: as PATCH, and ${spec.whole.join(', ')} must be given (400 required otherwise); fields not given keep their values. `) +
         `${spec.notes.update} Fields set by the service are read-only: one sent with another value than the record's is a 400 invalid at its pointer ` +
-        `(the same value is accepted, so a record read, changed and sent back is a valid body). Needs superuser or ${spec.codenames.change}. ` +
+        `(the same value is accepted, so a record read, changed and sent back is a valid body). ${UNKNOWN_FIELDS_NOTE} Needs superuser or ${spec.codenames.change}. ` +
         'JSON or form data (objects and arrays as JSON text). Every update is written to the history (GET /api/history/).',
       'x-permission': spec.codenames.change,
     } as never,
@@ -109,6 +116,54 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
     },
   )
 }
+
+/** What an update's description says of unknown fields (edit routes and project assets alike). */
+export const UNKNOWN_FIELDS_NOTE =
+  'A field the record does not have is a 400 invalid at its pointer, naming the writable fields, and nothing is changed (Django REST framework would ignore it).'
+
+/**
+ * The transform hook of every PATCH and PUT /{id}/ (issue 41, "no silent mistakes"): it runs
+ * before Elysia validates the body, which would first drop the fields the schema does not name
+ * (app.ts, normalize). In this order:
+ *
+ * - an id not in canonical digits (models.ts recordId) is left to the params' validation: 404;
+ * - the record is read as `find` reads it: missing or unreadable, the 404 comes before any 400;
+ * - `refuse`, the cap that makes a huge body cheap to refuse (EditSpec.refuse);
+ * - a field the body holds that is no field of the record (no property of the update schema, which
+ *   lists every field the record answers, the read-only ones too) is a 400 invalid at its
+ *   pointer, naming the writable fields, together with the body's other failures: nothing is
+ *   changed. JSON and form data alike (body.ts keeps a form's unknown fields as text).
+ *
+ * Without a user (no valid credentials) it asks nothing: the `auth` macro answers 401.
+ * The hook's own text stays a plain call: Elysia awaits a hook whose text reads `=> f(` (composed.ts).
+ */
+export function updateGuard(ctx: ModuleContext, spec: { name: string; body: TObject; find: (id: number, user: Principal) => unknown; refuse?: (body: unknown) => void }) {
+  const properties = spec.body.properties as Record<string, TSchema>
+  const known = new Set(Object.keys(properties))
+  const writable = Object.keys(properties).filter((field) => !String(properties[field]!.description ?? '').startsWith('Read-only'))
+  const record = spec.name.replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()
+  const detail = (field: string) =>
+    `Unknown field "${field}": a ${record} has no such field (nothing was changed). Writable fields: ${writable.join(', ')}.`
+  function check(idText: unknown, body: unknown, request: Request) {
+    const id = recordId(idText)
+    const user = ctx.userOf(request)
+    if (id === undefined || !user) return
+    spec.find(id, user)
+    spec.refuse?.(body)
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return
+    const unknown = Object.keys(body).filter((field) => !known.has(field))
+    if (unknown.length === 0) return
+    const failures = [...Value.Errors(spec.body, body)]
+    const others = failures.length ? fromValidation('body', failures as never).entries : []
+    throw AppError.many(400, [...others, ...unknown.map((field) => entry(400, 'invalid', detail(field), { pointer: `/${pointerKey(field)}` }))])
+  }
+  return function updateGuard({ params, body, request }: { params: Record<string, unknown>; body: unknown; request: Request }) {
+    check(params.id, body, request)
+  }
+}
+
+/** A field name as a JSON Pointer segment (RFC 6901: ~ and / escaped). */
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 
 /** The record as an update makes it: `row` with each of `fields` that the body gives. */
 export function overlay<R extends object>(row: R, body: Record<string, unknown>, fields: readonly string[]): R {

@@ -1,6 +1,6 @@
 // Shapes shared by every module's OpenAPI description: the error envelope, the two plain error
 // bodies api.md names, and the id path parameter.
-import type { TArray, TModule, TObject, TSchema } from '@sinclair/typebox'
+import { FormatRegistry, type TArray, type TModule, type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 
 export const ErrorEnvelope = t.Object(
@@ -24,9 +24,30 @@ export const DetailError = t.Object({ detail: t.String() }, { description: 'Plai
 
 export const sharedModels = new Elysia({ name: 'reelhouse.models' }).model({ Error: ErrorEnvelope, DetailError })
 
-// No minimum: Elysia checks it while decoding the path and throws a location-less error; an id
-// of 0 or -1 is simply a record that does not exist (404).
-export const IdParams = t.Object({ id: t.Integer({ description: 'Record id (positive)' }) })
+/**
+ * An id as a path spells it (issue 41): decimal digits without sign, spaces or leading zeros, at
+ * most 2^53 - 1; undefined for any other text. `0x1`, `1e0`, `+1`, `01`, ` 1` and `1.0` name no
+ * record (JavaScript's Number reads each of them as 1), nor do 0 and negative numbers.
+ */
+export function recordId(text: unknown): number | undefined {
+  if (typeof text !== 'string' || !/^[1-9][0-9]{0,15}$/.test(text)) return undefined
+  const id = Number(text)
+  return Number.isSafeInteger(id) ? id : undefined
+}
+
+/** The string format of an id in a path (recordId); openapi.ts shows such a parameter as the integer it is. */
+export const ID_FORMAT = 'record-id'
+if (!FormatRegistry.Has(ID_FORMAT)) FormatRegistry.Set(ID_FORMAT, (text) => recordId(text) !== undefined)
+
+// The text of the path (or a number, as Elysia's t.Integer takes either), read as recordId reads
+// it; any other text fails validation, which answers 404 (errors.ts fromValidation): an id that
+// cannot exist answers as one that does not.
+export const IdParams = t.Object({
+  id: t
+    .Transform(t.Union([t.String({ format: ID_FORMAT }), Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })], { description: 'Record id (positive, in decimal digits)' }))
+    .Decode((id) => Number(id))
+    .Encode((id) => id),
+})
 
 /**
  * OpenAPI response entries for the error statuses a route can answer: always 400 (invalid_host),

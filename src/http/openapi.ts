@@ -9,9 +9,10 @@
 //   resolves references against that base and breaks; the names are the components' keys.
 // - Elysia's t.Nullable keeps OpenAPI 3.0's `nullable` beside the 3.1 type array the generator
 //   writes; in 3.1 it is no keyword at all.
-// - Elysia's t.Integer is the number or its text (`format: "integer"`, not a JSON Schema format);
+// - Elysia's t.Integer is the number or its text (`format: "integer"`, not a JSON Schema format),
+//   and so is a path's id (models.ts IdParams, its text in canonical digits: ID_FORMAT);
 //   the list routes take limit, offset and id filters as decimal digits, so that lists.ts words
-//   their errors. A parameter's schema describes its value: an integer, in both cases.
+//   their errors. A parameter's schema describes its value: an integer, in all cases.
 // - Swagger UI 5 shows no schema-level `examples` of a 3.1 document (swagger-ui issue 10503):
 //   every body and answer gets its media type `example` (or named `examples`, where one operation
 //   does two things: project create and copy), from examples.ts or its schema.
@@ -28,6 +29,7 @@ import type { AnyElysia } from 'elysia'
 import { KEY_FORM } from './auth.ts'
 import { MAX_BODY_BYTES } from './body.ts'
 import { DIGITS_PATTERN } from './errors.ts'
+import { ID_FORMAT } from './models.ts'
 import { DETAIL_EXAMPLES, EXAMPLES, INLINE_EXAMPLES, LOCATION_EXAMPLES, NAMED_EXAMPLES, errorExample } from './examples.ts'
 
 type Json = Record<string, any>
@@ -209,7 +211,7 @@ function tidy(schema: unknown): void {
   const s = schema as Json
   delete s.$id
   delete s.nullable
-  const numeric = Array.isArray(s.anyOf) && s.anyOf.length === 2 && s.anyOf.find((m: Json) => m.type === 'string' && (m.format === 'integer' || m.format === 'numeric'))
+  const numeric = Array.isArray(s.anyOf) && s.anyOf.length === 2 && s.anyOf.find((m: Json) => m.type === 'string' && (m.format === 'integer' || m.format === 'numeric' || m.format === ID_FORMAT))
   if (numeric) {
     const number = s.anyOf.find((m: Json) => m !== numeric)
     delete s.anyOf

@@ -50,9 +50,12 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
     status: 200 | 201
     /** Codename needed unless superuser; omitted when the service checks access itself. */
     codename?: string
-    run: (body: B['static'], user: Principal, request: Request) => T['$inferSelect']
+    /** The new row; a promise of it where the service must await something first (the devices' look at the folder). */
+    run: (body: B['static'], user: Principal, request: Request) => T['$inferSelect'] | Promise<T['$inferSelect']>
     /** The create's query parameters, when it takes any. */
     query?: TObject
+    /** The answer's model when it carries more than the record (a model of `models`); default: the record's. */
+    answer?: string
     description: string
   }
 }
@@ -65,12 +68,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const createName = `${name}Create`
   /** Single-record answers use the <name>Detail model when the module adds fields. */
   const single = spec.detail ? `${name}Detail` : name
-  const byId = spec.byId ?? preparedById<T>(ctx, table)
-  const one = (id: number, user: Principal) => {
-    const row = byId(id)
-    if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(noSuchRecord(name))
-    return row
-  }
+  const one = recordReader(ctx, spec)
 
   const list = (query: Q['static'], user: Principal, request: Request) =>
     ctx.list({
@@ -110,10 +108,10 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const either = eitherFields(create.body)
   return routes.onParse(ctx.parseBody).post(
     '/',
-    ({ body, user, set, request }) => {
+    async ({ body, user, set, request }) => {
       if (create.codename) requirePerm(user, create.codename)
       set.status = create.status
-      return (spec.detail ?? spec.toApi)(create.run(body as B['static'], user, request), user, ctx.apiVersion(request))
+      return (spec.detail ?? spec.toApi)(await create.run(body as B['static'], user, request), user, ctx.apiVersion(request))
     },
     {
       auth: true,
@@ -122,7 +120,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       parse: ['json', 'urlencoded', 'formdata'],
       ...(either ? { transform: requireOneOf(create.body, either) } : {}),
       ...(create.query ? { query: create.query } : {}),
-      response: { [create.status]: single, ...errors(...BODY_ERRORS, 403) },
+      response: { [create.status]: create.answer ?? single, ...errors(...BODY_ERRORS, 403) },
       detail: {
         summary: `Create a ${name} record`,
         description: `${create.description} JSON or form data (objects and arrays as JSON text).`,
@@ -131,6 +129,22 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
       },
     },
   )
+}
+
+/**
+ * One record as GET /{id}/ reads it: the row, or 404 when there is none or `user` cannot read it.
+ * Also what an update asks first (edit.ts EditSpec.find), with the same parts of the spec.
+ */
+export function recordReader<T extends Table>(
+  ctx: ModuleContext,
+  spec: { name: string; table: T; byId?: (id: number) => T['$inferSelect'] | undefined; canRead?: (row: T['$inferSelect'], user: Principal) => boolean },
+) {
+  const byId = spec.byId ?? preparedById<T>(ctx, spec.table)
+  return (id: number, user: Principal): T['$inferSelect'] => {
+    const row = byId(id)
+    if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(noSuchRecord(spec.name))
+    return row
+  }
 }
 
 /** A list's toApi for one request: its user and API version bound. */

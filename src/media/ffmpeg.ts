@@ -1,4 +1,4 @@
-// ffmpeg and ffprobe as optional helpers (service.md 1): found once, on PATH or in the folder
+// ffmpeg and ffprobe as optional helpers (docs/media.md): found once, on PATH or in the folder
 // `--ffmpeg DIR` names, and run as child processes with an argument list (never a shell), a time
 // limit and a cancel signal. When one is missing the service goes on and says so in warnings:
 // `missing()` is that text.

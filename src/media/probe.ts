@@ -1,4 +1,4 @@
-// What ffprobe says about a file, in the members api.md 4.10 names: a video's asset_meta
+// What ffprobe says about a file, in the members docs/api.md, Import names: a video's asset_meta
 // (duration in frames, fps as fraction text, width, height, format, display_aspect_ratio), an
 // audio asset's technical_details, an image's size and format; and beside them the members
 // docs/media.md names as an extension: the file's timecode (offset_string, offset_frames; an
@@ -71,7 +71,7 @@ export type AudioStream = {
 }
 
 /**
- * api.md 4.10's audio technical_details. All strings but nb_Streams, and all but the first six
+ * docs/api.md, Import's audio technical_details. All strings but nb_Streams, and all but the first six
  * optional: a member ffprobe does not report is left out rather than set to "", so merging
  * these over (or under) values a client sent never replaces a value with nothing.
  */

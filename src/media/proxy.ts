@@ -1,4 +1,4 @@
-// Proxies (api.md 4.10, service.md 9, docs/media.md): a video made as the transcoding profile
+// Proxies (docs/api.md, Import, docs/api.md, Import, docs/media.md): a video made as the transcoding profile
 // that applies says (media/profile.ts; none: the built-in default, H.264/AAC in MP4 at 540 lines
 // keeping the source's frame rate, fields, pixel aspect ratio, timecode and audio layout), an AAC
 // .m4a of an audio file, a JPEG of an image, or an existing proxy rewrapped into MP4 without

@@ -1,4 +1,4 @@
-// Moving one file: the essence of an import with `move_asset` (service.md 9; design note
+// Moving one file: the essence of an import with `move_asset` (docs/api.md, Import; design note
 // core-import-watcher A3) goes to DEVICE/CODENAME/<video|audio|image>/ under its own name, or
 // under name_1.ext, name_2.ext, ... when that is taken. Nothing is ever overwritten, no link is
 // followed, and a crash at any moment leaves the file at exactly one of its two paths.

@@ -1,5 +1,5 @@
 // Where paths lie: the device a path is on, containment, and symlink checks. Every file
-// operation goes through here first (service.md sections 6 and 7).
+// operation goes through here first (docs/api.md, Resources; docs/projects.md).
 //
 // How a path is written and compared is the platform's: each has its rules below (`RULES`), and
 // the functions of this module use those of the platform the service runs on. The rules of every
@@ -390,7 +390,7 @@ function resolveFolder(devicePath: string, path: string): { problem?: string; re
       const real = realpathSync(existing)
       const actual = oneSep(real + R.sep + rest)
       const expected = oneSep(realDevice + (R.below(devicePath, path) ?? path.slice(devicePath.length)))
-      // The link's target is not named: it may lie outside every device (service.md 5). Where
+      // The link's target is not named: it may lie outside every device (docs/api.md, Permissions). Where
       // the system compares names without case, the real path may spell them as the disk does.
       return R.samePath(actual, expected) ? { real: actual } : { problem: `${existing} is reached through a symbolic link; use the real path.` }
     } catch {

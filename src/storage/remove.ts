@@ -1,4 +1,4 @@
-// Removal of a folder tree relative to open folder descriptors (issue 10, point 2), the way
+// Removal of a folder tree relative to open folder descriptors (docs/projects.md, Delete), the way
 // coreutils' rm walks with fts and openat: every folder is opened with O_NOFOLLOW|O_DIRECTORY
 // relative to its parent's descriptor and checked to be the folder its parent listed (same
 // device, inode of the listing) before anything in it is removed; entries are removed with

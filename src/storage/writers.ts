@@ -1,4 +1,4 @@
-// Which files some process holds open for writing, where the platform can tell (service.md 10:
+// Which files some process holds open for writing, where the platform can tell (docs/watcher.md:
 // a watch-folder file still being written is never imported, also one whose writer pauses for
 // longer than the settle time). Linux lists every process's open files in /proc/PID/fd, with
 // the open flags in /proc/PID/fdinfo; elsewhere (macOS, Windows) nothing is known and the settle

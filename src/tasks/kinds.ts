@@ -2,7 +2,7 @@
 // plumbing knows no feature: handlers import their params from this file, never the reverse),
 // as immich keeps its job vocabulary in one file. `enqueue` takes params of the kind's type and the runner must be given a handler for every kind listed here,
 // so a row that no handler can run cannot be written. A kind is listed when its handler exists;
-// TASK_KINDS (db/schema.ts) is the wider set the API speaks of (service.md 8), which the
+// TASK_KINDS (db/schema.ts) is the wider set the API speaks of (docs/api.md, Tasks), which the
 // compiler checks this one against.
 import type { MediaKind, TASK_KINDS } from '../db/schema.ts'
 

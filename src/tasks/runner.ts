@@ -1,4 +1,4 @@
-// The persisted work queue (service.md section 8). A task is a row first and work second: the
+// The persisted work queue (docs/api.md, Tasks). A task is a row first and work second: the
 // row is written (usually in the same transaction as the record it works for), then the runner
 // claims it, runs its handler, and records the end. A task that was running when the process
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with

@@ -12,7 +12,7 @@ export function parseDate(text: string): string | undefined {
   const month = Number(mo), day = Number(d)
   // The calendar is checked on the text as written, before any offset moves the day: Date rolls
   // 2024-02-30 over to March 1 instead of refusing it, and a check of the UTC day after the
-  // shift only works for Z times (issue 27: "2024-02-30 10:00+02:00" was stored as March 1).
+  // shift only works for Z times ("2024-02-30 10:00+02:00" was once stored as March 1).
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(y), month)) return undefined
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined
   const zone = tz === 'Z' ? 'Z' : tz.length === 3 ? `${tz}:00` : tz.includes(':') ? tz : `${tz.slice(0, 3)}:${tz.slice(3)}`

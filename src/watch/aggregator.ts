@@ -1,4 +1,4 @@
-// The stage between file events and scans (service.md 10), after syncthing's
+// The stage between file events and scans (docs/watcher.md), after syncthing's
 // lib/watchaggregator/aggregator.go, pure: events and the time go in, batches of paths to scan
 // come out. The watcher feeds it; whoever calls `due` turns each batch into one scan task.
 //

@@ -1,4 +1,4 @@
-// The watch folder's rules (service.md 10), pure: which names are media and of which kind, which
+// The watch folder's rules (docs/watcher.md), pure: which names are media and of which kind, which
 // names are skipped, and when a file that appeared has stopped growing. No disk, no clock: the
 // caller passes what it saw and when.
 //
@@ -21,7 +21,7 @@
 import type { MediaKind } from '../db/schema.ts'
 import { type PathRules, SEP, WORK_FOLDER, lastName, sepPattern } from '../storage/paths.ts'
 
-/** Extension (lower case, no dot) per kind, as service.md 10 lists them. */
+/** Extension (lower case, no dot) per kind, as docs/watcher.md lists them. */
 export const EXTENSIONS: { readonly [K in MediaKind]: readonly string[] } = {
   video: ['mov', 'mp4', 'mxf', 'm4v', 'avi', 'mkv', 'mts'],
   audio: ['wav', 'aif', 'aiff', 'mp3', 'm4a', 'flac'],
@@ -143,7 +143,7 @@ export type Settle = {
   nextCheck(): number | undefined
 }
 
-/** The settle gate: a file is imported only once it has stopped growing (service.md 10). */
+/** The settle gate: a file is imported only once it has stopped growing (docs/watcher.md). */
 export function createSettle(settleMs = 2000): Settle {
   const seen = new Map<string, { size: number; mtimeMs: number; since: number; settled: boolean }>()
   return {

@@ -1,4 +1,4 @@
-// The reconcile road (service.md 10): every start-up scan, timed rescan and watcher batch is one
+// The reconcile road (docs/watcher.md): every start-up scan, timed rescan and watcher batch is one
 // `scan` task {device, paths}. Walk what is on disk there, read what the catalogue says of it,
 // decide with a pure function (reconcile.ts: identity first, then sightings, the path, content),
 // check each decision against the disk once more, apply them through the media service in one
@@ -64,7 +64,7 @@ const ROUNDS = 4
 
 
 /**
- * The production a new file is imported into (service.md 10, issue 20 point 3):
+ * The production a new file is imported into (docs/watcher.md, Laying out drop folders):
  * - a file in a production's drop folder (`upload_root`, the innermost) goes to that production,
  *   unless it lies in another production's storage root too (then that production's rule below);
  * - a file inside a production's storage root (the innermost) goes to that production when its
@@ -131,6 +131,13 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // An unmounted device marks nothing offline: its files are not known to be gone.
     if (!existsSync(device.path)) return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
 
+    // Devices inside this one's folder, the innermost first: a file there lies on that device, as
+    // the catalogue says (deviceFor), whichever device's scan walks it. Were it said to lie on the
+    // device scanned, each scan of the outer device would move the inner one's assets onto it and
+    // the inner one's scan back.
+    const nested = db.select({ id: devices.id, path: devices.path }).from(devices).all()
+      .filter((d) => isInside(device.path, d.path)).sort((a, b) => b.path.length - a.path.length)
+    const deviceOf = nested.length ? (path: string) => nested.find((d) => below(d.path, path) !== undefined)?.id ?? device.id : () => device.id
     const own = ownOutputFolders(db)
     const isOwn = (path: string) => own.some((dir) => samePath(dir, path) || samePath(dir, path + SEP) || isInside(dir, path))
     const scopes = (task.params.paths ?? [device.path]).filter((p) => below(device.path, p) !== undefined || samePath(p + SEP, device.path))
@@ -158,7 +165,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const make = (rel: string, st: StatFields, kind: Entry['kind']): DiskEntry | undefined => {
         if (kind !== 'file' && kind !== 'dir') return undefined
         const path = rel ? at + platformRel(rel) : kind === 'dir' ? at : scope
-        return { path: kind === 'dir' && rel ? path + SEP : path, device: device.id, kind, dev: st.dev, ino: st.ino, stamp: stampOf(st), size: st.size, mtimeMs: st.mtimeMs, nlink: st.nlink }
+        const full = kind === 'dir' && rel ? path + SEP : path
+        return { path: full, device: deviceOf(full), kind, dev: st.dev, ino: st.ino, stamp: stampOf(st), size: st.size, mtimeMs: st.mtimeMs, nlink: st.nlink }
       }
       try {
         // Both exclusion rules are per name, and the walk never enters an excluded folder: each
@@ -441,7 +449,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const pendingRows = settledCount ? rowList.filter((_, i) => inPlace[i] !== 1) : rowList
       outcome = await reconcileSliced(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
         scope, roots, rootPresent, sightings, fingerprints, outside,
-        ingestInto,
+        // Which production a new file goes to is the scanned device's watch folder's to say, also in a device nested in it (as before).
+        ingestInto: (path) => ingestInto(path, device.id),
         // Our own output, and folders not read: neither is judged (unknown is not gone).
         ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
         diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
@@ -604,7 +613,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
     }
 
-    // New files in a watch folder: imported once they stopped growing (service.md 10), through
+    // New files in a watch folder: imported once they stopped growing (docs/watcher.md), through
     // the same register() as POST /api/asset/import/, by the service itself (SYSTEM). Never a file
     // that is an asset's proxy, nor while a start scan that may find it to be a moved asset is due.
     let imported = 0

@@ -1,4 +1,4 @@
-// The device watcher as the core runs it (service.md 10): chokidar per device (watcher.ts) feeds
+// The device watcher as the core runs it (docs/watcher.md): chokidar per device (watcher.ts) feeds
 // raw events into the pure aggregator, whose batches become `scan` tasks; a full scan of every
 // device runs at start and every --rescan-interval; new devices are watched from their creation.
 // Nothing here writes the catalogue: the scan task does, through the media service.

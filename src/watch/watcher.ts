@@ -1,4 +1,4 @@
-// The device watcher (service.md section 10): one chokidar watcher per device root, whose events
+// The device watcher (docs/watcher.md): one chokidar watcher per device root, whose events
 // are hints for the caller (the aggregator queues scans; the scan is the truth). It never touches
 // the database and never keeps the process alive.
 //

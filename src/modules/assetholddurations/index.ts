@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations } from '../../db/schema.ts'
 import { oneOf } from '../../http/models.ts'
-import { optionalEq, resourceRoutes } from '../../http/resource.ts'
+import { optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import { editRoutes } from '../../http/edit.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { AssetHoldDuration, AssetHoldDurationCreate, AssetHoldDurationUpdate } from './model.ts'
@@ -32,6 +32,7 @@ export const assetHoldDurationsModule = (ctx: ModuleContext, service: HoldDurati
     whole: ['asset_type', 'context_type', 'context', 'duration'],
     codenames: { change: 'browser.change_assetholdduration', delete: 'browser.delete_assetholdduration' },
     update: (id, body, user) => service.update(id, body, user),
+    find: recordReader(ctx, { name: 'AssetHoldDuration', table: assetHoldDurations }),
     remove: (id, user) => service.remove(id, user),
     notes: {
       update: 'Any of asset_type, context_type, context and duration; the rule stays unique (400 unique at /context) and its context must name an existing device or production. Dates already set by the rule stay as they are.',

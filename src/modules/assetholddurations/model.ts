@@ -1,4 +1,4 @@
-// Asset hold durations (api.md 2.9, service.md 6): the shapes.
+// Asset hold durations (docs/api.md, Hold durations, docs/api.md, Resources): the shapes.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { ASSET_TYPES, CONTEXT_TYPES } from '../../db/schema.ts'

@@ -1,4 +1,4 @@
-// Asset hold durations: the rules, and date_del for new assets (service.md 6).
+// Asset hold durations: the rules, and date_del for new assets (docs/api.md, Resources).
 import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations, devices, productions } from '../../db/schema.ts'

@@ -1,4 +1,4 @@
-// The work after an import's 201 (service.md 9), as an `import` task whose progress goes into
+// The work after an import's 201 (docs/api.md, Import), as an `import` task whose progress goes into
 // the request's ImportLog(s): move the essence (move_asset), probe it, make or rewrap its proxy,
 // then `import_completed`, or `import_failed` with the error. A missing ffmpeg or ffprobe is a
 // warning, never a failure. Safe points for a restart: the move is planned and its plan saved in
@@ -131,7 +131,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       const allDevices = deps.devices.all()
       const moveDevice = params.move && allDevices.find((d) => d.id === params.move!.device)
       if (params.move && !moveDevice) throw new Error('the device to move to is gone')
-      // Everything is checked again when the task starts or resumes (service.md 5): the user who
+      // Everything is checked again when the task starts or resumes (docs/api.md, Permissions): the user who
       // asked may still write there, and the file (and where a move puts it) is still theirs to touch.
       const refusal = recheck(db, {
         user: params.user, asker: askedBy, production: production.id,

@@ -1,4 +1,4 @@
-// The body of POST /api/asset/import/ (api.md 4.10, service.md 9) as TypeBox schemas: the types of
+// The body of POST /api/asset/import/ (docs/api.md, Import, docs/api.md, Import) as TypeBox schemas: the types of
 // every member. What a schema cannot say (the three states, date, fps and timecode formats, what
 // depends on the kind) is in rules.ts, which also turns a valid body into one ImportRequest.
 //

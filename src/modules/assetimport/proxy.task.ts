@@ -162,7 +162,7 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     const params = task.params
     const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
     const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
-    // Checked again as the task starts (service.md 5): the user who asked may still write there.
+    // Checked again as the task starts (docs/api.md, Permissions): the user who asked may still write there.
     if (params.user !== undefined && !askedBy) throw new Error('the user who asked for the proxy no longer exists')
     const asset = media.byId(params.asset)
     if (!asset) throw new Error('the asset is gone')

@@ -1,4 +1,4 @@
-// The request side of an import (api.md 4.10, service.md 9), pure: no database, no disk, no
+// The request side of an import (docs/api.md, Import, docs/api.md, Import), pure: no database, no disk, no
 // Elysia context. An HTTP import and (later) a watcher import both go
 //
 //   dropNulls → validateImport (TypeBox types + checkImport's rules, every failure at once)
@@ -210,7 +210,7 @@ const NOT_A_DATE = 'Not a date: use YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuu
 // Rules
 
 /**
- * What the schema cannot say: the three states of api.md 4.10 with their required members, the
+ * What the schema cannot say: the three states of docs/api.md, Import with their required members, the
  * formats of dates, fps and timecode, technical_details by kind, keyword category names. Every
  * failure at once, one entry per field. Tolerant of any input: a member of the wrong JSON type is
  * skipped here (the schema reports it), and a member that is not a boolean counts as its default.

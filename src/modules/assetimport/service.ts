@@ -1,4 +1,4 @@
-// The ingest road (api.md 4.10, service.md 9): one function from "a file" to "a catalogued
+// The ingest road (docs/api.md, Import, docs/api.md, Import): one function from "a file" to "a catalogued
 // asset". The HTTP endpoint calls register() with a validated request and the user; the device
 // watcher will call it with a request it builds and SYSTEM. Everything a request can be refused
 // for is checked before anything is written, then one transaction writes the asset (created, or
@@ -6,7 +6,7 @@
 // task. A bad path_file is the one refusal that leaves a trace: its ImportLog is committed, then
 // the 406 is answered.
 //
-// Whose a file is comes before anything is said of it (issue 25): a file in another production's
+// Whose a file is comes before anything is said of it (docs/api.md, Import): a file in another production's
 // folders, or one another production catalogues as any kind (a shared upload device holds the
 // files of several), needs write access to that production too, and is never moved from under
 // that production's assets. To a user who cannot read that production both refusals read alike,
@@ -51,12 +51,12 @@ export type ImportResult = {
 }
 
 /**
- * Where move_asset puts a file (service.md 9): into the production's own area,
+ * Where move_asset puts a file (docs/api.md, Import): into the production's own area,
  * `STORAGE_ROOT/<video|audio|image>/`, when the device moved to is the device that holds the
  * production's storage_root (the device with the longest path that is a prefix of it, as for any
  * path: a device nested inside another is not the outer one's); on any other device
  * `DEVICE/PRODUCTION_CODENAME/<kind>/`. A production's media lands where the production lives,
- * not in a folder beside it (issue 20, point 4).
+ * not in a folder beside it (docs/watcher.md, Laying out drop folders).
  */
 export function moveFolder(
   allDevices: readonly { id: number; path: string }[], device: { id: number; path: string },
@@ -162,7 +162,7 @@ export function createImports(
       ? `path_file ${how} production ${owner}; you need write access to production ${owner}.`
       : 'You may not import this path_file: it belongs to a production you do not have write access to.')
 
-  /** A 406 that leaves its ImportLog behind (service.md 9): the log is committed first. */
+  /** A 406 that leaves its ImportLog behind (docs/api.md, Import): the log is committed first. */
   function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
     deps.logs.append({
       asset_type: `${req.type}asset`, asset_path: req.asset.asset_meta.path_file, status: detail, error: detail, payload,
@@ -204,7 +204,7 @@ export function createImports(
       }
       deps.metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], meta.meta_field_store, '/asset/asset_meta/meta_field_store')
 
-      // path_file (service.md 9): absolute, on a device, no link on the way; a regular file that
+      // path_file (docs/api.md, Import): absolute, on a device, no link on the way; a regular file that
       // exists unless the asset is archive-only. Anything else is the 406 with its log.
       const archiveOnly = meta.is_archive && !meta.is_production
       const allDevices = deps.devices.all()
@@ -218,7 +218,7 @@ export function createImports(
       // A move takes the asset out of production until its file is in place (clients wait for
       // is_production true); the task puts it back. An archive-only asset has no file to move.
       const moves = destination !== undefined && meta.is_production
-      // Territory (service.md 5) before anything is said of the file: a file in another
+      // Territory (docs/api.md, Permissions) before anything is said of the file: a file in another
       // production's folders needs write access there too (and a 406 would tell whether it exists).
       // The same for the folder a move puts it in (moveFolder: the production's own storage_root,
       // or DEVICE/CODENAME/<kind>/ on another device).
@@ -239,7 +239,7 @@ export function createImports(
       for (const owner of owners) if (!canWrite(actor, owner)) throw notYours(actor, owner, 'is catalogued by')
       if (owners.size > 0 && moves)
         throw invalid('/move_asset', `path_file is catalogued by production ${[...owners].join(', ')} too; a move would take the file from its assets. Import it without move_asset.`)
-      // The service's own output is never input (service.md 10, as for the watcher).
+      // The service's own output is never input (docs/watcher.md, as for the watcher).
       const own = ownOutput(file.path, file.real ?? realOf(file.path))
       if (own) refusePath(req, payload, production.id, own)
       if (!archiveOnly && file.stat?.kind !== 'file')

@@ -5,7 +5,7 @@ import { CONTENT_TYPE_NAMES, customMetadata, customMetadataSets } from '../../db
 import { invalidParameter } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
-import { resourceRoutes } from '../../http/resource.ts'
+import { recordReader, resourceRoutes } from '../../http/resource.ts'
 import { editRoutes } from '../../http/edit.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
@@ -104,6 +104,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         whole: ['key', 'value', 'custom_metadata_set'],
         codenames: { change: 'browser.change_custommetadata', delete: 'browser.delete_custommetadata' },
         update: (id, body, user) => service.updateField(id, body as never, user),
+        find: recordReader(ctx, { name: 'CustomMetadata', table: customMetadata }),
         remove: (id, user) => service.removeField(id, user),
         notes: {
           update:
@@ -122,6 +123,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         whole: ['name', 'description', 'content_type'],
         codenames: { change: 'browser.change_custommetadataset', delete: 'browser.delete_custommetadataset' },
         update: (id, body, user) => service.updateSet(id, body as never, user),
+        find: recordReader(ctx, { name: 'CustomMetadataSet', table: customMetadataSets }),
         remove: (id, user) => service.removeSet(id, user),
         notes: {
           update: 'Every create field. The content type changes only while no record holds a value for a field of the set (409 conflict).',

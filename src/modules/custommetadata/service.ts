@@ -19,7 +19,7 @@ const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
 /**
  * Validation rules run on RE2 (re2js, pure JavaScript), which matches in time linear in the value
- * (issue 10, point 7): JavaScript's backtracking RegExp took half a second for ^(a+)+$ on 37
+ * JavaScript's backtracking RegExp took half a second for ^(a+)+$ on 37
  * characters, doubling with each more. Linear still means the value's length times the size of
  * the compiled rule when RE2 cannot use its DFA (10 to 40 ns per character and instruction: the
  * 13 characters (a|aa){1000}$ took 7 s on 100,000 characters, .*a.{990}$ 0.15 s on 4,096), so both
@@ -31,7 +31,7 @@ export const MAX_CHECKED_LENGTH = 1024
 
 /**
  * The most a custom metadata value holds, in bytes of its UTF-8 text (64 KiB): a field is a
- * caption or a note, and a 900,000-character value (issue 25) is stored in, and sent with, every
+ * caption or a note, and a 900,000-character value (a review's test) is stored in, and sent with, every
  * answer that shows the record.
  */
 export const MAX_VALUE_BYTES = 64 * 1024

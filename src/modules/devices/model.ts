@@ -59,7 +59,24 @@ export const DeviceQuery = t.Object({
   path: t.Optional(t.String({ description: 'Only the device with this path (must end with a slash)' })),
 })
 
-export const deviceModels = { Device, DeviceCreate }
+/** What moved between a device and the one around it (POST ?adopt=true: onto the new device; DELETE: back to the outer one). */
+export const Handover = t.Object({
+  device: Type.Integer({ description: 'The device around it (whose folder holds its folder): where the records came from, or went back to' }),
+  videoassets: Type.Integer(),
+  audioassets: Type.Integer(),
+  imageassets: Type.Integer(),
+  projectassets: Type.Integer(),
+  productions: Type.Integer({ description: "Productions whose storage_root, proxy_root or upload_root lie in the folder (their asset devices and the drop folder's upload_device follow)" }),
+})
+
+/** The answer of POST: the record, and what the create did beside it. */
+export const DeviceCreated = t.Object({
+  ...Device.properties,
+  warning: t.Record(t.String(), t.String(), { description: 'What may not be as meant, by field: {"path": "The folder ... is not there (yet): ..."} when the folder is missing or cannot be read; {} otherwise' }),
+  adopted: t.Optional(t.Object(Handover.properties, { description: 'Only with ?adopt=true when the device took catalogued records over from the device around it: how many, and from which device' })),
+})
+
+export const deviceModels = { Device, DeviceCreate, DeviceCreated }
 
 export type DeviceRow = typeof devices.$inferSelect
 

@@ -1,16 +1,19 @@
 import { and, asc, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { devices, transcodingProfiles } from '../../db/schema.ts'
+import { type MediaKind, devices, transcodingProfiles } from '../../db/schema.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, invalid, notFound, unique } from '../../http/errors.ts'
-import { cleanDir, reservedProblem, samePath } from '../../storage/paths.ts'
+import { below, cleanDir, deviceFor, isInside, reservedProblem, samePath } from '../../storage/paths.ts'
+import { folderSpace } from '../../storage/space.ts'
+import { type Log, silentLog } from '../../util/log.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
-import { actorOf, hiddenPassword, historyOf } from '../history/service.ts'
+import { type Actor, actorOf, hiddenPassword, historyOf } from '../history/service.ts'
+import { pathRangeEnd } from '../mediaassets/service.ts'
 import { projectHolding } from '../projectassets/bundles.ts'
 import { requirePerm } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import type { DeviceCreate, DeviceRow, DeviceUpdate } from './model.ts'
+import type { DeviceCreate, DeviceRow, DeviceUpdate, Handover } from './model.ts'
 
 /** The fields history records (the password as whether one is set: hiddenPassword). */
 const FIELDS = [
@@ -28,11 +31,141 @@ export type DeviceHooks = {
   removed?: (id: number) => void
 }
 
-export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks = {}) {
+/** A production's device fields that follow its folders when a device is put around them or taken away. */
+const ASSET_DEVICES = ['audioasset_device', 'imageasset_device', 'videoasset_device'] as const
+type ProductionField = (typeof ASSET_DEVICES)[number] | 'upload_device'
+type ProductionRoots = { id: number; name: string; storage_root: string; proxy_root: string; upload_root: string | null } & Record<ProductionField, number>
+
+/**
+ * Catalogued records that change device between a device and the device around it: onto a new
+ * device made in the outer one's folder (?adopt=true), or back when it is deleted. `productions`:
+ * those with a root in the folder, with the device fields that change.
+ */
+type Move = {
+  outer: DeviceRow
+  media: { id: number; kind: MediaKind; production: number; device: number }[]
+  projects: { id: number; production: number; device: number }[]
+  productions: { row: ProductionRoots; fields: ProductionField[] }[]
+}
+
+/** Records moved, counted as the answer says them (model.ts Handover). */
+export type HandoverCount = typeof Handover.static
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** A move in words: "5 video assets, 1 project asset and the roots of 1 production". */
+function moveInWords(count: HandoverCount): string {
+  const parts = [
+    ...(['video', 'audio', 'image'] as const).filter((k) => count[`${k}assets`]).map((k) => plural(count[`${k}assets`], `${k} asset`)),
+    ...(count.projectassets ? [plural(count.projectassets, 'project asset')] : []),
+    ...(count.productions ? [`the roots of ${plural(count.productions, 'production')}`] : []),
+  ]
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0] ?? 'nothing'
+}
+
+export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks = {}, log: Log = silentLog) {
   // Read by every import and import task (path lookups): prepared once.
   const everyDevice = db.select().from(devices).orderBy(asc(devices.id)).prepare()
   const history = historyOf(db)
   const count = (sql: string, ...params: (string | number)[]) => db.$client.query<{ n: number }, (string | number)[]>(sql).get(...params)!.n
+  // The records in a folder (by the path index, as a scan reads them) and on a device.
+  const mediaIn = db.$client.query<Move['media'][number] & { path: string }, [string, string]>(
+    'SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE path_file >= ? AND path_file < ? ORDER BY id')
+  const projectsIn = db.$client.query<Move['projects'][number] & { path: string }, [string, string]>(
+    'SELECT id, production, device, bundle_root AS path FROM project_assets WHERE bundle_root >= ? AND bundle_root < ? ORDER BY id')
+  const mediaOn = db.$client.query<Move['media'][number] & { path: string }, [number]>('SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE device = ? ORDER BY id')
+  const projectsOn = db.$client.query<Move['projects'][number] & { path: string }, [number]>('SELECT id, production, device, bundle_root AS path FROM project_assets WHERE device = ? ORDER BY id')
+  const everyProduction = db.$client.query<ProductionRoots, []>(
+    'SELECT id, name, storage_root, proxy_root, upload_root, upload_device, audioasset_device, imageasset_device, videoasset_device FROM productions ORDER BY id')
+
+  /** The device a folder at `path` lies on but for device `except`: the one with the longest path strictly around it. */
+  const around = (path: string, except?: number) => deviceFor(everyDevice.all().filter((d) => d.id !== except && isInside(d.path, path)), path)
+
+  /** A production's roots in `folder`, and its fields that follow them onto a device there (those on `from`). */
+  function productionsIn(folder: string, from: (device: number) => boolean): Move['productions'] {
+    const inFolder = (root: string | null) => root !== null && below(folder, root) !== undefined
+    const out: Move['productions'] = []
+    for (const row of everyProduction.all()) {
+      if (![row.storage_root, row.proxy_root, row.upload_root].some(inFolder)) continue
+      const fields: ProductionField[] = []
+      // The asset devices say where imports put files (a device holding storage_root: into it);
+      // upload_device is the device of the drop folder. A whole device as watch folder stays.
+      if (inFolder(row.storage_root)) fields.push(...ASSET_DEVICES.filter((f) => from(row[f])))
+      if (inFolder(row.upload_root) && from(row.upload_device)) fields.push('upload_device')
+      out.push({ row, fields })
+    }
+    return out
+  }
+
+  /** What a device at `path` would take over from the devices around it (their records in its folder); undefined: nothing. */
+  function takeOver(path: string, except?: number): Move | undefined {
+    const outer = around(path, except)
+    if (!outer) return undefined
+    const aroundIds = new Set(everyDevice.all().filter((d) => d.id !== except && isInside(d.path, path)).map((d) => d.id))
+    const end = pathRangeEnd(path)
+    const media = mediaIn.all(path, end).filter((r) => aroundIds.has(r.device)).map(({ path: _, ...r }) => r)
+    const projects = projectsIn.all(path, end).filter((r) => aroundIds.has(r.device)).map(({ path: _, ...r }) => r)
+    const productions = productionsIn(path, (d) => aroundIds.has(d))
+    return media.length || projects.length || productions.length ? { outer, media, projects, productions } : undefined
+  }
+
+  const countOf = (move: Move): HandoverCount => ({
+    device: move.outer.id,
+    videoassets: move.media.filter((m) => m.kind === 'video').length,
+    audioassets: move.media.filter((m) => m.kind === 'audio').length,
+    imageassets: move.media.filter((m) => m.kind === 'image').length,
+    projectassets: move.projects.length,
+    productions: move.productions.length,
+  })
+
+  /** Puts the records of `move` on device `to`, each change in the history by `by`; inside the caller's transaction. */
+  function hand(move: Move, to: number, by: Actor): HandoverCount {
+    const now = isoTimestamp()
+    const setMedia = db.$client.prepare<unknown, [number, string, number]>('UPDATE media_assets SET device = ?, date_mod = ? WHERE id = ?')
+    const setProject = db.$client.prepare<unknown, [number, string, number]>('UPDATE project_assets SET device = ?, date_mod = ? WHERE id = ?')
+    for (const m of move.media) {
+      setMedia.run(to, now, m.id)
+      history.record(by, { resource: `${m.kind}asset`, id: m.id, action: 'update', production: m.production, changes: { device: { old: m.device, new: to } } })
+    }
+    for (const p of move.projects) {
+      setProject.run(to, now, p.id)
+      history.record(by, { resource: 'projectasset', id: p.id, action: 'update', production: p.production, changes: { device: { old: p.device, new: to } } })
+    }
+    for (const { row, fields } of move.productions) {
+      if (!fields.length) continue
+      for (const f of fields) db.$client.run(`UPDATE productions SET ${f} = ? WHERE id = ?`, [to, row.id])
+      history.record(by, { resource: 'production', id: row.id, action: 'update', production: row.id, changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])) })
+    }
+    return countOf(move)
+  }
+
+  /**
+   * What a delete of `device` gives back to the device around it (its records all lie in that
+   * one's folder too), and what keeps it from going (today's reasons: records elsewhere, a
+   * production that chose it, hold durations naming it). No device around it: references().
+   */
+  function giveBack(device: DeviceRow): { move?: Move; using: string[] } {
+    const outer = around(device.path, device.id)
+    if (!outer) return { using: references(device) }
+    const using: string[] = []
+    const inOuter = (path: string) => below(outer.path, path) !== undefined
+    const media = mediaOn.all(device.id)
+    const projects = projectsOn.all(device.id)
+    const strayMedia = media.filter((m) => !inOuter(m.path)).length
+    if (strayMedia) using.push(`${plural(strayMedia, 'media asset')} outside the folder of device ${outer.id} lie on this device`)
+    const strayProjects = projects.filter((p) => !inOuter(p.path)).length
+    if (strayProjects) using.push(`${plural(strayProjects, 'project asset')} outside the folder of device ${outer.id} lie on this device`)
+    const productions = productionsIn(device.path, (d) => d === device.id)
+    for (const row of everyProduction.all()) {
+      const follows = productions.find((p) => p.row.id === row.id)?.fields ?? []
+      const chosen = [...ASSET_DEVICES, 'upload_device' as const].filter((f) => row[f] === device.id && !follows.includes(f))
+      if (chosen.length) using.push(`production "${row.name}" uses this device (${chosen.join(', ')})`)
+    }
+    const rules = holds.naming('device', device.name)
+    if (rules) using.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
+    const move = { outer, media: media.map(({ path: _, ...m }) => m), projects: projects.map(({ path: _, ...p }) => p), productions }
+    return { move: move.media.length || move.projects.length || productions.length ? move : undefined, using }
+  }
 
   /** What lies on the device or refers to it, in words ("12 video assets lie on this device"); empty: nothing. */
   function references(device: DeviceRow): string[] {
@@ -95,20 +228,47 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       return everyDevice.all()
     },
 
-    create(body: typeof DeviceCreate.static, user: Principal) {
+    /**
+     * POST. A folder inside another device's that holds catalogued records of it (media assets,
+     * project assets, a production's roots) is 409 unless `adopt`: then they move onto the new
+     * device (each in the history) and `adopted` counts them. A folder not there (yet) is taken,
+     * with a `warning` (by field, as the import's) and a line in the log.
+     */
+    async create(body: typeof DeviceCreate.static, user: Principal, adopt = false): Promise<DeviceRow & { warning: Record<string, string>; adopted?: HandoverCount }> {
+      // The folder is looked at first (at most 2 s): the checks and the write then run with no pause between them.
+      const look = await folderSpace(field('/path', () => cleanDir(body.path)))
       const path = devicePath(body.path)
       checkProfiles(body)
-      const device = db.transaction(() => {
+      const taken = takeOver(path)
+      if (taken && !adopt) {
+        const { outer } = taken
+        throw new AppError(409, 'conflict',
+          `The folder lies inside device ${outer.id} ("${outer.name}", ${outer.path}), and ${moveInWords(countOf(taken))} of it lie there: a device there would take ` +
+          `them over. To do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`)
+      }
+      const by = actorOf(user)
+      const { device, adopted } = db.transaction(() => {
         const device = db
           .insert(devices)
           .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
           .returning()
           .get()
-        history.created(actorOf(user), { resource: 'device', id: device.id }, shown(device), FIELDS)
-        return device
+        const adopted = taken && hand(taken, device.id, by)
+        history.record(by, {
+          resource: 'device', id: device.id, action: 'create',
+          changes: { ...history.snapshot(shown(device), FIELDS, 'create'), ...(adopted ? { adopted: { old: null, new: adopted } } : {}) },
+        })
+        return { device, adopted }
       })
       hooks.created?.(device) // the watcher watches it from now on
-      return device
+      if (adopted) {
+        const { device: from, ...counts } = adopted
+        log.info('a new device took over catalogued records of the device around it (?adopt=true)', { device: device.id, path, from_device: from, ...counts })
+      }
+      if (look.online) return { ...device, warning: {}, ...(adopted ? { adopted } : {}) }
+      log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', { device: device.id, name: device.name, path, reason: look.reason })
+      const warning = { path: `The folder ${path} is not there (yet): ${look.reason}. The device is offline until it is (GET /api/devices/${device.id}/status/ tells).` }
+      return { ...device, warning, ...(adopted ? { adopted } : {}) }
     },
 
     /**
@@ -131,6 +291,12 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
           throw unique('/path', 'A device with this path already exists.')
         const using = references(row).filter((r) => !r.includes('hold duration'))
         if (using.length) throw new AppError(409, 'conflict', `The path of a device changes only while nothing lies on it: ${using.join('; ')}.`)
+        // Nor does it move onto records of the device around its new folder (only a create with ?adopt=true takes them over).
+        const taken = takeOver(next.path, id)
+        if (taken)
+          throw new AppError(409, 'conflict',
+            `The new path lies inside device ${taken.outer.id} ("${taken.outer.name}", ${taken.outer.path}), and ${moveInWords(countOf(taken))} of it lie there: ` +
+            'the device would take them over. A device takes records over only when it is created there with ?adopt=true (POST /api/devices/?adopt=true).')
       }
       const after = db.transaction(() => {
         const after = db.update(devices).set(next).where(eq(devices.id, id)).returning().get()!
@@ -145,17 +311,33 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       return after
     },
 
-    /** 409 while anything lies on the device or refers to it, naming what. */
+    /**
+     * 409 while anything lies on the device or refers to it, naming what; but a device inside
+     * another one's folder gives what lies on it back to that device (the undo of ?adopt=true):
+     * its records, and the production fields that followed its folder. What moved back is in the
+     * history (each record's, and the device's delete as `returned`) and the log.
+     */
     remove(id: number, user: Principal) {
       const row = this.get(id)
       requirePerm(user, 'browser.delete_device')
-      const using = references(row)
+      const { move, using } = giveBack(row)
       if (using.length) throw new AppError(409, 'conflict', `The device is in use: ${using.join('; ')}.`)
-      db.transaction(() => {
+      const by = actorOf(user)
+      const returned = db.transaction(() => {
+        const returned = move && hand(move, move.outer.id, by)
         db.delete(devices).where(eq(devices.id, id)).run()
-        history.deleted(actorOf(user), { resource: 'device', id }, shown(row), FIELDS)
+        history.record(by, {
+          resource: 'device', id, action: 'delete',
+          changes: { ...history.snapshot(shown(row), FIELDS, 'delete'), ...(returned ? { returned: { old: null, new: returned } } : {}) },
+        })
+        return returned
       })
       hooks.removed?.(id)
+      if (returned) {
+        const { device: to, ...counts } = returned
+        log.info('a deleted device gave its catalogued records back to the device around it', { device: id, path: row.path, to_device: to, ...counts })
+      }
+      return returned
     },
   }
 }

@@ -6,7 +6,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { tasks } from '../../db/schema.ts'
-import { AppError } from '../../http/errors.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { folderSpace } from '../../storage/space.ts'
 import type { Runner, TaskRow } from '../../tasks/runner.ts'
@@ -15,6 +14,7 @@ import type { MediaAssets } from '../mediaassets/service.ts'
 import { requirePerm } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { DeviceRow } from './model.ts'
+import { requireOnline } from './online.ts'
 import type { Devices } from './service.ts'
 
 /** The permission a rescan needs (as editing a device does). */
@@ -110,9 +110,7 @@ export function createDeviceStatus(db: Db, deps: { devices: Devices; media: Medi
       requireFileWork()
       const device = devices.get(id)
       requirePerm(user, RESCAN_CODENAME)
-      const look = await folderSpace(device.path)
-      if (!look.online)
-        throw new AppError(409, 'conflict', `The device is offline (${look.reason}): there is nothing to scan. Ask again once its folder is back.`)
+      await requireOnline(device, 'there is nothing to scan')
       const { id: task } = runner.enqueue(db, scanTask(device.id, null))
       return runner.get(task)!
     },

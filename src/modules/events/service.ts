@@ -31,7 +31,7 @@ const PACED_MAX = 1000
 
 const MEDIA: ReadonlySet<string> = new Set(MEDIA_RESOURCES)
 
-/** The event of a media asset's history row (service.md 10: moves and relinks are updates of path_file). */
+/** The event of a media asset's history row (docs/watcher.md: moves and relinks are updates of path_file). */
 function assetAction(e: Entry): AssetAction {
   if (e.action === 'create') return 'created'
   if (e.action === 'delete') return 'deleted'
@@ -55,7 +55,7 @@ const onlineChange = (e: Entry): 'offline' | 'online' | undefined => {
   return online === false ? 'offline' : online === true ? 'online' : undefined
 }
 
-/** What a task event says: the fields of the tasks list that move (service.md 8). */
+/** What a task event says: the fields of the tasks list that move (docs/api.md, Tasks). */
 const taskData = (row: TaskRow) => ({
   id: row.id, kind: row.kind, state: row.state, target: row.target, step: row.step, percent: row.percent, bytes_done: row.bytes_done,
   bytes_total: row.bytes_total, files_done: row.files_done, files_total: row.files_total, error: row.error,

@@ -20,7 +20,7 @@ export const actorOf = (user: Pick<Principal, 'id' | 'username'>, via: Via = 'ap
   user.id === 0 ? { user: null, via } : { user: { id: user.id, username: user.username }, via }
 export const system = (via: Via): Actor => ({ user: null, via })
 
-/** Resources every user can read (service.md 5): their history is shown to everyone. */
+/** Resources every user can read (docs/api.md, Permissions): their history is shown to everyone. */
 export const PUBLIC_RESOURCES = ['device', 'transcodingprofile', 'custommetadata', 'custommetadataset', 'assetholdduration'] as const
 export const MEDIA_RESOURCES = ['audioasset', 'imageasset', 'videoasset'] as const
 /** Every resource history names (the filter's values). */
@@ -118,7 +118,7 @@ function createHistory(db: Db) {
 export type History = ReturnType<typeof createHistory>
 
 /**
- * The rows `user` may see (service.md 5 for what is readable): history of devices, profiles and
+ * The rows `user` may see (docs/api.md, Permissions for what is readable): history of devices, profiles and
  * custom metadata to everyone; of a production, its assets and projects where the user can read
  * that production (the one the record belonged to when the row was written), media assets also
  * where they are shared with a readable production now; of users, their own only. Undefined for

@@ -1,4 +1,4 @@
-// Import logs: one per import request (api.md 2.8, 4.10), advanced by the import task as it
+// Import logs: one per import request (docs/api.md, Import logs, 4.10), advanced by the import task as it
 // works. Only the import service and its task write them.
 import { eq, sql } from 'drizzle-orm'
 import { committed } from '../../db/aftercommit.ts'
@@ -17,7 +17,7 @@ export type NewImportLog = {
   production: number | null
 }
 
-/** The statuses the import goes through (service.md 9). */
+/** The statuses the import goes through (docs/api.md, Import). */
 export const IMPORT_STATUS = {
   created: 'asset_creation_completed',
   updated: 'asset_update_completed',

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { type MediaKind, mediaAssets } from '../../db/schema.ts'
 import { editRoutes } from '../../http/edit.ts'
-import { literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
+import { literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
 import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, MediaListFilters, assetListWhere, listColumns, mediaListWhere, mediaToApi } from './model.ts'
@@ -51,6 +51,7 @@ export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind
     whole: ['name'],
     codenames: EDIT_CODENAMES[kind],
     update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
+    find: recordReader(ctx, { name: TITLES[kind], table: mediaAssets, canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row) }),
     // The import's cap on keywords, asked before a body of thousands of them is cleaned.
     refuse: (body) => refuseTooManyKeywords((body as { keywords?: unknown } | null | undefined)?.keywords, '/keywords'),
     remove: (id, user) => service.remove(kind, id, user, openTasks),

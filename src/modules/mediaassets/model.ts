@@ -1,4 +1,4 @@
-// The media asset shapes of api.md 2.7 and service.md 6 (TypeBox; types derive from them).
+// The media asset shapes of docs/api.md, Media assets and docs/api.md, Resources (TypeBox; types derive from them).
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { MediaKind, mediaAssets } from '../../db/schema.ts'

@@ -264,7 +264,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /**
-     * PATCH/PUT (service.md 6 and docs/api.md): name, description, status_approval, date_crt,
+     * PATCH/PUT (docs/api.md, Resources and docs/api.md): name, description, status_approval, date_crt,
      * date_add, date_del, is_archive, meta_field_store (PATCH merges keys, a null value removes
      * one; PUT replaces the store) and keywords (PATCH replaces the categories given, an empty
      * list or null removes one; PUT replaces them all). The rest is read-only (READ_ONLY).

@@ -5,7 +5,7 @@ import { MEDIA_KINDS, devices, productionAccess, productions } from '../../db/sc
 import { slashPath } from '../../http/lists.ts'
 import { editRoutes } from '../../http/edit.ts'
 import { oneOf } from '../../http/models.ts'
-import { optionalEq, resourceRoutes } from '../../http/resource.ts'
+import { optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import type { ApiVersion } from '../../http/versioning.ts'
 import { Device, deviceToApi } from '../devices/model.ts'
@@ -201,6 +201,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
     codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
     // The record as answered (version 2: the devices by id) is what read-only fields are compared with.
     update: (id, body, user, _mode, request) => toApi(service.update(id, body, user, (row) => toApi(row, user, 2), nestAsked(request)), user, ctx.apiVersion(request)),
+    find: recordReader(ctx, { name: 'Production', table: productions, canRead: (row, user) => canRead(user, row.id) }),
     query: NestQuery,
     remove: (id, user) => service.remove(id, user),
     notes: {

@@ -28,7 +28,7 @@ export function productionForWrite(
 }
 
 /**
- * The absolute folders whose files are the service's own output, never input (service.md 10):
+ * The absolute folders whose files are the service's own output, never input (docs/watcher.md):
  * every production's proxy_root and the data folder, each with a final slash. The watcher's scan
  * and the import endpoint ask the same question of a path.
  */

@@ -1,4 +1,4 @@
-// Productions: create with their roots and devices (service.md 6).
+// Productions: create with their roots and devices (docs/api.md, Resources).
 import slugify from '@sindresorhus/slugify'
 import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
@@ -43,7 +43,7 @@ const READ_ONLY: Record<string, string> = {
 
 /**
  * The default codename of a production named `name`: lowercase ASCII letters and digits joined
- * by dashes, at most 90 characters, `production` when nothing is left (issue 27).
+ * by dashes, at most 90 characters, `production` when nothing is left.
  *
  * A character whose accents fold away to ASCII is spelled as before ("Über" → `uber`, "½" →
  * `1-2`), so a name that made a codename before makes the same one now. Only the letters that
@@ -85,7 +85,7 @@ function onDevice(all: DeviceRow[], value: string, pointer: string) {
 const givenDrop = (value: string | null | undefined) => (value === '' || value === 'null' ? null : value)
 
 /**
- * A production's drop folder (issue 20, point 3): a folder on a device, watched as its watch
+ * A production's drop folder (docs/watcher.md, Laying out drop folders): a folder on a device, watched as its watch
  * folder instead of the whole upload_device (whose id becomes the folder's device). It may lie in
  * the production's own storage_root or anywhere outside every other production's folders: never
  * inside another production's storage_root, nor in a proxy_root (the service's own output), nor

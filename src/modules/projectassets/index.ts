@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { projectAssets } from '../../db/schema.ts'
 import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
+import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { Paging, type PagingQuery, slashPath } from '../../http/lists.ts'
 import { BODY_ERRORS, IdParams, errors, listOf, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
@@ -22,12 +23,13 @@ function requireJson(request: Request) {
     throw new AppError(415, 'unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
 }
 
-/** PATCH and PUT of a project asset (an extension of the medialoopster API). */
-const updateHook = (mode: 'patch' | 'put', legacy: boolean) => ({
+/** PATCH and PUT of a project asset (an extension of the medialoopster API); `guard`: edit.ts updateGuard. */
+const updateHook = (mode: 'patch' | 'put', legacy: boolean, guard: ReturnType<typeof updateGuard>) => ({
   auth: true as const,
   params: IdParams,
   body: 'ProjectAssetUpdate' as const,
   parse: ['json', 'urlencoded', 'formdata'] as ('json' | 'urlencoded' | 'formdata')[],
+  transform: guard,
   response: { 200: 'ProjectAssetDetail' as const, ...errors(...BODY_ERRORS, 403, 404, 409) },
   detail: {
     summary: mode === 'patch' ? 'Update fields of a project asset (extension)' : 'Replace a project asset (extension)',
@@ -38,7 +40,7 @@ const updateHook = (mode: 'patch' | 'put', legacy: boolean) => ({
       'date_del, meta_field_store (PATCH merges, a null value removes a key; PUT replaces), status_editing, status_approval, path_file ' +
       '(inside bundle_root), type, is_archive, name_editor, name_studio, locked_by. bundle_root is not edited in place (a move: 400 invalid ' +
       'saying so); the other fields the service sets are read-only (400 invalid at the field when sent with another value). date_mod changes ' +
-      'on every update; the update is written to the history. 409 while the project is being deleted. JSON or form data.',
+      `on every update; the update is written to the history. ${UNKNOWN_FIELDS_NOTE} 409 while the project is being deleted. JSON or form data.`,
     'x-permission': 'browser.change_projectasset',
   } as never,
 })
@@ -53,6 +55,7 @@ const taskAnswer = (task: QueuedTask): typeof TaskRef.static => ({ ...task, url:
  */
 export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, prefix: '/projectassets' | '/project') {
   const legacy = prefix === '/project'
+  const guard = updateGuard(ctx, { name: 'ProjectAsset', body: ProjectAssetUpdate, find: (id, user) => service.readable(id, user) })
   const list = (query: ProjectAssetQuery, user: Principal, request: Request) =>
     ctx.list({
       table: projectAssets,
@@ -132,11 +135,11 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         },
       },
     )
-    .patch('/:id', ({ params, body, user }) => service.update(params.id, body, user, 'patch'), updateHook('patch', legacy))
+    .patch('/:id', ({ params, body, user }) => service.update(params.id, body, user, 'patch'), updateHook('patch', legacy, guard))
     .put('/:id', ({ params, body, user }) => {
       if (body.name === undefined) throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
       return service.update(params.id, body, user, 'put')
-    }, updateHook('put', legacy))
+    }, updateHook('put', legacy, guard))
     .delete(
       '/:id',
       ({ params, user, set }) => {

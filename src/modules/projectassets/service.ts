@@ -16,6 +16,7 @@ import type { HoldDurations } from '../assetholddurations/service.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
 import { mediaToApi } from '../mediaassets/model.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
+import { requireOnline } from '../devices/online.ts'
 import { productionForWrite } from '../productions/lookup.ts'
 import { canRead, canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
@@ -249,6 +250,8 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       checkTerritory(target.path, user, production.id, true)
       if (target.path === source.bundle_root || isInside(source.bundle_root, target.path) || isInside(target.path, source.bundle_root))
         throw invalid('/bundle_root', 'The copy cannot be inside the source bundle, nor contain it.')
+      // The device's folder must be there now, as for a rescan: a 409 at once, not a task that fails later.
+      await requireOnline(target.device, 'there is nowhere to copy to', `The device ${target.device.id} ("${target.device.name}", ${target.device.path})`)
       if (!(await isMissingOrEmpty(target.path))) throw invalid('/bundle_root', 'The target folder exists and is not empty; a copy never overwrites.')
       const dateCrt = body.date_crt === undefined ? source.date_crt : dates(body)
       const pathFile = source.path_file ? target.path + restOf(source.bundle_root, source.path_file) : ''

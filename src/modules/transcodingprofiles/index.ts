@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { transcodingProfiles } from '../../db/schema.ts'
 import { editRoutes } from '../../http/edit.ts'
-import { resourceRoutes } from '../../http/resource.ts'
+import { recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { createTranscodingProfiles } from './service.ts'
 
@@ -56,6 +56,7 @@ export const transcodingProfilesModule = (ctx: ModuleContext, service = createTr
     whole: ['name'],
     codenames: { change: 'browser.change_transcodingprofile', delete: 'browser.delete_transcodingprofile' },
     update: (id, body, user) => service.update(id, body as Partial<typeof transcodingProfiles.$inferSelect>, user),
+    find: recordReader(ctx, { name: 'TranscodingProfile', table: transcodingProfiles }),
     remove: (id, user) => service.remove(id, user),
     notes: {
       update: 'Every create field; name stays unique (400 unique at /name).',

@@ -1,4 +1,4 @@
-// Transcoding profiles: the only writer of transcoding_profiles (api.md 2.4, service.md 6).
+// Transcoding profiles: the only writer of transcoding_profiles (docs/api.md, Transcoding profiles, docs/api.md, Resources).
 import { and, eq, getTableColumns, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { transcodingProfiles } from '../../db/schema.ts'

@@ -1,4 +1,4 @@
-// What a user may see and do (service.md section 5).
+// What a user may see and do (docs/api.md, Permissions).
 import { type SQL, inArray, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client.ts'

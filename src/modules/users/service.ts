@@ -30,7 +30,7 @@ export const SYSTEM: Principal = Object.freeze({
 })
 
 /**
- * Every permission codename a route checks (service.md 5), with what it allows: the command line
+ * Every permission codename a route checks (docs/api.md, Permissions), with what it allows: the command line
  * lists them in `user --help` and refuses any other, since a misspelt one would grant nothing.
  * A superuser needs none of them.
  */

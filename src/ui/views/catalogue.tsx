@@ -20,7 +20,7 @@ import './catalogue.css'
 const ROW_HEIGHT = 44
 /** Rows rendered above and below the visible ones. */
 const MARGIN = 10
-/** The wait after a keystroke before the search is asked: short, as results should show within 150 ms of it (issue 22); a burst of keys typed faster is one request, and a request a newer one replaces is aborted. */
+/** The wait after a keystroke before the search is asked: short, as results should show within 150 ms of it; a burst of keys typed faster is one request, and a request a newer one replaces is aborted. */
 const DEBOUNCE_MS = 50
 
 type Production = { id: number; name: string }

@@ -1,9 +1,9 @@
-// Devices (issue 22, point 6): per device its folder (there or not, and why), its file system's
+// Devices (docs/operations.md, The web page): per device its folder (there or not, and why), its file system's
 // free and total space, how the watcher watches it (events, polling, unavailable, with the
 // reason), its media assets online and offline (the offline ones one click away, in the
 // catalogue), its scan under way and the last one that ended, and a rescan button for those who
 // may (superuser or browser.change_device). Read from GET /api/devices/ and
-// GET /api/devices/status/ (docs/api.md, Device status); kept current by the live stream: a scan's
+// GET /api/devices/status/ (docs/api.md, Devices); kept current by the live stream: a scan's
 // task events move its bar, and a scan that ends or an asset that goes offline or online reloads
 // the statuses. Scan events go to superusers only: others who may rescan follow their scan by
 // reading its task.

@@ -1,4 +1,4 @@
-// Import logs (issue 22, point 7): the recent imports with their status, newest first, or the
+// Import logs (docs/operations.md, The web page): the recent imports with their status, newest first, or the
 // failed ones first on request (GET /api/importlogs/?ordering=-id or -failed; docs/api.md, Import
 // logs). The order is kept in the URL (/imports?failed=first), so it survives a reload and can be
 // linked to. New logs and moving statuses come from the live stream, which reloads the list a

@@ -1,4 +1,4 @@
-// Projects (issue 22, point 4). `/projects`: the projects of one production (a selector, kept in
+// Projects (docs/operations.md, The web page). `/projects`: the projects of one production (a selector, kept in
 // the address as ?production=ID), each with its state and the live bar of a copy or delete under
 // way, and a form to create one. `/projects/{id}`: one project, its fields, the bar of its newest
 // copy or delete (the task list's newest for it, then its live events), copying it (a target

@@ -1,4 +1,4 @@
-// Tasks (issue 22, point 5): the running, queued and failed tasks the user can read, live. The
+// Tasks (docs/operations.md, The web page): the running, queued and failed tasks the user can read, live. The
 // lists are read once (GET /api/tasks/ by state, newest first) and then kept current by the task
 // events (live.ts): a task moves between the sections as its state does, a new one appears, one
 // that ends stays in view as done or failed with its error (those done since the page loaded).
