@@ -1,4 +1,4 @@
-// Authentication (service.md sections 4 and 5): `Authorization: Token <key>` or `Bearer <key>`,
+// Authentication (docs/api.md, Errors; docs/api.md, Permissions): `Authorization: Token <key>` or `Bearer <key>`,
 // or HTTP Basic with a user name and one of their keys or their password (what medialoopster
 // clients send), or the web page's session cookie (docs/api.md, "Sessions"). The Authorization
 // and Cookie headers are read here and nowhere else: once per request, before the body is
@@ -43,7 +43,7 @@ export const NO_CREDENTIALS = `Authentication credentials were not provided. ${A
 export const BASIC_FAILED = 'Invalid user name, password or key.'
 const SCHEMES = new Set(['token', 'bearer'])
 
-// Every 401 challenges with "Token", the challenge service.md 4 names, and never with Basic,
+// Every 401 challenges with "Token", the challenge docs/api.md, Errors names, and never with Basic,
 // although Basic is accepted: a browser answers a Basic challenge with its own login dialog,
 // which would pop up over a panel that calls the API from a page (with a wrong password, or with
 // none yet). The clients that use Basic send it unasked (medialoopster's, curl -u, requests'
@@ -228,7 +228,7 @@ export const BASIC = Symbol('basic')
 /**
  * The scheme Token or Bearer (any letter case), one space, the key. Another scheme (a bare key
  * reads as one) is not_authenticated and a bad key after a known scheme authentication_failed
- * (service.md 4); both say which forms are accepted. Only a well-formed key that no one holds is
+ * (docs/api.md, Errors); both say which forms are accepted. Only a well-formed key that no one holds is
  * simply refused. Basic, in any letter case: BASIC.
  */
 export function authenticate(users: Users, header: string | null): Principal | typeof BASIC {

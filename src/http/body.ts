@@ -11,7 +11,7 @@ import { AppError } from './errors.ts'
 export const MAX_BODY_BYTES = 1024 * 1024
 
 /**
- * The deepest nesting of arrays and objects a JSON text may have (issue 10, point 5). No body of
+ * The deepest nesting of arrays and objects a JSON text may have (docs/api.md, Request bodies). No body of
  * this API nests more than a few levels; deeper text is refused before JSON.parse, as parsing,
  * cleaning and validating it are all recursive: 100,000 levels blocked the server for seconds and
  * overflowed the stack.

@@ -122,9 +122,9 @@ export const UNKNOWN_FIELDS_NOTE =
   'A field the record does not have is a 400 invalid at its pointer, naming the writable fields, and nothing is changed (Django REST framework would ignore it).'
 
 /**
- * The transform hook of every PATCH and PUT /{id}/ (issue 41, "no silent mistakes"): it runs
- * before Elysia validates the body, which would first drop the fields the schema does not name
- * (app.ts, normalize). In this order:
+ * The transform hook of every PATCH and PUT /{id}/ (docs/api.md, Editing and removing records):
+ * it runs before Elysia validates the body, which would first drop the fields the schema does not
+ * name (app.ts, normalize). In this order:
  *
  * - an id not in canonical digits (models.ts recordId) is left to the params' validation: 404;
  * - the record is read as `find` reads it: missing or unreadable, the 404 comes before any 400;

@@ -1,5 +1,5 @@
 // The one error type services throw, and the one place that turns any failure into the
-// envelope of api.md section 7 (service.md section 4).
+// envelope of docs/api.md, Errors (docs/api.md, Errors).
 import { STATUS_CODES } from 'node:http'
 import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
@@ -85,7 +85,7 @@ export function field<T>(pointer: string, check: () => T): T {
   }
 }
 
-/** A date of the forms of service.md 9 at `pointer`, as a timestamp; 400 invalid otherwise. */
+/** A date of the forms of docs/api.md, Import at `pointer`, as a timestamp; 400 invalid otherwise. */
 export function dateField(pointer: string, text: string): string {
   const parsed = parseDate(text)
   if (!parsed) throw invalid(pointer, 'Not a date: use YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ].')
@@ -103,7 +103,7 @@ export const forbidden = (detail = 'You do not have permission to perform this a
 
 /**
  * The most entries an error list answers; beyond them one entry says how many more there are. A
- * body of 30,000 bad members otherwise answered 6 MB of errors, one per member (issue 25).
+ * body of 30,000 bad members otherwise answered 6 MB of errors, one per member.
  */
 export const MAX_ERROR_ENTRIES = 100
 
@@ -179,7 +179,7 @@ function describe(failure: TypeBoxError, parameter?: string): string {
   return `${failure.message}.`
 }
 
-/** A path of project assets (also version 0's /api/project/), whose DELETE answers 404 does_not_exist (api.md 4.1). */
+/** A path of project assets (also version 0's /api/project/), whose DELETE answers 404 does_not_exist (docs/api.md, Project assets). */
 export const isProjectPath = (path: string) => /^\/api\/(projectassets|project)(\/|$)/.test(path)
 
 /** Which field a UNIQUE constraint protects, by "table.column" as SQLite names it. */

@@ -389,7 +389,7 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
       return one('permission_denied', op.permission ? permissionNeeded(EXAMPLE_USER, op.permission) : writeAccessNeeded(EXAMPLE_USER, production.id))
     case 404: {
       const detail = op.resource ? noSuchRecord(op.resource) : 'Not found.'
-      // does_not_exist is the project delete's own code (api.md 4.1); every other DELETE says not_found.
+      // does_not_exist is the project delete's own code (docs/api.md, Project assets); every other DELETE says not_found.
       return op.method === 'DELETE' && isProjectPath(op.path) ? one('does_not_exist', detail) : one('not_found', detail)
     }
     case 405:

@@ -1,6 +1,6 @@
-// What a failed request answers (service.md 4): the one place that turns every kind of error,
+// What a failed request answers (docs/api.md, Errors): the one place that turns every kind of error,
 // ours (AppError), the framework's (validation, parse, not found) and SQLite's, into the
-// envelope of api.md section 7, and the one place that logs a bug with its request id.
+// envelope of docs/api.md, Errors, and the one place that logs a bug with its request id.
 import { AppError, errorResponse, fromSqlite, fromValidation, isProjectPath, notImplemented } from './errors.ts'
 import { pathOf } from './head.ts'
 import type { Log } from '../util/log.ts'
@@ -43,7 +43,7 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
       // An answer that does not fit its own schema is our bug, not the client's.
       if (code === 'VALIDATION' && error.type === 'response') return serverError(error, request)
       // An id that cannot exist answers like one that does not; a project's DELETE says does_not_exist
-      // (api.md 4.1), every other DELETE not_found, as for an id that could exist.
+      // (docs/api.md, Project assets), every other DELETE not_found, as for an id that could exist.
       if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE' && isProjectPath(pathOf(request.url)))
         return errorResponse(new AppError(404, 'does_not_exist', 'Not found.'))
       if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all))

@@ -1,5 +1,5 @@
-// The request line and headers, checked before anything else reads the request (issue 10,
-// points 6 and 8): the path every hook and the router see, the Host the server needs to find
+// The request line and headers, checked before anything else reads the request (docs/api.md,
+// Conventions; docs/operations.md, Network): the path every hook and the router see, the Host the server needs to find
 // that path (and the absolute URLs it hands out are built on), and the size of the headers.
 import { AppError } from './errors.ts'
 

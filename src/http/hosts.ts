@@ -1,4 +1,4 @@
-// DNS rebinding (issue 25, point 6). A web page of evil.example whose name is then re-pointed at
+// DNS rebinding (docs/operations.md, Network). A web page of evil.example whose name is then re-pointed at
 // 127.0.0.1 is, to the browser, still of evil.example: it may call a service on loopback as its
 // own, read the answers, and see the sign-in page. Its requests carry `Host: evil.example`. So a
 // server that listens on loopback only answers the names this machine goes by and refuses the

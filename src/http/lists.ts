@@ -1,4 +1,4 @@
-// Lists (service.md section 3): exact filters, id order, limit/offset, X-Total-Count, Link, and the
+// Lists (docs/api.md, Conventions): exact filters, id order, limit/offset, X-Total-Count, Link, and the
 // unpaged list streamed from an open statement so that no list is ever held whole in memory.
 import type { Statement } from 'bun:sqlite'
 import { type SQL, and, getTableColumns, getTableName } from 'drizzle-orm'
@@ -77,7 +77,7 @@ export const PAGE = ' limit +? offset ?'
 /**
  * From this offset on, a page's ids are picked in a sub-select before its rows are read (see
  * `keyed` below). The sub-select costs about 3 µs a page and saves about 9 ns per entry skipped
- * (50 video assets of 100,000, in-process, issue 9): the two meet near 300. Below it the plain
+ * (50 video assets of 100,000, in-process; docs/benchmarks.md): the two meet near 300. Below it the plain
  * query runs, so the first page, the one users see most, pays nothing.
  */
 export const KEYED_FROM = 300
@@ -136,7 +136,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const q = (id: string) => `"${id.replace(/"/g, '""')}"`
     // Booleans and JSON text decoded as drizzle's columns decode them (Number(v) === 1, JSON.parse),
     // written out here: a call of each column's mapFromDriverValue per row and column was a
-    // measurable part of a 50-row page (issue 9; test/http/list-records.test.ts compares).
+    // measurable part of a 50-row page (test/http/list-records.test.ts compares).
     const booleans = picked.filter(({ col }) => col.columnType === 'SQLiteBoolean').map(({ as }) => as)
     const jsons = picked.filter(({ col }) => col.columnType === 'SQLiteTextJson').map(({ as }) => as)
     c = {
@@ -253,7 +253,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
       const statement = offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql, w.order)) : (w.statement ?? db.$client.query(w.page))
       const rows = statement.all(...(w.params as never[]), limit, offset) as unknown[]
       // The records in place of the rows, then the page in one JSON.stringify: the same text as
-      // one call per record joined with commas, made faster (a 50-row page, issue 9).
+      // one call per record joined with commas, made faster (a 50-row page).
       for (let i = 0; i < rows.length; i++) rows[i] = toRecord(rows[i] as Row)
       return { body: JSON.stringify(rows), headers: pageHeadersOf(request, limit, offset, count) }
     }

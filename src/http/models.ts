@@ -25,9 +25,10 @@ export const DetailError = t.Object({ detail: t.String() }, { description: 'Plai
 export const sharedModels = new Elysia({ name: 'reelhouse.models' }).model({ Error: ErrorEnvelope, DetailError })
 
 /**
- * An id as a path spells it (issue 41): decimal digits without sign, spaces or leading zeros, at
- * most 2^53 - 1; undefined for any other text. `0x1`, `1e0`, `+1`, `01`, ` 1` and `1.0` name no
- * record (JavaScript's Number reads each of them as 1), nor do 0 and negative numbers.
+ * An id as a path spells it (docs/api.md, Ids, timestamps, methods): decimal digits without sign,
+ * spaces or leading zeros, at most 2^53 - 1; undefined for any other text. `0x1`, `1e0`, `+1`,
+ * `01`, ` 1` and `1.0` name no record (JavaScript's Number reads each of them as 1), nor do 0
+ * and negative numbers.
  */
 export function recordId(text: unknown): number | undefined {
   if (typeof text !== 'string' || !/^[1-9][0-9]{0,15}$/.test(text)) return undefined

@@ -13,7 +13,7 @@
 //   and so is a path's id (models.ts IdParams, its text in canonical digits: ID_FORMAT);
 //   the list routes take limit, offset and id filters as decimal digits, so that lists.ts words
 //   their errors. A parameter's schema describes its value: an integer, in all cases.
-// - Swagger UI 5 shows no schema-level `examples` of a 3.1 document (swagger-ui issue 10503):
+// - Swagger UI 5 shows no schema-level `examples` of a 3.1 document (swagger-api/swagger-ui#10503):
 //   every body and answer gets its media type `example` (or named `examples`, where one operation
 //   does two things: project create and copy), from examples.ts or its schema.
 // - A union of literals is typed as strings whatever they are (approval: 0 | 1), paths are

@@ -57,7 +57,7 @@ export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request
      * bench/import-profile.ts). And a header put in Elysia's `set.headers` makes it rebuild every
      * Response a handler returns (a new Response over the old one's body stream, to merge the
      * headers): a list's page, made as a string, was then sent as a stream. Set on the answer
-     * itself, the header costs one call (issue 9: 8 µs of a 50-row page in-process).
+     * itself, the header costs one call (8 µs of a 50-row page in-process).
      */
     around<H extends (request: Request) => unknown>(handle: H, request: Request): H {
       const incoming = request.headers.get('x-request-id')

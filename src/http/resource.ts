@@ -24,7 +24,7 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
   toApi: (row: T['$inferSelect'], user: Principal, version: ApiVersion) => unknown
   /**
    * A list's record when it is a row as read: these columns, in this order (booleans and JSON
-   * decoded). The row then goes to JSON as it is, without toApi: an object fewer per row (issue 9).
+   * decoded). The row then goes to JSON as it is, without toApi: an object fewer per row.
    * test/http/list-records.test.ts holds every such list to toApi's record. Default: all columns,
    * each row through toApi.
    */
@@ -153,7 +153,7 @@ const versioned = <R>(toApi: (row: R, user: Principal, version: ApiVersion) => u
 
 /**
  * The row by id, prepared once: drizzle builds the SQL and SQLite compiles it on every unprepared
- * call, about ten times the work of running it (most of a single-record request before issue 9).
+ * call, about ten times the work of running it (it was most of a single-record request).
  */
 function preparedById<T extends Table>(ctx: ModuleContext, table: T) {
   const statement = ctx.db.select().from(table as SQLiteTable).where(eq(table.id, sql.placeholder('id'))).prepare()

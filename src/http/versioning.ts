@@ -1,4 +1,4 @@
-// API versions (service.md section 3, extended): version 1 is medialoopster's Web API v1;
+// API versions (docs/api.md, Conventions, extended): version 1 is medialoopster's Web API v1;
 // version 2 differs only in the Production record, whose four device fields are ids instead of
 // Device objects (the shape the published medialoopster client validates). `application/json;
 // version=N` asks for version N; plain `application/json`, `application/*`, `*/*` or no Accept

@@ -1,4 +1,4 @@
-// POST /api/asset/import/ (api.md 4.10): JSON, or form data with `asset` as JSON text. Nulls
+// POST /api/asset/import/ (docs/api.md, Import): JSON, or form data with `asset` as JSON text. Nulls
 // are taken as absent and every failure of the body is reported at once (schema and rules), in
 // a hook that runs before Elysia's own validation; the service does the rest.
 import { Type } from '@sinclair/typebox'

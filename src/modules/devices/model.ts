@@ -72,8 +72,15 @@ export const Handover = t.Object({
 /** The answer of POST: the record, and what the create did beside it. */
 export const DeviceCreated = t.Object({
   ...Device.properties,
-  warning: t.Record(t.String(), t.String(), { description: 'What may not be as meant, by field: {"path": "The folder ... is not there (yet): ..."} when the folder is missing or cannot be read; {} otherwise' }),
+  warning: t.Optional(t.Record(t.String(), t.String(), { description: 'Only when something may not be as meant, by field (as the import\'s warning): {"path": "The folder ... is not there (yet): ..."} when the folder is missing or cannot be read' })),
   adopted: t.Optional(t.Object(Handover.properties, { description: 'Only with ?adopt=true when the device took catalogued records over from the device around it: how many, and from which device' })),
+}, {
+  examples: [{
+    id: 2, name: 'archive', display_name: 'archive', path: '/mnt/media/archive/', is_internal: false, is_archive: false, autoshot_detection: false,
+    allow_direct_writing: true, recieve_xml_meta: false, protocol: 'file', anonymous: false, server: null, username: null, password: null,
+    transcoding_profile: null, archive_connector: null, passthrough_profiles: [], write_permission_groups: [],
+    adopted: { device: 1, videoassets: 12, audioassets: 0, imageassets: 3, projectassets: 1, productions: 0 },
+  }],
 })
 
 export const deviceModels = { Device, DeviceCreate, DeviceCreated }

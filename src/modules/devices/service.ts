@@ -232,9 +232,9 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
      * POST. A folder inside another device's that holds catalogued records of it (media assets,
      * project assets, a production's roots) is 409 unless `adopt`: then they move onto the new
      * device (each in the history) and `adopted` counts them. A folder not there (yet) is taken,
-     * with a `warning` (by field, as the import's) and a line in the log.
+     * with a `warning` (by field, as the import's; absent otherwise) and a line in the log.
      */
-    async create(body: typeof DeviceCreate.static, user: Principal, adopt = false): Promise<DeviceRow & { warning: Record<string, string>; adopted?: HandoverCount }> {
+    async create(body: typeof DeviceCreate.static, user: Principal, adopt = false): Promise<DeviceRow & { warning?: Record<string, string>; adopted?: HandoverCount }> {
       // The folder is looked at first (at most 2 s): the checks and the write then run with no pause between them.
       const look = await folderSpace(field('/path', () => cleanDir(body.path)))
       const path = devicePath(body.path)
@@ -265,7 +265,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
         const { device: from, ...counts } = adopted
         log.info('a new device took over catalogued records of the device around it (?adopt=true)', { device: device.id, path, from_device: from, ...counts })
       }
-      if (look.online) return { ...device, warning: {}, ...(adopted ? { adopted } : {}) }
+      if (look.online) return { ...device, ...(adopted ? { adopted } : {}) }
       log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', { device: device.id, name: device.name, path, reason: look.reason })
       const warning = { path: `The folder ${path} is not there (yet): ${look.reason}. The device is offline until it is (GET /api/devices/${device.id}/status/ tells).` }
       return { ...device, warning, ...(adopted ? { adopted } : {}) }
