@@ -1,4 +1,4 @@
-// No trap without a way back (issue 41, point 1): a device made inside another device's folder
+// No trap without a way back: a device made inside another device's folder
 // where catalogued records of it lie is 409 naming that device and what would move, unless
 // ?adopt=true (201, the answer counts what moved, each record's change in the history); deleting
 // that device gives them back; a device over nothing is made as before. A project copy onto a

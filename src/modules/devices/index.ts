@@ -53,7 +53,7 @@ export const devicesModule = (ctx: ModuleContext, service: Devices, status: Stat
     notes: {
       update:
         'Every create field. name and path stay unique (400 unique). A new path is refused (409 conflict, naming what) while media assets, ' +
-        'project assets or productions lie on the device; a new name carries the asset hold durations naming the device along. ' +
+        'project assets or productions lie on the device, and onto what is catalogued on the device around the new path (only POST ?adopt=true takes that over); a new name carries the asset hold durations naming the device along. ' +
         'password "********" (as answered) keeps the stored password, null removes it; it is never answered nor written to the history.',
       delete:
         'Refused (409 conflict, naming what: "12 video assets lie on this device") while media assets, project assets, productions or asset hold durations refer to the device; ' +

@@ -141,8 +141,8 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
 
   /**
    * What a delete of `device` gives back to the device around it (its records all lie in that
-   * one's folder too), and what keeps it from going (today's reasons: records elsewhere, a
-   * production that chose it, hold durations naming it). No device around it: references().
+   * one's folder too), and what keeps it from going all the same (records outside that folder,
+   * a production that chose it by itself, hold durations naming it). No device around it: references().
    */
   function giveBack(device: DeviceRow): { move?: Move; using: string[] } {
     const outer = around(device.path, device.id)
@@ -243,8 +243,8 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       if (taken && !adopt) {
         const { outer } = taken
         throw new AppError(409, 'conflict',
-          `The folder lies inside device ${outer.id} ("${outer.name}", ${outer.path}), and ${moveInWords(countOf(taken))} of it lie there: a device there would take ` +
-          `them over. To do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`)
+          `The folder lies inside device ${outer.id} ("${outer.name}", ${outer.path}) and holds what is catalogued on that device: ${moveInWords(countOf(taken))}. ` +
+          `A new device there would take them over; to do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`)
       }
       const by = actorOf(user)
       const { device, adopted } = db.transaction(() => {
@@ -273,7 +273,8 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
 
     /**
      * PATCH/PUT. A new path is refused (409) while anything lies on the device (its assets,
-     * projects and productions name paths under the old one); a new name carries the hold
+     * projects and productions name paths under the old one), and where it would take over what
+     * is catalogued on the device around it (takeOver; only a create adopts); a new name carries the hold
      * durations naming the device along. The password "********" (as answered) keeps the stored one.
      */
     update(id: number, body: typeof DeviceUpdate.static, user: Principal) {
@@ -295,8 +296,8 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
         const taken = takeOver(next.path, id)
         if (taken)
           throw new AppError(409, 'conflict',
-            `The new path lies inside device ${taken.outer.id} ("${taken.outer.name}", ${taken.outer.path}), and ${moveInWords(countOf(taken))} of it lie there: ` +
-            'the device would take them over. A device takes records over only when it is created there with ?adopt=true (POST /api/devices/?adopt=true).')
+            `The new path lies inside device ${taken.outer.id} ("${taken.outer.name}", ${taken.outer.path}) and holds what is catalogued on that device: ` +
+            `${moveInWords(countOf(taken))}. The device would take them over; only a device created there with ?adopt=true (POST /api/devices/?adopt=true) does.`)
       }
       const after = db.transaction(() => {
         const after = db.update(devices).set(next).where(eq(devices.id, id)).returning().get()!

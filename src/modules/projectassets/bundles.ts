@@ -5,7 +5,7 @@
 // (synchronously, together with the insert), at a delete request, and again when a copy or
 // delete task starts or resumes.
 //
-// Territory (service.md 5) adds who may put a project folder where: a production owns the
+// Territory (docs/api.md, Permissions) adds who may put a project folder where: a production owns the
 // folders under its storage and proxy roots, so a folder there needs write access to that
 // production, and a non-superuser's project folder lies inside its own production's storage root.
 import { type Db, dataFolderOf } from '../../db/client.ts'
@@ -78,7 +78,7 @@ export function projectHolding(db: Db, path: string): number | undefined {
 export type TerritoryProblem = { forbidden: boolean; detail: string; production?: number }
 
 /**
- * Territory (service.md 5): why `user` may not place (create, copy into) or remove a project
+ * Territory (docs/api.md, Permissions): why `user` may not place (create, copy into) or remove a project
  * folder of `production` at `path`, or undefined. Paths are compared after resolving links, as the checks above do. A refusal
  * names no folder of a production the user cannot write to.
  */
@@ -94,7 +94,7 @@ export function territoryProblem(db: Db, path: string, user: Principal, producti
   if (placing && (!own || !isInside(realOf(own.storage_root), real)))
     return { forbidden: false, detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).` }
   const foreign = roots.find((r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)))
-  // Named only to a user who can read it: to the others, it does not exist (service.md 5).
+  // Named only to a user who can read it: to the others, it does not exist (docs/api.md, Permissions).
   if (foreign) return { forbidden: true, production: foreign.id, detail: canRead(user, foreign.id)
     ? `The folder lies inside the folders of production ${foreign.id}; you need write access to production ${foreign.id}.`
     : 'The folder lies inside the folders of a production you do not have write access to.' }
@@ -102,7 +102,7 @@ export function territoryProblem(db: Db, path: string, user: Principal, producti
 }
 
 /**
- * What a copy or delete task checks again whenever it starts or resumes (service.md 5): the
+ * What a copy or delete task checks again whenever it starts or resumes (docs/api.md, Permissions): the
  * folder may still be a project folder, and the user who asked may still place (copy) or remove
  * (delete) it there with the permissions they have now. Tasks queued by an older version carry
  * no user; for them only the folder is checked.

@@ -1,4 +1,4 @@
-// Copy of a project folder (service.md 7). Files go into a hidden sibling of the target and the
+// Copy of a project folder (docs/projects.md). Files go into a hidden sibling of the target and the
 // folder is renamed into place when every file is in, so the target is never seen half made.
 // Safe points for a restart: the hidden folder is thrown away and the copy starts over; if the
 // rename already happened, the target is checked against the source and the copy is finished.
@@ -84,7 +84,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
     let sourceFd = -1
     let targetParent = -1
     try {
-      // Everything is checked again whenever the task starts or resumes (service.md 5, 7):
+      // Everything is checked again whenever the task starts or resumes (docs/api.md, Permissions, 7):
       // the target may still be a project folder of the user who asked, and the source is the
       // folder that was there then, reached from its device with no link on the way.
       const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()

@@ -1,4 +1,4 @@
-// Removal of a project folder (service.md 7): only the bundle folder, never a device root, never
+// Removal of a project folder (docs/projects.md): only the bundle folder, never a device root, never
 // through a symbolic link. The folder is first renamed to a hidden sibling (it disappears at
 // once, in one step), then emptied; a restart finds the hidden folder and goes on.
 //

@@ -1,4 +1,4 @@
-// Project assets: create, copy, delete, link and unlink (api.md 4.1, service.md 6 and 7).
+// Project assets: create, copy, delete, link and unlink (docs/api.md, Project assets, docs/api.md, Resources; docs/projects.md).
 // Copy and delete only write rows here (the record and its task, in one transaction); the
 // work on disk is done by copy.task.ts and delete.task.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
@@ -112,7 +112,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     if (problem) throw invalid(pointer, problem.detail)
   }
 
-  /** Territory (service.md 5): 403 for a folder of a production the user may not write to, else 400. */
+  /** Territory (docs/api.md, Permissions): 403 for a folder of a production the user may not write to, else 400. */
   function checkTerritory(path: string, user: Principal, production: number, placing: boolean) {
     const problem = territoryProblem(db, path, user, production, placing)
     if (problem?.forbidden) throw forbidden(problem.detail)
@@ -308,7 +308,7 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', NO_PROJECT)
       requireWrite(user, row.production)
       checkTerritory(row.bundle_root, user, row.production, false)
-      // A delete would take catalogued files of another production with it (service.md 5).
+      // A delete would take catalogued files of another production with it (docs/api.md, Permissions).
       const foreign = deps.media.countUnder(row.bundle_root, row.production)
       if (foreign) throw conflict(`The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`)
       const open = db.select().from(tasks).where(and(
