@@ -93,11 +93,13 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
     expect(await server.proc.stop('SIGINT', STEP_MS)).toBe(0)
     const log = lines(server.proc.stderr)
     expect(log.at(-1)).toMatch(/ info stopped$/)
-    // No warning but the missing ffmpeg's and the devices' refusal: the checkpoint thread
+    // No warning but the missing ffmpeg's and the missing folders': the checkpoint thread
     // started (its worker found inside the executable), and no "permissions tightened" from modes
     // Windows does not have; the data folder's access list is written (Wine keeps none: the start
     // says so in an info line).
-    expect(log.filter((l) => / warn /.test(l) && !/ warn (imports will make no proxies or probes|devices are not watched or scanned) /.test(l))).toEqual([])
+    expect(log.filter((l) => / warn /.test(l) && !/ warn (imports will make no proxies or probes|a device was created on a folder that is not there) /.test(l))).toEqual([])
+    // The devices made on folders that are not there (the share, the unmapped drive) said so.
+    expect(log.filter((l) => / warn a device was created on a folder that is not there /.test(l)).map((l) => / name=(\S+)/.exec(l)?.[1])).toEqual(['nas', 'mapped'])
     // The recipe's ffmpeg folder is not on this machine: said once, and serve goes on.
     expect(log.some((l) => / warn imports will make no proxies or probes reason="ffmpeg was not found in C:\\+ffmpeg\\+bin/.test(l))).toBe(true)
     expect(log.filter((l) => / (permissions|checkpoint)/.test(l))).toEqual([])
