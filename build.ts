@@ -38,7 +38,10 @@ export const TARGETS = {
   'darwin-x64': 'bun-darwin-x64',
   'windows-x64': 'bun-windows-x64',
 } as const satisfies Record<string, Bun.Build.CompileTarget>
-const MORE_TARGETS = { 'linux-x64-baseline': 'bun-linux-x64-baseline' } as const satisfies Record<string, Bun.Build.CompileTarget>
+const MORE_TARGETS = { 'linux-x64-baseline': 'bun-linux-x64-baseline' } as const satisfies Record<
+  string,
+  Bun.Build.CompileTarget
+>
 const KNOWN: Record<string, Bun.Build.CompileTarget> = { ...TARGETS, ...MORE_TARGETS }
 
 /** The file an --all or --target build writes for a target: reelhouse-linux-arm64, reelhouse-windows-x64.exe. */
@@ -51,16 +54,23 @@ export const executableName = (target: string) => `reelhouse-${target}${target.s
 const WORKERS = ['db/checkpoint.worker.js', 'watch/chokidar.worker.js']
 
 /** Compiles one executable; `target` undefined: for this machine, as the bun that runs this. */
-async function compile(outfile: string, pageModule: string, commit: string, target?: Bun.Build.CompileTarget): Promise<string> {
+async function compile(
+  outfile: string,
+  pageModule: string,
+  commit: string,
+  target?: Bun.Build.CompileTarget,
+): Promise<string> {
   const result = await Bun.build({
     entrypoints: ['./src/executable.ts', './src/db/checkpoint.worker.ts', './src/watch/chokidar.worker.ts'],
     target: 'bun',
-    plugins: [{
-      name: 'reelhouse-page',
-      setup(build) {
-        build.onResolve({ filter: /^reelhouse:page$/ }, () => ({ path: pageModule }))
+    plugins: [
+      {
+        name: 'reelhouse-page',
+        setup(build) {
+          build.onResolve({ filter: /^reelhouse:page$/ }, () => ({ path: pageModule }))
+        },
       },
-    }],
+    ],
     define: { REELHOUSE_COMMIT: JSON.stringify(commit) },
     // Not minified at all: Elysia writes each route's handler from the source text of our handlers
     // and hooks (src/http/composed.ts), and minified text reads differently. Without whitespace,
@@ -137,7 +147,9 @@ async function signForMac(path: string) {
   const built = checkSignature(bytes)
   if (!built.ok) {
     await Bun.write(path, signAdHoc(bytes, basename(path)))
-    console.log(`re-signed ${path} ad hoc: its signature did not check (${built.mismatched} pages mismatched, ${built.uncovered} bytes uncovered)`)
+    console.log(
+      `re-signed ${path} ad hoc: its signature did not check (${built.mismatched} pages mismatched, ${built.uncovered} bytes uncovered)`,
+    )
   }
   const final = checkSignature(new Uint8Array(await Bun.file(path).arrayBuffer()))
   if (!final.ok) throw new Error(`${path}: its code signature does not check: ${final.detail}`)
@@ -159,8 +171,11 @@ async function main(argv: string[]) {
     allowPositionals: false,
   })
   const unknown = (values.target ?? []).filter((t) => !Object.hasOwn(KNOWN, t))
-  if (unknown.length) throw new UsageError(`unknown target ${unknown.join(', ')}; the targets are ${Object.keys(KNOWN).join(', ')}`)
-  const chosen = values.all ? [...new Set([...Object.keys(TARGETS), ...(values.target ?? [])])] : [...new Set(values.target ?? [])]
+  if (unknown.length)
+    throw new UsageError(`unknown target ${unknown.join(', ')}; the targets are ${Object.keys(KNOWN).join(', ')}`)
+  const chosen = values.all
+    ? [...new Set([...Object.keys(TARGETS), ...(values.target ?? [])])]
+    : [...new Set(values.target ?? [])]
   const outdir = resolve(values.outdir ?? join(import.meta.dir, 'dist'))
 
   const commit = gitCommit(import.meta.dir)
@@ -174,7 +189,13 @@ async function main(argv: string[]) {
 }
 
 /** The executables of `chosen` (this machine's alone when it is empty) into outdir, with the built page. */
-async function compileAll(outdir: string, chosen: string[], commit: string, page: readonly BuiltFile[], pageModule: string) {
+async function compileAll(
+  outdir: string,
+  chosen: string[],
+  commit: string,
+  page: readonly BuiltFile[],
+  pageModule: string,
+) {
   const sizes = page.map((f) => f.br?.length ?? f.bytes.length).reduce((a, b) => a + b, 0)
   console.log(`built the page: ${page.length} files, ${(sizes / 1024).toFixed(1)} KiB in brotli`)
 
@@ -211,8 +232,9 @@ class UsageError extends Error {}
 if (import.meta.main) {
   await main(process.argv.slice(2)).catch((error: Error) => {
     // A wrong word (parseArgs' own errors carry a code starting ERR_PARSE_ARGS): the line and exit 2.
-    const usage = error instanceof UsageError || String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS')
-    console.error(`build.ts: ${usage ? error.message : error.stack ?? error.message}`)
+    const usage =
+      error instanceof UsageError || String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS')
+    console.error(`build.ts: ${usage ? error.message : (error.stack ?? error.message)}`)
     if (usage) console.error('usage: bun build.ts [--all] [--target NAME]... [--outdir DIR]')
     process.exit(usage ? 2 : 1)
   })

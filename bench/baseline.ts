@@ -17,7 +17,9 @@ const page = db.prepare<Record<string, unknown>, [number, number]>(
      approval AS status_approval
    FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT +? OFFSET ?`,
 )
-const total = String(db.query<{ n: number }, []>("SELECT count(*) AS n FROM media_assets WHERE kind = 'video'").get()!.n)
+const total = String(
+  db.query<{ n: number }, []>("SELECT count(*) AS n FROM media_assets WHERE kind = 'video'").get()!.n,
+)
 // One record, as GET /api/videoassets/{id}/ answers it: the row, its keywords, its projects, who
 // changed it last.
 const record = db.prepare<Record<string, unknown>, [number]>(
@@ -29,7 +31,9 @@ const keywordsOf = db.prepare<{ category: string; keyword: string }, [number]>(
   `SELECT c.name AS category, k.name AS keyword FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id
    JOIN keyword_categories c ON c.id = k.category_id WHERE mk.asset_id = ? ORDER BY c.name, k.name`,
 )
-const projectsOf = db.prepare<{ project_id: number }, [number]>('SELECT project_id FROM project_asset_links WHERE asset_id = ? ORDER BY project_id')
+const projectsOf = db.prepare<{ project_id: number }, [number]>(
+  'SELECT project_id FROM project_asset_links WHERE asset_id = ? ORDER BY project_id',
+)
 const lastChange = db.prepare<{ username: string }, [number]>(
   "SELECT coalesce(username, 'system') AS username FROM history WHERE resource = 'videoasset' AND resource_id = ? ORDER BY id DESC LIMIT 1",
 )
@@ -40,11 +44,24 @@ function oneRecord(id: number): Response {
   const keywords: Record<string, string[]> = {}
   for (const { category, keyword } of keywordsOf.all(id)) (keywords[category] ??= []).push(keyword)
   const body = {
-    id: r.id, name: r.name, description: r.description, production: r.production, status_asset: r.status_asset,
-    path_file: r.path_file, device: r.device, is_archive: r.is_archive === 1, is_production: r.is_production === 1,
-    meta_field_store: JSON.parse(r.meta_field_store as string), status_approval: r.approval,
-    date_crt: r.date_crt, date_add: r.date_add, date_mod: r.date_mod, date_del: r.date_del,
-    keywords, technical: JSON.parse(r.technical as string), path_proxy: r.path_proxy,
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    production: r.production,
+    status_asset: r.status_asset,
+    path_file: r.path_file,
+    device: r.device,
+    is_archive: r.is_archive === 1,
+    is_production: r.is_production === 1,
+    meta_field_store: JSON.parse(r.meta_field_store as string),
+    status_approval: r.approval,
+    date_crt: r.date_crt,
+    date_add: r.date_add,
+    date_mod: r.date_mod,
+    date_del: r.date_del,
+    keywords,
+    technical: JSON.parse(r.technical as string),
+    path_proxy: r.path_proxy,
     projects: projectsOf.all(id).map((p) => p.project_id),
     modified_by: lastChange.get(id)?.username ?? null,
   }

@@ -23,10 +23,14 @@ const GiB = 1024 ** 3
 
 const TMPFS = '/dev/shm'
 const oneFile = (bytes: number) => ({
-  bytes, make: (dir: string) => makeTree(dir, { 'big.mxf': bytes }), cp: (src: string, dst: string) => ['cp', join(src, 'big.mxf'), dst],
+  bytes,
+  make: (dir: string) => makeTree(dir, { 'big.mxf': bytes }),
+  cp: (src: string, dst: string) => ['cp', join(src, 'big.mxf'), dst],
 })
 const smallFiles = {
-  bytes: 10_000 * 16384, make: (dir: string) => manyFiles(dir, 10_000, 16384, 100), cp: (src: string, dst: string) => ['cp', '-r', src, dst],
+  bytes: 10_000 * 16384,
+  make: (dir: string) => manyFiles(dir, 10_000, 16384, 100),
+  cp: (src: string, dst: string) => ['cp', '-r', src, dst],
 }
 const CASES = [
   { name: 'one 2 GiB file', fs: 'disk', target: 0.9, ...oneFile(2 * GiB) },
@@ -42,8 +46,13 @@ async function main() {
   const t = testApp(undefined, { tasks: true })
   // One device per file system: the temporary folder's (the machine's disk) and one on tmpfs.
   const { root, production } = await seedProduction(t, 'Bench')
-  const tmpfs = existsSync(TMPFS) ? await seedProduction(t, 'Shm', mkdtempSync(join(TMPFS, 'reelhouse-bench-'))) : undefined
-  const shows = { disk: { show: join(root, 'Bench'), production }, tmpfs: tmpfs && { show: join(tmpfs.root, 'Shm'), production: tmpfs.production } }
+  const tmpfs = existsSync(TMPFS)
+    ? await seedProduction(t, 'Shm', mkdtempSync(join(TMPFS, 'reelhouse-bench-')))
+    : undefined
+  const shows = {
+    disk: { show: join(root, 'Bench'), production },
+    tmpfs: tmpfs && { show: join(tmpfs.root, 'Shm'), production: tmpfs.production },
+  }
   // Some cases only, for profiling: those whose "name (file system)" holds this text, e.g.
   // "KiB (tmpfs)". A partial run does not write its section (it would drop the other rows).
   const only = process.env.BENCH_COPY_ONLY
@@ -60,7 +69,11 @@ async function main() {
       const { show, production } = place
       const source = join(show, `source-${n}`)
       c.make(source)
-      const project = await t.post('/api/projectassets/', { name: `source ${n}`, bundle_root: source, production_id: production.id })
+      const project = await t.post('/api/projectassets/', {
+        name: `source ${n}`,
+        bundle_root: source,
+        production_id: production.id,
+      })
       const r: Result = { name: c.name, fs: c.fs, target: c.target, bytes: c.bytes, cp: [], ours: [] }
       for (let round = 0; round < ROUNDS; round++) {
         spawnSync('sync')
@@ -75,7 +88,12 @@ async function main() {
 
         const target = join(show, `rh-${n}-${round}`)
         start = performance.now()
-        const copy = await t.post('/api/projectassets/', { name: `copy ${n} ${round}`, bundle_root: target, production_id: production.id, copy_of: project.json.id })
+        const copy = await t.post('/api/projectassets/', {
+          name: `copy ${n} ${round}`,
+          bundle_root: target,
+          production_id: production.id,
+          copy_of: project.json.id,
+        })
         await t.runner.idle()
         r.ours.push((performance.now() - start) / 1000)
         const done = await t.get(`/api/projectassets/${copy.json.id}/`)
@@ -86,7 +104,9 @@ async function main() {
       rmSync(source, { recursive: true, force: true })
       results.push(r)
       const best = summary(r)
-      console.log(`${c.name} (${c.fs}): cp ${best.cp.toFixed(3)} s, Reelhouse ${best.ours.toFixed(3)} s, ratio ${best.ratio.toFixed(2)} (target ${c.target}) ${best.ratio >= c.target ? 'pass' : 'FAIL'}`)
+      console.log(
+        `${c.name} (${c.fs}): cp ${best.cp.toFixed(3)} s, Reelhouse ${best.ours.toFixed(3)} s, ratio ${best.ratio.toFixed(2)} (target ${c.target}) ${best.ratio >= c.target ? 'pass' : 'FAIL'}`,
+      )
     }
   } finally {
     await t.stop()
@@ -97,24 +117,44 @@ async function main() {
 
   // The headline rows (bench/run.ts): the tmpfs cases, where the shared disk's noise does not decide.
   if (process.env.BENCH_RESULTS) {
-    const headline = results.filter((r) => r.fs === 'tmpfs').map((r) => {
-      const b = summary(r)
-      return [`Project copy, ${r.name} on tmpfs, POST to status 6: Reelhouse / cp`, `${b.ratio.toFixed(2)} (best ${b.ours.toFixed(3)} s against ${b.cp.toFixed(3)} s)`, `>= ${r.target}`, b.ratio >= r.target ? 'pass' : 'FAIL']
-    })
+    const headline = results
+      .filter((r) => r.fs === 'tmpfs')
+      .map((r) => {
+        const b = summary(r)
+        return [
+          `Project copy, ${r.name} on tmpfs, POST to status 6: Reelhouse / cp`,
+          `${b.ratio.toFixed(2)} (best ${b.ours.toFixed(3)} s against ${b.cp.toFixed(3)} s)`,
+          `>= ${r.target}`,
+          b.ratio >= r.target ? 'pass' : 'FAIL',
+        ]
+      })
     writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'copy', headline }))
   }
 
   if (process.env.BENCH_NO_DOC !== '1' && !only) {
     const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ')
-    writeSection(resolve(import.meta.dir, '..', 'docs', 'benchmarks.md'), 'copy', `## Project copy against cp
+    writeSection(
+      resolve(import.meta.dir, '..', 'docs', 'benchmarks.md'),
+      'copy',
+      `## Project copy against cp
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
-- Bun ${host.bun}; source and targets in one folder of the same file system: the disk (${spawnSync('df', ['-T', root.split('/').slice(0, 2).join('/') || '/']).stdout?.toString().split('\n')[1]?.split(/\s+/)[1] ?? '?'}), or tmpfs (${TMPFS})${skipped.length ? `\n- Skipped: ${skipped.join('; ')}` : ''}
+- Bun ${host.bun}; source and targets in one folder of the same file system: the disk (${
+        spawnSync('df', ['-T', root.split('/').slice(0, 2).join('/') || '/'])
+          .stdout?.toString()
+          .split('\n')[1]
+          ?.split(/\s+/)[1] ?? '?'
+      }), or tmpfs (${TMPFS})${skipped.length ? `\n- Skipped: ${skipped.join('; ')}` : ''}
 
 | Case | File system | cp (best of ${ROUNDS}) | Reelhouse (best of ${ROUNDS}) | Throughput ratio (median of rounds) | Target | |
 |---|---|---|---|---|---|---|
-${results.map((r) => { const b = summary(r); return `| ${r.name} | ${r.fs} | ${b.cp.toFixed(3)} s (${(r.bytes / b.cp / 2 ** 20).toFixed(0)} MiB/s) | ${b.ours.toFixed(3)} s (${(r.bytes / b.ours / 2 ** 20).toFixed(0)} MiB/s) | ${b.ratio.toFixed(2)} | >= ${r.target} | ${b.ratio >= r.target ? 'pass' : 'FAIL'} |` }).join('\n')}
+${results
+  .map((r) => {
+    const b = summary(r)
+    return `| ${r.name} | ${r.fs} | ${b.cp.toFixed(3)} s (${(r.bytes / b.cp / 2 ** 20).toFixed(0)} MiB/s) | ${b.ours.toFixed(3)} s (${(r.bytes / b.ours / 2 ** 20).toFixed(0)} MiB/s) | ${b.ratio.toFixed(2)} | >= ${r.target} | ${b.ratio >= r.target ? 'pass' : 'FAIL'} |`
+  })
+  .join('\n')}
 
 All rounds (seconds): ${results.map((r) => `${r.name} (${r.fs}): cp ${fmt(r.cp)}; Reelhouse ${fmt(r.ours)}; ratios ${fmt(r.cp.map((c, i) => c / r.ours[i]!))}`).join('. ')}.
 
@@ -127,7 +167,8 @@ renames the hidden folder into place. Each round starts after \`sync\`, alternat
 Reelhouse, each into a fresh folder; the ratio is the median of the per-round ratios (cp and
 Reelhouse of one round run back to back), because the shared disk's write-back makes rounds
 vary by a factor of several.
-`)
+`,
+    )
     console.error('wrote docs/benchmarks.md (copy)')
   }
   return results.every((r) => summary(r).ratio >= r.target)

@@ -10,7 +10,13 @@ import { dirname } from 'node:path'
 export function machine() {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
   // wrk is needed by the HTTP benchmarks only; the copy benchmark runs without it.
-  const wrkVersion = Bun.which('wrk') ? spawnSync(['wrk', '-v']).stdout.toString().split('\n')[0]!.replace(/ Copyright.*/, '').trim() : 'not installed'
+  const wrkVersion = Bun.which('wrk')
+    ? spawnSync(['wrk', '-v'])
+        .stdout.toString()
+        .split('\n')[0]!
+        .replace(/ Copyright.*/, '')
+        .trim()
+    : 'not installed'
   return {
     date: spawnSync(['date', '-u']).stdout.toString().trim() || new Date().toUTCString(),
     cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'unknown',
@@ -19,7 +25,9 @@ export function machine() {
     kernel: release(),
     bun: Bun.version,
     wrk: wrkVersion,
-    load: loadavg().map((l) => l.toFixed(2)).join(' '),
+    load: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   }
 }
 
@@ -49,8 +57,8 @@ export function writeSection(file: string, name: string, body: string) {
   const old = existsSync(file) ? readFileSync(file, 'utf8') : DOC_HEAD
   const from = old.indexOf(begin)
   const to = old.indexOf(end)
-  const next = from >= 0 && to > from ? old.slice(0, from) + block + old.slice(to + end.length) : `${old.trimEnd()}\n\n${block}\n`
+  const next =
+    from >= 0 && to > from ? old.slice(0, from) + block + old.slice(to + end.length) : `${old.trimEnd()}\n\n${block}\n`
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, next)
 }
-

@@ -19,25 +19,36 @@ if (!file || !dropFolder) throw new Error('usage: bun bench/drop-baseline.ts DB_
 const db = openBaselineDb(file)
 
 const now = () => new Date().toISOString().replace('Z', '000Z')
-const WARNING = JSON.stringify({ probe: process.env.BENCH_WARNING_PROBE ?? 'ffprobe was not found', proxy: process.env.BENCH_WARNING_PROXY ?? 'ffmpeg was not found' })
+const WARNING = JSON.stringify({
+  probe: process.env.BENCH_WARNING_PROBE ?? 'ffprobe was not found',
+  proxy: process.env.BENCH_WARNING_PROXY ?? 'ffmpeg was not found',
+})
 const BATCH = 500
 
 // The one device and production of the bench's catalogue: the device whose path holds the drop.
 const drop = dropFolder.endsWith('/') ? dropFolder : dropFolder + '/'
-const device = db.query<{ id: number; name: string; path: string }, []>('SELECT id, name, path FROM devices').all()
-  .filter((d) => drop.startsWith(d.path)).sort((a, b) => b.path.length - a.path.length)[0]
+const device = db
+  .query<{ id: number; name: string; path: string }, []>('SELECT id, name, path FROM devices')
+  .all()
+  .filter((d) => drop.startsWith(d.path))
+  .sort((a, b) => b.path.length - a.path.length)[0]
 if (!device) throw new Error('the drop lies on no device')
-const production = db.query<{ id: number }, [number]>('SELECT id FROM productions WHERE upload_device = ? ORDER BY id LIMIT 1').get(device.id)
+const production = db
+  .query<{ id: number }, [number]>('SELECT id FROM productions WHERE upload_device = ? ORDER BY id LIMIT 1')
+  .get(device.id)
 if (!production) throw new Error('no production watches the device')
 
-const insertAsset = db.prepare<{ id: number }, [string, number, number, string, string, string, number, number, number]>(
+const insertAsset = db.prepare<
+  { id: number },
+  [string, number, number, string, string, string, number, number, number]
+>(
   `INSERT INTO media_assets (kind, name, description, production, device, status_asset, status_asset_description, path_file,
      path_proxy, is_archive, is_production, approval, meta_field_store, technical, archive_details, date_crt, date_add, date_mod,
      date_del, file_dev, file_ino, file_stamp)
    VALUES ('video', ?, '', ?, ?, 0, 'NEW', ?, '', 0, 1, 0, '{}', '{}', '{}', NULL, ?, ?, NULL, ?, ?, ?) RETURNING id`,
 )
 const insertHistory = db.prepare<unknown, [string, string, number, string, string, number]>(
-  'INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, NULL, NULL, ?, \'videoasset\', ?, ?, ?, ?)',
+  "INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, NULL, NULL, ?, 'videoasset', ?, ?, ?, ?)",
 )
 const insertLog = db.prepare<{ id: number }, [string, string, number, number, string, string]>(
   `INSERT INTO import_logs (asset_type, asset_path, status, error, warning, payload, asset_config, asset_import_id, production, date_add, date_mod)
@@ -49,7 +60,9 @@ const insertTask = db.prepare<{ id: number }, [string, number, string, string, s
 const assetDone = db.prepare<unknown, [number, number, string, string, number]>(
   'UPDATE media_assets SET status_asset = 6, file_size = ?, file_mtime = ?, file_hash = ?, date_mod = ? WHERE id = ?',
 )
-const logDone = db.prepare<unknown, [string, string, number]>("UPDATE import_logs SET status = 'import_completed', error = '', warning = ?, date_mod = ? WHERE id = ?")
+const logDone = db.prepare<unknown, [string, string, number]>(
+  "UPDATE import_logs SET status = 'import_completed', error = '', warning = ?, date_mod = ? WHERE id = ?",
+)
 const taskDone = db.prepare<unknown, [string, string, string, number]>(
   "UPDATE tasks SET state = 'done', key = NULL, error = '', step = 'probe', date_start = ?, date_end = ?, result = ? WHERE id = ?",
 )
@@ -59,8 +72,21 @@ type Found = { path: string; dev: number; ino: number; stamp: number; size: numb
 /** What Reelhouse's history says of a new asset (the imported fields, each from null). */
 function created(path: string, name: string, t: string) {
   const fields: [string, unknown][] = [
-    ['name', name], ['description', ''], ['path_file', path], ['device', device!.id], ['is_archive', false], ['is_production', true], ['status_approval', 0],
-    ['meta_field_store', {}], ['archive_details', {}], ['technical', {}], ['status_asset', 0], ['path_proxy', ''], ['date_crt', null], ['date_add', t], ['date_del', null],
+    ['name', name],
+    ['description', ''],
+    ['path_file', path],
+    ['device', device!.id],
+    ['is_archive', false],
+    ['is_production', true],
+    ['status_approval', 0],
+    ['meta_field_store', {}],
+    ['archive_details', {}],
+    ['technical', {}],
+    ['status_asset', 0],
+    ['path_proxy', ''],
+    ['date_crt', null],
+    ['date_add', t],
+    ['date_del', null],
   ]
   return JSON.stringify(Object.fromEntries(fields.map(([k, v]) => [k, { old: null, new: v }])))
 }

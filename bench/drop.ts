@@ -67,10 +67,20 @@ async function setUp(label: string): Promise<{ s: Server; data: string; drop: st
   const prof = PROF && label === 'reelhouse' ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(PROF)}`] : []
   const data = join(dir, 'data')
   // BENCH_DROP_STDERR=FILE: the server's standard error also appended to FILE (the same process, by exec).
-  const stderrTo = process.env.BENCH_DROP_STDERR && label === 'reelhouse' ? ['bash', '-c', `exec "$0" "$@" 2> >(tee -a '${resolve(process.env.BENCH_DROP_STDERR)}' >&2)`] : []
-  const s = await serve([...stderrTo, process.execPath, ...prof, join(ROOT, 'src', 'main.ts')], data, ['--ffmpeg', noFfmpeg, '--settle', '1', '--quiet'])
+  const stderrTo =
+    process.env.BENCH_DROP_STDERR && label === 'reelhouse'
+      ? ['bash', '-c', `exec "$0" "$@" 2> >(tee -a '${resolve(process.env.BENCH_DROP_STDERR)}' >&2)`]
+      : []
+  const s = await serve([...stderrTo, process.execPath, ...prof, join(ROOT, 'src', 'main.ts')], data, [
+    '--ffmpeg',
+    noFfmpeg,
+    '--settle',
+    '1',
+    '--quiet',
+  ])
   if ((await api(s, 'POST', '/api/devices/', { name: 'share', path: device })).status !== 201) throw new Error('device')
-  if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')
+  if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201)
+    throw new Error('production')
   await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
   return { s, data, drop: `${device}Show/drop` }
 }
@@ -81,7 +91,13 @@ async function copy(source: string, to: string) {
 }
 
 type Round = {
-  seconds: number; cpuMsPerFile: number; longestMs: number; peakMiB: number; assets: number; scans?: number; scanned?: string
+  seconds: number
+  cpuMsPerFile: number
+  longestMs: number
+  peakMiB: number
+  assets: number
+  scans?: number
+  scanned?: string
   /** The longest /api/health wait of the idle server just before the drop, asked the same way for IDLE_PROBE_MS. */
   idleLongestMs?: number
   /** Seconds the server's main thread spent waiting for a CPU (runnable, not running) during the drop, and on one. */
@@ -104,7 +120,12 @@ async function reelhouse(source: string): Promise<Round> {
     const since = Date.now()
     await copy(source, drop)
     const t = performance.now()
-    await waitUntil('the drop imported', 1_800_000, async () => (await count(s, '/api/videoassets/?limit=1')) >= FILES && (await busyTasks(s)) === 0, 200)
+    await waitUntil(
+      'the drop imported',
+      1_800_000,
+      async () => (await count(s, '/api/videoassets/?limit=1')) >= FILES && (await busyTasks(s)) === 0,
+      200,
+    )
     const seconds = (performance.now() - t) / 1000
     const cpu = cpuSeconds(s.pid) - cpu0
     const sched = mainThreadSched(s.pid)
@@ -114,12 +135,32 @@ async function reelhouse(source: string): Promise<Round> {
     const peakMiB = memory(s.pid).hwmMiB
     const assets = await count(s, '/api/videoassets/?limit=1')
     // The scan tasks the drop made (the start scans excepted): how often the drop folder was looked at.
-    const scans = ((await api(s, 'GET', '/api/tasks/?kind=scan&limit=1000')).json as { date_start: string; date_end: string; result: { seen?: number; imported?: number } }[])
-      .filter((t) => t.result?.seen !== undefined && Date.parse(t.date_end) >= since)
+    const scans = (
+      (await api(s, 'GET', '/api/tasks/?kind=scan&limit=1000')).json as {
+        date_start: string
+        date_end: string
+        result: { seen?: number; imported?: number }
+      }[]
+    ).filter((t) => t.result?.seen !== undefined && Date.parse(t.date_end) >= since)
     const scanSeconds = scans.reduce((a, t) => a + (Date.parse(t.date_end) - Date.parse(t.date_start)) / 1000, 0)
-    if (process.env.BENCH_DROP_TASKS) writeFileSync(process.env.BENCH_DROP_TASKS, JSON.stringify((await api(s, 'GET', '/api/tasks/?kind=scan&limit=1000&ordering=id')).json, null, 0))
+    if (process.env.BENCH_DROP_TASKS)
+      writeFileSync(
+        process.env.BENCH_DROP_TASKS,
+        JSON.stringify((await api(s, 'GET', '/api/tasks/?kind=scan&limit=1000&ordering=id')).json, null, 0),
+      )
     const scanned = `${scans.length} scans (${scans.map((t) => `${t.result.seen}/${t.result.imported}`).join(' ')} seen/imported), ${scanSeconds.toFixed(1)} s in scans`
-    return { seconds, cpuMsPerFile: (cpu * 1000) / FILES, longestMs: longest, peakMiB, assets, scans: scans.length, scanned, idleLongestMs, runQueueSeconds, mainCpuSeconds }
+    return {
+      seconds,
+      cpuMsPerFile: (cpu * 1000) / FILES,
+      longestMs: longest,
+      peakMiB,
+      assets,
+      scans: scans.length,
+      scanned,
+      idleLongestMs,
+      runQueueSeconds,
+      mainCpuSeconds,
+    }
   } finally {
     await s.stop()
   }
@@ -131,9 +172,14 @@ async function baseline(source: string): Promise<Round> {
   await copy(source, drop)
   const t = performance.now()
   // The warnings Reelhouse's import task writes without ffmpeg, word for word.
-  const absent = (tool: string) => `${tool} was not found in ${join(scratch.path, 'no-ffmpeg')}; media is not probed and no proxies are made (install ffmpeg or pass --ffmpeg DIR)`
+  const absent = (tool: string) =>
+    `${tool} was not found in ${join(scratch.path, 'no-ffmpeg')}; media is not probed and no proxies are made (install ffmpeg or pass --ffmpeg DIR)`
   const env = { ...process.env, BENCH_WARNING_PROBE: absent('ffprobe'), BENCH_WARNING_PROXY: absent('ffmpeg') }
-  const run = spawnSync([process.execPath, join(ROOT, 'bench', 'drop-baseline.ts'), dbFile(data), drop], { stdout: 'pipe', stderr: 'pipe', env })
+  const run = spawnSync([process.execPath, join(ROOT, 'bench', 'drop-baseline.ts'), dbFile(data), drop], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env,
+  })
   const seconds = (performance.now() - t) / 1000
   if (run.exitCode !== 0) throw new Error(`drop-baseline: ${run.stderr.toString()}`)
   const out = JSON.parse(run.stdout.toString()) as { files: number; cpuMs: number; peakMiB: number }
@@ -150,9 +196,11 @@ async function main(): Promise<boolean> {
     for (const label of order) {
       const round = label === 'reelhouse' ? await reelhouse(source) : await baseline(source)
       results[label].push(round)
-      console.error(`  round ${r + 1} ${label}: ${round.seconds.toFixed(1)} s (${(FILES / round.seconds).toFixed(0)} files/s), ${round.cpuMsPerFile.toFixed(2)} ms CPU a file, ` +
-        `longest /api/health wait ${round.longestMs.toFixed(1)} ms${round.idleLongestMs === undefined ? '' : ` (idle server: ${round.idleLongestMs.toFixed(1)} ms)`}, ` +
-        `${round.runQueueSeconds === undefined ? '' : `main thread ${round.mainCpuSeconds!.toFixed(1)} s on a CPU and ${round.runQueueSeconds.toFixed(1)} s waiting for one, `}peak RSS ${round.peakMiB.toFixed(0)} MiB, ${round.assets} assets${round.scanned ? `; ${round.scanned}` : ''}`)
+      console.error(
+        `  round ${r + 1} ${label}: ${round.seconds.toFixed(1)} s (${(FILES / round.seconds).toFixed(0)} files/s), ${round.cpuMsPerFile.toFixed(2)} ms CPU a file, ` +
+          `longest /api/health wait ${round.longestMs.toFixed(1)} ms${round.idleLongestMs === undefined ? '' : ` (idle server: ${round.idleLongestMs.toFixed(1)} ms)`}, ` +
+          `${round.runQueueSeconds === undefined ? '' : `main thread ${round.mainCpuSeconds!.toFixed(1)} s on a CPU and ${round.runQueueSeconds.toFixed(1)} s waiting for one, `}peak RSS ${round.peakMiB.toFixed(0)} MiB, ${round.assets} assets${round.scanned ? `; ${round.scanned}` : ''}`,
+      )
     }
   }
   const med = (label: keyof typeof results, f: (r: Round) => number) => median(results[label].map(f))
@@ -163,17 +211,45 @@ async function main(): Promise<boolean> {
   const all = results.reelhouse.every((r) => r.assets === FILES) && results.baseline.every((r) => r.assets === FILES)
   const n = FILES.toLocaleString('en')
   const rows = [
-    [`Drop of ${n} files: Reelhouse, end of cp to every asset imported, median`, `${med('reelhouse', (r) => r.seconds).toFixed(1)} s (${rate('reelhouse').toFixed(0)} files/s); ${med('reelhouse', (r) => r.cpuMsPerFile).toFixed(2)} ms server CPU a file`, '', ''],
-    [`Drop of ${n} files: baseline (one process: walk, lstat, the same rows, 500 a transaction), median`, `${med('baseline', (r) => r.seconds).toFixed(1)} s (${rate('baseline').toFixed(0)} files/s); ${med('baseline', (r) => r.cpuMsPerFile).toFixed(2)} ms CPU a file`, '', ''],
-    [`Drop: Reelhouse's files/s over the baseline's, median of rounds`, ratio.toFixed(2), `≥ ${TARGET.ratio}`, ratio >= TARGET.ratio ? 'pass' : 'FAIL'],
-    [`Drop: longest /api/health wait, median`, `${wait.toFixed(1)} ms`, `< ${TARGET.waitMs} ms`, wait < TARGET.waitMs ? 'pass' : 'FAIL'],
-    [`Drop: Reelhouse's peak RSS (VmHWM), highest round`, `${peak.toFixed(0)} MiB`, `< ${TARGET.rssMiB} MiB`, peak < TARGET.rssMiB ? 'pass' : 'FAIL'],
+    [
+      `Drop of ${n} files: Reelhouse, end of cp to every asset imported, median`,
+      `${med('reelhouse', (r) => r.seconds).toFixed(1)} s (${rate('reelhouse').toFixed(0)} files/s); ${med('reelhouse', (r) => r.cpuMsPerFile).toFixed(2)} ms server CPU a file`,
+      '',
+      '',
+    ],
+    [
+      `Drop of ${n} files: baseline (one process: walk, lstat, the same rows, 500 a transaction), median`,
+      `${med('baseline', (r) => r.seconds).toFixed(1)} s (${rate('baseline').toFixed(0)} files/s); ${med('baseline', (r) => r.cpuMsPerFile).toFixed(2)} ms CPU a file`,
+      '',
+      '',
+    ],
+    [
+      `Drop: Reelhouse's files/s over the baseline's, median of rounds`,
+      ratio.toFixed(2),
+      `≥ ${TARGET.ratio}`,
+      ratio >= TARGET.ratio ? 'pass' : 'FAIL',
+    ],
+    [
+      `Drop: longest /api/health wait, median`,
+      `${wait.toFixed(1)} ms`,
+      `< ${TARGET.waitMs} ms`,
+      wait < TARGET.waitMs ? 'pass' : 'FAIL',
+    ],
+    [
+      `Drop: Reelhouse's peak RSS (VmHWM), highest round`,
+      `${peak.toFixed(0)} MiB`,
+      `< ${TARGET.rssMiB} MiB`,
+      peak < TARGET.rssMiB ? 'pass' : 'FAIL',
+    ],
     [`Drop: every file one asset`, all ? 'yes' : 'no', 'yes', all ? 'pass' : 'FAIL'],
   ]
   console.log('\n' + rows.map((r) => r.join('  |  ')).join('\n'))
   const ok = rows.every((r) => r[3] !== 'FAIL')
   if (process.env.BENCH_NO_DOC !== '1' && !PROF)
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'drop', `## A drop of ${n} files (bench/drop.ts)
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'drop',
+      `## A drop of ${n} files (bench/drop.ts)
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel} (load average at start: ${host.load}); Bun ${host.bun}
@@ -202,7 +278,8 @@ migrations, so the same triggers and search index), the server stopped: it walks
 writes for a dropped file (the media asset with its history row, the ImportLog, the import task;
 then the asset's status, the log's end and the task's end), timed from the end of the cp to its
 exit.
-`)
+`,
+    )
   return ok
 }
 

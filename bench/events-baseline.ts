@@ -38,7 +38,9 @@ const server = Bun.serve({
     }
     const id = Number(url.searchParams.get('id'))
     write.run(id, `probe ${id}`)
-    const bytes = encoder.encode(`id: ${next++}\nevent: asset\ndata: {"type":"videoasset","id":${id},"action":"updated"}\n\n`)
+    const bytes = encoder.encode(
+      `id: ${next++}\nevent: asset\ndata: {"type":"videoasset","id":${id},"action":"updated"}\n\n`,
+    )
     for (const s of streams) s.enqueue(bytes)
     return new Response(null, { status: 204 })
   },

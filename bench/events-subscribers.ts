@@ -19,7 +19,10 @@ const controllers: AbortController[] = []
 async function client(): Promise<void> {
   const controller = new AbortController()
   controllers.push(controller)
-  const r = await fetch(url!, { headers: key === '-' ? {} : { authorization: `Token ${key}` }, signal: controller.signal })
+  const r = await fetch(url!, {
+    headers: key === '-' ? {} : { authorization: `Token ${key}` },
+    signal: controller.signal,
+  })
   if (r.status !== 200) throw new Error(`stream: ${r.status} ${await r.text()}`)
   const reader = r.body!.getReader()
   const decoder = new TextDecoder()

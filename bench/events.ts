@@ -35,9 +35,15 @@ type Clients = { done(): Promise<{ received: Record<string, number[]>; types: Re
 
 /** The clients' process, once every stream has answered. */
 async function clients(url: string, key: string): Promise<Clients> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'events-subscribers.ts'), url, key, String(cfg.clients)], {
-    stdin: 'pipe', stdout: 'pipe', stderr: 'inherit', env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: String(cfg.clients + 64) },
-  })
+  const proc = Bun.spawn(
+    [process.execPath, join(ROOT, 'bench', 'events-subscribers.ts'), url, key, String(cfg.clients)],
+    {
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'inherit',
+      env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: String(cfg.clients + 64) },
+    },
+  )
   children.add(proc)
   const reader = proc.stdout.getReader()
   const decoder = new TextDecoder()
@@ -63,7 +69,15 @@ async function clients(url: string, key: string): Promise<Clients> {
   }
 }
 
-type Round = { latencies: number[]; missing: number; costMiB: number; rssMiB: number; types: Record<string, number>; dropped: number; seconds: number }
+type Round = {
+  latencies: number[]
+  missing: number
+  costMiB: number
+  rssMiB: number
+  types: Record<string, number>
+  dropped: number
+  seconds: number
+}
 
 /** One round of Reelhouse (`cli`): a fresh data folder, the project and the probe assets, the clients, the copies and the probes. */
 async function reelhouse(cli: string[], label: string): Promise<Round> {
@@ -86,12 +100,26 @@ async function reelhouse(cli: string[], label: string): Promise<Round> {
     }
     await must('POST', '/api/devices/', { name: 'share', path: device }, 201)
     const production = await must('POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` }, 201)
-    const project = await must('POST', '/api/projectassets/', { name: 'Source', bundle_root: `${source}/`, production_id: production.id }, 201)
+    const project = await must(
+      'POST',
+      '/api/projectassets/',
+      { name: 'Source', bundle_root: `${source}/`, production_id: production.id },
+      201,
+    )
     const probes: number[] = []
     for (let i = 0; i < cfg.probes; i++) {
       const path = join(device, 'Show', 'probes', `probe_${i}.mov`)
       writeFileSync(path, 'probe')
-      probes.push((await must('POST', '/api/videoassets/', { name: `probe ${i}`, path_file: path, production: production.id }, 201)).id)
+      probes.push(
+        (
+          await must(
+            'POST',
+            '/api/videoassets/',
+            { name: `probe ${i}`, path_file: path, production: production.id },
+            201,
+          )
+        ).id,
+      )
     }
     await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
     await Bun.sleep(2000)
@@ -101,7 +129,17 @@ async function reelhouse(cli: string[], label: string): Promise<Round> {
     const withClients = memory(s.pid).rssMiB
     const t0 = performance.now()
     for (let i = 0; i < cfg.tasks; i++)
-      await must('POST', '/api/projectassets/', { name: `Copy ${i}`, copy_of: project.id, production_id: production.id, bundle_root: `${device}Show/copies/copy_${i}/` }, 201)
+      await must(
+        'POST',
+        '/api/projectassets/',
+        {
+          name: `Copy ${i}`,
+          copy_of: project.id,
+          production_id: production.id,
+          bundle_root: `${device}Show/copies/copy_${i}/`,
+        },
+        201,
+      )
     const sent = new Map<number, number>()
     for (const id of probes) {
       sent.set(id, now())
@@ -123,9 +161,13 @@ async function reelhouse(cli: string[], label: string): Promise<Round> {
 /** One round of the baseline: the clients, and the probes as POST /poke. */
 async function baseline(): Promise<Round> {
   const dir = mkdtempSync(join(scratch.path, 'baseline-'))
-  const { proc, port } = await spawnListening('baseline', [process.execPath, 'bench/events-baseline.ts', join(dir, 'probes.db')], {
-    portOf: (l) => /^listening (\d+)$/.exec(l.trim())?.[1],
-  })
+  const { proc, port } = await spawnListening(
+    'baseline',
+    [process.execPath, 'bench/events-baseline.ts', join(dir, 'probes.db')],
+    {
+      portOf: (l) => /^listening (\d+)$/.exec(l.trim())?.[1],
+    },
+  )
   const base = `http://127.0.0.1:${port}`
   try {
     const before = memory(proc.pid).rssMiB
@@ -142,7 +184,12 @@ async function baseline(): Promise<Round> {
     }
     await Bun.sleep(500)
     const result = await c.done()
-    return { ...collect(result, sent), costMiB: withClients - before, rssMiB: memory(proc.pid).rssMiB, seconds: (performance.now() - t0) / 1000 }
+    return {
+      ...collect(result, sent),
+      costMiB: withClients - before,
+      rssMiB: memory(proc.pid).rssMiB,
+      seconds: (performance.now() - t0) / 1000,
+    }
   } finally {
     proc.kill('SIGTERM')
     await proc.exited
@@ -152,7 +199,10 @@ async function baseline(): Promise<Round> {
 }
 
 /** Each client's delivery time of each probe's event; the deliveries that never came. */
-function collect(r: { received: Record<string, number[]>; types: Record<string, number>; ended: number }, sent: Map<number, number>) {
+function collect(
+  r: { received: Record<string, number[]>; types: Record<string, number>; ended: number },
+  sent: Map<number, number>,
+) {
   const latencies: number[] = []
   let missing = 0
   for (const [id, at] of sent) {
@@ -179,8 +229,10 @@ async function main(): Promise<boolean> {
     for (const label of labels.map((_, i) => labels[(i + round) % labels.length]!)) {
       const r = await runs[label]!()
       results[label]!.push(r)
-      console.error(`  round ${round + 1} ${label.padEnd(8)} delivery p50 ${median(r.latencies).toFixed(1)} ms p95 ${pct(r.latencies, 95).toFixed(1)} ms max ${Math.max(...r.latencies).toFixed(1)} ms; ` +
-        `missing ${r.missing}, dropped ${r.dropped}; ${cfg.clients} streams cost ${r.costMiB.toFixed(1)} MiB; events per client ${JSON.stringify(Object.fromEntries(Object.entries(r.types).map(([k, v]) => [k, Math.round(v / cfg.clients)])))}; ${r.seconds.toFixed(1)} s`)
+      console.error(
+        `  round ${round + 1} ${label.padEnd(8)} delivery p50 ${median(r.latencies).toFixed(1)} ms p95 ${pct(r.latencies, 95).toFixed(1)} ms max ${Math.max(...r.latencies).toFixed(1)} ms; ` +
+          `missing ${r.missing}, dropped ${r.dropped}; ${cfg.clients} streams cost ${r.costMiB.toFixed(1)} MiB; events per client ${JSON.stringify(Object.fromEntries(Object.entries(r.types).map(([k, v]) => [k, Math.round(v / cfg.clients)])))}; ${r.seconds.toFixed(1)} s`,
+      )
     }
   }
 
@@ -188,28 +240,62 @@ async function main(): Promise<boolean> {
   const m = (label: string, f: (r: Round) => number) => median(results[label]!.map(f))
   const verdicts = ['compiled', 'source'].flatMap((label) => [
     { label, what: 'delivery p95', value: m(label, (r) => pct(r.latencies, 95)), target: TARGET.p95Ms, unit: 'ms' },
-    { label, what: `RSS of ${cfg.clients} open streams`, value: Math.max(...results[label]!.map((r) => r.costMiB)), target: TARGET.costMiB, unit: 'MiB' },
+    {
+      label,
+      what: `RSS of ${cfg.clients} open streams`,
+      value: Math.max(...results[label]!.map((r) => r.costMiB)),
+      target: TARGET.costMiB,
+      unit: 'MiB',
+    },
   ])
-  const lost = ['compiled', 'source'].reduce((a, l) => a + results[l]!.reduce((b, r) => b + r.missing + r.dropped, 0), 0)
+  const lost = ['compiled', 'source'].reduce(
+    (a, l) => a + results[l]!.reduce((b, r) => b + r.missing + r.dropped, 0),
+    0,
+  )
   const pass = verdicts.every((v) => v.value < v.target) && lost === 0
   const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL')
   const label = (l: string) => (l === 'compiled' ? 'compiled executable' : l === 'source' ? 'source run' : 'baseline')
   const rows: [string, string, string, string][] = [
-    ...verdicts.map((v): [string, string, string, string] => [`Events, ${label(v.label)}: ${v.what} (${v.what.startsWith('delivery') ? 'median of rounds' : 'highest of rounds'})`, `${n(v.value, 1)} ${v.unit}`, `< ${v.target} ${v.unit}`, mark(v.value < v.target)]),
-    ['Events, baseline: delivery p95 (median of rounds); RSS of the open streams', `${n(m('baseline', (r) => pct(r.latencies, 95)), 1)} ms; ${n(m('baseline', (r) => r.costMiB), 1)} MiB`, '', ''],
+    ...verdicts.map((v): [string, string, string, string] => [
+      `Events, ${label(v.label)}: ${v.what} (${v.what.startsWith('delivery') ? 'median of rounds' : 'highest of rounds'})`,
+      `${n(v.value, 1)} ${v.unit}`,
+      `< ${v.target} ${v.unit}`,
+      mark(v.value < v.target),
+    ]),
+    [
+      'Events, baseline: delivery p95 (median of rounds); RSS of the open streams',
+      `${n(
+        m('baseline', (r) => pct(r.latencies, 95)),
+        1,
+      )} ms; ${n(
+        m('baseline', (r) => r.costMiB),
+        1,
+      )} MiB`,
+      '',
+      '',
+    ],
     ['Events: deliveries missing and clients dropped, Reelhouse (all rounds)', `${n(lost)}`, '0', mark(lost === 0)],
   ]
-  const perRound = (l: string) => results[l]!.map((r) => `p50 ${n(median(r.latencies), 1)} / p95 ${n(pct(r.latencies, 95), 1)} / max ${n(Math.max(...r.latencies), 1)} ms, streams ${n(r.costMiB, 1)} MiB, RSS at the end ${n(r.rssMiB)} MiB`).join('; ')
+  const perRound = (l: string) =>
+    results[l]!.map(
+      (r) =>
+        `p50 ${n(median(r.latencies), 1)} / p95 ${n(pct(r.latencies, 95), 1)} / max ${n(Math.max(...r.latencies), 1)} ms, streams ${n(r.costMiB, 1)} MiB, RSS at the end ${n(r.rssMiB)} MiB`,
+    ).join('; ')
   const perClient = (l: string) => {
     const r = results[l]![0]!
-    return Object.entries(r.types).map(([k, v]) => `${k} ${n(v / cfg.clients)}`).join(', ')
+    return Object.entries(r.types)
+      .map(([k, v]) => `${k} ${n(v / cfg.clients)}`)
+      .join(', ')
   }
   console.log('\nEvent stream benchmark')
   for (const r of rows) console.log(`${r[0].padEnd(90)} ${r[1].padEnd(20)} ${r[2].padEnd(9)} ${r[3]}`)
   for (const l of Object.keys(results)) console.log(`per round, ${label(l)}: ${perRound(l)}`)
 
   if (process.env.BENCH_NO_DOC !== '1') {
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'events', `## Events: ${n(cfg.clients)} clients of GET /api/events/ while ${n(cfg.tasks)} copies report progress
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'events',
+      `## Events: ${n(cfg.clients)} clients of GET /api/events/ while ${n(cfg.tasks)} copies report progress
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
@@ -220,7 +306,9 @@ async function main(): Promise<boolean> {
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 
 Per round (the servers' order rotated each round):
-${Object.keys(results).map((l) => `- ${label(l)}: ${perRound(l)}`).join('\n')}
+${Object.keys(results)
+  .map((l) => `- ${label(l)}: ${perRound(l)}`)
+  .join('\n')}
 
 Events each client got in the first round: compiled executable ${perClient('compiled')}; source run ${perClient('source')}.
 
@@ -240,9 +328,11 @@ What is measured:
 - **Baseline**: bench/events-baseline.ts, raw \`Bun.serve\` sending the same SSE message to every
   open stream after one \`bun:sqlite\` write, on \`POST /poke\`; the same clients and changes, no
   copies, no auth, no filter.
-`)
+`,
+    )
   }
-  if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'events', headline: rows.slice(0, 1) }))
+  if (process.env.BENCH_RESULTS)
+    writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'events', headline: rows.slice(0, 1) }))
   return pass
 }
 

@@ -25,7 +25,10 @@ try {
   const device = join(tmp, 'device')
   for (let i = 0; i < FILES; i++) {
     if (i % 1000 === 0) mkdirSync(join(device, `d${String(i / 1000).padStart(3, '0')}`), { recursive: true })
-    writeFileSync(join(device, `d${String(Math.floor(i / 1000)).padStart(3, '0')}`, `clip_${String(i).padStart(6, '0')}.mov`), '')
+    writeFileSync(
+      join(device, `d${String(Math.floor(i / 1000)).padStart(3, '0')}`, `clip_${String(i).padStart(6, '0')}.mov`),
+      '',
+    )
   }
   const db = openDb(join(data, 'reelhouse.db'))
   migrate(db)
@@ -39,29 +42,52 @@ try {
   core.runner.start()
   const headers = { authorization: `Token ${key}`, 'content-type': 'application/json' }
   const post = async (path: string, body: unknown) => {
-    const r = await app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers, body: JSON.stringify(body) }))
+    const r = await app.handle(
+      new Request(`http://localhost${path}`, { method: 'POST', headers, body: JSON.stringify(body) }),
+    )
     if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`)
     return r.json() as Promise<any>
   }
   const dev = await post('/api/devices/', { name: 'Bench', path: device + '/' })
-  await post('/api/productions/', { name: 'Bench', codename: 'bench', storage_root: device + '/', proxy_root: device + '/proxies/', upload_device: dev.id })
-  const importOne = (i: number) => post('/api/asset/import/', {
-    type: 'video', production: 'Bench',
-    asset: { asset_meta: { name: `clip_${i}`, path_file: `${device}/d${String(Math.floor(i / 1000)).padStart(3, '0')}/clip_${String(i).padStart(6, '0')}.mov`, description: `Bench import ${i}`, width: 1920, height: 1080, duration: 250 + (i % 5000) } },
+  await post('/api/productions/', {
+    name: 'Bench',
+    codename: 'bench',
+    storage_root: device + '/',
+    proxy_root: device + '/proxies/',
+    upload_device: dev.id,
   })
+  const importOne = (i: number) =>
+    post('/api/asset/import/', {
+      type: 'video',
+      production: 'Bench',
+      asset: {
+        asset_meta: {
+          name: `clip_${i}`,
+          path_file: `${device}/d${String(Math.floor(i / 1000)).padStart(3, '0')}/clip_${String(i).padStart(6, '0')}.mov`,
+          description: `Bench import ${i}`,
+          width: 1920,
+          height: 1080,
+          duration: 250 + (i % 5000),
+        },
+      },
+    })
   const round = async (from: number, to: number) => {
     let next = from
     const t = performance.now()
     const cpu = process.cpuUsage()
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < to) await importOne(next++)
-    }))
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < to) await importOne(next++)
+      }),
+    )
     const answered = performance.now() - t
     await core.runner.idle()
     const total = performance.now() - t
     const used = process.cpuUsage(cpu)
     const n = to - from
-    console.log(`${n} imports: answered ${(answered * 1000 / n).toFixed(0)} µs each, tasks done ${(total * 1000 / n).toFixed(0)} µs each (${(n / total * 1000).toFixed(0)}/s); CPU ${((used.user + used.system) / n).toFixed(0)} µs each`)
+    console.log(
+      `${n} imports: answered ${((answered * 1000) / n).toFixed(0)} µs each, tasks done ${((total * 1000) / n).toFixed(0)} µs each (${((n / total) * 1000).toFixed(0)}/s); CPU ${((used.user + used.system) / n).toFixed(0)} µs each`,
+    )
   }
   await round(0, Math.min(2000, FILES)) // warm-up
   await round(Math.min(2000, FILES), FILES)

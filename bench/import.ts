@@ -27,7 +27,17 @@ import { migrate } from '../src/db/migrate.ts'
 import { createFfmpeg } from '../src/media/ffmpeg.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { machine, writeSection } from './doc.ts'
-import { children, envNumber, memory, onInterrupt, resetPeak, ROOT, runBench, spawnListening, stopChildren } from './procs.ts'
+import {
+  children,
+  envNumber,
+  memory,
+  onInterrupt,
+  resetPeak,
+  ROOT,
+  runBench,
+  spawnListening,
+  stopChildren,
+} from './procs.ts'
 
 const BUN = process.execPath
 const LUA = join(import.meta.dir, 'import.lua')
@@ -110,14 +120,32 @@ async function stopAll() {
 }
 onInterrupt(stopAll, () => tmp ?? 'nothing')
 
-type Server = { label: 'app' | 'bare' | 'raw'; proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string; db: string; key?: string; tail: string[] }
+type Server = {
+  label: 'app' | 'bare' | 'raw'
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  base: string
+  db: string
+  key?: string
+  tail: string[]
+}
 
 /**
  * Spawns a server and waits for the line that names its port. `tail` keeps its last lines (shown
  * when a run fails) without the two lines Reelhouse logs per task.
  */
-async function start(label: Server['label'], cmd: string[], db: string, portOf: (line: string) => string | undefined, env: Record<string, string> = {}): Promise<Server> {
-  const { proc, port, lines } = await spawnListening(label, cmd, { portOf, env, keep: 40, drop: / info task (started|done) |^\s*$/ })
+async function start(
+  label: Server['label'],
+  cmd: string[],
+  db: string,
+  portOf: (line: string) => string | undefined,
+  env: Record<string, string> = {},
+): Promise<Server> {
+  const { proc, port, lines } = await spawnListening(label, cmd, {
+    portOf,
+    env,
+    keep: 40,
+    drop: / info task (started|done) |^\s*$/,
+  })
   return { label, proc, base: `http://127.0.0.1:${port}`, db, tail: lines }
 }
 
@@ -138,7 +166,9 @@ function dropSearchIndex(file: string) {
   const db = new Database(file)
   try {
     db.run('PRAGMA busy_timeout = 5000')
-    const triggers = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_search_%'").all()
+    const triggers = db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_search_%'")
+      .all()
     if (triggers.length !== 10) throw new Error(`expected the 10 search index triggers, found ${triggers.length}`)
     for (const { name } of triggers) db.run(`DROP TRIGGER "${name}"`)
   } finally {
@@ -148,12 +178,13 @@ function dropSearchIndex(file: string) {
 
 /** CPU seconds (user + system) the process has used so far. */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ')
   // utime and stime are fields 14 and 15 of stat (11 and 12 after the state), in clock ticks.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
 }
 const CLOCK_TICKS = Number(spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100
-
 
 // ------------------------------------------------------------------ the two servers
 
@@ -163,20 +194,44 @@ const CLOCK_TICKS = Number(spawnSync(['getconf', 'CLK_TCK']).stdout.toString().t
  * itself) an empty second device, so that only the benchmark's requests import the files.
  */
 const place = (dev: string, uploads: string) => ({
-  devices: [{ name: 'online', path: dev }, { name: 'uploads', path: uploads }],
+  devices: [
+    { name: 'online', path: dev },
+    { name: 'uploads', path: uploads },
+  ],
   production: { name: PRODUCTION, storage_root: `${dev}show/`, upload_device: 2 },
 })
 
 async function startReelhouse(dataDir: string, dev: string, uploads: string, ffmpegDir: string): Promise<Server> {
   const prof = cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(cfg.cpuProf)}`] : []
-  const server = await start('app', [BUN, ...prof, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', ffmpegDir, '--quiet'], dbFile(dataDir), (line) =>
-    / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
+  const server = await start(
+    'app',
+    [
+      BUN,
+      ...prof,
+      'src/main.ts',
+      'serve',
+      '--data',
+      dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--ffmpeg',
+      ffmpegDir,
+      '--quiet',
+    ],
+    dbFile(dataDir),
+    (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
   )
   server.key = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim()
   const { devices, production } = place(dev, uploads)
-  for (const [path, body] of [...devices.map((d) => ['/api/devices/', d] as const), ['/api/productions/', production] as const]) {
+  for (const [path, body] of [
+    ...devices.map((d) => ['/api/devices/', d] as const),
+    ['/api/productions/', production] as const,
+  ]) {
     const r = await fetch(server.base + path, {
-      method: 'POST', body: JSON.stringify(body),
+      method: 'POST',
+      body: JSON.stringify(body),
       headers: { authorization: `Token ${server.key}`, 'content-type': 'application/json', accept: 'application/json' },
     })
     if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${await r.text()}`)
@@ -185,27 +240,54 @@ async function startReelhouse(dataDir: string, dev: string, uploads: string, ffm
 }
 
 /** A catalogue made by the real migrations, with the rows the two POSTs above make, then the baseline over it. */
-async function startBaseline(dataDir: string, dev: string, uploads: string, warnings: { probe: string; proxy: string }): Promise<Server> {
+async function startBaseline(
+  dataDir: string,
+  dev: string,
+  uploads: string,
+  warnings: { probe: string; proxy: string },
+): Promise<Server> {
   const db = openDb(dbFile(dataDir))
   try {
     migrate(db)
     const { devices, production } = place(dev, uploads)
     const now = isoTimestamp()
     const client = db.$client
-    const ids = devices.map((d) =>
-      client.query<{ id: number }, [string, string, string, string]>('INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?) RETURNING id')
-        .get(d.name, d.name, d.path, now)!.id)
+    const ids = devices.map(
+      (d) =>
+        client
+          .query<{ id: number }, [string, string, string, string]>(
+            'INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?) RETURNING id',
+          )
+          .get(d.name, d.name, d.path, now)!.id,
+    )
     const id = ids[0]!
-    client.query(`INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device, imageasset_device,
+    client
+      .query(`INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device, imageasset_device,
         videoasset_device, date_add) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(production.name, production.name.toLowerCase(), production.storage_root, `${production.storage_root}proxies/`, production.upload_device, id, id, id, now)
+      .run(
+        production.name,
+        production.name.toLowerCase(),
+        production.storage_root,
+        `${production.storage_root}proxies/`,
+        production.upload_device,
+        id,
+        id,
+        id,
+        now,
+      )
   } finally {
     db.$client.close()
   }
-  return start('raw', [BUN, 'bench/import-baseline.ts', dbFile(dataDir)], dbFile(dataDir), (line) => /^listening (\d+)$/.exec(line.trim())?.[1], {
-    BENCH_WARNING_PROBE: warnings.probe,
-    BENCH_WARNING_PROXY: warnings.proxy,
-  })
+  return start(
+    'raw',
+    [BUN, 'bench/import-baseline.ts', dbFile(dataDir)],
+    dbFile(dataDir),
+    (line) => /^listening (\d+)$/.exec(line.trim())?.[1],
+    {
+      BENCH_WARNING_PROBE: warnings.probe,
+      BENCH_WARNING_PROXY: warnings.proxy,
+    },
+  )
 }
 
 // ------------------------------------------------------------------ load
@@ -235,7 +317,17 @@ type Run = {
   cpuUs: number
 }
 
-const wrkArgs = (connections: number, url: string) => ['wrk', '-t1', `-c${connections}`, '-d600s', '--timeout', '10s', '-s', LUA, url]
+const wrkArgs = (connections: number, url: string) => [
+  'wrk',
+  '-t1',
+  `-c${connections}`,
+  '-d600s',
+  '--timeout',
+  '10s',
+  '-s',
+  LUA,
+  url,
+]
 
 /**
  * `count` imports of the files numbered from `first` over `connections` connections. The
@@ -247,15 +339,25 @@ async function load(server: Server, root: string, first: number, count: number, 
   const db = new Database(server.db, { readonly: true })
   const lastLog = db.query<{ n: number | null }, []>('SELECT max(id) AS n FROM import_logs')
   const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM tasks WHERE state IN ('queued', 'running')")
-  const failed = db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM tasks WHERE id > ? AND kind = 'import' AND state = 'failed'")
-  const importTasks = db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM tasks WHERE id > ? AND kind = 'import'")
+  const failed = db.query<{ n: number }, [number]>(
+    "SELECT count(*) AS n FROM tasks WHERE id > ? AND kind = 'import' AND state = 'failed'",
+  )
+  const importTasks = db.query<{ n: number }, [number]>(
+    "SELECT count(*) AS n FROM tasks WHERE id > ? AND kind = 'import'",
+  )
   const lastTask = db.query<{ n: number | null }, []>('SELECT max(id) AS n FROM tasks')
   try {
     const logsBefore = lastLog.get()!.n ?? 0
     const tasksBefore = lastTask.get()!.n ?? 0
     const env = {
-      ...process.env, BENCH_ROOT: root, BENCH_PRODUCTION: PRODUCTION, BENCH_PATH: IMPORT, BENCH_KEY: server.key ?? '',
-      BENCH_FIRST: String(first), BENCH_COUNT: String(count), BENCH_THREADS: '1',
+      ...process.env,
+      BENCH_ROOT: root,
+      BENCH_PRODUCTION: PRODUCTION,
+      BENCH_PATH: IMPORT,
+      BENCH_KEY: server.key ?? '',
+      BENCH_FIRST: String(first),
+      BENCH_COUNT: String(count),
+      BENCH_THREADS: '1',
     }
     const cpu0 = cpuSeconds(server.proc.pid)
     const t0 = performance.now()
@@ -288,13 +390,23 @@ async function load(server: Server, root: string, first: number, count: number, 
     const r = JSON.parse(line) as WrkResult
     const bad = Object.entries(r.errors).filter(([, n]) => n > 0)
     if (bad.length)
-      throw new Error(`wrk against ${server.label} saw errors ${JSON.stringify(r.errors)}; every import must answer 201. The server's last lines:\n${server.tail.join('\n')}`)
+      throw new Error(
+        `wrk against ${server.label} saw errors ${JSON.stringify(r.errors)}; every import must answer 201. The server's last lines:\n${server.tail.join('\n')}`,
+      )
     // One snapshot: a request wrk left in flight may still commit (its ImportLog and task together) between two reads.
-    const [imports, tasks, failures] = db.transaction((): [number, number, number] => [(lastLog.get()!.n ?? 0) - logsBefore, importTasks.get(tasksBefore)!.n, failed.get(tasksBefore)!.n])()
-    if (tasks !== imports || failures) throw new Error(`${server.label}: ${imports} imports, ${tasks} tasks, ${failures} failed`)
-    const lags = db.query<{ ms: number }, [number]>(
-      "SELECT (julianday(date_end) - julianday(date_add)) * 86400000 AS ms FROM tasks WHERE id > ? AND kind = 'import' AND state = 'done' ORDER BY ms",
-    ).all(tasksBefore).map((x) => x.ms)
+    const [imports, tasks, failures] = db.transaction((): [number, number, number] => [
+      (lastLog.get()!.n ?? 0) - logsBefore,
+      importTasks.get(tasksBefore)!.n,
+      failed.get(tasksBefore)!.n,
+    ])()
+    if (tasks !== imports || failures)
+      throw new Error(`${server.label}: ${imports} imports, ${tasks} tasks, ${failures} failed`)
+    const lags = db
+      .query<{ ms: number }, [number]>(
+        "SELECT (julianday(date_end) - julianday(date_add)) * 86400000 AS ms FROM tasks WHERE id > ? AND kind = 'import' AND state = 'done' ORDER BY ms",
+      )
+      .all(tasksBefore)
+      .map((x) => x.ms)
     const pct = (p: number) => lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))]!
     return {
       imports,
@@ -331,7 +443,11 @@ async function settle(server: Server): Promise<number> {
     }
     // Then the memory the setup freed goes back (the scan's garbage is collected as it ends; the
     // allocator returns the pages within a second): until the RSS has not fallen for 500 ms, 3 s at most.
-    for (let low = Infinity, flat = 0, t = performance.now(); flat < 5 && performance.now() - t < 3000; await Bun.sleep(100)) {
+    for (
+      let low = Infinity, flat = 0, t = performance.now();
+      flat < 5 && performance.now() - t < 3000;
+      await Bun.sleep(100)
+    ) {
       const now = memory(server.proc.pid).rssMiB
       flat = now < low - 1 ? 0 : flat + 1
       low = Math.min(low, now)
@@ -351,13 +467,16 @@ function sameRows(appDb: string, rawDb: string, n = 5) {
     try {
       const rows = (sql: string) => JSON.stringify(db.query(sql).all())
       return {
-        media_assets: rows(`SELECT id, kind, name, description, production, device, status_asset, status_asset_description, path_file, path_proxy,
+        media_assets:
+          rows(`SELECT id, kind, name, description, production, device, status_asset, status_asset_description, path_file, path_proxy,
           is_archive, is_production, approval, meta_field_store, technical, archive_details, date_crt, date_del, file_dev, file_ino, file_stamp
           FROM media_assets ORDER BY id LIMIT ${n}`),
-        import_logs: rows(`SELECT id, asset_type, asset_path, status, error, warning, payload, asset_config, asset_import_id, production
+        import_logs:
+          rows(`SELECT id, asset_type, asset_path, status, error, warning, payload, asset_config, asset_import_id, production
           FROM import_logs ORDER BY id LIMIT ${n}`),
         // Import tasks only, without their ids: Reelhouse's scans of the new devices come first.
-        tasks: rows(`SELECT kind, state, target, production, params, bytes_done, bytes_total, files_done, files_total, error, attempts, key
+        tasks:
+          rows(`SELECT kind, state, target, production, params, bytes_done, bytes_total, files_done, files_total, error, attempts, key
           FROM tasks WHERE kind = 'import' ORDER BY id LIMIT ${n}`),
       }
     } finally {
@@ -367,7 +486,8 @@ function sameRows(appDb: string, rawDb: string, n = 5) {
   const a = read(appDb)
   const b = read(rawDb)
   const differ = (Object.keys(a) as (keyof typeof a)[]).filter((table) => a[table] !== b[table])
-  for (const table of differ) console.error(`${table} rows differ between Reelhouse and the baseline:\n${a[table]}\n${b[table]}`)
+  for (const table of differ)
+    console.error(`${table} rows differ between Reelhouse and the baseline:\n${a[table]}\n${b[table]}`)
   return differ
 }
 
@@ -392,7 +512,9 @@ type Round = {
 async function main() {
   if (!Bun.which('wrk')) throw new Error('wrk is not installed (Debian: apt-get install wrk)')
   const host = machine()
-  console.error(`machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB, Linux ${host.kernel}, bun ${host.bun}; load ${host.load}`)
+  console.error(
+    `machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB, Linux ${host.kernel}, bun ${host.bun}; load ${host.load}`,
+  )
 
   tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-import-'))
   const dev = join(tmp, 'dev') + '/'
@@ -407,7 +529,9 @@ async function main() {
     if (i % PER_DIR === 0) mkdirSync(dir, { recursive: true })
     closeSync(openSync(join(dir, `clip_${String(i).padStart(6, '0')}.mov`), 'w'))
   }
-  console.error(`made ${FILES} empty files in ${Math.ceil(FILES / PER_DIR)} folders in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  console.error(
+    `made ${FILES} empty files in ${Math.ceil(FILES / PER_DIR)} folders in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
   // The warnings Reelhouse's import task writes without ffmpeg, for the baseline to write the same.
   const ff = await createFfmpeg({ dir: noFfmpeg })
   const warnings = { probe: ff.missing('ffprobe'), proxy: ff.missing('ffmpeg') }
@@ -425,9 +549,10 @@ async function main() {
     const dbs: Partial<Record<Server['label'], string>> = {}
     for (const label of order) {
       const dataDir = join(tmp, `round${round + 1}-${label}`)
-      const server = label === 'raw'
-        ? await startBaseline(dataDir, dev, uploads, warnings as { probe: string; proxy: string })
-        : await startReelhouse(dataDir, dev, uploads, noFfmpeg)
+      const server =
+        label === 'raw'
+          ? await startBaseline(dataDir, dev, uploads, warnings as { probe: string; proxy: string })
+          : await startReelhouse(dataDir, dev, uploads, noFfmpeg)
       if (label === 'bare') dropSearchIndex(server.db)
       dbs[label] = server.db
       const waited = await settle(server)
@@ -461,8 +586,13 @@ async function main() {
   const rate = m(app, (r) => r.loaded.taskRate)
   const peak = Math.max(...app.map((r) => r.peakMiB))
   const pass = {
-    rate: rate >= TARGET.rate, ratio: ratio >= TARGET.ratio, cpu: cpuRatio <= TARGET.cpu, low: lowGapMs <= TARGET.lowP50Ms, index: indexRatio >= TARGET.index,
-    rss: peak < TARGET.rssMiB, rows: rowsDiffer.size === 0,
+    rate: rate >= TARGET.rate,
+    ratio: ratio >= TARGET.ratio,
+    cpu: cpuRatio <= TARGET.cpu,
+    low: lowGapMs <= TARGET.lowP50Ms,
+    index: indexRatio >= TARGET.index,
+    rss: peak < TARGET.rssMiB,
+    rows: rowsDiffer.size === 0,
   }
   const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL')
   const n = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
@@ -470,21 +600,133 @@ async function main() {
   const C = cfg.connections
 
   const rows: [string, string, string, string][] = [
-    [`${N} imports at ${C} connections, baseline (raw Bun.serve + bun:sqlite)`, `${n(m(raw, (r) => r.loaded.taskRate))} imports/s with tasks done (${n(m(raw, (r) => r.loaded.requestRate))}/s answered)`, '', ''],
-    [`${N} imports at ${C} connections, Reelhouse`, `${n(rate)} imports/s with tasks done (${n(m(app, (r) => r.loaded.requestRate))}/s answered)`, `>= ${n(TARGET.rate)}/s`, mark(pass.rate)],
-    ['Reelhouse / baseline, tasks done (median of per-round ratios)', n(ratio, 2), `>= ${TARGET.ratio}`, mark(pass.ratio)],
+    [
+      `${N} imports at ${C} connections, baseline (raw Bun.serve + bun:sqlite)`,
+      `${n(m(raw, (r) => r.loaded.taskRate))} imports/s with tasks done (${n(m(raw, (r) => r.loaded.requestRate))}/s answered)`,
+      '',
+      '',
+    ],
+    [
+      `${N} imports at ${C} connections, Reelhouse`,
+      `${n(rate)} imports/s with tasks done (${n(m(app, (r) => r.loaded.requestRate))}/s answered)`,
+      `>= ${n(TARGET.rate)}/s`,
+      mark(pass.rate),
+    ],
+    [
+      'Reelhouse / baseline, tasks done (median of per-round ratios)',
+      n(ratio, 2),
+      `>= ${TARGET.ratio}`,
+      mark(pass.ratio),
+    ],
     ['Reelhouse / baseline, answered (median of per-round ratios)', n(requestRatio, 2), '', ''],
-    [`${N} imports at ${C} connections, Reelhouse without the search index`, `${n(m(bare, (r) => r.loaded.taskRate))} imports/s with tasks done`, '', ''],
-    ['Search index cost: Reelhouse / Reelhouse without the index, tasks done (median of per-round ratios)', n(indexRatio, 2), `>= ${TARGET.index}`, mark(pass.index)],
-    [`One import at a time (1 connection, ${n(cfg.low)} imports), Reelhouse`, `p50 ${n(m(app, (r) => r.low.p50ms), 2)} ms, p99 ${n(m(app, (r) => r.low.p99ms), 2)} ms; task done ${n(m(app, (r) => r.low.lagP50ms), 1)} ms after it was queued (p99 ${n(m(app, (r) => r.low.lagP99ms), 1)} ms)`, '', ''],
-    [`One import at a time (1 connection, ${n(cfg.low)} imports), baseline`, `p50 ${n(m(raw, (r) => r.low.p50ms), 2)} ms, p99 ${n(m(raw, (r) => r.low.p99ms), 2)} ms; task done ${n(m(raw, (r) => r.low.lagP50ms), 1)} ms after it was queued (p99 ${n(m(raw, (r) => r.low.lagP99ms), 1)} ms)`, '', ''],
-    [`Latency at ${C} connections, Reelhouse / baseline`, `p50 ${n(m(app, (r) => r.loaded.p50ms), 1)} / ${n(m(raw, (r) => r.loaded.p50ms), 1)} ms, p99 ${n(m(app, (r) => r.loaded.p99ms), 1)} / ${n(m(raw, (r) => r.loaded.p99ms), 1)} ms`, '', ''],
-    [`Server CPU time per import at ${C} connections (user + system), Reelhouse / baseline`, `${n(m(app, (r) => r.loaded.cpuUs))} / ${n(m(raw, (r) => r.loaded.cpuUs))} µs`, '', ''],
-    ['Server CPU per import, Reelhouse / baseline (median of per-round ratios)', n(cpuRatio, 2), `<= ${TARGET.cpu}`, mark(pass.cpu)],
-    ['One import at a time, p50: Reelhouse - baseline', `${n(lowGapMs, 2)} ms`, `<= ${TARGET.lowP50Ms} ms`, mark(pass.low)],
-    [`Peak RSS of the Reelhouse server during ${n(cfg.lowWarmup + cfg.low + cfg.imports)} imports (highest of the rounds)`, `${n(peak, 1)} MiB`, `< ${TARGET.rssMiB} MiB`, mark(pass.rss)],
-    ['RSS of the Reelhouse server when the imports start (median); its peak before (highest)', `${n(m(app, (r) => r.idleMiB), 1)} MiB; ${n(Math.max(...app.map((r) => r.setupPeakMiB)), 1)} MiB`, '', ''],
-    ['Baseline: peak RSS during the imports; RSS when they start', `${n(Math.max(...raw.map((r) => r.peakMiB)), 1)} MiB; ${n(m(raw, (r) => r.idleMiB), 1)} MiB`, '', ''],
+    [
+      `${N} imports at ${C} connections, Reelhouse without the search index`,
+      `${n(m(bare, (r) => r.loaded.taskRate))} imports/s with tasks done`,
+      '',
+      '',
+    ],
+    [
+      'Search index cost: Reelhouse / Reelhouse without the index, tasks done (median of per-round ratios)',
+      n(indexRatio, 2),
+      `>= ${TARGET.index}`,
+      mark(pass.index),
+    ],
+    [
+      `One import at a time (1 connection, ${n(cfg.low)} imports), Reelhouse`,
+      `p50 ${n(
+        m(app, (r) => r.low.p50ms),
+        2,
+      )} ms, p99 ${n(
+        m(app, (r) => r.low.p99ms),
+        2,
+      )} ms; task done ${n(
+        m(app, (r) => r.low.lagP50ms),
+        1,
+      )} ms after it was queued (p99 ${n(
+        m(app, (r) => r.low.lagP99ms),
+        1,
+      )} ms)`,
+      '',
+      '',
+    ],
+    [
+      `One import at a time (1 connection, ${n(cfg.low)} imports), baseline`,
+      `p50 ${n(
+        m(raw, (r) => r.low.p50ms),
+        2,
+      )} ms, p99 ${n(
+        m(raw, (r) => r.low.p99ms),
+        2,
+      )} ms; task done ${n(
+        m(raw, (r) => r.low.lagP50ms),
+        1,
+      )} ms after it was queued (p99 ${n(
+        m(raw, (r) => r.low.lagP99ms),
+        1,
+      )} ms)`,
+      '',
+      '',
+    ],
+    [
+      `Latency at ${C} connections, Reelhouse / baseline`,
+      `p50 ${n(
+        m(app, (r) => r.loaded.p50ms),
+        1,
+      )} / ${n(
+        m(raw, (r) => r.loaded.p50ms),
+        1,
+      )} ms, p99 ${n(
+        m(app, (r) => r.loaded.p99ms),
+        1,
+      )} / ${n(
+        m(raw, (r) => r.loaded.p99ms),
+        1,
+      )} ms`,
+      '',
+      '',
+    ],
+    [
+      `Server CPU time per import at ${C} connections (user + system), Reelhouse / baseline`,
+      `${n(m(app, (r) => r.loaded.cpuUs))} / ${n(m(raw, (r) => r.loaded.cpuUs))} µs`,
+      '',
+      '',
+    ],
+    [
+      'Server CPU per import, Reelhouse / baseline (median of per-round ratios)',
+      n(cpuRatio, 2),
+      `<= ${TARGET.cpu}`,
+      mark(pass.cpu),
+    ],
+    [
+      'One import at a time, p50: Reelhouse - baseline',
+      `${n(lowGapMs, 2)} ms`,
+      `<= ${TARGET.lowP50Ms} ms`,
+      mark(pass.low),
+    ],
+    [
+      `Peak RSS of the Reelhouse server during ${n(cfg.lowWarmup + cfg.low + cfg.imports)} imports (highest of the rounds)`,
+      `${n(peak, 1)} MiB`,
+      `< ${TARGET.rssMiB} MiB`,
+      mark(pass.rss),
+    ],
+    [
+      'RSS of the Reelhouse server when the imports start (median); its peak before (highest)',
+      `${n(
+        m(app, (r) => r.idleMiB),
+        1,
+      )} MiB; ${n(Math.max(...app.map((r) => r.setupPeakMiB)), 1)} MiB`,
+      '',
+      '',
+    ],
+    [
+      'Baseline: peak RSS during the imports; RSS when they start',
+      `${n(Math.max(...raw.map((r) => r.peakMiB)), 1)} MiB; ${n(
+        m(raw, (r) => r.idleMiB),
+        1,
+      )} MiB`,
+      '',
+      '',
+    ],
   ]
   const perRound = (rounds: Round[], f: (r: Round) => number) => rounds.map((r) => n(f(r))).join(', ')
   const roundLines = [
@@ -498,7 +740,9 @@ async function main() {
   ]
 
   console.log('\nImport benchmark')
-  console.log(`${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; ${host.wrk}`)
+  console.log(
+    `${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; ${host.wrk}`,
+  )
   const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))]
   for (const r of rows) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(11)} ${r[3]}`)
   for (const l of roundLines) console.log(`per round, ${l}`)

@@ -19,7 +19,18 @@ import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { machine, writeSection } from './doc.ts'
-import { children, envNumber, memory, onInterrupt, resetPeak, ROOT, runBench, spawnListening, spawnLogging, stopChildren } from './procs.ts'
+import {
+  children,
+  envNumber,
+  memory,
+  onInterrupt,
+  resetPeak,
+  ROOT,
+  runBench,
+  spawnListening,
+  spawnLogging,
+  stopChildren,
+} from './procs.ts'
 import { addKeys, seedCatalogue } from './seed.ts'
 
 const BUN = process.execPath
@@ -60,12 +71,20 @@ async function start(name: string, cmd: string[], portOf: (line: string) => stri
 
 const servingPort = (line: string) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1]
 const startReelhouse = (name: string, dataDir: string) =>
-  start(name, [BUN, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--quiet'], servingPort)
+  start(
+    name,
+    [BUN, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--quiet'],
+    servingPort,
+  )
 
 /** The executable, as users run it: no --quiet, its log (a line per request) written to `logFile`. */
 async function startExecutable(exe: string, dataDir: string, logFile: string): Promise<Server> {
   const name = 'Reelhouse executable'
-  const { proc, port } = await spawnLogging(name, [exe, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'], { portOf: servingPort, logFile })
+  const { proc, port } = await spawnLogging(
+    name,
+    [exe, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'],
+    { portOf: servingPort, logFile },
+  )
   return { name, proc, base: `http://127.0.0.1:${port}` }
 }
 
@@ -85,11 +104,16 @@ function buildExecutable(dir: string): string {
 /** The lines in a file, counted as it is read (the request log of a run holds millions). */
 async function lineCount(file: string): Promise<number> {
   let lines = 0
-  for await (const chunk of Bun.file(file).stream()) for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
+  for await (const chunk of Bun.file(file).stream())
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
   return lines
 }
 const startBaseline = (dbPath: string) =>
-  start('raw Bun.serve + bun:sqlite', [BUN, 'bench/baseline.ts', dbPath], (line) => /^listening (\d+)$/.exec(line.trim())?.[1])
+  start(
+    'raw Bun.serve + bun:sqlite',
+    [BUN, 'bench/baseline.ts', dbPath],
+    (line) => /^listening (\d+)$/.exec(line.trim())?.[1],
+  )
 
 async function stop(server: Server) {
   server.proc.kill('SIGTERM')
@@ -108,19 +132,35 @@ type WrkResult = {
 }
 type Load = { requests: number; rps: number; p50ms: number; p99ms: number; meanMs: number }
 
-const wrkArgs = (seconds: number, url: string, lua = LUA) =>
-  ['wrk', `-t${cfg.threads}`, `-c${cfg.connections}`, `-d${seconds}s`, '-s', lua, url]
+const wrkArgs = (seconds: number, url: string, lua = LUA) => [
+  'wrk',
+  `-t${cfg.threads}`,
+  `-c${cfg.connections}`,
+  `-d${seconds}s`,
+  '-s',
+  lua,
+  url,
+]
 
 async function wrk(url: string, seconds: number, env: Record<string, string>, lua = LUA): Promise<Load> {
-  const proc = Bun.spawn(wrkArgs(seconds, url, lua), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
+  const proc = Bun.spawn(wrkArgs(seconds, url, lua), {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...env },
+  })
   children.add(proc)
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   children.delete(proc)
   const line = out.split('\n').find((l) => l.startsWith('{'))
   if (code !== 0 || !line) throw new Error(`wrk failed (${code}):\n${out}\n${err}`)
   const r = JSON.parse(line) as WrkResult
   const bad = Object.entries(r.errors).filter(([, n]) => n > 0)
-  if (bad.length) throw new Error(`wrk against ${url} saw errors ${JSON.stringify(r.errors)}; responses must all be 2xx`)
+  if (bad.length)
+    throw new Error(`wrk against ${url} saw errors ${JSON.stringify(r.errors)}; responses must all be 2xx`)
   return {
     requests: r.requests,
     rps: r.requests / (r.duration_us / 1e6),
@@ -149,7 +189,9 @@ async function compare(targets: Target[], total: number, rounds: number): Promis
       const t = targets[(i + round) % targets.length]!
       const load = await wrk(t.url, cfg.duration, { ...t.env, BENCH_TOTAL: String(total) }, t.lua)
       results.get(t.label)!.push(load)
-      console.error(`  round ${round + 1} ${t.label.padEnd(28)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50ms.toFixed(1)} ms  p99 ${load.p99ms.toFixed(1)} ms`)
+      console.error(
+        `  round ${round + 1} ${t.label.padEnd(28)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50ms.toFixed(1)} ms  p99 ${load.p99ms.toFixed(1)} ms`,
+      )
     }
   }
   return results
@@ -177,14 +219,29 @@ async function sameBodies(app: Server, raw: Server, key: string) {
   for (const id of [1, 4242, Math.floor(cfg.assets / 2), cfg.assets]) {
     const [a, b] = await Promise.all([get(`${app.base}${LIST}${id}/`, key), get(`${raw.base}/record/${id}/`)])
     if (a.status !== 200) throw new Error(`${app.name} ${LIST}${id}/: status ${a.status}: ${a.text.slice(0, 200)}`)
-    if (a.text !== b.text) throw new Error(`${app.name}: records differ from the baseline's at id ${id}:\n${a.text.slice(0, 400)}\n${b.text.slice(0, 400)}`)
+    if (a.text !== b.text)
+      throw new Error(
+        `${app.name}: records differ from the baseline's at id ${id}:\n${a.text.slice(0, 400)}\n${b.text.slice(0, 400)}`,
+      )
   }
-  for (const [limit, offset] of [[1, 0], [50, 0], [50, 1], [50, 12_345], [50, Math.floor(cfg.assets / 2)], [50, cfg.assets - 50], [50, cfg.assets - 10]] as const) {
+  for (const [limit, offset] of [
+    [1, 0],
+    [50, 0],
+    [50, 1],
+    [50, 12_345],
+    [50, Math.floor(cfg.assets / 2)],
+    [50, cfg.assets - 50],
+    [50, cfg.assets - 10],
+  ] as const) {
     const q = `?limit=${limit}&offset=${offset}`
     const [a, b] = await Promise.all([get(app.base + LIST + q, key), get(raw.base + '/' + q)])
     if (a.status !== 200) throw new Error(`${app.name} ${LIST}${q}: status ${a.status}: ${a.text.slice(0, 200)}`)
-    if (a.text !== b.text) throw new Error(`${app.name}: bodies differ from the baseline's at offset ${offset}:\n${a.text.slice(0, 300)}\n${b.text.slice(0, 300)}`)
-    if (a.total !== String(cfg.assets) || b.total !== a.total) throw new Error(`X-Total-Count ${a.total} / ${b.total}, expected ${cfg.assets}`)
+    if (a.text !== b.text)
+      throw new Error(
+        `${app.name}: bodies differ from the baseline's at offset ${offset}:\n${a.text.slice(0, 300)}\n${b.text.slice(0, 300)}`,
+      )
+    if (a.total !== String(cfg.assets) || b.total !== a.total)
+      throw new Error(`X-Total-Count ${a.total} / ${b.total}, expected ${cfg.assets}`)
   }
 }
 
@@ -204,14 +261,26 @@ async function unpaged(server: Server, key: string) {
   const items = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number }[]
   if (items.length !== cfg.assets || total !== String(cfg.assets))
     throw new Error(`unpaged list: ${items.length} items, X-Total-Count ${total}; expected ${cfg.assets}`)
-  for (let i = 1; i < items.length; i++) if (items[i]!.id <= items[i - 1]!.id) throw new Error('unpaged list not in id order')
+  for (let i = 1; i < items.length; i++)
+    if (items[i]!.id <= items[i - 1]!.id) throw new Error('unpaged list not in id order')
   return { bytes, seconds, chunked: response.headers.get('content-length') === null }
 }
 
 /** The whole list through curl reading at `rate` bytes/s: the server must not buffer ahead. */
 function unpagedSlow(server: Server, key: string, rate: string) {
-  const r = spawnSync(['curl', '-sS', '--limit-rate', rate, '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}',
-    '-H', `Authorization: Token ${key}`, server.base + LIST])
+  const r = spawnSync([
+    'curl',
+    '-sS',
+    '--limit-rate',
+    rate,
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code} %{size_download} %{time_total}',
+    '-H',
+    `Authorization: Token ${key}`,
+    server.base + LIST,
+  ])
   const [status, size, time] = r.stdout.toString().split(' ')
   if (r.exitCode !== 0 || status !== '200') throw new Error(`curl --limit-rate: ${r.exitCode} ${r.stdout} ${r.stderr}`)
   return { bytes: Number(size), seconds: Number(time) }
@@ -237,7 +306,9 @@ function keyCheckInProcess(dirs: string[], key: string, calls = 20_000, rounds =
       )
       .all('x')
       .map((p) => p.detail)
-    const keyCounts = dbs.map((db) => db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys').get()!.n)
+    const keyCounts = dbs.map(
+      (db) => db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys').get()!.n,
+    )
     return { us: times.map(median), keyCounts, plan }
   } finally {
     for (const db of dbs) db.$client.close()
@@ -250,7 +321,9 @@ async function main() {
   if (!Bun.which('wrk')) throw new Error('wrk is not installed (Debian: apt-get install wrk)')
   if (!Bun.which('curl')) throw new Error('curl is not installed')
   const host = machine()
-  console.error(`machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB, Linux ${host.kernel}, bun ${host.bun}; load ${host.load}`)
+  console.error(
+    `machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB, Linux ${host.kernel}, bun ${host.bun}; load ${host.load}`,
+  )
 
   tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-'))
   const oneKey = join(tmp, 'one-key')
@@ -281,9 +354,12 @@ async function main() {
   const slowRate = '4M'
   const slow = unpagedSlow(fresh, key, slowRate)
   const afterSlow = memory(fresh.proc.pid)
-  if (slow.bytes !== fast.bytes) throw new Error(`unpaged list: ${slow.bytes} bytes through curl, ${fast.bytes} through fetch`)
+  if (slow.bytes !== fast.bytes)
+    throw new Error(`unpaged list: ${slow.bytes} bytes through curl, ${fast.bytes} through fetch`)
   await stop(fresh)
-  console.error(`unpaged: ${(fast.bytes / 2 ** 20).toFixed(1)} MiB in ${fast.seconds.toFixed(2)} s; idle RSS ${idle.rssMiB.toFixed(0)} MiB, peak ${afterFast.hwmMiB.toFixed(0)} MiB; slow client peak ${afterSlow.hwmMiB.toFixed(0)} MiB`)
+  console.error(
+    `unpaged: ${(fast.bytes / 2 ** 20).toFixed(1)} MiB in ${fast.seconds.toFixed(2)} s; idle RSS ${idle.rssMiB.toFixed(0)} MiB, peak ${afterFast.hwmMiB.toFixed(0)} MiB; slow client peak ${afterSlow.hwmMiB.toFixed(0)} MiB`,
+  )
 
   // Paged list: Reelhouse (1 key), Reelhouse (100k keys), baseline; the executable for the first pages.
   const app = await startReelhouse('Reelhouse, 1 key', oneKey)
@@ -294,7 +370,9 @@ async function main() {
   for (const server of [app, appMany, compiled]) await sameBodies(server, raw, key)
   const unauthorized = await get(`${app.base}${LIST}?limit=1`)
   if (unauthorized.status !== 401) throw new Error(`without a key the list answered ${unauthorized.status}`)
-  console.error('bodies of Reelhouse (source and executable) and the baseline are byte-identical at 6 offsets; no key: 401')
+  console.error(
+    'bodies of Reelhouse (source and executable) and the baseline are byte-identical at 6 offsets; no key: 401',
+  )
 
   const withKey = { BENCH_PATH: LIST, BENCH_KEY: key }
   const targets: Target[] = [
@@ -302,7 +380,9 @@ async function main() {
     { label: 'app', url: app.base, env: withKey },
     { label: 'appMany', url: appMany.base, env: withKey },
   ]
-  console.error(`paged, offset uniform over 0..${cfg.assets - 50}: wrk ${wrkArgs(cfg.duration, 'URL', relative(ROOT, LUA)).slice(1).join(' ')}, ${cfg.rounds} rounds`)
+  console.error(
+    `paged, offset uniform over 0..${cfg.assets - 50}: wrk ${wrkArgs(cfg.duration, 'URL', relative(ROOT, LUA)).slice(1).join(' ')}, ${cfg.rounds} rounds`,
+  )
   const paged = await compare(targets, cfg.assets, cfg.rounds)
   // What users feel first: the first page and one record, from the executable (its request log
   // on) and from the source run (--quiet) in the same rounds. The same request every time for the
@@ -318,7 +398,11 @@ async function main() {
   const first1 = await compare(pair('/?limit=1&offset=0', `${LIST}?limit=1&offset=0`, FIXED), cfg.assets, cfg.rounds)
   console.error('one record, random ids')
   const records = await compare(pair('/record/', LIST, RECORD), cfg.assets, cfg.rounds)
-  const loadedPeak = { app: memory(app.proc.pid).hwmMiB, compiled: memory(compiled.proc.pid).hwmMiB, raw: memory(raw.proc.pid).hwmMiB }
+  const loadedPeak = {
+    app: memory(app.proc.pid).hwmMiB,
+    compiled: memory(compiled.proc.pid).hwmMiB,
+    raw: memory(raw.proc.pid).hwmMiB,
+  }
   await stop(app)
   await stop(appMany)
   await stop(compiled)
@@ -327,17 +411,26 @@ async function main() {
   const measured = [first50, first1, records].flatMap((m) => m.get('compiled')!).reduce((a, l) => a + l.requests, 0)
   const logged = await lineCount(logFile)
   if (logged < measured) throw new Error(`the executable's log holds ${logged} lines for ${measured} requests measured`)
-  console.error(`the executable's request log: ${n(logged)} lines for ${n(measured)} requests measured (and the warm-ups')`)
+  console.error(
+    `the executable's request log: ${n(logged)} lines for ${n(measured)} requests measured (and the warm-ups')`,
+  )
 
   const keyCheck = keyCheckInProcess([oneKey, manyKeys], key)
 
   // ---------------------------------------------------------------- results
-  const p = { raw: summarize(paged.get('raw')!), app: summarize(paged.get('app')!), appMany: summarize(paged.get('appMany')!) }
+  const p = {
+    raw: summarize(paged.get('raw')!),
+    app: summarize(paged.get('app')!),
+    appMany: summarize(paged.get('appMany')!),
+  }
   const ratio = pairedRatio(paged.get('app')!, paged.get('raw')!)
   const keyRatio = pairedRatio(paged.get('appMany')!, paged.get('app')!)
   /** `side` against the baseline of the same rounds: 'compiled' (the executable) or 'app' (the source run). */
-  const felt = (loads: Map<string, Load[]>, side: 'compiled' | 'app' = 'compiled') =>
-    ({ raw: summarize(loads.get('raw')!), app: summarize(loads.get(side)!), ratio: pairedRatio(loads.get(side)!, loads.get('raw')!) })
+  const felt = (loads: Map<string, Load[]>, side: 'compiled' | 'app' = 'compiled') => ({
+    raw: summarize(loads.get('raw')!),
+    app: summarize(loads.get(side)!),
+    ratio: pairedRatio(loads.get(side)!, loads.get('raw')!),
+  })
   const f50 = felt(first50)
   const f1 = felt(first1)
   const rec = felt(records)
@@ -358,10 +451,30 @@ async function main() {
     `${n(x.ratio, 2)} (${n(x.app.rps)} against ${n(x.raw.rps)} req/s; p50 ${n(x.app.p50ms, 1)} against ${n(x.raw.p50ms, 1)} ms)`
   /** What users feel first: the headline (npm run bench prints it with the copy's), from the executable. */
   const headline: [string, string, string, string][] = [
-    ['First page, `?limit=50&offset=0`: executable (request log on) / raw', vs(f50), `>= ${TARGET.first50}`, mark(pass.first50)],
-    ['First page, `?limit=1&offset=0`: executable (request log on) / raw', vs(f1), `>= ${TARGET.first1}`, mark(pass.first1)],
-    ['One record, `/api/videoassets/{id}/`, random ids: executable (request log on) / raw', vs(rec), `>= ${TARGET.record}`, mark(pass.record)],
-    [`Key check: ${n(keyCheck.keyCounts[1]!)} keys / 1 key (paged load)`, n(keyRatio, 2), `>= ${TARGET.keyRatio}`, mark(keyRatio >= TARGET.keyRatio)],
+    [
+      'First page, `?limit=50&offset=0`: executable (request log on) / raw',
+      vs(f50),
+      `>= ${TARGET.first50}`,
+      mark(pass.first50),
+    ],
+    [
+      'First page, `?limit=1&offset=0`: executable (request log on) / raw',
+      vs(f1),
+      `>= ${TARGET.first1}`,
+      mark(pass.first1),
+    ],
+    [
+      'One record, `/api/videoassets/{id}/`, random ids: executable (request log on) / raw',
+      vs(rec),
+      `>= ${TARGET.record}`,
+      mark(pass.record),
+    ],
+    [
+      `Key check: ${n(keyCheck.keyCounts[1]!)} keys / 1 key (paged load)`,
+      n(keyRatio, 2),
+      `>= ${TARGET.keyRatio}`,
+      mark(keyRatio >= TARGET.keyRatio),
+    ],
   ]
   /** The same from the source run (--quiet), in the same rounds: no target, for comparison. */
   const sourceRows: [string, string, string, string][] = [
@@ -370,29 +483,70 @@ async function main() {
     ['One record, random ids: source run (--quiet) / raw', vs(source.rec), '', ''],
   ]
   const rows: [string, string, string, string][] = [
-    ['Paged list, offsets uniform over the table, raw Bun.serve + bun:sqlite (naive LIMIT/OFFSET)', `${n(p.raw.rps)} req/s (p50 ${n(p.raw.p50ms, 1)} ms, p99 ${n(p.raw.p99ms, 1)} ms)`, '', ''],
-    ['Paged list, offsets uniform over the table, Reelhouse, 1 key', `${n(p.app.rps)} req/s (p50 ${n(p.app.p50ms, 1)} ms, p99 ${n(p.app.p99ms, 1)} ms)`, '', ''],
-    ['Reelhouse / naive baseline (median of per-round ratios)', n(ratio, 2), `>= ${TARGET.uniform}`, mark(pass.uniform)],
-    [`Unpaged list of ${n(cfg.assets)}, peak RSS of the server`, `${n(afterFast.hwmMiB, 1)} MiB (client at full speed, ${n(fast.bytes / 2 ** 20, 1)} MiB in ${n(fast.seconds, 2)} s); ${n(afterSlow.hwmMiB, 1)} MiB (client at ${slowRate}B/s, ${n(slow.seconds, 1)} s)`, `< ${TARGET.rssMiB} MiB`, mark(pass.rss)],
+    [
+      'Paged list, offsets uniform over the table, raw Bun.serve + bun:sqlite (naive LIMIT/OFFSET)',
+      `${n(p.raw.rps)} req/s (p50 ${n(p.raw.p50ms, 1)} ms, p99 ${n(p.raw.p99ms, 1)} ms)`,
+      '',
+      '',
+    ],
+    [
+      'Paged list, offsets uniform over the table, Reelhouse, 1 key',
+      `${n(p.app.rps)} req/s (p50 ${n(p.app.p50ms, 1)} ms, p99 ${n(p.app.p99ms, 1)} ms)`,
+      '',
+      '',
+    ],
+    [
+      'Reelhouse / naive baseline (median of per-round ratios)',
+      n(ratio, 2),
+      `>= ${TARGET.uniform}`,
+      mark(pass.uniform),
+    ],
+    [
+      `Unpaged list of ${n(cfg.assets)}, peak RSS of the server`,
+      `${n(afterFast.hwmMiB, 1)} MiB (client at full speed, ${n(fast.bytes / 2 ** 20, 1)} MiB in ${n(fast.seconds, 2)} s); ${n(afterSlow.hwmMiB, 1)} MiB (client at ${slowRate}B/s, ${n(slow.seconds, 1)} s)`,
+      `< ${TARGET.rssMiB} MiB`,
+      mark(pass.rss),
+    ],
     ['Server RSS idle after start (included above)', `${n(idle.rssMiB, 1)} MiB`, '', ''],
-    [`Paged list, Reelhouse, ${n(keyCheck.keyCounts[1]!)} keys`, `${n(p.appMany.rps)} req/s (p50 ${n(p.appMany.p50ms, 1)} ms, p99 ${n(p.appMany.p99ms, 1)} ms)`, '', ''],
-    [`Key check: throughput ${n(keyCheck.keyCounts[1]!)} keys / 1 key (median of per-round ratios)`, n(keyRatio, 2), `>= ${TARGET.keyRatio}`, mark(keyRatio >= TARGET.keyRatio)],
-    ['Key check in-process (users.authenticate)', `${n(keyCheck.us[0]!, 1)} µs with 1 key, ${n(keyCheck.us[1]!, 1)} µs with ${n(keyCheck.keyCounts[1]!)} (x${n(keyUsRatio, 2)})`, `<= x${n(1 / TARGET.keyRatio, 2)}`, mark(keyUsRatio <= 1 / TARGET.keyRatio)],
+    [
+      `Paged list, Reelhouse, ${n(keyCheck.keyCounts[1]!)} keys`,
+      `${n(p.appMany.rps)} req/s (p50 ${n(p.appMany.p50ms, 1)} ms, p99 ${n(p.appMany.p99ms, 1)} ms)`,
+      '',
+      '',
+    ],
+    [
+      `Key check: throughput ${n(keyCheck.keyCounts[1]!)} keys / 1 key (median of per-round ratios)`,
+      n(keyRatio, 2),
+      `>= ${TARGET.keyRatio}`,
+      mark(keyRatio >= TARGET.keyRatio),
+    ],
+    [
+      'Key check in-process (users.authenticate)',
+      `${n(keyCheck.us[0]!, 1)} µs with 1 key, ${n(keyCheck.us[1]!, 1)} µs with ${n(keyCheck.keyCounts[1]!)} (x${n(keyUsRatio, 2)})`,
+      `<= x${n(1 / TARGET.keyRatio, 2)}`,
+      mark(keyUsRatio <= 1 / TARGET.keyRatio),
+    ],
   ]
 
   console.log('\nReelhouse benchmarks')
-  console.log(`${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; ${host.wrk}`)
+  console.log(
+    `${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; ${host.wrk}`,
+  )
   const all = [...headline, ...sourceRows, ...rows]
   const w = [Math.max(...all.map((r) => r[0].length)), Math.max(...all.map((r) => r[1].length))]
   for (const r of all) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(9)} ${r[3]}`)
-  console.log(`rounds (req/s): uniform offsets: baseline ${p.raw.all.join(', ')}; Reelhouse ${p.app.all.join(', ')}; ${n(cfg.keys + 1)} keys ${p.appMany.all.join(', ')}`)
+  console.log(
+    `rounds (req/s): uniform offsets: baseline ${p.raw.all.join(', ')}; Reelhouse ${p.app.all.join(', ')}; ${n(cfg.keys + 1)} keys ${p.appMany.all.join(', ')}`,
+  )
   const perRound = (x: ReturnType<typeof felt>, s: ReturnType<typeof felt>) =>
     `baseline ${x.raw.all.join(', ')}; executable ${x.app.all.join(', ')}; source ${s.app.all.join(', ')}`
   console.log(`rounds (req/s): limit=50 first page: ${perRound(f50, source.f50)}`)
   console.log(`rounds (req/s): limit=1 first page: ${perRound(f1, source.f1)}`)
   console.log(`rounds (req/s): one record: ${perRound(rec, source.rec)}`)
   if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'lists', headline }))
-  console.log(`peak RSS after the load runs: Reelhouse ${n(loadedPeak.app, 1)} MiB (source), ${n(loadedPeak.compiled, 1)} MiB (executable), baseline ${n(loadedPeak.raw, 1)} MiB`)
+  console.log(
+    `peak RSS after the load runs: Reelhouse ${n(loadedPeak.app, 1)} MiB (source), ${n(loadedPeak.compiled, 1)} MiB (executable), baseline ${n(loadedPeak.raw, 1)} MiB`,
+  )
 
   if (process.env.BENCH_NO_DOC !== '1') {
     const section = `## Lists and keys: first pages, one record, spread offsets against raw Bun.serve + bun:sqlite; unpaged list; key check

@@ -30,7 +30,20 @@ const cfg = {
 }
 const GOAL = { bytes: 300 * 1024, loadMs: 1000, searchP95: 150 }
 /** What editors type into the box: places, subjects, people, shot types, cameras, prefixes. */
-const QUERIES = ['lighthouse', 'Tórshavn funicular', 'Zofia Okafor', 'ferry interview', 'lightho', 'reykjavik', 'FX6', 'drone', 'night', 'Lisbon', 'interv -drone', 'ha']
+const QUERIES = [
+  'lighthouse',
+  'Tórshavn funicular',
+  'Zofia Okafor',
+  'ferry interview',
+  'lightho',
+  'reykjavik',
+  'FX6',
+  'drone',
+  'night',
+  'Lisbon',
+  'interv -drone',
+  'ha',
+]
 
 const scratch = benchScratch('reelhouse-bench-page-')
 
@@ -39,20 +52,26 @@ const scratch = benchScratch('reelhouse-bench-page-')
 declare const document: any, MutationObserver: any
 type HTMLInputElement = { value: string; dispatchEvent(event: Event): boolean }
 
-
 /** The answer the page must show for `q`: the count's text and the first hit's name, as the catalogue writes them. */
 async function expected(s: Server, q: string) {
-  const r = await fetch(`${s.base}/api/search/?q=${encodeURIComponent(q)}&limit=1`, { headers: { authorization: `Token ${s.key}` } })
+  const r = await fetch(`${s.base}/api/search/?q=${encodeURIComponent(q)}&limit=1`, {
+    headers: { authorization: `Token ${s.key}` },
+  })
   const hits = (await r.json()) as { name: string; type: string; id: number }[]
   const total = Number(r.headers.get('x-total-count'))
   if (!hits[0]) throw new Error(`no hit for ${q}`)
-  return { count: `${total.toLocaleString('en')} ${total === 1 ? 'match' : 'matches'}`, first: hits[0].name || `${hits[0].type.replace('asset', '')} ${hits[0].id}` }
+  return {
+    count: `${total.toLocaleString('en')} ${total === 1 ? 'match' : 'matches'}`,
+    first: hits[0].name || `${hits[0].type.replace('asset', '')} ${hits[0].id}`,
+  }
 }
 
 /** The API alone: the same query's first page (as the catalogue asks it), one request. */
 async function apiMs(s: Server, q: string) {
   const t0 = performance.now()
-  const r = await fetch(`${s.base}/api/search/?q=${encodeURIComponent(q)}&limit=100`, { headers: { authorization: `Token ${s.key}` } })
+  const r = await fetch(`${s.base}/api/search/?q=${encodeURIComponent(q)}&limit=100`, {
+    headers: { authorization: `Token ${s.key}` },
+  })
   await r.text()
   return performance.now() - t0
 }
@@ -81,33 +100,43 @@ async function signIn(page: Page, s: Server) {
  * first row), measured in the page. The box is cleared first (the list of all assets shows).
  */
 async function searchMs(page: Page, q: string, want: { count: string; first: string }) {
-  return page.evaluate(async (q: string, want: { count: string; first: string }) => {
-    const box: HTMLInputElement = document.querySelector('#catalogue-q')
-    const shown = (test: () => boolean) => new Promise<void>((resolve) => {
-      if (test()) return resolve()
-      const seen = new MutationObserver(() => {
-        if (!test()) return
-        seen.disconnect()
-        resolve()
-      })
-      seen.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
-    })
-    const count = () => document.querySelector('#catalogue-count')?.textContent ?? ''
-    const first = () => document.querySelector('a[data-index="0"]')?.textContent ?? ''
-    box.value = ''
-    box.dispatchEvent(new Event('input', { bubbles: true }))
-    await shown(() => / assets?$/.test(count()) && first() !== '')
-    box.value = q
-    const t0 = performance.now()
-    box.dispatchEvent(new Event('input', { bubbles: true }))
-    await shown(() => count() === want.count && first() === want.first)
-    return performance.now() - t0
-  }, q, want)
+  return page.evaluate(
+    async (q: string, want: { count: string; first: string }) => {
+      const box: HTMLInputElement = document.querySelector('#catalogue-q')
+      const shown = (test: () => boolean) =>
+        new Promise<void>((resolve) => {
+          if (test()) return resolve()
+          const seen = new MutationObserver(() => {
+            if (!test()) return
+            seen.disconnect()
+            resolve()
+          })
+          seen.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
+        })
+      const count = () => document.querySelector('#catalogue-count')?.textContent ?? ''
+      const first = () => document.querySelector('a[data-index="0"]')?.textContent ?? ''
+      box.value = ''
+      box.dispatchEvent(new Event('input', { bubbles: true }))
+      await shown(() => / assets?$/.test(count()) && first() !== '')
+      box.value = q
+      const t0 = performance.now()
+      box.dispatchEvent(new Event('input', { bubbles: true }))
+      await shown(() => count() === want.count && first() === want.first)
+      return performance.now() - t0
+    },
+    q,
+    want,
+  )
 }
 
 type Figures = { bytes: number[]; signinMs: number[]; catalogueMs: number[]; search: number[]; api: number[] }
 
-async function round(browser: Awaited<ReturnType<typeof launchBrowser>>['browser'], s: Server, f: Figures, answers: Map<string, { count: string; first: string }>) {
+async function round(
+  browser: Awaited<ReturnType<typeof launchBrowser>>['browser'],
+  s: Server,
+  f: Figures,
+  answers: Map<string, { count: string; first: string }>,
+) {
   // First load of a newcomer: the sign-in form.
   {
     const { context, page, moved } = await freshPage(browser)
@@ -151,7 +180,10 @@ async function main(): Promise<boolean> {
   copyFileSync(dbFile(source), dbFile(compiled))
   // serve reads the admin's key from admin.token (the seed made it).
   for (const dir of [source, compiled]) writeFileSync(join(dir, 'admin.token'), `${keys.admin}\n`, { mode: 0o600 })
-  const servers = { compiled: await serve([exe], compiled, []), source: await serve([process.execPath, 'src/main.ts'], source, []) }
+  const servers = {
+    compiled: await serve([exe], compiled, []),
+    source: await serve([process.execPath, 'src/main.ts'], source, []),
+  }
   const browser = await launchBrowser()
   const figures: Record<keyof typeof servers, Figures> = {
     compiled: { bytes: [], signinMs: [], catalogueMs: [], search: [], api: [] },
@@ -162,7 +194,12 @@ async function main(): Promise<boolean> {
     for (const q of QUERIES) answers.set(q, await expected(servers.compiled, q))
     // Warm-up: a round on each (a fresh process's first requests wait for its own compiler; the source run builds its page).
     for (const label of ['compiled', 'source'] as const)
-      await round(browser.browser, servers[label], { bytes: [], signinMs: [], catalogueMs: [], search: [], api: [] }, answers)
+      await round(
+        browser.browser,
+        servers[label],
+        { bytes: [], signinMs: [], catalogueMs: [], search: [], api: [] },
+        answers,
+      )
     for (let r = 0; r < cfg.rounds; r++) {
       const order = r % 2 ? (['source', 'compiled'] as const) : (['compiled', 'source'] as const)
       for (const label of order) await round(browser.browser, servers[label], figures[label], answers)
@@ -184,17 +221,40 @@ async function main(): Promise<boolean> {
     const p95 = pct(f.search, 95)
     pass &&= bytes < GOAL.bytes && load < GOAL.loadMs && p95 < GOAL.searchP95
     rows.push(
-      [`Page (${label}): first load, bytes moved (compressed), median`, `${n(bytes / 1024, 1)} KB`, '< 300 KB', mark(bytes < GOAL.bytes)],
-      [`Page (${label}): first load to the sign-in form / signed in to the catalogue's first row, median`, `${n(median(f.signinMs))} ms / ${n(median(f.catalogueMs))} ms`, '< 1,000 ms', mark(load < GOAL.loadMs)],
-      [`Page (${label}): search as you type over ${n(cfg.assets)} assets, last keystroke to results shown, p50 / p95`, `${n(median(f.search), 1)} / ${n(p95, 1)} ms`, '< 150 ms (p95)', mark(p95 < GOAL.searchP95)],
-      [`Baseline (${label}): the same searches from the API alone, p50 / p95`, `${n(median(f.api), 1)} / ${n(pct(f.api, 95), 1)} ms`, '', ''],
+      [
+        `Page (${label}): first load, bytes moved (compressed), median`,
+        `${n(bytes / 1024, 1)} KB`,
+        '< 300 KB',
+        mark(bytes < GOAL.bytes),
+      ],
+      [
+        `Page (${label}): first load to the sign-in form / signed in to the catalogue's first row, median`,
+        `${n(median(f.signinMs))} ms / ${n(median(f.catalogueMs))} ms`,
+        '< 1,000 ms',
+        mark(load < GOAL.loadMs),
+      ],
+      [
+        `Page (${label}): search as you type over ${n(cfg.assets)} assets, last keystroke to results shown, p50 / p95`,
+        `${n(median(f.search), 1)} / ${n(p95, 1)} ms`,
+        '< 150 ms (p95)',
+        mark(p95 < GOAL.searchP95),
+      ],
+      [
+        `Baseline (${label}): the same searches from the API alone, p50 / p95`,
+        `${n(median(f.api), 1)} / ${n(pct(f.api, 95), 1)} ms`,
+        '',
+        '',
+      ],
     )
   }
   console.log('\nPage benchmark')
   const w = Math.max(...rows.map((r) => r[0].length))
   for (const r of rows) console.log(`${r[0].padEnd(w)}  ${r[1].padEnd(22)} ${r[2].padEnd(15)} ${r[3]}`)
   if (process.env.BENCH_NO_DOC !== '1')
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'page', `## The web page in a browser (bench/page.ts)
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'page',
+      `## The web page in a browser (bench/page.ts)
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel} (load average at start: ${host.load}); Bun ${host.bun}; Chromium of @sparticuz/chromium, headless
@@ -215,9 +275,13 @@ queries (${QUERIES.map((q) => `\`${q}\``).join(', ')}) is put in the search box 
 the answer's; the catalogue waits 50 ms after the last keystroke before it asks, and that wait is
 in the figure. The box is cleared before each query (the list of all assets shows again). The
 baseline asks the same server's API the same query by fetch, as the page does (limit=100).
-`)
+`,
+    )
   if (process.env.BENCH_RESULTS)
-    writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'page', headline: rows.filter((r) => r[0].startsWith('Page (compiled)')).slice(1, 3) }))
+    writeFileSync(
+      process.env.BENCH_RESULTS,
+      JSON.stringify({ bench: 'page', headline: rows.filter((r) => r[0].startsWith('Page (compiled)')).slice(1, 3) }),
+    )
   return pass
 }
 

@@ -26,14 +26,29 @@ export type Listening = {
 export async function spawnListening(
   label: string,
   cmd: string[],
-  options: { portOf: (line: string) => string | undefined; env?: Record<string, string>; timeoutMs?: number; keep?: number; drop?: RegExp },
+  options: {
+    portOf: (line: string) => string | undefined
+    env?: Record<string, string>
+    timeoutMs?: number
+    keep?: number
+    drop?: RegExp
+  },
 ): Promise<Listening> {
   const { portOf, timeoutMs = 30_000, keep = 400, drop } = options
-  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...options.env } })
+  const proc = Bun.spawn(cmd, {
+    cwd: ROOT,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...options.env },
+  })
   children.add(proc)
   const lines: string[] = []
   const port = await new Promise<string>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in ${timeoutMs / 1000} s:\n${lines.join('\n')}`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`${label} did not start in ${timeoutMs / 1000} s:\n${lines.join('\n')}`)),
+      timeoutMs,
+    )
     let found = false
     const drain = async (stream: ReadableStream<Uint8Array>) => {
       const decoder = new TextDecoder()
@@ -75,10 +90,21 @@ export async function spawnListening(
 export async function spawnLogging(
   label: string,
   cmd: string[],
-  options: { portOf: (line: string) => string | undefined; logFile: string; env?: Record<string, string>; timeoutMs?: number },
+  options: {
+    portOf: (line: string) => string | undefined
+    logFile: string
+    env?: Record<string, string>
+    timeoutMs?: number
+  },
 ): Promise<{ proc: Subprocess; port: string }> {
   const { portOf, logFile, timeoutMs = 30_000 } = options
-  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'ignore', stdout: 'ignore', stderr: Bun.file(logFile), env: { ...process.env, ...options.env } })
+  const proc = Bun.spawn(cmd, {
+    cwd: ROOT,
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: Bun.file(logFile),
+    env: { ...process.env, ...options.env },
+  })
   children.add(proc)
   const end = performance.now() + timeoutMs
   for (;;) {
@@ -170,7 +196,11 @@ export async function runBench(main: () => Promise<boolean>, stopAll: () => Prom
  * the longest wait and the count, in ms.
  */
 export async function prober(base: string) {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), base], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'prober.ts'), base], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   children.add(proc)
   // Its first line says it is warm; the measure starts there.
   const reader = proc.stdout.getReader()

@@ -12,7 +12,21 @@
 // Usage: bun bench/proxies.ts   (BENCH_PROXY_CLIPS=20, BENCH_PROXY_SECONDS=30,
 // BENCH_PROXY_ROUNDS=3, BENCH_PROBE_ROUNDS=20; BENCH_NO_DOC=1: print only)
 import { spawnSync } from 'bun'
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { createFfmpeg, INPUT } from '../src/media/ffmpeg.ts'
 import { probe } from '../src/media/probe.ts'
@@ -47,12 +61,49 @@ function run(cmd: string[], cwd?: string) {
 function makeClips(dir: string): string[] {
   mkdirSync(dir)
   const first = join(dir, 'master.mov')
-  run([which('ffmpeg'), '-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=1920x1080:rate=25:duration=${SECONDS}`, '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${SECONDS}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '18', '-pix_fmt', 'yuv420p', '-c:a', 'pcm_s16le', '-timecode', '01:00:00:00', first])
+  run([
+    which('ffmpeg'),
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=1920x1080:rate=25:duration=${SECONDS}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=48000:duration=${SECONDS}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-crf',
+    '18',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'pcm_s16le',
+    '-timecode',
+    '01:00:00:00',
+    first,
+  ])
   const names: string[] = []
   for (let i = 1; i <= CLIPS; i++) {
     const name = `clip-${String(i).padStart(2, '0')}.mov`
-    run([which('ffmpeg'), '-v', 'error', '-i', first, '-map', '0', '-c', 'copy', '-metadata', `comment=take ${i}`, join(dir, name)])
+    run([
+      which('ffmpeg'),
+      '-v',
+      'error',
+      '-i',
+      first,
+      '-map',
+      '0',
+      '-c',
+      'copy',
+      '-metadata',
+      `comment=take ${i}`,
+      join(dir, name),
+    ])
     names.push(name)
   }
   rmSync(first)
@@ -70,7 +121,10 @@ function recordingFfmpeg(dir: string, log: string, skipProxies = false) {
   mkdirSync(log)
   for (const name of ['ffmpeg', 'ffprobe']) {
     const skip = skipProxies && name === 'ffmpeg' ? `case "$*" in *.reelhouse-proxy-*) exit 1;; esac\n` : ''
-    writeFileSync(join(dir, name), `#!/bin/sh\nf=$(mktemp -p '${log}' ${name}-XXXXXX)\nprintf '%s\\0' "$@" > "$f"\n${skip}exec '${which(name)}' "$@"\n`)
+    writeFileSync(
+      join(dir, name),
+      `#!/bin/sh\nf=$(mktemp -p '${log}' ${name}-XXXXXX)\nprintf '%s\\0' "$@" > "$f"\n${skip}exec '${which(name)}' "$@"\n`,
+    )
     chmodSync(join(dir, name), 0o755)
   }
 }
@@ -81,7 +135,9 @@ function real(dir: string) {
   }
 }
 const recorded = (log: string, name: string) =>
-  readdirSync(log).filter((f) => f.startsWith(`${name}-`)).map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1))
+  readdirSync(log)
+    .filter((f) => f.startsWith(`${name}-`))
+    .map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1))
 
 /**
  * A server with the clips on a device of their own (no production's watch folder: the watcher
@@ -90,16 +146,37 @@ const recorded = (log: string, name: string) =>
 async function prepared(cli: string[], dir: string, clips: string, ffmpegDir: string) {
   const s = await serve(cli, join(dir, 'data'), ['--ffmpeg', ffmpegDir, '--task-concurrency', String(CONCURRENCY)])
   mkdirSync(join(dir, 'work'))
-  if ((await api(s, 'POST', '/api/devices/', { name: 'media', path: clips + '/' })).status !== 201) throw new Error('device media')
-  if ((await api(s, 'POST', '/api/devices/', { name: 'work', path: join(dir, 'work') + '/' })).status !== 201) throw new Error('device work')
-  if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: join(dir, 'work', 'Show') + '/' })).status !== 201) throw new Error('production')
+  if ((await api(s, 'POST', '/api/devices/', { name: 'media', path: clips + '/' })).status !== 201)
+    throw new Error('device media')
+  if ((await api(s, 'POST', '/api/devices/', { name: 'work', path: join(dir, 'work') + '/' })).status !== 201)
+    throw new Error('device work')
+  if (
+    (await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: join(dir, 'work', 'Show') + '/' }))
+      .status !== 201
+  )
+    throw new Error('production')
   await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
   return s
 }
 
 const importBody = (path: string) => ({
-  type: 'video', production: 'Show', rewrap_proxy: false, move_asset: false,
-  asset: { asset_meta: { name: path.split('/').at(-1), path_file: path, is_archive: false, is_production: true, approval: 0, meta_field_store: {} }, technical_details: {}, archive_details: {}, keywords: {} },
+  type: 'video',
+  production: 'Show',
+  rewrap_proxy: false,
+  move_asset: false,
+  asset: {
+    asset_meta: {
+      name: path.split('/').at(-1),
+      path_file: path,
+      is_archive: false,
+      is_production: true,
+      approval: 0,
+      meta_field_store: {},
+    },
+    technical_details: {},
+    archive_details: {},
+    keywords: {},
+  },
 })
 
 type Side = { server: Server; ids: number[]; args: string[] }
@@ -114,17 +191,27 @@ async function side(cli: string[], dir: string, clips: string, names: string[]):
   const log = join(dir, 'recorded')
   recordingFfmpeg(ffmpegDir, log, true)
   const server = await prepared(cli, dir, clips, ffmpegDir)
-  const answers = await Promise.all(names.map((n) => api(server, 'POST', '/api/asset/import/', importBody(join(clips, n)))))
-  if (answers.some((a) => a.status !== 201)) throw new Error(`an import was refused: ${JSON.stringify(answers.find((a) => a.status !== 201)?.json)}`)
+  const answers = await Promise.all(
+    names.map((n) => api(server, 'POST', '/api/asset/import/', importBody(join(clips, n)))),
+  )
+  if (answers.some((a) => a.status !== 201))
+    throw new Error(`an import was refused: ${JSON.stringify(answers.find((a) => a.status !== 201)?.json)}`)
   await waitUntil('the imports', 600_000, async () => (await busyTasks(server)) === 0)
   real(ffmpegDir)
-  const ids = ((await api(server, 'GET', `/api/videoassets/?limit=${names.length}`)).json as { id: number }[]).map((a) => a.id)
+  const ids = ((await api(server, 'GET', `/api/videoassets/?limit=${names.length}`)).json as { id: number }[]).map(
+    (a) => a.id,
+  )
   if (ids.length !== names.length) throw new Error(`${ids.length} of ${names.length} clips imported`)
-  const proxy = recorded(log, 'ffmpeg').find((args) => args.includes(`file:${INPUT}`) && args.some((a) => a.includes('.reelhouse-proxy-')))
-  if (!proxy) throw new Error(`no proxy run among the service's ffmpeg runs: ${JSON.stringify(recorded(log, 'ffmpeg'))}`)
+  const proxy = recorded(log, 'ffmpeg').find(
+    (args) => args.includes(`file:${INPUT}`) && args.some((a) => a.includes('.reelhouse-proxy-')),
+  )
+  if (!proxy)
+    throw new Error(`no proxy run among the service's ffmpeg runs: ${JSON.stringify(recorded(log, 'ffmpeg'))}`)
   // The service hands the opened file over as fd 3 and writes to a temporary name beside the
   // proxies; the shell loop names the clip and an output of its own. Nothing else changes.
-  const args = proxy.map((a) => (a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${scratch.path}/out/{}.proxy` : a))
+  const args = proxy.map((a) =>
+    a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${scratch.path}/out/{}.proxy` : a,
+  )
   return { server, ids, args }
 }
 
@@ -137,7 +224,8 @@ async function remakeRound({ server, ids }: Side): Promise<number> {
   }
   const t = performance.now()
   const answers = await Promise.all(ids.map((id) => api(server, 'POST', `/api/videoassets/${id}/proxy/`)))
-  if (answers.some((a) => a.status !== 202)) throw new Error(`a remake was refused: ${JSON.stringify(answers.find((a) => a.status !== 202)?.json)}`)
+  if (answers.some((a) => a.status !== 202))
+    throw new Error(`a remake was refused: ${JSON.stringify(answers.find((a) => a.status !== 202)?.json)}`)
   await waitUntil('the proxies', 3600_000, async () => (await busyTasks(server)) === 0, 50)
   const seconds = (performance.now() - t) / 1000
   const failed = await count(server, '/api/tasks/?state=failed&kind=proxy&limit=1')
@@ -146,7 +234,8 @@ async function remakeRound({ server, ids }: Side): Promise<number> {
     const proxy = ((await api(server, 'GET', `/api/videoassets/${id}/`)).json as { path_proxy?: string }).path_proxy
     if (proxy && existsSync(proxy) && statSync(proxy).mtimeMs > before.get(id)!) made++
   }
-  if (failed || made !== ids.length) throw new Error(`${failed} proxy tasks failed, ${made} of ${ids.length} proxies made anew`)
+  if (failed || made !== ids.length)
+    throw new Error(`${failed} proxy tasks failed, ${made} of ${ids.length} proxies made anew`)
   return seconds
 }
 
@@ -155,7 +244,12 @@ function baselineRound(clips: string, names: string[], args: string[]): number {
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out)
   const t = performance.now()
-  const r = spawnSync(['xargs', '-P', String(CONCURRENCY), '-I{}', which('ffmpeg'), ...args], { cwd: clips, stdin: new Blob([names.join('\n') + '\n']), stdout: 'ignore', stderr: 'pipe' })
+  const r = spawnSync(['xargs', '-P', String(CONCURRENCY), '-I{}', which('ffmpeg'), ...args], {
+    cwd: clips,
+    stdin: new Blob([names.join('\n') + '\n']),
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   const seconds = (performance.now() - t) / 1000
   if (r.exitCode !== 0) throw new Error(`the shell loop failed:\n${r.stderr.toString().slice(-2000)}`)
   if (readdirSync(out).length !== names.length) throw new Error('the shell loop made fewer proxies')
@@ -216,9 +310,12 @@ async function main(): Promise<boolean> {
   else console.error(`bun build.ts failed; the compiled executable is not measured:\n${built.stderr}`)
 
   const sides = new Map<string, Side>()
-  for (const [label, cli] of clis) sides.set(label, await side(cli, mkdtempSync(join(scratch.path, `${label}-`)), clips, names))
+  for (const [label, cli] of clis)
+    sides.set(label, await side(cli, mkdtempSync(join(scratch.path, `${label}-`)), clips, names))
   const args = sides.get('source')!.args
-  for (const [label, s] of sides) if (JSON.stringify(s.args) !== JSON.stringify(args)) throw new Error(`the ${label} run made its proxy with other arguments: ${s.args.join(' ')}`)
+  for (const [label, s] of sides)
+    if (JSON.stringify(s.args) !== JSON.stringify(args))
+      throw new Error(`the ${label} run made its proxy with other arguments: ${s.args.join(' ')}`)
   console.error(`the service's proxy: ffmpeg ${args.join(' ')}`)
   const measured: [string, () => Promise<number>][] = [
     ...[...sides].map(([label, s]): [string, () => Promise<number>] => [label, () => remakeRound(s)]),
@@ -235,24 +332,53 @@ async function main(): Promise<boolean> {
   }
   for (const s of sides.values()) await s.server.stop()
   const probes = await probeRounds(join(clips, names[0]!))
-  console.error(`  probe: ${probes.service.toFixed(1)} ms as the service runs it, ffprobe alone ${probes.alone.toFixed(1)} ms (medians of ${PROBES})`)
+  console.error(
+    `  probe: ${probes.service.toFixed(1)} ms as the service runs it, ffprobe alone ${probes.alone.toFixed(1)} ms (medians of ${PROBES})`,
+  )
 
   const base = median(times.get('shell loop')!)
-  const rows: string[][] = [[`shell loop: ${CLIPS} proxies, \`xargs -P ${CONCURRENCY} ffmpeg\` with the service's arguments, median`, `${base.toFixed(1)} s`, '', 'baseline']]
+  const rows: string[][] = [
+    [
+      `shell loop: ${CLIPS} proxies, \`xargs -P ${CONCURRENCY} ffmpeg\` with the service's arguments, median`,
+      `${base.toFixed(1)} s`,
+      '',
+      'baseline',
+    ],
+  ]
   let ok = true
   for (const [label] of clis) {
     const s = median(times.get(label)!)
     const ratio = s / base
     ok &&= ratio <= PROXY_GOAL
-    rows.push([`${label}: ${CLIPS} proxies of ${SECONDS} s 1080p clips (POST .../proxy/ at once, until every proxy task has ended), median`, `${s.toFixed(1)} s (${Math.abs((ratio - 1) * 100).toFixed(1)} % ${ratio > 1 ? 'over' : 'under'} the shell loop)`, `≤ ${((PROXY_GOAL - 1) * 100).toFixed(0)} % over`, ratio <= PROXY_GOAL ? 'pass' : 'FAIL'])
+    rows.push([
+      `${label}: ${CLIPS} proxies of ${SECONDS} s 1080p clips (POST .../proxy/ at once, until every proxy task has ended), median`,
+      `${s.toFixed(1)} s (${Math.abs((ratio - 1) * 100).toFixed(1)} % ${ratio > 1 ? 'over' : 'under'} the shell loop)`,
+      `≤ ${((PROXY_GOAL - 1) * 100).toFixed(0)} % over`,
+      ratio <= PROXY_GOAL ? 'pass' : 'FAIL',
+    ])
   }
   const extra = probes.service - probes.alone
   ok &&= extra <= PROBE_GOAL_MS
-  rows.push([`one probe as an import runs it, over ffprobe alone, median of ${PROBES}`, `${probes.service.toFixed(1)} ms vs ${probes.alone.toFixed(1)} ms (${extra >= 0 ? '+' : ''}${extra.toFixed(1)} ms)`, `≤ +${PROBE_GOAL_MS} ms`, extra <= PROBE_GOAL_MS ? 'pass' : 'FAIL'])
+  rows.push([
+    `one probe as an import runs it, over ffprobe alone, median of ${PROBES}`,
+    `${probes.service.toFixed(1)} ms vs ${probes.alone.toFixed(1)} ms (${extra >= 0 ? '+' : ''}${extra.toFixed(1)} ms)`,
+    `≤ +${PROBE_GOAL_MS} ms`,
+    extra <= PROBE_GOAL_MS ? 'pass' : 'FAIL',
+  ])
   console.log('\n' + rows.map((r) => r.join('  |  ')).join('\n'))
-  if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'proxies', headline: rows.slice(1, 2).map((r) => [r[0]!.replace(/, median$/, ''), r[1]!, r[2]!, r[3]!]) }))
+  if (process.env.BENCH_RESULTS)
+    writeFileSync(
+      process.env.BENCH_RESULTS,
+      JSON.stringify({
+        bench: 'proxies',
+        headline: rows.slice(1, 2).map((r) => [r[0]!.replace(/, median$/, ''), r[1]!, r[2]!, r[3]!]),
+      }),
+    )
   if (process.env.BENCH_NO_DOC !== '1')
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'proxies', `## Proxies and probes (bench/proxies.ts)
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'proxies',
+      `## Proxies and probes (bench/proxies.ts)
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel} (load average at start: ${host.load}); Bun ${host.bun}; ${run([which('ffmpeg'), '-version']).split('\n')[0]}
@@ -279,7 +405,8 @@ Rounds of one side differ by up to a tenth (ffmpeg's own run time on a shared ma
 median under the shell loop's means no cost of the service's could be told from that spread.
 
 The service's proxy command for these clips: \`ffmpeg ${args.join(' ')}\`
-`)
+`,
+    )
   return ok
 }
 

@@ -40,21 +40,38 @@ async function main(): Promise<boolean> {
   await api(service, 'POST', '/api/devices/', { name: 'media', path: device })
   await api(service, 'POST', '/api/productions/', { name: 'Show', storage_root: join(device, 'show') + '/' })
   writeFileSync(join(device, 'show', 'a.mov'), 'essence')
-  const asset = await (await api(service, 'POST', '/api/videoassets/', { name: 'a', path_file: join(device, 'show', 'a.mov'), production: 1 })).json
+  const asset = await (
+    await api(service, 'POST', '/api/videoassets/', {
+      name: 'a',
+      path_file: join(device, 'show', 'a.mov'),
+      production: 1,
+    })
+  ).json
   const db = new Database(dbFile(data))
   db.run('UPDATE media_assets SET path_proxy = ? WHERE id = ?', [file, asset.id])
   db.close()
 
-  const raw = await spawnListening('raw', [process.execPath, '-e', `
+  const raw = await spawnListening(
+    'raw',
+    [
+      process.execPath,
+      '-e',
+      `
     const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch(req) {
       const file = Bun.file(${JSON.stringify(file)})
       const m = /^bytes=(\\d+)-(\\d+)$/.exec(req.headers.get('range') ?? '')
       if (!m) return new Response(file, { headers: { 'content-type': 'video/mp4' } })
       return new Response(file.slice(Number(m[1]), Number(m[2]) + 1), { status: 206, headers: { 'content-type': 'video/mp4', 'content-range': 'bytes ' + m[1] + '-' + m[2] + '/' + file.size } })
     } })
-    console.log('listening ' + server.port)`], { portOf: (line) => /^listening (\d+)$/.exec(line)?.[1] })
+    console.log('listening ' + server.port)`,
+    ],
+    { portOf: (line) => /^listening (\d+)$/.exec(line)?.[1] },
+  )
   const targets = {
-    service: { url: `${service.base}/api/videoassets/${asset.id}/proxy/`, headers: { authorization: `Token ${service.key}` } },
+    service: {
+      url: `${service.base}/api/videoassets/${asset.id}/proxy/`,
+      headers: { authorization: `Token ${service.key}` },
+    },
     raw: { url: `http://127.0.0.1:${raw.port}/`, headers: {} as Record<string, string> },
   }
   const whole = { service: [] as number[], raw: [] as number[] }
@@ -68,20 +85,33 @@ async function main(): Promise<boolean> {
       const start = performance.now()
       const curl = spawnSync(['curl', '-s', '-o', '/dev/null', '-w', '%{size_download}', ...auth, t.url])
       const seconds = (performance.now() - start) / 1000
-      if (Number(curl.stdout.toString()) !== size) throw new Error(`${which}: downloaded ${curl.stdout} bytes, not ${size}`)
+      if (Number(curl.stdout.toString()) !== size)
+        throw new Error(`${which}: downloaded ${curl.stdout} bytes, not ${size}`)
       whole[which].push(MIB / seconds)
       const began = performance.now()
       for (let i = 0; i < RANGES; i++) {
         const offset = ((i * 7919) % (MIB - 1)) * 1024 * 1024
-        const r = await fetch(t.url, { headers: { ...t.headers, range: `bytes=${offset}-${offset + 1024 * 1024 - 1}` } })
+        const r = await fetch(t.url, {
+          headers: { ...t.headers, range: `bytes=${offset}-${offset + 1024 * 1024 - 1}` },
+        })
         const body = await r.arrayBuffer()
-        if (r.status !== 206 || body.byteLength !== 1024 * 1024 || r.headers.get('content-length') !== String(1024 * 1024)) throw new Error(`${which}: range ${i} answered ${r.status}, ${body.byteLength} bytes`)
+        if (
+          r.status !== 206 ||
+          body.byteLength !== 1024 * 1024 ||
+          r.headers.get('content-length') !== String(1024 * 1024)
+        )
+          throw new Error(`${which}: range ${i} answered ${r.status}, ${body.byteLength} bytes`)
       }
       ranges[which].push(RANGES / ((performance.now() - began) / 1000))
     }
   }
   await service.stop()
-  const m = { wholeService: median(whole.service), wholeRaw: median(whole.raw), rangeService: median(ranges.service), rangeRaw: median(ranges.raw) }
+  const m = {
+    wholeService: median(whole.service),
+    wholeRaw: median(whole.raw),
+    rangeService: median(ranges.service),
+    rangeRaw: median(ranges.raw),
+  }
   const wholeRatio = m.wholeService / m.wholeRaw
   const rangeRatio = m.rangeService / m.rangeRaw
   const ok = wholeRatio >= WHOLE_GOAL && rangeRatio >= RANGE_GOAL

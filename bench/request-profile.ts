@@ -33,19 +33,34 @@ try {
   const version = dataVersionOf(db)
   const begin = db.$client.prepare('BEGIN')
   const commit = db.$client.prepare('COMMIT')
-  const request = (path: string) => () => app.handle(new Request(`http://127.0.0.1:8000${path}`, { headers })).then((r) => r.arrayBuffer())
+  const request = (path: string) => () =>
+    app.handle(new Request(`http://127.0.0.1:8000${path}`, { headers })).then((r) => r.arrayBuffer())
 
-  const FIELDS = 'id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store'
+  const FIELDS =
+    'id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store'
   // LIMIT +? as the lists write it (src/http/lists.ts PAGE); the plain LIMIT ? for comparison: SQLite
   // compiles that one again whenever its LIMIT is bound.
   const page = db.$client.query(`SELECT ${FIELDS} FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT +? OFFSET 0`)
-  const plainPage = db.$client.query(`SELECT ${FIELDS} FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT ? OFFSET 0`)
+  const plainPage = db.$client.query(
+    `SELECT ${FIELDS} FROM media_assets WHERE kind = 'video' ORDER BY id LIMIT ? OFFSET 0`,
+  )
   const rows50 = page.all(50) as Record<string, unknown>[]
-  const json = (rows: Record<string, unknown>[]) => JSON.stringify(rows.map((r) => mediaToApi({ ...r, is_archive: !!r.is_archive, is_production: !!r.is_production, meta_field_store: JSON.parse(r.meta_field_store as string) } as never)))
+  const json = (rows: Record<string, unknown>[]) =>
+    JSON.stringify(
+      rows.map((r) =>
+        mediaToApi({
+          ...r,
+          is_archive: !!r.is_archive,
+          is_production: !!r.is_production,
+          meta_field_store: JSON.parse(r.meta_field_store as string),
+        } as never),
+      ),
+    )
   const body50 = json(rows50)
 
   const stages: Record<string, () => unknown> = {
-    'GET /api/health (no key)': () => app.handle(new Request('http://127.0.0.1:8000/api/health')).then((r) => r.arrayBuffer()),
+    'GET /api/health (no key)': () =>
+      app.handle(new Request('http://127.0.0.1:8000/api/health')).then((r) => r.arrayBuffer()),
     'GET ?limit=1&offset=0': request('/api/videoassets/?limit=1&offset=0'),
     'GET ?limit=50&offset=0': request('/api/videoassets/?limit=50&offset=0'),
     'GET /api/videoassets/{id}/': request('/api/videoassets/4242/'),
@@ -57,12 +72,14 @@ try {
       version.get()
       commit.run()
     },
-    'stage: freshness of the key and the count besides (two file versions, no statement)': () => fileVersion(db.$client) + fileVersion(db.$client, 'temp'),
+    'stage: freshness of the key and the count besides (two file versions, no statement)': () =>
+      fileVersion(db.$client) + fileVersion(db.$client, 'temp'),
     'stage: page query, 1 row': () => page.all(1),
     'stage: page query, 50 rows': () => page.all(50),
     'stage: page query, 1 row, written LIMIT ? (compiled again each time)': () => plainPage.all(1),
     'stage: 50 rows to JSON': () => json(rows50),
-    'stage: Response of 50 rows, read': () => new Response(body50, { headers: { 'content-type': 'application/json' } }).arrayBuffer(),
+    'stage: Response of 50 rows, read': () =>
+      new Response(body50, { headers: { 'content-type': 'application/json' } }).arrayBuffer(),
   }
   const samples = new Map<string, number[]>(Object.keys(stages).map((k) => [k, []]))
   for (const run of Object.values(stages)) for (let i = 0; i < 500; i++) await run() // warm-up
@@ -82,7 +99,10 @@ try {
   if (process.env.BENCH_NO_DOC !== '1') {
     const host = machine()
     const rows = result.map(([name, us]) => `| ${name} | ${us.toFixed(1)} |`).join('\n')
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'request-profile', `## Where one request's time goes, now (in-process, bench/request-profile.ts)
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'request-profile',
+      `## Where one request's time goes, now (in-process, bench/request-profile.ts)
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel} (load average at start: ${host.load}); Bun ${host.bun}
@@ -101,7 +121,8 @@ test/http/statements.test.ts counts them). What a request costs beyond the sum o
 is Elysia's routing, hooks and validation, and our glue. The same table as of Nov 22, before the
 work on a first page's fixed costs, is the next section.
 Run by hand (\`bun bench/request-profile.ts\`), not by \`npm run bench\`.
-`)
+`,
+    )
     console.error('wrote docs/benchmarks.md')
   }
   db.$client.close()

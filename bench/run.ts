@@ -18,11 +18,25 @@ const headlines: Headline[] = []
 try {
   // BENCH_ONLY=lists,copy runs some of them (the headline then holds only their rows).
   const only = process.env.BENCH_ONLY?.split(',').map((b) => `${b.trim()}.ts`)
-  for (const bench of ['lists.ts', 'copy.ts', 'import.ts', 'watch.ts', 'drop.ts', 'stall.ts', 'proxies.ts', 'proxy-read.ts', 'search.ts', 'events.ts', 'page.ts'].filter((b) => !only || only.includes(b))) {
+  for (const bench of [
+    'lists.ts',
+    'copy.ts',
+    'import.ts',
+    'watch.ts',
+    'drop.ts',
+    'stall.ts',
+    'proxies.ts',
+    'proxy-read.ts',
+    'search.ts',
+    'events.ts',
+    'page.ts',
+  ].filter((b) => !only || only.includes(b))) {
     console.log(`\n== bench/${bench}`)
     const file = join(results, `${bench}.json`)
     const run = spawnSync([process.execPath, `${import.meta.dir}/${bench}`], {
-      stdout: 'inherit', stderr: 'inherit', env: { ...process.env, BENCH_RESULTS: file },
+      stdout: 'inherit',
+      stderr: 'inherit',
+      env: { ...process.env, BENCH_RESULTS: file },
     })
     if (run.exitCode !== 0) {
       ok = false
@@ -41,7 +55,10 @@ if (rows.length) {
   const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))]
   for (const r of rows) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(9)} ${r[3]}`)
   if (process.env.BENCH_NO_DOC !== '1')
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'headline', `## Headline: what users feel first
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'headline',
+      `## Headline: what users feel first
 
 - Date: ${host.date} (\`npm run bench\`; the sections below hold each benchmark's details)
 - Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel}; Bun ${host.bun}; ${host.wrk}
@@ -49,6 +66,7 @@ if (rows.length) {
 | Measure | Result | Target | |
 |---|---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
-`)
+`,
+    )
 }
 process.exit(ok ? 0 : 1)

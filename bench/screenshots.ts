@@ -17,8 +17,12 @@ const scratch = benchScratch('reelhouse-screenshots-')
 function clip(path: string, kind: 'video' | 'audio' | 'image', seconds: number, hue: number) {
   const video = ['-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=25:duration=${seconds},hue=h=${hue}`]
   const audio = ['-f', 'lavfi', '-i', `sine=frequency=${220 + hue}:duration=${seconds}`]
-  const args = kind === 'video' ? [...video, ...audio, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest']
-    : kind === 'audio' ? [...audio, '-c:a', 'pcm_s16le'] : [...video, '-frames:v', '1']
+  const args =
+    kind === 'video'
+      ? [...video, ...audio, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest']
+      : kind === 'audio'
+        ? [...audio, '-c:a', 'pcm_s16le']
+        : [...video, '-frames:v', '1']
   const run = Bun.spawnSync(['ffmpeg', '-v', 'error', '-y', ...args, path])
   if (run.exitCode !== 0) throw new Error(`ffmpeg: ${run.stderr.toString()}`)
 }
@@ -44,28 +48,55 @@ async function main(): Promise<boolean> {
     return r.json
   }
   await must('POST', '/api/devices/', { name: 'nas', display_name: 'Edit NAS', path: share })
-  await must('POST', '/api/productions/', { name: 'Harbour Lights', codename: 'harbour', storage_root: `${share}harbour/` })
-  await must('POST', '/api/productions/', { name: 'Mountain Rescue', codename: 'rescue', storage_root: `${share}rescue/` })
+  await must('POST', '/api/productions/', {
+    name: 'Harbour Lights',
+    codename: 'harbour',
+    storage_root: `${share}harbour/`,
+  })
+  await must('POST', '/api/productions/', {
+    name: 'Mountain Rescue',
+    codename: 'rescue',
+    storage_root: `${share}rescue/`,
+  })
   await waitUntil('the start scans', 60_000, async () => (await busyTasks(s)) === 0)
 
   // Clips made aside, then dropped into the watch folder at once, as a card offload would.
   const card = join(scratch.path, 'A042')
   mkdirSync(card)
-  const names = ['A042_C001_pier_drone', 'A042_C002_lighthouse_wide', 'A042_C003_ferry_interview', 'A042_C004_gulls_closeup', 'A042_C005_market_handheld', 'A042_C006_night_harbour']
+  const names = [
+    'A042_C001_pier_drone',
+    'A042_C002_lighthouse_wide',
+    'A042_C003_ferry_interview',
+    'A042_C004_gulls_closeup',
+    'A042_C005_market_handheld',
+    'A042_C006_night_harbour',
+  ]
   names.forEach((n, i) => clip(join(card, `${n}.mp4`), 'video', 4, i * 50))
   clip(join(card, 'A042_ambience_harbour.wav'), 'audio', 6, 30)
   clip(join(card, 'A042_still_lighthouse.jpg'), 'image', 1, 200)
   cpSync(card, join(share, 'harbour', 'A042'), { recursive: true })
-  await waitUntil('the card imported with its proxies', 180_000, async () =>
-    (await count(s, '/api/videoassets/?limit=1')) === names.length && (await busyTasks(s)) === 0)
+  await waitUntil(
+    'the card imported with its proxies',
+    180_000,
+    async () => (await count(s, '/api/videoassets/?limit=1')) === names.length && (await busyTasks(s)) === 0,
+  )
 
   // A project with its bundle, and a copy of it.
   const bundle = join(share, 'harbour', 'edits', 'Harbour rough cut')
   mkdirSync(join(bundle, 'renders'), { recursive: true })
   writeFileSync(join(bundle, 'Harbour rough cut.prproj'), 'project')
   for (let i = 0; i < 40; i++) writeFileSync(join(bundle, 'renders', `r${i}.xml`), `render ${i}`)
-  const project = await must('POST', '/api/projectassets/', { name: 'Harbour rough cut', bundle_root: bundle, production_id: 1 })
-  await must('POST', '/api/projectassets/', { name: 'Harbour fine cut', bundle_root: join(share, 'harbour', 'edits', 'Harbour fine cut'), production_id: 1, copy_of: project.id })
+  const project = await must('POST', '/api/projectassets/', {
+    name: 'Harbour rough cut',
+    bundle_root: bundle,
+    production_id: 1,
+  })
+  await must('POST', '/api/projectassets/', {
+    name: 'Harbour fine cut',
+    bundle_root: join(share, 'harbour', 'edits', 'Harbour fine cut'),
+    production_id: 1,
+    copy_of: project.id,
+  })
   await waitUntil('the copy', 60_000, async () => (await busyTasks(s)) === 0)
 
   mkdirSync(OUT, { recursive: true })

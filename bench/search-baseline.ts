@@ -10,7 +10,10 @@ if (!file) throw new Error('usage: bun bench/search-baseline.ts DB_FILE')
 const db = new Database(file, { readonly: true, strict: true })
 const TYPES = ['videoasset', 'audioasset', 'imageasset', 'projectasset']
 const count = db.prepare<{ n: number }, [string]>('SELECT count(*) AS n FROM search_index s WHERE search_index MATCH ?')
-const page = db.prepare<{ r: number; rank: number; name: string; production: number; path: string; is_production: number }, [string, number, number]>(
+const page = db.prepare<
+  { r: number; rank: number; name: string; production: number; path: string; is_production: number },
+  [string, number, number]
+>(
   `SELECT s.rowid AS r, bm25(search_index, 10.0, 4.0, 5.0, 2.0, 1.0, 0.0) AS rank, coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
      coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production
    FROM search_index s LEFT JOIN media_assets m ON s.rowid % 4 < 3 AND m.id = s.rowid / 4
@@ -28,10 +31,17 @@ const server = Bun.serve({
     const offset = Number(url.searchParams.get('offset') ?? 0)
     const n = count.get(match)!.n
     const hits = page.all(match, limit, offset).map((row) => ({
-      type: TYPES[row.r % 4], id: Math.floor(row.r / 4), name: row.name, production: row.production, path: row.path,
-      is_production: row.is_production === 1, score: Math.round(-row.rank * 1000) / 1000,
+      type: TYPES[row.r % 4],
+      id: Math.floor(row.r / 4),
+      name: row.name,
+      production: row.production,
+      path: row.path,
+      is_production: row.is_production === 1,
+      score: Math.round(-row.rank * 1000) / 1000,
     }))
-    return new Response(JSON.stringify(hits), { headers: { 'content-type': 'application/json', 'x-total-count': String(n) } })
+    return new Response(JSON.stringify(hits), {
+      headers: { 'content-type': 'application/json', 'x-total-count': String(n) },
+    })
   },
 })
 console.log(`listening ${server.port}`)

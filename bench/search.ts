@@ -34,8 +34,24 @@ const cfg = {
 const TARGET = { smallP95: 50, anyP95: 150 }
 /** What editors type: clip ids, places, subjects, people, shot types, camera models, prefixes, phrases, exclusions. */
 const QUERIES = [
-  'A042_C0713', 'Tórshavn funicular', '"golden hour" Nuuk', 'Zofia Okafor', 'ferry interview', 'lighthouse', 'lightho', 'reykjavik',
-  'Lisbon', 'cafe', 'Okafor', 'interview', 'interv -drone', 'FX6', 'drone', 'night', 'ha', 'mov',
+  'A042_C0713',
+  'Tórshavn funicular',
+  '"golden hour" Nuuk',
+  'Zofia Okafor',
+  'ferry interview',
+  'lighthouse',
+  'lightho',
+  'reykjavik',
+  'Lisbon',
+  'cafe',
+  'Okafor',
+  'interview',
+  'interv -drone',
+  'FX6',
+  'drone',
+  'night',
+  'ha',
+  'mov',
 ]
 
 const scratch = benchScratch('reelhouse-bench-search-')
@@ -43,13 +59,22 @@ const scratch = benchScratch('reelhouse-bench-search-')
 type Server = { label: string; base: string; pid: number; match: boolean; stop(): Promise<void> }
 
 async function startServe(label: string, cli: string[], dataDir: string): Promise<Server> {
-  const { proc, port } = await spawnListening(label, [...cli, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'], {
-    portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1], timeoutMs: 120_000, keep: 20, drop: /./,
-  })
+  const { proc, port } = await spawnListening(
+    label,
+    [...cli, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'],
+    {
+      portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
+      timeoutMs: 120_000,
+      keep: 20,
+      drop: /./,
+    },
+  )
   return { label, base: `http://127.0.0.1:${port}`, pid: proc.pid, match: false, stop: () => stopProc(proc) }
 }
 async function startBaseline(file: string): Promise<Server> {
-  const { proc, port } = await spawnListening('baseline', [BUN, 'bench/search-baseline.ts', file], { portOf: (l) => /^listening (\d+)$/.exec(l.trim())?.[1] })
+  const { proc, port } = await spawnListening('baseline', [BUN, 'bench/search-baseline.ts', file], {
+    portOf: (l) => /^listening (\d+)$/.exec(l.trim())?.[1],
+  })
   return { label: 'baseline', base: `http://127.0.0.1:${port}`, pid: proc.pid, match: true, stop: () => stopProc(proc) }
 }
 async function stopProc(proc: ReturnType<typeof Bun.spawn>) {
@@ -74,18 +99,33 @@ async function ask(server: Server, path: string, key: string | undefined) {
   return { ms, hits: Number(r.headers.get('x-total-count')), body }
 }
 
-
 async function wrk(server: Server, key: string | undefined): Promise<number> {
   const paths = QUERIES.map((q) => pathOf(server, q)).join('|')
-  const proc = Bun.spawn(['wrk', '-t1', '-c16', `-d${cfg.wrkSeconds}s`, '--timeout', '30s', '-s', join(import.meta.dir, 'search.lua'), server.base], {
-    stdout: 'pipe', stderr: 'pipe', env: { ...process.env, BENCH_PATHS: paths, BENCH_KEY: key ?? '' },
-  })
+  const proc = Bun.spawn(
+    [
+      'wrk',
+      '-t1',
+      '-c16',
+      `-d${cfg.wrkSeconds}s`,
+      '--timeout',
+      '30s',
+      '-s',
+      join(import.meta.dir, 'search.lua'),
+      server.base,
+    ],
+    {
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { ...process.env, BENCH_PATHS: paths, BENCH_KEY: key ?? '' },
+    },
+  )
   const out = await new Response(proc.stdout).text()
   await proc.exited
   const line = out.split('\n').find((l) => l.startsWith('{'))
   if (!line) throw new Error(`wrk: ${out}`)
   const r = JSON.parse(line) as { requests: number; duration_us: number; errors: Record<string, number> }
-  if (Object.values(r.errors).some((n) => n > 0)) throw new Error(`wrk against ${server.label} saw errors ${JSON.stringify(r.errors)}`)
+  if (Object.values(r.errors).some((n) => n > 0))
+    throw new Error(`wrk against ${server.label} saw errors ${JSON.stringify(r.errors)}`)
   return r.requests / (r.duration_us / 1e6)
 }
 
@@ -110,7 +150,9 @@ async function main(): Promise<boolean> {
     const t0 = performance.now()
     keys = seedSearchCatalogue(source, cfg.assets)
     seedS = (performance.now() - t0) / 1000
-    console.error(`seeded ${cfg.assets.toLocaleString('en-US')} assets (the index built by its triggers) in ${seedS.toFixed(0)} s`)
+    console.error(
+      `seeded ${cfg.assets.toLocaleString('en-US')} assets (the index built by its triggers) in ${seedS.toFixed(0)} s`,
+    )
     if (cfg.data) {
       mkdirSync(cfg.data, { recursive: true })
       copyFileSync(dbFile(source), dbFile(cfg.data))
@@ -123,7 +165,11 @@ async function main(): Promise<boolean> {
     const db = new Database(dbFile(source), { readonly: true })
     try {
       const n = db.query<{ n: number }, []>('SELECT count(*) AS n FROM media_assets').get()!.n
-      const pages = db.query<{ name: string; bytes: number }, []>("SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'search_index%' GROUP BY name").all()
+      const pages = db
+        .query<{ name: string; bytes: number }, []>(
+          "SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'search_index%' GROUP BY name",
+        )
+        .all()
       return { n, index: pages.reduce((a, p) => a + p.bytes, 0), file: statSync(dbFile(source)).size }
     } finally {
       db.close()
@@ -135,13 +181,18 @@ async function main(): Promise<boolean> {
     await startServe('compiled', [exe], compiled),
     await startBaseline(dbFile(source)),
   ]
-  const users = [['admin', keys.admin], ['reader', keys.reader]] as const
+  const users = [
+    ['admin', keys.admin],
+    ['reader', keys.reader],
+  ] as const
   // [server][user][query] latencies; hits per user and query.
   const lat = new Map<string, number[]>()
   const hits = new Map<string, number>()
   const k = (...parts: string[]) => parts.join('\u0000')
   // Warm-up: every query once on each server (the first reads pages from disk).
-  for (const s of servers) for (const [u, key] of users) if (!(s.match && u === 'reader')) for (const q of QUERIES) await ask(s, pathOf(s, q), key)
+  for (const s of servers)
+    for (const [u, key] of users)
+      if (!(s.match && u === 'reader')) for (const q of QUERIES) await ask(s, pathOf(s, q), key)
   for (let round = 0; round < cfg.rounds; round++) {
     const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
     for (const s of order) {
@@ -170,23 +221,70 @@ async function main(): Promise<boolean> {
   // ---------------------------------------------------------------- results
   const n = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
   const classP95 = (server: string, user: string, small: boolean) =>
-    pct(QUERIES.filter((q) => !small || hits.get(k(user, q))! <= 10_000).flatMap((q) => lat.get(k(server, user, q)) ?? []), 95)
+    pct(
+      QUERIES.filter((q) => !small || hits.get(k(user, q))! <= 10_000).flatMap(
+        (q) => lat.get(k(server, user, q)) ?? [],
+      ),
+      95,
+    )
   const verdict: { what: string; value: number; target: number }[] = []
   for (const server of ['compiled', 'source'])
     for (const [user] of users) {
-      verdict.push({ what: `${server}, ${user}: p95 of queries of up to 10,000 hits`, value: classP95(server, user, true), target: TARGET.smallP95 })
-      verdict.push({ what: `${server}, ${user}: p95 of any query`, value: classP95(server, user, false), target: TARGET.anyP95 })
+      verdict.push({
+        what: `${server}, ${user}: p95 of queries of up to 10,000 hits`,
+        value: classP95(server, user, true),
+        target: TARGET.smallP95,
+      })
+      verdict.push({
+        what: `${server}, ${user}: p95 of any query`,
+        value: classP95(server, user, false),
+        target: TARGET.anyP95,
+      })
     }
   const pass = verdict.every((v) => v.value < v.target)
   const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL')
   const rows: [string, string, string, string][] = [
-    ...verdict.filter((v) => v.what.startsWith('compiled')).map((v): [string, string, string, string] => [`Search, ${v.what}`, `${n(v.value, 1)} ms`, `< ${v.target} ms`, mark(v.value < v.target)]),
-    ...verdict.filter((v) => v.what.startsWith('source')).map((v): [string, string, string, string] => [`Search, ${v.what}`, `${n(v.value, 1)} ms`, `< ${v.target} ms`, mark(v.value < v.target)]),
-    ['Search, baseline (admin): p95 of queries of up to 10,000 hits; of any query', `${n(classP95('baseline', 'admin', true), 1)} ms; ${n(classP95('baseline', 'admin', false), 1)} ms`, '', ''],
-    ['Throughput, 16 connections, the queries in turn (admin): compiled / source / baseline', `${n(throughput.compiled!)} / ${n(throughput.source!)} / ${n(throughput.baseline!)} req/s`, '', ''],
+    ...verdict
+      .filter((v) => v.what.startsWith('compiled'))
+      .map((v): [string, string, string, string] => [
+        `Search, ${v.what}`,
+        `${n(v.value, 1)} ms`,
+        `< ${v.target} ms`,
+        mark(v.value < v.target),
+      ]),
+    ...verdict
+      .filter((v) => v.what.startsWith('source'))
+      .map((v): [string, string, string, string] => [
+        `Search, ${v.what}`,
+        `${n(v.value, 1)} ms`,
+        `< ${v.target} ms`,
+        mark(v.value < v.target),
+      ]),
+    [
+      'Search, baseline (admin): p95 of queries of up to 10,000 hits; of any query',
+      `${n(classP95('baseline', 'admin', true), 1)} ms; ${n(classP95('baseline', 'admin', false), 1)} ms`,
+      '',
+      '',
+    ],
+    [
+      'Throughput, 16 connections, the queries in turn (admin): compiled / source / baseline',
+      `${n(throughput.compiled!)} / ${n(throughput.source!)} / ${n(throughput.baseline!)} req/s`,
+      '',
+      '',
+    ],
     ['Throughput, 16 connections, the reader (compiled)', `${n(readerThroughput)} req/s`, '', ''],
-    ['Index size on disk / the whole catalogue', `${n(assets.index / 2 ** 20)} MiB / ${n(assets.file / 2 ** 20)} MiB (${n(assets.n)} assets)`, '', ''],
-    ['Peak RSS: compiled / source / baseline', `${n(rss.compiled!)} / ${n(rss.source!)} / ${n(rss.baseline!)} MiB`, '', ''],
+    [
+      'Index size on disk / the whole catalogue',
+      `${n(assets.index / 2 ** 20)} MiB / ${n(assets.file / 2 ** 20)} MiB (${n(assets.n)} assets)`,
+      '',
+      '',
+    ],
+    [
+      'Peak RSS: compiled / source / baseline',
+      `${n(rss.compiled!)} / ${n(rss.source!)} / ${n(rss.baseline!)} MiB`,
+      '',
+      '',
+    ],
   ]
   const perQuery = QUERIES.map((q) => {
     const cell = (server: string, user: string) => {
@@ -202,7 +300,10 @@ async function main(): Promise<boolean> {
   console.log(perQuery.join('\n'))
 
   if (process.env.BENCH_NO_DOC !== '1') {
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'search', `## Search: GET /api/search/ over ${n(assets.n)} assets
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'search',
+      `## Search: GET /api/search/ over ${n(assets.n)} assets
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
@@ -211,8 +312,12 @@ async function main(): Promise<boolean> {
   productions: names of a subject, a place, a shot type and a number; paths of production, kind,
   day, card and clip (\`/srv/nas/show-07/video/2026-03-14/A042/A042_C0713_ferry_drone.mov\`);
   descriptions (6 in 10) naming mood, shot, subject, place and sometimes a person; keywords
-  (Location, Mood, People); custom metadata of videos (camera, operator, scene).${Number.isNaN(seedS) ? '' : ` Seeded, with
-  the index built by its triggers, in ${n(seedS)} s.`}
+  (Location, Mood, People); custom metadata of videos (camera, operator, scene).${
+    Number.isNaN(seedS)
+      ? ''
+      : ` Seeded, with
+  the index built by its triggers, in ${n(seedS)} s.`
+  }
 
 | Measure | Result | Target | |
 |---|---|---|---|
@@ -237,9 +342,11 @@ What is measured:
   name first, then newest first (docs/api.md, Search): the two differ there by design.
 - **Throughput**: \`wrk -t1 -c16 -d${cfg.wrkSeconds}s\` with bench/search.lua, the queries above in turn.
 - **Index size**: the pages of the FTS5 index's tables (dbstat), prefix indexes of 2 and 3 characters included.
-`)
+`,
+    )
   }
-  if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'search', headline: rows.slice(0, 2) }))
+  if (process.env.BENCH_RESULTS)
+    writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'search', headline: rows.slice(0, 2) }))
   return pass
 }
 

@@ -31,7 +31,17 @@ export function seedCatalogue(dataDir: string, assets: number): string {
         `INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device,
            imageasset_device, videoasset_device, date_add) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       )
-      .get('Harbour Lights', 'harbour-lights', '/srv/media/harbour-lights/', '/srv/media/harbour-lights/proxies/', device, device, device, device, now)!.id
+      .get(
+        'Harbour Lights',
+        'harbour-lights',
+        '/srv/media/harbour-lights/',
+        '/srv/media/harbour-lights/proxies/',
+        device,
+        device,
+        device,
+        device,
+        now,
+      )!.id
     const insert = client.prepare(
       `INSERT INTO media_assets (kind, name, description, production, device, status_asset, path_file, path_proxy,
          is_archive, is_production, meta_field_store, technical, date_crt, date_add, date_mod)

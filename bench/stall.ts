@@ -36,7 +36,17 @@ function serveNoFfmpeg(cli: string[], dataDir: string) {
 
 const assetCount = (s: Server) => count(s, '/api/videoassets/?limit=1')
 
-type Round = { idle: number; drop: number; dropSeconds: number; imported: number; body: number; bodyStatus: number[]; edits: number; editStatus: number[]; editMs: number[] }
+type Round = {
+  idle: number
+  drop: number
+  dropSeconds: number
+  imported: number
+  body: number
+  bodyStatus: number[]
+  edits: number
+  editStatus: number[]
+  editMs: number[]
+}
 
 /** A name of NAME characters, unique by its prefix. */
 const longName = (prefix: string) => prefix + 'x'.repeat(NAME - prefix.length)
@@ -47,8 +57,12 @@ const longName = (prefix: string) => prefix + 'x'.repeat(NAME - prefix.length)
  * keywords, and ENTRIES / 2 categories of one keyword each.
  */
 function editBodies(round: number): Record<string, unknown>[] {
-  const deep = { [longName(`deep-${round}-`)]: Array.from({ length: ENTRIES - 1 }, (_, k) => longName(`r${round}-k${k}-`)) }
-  const wide = Object.fromEntries(Array.from({ length: ENTRIES / 2 }, (_, c) => [longName(`r${round}-c${c}-`), [longName(`r${round}-w${c}-`)]]))
+  const deep = {
+    [longName(`deep-${round}-`)]: Array.from({ length: ENTRIES - 1 }, (_, k) => longName(`r${round}-k${k}-`)),
+  }
+  const wide = Object.fromEntries(
+    Array.from({ length: ENTRIES / 2 }, (_, c) => [longName(`r${round}-c${c}-`), [longName(`r${round}-w${c}-`)]]),
+  )
   return [{ keywords: deep }, { keywords: wide }]
 }
 
@@ -58,8 +72,10 @@ async function round(cli: string[], label: string, r: number, source: string): P
   mkdirSync(device)
   const s = await serveNoFfmpeg(cli, join(dir, 'data'))
   try {
-    if ((await api(s, 'POST', '/api/devices/', { name: 'share', path: device })).status !== 201) throw new Error('device')
-    if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201) throw new Error('production')
+    if ((await api(s, 'POST', '/api/devices/', { name: 'share', path: device })).status !== 201)
+      throw new Error('device')
+    if ((await api(s, 'POST', '/api/productions/', { name: 'Show', storage_root: `${device}Show/` })).status !== 201)
+      throw new Error('production')
     await waitUntil('the start scans', 30_000, async () => (await busyTasks(s)) === 0)
     // Baseline: the same client, the server idle, for 3 s.
     let stop = await prober(s.base)
@@ -70,15 +86,34 @@ async function round(cli: string[], label: string, r: number, source: string): P
     const t = performance.now()
     const cp = Bun.spawn(['cp', '-r', source, `${device}Show/drop`], { stderr: 'pipe' })
     if ((await cp.exited) !== 0) throw new Error(`cp: ${await new Response(cp.stderr).text()}`)
-    await waitUntil('the drop imported', 600_000, async () => (await assetCount(s)) >= FILES && (await busyTasks(s)) === 0)
+    await waitUntil(
+      'the drop imported',
+      600_000,
+      async () => (await assetCount(s)) >= FILES && (await busyTasks(s)) === 0,
+    )
     const dropSeconds = (performance.now() - t) / 1000
     const drop = (await stop()).longest
     const imported = await assetCount(s)
     // (b) Four import requests at once, each with 40,000 empty keyword categories.
     const keywords = Object.fromEntries(Array.from({ length: CATEGORIES }, (_, i) => [`category-${i}`, []]))
     const body = JSON.stringify({
-      type: 'video', production: 'Show', rewrap_proxy: false, move_asset: false,
-      asset: { asset_meta: { name: 'k', path_file: `${device}Show/drop/clip-000000.mov`, is_archive: false, is_production: true, approval: 0, meta_field_store: {} }, technical_details: {}, archive_details: {}, keywords },
+      type: 'video',
+      production: 'Show',
+      rewrap_proxy: false,
+      move_asset: false,
+      asset: {
+        asset_meta: {
+          name: 'k',
+          path_file: `${device}Show/drop/clip-000000.mov`,
+          is_archive: false,
+          is_production: true,
+          approval: 0,
+          meta_field_store: {},
+        },
+        technical_details: {},
+        archive_details: {},
+        keywords,
+      },
     })
     stop = await prober(s.base)
     const answers = await Promise.all([0, 1, 2, 3].map(() => api(s, 'POST', '/api/asset/import/', body)))
@@ -94,16 +129,34 @@ async function round(cli: string[], label: string, r: number, source: string): P
       for (const [b, body] of editBodies(e).entries())
         for (const method of ['PATCH', 'PUT']) {
           const t0 = performance.now()
-          const reply = await api(s, method, `/api/videoassets/${asset.id}/`, method === 'PUT' ? { name: asset.name, ...body } : body)
+          const reply = await api(
+            s,
+            method,
+            `/api/videoassets/${asset.id}/`,
+            method === 'PUT' ? { name: asset.name, ...body } : body,
+          )
           editMs.push(performance.now() - t0)
           editStatus.push(reply.status)
-          if (reply.status !== 200) console.error(`  ${method} of shape ${b}: ${reply.status} ${JSON.stringify(reply.json).slice(0, 300)}`)
+          if (reply.status !== 200)
+            console.error(`  ${method} of shape ${b}: ${reply.status} ${JSON.stringify(reply.json).slice(0, 300)}`)
         }
     const edits = (await stop()).longest
-    const round = { idle, drop, dropSeconds, imported, body: bodyWait, bodyStatus: answers.map((a) => a.status), edits, editStatus, editMs }
-    console.error(`  ${label} round ${r + 1}: idle ${idle.toFixed(1)} ms; drop of ${FILES} files: longest wait ${drop.toFixed(1)} ms, all imported in ${dropSeconds.toFixed(1)} s (${imported} assets); ` +
-      `4 bodies of ${(body.length / 1e6).toFixed(2)} MB: longest wait ${bodyWait.toFixed(1)} ms (answers ${round.bodyStatus.join(', ')}); ` +
-      `${editMs.length} keyword edits: longest wait ${edits.toFixed(1)} ms, each ${median(editMs).toFixed(1)} ms median, ${Math.max(...editMs).toFixed(1)} ms longest (answers ${[...new Set(editStatus)].join(', ')})`)
+    const round = {
+      idle,
+      drop,
+      dropSeconds,
+      imported,
+      body: bodyWait,
+      bodyStatus: answers.map((a) => a.status),
+      edits,
+      editStatus,
+      editMs,
+    }
+    console.error(
+      `  ${label} round ${r + 1}: idle ${idle.toFixed(1)} ms; drop of ${FILES} files: longest wait ${drop.toFixed(1)} ms, all imported in ${dropSeconds.toFixed(1)} s (${imported} assets); ` +
+        `4 bodies of ${(body.length / 1e6).toFixed(2)} MB: longest wait ${bodyWait.toFixed(1)} ms (answers ${round.bodyStatus.join(', ')}); ` +
+        `${editMs.length} keyword edits: longest wait ${edits.toFixed(1)} ms, each ${median(editMs).toFixed(1)} ms median, ${Math.max(...editMs).toFixed(1)} ms longest (answers ${[...new Set(editStatus)].join(', ')})`,
+    )
     return round
   } finally {
     await s.stop()
@@ -123,7 +176,9 @@ async function main(): Promise<boolean> {
   else console.error(`bun build.ts failed; the compiled executable is not measured:\n${built.stderr}`)
   const results = new Map<string, Round[]>(clis.map(([label]) => [label, []]))
   // Alternating: source, compiled, source, ...
-  for (let r = 0; r < ROUNDS; r++) for (const [label, cli] of r % 2 ? [...clis].reverse() : clis) results.get(label)!.push(await round(cli, label, r, source))
+  for (let r = 0; r < ROUNDS; r++)
+    for (const [label, cli] of r % 2 ? [...clis].reverse() : clis)
+      results.get(label)!.push(await round(cli, label, r, source))
 
   const rows: string[][] = []
   let ok = true
@@ -137,16 +192,38 @@ async function main(): Promise<boolean> {
     const editMs = rounds.flatMap((x) => x.editMs)
     ok &&= drop < GOAL_MS && body < GOAL_MS && imported && refused && edits < GOAL_MS && edited
     rows.push(
-      [`${label}: longest /api/health wait while ${FILES.toLocaleString('en')} dropped files are imported, median`, `${drop.toFixed(1)} ms (idle: ${median(rounds.map((x) => x.idle)).toFixed(1)} ms)`, `< ${GOAL_MS} ms`, drop < GOAL_MS ? 'pass' : 'FAIL'],
-      [`${label}: drop to all imported, median`, `${median(rounds.map((x) => x.dropSeconds)).toFixed(1)} s; each file imported once: ${imported ? 'yes' : 'no'}`, '', imported ? 'pass' : 'FAIL'],
-      [`${label}: longest /api/health wait during 4 imports of ${CATEGORIES.toLocaleString('en')} empty categories at once, median`, `${body.toFixed(1)} ms; answers ${refused ? 'all 400' : 'not all 400'}`, `< ${GOAL_MS} ms`, body < GOAL_MS && refused ? 'pass' : 'FAIL'],
-      [`${label}: longest /api/health wait during ${EDITS * 4} keyword edits of ${ENTRIES.toLocaleString('en')} entries (PATCH and PUT), median`,
-        `${edits.toFixed(1)} ms; answers ${edited ? 'all 200' : 'not all 200'}; each edit ${median(editMs).toFixed(1)} ms median, ${Math.max(...editMs).toFixed(1)} ms longest`, `< ${GOAL_MS} ms`, edits < GOAL_MS && edited ? 'pass' : 'FAIL'],
+      [
+        `${label}: longest /api/health wait while ${FILES.toLocaleString('en')} dropped files are imported, median`,
+        `${drop.toFixed(1)} ms (idle: ${median(rounds.map((x) => x.idle)).toFixed(1)} ms)`,
+        `< ${GOAL_MS} ms`,
+        drop < GOAL_MS ? 'pass' : 'FAIL',
+      ],
+      [
+        `${label}: drop to all imported, median`,
+        `${median(rounds.map((x) => x.dropSeconds)).toFixed(1)} s; each file imported once: ${imported ? 'yes' : 'no'}`,
+        '',
+        imported ? 'pass' : 'FAIL',
+      ],
+      [
+        `${label}: longest /api/health wait during 4 imports of ${CATEGORIES.toLocaleString('en')} empty categories at once, median`,
+        `${body.toFixed(1)} ms; answers ${refused ? 'all 400' : 'not all 400'}`,
+        `< ${GOAL_MS} ms`,
+        body < GOAL_MS && refused ? 'pass' : 'FAIL',
+      ],
+      [
+        `${label}: longest /api/health wait during ${EDITS * 4} keyword edits of ${ENTRIES.toLocaleString('en')} entries (PATCH and PUT), median`,
+        `${edits.toFixed(1)} ms; answers ${edited ? 'all 200' : 'not all 200'}; each edit ${median(editMs).toFixed(1)} ms median, ${Math.max(...editMs).toFixed(1)} ms longest`,
+        `< ${GOAL_MS} ms`,
+        edits < GOAL_MS && edited ? 'pass' : 'FAIL',
+      ],
     )
   }
   console.log('\n' + rows.map((r) => r.join('  |  ')).join('\n'))
   if (process.env.BENCH_NO_DOC !== '1')
-    writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'stall', `## No stall from one drop or one body (bench/stall.ts)
+    writeSection(
+      join(ROOT, 'docs', 'benchmarks.md'),
+      'stall',
+      `## No stall from one drop or one body (bench/stall.ts)
 
 - Date: ${host.date}
 - Machine: ${host.cpu}, ${host.cores} cores, Linux ${host.kernel} (load average at start: ${host.load}); Bun ${host.bun}
@@ -169,7 +246,8 @@ each are sent at once (refused: 400, more than 1,000 entries), then while ${EDIT
 of an asset of the drop are sent one after the other: in each of ${EDITS} rounds a PATCH and a PUT of
 one category of 999 keywords and of 500 categories of one keyword each (1,000 entries, the most
 one request may carry; every name 255 characters long and new to the catalogue). ${ROUNDS} rounds, medians.
-`)
+`,
+    )
   return ok
 }
 

@@ -8,7 +8,16 @@
 // Prints tables; writes nothing.
 // Usage: bun bench/watch-profile.ts   (BENCH_WATCH_FILES, BENCH_WATCH_FOLDERS, BENCH_WATCH_ROUNDS)
 import { spawnSync } from 'bun'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCore } from '../src/core.ts'
@@ -34,7 +43,13 @@ const resetPeak = () => writeFileSync('/proc/self/clear_refs', '5')
 // The watcher alone, in a child process: bun bench/watch-profile.ts --watcher events|poll DEVICE
 if (process.argv[2] === '--watcher') {
   const t = performance.now()
-  const w = createWatcher({ onEvent: () => {}, exclude: excluded, poll: process.argv[3] === 'poll', pollIntervalMs: 10_000, log: silentLog })
+  const w = createWatcher({
+    onEvent: () => {},
+    exclude: excluded,
+    poll: process.argv[3] === 'poll',
+    pollIntervalMs: 10_000,
+    log: silentLog,
+  })
   w.watch({ id: 1, path: process.argv[4]!, protocol: 'file' })
   for (;;) {
     await Bun.sleep(50)
@@ -42,7 +57,9 @@ if (process.argv[2] === '--watcher') {
     if (st.ready) {
       // Polling reports ready one interval after chokidar's walk (watcher.ts); that wait is not work.
       const seconds = (performance.now() - t) / 1000 - (st.mode === 'polling' ? 10 : 0)
-      console.log(`  watcher alone, ${st.mode}: first walk ${seconds.toFixed(1)} s, peak RSS ${hwm().toFixed(0)} MiB${st.reason ? ` (${st.reason})` : ''}`)
+      console.log(
+        `  watcher alone, ${st.mode}: first walk ${seconds.toFixed(1)} s, peak RSS ${hwm().toFixed(0)} MiB${st.reason ? ` (${st.reason})` : ''}`,
+      )
       break
     }
   }
@@ -66,14 +83,26 @@ function catalogueWith(rows: boolean) {
   migrate(db)
   const c = db.$client
   const now = isoTimestamp()
-  const dev = c.query<{ id: number }, [string, string, string, string]>('INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?) RETURNING id').get('big', 'big', device, now)!.id
+  const dev = c
+    .query<{ id: number }, [string, string, string, string]>(
+      'INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?) RETURNING id',
+    )
+    .get('big', 'big', device, now)!.id
   mkdirSync(`${tmp}/home`, { recursive: true })
-  const home = c.query<{ id: number }, [string, string, string, string]>('INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?) RETURNING id').get('home', 'home', `${tmp}/home/`, now)!.id
-  const prod = c.query<{ id: number }, [string, string, string, string, number, number, number, number, string]>(
-    `INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device, imageasset_device, videoasset_device, date_add)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`).get('Home', 'home', `${tmp}/home/h/`, `${tmp}/home/h/proxies/`, home, home, home, home, now)!.id
+  const home = c
+    .query<{ id: number }, [string, string, string, string]>(
+      'INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?) RETURNING id',
+    )
+    .get('home', 'home', `${tmp}/home/`, now)!.id
+  const prod = c
+    .query<{ id: number }, [string, string, string, string, number, number, number, number, string]>(
+      `INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device, imageasset_device, videoasset_device, date_add)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    )
+    .get('Home', 'home', `${tmp}/home/h/`, `${tmp}/home/h/proxies/`, home, home, home, home, now)!.id
   if (rows) {
-    const insert = c.prepare(`INSERT INTO media_assets (kind, name, description, production, device, path_file, is_archive, is_production,
+    const insert =
+      c.prepare(`INSERT INTO media_assets (kind, name, description, production, device, path_file, is_archive, is_production,
       meta_field_store, technical, archive_details, date_add, date_mod, file_dev, file_ino, file_stamp) VALUES ('video', ?, '', ?, ?, ?, 0, 1, '{}', '{}', '{}', ?, ?, ?, ?, ?)`)
     c.transaction(() => {
       for (let n = 0; n < FILES; n++) {
@@ -103,7 +132,12 @@ async function profile(label: string, rows: boolean) {
     add('find', ms(t))
     // (a) the real scan task.
     t = performance.now()
-    core.runner.enqueue(db, { kind: 'scan', target: { device: dev }, production: null, params: { device: dev, paths: null } })
+    core.runner.enqueue(db, {
+      kind: 'scan',
+      target: { device: dev },
+      production: null,
+      params: { device: dev, paths: null },
+    })
     await core.runner.idle()
     add('scan task (runner)', ms(t))
     if (r === 0) add('peak RSS after the first scan task (MiB)', hwm())
@@ -113,10 +147,21 @@ async function profile(label: string, rows: boolean) {
     const entries = await listTree(device, undefined, { skip: (r) => excluded(r), live: true })
     add('1 walk: listTree (opendir + lstatSync per entry)', ms(t))
     t = performance.now()
-    const disk: DiskEntry[] = entries.filter((e) => e.kind === 'file' || e.kind === 'dir').map((e) => {
-      const path = e.rel ? device + e.rel : device
-      return { path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path, device: dev, kind: e.kind as 'file' | 'dir', dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs }
-    })
+    const disk: DiskEntry[] = entries
+      .filter((e) => e.kind === 'file' || e.kind === 'dir')
+      .map((e) => {
+        const path = e.rel ? device + e.rel : device
+        return {
+          path: e.kind === 'dir' && !path.endsWith('/') ? path + '/' : path,
+          device: dev,
+          kind: e.kind as 'file' | 'dir',
+          dev: e.dev,
+          ino: e.ino,
+          stamp: e.stamp,
+          size: e.size,
+          mtimeMs: e.mtimeMs,
+        }
+      })
     add('2 disk entries', ms(t))
     t = performance.now()
     const under = media.underForScan(device)
@@ -125,27 +170,57 @@ async function profile(label: string, rows: boolean) {
     const catalogued = new Set(under.map((r) => r.path_file))
     const uncatalogued = disk.filter((e) => e.kind === 'file' && !catalogued.has(e.path))
     const extra = await media.byIdentities(uncatalogued)
-    add(`4 byIdentities of the uncatalogued files (${uncatalogued.length}, ${Math.ceil(uncatalogued.length / 1000)} queries)`, ms(t))
+    add(
+      `4 byIdentities of the uncatalogued files (${uncatalogued.length}, ${Math.ceil(uncatalogued.length / 1000)} queries)`,
+      ms(t),
+    )
     t = performance.now()
-    const out = reconcile(disk, {
-      media: under,
-      projects: [],
-    }, { scope: [device], roots: new Map([[dev, device]]), rootPresent: () => existsSync(device), ingestInto: () => undefined, diskFiltered: true })
+    const out = reconcile(
+      disk,
+      {
+        media: under,
+        projects: [],
+      },
+      {
+        scope: [device],
+        roots: new Map([[dev, device]]),
+        rootPresent: () => existsSync(device),
+        ingestInto: () => undefined,
+        diskFiltered: true,
+      },
+    )
     add('5 reconcile', ms(t))
     t = performance.now()
     db.transaction(() => {
       const byId = new Map(under.map((r) => [r.id, r]))
       media.applyScan({
-        offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file, archive: false })), online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file, archive: false })),
-        relocations: out.relocations.map((r) => ({ ...r, from: byId.get(r.id)!.path_file, kind: 'video' as const, archive: false })),
+        offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file, archive: false })),
+        online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file, archive: false })),
+        relocations: out.relocations.map((r) => ({
+          ...r,
+          from: byId.get(r.id)!.path_file,
+          kind: 'video' as const,
+          archive: false,
+        })),
       })
     })
     add(`6 transaction (${out.relocations.length} relocations)`, ms(t))
     // (c) the scan task with the watcher's first walk beside it in the same process, as serve runs them.
-    const watcher = createWatcher({ onEvent: () => {}, exclude: excluded, poll: false, pollIntervalMs: 10_000, log: silentLog })
+    const watcher = createWatcher({
+      onEvent: () => {},
+      exclude: excluded,
+      poll: false,
+      pollIntervalMs: 10_000,
+      log: silentLog,
+    })
     t = performance.now()
     watcher.watch({ id: dev, path: device, protocol: 'file' })
-    core.runner.enqueue(db, { kind: 'scan', target: { device: dev }, production: null, params: { device: dev, paths: null } })
+    core.runner.enqueue(db, {
+      kind: 'scan',
+      target: { device: dev },
+      production: null,
+      params: { device: dev, paths: null },
+    })
     await core.runner.idle()
     add('scan task with the watcher starting beside it (as in serve)', ms(t))
     while (!watcher.status()[0]?.ready) await Bun.sleep(20)
@@ -155,15 +230,22 @@ async function profile(label: string, rows: boolean) {
   await core.stop()
   db.$client.close()
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  console.log(`\n${label}: ${FILES} files in ${FOLDERS} folders, median of ${ROUNDS} (ms); RSS before the scans ${before.toFixed(0)} MiB`)
-  for (const [k, v] of Object.entries(results)) console.log(`  ${k.padEnd(62)} ${med(v).toFixed(0).padStart(7)}   (${v.map((x) => x.toFixed(0)).join(', ')})`)
+  console.log(
+    `\n${label}: ${FILES} files in ${FOLDERS} folders, median of ${ROUNDS} (ms); RSS before the scans ${before.toFixed(0)} MiB`,
+  )
+  for (const [k, v] of Object.entries(results))
+    console.log(`  ${k.padEnd(62)} ${med(v).toFixed(0).padStart(7)}   (${v.map((x) => x.toFixed(0)).join(', ')})`)
 }
 
 // Each case in a process of its own, so that each peak RSS is that case's alone.
-const child = (...args: string[]) => spawnSync([process.execPath, import.meta.path, ...args], { stdout: 'inherit', stderr: 'inherit' })
+const child = (...args: string[]) =>
+  spawnSync([process.execPath, import.meta.path, ...args], { stdout: 'inherit', stderr: 'inherit' })
 try {
   if (process.argv[2] === '--scan') {
-    await profile(process.argv[3] === 'fresh' ? 'fresh device (no rows)' : 'catalogued device (a row per file)', process.argv[3] !== 'fresh')
+    await profile(
+      process.argv[3] === 'fresh' ? 'fresh device (no rows)' : 'catalogued device (a row per file)',
+      process.argv[3] !== 'fresh',
+    )
   } else {
     child('--scan', 'fresh', device)
     child('--scan', 'catalogued', device)

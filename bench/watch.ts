@@ -61,7 +61,23 @@
 // The events figures need about files + folders free inotify watches (chokidar takes one per file).
 // Exit status: 0 all targets met, 1 a target missed, a check failed or the run failed.
 import { type Subprocess, spawnSync } from 'bun'
-import { closeSync, cpSync, existsSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { dbFile } from '../src/config.ts'
@@ -99,7 +115,8 @@ let shm: string | undefined
 
 async function stopAll() {
   await stopChildren(5000)
-  for (const dir of [tmp, shm]) if (dir && process.env.BENCH_WATCH_KEEP !== '1') rmSync(dir, { recursive: true, force: true })
+  for (const dir of [tmp, shm])
+    if (dir && process.env.BENCH_WATCH_KEEP !== '1') rmSync(dir, { recursive: true, force: true })
   tmp = undefined
   shm = undefined
 }
@@ -111,8 +128,28 @@ type Server = { proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string; key: s
 async function serve(dataDir: string, flags: string[] = []): Promise<Server> {
   const noFfmpeg = join(tmp!, 'no-ffmpeg')
   mkdirSync(noFfmpeg, { recursive: true })
-  const cmd = [process.execPath, 'src/main.ts', 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--ffmpeg', noFfmpeg, '--settle', '1', '--quiet', ...flags]
-  const { proc, port, lines: log } = await spawnListening('serve', cmd, {
+  const cmd = [
+    process.execPath,
+    'src/main.ts',
+    'serve',
+    '--data',
+    dataDir,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--ffmpeg',
+    noFfmpeg,
+    '--settle',
+    '1',
+    '--quiet',
+    ...flags,
+  ]
+  const {
+    proc,
+    port,
+    lines: log,
+  } = await spawnListening('serve', cmd, {
     portOf: (line) => / serving .*api=http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1],
     timeoutMs: 60_000,
   })
@@ -127,13 +164,15 @@ async function stop(server: Server) {
   if (code !== 0) throw new Error(`serve exited with ${code}:\n${server.log.slice(-30).join('\n')}`)
 }
 
-
 // ------------------------------------------------------------------ the API
 
 async function api(server: Server, method: string, path: string, body?: unknown) {
   const response = await fetch(server.base + path, {
     method,
-    headers: { authorization: `Token ${server.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Token ${server.key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await response.text()
@@ -148,10 +187,13 @@ async function api(server: Server, method: string, path: string, body?: unknown)
 
 /** X-Total-Count of a list (limit=0: no records sent). */
 async function total(server: Server, path: string): Promise<number> {
-  const response = await fetch(`${server.base}${path}${path.includes('?') ? '&' : '?'}limit=0`, { headers: { authorization: `Token ${server.key}` } })
+  const response = await fetch(`${server.base}${path}${path.includes('?') ? '&' : '?'}limit=0`, {
+    headers: { authorization: `Token ${server.key}` },
+  })
   await response.text()
   const count = response.headers.get('x-total-count')
-  if (response.status !== 200 || count === null) throw new Error(`GET ${path}: ${response.status}, X-Total-Count ${count}`)
+  if (response.status !== 200 || count === null)
+    throw new Error(`GET ${path}: ${response.status}, X-Total-Count ${count}`)
   return Number(count)
 }
 
@@ -162,7 +204,12 @@ async function created(server: Server, path: string, body: unknown): Promise<{ i
 }
 
 /** Waits for `check` to return something, every `everyMs`, at most `timeoutMs`. */
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number, everyMs = 50): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<T> {
   const end = performance.now() + timeoutMs
   for (;;) {
     const value = await check()
@@ -172,7 +219,16 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-type TaskRow = { id: number; state: string; target: { device?: number }; date_add: string; date_start: string | null; date_end: string | null; result: Record<string, number>; error: string }
+type TaskRow = {
+  id: number
+  state: string
+  target: { device?: number }
+  date_add: string
+  date_start: string | null
+  date_end: string | null
+  result: Record<string, number>
+  error: string
+}
 
 async function scanTasks(server: Server): Promise<TaskRow[]> {
   const r = await api(server, 'GET', '/api/tasks/?kind=scan')
@@ -181,24 +237,51 @@ async function scanTasks(server: Server): Promise<TaskRow[]> {
 }
 
 /** The first scan task of `device` after task `after`, once it has ended. */
-async function scanOf(server: Server, device: number, after: number): Promise<TaskRow & { seconds: number; queuedSeconds: number }> {
-  const task = await until(`the scan of device ${device}`, async () =>
-    (await scanTasks(server)).find((t) => t.target.device === device && t.id > after && (t.state === 'done' || t.state === 'failed')), 600_000, 100)
+async function scanOf(
+  server: Server,
+  device: number,
+  after: number,
+): Promise<TaskRow & { seconds: number; queuedSeconds: number }> {
+  const task = await until(
+    `the scan of device ${device}`,
+    async () =>
+      (await scanTasks(server)).find(
+        (t) => t.target.device === device && t.id > after && (t.state === 'done' || t.state === 'failed'),
+      ),
+    600_000,
+    100,
+  )
   if (task.state !== 'done') throw new Error(`scan task ${task.id} failed: ${task.error}`)
-  return { ...task, seconds: (Date.parse(task.date_end!) - Date.parse(task.date_start!)) / 1000, queuedSeconds: (Date.parse(task.date_start!) - Date.parse(task.date_add)) / 1000 }
+  return {
+    ...task,
+    seconds: (Date.parse(task.date_end!) - Date.parse(task.date_start!)) / 1000,
+    queuedSeconds: (Date.parse(task.date_start!) - Date.parse(task.date_add)) / 1000,
+  }
 }
 
 /** Waits until no scan task is queued or running (the start scans of the small device). */
 const scansIdle = (server: Server) =>
-  until('the scans to end', async () => ((await scanTasks(server)).every((t) => t.state === 'done' || t.state === 'failed') ? true : undefined), 600_000, 100)
+  until(
+    'the scans to end',
+    async () => ((await scanTasks(server)).every((t) => t.state === 'done' || t.state === 'failed') ? true : undefined),
+    600_000,
+    100,
+  )
 
 /** Waits until the watcher reports `device` ready (its first walk done, changes reported). */
 const watchReady = (server: Server, device: number) =>
-  until(`the watcher of device ${device}`, async () => {
-    const health = (await (await fetch(`${server.base}/api/health`)).json()) as { watch?: { device: number; mode: string; ready: boolean; reason?: string }[] }
-    const w = health.watch?.find((d) => d.device === device)
-    return w?.ready ? w : undefined
-  }, 600_000, 100)
+  until(
+    `the watcher of device ${device}`,
+    async () => {
+      const health = (await (await fetch(`${server.base}/api/health`)).json()) as {
+        watch?: { device: number; mode: string; ready: boolean; reason?: string }[]
+      }
+      const w = health.watch?.find((d) => d.device === device)
+      return w?.ready ? w : undefined
+    },
+    600_000,
+    100,
+  )
 
 /**
  * The figures "with events" need the device watched by events. Chokidar takes one inotify watch per
@@ -207,8 +290,10 @@ const watchReady = (server: Server, device: number) =>
  */
 function eventsOnly(w: { mode: string; reason?: string }) {
   if (w.mode !== 'events')
-    throw new Error(`the device is watched by ${w.mode} (${w.reason}); it needs about ${cfg.files + cfg.folders} free inotify watches ` +
-      '(fs.inotify.max_user_watches, shared by every process of the user)')
+    throw new Error(
+      `the device is watched by ${w.mode} (${w.reason}); it needs about ${cfg.files + cfg.folders} free inotify watches ` +
+        '(fs.inotify.max_user_watches, shared by every process of the user)',
+    )
 }
 
 // ------------------------------------------------------------------ the device
@@ -235,7 +320,10 @@ function find(device: string): number {
 /** `find DEVICE -type f -exec head -c 2097152 {} + > /dev/null`: the bytes a fingerprint reads, by a walk and head; seconds. */
 function headAll(device: string): number {
   const start = performance.now()
-  const r = spawnSync(['find', device, '-type', 'f', '-exec', 'head', '-c', String(2 * FINGERPRINT_EDGE), '{}', '+'], { stdout: 'ignore', stderr: 'pipe' })
+  const r = spawnSync(['find', device, '-type', 'f', '-exec', 'head', '-c', String(2 * FINGERPRINT_EDGE), '{}', '+'], {
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   const seconds = (performance.now() - start) / 1000
   if (r.exitCode !== 0) throw new Error(`find -exec head failed: ${r.stderr.toString()}`)
   return seconds
@@ -252,9 +340,15 @@ function readAll(paths: readonly string[]): number {
     const fd = openSync(path, 'r')
     try {
       const size = fstatSync(fd).size
-      const spans = size <= 2 * FINGERPRINT_EDGE ? [[0, 0, size]] : [[0, 0, FINGERPRINT_EDGE], [FINGERPRINT_EDGE, size - FINGERPRINT_EDGE, FINGERPRINT_EDGE]]
+      const spans =
+        size <= 2 * FINGERPRINT_EDGE
+          ? [[0, 0, size]]
+          : [
+              [0, 0, FINGERPRINT_EDGE],
+              [FINGERPRINT_EDGE, size - FINGERPRINT_EDGE, FINGERPRINT_EDGE],
+            ]
       for (const [at, position, length] of spans) {
-        for (let done = 0; done < length!;) {
+        for (let done = 0; done < length!; ) {
           const n = readSync(fd, buffer, at! + done, length! - done, position! + done)
           if (n === 0) throw new Error(`${path} is shorter than it was`)
           done += n
@@ -269,15 +363,17 @@ function readAll(paths: readonly string[]): number {
 
 /** What lstat says of a file, as the scan's walk records it. */
 type OnDisk = { path: string; dev: number; ino: number; stamp: number; size: number; mtimeMs: number }
-const onDisk = (paths: readonly string[]): OnDisk[] => paths.map((path) => {
-  const s = lstatSync(path)
-  return { path, dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs }
-})
+const onDisk = (paths: readonly string[]): OnDisk[] =>
+  paths.map((path) => {
+    const s = lstatSync(path)
+    return { path, dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs }
+  })
 
 /** Each file's fingerprint as the service reads it: fingerprintAll, with the lstat's size and mtimeMs. */
 async function fingerprintsOf(files: readonly OnDisk[]): Promise<Map<OnDisk, string>> {
   const read = await fingerprintAll(files)
-  if (read.size !== files.length) throw new Error(`${files.length - read.size} of ${files.length} files could not be fingerprinted`)
+  if (read.size !== files.length)
+    throw new Error(`${files.length - read.size} of ${files.length} files could not be fingerprinted`)
   return read
 }
 
@@ -289,7 +385,13 @@ async function fingerprintsOf(files: readonly OnDisk[]): Promise<Map<OnDisk, str
  * /api/videoassets/ 100,000 times would take minutes and measure nothing of the watcher.
  * Returns the assets' ids, in the order of `files`.
  */
-function catalogue(dataDir: string, files: readonly OnDisk[], device: number, production: number, prints?: Map<OnDisk, string>): number[] {
+function catalogue(
+  dataDir: string,
+  files: readonly OnDisk[],
+  device: number,
+  production: number,
+  prints?: Map<OnDisk, string>,
+): number[] {
   const db = openDb(dbFile(dataDir))
   try {
     const client = db.$client
@@ -303,8 +405,20 @@ function catalogue(dataDir: string, files: readonly OnDisk[], device: number, pr
     client.transaction(() => {
       for (const f of files) {
         const hash = prints?.get(f) ?? null
-        const r = insert.run(basename(f.path).replace(/\.mov$/, ''), production, device, f.path, now, now, f.dev, f.ino, f.stamp,
-          hash === null ? null : f.size, hash === null ? null : f.mtimeMs, hash)
+        const r = insert.run(
+          basename(f.path).replace(/\.mov$/, ''),
+          production,
+          device,
+          f.path,
+          now,
+          now,
+          f.dev,
+          f.ino,
+          f.stamp,
+          hash === null ? null : f.size,
+          hash === null ? null : f.mtimeMs,
+          hash,
+        )
         ids.push(Number(r.lastInsertRowid))
       }
     })()
@@ -319,14 +433,20 @@ function catalogue(dataDir: string, files: readonly OnDisk[], device: number, pr
 function storedPrints(dataDir: string): Map<number, string> {
   const db = openDb(dbFile(dataDir))
   try {
-    const rows = db.$client.query('SELECT id, file_size, file_mtime, file_hash FROM media_assets').all() as { id: number; file_size: number | null; file_mtime: number | null; file_hash: string | null }[]
+    const rows = db.$client.query('SELECT id, file_size, file_mtime, file_hash FROM media_assets').all() as {
+      id: number
+      file_size: number | null
+      file_mtime: number | null
+      file_hash: string | null
+    }[]
     return new Map(rows.map((r) => [r.id, `${r.file_size} ${r.file_mtime} ${r.file_hash}`]))
   } finally {
     db.$client.close()
   }
 }
 
-const fsType = (path: string) => spawnSync(['df', '--output=fstype', path]).stdout.toString().split('\n')[1]?.trim() || '?'
+const fsType = (path: string) =>
+  spawnSync(['df', '--output=fstype', path]).stdout.toString().split('\n')[1]?.trim() || '?'
 
 // ------------------------------------------------------------------ statistics
 
@@ -371,7 +491,8 @@ async function plan(server: Server, device: string, phase: string, i: number, vi
     const path = `${device}${folderName((i * 7) % cfg.folders)}/${name}.mov`
     const q = `/api/videoassets/?path_file=${encodeURIComponent(path)}`
     return {
-      kind, path,
+      kind,
+      path,
       make: () => writeFileSync(path, Buffer.alloc(4096, i % 251)),
       shown: async (s) => {
         const asset = ((await api(s, 'GET', q)).json as Asset[])[0]
@@ -389,17 +510,21 @@ async function plan(server: Server, device: string, phase: string, i: number, vi
   if (kind === 'rename') {
     const to = path.replace(/\.mov$/, `-${phase}.mov`)
     return {
-      kind, path, make: () => renameSync(path, to),
+      kind,
+      path,
+      make: () => renameSync(path, to),
       shown: async (s) => {
         const now = (await api(s, 'GET', record)).json as Asset
         if (now.path_file === to && now.is_production) return 'yes'
         if (now.path_file !== path) return `the asset moved to ${now.path_file}, not to ${to}`
-        return now.is_production ? undefined : 'the renamed file\'s asset went offline'
+        return now.is_production ? undefined : "the renamed file's asset went offline"
       },
     }
   }
   return {
-    kind, path, make: () => unlinkSync(path),
+    kind,
+    path,
+    make: () => unlinkSync(path),
     shown: async (s) => {
       const now = (await api(s, 'GET', record)).json as Asset
       if (now.path_file !== path) return `the deleted file's asset moved onto ${now.path_file}`
@@ -429,14 +554,28 @@ function summary(all: Latency[]) {
   return {
     all: of(latencies.map((l) => l.seconds)),
     wrong: all.filter((l) => l.wrong),
-    ...Object.fromEntries(KINDS.map((k) => [k, of(latencies.filter((l) => l.kind === k).map((l) => l.seconds))])) as Record<Kind, ReturnType<typeof of>>,
+    ...(Object.fromEntries(
+      KINDS.map((k) => [k, of(latencies.filter((l) => l.kind === k).map((l) => l.seconds))]),
+    ) as Record<Kind, ReturnType<typeof of>>),
   }
 }
 
 // ------------------------------------------------------------------ relink across file systems
 
-type RelinkRound = { direction: string; cp: number; mv: number; shown: number; relinked: number; moved: number; imported: number; offline: number; wrong: string[] }
-type Relink = { skipped: string } | { rounds: RelinkRound[]; hwm: number; fs: [string, string]; startPrinted: number | undefined }
+type RelinkRound = {
+  direction: string
+  cp: number
+  mv: number
+  shown: number
+  relinked: number
+  moved: number
+  imported: number
+  offline: number
+  wrong: string[]
+}
+type Relink =
+  | { skipped: string }
+  | { rounds: RelinkRound[]; hwm: number; fs: [string, string]; startPrinted: number | undefined }
 
 /**
  * Section 5: a folder of cfg.relinkFiles catalogued clips moved with `mv` between a device in the
@@ -445,7 +584,8 @@ type Relink = { skipped: string } | { rounds: RelinkRound[]; hwm: number; fs: [s
 async function relinkCase(template: string, home: string): Promise<Relink> {
   if (!existsSync(cfg.shm)) return { skipped: `${cfg.shm} does not exist` }
   shm = realpathSync(mkdtempSync(join(cfg.shm, 'reelhouse-bench-watch-')))
-  if (lstatSync(shm).dev === lstatSync(tmp!).dev) return { skipped: `${tmp} and ${shm} are one file system (${fsType(tmp!)})` }
+  if (lstatSync(shm).dev === lstatSync(tmp!).dev)
+    return { skipped: `${tmp} and ${shm} are one file system (${fsType(tmp!)})` }
   const dir = join(tmp!, 'relink')
   cpSync(template, dir, { recursive: true })
   const sides = [
@@ -457,7 +597,8 @@ async function relinkCase(template: string, home: string): Promise<Relink> {
   // Two devices, each the watch folder of a production: a clip not relinked would be imported.
   let s = await serve(dir)
   await scansIdle(s)
-  for (const side of sides) side.id = (await created(s, '/api/devices/', { name: `relink-${side.name}`, path: side.root })).id
+  for (const side of sides)
+    side.id = (await created(s, '/api/devices/', { name: `relink-${side.name}`, path: side.root })).id
   const watched = (side: number) => (cfg.relinkWatch ? { upload_device: sides[side]!.id } : {})
   const moves = await created(s, '/api/productions/', { name: 'Moves', storage_root: `${home}moves`, ...watched(0) })
   await created(s, '/api/productions/', { name: 'Moves too', storage_root: `${home}moves-too`, ...watched(1) })
@@ -479,18 +620,33 @@ async function relinkCase(template: string, home: string): Promise<Relink> {
 
   s = await serve(dir)
   const start = await scanOf(s, sides[0]!.id, before)
-  if (start.result.seen !== cfg.relinkFiles || start.result.offline || start.result.imported || start.result.relinked || start.result.moved)
+  if (
+    start.result.seen !== cfg.relinkFiles ||
+    start.result.offline ||
+    start.result.imported ||
+    start.result.relinked ||
+    start.result.moved
+  )
     throw new Error(`relink: the start scan of the first device: ${JSON.stringify(start.result)}`)
   for (const side of sides) eventsOnly(await watchReady(s, side.id))
   await scansIdle(s)
 
   /** Sentences for what is not as it should be once the folder is at `to` (empty: all is). */
   const check = async (to: (typeof sides)[number]): Promise<string[]> => {
-    const list = (await api(s, 'GET', `/api/videoassets/?production=${moves.id}`)).json as (Asset & { device: number })[]
+    const list = (await api(s, 'GET', `/api/videoassets/?production=${moves.id}`)).json as (Asset & {
+      device: number
+    })[]
     const wrong: string[] = []
     if (list.length !== ids.length) wrong.push(`${list.length} assets in the production, not ${ids.length}`)
-    const away = list.filter((a) => !nameOf.has(a.id) || !a.is_production || a.device !== to.id || a.path_file !== `${to.root}batch/${nameOf.get(a.id)}`)
-    if (away.length) wrong.push(`${away.length} assets not online at their new paths, for example ${JSON.stringify(away[0])}`)
+    const away = list.filter(
+      (a) =>
+        !nameOf.has(a.id) ||
+        !a.is_production ||
+        a.device !== to.id ||
+        a.path_file !== `${to.root}batch/${nameOf.get(a.id)}`,
+    )
+    if (away.length)
+      wrong.push(`${away.length} assets not online at their new paths, for example ${JSON.stringify(away[0])}`)
     return wrong
   }
 
@@ -512,14 +668,22 @@ async function relinkCase(template: string, home: string): Promise<Relink> {
     const move = spawnSync(['mv', `${from.root}batch`, to.root], { stdout: 'ignore', stderr: 'pipe' })
     const mvEnd = performance.now()
     if (move.exitCode !== 0) throw new Error(`mv failed: ${move.stderr.toString()}`)
-    const assets = async () => (await Promise.all(['video', 'audio', 'image'].map((k) => total(s, `/api/${k}assets/`)))).reduce((x, y) => x + y, 0)
+    const assets = async () =>
+      (await Promise.all(['video', 'audio', 'image'].map((k) => total(s, `/api/${k}assets/`)))).reduce(
+        (x, y) => x + y,
+        0,
+      )
     // Done when every asset is at its new path; never done once a clip was imported as a new asset
     // (its asset holds the path for good): that round fails at once, as does one taking 120 s.
     let shown = NaN
     const wrong: string[] = []
     try {
-      const outcome = await until(`all ${ids.length} assets at their new paths on ${to.name}`, async () =>
-        (await assets()) > ids.length ? 'imported' : (await check(to)).length ? undefined : 'done', 120_000, 50)
+      const outcome = await until(
+        `all ${ids.length} assets at their new paths on ${to.name}`,
+        async () => ((await assets()) > ids.length ? 'imported' : (await check(to)).length ? undefined : 'done'),
+        120_000,
+        50,
+      )
       if (outcome === 'done') shown = (performance.now() - mvEnd) / 1000
     } catch (error) {
       wrong.push((error as Error).message)
@@ -529,22 +693,43 @@ async function relinkCase(template: string, home: string): Promise<Relink> {
     await scansIdle(s)
     wrong.push(...(await check(to)))
     const all = await assets()
-    if (all !== ids.length) wrong.push(`${all} media assets in all, not ${ids.length}: ${all - ids.length} clips were imported as new assets`)
+    if (all !== ids.length)
+      wrong.push(`${all} media assets in all, not ${ids.length}: ${all - ids.length} clips were imported as new assets`)
     const sum = (field: string) => (tasks: TaskRow[]) => tasks.reduce((x, task) => x + (task.result[field] ?? 0), 0)
     const done = (await scanTasks(s)).filter((x) => x.id > after)
-    const [relinked, moved, imported, offline] = ['relinked', 'moved', 'imported', 'offline'].map((f) => sum(f)(done)) as [number, number, number, number]
-    if (relinked !== ids.length) wrong.push(`the scans relinked ${relinked}, not ${ids.length} (moved ${moved}, offline ${offline}, imported ${imported})`)
+    const [relinked, moved, imported, offline] = ['relinked', 'moved', 'imported', 'offline'].map((f) =>
+      sum(f)(done),
+    ) as [number, number, number, number]
+    if (relinked !== ids.length)
+      wrong.push(
+        `the scans relinked ${relinked}, not ${ids.length} (moved ${moved}, offline ${offline}, imported ${imported})`,
+      )
     // An import over a relinked asset's path is a re-import of its record, not a new asset: the count above does not see it.
-    if (imported) wrong.push(`the scans imported ${imported} files (each a re-import over a moved clip's record, or a new asset)`)
+    if (imported)
+      wrong.push(`the scans imported ${imported} files (each a re-import over a moved clip's record, or a new asset)`)
     for (const w of wrong) console.error(`  WRONG: relink round ${r + 1}: ${w}`)
-    const round = { direction: `${from.name} to ${to.name}`, cp, mv: (mvEnd - t) / 1000, shown, relinked, moved, imported, offline, wrong }
+    const round = {
+      direction: `${from.name} to ${to.name}`,
+      cp,
+      mv: (mvEnd - t) / 1000,
+      shown,
+      relinked,
+      moved,
+      imported,
+      offline,
+      wrong,
+    }
     rounds.push(round)
-    console.error(`  relink round ${r + 1} (${round.direction}): mv end to API ${Number.isFinite(shown) ? `${shown.toFixed(3)} s` : 'never'}; mv ${round.mv.toFixed(3)} s; cp -r ${cp.toFixed(3)} s${Number.isFinite(shown) ? ` (x${(shown / cp).toFixed(2)})` : ''}; ` +
-      `scans: relinked ${relinked}, moved ${moved}, offline ${offline}, imported ${imported} in ${done.length} scans`)
+    console.error(
+      `  relink round ${r + 1} (${round.direction}): mv end to API ${Number.isFinite(shown) ? `${shown.toFixed(3)} s` : 'never'}; mv ${round.mv.toFixed(3)} s; cp -r ${cp.toFixed(3)} s${Number.isFinite(shown) ? ` (x${(shown / cp).toFixed(2)})` : ''}; ` +
+        `scans: relinked ${relinked}, moved ${moved}, offline ${offline}, imported ${imported} in ${done.length} scans`,
+    )
     // The catalogue is not as the next round expects it: no more rounds.
     if (wrong.length) {
       const warnings = s.log.filter((l) => / (warn|error) /.test(l) && !/ffmpeg was not found/.test(l)).slice(-10)
-      console.error(`  relink: stopped after round ${r + 1}${warnings.length ? `; the server's last warnings:\n${warnings.join('\n')}` : ''}`)
+      console.error(
+        `  relink: stopped after round ${r + 1}${warnings.length ? `; the server's last warnings:\n${warnings.join('\n')}` : ''}`,
+      )
       break
     }
   }
@@ -563,7 +748,9 @@ async function main() {
   mkdirSync(home, { recursive: true })
   let t0 = performance.now()
   makeDevice(device)
-  console.error(`device: ${cfg.files} files in ${cfg.folders} folders made in ${((performance.now() - t0) / 1000).toFixed(1)} s (${device})`)
+  console.error(
+    `device: ${cfg.files} files in ${cfg.folders} folders made in ${((performance.now() - t0) / 1000).toFixed(1)} s (${device})`,
+  )
 
   // The template data folder: the admin, a small device with a production on it.
   const template = join(tmp, 'template')
@@ -587,7 +774,8 @@ async function main() {
     const big = await created(s, '/api/devices/', { name: 'big', path: device })
     const task = await scanOf(s, big.id, 0)
     const wall = (performance.now() - posted) / 1000
-    if (task.result.seen !== cfg.files || task.result.imported !== 0) throw new Error(`fresh scan: ${JSON.stringify(task.result)}`)
+    if (task.result.seen !== cfg.files || task.result.imported !== 0)
+      throw new Error(`fresh scan: ${JSON.stringify(task.result)}`)
     eventsOnly(await watchReady(s, big.id))
     await scansIdle(s)
     const hwm = memory(s.proc.pid).hwmMiB
@@ -595,7 +783,9 @@ async function main() {
     rmSync(dir, { recursive: true, force: true })
     const f = findBefore ?? find(device)
     fresh.push({ find: f, scan: task.seconds, queued: task.queuedSeconds, wall, hwm })
-    console.error(`  fresh round ${r + 1}: find ${f.toFixed(3)} s, scan ${task.seconds.toFixed(3)} s (x${(task.seconds / f).toFixed(2)}), POST to done ${wall.toFixed(2)} s, peak RSS ${hwm.toFixed(0)} MiB`)
+    console.error(
+      `  fresh round ${r + 1}: find ${f.toFixed(3)} s, scan ${task.seconds.toFixed(3)} s (x${(task.seconds / f).toFixed(2)}), POST to done ${wall.toFixed(2)} s, peak RSS ${hwm.toFixed(0)} MiB`,
+    )
   }
 
   // ---------------------------------------------------------------- 2. catalogued device
@@ -606,7 +796,11 @@ async function main() {
   const big = await created(s, '/api/devices/', { name: 'big', path: device })
   await scanOf(s, big.id, 0)
   // The big device is the watch folder of this production: new files there are imported (section 4).
-  const watchProduction = await created(s, '/api/productions/', { name: 'Watch', storage_root: `${home}watch`, upload_device: big.id })
+  const watchProduction = await created(s, '/api/productions/', {
+    name: 'Watch',
+    storage_root: `${home}watch`,
+    upload_device: big.id,
+  })
   await scansIdle(s)
   // Every scan from here on is a start scan of a later serve.
   const setupTask = Math.max(0, ...(await scanTasks(s)).map((t) => t.id))
@@ -623,7 +817,9 @@ async function main() {
   catalogue(cat, files, big.id, watchProduction.id, filePrints)
   catalogue(unprinted, files, big.id, watchProduction.id)
   const catPrints = storedPrints(cat)
-  console.error(`catalogued ${cfg.files} assets in SQLite in ${((performance.now() - t0) / 1000).toFixed(1)} s (their fingerprints read in ${((t1 - t0) / 1000).toFixed(1)} s)`)
+  console.error(
+    `catalogued ${cfg.files} assets in SQLite in ${((performance.now() - t0) / 1000).toFixed(1)} s (their fingerprints read in ${((t1 - t0) / 1000).toFixed(1)} s)`,
+  )
 
   /** `serve` on `dir` until its start scan of the big device is done and it watches by events; its peak RSS. */
   async function startScan(dir: string, after: number) {
@@ -640,7 +836,8 @@ async function main() {
   /** What a start scan of the catalogued device must say but `fingerprinted` (checked apart). */
   const unchanged = (what: string, result: Record<string, number>) => {
     const { seen, offline, online, moved, relinked, imported } = result
-    if (seen !== cfg.files || offline || online || moved || relinked || imported) throw new Error(`${what}: ${JSON.stringify(result)}`)
+    if (seen !== cfg.files || offline || online || moved || relinked || imported)
+      throw new Error(`${what}: ${JSON.stringify(result)}`)
   }
   /** `fingerprinted` of every steady-state start scan (sections 2 and 3): 0 each (a check). */
   const steadyPrinted: (number | undefined)[] = []
@@ -649,7 +846,10 @@ async function main() {
     lastTask = task.id
     unchanged('catalogued scan', task.result)
     steadyPrinted.push(task.result.fingerprinted)
-    if (task.result.fingerprinted !== 0) console.error(`  WRONG: the steady-state start scan fingerprinted ${task.result.fingerprinted} files, not 0: ${JSON.stringify(task.result)}`)
+    if (task.result.fingerprinted !== 0)
+      console.error(
+        `  WRONG: the steady-state start scan fingerprinted ${task.result.fingerprinted} files, not 0: ${JSON.stringify(task.result)}`,
+      )
     return { task, wall, hwm }
   }
 
@@ -660,14 +860,25 @@ async function main() {
     const { task, wall, hwm } = await steadyScan()
     const f = findBefore ?? find(device)
     restart.push({ find: f, scan: task.seconds, queued: task.queuedSeconds, wall, hwm })
-    console.error(`  catalogued round ${r + 1}: find ${f.toFixed(3)} s, scan ${task.seconds.toFixed(3)} s (x${(task.seconds / f).toFixed(2)}), spawn to done ${wall.toFixed(2)} s, peak RSS ${hwm.toFixed(0)} MiB, fingerprinted ${task.result.fingerprinted}`)
+    console.error(
+      `  catalogued round ${r + 1}: find ${f.toFixed(3)} s, scan ${task.seconds.toFixed(3)} s (x${(task.seconds / f).toFixed(2)}), spawn to done ${wall.toFixed(2)} s, peak RSS ${hwm.toFixed(0)} MiB, fingerprinted ${task.result.fingerprinted}`,
+    )
   }
 
   // ---------------------------------------------------------------- 3. fingerprinting new files
   // Per round: the steady-state start scan (the catalogued folder) and the start scan of a copy of
   // the catalogue without fingerprints; the difference is the fingerprinting. Baselines: the same
   // bytes read by find -exec head, and by one Bun process. Baselines first, next round last.
-  type Printing = { steady: number; unprinted: number; prints: number; head: number; read: number; hwm: number; fingerprinted: number | undefined; mismatched: number }
+  type Printing = {
+    steady: number
+    unprinted: number
+    prints: number
+    head: number
+    read: number
+    hwm: number
+    fingerprinted: number | undefined
+    mismatched: number
+  }
   const printing: Printing[] = []
   for (let r = 0; r < cfg.rounds; r++) {
     const dir = join(tmp, `unprinted-${r}`)
@@ -685,25 +896,35 @@ async function main() {
         const { task, hwm } = await startScan(dir, setupTask)
         unchanged('scan of the catalogue without fingerprints', task.result)
         round.fingerprinted = task.result.fingerprinted
-        if (round.fingerprinted !== cfg.files) console.error(`  WRONG: the start scan of the catalogue without fingerprints fingerprinted ${round.fingerprinted} files, not ${cfg.files}: ${JSON.stringify(task.result)}`)
+        if (round.fingerprinted !== cfg.files)
+          console.error(
+            `  WRONG: the start scan of the catalogue without fingerprints fingerprinted ${round.fingerprinted} files, not ${cfg.files}: ${JSON.stringify(task.result)}`,
+          )
         round.unprinted = task.seconds
         round.hwm = Math.max(round.hwm ?? 0, hwm)
       },
     }
-    const order = r % 2 === 0 ? (['head', 'read', 'steady', 'unprinted'] as const) : (['unprinted', 'steady', 'read', 'head'] as const)
+    const order =
+      r % 2 === 0
+        ? (['head', 'read', 'steady', 'unprinted'] as const)
+        : (['unprinted', 'steady', 'read', 'head'] as const)
     for (const step of order) await steps[step]()
     // The service's fingerprints are the ones this bench put in the catalogued folder.
     const stored = storedPrints(dir)
     round.mismatched = [...catPrints].filter(([id, print]) => stored.get(id) !== print).length
     if (round.mismatched) {
       const [id, print] = [...catPrints].find(([i, p]) => stored.get(i) !== p)!
-      console.error(`  WRONG: ${round.mismatched} assets' fingerprints differ from the bench's, for example asset ${id}: service ${stored.get(id)}, bench ${print}`)
+      console.error(
+        `  WRONG: ${round.mismatched} assets' fingerprints differ from the bench's, for example asset ${id}: service ${stored.get(id)}, bench ${print}`,
+      )
     }
     rmSync(dir, { recursive: true, force: true })
     const p = { ...round, prints: round.unprinted! - round.steady! } as Printing
     printing.push(p)
-    console.error(`  fingerprinting round ${r + 1} (${order.join(', ')}): scan ${p.unprinted.toFixed(3)} s − steady ${p.steady.toFixed(3)} s = ${p.prints.toFixed(3)} s; ` +
-      `find -exec head ${p.head.toFixed(3)} s (x${(p.prints / p.head).toFixed(2)}), one process ${p.read.toFixed(3)} s (x${(p.prints / p.read).toFixed(2)}), peak RSS ${p.hwm.toFixed(0)} MiB`)
+    console.error(
+      `  fingerprinting round ${r + 1} (${order.join(', ')}): scan ${p.unprinted.toFixed(3)} s − steady ${p.steady.toFixed(3)} s = ${p.prints.toFixed(3)} s; ` +
+        `find -exec head ${p.head.toFixed(3)} s (x${(p.prints / p.head).toFixed(2)}), one process ${p.read.toFixed(3)} s (x${(p.prints / p.read).toFixed(2)}), peak RSS ${p.hwm.toFixed(0)} MiB`,
+    )
   }
 
   // ---------------------------------------------------------------- 4. latency
@@ -718,7 +939,13 @@ async function main() {
   for (let i = 0; i < cfg.changes; i++) {
     const p = await plan(s, device, 'events', i, victim)
     events.push(await timed(s, p, 20, 60_000))
-    if ((i + 1) % 50 === 0) console.error(`  events: ${i + 1} changes, p95 so far ${pct(events.map((l) => l.seconds), 95).toFixed(2)} s`)
+    if ((i + 1) % 50 === 0)
+      console.error(
+        `  events: ${i + 1} changes, p95 so far ${pct(
+          events.map((l) => l.seconds),
+          95,
+        ).toFixed(2)} s`,
+      )
   }
   const eventsMem = memory(s.proc.pid)
   await stop(s)
@@ -755,7 +982,14 @@ async function main() {
   const po = summary(polled)
   const relinked = 'rounds' in relink ? relink : undefined
   const printHwm = Math.max(...printing.map((r) => r.hwm))
-  const peak = Math.max(...fresh.map((r) => r.hwm), ...restart.map((r) => r.hwm), printHwm, eventsMem.hwmMiB, pollMem.hwmMiB, relinked?.hwm ?? 0)
+  const peak = Math.max(
+    ...fresh.map((r) => r.hwm),
+    ...restart.map((r) => r.hwm),
+    printHwm,
+    eventsMem.hwmMiB,
+    pollMem.hwmMiB,
+    relinked?.hwm ?? 0,
+  )
   const prints = {
     seconds: median(printing.map((r) => r.prints)),
     head: median(printing.map((r) => r.prints / r.head)),
@@ -787,34 +1021,132 @@ async function main() {
     `${s.wrong.length}${s.wrong.length ? ` (${KINDS.map((k) => `${k} ${s.wrong.filter((l) => l.kind === k).length}`).join(', ')})` : ''}`
 
   const rows: [string, string, string, string][] = [
-    [`Start scan, fresh device (${n(cfg.files)} files new), median`, `${n(median(fresh.map((r) => r.scan)), 2)} s; find ${n(median(fresh.map((r) => r.find)), 2)} s`, '', ''],
-    ['Fresh device: scan / find (median of per-round ratios)', n(freshRatio, 2), `<= ${TARGET.ratio}`, mark(pass.fresh)],
-    ['Fresh device: POST /api/devices/ to scan done (watcher walk, then the scan), median', `${n(median(fresh.map((r) => r.wall)), 2)} s`, '', ''],
-    [`Start scan, catalogued device (${n(cfg.files)} assets, nothing changed), median`, `${n(median(restart.map((r) => r.scan)), 2)} s; find ${n(median(restart.map((r) => r.find)), 2)} s`, '', ''],
-    ['Catalogued device: scan / find (median of per-round ratios)', n(restartRatio, 2), `<= ${TARGET.ratio}`, mark(pass.restart)],
-    ['Catalogued device: serve spawned to scan done (start, watcher walk, then the scan), median', `${n(median(restart.map((r) => r.wall)), 2)} s`, '', ''],
-    ['Steady-state start scans: files fingerprinted (each scan)', `${steadyPrinted.map((x) => String(x)).join(', ')}${relinked ? `; relink device: ${relinked.startPrinted}` : ''}`, '0', mark(pass.steady)],
-    [`Fingerprinting ${n(cfg.files)} new files (start scan without fingerprints − steady start scan), median`, `${n(prints.seconds, 2)} s (${n(median(printing.map((r) => r.unprinted)), 2)} s − ${n(median(printing.map((r) => r.steady)), 2)} s); find -exec head ${n(median(printing.map((r) => r.head)), 2)} s; one Bun process ${n(median(printing.map((r) => r.read)), 2)} s`, 'informative', ''],
+    [
+      `Start scan, fresh device (${n(cfg.files)} files new), median`,
+      `${n(median(fresh.map((r) => r.scan)), 2)} s; find ${n(median(fresh.map((r) => r.find)), 2)} s`,
+      '',
+      '',
+    ],
+    [
+      'Fresh device: scan / find (median of per-round ratios)',
+      n(freshRatio, 2),
+      `<= ${TARGET.ratio}`,
+      mark(pass.fresh),
+    ],
+    [
+      'Fresh device: POST /api/devices/ to scan done (watcher walk, then the scan), median',
+      `${n(median(fresh.map((r) => r.wall)), 2)} s`,
+      '',
+      '',
+    ],
+    [
+      `Start scan, catalogued device (${n(cfg.files)} assets, nothing changed), median`,
+      `${n(median(restart.map((r) => r.scan)), 2)} s; find ${n(median(restart.map((r) => r.find)), 2)} s`,
+      '',
+      '',
+    ],
+    [
+      'Catalogued device: scan / find (median of per-round ratios)',
+      n(restartRatio, 2),
+      `<= ${TARGET.ratio}`,
+      mark(pass.restart),
+    ],
+    [
+      'Catalogued device: serve spawned to scan done (start, watcher walk, then the scan), median',
+      `${n(median(restart.map((r) => r.wall)), 2)} s`,
+      '',
+      '',
+    ],
+    [
+      'Steady-state start scans: files fingerprinted (each scan)',
+      `${steadyPrinted.map((x) => String(x)).join(', ')}${relinked ? `; relink device: ${relinked.startPrinted}` : ''}`,
+      '0',
+      mark(pass.steady),
+    ],
+    [
+      `Fingerprinting ${n(cfg.files)} new files (start scan without fingerprints − steady start scan), median`,
+      `${n(prints.seconds, 2)} s (${n(median(printing.map((r) => r.unprinted)), 2)} s − ${n(median(printing.map((r) => r.steady)), 2)} s); find -exec head ${n(median(printing.map((r) => r.head)), 2)} s; one Bun process ${n(median(printing.map((r) => r.read)), 2)} s`,
+      'informative',
+      '',
+    ],
     ['Fingerprinting / find -exec head -c 2 MiB (median of per-round ratios)', n(prints.head, 2), 'informative', ''],
-    ['Fingerprinting / one Bun process reading the same bytes (median of per-round ratios)', n(prints.read, 2), 'informative', ''],
-    ['Fingerprinting: files fingerprinted by each scan; fingerprints equal to the bench\'s', `${printing.map((r) => String(r.fingerprinted)).join(', ')}; ${printing.every((r) => r.mismatched === 0) ? 'all equal' : `${printing.map((r) => r.mismatched).join(', ')} differ`}`, `${n(cfg.files)}; all`, mark(pass.printed)],
+    [
+      'Fingerprinting / one Bun process reading the same bytes (median of per-round ratios)',
+      n(prints.read, 2),
+      'informative',
+      '',
+    ],
+    [
+      "Fingerprinting: files fingerprinted by each scan; fingerprints equal to the bench's",
+      `${printing.map((r) => String(r.fingerprinted)).join(', ')}; ${printing.every((r) => r.mismatched === 0) ? 'all equal' : `${printing.map((r) => r.mismatched).join(', ')} differ`}`,
+      `${n(cfg.files)}; all`,
+      mark(pass.printed),
+    ],
     ...(relinked
-      ? [
-          [`Relink of a folder of ${n(cfg.relinkFiles)} files moved across file systems: mv end to API, median`, relinkTimed.length ? `${n(median(relinkTimed.map((r) => r.shown)), 2)} s (mv ${n(median(relinkTimed.map((r) => r.mv)), 2)} s; cp -r ${n(median(relinkTimed.map((r) => r.cp)), 2)} s)${relinkTimed.length < cfg.rounds ? `, ${relinkTimed.length} of ${cfg.rounds} rounds` : ''}` : 'never: see the check below', 'informative', ''],
-          ['Relink: mv end to API / cp -r (median of per-round ratios)', relinkTimed.length ? n(relinkRatio, 2) : '-', 'informative', ''],
-          ['Relink: every asset online at its new path, nothing imported, all relinked', relinked.rounds.every((r) => !r.wrong.length) ? `yes, ${relinked.rounds.length} rounds` : `no: ${relinked.rounds.flatMap((r) => r.wrong).length} problems`, 'yes', mark(pass.relinked)],
-        ] as [string, string, string, string][]
-      : [[`Relink of a folder of ${n(cfg.relinkFiles)} files moved across file systems`, `skipped: ${(relink as { skipped: string }).skipped.replaceAll(tmp!, '…')}`, 'informative', '']] as [string, string, string, string][]),
-    ['Peak RSS of the server (VmHWM), highest of all servers', `${n(peak, 0)} MiB (events: ${n(eventsMem.hwmMiB, 0)}, ${n(eventsMem.rssMiB, 0)} after the changes; polling: ${n(pollMem.hwmMiB, 0)}, fresh scans: ${n(Math.max(...fresh.map((r) => r.hwm)), 0)}, restarts: ${n(Math.max(...restart.map((r) => r.hwm)), 0)}, fingerprinting: ${n(printHwm, 0)}${relinked ? `, relinks: ${n(relinked.hwm, 0)}` : ''})`, `< ${TARGET.rssMiB} MiB`, mark(pass.rss)],
-    [`Change to API, events, p95 of ${ev.all.n}`, `${n(ev.all.p95, 2)} s (p50 ${n(ev.all.p50, 2)} s, max ${n(ev.all.max, 2)} s)`, `< ${TARGET.eventsP95} s`, mark(pass.events)],
+      ? ([
+          [
+            `Relink of a folder of ${n(cfg.relinkFiles)} files moved across file systems: mv end to API, median`,
+            relinkTimed.length
+              ? `${n(median(relinkTimed.map((r) => r.shown)), 2)} s (mv ${n(median(relinkTimed.map((r) => r.mv)), 2)} s; cp -r ${n(median(relinkTimed.map((r) => r.cp)), 2)} s)${relinkTimed.length < cfg.rounds ? `, ${relinkTimed.length} of ${cfg.rounds} rounds` : ''}`
+              : 'never: see the check below',
+            'informative',
+            '',
+          ],
+          [
+            'Relink: mv end to API / cp -r (median of per-round ratios)',
+            relinkTimed.length ? n(relinkRatio, 2) : '-',
+            'informative',
+            '',
+          ],
+          [
+            'Relink: every asset online at its new path, nothing imported, all relinked',
+            relinked.rounds.every((r) => !r.wrong.length)
+              ? `yes, ${relinked.rounds.length} rounds`
+              : `no: ${relinked.rounds.flatMap((r) => r.wrong).length} problems`,
+            'yes',
+            mark(pass.relinked),
+          ],
+        ] as [string, string, string, string][])
+      : ([
+          [
+            `Relink of a folder of ${n(cfg.relinkFiles)} files moved across file systems`,
+            `skipped: ${(relink as { skipped: string }).skipped.replaceAll(tmp!, '…')}`,
+            'informative',
+            '',
+          ],
+        ] as [string, string, string, string][])),
+    [
+      'Peak RSS of the server (VmHWM), highest of all servers',
+      `${n(peak, 0)} MiB (events: ${n(eventsMem.hwmMiB, 0)}, ${n(eventsMem.rssMiB, 0)} after the changes; polling: ${n(pollMem.hwmMiB, 0)}, fresh scans: ${n(Math.max(...fresh.map((r) => r.hwm)), 0)}, restarts: ${n(Math.max(...restart.map((r) => r.hwm)), 0)}, fingerprinting: ${n(printHwm, 0)}${relinked ? `, relinks: ${n(relinked.hwm, 0)}` : ''})`,
+      `< ${TARGET.rssMiB} MiB`,
+      mark(pass.rss),
+    ],
+    [
+      `Change to API, events, p95 of ${ev.all.n}`,
+      `${n(ev.all.p95, 2)} s (p50 ${n(ev.all.p50, 2)} s, max ${n(ev.all.max, 2)} s)`,
+      `< ${TARGET.eventsP95} s`,
+      mark(pass.events),
+    ],
     ['Events, p95 by kind', kinds(ev), '', ''],
-    [`Change to API, polling every ${cfg.pollInterval} s, p95 of ${po.all.n}`, `${n(po.all.p95, 2)} s (p50 ${n(po.all.p50, 2)} s, max ${n(po.all.max, 2)} s)`, `< ${pollTarget} s`, mark(pass.poll)],
+    [
+      `Change to API, polling every ${cfg.pollInterval} s, p95 of ${po.all.n}`,
+      `${n(po.all.p95, 2)} s (p50 ${n(po.all.p50, 2)} s, max ${n(po.all.max, 2)} s)`,
+      `< ${pollTarget} s`,
+      mark(pass.poll),
+    ],
     ['Polling, p95 by kind', kinds(po), '', ''],
-    ['Changes the API showed as another change (not in the latencies above)', `events ${wrongs(ev)}; polling ${wrongs(po)}`, '0', mark(pass.correct)],
+    [
+      'Changes the API showed as another change (not in the latencies above)',
+      `events ${wrongs(ev)}; polling ${wrongs(po)}`,
+      '0',
+      mark(pass.correct),
+    ],
   ]
 
   console.log('\nReelhouse watch benchmark')
-  console.log(`${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; load ${host.load}`)
+  console.log(
+    `${host.date}; ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB; Linux ${host.kernel}; bun ${host.bun}; load ${host.load}`,
+  )
   const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))]
   for (const r of rows) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(9)} ${r[3]}`)
   const roundsText = [
@@ -822,14 +1154,27 @@ async function main() {
     `Catalogued device, per round (s): find ${secs(restart.map((r) => r.find))}; scan ${secs(restart.map((r) => r.scan))}; ratios ${secs(ratios(restart))}; process spawned to scan done ${secs(restart.map((r) => r.wall))}.`,
     `Fingerprinting, per round (s): scan without fingerprints ${secs(printing.map((r) => r.unprinted))}; steady scan ${secs(printing.map((r) => r.steady))}; difference ${secs(printing.map((r) => r.prints))}; find -exec head ${secs(printing.map((r) => r.head))}; one Bun process ${secs(printing.map((r) => r.read))}; ratios to head ${secs(printing.map((r) => r.prints / r.head))}, to one process ${secs(printing.map((r) => r.prints / r.read))}.`,
     ...(relinked
-      ? [`Relink, per round (s): ${relinked.rounds.map((r) => `${r.direction}: mv end to API ${Number.isFinite(r.shown) ? n(r.shown, 2) : 'never'}, mv ${n(r.mv, 2)}, cp -r ${n(r.cp, 2)}, ratio ${Number.isFinite(r.shown) ? n(r.shown / r.cp, 2) : '-'}`).join('; ')}. ` +
-          `Scans after each mv: relinked ${relinked.rounds.map((r) => r.relinked).join(', ')}; moved ${relinked.rounds.map((r) => r.moved).join(', ')}; imported ${relinked.rounds.map((r) => r.imported).join(', ')}.`]
+      ? [
+          `Relink, per round (s): ${relinked.rounds.map((r) => `${r.direction}: mv end to API ${Number.isFinite(r.shown) ? n(r.shown, 2) : 'never'}, mv ${n(r.mv, 2)}, cp -r ${n(r.cp, 2)}, ratio ${Number.isFinite(r.shown) ? n(r.shown / r.cp, 2) : '-'}`).join('; ')}. ` +
+            `Scans after each mv: relinked ${relinked.rounds.map((r) => r.relinked).join(', ')}; moved ${relinked.rounds.map((r) => r.moved).join(', ')}; imported ${relinked.rounds.map((r) => r.imported).join(', ')}.`,
+        ]
       : []),
-    ...(relinked?.rounds.some((r) => r.wrong.length) ? [`Relink problems, for example: ${relinked.rounds.flatMap((r) => r.wrong).slice(0, 3).map((w) => w.replaceAll(tmp!, '…').replaceAll(shm ?? '\u0000', '…')).join('; ')}.`] : []),
+    ...(relinked?.rounds.some((r) => r.wrong.length)
+      ? [
+          `Relink problems, for example: ${relinked.rounds
+            .flatMap((r) => r.wrong)
+            .slice(0, 3)
+            .map((w) => w.replaceAll(tmp!, '…').replaceAll(shm ?? '\u0000', '…'))
+            .join('; ')}.`,
+        ]
+      : []),
     `Latency p50 by kind (s): events ${KINDS.map((k) => `${k} ${n(ev[k].p50, 2)}`).join(', ')}; polling ${KINDS.map((k) => `${k} ${n(po[k].p50, 2)}`).join(', ')}. Polling: the device was ready ${n(pollReady, 1)} s after the start scan.`,
   ]
   const examples = [...ev.wrong, ...po.wrong].slice(0, 3).map((l) => `${l.kind}: ${l.wrong}`)
-  if (examples.length) roundsText.push(`Changes shown as another change, for example: ${examples.map((e) => e.replaceAll(tmp!, '…')).join('; ')}.`)
+  if (examples.length)
+    roundsText.push(
+      `Changes shown as another change, for example: ${examples.map((e) => e.replaceAll(tmp!, '…')).join('; ')}.`,
+    )
   for (const line of roundsText) console.log(line)
 
   if (process.env.BENCH_NO_DOC !== '1') {
@@ -886,9 +1231,13 @@ What is measured (bench/watch.ts):
   medians of the per-round ratios. The files are a few bytes each: every read is of the whole file,
   so this measures the cost per file (open, stat, read, hash, close, the row's update), not bytes.
   No target is stated for it (informative).
-- **Relink across file systems**: ${relinked ? `two devices, \`relink-a\` in the temp folder (${relinked.fs[0]})
-  and \`relink-b\` in ${cfg.shm} (${relinked.fs[1]}),` : `two devices, one in the temp folder and one in ${cfg.shm}
-  (skipped in this run: they were one file system or ${cfg.shm} was missing),`}
+- **Relink across file systems**: ${
+      relinked
+        ? `two devices, \`relink-a\` in the temp folder (${relinked.fs[0]})
+  and \`relink-b\` in ${cfg.shm} (${relinked.fs[1]}),`
+        : `two devices, one in the temp folder and one in ${cfg.shm}
+  (skipped in this run: they were one file system or ${cfg.shm} was missing),`
+    }
   ${cfg.relinkWatch ? 'each the watch folder (upload device) of a production, so a clip not relinked would be imported.' : 'neither a watch folder (BENCH_WATCH_RELINK_WATCH=0: nothing can be imported, the relink alone is timed).'}
   ${n(cfg.relinkFiles)} clips (${n(cfg.relinkKiB)} KiB + n bytes, distinct) in a folder of the first, inserted as
   assets with their fingerprints while no server ran. One \`serve\` watches both by events; every

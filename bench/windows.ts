@@ -53,11 +53,30 @@ const STEP_MS = 300_000
 const IDLE_MS = 2000
 
 const CASES = [
-  { name: '2,000 files of 16 KiB in 20 folders', files: 2000, bytes: 2000 * 16384, make: (dir: string) => manyFiles(dir, 2000, 16384, 100) },
-  { name: 'one 512 MiB file', files: 1, bytes: 512 * MiB, make: (dir: string) => makeTree(dir, { 'big.mxf': 512 * MiB }) },
+  {
+    name: '2,000 files of 16 KiB in 20 folders',
+    files: 2000,
+    bytes: 2000 * 16384,
+    make: (dir: string) => manyFiles(dir, 2000, 16384, 100),
+  },
+  {
+    name: 'one 512 MiB file',
+    files: 1,
+    bytes: 512 * MiB,
+    make: (dir: string) => makeTree(dir, { 'big.mxf': 512 * MiB }),
+  },
 ]
 
-type Result = { name: string; files: number; bytes: number; xcopy: number[]; ours: number[]; seen: number[]; cpu: number[]; serverCpu: number[] }
+type Result = {
+  name: string
+  files: number
+  bytes: number
+  xcopy: number[]
+  ours: number[]
+  seen: number[]
+  cpu: number[]
+  serverCpu: number[]
+}
 
 /** CPU seconds (user and system) a process has used, from /proc; NaN when it is gone. */
 function cpuSeconds(pid: number | undefined): number {
@@ -78,7 +97,8 @@ function wineserverOf(prefix: string): number | undefined {
     if (!/^\d+$/.test(name)) continue
     try {
       if (!readFileSync(`/proc/${name}/comm`, 'utf8').startsWith('wineserver')) continue
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`WINEPREFIX=${prefix}`)) return Number(name)
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`WINEPREFIX=${prefix}`))
+        return Number(name)
     } catch {}
   }
   return undefined
@@ -99,8 +119,18 @@ function tally(dir: string): { files: number; bytes: number } {
 /** Runs a Wine command in the prefix; its wall time in seconds, from spawn to exit. */
 async function timedWine(prefix: string, args: string[]): Promise<number> {
   const start = performance.now()
-  const child = spawn([WINE!, ...args], { env: { ...process.env, ...wineEnv(prefix) }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', timeout: STEP_MS })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const child = spawn([WINE!, ...args], {
+    env: { ...process.env, ...wineEnv(prefix) },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: STEP_MS,
+  })
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   const seconds = (performance.now() - start) / 1000
   if (code !== 0) throw new Error(`wine64 ${args.join(' ')} failed (${code}):\n${out}${err}`)
   return seconds
@@ -117,7 +147,9 @@ async function main(): Promise<boolean> {
   const started = performance.now()
   const [binary, prefix] = await Promise.all([crossExecutable('windows-x64'), winePrefix()])
   const wineVersion = spawnSync([WINE!, '--version']).stdout.toString().trim()
-  console.log(`${wineVersion}; ${binary}; prefix ${prefix} (${((performance.now() - started) / 1000).toFixed(1)} s to build or find them)`)
+  console.log(
+    `${wineVersion}; ${binary}; prefix ${prefix} (${((performance.now() - started) / 1000).toFixed(1)} s to build or find them)`,
+  )
 
   const [root, winRoot] = driveCFolder(prefix, 'bench-windows')
   const fsType = spawnSync(['df', '-T', root]).stdout.toString().split('\n')[1]?.split(/\s+/)[1] ?? 'unknown'
@@ -145,7 +177,12 @@ async function main(): Promise<boolean> {
     })
     spawnSync(['sync'])
 
-    server = await startServe(`${winRoot}\\data`, { cli: [WINE!, binary], env: wineEnv(prefix), args: ['--port', '0', '--settle', '3600'], boundMs: STEP_MS })
+    server = await startServe(`${winRoot}\\data`, {
+      cli: [WINE!, binary],
+      env: wineEnv(prefix),
+      args: ['--port', '0', '--settle', '3600'],
+      boundMs: STEP_MS,
+    })
     const s = server
     const key = readFileSync(join(root, 'data', 'admin.token'), 'utf8').trim()
     const api = async (method: string, path: string, body?: unknown) => {
@@ -154,10 +191,19 @@ async function main(): Promise<boolean> {
       return answer
     }
     await api('POST', '/devices/', { name: 'media', path: `${windowsPath(prefix, join(root, 'media'))}\\` })
-    const production = (await api('POST', '/productions/', { name: 'Show', storage_root: windowsPath(prefix, show) })).json
+    const production = (await api('POST', '/productions/', { name: 'Show', storage_root: windowsPath(prefix, show) }))
+      .json
     const projects: number[] = []
     for (const [n, dir] of sources.entries())
-      projects.push((await api('POST', '/projectassets/', { name: `source ${n}`, bundle_root: `${windowsPath(prefix, dir)}\\`, production_id: production.id })).json.id)
+      projects.push(
+        (
+          await api('POST', '/projectassets/', {
+            name: `source ${n}`,
+            bundle_root: `${windowsPath(prefix, dir)}\\`,
+            production_id: production.id,
+          })
+        ).json.id,
+      )
     // Nothing measured runs beside the serve's own work: the new device's first scan (its
     // thousands of files, seconds under Wine), the scan of each finished copy (the watcher sees
     // the copy's folder renamed into place). A scan is queued about a second after the events
@@ -166,22 +212,39 @@ async function main(): Promise<boolean> {
       const bound = Date.now() + STEP_MS
       let quietSince = Date.now()
       while (Date.now() - quietSince < IDLE_MS) {
-        if (Date.now() > bound) throw new Error(`the serve was still busy after ${STEP_MS} ms:\n${s.proc.stderr.slice(-2000)}`)
-        const counts = await Promise.all(['running', 'queued'].map(async (state) => Number((await api('GET', `/tasks/?state=${state}&limit=1`)).headers.get('x-total-count'))))
+        if (Date.now() > bound)
+          throw new Error(`the serve was still busy after ${STEP_MS} ms:\n${s.proc.stderr.slice(-2000)}`)
+        const counts = await Promise.all(
+          ['running', 'queued'].map(async (state) =>
+            Number((await api('GET', `/tasks/?state=${state}&limit=1`)).headers.get('x-total-count')),
+          ),
+        )
         if (counts.some((n) => n !== 0)) quietSince = Date.now()
         await Bun.sleep(250)
       }
     }
     const started = performance.now()
     await idle()
-    console.log(`the device's first scan and the registrations done (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    console.log(
+      `the device's first scan and the registrations done (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    )
     const wineserver = wineserverOf(prefix)
 
     for (const [n, c] of CASES.entries()) {
-      const r: Result = { name: c.name, files: c.files, bytes: c.bytes, xcopy: [], ours: [], seen: [], cpu: [], serverCpu: [] }
+      const r: Result = {
+        name: c.name,
+        files: c.files,
+        bytes: c.bytes,
+        xcopy: [],
+        ours: [],
+        seen: [],
+        cpu: [],
+        serverCpu: [],
+      }
       const check = (dir: string, who: string) => {
         const got = tally(dir)
-        if (got.files !== c.files || got.bytes !== c.bytes) throw new Error(`${who} copied ${got.files} files of ${got.bytes} bytes, not ${c.files} of ${c.bytes}`)
+        if (got.files !== c.files || got.bytes !== c.bytes)
+          throw new Error(`${who} copied ${got.files} files of ${got.bytes} bytes, not ${c.files} of ${c.bytes}`)
       }
       for (let round = 0; round < ROUNDS; round++) {
         // A warm start of a Wine process, beside the xcopy it is part of.
@@ -189,7 +252,17 @@ async function main(): Promise<boolean> {
 
         spawnSync(['sync'])
         const xTarget = join(outside, `xcopy-${n}-${round}`)
-        r.xcopy.push(await timedWine(prefix, ['xcopy', windowsPath(prefix, sources[n]!), windowsPath(prefix, xTarget), '/E', '/I', '/Q', '/Y']))
+        r.xcopy.push(
+          await timedWine(prefix, [
+            'xcopy',
+            windowsPath(prefix, sources[n]!),
+            windowsPath(prefix, xTarget),
+            '/E',
+            '/I',
+            '/Q',
+            '/Y',
+          ]),
+        )
         check(xTarget, 'xcopy')
         rmSync(xTarget, { recursive: true, force: true })
 
@@ -197,45 +270,75 @@ async function main(): Promise<boolean> {
         const target = join(show, `reelhouse-${n}-${round}`)
         const cpu = [cpuSeconds(s.proc.child.pid), cpuSeconds(wineserver)]
         const sent = performance.now()
-        const copy = await api('POST', '/projectassets/', { name: `copy ${n} ${round}`, bundle_root: `${windowsPath(prefix, target)}\\`, production_id: production.id, copy_of: projects[n] })
+        const copy = await api('POST', '/projectassets/', {
+          name: `copy ${n} ${round}`,
+          bundle_root: `${windowsPath(prefix, target)}\\`,
+          production_id: production.id,
+          copy_of: projects[n],
+        })
         const task = copy.json.task.id as number
-        const end = await s.proc.waitFor('stderr', new RegExp(`^\\S+ \\S+ task (done|failed) task=${task} .*$`, 'm'), STEP_MS)
+        const end = await s.proc.waitFor(
+          'stderr',
+          new RegExp(`^\\S+ \\S+ task (done|failed) task=${task} .*$`, 'm'),
+          STEP_MS,
+        )
         r.seen.push((performance.now() - sent) / 1000)
         r.cpu.push(cpuSeconds(s.proc.child.pid) - cpu[0]!)
         r.serverCpu.push(cpuSeconds(wineserver) - cpu[1]!)
         if (end[1] !== 'done') throw new Error(`the copy failed: ${end[0]}`)
         // The request's line is written at the end of the turn that answered it: long before the task ends.
         const id = copy.headers.get('x-request-id')
-        const request = s.proc.stderr.split('\n').find((l) => l.includes(' request ') && l.endsWith(` request_id=${id}`))
+        const request = s.proc.stderr
+          .split('\n')
+          .find((l) => l.includes(' request ') && l.endsWith(` request_id=${id}`))
         const ms = Number(/ ms=([\d.]+) /.exec(request ?? '')?.[1])
-        if (!request || !Number.isFinite(ms)) throw new Error(`no request line with request_id=${id}:\n${s.proc.stderr.slice(-2000)}`)
+        if (!request || !Number.isFinite(ms))
+          throw new Error(`no request line with request_id=${id}:\n${s.proc.stderr.slice(-2000)}`)
         r.ours.push((logTime(end[0]) - (logTime(request) - ms)) / 1000)
         check(target, 'Reelhouse')
         // Kept until the end (removed with the rest): a removal in the device's folder would be scanned during the next round.
         await idle()
-        console.log(`${c.name}, round ${round + 1}/${ROUNDS}: xcopy ${r.xcopy.at(-1)!.toFixed(3)} s, Reelhouse ${r.ours.at(-1)!.toFixed(3)} s (seen by the client: ${r.seen.at(-1)!.toFixed(3)} s; CPU: the serve ${r.cpu.at(-1)!.toFixed(2)} s, the wineserver ${r.serverCpu.at(-1)!.toFixed(2)} s), wine64 cmd /c exit ${noop.at(-1)!.toFixed(3)} s`)
+        console.log(
+          `${c.name}, round ${round + 1}/${ROUNDS}: xcopy ${r.xcopy.at(-1)!.toFixed(3)} s, Reelhouse ${r.ours.at(-1)!.toFixed(3)} s (seen by the client: ${r.seen.at(-1)!.toFixed(3)} s; CPU: the serve ${r.cpu.at(-1)!.toFixed(2)} s, the wineserver ${r.serverCpu.at(-1)!.toFixed(2)} s), wine64 cmd /c exit ${noop.at(-1)!.toFixed(3)} s`,
+        )
       }
       results.push(r)
     }
     const stopped = await s.proc.stop('SIGINT', 60_000)
     if (process.env.BENCH_WINDOWS_LOG) writeFileSync(process.env.BENCH_WINDOWS_LOG, s.proc.stderr)
-    const warnings = s.proc.stderr.split('\n').filter((l) => / (warn|error) /.test(l) && !/ warn (imports will make no proxies or probes|devices are not watched or scanned) /.test(l))
-    if (stopped !== 0 || warnings.length) console.error(`the serve exited with ${stopped}${warnings.length ? `, and warned:\n${warnings.join('\n')}` : ''}`)
+    const warnings = s.proc.stderr
+      .split('\n')
+      .filter(
+        (l) =>
+          / (warn|error) /.test(l) &&
+          !/ warn (imports will make no proxies or probes|devices are not watched or scanned) /.test(l),
+      )
+    if (stopped !== 0 || warnings.length)
+      console.error(`the serve exited with ${stopped}${warnings.length ? `, and warned:\n${warnings.join('\n')}` : ''}`)
   } finally {
     await stopAll()
   }
 
   const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ')
-  const summary = (r: Result) => ({ xcopy: median(r.xcopy), ours: median(r.ours), ratio: median(r.xcopy.map((x, i) => x / r.ours[i]!)) })
+  const summary = (r: Result) => ({
+    xcopy: median(r.xcopy),
+    ours: median(r.ours),
+    ratio: median(r.xcopy.map((x, i) => x / r.ours[i]!)),
+  })
   const mbps = (r: Result, seconds: number) => (r.files === 1 ? ` (${(r.bytes / seconds / 1e6).toFixed(0)} MB/s)` : '')
   for (const r of results) {
     const m = summary(r)
-    console.log(`${r.name}: xcopy ${m.xcopy.toFixed(3)} s${mbps(r, m.xcopy)}, Reelhouse ${m.ours.toFixed(3)} s${mbps(r, m.ours)}, xcopy / Reelhouse ${m.ratio.toFixed(2)} (medians of ${ROUNDS})`)
+    console.log(
+      `${r.name}: xcopy ${m.xcopy.toFixed(3)} s${mbps(r, m.xcopy)}, Reelhouse ${m.ours.toFixed(3)} s${mbps(r, m.ours)}, xcopy / Reelhouse ${m.ratio.toFixed(2)} (medians of ${ROUNDS})`,
+    )
   }
   console.log(`wine64 cmd /c exit: ${median(noop).toFixed(3)} s (median of ${noop.length})`)
 
   if (process.env.BENCH_NO_DOC !== '1') {
-    writeSection(resolve(import.meta.dir, '..', 'docs', 'benchmarks.md'), 'windows', `## Windows under Wine: project copies
+    writeSection(
+      resolve(import.meta.dir, '..', 'docs', 'benchmarks.md'),
+      'windows',
+      `## Windows under Wine: project copies
 
 - Date: ${host.date} (\`npm run bench:windows\`, bench/windows.ts; not part of \`npm run bench\`)
 - Machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
@@ -245,7 +348,12 @@ async function main(): Promise<boolean> {
 
 | Case | xcopy (median) | Reelhouse (median) | xcopy / Reelhouse (median of rounds) |
 |---|---|---|---|
-${results.map((r) => { const m = summary(r); return `| ${r.name} | ${m.xcopy.toFixed(3)} s${mbps(r, m.xcopy)} | ${m.ours.toFixed(3)} s${mbps(r, m.ours)} | ${m.ratio.toFixed(2)} |` }).join('\n')}
+${results
+  .map((r) => {
+    const m = summary(r)
+    return `| ${r.name} | ${m.xcopy.toFixed(3)} s${mbps(r, m.xcopy)} | ${m.ours.toFixed(3)} s${mbps(r, m.ours)} | ${m.ratio.toFixed(2)} |`
+  })
+  .join('\n')}
 
 All rounds (seconds): ${results.map((r) => `${r.name}: xcopy ${fmt(r.xcopy)}; Reelhouse ${fmt(r.ours)} (seen by the client: ${fmt(r.seen)}; CPU of the serve ${fmt(r.cpu)}, of the wineserver ${fmt(r.serverCpu)})`).join('. ')}; \`wine64 cmd /c exit\` ${fmt(noop)}.
 
@@ -274,13 +382,18 @@ volume query: the volume serial of the layer's identity checks, and the one libu
 (src/storage/windows/calls.ts), which took this case from 35 s (a check run before it, the machine
 not quite idle: load 1.3) to 16 s (this run; the two were not alternated); the
 \`fstat\` of each descriptor opened by path (its check against the handle) remains.
-`)
+`,
+    )
     console.error('wrote docs/benchmarks.md (windows)')
   }
   return true
 }
 
-process.exit((await main().catch((error) => {
-  console.error(`bench failed: ${(error as Error)?.stack ?? error}`)
-  return false
-})) ? 0 : 1)
+process.exit(
+  (await main().catch((error) => {
+    console.error(`bench failed: ${(error as Error)?.stack ?? error}`)
+    return false
+  }))
+    ? 0
+    : 1,
+)

@@ -41,7 +41,8 @@ import type { ModuleContext } from './http/context.ts'
 import { VERSION } from './version.ts'
 
 const ApiRoot = t.Record(t.String({ pattern: '^[a-z]+$' }), t.String({ format: 'uri' }), {
-  description: 'Each resource by name, with the absolute URL of its list (on serve --public-url when given, else on the Host the request was sent to).',
+  description:
+    'Each resource by name, with the absolute URL of its list (on serve --public-url when given, else on the Host the request was sent to).',
 })
 
 export type AppOptions = {
@@ -64,7 +65,10 @@ export type AppOptions = {
   pageFiles?: () => Promise<Page>
 }
 
-export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins = [], host, allowHosts, defaultApiVersion = 1, pageFiles }: AppOptions = {}) {
+export function createApp(
+  core: Core,
+  { quiet = false, publicUrl, allowOrigins = [], host, allowHosts, defaultApiVersion = 1, pageFiles }: AppOptions = {},
+) {
   const { db, users, runner, devices, holds, metadata, media, productions, projects, imports } = core
   const principals = new WeakMap<Request, Principal>()
   // The API version of each request that asked for another than the default (most ask for none).
@@ -81,7 +85,14 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
   const pageGuard = createPageGuard(publicUrl)
   const auth = authPlugin(users, principals, { addressOf, admits: hosts?.admits, page: pageGuard })
   const ctx: ModuleContext = {
-    db, users, list: createLists(db, baseOf), auth, parseBody, baseOf, addressOf, pageGuard,
+    db,
+    users,
+    list: createLists(db, baseOf),
+    auth,
+    parseBody,
+    baseOf,
+    addressOf,
+    pageGuard,
     apiVersion: (request) => versions.get(request) ?? defaultApiVersion,
     userOf: (request) => principals.get(request),
   }
@@ -157,45 +168,76 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
     .use((app) => (pageFiles ? app.use(pageRoutes(pageFiles)) : app))
     .use(sharedModels)
     .model({ ApiRoot })
-    .get('/api/health', ({ set }) => {
-      // Takes its context (and says it is JSON) so that Elysia never serves it as a static
-      // response: the compiled executable answered it outside the hooks (no X-Request-Id, no log
-      // line) once no after-response hook forced every route through them.
-      set.headers['content-type'] = 'application/json'
-      // Each watched device's mode, when there are any (the answer is otherwise unchanged: docs/api.md, Conventions).
-      const watch = core.watch?.status() ?? []
-      return { status: 'ok' as const, version: VERSION, ...(watch.length ? { watch } : {}) }
-    }, {
-      response: t.Object({
-        status: t.Literal('ok'),
-        version: t.String(),
-        watch: t.Optional(t.Array(t.Object({
-          device: t.Integer(),
-          mode: t.UnionEnum(['events', 'polling', 'unavailable']),
-          ready: t.Boolean({ description: 'Changes are being reported (the first walk of the folder is done)' }),
-          reason: t.Optional(t.String()),
-        }), { description: "How each device is watched: events, polling (a network protocol, --poll, or the system's inotify limit reached), or unavailable (its folder is missing), with the reason" })),
-      }),
-      detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
-    })
+    .get(
+      '/api/health',
+      ({ set }) => {
+        // Takes its context (and says it is JSON) so that Elysia never serves it as a static
+        // response: the compiled executable answered it outside the hooks (no X-Request-Id, no log
+        // line) once no after-response hook forced every route through them.
+        set.headers['content-type'] = 'application/json'
+        // Each watched device's mode, when there are any (the answer is otherwise unchanged: docs/api.md, Conventions).
+        const watch = core.watch?.status() ?? []
+        return { status: 'ok' as const, version: VERSION, ...(watch.length ? { watch } : {}) }
+      },
+      {
+        response: t.Object({
+          status: t.Literal('ok'),
+          version: t.String(),
+          watch: t.Optional(
+            t.Array(
+              t.Object({
+                device: t.Integer(),
+                mode: t.UnionEnum(['events', 'polling', 'unavailable']),
+                ready: t.Boolean({ description: 'Changes are being reported (the first walk of the folder is done)' }),
+                reason: t.Optional(t.String()),
+              }),
+              {
+                description:
+                  "How each device is watched: events, polling (a network protocol, --poll, or the system's inotify limit reached), or unavailable (its folder is missing), with the reason",
+              },
+            ),
+          ),
+        }),
+        detail: { summary: 'Service health (no key needed)', tags: ['service'], security: [] },
+      },
+    )
     // medialoopster clients check the connection with it before they log in: no key, and any
     // Authorization header is ignored (src/http/auth.ts, PUBLIC).
-    .get('/api/ping/', ({ set }) => {
-      set.status = 204
-    }, {
-      // No 401: the Authorization header is not read (errors() would add it).
-      response: { 204: t.Void({ description: 'The service answers' }), 400: 'Error', 406: 'Error', 421: 'Error', 431: 'Error' },
-      detail: { summary: 'Connection check (no key needed)', description: 'Answers 204 with no body, whatever the Authorization header says.', tags: ['service'], security: [] },
-    })
+    .get(
+      '/api/ping/',
+      ({ set }) => {
+        set.status = 204
+      },
+      {
+        // No 401: the Authorization header is not read (errors() would add it).
+        response: {
+          204: t.Void({ description: 'The service answers' }),
+          400: 'Error',
+          406: 'Error',
+          421: 'Error',
+          431: 'Error',
+        },
+        detail: {
+          summary: 'Connection check (no key needed)',
+          description: 'Answers 204 with no body, whatever the Authorization header says.',
+          tags: ['service'],
+          security: [],
+        },
+      },
+    )
     // Where clients find each resource: name to the absolute URL of its list.
-    .get('/api/', ({ request }) => {
-      const base = baseOf(request)
-      return Object.fromEntries(listNames(routes()).map((name) => [name, `${base}/api/${name}/`]))
-    }, {
-      auth: true,
-      response: { 200: 'ApiRoot', ...errors() },
-      detail: { summary: 'The API root: the URL of every list', tags: ['service'] },
-    })
+    .get(
+      '/api/',
+      ({ request }) => {
+        const base = baseOf(request)
+        return Object.fromEntries(listNames(routes()).map((name) => [name, `${base}/api/${name}/`]))
+      },
+      {
+        auth: true,
+        response: { 200: 'ApiRoot', ...errors() },
+        detail: { summary: 'The API root: the URL of every list', tags: ['service'] },
+      },
+    )
     .group('/api', (api) =>
       api
         .use(devicesModule(ctx, devices, core.deviceStatus))
@@ -228,7 +270,10 @@ export function createApp(core: Core, { quiet = false, publicUrl, allowOrigins =
 
   for (const route of app.routes) {
     const body = route.hooks?.body
-    const schema = typeof body === 'string' ? (app as unknown as { definitions: { type: Record<string, TSchema> } }).definitions.type[body] : body
+    const schema =
+      typeof body === 'string'
+        ? (app as unknown as { definitions: { type: Record<string, TSchema> } }).definitions.type[body]
+        : body
     if (schema) bodySchemas.set(`${route.method} ${route.path}`, schema as TSchema)
   }
 
@@ -249,10 +294,18 @@ export function listNames(routes: readonly Route[]): string[] {
   // A collection has its records at /api/NAME/:id too: a paged answer that is no collection (the
   // search's hits, which need a q) is not named, since a client walking the root expects each URL
   // to answer a list of records.
-  const records = new Set(routes.flatMap((route) => (route.method === 'GET' ? [/^\/api\/([a-z]+)\/:id\/?$/.exec(route.path)?.[1]] : [])))
+  const records = new Set(
+    routes.flatMap((route) => (route.method === 'GET' ? [/^\/api\/([a-z]+)\/:id\/?$/.exec(route.path)?.[1]] : [])),
+  )
   return routes.flatMap((route) => {
     const name = /^\/api\/([a-z]+)\/$/.exec(route.path)?.[1]
     const query = route.hooks?.query as { properties?: Record<string, unknown> } | undefined
-    return route.method === 'GET' && name && records.has(name) && query?.properties?.limit && !route.hooks?.detail?.deprecated ? [name] : []
+    return route.method === 'GET' &&
+      name &&
+      records.has(name) &&
+      query?.properties?.limit &&
+      !route.hooks?.detail?.deprecated
+      ? [name]
+      : []
   })
 }

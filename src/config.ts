@@ -42,7 +42,10 @@ export type ServeConfig = Readonly<{
   defaultApiVersion: ApiVersion
 }>
 
-export function defaultDataDir(env: Record<string, string | undefined> = process.env, platform = process.platform): string {
+export function defaultDataDir(
+  env: Record<string, string | undefined> = process.env,
+  platform = process.platform,
+): string {
   // The home folder of `env`, as homedir() reads it from the process's: the variable, else the
   // account's (an empty variable counts as unset).
   const home = () => (platform === 'win32' ? env.USERPROFILE : env.HOME) || homedir()
@@ -65,16 +68,26 @@ const setting = (env: Record<string, string | undefined>, name: `REELHOUSE_${str
  * `path` made absolute against `cwd`, the working folder of a command; undefined: the process's,
  * read only when `path` is relative (a command given absolute paths runs in a removed folder).
  */
-export const resolveIn = (cwd: string | undefined, path: string) => (cwd === undefined ? resolve(path) : resolve(cwd, path))
+export const resolveIn = (cwd: string | undefined, path: string) =>
+  cwd === undefined ? resolve(path) : resolve(cwd, path)
 
 /**
  * The flag is never empty: the command line refuses an empty value (resolve('') is the current
  * folder). A relative one is taken from `cwd` (resolveIn).
  */
-export const dataDirOf = (flag: string | undefined, env: Record<string, string | undefined> = process.env, cwd?: string) =>
-  resolveIn(cwd, flag ?? setting(env, 'REELHOUSE_DATA') ?? defaultDataDir(env))
+export const dataDirOf = (
+  flag: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+  cwd?: string,
+) => resolveIn(cwd, flag ?? setting(env, 'REELHOUSE_DATA') ?? defaultDataDir(env))
 
-export function numberOption(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+export function numberOption(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined) return fallback
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
     throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${value}"`)
@@ -82,7 +95,9 @@ export function numberOption(name: string, value: string | undefined, fallback: 
 }
 
 export function serveConfig(
-  flags: Record<string, string | string[] | boolean | undefined>, env: Record<string, string | undefined> = process.env, cwd?: string,
+  flags: Record<string, string | string[] | boolean | undefined>,
+  env: Record<string, string | undefined> = process.env,
+  cwd?: string,
 ): ServeConfig {
   const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
   const list = (k: string) => (Array.isArray(flags[k]) ? (flags[k] as string[]) : undefined)
@@ -93,14 +108,36 @@ export function serveConfig(
     poll: flags.poll === true,
     pollInterval: numberOption('poll-interval', str('poll-interval'), 10, 1, 86400),
     rescanInterval: numberOption('rescan-interval', str('rescan-interval'), 3600, 0, 86400 * 30),
-    taskConcurrency: numberOption('task-concurrency', str('task-concurrency') ?? setting(env, 'REELHOUSE_TASK_CONCURRENCY'), 2, 1, 64),
+    taskConcurrency: numberOption(
+      'task-concurrency',
+      str('task-concurrency') ?? setting(env, 'REELHOUSE_TASK_CONCURRENCY'),
+      2,
+      1,
+      64,
+    ),
     ffmpegDir: str('ffmpeg') === undefined ? undefined : resolveIn(cwd, str('ffmpeg')!),
     settle: numberOption('settle', str('settle'), 2, 1, 3600),
     quiet: flags.quiet === true,
     logFormat: logFormatOf(str('log-format') ?? setting(env, 'REELHOUSE_LOG_FORMAT')),
     publicUrl: publicUrlOf(str('public-url') ?? setting(env, 'REELHOUSE_PUBLIC_URL')),
-    allowOrigins: Object.freeze((list('allow-origin') ?? setting(env, 'REELHOUSE_ALLOW_ORIGIN')?.split(',').filter((o) => o.trim()) ?? []).map(originOf)),
-    allowHosts: Object.freeze((list('allow-host') ?? setting(env, 'REELHOUSE_ALLOW_HOST')?.split(',').filter((h) => h.trim()) ?? []).map(allowHostOf)),
+    allowOrigins: Object.freeze(
+      (
+        list('allow-origin') ??
+        setting(env, 'REELHOUSE_ALLOW_ORIGIN')
+          ?.split(',')
+          .filter((o) => o.trim()) ??
+        []
+      ).map(originOf),
+    ),
+    allowHosts: Object.freeze(
+      (
+        list('allow-host') ??
+        setting(env, 'REELHOUSE_ALLOW_HOST')
+          ?.split(',')
+          .filter((h) => h.trim()) ??
+        []
+      ).map(allowHostOf),
+    ),
     defaultApiVersion: apiVersionOf(str('default-api-version') ?? setting(env, 'REELHOUSE_DEFAULT_API_VERSION')),
   })
 }
@@ -108,13 +145,15 @@ export function serveConfig(
 function apiVersionOf(value: string | undefined): ApiVersion {
   if (value === undefined) return 1
   const version = API_VERSIONS.find((v) => String(v) === value)
-  if (version === undefined) throw new UsageError(`--default-api-version must be ${API_VERSIONS.join(' or ')}, not "${value}"`)
+  if (version === undefined)
+    throw new UsageError(`--default-api-version must be ${API_VERSIONS.join(' or ')}, not "${value}"`)
   return version
 }
 
 function logFormatOf(value: string | undefined): LogFormat {
   if (value === undefined) return 'text'
-  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--log-format must be text or json, not "${value}"`)
+  if (!(LOG_FORMATS as readonly string[]).includes(value))
+    throw new UsageError(`--log-format must be text or json, not "${value}"`)
   return value as LogFormat
 }
 
@@ -125,8 +164,18 @@ function logFormatOf(value: string | undefined): LogFormat {
 function publicUrlOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined
   const url = URL.canParse(value) ? new URL(value) : undefined
-  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password || !/^https?:\/\/[^/]/i.test(value))
-    throw new UsageError(`--public-url must be an absolute http or https URL such as https://media.example.com or https://example.com/reelhouse, not "${value}"`)
+  if (
+    !url ||
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password ||
+    !/^https?:\/\/[^/]/i.test(value)
+  )
+    throw new UsageError(
+      `--public-url must be an absolute http or https URL such as https://media.example.com or https://example.com/reelhouse, not "${value}"`,
+    )
   return url.href.replace(/\/+$/, '')
 }
 
@@ -139,7 +188,9 @@ function originOf(value: string): string {
   const given = value.trim().replace(/\/$/, '')
   const url = /^https?:\/\/[^/?#@]+$/i.test(given) && URL.canParse(given) ? new URL(given) : undefined
   if (!url)
-    throw new UsageError(`--allow-origin must be an origin such as https://panel.example:8443 (scheme, host and port, no path), not "${value}"`)
+    throw new UsageError(
+      `--allow-origin must be an origin such as https://panel.example:8443 (scheme, host and port, no path), not "${value}"`,
+    )
   return url.origin
 }
 
@@ -149,7 +200,10 @@ function originOf(value: string): string {
  */
 function allowHostOf(value: string): string {
   const host = hostOf(value.trim())
-  if (!host) throw new UsageError(`--allow-host must be a host name or address such as media.example.com (no scheme, port, path or wildcard), not "${value}"`)
+  if (!host)
+    throw new UsageError(
+      `--allow-host must be a host name or address such as media.example.com (no scheme, port, path or wildcard), not "${value}"`,
+    )
   return host
 }
 

@@ -37,7 +37,11 @@ import { isoTimestamp } from './util/time.ts'
  * ago and changed nothing in the catalogue (each of these counts of their result 0 or absent).
  * Failed tasks, and every copy, delete and import, are kept. Pruned at start and once a day.
  */
-export const SCAN_PRUNE = { keepMs: 7 * 86_400_000, unchanged: ['offline', 'online', 'moved', 'relinked', 'saved_anew', 'imported'], everyMs: 86_400_000 } as const
+export const SCAN_PRUNE = {
+  keepMs: 7 * 86_400_000,
+  unchanged: ['offline', 'online', 'moved', 'relinked', 'saved_anew', 'imported'],
+  everyMs: 86_400_000,
+} as const
 
 export type CoreOptions = {
   log?: Log
@@ -53,7 +57,17 @@ export type CoreOptions = {
   events?: EventsOptions
 }
 
-export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir, watch: watchOptions, settleMs = 2000, events: eventsOptions }: CoreOptions = {}) {
+export function createCore(
+  db: Db,
+  {
+    log = silentLog,
+    concurrency = 2,
+    ffmpegDir,
+    watch: watchOptions,
+    settleMs = 2000,
+    events: eventsOptions,
+  }: CoreOptions = {},
+) {
   afterCommitLog(db, log)
   const users = createUsers(db)
   // Before every writer it listens to: the history (it hooks itself there), the import logs, the runner.
@@ -61,11 +75,16 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
   // Built after the runner it queues scans with; a device created meanwhile is not possible.
   let watch: Watch | undefined
   const holds = createHoldDurations(db)
-  const devices = createDevices(db, holds, {
-    created: (device) => watch?.added(device),
-    changed: (device) => watch?.added(device),
-    removed: (id) => watch?.removed(id),
-  }, log)
+  const devices = createDevices(
+    db,
+    holds,
+    {
+      created: (device) => watch?.added(device),
+      changed: (device) => watch?.added(device),
+      removed: (id) => watch?.removed(id),
+    },
+    log,
+  )
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
   const logs = createImportLogs(db, { observe: events.importLogChanged })
@@ -91,8 +110,13 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
         const device = deviceOf(t.params.device)
         const paths = t.params.paths
         return {
-          device: device?.name ?? t.params.device, path: device?.path ?? '(the device is gone)',
-          ...(paths === null ? {} : paths.length === 1 ? { paths: paths[0] } : { paths: `${paths.length} paths, first ${paths[0]}` }),
+          device: device?.name ?? t.params.device,
+          path: device?.path ?? '(the device is gone)',
+          ...(paths === null
+            ? {}
+            : paths.length === 1
+              ? { paths: paths[0] }
+              : { paths: `${paths.length} paths, first ${paths[0]}` }),
         }
       },
     },
@@ -108,7 +132,10 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
       import: importHandler(db, importDeps),
       proxy: proxyHandler(db, importDeps),
       scan: scanHandler(db, {
-        media, log, settleMs, logs,
+        media,
+        log,
+        settleMs,
+        logs,
         get imports() {
           return imports
         },
@@ -135,14 +162,41 @@ export function createCore(db: Db, { log = silentLog, concurrency = 2, ffmpegDir
 
   /** Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went. */
   const pruneTasks = (now = new Date()) => {
-    const pruned = runner.prune({ kind: 'scan', before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)), unchanged: SCAN_PRUNE.unchanged })
-    if (pruned) log.info('finished scans that changed nothing pruned', { count: pruned, older_than_days: SCAN_PRUNE.keepMs / 86_400_000 })
+    const pruned = runner.prune({
+      kind: 'scan',
+      before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)),
+      unchanged: SCAN_PRUNE.unchanged,
+    })
+    if (pruned)
+      log.info('finished scans that changed nothing pruned', {
+        count: pruned,
+        older_than_days: SCAN_PRUNE.keepMs / 86_400_000,
+      })
     return pruned
   }
   let pruneTimer: Timer | undefined
 
   return {
-    db, log, users, events, devices, deviceStatus, holds, metadata, media, productions, projects, imports, proxies, search, logs, runner, ffmpeg: findFfmpeg, watch, recent, pruneTasks,
+    db,
+    log,
+    users,
+    events,
+    devices,
+    deviceStatus,
+    holds,
+    metadata,
+    media,
+    productions,
+    projects,
+    imports,
+    proxies,
+    search,
+    logs,
+    runner,
+    ffmpeg: findFfmpeg,
+    watch,
+    recent,
+    pruneTasks,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
       pruneTasks()

@@ -11,7 +11,19 @@
 // around it (the end of this file), and tests call it in their own process with an io of theirs.
 import { parseArgs } from 'node:util'
 import {
-  type Revoke, backup, migrateCommand, proxiesRemake, tokenCreate, tokenList, tokenRevoke, userAdd, userGrant, userList, userPasswd, userPermAdd, userPermRemove,
+  type Revoke,
+  backup,
+  migrateCommand,
+  proxiesRemake,
+  tokenCreate,
+  tokenList,
+  tokenRevoke,
+  userAdd,
+  userGrant,
+  userList,
+  userPasswd,
+  userPermAdd,
+  userPermRemove,
 } from './cli/commands.ts'
 import { type Io, processIo } from './cli/io.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
@@ -35,29 +47,37 @@ type Command = {
   run(values: Values, positionals: string[], dataDir: string, io: Io): void | Promise<void>
 }
 
-const DATA: Option = { type: 'string', arg: 'DIR', about: 'the data folder (default: $REELHOUSE_DATA, else the platform\'s); may come anywhere among the words' }
+const DATA: Option = {
+  type: 'string',
+  arg: 'DIR',
+  about: "the data folder (default: $REELHOUSE_DATA, else the platform's); may come anywhere among the words",
+}
 const none = { names: '', min: 0, max: 0 }
 const one = (names: string) => ({ names, min: 1, max: 1 })
 
 function codename(value: string, command: string): Codename {
-  if (!isCodename(value)) throw new UsageError(`unknown codename "${value}"; reelhouse user --help lists them (for ${command})`)
+  if (!isCodename(value))
+    throw new UsageError(`unknown codename "${value}"; reelhouse user --help lists them (for ${command})`)
   return value
 }
 
 /** Exactly one of the three. A key's id is unique across users, so --id needs no --user beside it. */
 function revokeWhat(key: string | undefined, id: string | undefined, user: string | undefined): Revoke {
   const see = 'see reelhouse token revoke --help'
-  if ([key, id, user].filter((v) => v !== undefined).length !== 1) throw new UsageError(`token revoke takes one of KEY, --id N and --user NAME; ${see}`)
+  if ([key, id, user].filter((v) => v !== undefined).length !== 1)
+    throw new UsageError(`token revoke takes one of KEY, --id N and --user NAME; ${see}`)
   if (key !== undefined) return { key }
   if (user !== undefined) return { user }
-  if (!/^[1-9]\d{0,15}$/.test(id!)) throw new UsageError(`--id must be a key's id as token list shows it, not "${id}"; ${see}`)
+  if (!/^[1-9]\d{0,15}$/.test(id!))
+    throw new UsageError(`--id must be a key's id as token list shows it, not "${id}"; ${see}`)
   return { id: Number(id) }
 }
 
 const COMMANDS: Command[] = [
   {
     name: 'serve',
-    synopsis: '[--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]\n                  [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]\n                  [--public-url URL] [--allow-origin ORIGIN]... [--allow-host NAME]...\n                  [--default-api-version 1|2] [--quiet] [--log-format text|json]',
+    synopsis:
+      '[--host 127.0.0.1] [--port 8000] [--task-concurrency N] [--ffmpeg DIR]\n                  [--poll] [--poll-interval SECONDS] [--rescan-interval SECONDS] [--settle SECONDS]\n                  [--public-url URL] [--allow-origin ORIGIN]... [--allow-host NAME]...\n                  [--default-api-version 1|2] [--quiet] [--log-format text|json]',
     about: 'run the service; makes the data folder and catalogue if there are none',
     details: `On a catalogue without users it creates the superuser admin, prints its key once on stdout
 and keeps it in DIR/admin.token. Logs go to stderr, one line per event and per request;
@@ -70,20 +90,57 @@ REELHOUSE_LOG_FORMAT, REELHOUSE_PUBLIC_URL, REELHOUSE_ALLOW_ORIGIN and REELHOUSE
 (comma-separated), REELHOUSE_DEFAULT_API_VERSION; flags win, and an empty variable counts as
 unset.`,
     options: {
-      host: { type: 'string', arg: 'HOST', about: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)' },
+      host: {
+        type: 'string',
+        arg: 'HOST',
+        about: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
+      },
       port: { type: 'string', arg: 'PORT', about: 'port to listen on (default 8000; 0 picks a free one)' },
       'task-concurrency': { type: 'string', arg: 'N', about: 'copy and delete tasks run at once (default 2)' },
       ffmpeg: { type: 'string', arg: 'DIR', about: 'folder holding ffmpeg and ffprobe (default: PATH)' },
       poll: { type: 'boolean', about: 'poll every device instead of using file system events' },
       'poll-interval': { type: 'string', arg: 'SECONDS', about: 'time between two polls of a device (default 10)' },
-      'rescan-interval': { type: 'string', arg: 'SECONDS', about: 'time between two full scans of the devices (default 3600; 0: never)' },
-      settle: { type: 'string', arg: 'SECONDS', about: 'a dropped file must stay unchanged this long before it is imported (default 2)' },
+      'rescan-interval': {
+        type: 'string',
+        arg: 'SECONDS',
+        about: 'time between two full scans of the devices (default 3600; 0: never)',
+      },
+      settle: {
+        type: 'string',
+        arg: 'SECONDS',
+        about: 'a dropped file must stay unchanged this long before it is imported (default 2)',
+      },
       quiet: { type: 'boolean', about: 'no log line per request (events and errors are still logged)' },
-      'log-format': { type: 'string', arg: 'text|json', about: 'text (default): time level message key=value...; json: one object per line' },
-      'public-url': { type: 'string', arg: 'URL', about: 'where clients reach the service through a proxy; the API root and Link URLs use it (default: http://HOST)' },
-      'allow-origin': { type: 'string', multiple: true, arg: 'ORIGIN', about: 'let browser pages of this origin (https://panel.example:8443) call the API (CORS); repeatable' },
-      'allow-host': { type: 'string', multiple: true, arg: 'NAME', about: 'on loopback, answer requests naming this host too (beside localhost and this machine\'s names); repeatable' },
-      'default-api-version': { type: 'string', arg: '1|2', about: 'API version of requests whose Accept names none (default 1; 2: productions name their devices by id, as the medialoopster Python client expects)' },
+      'log-format': {
+        type: 'string',
+        arg: 'text|json',
+        about: 'text (default): time level message key=value...; json: one object per line',
+      },
+      'public-url': {
+        type: 'string',
+        arg: 'URL',
+        about:
+          'where clients reach the service through a proxy; the API root and Link URLs use it (default: http://HOST)',
+      },
+      'allow-origin': {
+        type: 'string',
+        multiple: true,
+        arg: 'ORIGIN',
+        about: 'let browser pages of this origin (https://panel.example:8443) call the API (CORS); repeatable',
+      },
+      'allow-host': {
+        type: 'string',
+        multiple: true,
+        arg: 'NAME',
+        about:
+          "on loopback, answer requests naming this host too (beside localhost and this machine's names); repeatable",
+      },
+      'default-api-version': {
+        type: 'string',
+        arg: '1|2',
+        about:
+          'API version of requests whose Accept names none (default 1; 2: productions name their devices by id, as the medialoopster Python client expects)',
+      },
     },
     args: none,
     // Logs on the process's stderr and stops on its signals, whatever io is: a serve is a process.
@@ -102,11 +159,22 @@ unset.`,
     about: 'add a user',
     options: {
       superuser: { type: 'boolean', about: 'may do everything' },
-      perm: { type: 'string', multiple: true, arg: 'CODENAME', about: 'a permission, repeatable (reelhouse user --help lists them)' },
+      perm: {
+        type: 'string',
+        multiple: true,
+        arg: 'CODENAME',
+        about: 'a permission, repeatable (reelhouse user --help lists them)',
+      },
     },
     args: one('NAME'),
     run: (values, [name], data, io) =>
-      userAdd(io, data, name!, values.superuser === true, ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add'))),
+      userAdd(
+        io,
+        data,
+        name!,
+        values.superuser === true,
+        ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add')),
+      ),
   },
   {
     name: 'user grant',
@@ -119,8 +187,10 @@ unset.`,
     },
     args: one('NAME'),
     run: (values, [name], data, io) => {
-      if (typeof values.production !== 'string') throw new UsageError('user grant needs --production NAME_OR_ID; see reelhouse user grant --help')
-      if (!!values.read === !!values.write) throw new UsageError('user grant needs exactly one of --read and --write; see reelhouse user grant --help')
+      if (typeof values.production !== 'string')
+        throw new UsageError('user grant needs --production NAME_OR_ID; see reelhouse user grant --help')
+      if (!!values.read === !!values.write)
+        throw new UsageError('user grant needs exactly one of --read and --write; see reelhouse user grant --help')
       userGrant(io, data, name!, values.production, values.write ? 'write' : 'read')
     },
   },
@@ -166,7 +236,8 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
     name: 'token create',
     synopsis: 'NAME',
     about: 'make a key for a user; prints the key alone on stdout (shown once)',
-    details: 'Send it as "Authorization: Token KEY". Everything else this command says goes to stderr,\nso that KEY=$(reelhouse token create NAME) holds the key alone.',
+    details:
+      'Send it as "Authorization: Token KEY". Everything else this command says goes to stderr,\nso that KEY=$(reelhouse token create NAME) holds the key alone.',
     options: {},
     args: one('NAME'),
     run: (_, [name], data, io) => tokenCreate(io, data, name!),
@@ -175,7 +246,8 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
     name: 'token list',
     synopsis: 'NAME',
     about: "a user's keys: id, creation time and the key's first 8 characters (never the key)",
-    details: 'Only a hash of each key and its first 8 characters are kept, so the key itself cannot be shown.\nA key made before they were kept shows its SHA-256\'s first characters instead\n(printf %s KEY | sha256sum | cut -c1-8).',
+    details:
+      "Only a hash of each key and its first 8 characters are kept, so the key itself cannot be shown.\nA key made before they were kept shows its SHA-256's first characters instead\n(printf %s KEY | sha256sum | cut -c1-8).",
     options: {},
     args: one('NAME'),
     run: (_, [name], data, io) => tokenList(io, data, name!),
@@ -183,7 +255,8 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
   {
     name: 'token revoke',
     synopsis: 'KEY | --id N | --user NAME',
-    about: 'revoke one key (the key, or its id as token list shows it), or every key of a user; takes effect on the next request',
+    about:
+      'revoke one key (the key, or its id as token list shows it), or every key of a user; takes effect on the next request',
     details: `--id spares typing the key itself where ps and the shell's history would keep it. Ids are
 unique across users; the command says whose key it revoked.`,
     options: {
@@ -191,7 +264,8 @@ unique across users; the command says whose key it revoked.`,
       user: { type: 'string', arg: 'NAME', about: 'revoke every key of this user' },
     },
     args: { names: 'KEY', min: 0, max: 1 },
-    run: (values, [key], data, io) => tokenRevoke(io, data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
+    run: (values, [key], data, io) =>
+      tokenRevoke(io, data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
   },
   {
     name: 'proxies remake',
@@ -204,11 +278,16 @@ makes as many at once as its --task-concurrency; without one, the next serve sta
 new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy follows them.`,
     options: {
       production: { type: 'string', arg: 'NAME_OR_ID', about: 'the production, by name or id' },
-      profile: { type: 'string', arg: 'NAME', about: 'the transcoding profile to use, by name (default: the one that applies to each asset)' },
+      profile: {
+        type: 'string',
+        arg: 'NAME',
+        about: 'the transcoding profile to use, by name (default: the one that applies to each asset)',
+      },
     },
     args: none,
     run: (values, _, data, io) => {
-      if (typeof values.production !== 'string') throw new UsageError('proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help')
+      if (typeof values.production !== 'string')
+        throw new UsageError('proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help')
       proxiesRemake(io, data, values.production, values.profile as string | undefined)
     },
   },
@@ -232,14 +311,23 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
 ]
 
 /** Words that group commands: "user", "token", "user perm". */
-const GROUPS = new Set(COMMANDS.flatMap((c) => c.name.split(' ').slice(0, -1).map((_, i, words) => words.slice(0, i + 1).join(' '))))
+const GROUPS = new Set(
+  COMMANDS.flatMap((c) =>
+    c.name
+      .split(' ')
+      .slice(0, -1)
+      .map((_, i, words) => words.slice(0, i + 1).join(' ')),
+  ),
+)
 
 const line = (c: Command) => `reelhouse ${c.name}${c.synopsis ? ' ' + c.synopsis : ''}`
 const synopses = (commands: Command[]) => commands.map((c) => `  ${line(c)}\n      ${c.about}`).join('\n')
 // One column as wide as the longest codename and two spaces, so that a name never runs into its text.
 const codenames = () => {
   const width = Math.max(...Object.keys(CODENAMES).map((k) => k.length)) + 2
-  return Object.entries(CODENAMES).map(([k, v]) => `  ${k.padEnd(width)}${v}`).join('\n')
+  return Object.entries(CODENAMES)
+    .map(([k, v]) => `  ${k.padEnd(width)}${v}`)
+    .join('\n')
 }
 
 export const HELP = `reelhouse ${VERSION}: media asset manager
@@ -264,7 +352,10 @@ function commandHelp(c: Command): string {
   const options = Object.entries({ ...c.options, data: DATA })
     .map(([name, o]) => `  ${`--${name}${o.arg ? ' ' + o.arg : ''}`.padEnd(28)}${o.about}`)
     .join('\n')
-  const perms = c.name.startsWith('user') && ('perm' in c.options || c.args.names.includes('CODENAME')) ? `\n\nPermission codenames:\n${codenames()}` : ''
+  const perms =
+    c.name.startsWith('user') && ('perm' in c.options || c.args.names.includes('CODENAME'))
+      ? `\n\nPermission codenames:\n${codenames()}`
+      : ''
   return `Usage: ${line(c).replace('reelhouse ', 'reelhouse [--data DIR] ')}\n\n${c.about[0]!.toUpperCase()}${c.about.slice(1)}.${c.details ? `\n\n${c.details}` : ''}\n\nOptions:\n${options}${perms}`
 }
 
@@ -277,7 +368,10 @@ function parse(c: Command, args: string[]) {
   const options = c.options
   const see = `see reelhouse ${c.name} --help`
   const { tokens } = parseArgs({
-    args, strict: false, allowPositionals: true, tokens: true,
+    args,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
     options: Object.fromEntries(Object.entries(options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple }])),
   })
   const values: Values = {}
@@ -297,12 +391,13 @@ function parse(c: Command, args: string[]) {
       throw new UsageError(`${t.rawName} needs a value (${o.arg}); ${see}`)
     // `--ffmpeg ""`, a variable that expanded to nothing: resolve('') would be the current folder.
     if (t.value === '') throw new UsageError(`${t.rawName} needs a value (${o.arg}), not an empty one; ${see}`)
-    if (o.multiple) (values[t.name] as string[] | undefined ?? (values[t.name] = [])).push(t.value)
+    if (o.multiple) ((values[t.name] as string[] | undefined) ?? (values[t.name] = [])).push(t.value)
     else if (values[t.name] !== undefined) throw new UsageError(`${t.rawName} is given twice; ${see}`)
     else values[t.name] = t.value
   }
   if (positionals.length < c.args.min) throw new UsageError(`${c.name} needs ${c.args.names}; ${see}`)
-  if (positionals.length > c.args.max) throw new UsageError(`unexpected argument "${positionals[c.args.max]}" for ${c.name}; ${see}`)
+  if (positionals.length > c.args.max)
+    throw new UsageError(`unexpected argument "${positionals[c.args.max]}" for ${c.name}; ${see}`)
   return { values, positionals }
 }
 
@@ -327,7 +422,8 @@ function takeData(argv: string[], env: Record<string, string | undefined>): { da
       continue
     }
     const value = arg === '--data' ? argv[++i] : arg.slice('--data='.length)
-    if (value === undefined || (arg === '--data' && value.startsWith('--'))) throw new UsageError('--data needs a value (DIR); see reelhouse --help')
+    if (value === undefined || (arg === '--data' && value.startsWith('--')))
+      throw new UsageError('--data needs a value (DIR); see reelhouse --help')
     if (value === '') throw new UsageError('--data needs a value (DIR), not an empty one; see reelhouse --help')
     if (data !== undefined) throw new UsageError(givenTwice(env))
     data = value
@@ -352,7 +448,10 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
     await dispatch(argv, io)
     return 0
   } catch (error) {
-    const message = error instanceof UserError || error instanceof UsageError ? error.message : (error as Error)?.message ?? String(error)
+    const message =
+      error instanceof UserError || error instanceof UsageError
+        ? error.message
+        : ((error as Error)?.message ?? String(error))
     io.stderr.write(`reelhouse: ${message.split('\n')[0]}\n`)
     return exitCodeOf(error)
   }

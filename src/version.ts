@@ -41,4 +41,5 @@ export function gitCommit(dir: string, env: Record<string, string | undefined> =
 }
 
 /** The line of `reelhouse --version`: "reelhouse 0.1.0 (commit 1a2b3c4d5e6f)". */
-export const versionLine = (env: Record<string, string | undefined> = process.env) => `reelhouse ${VERSION} (commit ${commit(env)})`
+export const versionLine = (env: Record<string, string | undefined> = process.env) =>
+  `reelhouse ${VERSION} (commit ${commit(env)})`

@@ -61,11 +61,16 @@ function parse(bytes: Uint8Array): MachO {
   if (bytes.length < 32) throw new Error(`not a Mach-O file: ${bytes.length} bytes`)
   const magic = view.getUint32(0, false)
   if (magic === 0xcafebabe || magic === 0xcafebabf)
-    throw new Error('a universal (fat) Mach-O: only a single-architecture 64-bit Mach-O is handled; sign each architecture on its own')
+    throw new Error(
+      'a universal (fat) Mach-O: only a single-architecture 64-bit Mach-O is handled; sign each architecture on its own',
+    )
   const le = view.getUint32(0, true)
   if (le !== MH_MAGIC_64) {
-    const what = le === 0xfeedface ? 'a 32-bit Mach-O' : magic === MH_MAGIC_64 ? 'a big-endian Mach-O' : 'not a Mach-O file'
-    throw new Error(`${what} (magic 0x${magic.toString(16).padStart(8, '0')}): only a 64-bit little-endian Mach-O (0xfeedfacf) is handled`)
+    const what =
+      le === 0xfeedface ? 'a 32-bit Mach-O' : magic === MH_MAGIC_64 ? 'a big-endian Mach-O' : 'not a Mach-O file'
+    throw new Error(
+      `${what} (magic 0x${magic.toString(16).padStart(8, '0')}): only a 64-bit little-endian Mach-O (0xfeedfacf) is handled`,
+    )
   }
   const u32 = (o: number) => view.getUint32(o, true)
   const u64 = (o: number) => Number(view.getBigUint64(o, true))
@@ -78,10 +83,18 @@ function parse(bytes: Uint8Array): MachO {
     if (at + 8 > 32 + sizeofcmds) throw new Error(`load command ${i} runs past the load commands`)
     const cmd = u32(at)
     const size = u32(at + 4)
-    if (size < 8 || at + size > 32 + sizeofcmds) throw new Error(`load command ${i} (0x${cmd.toString(16)}) has a wrong size ${size}`)
+    if (size < 8 || at + size > 32 + sizeofcmds)
+      throw new Error(`load command ${i} (0x${cmd.toString(16)}) has a wrong size ${size}`)
     if (cmd === LC_SEGMENT_64) {
       const name = new TextDecoder().decode(bytes.subarray(at + 8, at + 24)).replace(/\0+$/, '')
-      macho.segments.push({ name, at, vmaddr: u64(at + 24), vmsize: u64(at + 32), fileoff: u64(at + 40), filesize: u64(at + 48) })
+      macho.segments.push({
+        name,
+        at,
+        vmaddr: u64(at + 24),
+        vmsize: u64(at + 32),
+        fileoff: u64(at + 40),
+        filesize: u64(at + 48),
+      })
     } else if (cmd === LC_CODE_SIGNATURE) {
       if (macho.signature) throw new Error('two LC_CODE_SIGNATURE commands')
       macho.signature = { at, dataoff: u32(at + 8), datasize: u32(at + 12) }
@@ -143,26 +156,38 @@ function equalBytes(a: Uint8Array, b: Uint8Array, length: number): boolean {
  */
 export function checkSignature(bytes: Uint8Array): SignatureCheck {
   const macho = parse(bytes)
-  const result: SignatureCheck = { ok: false, detail: '', pages: 0, mismatched: 0, uncovered: 0, flags: 0, identifier: '' }
+  const result: SignatureCheck = {
+    ok: false,
+    detail: '',
+    pages: 0,
+    mismatched: 0,
+    uncovered: 0,
+    flags: 0,
+    identifier: '',
+  }
   const fail = (detail: string) => ({ ...result, ok: false, detail })
   const sig = macho.signature
   if (!sig) return fail('no code signature (no LC_CODE_SIGNATURE)')
-  if (sig.dataoff + sig.datasize > bytes.length) return fail(`the signature (${sig.dataoff}+${sig.datasize}) runs past the end of the file (${bytes.length})`)
+  if (sig.dataoff + sig.datasize > bytes.length)
+    return fail(`the signature (${sig.dataoff}+${sig.datasize}) runs past the end of the file (${bytes.length})`)
   const view = macho.view
   const be32 = (o: number) => view.getUint32(o, false)
   const base = sig.dataoff
   const end = sig.dataoff + sig.datasize
-  if (sig.datasize < 12 || be32(base) !== CSMAGIC_EMBEDDED_SIGNATURE) return fail('the signature is not an embedded SuperBlob (0xfade0cc0)')
+  if (sig.datasize < 12 || be32(base) !== CSMAGIC_EMBEDDED_SIGNATURE)
+    return fail('the signature is not an embedded SuperBlob (0xfade0cc0)')
   const count = be32(base + 8)
-  if (base + 12 + count * 8 > end) return fail('the SuperBlob\'s index runs past the signature')
+  if (base + 12 + count * 8 > end) return fail("the SuperBlob's index runs past the signature")
   const blobs = new Map<number, { at: number; length: number }>()
   for (let i = 0; i < count; i++) {
     const at = base + be32(base + 12 + i * 8 + 4)
-    if (at + 8 > end || be32(at + 4) < 8 || at + be32(at + 4) > end) return fail(`blob ${i} of the SuperBlob runs past the signature`)
+    if (at + 8 > end || be32(at + 4) < 8 || at + be32(at + 4) > end)
+      return fail(`blob ${i} of the SuperBlob runs past the signature`)
     blobs.set(be32(base + 12 + i * 8), { at, length: be32(at + 4) })
   }
   const cd = blobs.get(CSSLOT_CODEDIRECTORY)
-  if (!cd || cd.length < 44 || be32(cd.at) !== CSMAGIC_CODEDIRECTORY) return fail('the SuperBlob has no CodeDirectory (slot 0, 0xfade0c02)')
+  if (!cd || cd.length < 44 || be32(cd.at) !== CSMAGIC_CODEDIRECTORY)
+    return fail('the SuperBlob has no CodeDirectory (slot 0, 0xfade0c02)')
   const version = be32(cd.at + 8)
   result.flags = be32(cd.at + 12)
   const hashOffset = be32(cd.at + 16)
@@ -175,11 +200,14 @@ export function checkSignature(bytes: Uint8Array): SignatureCheck {
   const pageLog2 = bytes[cd.at + 39]!
   if (version >= 0x20300 && cd.length >= 64 && codeLimit === 0) codeLimit = Number(view.getBigUint64(cd.at + 56, false))
   const identEnd = bytes.indexOf(0, cd.at + identOffset)
-  if (identOffset >= cd.length || identEnd < 0 || identEnd >= cd.at + cd.length) return fail('the CodeDirectory\'s identifier runs past it')
+  if (identOffset >= cd.length || identEnd < 0 || identEnd >= cd.at + cd.length)
+    return fail("the CodeDirectory's identifier runs past it")
   result.identifier = new TextDecoder().decode(bytes.subarray(cd.at + identOffset, identEnd))
-  if (hashOffset < nSpecialSlots * hashSize || hashOffset + nCodeSlots * hashSize > cd.length) return fail('the CodeDirectory\'s hashes run past it')
+  if (hashOffset < nSpecialSlots * hashSize || hashOffset + nCodeSlots * hashSize > cd.length)
+    return fail("the CodeDirectory's hashes run past it")
   const hash = hasherOf(hashType)
-  if (!hash || hashSize === 0 || hashSize > hash(new Uint8Array()).length) return fail(`unknown hash type ${hashType} (size ${hashSize})`)
+  if (!hash || hashSize === 0 || hashSize > hash(new Uint8Array()).length)
+    return fail(`unknown hash type ${hashType} (size ${hashSize})`)
 
   const pageSize = pageLog2 === 0 ? Math.max(codeLimit, 1) : 2 ** pageLog2
   result.pages = Math.ceil(codeLimit / pageSize)
@@ -200,11 +228,17 @@ export function checkSignature(bytes: Uint8Array): SignatureCheck {
     if (slot > nSpecialSlots) continue
     const expected = bytes.subarray(hashes - slot * hashSize, hashes - (slot - 1) * hashSize)
     const blob = blobs.get(slot)
-    const ok = blob ? equalBytes(hash(bytes.subarray(blob.at, blob.at + blob.length)), expected, hashSize) : expected.every((b) => b === 0)
+    const ok = blob
+      ? equalBytes(hash(bytes.subarray(blob.at, blob.at + blob.length)), expected, hashSize)
+      : expected.every((b) => b === 0)
     if (!ok) special++
   }
 
-  const named = [result.flags & CS_ADHOC ? 'adhoc' : '', result.flags & 0x10000 ? 'runtime' : '', result.flags & CS_LINKER_SIGNED ? 'linker-signed' : '']
+  const named = [
+    result.flags & CS_ADHOC ? 'adhoc' : '',
+    result.flags & 0x10000 ? 'runtime' : '',
+    result.flags & CS_LINKER_SIGNED ? 'linker-signed' : '',
+  ]
   const about = `flags 0x${result.flags.toString(16)} (${named.filter(Boolean).join('|') || 'none'}), hash type ${hashType}, identifier ${JSON.stringify(result.identifier)}`
   const problems = [
     nCodeSlots > result.pages ? `${nCodeSlots} code slots for ${result.pages} pages` : '',
@@ -236,12 +270,19 @@ export function signAdHoc(bytes: Uint8Array, identifier: string): Uint8Array {
   const text = macho.segments.find((s) => s.name === '__TEXT')
   if (!linkedit || !text) throw new Error(`no ${linkedit ? '__TEXT' : '__LINKEDIT'} segment`)
   const sigEnd = sig.dataoff + sig.datasize
-  if (sigEnd !== bytes.length) throw new Error(`the signature ends at ${sigEnd}, not at the end of the file (${bytes.length})`)
-  if (linkedit.fileoff + linkedit.filesize !== sigEnd) throw new Error(`the signature ends at ${sigEnd}, not at the end of __LINKEDIT (${linkedit.fileoff + linkedit.filesize})`)
+  if (sigEnd !== bytes.length)
+    throw new Error(`the signature ends at ${sigEnd}, not at the end of the file (${bytes.length})`)
+  if (linkedit.fileoff + linkedit.filesize !== sigEnd)
+    throw new Error(
+      `the signature ends at ${sigEnd}, not at the end of __LINKEDIT (${linkedit.fileoff + linkedit.filesize})`,
+    )
   if (sig.dataoff < linkedit.fileoff) throw new Error('the signature starts before __LINKEDIT')
   const after = macho.linkeditEnds.find((e) => e > sig.dataoff)
-  if (after !== undefined) throw new Error(`other __LINKEDIT data ends at ${after}, after the signature's start (${sig.dataoff})`)
-  const later = macho.segments.find((s) => s !== linkedit && (s.vmaddr >= linkedit.vmaddr || (s.filesize > 0 && s.fileoff >= linkedit.fileoff)))
+  if (after !== undefined)
+    throw new Error(`other __LINKEDIT data ends at ${after}, after the signature's start (${sig.dataoff})`)
+  const later = macho.segments.find(
+    (s) => s !== linkedit && (s.vmaddr >= linkedit.vmaddr || (s.filesize > 0 && s.fileoff >= linkedit.fileoff)),
+  )
   if (later) throw new Error(`segment ${later.name} lies after __LINKEDIT`)
   const cpuPage = macho.cputype === CPU_TYPE_ARM64 ? 0x4000 : macho.cputype === CPU_TYPE_X86_64 ? 0x1000 : undefined
   if (!cpuPage) throw new Error(`cputype 0x${macho.cputype.toString(16)}: only x86_64 and arm64 are handled`)
@@ -310,7 +351,10 @@ export function signAdHoc(bytes: Uint8Array, identifier: string): Uint8Array {
   const hashes = cd + CODE_DIRECTORY_SIZE + id.length + 1
   for (let page = 0; page < slots; page++) {
     const start = page * PAGE
-    Bun.SHA256.hash(out.subarray(start, Math.min(start + PAGE, codeLimit)), out.subarray(hashes + page * hashSize, hashes + (page + 1) * hashSize))
+    Bun.SHA256.hash(
+      out.subarray(start, Math.min(start + PAGE, codeLimit)),
+      out.subarray(hashes + page * hashSize, hashes + (page + 1) * hashSize),
+    )
   }
   return out
 }

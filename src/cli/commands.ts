@@ -21,7 +21,8 @@ import type { Io } from './io.ts'
  * openDb, which would create the folder and an empty catalogue.
  */
 export function requireCatalogue(dataDir: string) {
-  if (!existsSync(dbFile(dataDir))) throw new UserError(`no catalogue in ${dataDir}; pass --data DIR (serve prints its data= folder)`)
+  if (!existsSync(dbFile(dataDir)))
+    throw new UserError(`no catalogue in ${dataDir}; pass --data DIR (serve prints its data= folder)`)
 }
 
 /**
@@ -73,7 +74,10 @@ export function userList(io: Io, dataDir: string) {
     out.push(u.username)
     out.push(`  permissions  ${u.perms.join(', ') || 'none'}`)
     const access = (level: 'read' | 'write') =>
-      u.productions.filter((p) => p.level === level).map((p) => `${p.name} (id ${p.id})`).join(', ') || 'none'
+      u.productions
+        .filter((p) => p.level === level)
+        .map((p) => `${p.name} (id ${p.id})`)
+        .join(', ') || 'none'
     out.push(`  write        ${access('write')}`)
     out.push(`  read         ${access('read')}`)
   }
@@ -99,7 +103,13 @@ export function userPermRemove(io: Io, dataDir: string, name: string, codename: 
  * printed, and kept only as its Argon2id hash; a server running on the same catalogue takes the
  * new one from its next request (what it remembered was keyed by the old hash).
  */
-export async function userPasswd(io: Io, dataDir: string, name: string, clear: boolean, input = (name: string) => readPassword(io, name)) {
+export async function userPasswd(
+  io: Io,
+  dataDir: string,
+  name: string,
+  clear: boolean,
+  input = (name: string) => readPassword(io, name),
+) {
   if (clear) {
     const had = withDb(io, dataDir, (db) => createUsers(db).setPassword(name, null))
     return void say(io, had ? `password of ${name} cleared` : `${name} had no password`)
@@ -149,7 +159,9 @@ async function askHidden(prompt: string): Promise<string> {
   // readline closes on Ctrl-D at an empty line without an answer, and read then never settles;
   // the loop would empty and the process end as if all went well. That end is a cancel too.
   let cancel: () => void = () => {}
-  const cancelled = new Promise<never>((_, reject) => (cancel = () => reject(new UserError('cancelled; nothing changed'))))
+  const cancelled = new Promise<never>(
+    (_, reject) => (cancel = () => reject(new UserError('cancelled; nothing changed'))),
+  )
   process.once('beforeExit', cancel)
   try {
     return await Promise.race([read({ prompt, silent: true, input: process.stdin, output: process.stderr }), cancelled])
@@ -178,26 +190,42 @@ export function proxiesRemake(io: Io, dataDir: string, production: string, profi
       throw error
     }
   })
-  const ids = done.queued.length ? ` (tasks ${done.queued[0]}${done.queued.length > 1 ? `-${done.queued.at(-1)}` : ''})` : ''
+  const ids = done.queued.length
+    ? ` (tasks ${done.queued[0]}${done.queued.length > 1 ? `-${done.queued.at(-1)}` : ''})`
+    : ''
   const waiting = done.skipped ? `; ${done.skipped} already had one queued` : ''
-  say(io, `queued ${done.queued.length} proxy task(s) for production ${done.production.name} (id ${done.production.id})${ids}${waiting}; serve makes them, --task-concurrency at once`)
+  say(
+    io,
+    `queued ${done.queued.length} proxy task(s) for production ${done.production.name} (id ${done.production.id})${ids}${waiting}; serve makes them, --task-concurrency at once`,
+  )
 }
 
 export function tokenList(io: Io, dataDir: string, name: string) {
   const keys = withDb(io, dataDir, (db) => createUsers(db).keysOf(name))
   if (!keys.length) return say(io, `${name} has no keys`)
-  say(io, keys.map((k) => `key ${k.id}  created ${k.date_add}  ${k.prefix !== null ? `${k.prefix}…` : `sha256 ${k.hash_prefix}…`}`).join('\n'))
+  say(
+    io,
+    keys
+      .map(
+        (k) => `key ${k.id}  created ${k.date_add}  ${k.prefix !== null ? `${k.prefix}…` : `sha256 ${k.hash_prefix}…`}`,
+      )
+      .join('\n'),
+  )
 }
 
 export function tokenCreate(io: Io, dataDir: string, name: string) {
-  say(io, withDb(io, dataDir, (db) => createUsers(db).createKey(name)))
+  say(
+    io,
+    withDb(io, dataDir, (db) => createUsers(db).createKey(name)),
+  )
 }
 
 /** What `token revoke` is given: the key itself, a key's id as `token list` shows it, or a user all of whose keys go. */
 export type Revoke = { key: string } | { id: number } | { user: string }
 
 export function tokenRevoke(io: Io, dataDir: string, what: Revoke) {
-  if ('key' in what && !KEY_PATTERN.test(what.key)) throw new UsageError('a key is 40 lowercase hex characters; or give --id N as token list shows it')
+  if ('key' in what && !KEY_PATTERN.test(what.key))
+    throw new UsageError('a key is 40 lowercase hex characters; or give --id N as token list shows it')
   withDb(io, dataDir, (db) => {
     const users = createUsers(db)
     if ('user' in what) return say(io, `revoked ${users.revokeAll(what.user)} key(s) of ${what.user}`)
@@ -206,7 +234,8 @@ export function tokenRevoke(io: Io, dataDir: string, what: Revoke) {
       return say(io, 'key revoked')
     }
     const owner = users.revokeKeyById(what.id)
-    if (owner === undefined) throw new UserError(`no key with id ${what.id}; reelhouse token list NAME shows a user's keys`)
+    if (owner === undefined)
+      throw new UserError(`no key with id ${what.id}; reelhouse token list NAME shows a user's keys`)
     say(io, `key ${what.id} of ${owner} revoked`)
   })
 }
@@ -215,7 +244,10 @@ export function migrateCommand(io: Io, dataDir: string) {
   // Not withDb: it makes a catalogue where there is none, and reports what it applied.
   announce(io, dataDir)
   const db = openDb(dbFile(dataDir))
-  tightenModes(dbFile(dataDir), createLog('text', (line) => io.stderr.write(line)))
+  tightenModes(
+    dbFile(dataDir),
+    createLog('text', (line) => io.stderr.write(line)),
+  )
   let applied: number
   try {
     applied = migrate(db)

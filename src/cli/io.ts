@@ -29,6 +29,11 @@ export function processIo(): Io {
     stderr: { write: (text) => void process.stderr.write(text) },
     env: process.env,
     // Looked at only when a password is read: nothing else touches stdin.
-    stdin: { get isTTY() { return process.stdin.isTTY === true }, stream: () => Bun.stdin.stream() },
+    stdin: {
+      get isTTY() {
+        return process.stdin.isTTY === true
+      },
+      stream: () => Bun.stdin.stream(),
+    },
   }
 }

@@ -1,6 +1,18 @@
 // reelhouse serve: open and migrate the catalogue, make the first admin, listen, and stop
 // cleanly on SIGINT/SIGTERM.
-import { chmodSync, closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import http from 'node:http'
 import { join } from 'node:path'
 import { createApp } from '../app.ts'
@@ -40,7 +52,10 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   const checkpointer = startCheckpointer(db, log)
 
   const core = createCore(db, {
-    log, concurrency: config.taskConcurrency, ffmpegDir: config.ffmpegDir, settleMs: config.settle * 1000,
+    log,
+    concurrency: config.taskConcurrency,
+    ffmpegDir: config.ffmpegDir,
+    settleMs: config.settle * 1000,
     watch: { poll: config.poll, pollIntervalMs: config.pollInterval * 1000, rescanMs: config.rescanInterval * 1000 },
   })
   // Bun's HTTP parser answers headers over its limit with a bare 431; up to it, checkHead answers
@@ -50,8 +65,13 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   // The web page: embedded in the executable, or built from src/ui when run from source.
   const page = pageLoader(log)
   const app = createApp(core, {
-    quiet: config.quiet, publicUrl: config.publicUrl, allowOrigins: config.allowOrigins, host: config.host, allowHosts: config.allowHosts,
-    defaultApiVersion: config.defaultApiVersion, pageFiles: page.page,
+    quiet: config.quiet,
+    publicUrl: config.publicUrl,
+    allowOrigins: config.allowOrigins,
+    host: config.host,
+    allowHosts: config.allowHosts,
+    defaultApiVersion: config.defaultApiVersion,
+    pageFiles: page.page,
   }).listen({ hostname: config.host, port: config.port, reusePort: false })
   // A hidden diagnostic: the code Elysia composed for each route, written to that file as JSON,
   // for the test that compares the compiled executable's with the source run's (src/http/composed.ts).
@@ -110,7 +130,10 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   process.on('SIGTERM', () => void stop('SIGTERM'))
   // Only once the handlers are in place: whoever reads this line may send a signal at once.
   log.info(`reelhouse ${VERSION} serving`, {
-    api: `${base}/api/`, docs: `${base}/api/docs`, page: `${base}/`, data: config.dataDir,
+    api: `${base}/api/`,
+    docs: `${base}/api/docs`,
+    page: `${base}/`,
+    data: config.dataDir,
     // What clients are told (API root, Link) and who may call from a browser, when set.
     ...(config.publicUrl ? { public_url: config.publicUrl } : {}),
     ...(config.allowOrigins.length ? { allow_origin: config.allowOrigins.join(',') } : {}),
@@ -167,8 +190,10 @@ function checkPortFree(host: string, port: number) {
     while (next <= last && taken(next)) next++
     throw new UserError(`port ${port} is in use; try --port ${next <= last ? next : 0}`)
   }
-  if (error.code === 'EADDRNOTAVAIL') throw new UserError(`cannot listen on ${host}: no network interface of this machine has that address; see --host`)
-  if (error.code === 'EACCES') throw new UserError(`port ${port} needs privileges on this system; use a port above 1023`)
+  if (error.code === 'EADDRNOTAVAIL')
+    throw new UserError(`cannot listen on ${host}: no network interface of this machine has that address; see --host`)
+  if (error.code === 'EACCES')
+    throw new UserError(`port ${port} needs privileges on this system; use a port above 1023`)
   throw new UserError(`cannot listen on ${host} port ${port}: ${error.message}`)
 }
 
@@ -181,7 +206,8 @@ function refuseIfServed(dataDir: string) {
   if (claim && live(claim.pid)) throw served(claim.pid, dataDir)
 }
 
-const served = (pid: number, dataDir: string) => new UserError(`another reelhouse serve (pid ${pid}) is using ${dataDir}`)
+const served = (pid: number, dataDir: string) =>
+  new UserError(`another reelhouse serve (pid ${pid}) is using ${dataDir}`)
 
 /** Bounds the wait for another start's takeover of a stale claim, which takes a few calls. */
 const TAKEOVER_ROUNDS = 200
@@ -226,7 +252,8 @@ function claimDataDir(dataDir: string): () => void {
       const taker = readClaim(lock)
       if (!taker) continue // released since: look again
       if (!live(taker.pid)) rmSync(lock, { force: true })
-      else if (round >= TAKEOVER_ROUNDS) throw new UserError(`another reelhouse serve (pid ${taker.pid}) is starting on ${dataDir}`)
+      else if (round >= TAKEOVER_ROUNDS)
+        throw new UserError(`another reelhouse serve (pid ${taker.pid}) is starting on ${dataDir}`)
       // Another start holds the lock for a few calls: wait for it, then look again.
       else Bun.sleepSync(5)
     }

@@ -36,7 +36,9 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     self.postMessage({ error: (error as Error).message } satisfies CheckpointerReport)
     return
   }
-  const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>('PRAGMA wal_checkpoint(PASSIVE)')
+  const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>(
+    'PRAGMA wal_checkpoint(PASSIVE)',
+  )
   const restart = claimRestart(db)
   // Paced by how fast the WAL fills (pacing.ts).
   let wait = fastMs

@@ -34,7 +34,8 @@ export function openDb(file: string) {
   // bare client (the task runner's, the import log's) call `.immediate` for the same reason.
   // Its end settles what was queued for after its commit (aftercommit.ts).
   const deferred = db.transaction.bind(db)
-  db.transaction = ((run, config) => settling(client, () => deferred(run, { behavior: 'immediate', ...config }))) as typeof db.transaction
+  db.transaction = ((run, config) =>
+    settling(client, () => deferred(run, { behavior: 'immediate', ...config }))) as typeof db.transaction
   return db
 }
 
@@ -163,7 +164,6 @@ export function readSnapshotOf(db: Db): ReadSnapshot {
   return snapshot
 }
 
-
 /**
  * Keeps the catalogue private (serve and migrate run this at each start). On Linux and macOS, an
  * install made before the catalogue was private: takes the group and other permissions off the
@@ -193,11 +193,19 @@ function restrictOnWindows(file: string, log: Log) {
   const folder = dirname(file)
   try {
     const result = restrictToUser(folder, [file, `${file}-wal`, `${file}-shm`, join(folder, 'admin.token')])
-    if (result.state === 'restricted') log.info('data folder restricted to its user and SYSTEM', { path: folder, user: result.user, files: result.paths.length - 1 })
+    if (result.state === 'restricted')
+      log.info('data folder restricted to its user and SYSTEM', {
+        path: folder,
+        user: result.user,
+        files: result.paths.length - 1,
+      })
     else if (result.state === 'not kept' && result.wine)
       log.info('data folder access lists are not kept under Wine', { path: folder, wine: result.wine })
     else if (result.state === 'not kept')
-      log.warn('data folder could not be restricted to its user: its file system keeps no access lists (FAT, exFAT, some network shares); move the data folder to an NTFS disk', { path: folder })
+      log.warn(
+        'data folder could not be restricted to its user: its file system keeps no access lists (FAT, exFAT, some network shares); move the data folder to an NTFS disk',
+        { path: folder },
+      )
   } catch (error) {
     log.warn('data folder could not be restricted to its user', { path: folder, error: (error as Error).message })
   }

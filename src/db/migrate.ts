@@ -8,7 +8,10 @@ const migrations = embeddedMigrations() as MigrationMeta[]
 export function migrate(db: Db): number {
   const before = appliedCount(db)
   // drizzle's own migrator reads the folder at run time; its dialect applies given migrations.
-  const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }; session: unknown }
+  const internals = db as unknown as {
+    dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }
+    session: unknown
+  }
   internals.dialect.migrate(migrations, internals.session, {})
   return appliedCount(db) - before
 }

@@ -24,7 +24,12 @@ export const BUSY_MAX_MS = 250
  * The wait after a checkpoint that found `log` pages in the WAL (`seen` the time before), having
  * waited `wait` ms since then.
  */
-export function nextWait(log: number, seen: number, wait: number, { fastMs, slowMs }: { fastMs: number; slowMs: number }): number {
+export function nextWait(
+  log: number,
+  seen: number,
+  wait: number,
+  { fastMs, slowMs }: { fastMs: number; slowMs: number },
+): number {
   // `log`: the pages in the WAL, nearly all written since the last checkpoint started it over.
   if (log !== seen && log > 0) return Math.min(Math.max(Math.round((TARGET_FRAMES * wait) / log), fastMs), BUSY_MAX_MS)
   return Math.min(wait * 2, slowMs)

@@ -32,7 +32,9 @@ export const users = sqliteTable('users', {
 export const userPermissions = sqliteTable(
   'user_permissions',
   {
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     codename: text('codename').notNull(),
   },
   (t) => [primaryKey({ columns: [t.user_id, t.codename] })],
@@ -42,7 +44,9 @@ export const apiKeys = sqliteTable(
   'api_keys',
   {
     id: id(),
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** SHA-256 of the key, hex. The key itself is never stored. */
     key_hash: text('key_hash').notNull(),
     date_add: timestamp('date_add').notNull(),
@@ -59,8 +63,12 @@ export const apiKeys = sqliteTable(
 export const productionAccess = sqliteTable(
   'production_access',
   {
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    production_id: integer('production_id').notNull().references(() => productions.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    production_id: integer('production_id')
+      .notNull()
+      .references(() => productions.id, { onDelete: 'cascade' }),
     level: text('level', { enum: ['read', 'write'] }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.user_id, t.production_id] })],
@@ -76,7 +84,9 @@ export const sessions = sqliteTable(
   'sessions',
   {
     id: id(),
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** SHA-256 of the session id, hex. The id itself is only in the browser's cookie. */
     id_hash: text('id_hash').notNull(),
     date_add: timestamp('date_add').notNull(),
@@ -154,10 +164,18 @@ export const productions = sqliteTable('productions', {
   storage_root: text('storage_root').notNull(),
   proxy_root: text('proxy_root').notNull(),
   proxy_url: text('proxy_url').notNull().default(''),
-  upload_device: integer('upload_device').notNull().references(() => devices.id),
-  audioasset_device: integer('audioasset_device').notNull().references(() => devices.id),
-  imageasset_device: integer('imageasset_device').notNull().references(() => devices.id),
-  videoasset_device: integer('videoasset_device').notNull().references(() => devices.id),
+  upload_device: integer('upload_device')
+    .notNull()
+    .references(() => devices.id),
+  audioasset_device: integer('audioasset_device')
+    .notNull()
+    .references(() => devices.id),
+  imageasset_device: integer('imageasset_device')
+    .notNull()
+    .references(() => devices.id),
+  videoasset_device: integer('videoasset_device')
+    .notNull()
+    .references(() => devices.id),
   date_add: timestamp('date_add').notNull(),
   /** The production's drop folder (ends with /), on its upload_device; null: the whole upload_device is its watch folder (migration 0014). */
   upload_root: text('upload_root'),
@@ -177,7 +195,9 @@ export const customMetadataSets = sqliteTable('custom_metadata_sets', {
   id: id(),
   name: text('name').notNull(),
   description: text('description').notNull(),
-  content_type: integer('content_type').notNull().references(() => contentTypes.id),
+  content_type: integer('content_type')
+    .notNull()
+    .references(() => contentTypes.id),
 })
 
 export const customMetadata = sqliteTable(
@@ -208,8 +228,12 @@ export const mediaAssets = sqliteTable(
     kind: text('kind', { enum: MEDIA_KINDS }).notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
-    production: integer('production').notNull().references(() => productions.id),
-    device: integer('device').notNull().references(() => devices.id),
+    production: integer('production')
+      .notNull()
+      .references(() => productions.id),
+    device: integer('device')
+      .notNull()
+      .references(() => devices.id),
     status_asset: integer('status_asset').notNull().default(6),
     status_asset_description: text('status_asset_description').notNull().default('ASSET_DONE'),
     path_file: text('path_file').notNull(),
@@ -250,14 +274,26 @@ export const mediaAssets = sqliteTable(
     // 0019, the web page's catalogue). One per kind, partial and
     // led by id, so that the unfiltered list walks it without comparing a key per entry (three
     // times faster than an index on (kind, id)); each insert still writes one of the three.
-    ...MEDIA_KINDS.map((kind) => index(`media_assets_${kind}_list`).on(t.id, t.production, t.is_archive, t.is_production, t.device, t.approval).where(sql.raw(`kind = '${kind}'`))),
+    ...MEDIA_KINDS.map((kind) =>
+      index(`media_assets_${kind}_list`)
+        .on(t.id, t.production, t.is_archive, t.is_production, t.device, t.approval)
+        .where(sql.raw(`kind = '${kind}'`)),
+    ),
     // path_file first: led by kind, SQLite would take it for the lists' "kind = 'video'" and sort.
     // Unique among files in production only: an asset whose file vanished keeps the path it was
     // last seen at, while the file now at that path may be another asset's (a rotation of names).
     // Not unique, so SQLite's planner no longer knows a path means one row: the flags the lists
     // filter on are in it, so that a path filter with a production or flag still walks this index
     // (and reads no table row to check them) rather than the production's.
-    index('media_assets_path_kind').on(t.path_file, t.kind, t.production, t.is_archive, t.is_production, t.device, t.approval),
+    index('media_assets_path_kind').on(
+      t.path_file,
+      t.kind,
+      t.production,
+      t.is_archive,
+      t.is_production,
+      t.device,
+      t.approval,
+    ),
     uniqueIndex('media_assets_online_path').on(t.path_file, t.kind).where(sql`is_production = 1`),
     // Relink by content: the assets with a file of this size and fingerprint, offline ones apart
     // (an image sequence has thousands of files of one size: found without reading their rows).
@@ -265,7 +301,15 @@ export const mediaAssets = sqliteTable(
     // Our own output is never input: a file that is an asset's proxy is never imported.
     index('media_assets_proxy').on(t.path_proxy).where(sql`path_proxy != ''`),
     // A production's assets in id order with the flags beside them: its pages skip here.
-    index('media_assets_production').on(t.production, t.kind, t.id, t.is_archive, t.is_production, t.device, t.approval),
+    index('media_assets_production').on(
+      t.production,
+      t.kind,
+      t.id,
+      t.is_archive,
+      t.is_production,
+      t.device,
+      t.approval,
+    ),
     // A device's assets (its status counts them; the list filters by it) in id order, flags beside.
     index('media_assets_device').on(t.device, t.kind, t.id, t.production, t.is_archive, t.is_production, t.approval),
     // A file found by the watcher under a new name is the same asset when its identity matches.
@@ -298,10 +342,17 @@ export const dismissedFiles = sqliteTable(
 export const mediaAssetShares = sqliteTable(
   'media_asset_shares',
   {
-    asset_id: integer('asset_id').notNull().references(() => mediaAssets.id, { onDelete: 'cascade' }),
-    production_id: integer('production_id').notNull().references(() => productions.id, { onDelete: 'cascade' }),
+    asset_id: integer('asset_id')
+      .notNull()
+      .references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    production_id: integer('production_id')
+      .notNull()
+      .references(() => productions.id, { onDelete: 'cascade' }),
   },
-  (t) => [primaryKey({ columns: [t.asset_id, t.production_id] }), index('media_asset_shares_production').on(t.production_id)],
+  (t) => [
+    primaryKey({ columns: [t.asset_id, t.production_id] }),
+    index('media_asset_shares_production').on(t.production_id),
+  ],
 )
 
 export const projectAssets = sqliteTable(
@@ -330,8 +381,12 @@ export const projectAssets = sqliteTable(
     name_editor: text('name_editor').notNull().default(''),
     name_studio: text('name_studio').notNull().default(''),
     locked_by: text('locked_by'),
-    production: integer('production').notNull().references(() => productions.id),
-    device: integer('device').notNull().references(() => devices.id),
+    production: integer('production')
+      .notNull()
+      .references(() => productions.id),
+    device: integer('device')
+      .notNull()
+      .references(() => devices.id),
     /** The project this one was copied from, if any. */
     copy_of: integer('copy_of'),
     /** Set by DELETE: the bundle folder is being removed; the row goes when it is gone. */
@@ -348,8 +403,12 @@ export const projectAssets = sqliteTable(
 export const projectAssetLinks = sqliteTable(
   'project_asset_links',
   {
-    project_id: integer('project_id').notNull().references(() => projectAssets.id, { onDelete: 'cascade' }),
-    asset_id: integer('asset_id').notNull().references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    project_id: integer('project_id')
+      .notNull()
+      .references(() => projectAssets.id, { onDelete: 'cascade' }),
+    asset_id: integer('asset_id')
+      .notNull()
+      .references(() => mediaAssets.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.asset_id] }), index('project_asset_links_asset').on(t.asset_id)],
 )
@@ -370,7 +429,9 @@ export const keywords = sqliteTable(
   'keywords',
   {
     id: id(),
-    category_id: integer('category_id').notNull().references(() => keywordCategories.id, { onDelete: 'cascade' }),
+    category_id: integer('category_id')
+      .notNull()
+      .references(() => keywordCategories.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
   },
   (t) => [uniqueIndex('keywords_category_name').on(t.category_id, t.name)],
@@ -379,8 +440,12 @@ export const keywords = sqliteTable(
 export const mediaAssetKeywords = sqliteTable(
   'media_asset_keywords',
   {
-    asset_id: integer('asset_id').notNull().references(() => mediaAssets.id, { onDelete: 'cascade' }),
-    keyword_id: integer('keyword_id').notNull().references(() => keywords.id, { onDelete: 'cascade' }),
+    asset_id: integer('asset_id')
+      .notNull()
+      .references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    keyword_id: integer('keyword_id')
+      .notNull()
+      .references(() => keywords.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.asset_id, t.keyword_id] })],
 )
@@ -422,7 +487,13 @@ export const importLogs = sqliteTable(
     index('import_logs_list').on(t.id, t.production),
     // ?ordering=-failed (failed first, then newest): the expression as the list's ORDER BY spells it.
     index('import_logs_failed').on(sql`${t.error} <> ''`, t.id, t.production),
-    index('import_logs_asset_path_failed').on(t.asset_path, sql`${t.error} <> ''`, t.id, t.production, t.asset_import_id),
+    index('import_logs_asset_path_failed').on(
+      t.asset_path,
+      sql`${t.error} <> ''`,
+      t.id,
+      t.production,
+      t.asset_import_id,
+    ),
     // ?asset_import_id= (an asset's page lists its imports, wherever the file lay then), in both
     // orders; with asset_path too, the path's indexes (which hold it) serve.
     index('import_logs_asset').on(t.asset_import_id, t.id, t.production),
@@ -433,8 +504,18 @@ export const importLogs = sqliteTable(
 export const ASSET_TYPES = ['audioasset', 'imageasset', 'videoasset', 'projectasset'] as const
 
 /** The fixed content types (docs/api.md, Resources; seeded by migration 0001), by asset type. */
-export const CONTENT_TYPE_IDS = { projectasset: 1, audioasset: 2, imageasset: 3, videoasset: 4 } as const satisfies Record<(typeof ASSET_TYPES)[number], number>
-export const CONTENT_TYPE_NAMES = ['projectasset', 'audioasset', 'imageasset', 'videoasset'] as const satisfies readonly (keyof typeof CONTENT_TYPE_IDS)[]
+export const CONTENT_TYPE_IDS = {
+  projectasset: 1,
+  audioasset: 2,
+  imageasset: 3,
+  videoasset: 4,
+} as const satisfies Record<(typeof ASSET_TYPES)[number], number>
+export const CONTENT_TYPE_NAMES = [
+  'projectasset',
+  'audioasset',
+  'imageasset',
+  'videoasset',
+] as const satisfies readonly (keyof typeof CONTENT_TYPE_IDS)[]
 export const CONTEXT_TYPES = ['device', 'production'] as const
 
 export const assetHoldDurations = sqliteTable(

@@ -63,7 +63,9 @@ const IDLE_KEEP_MS = 5 * 60_000
 
 const encoder = new TextEncoder()
 const KEEP_ALIVE = encoder.encode(': keep-alive\n\n')
-const DROPPED = encoder.encode(`event: dropped\ndata: ${JSON.stringify({ reason: 'This stream fell too far behind the events and was ended; reconnect (with Last-Event-ID) to get a reset and reload.' })}\n\n`)
+const DROPPED = encoder.encode(
+  `event: dropped\ndata: ${JSON.stringify({ reason: 'This stream fell too far behind the events and was ended; reconnect (with Last-Event-ID) to get a reset and reload.' })}\n\n`,
+)
 /** What a Last-Event-ID may be: decimal digits that fit a safe integer. */
 const ID_PATTERN = /^\d{1,16}$/
 
@@ -79,7 +81,13 @@ type Stream = {
   options: SubscribeOptions
 }
 
-export function createBus({ log, ringEvents = RING_EVENTS, ringBytes = RING_BYTES, keepAliveMs = KEEP_ALIVE_MS, now = Date.now }: BusOptions) {
+export function createBus({
+  log,
+  ringEvents = RING_EVENTS,
+  ringBytes = RING_BYTES,
+  keepAliveMs = KEEP_ALIVE_MS,
+  now = Date.now,
+}: BusOptions) {
   // Ids go on from the clock at start, in microseconds: a later process starts above every id an
   // earlier one gave (unless it sent more than 1,000 events a millisecond on average, or the clock
   // went back), so an id a client kept from before a restart is never taken for one of this run.
@@ -151,7 +159,8 @@ export function createBus({ log, ringEvents = RING_EVENTS, ringBytes = RING_BYTE
   }
 
   /** The bytes of one event; data is sent as JSON on one line. */
-  const frame = (id: number, type: string, data: unknown) => encoder.encode(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
+  const frame = (id: number, type: string, data: unknown) =>
+    encoder.encode(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
 
   /**
    * Whether events are being kept (a stream is open, or was lately): producers build none when
@@ -206,30 +215,37 @@ export function createBus({ log, ringEvents = RING_EVENTS, ringBytes = RING_BYTE
       const from = given !== undefined && ID_PATTERN.test(given) ? Number(given) : undefined
       const resumes = from !== undefined && from >= firstHeld() - 1 && from <= last
       // Bun sends the headers with the first chunk: every stream has one at once.
-      const opening = given === undefined || resumes
-        ? encoder.encode(`id: ${resumes ? from : last}\n\n`)
-        : frame(last, 'reset', { reason: 'The Last-Event-ID is not held (too old, from before a restart, or not an id of this service): reload what you show.' })
+      const opening =
+        given === undefined || resumes
+          ? encoder.encode(`id: ${resumes ? from : last}\n\n`)
+          : frame(last, 'reset', {
+              reason:
+                'The Last-Event-ID is not held (too old, from before a restart, or not an id of this service): reload what you show.',
+            })
       let s!: Stream
-      const stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          s = { controller, cursor: resumes ? from + 1 : last + 1, pending: [opening], open: !closed, options }
-          if (closed) {
-            controller.enqueue(opening)
-            return controller.close()
-          }
-          streams.add(s)
-          keepAlive ??= setInterval(() => {
-            for (const t of streams) {
-              // Only to a stream that is idle: one with events to send is not quiet.
-              if (!t.pending.length && t.cursor > last) t.pending.push(KEEP_ALIVE)
-              drain(t)
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            s = { controller, cursor: resumes ? from + 1 : last + 1, pending: [opening], open: !closed, options }
+            if (closed) {
+              controller.enqueue(opening)
+              return controller.close()
             }
-          }, keepAliveMs)
-          keepAlive.unref?.()
+            streams.add(s)
+            keepAlive ??= setInterval(() => {
+              for (const t of streams) {
+                // Only to a stream that is idle: one with events to send is not quiet.
+                if (!t.pending.length && t.cursor > last) t.pending.push(KEEP_ALIVE)
+                drain(t)
+              }
+            }, keepAliveMs)
+            keepAlive.unref?.()
+          },
+          pull: () => drain(s),
+          cancel: () => finish(s, 'cancelled'),
         },
-        pull: () => drain(s),
-        cancel: () => finish(s, 'cancelled'),
-      }, { highWaterMark: CHUNK_BYTES, size: (chunk) => chunk?.byteLength ?? 0 })
+        { highWaterMark: CHUNK_BYTES, size: (chunk) => chunk?.byteLength ?? 0 },
+      )
       return { stream, end: () => finish(s, 'ended') }
     },
 

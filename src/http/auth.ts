@@ -50,8 +50,7 @@ const SCHEMES = new Set(['token', 'bearer'])
 // auth=), so they do not need the challenge.
 // The web page relies on this too: a failed sign-in or an ended session never opens the dialog.
 const CHALLENGE = { headers: { 'WWW-Authenticate': 'Token' } }
-const notAuthenticated = (detail = NO_CREDENTIALS) =>
-  new AppError(401, 'not_authenticated', detail, {}, CHALLENGE)
+const notAuthenticated = (detail = NO_CREDENTIALS) => new AppError(401, 'not_authenticated', detail, {}, CHALLENGE)
 const failed = (detail: string) => new AppError(401, 'authentication_failed', detail, {}, CHALLENGE)
 /** A failed sign-in (POST /api/session/): the same answer as a failed Basic attempt, for the same reason. */
 export const signInFailed = () => failed(BASIC_FAILED)
@@ -76,7 +75,8 @@ export const signInFailed = () => failed(BASIC_FAILED)
 export const SESSION_COOKIE = 'reelhouse_session'
 /** Its name over https: the browser takes it only with Secure and Path=/ and without Domain, and only from a secure page. */
 export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`
-export const SESSION_ENDED = 'Your session has ended (signed out, unused for 12 hours, or your password or keys changed): sign in again.'
+export const SESSION_ENDED =
+  'Your session has ended (signed out, unused for 12 hours, or your password or keys changed): sign in again.'
 /** What a request is told whose cookies name more than one live session (one of them set by another page of this host). */
 export const SESSION_AMBIGUOUS =
   'The request carried session cookies of more than one live session (a page on another port of this host may have set one): they were removed; sign in again.'
@@ -130,7 +130,9 @@ const HOST_NAME_ONLY = [HOST_SESSION_COOKIE] as const
  * connection as secure: behind a proxy the request does not reveal, or on localhost, where a page
  * of another port may have set it), under the same rule of one live session.
  */
-export const sessionIdsOf = (request: Request, secure: boolean): string[] => [...new Set(cookieValues(request, secure ? HOST_NAME_ONLY : BOTH_NAMES))]
+export const sessionIdsOf = (request: Request, secure: boolean): string[] => [
+  ...new Set(cookieValues(request, secure ? HOST_NAME_ONLY : BOTH_NAMES)),
+]
 
 /** Whether the request carries a session cookie of either name (one to remove when it does not sign in). */
 export const hasSessionCookie = (request: Request): boolean => cookieValues(request, BOTH_NAMES).length > 0
@@ -147,7 +149,8 @@ export const hasSessionCookie = (request: Request): boolean => cookieValues(requ
  * Clients that send neither (curl, scripts) are not browsers and are not refused for it.
  */
 export function createPageGuard(publicUrl?: string) {
-  const publicOrigin = publicUrl === undefined ? undefined : URL.canParse(publicUrl) ? new URL(publicUrl).origin : undefined
+  const publicOrigin =
+    publicUrl === undefined ? undefined : URL.canParse(publicUrl) ? new URL(publicUrl).origin : undefined
   /** The Host of the request's URL (Bun builds it from the header: lower case, no default port). */
   const hostOf = (request: Request) => {
     const url = request.url
@@ -157,12 +160,14 @@ export function createPageGuard(publicUrl?: string) {
   /** Why the request does not come from our page, or undefined when nothing says it does not. */
   function problem(request: Request): string | undefined {
     const site = request.headers.get('sec-fetch-site')
-    if (site !== null && site !== 'same-origin' && site !== 'none') return `it came from another site (Sec-Fetch-Site: ${site})`
+    if (site !== null && site !== 'same-origin' && site !== 'none')
+      return `it came from another site (Sec-Fetch-Site: ${site})`
     const origin = request.headers.get('origin')
     if (origin !== null) {
       const o = origin.toLowerCase()
       const host = hostOf(request)
-      if (o !== `http://${host}` && o !== `https://${host}` && o !== publicOrigin) return `it came from a page of another origin (${origin.slice(0, 200)})`
+      if (o !== `http://${host}` && o !== `https://${host}` && o !== publicOrigin)
+        return `it came from a page of another origin (${origin.slice(0, 200)})`
     }
     return undefined
   }
@@ -171,7 +176,11 @@ export function createPageGuard(publicUrl?: string) {
     check(request: Request) {
       const why = problem(request)
       if (why)
-        throw new AppError(403, 'permission_denied', `The session cookie is taken only from Reelhouse's own page, and ${why}. Another client sends a key in the Authorization header.`)
+        throw new AppError(
+          403,
+          'permission_denied',
+          `The session cookie is taken only from Reelhouse's own page, and ${why}. Another client sends a key in the Authorization header.`,
+        )
     },
     /**
      * Whether the page was reached over https, as the browser says: by the request's Origin, else
@@ -181,7 +190,9 @@ export function createPageGuard(publicUrl?: string) {
      */
     secure(request: Request): boolean {
       const said = request.headers.get('origin') ?? request.headers.get('referer')
-      return said !== null ? said.slice(0, 8).toLowerCase() === 'https://' : publicOrigin?.startsWith('https://') === true
+      return said !== null
+        ? said.slice(0, 8).toLowerCase() === 'https://'
+        : publicOrigin?.startsWith('https://') === true
     },
   }
 }
@@ -202,7 +213,8 @@ export function credentialsOf(request: Request): 'key' | 'basic' | 'session' | u
 const isBasic = (header: string) =>
   (header.charCodeAt(0) | 32) === 98 && header.charCodeAt(5) === 32 && header.slice(1, 5).toLowerCase() === 'asic'
 /** RFC 4648 base64, padded (as curl, browsers and Python's requests send it); Buffer would skip anything else. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^[A-Za-z0-9+/]{2}==$|^[A-Za-z0-9+/]{3}=$/
+const BASE64 =
+  /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^[A-Za-z0-9+/]{2}==$|^[A-Za-z0-9+/]{3}=$/
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
 
 /** user-id and password of `Basic <base64(user:password)>` (RFC 7617: the user-id has no colon), or undefined. */
@@ -273,7 +285,8 @@ export function recheckOf(users: Users, request: Request, user: Principal): () =
   }
   // Basic with a password (what else passed authPlugin's check).
   const stamp = users.passwordStamp(user.id)
-  return () => (stamp !== undefined && users.passwordStamp(user.id) === stamp ? users.principalById(user.id) : undefined)
+  return () =>
+    stamp !== undefined && users.passwordStamp(user.id) === stamp ? users.principalById(user.id) : undefined
 }
 
 export type AuthOptions = {
@@ -293,7 +306,11 @@ export type AuthOptions = {
 }
 
 /** principals: who each request authenticated as, shared with the request log (app.ts). */
-export function authPlugin(users: Users, principals = new WeakMap<Request, Principal>(), { addressOf = () => '', admits, page = createPageGuard() }: AuthOptions = {}) {
+export function authPlugin(
+  users: Users,
+  principals = new WeakMap<Request, Principal>(),
+  { addressOf = () => '', admits, page = createPageGuard() }: AuthOptions = {},
+) {
   /** Outcomes of Basic checks, made before the hooks run; an Error is thrown by the hook (a 500 when it is not ours). */
   const basics = new WeakMap<Request, Principal | Error>()
 
@@ -337,10 +354,12 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
       return handle
     }
     return ((r: Request) =>
-      outcome.then(
-        (user) => settle(r, user),
-        (error) => settleError(r, error),
-      ).then(() => handle(r))) as H
+      outcome
+        .then(
+          (user) => settle(r, user),
+          (error) => settleError(r, error),
+        )
+        .then(() => handle(r))) as H
   }
 
   /**
@@ -378,8 +397,17 @@ export function authPlugin(users: Users, principals = new WeakMap<Request, Princ
             return
           }
           if (SESSION_PATH.test(path)) return
-          const headers: [string, string][] = [['WWW-Authenticate', CHALLENGE.headers['WWW-Authenticate']], ...clearedSessionCookies(secure).map((c): [string, string] => ['Set-Cookie', c])]
-          throw new AppError(401, 'authentication_failed', user === AMBIGUOUS ? SESSION_AMBIGUOUS : SESSION_ENDED, {}, { headers })
+          const headers: [string, string][] = [
+            ['WWW-Authenticate', CHALLENGE.headers['WWW-Authenticate']],
+            ...clearedSessionCookies(secure).map((c): [string, string] => ['Set-Cookie', c]),
+          ]
+          throw new AppError(
+            401,
+            'authentication_failed',
+            user === AMBIGUOUS ? SESSION_AMBIGUOUS : SESSION_ENDED,
+            {},
+            { headers },
+          )
         }
         // Nobody is signed in: the session's GET says so, its DELETE has nothing to do.
         if (SESSION_PATH.test(path)) return

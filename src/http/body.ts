@@ -43,7 +43,8 @@ export function createBodyParser(schemaFor: SchemaLookup) {
     // A body of a declared length (within the limit) is read whole, in one native step; the
     // HTTP framing gives no more than that length. Only a chunked body is read piece by piece,
     // counting, since nothing says in advance how large it is.
-    const bytes = length !== null && declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request)
+    const bytes =
+      length !== null && declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request)
     if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
     if (bytes.byteLength === 0) return {}
 
@@ -55,7 +56,10 @@ export function createBodyParser(schemaFor: SchemaLookup) {
     }
     // curl -d sends its text as a form unless told otherwise: a "form" that is JSON text was meant
     // as JSON, and read as a form it would only give missing fields. No form encoder writes a raw { or [.
-    if ((type === 'application/x-www-form-urlencoded' || type === '') && looksLikeJson(new TextDecoder().decode(bytes.subarray(0, 64))))
+    if (
+      (type === 'application/x-www-form-urlencoded' || type === '') &&
+      looksLikeJson(new TextDecoder().decode(bytes.subarray(0, 64)))
+    )
       throw new AppError(
         415,
         'unsupported_media_type',
@@ -106,7 +110,11 @@ function parseJson(bytes: Uint8Array): unknown {
   } catch (error) {
     // The engine's message starts with its own "JSON Parse error:"; one sentence, said once.
     const why = (error as Error).message.replace(/^\s*JSON\s*Parse\s*error:?\s*/i, '').replace(/\.$/, '')
-    throw new AppError(400, 'parse_error', `The request body is not valid JSON: ${why.charAt(0).toLowerCase()}${why.slice(1)}.`)
+    throw new AppError(
+      400,
+      'parse_error',
+      `The request body is not valid JSON: ${why.charAt(0).toLowerCase()}${why.slice(1)}.`,
+    )
   }
 }
 
@@ -116,7 +124,12 @@ function refuseDeepJson(text: string) {
 }
 
 // " \ [ ] { }
-const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  OPEN_ARRAY = 0x5b,
+  CLOSE_ARRAY = 0x5d,
+  OPEN_OBJECT = 0x7b,
+  CLOSE_OBJECT = 0x7d
 
 /**
  * Whether a JSON text opens more than `max` arrays or objects inside one another: one pass over
@@ -147,19 +160,24 @@ function jsonObject(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>
 }
 
-function fromForm(form: { forEach(cb: (value: unknown, key: string) => void): void }, schema: TSchema | undefined): Record<string, unknown> {
+function fromForm(
+  form: { forEach(cb: (value: unknown, key: string) => void): void },
+  schema: TSchema | undefined,
+): Record<string, unknown> {
   const text: Record<string, unknown> = {}
   const kept: Record<string, unknown> = {}
   form.forEach((value, key) => {
     if (typeof value !== 'string') return // file parts carry nothing this API reads
     const field = (schema as Shape | undefined)?.properties?.[key]
     // JSON text only where the route wants an object or array: a name like "[draft] 1" stays text.
-    if (schema ? field !== undefined && (has(field, 'object') || has(field, 'array')) : looksLikeJson(value)) kept[key] = tryJson(value)
+    if (schema ? field !== undefined && (has(field, 'object') || has(field, 'array')) : looksLikeJson(value))
+      kept[key] = tryJson(value)
     // Integers: whole decimal numbers become numbers here (Value.Convert would truncate "1.5" to 1,
     // and a numeric string checked by Elysia loses its pointer); anything else stays text. A field
     // that takes text or an integer (import's production: a name, or an id) keeps form text as
     // text: what a form always meant there.
-    else if (field !== undefined && has(field, 'integer') && !has(field, 'string')) kept[key] = /^-?\d+$/.test(value) ? Number(value) : value
+    else if (field !== undefined && has(field, 'integer') && !has(field, 'string'))
+      kept[key] = /^-?\d+$/.test(value) ? Number(value) : value
     else text[key] = value
   })
   // Kept fields skip Value.Convert, which would also wrap unparsable text into an array ("[x" → ["[x"]);

@@ -39,8 +39,11 @@ export function corsWrap(origins: readonly string[], methods: () => string[]) {
       const preflight = new Response(null, {
         status: 204,
         headers: {
-          vary: 'Origin', 'access-control-allow-origin': from, 'access-control-allow-methods': allowMethods,
-          'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': MAX_AGE,
+          vary: 'Origin',
+          'access-control-allow-origin': from,
+          'access-control-allow-methods': allowMethods,
+          'access-control-allow-headers': ALLOW_HEADERS,
+          'access-control-max-age': MAX_AGE,
         },
       })
       return (() => preflight) as unknown as H

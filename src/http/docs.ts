@@ -26,7 +26,10 @@ type Coding = 'br' | 'gzip'
  */
 const compressed = new Map<string, Uint8Array>()
 const compress: Record<Coding, (data: Uint8Array<ArrayBuffer>) => Uint8Array> = {
-  br: (data) => brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }),
+  br: (data) =>
+    brotliCompressSync(data, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }),
   gzip: (data) => Bun.gzipSync(data, { level: 9 }),
 }
 
@@ -79,25 +82,33 @@ const page = SwaggerUIRender(INFO, {
 export function apiDocs() {
   let document: unknown
   const docs: Elysia = new Elysia({ name: 'reelhouse.docs' })
-  return docs
-    .get('/api/docs', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
-    // Built at the first request, when every route exists; they do not change afterwards.
-    .get('/api/docs/json', () => (document ??= openApiDocument(docs, INFO)), { detail: { hide: true } })
-    .get(
-      '/api/docs/assets/:name',
-      async ({ params, request }) => {
-        const asset = assets[params.name]
-        if (!asset) throw notFound('No such docs asset.')
-        // Vary on every answer, the identity one too: a cache must not hand one client's coding to another.
-        const headers: Record<string, string> = { 'content-type': asset.type, 'cache-control': 'public, max-age=86400', vary: 'Accept-Encoding' }
-        const coding = codingFor(request.headers.get('accept-encoding'))
-        if (!coding) return new Response(Bun.file(asset.file), { headers })
-        const key = `${coding} ${params.name}`
-        let body = compressed.get(key)
-        if (!body) compressed.set(key, (body = compress[coding](await Bun.file(asset.file).bytes())))
-        headers['content-encoding'] = coding
-        return new Response(body, { headers })
-      },
-      { detail: { hide: true } },
-    )
+  return (
+    docs
+      .get('/api/docs', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
+        detail: { hide: true },
+      })
+      // Built at the first request, when every route exists; they do not change afterwards.
+      .get('/api/docs/json', () => (document ??= openApiDocument(docs, INFO)), { detail: { hide: true } })
+      .get(
+        '/api/docs/assets/:name',
+        async ({ params, request }) => {
+          const asset = assets[params.name]
+          if (!asset) throw notFound('No such docs asset.')
+          // Vary on every answer, the identity one too: a cache must not hand one client's coding to another.
+          const headers: Record<string, string> = {
+            'content-type': asset.type,
+            'cache-control': 'public, max-age=86400',
+            vary: 'Accept-Encoding',
+          }
+          const coding = codingFor(request.headers.get('accept-encoding'))
+          if (!coding) return new Response(Bun.file(asset.file), { headers })
+          const key = `${coding} ${params.name}`
+          let body = compressed.get(key)
+          if (!body) compressed.set(key, (body = compress[coding](await Bun.file(asset.file).bytes())))
+          headers['content-encoding'] = coding
+          return new Response(body, { headers })
+        },
+        { detail: { hide: true } },
+      )
+  )
 }

@@ -48,7 +48,11 @@ export type EditSpec<B extends TObject> = {
 
 /** DELETE's query: medialoopster clients send allow_partial=true; it is accepted and changes nothing. */
 export const DeleteQuery = t.Object({
-  allow_partial: t.Optional(oneOf(['true', 'false', '1', '0'], { description: 'Accepted for medialoopster clients; changes nothing (a delete is whole or refused)' })),
+  allow_partial: t.Optional(
+    oneOf(['true', 'false', '1', '0'], {
+      description: 'Accepted for medialoopster clients; changes nothing (a delete is whole or refused)',
+    }),
+  ),
 })
 
 export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec<B>) {
@@ -56,7 +60,11 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
   const bodyName = `${name}Update`
   const whole = (body: Record<string, unknown>) => {
     const missing = spec.whole.filter((f) => body[f] === undefined)
-    if (missing.length) throw AppError.many(400, missing.map((f) => entry(400, 'required', REQUIRED_DETAIL, { pointer: `/${f}` })))
+    if (missing.length)
+      throw AppError.many(
+        400,
+        missing.map((f) => entry(400, 'required', REQUIRED_DETAIL, { pointer: `/${f}` })),
+      )
   }
   const guard = updateGuard(ctx, spec)
   const hook = (mode: UpdateMode) => ({
@@ -68,7 +76,8 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
     ...(spec.query ? { query: spec.query } : {}),
     response: { 200: spec.answer, ...errors(...BODY_ERRORS, 403, 404, 409) },
     detail: {
-      summary: mode === 'patch' ? `Update fields of a ${name} record (extension)` : `Replace a ${name} record (extension)`,
+      summary:
+        mode === 'patch' ? `Update fields of a ${name} record (extension)` : `Replace a ${name} record (extension)`,
       description:
         (mode === 'patch'
           ? 'Changes the fields given and answers 200 with the whole record. '
@@ -86,15 +95,23 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
     .onParse(ctx.parseBody)
     // The hooks are built by one function for both methods, which Elysia's inference cannot follow:
     // the context is typed here as the hooks make it (IdParams, the body model, the auth macro).
-    .patch('/:id', (c) => {
-      const { params, body, user, request } = c as unknown as EditContext
-      return spec.update(params.id, body as B['static'], user, 'patch', request) as never
-    }, hook('patch') as never)
-    .put('/:id', (c) => {
-      const { params, body, user, request } = c as unknown as EditContext
-      whole(body)
-      return spec.update(params.id, body as B['static'], user, 'put', request) as never
-    }, hook('put') as never)
+    .patch(
+      '/:id',
+      (c) => {
+        const { params, body, user, request } = c as unknown as EditContext
+        return spec.update(params.id, body as B['static'], user, 'patch', request) as never
+      },
+      hook('patch') as never,
+    )
+    .put(
+      '/:id',
+      (c) => {
+        const { params, body, user, request } = c as unknown as EditContext
+        whole(body)
+        return spec.update(params.id, body as B['static'], user, 'put', request) as never
+      },
+      hook('put') as never,
+    )
   if (!spec.remove) return routes
   const remove = spec.remove
   return routes.delete(
@@ -137,10 +154,20 @@ export const UNKNOWN_FIELDS_NOTE =
  * Without a user (no valid credentials) it asks nothing: the `auth` macro answers 401.
  * The hook's own text stays a plain call: Elysia awaits a hook whose text reads `=> f(` (composed.ts).
  */
-export function updateGuard(ctx: ModuleContext, spec: { name: string; body: TObject; find: (id: number, user: Principal) => unknown; refuse?: (body: unknown) => void }) {
+export function updateGuard(
+  ctx: ModuleContext,
+  spec: {
+    name: string
+    body: TObject
+    find: (id: number, user: Principal) => unknown
+    refuse?: (body: unknown) => void
+  },
+) {
   const properties = spec.body.properties as Record<string, TSchema>
   const known = new Set(Object.keys(properties))
-  const writable = Object.keys(properties).filter((field) => !String(properties[field]!.description ?? '').startsWith('Read-only'))
+  const writable = Object.keys(properties).filter(
+    (field) => !String(properties[field]!.description ?? '').startsWith('Read-only'),
+  )
   const record = spec.name.replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()
   const detail = (field: string) =>
     `Unknown field "${field}": a ${record} has no such field (nothing was changed). Writable fields: ${writable.join(', ')}.`
@@ -155,9 +182,20 @@ export function updateGuard(ctx: ModuleContext, spec: { name: string; body: TObj
     if (unknown.length === 0) return
     const failures = [...Value.Errors(spec.body, body)]
     const others = failures.length ? fromValidation('body', failures as never).entries : []
-    throw AppError.many(400, [...others, ...unknown.map((field) => entry(400, 'invalid', detail(field), { pointer: `/${pointerKey(field)}` }))])
+    throw AppError.many(400, [
+      ...others,
+      ...unknown.map((field) => entry(400, 'invalid', detail(field), { pointer: `/${pointerKey(field)}` })),
+    ])
   }
-  return function updateGuard({ params, body, request }: { params: Record<string, unknown>; body: unknown; request: Request }) {
+  return function updateGuard({
+    params,
+    body,
+    request,
+  }: {
+    params: Record<string, unknown>
+    body: unknown
+    request: Request
+  }) {
     check(params.id, body, request)
   }
 }
@@ -177,7 +215,11 @@ export function overlay<R extends object>(row: R, body: Record<string, unknown>,
  * Form data carries text only: there a read-only field's text passes when it spells the record's
  * value ("7", "true" or "1", "[]", JSON text of an object), so a record sent back as a form passes too.
  */
-export function refuseReadOnly(body: Record<string, unknown>, current: Record<string, unknown>, fields: Record<string, string>) {
+export function refuseReadOnly(
+  body: Record<string, unknown>,
+  current: Record<string, unknown>,
+  fields: Record<string, string>,
+) {
   const failures = []
   for (const [field, why] of Object.entries(fields))
     if (body[field] !== undefined && !sameValue(body[field], current[field]) && !spells(body[field], current[field]))
@@ -203,5 +245,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false
   const ka = Object.keys(a)
   const kb = Object.keys(b)
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) => Object.hasOwn(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  )
 }

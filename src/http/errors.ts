@@ -95,7 +95,8 @@ export function dateField(pointer: string, text: string): string {
 export const unique = (pointer: string, detail: string) => new AppError(400, 'unique', detail, { pointer })
 export const notFound = (detail = 'Not found.') => new AppError(404, 'not_found', detail)
 /** The 404 detail of a record that does not exist (or that the user cannot read), by model name: "ProjectAsset" says "No project asset with this id.". */
-export const noSuchRecord = (model: string) => `No ${model.replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()} with this id.`
+export const noSuchRecord = (model: string) =>
+  `No ${model.replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()} with this id.`
 /** A feature medialoopster has and Reelhouse does not (the archive): 501, not a 404 that reads like a wrong URL. */
 export const notImplemented = (detail: string) => new AppError(501, 'not_implemented', detail)
 export const forbidden = (detail = 'You do not have permission to perform this action.') =>
@@ -118,7 +119,11 @@ function listed(status: number, entries: ErrorEntry[]): ErrorEntry[] {
   if (more <= 0) return entries
   return [
     ...entries.slice(0, MAX_ERROR_ENTRIES),
-    entry(status, 'too_many_errors', `${more.toLocaleString('en-US')} more ${more === 1 ? 'error is' : 'errors are'} not listed (an answer lists at most ${MAX_ERROR_ENTRIES}).`),
+    entry(
+      status,
+      'too_many_errors',
+      `${more.toLocaleString('en-US')} more ${more === 1 ? 'error is' : 'errors are'} not listed (an answer lists at most ${MAX_ERROR_ENTRIES}).`,
+    ),
   ]
 }
 
@@ -139,7 +144,9 @@ export function fromValidation(on: string, failures: TypeBoxError[]): AppError {
   if (on === 'params') return notFound()
   // A missing property shows either as ObjectRequiredProperty or as a type error on undefined.
   const missing = new Set(
-    failures.filter((f) => f.path && (f.type === ValueErrorType.ObjectRequiredProperty || f.value === undefined)).map((f) => f.path),
+    failures
+      .filter((f) => f.path && (f.type === ValueErrorType.ObjectRequiredProperty || f.value === undefined))
+      .map((f) => f.path),
   )
   const seen = new Set<string>()
   const entries: ErrorEntry[] = []
@@ -164,7 +171,8 @@ export function fromValidation(on: string, failures: TypeBoxError[]): AppError {
  */
 export const DIGITS_PATTERN = '^[0-9]+$'
 /** What such a parameter is told when it holds anything else. */
-export const wholeNumberDetail = (parameter: string) => `${parameter} must be a whole number (0 or more, in decimal digits).`
+export const wholeNumberDetail = (parameter: string) =>
+  `${parameter} must be a whole number (0 or more, in decimal digits).`
 
 function describe(failure: TypeBoxError, parameter?: string): string {
   // "Expected string to match '^[0-9]+$'" says how it is checked, not what to send. No query
@@ -172,7 +180,11 @@ function describe(failure: TypeBoxError, parameter?: string): string {
   if (parameter && failure.schema?.pattern === DIGITS_PATTERN) return wholeNumberDetail(parameter)
   // A union of types says what it wants by its description (TypeBox's own words: "Expected union value").
   const description = failure.schema?.description
-  if (failure.type === ValueErrorType.Union && description && !failure.schema?.anyOf?.every((s) => s.const !== undefined))
+  if (
+    failure.type === ValueErrorType.Union &&
+    description &&
+    !failure.schema?.anyOf?.every((s) => s.const !== undefined)
+  )
     return `Expected ${description.charAt(0).toLowerCase()}${description.slice(1).replace(/\.$/, '')}.`
   const choices = failure.schema?.enum ?? failure.schema?.anyOf?.map((s) => s.const).filter((c) => c !== undefined)
   if (choices && choices.length > 0) return `Must be one of: ${choices.join(', ')}.`

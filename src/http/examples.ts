@@ -101,10 +101,22 @@ const production = {
   projectasset_device: null,
 }
 /** The same production in API version 2: its devices by id. */
-const productionVersion2 = { ...production, upload_device: device.id, audioasset_device: device.id, imageasset_device: device.id, videoasset_device: device.id }
+const productionVersion2 = {
+  ...production,
+  upload_device: device.id,
+  audioasset_device: device.id,
+  imageasset_device: device.id,
+  videoasset_device: device.id,
+}
 
 const added = '2025-01-15T08:12:44.512000Z'
-const media = (id: number, name: string, path_file: string, description: string, meta_field_store: Record<string, unknown>) => ({
+const media = (
+  id: number,
+  name: string,
+  path_file: string,
+  description: string,
+  meta_field_store: Record<string, unknown>,
+) => ({
   id,
   name,
   description,
@@ -117,10 +129,17 @@ const media = (id: number, name: string, path_file: string, description: string,
   meta_field_store,
   status_approval: 0,
 })
-const video = media(1, 'A012C003_250114_R2KD', CLIP, 'Night exterior, harbour, take 3', { 'camera.model': 'ARRI Alexa 35' })
+const video = media(1, 'A012C003_250114_R2KD', CLIP, 'Night exterior, harbour, take 3', {
+  'camera.model': 'ARRI Alexa 35',
+})
 const audio = media(2, 'interview_01', SOUND, 'Harbour master interview, boom and lav', {})
 const image = media(3, 'poster_v3', STILL, 'One-sheet, third version', {})
-const detail = (asset: typeof video, path_proxy: string, technical: Record<string, unknown>, keywords: Record<string, string[]>) => ({
+const detail = (
+  asset: typeof video,
+  path_proxy: string,
+  technical: Record<string, unknown>,
+  keywords: Record<string, string[]>,
+) => ({
   ...asset,
   date_crt: '2025-01-14T20:40:05.000000Z',
   date_add: added,
@@ -161,7 +180,15 @@ const task = {
   result: {},
 }
 
-const searchHit = { type: 'videoasset', id: video.id, name: video.name, production: 1, path: CLIP, is_production: true, score: 12.41 }
+const searchHit = {
+  type: 'videoasset',
+  id: video.id,
+  name: video.name,
+  production: 1,
+  path: CLIP,
+  is_production: true,
+  score: 12.41,
+}
 const project = {
   id: 1,
   audio_assets: [audio],
@@ -197,12 +224,22 @@ const historyEntry = {
   resource: 'videoasset',
   resource_id: 1,
   action: 'update',
-  changes: { status_approval: { old: 0, new: 1 }, date_mod: { old: '2025-01-15T10:12:03.500000Z', new: '2025-01-16T14:20:31.208000Z' } },
+  changes: {
+    status_approval: { old: 0, new: 1 },
+    date_mod: { old: '2025-01-15T10:12:03.500000Z', new: '2025-01-16T14:20:31.208000Z' },
+  },
   production: 1,
 }
 
 /** What the create answers: the project as it is read, before any media asset is linked to it. */
-const created = { ...project, audio_assets: [], image_assets: [], video_assets: [], date_mod: project.date_add, modified_by: 'admin' }
+const created = {
+  ...project,
+  audio_assets: [],
+  image_assets: [],
+  video_assets: [],
+  date_mod: project.date_add,
+  modified_by: 'admin',
+}
 /** What the copy answers: the new project (not in production until its files are there), links copied, and its task. */
 const copied = {
   ...project,
@@ -224,39 +261,128 @@ const copied = {
 export const EXAMPLES: Record<string, unknown> = {
   // As served at http://127.0.0.1:8000 (serve's default address); --public-url changes the base.
   ApiRoot: Object.fromEntries(
-    ['devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes', 'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks', 'history']
-      .map((name) => [name, `http://127.0.0.1:8000/api/${name}/`]),
+    [
+      'devices',
+      'productions',
+      'transcodingprofiles',
+      'custommetadata',
+      'custommetadatasets',
+      'contenttypes',
+      'audioassets',
+      'imageassets',
+      'videoassets',
+      'importlogs',
+      'assetholddurations',
+      'projectassets',
+      'tasks',
+      'history',
+    ].map((name) => [name, `http://127.0.0.1:8000/api/${name}/`]),
   ),
   Device: device,
-  DeviceCreate: { name: 'media', path: ROOT, display_name: 'Media SAN', is_internal: true, protocol: 'file', transcoding_profile: 1 },
+  DeviceCreate: {
+    name: 'media',
+    path: ROOT,
+    display_name: 'Media SAN',
+    is_internal: true,
+    protocol: 'file',
+    transcoding_profile: 1,
+  },
   TranscodingProfile: { id: 1, ...profileFields },
   TranscodingProfileCreate: profileFields,
   Production: production,
   ProductionVersion1: production,
   ProductionVersion2: productionVersion2,
-  ProductionCreate: { name: 'Night Shift', storage_root: SHOW, codename: 'night-shift', company: 'Harbour Lights Pictures' },
-  CustomMetadataSet: { id: 1, name: 'Camera report', description: "Fields of the camera department's report", content_type: 4 },
-  CustomMetadataSetCreate: { name: 'Camera report', description: "Fields of the camera department's report", content_type: 4 },
-  CustomMetadata: { id: 1, key: 'camera.model', value: 'Camera model', order: 1, custom_metadata_set: 1, validation_rule: null },
+  ProductionCreate: {
+    name: 'Night Shift',
+    storage_root: SHOW,
+    codename: 'night-shift',
+    company: 'Harbour Lights Pictures',
+  },
+  CustomMetadataSet: {
+    id: 1,
+    name: 'Camera report',
+    description: "Fields of the camera department's report",
+    content_type: 4,
+  },
+  CustomMetadataSetCreate: {
+    name: 'Camera report',
+    description: "Fields of the camera department's report",
+    content_type: 4,
+  },
+  CustomMetadata: {
+    id: 1,
+    key: 'camera.model',
+    value: 'Camera model',
+    order: 1,
+    custom_metadata_set: 1,
+    validation_rule: null,
+  },
   CustomMetadataCreate: { key: 'camera.model', value: 'Camera model', custom_metadata_set: 1 },
   ContentType: { id: 4, name: 'videoasset' },
   VideoAsset: video,
   AudioAsset: audio,
   ImageAsset: image,
-  VideoAssetDetail: detail(video, `${SHOW}proxies/video/A012C003_250114_R2KD.mp4`, {
-    annotation_markers: [], duration: 4512, fps: '25/1', width: 3840, height: 2160, format: 'mov,mp4,m4a,3gp,3g2,mj2', display_aspect_ratio: '16:9',
-    offset_string: '21:40:05:00', offset_frames: 1950125, timecode_source: 'file', video_codec: 'prores', video_profile: 'HQ', bit_depth: 10,
-    pix_fmt: 'yuv422p10le', field_order: 'progressive', sample_aspect_ratio: '1:1', rotation: 0, variable_frame_rate: false,
-    audio_streams: [{ index: 1, codec: 'pcm_s24le', channels: 2, channel_layout: 'stereo', sample_rate: 48000, bit_depth: 24 }],
-  }, { Location: ['Harbour', 'Night'] }),
-  AudioAssetDetail: detail(audio, `${SHOW}proxies/audio/interview_01.mp3`, {
-    name: 'interview_01.wav', filename: SOUND, nb_Streams: 1, formate_name: 'wav', format_long_name: 'WAV / WAVE (Waveform Audio)', duration: '1834.250000',
-    time_code: '10:00:00:00', timecode_source: 'file',
-    audio_streams: [{ index: 0, codec: 'pcm_s24le', channels: 1, channel_layout: null, sample_rate: 48000, bit_depth: 24 }],
-  }, { People: ['Harbour master'] }),
+  VideoAssetDetail: detail(
+    video,
+    `${SHOW}proxies/video/A012C003_250114_R2KD.mp4`,
+    {
+      annotation_markers: [],
+      duration: 4512,
+      fps: '25/1',
+      width: 3840,
+      height: 2160,
+      format: 'mov,mp4,m4a,3gp,3g2,mj2',
+      display_aspect_ratio: '16:9',
+      offset_string: '21:40:05:00',
+      offset_frames: 1950125,
+      timecode_source: 'file',
+      video_codec: 'prores',
+      video_profile: 'HQ',
+      bit_depth: 10,
+      pix_fmt: 'yuv422p10le',
+      field_order: 'progressive',
+      sample_aspect_ratio: '1:1',
+      rotation: 0,
+      variable_frame_rate: false,
+      audio_streams: [
+        { index: 1, codec: 'pcm_s24le', channels: 2, channel_layout: 'stereo', sample_rate: 48000, bit_depth: 24 },
+      ],
+    },
+    { Location: ['Harbour', 'Night'] },
+  ),
+  AudioAssetDetail: detail(
+    audio,
+    `${SHOW}proxies/audio/interview_01.mp3`,
+    {
+      name: 'interview_01.wav',
+      filename: SOUND,
+      nb_Streams: 1,
+      formate_name: 'wav',
+      format_long_name: 'WAV / WAVE (Waveform Audio)',
+      duration: '1834.250000',
+      time_code: '10:00:00:00',
+      timecode_source: 'file',
+      audio_streams: [
+        { index: 0, codec: 'pcm_s24le', channels: 1, channel_layout: null, sample_rate: 48000, bit_depth: 24 },
+      ],
+    },
+    { People: ['Harbour master'] },
+  ),
   ImageAssetDetail: detail(image, `${SHOW}proxies/stills/poster_v3.jpg`, { width: 4961, height: 7016 }, {}),
-  VideoAssetCreate: { name: video.name, path_file: CLIP, production_name: 'Night Shift', description: video.description, date_crt: '2025-01-14 21:40:05+01:00', meta_field_store: video.meta_field_store },
-  AudioAssetCreate: { name: audio.name, path_file: SOUND, production_name: 'Night Shift', description: audio.description },
+  VideoAssetCreate: {
+    name: video.name,
+    path_file: CLIP,
+    production_name: 'Night Shift',
+    description: video.description,
+    date_crt: '2025-01-14 21:40:05+01:00',
+    meta_field_store: video.meta_field_store,
+  },
+  AudioAssetCreate: {
+    name: audio.name,
+    path_file: SOUND,
+    production_name: 'Night Shift',
+    description: audio.description,
+  },
   ImageAssetCreate: { name: image.name, path_file: STILL, production: 1, description: image.description },
   ProjectAsset: project,
   ProjectAssetDetail: { ...project, modified_by: 'ana' },
@@ -273,11 +399,40 @@ export const EXAMPLES: Record<string, unknown> = {
   ImageAssetUpdate: { name: 'poster_v4', status_approval: 1 },
   ProjectAssetUpdate: { name_editor: 'Ana Lima', status_approval: 1, meta_field_store: {} },
   SearchHit: searchHit,
-  SearchHits: [searchHit, { type: 'projectasset', id: project.id, name: project.name, production: 1, path: project.bundle_root, is_production: true, score: 6.02 }],
+  SearchHits: [
+    searchHit,
+    {
+      type: 'projectasset',
+      id: project.id,
+      name: project.name,
+      production: 1,
+      path: project.bundle_root,
+      is_production: true,
+      score: 6.02,
+    },
+  ],
   HistoryEntry: historyEntry,
-  HistoryList: [historyEntry, { ...historyEntry, id: 41, date: '2025-01-15T10:12:03.500000Z', action: 'create', via: 'import', changes: { name: { old: null, new: 'A012C003_250114_R2KD' } } }],
+  HistoryList: [
+    historyEntry,
+    {
+      ...historyEntry,
+      id: 41,
+      date: '2025-01-15T10:12:03.500000Z',
+      action: 'create',
+      via: 'import',
+      changes: { name: { old: null, new: 'A012C003_250114_R2KD' } },
+    },
+  ],
   DeleteAccepted: { task: { id: 2, state: 'queued', url: '/api/tasks/2/' } },
-  LinkResult: { newly_linked_assets: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }, { asset_id: 3, type: 'image' }], already_linked_assets: [], invalid_assets: [] },
+  LinkResult: {
+    newly_linked_assets: [
+      { asset_id: 1, type: 'video' },
+      { asset_id: 2, type: 'audio' },
+      { asset_id: 3, type: 'image' },
+    ],
+    already_linked_assets: [],
+    invalid_assets: [],
+  },
   UnlinkResult: { unlinked_assets: [{ asset_id: 2, type: 'audio' }], invalid_assets: [] },
   ImportLog: {
     id: 1,
@@ -286,7 +441,11 @@ export const EXAMPLES: Record<string, unknown> = {
     status: 'import_completed',
     error: '',
     warning: {},
-    payload: JSON.stringify({ type: 'video', production: 'Night Shift', asset: { asset_meta: { name: video.name, path_file: CLIP } } }),
+    payload: JSON.stringify({
+      type: 'video',
+      production: 'Night Shift',
+      asset: { asset_meta: { name: video.name, path_file: CLIP } },
+    }),
     asset_config: { move_asset: false, rewrap_proxy: false },
     asset_import_id: 1,
   },
@@ -304,7 +463,11 @@ export type NamedExample = { summary: string; value: unknown }
 export const NAMED_EXAMPLES: Record<string, Record<string, NamedExample>> = {
   Production: {
     version1: { summary: 'API version 1 (the default): the devices as records', value: production },
-    version2: { summary: 'API version 2 (Accept: application/json; version=2, or serve --default-api-version 2): the devices by id', value: productionVersion2 },
+    version2: {
+      summary:
+        'API version 2 (Accept: application/json; version=2, or serve --default-api-version 2): the devices by id',
+      value: productionVersion2,
+    },
   },
   ProjectAssetCreate: {
     create: { summary: 'Create a project asset', value: projectCreate },
@@ -328,7 +491,14 @@ export const INLINE_EXAMPLES: { operation: RegExp; request?: unknown; responses?
   { operation: /^GET \/api\/health$/, responses: { 200: { status: 'ok', version: VERSION } } },
   {
     operation: /^POST \/api\/project(assets)?\/\{id\}\/add(asset)?$/,
-    request: { asset_list: [{ asset_id: 1, type: 'video' }, { asset_id: 2, type: 'audio' }, { asset_id: 3, type: 'image' }], silent_mode: false },
+    request: {
+      asset_list: [
+        { asset_id: 1, type: 'video' },
+        { asset_id: 2, type: 'audio' },
+        { asset_id: 3, type: 'image' },
+      ],
+      silent_mode: false,
+    },
   },
   {
     operation: /^POST \/api\/project(assets)?\/\{id\}\/unlink(asset)?$/,
@@ -377,7 +547,9 @@ export type ErrorContext = {
  * so that its title follows the same rule as a real answer's.
  */
 export function errorExample(status: number, op: ErrorContext): { errors: unknown[] } {
-  const one = (code: string, detail: string, where: { pointer?: string; parameter?: string } = {}) => ({ errors: [entry(status, code, detail, where)] })
+  const one = (code: string, detail: string, where: { pointer?: string; parameter?: string } = {}) => ({
+    errors: [entry(status, code, detail, where)],
+  })
   switch (status) {
     case 400:
       if (op.firstRequired) return one('required', REQUIRED_DETAIL, { pointer: `/${op.firstRequired}` })
@@ -386,7 +558,10 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
     case 401:
       return one('not_authenticated', NO_CREDENTIALS)
     case 403:
-      return one('permission_denied', op.permission ? permissionNeeded(EXAMPLE_USER, op.permission) : writeAccessNeeded(EXAMPLE_USER, production.id))
+      return one(
+        'permission_denied',
+        op.permission ? permissionNeeded(EXAMPLE_USER, op.permission) : writeAccessNeeded(EXAMPLE_USER, production.id),
+      )
     case 404: {
       const detail = op.resource ? noSuchRecord(op.resource) : 'Not found.'
       // does_not_exist is the project delete's own code (docs/api.md, Project assets); every other DELETE says not_found.
@@ -405,9 +580,15 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
     case 415:
       return op.jsonOnly
         ? one('unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
-        : one('unsupported_media_type', 'Unsupported media type "text/plain" in request; use application/json or form data.')
+        : one(
+            'unsupported_media_type',
+            'Unsupported media type "text/plain" in request; use application/json or form data.',
+          )
     case 421:
-      return one('misdirected_request', 'This server listens on loopback only and answers to the names of this machine, not to "evil.example"; serve --allow-host adds a name.')
+      return one(
+        'misdirected_request',
+        'This server listens on loopback only and answers to the names of this machine, not to "evil.example"; serve --allow-host adds a name.',
+      )
     case 431:
       return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
     case 501:

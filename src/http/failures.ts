@@ -10,7 +10,11 @@ type Route = { method: string; path: string }
 type Failure = { code: unknown; error: any; request: Request }
 
 /** idOf: the request's id (src/http/requestlog.ts), which its error line and 500 answer name. */
-export function createFailures(log: Log, routes: () => Route[], idOf: (request: Request) => string | undefined = () => undefined) {
+export function createFailures(
+  log: Log,
+  routes: () => Route[],
+  idOf: (request: Request) => string | undefined = () => undefined,
+) {
   let requestCounter = 0
   let methodsByPath: { pattern: RegExp; methods: Set<string> }[] | undefined
 
@@ -20,7 +24,9 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
     const id = (request && idOf(request)) ?? `${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
     const where = request ? { method: request.method, path: pathOf(request.url) } : {}
     log.error('request failed', { request_id: id, ...where, error: String((error as Error)?.stack ?? error) })
-    return errorResponse(new AppError(500, 'server_error', `Internal error; request id ${id}. The server log has the details.`))
+    return errorResponse(
+      new AppError(500, 'server_error', `Internal error; request id ${id}. The server log has the details.`),
+    )
   }
 
   /** 405 with Allow when the path exists for other methods, else 404. */
@@ -29,7 +35,13 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
     const path = pathOf(request.url).replace(/(.)\/$/, '$1')
     const allowed = methodsByPath.find((r) => r.pattern.test(path))?.methods
     if (allowed && !allowed.has(request.method)) {
-      return new AppError(405, 'method_not_allowed', `Method "${request.method}" not allowed.`, {}, { headers: { Allow: [...allowed].join(', ') } })
+      return new AppError(
+        405,
+        'method_not_allowed',
+        `Method "${request.method}" not allowed.`,
+        {},
+        { headers: { Allow: [...allowed].join(', ') } },
+      )
     }
     return new AppError(404, 'not_found', 'Not found.')
   }
@@ -44,10 +56,16 @@ export function createFailures(log: Log, routes: () => Route[], idOf: (request: 
       if (code === 'VALIDATION' && error.type === 'response') return serverError(error, request)
       // An id that cannot exist answers like one that does not; a project's DELETE says does_not_exist
       // (docs/api.md, Project assets), every other DELETE not_found, as for an id that could exist.
-      if (code === 'VALIDATION' && error.type === 'params' && request.method === 'DELETE' && isProjectPath(pathOf(request.url)))
+      if (
+        code === 'VALIDATION' &&
+        error.type === 'params' &&
+        request.method === 'DELETE' &&
+        isProjectPath(pathOf(request.url))
+      )
         return errorResponse(new AppError(404, 'does_not_exist', 'Not found.'))
       if (code === 'VALIDATION') return errorResponse(fromValidation(error.type, error.all))
-      if (code === 'PARSE') return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
+      if (code === 'PARSE')
+        return errorResponse(new AppError(400, 'parse_error', 'The request body could not be parsed.'))
       if (code === 'NOT_FOUND') return errorResponse(notFoundOrNotAllowed(request))
       // File work this platform does not do (a system or processor with no folder-handle layer:
       // storage/platform.ts): said in the platform's words; nothing was done.

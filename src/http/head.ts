@@ -50,7 +50,11 @@ export function checkHead(request: Request) {
   if (!request.url.startsWith('http://'))
     throw new AppError(400, 'invalid_host', 'The request needs a Host header naming this server.')
   if (headBytes(request) > MAX_HEADER_BYTES)
-    throw new AppError(431, 'headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
+    throw new AppError(
+      431,
+      'headers_too_large',
+      `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`,
+    )
 }
 
 /** About the size on the wire: request line, then "name: value\r\n" per header. */

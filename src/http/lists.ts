@@ -24,7 +24,8 @@ export const idFilter = (description: string) => t.Optional({ ...digits, descrip
 
 /** A folder path filter (a device path, a production's or project's root) that must end with a separator, as folders are recorded. */
 export function slashPath(parameter: string, value: string | undefined): string | undefined {
-  if (value !== undefined && !endsWithSep(value)) throw invalidParameter(parameter, `${parameter} must end with ${SEP === '/' ? 'a slash' : 'a backslash'}.`)
+  if (value !== undefined && !endsWithSep(value))
+    throw invalidParameter(parameter, `${parameter} must end with ${SEP === '/' ? 'a slash' : 'a backslash'}.`)
   return value
 }
 
@@ -130,7 +131,11 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     if (c) return c
     const all = getTableColumns(table)
     const picked = named
-      ? named.map(([as, n]) => { const col = all[n]; if (!col) throw new Error(`no column ${n}`); return { col, as } })
+      ? named.map(([as, n]) => {
+          const col = all[n]
+          if (!col) throw new Error(`no column ${n}`)
+          return { col, as }
+        })
       : Object.values(all).map((col) => ({ col, as: col.name }))
     const name = getTableName(table)
     const q = (id: string) => `"${id.replace(/"/g, '""')}"`
@@ -176,7 +181,13 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const count = c.count + sql
     const order = spec.order ? ` order by ${spec.order}` : spec.descending ? ' order by "id" desc' : ' order by "id"'
     const page = c.select + sql + order + PAGE
-    const made = { sql, params: w.params, countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count, page, order }
+    const made = {
+      sql,
+      params: w.params,
+      countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count,
+      page,
+      order,
+    }
     // Only a principal that lasts is given one: the key cache's are frozen and kept until what they
     // may read changes; one made for a single request (a password checked by Basic) is not.
     if (!filtered && Object.isFrozen(spec.user)) {
@@ -250,7 +261,8 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const toRecord = toApi ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect']) : c.decode
     const toJson = (raw: Row) => JSON.stringify(toRecord(raw))
     if (limit !== undefined) {
-      const statement = offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql, w.order)) : (w.statement ?? db.$client.query(w.page))
+      const statement =
+        offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql, w.order)) : (w.statement ?? db.$client.query(w.page))
       const rows = statement.all(...(w.params as never[]), limit, offset) as unknown[]
       // The records in place of the rows, then the page in one JSON.stringify: the same text as
       // one call per record joined with commas, made faster (a 50-row page).
@@ -260,7 +272,10 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const base = c.select + whereSql + w.order
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
-    return { body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson), headers: headers() }
+    return {
+      body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson),
+      headers: headers(),
+    }
   }
 }
 
@@ -281,15 +296,21 @@ const keyed = (c: { select: string; ids: string }, whereSql: string, order: stri
  * offset replaced. No prev on the first page, no next on the last. Made here and not in a global
  * after-handle hook, which added an await and a lookup to every request of every route.
  */
-export function pageLinks(request: Request, base: string, { limit, offset, count }: { limit: number; offset: number; count: number }): string | undefined {
+export function pageLinks(
+  request: Request,
+  base: string,
+  { limit, offset, count }: { limit: number; offset: number; count: number },
+): string | undefined {
   const hasPrev = offset > 0
   const hasNext = offset + limit < count
   if (!hasPrev && !hasNext) return undefined
   const url = request.url
   const pathEnd = url.indexOf('?')
   let kept = ''
-  if (pathEnd >= 0) for (const pair of url.slice(pathEnd + 1).split('&')) if (pair && !PAGING.has(nameOf(pair))) kept += pair + '&'
-  const at = (start: number, rel: string) => `<${escapeTarget(`${base}${pathOf(url)}?${kept}limit=${limit}&offset=${start}`)}>; rel="${rel}"`
+  if (pathEnd >= 0)
+    for (const pair of url.slice(pathEnd + 1).split('&')) if (pair && !PAGING.has(nameOf(pair))) kept += pair + '&'
+  const at = (start: number, rel: string) =>
+    `<${escapeTarget(`${base}${pathOf(url)}?${kept}limit=${limit}&offset=${start}`)}>; rel="${rel}"`
   const prev = hasPrev ? at(Math.max(0, Math.min(offset, count) - limit), 'prev') : undefined
   const next = hasNext ? at(offset + limit, 'next') : undefined
   return prev && next ? `${prev}, ${next}` : (prev ?? next)

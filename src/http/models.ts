@@ -8,11 +8,17 @@ export const ErrorEnvelope = t.Object(
     errors: t.Array(
       t.Object({
         status: t.String({ description: 'HTTP status code as text' }),
-        code: t.String({ description: 'required, invalid, unique, parse_error, invalid_host, misdirected_request, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, headers_too_large, unsupported_media_type, server_error, not_implemented; too_many_errors ends a list cut at 100 entries, saying how many more there are' }),
+        code: t.String({
+          description:
+            'required, invalid, unique, parse_error, invalid_host, misdirected_request, not_authenticated, authentication_failed, permission_denied, not_found, does_not_exist, method_not_allowed, not_acceptable, conflict, too_large, headers_too_large, unsupported_media_type, server_error, not_implemented; too_many_errors ends a list cut at 100 entries, saying how many more there are',
+        }),
         detail: t.String(),
         title: t.String({ description: "HTTP reason phrase; 'Validation Error' for 400 validation errors" }),
         source: t.Optional(
-          t.Union([t.Object({ pointer: t.String({ description: 'JSON pointer into the body' }) }), t.Object({ parameter: t.String() })]),
+          t.Union([
+            t.Object({ pointer: t.String({ description: 'JSON pointer into the body' }) }),
+            t.Object({ parameter: t.String() }),
+          ]),
         ),
       }),
     ),
@@ -45,7 +51,11 @@ if (!FormatRegistry.Has(ID_FORMAT)) FormatRegistry.Set(ID_FORMAT, (text) => reco
 // cannot exist answers as one that does not.
 export const IdParams = t.Object({
   id: t
-    .Transform(t.Union([t.String({ format: ID_FORMAT }), Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })], { description: 'Record id (positive, in decimal digits)' }))
+    .Transform(
+      t.Union([t.String({ format: ID_FORMAT }), Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })], {
+        description: 'Record id (positive, in decimal digits)',
+      }),
+    )
     .Decode((id) => Number(id))
     .Encode((id) => id),
 })
@@ -65,7 +75,10 @@ export const BODY_ERRORS = [400, 413, 415] as const
  * One of fixed values. Elysia's UnionEnum carries a default (its first value), which Elysia
  * fills in when the field is absent: an optional filter or flag would silently take that value.
  */
-export function oneOf<const V extends readonly [string, ...string[]]>(values: V, options: { description?: string } = {}) {
+export function oneOf<const V extends readonly [string, ...string[]]>(
+  values: V,
+  options: { description?: string } = {},
+) {
   const schema = t.UnionEnum(values, options)
   delete (schema as { default?: unknown }).default
   return schema
@@ -121,7 +134,9 @@ const modules = new Map<string, TModule<Defs>>()
 const typebox = t as unknown as { Module(defs: Defs): TModule<Defs> }
 const makeModule = typebox.Module
 typebox.Module = (defs) => {
-  const key = Object.getOwnPropertyNames(defs).map((name) => `${name}:${idOf(defs[name]!)}`).join(' ')
+  const key = Object.getOwnPropertyNames(defs)
+    .map((name) => `${name}:${idOf(defs[name]!)}`)
+    .join(' ')
   let made = modules.get(key)
   if (!made) modules.set(key, (made = makeModule(defs)))
   return made

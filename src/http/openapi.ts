@@ -30,7 +30,14 @@ import { KEY_FORM } from './auth.ts'
 import { MAX_BODY_BYTES } from './body.ts'
 import { DIGITS_PATTERN } from './errors.ts'
 import { ID_FORMAT } from './models.ts'
-import { DETAIL_EXAMPLES, EXAMPLES, INLINE_EXAMPLES, LOCATION_EXAMPLES, NAMED_EXAMPLES, errorExample } from './examples.ts'
+import {
+  DETAIL_EXAMPLES,
+  EXAMPLES,
+  INLINE_EXAMPLES,
+  LOCATION_EXAMPLES,
+  NAMED_EXAMPLES,
+  errorExample,
+} from './examples.ts'
 
 type Json = Record<string, any>
 
@@ -61,7 +68,8 @@ const ERROR_MEANINGS: Record<number, string> = {
 const TAGS: Record<string, string> = {
   service: 'The service: its health and ping (no key needed), and the API root naming every list.',
   Device: 'Storage devices: the folders the service reads and writes.',
-  Production: 'Productions: a storage root on a device, the media assets and project assets in it, and who may read or write them.',
+  Production:
+    'Productions: a storage root on a device, the media assets and project assets in it, and who may read or write them.',
   TranscodingProfile: 'Proxy and delivery encoding settings.',
   CustomMetadata: 'Custom metadata fields (keys of meta_field_store), each in a set.',
   CustomMetadataSet: 'Sets of custom metadata fields, attached to an asset kind.',
@@ -75,11 +83,15 @@ const TAGS: Record<string, string> = {
   ProjectAsset:
     'Editing projects: a bundle folder, its project file and linked media assets; copy and delete run as tasks. The same operations under /api/project/ are kept for version 0 clients and listed here as deprecated: use /api/projectassets/.',
   Task: 'Copies, deletes, imports and scans, with their progress.',
-  Archive: "medialoopster's archive and restore activities: not available in Reelhouse, which has no archive connector (501 not_implemented).",
-  History: 'Who changed which field of which record, and when (an extension of the medialoopster API): every create, update, delete and link change, newest first.',
+  Archive:
+    "medialoopster's archive and restore activities: not available in Reelhouse, which has no archive connector (501 not_implemented).",
+  History:
+    'Who changed which field of which record, and when (an extension of the medialoopster API): every create, update, delete and link change, newest first.',
   Search: 'Full-text search over media and project assets, best first (an extension of the medialoopster API).',
-  Session: 'Sign-in of the web page (an extension of the medialoopster API): a session cookie that only this server\'s own page may use.',
-  Event: 'The live event stream (Server-Sent Events; an extension of the medialoopster API): tasks, assets, projects and import logs as they change.',
+  Session:
+    "Sign-in of the web page (an extension of the medialoopster API): a session cookie that only this server's own page may use.",
+  Event:
+    'The live event stream (Server-Sent Events; an extension of the medialoopster API): tasks, assets, projects and import logs as they change.',
 }
 
 /** The generated document, finished; built once per app (the routes do not change). */
@@ -97,17 +109,28 @@ export function openApiDocument(app: AnyElysia, info: { title: string; version: 
     components: {
       schemas: generated.components.schemas,
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: `Paste the bare key (${KEY_FORM}); it is sent as \`Authorization: Bearer <key>\`.` },
-        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The whole header value: `Token <key>`.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `Paste the bare key (${KEY_FORM}); it is sent as \`Authorization: Bearer <key>\`.`,
+        },
+        token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The whole header value: `Token <key>`.',
+        },
         basic: {
           type: 'http',
           scheme: 'basic',
-          description: 'HTTP Basic, as medialoopster clients log in: a user name and that user\'s password (`reelhouse user passwd`) or one of their keys. Every failure is the same 401 authentication_failed. See docs/api.md, section Authentication.',
+          description:
+            "HTTP Basic, as medialoopster clients log in: a user name and that user's password (`reelhouse user passwd`) or one of their keys. Every failure is the same 401 authentication_failed. See docs/api.md, section Authentication.",
         },
       },
       headers: {
         RequestId: {
-          description: 'The request id, also in the server log line of the request and in a 500\'s detail (an incoming X-Request-Id of 8 to 64 characters [A-Za-z0-9._:@-] is kept)',
+          description:
+            "The request id, also in the server log line of the request and in a 500's detail (an incoming X-Request-Id of 8 to 64 characters [A-Za-z0-9._:@-] is kept)",
           schema: { type: 'string' },
           example: '3f9c1a7e5b2d4c80',
         },
@@ -116,10 +139,19 @@ export function openApiDocument(app: AnyElysia, info: { title: string; version: 
         MethodNotAllowed: {
           description: `A known path with a method it does not serve (405 method_not_allowed). ${ERRORS_DOC}`,
           headers: {
-            Allow: { description: 'The methods the path serves', schema: { type: 'string' }, example: 'GET, HEAD, DELETE' },
+            Allow: {
+              description: 'The methods the path serves',
+              schema: { type: 'string' },
+              example: 'GET, HEAD, DELETE',
+            },
             'X-Request-Id': { $ref: '#/components/headers/RequestId' },
           },
-          content: { 'application/json': { schema: { $ref: ENVELOPE }, example: errorExample(405, { method: 'PUT', path: '', paged: false }) } },
+          content: {
+            'application/json': {
+              schema: { $ref: ENVELOPE },
+              example: errorExample(405, { method: 'PUT', path: '', paged: false }),
+            },
+          },
         },
       },
     },
@@ -131,7 +163,9 @@ export function finishDocument(doc: Json): Json {
   for (const schema of Object.values(schemas)) tidy(schema)
   // One spelling per path, without the final slash: every path answers with and without it
   // (docs/api.md), and the generator wrote both kinds (/api/devices/ beside /api/devices/{id}).
-  doc.paths = Object.fromEntries(Object.entries(doc.paths as Json).map(([path, item]) => [path.replace(/(.)\/$/, '$1'), item]))
+  doc.paths = Object.fromEntries(
+    Object.entries(doc.paths as Json).map(([path, item]) => [path.replace(/(.)\/$/, '$1'), item]),
+  )
 
   for (const [path, item] of Object.entries(doc.paths as Json)) {
     for (const method of METHODS.filter((m) => item[m])) {
@@ -169,33 +203,57 @@ export function finishDocument(doc: Json): Json {
           setExample(
             media,
             media.schema?.$ref === ENVELOPE
-              ? errorExample(status, { method: method.toUpperCase(), path, firstRequired, paged, jsonOnly, permission: op['x-permission'], resource: op.tags?.[0] })
+              ? errorExample(status, {
+                  method: method.toUpperCase(),
+                  path,
+                  firstRequired,
+                  paged,
+                  jsonOnly,
+                  permission: op['x-permission'],
+                  resource: op.tags?.[0],
+                })
               : media.schema?.$ref === '#/components/schemas/DetailError'
                 ? DETAIL_EXAMPLES[code]
                 : (exampleOf(schemas, media.schema) ?? inline?.responses?.[code]),
           )
         }
-        if (status >= 400) response.description = `${STATUS_CODES[status]}. ${ERROR_MEANINGS[status] ?? ''} ${ERRORS_DOC}`.replace(/ {2,}/g, ' ')
+        if (status >= 400)
+          response.description = `${STATUS_CODES[status]}. ${ERROR_MEANINGS[status] ?? ''} ${ERRORS_DOC}`.replace(
+            / {2,}/g,
+            ' ',
+          )
         response.headers = { ...response.headers, 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }
         // Project create, copy and delete name where to go next (src/modules/projectassets).
         if ((status === 201 || status === 202) && /^\/api\/project(assets)?($|\/\{id\})/.test(path))
           response.headers.Location = {
-            description: 'A create: the new project. A copy or delete: the task that does the work (GET it until its state is done or failed)',
+            description:
+              'A create: the new project. A copy or delete: the task that does the work (GET it until its state is done or failed)',
             schema: { type: 'string' },
             ...(method === 'delete'
               ? { example: LOCATION_EXAMPLES.delete }
               : { examples: { create: { value: LOCATION_EXAMPLES.create }, copy: { value: LOCATION_EXAMPLES.copy } } }),
           }
         if (status === 401)
-          response.headers = { ...response.headers, 'WWW-Authenticate': { description: 'The challenge: Token (Bearer and Basic are accepted too)', schema: { type: 'string', enum: ['Token'] } } }
+          response.headers = {
+            ...response.headers,
+            'WWW-Authenticate': {
+              description: 'The challenge: Token (Bearer and Basic are accepted too)',
+              schema: { type: 'string', enum: ['Token'] },
+            },
+          }
         if (status === 200 && paged)
           response.headers = {
             ...response.headers,
-            'X-Total-Count': { description: 'The number of records matching the filters, whatever limit and offset', schema: { type: 'integer', minimum: 0 } },
+            'X-Total-Count': {
+              description: 'The number of records matching the filters, whatever limit and offset',
+              schema: { type: 'integer', minimum: 0 },
+            },
             Link: {
-              description: 'With a limit above 0: the previous and the next page (RFC 8288) as absolute URLs (on serve --public-url, else on the Host of the request), keeping every other query parameter; no prev on the first page, no next on the last. See docs/api.md, section Lists.',
+              description:
+                'With a limit above 0: the previous and the next page (RFC 8288) as absolute URLs (on serve --public-url, else on the Host of the request), keeping every other query parameter; no prev on the first page, no next on the last. See docs/api.md, section Lists.',
               schema: { type: 'string' },
-              example: '<http://127.0.0.1:8000/api/videoassets/?production=1&limit=20&offset=0>; rel="prev", <http://127.0.0.1:8000/api/videoassets/?production=1&limit=20&offset=40>; rel="next"',
+              example:
+                '<http://127.0.0.1:8000/api/videoassets/?production=1&limit=20&offset=0>; rel="prev", <http://127.0.0.1:8000/api/videoassets/?production=1&limit=20&offset=40>; rel="next"',
             },
           }
       }
@@ -211,7 +269,12 @@ function tidy(schema: unknown): void {
   const s = schema as Json
   delete s.$id
   delete s.nullable
-  const numeric = Array.isArray(s.anyOf) && s.anyOf.length === 2 && s.anyOf.find((m: Json) => m.type === 'string' && (m.format === 'integer' || m.format === 'numeric' || m.format === ID_FORMAT))
+  const numeric =
+    Array.isArray(s.anyOf) &&
+    s.anyOf.length === 2 &&
+    s.anyOf.find(
+      (m: Json) => m.type === 'string' && (m.format === 'integer' || m.format === 'numeric' || m.format === ID_FORMAT),
+    )
   if (numeric) {
     const number = s.anyOf.find((m: Json) => m !== numeric)
     delete s.anyOf
@@ -219,15 +282,21 @@ function tidy(schema: unknown): void {
   }
   // The generator types every union of literals as strings, approval's 0 | 1 too.
   if (Array.isArray(s.enum) && s.enum.every((v: unknown) => Number.isInteger(v))) s.type = 'integer'
-  for (const key of ['properties', 'patternProperties', '$defs']) if (s[key]) Object.values(s[key] as Json).forEach(tidy)
+  for (const key of ['properties', 'patternProperties', '$defs'])
+    if (s[key]) Object.values(s[key] as Json).forEach(tidy)
   for (const key of ['items', 'additionalProperties', 'not', 'anyOf', 'oneOf', 'allOf', 'prefixItems']) tidy(s[key])
 }
 
 const isDigits = (s: Json) => s?.type === 'string' && s.pattern === DIGITS_PATTERN
-const wholeNumber = ({ description }: Json) => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) })
+const wholeNumber = ({ description }: Json) => ({
+  type: 'integer',
+  minimum: 0,
+  ...(description ? { description } : {}),
+})
 
 /** A component by its reference, or the schema itself when inline. */
-const resolve = (schemas: Json, schema: Json): Json => (schema?.$ref ? schemas[schema.$ref.split('/').pop()] ?? {} : schema ?? {})
+const resolve = (schemas: Json, schema: Json): Json =>
+  schema?.$ref ? (schemas[schema.$ref.split('/').pop()] ?? {}) : (schema ?? {})
 
 /** A media type's example: one `example`, or the named `examples` of a model with several (examples.ts). */
 function setExample(media: Json, example: unknown): void {
@@ -246,7 +315,8 @@ function exampleOf(schemas: Json, schema: Json | undefined): unknown {
 
 /** In form data an object or array field is JSON text (body.ts): said by each field's encoding. */
 function jsonTextFields(schema: Json): Json {
-  const isStructured = (s: Json): boolean => s.type === 'object' || s.type === 'array' || (s.anyOf ?? []).some(isStructured) || !!s.$ref
+  const isStructured = (s: Json): boolean =>
+    s.type === 'object' || s.type === 'array' || (s.anyOf ?? []).some(isStructured) || !!s.$ref
   return Object.fromEntries(
     Object.entries((schema.properties ?? {}) as Json)
       .filter(([, field]) => isStructured(field))

@@ -42,18 +42,21 @@ export function pageRoutes(page: () => Promise<Page>) {
   const etags = new WeakMap<PageFile, Promise<string>>()
   const etagOf = (file: PageFile) => {
     let etag = etags.get(file)
-    if (!etag) etags.set(file, (etag = file.identity.arrayBuffer().then((bytes) => `"${Bun.hash(bytes).toString(36)}"`)))
+    if (!etag)
+      etags.set(file, (etag = file.identity.arrayBuffer().then((bytes) => `"${Bun.hash(bytes).toString(36)}"`)))
     return etag
   }
   const html = async ({ request }: { request: Request }) => {
     const files = await loadedPage(page)
     const file = files.get('index.html')!
     const etag = await etagOf(file)
-    if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag, ...HTML_HEADERS, vary: 'Accept-Encoding' } })
+    if (request.headers.get('if-none-match') === etag)
+      return new Response(null, { status: 304, headers: { etag, ...HTML_HEADERS, vary: 'Accept-Encoding' } })
     return answer(request, file, { ...HTML_HEADERS, etag })
   }
   const app = new Elysia({ name: 'reelhouse.page' }).get('/', html, { detail: { hide: true } })
-  for (const section of PAGE_SECTIONS) app.get(`/${section}`, html, { detail: { hide: true } }).get(`/${section}/*`, html, { detail: { hide: true } })
+  for (const section of PAGE_SECTIONS)
+    app.get(`/${section}`, html, { detail: { hide: true } }).get(`/${section}/*`, html, { detail: { hide: true } })
   return app.get(
     '/ui/:name',
     async ({ params, request }) => {

@@ -14,7 +14,11 @@ export function validatorsOf(stat: { size: number; mtimeMs: number; ino: number;
 }
 
 /** The entity tags of an If-None-Match or If-Range list (W/ kept, to tell weak from strong). */
-const tagsOf = (header: string) => header.split(',').map((tag) => tag.trim()).filter(Boolean)
+const tagsOf = (header: string) =>
+  header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
 
 /**
  * Whether the client's copy is current (304): If-None-Match holds our ETag (weak comparison) or *,
@@ -72,6 +76,12 @@ export function rangeOf(request: Request, size: number, v: Validators): ByteRang
 }
 
 const unsatisfiable = (size: number) =>
-  new AppError(416, 'range_not_satisfiable', `The range asked for holds no byte of the file, which has ${size} bytes.`, {}, {
-    headers: { 'Content-Range': `bytes */${size}`, 'Accept-Ranges': 'bytes' },
-  })
+  new AppError(
+    416,
+    'range_not_satisfiable',
+    `The range asked for holds no byte of the file, which has ${size} bytes.`,
+    {},
+    {
+      headers: { 'Content-Range': `bytes */${size}`, 'Accept-Ranges': 'bytes' },
+    },
+  )

@@ -35,7 +35,10 @@ function idMaker() {
 }
 
 /** userOf: the user a request authenticated as (auth.ts), for the line. */
-export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request): string | undefined => undefined } = {}) {
+export function createRequestLog(
+  log: Log,
+  { quiet = false, userOf = (_: Request): string | undefined => undefined } = {},
+) {
   const pending = new WeakMap<Request, Pending>()
   const newId = idMaker()
   // The lines go out in batches, at the end of each turn of the event loop (util/log.ts).
@@ -61,7 +64,10 @@ export function createRequestLog(log: Log, { quiet = false, userOf = (_: Request
      */
     around<H extends (request: Request) => unknown>(handle: H, request: Request): H {
       const incoming = request.headers.get('x-request-id')
-      const entry = { id: incoming && INCOMING_ID.test(incoming) ? incoming : newId(), at: quiet ? 0 : performance.now() }
+      const entry = {
+        id: incoming && INCOMING_ID.test(incoming) ? incoming : newId(),
+        at: quiet ? 0 : performance.now(),
+      }
       pending.set(request, entry)
       return ((r: Request) => {
         const out = handle(r)

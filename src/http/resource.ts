@@ -71,10 +71,20 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   const one = recordReader(ctx, spec)
 
   const list = (query: Q['static'], user: Principal, request: Request) =>
-    ctx.list({
-      table, where: () => spec.where(query, user), route: spec.prefix, user, order: spec.order?.(query),
-      ...(spec.listRecord ? { columns: spec.listRecord } : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
-    }, query, request)
+    ctx.list(
+      {
+        table,
+        where: () => spec.where(query, user),
+        route: spec.prefix,
+        user,
+        order: spec.order?.(query),
+        ...(spec.listRecord
+          ? { columns: spec.listRecord }
+          : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
+      },
+      query,
+      request,
+    )
 
   // The list route's handler makes its Response of the list's answer, made outside it (lists.ts
   // ListAnswer says why).
@@ -92,15 +102,24 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),
         response: { 200: `${name}List`, ...errors(400) },
-        detail: { summary: `List ${name} records`, description: spec.listDescription ?? 'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.' },
+        detail: {
+          summary: `List ${name} records`,
+          description:
+            spec.listDescription ??
+            'Ordered by id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.',
+        },
       },
     )
-    .get('/:id', ({ params, user, request }) => (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request)), {
-      auth: true,
-      params: IdParams,
-      response: { 200: single, ...errors(404) },
-      detail: { summary: `One ${name} record` },
-    })
+    .get(
+      '/:id',
+      ({ params, user, request }) => (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request)),
+      {
+        auth: true,
+        params: IdParams,
+        response: { 200: single, ...errors(404) },
+        detail: { summary: `One ${name} record` },
+      },
+    )
 
   if (!spec.create) return routes
   const create = spec.create
@@ -111,7 +130,11 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     async ({ body, user, set, request }) => {
       if (create.codename) requirePerm(user, create.codename)
       set.status = create.status
-      return (spec.detail ?? spec.toApi)(await create.run(body as B['static'], user, request), user, ctx.apiVersion(request))
+      return (spec.detail ?? spec.toApi)(
+        await create.run(body as B['static'], user, request),
+        user,
+        ctx.apiVersion(request),
+      )
     },
     {
       auth: true,
@@ -137,7 +160,12 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
  */
 export function recordReader<T extends Table>(
   ctx: ModuleContext,
-  spec: { name: string; table: T; byId?: (id: number) => T['$inferSelect'] | undefined; canRead?: (row: T['$inferSelect'], user: Principal) => boolean },
+  spec: {
+    name: string
+    table: T
+    byId?: (id: number) => T['$inferSelect'] | undefined
+    canRead?: (row: T['$inferSelect'], user: Principal) => boolean
+  },
 ) {
   const byId = spec.byId ?? preparedById<T>(ctx, spec.table)
   return (id: number, user: Principal): T['$inferSelect'] => {
@@ -148,15 +176,21 @@ export function recordReader<T extends Table>(
 }
 
 /** A list's toApi for one request: its user and API version bound. */
-const versioned = <R>(toApi: (row: R, user: Principal, version: ApiVersion) => unknown, user: Principal, version: ApiVersion) =>
-  (row: R) => toApi(row, user, version)
+const versioned =
+  <R>(toApi: (row: R, user: Principal, version: ApiVersion) => unknown, user: Principal, version: ApiVersion) =>
+  (row: R) =>
+    toApi(row, user, version)
 
 /**
  * The row by id, prepared once: drizzle builds the SQL and SQLite compiles it on every unprepared
  * call, about ten times the work of running it (it was most of a single-record request).
  */
 function preparedById<T extends Table>(ctx: ModuleContext, table: T) {
-  const statement = ctx.db.select().from(table as SQLiteTable).where(eq(table.id, sql.placeholder('id'))).prepare()
+  const statement = ctx.db
+    .select()
+    .from(table as SQLiteTable)
+    .where(eq(table.id, sql.placeholder('id')))
+    .prepare()
   return (id: number) => statement.get({ id }) as T['$inferSelect'] | undefined
 }
 
@@ -168,7 +202,8 @@ export const optionalEq = <C extends SQLiteColumn>(column: C, value: unknown) =>
  * index (the media asset lists' one per kind, db/schema.ts) only when the statement's own text
  * implies the index's WHERE. For values from a fixed set only (the text is quoted, not checked).
  */
-export const literalEq = (column: SQLiteColumn, value: string) => sql`${column} = ${sql.raw(`'${value.replaceAll("'", "''")}'`)}`
+export const literalEq = (column: SQLiteColumn, value: string) =>
+  sql`${column} = ${sql.raw(`'${value.replaceAll("'", "''")}'`)}`
 
 /** A yes/no list filter, spelled as booleans in form data are (true/false/1/0); anything else is a 400 at it. */
 export const flagFilter = (description: string) => t.Optional(oneOf(['true', 'false', '1', '0'], { description }))

@@ -39,7 +39,10 @@ export function checkAccept(accept: string | null, defaultVersion: ApiVersion = 
     let q = '1'
     for (const param of params) {
       const at = param.indexOf('=')
-      const name = param.slice(0, at < 0 ? param.length : at).trim().toLowerCase()
+      const name = param
+        .slice(0, at < 0 ? param.length : at)
+        .trim()
+        .toLowerCase()
       const value = at < 0 ? '' : param.slice(at + 1).trim()
       if (name === 'version') version = value.replace(/"/g, '')
       else if (name === 'q') q = value
@@ -58,13 +61,22 @@ export function checkAccept(accept: string | null, defaultVersion: ApiVersion = 
   }
   const [one, two] = weight as [number, number]
   if (one > 0 || two > 0) return one === two ? defaultVersion : one > two ? 1 : 2
-  throw new AppError(406, 'not_acceptable', refusal(best.some((rank) => rank >= 0), sawJson, badQ))
+  throw new AppError(
+    406,
+    'not_acceptable',
+    refusal(
+      best.some((rank) => rank >= 0),
+      sawJson,
+      badQ,
+    ),
+  )
 }
 
 /** Why nothing in the Accept header selects a version of the API. */
 function refusal(weighedZero: boolean, sawJson: boolean, badQ: string | undefined): string {
   if (weighedZero) return 'The Accept header refuses application/json (q=0), the only type this service answers with.'
-  if (badQ !== undefined) return `Not a weight in the Accept header: "${badQ}" (q is 0 to 1 with at most three decimals).`
+  if (badQ !== undefined)
+    return `Not a weight in the Accept header: "${badQ}" (q is 0 to 1 with at most three decimals).`
   if (sawJson) return UNSUPPORTED_VERSION
   return 'This service answers with application/json only.'
 }
@@ -88,11 +100,19 @@ export function checkEventStreamAccept(accept: string | null): void {
     const [type = '', ...params] = range.split(';').map((s) => s.trim())
     const specificity = STREAM_SPECIFICITY[type.toLowerCase()]
     if (specificity === undefined) continue
-    const q = params.find((p) => /^q\s*=/i.test(p))?.replace(/^q\s*=/i, '').trim() ?? '1'
+    const q =
+      params
+        .find((p) => /^q\s*=/i.test(p))
+        ?.replace(/^q\s*=/i, '')
+        .trim() ?? '1'
     if (!QVALUE.test(q)) continue
     if (specificity > best) [best, weight] = [specificity, Number(q)]
     else if (specificity === best) weight = Math.max(weight, Number(q))
   }
   if (weight > 0) return
-  throw new AppError(406, 'not_acceptable', 'The event stream answers with text/event-stream only: send Accept: text/event-stream, or none.')
+  throw new AppError(
+    406,
+    'not_acceptable',
+    'The event stream answers with text/event-stream only: send Accept: text/event-stream, or none.',
+  )
 }

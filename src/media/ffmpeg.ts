@@ -111,30 +111,39 @@ const GRACE_MS = 2_000
  */
 export async function createFfmpeg(options: { dir?: string; searchPath?: string } = {}): Promise<Ffmpeg> {
   // One folder named on purpose: quoted on Windows, where a ';' in its name would split the search path.
-  const where = options.dir !== undefined ? (process.platform === 'win32' ? `"${resolve(options.dir)}"` : resolve(options.dir)) : searchPathOf(options.searchPath ?? process.env.PATH ?? '')
+  const where =
+    options.dir !== undefined
+      ? process.platform === 'win32'
+        ? `"${resolve(options.dir)}"`
+        : resolve(options.dir)
+      : searchPathOf(options.searchPath ?? process.env.PATH ?? '')
   const found: Partial<Record<Binary, string>> = {}
   const versions: Partial<Record<Binary, string>> = {}
   const problems: Partial<Record<Binary, string>> = {}
-  await Promise.all(BINARIES.map(async (name) => {
-    const path = where ? findBinary(name, where) : null
-    if (!path) {
-      problems[name] = 'not found'
-      return
-    }
-    try {
-      versions[name] = await versionOf(path, name)
-      found[name] = path
-    } catch (error) {
-      problems[name] = `${path} does not run: ${(error as Error).message}`
-    }
-  }))
+  await Promise.all(
+    BINARIES.map(async (name) => {
+      const path = where ? findBinary(name, where) : null
+      if (!path) {
+        problems[name] = 'not found'
+        return
+      }
+      try {
+        versions[name] = await versionOf(path, name)
+        found[name] = path
+      } catch (error) {
+        problems[name] = `${path} does not run: ${(error as Error).message}`
+      }
+    }),
+  )
   const place = options.dir ? `in ${options.dir}` : 'on PATH'
   const available = { ffmpeg: !!found.ffmpeg, ffprobe: !!found.ffprobe }
 
   const missing = (...needed: Binary[]) => {
     const absent = (needed.length ? needed : BINARIES).filter((name) => !found[name])
     if (!absent.length) return undefined
-    const what = absent.map((name) => (problems[name] === 'not found' ? `${name} was not found ${place}` : `${name}: ${problems[name]}`))
+    const what = absent.map((name) =>
+      problems[name] === 'not found' ? `${name} was not found ${place}` : `${name}: ${problems[name]}`,
+    )
     return `${what.join('; ')}; media is not probed and no proxies are made (install ffmpeg or pass --ffmpeg DIR)`
   }
 
@@ -204,7 +213,9 @@ function versionOf(path: string, name: string): Promise<string> {
   const key = `${file.dev}:${file.ino}:${file.size}:${file.ctimeMs} ${path}`
   let version = versionsRun.get(key)
   if (!version) {
-    version = runChild(path, name, ['-version'], { timeoutMs: VERSION_TIMEOUT_MS }).then(({ stdout }) => stdout.split('\n', 1)[0]!.trim())
+    version = runChild(path, name, ['-version'], { timeoutMs: VERSION_TIMEOUT_MS }).then(({ stdout }) =>
+      stdout.split('\n', 1)[0]!.trim(),
+    )
     versionsRun.set(key, version)
     version.catch(() => versionsRun.delete(key))
   }
@@ -223,12 +234,21 @@ async function runChild(path: string, name: string, args: readonly string[], opt
   }
 }
 
-async function spawnChild(path: string, name: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+async function spawnChild(
+  path: string,
+  name: string,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<RunResult> {
   const { signal, onLine } = options
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
   const child = Bun.spawn([path, ...args], {
-    stdio: options.outputDir !== undefined ? ['ignore', 'pipe', 'pipe', options.input ?? 'ignore', options.outputDir]
-      : options.input === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', options.input],
+    stdio:
+      options.outputDir !== undefined
+        ? ['ignore', 'pipe', 'pipe', options.input ?? 'ignore', options.outputDir]
+        : options.input === undefined
+          ? ['ignore', 'pipe', 'pipe']
+          : ['ignore', 'pipe', 'pipe', options.input],
     // Plain text in error messages, whatever the terminal the service was started from.
     env: { ...process.env, AV_LOG_FORCE_NOCOLOR: '1' },
     windowsHide: true,
@@ -289,8 +309,14 @@ async function spawnChild(path: string, name: string, args: readonly string[], o
   try {
     const [stdout, stderr, code] = await Promise.all([readStdout(), readStderr(), child.exited])
     if (stopped === 'aborted') throw new CancelledError(String(signal?.reason ?? 'cancelled'))
-    if (stopped === 'timeout') throw new MediaError('timeout', `${name} ran longer than ${seconds(options.timeoutMs)} and was stopped`, stderr)
-    if (stopped === 'idle') throw new MediaError('timeout', `${name} made no progress for ${seconds(options.idleMs!)} and was stopped`, stderr)
+    if (stopped === 'timeout')
+      throw new MediaError('timeout', `${name} ran longer than ${seconds(options.timeoutMs)} and was stopped`, stderr)
+    if (stopped === 'idle')
+      throw new MediaError(
+        'timeout',
+        `${name} made no progress for ${seconds(options.idleMs!)} and was stopped`,
+        stderr,
+      )
     if (code !== 0) {
       const why = lastLines(stderr) || (child.signalCode ? `killed by ${child.signalCode}` : `exit code ${code}`)
       throw new MediaError('failed', `${name} failed: ${why}`, stderr)
@@ -313,7 +339,11 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`
  * without the memory addresses of ffmpeg's log prefixes ("[mov,mp4 @ 0x55…] " → "[mov,mp4] ").
  */
 export function lastLines(text: string, max = 1024): string {
-  const lines = text.trim().split('\n').map((l) => l.replace(/^\[([^\]@]+) @ 0x[0-9a-f]+\]/, '[$1]').trim()).filter(Boolean)
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/^\[([^\]@]+) @ 0x[0-9a-f]+\]/, '[$1]').trim())
+    .filter(Boolean)
   let out = ''
   for (let i = lines.length - 1; i >= 0; i--) {
     const next = out ? `${lines[i]} | ${out}` : lines[i]!

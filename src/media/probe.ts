@@ -142,18 +142,34 @@ export async function probe<K extends MediaKind>(
   const file = resolve(path)
   if (options.fd === undefined) await regularFile(file)
   const input = options.fd === undefined ? file : INPUT
-  const { stdout } = await ff.run('ffprobe', [
-    '-v', 'error', '-protocol_whitelist', 'file',
-    '-print_format', 'json', '-show_format', '-show_streams',
-    // An image's EXIF Orientation is a tag of its decoded frame, not of its stream.
-    ...(kind === 'image' ? ['-show_entries', 'frame_tags=Orientation', '-read_intervals', '%+#1'] : []),
-    `file:${input}`,
-  ], { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, input: options.fd, inputPath: file }).catch((error) => {
-    // ffprobe's "Invalid data found when processing input" and the like: not media it knows.
-    if (error instanceof MediaError && error.code === 'failed')
-      throw new MediaError('not_media', `${file} is not a media file ffprobe can read (${error.message.replace(/^ffprobe failed: /, '').replace(`file:${input}: `, '')})`, error.stderr)
-    throw error
-  })
+  const { stdout } = await ff
+    .run(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-protocol_whitelist',
+        'file',
+        '-print_format',
+        'json',
+        '-show_format',
+        '-show_streams',
+        // An image's EXIF Orientation is a tag of its decoded frame, not of its stream.
+        ...(kind === 'image' ? ['-show_entries', 'frame_tags=Orientation', '-read_intervals', '%+#1'] : []),
+        `file:${input}`,
+      ],
+      { timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, input: options.fd, inputPath: file },
+    )
+    .catch((error) => {
+      // ffprobe's "Invalid data found when processing input" and the like: not media it knows.
+      if (error instanceof MediaError && error.code === 'failed')
+        throw new MediaError(
+          'not_media',
+          `${file} is not a media file ffprobe can read (${error.message.replace(/^ffprobe failed: /, '').replace(`file:${input}: `, '')})`,
+          error.stderr,
+        )
+      throw error
+    })
   let json: FfprobeJson
   try {
     json = JSON.parse(stdout) as FfprobeJson
@@ -162,7 +178,11 @@ export async function probe<K extends MediaKind>(
   }
   // A broadcast WAV's iXML names the rate its time_reference is counted in; ffprobe does not read it.
   let ixml: string | undefined
-  if (kind === 'audio' && json.format?.tags && Object.keys(json.format.tags).some((k) => k.toLowerCase() === 'time_reference'))
+  if (
+    kind === 'audio' &&
+    json.format?.tags &&
+    Object.keys(json.format.tags).some((k) => k.toLowerCase() === 'time_reference')
+  )
     ixml = readIxml(options.fd ?? file)
   return interpret(kind, json, file, { ixml })
 }
@@ -174,7 +194,8 @@ export function readIxml(source: number | string): string | undefined {
     const head = Buffer.alloc(12)
     if (readSync(fd, head, 0, 12, 0) < 12) return undefined
     const riff = head.toString('latin1', 0, 4)
-    if ((riff !== 'RIFF' && riff !== 'RF64' && riff !== 'BW64') || head.toString('latin1', 8, 12) !== 'WAVE') return undefined
+    if ((riff !== 'RIFF' && riff !== 'RF64' && riff !== 'BW64') || head.toString('latin1', 8, 12) !== 'WAVE')
+      return undefined
     let position = 12
     let ds64Data: number | undefined
     const chunk = Buffer.alloc(8)
@@ -205,7 +226,10 @@ export function readIxml(source: number | string): string | undefined {
 /** The file must be there and be a regular file (ffprobe would wait forever on a FIFO). */
 async function regularFile(file: string) {
   const s = await stat(file).catch((error: NodeJS.ErrnoException) => {
-    throw new MediaError('not_found', error.code === 'ENOENT' ? `${file} does not exist` : `${file} cannot be read: ${error.code ?? error.message}`)
+    throw new MediaError(
+      'not_found',
+      error.code === 'ENOENT' ? `${file} does not exist` : `${file} cannot be read: ${error.code ?? error.message}`,
+    )
   })
   if (!s.isFile()) throw new MediaError('not_found', `${file} is not a regular file`)
 }
@@ -258,7 +282,12 @@ export type FfprobeJson = {
  * ffprobe's JSON → the members of `kind` (pure; the tests feed it odd JSON directly). `ixml`: a
  * WAV's iXML chunk, which ffprobe does not report.
  */
-export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file: string, extra: { ixml?: string } = {}): ProbeResult<K> {
+export function interpret<K extends MediaKind>(
+  kind: K,
+  json: FfprobeJson,
+  file: string,
+  extra: { ixml?: string } = {},
+): ProbeResult<K> {
   const streams = json.streams ?? []
   const format = json.format ?? {}
   if (kind === 'audio') {
@@ -266,13 +295,18 @@ export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file:
     return audioInfo(json, file, extra.ixml) as ProbeResult<K>
   }
   // A cover picture inside a music file is a "video" stream too; it does not make a video.
-  const picture = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width && s.height)
-    ?? (kind === 'image' ? streams.find((s) => s.codec_type === 'video' && s.width && s.height) : undefined)
+  const picture =
+    streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width && s.height) ??
+    (kind === 'image' ? streams.find((s) => s.codec_type === 'video' && s.width && s.height) : undefined)
   if (!picture) throw new MediaError('not_media', `${file} has no ${kind === 'video' ? 'video stream' : 'picture'}`)
   const width = picture.width!
   const height = picture.height!
   if (kind === 'image') {
-    const image: ImageInfo = { width, height, format: IMAGE_CODECS[picture.codec_name ?? ''] ?? picture.codec_name ?? format.format_name ?? '' }
+    const image: ImageInfo = {
+      width,
+      height,
+      format: IMAGE_CODECS[picture.codec_name ?? ''] ?? picture.codec_name ?? format.format_name ?? '',
+    }
     const orientation = Number(lowerKeys(json.frames?.[0]?.tags).orientation ?? lowerKeys(picture.tags).orientation)
     if (Number.isInteger(orientation) && orientation >= 1 && orientation <= 8) image.orientation = orientation
     return image as ProbeResult<K>
@@ -303,9 +337,13 @@ export function interpret<K extends MediaKind>(kind: K, json: FfprobeJson, file:
  */
 function fileTimecode(json: FfprobeJson, fps: string): { offset_string?: string; offset_frames?: number } {
   const streams = json.streams ?? []
-  const label = lowerKeys(json.format?.tags).timecode
-    ?? streams.filter((s) => s.codec_tag_string === 'tmcd').map((s) => lowerKeys(s.tags).timecode).find(Boolean)
-    ?? streams.map((s) => lowerKeys(s.tags).timecode).find(Boolean)
+  const label =
+    lowerKeys(json.format?.tags).timecode ??
+    streams
+      .filter((s) => s.codec_tag_string === 'tmcd')
+      .map((s) => lowerKeys(s.tags).timecode)
+      .find(Boolean) ??
+    streams.map((s) => lowerKeys(s.tags).timecode).find(Boolean)
   if (!label) return {}
   const read = readTimecode(label, ratio(fps), { lenient: true })
   if ('error' in read) return /^\d{2}:\d{2}:\d{2}[:;.,]\d{2}$/.test(label) ? { offset_string: label } : {}
@@ -332,7 +370,13 @@ function videoFacts(picture: FfprobeStream, streams: FfprobeStream[]): VideoFact
 }
 
 /** ffprobe's field_order (coded order, then display order) → which field is shown first. */
-const FIELD_ORDER: Record<string, VideoFacts['field_order']> = { progressive: 'progressive', tt: 'tff', bt: 'tff', bb: 'bff', tb: 'bff' }
+const FIELD_ORDER: Record<string, VideoFacts['field_order']> = {
+  progressive: 'progressive',
+  tt: 'tff',
+  bt: 'tff',
+  bb: 'bff',
+  tb: 'bff',
+}
 
 const known = (text: string | undefined) => (text && text !== 'unknown' && text !== 'unspecified' ? text : undefined)
 
@@ -349,7 +393,9 @@ function bitDepth(stream: FfprobeStream): number | undefined {
  * angle (a phone's portrait clip says -90); the old rotate tag is clockwise already.
  */
 function rotationOf(stream: FfprobeStream): number {
-  const matrix = stream.side_data_list?.find((d) => d.side_data_type === 'Display Matrix' && typeof d.rotation === 'number')
+  const matrix = stream.side_data_list?.find(
+    (d) => d.side_data_type === 'Display Matrix' && typeof d.rotation === 'number',
+  )
   const tag = Number(lowerKeys(stream.tags).rotate)
   const clockwise = matrix ? -matrix.rotation! : Number.isFinite(tag) ? tag : 0
   return ((Math.round(clockwise) % 360) + 360) % 360
@@ -364,22 +410,25 @@ function variableRate(stream: FfprobeStream): boolean {
   const close = (x: number, y: number) => Math.abs(x - y) <= y * 0.001
   if (close(a, r)) return false
   // An interlaced stream's r_frame_rate may count fields: 50/1 for 25i.
-  const interlaced = stream.field_order !== undefined && stream.field_order !== 'progressive' && stream.field_order !== 'unknown'
+  const interlaced =
+    stream.field_order !== undefined && stream.field_order !== 'progressive' && stream.field_order !== 'unknown'
   return !(interlaced && close(r, 2 * a))
 }
 
 function audioStreams(streams: FfprobeStream[]): AudioStream[] {
-  return streams.filter((s) => s.codec_type === 'audio').map((s, i) => {
-    const depth = Number(s.bits_per_raw_sample) || s.bits_per_sample || 0
-    return {
-      index: s.index ?? i,
-      codec: s.codec_name ?? '',
-      channels: s.channels ?? 0,
-      channel_layout: s.channel_layout ?? null,
-      sample_rate: Number(s.sample_rate) || 0,
-      bit_depth: depth > 0 ? depth : null,
-    }
-  })
+  return streams
+    .filter((s) => s.codec_type === 'audio')
+    .map((s, i) => {
+      const depth = Number(s.bits_per_raw_sample) || s.bits_per_sample || 0
+      return {
+        index: s.index ?? i,
+        codec: s.codec_name ?? '',
+        channels: s.channels ?? 0,
+        channel_layout: s.channel_layout ?? null,
+        sample_rate: Number(s.sample_rate) || 0,
+        bit_depth: depth > 0 ? depth : null,
+      }
+    })
 }
 
 /** An iXML's TIMECODE_RATE ("24000/1001", "25", "29.97") and whether TIMECODE_FLAG says DF. */
@@ -392,7 +441,11 @@ export function ixmlRate(ixml: string | undefined): { rate: Fraction; drop: bool
   if (!rate) return undefined
   // 29.97 written as a decimal is the NTSC rate.
   const value = rate.num / rate.den
-  const ntsc = [[24000, 1001], [30000, 1001], [60000, 1001]].find(([n, d]) => rate!.den !== d && Math.abs(value - n! / d!) < 0.001)
+  const ntsc = [
+    [24000, 1001],
+    [30000, 1001],
+    [60000, 1001],
+  ].find(([n, d]) => rate!.den !== d && Math.abs(value - n! / d!) < 0.001)
   if (ntsc) rate = { num: ntsc[0]!, den: ntsc[1]! }
   return { rate, drop: /<TIMECODE_FLAG>\s*DF\s*<\/TIMECODE_FLAG>/i.test(ixml ?? '') }
 }
@@ -407,9 +460,10 @@ function audioInfo(json: FfprobeJson, file: string, ixml?: string): AudioInfo {
   const reference = Number(tags.time_reference)
   const sampleRate = Number((json.streams ?? []).find((s) => s.codec_type === 'audio')?.sample_rate)
   const speed = ixmlRate(ixml)
-  const bwf = tags.time_reference !== undefined && Number.isSafeInteger(reference) && reference >= 0 && sampleRate > 0
-    ? bwfTimecode(reference, sampleRate, speed?.rate, speed?.drop)
-    : undefined
+  const bwf =
+    tags.time_reference !== undefined && Number.isSafeInteger(reference) && reference >= 0 && sampleRate > 0
+      ? bwfTimecode(reference, sampleRate, speed?.rate, speed?.drop)
+      : undefined
   const vendorFinal = Object.entries(tags).find(([key]) => /^com\.[^.]+\.final/.test(key))?.[1]
   const info: AudioInfo = {
     name: basename(file),
@@ -459,8 +513,19 @@ const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a)
 
 /** Rates an editor would name; an average within 0.1 % of one of them is taken as that rate. */
 const STANDARD_RATES: readonly Ratio[] = [
-  [24000, 1001], [24, 1], [25, 1], [30000, 1001], [30, 1], [48, 1], [50, 1], [60000, 1001], [60, 1],
-  [120, 1], [15, 1], [12, 1], [100, 1],
+  [24000, 1001],
+  [24, 1],
+  [25, 1],
+  [30000, 1001],
+  [30, 1],
+  [48, 1],
+  [50, 1],
+  [60000, 1001],
+  [60, 1],
+  [120, 1],
+  [15, 1],
+  [12, 1],
+  [100, 1],
 ].map(([num, den]) => ({ num: num!, den: den! }))
 
 /**

@@ -34,9 +34,30 @@ import { lstat } from 'node:fs/promises'
 import { CancelledError } from '../storage/fs.ts'
 import { pathOf } from '../storage/paths.ts'
 import { type Ffmpeg, INPUT, MediaError, OUTPUT_DIR } from './ffmpeg.ts'
-import { AT_FDCWD, DIR_FLAGS, E, O, cName, close, errnoName, linkat, openat, openatCreate, renameNoReplace, renameat, unlinkat } from '../storage/dirfd.ts'
+import {
+  AT_FDCWD,
+  DIR_FLAGS,
+  E,
+  O,
+  cName,
+  close,
+  errnoName,
+  linkat,
+  openat,
+  openatCreate,
+  renameNoReplace,
+  renameat,
+  unlinkat,
+} from '../storage/dirfd.ts'
 import type { MediaKind } from './probe.ts'
-import { BUILT_IN, type Container, DEFAULT_PROXY_HEIGHT, type Encoding, type ProfileFields, encodingOf } from './profile.ts'
+import {
+  BUILT_IN,
+  type Container,
+  DEFAULT_PROXY_HEIGHT,
+  type Encoding,
+  type ProfileFields,
+  encodingOf,
+} from './profile.ts'
 
 /** Paths of the proxy folder and the source, joined and resolved by the platform's rules (win32 on Windows). */
 const { join, resolve } = pathOf
@@ -113,7 +134,8 @@ export type RewrapOptions = Common & {
 export async function makeProxy(ff: Ffmpeg, options: MakeProxyOptions): Promise<string> {
   const { kind } = options
   const height = options.height
-  if (height !== undefined && (!Number.isInteger(height) || height < 2)) throw new MediaError('failed', `a proxy height must be a whole number of pixels, at least 2 (got ${height})`)
+  if (height !== undefined && (!Number.isInteger(height) || height < 2))
+    throw new MediaError('failed', `a proxy height must be a whole number of pixels, at least 2 (got ${height})`)
   let encoding: Encoding
   try {
     encoding = encodingOf(options.profile ?? BUILT_IN)
@@ -128,10 +150,26 @@ export async function makeProxy(ff: Ffmpeg, options: MakeProxyOptions): Promise<
 /** Copies the streams of an existing proxy into MP4 (-c copy); resolves to the new path. */
 export async function rewrapProxy(ff: Ffmpeg, options: RewrapOptions): Promise<string> {
   const kind = options.kind ?? 'video'
-  return produce(ff, options, kind, 'rewrap', () => [
-    // Every video stream but cover pictures, every audio stream; timecode and data tracks stay behind.
-    '-map', '0:V?', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4',
-  ], PROXY_EXT[kind])
+  return produce(
+    ff,
+    options,
+    kind,
+    'rewrap',
+    () => [
+      // Every video stream but cover pictures, every audio stream; timecode and data tracks stay behind.
+      '-map',
+      '0:V?',
+      '-map',
+      '0:a?',
+      '-c',
+      'copy',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mp4',
+    ],
+    PROXY_EXT[kind],
+  )
 }
 
 /** What proxyArgs needs to know of the source (ffprobe's view of it); absent without ffprobe. */
@@ -139,7 +177,12 @@ export type SourceInfo = {
   /** Seconds. */
   duration?: number
   /** The first video stream that is not a cover picture. */
-  video?: { width: number; height: number; /** "4:3"; absent when unknown. */ sar?: string; fieldOrder: 'tff' | 'bff' | 'progressive' }
+  video?: {
+    width: number
+    height: number /** "4:3"; absent when unknown. */
+    sar?: string
+    fieldOrder: 'tff' | 'bff' | 'progressive'
+  }
   /** Each audio stream's channels, in order. */
   audio: number[]
   /** The source's start timecode (its format's or a stream's tag), e.g. 10:00:00:00. */
@@ -147,7 +190,13 @@ export type SourceInfo = {
 }
 
 /** The size that fits inside maxWidth × maxHeight (0: no limit), keeping the storage aspect, never larger, even (a multiple of `step`). */
-export function fitSize(width: number, height: number, maxWidth: number, maxHeight: number, step = 2): { width: number; height: number } {
+export function fitSize(
+  width: number,
+  height: number,
+  maxWidth: number,
+  maxHeight: number,
+  step = 2,
+): { width: number; height: number } {
   const scale = Math.min(1, maxWidth > 0 ? maxWidth / width : 1, maxHeight > 0 ? maxHeight / height : 1)
   // The nearest multiple, unless that passes the limit (or the source's own size).
   const near = (n: number, by: number, limit: number) => {
@@ -170,7 +219,24 @@ export function proxyArgs(kind: MediaKind, enc: Encoding, source?: SourceInfo): 
   const scaleExpr = (max: number) => `scale=w=-2:h='2*trunc(min(${max},ih)/2)'`
   if (kind === 'image') {
     const scale = source?.video ? fitScale(source.video, enc, false) : scaleExpr(enc.maxHeight || DEFAULT_PROXY_HEIGHT)
-    return ['-map', '0:V:0', '-frames:v', '1', '-vf', scale, '-c:v', 'mjpeg', '-q:v', '3', '-pix_fmt', 'yuvj420p', '-f', 'image2', '-update', '1']
+    return [
+      '-map',
+      '0:V:0',
+      '-frames:v',
+      '1',
+      '-vf',
+      scale,
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '3',
+      '-pix_fmt',
+      'yuvj420p',
+      '-f',
+      'image2',
+      '-update',
+      '1',
+    ]
   }
   // An audio file's proxy is its sound in AAC, whatever should_have_audio says (that is a video's choice).
   const audio = kind === 'audio' ? audioArgs({ ...enc, withoutAudio: false }, source, 'aac') : audioArgs(enc, source)
@@ -180,7 +246,8 @@ export function proxyArgs(kind: MediaKind, enc: Encoding, source?: SourceInfo): 
   if (enc.passthrough) return ['-map', '0:V', '-map', '0:a?', '-c', 'copy', ...timecode, ...muxer]
 
   // Fields are kept (encoded as fields, in the source's order) unless the profile deinterlaces.
-  const fields = !enc.deinterlace && source?.video && source.video.fieldOrder !== 'progressive' ? source.video.fieldOrder : undefined
+  const fields =
+    !enc.deinterlace && source?.video && source.video.fieldOrder !== 'progressive' ? source.video.fieldOrder : undefined
   const filters: string[] = []
   if (enc.deinterlace) filters.push('yadif=deint=interlaced')
   if (enc.frameRate) filters.push(`fps=${enc.frameRate}`)
@@ -189,15 +256,37 @@ export function proxyArgs(kind: MediaKind, enc: Encoding, source?: SourceInfo): 
   const v = enc.video
   const codec =
     v.encoder === 'libx264'
-      ? ['-c:v', 'libx264', '-preset', 'veryfast', ...(v.bitrate ? ['-b:v', v.bitrate, '-maxrate', v.bitrate, '-bufsize', v.bitrate] : ['-crf', '23']), ...(v.profile ? ['-profile:v', v.profile] : [])]
+      ? [
+          '-c:v',
+          'libx264',
+          '-preset',
+          'veryfast',
+          ...(v.bitrate ? ['-b:v', v.bitrate, '-maxrate', v.bitrate, '-bufsize', v.bitrate] : ['-crf', '23']),
+          ...(v.profile ? ['-profile:v', v.profile] : []),
+        ]
       : v.encoder === 'prores_ks'
         ? ['-c:v', 'prores_ks', '-profile:v', v.profile!, '-vendor', 'apl0']
         : ['-c:v', 'dnxhd', '-profile:v', v.profile!]
   // x264 and ProRes code the two fields apart, in the source's order; DNxHR cannot (ffmpeg 5.1 refuses
   // interlaced DNxHR): its frames hold both fields woven, unscaled across them, and are marked
   // interlaced in the container, as the source's frames are.
-  const interlaced = fields && v.encoder !== 'dnxhd' ? ['-flags', v.encoder === 'libx264' ? '+ilme+ildct' : '+ildct', '-top', fields === 'tff' ? '1' : '0'] : []
-  return ['-map', '0:V:0', ...audio, '-vf', filters.join(','), ...codec, '-pix_fmt', v.pixFmt, ...interlaced, ...timecode, ...muxer]
+  const interlaced =
+    fields && v.encoder !== 'dnxhd'
+      ? ['-flags', v.encoder === 'libx264' ? '+ilme+ildct' : '+ildct', '-top', fields === 'tff' ? '1' : '0']
+      : []
+  return [
+    '-map',
+    '0:V:0',
+    ...audio,
+    '-vf',
+    filters.join(','),
+    ...codec,
+    '-pix_fmt',
+    v.pixFmt,
+    ...interlaced,
+    ...timecode,
+    ...muxer,
+  ]
 }
 
 /** scale to the fitted size (field by field when fields are kept), keeping the source's pixel aspect ratio. */
@@ -228,7 +317,9 @@ function audioArgs(enc: Encoding, source: SourceInfo | undefined, encoder?: 'aac
       graph.push(`[0:a:${i}]asplit=${parts}${Array.from({ length: parts }, (_, p) => `[w${i}_${p}]`).join('')}`)
       for (let p = 0; p < parts; p++) {
         const width = Math.min(AAC_MAX_CHANNELS, channels - p * AAC_MAX_CHANNELS)
-        graph.push(`[w${i}_${p}]pan=${width === 1 ? 'mono' : width === 2 ? 'stereo' : `${width}c`}|${Array.from({ length: width }, (_, c) => `c${c}=c${p * AAC_MAX_CHANNELS + c}`).join('|')}[o${i}_${p}]`)
+        graph.push(
+          `[w${i}_${p}]pan=${width === 1 ? 'mono' : width === 2 ? 'stereo' : `${width}c`}|${Array.from({ length: width }, (_, c) => `c${c}=c${p * AAC_MAX_CHANNELS + c}`).join('|')}[o${i}_${p}]`,
+        )
         outs.push(`[o${i}_${p}]`)
       }
     })
@@ -251,19 +342,32 @@ function audioArgs(enc: Encoding, source: SourceInfo | undefined, encoder?: 'aac
     })
     return `[s${t}]pan=${channels === 1 ? 'mono' : channels === 2 ? 'stereo' : `${channels}c`}|${map.join('|')}[t${t}]`
   })
-  return ['-filter_complex', [all, split, ...pans].join(';'), ...Array.from({ length: tracks }, (_, t) => ['-map', `[t${t}]`]).flat(), ...codec]
+  return [
+    '-filter_complex',
+    [all, split, ...pans].join(';'),
+    ...Array.from({ length: tracks }, (_, t) => ['-map', `[t${t}]`]).flat(),
+    ...codec,
+  ]
 }
 
 /** The time limit of one ffmpeg run, as the header says. */
-export function timeLimitMs(operation: 'transcode' | 'rewrap', kind: MediaKind, durationSeconds: number | undefined): number {
+export function timeLimitMs(
+  operation: 'transcode' | 'rewrap',
+  kind: MediaKind,
+  durationSeconds: number | undefined,
+): number {
   if (kind === 'image') return 60_000
   if (durationSeconds === undefined) return 6 * 3600_000
   return 60_000 + Math.ceil(durationSeconds * (operation === 'transcode' ? 10_000 : 2_000))
 }
 
 async function produce(
-  ff: Ffmpeg, options: Common & { source: string; openSource?: () => number }, kind: MediaKind, operation: 'transcode' | 'rewrap',
-  outputArgs: (source?: SourceInfo) => string[], ext: string,
+  ff: Ffmpeg,
+  options: Common & { source: string; openSource?: () => number },
+  kind: MediaKind,
+  operation: 'transcode' | 'rewrap',
+  outputArgs: (source?: SourceInfo) => string[],
+  ext: string,
 ): Promise<string> {
   const { signal, onProgress } = options
   if (!ff.available.ffmpeg) throw new MediaError('missing', ff.missing('ffmpeg')!)
@@ -274,7 +378,8 @@ async function produce(
 
   if (!options.openSource) {
     const sourceStat = await lstat(source).catch(() => undefined)
-    if (!sourceStat?.isFile()) throw new MediaError('not_found', sourceStat ? `${source} is not a regular file` : `${source} does not exist`)
+    if (!sourceStat?.isFile())
+      throw new MediaError('not_found', sourceStat ? `${source} is not a regular file` : `${source} does not exist`)
   }
   /** Runs with the source: by path, or as a checked descriptor opened for this run and closed after it. */
   const withSource = async <T>(run: (name: string, input?: number) => Promise<T>): Promise<T> => {
@@ -293,45 +398,79 @@ async function produce(
       throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
 
     // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it.
-    const info = operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input, source))
-    const duration = kind === 'image' ? undefined : options.durationSeconds ?? info?.duration ?? (operation === 'rewrap' ? await withSource((name, input) => durationOf(ff, name, signal, input, source)) : undefined)
+    const info =
+      operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input, source))
+    const duration =
+      kind === 'image'
+        ? undefined
+        : (options.durationSeconds ??
+          info?.duration ??
+          (operation === 'rewrap'
+            ? await withSource((name, input) => durationOf(ff, name, signal, input, source))
+            : undefined))
     const args = outputArgs(info)
     const temp = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`
     // Made exclusively in the open folder (O_EXCL, O_NOFOLLOW: no file or link of that name is followed); ffmpeg then writes it.
     const made = openatCreate(folder, cName(temp), O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o644)
-    if (made < 0) throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${made === -E.ENOENT ? 'it does not exist' : errnoName(-made)}`)
+    if (made < 0)
+      throw new MediaError(
+        'failed',
+        `cannot write in the proxy folder ${dir}: ${made === -E.ENOENT ? 'it does not exist' : errnoName(-made)}`,
+      )
     close(made)
 
     try {
       let seconds = 0
-      await withSource((name, input) => ff.run('ffmpeg', [
-        '-nostdin', '-hide_banner', '-v', 'error', '-nostats', '-progress', 'pipe:1', '-y',
-        '-protocol_whitelist', 'file', '-i', `file:${name}`,
-        ...args,
-        // Through the open folder where the system names it (the child's fd 4): a folder swapped
-        // for a link since it was opened sends nothing elsewhere. Elsewhere by its path.
-        `file:${OUTPUT_DIR ? `${OUTPUT_DIR}/${temp}` : join(dir, temp)}`,
-      ], {
-        timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
-        idleMs: IDLE_MS,
-        signal,
-        input,
-        inputPath: source,
-        outputDir: OUTPUT_DIR ? folder : undefined,
-        // -progress writes blocks of key=value lines, each ending with progress=continue|end.
-        onLine: (line) => {
-          const [key, value] = line.split('=', 2)
-          if (key === 'out_time_us' && Number(value) >= 0) seconds = Number(value) / 1e6
-          else if (key === 'progress' && onProgress)
-            onProgress({ seconds, duration, fraction: duration ? Math.min(1, seconds / duration) : undefined, done: value === 'end' })
-        },
-      }))
+      await withSource((name, input) =>
+        ff.run(
+          'ffmpeg',
+          [
+            '-nostdin',
+            '-hide_banner',
+            '-v',
+            'error',
+            '-nostats',
+            '-progress',
+            'pipe:1',
+            '-y',
+            '-protocol_whitelist',
+            'file',
+            '-i',
+            `file:${name}`,
+            ...args,
+            // Through the open folder where the system names it (the child's fd 4): a folder swapped
+            // for a link since it was opened sends nothing elsewhere. Elsewhere by its path.
+            `file:${OUTPUT_DIR ? `${OUTPUT_DIR}/${temp}` : join(dir, temp)}`,
+          ],
+          {
+            timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
+            idleMs: IDLE_MS,
+            signal,
+            input,
+            inputPath: source,
+            outputDir: OUTPUT_DIR ? folder : undefined,
+            // -progress writes blocks of key=value lines, each ending with progress=continue|end.
+            onLine: (line) => {
+              const [key, value] = line.split('=', 2)
+              if (key === 'out_time_us' && Number(value) >= 0) seconds = Number(value) / 1e6
+              else if (key === 'progress' && onProgress)
+                onProgress({
+                  seconds,
+                  duration,
+                  fraction: duration ? Math.min(1, seconds / duration) : undefined,
+                  done: value === 'end',
+                })
+            },
+          },
+        ),
+      )
       // ffmpeg may have finished just as the abort came: the caller asked for nothing, so nothing is left.
       if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
       return join(dir, place(folder, temp, dir, finalName, options.ifTaken ?? 'refuse'))
     } catch (error) {
       const gone = unlinkat(folder, cName(temp), 0)
-      if (gone < 0 && gone !== -E.ENOENT && error instanceof Error) error.message += `; ${join(dir, temp)} could not be removed: ${errnoName(-gone)}`
+      if (gone < 0 && gone !== -E.ENOENT && error instanceof Error)
+        error.message += `; ${join(dir, temp)} could not be removed: ${errnoName(-gone)}`
       throw error
     }
   } finally {
@@ -347,7 +486,11 @@ function openFolder(dir: string, open?: () => number): number {
   } catch (error) {
     throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${(error as Error).message}`)
   }
-  if (fd < 0) throw new MediaError('failed', `cannot write in the proxy folder ${dir}: ${fd === -E.ENOENT ? 'it does not exist' : errnoName(-fd)}`)
+  if (fd < 0)
+    throw new MediaError(
+      'failed',
+      `cannot write in the proxy folder ${dir}: ${fd === -E.ENOENT ? 'it does not exist' : errnoName(-fd)}`,
+    )
   return fd
 }
 
@@ -361,25 +504,38 @@ function takenIn(folder: number, name: string): boolean {
 /** `name` + `ext` unless it ends with `ext` already; a plain name, never a path. */
 function nameWithExt(name: string, ext: string): string {
   if (!name || name.includes('/') || name.includes('\\') || name.includes('\0') || name.startsWith('.'))
-    throw new MediaError('failed', `a proxy name must be a plain file name not starting with a dot (got ${JSON.stringify(name)})`)
+    throw new MediaError(
+      'failed',
+      `a proxy name must be a plain file name not starting with a dot (got ${JSON.stringify(name)})`,
+    )
   const full = name.toLowerCase().endsWith(ext) ? name : name + ext
-  if (Buffer.byteLength(full) > 255) throw new MediaError('failed', `the proxy name ${JSON.stringify(full)} is too long`)
+  if (Buffer.byteLength(full) > 255)
+    throw new MediaError('failed', `the proxy name ${JSON.stringify(full)} is too long`)
   return full
 }
 
 /** Errors of a file system that cannot make a second name for a file (FAT, some SMB mounts). */
-const NO_LINKS = new Set([E.EPERM, E.ENOTSUP, E.EOPNOTSUPP, E.ENOSYS, E.EMLINK].filter((n) => n !== undefined).map((n) => -n))
+const NO_LINKS = new Set(
+  [E.EPERM, E.ENOTSUP, E.EOPNOTSUPP, E.ENOSYS, E.EMLINK].filter((n) => n !== undefined).map((n) => -n),
+)
 
 /**
  * Gives the finished hidden file `temp` of the open folder its name there without overwriting;
  * answers the name. Every call is relative to the open folder.
  */
-function place(folder: number, temp: string, dir: string, finalName: string, ifTaken: 'refuse' | 'number' | 'replace'): string {
+function place(
+  folder: number,
+  temp: string,
+  dir: string,
+  finalName: string,
+  ifTaken: 'refuse' | 'number' | 'replace',
+): string {
   const from = cName(temp)
   if (ifTaken === 'replace') {
     // rename replaces the old proxy in one step: a reader sees the old file or the new one.
     const moved = renameat(folder, from, folder, cName(finalName))
-    if (moved < 0) throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, finalName)}: ${errnoName(-moved)}`)
+    if (moved < 0)
+      throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, finalName)}: ${errnoName(-moved)}`)
     return finalName
   }
   const dot = finalName.lastIndexOf('.')
@@ -393,7 +549,8 @@ function place(folder: number, temp: string, dir: string, finalName: string, ifT
     // No hard links on this file system: a rename that refuses a taken name, else check, then rename (see the header).
     if (NO_LINKS.has(done)) {
       done = renameNoReplace(folder, from, folder, cName(name))
-      if (done !== 0 && done !== -E.EEXIST) done = takenIn(folder, name) ? -E.EEXIST : renameat(folder, from, folder, cName(name))
+      if (done !== 0 && done !== -E.EEXIST)
+        done = takenIn(folder, name) ? -E.EEXIST : renameat(folder, from, folder, cName(name))
       if (done === 0) return name
     }
     if (done === -E.EEXIST) {
@@ -406,15 +563,31 @@ function place(folder: number, temp: string, dir: string, finalName: string, ifT
 }
 
 /** What ffprobe sees of the source (proxyArgs' SourceInfo); undefined without ffprobe or when it cannot read it. */
-async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number, inputPath?: string): Promise<SourceInfo | undefined> {
+async function sourceOf(
+  ff: Ffmpeg,
+  source: string,
+  signal?: AbortSignal,
+  input?: number,
+  inputPath?: string,
+): Promise<SourceInfo | undefined> {
   if (!ff.available.ffprobe) return undefined
   let json: { format?: { duration?: string; tags?: Record<string, string> }; streams?: Record<string, any>[] }
   try {
-    const { stdout } = await ff.run('ffprobe', [
-      '-v', 'error', '-protocol_whitelist', 'file', '-of', 'json',
-      '-show_entries', 'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic:stream_side_data=rotation',
-      `file:${source}`,
-    ], { timeoutMs: 30_000, signal, input, inputPath })
+    const { stdout } = await ff.run(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-protocol_whitelist',
+        'file',
+        '-of',
+        'json',
+        '-show_entries',
+        'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic:stream_side_data=rotation',
+        `file:${source}`,
+      ],
+      { timeoutMs: 30_000, signal, input, inputPath },
+    )
     json = JSON.parse(stdout)
   } catch (error) {
     if (error instanceof CancelledError) throw error
@@ -425,31 +598,61 @@ async function sourceOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?
   const seconds = Number(json.format?.duration)
   const v = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width > 0 && s.height > 0)
   const order = String(v?.field_order ?? '')
-  const sar = typeof v?.sample_aspect_ratio === 'string' && /^[1-9]\d*:[1-9]\d*$/.test(v.sample_aspect_ratio) ? v.sample_aspect_ratio : undefined
-  const timecode = [json.format?.tags?.timecode, ...streams.map((s) => s.tags?.timecode)].find((t) => typeof t === 'string' && /^\d\d:\d\d:\d\d[:;.]\d\d$/.test(t))
+  const sar =
+    typeof v?.sample_aspect_ratio === 'string' && /^[1-9]\d*:[1-9]\d*$/.test(v.sample_aspect_ratio)
+      ? v.sample_aspect_ratio
+      : undefined
+  const timecode = [json.format?.tags?.timecode, ...streams.map((s) => s.tags?.timecode)].find(
+    (t) => typeof t === 'string' && /^\d\d:\d\d:\d\d[:;.]\d\d$/.test(t),
+  )
   // ffmpeg turns a picture its display matrix turns (a phone's) before the filters see it: a
   // quarter turn gives them height × width, with the pixel aspect turned too.
-  const rotation = Number(v?.side_data_list?.find((d: { rotation?: number }) => d.rotation !== undefined)?.rotation ?? 0)
+  const rotation = Number(
+    v?.side_data_list?.find((d: { rotation?: number }) => d.rotation !== undefined)?.rotation ?? 0,
+  )
   const quarter = Math.abs(rotation) % 180 === 90
   const turned = quarter && sar ? sar.split(':').reverse().join(':') : sar
   return {
     duration: Number.isFinite(seconds) && seconds > 0 ? seconds : undefined,
-    video: v ? {
-      width: quarter ? v.height : v.width, height: quarter ? v.width : v.height, sar: turned,
-      fieldOrder: order === 'tt' || order === 'tb' ? 'tff' : order === 'bb' || order === 'bt' ? 'bff' : 'progressive',
-    } : undefined,
+    video: v
+      ? {
+          width: quarter ? v.height : v.width,
+          height: quarter ? v.width : v.height,
+          sar: turned,
+          fieldOrder:
+            order === 'tt' || order === 'tb' ? 'tff' : order === 'bb' || order === 'bt' ? 'bff' : 'progressive',
+        }
+      : undefined,
     audio: streams.filter((s) => s.codec_type === 'audio' && s.channels > 0).map((s) => s.channels as number),
     timecode,
   }
 }
 
 /** The source's duration in seconds from ffprobe, for progress and the time limit; undefined when unknown. */
-async function durationOf(ff: Ffmpeg, source: string, signal?: AbortSignal, input?: number, inputPath?: string): Promise<number | undefined> {
+async function durationOf(
+  ff: Ffmpeg,
+  source: string,
+  signal?: AbortSignal,
+  input?: number,
+  inputPath?: string,
+): Promise<number | undefined> {
   if (!ff.available.ffprobe) return undefined
   try {
-    const { stdout } = await ff.run('ffprobe', [
-      '-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=duration', '-of', 'csv=p=0', `file:${source}`,
-    ], { timeoutMs: 30_000, signal, input, inputPath })
+    const { stdout } = await ff.run(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-protocol_whitelist',
+        'file',
+        '-show_entries',
+        'format=duration',
+        '-of',
+        'csv=p=0',
+        `file:${source}`,
+      ],
+      { timeoutMs: 30_000, signal, input, inputPath },
+    )
     const seconds = Number(stdout.trim())
     return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined
   } catch (error) {

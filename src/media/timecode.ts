@@ -24,10 +24,15 @@ const SMPTE = /^(\d{2}):(\d{2}):(\d{2})([:;.,])(\d{2})$/
  * Drop frame counts as SMPTE 12M: 30 (or 60) labels a second, less 2 (or 4) each minute but
  * every tenth: 00:59:59;28 at 29.97 is 107998 − 2 × (59 − 5) = 107890.
  */
-export function readTimecode(text: string, fps: Fraction | undefined, options: { lenient?: boolean } = {}): { frames: number | undefined } | { error: string } {
+export function readTimecode(
+  text: string,
+  fps: Fraction | undefined,
+  options: { lenient?: boolean } = {},
+): { frames: number | undefined } | { error: string } {
   const m = SMPTE.exec(text)
   // `.` and `,` (drop frame in some tools' spelling) are taken from files only (`lenient`).
-  if (!m || (!options.lenient && m[4] !== ':' && m[4] !== ';')) return { error: 'Not a SMPTE timecode: use HH:MM:SS:FF, or HH:MM:SS;FF for drop frame.' }
+  if (!m || (!options.lenient && m[4] !== ':' && m[4] !== ';'))
+    return { error: 'Not a SMPTE timecode: use HH:MM:SS:FF, or HH:MM:SS;FF for drop frame.' }
   const [h, mi, s, f] = [m[1], m[2], m[3], m[5]].map(Number) as [number, number, number, number]
   const drop = m[4] !== ':'
   if (h > 23 || mi > 59 || s > 59) return { error: 'Timecode out of range: hours 00-23, minutes and seconds 00-59.' }
@@ -37,10 +42,14 @@ export function readTimecode(text: string, fps: Fraction | undefined, options: {
   const seconds = (h * 60 + mi) * 60 + s
   if (!drop) return { frames: seconds * base + f }
   if (!dropFrameRate(fps))
-    return { error: `Drop-frame timecode (;) needs an NTSC rate such as 30000/1001 or 60000/1001, not ${fractionText(fps)}.` }
+    return {
+      error: `Drop-frame timecode (;) needs an NTSC rate such as 30000/1001 or 60000/1001, not ${fractionText(fps)}.`,
+    }
   const dropped = droppedPerMinute(base)
   if (s === 0 && mi % 10 !== 0 && f < dropped)
-    return { error: `Drop-frame timecode skips frames 00-${String(dropped - 1).padStart(2, '0')} at the start of each minute but every tenth.` }
+    return {
+      error: `Drop-frame timecode skips frames 00-${String(dropped - 1).padStart(2, '0')} at the start of each minute but every tenth.`,
+    }
   const minutes = h * 60 + mi
   return { frames: seconds * base + f - dropped * (minutes - Math.floor(minutes / 10)) }
 }
@@ -74,7 +83,12 @@ export function timecodeLabel(frames: number, fps: Fraction, drop = false): stri
  * rate, as whole frames of `rate` (the iXML TIMECODE_RATE, else 25 fps), labelled with drop frame
  * when `drop` (iXML TIMECODE_FLAG DF). 172800000 samples at 48 kHz, 25 fps → "01:00:00:00".
  */
-export function bwfTimecode(timeReference: number, sampleRate: number, rate: Fraction = { num: 25, den: 1 }, drop = false): string {
+export function bwfTimecode(
+  timeReference: number,
+  sampleRate: number,
+  rate: Fraction = { num: 25, den: 1 },
+  drop = false,
+): string {
   const frames = Math.floor((timeReference * rate.num) / (sampleRate * rate.den) + 1e-9)
   return timecodeLabel(frames, rate, drop)
 }

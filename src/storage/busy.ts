@@ -72,7 +72,12 @@ export async function whileInUse<T>(work: () => Promise<T>, options: BusyOptions
       waitingSince ??= now
       if (now - waitingSince >= bound) {
         const minutes = Math.round((now - waitingSince) / 60_000)
-        throw Object.assign(new Error(`${path} is in use by another program (still after ${minutes} min of waiting): close it there and run the task again`), { code: (error as NodeJS.ErrnoException).code, cause: error })
+        throw Object.assign(
+          new Error(
+            `${path} is in use by another program (still after ${minutes} min of waiting): close it there and run the task again`,
+          ),
+          { code: (error as NodeJS.ErrnoException).code, cause: error },
+        )
       }
       options.onWait?.(path)
       await pause(PAUSES_MS[Math.min(attempt, PAUSES_MS.length - 1)]!, options.signal)

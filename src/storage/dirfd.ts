@@ -19,7 +19,16 @@
 // make a removal stop with a wrong message or skip an entry (which then leaves its folder not
 // empty, and the removal fails): safety rests on the flags and identity checks, not on errno.
 import { CString, type Library, type Pointer, dlopen, FFIType, ptr, read, toArrayBuffer } from 'bun:ffi'
-import { type BigIntStats, type Stats, fchmodSync, fstatSync, futimesSync, lstatSync, utimesSync, constants as fsConstants } from 'node:fs'
+import {
+  type BigIntStats,
+  type Stats,
+  fchmodSync,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  utimesSync,
+  constants as fsConstants,
+} from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { getSystemErrorMap } from 'node:util'
 import { FileWorkUnavailable, REFUSAL } from './platform.ts'
@@ -119,16 +128,18 @@ const P = platform()
 export const AT_FDCWD = WIN ? win.AT_FDCWD : (P?.AT_FDCWD ?? -100)
 export const AT_REMOVEDIR = WIN ? win.AT_REMOVEDIR : (P?.AT_REMOVEDIR ?? 0)
 /** Open flags of this platform: Node has most of them (O_DIRECTORY and O_NOFOLLOW differ between x86_64 and arm64 Linux), not O_CLOEXEC. */
-export const O = WIN ? { ...win.O } : {
-  RDONLY: fsConstants.O_RDONLY ?? 0,
-  DIRECTORY: fsConstants.O_DIRECTORY ?? 0,
-  NOFOLLOW: fsConstants.O_NOFOLLOW ?? 0,
-  NONBLOCK: fsConstants.O_NONBLOCK ?? 0,
-  WRONLY: fsConstants.O_WRONLY ?? 1,
-  CREAT: fsConstants.O_CREAT ?? 0,
-  EXCL: fsConstants.O_EXCL ?? 0,
-  CLOEXEC: P?.O_CLOEXEC ?? 0,
-}
+export const O = WIN
+  ? { ...win.O }
+  : {
+      RDONLY: fsConstants.O_RDONLY ?? 0,
+      DIRECTORY: fsConstants.O_DIRECTORY ?? 0,
+      NOFOLLOW: fsConstants.O_NOFOLLOW ?? 0,
+      NONBLOCK: fsConstants.O_NONBLOCK ?? 0,
+      WRONLY: fsConstants.O_WRONLY ?? 1,
+      CREAT: fsConstants.O_CREAT ?? 0,
+      EXCL: fsConstants.O_EXCL ?? 0,
+      CLOEXEC: P?.O_CLOEXEC ?? 0,
+    }
 /**
  * A folder opened to work in: a link is not followed (the open fails: ENOTDIR on Linux, where
  * O_DIRECTORY is checked first, ELOOP elsewhere) and a non-folder is refused before it is
@@ -157,8 +168,16 @@ function load(): Calls | undefined {
     if (!lib) throw new Error(`no C library could be loaded (${failures.join('; ')})`)
     const s = lib.symbols as Record<string, (...args: any[]) => any>
     const loaded: Calls = {
-      openat: s.openat!, unlinkat: s.unlinkat!, readlinkat: s.readlinkat!, renameat: s.renameat!, mkdirat: s.mkdirat!, close: s.close!, closedir: s.closedir!,
-      fdopendir: s[P.symbols.fdopendir]!, readdir: s[P.symbols.readdir]!, errnoAt: s[P.symbols.errno]!,
+      openat: s.openat!,
+      unlinkat: s.unlinkat!,
+      readlinkat: s.readlinkat!,
+      renameat: s.renameat!,
+      mkdirat: s.mkdirat!,
+      close: s.close!,
+      closedir: s.closedir!,
+      fdopendir: s[P.symbols.fdopendir]!,
+      readdir: s[P.symbols.readdir]!,
+      errnoAt: s[P.symbols.errno]!,
     }
     selfCheck(loaded)
     calls = loaded
@@ -176,12 +195,14 @@ function load(): Calls | undefined {
 function selfCheck(c: Calls) {
   // The flags come from Node's table with 0 where a constant is missing: a missing O_NOFOLLOW
   // would make every open follow links without a sound, so none of them may be 0.
-  if (!O.NOFOLLOW || !O.DIRECTORY || !O.CLOEXEC) throw new Error('the open flags O_NOFOLLOW, O_DIRECTORY and O_CLOEXEC are not all known here')
+  if (!O.NOFOLLOW || !O.DIRECTORY || !O.CLOEXEC)
+    throw new Error('the open flags O_NOFOLLOW, O_DIRECTORY and O_CLOEXEC are not all known here')
   const fd = c.openat(AT_FDCWD, cName('/'), DIR_FLAGS)
   if (fd < 0) throw new Error(`openat("/") failed (errno ${errnoOf(c)})`)
   try {
     if (!fstatSync(fd).isDirectory()) throw new Error('openat("/") did not open a folder')
-    if (c.openat(fd, cName(''), DIR_FLAGS) !== -1 || errnoOf(c) !== E.ENOENT) throw new Error('errno is not read correctly')
+    if (c.openat(fd, cName(''), DIR_FLAGS) !== -1 || errnoOf(c) !== E.ENOENT)
+      throw new Error('errno is not read correctly')
     const listed = listWith(c, fd, true)
     if (typeof listed === 'number') throw new Error(`listing "/" failed (errno ${-listed})`)
     const dots = listed.filter((e) => (e.name.equals(DOT) || e.name.equals(DOTDOT)) && e.type === DT.DIR)
@@ -276,7 +297,20 @@ export function close(fd: number) {
  * What the callers read of an open file's or folder's status: fstat's fields with bigints (times
  * to the nanosecond, inodes past 2^53).
  */
-export type FdStat = Pick<BigIntStats, 'dev' | 'ino' | 'mode' | 'nlink' | 'size' | 'atimeNs' | 'mtimeNs' | 'birthtimeNs' | 'isFile' | 'isDirectory' | 'isSymbolicLink'>
+export type FdStat = Pick<
+  BigIntStats,
+  | 'dev'
+  | 'ino'
+  | 'mode'
+  | 'nlink'
+  | 'size'
+  | 'atimeNs'
+  | 'mtimeNs'
+  | 'birthtimeNs'
+  | 'isFile'
+  | 'isDirectory'
+  | 'isSymbolicLink'
+>
 
 /**
  * Sets a folder's mode and times (a copied folder, once filled). On Windows a folder handle is not
@@ -302,7 +336,14 @@ export function statOf(fd: number): FdStat {
 export function statNumbersOf(fd: number): Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'isFile' | 'isDirectory'> {
   if (WIN && win.isFolder(fd)) {
     const s = win.statOf(fd)
-    return { dev: Number(s.dev), ino: Number(s.ino), size: Number(s.size), mtimeMs: Number(s.mtimeNs) / 1e6, isFile: s.isFile, isDirectory: s.isDirectory }
+    return {
+      dev: Number(s.dev),
+      ino: Number(s.ino),
+      size: Number(s.size),
+      mtimeMs: Number(s.mtimeNs) / 1e6,
+      isFile: s.isFile,
+      isDirectory: s.isDirectory,
+    }
   }
   return fstatSync(fd)
 }
@@ -450,7 +491,13 @@ function loadMoveCalls(): MoveCalls {
   const i32 = FFIType.i32
   const ptr = FFIType.ptr
   moveCalls = {
-    renameNoReplace: cFunction(process.platform === 'darwin' ? 'renameatx_np' : 'renameat2', [i32, ptr, i32, ptr, FFIType.u32]),
+    renameNoReplace: cFunction(process.platform === 'darwin' ? 'renameatx_np' : 'renameat2', [
+      i32,
+      ptr,
+      i32,
+      ptr,
+      FFIType.u32,
+    ]),
     linkat: cFunction('linkat', [i32, ptr, i32, ptr, i32]),
     // openat's mode is a variadic argument, declared here as a fixed one: the same register on
     // x86_64 (both systems) and on arm64 Linux. Apple arm64 passes variadic arguments on the
@@ -560,7 +607,16 @@ export function fcloneat(srcfd: number, dirfd: number, name: Buffer, flags: numb
 // stx_dev_minor u32 @140; 256 bytes in all.
 
 /** One entry's lstat, in the numbers Node's Stats has (`birthtimeMs` 0 where none is kept). */
-export type StatFields = { mode: number; nlink: number; dev: number; ino: number; size: number; atimeMs: number; mtimeMs: number; birthtimeMs: number }
+export type StatFields = {
+  mode: number
+  nlink: number
+  dev: number
+  ino: number
+  size: number
+  atimeMs: number
+  mtimeMs: number
+  birthtimeMs: number
+}
 
 const AT_SYMLINK_NOFOLLOW = 0x100
 /** STATX_BASIC_STATS | STATX_BTIME. */
@@ -575,7 +631,9 @@ let statxAt: number | undefined
 const statxView = new DataView(statxBuffer.buffer)
 
 const u64At = (at: number) => statxView.getUint32(at, true) + statxView.getUint32(at + 4, true) * 2 ** 32
-const msAt = (at: number) => (statxView.getUint32(at, true) + statxView.getInt32(at + 4, true) * 2 ** 32) * 1000 + statxView.getUint32(at + 8, true) / 1e6
+const msAt = (at: number) =>
+  (statxView.getUint32(at, true) + statxView.getInt32(at + 4, true) * 2 ** 32) * 1000 +
+  statxView.getUint32(at + 8, true) / 1e6
 
 /** What the last statx filled in. st_dev as the kernel encodes it for stat(2) (new_encode_dev), as Node shows it. */
 function statxFields(): StatFields {
@@ -600,13 +658,16 @@ function loadStatx(): StatxCalls | undefined {
   statxAt = ptr(statxBuffer)
   for (const name of P!.libraries) {
     try {
-      const calls = dlopen(name, { statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 } }).symbols as unknown as StatxCalls
+      const calls = dlopen(name, {
+        statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+      }).symbols as unknown as StatxCalls
       // The same numbers as lstatSync, on a folder and a file of this machine, or not used at all.
       for (const path of ['/', process.execPath]) {
         if (calls.statx(AT_FDCWD, cName(path), AT_SYMLINK_NOFOLLOW, STATX_WANTED, statxAt) !== 0) return undefined
         const mine = statxFields()
         const theirs = lstatSync(path)
-        for (const k of ['mode', 'nlink', 'dev', 'ino', 'size', 'mtimeMs', 'birthtimeMs'] as const) if (mine[k] !== theirs[k]) return undefined
+        for (const k of ['mode', 'nlink', 'dev', 'ino', 'size', 'mtimeMs', 'birthtimeMs'] as const)
+          if (mine[k] !== theirs[k]) return undefined
       }
       statxCalls = calls
       return calls
@@ -649,11 +710,14 @@ export function openStatted(path: string): StattedFolder | number | undefined {
         if (!at) return null
         name = at + nameAt
         const first = read.u8(name, 0)
-        if (first === 0x2e && (read.u8(name, 1) === 0 || (read.u8(name, 1) === 0x2e && read.u8(name, 2) === 0))) continue
+        if (first === 0x2e && (read.u8(name, 1) === 0 || (read.u8(name, 1) === 0x2e && read.u8(name, 2) === 0)))
+          continue
         const text = new CString(name as Pointer).toString()
         // U+FFFD is where a decoder met bytes that are not UTF-8 (or a name that has that very
         // character): the bytes tell which.
-        bad = text.includes('\uFFFD') && !Buffer.from(text).equals(Buffer.from(toArrayBuffer(name as Pointer, 0, rawLength(name))))
+        bad =
+          text.includes('\uFFFD') &&
+          !Buffer.from(text).equals(Buffer.from(toArrayBuffer(name as Pointer, 0, rawLength(name))))
         return text
       }
     },

@@ -38,8 +38,25 @@
 import { randomBytes } from 'node:crypto'
 import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
 import {
-  AT_FDCWD, DIR_FLAGS, E, O,
-  cName, close, futimens, isFolderHandle, statOf, type FdStat, linkat, mkdirat, openat, openatCreate, readlinkat, renameNoReplace, renameat, sysError, unlinkat,
+  AT_FDCWD,
+  DIR_FLAGS,
+  E,
+  O,
+  cName,
+  close,
+  futimens,
+  isFolderHandle,
+  statOf,
+  type FdStat,
+  linkat,
+  mkdirat,
+  openat,
+  openatCreate,
+  readlinkat,
+  renameNoReplace,
+  renameat,
+  sysError,
+  unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
 import { PathError, baseName, below, cleanDir, cleanPath, dirName, endsWithSep, pathOf, relParts } from './paths.ts'
@@ -280,7 +297,8 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
       }
       // Without a recorded copy, a file of the planned size and time there is taken as ours.
       if (temp) removeTemp(folder, plan)
-      if (!plan.copy && final && found.kind === 'missing' && final.isFile() && unchanged(final, plan.file)) return done('found')
+      if (!plan.copy && final && found.kind === 'missing' && final.isFile() && unchanged(final, plan.file))
+        return done('found')
       throw refusal(found, plan.source.rel)
     }
 
@@ -296,7 +314,7 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     // Within one file system: one rename that does not replace.
     let n = 0
     if (!options.crossDevice) {
-      for (;; n++) {
+      for (; ; n++) {
         if (final || n > 0) {
           const free = freeName(folder, plan.wanted, plan.target.rel)
           if (free !== plan.name) await save({ ...plan, name: free })
@@ -308,7 +326,11 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
             // Another file took the source's name between our check and the rename: it goes
             // back where it was, and this move stops.
             const back = putBack(folder, plan.name, ours.folder, srcName, at)
-            throw fail('ECHANGED', plan.source.rel, `was replaced by another file while being moved${back ? '' : `; that file is now at '${plan.target.rel}${plan.name}'`}`)
+            throw fail(
+              'ECHANGED',
+              plan.source.rel,
+              `was replaced by another file while being moved${back ? '' : `; that file is now at '${plan.target.rel}${plan.name}'`}`,
+            )
           }
           if (temp) removeTemp(folder, plan)
           step('renamed')
@@ -329,7 +351,11 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     } catch (error) {
       // Checked before copying, so that a source on a read-only card fails at once, not after
       // the whole copy (the unlink at the end would fail, and the copy would be removed again).
-      throw fail((error as NodeJS.ErrnoException).code ?? 'EACCES', dirName(plan.source.rel) || '.', 'cannot be changed, so the source could not be removed after copying')
+      throw fail(
+        (error as NodeJS.ErrnoException).code ?? 'EACCES',
+        dirName(plan.source.rel) || '.',
+        'cannot be changed, so the source could not be removed after copying',
+      )
     }
     // A complete copy recorded before a crash is renamed as it is, not made again.
     const reuse = temp && isCopy(temp)
@@ -372,7 +398,8 @@ function openSource(plan: Pick<MovePlan, 'source'> & { file: FileId | undefined 
     const { code, path } = error as Fail
     if (path === 'the device folder') throw error
     if (code === 'ENOENT') return { kind: 'missing', folder: -1 }
-    if (code === 'ENOTDIR' || code === 'ELOOP') throw fail('ENOTDIR', path, 'is a symbolic link or not a folder; the source must be reached without links')
+    if (code === 'ENOTDIR' || code === 'ELOOP')
+      throw fail('ENOTDIR', path, 'is a symbolic link or not a folder; the source must be reached without links')
     throw error
   }
   const fd = openat(folder, cName(baseName(plan.source.rel)), FILE_FLAGS)
@@ -383,7 +410,11 @@ function openSource(plan: Pick<MovePlan, 'source'> & { file: FileId | undefined 
     throw sysError(fd, 'openat', plan.source.rel)
   }
   const stat = fstatSync(fd, { bigint: true })
-  const found: Found = !stat.isFile() ? { kind: 'not-file', folder } : plan.file && !sameId(idOf(stat), plan.file) ? { kind: 'other', folder } : { kind: 'file', folder, fd, stat }
+  const found: Found = !stat.isFile()
+    ? { kind: 'not-file', folder }
+    : plan.file && !sameId(idOf(stat), plan.file)
+      ? { kind: 'other', folder }
+      : { kind: 'file', folder, fd, stat }
   if (found.kind !== 'file') closeSync(fd)
   return found
 }
@@ -395,10 +426,22 @@ function closeFound(found: Found) {
 
 function refusal(found: Found, rel: string, planning = false): Error {
   switch (found.kind) {
-    case 'link': return fail('ELOOP', rel, 'is a symbolic link; links are not moved or followed')
-    case 'not-file': return fail('EINVAL', rel, 'is not a regular file')
-    case 'other': return fail('ECHANGED', rel, 'is not the planned file (device and inode differ): it was replaced since the move was planned')
-    default: return fail('ENOENT', rel, planning ? 'does not exist' : 'does not exist, and the file was not found at its destination')
+    case 'link':
+      return fail('ELOOP', rel, 'is a symbolic link; links are not moved or followed')
+    case 'not-file':
+      return fail('EINVAL', rel, 'is not a regular file')
+    case 'other':
+      return fail(
+        'ECHANGED',
+        rel,
+        'is not the planned file (device and inode differ): it was replaced since the move was planned',
+      )
+    default:
+      return fail(
+        'ENOENT',
+        rel,
+        planning ? 'does not exist' : 'does not exist, and the file was not found at its destination',
+      )
   }
 }
 
@@ -420,7 +463,12 @@ function openFolder(target: MovePlan['target'], make: boolean): number | undefin
     }
     close(fd)
     if (next === -E.ENOENT && !make) return undefined
-    if (next === -E.ENOTDIR || next === -E.ELOOP) throw fail('ENOTDIR', walked, 'is a symbolic link or not a folder; the target folder must be reached without links')
+    if (next === -E.ENOTDIR || next === -E.ELOOP)
+      throw fail(
+        'ENOTDIR',
+        walked,
+        'is a symbolic link or not a folder; the target folder must be reached without links',
+      )
     if (next < 0) throw sysError(next, 'openat', walked)
     fd = next
   }
@@ -495,11 +543,17 @@ function renameOrLink(fromDir: number, from: string, toDir: number, to: string, 
     // held another file by the time of the rename (or ours was taken away right after).
     const now = look(toDir, to)
     if (now && sameId(idOf(now), id)) return 0
-    if (!now) throw fail('ENOENT', to, 'was gone right after it was renamed there (another program moved or removed it)')
+    if (!now)
+      throw fail('ENOENT', to, 'was gone right after it was renamed there (another program moved or removed it)')
     // As putBack: the file goes back under its old name while nothing has that name (the same
     // one-call race); if something appeared there meanwhile, it stays at `to` and is named.
-    const back = readlinkat(fromDir, cName(from)) === -E.ENOENT && renameat(toDir, cName(to), fromDir, cName(from)) === 0
-    throw fail('ECHANGED', from, `was replaced by another file while being moved${back ? '' : `; that file is now at '${to}'`}`)
+    const back =
+      readlinkat(fromDir, cName(from)) === -E.ENOENT && renameat(toDir, cName(to), fromDir, cName(from)) === 0
+    throw fail(
+      'ECHANGED',
+      from,
+      `was replaced by another file while being moved${back ? '' : `; that file is now at '${to}'`}`,
+    )
   }
   if (linked !== 0) return linked
   const now = look(fromDir, from)
@@ -520,7 +574,13 @@ function removeTemp(folder: number, plan: MovePlan) {
  * where linkat made the move and the old name is still there, the new second name removed.
  * True when nothing of it is left at the destination.
  */
-function putBack(folder: number, name: string, sourceFolder: number, srcName: string, moved: FdStat | undefined): boolean {
+function putBack(
+  folder: number,
+  name: string,
+  sourceFolder: number,
+  srcName: string,
+  moved: FdStat | undefined,
+): boolean {
   if (renameNoReplace(folder, cName(name), sourceFolder, cName(srcName)) === 0) return true
   const there = look(sourceFolder, srcName)
   if (!moved || !there || !sameId(idOf(there), idOf(moved))) return false
@@ -552,9 +612,14 @@ async function removeSource(ours: FoundFile, plan: MovePlan, srcName: string, co
   const now = look(ours.folder, srcName)
   if (!now || !sameId(idOf(now), plan.file)) return // gone, or another file took the name: not ours to remove
   if (!unchanged(now, plan.file)) {
-    if (copyFolder === undefined) throw fail('ECHANGED', plan.source.rel, 'changed after it was copied; both files were left')
+    if (copyFolder === undefined)
+      throw fail('ECHANGED', plan.source.rel, 'changed after it was copied; both files were left')
     unlinkIfSame(copyFolder, plan.name, plan.copy!)
-    throw fail('ECHANGED', plan.source.rel, 'was written to while it was being moved; the copy was removed and the file stays where it was')
+    throw fail(
+      'ECHANGED',
+      plan.source.rel,
+      'was written to while it was being moved; the copy was removed and the file stays where it was',
+    )
   }
   const removed = unlinkat(ours.folder, cName(srcName), 0)
   if (removed !== 0 && removed !== -E.ENOENT) {
@@ -575,7 +640,12 @@ type CopyContext = MoveOptions & { save: (plan: MovePlan) => Promise<void>; step
  */
 async function copyToTemp(ours: FoundFile, folder: number, plan: MovePlan, context: CopyContext) {
   const tempRel = `${plan.target.rel}${plan.temp}`
-  const out = openatCreate(folder, cName(plan.temp), fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O.NOFOLLOW | O.CLOEXEC, 0o600)
+  const out = openatCreate(
+    folder,
+    cName(plan.temp),
+    fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O.NOFOLLOW | O.CLOEXEC,
+    0o600,
+  )
   if (out < 0) throw sysError(out, 'openat', tempRel)
   let copy: FileId
   try {
@@ -586,7 +656,11 @@ async function copyToTemp(ours: FoundFile, folder: number, plan: MovePlan, conte
     const copied = await copyBytes(ours.fd, out, total, context)
     const after = fstatSync(ours.fd, { bigint: true })
     if (after.size !== before.size || after.mtimeNs !== before.mtimeNs)
-      throw fail('ECHANGED', plan.source.rel, 'was written to while it was being copied; the move stopped and the file stays where it was')
+      throw fail(
+        'ECHANGED',
+        plan.source.rel,
+        'was written to while it was being copied; the move stopped and the file stays where it was',
+      )
     const written = fstatSync(out, { bigint: true })
     if (copied !== total || Number(written.size) !== total)
       throw fail('EIO', plan.source.rel, `size check failed: ${Number(written.size)} of ${total} bytes copied`)
@@ -640,12 +714,15 @@ async function copyBytes(input: number, output: number, total: number, options: 
 }
 
 const readAt = (fd: number, buffer: Buffer, position: number) =>
-  new Promise<number>((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (error, n) => (error ? reject(error) : resolve(n))))
+  new Promise<number>((resolve, reject) =>
+    read(fd, buffer, 0, buffer.length, position, (error, n) => (error ? reject(error) : resolve(n))),
+  )
 
 async function writeAll(fd: number, buffer: Buffer, length: number, position: number) {
   for (let done = 0; done < length; ) {
     done += await new Promise<number>((resolve, reject) =>
-      write(fd, buffer, done, length - done, position + done, (error, n) => (error ? reject(error) : resolve(n))))
+      write(fd, buffer, done, length - done, position + done, (error, n) => (error ? reject(error) : resolve(n))),
+    )
   }
 }
 
@@ -655,7 +732,9 @@ async function writeAll(fd: number, buffer: Buffer, length: number, position: nu
  * there a folder's is a no-op.
  */
 const fsyncFd = (fd: number) =>
-  isFolderHandle(fd) ? Promise.resolve() : new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
+  isFolderHandle(fd)
+    ? Promise.resolve()
+    : new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
 
 /**
  * For a resume without a recorded copy: is the file named `name` in `folder` a complete copy of
@@ -687,7 +766,8 @@ const idOf = (s: FdStat): FileId => ({ dev: String(s.dev), ino: String(s.ino) })
 const sameId = (a: FileId, b: FileId) => a.dev === b.dev && a.ino === b.ino
 const fileOf = (s: FdStat): MovePlan['file'] => ({ ...idOf(s), size: Number(s.size), mtimeNs: String(s.mtimeNs) })
 /** Same size and modification time as the plan's file. */
-const unchanged = (s: FdStat, file: MovePlan['file']) => Number(s.size) === file.size && String(s.mtimeNs) === file.mtimeNs
+const unchanged = (s: FdStat, file: MovePlan['file']) =>
+  Number(s.size) === file.size && String(s.mtimeNs) === file.mtimeNs
 
 function rootOf(root: string): string {
   try {
@@ -715,7 +795,14 @@ function relOf(root: string, path: string, folder: boolean): string {
 }
 
 function checkName(name: string) {
-  if (!name || name === '.' || name === '..' || baseName(name) !== name || name.includes('\0') || Buffer.byteLength(name) > 255)
+  if (
+    !name ||
+    name === '.' ||
+    name === '..' ||
+    baseName(name) !== name ||
+    name.includes('\0') ||
+    Buffer.byteLength(name) > 255
+  )
     throw fail('EINVAL', name, 'is not a file name')
 }
 
@@ -724,8 +811,14 @@ function checkPlan(plan: MovePlan) {
   for (const name of [plan.wanted, plan.name]) checkName(name)
   if (!TEMP.test(plan.temp)) throw fail('EINVAL', plan.temp, 'is not a temporary name of a move')
   const clean =
-    rootOf(plan.source.root) === plan.source.root && rootOf(plan.target.root) === plan.target.root &&
+    rootOf(plan.source.root) === plan.source.root &&
+    rootOf(plan.target.root) === plan.target.root &&
     relOf(plan.source.root, sourcePath(plan), false) === plan.source.rel &&
     relOf(plan.target.root, plan.target.root + plan.target.rel, true) === plan.target.rel
-  if (!clean) throw fail('EINVAL', sourcePath(plan), 'is not in the form planMove gives (a device root with its slash, a clean relative path)')
+  if (!clean)
+    throw fail(
+      'EINVAL',
+      sourcePath(plan),
+      'is not in the form planMove gives (a device root with its slash, a clean relative path)',
+    )
 }

@@ -26,10 +26,20 @@ export const SMALL_FILE = 64 << 10
 export type Seen = { dev: number; ino: number; size: number; mtimeMs: number }
 
 /** The fingerprint of an open file of `size` bytes (16 hex digits). */
-export async function fingerprintOf(handle: { read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }> }, size: number): Promise<string | undefined> {
+export async function fingerprintOf(
+  handle: {
+    read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>
+  },
+  size: number,
+): Promise<string | undefined> {
   const whole = size <= 2 * FINGERPRINT_EDGE
   const buffer = new Uint8Array(whole ? size : 2 * FINGERPRINT_EDGE)
-  const spans: [number, number, number][] = whole ? [[0, 0, size]] : [[0, 0, FINGERPRINT_EDGE], [FINGERPRINT_EDGE, size - FINGERPRINT_EDGE, FINGERPRINT_EDGE]]
+  const spans: [number, number, number][] = whole
+    ? [[0, 0, size]]
+    : [
+        [0, 0, FINGERPRINT_EDGE],
+        [FINGERPRINT_EDGE, size - FINGERPRINT_EDGE, FINGERPRINT_EDGE],
+      ]
   for (const [at, position, length] of spans) {
     let done = 0
     while (done < length) {
@@ -59,7 +69,8 @@ export async function fingerprintFile(path: string, seen: Seen): Promise<string 
   }
   try {
     const s = await handle.stat()
-    if (!s.isFile() || s.dev !== seen.dev || s.ino !== seen.ino || s.size !== seen.size || s.mtimeMs !== seen.mtimeMs) return undefined
+    if (!s.isFile() || s.dev !== seen.dev || s.ino !== seen.ino || s.size !== seen.size || s.mtimeMs !== seen.mtimeMs)
+      return undefined
     return await fingerprintOf(handle, s.size)
   } catch {
     return undefined
@@ -83,7 +94,8 @@ export function fingerprintSmallFile(path: string, seen: Seen): string | undefin
   }
   try {
     const s = fstatSync(fd)
-    if (!s.isFile() || s.dev !== seen.dev || s.ino !== seen.ino || s.size !== seen.size || s.mtimeMs !== seen.mtimeMs) return undefined
+    if (!s.isFile() || s.dev !== seen.dev || s.ino !== seen.ino || s.size !== seen.size || s.mtimeMs !== seen.mtimeMs)
+      return undefined
     const buffer = new Uint8Array(s.size)
     let done = 0
     while (done < s.size) {

@@ -6,10 +6,45 @@
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
 // large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
-import { type BigIntStats, type Stats, constants as fsConstants, existsSync, fstatSync, closeSync, fchmodSync, futimesSync, lstatSync, opendirSync, readSync, writeSync } from 'node:fs'
+import {
+  type BigIntStats,
+  type Stats,
+  constants as fsConstants,
+  existsSync,
+  fstatSync,
+  closeSync,
+  fchmodSync,
+  futimesSync,
+  lstatSync,
+  opendirSync,
+  readSync,
+  writeSync,
+} from 'node:fs'
 import { lstat, opendir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AT_FDCWD, CLONE_NOFOLLOW, CLONE_NOOWNERCOPY, DIR_FLAGS, E, O, type StatFields, cName, close, fcloneat, mkdirat, openStatted, setFolderTimes, statNumbersOf, statOf, openat, openatCreate, readlinkat, symlinkat, sysError, unlinkat } from './dirfd.ts'
+import {
+  AT_FDCWD,
+  CLONE_NOFOLLOW,
+  CLONE_NOOWNERCOPY,
+  DIR_FLAGS,
+  E,
+  O,
+  type StatFields,
+  cName,
+  close,
+  fcloneat,
+  mkdirat,
+  openStatted,
+  setFolderTimes,
+  statNumbersOf,
+  statOf,
+  openat,
+  openatCreate,
+  readlinkat,
+  symlinkat,
+  sysError,
+  unlinkat,
+} from './dirfd.ts'
 import { asFolder, baseName, dirName, relParts, stampOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
 
@@ -66,7 +101,16 @@ const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = fsConstants
 
 /** An Entry from an lstat (a Stats, or dirfd.ts's numbers of one). */
 const entryOf = (rel: string, s: StatFields, kind: Entry['kind'] = kindOf(s.mode)): Entry => ({
-  rel, kind, size: s.size, atimeMs: s.atimeMs, mtimeMs: s.mtimeMs, mode: s.mode, dev: s.dev, ino: s.ino, stamp: stampOf(s), nlink: s.nlink,
+  rel,
+  kind,
+  size: s.size,
+  atimeMs: s.atimeMs,
+  mtimeMs: s.mtimeMs,
+  mode: s.mode,
+  dev: s.dev,
+  ino: s.ino,
+  stamp: stampOf(s),
+  nlink: s.nlink,
 })
 
 const kindOf = (mode: number): Entry['kind'] => {
@@ -83,7 +127,11 @@ const base = asFolder
  * under it (clutter, work folders), and `live` lets entries vanish between the listing and their
  * lstat (they are left out) instead of failing the walk.
  */
-export function listTree(root: string, signal?: AbortSignal, options: { skip?: (rel: string) => boolean; live?: boolean } = {}): Promise<Entry[]> {
+export function listTree(
+  root: string,
+  signal?: AbortSignal,
+  options: { skip?: (rel: string) => boolean; live?: boolean } = {},
+): Promise<Entry[]> {
   return walkTree(root, signal, options, entryOf)
 }
 
@@ -177,20 +225,26 @@ export async function walkTree<T>(
  * opendir + lstatSync. `stat(rel)` is of the name `next()` gave last; undefined when that name
  * is gone; other failures throw as fs does.
  */
-function openListing(path: string): { next(): string | null; undecodable(): boolean; stat(rel: string): StatFields | undefined; close(): void } {
+function openListing(path: string): {
+  next(): string | null
+  undecodable(): boolean
+  stat(rel: string): StatFields | undefined
+  close(): void
+} {
   const statted = openStatted(path)
   if (typeof statted === 'number') throw sysError(statted, 'opendir', path)
-  if (statted) return {
-    next: () => statted.next(),
-    undecodable: () => statted.undecodable(),
-    stat(rel) {
-      const s = statted.stat()
-      if (typeof s !== 'number') return s
-      if (s === -(E.ENOENT ?? 2)) return undefined
-      throw sysError(s, 'lstat', base(path) + baseName(rel))
-    },
-    close: () => statted.close(),
-  }
+  if (statted)
+    return {
+      next: () => statted.next(),
+      undecodable: () => statted.undecodable(),
+      stat(rel) {
+        const s = statted.stat()
+        if (typeof s !== 'number') return s
+        if (s === -(E.ENOENT ?? 2)) return undefined
+        throw sysError(s, 'lstat', base(path) + baseName(rel))
+      },
+      close: () => statted.close(),
+    }
   const handle = opendirSync(path)
   let last: string | null = null
   return {
@@ -290,7 +344,8 @@ export async function copyTree(
   const { signal, onProgress, entries } = options
   const other = entries.find((e) => e.kind === 'other')
   if (other) throw new Error(`${other.rel} is not a regular file, folder or link`)
-  if (!entries[0] || entries[0].kind !== 'dir' || !sameAsWalked(sourceFd, entries[0])) throw new Error('the source folder changed since it was walked')
+  if (!entries[0] || entries[0].kind !== 'dir' || !sameAsWalked(sourceFd, entries[0]))
+    throw new Error('the source folder changed since it was walked')
   const slice = slicer(signal)
   const done: Progress = { files: 0, bytes: 0 }
   const children = childrenOf(entries)
@@ -333,7 +388,8 @@ export async function copyTree(
         const input = openat(src, name, O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
         if (input < 0) throw sysError(input, 'openat', e.rel)
         try {
-          if (!sameAsWalked(input, e)) throw new Error(`${e.rel} changed since the copy began (another file is in its place)`)
+          if (!sameAsWalked(input, e))
+            throw new Error(`${e.rel} changed since the copy began (another file is in its place)`)
           // macOS: an APFS clone where the volume makes one (cloneInto); else, and on every other
           // system, the bytes are copied.
           if (!(process.platform === 'darwin' && cloneInto(input, frame.dst, name, e))) {
@@ -375,7 +431,8 @@ export async function copyTree(
       if (sub < 0) throw sysError(sub, 'openat', next.rel)
       let dst: number
       try {
-        if (!sameAsWalked(sub, next)) throw new Error(`${next.rel} changed since the copy began (another folder is in its place)`)
+        if (!sameAsWalked(sub, next))
+          throw new Error(`${next.rel} changed since the copy began (another folder is in its place)`)
         dst = makeDir(parent.dst, baseName(next.rel), next.rel)
       } catch (error) {
         close(sub)
@@ -420,7 +477,8 @@ function cloneInto(input: number, dst: number, name: Buffer, e: Entry): boolean 
   }
   try {
     const s = fstatSync(fd)
-    if (!s.isFile()) throw new Error(`${e.rel}: the clone made of it is not a regular file (another program is writing into the copy)`)
+    if (!s.isFile())
+      throw new Error(`${e.rel}: the clone made of it is not a regular file (another program is writing into the copy)`)
     checkSize(e.rel, s.size, e.size)
     fchmodSync(fd, e.mode & 0o7777)
     futimesSync(fd, e.atimeMs / 1000, e.mtimeMs / 1000)
@@ -463,7 +521,6 @@ function childrenOf(entries: Entry[]): Map<string, Entry[]> {
   return children
 }
 
-
 const buffer = Buffer.allocUnsafe(LARGE)
 
 /**
@@ -495,7 +552,9 @@ function checkSize(rel: string, copied: number, expected: number) {
 
 async function copyLarge(input: number, output: number, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
   // The kernel copies the file (copy_file_range, off the event loop); its growing size is the progress.
-  const timer = onProgress ? setInterval(() => onProgress({ files: done.files, bytes: done.bytes + fstatSync(output).size }), 500) : undefined
+  const timer = onProgress
+    ? setInterval(() => onProgress({ files: done.files, bytes: done.bytes + fstatSync(output).size }), 500)
+    : undefined
   try {
     checkSize(e.rel, await Bun.write(Bun.file(output), Bun.file(input)), e.size)
   } finally {

@@ -82,12 +82,15 @@ function makeRules(spec: Spec): PathRules {
         if (names.at(-1) === '') names.pop()
         const parts = path.split(sep)
         if (parts.length <= names.length) return undefined
-        for (let i = 0; i < names.length; i++) if (names[i] !== parts[i] && fold(names[i]!) !== fold(parts[i]!)) return undefined
+        for (let i = 0; i < names.length; i++)
+          if (names[i] !== parts[i] && fold(names[i]!) !== fold(parts[i]!)) return undefined
         return parts.slice(names.length).join(sep)
       }
   // Whether `path` lies in `folder` or is it: without folding, the prefix test alone (no text is
   // cut: the scans ask it for every file they walk).
-  const within = !fold ? (folder: string, path: string) => path.startsWith(folder) : (folder: string, path: string) => below(folder, path) !== undefined
+  const within = !fold
+    ? (folder: string, path: string) => path.startsWith(folder)
+    : (folder: string, path: string) => below(folder, path) !== undefined
   const samePath = !fold
     ? (a: string, b: string) => a === b
     : (a: string, b: string) => {
@@ -149,7 +152,9 @@ const WIN32_MAX_PATH = 32767
 function cleanWin32(value: string): string {
   const v = value.replace(/\//g, '\\')
   if (/^\\\\[?.]\\/.test(v) || v.startsWith('\\??\\'))
-    throw new PathError('Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.')
+    throw new PathError(
+      'Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
+    )
   let root: string
   let rest: string
   let share = false
@@ -157,7 +162,9 @@ function cleanWin32(value: string): string {
     root = `${v[0]!.toUpperCase()}:\\`
     rest = v.slice(3)
   } else if (/^[A-Za-z]:/.test(v)) {
-    throw new PathError(`A path like ${v[0]!.toUpperCase()}:folder is relative to the current folder of its drive: give it from the drive's root (${v[0]!.toUpperCase()}:\\folder\\).`)
+    throw new PathError(
+      `A path like ${v[0]!.toUpperCase()}:folder is relative to the current folder of its drive: give it from the drive's root (${v[0]!.toUpperCase()}:\\folder\\).`,
+    )
   } else if (v.startsWith('\\\\')) {
     const [server = '', name = '', ...more] = v.slice(2).split('\\')
     if (!server || !name) throw new PathError('A UNC path names a server and a share: \\\\server\\share\\folder\\.')
@@ -166,7 +173,9 @@ function cleanWin32(value: string): string {
     rest = more.join('\\')
     share = true
   } else if (v.startsWith('\\')) {
-    throw new PathError('A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).')
+    throw new PathError(
+      'A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).',
+    )
   } else {
     throw new PathError('The path must be absolute: C:\\folder\\ or \\\\server\\share\\folder\\.')
   }
@@ -189,9 +198,18 @@ function checkWin32Name(name: string, what: string) {
   // Quoted as JSON: a control character shows as its escape, not as nothing.
   const shown = JSON.stringify(name)
   if (name === '.' || name === '..') throw new PathError(`The ${what} ${shown} is not accepted.`)
-  if (WIN32_BAD_CHARACTER.test(name)) throw new PathError(`The ${what} ${shown} holds a character Windows does not allow in names (< > : " | ? * or a control character).`)
-  if (/[. ]$/.test(name)) throw new PathError(`The ${what} ${shown} ends with a dot or a space, which Windows drops: it would name another file than written.`)
-  if (WIN32_DEVICE_NAME.test(name)) throw new PathError(`${shown} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.`)
+  if (WIN32_BAD_CHARACTER.test(name))
+    throw new PathError(
+      `The ${what} ${shown} holds a character Windows does not allow in names (< > : " | ? * or a control character).`,
+    )
+  if (/[. ]$/.test(name))
+    throw new PathError(
+      `The ${what} ${shown} ends with a dot or a space, which Windows drops: it would name another file than written.`,
+    )
+  if (WIN32_DEVICE_NAME.test(name))
+    throw new PathError(
+      `${shown} is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.`,
+    )
 }
 
 /** NTFS compares names by the upper case of each UTF-16 unit (its upcase table): one for one, never longer. */
@@ -206,19 +224,37 @@ const upperEach = (name: string) => {
 
 /** The rules of each platform. */
 export const RULES: { readonly linux: PathRules; readonly darwin: PathRules; readonly win32: PathRules } = {
-  linux: makeRules({ platform: 'linux', sep: '/', maxLength: 4096, path: posix, workFolder: /(^|\/)\.reelhouse-/, clean: cleanPosix }),
+  linux: makeRules({
+    platform: 'linux',
+    sep: '/',
+    maxLength: 4096,
+    path: posix,
+    workFolder: /(^|\/)\.reelhouse-/,
+    clean: cleanPosix,
+  }),
   darwin: makeRules({
-    platform: 'darwin', sep: '/', maxLength: 1024, path: posix, workFolder: /(^|\/)\.reelhouse-/i, clean: cleanPosix,
+    platform: 'darwin',
+    sep: '/',
+    maxLength: 1024,
+    path: posix,
+    workFolder: /(^|\/)\.reelhouse-/i,
+    clean: cleanPosix,
     fold: (name) => name.normalize('NFD').toLowerCase(),
   }),
   win32: makeRules({
-    platform: 'win32', sep: '\\', maxLength: WIN32_MAX_PATH, path: win32 as typeof posix, workFolder: /(^|[\\/])\.reelhouse-/i, clean: cleanWin32,
+    platform: 'win32',
+    sep: '\\',
+    maxLength: WIN32_MAX_PATH,
+    path: win32 as typeof posix,
+    workFolder: /(^|[\\/])\.reelhouse-/i,
+    clean: cleanWin32,
     fold: upperEach,
   }),
 }
 
 /** The rules of `platform` (a process.platform value): Linux's for every other Unix. */
-export const rulesFor = (platform: string): PathRules => (platform === 'darwin' ? RULES.darwin : platform === 'win32' ? RULES.win32 : RULES.linux)
+export const rulesFor = (platform: string): PathRules =>
+  platform === 'darwin' ? RULES.darwin : platform === 'win32' ? RULES.win32 : RULES.linux
 
 /** The rules of the platform the service runs on, which the functions below use. */
 const R = rulesFor(process.platform)
@@ -237,7 +273,8 @@ export const cleanPath = (value: string): string => longNames(R.cleanPath(value)
 export const cleanDir = (value: string): string => longNames(R.cleanDir(value))
 
 /** The device with the longest path that is a prefix of `path` (a folder path or a file path). */
-export const deviceFor = <D extends DeviceLike>(devices: readonly D[], path: string): D | undefined => R.deviceFor(devices, path)
+export const deviceFor = <D extends DeviceLike>(devices: readonly D[], path: string): D | undefined =>
+  R.deviceFor(devices, path)
 
 /** True when `child` lies inside the folder `parent` (both cleaned, folder ends with its separator). */
 export const isInside = (parent: string, child: string): boolean => R.isInside(parent, child)
@@ -336,7 +373,9 @@ function outsideProblem(root: string, dir: string): string | undefined {
   while (true) {
     try {
       const real = realpathSync(existing)
-      return R.below(withSep(realRoot), real + R.sep) === undefined ? `${existing} leads outside its device through a symbolic link.` : undefined
+      return R.below(withSep(realRoot), real + R.sep) === undefined
+        ? `${existing} leads outside its device through a symbolic link.`
+        : undefined
     } catch {
       const parent = R.path.dirname(existing.endsWith(R.sep) ? existing.slice(0, -1) : existing)
       if (parent === existing) return undefined
@@ -392,7 +431,9 @@ function resolveFolder(devicePath: string, path: string): { problem?: string; re
       const expected = oneSep(realDevice + (R.below(devicePath, path) ?? path.slice(devicePath.length)))
       // The link's target is not named: it may lie outside every device (docs/api.md, Permissions). Where
       // the system compares names without case, the real path may spell them as the disk does.
-      return R.samePath(actual, expected) ? { real: actual } : { problem: `${existing} is reached through a symbolic link; use the real path.` }
+      return R.samePath(actual, expected)
+        ? { real: actual }
+        : { problem: `${existing} is reached through a symbolic link; use the real path.` }
     } catch {
       const parent = R.path.dirname(existing)
       if (parent === existing) return {}
@@ -433,11 +474,20 @@ export function realOf(path: string): string {
 export const WORK_FOLDER = R.workFolder
 
 export function reservedProblem(path: string): string | undefined {
-  return WORK_FOLDER.test(path) ? 'Names starting with .reelhouse- are reserved for the work folders of copies and deletes.' : undefined
+  return WORK_FOLDER.test(path)
+    ? 'Names starting with .reelhouse- are reserved for the work folders of copies and deletes.'
+    : undefined
 }
 
 /** What the disk says of a file path when it was checked (lstat); undefined when nothing is there. */
-export type FileStat = { kind: 'file' | 'dir' | 'link' | 'other'; dev: number; ino: number; size: number; mtimeMs: number; stamp: number }
+export type FileStat = {
+  kind: 'file' | 'dir' | 'link' | 'other'
+  dev: number
+  ino: number
+  size: number
+  mtimeMs: number
+  stamp: number
+}
 
 /**
  * What tells one file from the next one given the same inode: its birth time (ms, from statx),
@@ -445,7 +495,8 @@ export type FileStat = { kind: 'file' | 'dir' | 'link' | 'other'; dev: number; i
  * some network mounts), the modification time, which a rename keeps as well (a file edited in
  * place then reads as another file: an offline asset and a new import, never a wrong match).
  */
-export const stampOf = (s: { birthtimeMs: number; mtimeMs: number }): number => (s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs)
+export const stampOf = (s: { birthtimeMs: number; mtimeMs: number }): number =>
+  s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs
 
 /** `real`: the path with the links in the device's own path resolved (none lie below it); undefined when the device is offline. */
 export type FileOnDevice<D> = { path: string; device: D; stat?: FileStat; real?: string }
@@ -464,7 +515,8 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
   if (path.endsWith(R.sep)) throw new PathError('The path names a folder; a file is needed.')
   const device = deviceFor(devices, path)
   if (!device) throw new PathError('The path does not lie on any device.')
-  if (R.samePath(path + R.sep, device.path)) throw new PathError('The path names the root of a device; a file is needed.')
+  if (R.samePath(path + R.sep, device.path))
+    throw new PathError('The path names the root of a device; a file is needed.')
   const folder = resolveFolder(device.path, R.path.dirname(path) + R.sep)
   if (folder.problem) throw new PathError(folder.problem)
   const reserved = reservedProblem(path)
@@ -474,7 +526,11 @@ export function fileOnDevice<D extends DeviceLike>(devices: readonly D[], value:
     const s = lstatSync(path)
     stat = {
       kind: s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other',
-      dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, stamp: stampOf(s),
+      dev: s.dev,
+      ino: s.ino,
+      size: s.size,
+      mtimeMs: s.mtimeMs,
+      stamp: stampOf(s),
     }
   } catch (error) {
     // Only "nothing there" is nothing there; a path too long or not readable is said as such.
@@ -512,13 +568,16 @@ export function lastSepIndex(path: string, from = path.length - 1, sep: PathRule
 }
 
 /** `path` without one final separator: a folder's path as a key ('/mnt/a/' → '/mnt/a', 'C:\a\' → 'C:\a'). */
-export const trimSep = (path: string, sep: PathRules['sep'] = R.sep): string => (isSepUnder(path[path.length - 1], sep) ? path.slice(0, -1) : path)
+export const trimSep = (path: string, sep: PathRules['sep'] = R.sep): string =>
+  isSepUnder(path[path.length - 1], sep) ? path.slice(0, -1) : path
 
 /** `path` in a folder's form: as it is when it ends with a separator, else with `sep` added. */
-export const withFinalSep = (path: string, sep: PathRules['sep'] = R.sep): string => (isSepUnder(path[path.length - 1], sep) ? path : path + sep)
+export const withFinalSep = (path: string, sep: PathRules['sep'] = R.sep): string =>
+  isSepUnder(path[path.length - 1], sep) ? path : path + sep
 
 /** A relative path joined with '/' (the file layer's walks) spelled with `sep`: as it is on Linux and macOS. */
-export const platformRel = (rel: string, sep: PathRules['sep'] = R.sep): string => (sep === '/' ? rel : rel.replace(/\//g, sep))
+export const platformRel = (rel: string, sep: PathRules['sep'] = R.sep): string =>
+  sep === '/' ? rel : rel.replace(/\//g, sep)
 
 /** The folder holding `path` (a file, or a folder with or without its final separator), ending with `sep`; '' when it has none. */
 export function parentFolder(path: string, sep: PathRules['sep'] = R.sep): string {
@@ -528,10 +587,12 @@ export function parentFolder(path: string, sep: PathRules['sep'] = R.sep): strin
 }
 
 /** What follows the last separator of `path`, as written: '' for a folder path with its final separator. */
-export const lastName = (path: string, sep: PathRules['sep'] = R.sep): string => path.slice(lastSepIndex(path, path.length - 1, sep) + 1)
+export const lastName = (path: string, sep: PathRules['sep'] = R.sep): string =>
+  path.slice(lastSepIndex(path, path.length - 1, sep) + 1)
 
 /** Whether `name` holds a separator (it is a path, not one name). */
-export const hasSep = (name: string, sep: PathRules['sep'] = R.sep): boolean => lastSepIndex(name, name.length - 1, sep) >= 0
+export const hasSep = (name: string, sep: PathRules['sep'] = R.sep): boolean =>
+  lastSepIndex(name, name.length - 1, sep) >= 0
 
 /** The folder `names` below the folder `folder` (final separator or not), as a folder path ending with `sep`. */
 export const folderBelow = (folder: string, names: readonly string[], sep: PathRules['sep'] = R.sep): string =>

@@ -11,7 +11,9 @@
 export function fileWorkRefusal(platform: string, arch: string): string | undefined {
   const where = `${platformName(platform)} (${platform} ${arch})`
   if (platform === 'win32')
-    return arch === 'x64' ? undefined : `File operations are not available on ${where}: the folder handle calls are written for 64-bit x86 Windows only. The catalogue and the API work.`
+    return arch === 'x64'
+      ? undefined
+      : `File operations are not available on ${where}: the folder handle calls are written for 64-bit x86 Windows only. The catalogue and the API work.`
   if (platform !== 'linux' && platform !== 'darwin')
     return `File operations are not available on ${where}: Reelhouse works on files only through open folders, written for Linux, macOS and Windows. The catalogue and the API work.`
   if (arch !== 'x64' && arch !== 'arm64')

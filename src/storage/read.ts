@@ -45,7 +45,8 @@ export function openFileInside(devicePath: string, root: string, path: string): 
  * has since been renamed, swapped or linked at the path it was found by. Undefined where the
  * system has no such names.
  */
-const FD_NAMES = process.platform === 'linux' ? '/proc/self/fd/' : process.platform === 'darwin' ? '/dev/fd/' : undefined
+const FD_NAMES =
+  process.platform === 'linux' ? '/proc/self/fd/' : process.platform === 'darwin' ? '/dev/fd/' : undefined
 const fdNames = FD_NAMES !== undefined && existsSync(FD_NAMES) ? FD_NAMES : undefined // /proc may be missing in a container
 const reopenName = (fd: number): string | undefined => (fdNames === undefined ? undefined : fdNames + fd)
 
@@ -101,37 +102,40 @@ export function fdStream(fd: number, start: number, end: number): ReadableStream
     closed = true
     closeSync(fd)
   }
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const want = Math.min(CHUNK, end + 1 - position)
-      if (want <= 0) {
-        closeOnce()
-        controller.close()
-        return
-      }
-      reading = true
-      return new Promise<void>((resolve) => {
-        const buffer = Buffer.allocUnsafe(want)
-        read(fd, buffer, 0, want, position, (error, bytesRead) => {
-          reading = false
-          if (cancelled) closeOnce()
-          else if (error) {
-            closeOnce()
-            controller.error(error)
-          } else if (bytesRead === 0) {
-            closeOnce()
-            controller.close()
-          } else {
-            position += bytesRead
-            controller.enqueue(bytesRead === want ? buffer : buffer.subarray(0, bytesRead))
-          }
-          resolve()
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const want = Math.min(CHUNK, end + 1 - position)
+        if (want <= 0) {
+          closeOnce()
+          controller.close()
+          return
+        }
+        reading = true
+        return new Promise<void>((resolve) => {
+          const buffer = Buffer.allocUnsafe(want)
+          read(fd, buffer, 0, want, position, (error, bytesRead) => {
+            reading = false
+            if (cancelled) closeOnce()
+            else if (error) {
+              closeOnce()
+              controller.error(error)
+            } else if (bytesRead === 0) {
+              closeOnce()
+              controller.close()
+            } else {
+              position += bytesRead
+              controller.enqueue(bytesRead === want ? buffer : buffer.subarray(0, bytesRead))
+            }
+            resolve()
+          })
         })
-      })
+      },
+      cancel() {
+        cancelled = true
+        if (!reading) closeOnce()
+      },
     },
-    cancel() {
-      cancelled = true
-      if (!reading) closeOnce()
-    },
-  }, { highWaterMark: 0 })
+    { highWaterMark: 0 },
+  )
 }

@@ -25,8 +25,24 @@
 // is the number of calls, and would need struct stat's layout for each platform. Without
 // `entries`, only files are counted.
 import {
-  AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, type DirEntry, E, O,
-  cName, close, identity, listDir, nameText, openat, removalSupported, statNumbersOf, sysError, unlinkat, unsupportedReason,
+  AT_FDCWD,
+  AT_REMOVEDIR,
+  DIR_FLAGS,
+  DT,
+  type DirEntry,
+  E,
+  O,
+  cName,
+  close,
+  identity,
+  listDir,
+  nameText,
+  openat,
+  removalSupported,
+  statNumbersOf,
+  sysError,
+  unlinkat,
+  unsupportedReason,
 } from './dirfd.ts'
 import { type Entry, type Progress, slicer } from './fs.ts'
 import { openParentInside } from './roots.ts'
@@ -72,17 +88,32 @@ const removalError = (code: string, path: string, text: string): RemovalError =>
 export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = {}): Promise<void> {
   const { signal, onProgress, expect } = options
   requireFileWork()
-  if (!removalSupported()) throw Object.assign(new Error(`refusing to delete: ${unsupportedReason()}`), { code: 'ENOSYS' })
-  const path = typeof dir === 'string' ? (dir.length > 1 && endsWithSep(dir) && pathOf.dirname(dir) !== dir ? dirName(dir) + pathOf.sep + baseName(dir) : dir) : undefined
+  if (!removalSupported())
+    throw Object.assign(new Error(`refusing to delete: ${unsupportedReason()}`), { code: 'ENOSYS' })
+  const path =
+    typeof dir === 'string'
+      ? dir.length > 1 && endsWithSep(dir) && pathOf.dirname(dir) !== dir
+        ? dirName(dir) + pathOf.sep + baseName(dir)
+        : dir
+      : undefined
   const base = path === undefined ? (dir as { name: string }).name : pathOf.basename(path)
-  if ((path !== undefined && (!pathOf.isAbsolute(path) || pathOf.normalize(path) !== path)) || !base || base === '.' || base === '..' || baseName(base) !== base)
+  if (
+    (path !== undefined && (!pathOf.isAbsolute(path) || pathOf.normalize(path) !== path)) ||
+    !base ||
+    base === '.' ||
+    base === '..' ||
+    baseName(base) !== base
+  )
     throw Object.assign(new Error(`not a folder to remove: ${JSON.stringify(dir)}`), { code: 'EINVAL' })
   const slice = slicer(signal)
   slice.due()
   const sizes = options.entries && sizesByInode(options.entries)
   const done: Progress = { files: 0, bytes: 0 }
 
-  const parent = path === undefined ? (dir as { parent: number }).parent : openat(AT_FDCWD, cName(pathOf.dirname(path)), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
+  const parent =
+    path === undefined
+      ? (dir as { parent: number }).parent
+      : openat(AT_FDCWD, cName(pathOf.dirname(path)), O.RDONLY | O.DIRECTORY | O.CLOEXEC)
   if (parent < 0) throw sysError(parent, 'open', '..')
   const levels: Level[] = []
   /** Levels from this index up have their descriptor open. */
@@ -97,9 +128,18 @@ export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = 
     let level: Level
     try {
       const id = identity(fd)
-      if (id.dev !== dev) throw removalError('EXDEV', rel(), 'is on another device (a mount point); a removal never crosses one, and stopped')
+      if (id.dev !== dev)
+        throw removalError(
+          'EXDEV',
+          rel(),
+          'is on another device (a mount point); a removal never crosses one, and stopped',
+        )
       if (ino !== undefined && id.ino !== ino)
-        throw removalError('ECHANGED', rel(), 'is not the folder that was listed (it was swapped while being removed); the removal stopped')
+        throw removalError(
+          'ECHANGED',
+          rel(),
+          'is not the folder that was listed (it was swapped while being removed); the removal stopped',
+        )
       const entries = listDir(fd)
       if (typeof entries === 'number') throw sysError(entries, 'readdir', rel())
       level = { fd, dev, ino: id.ino, name, entries, next: 0 }
@@ -119,12 +159,18 @@ export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = 
     const name = cName(base)
     const fd = openat(parent, name, DIR_FLAGS)
     if (fd === -E.ENOTDIR || fd === -E.ELOOP)
-      throw Object.assign(sysError(fd, 'openat', '.'), { message: `'.' is a symbolic link or not a folder; nothing was removed` })
+      throw Object.assign(sysError(fd, 'openat', '.'), {
+        message: `'.' is a symbolic link or not a folder; nothing was removed`,
+      })
     if (fd < 0) throw sysError(fd, 'openat', '.')
     const root = identity(fd)
     if (expect && (Number(root.dev) !== expect.dev || Number(root.ino) !== expect.ino)) {
       close(fd)
-      throw removalError('ECHANGED', '.', 'is not the folder that was checked (device and inode differ); nothing was removed')
+      throw removalError(
+        'ECHANGED',
+        '.',
+        'is not the folder that was checked (device and inode differ); nothing was removed',
+      )
     }
     enter(fd, name, identity(parent).dev, undefined)
 
@@ -144,12 +190,21 @@ export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = 
           if (child === -E.ENOENT) continue
           const notFolder = child === -E.ENOTDIR || child === -E.ELOOP
           if (e.type === DT.DIR && notFolder)
-            throw removalError('ECHANGED', relOf(depth, e.name), 'is no longer a folder (it was swapped for a link or a file while being removed); the removal stopped')
+            throw removalError(
+              'ECHANGED',
+              relOf(depth, e.name),
+              'is no longer a folder (it was swapped for a link or a file while being removed); the removal stopped',
+            )
           if (!notFolder) throw sysError(child, 'openat', relOf(depth, e.name))
         }
         const r = unlinkat(top.fd, e.name, 0)
         if (r === -E.ENOENT) continue
-        if (r === -E.EISDIR) throw removalError('ECHANGED', relOf(depth, e.name), 'became a folder while being removed; the removal stopped')
+        if (r === -E.EISDIR)
+          throw removalError(
+            'ECHANGED',
+            relOf(depth, e.name),
+            'became a folder while being removed; the removal stopped',
+          )
         if (r < 0) throw sysError(r, 'unlinkat', relOf(depth, e.name))
         const size = sizes?.get(Number(e.ino))
         if (e.type === DT.REG || (e.type === DT.UNKNOWN && (!sizes || size !== undefined))) {
@@ -168,13 +223,22 @@ export async function removeTreeAt(dir: RemovalTarget, options: RemoveOptions = 
         lowestOpen = depth - 2
         const id = identity(fd)
         if (id.dev !== up.dev || id.ino !== up.ino)
-          throw removalError('ECHANGED', relOf(depth - 1), 'is not the folder that was entered (it was moved while being removed); the removal stopped')
+          throw removalError(
+            'ECHANGED',
+            relOf(depth - 1),
+            'is not the folder that was entered (it was moved while being removed); the removal stopped',
+          )
       }
       const rel = () => (up ? relOf(depth - 1, top.name) : '.')
       levels.pop()
       close(top.fd)
       const r = unlinkat(up ? up.fd : parent, top.name, AT_REMOVEDIR)
-      if (r === -E.ENOTDIR) throw removalError('ECHANGED', rel(), 'is no longer a folder (it was swapped while being removed); the removal stopped')
+      if (r === -E.ENOTDIR)
+        throw removalError(
+          'ECHANGED',
+          rel(),
+          'is no longer a folder (it was swapped while being removed); the removal stopped',
+        )
       if (r < 0 && r !== -E.ENOENT) throw sysError(r, 'unlinkat', rel())
     }
     onProgress?.(done)
@@ -190,7 +254,6 @@ function sizesByInode(entries: readonly Entry[]) {
   for (const e of entries) if (e.kind === 'file') sizes.set(e.ino, e.size)
   return sizes
 }
-
 
 /**
  * Removes the regular file `path` lying inside the folder `root` (a production's proxy_root on the

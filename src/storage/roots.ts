@@ -28,7 +28,10 @@ export function openRoot(devicePath: string, root: string): number | undefined {
     if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'EMLINK')
       // The words of the check that refuses the same root before a proxy is made; a link swapped in
       // and out again since the walk leaves nothing for it to find, and is named for what it did.
-      throw new PathError(rootProblem(device, root) ?? `${root} is reached through a symbolic link or a file on the way; use the real path.`)
+      throw new PathError(
+        rootProblem(device, root) ??
+          `${root} is reached through a symbolic link or a file on the way; use the real path.`,
+      )
     throw error
   }
 }
@@ -40,7 +43,11 @@ export function openRoot(devicePath: string, root: string): number | undefined {
  * folder on the way is missing or a link (the file then is not inside `root`). The caller closes
  * `parent`.
  */
-export function openParentInside(devicePath: string, root: string, path: string): { parent: number; name: Buffer } | undefined {
+export function openParentInside(
+  devicePath: string,
+  root: string,
+  path: string,
+): { parent: number; name: Buffer } | undefined {
   const dir = asFolder(root)
   const rel = below(dir, path)
   if (!rel || splitRel(rel).some((part) => part === '..' || part === '.' || part === '')) return undefined

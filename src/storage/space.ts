@@ -5,9 +5,7 @@ import { stat, statfs } from 'node:fs/promises'
 import { describe } from './errors.ts'
 import { windowsSession } from '../util/winsession.ts'
 
-export type FolderSpace =
-  | { online: true; total: number; free: number }
-  | { online: false; reason: string }
+export type FolderSpace = { online: true; total: number; free: number } | { online: false; reason: string }
 
 /** How long a look at a folder may take before it counts as not there. */
 export const LOOK_TIMEOUT_MS = 2000
@@ -19,7 +17,14 @@ export const LOOK_TIMEOUT_MS = 2000
 export async function folderSpace(path: string, timeoutMs = LOOK_TIMEOUT_MS): Promise<FolderSpace> {
   let timer: Timer | undefined
   const timeout = new Promise<FolderSpace>((resolve) => {
-    timer = setTimeout(() => resolve({ online: false, reason: `the folder did not answer within ${timeoutMs / 1000} s (a network mount that is down?)` }), timeoutMs)
+    timer = setTimeout(
+      () =>
+        resolve({
+          online: false,
+          reason: `the folder did not answer within ${timeoutMs / 1000} s (a network mount that is down?)`,
+        }),
+      timeoutMs,
+    )
   })
   const look = (async (): Promise<FolderSpace> => {
     try {
@@ -29,9 +34,14 @@ export async function folderSpace(path: string, timeoutMs = LOOK_TIMEOUT_MS): Pr
       return { online: true, total: fs.blocks * fs.bsize, free: fs.bavail * fs.bsize }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      const reason = code === 'ENOENT' ? await missingReason(path)
-        : code === 'EACCES' || code === 'EPERM' ? 'the service may not read the folder'
-          : code === 'ENOTDIR' ? 'a part of the path is not a folder' : describe(error)
+      const reason =
+        code === 'ENOENT'
+          ? await missingReason(path)
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'the service may not read the folder'
+            : code === 'ENOTDIR'
+              ? 'a part of the path is not a folder'
+              : describe(error)
       return { online: false, reason }
     }
   })()
@@ -51,7 +61,12 @@ export async function folderSpace(path: string, timeoutMs = LOOK_TIMEOUT_MS): Pr
 async function missingReason(path: string): Promise<string> {
   if (process.platform !== 'win32') return missingText(path, { driveThere: true, service: false })
   const drive = /^([A-Za-z]):[\\/]/.exec(path)?.[1]
-  const driveThere = !drive || (await stat(`${drive}:\\`).then(() => true, () => false))
+  const driveThere =
+    !drive ||
+    (await stat(`${drive}:\\`).then(
+      () => true,
+      () => false,
+    ))
   return missingText(path, { driveThere, service: windowsSession() === 0 })
 }
 

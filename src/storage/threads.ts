@@ -43,11 +43,12 @@ export const HELPER_QOS = 0x11
  */
 export function lowerThreadPriority(): string | undefined {
   if (process.platform === 'darwin') return lowerThreadQos()
-  if (process.platform !== 'linux') return `helper thread priorities are lowered on Linux and macOS only, not on ${process.platform}`
+  if (process.platform !== 'linux')
+    return `helper thread priorities are lowered on Linux and macOS only, not on ${process.platform}`
   // Never raised: a service started at nice 15 (a unit's Nice=) keeps its helpers at 15, not
   // above its request thread (which root could otherwise do).
   const now = threadNice()
-  if (now === undefined) return 'the thread\'s nice value cannot be read'
+  if (now === undefined) return "the thread's nice value cannot be read"
   if (now >= HELPER_NICE) return undefined
   const setpriority = cFunction('setpriority', [FFIType.i32, FFIType.u32, FFIType.i32])
   if (!setpriority) return 'the C library has no setpriority'

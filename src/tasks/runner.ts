@@ -14,7 +14,9 @@ import type { TaskKind, TaskParams } from './kinds.ts'
 
 export type { TaskKind }
 export type TaskRow = typeof tasks.$inferSelect
-export type Counters = Partial<Pick<TaskRow, 'bytes_done' | 'bytes_total' | 'files_done' | 'files_total' | 'step' | 'percent'>>
+export type Counters = Partial<
+  Pick<TaskRow, 'bytes_done' | 'bytes_total' | 'files_done' | 'files_total' | 'step' | 'percent'>
+>
 
 export type TaskContext<K extends TaskKind = TaskKind> = {
   task: TaskRow & { params: TaskParams[K] }
@@ -47,7 +49,9 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
  * that write in one transaction with the task's end, so the record never says "done" while the
  * task does not, or the other way round, and the catalogue takes one commit instead of two.
  */
-export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => Promise<void | (() => void)>) & { group?: number }
+export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => Promise<void | (() => void)>) & {
+  group?: number
+}
 
 /**
  * A handler whose tasks are taken `size` at a time: a free slot claims up to `size` queued tasks
@@ -56,7 +60,10 @@ export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => P
  * For work that is mostly a few writes (an import without ffmpeg): one commit for many tasks
  * where each took two (its claim and its end).
  */
-export function grouped<K extends TaskKind>(handler: (ctx: TaskContext<K>) => Promise<void | (() => void)>, size: number): Handler<K> {
+export function grouped<K extends TaskKind>(
+  handler: (ctx: TaskContext<K>) => Promise<void | (() => void)>,
+  size: number,
+): Handler<K> {
   return Object.assign(handler, { group: size })
 }
 /** A handler for every kind: a task row is never left without one. */
@@ -77,7 +84,9 @@ export type Subjects = { [K in TaskKind]?: (task: TaskOf<K>) => Record<string, u
  * runs in the transaction that ends the task; `ran` says an earlier process started it (a restart
  * queued it again), so it may have left files behind: the returned cleanup removes them after.
  */
-export type Abandon = { [K in TaskKind]?: (task: TaskOf<K>, ran: boolean, reason: string) => void | (() => Promise<unknown>) }
+export type Abandon = {
+  [K in TaskKind]?: (task: TaskOf<K>, ran: boolean, reason: string) => void | (() => Promise<unknown>)
+}
 
 /** Why cancel() refused: the task is not there, has ended, or is of a kind that cannot stop halfway. */
 export type CancelRefusal = { refused: 'not_found' | 'ended' | 'not_cancellable'; task?: TaskRow }
@@ -111,7 +120,8 @@ export const SHUTDOWN = 'shutdown'
  * logged once, when it ends.
  */
 const announced = (task: TaskRow) =>
-  task.attempts > 0 || !(task.kind === 'import' || (task.kind === 'scan' && (task.params as { paths?: unknown }).paths !== null))
+  task.attempts > 0 ||
+  !(task.kind === 'import' || (task.kind === 'scan' && (task.params as { paths?: unknown }).paths !== null))
 
 const PROGRESS_EVERY_MS = 250
 /**
@@ -156,7 +166,9 @@ export function createRunner(db: Db, options: RunnerOptions) {
   const fieldsOf = (task: TaskRow): Record<string, unknown> => {
     let subject: Record<string, unknown> = { target: task.target }
     try {
-      const describe = (options.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined)?.[task.kind]
+      const describe = (
+        options.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined
+      )?.[task.kind]
       if (describe) subject = describe(task)
     } catch {
       // A subject that cannot be read (its record is gone) leaves the target, which names it by id.
@@ -167,8 +179,15 @@ export function createRunner(db: Db, options: RunnerOptions) {
   /** The slots in use: each holds one task, or a group of tasks of one grouped kind claimed together. */
   const slots = new Set<Slot>()
   /** The largest group a handler takes (1: none is grouped): how far claimFree reads the queue. */
-  const largestGroup = Math.max(1, ...Object.values(handlers as Record<string, Handler | undefined>).map((h) => h?.group ?? 1))
-  const byId = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare()
+  const largestGroup = Math.max(
+    1,
+    ...Object.values(handlers as Record<string, Handler | undefined>).map((h) => h?.group ?? 1),
+  )
+  const byId = db
+    .select()
+    .from(tasks)
+    .where(eq(tasks.id, sql.placeholder('id')))
+    .prepare()
   const rowOf = (id: number): TaskRow | undefined => byId.get({ id })
   const observe = options.observe
   /** The task's row changed: told to the observer once committed (aftercommit.ts). */
@@ -190,7 +209,11 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const text = `UPDATE tasks SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ?`
     const args = columns.map((c) => {
       const v = values[c]
-      return v !== null && typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : (v as string | number | null)
+      return v !== null && typeof v === 'object'
+        ? JSON.stringify(v)
+        : typeof v === 'boolean'
+          ? Number(v)
+          : (v as string | number | null)
     })
     db.$client.query<unknown, (string | number | null)[]>(text).run(...args, id)
   }
@@ -205,16 +228,30 @@ export function createRunner(db: Db, options: RunnerOptions) {
    * texts. Read by the driver, not drizzle: the target is compared as the text it is stored as.
    */
   const queuedFree = db.$client.query<{ id: number; kind: TaskKind; target: string }, [string, number]>(
-    "SELECT id, kind, target FROM tasks WHERE state = 'queued' AND target NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?")
+    "SELECT id, kind, target FROM tasks WHERE state = 'queued' AND target NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?",
+  )
   // A key merges queued work only: a claimed task lets the next one of its key queue anew, so
   // a restart that queues running tasks again never meets two rows of one key.
-  const claim = db.update(tasks).set({ state: 'running', key: null, date_start: sql`${p('now')}` })
-    .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued'))).returning().prepare()
-  const end = db.update(tasks).set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
-    .where(eq(tasks.id, p('id'))).prepare()
+  const claim = db
+    .update(tasks)
+    .set({ state: 'running', key: null, date_start: sql`${p('now')}` })
+    .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued')))
+    .returning()
+    .prepare()
+  const end = db
+    .update(tasks)
+    .set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
+    .where(eq(tasks.id, p('id')))
+    .prepare()
 
   /** A task whose work has ended, waiting for its end to be written with the others of its moment. */
-  type Ending = { id: number; last: void | (() => void); values: Partial<TaskRow>; settle: (error?: unknown) => void; failed: boolean }
+  type Ending = {
+    id: number
+    last: void | (() => void)
+    values: Partial<TaskRow>
+    settle: (error?: unknown) => void
+    failed: boolean
+  }
   let ending: Ending[] = []
   /**
    * One task's end inside the transaction of the group's (a savepoint): its last write and its end
@@ -289,7 +326,13 @@ export function createRunner(db: Db, options: RunnerOptions) {
   /** Resolves once the task's end is committed; rejects with the error its last write threw. */
   const ended = (id: number, slot: Slot, last: void | (() => void), values: Partial<TaskRow>) =>
     new Promise<void>((resolve, reject) => {
-      ending.push({ id, last, values, failed: false, settle: (error) => (error === undefined ? resolve() : reject(error)) })
+      ending.push({
+        id,
+        last,
+        values,
+        failed: false,
+        settle: (error) => (error === undefined ? resolve() : reject(error)),
+      })
       endingIds.add(id)
       schedule(slot)
     })
@@ -303,9 +346,19 @@ export function createRunner(db: Db, options: RunnerOptions) {
     // A group's task that failed: the ends of the others may be all that is left of it.
     else schedule(r.slot)
   }
-  const insert = db.insert(tasks).values({
-    kind: p('kind'), target: p('target'), production: p('production'), params: p('params'), key: p('key'), date_add: p('now'),
-  } as unknown as typeof tasks.$inferInsert).onConflictDoNothing().returning({ id: tasks.id }).prepare()
+  const insert = db
+    .insert(tasks)
+    .values({
+      kind: p('kind'),
+      target: p('target'),
+      production: p('production'),
+      params: p('params'),
+      key: p('key'),
+      date_add: p('now'),
+    } as unknown as typeof tasks.$inferInsert)
+    .onConflictDoNothing()
+    .returning({ id: tasks.id })
+    .prepare()
 
   /**
    * Claims queued tasks for the free slots, oldest first, skipping targets that are busy: a task
@@ -330,7 +383,11 @@ export function createRunner(db: Db, options: RunnerOptions) {
       let slot = open.get(task.kind)
       if (!slot) {
         if (free === 0) continue
-        slot = { members: new Set(), size: (handlers as Record<string, Handler | undefined>)[task.kind]?.group ?? 1, lock: Promise.resolve() }
+        slot = {
+          members: new Set(),
+          size: (handlers as Record<string, Handler | undefined>)[task.kind]?.group ?? 1,
+          lock: Promise.resolve(),
+        }
       }
       const row = claim.get({ id: task.id, now: isoTimestamp() })
       if (!row) continue
@@ -413,7 +470,10 @@ export function createRunner(db: Db, options: RunnerOptions) {
         // A lone task has its slot to itself; a group's tasks take turns (a chain that never rejects).
         if (slot.size === 1) return work()
         const turn = slot.lock.then(work)
-        slot.lock = turn.then(() => {}, () => {})
+        slot.lock = turn.then(
+          () => {},
+          () => {},
+        )
         return turn
       },
     }
@@ -436,8 +496,8 @@ export function createRunner(db: Db, options: RunnerOptions) {
       if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields(), error: message })
       else log.warn('task failed', { ...fields(), error: message })
     }
-    const done = work.then(
-      async (last) => {
+    const done = work
+      .then(async (last) => {
         if (closed) return
         const values = take()
         try {
@@ -450,22 +510,29 @@ export function createRunner(db: Db, options: RunnerOptions) {
         // Imports and small scans come by the thousand: their lines are written a turn at a time.
         if (announced(task)) log.info('task done', fields())
         else (log.infoBatched ?? log.info)('task done', fields())
-      },
-      failed,
-    ).finally(() => {
-      release(task.id)
-      if (!closed) wake()
-    })
+      }, failed)
+      .finally(() => {
+        release(task.id)
+        if (!closed) wake()
+      })
     running.set(task.id, { controller, target, done, slot })
   }
 
   /** A task not running here ends failed, with what its kind leaves undone written in the same transaction. */
   const abandonTx = committed(db.$client, (row: TaskRow, reason: string) => {
-    const ended = db.update(tasks).set({ state: 'failed', error: reason, key: null, date_end: isoTimestamp() })
-      .where(and(eq(tasks.id, row.id), inArray(tasks.state, ['queued', 'running']))).returning({ id: tasks.id }).get()
+    const ended = db
+      .update(tasks)
+      .set({ state: 'failed', error: reason, key: null, date_end: isoTimestamp() })
+      .where(and(eq(tasks.id, row.id), inArray(tasks.state, ['queued', 'running'])))
+      .returning({ id: tasks.id })
+      .get()
     if (!ended) return undefined
     changed(row.id)
-    const abandon = (options.abandon as Record<string, ((t: TaskRow, ran: boolean, reason: string) => void | (() => Promise<unknown>)) | undefined> | undefined)?.[row.kind]
+    const abandon = (
+      options.abandon as
+        | Record<string, ((t: TaskRow, ran: boolean, reason: string) => void | (() => Promise<unknown>)) | undefined>
+        | undefined
+    )?.[row.kind]
     return abandon?.(row, row.state === 'running' || row.attempts > 0, reason) ?? (() => Promise.resolve())
   })
 
@@ -489,7 +556,9 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const cleanup = abandonTx.immediate(row, reason)
     if (!cleanup) return
     log.info('task cancelled', { ...fieldsOf(row), error: reason })
-    await cleanup().catch((error: Error) => log.warn('a cancelled task left something behind', { ...fieldsOf(row), error: error.message }))
+    await cleanup().catch((error: Error) =>
+      log.warn('a cancelled task left something behind', { ...fieldsOf(row), error: error.message }),
+    )
   }
 
   /** Tasks queued by another process: claimed once its commit is seen (FOREIGN_EVERY_MS). */
@@ -497,14 +566,19 @@ export function createRunner(db: Db, options: RunnerOptions) {
   const version = dataVersionOf(db)
 
   const openForTarget = db.$client.query<{ id: number }, [string, number]>(
-    "SELECT id FROM tasks WHERE state IN ('queued', 'running') AND json_extract(target, ?) = ? ORDER BY id")
+    "SELECT id FROM tasks WHERE state IN ('queued', 'running') AND json_extract(target, ?) = ? ORDER BY id",
+  )
 
   return {
     /** Queues the tasks a dead process left running, then starts taking work. */
     start() {
       // Queued again and the attempt counted in one statement: never one without the other.
-      const requeued = db.update(tasks).set({ state: 'queued', attempts: sql`${tasks.attempts} + 1` })
-        .where(eq(tasks.state, 'running')).returning({ id: tasks.id }).all()
+      const requeued = db
+        .update(tasks)
+        .set({ state: 'queued', attempts: sql`${tasks.attempts} + 1` })
+        .where(eq(tasks.state, 'running'))
+        .returning({ id: tasks.id })
+        .all()
       for (const { id } of requeued) {
         const row = byId.get({ id })
         log.info('task resumed after restart', row ? fieldsOf(row) : { task: id })
@@ -533,14 +607,28 @@ export function createRunner(db: Db, options: RunnerOptions) {
      */
     enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
       // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
-      const row = insert.get({ kind: task.kind, target: task.target, production: task.production, params: task.params, key: task.key ?? null, now: isoTimestamp() })
+      const row = insert.get({
+        kind: task.kind,
+        target: task.target,
+        production: task.production,
+        params: task.params,
+        key: task.key ?? null,
+        now: isoTimestamp(),
+      })
       wake()
       if (row) {
         changed(row.id)
         return { id: row.id, merged: false }
       }
-      const queued = writer.select({ id: tasks.id, params: tasks.params }).from(tasks).where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued'))).get()!
-      if (task.merge) update(queued.id, { params: task.merge(queued.params as TaskParams[K], task.params) as Record<string, unknown> })
+      const queued = writer
+        .select({ id: tasks.id, params: tasks.params })
+        .from(tasks)
+        .where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued')))
+        .get()!
+      if (task.merge)
+        update(queued.id, {
+          params: task.merge(queued.params as TaskParams[K], task.params) as Record<string, unknown>,
+        })
       return { id: queued.id, merged: true }
     },
 
@@ -580,8 +668,13 @@ export function createRunner(db: Db, options: RunnerOptions) {
      */
     prune(rule: { kind: TaskKind; before: string; unchanged: readonly string[] }): number {
       const quiet = rule.unchanged.map((k) => sql`coalesce(json_extract(${tasks.result}, ${`$.${k}`}), 0) = 0`)
-      return db.delete(tasks).where(and(eq(tasks.kind, rule.kind), eq(tasks.state, 'done'), sql`${tasks.date_end} < ${rule.before}`, ...quiet))
-        .returning({ id: tasks.id }).all().length
+      return db
+        .delete(tasks)
+        .where(
+          and(eq(tasks.kind, rule.kind), eq(tasks.state, 'done'), sql`${tasks.date_end} < ${rule.before}`, ...quiet),
+        )
+        .returning({ id: tasks.id })
+        .all().length
     },
 
     /**
@@ -596,10 +689,16 @@ export function createRunner(db: Db, options: RunnerOptions) {
       for (const r of running.values()) r.controller.abort(SHUTDOWN)
       let timer: Timer | undefined
       const settled = Promise.allSettled([...running.values()].map((r) => r.done))
-      const late = await Promise.race([settled.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), waitMs)))])
+      const late = await Promise.race([
+        settled.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), waitMs))),
+      ])
       clearTimeout(timer)
       closed = true
-      if (late) log.warn('stopping without waiting for running tasks; they resume on the next start', { tasks: [...running.keys()] })
+      if (late)
+        log.warn('stopping without waiting for running tasks; they resume on the next start', {
+          tasks: [...running.keys()],
+        })
     },
 
     /**

@@ -66,7 +66,8 @@ export const unauthorized = signal(0)
 /** Calls the API at `path` (`/api/...`); resolves with the JSON answer, rejects with ApiError. */
 export async function api<T = unknown>(path: string, options: CallOptions = {}): Promise<Answer<T>> {
   const url = new URL(path, window.location.origin)
-  for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value))
+  for (const [name, value] of Object.entries(options.query ?? {}))
+    if (value !== undefined) url.searchParams.set(name, String(value))
   const headers: Record<string, string> = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' }
   if (options.body !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(url, {
@@ -90,7 +91,12 @@ export async function api<T = unknown>(path: string, options: CallOptions = {}):
     throw new ApiError(response.status, envelopeOf(response.status, data))
   }
   const total = response.headers.get('x-total-count')
-  return { data: data as T, status: response.status, total: total === null ? undefined : Number(total), headers: response.headers }
+  return {
+    data: data as T,
+    status: response.status,
+    total: total === null ? undefined : Number(total),
+    headers: response.headers,
+  }
 }
 
 /** The entries of an error answer: the envelope's, or one made of a plain `{detail}` body. */
@@ -98,10 +104,18 @@ function envelopeOf(status: number, data: unknown): ErrorEntry[] {
   const errors = (data as { errors?: unknown } | undefined)?.errors
   if (Array.isArray(errors)) return errors as ErrorEntry[]
   const detail = (data as { detail?: unknown } | undefined)?.detail
-  return [{ status: String(status), code: 'error', title: '', detail: typeof detail === 'string' ? detail : `The server answered ${status}.` }]
+  return [
+    {
+      status: String(status),
+      code: 'error',
+      title: '',
+      detail: typeof detail === 'string' ? detail : `The server answered ${status}.`,
+    },
+  ]
 }
 
-export const get = <T>(path: string, query?: CallOptions['query'], signal?: AbortSignal) => api<T>(path, { query, signal })
+export const get = <T>(path: string, query?: CallOptions['query'], signal?: AbortSignal) =>
+  api<T>(path, { query, signal })
 export const post = <T>(path: string, body?: unknown) => api<T>(path, { method: 'POST', body })
 export const patch = <T>(path: string, body: unknown) => api<T>(path, { method: 'PATCH', body })
 export const del = <T = undefined>(path: string) => api<T>(path, { method: 'DELETE' })

@@ -36,7 +36,10 @@ export function useGet<T>(path: string, query: Record<string, string | number | 
       },
       (failure: unknown) => {
         if (abort.signal.aborted) return
-        error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
+        error.value =
+          failure instanceof ApiError
+            ? failure
+            : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
         loading.value = false
       },
     )

@@ -45,20 +45,39 @@ function NotFound() {
 
 function App() {
   const signedIn = user.value
-  if (signedIn === undefined) return <p class="boot" role="status">Loading Reelhouse…</p>
+  if (signedIn === undefined)
+    return (
+      <p class="boot" role="status">
+        Loading Reelhouse…
+      </p>
+    )
   if (signedIn === null) return <SignIn params={{}} />
   const at = path.value
   for (const route of ROUTES) {
     const params = match(route.pattern, at)
-    if (params) return <Shell nav={NAV}><route.view key={at} params={params} /></Shell>
+    if (params)
+      return (
+        <Shell nav={NAV}>
+          <route.view key={at} params={params} />
+        </Shell>
+      )
   }
-  return <Shell nav={NAV}><NotFound /></Shell>
+  return (
+    <Shell nav={NAV}>
+      <NotFound />
+    </Shell>
+  )
 }
 
 /** Where to go after signing in: the `next` the sign-in view was sent with, when it is a page path. */
 function nextPath(): string {
   const next = query.peek().get('next') ?? '/assets'
-  return next.startsWith('/') && !next.startsWith('//') && isPagePath(next.split('?', 1)[0]!) && !next.startsWith('/signin') ? next : '/assets'
+  return next.startsWith('/') &&
+    !next.startsWith('//') &&
+    isPagePath(next.split('?', 1)[0]!) &&
+    !next.startsWith('/signin')
+    ? next
+    : '/assets'
 }
 
 // Signed out: the sign-in view, at /signin?next=<where you were>. Signed in: never at /signin, and
@@ -66,7 +85,8 @@ function nextPath(): string {
 effect(() => {
   const signedIn = user.value
   const at = path.value
-  if (signedIn === null && at !== '/signin') navigate(at === '/' ? '/signin' : `/signin?next=${encodeURIComponent(location.peek())}`, { replace: true })
+  if (signedIn === null && at !== '/signin')
+    navigate(at === '/' ? '/signin' : `/signin?next=${encodeURIComponent(location.peek())}`, { replace: true })
   else if (signedIn && at === '/signin') navigate(nextPath(), { replace: true })
   else if (signedIn && at === '/') navigate(`/assets${location.peek().slice(1)}`, { replace: true })
 })

@@ -12,7 +12,13 @@ import './progress.css'
  * A task as GET /api/tasks/ answers it; the live events carry the same fields but the dates. Step
  * and percent are optional: a task a request answered (`{id, state, url}`) is shown before them.
  */
-export type Task = Omit<TaskEvent, 'step' | 'percent'> & { step?: string; percent?: number | null; date_add?: string; date_start?: string | null; date_end?: string | null }
+export type Task = Omit<TaskEvent, 'step' | 'percent'> & {
+  step?: string
+  percent?: number | null
+  date_add?: string
+  date_start?: string | null
+  date_end?: string | null
+}
 
 type Sample = { at: number; bytes: number; files: number; step: string; percent: number }
 /** Samples of each task's counts, newest last, as events arrived (performance.now()). */
@@ -31,7 +37,11 @@ subscribe('task', (task) => {
   // would make a negative rate.
   const last = list.at(-1)
   const percent = task.percent ?? 0
-  if (last && (task.bytes_done < last.bytes || task.files_done < last.files || task.step !== last.step || percent < last.percent)) list.length = 0
+  if (
+    last &&
+    (task.bytes_done < last.bytes || task.files_done < last.files || task.step !== last.step || percent < last.percent)
+  )
+    list.length = 0
   list.push({ at: performance.now(), bytes: task.bytes_done, files: task.files_done, step: task.step, percent })
   if (list.length > SAMPLES_KEPT) list.shift()
 })
@@ -92,7 +102,11 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
 
 /** Steps whose progress is their percent (the counts are the move's, done by then). */
 const byPercent = (task: Task) => task.state === 'running' && !!task.step && task.step !== 'move'
-const STEP_NAMES: Record<string, string> = { move: 'moving the file', probe: 'reading the clip', proxy: 'making the proxy' }
+const STEP_NAMES: Record<string, string> = {
+  move: 'moving the file',
+  probe: 'reading the clip',
+  proxy: 'making the proxy',
+}
 
 /**
  * What the bar measures: bytes when the task counts them, else files; a later step of an import,
@@ -101,8 +115,10 @@ const STEP_NAMES: Record<string, string> = { move: 'moving the file', probe: 're
 function measure(task: Task): { value: number; max: number } | undefined {
   const ended = task.state === 'done'
   if (byPercent(task)) return typeof task.percent === 'number' ? { value: task.percent, max: 100 } : undefined
-  if (task.bytes_total > 0) return { value: ended ? task.bytes_total : Math.min(task.bytes_done, task.bytes_total), max: task.bytes_total }
-  if (task.files_total > 0) return { value: ended ? task.files_total : Math.min(task.files_done, task.files_total), max: task.files_total }
+  if (task.bytes_total > 0)
+    return { value: ended ? task.bytes_total : Math.min(task.bytes_done, task.bytes_total), max: task.bytes_total }
+  if (task.files_total > 0)
+    return { value: ended ? task.files_total : Math.min(task.files_done, task.files_total), max: task.files_total }
   if (ended) return { value: 1, max: 1 }
   if (typeof task.percent === 'number') return { value: task.percent, max: 100 }
   return undefined
@@ -114,22 +130,30 @@ export function progressText(task: Task, rate = rateOf(task.id)): string {
   if (task.state === 'running' && task.step) parts.push(STEP_NAMES[task.step] ?? task.step)
   if (byPercent(task)) {
     if (typeof task.percent === 'number') parts.push(`${Math.floor(task.percent)}%`)
-    const left = rate && rate.percentPerSecond > 0 && typeof task.percent === 'number' ? (100 - task.percent) / rate.percentPerSecond : undefined
+    const left =
+      rate && rate.percentPerSecond > 0 && typeof task.percent === 'number'
+        ? (100 - task.percent) / rate.percentPerSecond
+        : undefined
     if (left !== undefined && left > 0) parts.push(`about ${formatDuration(left)} left`)
     return parts.join(' · ')
   }
-  if (task.files_total > 0) parts.push(`${task.files_done.toLocaleString('en')} of ${plural(task.files_total, 'file', 'files')}`)
+  if (task.files_total > 0)
+    parts.push(`${task.files_done.toLocaleString('en')} of ${plural(task.files_total, 'file', 'files')}`)
   if (task.bytes_total > 0) parts.push(`${formatBytes(task.bytes_done)} of ${formatBytes(task.bytes_total)}`)
   if (task.state === 'running' && rate) {
     const byBytes = task.bytes_total > 0 && rate.bytesPerSecond > 0
     if (byBytes) parts.push(`${formatBytes(rate.bytesPerSecond)}/s`)
-    else if (rate.filesPerSecond > 0) parts.push(`${rate.filesPerSecond.toFixed(rate.filesPerSecond < 10 ? 1 : 0)} files/s`)
+    else if (rate.filesPerSecond > 0)
+      parts.push(`${rate.filesPerSecond.toFixed(rate.filesPerSecond < 10 ? 1 : 0)} files/s`)
     const left = byBytes
       ? (task.bytes_total - task.bytes_done) / rate.bytesPerSecond
-      : rate.filesPerSecond > 0 && task.files_total > 0 ? (task.files_total - task.files_done) / rate.filesPerSecond : undefined
+      : rate.filesPerSecond > 0 && task.files_total > 0
+        ? (task.files_total - task.files_done) / rate.filesPerSecond
+        : undefined
     if (left !== undefined && left > 0) parts.push(`about ${formatDuration(left)} left`)
   }
-  if (!parts.length) parts.push(task.state === 'queued' ? 'waiting for its turn' : task.state === 'running' ? 'starting' : '')
+  if (!parts.length)
+    parts.push(task.state === 'queued' ? 'waiting for its turn' : task.state === 'running' ? 'starting' : '')
   return parts.filter(Boolean).join(' · ')
 }
 
@@ -143,19 +167,19 @@ export function TaskProgress({ task, label, children }: { task: Task; label: str
     <div class={`task-progress task-progress-${task.state}`}>
       {bar ? (
         <progress key="known" data-task={task.id} aria-label={label} value={bar.value} max={bar.max} />
-      ) : task.state !== 'failed' && (
-        // Not known (yet) how much there is: an indeterminate bar, a new element (a bar that had a
-        // value cannot lose it). A failed task that never knew has none.
-        <progress key="unknown" data-task={task.id} aria-label={label} />
+      ) : (
+        task.state !== 'failed' && (
+          // Not known (yet) how much there is: an indeterminate bar, a new element (a bar that had a
+          // value cannot lose it). A failed task that never knew has none.
+          <progress key="unknown" data-task={task.id} aria-label={label} />
+        )
       )}
       <p class="task-progress-text">
         <span class={`state state-${task.state}`}>{task.state}</span> {progressText(task)}
         {children}
       </p>
       {task.state === 'failed' && task.error && (
-        <p class="error task-error">
-          {task.error === 'cancelled' ? 'Cancelled.' : `Failed: ${task.error}`}
-        </p>
+        <p class="error task-error">{task.error === 'cancelled' ? 'Cancelled.' : `Failed: ${task.error}`}</p>
       )}
     </div>
   )

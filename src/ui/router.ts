@@ -31,11 +31,20 @@ export function startRouter() {
     location.value = currentLocation()
   })
   document.addEventListener('click', (event) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return
     const anchor = (event.target as Element | null)?.closest?.('a')
     if (!anchor || anchor.target || anchor.hasAttribute('download')) return
     const url = new URL(anchor.href, window.location.href)
-    if (url.origin !== window.location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/ui/')) return
+    if (url.origin !== window.location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/ui/'))
+      return
     // A link within this view (#main, the skip link) is the browser's to follow.
     if (url.hash && url.pathname === window.location.pathname) return
     event.preventDefault()

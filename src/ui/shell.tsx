@@ -11,30 +11,46 @@ export type NavItem = { href: string; label: string }
 
 export function Shell({ nav, children }: { nav: readonly NavItem[]; children: ComponentChildren }) {
   const here = path.value
-  const current = (href: string) => (href === '/' ? here === '/' || here.startsWith('/assets/') : here === href || here.startsWith(`${href}/`))
+  const current = (href: string) =>
+    href === '/' ? here === '/' || here.startsWith('/assets/') : here === href || here.startsWith(`${href}/`)
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
-        <a class="brand" href="/">Reelhouse</a>
+        <a class="brand" href="/">
+          Reelhouse
+        </a>
         <nav aria-label="Main">
           <ul>
             {nav.map((item) => (
               <li key={item.href}>
-                <a href={item.href} aria-current={current(item.href) ? 'page' : undefined}>{item.label}</a>
+                <a href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+                  {item.label}
+                </a>
               </li>
             ))}
           </ul>
         </nav>
         <div class="who">
-          <span class={`live live-${status.value}`} title={`Live updates: ${status.value}`} aria-label={`Live updates: ${status.value}`} role="img" />
+          <span
+            class={`live live-${status.value}`}
+            title={`Live updates: ${status.value}`}
+            aria-label={`Live updates: ${status.value}`}
+            role="img"
+          />
           <span>
             Signed in as <strong data-testid="username">{user.value?.username}</strong>
           </span>
-          <button type="button" onClick={() => void signOut().then(() => navigate('/signin', { replace: true }))}>Sign out</button>
+          <button type="button" onClick={() => void signOut().then(() => navigate('/signin', { replace: true }))}>
+            Sign out
+          </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>{children}</main>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
     </>
   )
 }
@@ -43,7 +59,15 @@ export function Shell({ nav, children }: { nav: readonly NavItem[]; children: Co
 export const focusOnNavigate = { pending: false }
 
 /** A view's heading and body; `title` also becomes the document's title. */
-export function View({ title, actions, children }: { title: string; actions?: ComponentChildren; children?: ComponentChildren }) {
+export function View({
+  title,
+  actions,
+  children,
+}: {
+  title: string
+  actions?: ComponentChildren
+  children?: ComponentChildren
+}) {
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     document.title = `${title} · Reelhouse`
@@ -55,7 +79,9 @@ export function View({ title, actions, children }: { title: string; actions?: Co
   return (
     <section class="view" aria-labelledby="view-title">
       <div class="view-head">
-        <h1 id="view-title" ref={heading} tabIndex={-1}>{title}</h1>
+        <h1 id="view-title" ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
         {actions}
       </div>
       {children}
@@ -65,7 +91,17 @@ export function View({ title, actions, children }: { title: string; actions?: Co
 
 /** What a view shows while its data loads, or when it failed. */
 export function Status({ loading, error }: { loading: boolean; error?: { message: string } }) {
-  if (error) return <p class="error" role="alert">{error.message}</p>
-  if (loading) return <p class="muted" role="status">Loading…</p>
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error.message}
+      </p>
+    )
+  if (loading)
+    return (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    )
   return null
 }

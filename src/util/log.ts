@@ -27,10 +27,15 @@ function textLine(time: string, level: string, message: string, fields: Record<s
   let line = `${time} ${level} ${message}`
   for (const k in fields) {
     const v = fields[k]
-    const text = typeof v === 'string' ? (v !== '' && !NEEDS_QUOTES.test(v) ? v : JSON.stringify(v))
-      // As JSON.stringify writes a finite number, without its call.
-      : typeof v === 'number' && Number.isFinite(v) ? String(v)
-      : JSON.stringify(v)
+    const text =
+      typeof v === 'string'
+        ? v !== '' && !NEEDS_QUOTES.test(v)
+          ? v
+          : JSON.stringify(v)
+        : // As JSON.stringify writes a finite number, without its call.
+          typeof v === 'number' && Number.isFinite(v)
+          ? String(v)
+          : JSON.stringify(v)
     line += ` ${k}=${text}`
   }
   return line + '\n'
@@ -106,8 +111,10 @@ const lineTime = (() => {
 export function createLog(format: LogFormat = 'text', write?: (line: string) => void): Log {
   const render = format === 'json' ? jsonLine : textLine
   const [now, soon] = write ? [write, write] : [stderrLines.now, stderrLines.soon]
-  const at = (level: string, put: (line: string) => void) => (message: string, fields: Record<string, unknown> = {}) =>
-    put(render(lineTime(), level, message, fields))
+  const at =
+    (level: string, put: (line: string) => void) =>
+    (message: string, fields: Record<string, unknown> = {}) =>
+      put(render(lineTime(), level, message, fields))
   return { info: at('info', now), warn: at('warn', now), error: at('error', now), infoBatched: at('info', soon) }
 }
 

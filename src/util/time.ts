@@ -17,5 +17,7 @@ export function isoTimestampAfter(previous: string): string {
   if (now > previous) return now
   const ms = Date.parse(previous)
   const micros = Number(previous.slice(-7, -1)) % 1000
-  return micros < 999 ? `${previous.slice(0, -4)}${String(micros + 1).padStart(3, '0')}Z` : isoTimestamp(new Date(ms + 1))
+  return micros < 999
+    ? `${previous.slice(0, -4)}${String(micros + 1).padStart(3, '0')}Z`
+    : isoTimestamp(new Date(ms + 1))
 }

@@ -81,12 +81,14 @@ const failure = (a: Api, call: string) => new Error(`${call} failed (Windows err
 /** The SID of the user this process runs as, in its text form (S-1-5-21-…). */
 function userSid(a: Api): string {
   const handle = Buffer.alloc(8)
-  if (!a.advapi.OpenProcessToken(a.kernel.GetCurrentProcess(), TOKEN_QUERY, ptr(handle))) throw failure(a, 'OpenProcessToken')
+  if (!a.advapi.OpenProcessToken(a.kernel.GetCurrentProcess(), TOKEN_QUERY, ptr(handle)))
+    throw failure(a, 'OpenProcessToken')
   const token = Number(handle.readBigInt64LE(0))
   try {
     const info = Buffer.alloc(512)
     const size = Buffer.alloc(4)
-    if (!a.advapi.GetTokenInformation(token, TOKEN_USER, ptr(info), info.length, ptr(size))) throw failure(a, 'GetTokenInformation')
+    if (!a.advapi.GetTokenInformation(token, TOKEN_USER, ptr(info), info.length, ptr(size)))
+      throw failure(a, 'GetTokenInformation')
     const text = Buffer.alloc(8)
     if (!a.advapi.ConvertSidToStringSidW(pointerAt(info), ptr(text))) throw failure(a, 'ConvertSidToStringSidW')
     return takeText(a, pointerAt(text))
@@ -108,12 +110,29 @@ export function privateSddl(sid: string, folder: boolean): string {
 /** The access list of `path` as SDDL (its DACL part only). */
 function readSddl(a: Api, path: string): string {
   const described = Buffer.alloc(8)
-  const code = a.advapi.GetNamedSecurityInfoW(ptr(wide(path)), SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, null, null, null, null, ptr(described))
+  const code = a.advapi.GetNamedSecurityInfoW(
+    ptr(wide(path)),
+    SE_FILE_OBJECT,
+    DACL_SECURITY_INFORMATION,
+    null,
+    null,
+    null,
+    null,
+    ptr(described),
+  )
   if (code !== 0) throw new Error(`GetNamedSecurityInfoW failed (Windows error ${code})`)
   const descriptor = pointerAt(described)
   try {
     const text = Buffer.alloc(8)
-    if (!a.advapi.ConvertSecurityDescriptorToStringSecurityDescriptorW(descriptor, SDDL_REVISION_1, DACL_SECURITY_INFORMATION, ptr(text), null))
+    if (
+      !a.advapi.ConvertSecurityDescriptorToStringSecurityDescriptorW(
+        descriptor,
+        SDDL_REVISION_1,
+        DACL_SECURITY_INFORMATION,
+        ptr(text),
+        null,
+      )
+    )
       throw failure(a, 'ConvertSecurityDescriptorToStringSecurityDescriptorW')
     return takeText(a, pointerAt(text))
   } finally {
@@ -124,15 +143,31 @@ function readSddl(a: Api, path: string): string {
 /** Gives `path` the access list `sddl` (protected: nothing inherited from above). */
 function writeSddl(a: Api, path: string, sddl: string): void {
   const described = Buffer.alloc(8)
-  if (!a.advapi.ConvertStringSecurityDescriptorToSecurityDescriptorW(ptr(wide(sddl)), SDDL_REVISION_1, ptr(described), null))
+  if (
+    !a.advapi.ConvertStringSecurityDescriptorToSecurityDescriptorW(
+      ptr(wide(sddl)),
+      SDDL_REVISION_1,
+      ptr(described),
+      null,
+    )
+  )
     throw failure(a, 'ConvertStringSecurityDescriptorToSecurityDescriptorW')
   const descriptor = pointerAt(described)
   try {
     const present = Buffer.alloc(4)
     const dacl = Buffer.alloc(8)
     const defaulted = Buffer.alloc(4)
-    if (!a.advapi.GetSecurityDescriptorDacl(descriptor, ptr(present), ptr(dacl), ptr(defaulted))) throw failure(a, 'GetSecurityDescriptorDacl')
-    const code = a.advapi.SetNamedSecurityInfoW(ptr(wide(path)), SE_FILE_OBJECT, DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION, null, null, pointerAt(dacl), null)
+    if (!a.advapi.GetSecurityDescriptorDacl(descriptor, ptr(present), ptr(dacl), ptr(defaulted)))
+      throw failure(a, 'GetSecurityDescriptorDacl')
+    const code = a.advapi.SetNamedSecurityInfoW(
+      ptr(wide(path)),
+      SE_FILE_OBJECT,
+      DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION,
+      null,
+      null,
+      pointerAt(dacl),
+      null,
+    )
     if (code !== 0) throw new Error(`SetNamedSecurityInfoW failed (Windows error ${code})`)
   } finally {
     a.kernel.LocalFree(descriptor)
@@ -155,13 +190,16 @@ export type Restriction =
 export function restrictToUser(folder: string, files: string[]): Restriction {
   const a = apiOf()
   const sid = userSid(a)
-  const targets = [{ path: folder, file: false }, ...files.filter((file) => existsSync(file)).map((path) => ({ path, file: true }))]
-    .map((target) => ({ ...target, sddl: privateSddl(sid, !target.file) }))
+  const targets = [
+    { path: folder, file: false },
+    ...files.filter((file) => existsSync(file)).map((path) => ({ path, file: true })),
+  ].map((target) => ({ ...target, sddl: privateSddl(sid, !target.file) }))
   const differing = targets.filter((target) => !sameSddl(readSddl(a, target.path), target.sddl, target.file))
   if (differing.length === 0) return { state: 'held' }
   for (const target of differing) writeSddl(a, target.path, target.sddl)
   const paths = differing.map((target) => target.path)
-  if (differing.some((target) => !sameSddl(readSddl(a, target.path), target.sddl, target.file))) return { state: 'not kept', paths, wine: a.wine }
+  if (differing.some((target) => !sameSddl(readSddl(a, target.path), target.sddl, target.file)))
+    return { state: 'not kept', paths, wine: a.wine }
   return { state: 'restricted', paths, user: sid }
 }
 

@@ -68,7 +68,11 @@ export type Aggregator = {
 
 /** When a path changed first and last, and whether it is known to be a folder. */
 type Times = { first: number; last: number; dir: boolean }
-const merge = (a: Times, b: Times): Times => ({ first: Math.min(a.first, b.first), last: Math.max(a.last, b.last), dir: a.dir || b.dir })
+const merge = (a: Times, b: Times): Times => ({
+  first: Math.min(a.first, b.first),
+  last: Math.max(a.last, b.last),
+  dir: a.dir || b.dir,
+})
 
 /**
  * Relative paths as `rules` write them: the folder above one ('' at the top), one normalized (no
@@ -172,7 +176,8 @@ function createTracked(parentAfter: number, deviceAfter: number, names: Names = 
     times: (): Iterable<Times> => (whole ? [whole] : paths.values()),
     empty: () => !whole && paths.size === 0,
     /** The paths (folders with a final separator), or null for the whole device. */
-    list: (prefix: string): string[] | null => (whole ? null : [...paths].map(([path, t]) => prefix + path + (t.dir ? sep : ''))),
+    list: (prefix: string): string[] | null =>
+      whole ? null : [...paths].map(([path, t]) => prefix + path + (t.dir ? sep : '')),
   }
 }
 type Tracked = ReturnType<typeof createTracked>
@@ -183,12 +188,22 @@ type Tracked = ReturnType<typeof createTracked>
  * looks asked for directly (files still settling after a drop of 20,000: one scan of their folder,
  * not 20,000 scopes).
  */
-export function foldPaths(root: string, paths: readonly string[], parentAfter = 128, deviceAfter = 512, rules?: Spelling): string[] | null {
+export function foldPaths(
+  root: string,
+  paths: readonly string[],
+  parentAfter = 128,
+  deviceAfter = 512,
+  rules?: Spelling,
+): string[] | null {
   const names = namesOf(rules)
   const tracked = createTracked(parentAfter, deviceAfter, names)
   for (const path of paths.length > deviceAfter ? foldCrowded(paths, parentAfter, names.sep) : paths) {
     if (!path.startsWith(root) && path + names.sep !== root) continue
-    tracked.insert(names.normalize(path.slice(root.length)), { first: 0, last: 0, dir: trimSep(path, names.sep) !== path })
+    tracked.insert(names.normalize(path.slice(root.length)), {
+      first: 0,
+      last: 0,
+      dir: trimSep(path, names.sep) !== path,
+    })
   }
   return tracked.list(root)
 }
@@ -243,7 +258,10 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       if (names.excluded(path)) return
       let d = devices.get(event.device)
       if (!d) {
-        d = { adds: createTracked(parentAfter, deviceAfter, names), removals: createTracked(parentAfter, deviceAfter, names) }
+        d = {
+          adds: createTracked(parentAfter, deviceAfter, names),
+          removals: createTracked(parentAfter, deviceAfter, names),
+        }
         devices.set(event.device, d)
       }
       const t = { first: now, last: now, dir: event.type === 'addDir' || event.type === 'unlinkDir' }

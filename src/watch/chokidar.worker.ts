@@ -45,7 +45,9 @@ self.onmessage = (event: MessageEvent<ChokidarRequest>) => {
     // v5 asks about the root too: it is never excluded, or nothing at all would be watched.
     // Anything but a folder is left out (watcher.ts): its folder's watch reports it.
     ignored: (path: string, stats?: Stats) =>
-      path !== real && path.startsWith(base) && ((stats !== undefined && !stats.isDirectory()) || excluded(path.slice(base.length))),
+      path !== real &&
+      path.startsWith(base) &&
+      ((stats !== undefined && !stats.isDirectory()) || excluded(path.slice(base.length))),
     atomic: false, // report unlink then add as they happen (moves are paired by the caller)
     awaitWriteFinish: false, // the settle gate is the caller's
     usePolling: polling,
@@ -56,7 +58,13 @@ self.onmessage = (event: MessageEvent<ChokidarRequest>) => {
   w.on('all', (name, path) => post({ id, kind: 'all', name, path }))
   w.on('raw', (eventName: string, name: string | null, details: unknown) => {
     const watchedPath = (details as { watchedPath?: string } | undefined)?.watchedPath
-    post({ id, kind: 'raw', event: eventName, name: typeof name === 'string' ? name : null, ...(watchedPath === undefined ? {} : { watchedPath }) })
+    post({
+      id,
+      kind: 'raw',
+      event: eventName,
+      name: typeof name === 'string' ? name : null,
+      ...(watchedPath === undefined ? {} : { watchedPath }),
+    })
   })
   w.on('error', (error: unknown) => {
     const e = error instanceof Error ? error : new Error(String(error))

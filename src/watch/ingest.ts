@@ -34,10 +34,18 @@ const KIND_BY_EXTENSION = new Map<string, MediaKind>(
 
 /** Folder names never descended into, lower case. */
 export const CLUTTER: readonly string[] = [
-  '@eadir', '#recycle', '#snapshot', // Synology: thumbnails, recycle bin, snapshots
-  '@recycle', '.@__thumb', // QNAP
-  '.spotlight-v100', '.trashes', '.fseventsd', '.temporaryitems', '.appledouble', // macOS
-  '$recycle.bin', 'system volume information', // Windows
+  '@eadir',
+  '#recycle',
+  '#snapshot', // Synology: thumbnails, recycle bin, snapshots
+  '@recycle',
+  '.@__thumb', // QNAP
+  '.spotlight-v100',
+  '.trashes',
+  '.fseventsd',
+  '.temporaryitems',
+  '.appledouble', // macOS
+  '$recycle.bin',
+  'system volume information', // Windows
   '.snapshot', // NetApp and others: read-only copies of the share
 ]
 const CLUTTER_SET = new Set(CLUTTER)
@@ -61,7 +69,10 @@ export function nameRules(rules: Pick<PathRules, 'sep' | 'workFolder'>) {
   const extensionOf = (name: string) => extensionOfName(lastName(name, sep))
   /** Any clutter name as a whole component: one test per path (a scan asks for every file and row). */
   const s = sepPattern(sep)
-  const clutterComponent = new RegExp(`(^|${s})(${CLUTTER.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')})(${s}|$)`, 'i')
+  const clutterComponent = new RegExp(
+    `(^|${s})(${CLUTTER.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')})(${s}|$)`,
+    'i',
+  )
 
   function exclusion(relPath: string): string | undefined {
     if (rules.workFolder.test(relPath)) return 'a Reelhouse work name (.reelhouse-*)'

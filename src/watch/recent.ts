@@ -29,7 +29,9 @@ const STALE_PER_CALL = 4
 /** A path as a key: without its final separator (folders are spelled either way). */
 const key = (path: string) => trimSep(path)
 
-export function createRecent(options: { fileMs?: number; strangerMs?: number; maxFolders?: number; maxFiles?: number } = {}) {
+export function createRecent(
+  options: { fileMs?: number; strangerMs?: number; maxFolders?: number; maxFiles?: number } = {},
+) {
   const fileMs = options.fileMs ?? 10_000
   const strangerMs = options.strangerMs ?? 15 * 60_000
   const maxFolders = options.maxFolders ?? 200_000
@@ -68,7 +70,12 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
    * Without `stale`, a map within its cap is not walked at all: a walk from the start of a Map
    * steps over every entry deleted there since the engine last rehashed it.
    */
-  const trim = <V>(map: Map<string, V>, max: number, stale?: (v: V) => boolean, drop: (k: string, v: V) => void = (k) => map.delete(k)) => {
+  const trim = <V>(
+    map: Map<string, V>,
+    max: number,
+    stale?: (v: V) => boolean,
+    drop: (k: string, v: V) => void = (k) => map.delete(k),
+  ) => {
     if (!stale && map.size <= max) return
     let staleDropped = 0
     for (const [k, v] of map) {
@@ -141,7 +148,8 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     /** The assets with files of these sizes that other scans under way found vanished. */
     vanished(sizes: ReadonlySet<number>, except: object): Vanished[] {
       const out: Vanished[] = []
-      for (const [token, list] of vanished) if (token !== except) for (const v of list) if (sizes.has(v.size)) out.push(v)
+      for (const [token, list] of vanished)
+        if (token !== except) for (const v of list) if (sizes.has(v.size)) out.push(v)
       return out
     },
     /** What is at `path` now (a watcher's look, or a walk's entry). */
@@ -184,7 +192,8 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     formerFolders(dirs: readonly DiskEntry[]): string[] {
       const out: string[] = []
       if (!pathsOf.size) return out
-      for (const d of dirs) for (const path of pathsOf.get(idOf(d)) ?? []) if (path !== key(d.path)) out.push(path + SEP)
+      for (const d of dirs)
+        for (const path of pathsOf.get(idOf(d)) ?? []) if (path !== key(d.path)) out.push(path + SEP)
       return out
     },
     /** Paths where a file with one of these identities was seen lately, other than where it is now. */
@@ -192,7 +201,8 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
       const out: string[] = []
       if (!filePathsOf.size) return out
       for (const e of entries)
-        for (const path of filePathsOf.get(idOf(e)) ?? []) if (path !== key(e.path) && now - files.get(path)!.at <= fileMs) out.push(path)
+        for (const path of filePathsOf.get(idOf(e)) ?? [])
+          if (path !== key(e.path) && now - files.get(path)!.at <= fileMs) out.push(path)
       return out
     },
     remember(entries: readonly DiskEntry[], now: number) {
@@ -219,7 +229,9 @@ export function createRecent(options: { fileMs?: number; strangerMs?: number; ma
     /** A fingerprint read earlier of the file now at `path`, if it is still that file unchanged. */
     hashOf(path: string, seen: { dev: number; ino: number; size: number; mtimeMs: number }): string | undefined {
       const h = hashes.get(path)
-      return h && h.dev === seen.dev && h.ino === seen.ino && h.size === seen.size && h.mtimeMs === seen.mtimeMs ? h.hash : undefined
+      return h && h.dev === seen.dev && h.ino === seen.ino && h.size === seen.size && h.mtimeMs === seen.mtimeMs
+        ? h.hash
+        : undefined
     },
     keepHash(path: string, seen: { dev: number; ino: number; size: number; mtimeMs: number }, hash: string) {
       hashes.delete(path)

@@ -196,7 +196,8 @@ const baseName = (k: string) => lastName(k)
 const inodeKey = (dev: number, ino: number) => `${dev}:${ino}`
 /** A file's whole identity: a hard link shares it, a new file given a freed inode does not. */
 const fileKey = (dev: number, ino: number, stamp: number | null) => `${dev}:${ino}:${stamp}`
-const rowKey = (r: MediaRow) => (r.file_dev !== null && r.file_ino !== null ? fileKey(r.file_dev, r.file_ino, r.file_stamp) : undefined)
+const rowKey = (r: MediaRow) =>
+  r.file_dev !== null && r.file_ino !== null ? fileKey(r.file_dev, r.file_ino, r.file_stamp) : undefined
 const entryKey = (e: DiskEntry | Sighting) => fileKey(e.dev, e.ino, e.stamp)
 /** "asset 3", "assets 3 and 7", "assets 3, 5 and 7". */
 const assetsNamed = (ids: readonly number[]) =>
@@ -219,7 +220,12 @@ function drain<T>(steps: Generator<void, T>): T {
  * rows (it gives the loop its turn when the caller's time slice is used up). A drop folder of
  * 20,000 new files is reconciled again at each rescan of the drop, 80 to 150 ms in one go.
  */
-export async function reconcileSliced(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions, between: () => Promise<void>): Promise<Reconciliation> {
+export async function reconcileSliced(
+  disk: readonly DiskEntry[],
+  catalogue: Catalogue,
+  opts: ReconcileOptions,
+  between: () => Promise<void>,
+): Promise<Reconciliation> {
   const steps = reconcileSteps(disk, catalogue, opts)
   for (;;) {
     const r = steps.next()
@@ -232,11 +238,23 @@ export async function reconcileSliced(disk: readonly DiskEntry[], catalogue: Cat
 const STEP = 1024
 
 /** reconcile() as a generator that pauses (yields) every STEP entries or rows of its loops. */
-function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts: ReconcileOptions): Generator<void, Reconciliation> {
+function* reconcileSteps(
+  disk: readonly DiskEntry[],
+  catalogue: Catalogue,
+  opts: ReconcileOptions,
+): Generator<void, Reconciliation> {
   let n = 0
   const out: Reconciliation = {
-    offline: [], online: [], relocations: [], fingerprint: [], needFingerprints: [], ambiguous: [], ingest: [], strangers: [],
-    projectsOffline: [], projectsOnline: [],
+    offline: [],
+    online: [],
+    relocations: [],
+    fingerprint: [],
+    needFingerprints: [],
+    ambiguous: [],
+    ingest: [],
+    strangers: [],
+    projectsOffline: [],
+    projectsOnline: [],
   }
   const presence = new Map<number, boolean>()
   const rootPresent = (device: number) => {
@@ -249,7 +267,8 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     const root = opts.roots.get(device)
     return root === undefined ? undefined : below(root, path)
   }
-  const ignored = (path: string, device: number) => excluded(relative(path, device) ?? path) || (opts.ownOutput?.(path) ?? false)
+  const ignored = (path: string, device: number) =>
+    excluded(relative(path, device) ?? path) || (opts.ownOutput?.(path) ?? false)
 
   const scope = new Set(opts.scope.map(key))
   const inScope = (path: string) => {
@@ -289,7 +308,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     }
     folderSet = set
   }
-  const folders = () => (folderSet ?? (drain(makeFolders()), folderSet!))
+  const folders = () => folderSet ?? (drain(makeFolders()), folderSet!)
   let byInodeMap: Map<string, DiskEntry[]> | undefined
   function* makeByInode() {
     if (byInodeMap) return
@@ -304,12 +323,13 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     }
     byInodeMap = map
   }
-  const byInode = () => (byInodeMap ?? (drain(makeByInode()), byInodeMap!))
+  const byInode = () => byInodeMap ?? (drain(makeByInode()), byInodeMap!)
 
   // Each row once, online first: they win an identity an offline row also claims.
   const rows: MediaRow[] = []
   const ids = new Set<number>()
-  for (const online of [true, false]) for (const r of catalogue.media) if (r.is_production === online && !ids.has(r.id)) (ids.add(r.id), rows.push(r))
+  for (const online of [true, false])
+    for (const r of catalogue.media) if (r.is_production === online && !ids.has(r.id)) ids.add(r.id), rows.push(r)
   const archiveOnly = (r: MediaRow) => r.is_archive && !r.is_production
   /** Rows the scan may change: not archive-only, not in an ignored place. */
   // A row whose file the walk found at its path lies in no ignored place (the walk skipped them):
@@ -339,7 +359,8 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
       return heldSet!.size > 0 && heldSet!.has(entryKey(e))
     },
   }
-  const sameFile = (e: DiskEntry, r: MediaRow) => e.dev === r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp
+  const sameFile = (e: DiskEntry, r: MediaRow) =>
+    e.dev === r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp
 
   // Which file each asset is (and how it was found, when not by identity: most are).
   const claim = new Map<number, DiskEntry>()
@@ -367,7 +388,9 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     const here = files.get(key(r.path_file))
     if (!rootPresent(r.device) && !here) continue // an unmounted device says nothing of its files
     if (!byInodeMap) yield* makeByInode()
-    const candidates = byInode().get(inodeKey(r.file_dev!, r.file_ino!))?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
+    const candidates = byInode()
+      .get(inodeKey(r.file_dev!, r.file_ino!))
+      ?.filter((e) => e.stamp === r.file_stamp && !claimedBy.has(e))
     if (!candidates?.length) continue
     const own = candidates.find((e) => key(e.path) === key(r.path_file))
     const pick = own ?? candidates.find((e) => movable(r, e))
@@ -383,7 +406,9 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
       if (!heldSet) yield* makeHeld()
       if (held.of(s)) continue
       if (!byInodeMap) yield* makeByInode()
-      const pick = byInode().get(inodeKey(s.dev, s.ino))?.find((e) => e.stamp === s.stamp && !claimedBy.has(e) && movable(r, e))
+      const pick = byInode()
+        .get(inodeKey(s.dev, s.ino))
+        ?.find((e) => e.stamp === s.stamp && !claimedBy.has(e) && movable(r, e))
       if (pick) take(r, pick, 'sighting')
     }
   }
@@ -419,7 +444,8 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     else {
       const tie = (same.length ? same : rs).map((r) => r.id).sort((x, y) => x - y)
       out.ambiguous.push({
-        path: e.path, assets: tie,
+        path: e.path,
+        assets: tie,
         reason: `${assetsNamed(tie)} named this path and their files vanished, and ${same.length ? 'each has' : 'none has'} this file's content; nothing was guessed`,
       })
     }
@@ -431,7 +457,11 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
       if (++n % STEP === 0) yield
       if (claim.has(r.id) || files.has(key(r.path_file))) continue
       const root = opts.roots.get(r.device)
-      for (let folder = parentKey(key(r.path_file)); folder.length > 1 && (root === undefined || folder.length >= key(root).length); folder = parentKey(folder)) {
+      for (
+        let folder = parentKey(key(r.path_file));
+        folder.length > 1 && (root === undefined || folder.length >= key(root).length);
+        folder = parentKey(folder)
+      ) {
         const s = opts.sightings.get(folder)
         if (s?.kind !== 'dir') continue
         const now = dirByInode.get(entryKey(s))
@@ -469,7 +499,7 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     }
     namedSet = set
   }
-  const named = () => (namedSet ?? (drain(makeNamed()), namedSet!))
+  const named = () => namedSet ?? (drain(makeNamed()), namedSet!)
   // New files: unclaimed, at no catalogued path, holding no asset's identity.
   const fresh: DiskEntry[] = []
   for (const e of files.values()) {
@@ -513,7 +543,8 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     // Only assets whose file vanished are candidates (an asset whose file is in place did not move);
     // of several, the one with the file's name. An asset with several matching files takes the one
     // with its own name. Anything else is a tie: nothing is guessed, and the reason names it.
-    const byName = <T>(list: T[], name: string, nameOf: (t: T) => string) => (list.length === 1 ? list : list.filter((t) => baseName(nameOf(t)) === name))
+    const byName = <T>(list: T[], name: string, nameOf: (t: T) => string) =>
+      list.length === 1 ? list : list.filter((t) => baseName(nameOf(t)) === name)
     for (const [e, matches] of rowsOf) {
       const name = baseName(key(e.path))
       const rs = byName(matches, name, (r) => key(r.path_file))
@@ -528,16 +559,19 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
       if (!r) {
         const tie = (rs.length ? rs : matches).map((m) => m.id).sort((x, y) => x - y)
         out.ambiguous.push({
-          path: e.path, assets: tie,
+          path: e.path,
+          assets: tie,
           reason: `${assetsNamed(tie)}, whose files vanished, have this content, and ${rs.length ? 'each has' : 'none has'} this file name; nothing was guessed`,
         })
       } else {
         const others = entriesOf.get(r.id)!.length - 1
         out.ambiguous.push({
-          path: e.path, assets: [r.id],
-          reason: es.length === 1
-            ? `${assetsNamed([r.id])}, whose file vanished, has this content; so has another new file, which has its file name; nothing was guessed`
-            : `${assetsNamed([r.id])}, whose file vanished, has this content; so ${others === 1 ? 'has another new file' : `have ${others} other new files`}, and ${es.length ? 'more than one has' : 'none has'} its file name; nothing was guessed`,
+          path: e.path,
+          assets: [r.id],
+          reason:
+            es.length === 1
+              ? `${assetsNamed([r.id])}, whose file vanished, has this content; so has another new file, which has its file name; nothing was guessed`
+              : `${assetsNamed([r.id])}, whose file vanished, has this content; so ${others === 1 ? 'has another new file' : `have ${others} other new files`}, and ${es.length ? 'more than one has' : 'none has'} its file name; nothing was guessed`,
         })
       }
     }
@@ -551,12 +585,29 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
       const by = claimHow.get(r.id) ?? 'identity'
       // Another inode (saved anew) or none recorded yet; a share mounted again under another device
       // number keeps inode, birth time, size and mtime: the same file, its fingerprint still good.
-      const remounted = e.dev !== r.file_dev && e.ino === r.file_ino && e.stamp === r.file_stamp && e.size === r.file_size && e.mtimeMs === r.file_mtime
+      const remounted =
+        e.dev !== r.file_dev &&
+        e.ino === r.file_ino &&
+        e.stamp === r.file_stamp &&
+        e.size === r.file_size &&
+        e.mtimeMs === r.file_mtime
       const anew = !sameFile(e, r) && !remounted
       if (anew || key(e.path) !== key(r.path_file) || e.device !== r.device)
         out.relocations.push({
-          id: r.id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by,
-          ...(by === 'content' ? { hash: opts.fingerprints!.get(key(e.path))! } : remounted && r.file_hash !== null ? { hash: r.file_hash } : {}),
+          id: r.id,
+          path: e.path,
+          device: e.device,
+          dev: e.dev,
+          ino: e.ino,
+          stamp: e.stamp,
+          size: e.size,
+          mtimeMs: e.mtimeMs,
+          by,
+          ...(by === 'content'
+            ? { hash: opts.fingerprints!.get(key(e.path))! }
+            : remounted && r.file_hash !== null
+              ? { hash: r.file_hash }
+              : {}),
         })
       if (!r.is_production) out.online.push(r.id)
       if (by !== 'content' && (r.file_hash === null || r.file_size !== e.size || r.file_mtime !== e.mtimeMs || anew))
@@ -583,7 +634,17 @@ function* reconcileSteps(disk: readonly DiskEntry[], catalogue: Catalogue, opts:
     if (rel === undefined || skipped(rel) !== undefined) continue
     const kind = kindOf(rel)
     if (kind === undefined) continue
-    out.ingest.push({ path: e.path, device: e.device, production, kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs })
+    out.ingest.push({
+      path: e.path,
+      device: e.device,
+      production,
+      kind,
+      dev: e.dev,
+      ino: e.ino,
+      stamp: e.stamp,
+      size: e.size,
+      mtimeMs: e.mtimeMs,
+    })
   }
 
   const projectsSeen = new Set<number>()

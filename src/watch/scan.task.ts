@@ -23,7 +23,21 @@ import { SYSTEM } from '../modules/users/service.ts'
 import { fingerprintAll } from '../storage/fingerprint.ts'
 import { CancelledError, type Entry, slicer, walkTree } from '../storage/fs.ts'
 import type { StatFields } from '../storage/dirfd.ts'
-import { SEP, asFolder, baseName, below, isInside, lastName, lastSepIndex, parentFolder, platformRel, restOf, samePath, stampOf, trimSep } from '../storage/paths.ts'
+import {
+  SEP,
+  asFolder,
+  baseName,
+  below,
+  isInside,
+  lastName,
+  lastSepIndex,
+  parentFolder,
+  platformRel,
+  restOf,
+  samePath,
+  stampOf,
+  trimSep,
+} from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
@@ -31,7 +45,6 @@ import { isoTimestamp } from '../util/time.ts'
 import { type createSettle, excluded, kindOf } from './ingest.ts'
 import { type DiskEntry, type Reconciliation, reconcileSliced } from './reconcile.ts'
 import type { Recent, Vanished } from './recent.ts'
-
 
 export type ScanDeps = {
   media: MediaAssets
@@ -62,7 +75,6 @@ export type ScanDeps = {
  */
 const ROUNDS = 4
 
-
 /**
  * The production a new file is imported into (docs/watcher.md, Laying out drop folders):
  * - a file in a production's drop folder (`upload_root`, the innermost) goes to that production,
@@ -73,9 +85,13 @@ const ROUNDS = 4
  *   is this whole device (no drop folder); on a device that only holds drop folders it is left alone.
  * A file inside another production's storage root is never imported into this one.
  */
-export function ingestOwner(list: readonly { id: number; storage_root: string; upload_device: number; upload_root: string | null }[]) {
+export function ingestOwner(
+  list: readonly { id: number; storage_root: string; upload_device: number; upload_root: string | null }[],
+) {
   const byDepth = [...list].sort((a, b) => b.storage_root.length - a.storage_root.length || a.id - b.id)
-  const drops = list.filter((p) => p.upload_root !== null).sort((a, b) => b.upload_root!.length - a.upload_root!.length || a.id - b.id)
+  const drops = list
+    .filter((p) => p.upload_root !== null)
+    .sort((a, b) => b.upload_root!.length - a.upload_root!.length || a.id - b.id)
   const byId = [...list].sort((a, b) => a.id - b.id)
   const watchFolders = new Set(list.map((p) => p.upload_device))
   return (path: string, device: number): number | undefined => {
@@ -89,16 +105,24 @@ export function ingestOwner(list: readonly { id: number; storage_root: string; u
 }
 
 const entryOf = (path: string, device: number, s: import('node:fs').Stats): DiskEntry => ({
-  path, device, kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, nlink: s.nlink,
+  path,
+  device,
+  kind: s.isDirectory() ? 'dir' : 'file',
+  dev: s.dev,
+  ino: s.ino,
+  stamp: stampOf(s),
+  size: s.size,
+  mtimeMs: s.mtimeMs,
+  nlink: s.nlink,
 })
 
 /** The file is the one the row records (device, inode and birth time). */
-const sameIdentity = (r: ScanRow, e: DiskEntry) => r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
+const sameIdentity = (r: ScanRow, e: DiskEntry) =>
+  r.file_dev === e.dev && r.file_ino === e.ino && r.file_stamp === e.stamp
 
 /** Whether `path` or a folder above it is one of `keys` (paths without a final separator): a walk up its folders. */
 function underAny(keys: ReadonlySet<string>, path: string): boolean {
-  for (let k = trimSep(path); k !== ''; k = k.slice(0, Math.max(0, lastSepIndex(k))))
-    if (keys.has(k)) return true
+  for (let k = trimSep(path); k !== ''; k = k.slice(0, Math.max(0, lastSepIndex(k)))) if (keys.has(k)) return true
   return false
 }
 
@@ -129,18 +153,28 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const device = db.select().from(devices).where(eq(devices.id, task.params.device)).get()
     if (!device) return // the device was removed
     // An unmounted device marks nothing offline: its files are not known to be gone.
-    if (!existsSync(device.path)) return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
+    if (!existsSync(device.path))
+      return report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
 
     // Devices inside this one's folder, the innermost first: a file there lies on that device, as
     // the catalogue says (deviceFor), whichever device's scan walks it. Were it said to lie on the
     // device scanned, each scan of the outer device would move the inner one's assets onto it and
     // the inner one's scan back.
-    const nested = db.select({ id: devices.id, path: devices.path }).from(devices).all()
-      .filter((d) => isInside(device.path, d.path)).sort((a, b) => b.path.length - a.path.length)
-    const deviceOf = nested.length ? (path: string) => nested.find((d) => below(d.path, path) !== undefined)?.id ?? device.id : () => device.id
+    const nested = db
+      .select({ id: devices.id, path: devices.path })
+      .from(devices)
+      .all()
+      .filter((d) => isInside(device.path, d.path))
+      .sort((a, b) => b.path.length - a.path.length)
+    const deviceOf = nested.length
+      ? (path: string) => nested.find((d) => below(d.path, path) !== undefined)?.id ?? device.id
+      : () => device.id
     const own = ownOutputFolders(db)
-    const isOwn = (path: string) => own.some((dir) => samePath(dir, path) || samePath(dir, path + SEP) || isInside(dir, path))
-    const scopes = (task.params.paths ?? [device.path]).filter((p) => below(device.path, p) !== undefined || samePath(p + SEP, device.path))
+    const isOwn = (path: string) =>
+      own.some((dir) => samePath(dir, path) || samePath(dir, path + SEP) || isInside(dir, path))
+    const scopes = (task.params.paths ?? [device.path]).filter(
+      (p) => below(device.path, p) !== undefined || samePath(p + SEP, device.path),
+    )
     const disk: DiskEntry[] = []
     const walked = new Set<string>()
     /** Scopes that are gone: forgotten as folders once this scan has used what was seen of them. */
@@ -166,7 +200,17 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         if (kind !== 'file' && kind !== 'dir') return undefined
         const path = rel ? at + platformRel(rel) : kind === 'dir' ? at : scope
         const full = kind === 'dir' && rel ? path + SEP : path
-        return { path: full, device: deviceOf(full), kind, dev: st.dev, ino: st.ino, stamp: stampOf(st), size: st.size, mtimeMs: st.mtimeMs, nlink: st.nlink }
+        return {
+          path: full,
+          device: deviceOf(full),
+          kind,
+          dev: st.dev,
+          ino: st.ino,
+          stamp: stampOf(st),
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          nlink: st.nlink,
+        }
       }
       try {
         // Both exclusion rules are per name, and the walk never enters an excluded folder: each
@@ -176,7 +220,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           if (unreadKeys.has(path.slice(0, -1))) return
           unreadKeys.add(path.slice(0, -1))
           unread.push({ path, reason: code === 'EACCES' ? 'permission denied (EACCES)' : `not permitted (${code})` })
-          deps.log.warn('a folder cannot be read; the scan left it out, and what is inside keeps its state', { path, code })
+          deps.log.warn('a folder cannot be read; the scan left it out, and what is inside keeps its state', {
+            path,
+            code,
+          })
         }
         const notUtf8 = (dir: string, shown: string) => {
           const folder = dir ? at + platformRel(dir) + SEP : at
@@ -184,7 +231,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           if (names) names.push(shown)
           else undecodable.set(folder, [shown])
         }
-        for (const e of await walkTree(scope, signal, { skip: (r) => excluded(lastName(r)) || (ownInside.size > 0 && ownInside.has(platformRel(r))), live: true, unreadable, undecodable: notUtf8 }, make)) disk.push(e)
+        for (const e of await walkTree(
+          scope,
+          signal,
+          {
+            skip: (r) => excluded(lastName(r)) || (ownInside.size > 0 && ownInside.has(platformRel(r))),
+            live: true,
+            unreadable,
+            undecodable: notUtf8,
+          },
+          make,
+        ))
+          disk.push(e)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
           // An event's path with U+FFFD names nothing when the bytes of the name were not UTF-8:
@@ -246,10 +304,11 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // A folder of this scan that was seen before under another name was renamed: its old name is
     // looked at too, so that what was inside is followed (files saved anew inside it as well).
     const dirs = disk.filter((e) => e.kind === 'dir')
-    for (const former of recent.formerFolders(dirs)) if (isInside(device.path, former) && ![...walked].some((s) => former === s || isInside(s, former))) {
-      scopes.push(former)
-      await walk(former)
-    }
+    for (const former of recent.formerFolders(dirs))
+      if (isInside(device.path, former) && ![...walked].some((s) => former === s || isInside(s, former))) {
+        scopes.push(former)
+        await walk(former)
+      }
 
     // The catalogue in the scopes; a row may come twice (two scopes, found by identity or size too).
     // A list, the row at each path (an array only where several name one path: a vanished asset's
@@ -308,7 +367,14 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       }
       const here = rowList[i]!
       if (!sameIdentity(here, e)) strange.push(e)
-      else if (e.nlink === 1 && here.is_production && here.device === e.device && here.file_hash !== null && here.file_size === e.size && here.file_mtime === e.mtimeMs) {
+      else if (
+        e.nlink === 1 &&
+        here.is_production &&
+        here.device === e.device &&
+        here.file_hash !== null &&
+        here.file_size === e.size &&
+        here.file_mtime === e.mtimeMs
+      ) {
         inPlace[i] = 1
         settledCount++
         continue
@@ -326,7 +392,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       // (A thousand files at a time, with turns between: a drop's 20,000 new files are all strange.)
       for (let i = 0; i < strange.length; i += 1000) {
         for (const path of recent.formerFiles(strange.slice(i, i + 1000), Date.now()))
-          for (const r of media.atPathForScan(path)) (take(r), formerHolders.push(r))
+          for (const r of media.atPathForScan(path)) take(r), formerHolders.push(r)
         await breathe()
       }
       const found = await media.byIdentities(strange, breathe)
@@ -344,19 +410,52 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
 
     await breathe()
-    const productionsList = db.select({ id: productions.id, storage_root: productions.storage_root, upload_device: productions.upload_device, upload_root: productions.upload_root }).from(productions).all()
+    const productionsList = db
+      .select({
+        id: productions.id,
+        storage_root: productions.storage_root,
+        upload_device: productions.upload_device,
+        upload_root: productions.upload_root,
+      })
+      .from(productions)
+      .all()
     const ingestInto = ingestOwner(productionsList)
-    const roots = new Map(db.select({ id: devices.id, path: devices.path }).from(devices).all().map((d) => [d.id, d.path]))
+    const roots = new Map(
+      db
+        .select({ id: devices.id, path: devices.path })
+        .from(devices)
+        .all()
+        .map((d) => [d.id, d.path]),
+    )
     const rootPresent = (id: number) => {
       const root = roots.get(id)
       return root !== undefined && existsSync(root)
     }
-    const projectRows = db.select({ id: projectAssets.id, bundle_root: projectAssets.bundle_root, is_production: projectAssets.is_production, is_archive: projectAssets.is_archive, deleting: projectAssets.deleting })
-      .from(projectAssets).where(eq(projectAssets.device, device.id)).all()
-      .filter((p) => scopes.some((s) => { const d = asFolder(s); return p.bundle_root === d || isInside(d, p.bundle_root) }))
-    const busy = new Set(db.select({ target: tasks.target }).from(tasks)
-      .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running']))).all()
-      .map((t) => t.target.projectasset))
+    const projectRows = db
+      .select({
+        id: projectAssets.id,
+        bundle_root: projectAssets.bundle_root,
+        is_production: projectAssets.is_production,
+        is_archive: projectAssets.is_archive,
+        deleting: projectAssets.deleting,
+      })
+      .from(projectAssets)
+      .where(eq(projectAssets.device, device.id))
+      .all()
+      .filter((p) =>
+        scopes.some((s) => {
+          const d = asFolder(s)
+          return p.bundle_root === d || isInside(d, p.bundle_root)
+        }),
+      )
+    const busy = new Set(
+      db
+        .select({ target: tasks.target })
+        .from(tasks)
+        .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running'])))
+        .all()
+        .map((t) => t.target.projectasset),
+    )
 
     // Evidence from outside the scopes: the paths of assets found by identity or size elsewhere are
     // looked at now (lstat), so that "its file is still there" (a hard link, a copy) and "its file is
@@ -386,7 +485,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
      */
     const lookAt = async (list: readonly ScanRow[]) => {
       const from = disk.length
-      for (const r of list) (take(r), addEvidence(r))
+      for (const r of list) take(r), addEvidence(r)
       const seen = disk.slice(from)
       if (!seen.length) return
       for (const e of seen) for (const r of media.atPathForScan(e.path)) take(r)
@@ -442,19 +541,33 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (sizes.size) {
         for (const r of media.offlineBySizes(sizes)) take(r)
         const vanished = recent.vanished(sizes, self)
-        if (vanished.length) await lookAt(vanished.flatMap((v) => media.atPathForScan(v.path).filter((r) => r.id === v.id)))
+        if (vanished.length)
+          await lookAt(vanished.flatMap((v) => media.atPathForScan(v.path).filter((r) => r.id === v.id)))
       }
 
       const pendingDisk = walkedCount < disk.length ? pending.concat(disk.slice(walkedCount)) : pending
       const pendingRows = settledCount ? rowList.filter((_, i) => inPlace[i] !== 1) : rowList
-      outcome = await reconcileSliced(pendingDisk, { media: pendingRows, projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })) }, {
-        scope, roots, rootPresent, sightings, fingerprints, outside,
-        // Which production a new file goes to is the scanned device's watch folder's to say, also in a device nested in it (as before).
-        ingestInto: (path) => ingestInto(path, device.id),
-        // Our own output, and folders not read: neither is judged (unknown is not gone).
-        ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
-        diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
-      }, breathe)
+      outcome = await reconcileSliced(
+        pendingDisk,
+        {
+          media: pendingRows,
+          projects: projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) })),
+        },
+        {
+          scope,
+          roots,
+          rootPresent,
+          sightings,
+          fingerprints,
+          outside,
+          // Which production a new file goes to is the scanned device's watch folder's to say, also in a device nested in it (as before).
+          ingestInto: (path) => ingestInto(path, device.id),
+          // Our own output, and folders not read: neither is judged (unknown is not gone).
+          ownOutput: unreadKeys.size ? (path) => isOwn(path) || underUnread(path) : isOwn,
+          diskFiltered: true, // the walk skipped the same; evidence is at rows' paths, strangers come from walks
+        },
+        breathe,
+      )
       let again = false
       // Assets going offline now: files of their size seen lately elsewhere (a copy across file
       // systems appears before its original goes), and those other scans under way found (published
@@ -471,17 +584,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         recent.lost(self, lost)
         // Their size now, not when they were seen: a copy seen half-written has grown since (and
         // polling does not see a file grow).
-        if (wanted.size) for (const e of [...recent.strangers(now), ...recent.newcomers(wanted, self)]) {
-          if (strangersLooked.has(e.path) || inScopes(e.path)) continue
-          strangersLooked.add(e.path)
-          const s = look(e.path)
-          if (!s?.isFile()) recent.forgetStranger(e.path)
-          else if (wanted.has(s.size)) {
-            disk.push(entryOf(e.path, e.device, s))
-            outside.add(e.path)
-            again = true
+        if (wanted.size)
+          for (const e of [...recent.strangers(now), ...recent.newcomers(wanted, self)]) {
+            if (strangersLooked.has(e.path) || inScopes(e.path)) continue
+            strangersLooked.add(e.path)
+            const s = look(e.path)
+            if (!s?.isFile()) recent.forgetStranger(e.path)
+            else if (wanted.has(s.size)) {
+              disk.push(entryOf(e.path, e.device, s))
+              outside.add(e.path)
+              again = true
+            }
           }
-        }
       }
       const unread = outcome.needFingerprints.filter((e) => !fingerprints.has(e.path))
       if (unread.length) {
@@ -502,7 +616,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
 
     // A file that could not be read as the walk saw it is being written: looked at again shortly.
-    if (fingerprints.size) for (const e of disk) if (fingerprints.get(e.path) === '' && changedSince(e)) recheck.add(e.path)
+    if (fingerprints.size)
+      for (const e of disk) if (fingerprints.get(e.path) === '' && changedSince(e)) recheck.add(e.path)
 
     // Each decision is checked against the disk as it is now, right before it is applied: a walk
     // takes time, and another scan may have applied what happened meanwhile (a file moved right
@@ -565,18 +680,35 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const result = media.applyScan({
         offline: off.map((id) => ({ id, from: rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
         online: on.map((id) => ({ id, at: at.get(id) ?? rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
-        relocations: relocations.filter((r) => free(r.id)).map((r) => ({ ...r, from: rows.get(r.id)!.path_file, kind: rows.get(r.id)!.kind, archive: rows.get(r.id)!.is_archive })),
+        relocations: relocations
+          .filter((r) => free(r.id))
+          .map((r) => ({
+            ...r,
+            from: rows.get(r.id)!.path_file,
+            kind: rows.get(r.id)!.kind,
+            archive: rows.get(r.id)!.is_archive,
+          })),
       })
       skipped = new Set([...result.changed, ...result.conflicts])
       changedMeanwhile = result.changed
       // A conflict is what the disk says (another asset stays in production there): said, not retried.
       for (const id of result.conflicts)
-        deps.log.warn('an asset\'s file is at a path another asset holds in production; left as it was', { asset: id, path: at.get(id) ?? rows.get(id)!.path_file })
-      for (const [ids, on] of [[outcome.projectsOffline, false], [outcome.projectsOnline, true]] as const) {
+        deps.log.warn("an asset's file is at a path another asset holds in production; left as it was", {
+          asset: id,
+          path: at.get(id) ?? rows.get(id)!.path_file,
+        })
+      for (const [ids, on] of [
+        [outcome.projectsOffline, false],
+        [outcome.projectsOnline, true],
+      ] as const) {
         if (!ids.length) continue
         if (deps.projects) deps.projects.setOnline([...ids], on, system('watcher'))
         // Tests of the scan alone build it without the project service: the same write, without history.
-        else db.update(projectAssets).set({ is_production: on, date_mod: isoTimestamp() }).where(inArray(projectAssets.id, [...ids])).run()
+        else
+          db.update(projectAssets)
+            .set({ is_production: on, date_mod: isoTimestamp() })
+            .where(inArray(projectAssets.id, [...ids]))
+            .run()
       }
     })
     // The catalogue now says what the disk does: a start scan opens the watch folders here, before
@@ -585,7 +717,12 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     const again = new Set(changedMeanwhile)
     for (const id of again) recheck.add(rows.get(id)!.path_file)
     for (const r of relocations) if (again.has(r.id)) recheck.add(r.path)
-    if (recheck.size) deps.later(device.id, [...recheck].filter((p) => isInside(device.path, p)), 250)
+    if (recheck.size)
+      deps.later(
+        device.id,
+        [...recheck].filter((p) => isInside(device.path, p)),
+        250,
+      )
 
     // What this scan saw is remembered: folders by identity (a rename is recognised later), and
     // files no asset has that were not imported (a vanishing asset looks at those of its size).
@@ -600,11 +737,16 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       // files_done: the files that need no fingerprint, then each whose fingerprint is read.
       const entries = stale.map((f) => f.entry)
       const judged = Math.max(0, filesFound() - entries.length)
-      const read = await fingerprintAll(entries, { signal, onEach: (n) => progress({ files_done: Math.min(filesFound(), judged + n) }) })
+      const read = await fingerprintAll(entries, {
+        signal,
+        onEach: (n) => progress({ files_done: Math.min(filesFound(), judged + n) }),
+      })
       if (signal.aborted) throw new CancelledError(String(signal.reason))
       const list = stale.flatMap((f) => {
         const hash = read.get(f.entry)
-        return hash === undefined ? [] : [{ id: f.id, dev: f.entry.dev, ino: f.entry.ino, size: f.entry.size, mtimeMs: f.entry.mtimeMs, hash }]
+        return hash === undefined
+          ? []
+          : [{ id: f.id, dev: f.entry.dev, ino: f.entry.ino, size: f.entry.size, mtimeMs: f.entry.mtimeMs, hash }]
       })
       // 200 a transaction, with turns of the event loop between them (20,000 made one block of 250 ms).
       for (let i = 0; i < list.length; i += 200) {
@@ -635,7 +777,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (proxies.has(file.path) || media.atPathForScan(file.path).length > 0) continue
       // A file whose asset a user deleted (at this path, or moved here since): not imported again.
       if (media.dismissed(file.path, file)) continue
-      if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled' && open) settled.push(file)
+      if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, now) === 'settled' && open)
+        settled.push(file)
       else waiting.push(file.path)
     }
     // A settled file with the content of an asset whose file is still in place on another device is
@@ -655,7 +798,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       if (known) candidates.push(f)
     }
     if (candidates.length) {
-      const entries = candidates.map((f): DiskEntry => ({ path: f.path, device: f.device, kind: 'file', dev: f.dev, ino: f.ino, stamp: 0, size: f.size, mtimeMs: f.mtimeMs }))
+      const entries = candidates.map(
+        (f): DiskEntry => ({
+          path: f.path,
+          device: f.device,
+          kind: 'file',
+          dev: f.dev,
+          ino: f.ino,
+          stamp: 0,
+          size: f.size,
+          mtimeMs: f.mtimeMs,
+        }),
+      )
       const hashes = await readFingerprints(entries)
       for (const e of entries) {
         if (slice.due()) await slice.tick()
@@ -677,12 +831,28 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     }
     const heldPaths = new Set(held.map((h) => h.path))
     if (held.length) settled = settled.filter((f) => !heldPaths.has(f.path))
-    if (held.length) deps.later(device.id, held.map((h) => h.path), HELD_LOOK_MS)
+    if (held.length)
+      deps.later(
+        device.id,
+        held.map((h) => h.path),
+        HELD_LOOK_MS,
+      )
     const ingested = new Set<string>()
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).
     const writing = openForWriting(new Set(settled.map((f) => f.path)))
-    const uploads = new Map(db.select({ id: productions.id, name: productions.name, storage_root: productions.storage_root, upload_root: productions.upload_root, move_uploads: productions.move_uploads })
-      .from(productions).all().map((p) => [p.id, p]))
+    const uploads = new Map(
+      db
+        .select({
+          id: productions.id,
+          name: productions.name,
+          storage_root: productions.storage_root,
+          upload_root: productions.upload_root,
+          move_uploads: productions.move_uploads,
+        })
+        .from(productions)
+        .all()
+        .map((p) => [p.id, p]),
+    )
     // One transaction per slice, not one per file (group commit): each import's writes are a
     // savepoint inside it (register's own transaction nests), so a refusal still undoes only its
     // file. Committed one by one, every import wrote the same hot pages again (the newest rows,
@@ -707,7 +877,11 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       } catch (error) {
         // The catalogue refused a write (disk full, I/O): the slice was rolled back whole. Its files
         // and those not tried yet are looked at again later (the scan itself fails with the error).
-        deps.later(device.id, settled.slice(i).map((f) => f.path), deps.settleMs)
+        deps.later(
+          device.id,
+          settled.slice(i).map((f) => f.path),
+          deps.settleMs,
+        )
         throw error
       }
       const { next, done } = outcome
@@ -725,15 +899,29 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
       const production = uploads.get(file.production)
       if (production === undefined) return
       const request = {
-        type: file.kind, production: production.name, rewrap_proxy: false, move_asset: movesUpload(production, file.path),
+        type: file.kind,
+        production: production.name,
+        rewrap_proxy: false,
+        move_asset: movesUpload(production, file.path),
         asset: {
-          asset_meta: { name: baseName(file.path).replace(/\.[^.]+$/, ''), path_file: file.path, is_archive: false, is_production: true, approval: 0 as const, meta_field_store: {} },
-          technical_details: {}, archive_details: {}, keywords: {},
+          asset_meta: {
+            name: baseName(file.path).replace(/\.[^.]+$/, ''),
+            path_file: file.path,
+            is_archive: false,
+            is_production: true,
+            approval: 0 as const,
+            meta_field_store: {},
+          },
+          technical_details: {},
+          archive_details: {},
+          keywords: {},
         },
       }
       try {
         // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
-        deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: deviceName, path_file: file.path }), { newOnly: true })
+        deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: deviceName, path_file: file.path }), {
+          newOnly: true,
+        })
         return file.path
       } catch (error) {
         if (error instanceof AlreadyCatalogued) return
@@ -742,11 +930,18 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         deps.log.warn('watch folder file not imported', { path: file.path, reason: error.message })
       }
     }
-    recent.remember(outcome.strangers.filter((e) => !ingested.has(e.path)), now)
+    recent.remember(
+      outcome.strangers.filter((e) => !ingested.has(e.path)),
+      now,
+    )
     // Names not UTF-8: said once per folder and scan; in a watch folder, a media file's name gets
     // a failed ImportLog (once), so that a drop that never arrives says why.
     for (const [folder, names] of undecodable) {
-      deps.log.warn('names in this folder are not valid UTF-8 and cannot be catalogued; rename them', { folder, count: names.length, first: names[0]! })
+      deps.log.warn('names in this folder are not valid UTF-8 and cannot be catalogued; rename them', {
+        folder,
+        count: names.length,
+        first: names[0]!,
+      })
       for (const shown of names) {
         const path = folder + shown
         const production = ingestInto(path, device.id)
@@ -754,22 +949,48 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
         if (production === undefined || kind === undefined || undecodableLogged.has(path) || !deps.logs) continue
         if (undecodableLogged.size >= 10_000) undecodableLogged.clear()
         undecodableLogged.add(path)
-        const error = 'the file name is not valid UTF-8 (shown here with U+FFFD where its bytes are not): rename the file to import it'
-        deps.logs.append({ asset_type: `${kind}asset`, asset_path: path, status: IMPORT_STATUS.failed, error, payload: JSON.stringify({ watch_folder: device.name, path_file: path }), asset_import_id: null, production })
+        const error =
+          'the file name is not valid UTF-8 (shown here with U+FFFD where its bytes are not): rename the file to import it'
+        deps.logs.append({
+          asset_type: `${kind}asset`,
+          asset_path: path,
+          status: IMPORT_STATUS.failed,
+          error,
+          payload: JSON.stringify({ watch_folder: device.name, path_file: path }),
+          asset_import_id: null,
+          production,
+        })
       }
     }
     for (const a of outcome.ambiguous)
-      deps.log.warn('a file was not relinked: nothing was guessed', { path: a.path, assets: a.assets.join(','), reason: a.reason })
+      deps.log.warn('a file was not relinked: nothing was guessed', {
+        path: a.path,
+        assets: a.assets.join(','),
+        reason: a.reason,
+      })
     if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
     progress({ files_total: filesFound(), files_done: filesFound() })
     const counts = { identity: 0, sighting: 0, path: 0, folder: 0, content: 0 }
     for (const r of relocations) if (!skipped.has(r.id)) counts[r.by]++
     report({
-      seen: disk.filter((e) => e.kind === 'file').length, offline: applied.offline - offline.filter((id) => skipped.has(id)).length,
+      seen: disk.filter((e) => e.kind === 'file').length,
+      offline: applied.offline - offline.filter((id) => skipped.has(id)).length,
       online: applied.online - online.filter((id) => skipped.has(id)).length,
-      moved: counts.identity + counts.sighting + counts.folder, relinked: counts.content, saved_anew: counts.path,
-      imported, waiting: waiting.length, fingerprinted: stale.length,
-      ...(held.length ? { held: held.slice(0, 100).map((h) => ({ ...h, reason: 'the content of an asset whose file is still in place on another device: a move across file systems in progress, or a copy (import it to keep both)' })) } : {}),
+      moved: counts.identity + counts.sighting + counts.folder,
+      relinked: counts.content,
+      saved_anew: counts.path,
+      imported,
+      waiting: waiting.length,
+      fingerprinted: stale.length,
+      ...(held.length
+        ? {
+            held: held.slice(0, 100).map((h) => ({
+              ...h,
+              reason:
+                'the content of an asset whose file is still in place on another device: a move across file systems in progress, or a copy (import it to keep both)',
+            })),
+          }
+        : {}),
       ...(outcome.ambiguous.length ? { ambiguous: outcome.ambiguous.slice(0, 100) } : {}),
       ...(recheck.size ? { rechecked: recheck.size } : {}),
       ...(unread.length ? { skipped_folders: unread.slice(0, 100), skipped_folders_count: unread.length } : {}),
@@ -781,7 +1002,8 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     // Measurements: docs/benchmarks.md. Whole-device scans only (start, rescans: rare): a drop of
     // 20,000 files rescans its folder again and again, and a full collection each time held every
     // request for about 100 ms (bench/stall.ts); there the collector's own pace is kept.
-    if (task.params.paths === null && disk.length >= BIG_SCAN) for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
+    if (task.params.paths === null && disk.length >= BIG_SCAN)
+      for (const ms of BIG_SCAN_COLLECT_MS) setTimeout(() => Bun.gc(true), ms).unref()
   }
 }
 
@@ -791,7 +1013,10 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
  * folder always, one elsewhere in the watch folder unless it lies in the production's storage_root
  * already (its own area, where editors keep their folders: never rearranged by the watcher).
  */
-export function movesUpload(production: { storage_root: string; upload_root: string | null; move_uploads: boolean }, path: string): boolean {
+export function movesUpload(
+  production: { storage_root: string; upload_root: string | null; move_uploads: boolean },
+  path: string,
+): boolean {
   if (!production.move_uploads) return false
   if (production.upload_root !== null && isInside(production.upload_root, path)) return true
   return !isInside(production.storage_root, path)

@@ -27,11 +27,25 @@ import { createWatcher } from './watcher.ts'
  */
 export const scanTask = (device: number, paths: string[] | null, root?: string): NewTask<'scan'> =>
   paths === null || root === undefined
-    ? { kind: 'scan', target: { device }, production: null, params: { device, paths }, key: paths === null ? `scan:${device}` : undefined }
+    ? {
+        kind: 'scan',
+        target: { device },
+        production: null,
+        params: { device, paths },
+        key: paths === null ? `scan:${device}` : undefined,
+      }
     : {
-        kind: 'scan', target: { device }, production: null, params: { device, paths }, key: `scan-paths:${device}`,
+        kind: 'scan',
+        target: { device },
+        production: null,
+        params: { device, paths },
+        key: `scan-paths:${device}`,
         merge: (queued, added) => ({
-          device, paths: queued.paths === null || added.paths === null ? null : foldPaths(root, [...new Set([...queued.paths, ...added.paths])]),
+          device,
+          paths:
+            queued.paths === null || added.paths === null
+              ? null
+              : foldPaths(root, [...new Set([...queued.paths, ...added.paths])]),
         }),
       }
 
@@ -58,12 +72,22 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
   // One second holds a rename's removal until its new name is scanned (inotify reports both at
   // once); a move seen later still keeps its asset, as reconcile matches offline rows by their
   // file's (dev, ino, birth time). Two seconds made every delete wait past the 1.5 s target.
-  const aggregator = createAggregator({ moveWindowMs: 1000, parentAfter: 128, deviceAfter: 512, root: (id) => roots.get(id) })
+  const aggregator = createAggregator({
+    moveWindowMs: 1000,
+    parentAfter: 128,
+    deviceAfter: 512,
+    root: (id) => roots.get(id),
+  })
   const watcher = createWatcher({
     onEvent: (event) => aggregator.add(event, Date.now()),
     onWatched: (device) => startScan(device),
     onSighting: (path, s) => {
-      if (s.isFile() || s.isDirectory()) recent.saw(path, { kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s) }, Date.now())
+      if (s.isFile() || s.isDirectory())
+        recent.saw(
+          path,
+          { kind: s.isDirectory() ? 'dir' : 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s) },
+          Date.now(),
+        )
     },
     // The watcher logs each kind of error once per device itself; the scans are the truth anyway.
     onError: () => {},
@@ -135,9 +159,10 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
       every(TICK_MS, () => {
         for (const batch of aggregator.due(Date.now())) scan(batch.device, batch.paths)
       })
-      if (options.rescanMs > 0) every(options.rescanMs, () => {
-        for (const device of db.select({ id: devicesTable.id }).from(devicesTable).all()) scan(device.id, null)
-      })
+      if (options.rescanMs > 0)
+        every(options.rescanMs, () => {
+          for (const device of db.select({ id: devicesTable.id }).from(devicesTable).all()) scan(device.id, null)
+        })
     },
 
     /** A device created while running: watched from now on, and scanned. */

@@ -53,7 +53,11 @@ const WORKER_URL = embeddedUrl('watch/chokidar.worker.js') ?? new URL('./chokida
 /** What watcher.ts uses of a chokidar watcher, spoken to in the thread. */
 class ThreadWatcher extends EventEmitter {
   #closed?: Promise<void>
-  constructor(readonly id: number, private readonly send: (request: ChokidarRequest) => void, private readonly forget: (id: number) => Promise<void>) {
+  constructor(
+    readonly id: number,
+    private readonly send: (request: ChokidarRequest) => void,
+    private readonly forget: (id: number) => Promise<void>,
+  ) {
     super()
   }
   close(): Promise<void> {
@@ -61,7 +65,9 @@ class ThreadWatcher extends EventEmitter {
   }
 }
 
-let thread: { worker: Worker; watchers: Map<number, { w: ThreadWatcher; closed?: () => void }>; next: number } | undefined
+let thread:
+  | { worker: Worker; watchers: Map<number, { w: ThreadWatcher; closed?: () => void }>; next: number }
+  | undefined
 /** A chokidar watcher of `real` in the watcher's thread (started with the first one). */
 function threadWatch(real: string, base: string, polling: boolean, intervalMs: number): ThreadWatcher {
   if (!thread) {
@@ -76,13 +82,15 @@ function threadWatch(real: string, base: string, polling: boolean, intervalMs: n
         return held.closed?.()
       }
       if (r.kind === 'all') held.w.emit('all', r.name, r.path)
-      else if (r.kind === 'raw') held.w.emit('raw', r.event, r.name, r.watchedPath === undefined ? undefined : { watchedPath: r.watchedPath })
+      else if (r.kind === 'raw')
+        held.w.emit('raw', r.event, r.name, r.watchedPath === undefined ? undefined : { watchedPath: r.watchedPath })
       else if (r.kind === 'ready') held.w.emit('ready')
       else held.w.emit('error', Object.assign(new Error(r.message), r.code === undefined ? {} : { code: r.code }))
     }
     worker.onerror = (event) => {
       // Every watcher of the thread reports it: their devices say so (onError) and are looked at again.
-      for (const { w } of t.watchers.values()) w.emit('error', Object.assign(new Error(`the watcher thread failed: ${event.message}`), { code: 'EWORKER' }))
+      for (const { w } of t.watchers.values())
+        w.emit('error', Object.assign(new Error(`the watcher thread failed: ${event.message}`), { code: 'EWORKER' }))
     }
     // The thread must not keep a stopping process alive.
     worker.unref()
@@ -90,11 +98,16 @@ function threadWatch(real: string, base: string, polling: boolean, intervalMs: n
   }
   const t = thread
   const id = t.next++
-  const w = new ThreadWatcher(id, (request) => t.worker.postMessage(request), (id) => new Promise<void>((resolve) => {
-    const held = t.watchers.get(id)
-    if (!held) return resolve()
-    held.closed = resolve
-  }))
+  const w = new ThreadWatcher(
+    id,
+    (request) => t.worker.postMessage(request),
+    (id) =>
+      new Promise<void>((resolve) => {
+        const held = t.watchers.get(id)
+        if (!held) return resolve()
+        held.closed = resolve
+      }),
+  )
   t.watchers.set(id, { w })
   t.worker.postMessage({ op: 'open', id, real, base, polling, intervalMs } satisfies ChokidarRequest)
   return w
@@ -188,7 +201,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
     try {
       options.onEvent(event)
     } catch (error) {
-      log.error('The watcher event handler failed', { device: event.device, type: event.type, path: event.path, error: String(error) })
+      log.error('The watcher event handler failed', {
+        device: event.device,
+        type: event.type,
+        path: event.path,
+        error: String(error),
+      })
     }
   }
 
@@ -214,9 +232,11 @@ export function createWatcher(options: WatcherOptions): Watcher {
 
   /** Runs `step` after the entry's earlier steps, unless the entry was unwatched meanwhile. */
   const serial = (entry: Entry, step: () => Promise<void>) => {
-    entry.queue = entry.queue.then(() => (entry.stopped ? undefined : step())).catch((error) => {
-      log.error('The device watcher failed', { device: entry.device.id, error: String(error) })
-    })
+    entry.queue = entry.queue
+      .then(() => (entry.stopped ? undefined : step()))
+      .catch((error) => {
+        log.error('The device watcher failed', { device: entry.device.id, error: String(error) })
+      })
     return entry.queue
   }
 
@@ -330,17 +350,25 @@ export function createWatcher(options: WatcherOptions): Watcher {
       }
       // What the look found is handled paced too: the lstats of a burst complete together.
       lstat(full).then(
-        (s) => pace(() => {
-          if (entry.chokidar === w) {
-            sight(path, s)
-            emit(s.isDirectory() ? { device: id, type: 'addDir', path: path + SEP } : { device: id, type: change ? 'change' : 'add', path })
-          }
-          done()
-        }),
-        () => lstat(folder).then(
-          () => entry.chokidar === w && emit({ device: id, type: 'unlink', path }),
-          () => {},
-        ).finally(done),
+        (s) =>
+          pace(() => {
+            if (entry.chokidar === w) {
+              sight(path, s)
+              emit(
+                s.isDirectory()
+                  ? { device: id, type: 'addDir', path: path + SEP }
+                  : { device: id, type: change ? 'change' : 'add', path },
+              )
+            }
+            done()
+          }),
+        () =>
+          lstat(folder)
+            .then(
+              () => entry.chokidar === w && emit({ device: id, type: 'unlink', path }),
+              () => {},
+            )
+            .finally(done),
       )
     }
     w.on('error', (error: unknown) => {
@@ -366,8 +394,11 @@ export function createWatcher(options: WatcherOptions): Watcher {
     const id = entry.device.id
     if (code === 'ENOSPC' && entry.mode === 'events' && !entry.limitReached) {
       entry.limitReached = true
-      log.warn('The system limit of inotify watches is reached: this device is watched by polling from now on. ' +
-        'Raise fs.inotify.max_user_watches (sysctl) and restart to watch it by events.', { device: id, path: entry.root })
+      log.warn(
+        'The system limit of inotify watches is reached: this device is watched by polling from now on. ' +
+          'Raise fs.inotify.max_user_watches (sysctl) and restart to watch it by events.',
+        { device: id, path: entry.root },
+      )
       // Folders past the limit were never watched: the polling watcher announces the root, so
       // the caller scans what may have changed unseen.
       void serial(entry, async () => {
@@ -386,7 +417,11 @@ export function createWatcher(options: WatcherOptions): Watcher {
     options.onError?.(id, error)
     if (entry.logged.has(code)) return
     entry.logged.add(code)
-    log.warn('The device watcher reported an error (said once per device and kind)', { device: id, code, error: error.message })
+    log.warn('The device watcher reported an error (said once per device and kind)', {
+      device: id,
+      code,
+      error: error.message,
+    })
   }
 
   /** Looks at the root: starts, stops or restarts the watching to match what is there. */
@@ -401,7 +436,10 @@ export function createWatcher(options: WatcherOptions): Watcher {
     const first = !entry.checked
     entry.checked = true
     const id = entry.device.id
-    if (entry.identity && (!stats?.isDirectory() || stats.dev !== entry.identity.dev || stats.ino !== entry.identity.ino)) {
+    if (
+      entry.identity &&
+      (!stats?.isDirectory() || stats.dev !== entry.identity.dev || stats.ino !== entry.identity.ino)
+    ) {
       // Removed, unmounted, replaced or mounted over: what was watched is gone.
       entry.identity = undefined
       await stopChokidar(entry)

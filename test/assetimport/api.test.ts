@@ -52,7 +52,10 @@ beforeAll(async () => {
   ;({ root, device, production: show } = await seedProduction(t))
   other = (await t.post('/api/productions/', { name: 'Other', storage_root: join(root, 'Other') })).json
   const set = await t.post('/api/custommetadatasets/', { name: 'video fields', description: '', content_type: 4 })
-  expect((await t.post('/api/custommetadata/', { key: 'video.scene', value: 'Scene', custom_metadata_set: set.json.id })).status).toBe(200)
+  expect(
+    (await t.post('/api/custommetadata/', { key: 'video.scene', value: 'Scene', custom_metadata_set: set.json.id }))
+      .status,
+  ).toBe(200)
   outside = scratchDir('reelhouse-outside-')
   keys.reader = t.makeUser('reader', { read: [show.id] })
   keys.stranger = t.makeUser('stranger')
@@ -74,7 +77,11 @@ const fresh = (ext = 'mov') => placeFile(join(root, 'incoming', `f${++n}.${ext}`
 /** Counts of what a refused request must not write: ImportLogs, assets, tasks. */
 async function written() {
   const count = async (path: string) => (await send('GET', `${path}?limit=1000`)).json.length as number
-  return { logs: (await allLogs(send)).length, assets: await count('/api/videoassets/') + await count('/api/audioassets/'), tasks: await count('/api/tasks/') }
+  return {
+    logs: (await allLogs(send)).length,
+    assets: (await count('/api/videoassets/')) + (await count('/api/audioassets/')),
+    tasks: await count('/api/tasks/'),
+  }
 }
 
 /** Posts a body that must be refused (400, 401, 403), and checks that nothing was written. */
@@ -112,53 +119,98 @@ describe('validation: 400 envelope, no ImportLog', () => {
 
   test('several members missing at once: one required entry each', async () => {
     expectEntries(await refused({ asset: { asset_meta: {} } }), [
-      ['required', '/type'], ['required', '/production'], ['required', `${M}/name`], ['required', `${M}/path_file`],
+      ['required', '/type'],
+      ['required', '/production'],
+      ['required', `${M}/name`],
+      ['required', `${M}/path_file`],
     ])
-    expectEntries(await refused({}), [['required', '/type'], ['required', '/production'], ['required', '/asset']])
+    expectEntries(await refused({}), [
+      ['required', '/type'],
+      ['required', '/production'],
+      ['required', '/asset'],
+    ])
   })
 
   test('a required member sent as null is missing; an optional one sent as null is absent (201)', async () => {
-    expectEntries(await refused(importBody(fresh(), { name: null }, {}, { production: null })), [['required', '/production'], ['required', `${M}/name`]])
-    const body = importBody(fresh(), { description: null, date_crt: null, fps: null }, { keywords: null }, { asset_destination: null })
+    expectEntries(await refused(importBody(fresh(), { name: null }, {}, { production: null })), [
+      ['required', '/production'],
+      ['required', `${M}/name`],
+    ])
+    const body = importBody(
+      fresh(),
+      { description: null, date_crt: null, fps: null },
+      { keywords: null },
+      { asset_destination: null },
+    )
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
     expect((await assetOf(send, id)).description).toBe('')
   })
 
   test('values outside their lists: 400 invalid at type and at archive_type', async () => {
     expectError(await refused(importBody(fresh(), {}, {}, { type: 'film' })), 400, 'invalid', { pointer: '/type' })
-    const archived = importBody(fresh(), { is_archive: true }, { archive_details: { ...ARCHIVE, archive_type: 'archive_tape' } })
+    const archived = importBody(
+      fresh(),
+      { is_archive: true },
+      { archive_details: { ...ARCHIVE, archive_type: 'archive_tape' } },
+    )
     expectError(await refused(archived), 400, 'invalid', { pointer: `${A}/archive_type` })
   })
 
   test('bad formats of date_crt, fps and offset_string: one invalid entry each, all at once', async () => {
-    expectError(await refused(importBody(fresh(), { date_crt: '2025-13-45' })), 400, 'invalid', { pointer: `${M}/date_crt` })
+    expectError(await refused(importBody(fresh(), { date_crt: '2025-13-45' })), 400, 'invalid', {
+      pointer: `${M}/date_crt`,
+    })
     expectError(await refused(importBody(fresh(), { fps: 'abc' })), 400, 'invalid', { pointer: `${M}/fps` })
-    expectError(await refused(importBody(fresh(), { offset_string: '1:00:00' })), 400, 'invalid', { pointer: `${M}/offset_string` })
+    expectError(await refused(importBody(fresh(), { offset_string: '1:00:00' })), 400, 'invalid', {
+      pointer: `${M}/offset_string`,
+    })
     expectEntries(await refused(importBody(fresh(), { date_crt: 'yesterday', fps: 'abc', offset_string: 'noon' })), [
-      ['invalid', `${M}/date_crt`], ['invalid', `${M}/fps`], ['invalid', `${M}/offset_string`],
+      ['invalid', `${M}/date_crt`],
+      ['invalid', `${M}/fps`],
+      ['invalid', `${M}/offset_string`],
     ])
   })
 
   test('is_archive true and is_production true (rule 2): archive_handle, archive_type, original_path required', async () => {
     expectEntries(await refused(importBody(fresh(), { is_archive: true })), [
-      ['required', `${A}/archive_handle`], ['required', `${A}/archive_type`], ['required', `${A}/original_path`],
+      ['required', `${A}/archive_handle`],
+      ['required', `${A}/archive_type`],
+      ['required', `${A}/original_path`],
     ])
-    const awps = importBody(fresh(), { is_archive: true }, { archive_details: { ...ARCHIVE, archive_type: 'archive_awps' } })
+    const awps = importBody(
+      fresh(),
+      { is_archive: true },
+      { archive_details: { ...ARCHIVE, archive_type: 'archive_awps' } },
+    )
     expectError(await refused(awps), 400, 'required', { pointer: `${A}/vendor_archive_index` })
   })
 
   test('archive only (rule 3): the archive members and duration, fps, height, width of a video required', async () => {
     expectEntries(await refused(importBody(fresh(), { is_archive: true, is_production: false })), [
-      ['required', `${M}/duration`], ['required', `${M}/fps`], ['required', `${M}/height`], ['required', `${M}/width`],
-      ['required', `${A}/archive_handle`], ['required', `${A}/archive_type`], ['required', `${A}/original_path`],
+      ['required', `${M}/duration`],
+      ['required', `${M}/fps`],
+      ['required', `${M}/height`],
+      ['required', `${M}/width`],
+      ['required', `${A}/archive_handle`],
+      ['required', `${A}/archive_type`],
+      ['required', `${A}/original_path`],
     ])
-    expectEntries(await refused(importBody(fresh(), { is_archive: true, is_production: false, fps: '25' }, { archive_details: ARCHIVE })), [
-      ['required', `${M}/duration`], ['required', `${M}/height`], ['required', `${M}/width`],
-    ])
+    expectEntries(
+      await refused(
+        importBody(fresh(), { is_archive: true, is_production: false, fps: '25' }, { archive_details: ARCHIVE }),
+      ),
+      [
+        ['required', `${M}/duration`],
+        ['required', `${M}/height`],
+        ['required', `${M}/width`],
+      ],
+    )
   })
 
   test('a production that does not exist: 400 invalid /production', async () => {
-    expectError(await refused(importBody(fresh(), {}, {}, { production: 'No Such Show' })), 400, 'invalid', { pointer: '/production' })
+    expectError(await refused(importBody(fresh(), {}, {}, { production: 'No Such Show' })), 400, 'invalid', {
+      pointer: '/production',
+    })
   })
 
   test('move_asset with an asset_destination that names no device: 400 invalid /asset_destination', async () => {
@@ -175,15 +227,29 @@ describe('validation: 400 envelope, no ImportLog', () => {
 
   test('30,000 unknown meta_field_store keys: the first 100 entries and one saying how many more, nothing written', async () => {
     const keys = Array.from({ length: 30_000 }, (_, i) => `k${i}`)
-    const reply = await refused(importBody(fresh(), { meta_field_store: Object.fromEntries(keys.map((k) => [k, 'x'])) }))
+    const reply = await refused(
+      importBody(fresh(), { meta_field_store: Object.fromEntries(keys.map((k) => [k, 'x'])) }),
+    )
     expect([reply.status, reply.json.errors.length]).toEqual([400, 101])
-    expect(reply.json.errors.slice(0, 100)).toEqual(keys.slice(0, 100).map((k) => errorEntry(400, 'invalid', { pointer: `${M}/meta_field_store/${k}` })))
-    expect(reply.json.errors[100]).toEqual({ ...errorEntry(400, 'too_many_errors'), detail: expect.stringContaining('29,900 more errors') })
+    expect(reply.json.errors.slice(0, 100)).toEqual(
+      keys.slice(0, 100).map((k) => errorEntry(400, 'invalid', { pointer: `${M}/meta_field_store/${k}` })),
+    )
+    expect(reply.json.errors[100]).toEqual({
+      ...errorEntry(400, 'too_many_errors'),
+      detail: expect.stringContaining('29,900 more errors'),
+    })
   })
 
   test('meta_field_store with a key that is no field of video assets: 400 invalid at its pointer (escaped)', async () => {
-    expectError(await refused(importBody(fresh(), { meta_field_store: { 'video.scene': '1', nope: 'x' } })), 400, 'invalid', { pointer: `${M}/meta_field_store/nope` })
-    expectError(await refused(importBody(fresh(), { meta_field_store: { 'a/b~c': 'x' } })), 400, 'invalid', { pointer: `${M}/meta_field_store/a~1b~0c` })
+    expectError(
+      await refused(importBody(fresh(), { meta_field_store: { 'video.scene': '1', nope: 'x' } })),
+      400,
+      'invalid',
+      { pointer: `${M}/meta_field_store/nope` },
+    )
+    expectError(await refused(importBody(fresh(), { meta_field_store: { 'a/b~c': 'x' } })), 400, 'invalid', {
+      pointer: `${M}/meta_field_store/a~1b~0c`,
+    })
   })
 })
 
@@ -192,20 +258,29 @@ describe('bad path_file: 406 {type, detail} and one ImportLog holding the detail
     ['a relative path', () => 'incoming/clip.mov'],
     ['a path on no device', () => placeFile(join(outside, 'clip.mov'))],
     ['a missing file', () => join(root, 'incoming', 'missing.mov')],
-    ['a folder', () => {
-      mkdirSync(join(root, 'incoming', 'folder.mov'), { recursive: true })
-      return join(root, 'incoming', 'folder.mov')
-    }],
-    ['a symbolic link to a file', () => {
-      const target = fresh()
-      symlinkSync(target, join(root, 'incoming', 'link.mov'))
-      return join(root, 'incoming', 'link.mov')
-    }],
-    ['a file reached through a symbolic link to a folder', () => {
-      placeFile(join(root, 'real-folder', 'clip.mov'))
-      symlinkSync(join(root, 'real-folder'), join(root, 'linked-folder'))
-      return join(root, 'linked-folder', 'clip.mov')
-    }],
+    [
+      'a folder',
+      () => {
+        mkdirSync(join(root, 'incoming', 'folder.mov'), { recursive: true })
+        return join(root, 'incoming', 'folder.mov')
+      },
+    ],
+    [
+      'a symbolic link to a file',
+      () => {
+        const target = fresh()
+        symlinkSync(target, join(root, 'incoming', 'link.mov'))
+        return join(root, 'incoming', 'link.mov')
+      },
+    ],
+    [
+      'a file reached through a symbolic link to a folder',
+      () => {
+        placeFile(join(root, 'real-folder', 'clip.mov'))
+        symlinkSync(join(root, 'real-folder'), join(root, 'linked-folder'))
+        return join(root, 'linked-folder', 'clip.mov')
+      },
+    ],
   ]
 
   test.each(cases)('%s', async (_, make) => {
@@ -214,7 +289,9 @@ describe('bad path_file: 406 {type, detail} and one ImportLog holding the detail
     const reply = await send('POST', IMPORT, { body })
     expect([reply.status, reply.json]).toEqual([406, { type: 'path_file', detail: expect.stringMatching(/\S/) }])
     const detail = reply.json.detail
-    expect(await logsOf(send, path)).toEqual([logRow({ asset_path: path, status: detail, error: detail, payload: JSON.stringify(body), asset_import_id: null })])
+    expect(await logsOf(send, path)).toEqual([
+      logRow({ asset_path: path, status: detail, error: detail, payload: JSON.stringify(body), asset_import_id: null }),
+    ])
     expect(JSON.parse((await logsOf(send, path))[0]!.payload)).toEqual(body)
     expect(await assetsAt(send, path)).toEqual([])
     // The log is the production's: read where the production is read, unseen elsewhere.
@@ -224,57 +301,133 @@ describe('bad path_file: 406 {type, detail} and one ImportLog holding the detail
 
   test('archive only (is_archive true, is_production false): a missing file is taken, 201', async () => {
     const path = join(root, 'incoming', 'on-tape.mov')
-    const body = importBody(path, { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO }, { archive_details: ARCHIVE })
+    const body = importBody(
+      path,
+      { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO },
+      { archive_details: ARCHIVE },
+    )
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
-    expect(await assetOf(send, id)).toMatchObject({ path_file: path, is_archive: true, is_production: false, device: device.id })
-    expect(await logsOf(send, path)).toEqual([logRow({ asset_path: path, status: 'asset_creation_completed', asset_import_id: id })])
+    expect(await assetOf(send, id)).toMatchObject({
+      path_file: path,
+      is_archive: true,
+      is_production: false,
+      device: device.id,
+    })
+    expect(await logsOf(send, path)).toEqual([
+      logRow({ asset_path: path, status: 'asset_creation_completed', asset_import_id: id }),
+    ])
   })
 
   test('archive only, but on no device: still 406 with its ImportLog', async () => {
     const path = join(outside, 'on-tape.mov')
-    const body = importBody(path, { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO }, { archive_details: ARCHIVE })
+    const body = importBody(
+      path,
+      { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO },
+      { archive_details: ARCHIVE },
+    )
     const reply = await send('POST', IMPORT, { body })
     expect([reply.status, reply.json]).toEqual([406, { type: 'path_file', detail: expect.stringMatching(/\S/) }])
-    expect(await logsOf(send, path)).toEqual([logRow({ asset_path: path, status: reply.json.detail, error: reply.json.detail, asset_import_id: null })])
+    expect(await logsOf(send, path)).toEqual([
+      logRow({ asset_path: path, status: reply.json.detail, error: reply.json.detail, asset_import_id: null }),
+    ])
   })
 })
 
 describe('201: the asset and its ImportLog', () => {
   test('the answer has exactly the seven members and its task; the asset shows every member the request gave', async () => {
     const path = fresh()
-    const body = importBody(path, {
-      name: 'A012C003', description: 'Night exterior, take 3', date_crt: '2025-01-14', date_del: '2040-06',
-      meta_field_store: { 'video.scene': '12A' },
-      fps: '25', width: 1920, height: 1080, duration: 100, format: 'mov', display_aspect_ratio: '16:9', offset_string: '01:00:00:00',
-      annotation_markers: [{ time: 10, text: 'Boom in shot', user: 'admin' }],
-    }, { keywords: { Location: ['Harbour', 'Night'] } })
+    const body = importBody(
+      path,
+      {
+        name: 'A012C003',
+        description: 'Night exterior, take 3',
+        date_crt: '2025-01-14',
+        date_del: '2040-06',
+        meta_field_store: { 'video.scene': '12A' },
+        fps: '25',
+        width: 1920,
+        height: 1080,
+        duration: 100,
+        format: 'mov',
+        display_aspect_ratio: '16:9',
+        offset_string: '01:00:00:00',
+        annotation_markers: [{ time: 10, text: 'Boom in shot', user: 'admin' }],
+      },
+      { keywords: { Location: ['Harbour', 'Night'] } },
+    )
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
     expect(await assetOf(send, id)).toEqual({
-      id, name: 'A012C003', description: 'Night exterior, take 3', production: show.id, status_asset: 0, path_file: path, device: device.id,
-      is_archive: false, is_production: true, meta_field_store: { 'video.scene': '12A' },
-      date_crt: '2025-01-14T00:00:00.000000Z', date_add: expect.any(String), date_mod: expect.any(String), date_del: '2040-06-01T00:00:00.000000Z',
+      id,
+      name: 'A012C003',
+      description: 'Night exterior, take 3',
+      production: show.id,
+      status_asset: 0,
+      path_file: path,
+      device: device.id,
+      is_archive: false,
+      is_production: true,
+      meta_field_store: { 'video.scene': '12A' },
+      date_crt: '2025-01-14T00:00:00.000000Z',
+      date_add: expect.any(String),
+      date_mod: expect.any(String),
+      date_del: '2040-06-01T00:00:00.000000Z',
       keywords: { Location: ['Harbour', 'Night'] },
       technical: {
-        fps: '25/1', width: 1920, height: 1080, duration: 100, format: 'mov', display_aspect_ratio: '16:9',
-        offset_frames: 90_000, offset_string: '01:00:00:00', annotation_markers: [{ time: 10, text: 'Boom in shot', user: 'admin' }],
+        fps: '25/1',
+        width: 1920,
+        height: 1080,
+        duration: 100,
+        format: 'mov',
+        display_aspect_ratio: '16:9',
+        offset_frames: 90_000,
+        offset_string: '01:00:00:00',
+        annotation_markers: [{ time: 10, text: 'Boom in shot', user: 'admin' }],
         // The timecode is the request's: later imports keep it (docs/media.md "Timecode").
         timecode_source: 'request',
       },
-      path_proxy: '', projects: [], status_approval: 0, modified_by: 'admin',
+      path_proxy: '',
+      projects: [],
+      status_approval: 0,
+      modified_by: 'admin',
     })
     expect(await logsOf(send, path)).toEqual([
-      logRow({ asset_path: path, status: 'asset_creation_completed', payload: JSON.stringify(body), asset_import_id: id }),
+      logRow({
+        asset_path: path,
+        status: 'asset_creation_completed',
+        payload: JSON.stringify(body),
+        asset_import_id: id,
+      }),
     ])
   })
 
   test('date_del comes from the hold duration of the production unless the request gives one', async () => {
     await t.post('/api/productions/', { name: 'Held', storage_root: join(root, 'Held') })
-    expect((await t.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'production', context: 'Held', duration: 30 })).status).toBe(201)
+    expect(
+      (
+        await t.post('/api/assetholddurations/', {
+          asset_type: 'videoasset',
+          context_type: 'production',
+          context: 'Held',
+          duration: 30,
+        })
+      ).status,
+    ).toBe(201)
     const held = importBody(placeFile(join(root, 'Held', 'a.mov')), {}, {}, { production: 'Held' })
-    const asset = await assetOf(send, expectImported(await send('POST', IMPORT, { body: held }), held, 'asset_creation_completed'))
+    const asset = await assetOf(
+      send,
+      expectImported(await send('POST', IMPORT, { body: held }), held, 'asset_creation_completed'),
+    )
     expect((Date.parse(asset.date_del) - Date.parse(asset.date_add)) / 86_400_000).toBe(30)
-    const given = importBody(placeFile(join(root, 'Held', 'b.mov')), { date_del: '2031-02-03' }, {}, { production: 'Held' })
-    const kept = await assetOf(send, expectImported(await send('POST', IMPORT, { body: given }), given, 'asset_creation_completed'))
+    const given = importBody(
+      placeFile(join(root, 'Held', 'b.mov')),
+      { date_del: '2031-02-03' },
+      {},
+      { production: 'Held' },
+    )
+    const kept = await assetOf(
+      send,
+      expectImported(await send('POST', IMPORT, { body: given }), given, 'asset_creation_completed'),
+    )
     expect(kept.date_del).toBe('2031-02-03T00:00:00.000000Z')
   })
 
@@ -292,8 +445,18 @@ describe('re-import', () => {
     const second = importBody(path, { name: 'second' })
     expect(expectImported(await send('POST', IMPORT, { body: second }), second, 'asset_update_completed')).toBe(id)
     expect(await logsOf(send, path)).toEqual([
-      logRow({ asset_path: path, status: 'asset_creation_completed', payload: JSON.stringify(first), asset_import_id: id }),
-      logRow({ asset_path: path, status: 'asset_update_completed', payload: JSON.stringify(second), asset_import_id: id }),
+      logRow({
+        asset_path: path,
+        status: 'asset_creation_completed',
+        payload: JSON.stringify(first),
+        asset_import_id: id,
+      }),
+      logRow({
+        asset_path: path,
+        status: 'asset_update_completed',
+        payload: JSON.stringify(second),
+        asset_import_id: id,
+      }),
     ])
     expect(await assetsAt(send, path)).toEqual([expect.objectContaining({ id, name: 'second' })])
   })
@@ -303,7 +466,12 @@ describe('re-import', () => {
     const video = importBody(path)
     const videoId = expectImported(await send('POST', IMPORT, { body: video }), video, 'asset_creation_completed')
     const audio = importBody(path, {}, {}, { type: 'audio' })
-    const audioId = expectImported(await send('POST', IMPORT, { body: audio }), audio, 'asset_creation_completed', 'audio')
+    const audioId = expectImported(
+      await send('POST', IMPORT, { body: audio }),
+      audio,
+      'asset_creation_completed',
+      'audio',
+    )
     expect(await assetsAt(send, path, 'audio')).toEqual([expect.objectContaining({ id: audioId, path_file: path })])
     expect(await assetsAt(send, path, 'video')).toEqual([expect.objectContaining({ id: videoId, path_file: path })])
     expect((await logsOf(send, path)).map((l) => [l.asset_type, l.status, l.asset_import_id])).toEqual([
@@ -319,7 +487,9 @@ describe('re-import', () => {
     const spelled = path.replace(/\/([^/]+)$/, '//./$1')
     const second = importBody(spelled)
     expect(expectImported(await send('POST', IMPORT, { body: second }), second, 'asset_update_completed')).toBe(id)
-    expect(await logsOf(send, spelled)).toEqual([logRow({ asset_path: spelled, status: 'asset_update_completed', asset_import_id: id })])
+    expect(await logsOf(send, spelled)).toEqual([
+      logRow({ asset_path: spelled, status: 'asset_update_completed', asset_import_id: id }),
+    ])
     expect(await assetsAt(send, path)).toEqual([expect.objectContaining({ id, path_file: path })])
   })
 
@@ -327,43 +497,85 @@ describe('re-import', () => {
     const path = fresh()
     const body = importBody(path, {}, {}, { asset_destination: 'no-such-disk' })
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
-    expect(await logsOf(send, path)).toEqual([logRow({ asset_path: path, status: 'asset_creation_completed', asset_import_id: id, asset_config: { move_asset: false, rewrap_proxy: false } })])
+    expect(await logsOf(send, path)).toEqual([
+      logRow({
+        asset_path: path,
+        status: 'asset_creation_completed',
+        asset_import_id: id,
+        asset_config: { move_asset: false, rewrap_proxy: false },
+      }),
+    ])
   })
 })
 
 describe('form data', () => {
-  const asset = (path: string) => ({ asset_meta: { name: 'from a form', path_file: path, is_archive: false }, keywords: { Form: ['yes'] } })
+  const asset = (path: string) => ({
+    asset_meta: { name: 'from a form', path_file: path, is_archive: false },
+    keywords: { Form: ['yes'] },
+  })
 
   test('urlencoded, asset as JSON text, booleans as true and 1: 201 as for JSON', async () => {
     const path = fresh()
-    const reply = await send('POST', IMPORT, { form: { type: 'video', production: 'Show', rewrap_proxy: 'true', move_asset: '1', asset: asset(path) } })
+    const reply = await send('POST', IMPORT, {
+      form: { type: 'video', production: 'Show', rewrap_proxy: 'true', move_asset: '1', asset: asset(path) },
+    })
     expect(reply.status).toBe(201)
     expect(reply.json).toEqual({
-      asset_path: path, status: 'asset_creation_completed', warning: {}, error: '', asset_import_id: expect.any(Number), payload: expect.any(String), asset_type: 'videoasset',
+      asset_path: path,
+      status: 'asset_creation_completed',
+      warning: {},
+      error: '',
+      asset_import_id: expect.any(Number),
+      payload: expect.any(String),
+      asset_type: 'videoasset',
       task: { id: expect.any(Number), state: 'queued', url: `/api/tasks/${reply.json.task.id}/` },
     })
-    expect(await assetOf(send, reply.json.asset_import_id)).toMatchObject({ name: 'from a form', path_file: path, keywords: { Form: ['yes'] } })
+    expect(await assetOf(send, reply.json.asset_import_id)).toMatchObject({
+      name: 'from a form',
+      path_file: path,
+      keywords: { Form: ['yes'] },
+    })
     expect(await logsOf(send, path)).toEqual([
-      logRow({ asset_path: path, status: 'asset_creation_completed', asset_import_id: reply.json.asset_import_id, asset_config: { move_asset: true, rewrap_proxy: true, asset_destination: device.name } }),
+      logRow({
+        asset_path: path,
+        status: 'asset_creation_completed',
+        asset_import_id: reply.json.asset_import_id,
+        asset_config: { move_asset: true, rewrap_proxy: true, asset_destination: device.name },
+      }),
     ])
   })
 
   test('multipart, booleans as false and 0: 201 as for JSON', async () => {
     const path = fresh()
     const form = new FormData()
-    for (const [k, v] of Object.entries({ type: 'video', production: 'Show', rewrap_proxy: 'false', move_asset: '0', asset: JSON.stringify(asset(path)) })) form.append(k, v)
+    for (const [k, v] of Object.entries({
+      type: 'video',
+      production: 'Show',
+      rewrap_proxy: 'false',
+      move_asset: '0',
+      asset: JSON.stringify(asset(path)),
+    }))
+      form.append(k, v)
     const reply = await send('POST', '/api/asset/import', { raw: form })
     expect(reply.status).toBe(201)
     expect(reply.json).toMatchObject({ asset_path: path, status: 'asset_creation_completed', asset_type: 'videoasset' })
-    expect(await assetOf(send, reply.json.asset_import_id)).toMatchObject({ name: 'from a form', path_file: path, keywords: { Form: ['yes'] } })
+    expect(await assetOf(send, reply.json.asset_import_id)).toMatchObject({
+      name: 'from a form',
+      path_file: path,
+      keywords: { Form: ['yes'] },
+    })
     expect((await logsOf(send, path))[0]!.asset_config).toEqual({ move_asset: false, rewrap_proxy: false })
   })
 
   test('a form boolean that is not true/false/1/0, or asset that is not JSON: 400 invalid, no ImportLog', async () => {
     const before = await written()
-    const yes = await send('POST', IMPORT, { form: { type: 'video', production: 'Show', move_asset: 'yes', asset: asset(fresh()) } })
+    const yes = await send('POST', IMPORT, {
+      form: { type: 'video', production: 'Show', move_asset: 'yes', asset: asset(fresh()) },
+    })
     expectError(yes, 400, 'invalid', { pointer: '/move_asset' })
-    const notJson = await send('POST', IMPORT, { form: { type: 'video', production: 'Show', asset: '{"asset_meta": ' } })
+    const notJson = await send('POST', IMPORT, {
+      form: { type: 'video', production: 'Show', asset: '{"asset_meta": ' },
+    })
     expect([notJson.status, notJson.json.errors[0].code]).toEqual([400, 'invalid'])
     expect(await written()).toEqual(before)
   })
@@ -394,9 +606,15 @@ describe('permissions and territory (service.md 5)', () => {
 
   test("path_proxy passes the gate of path_file: off the devices 400 at its pointer; in another production's folders 403; nothing written", async () => {
     const outsideProxy = placeFile(join(scratchDir('reelhouse-off-device-'), 'secret.mp4'))
-    expectError(await refused(importBody(fresh(), { path_proxy: outsideProxy }), IMPORT, keys.alice), 400, 'invalid', { pointer: '/asset/asset_meta/path_proxy' })
+    expectError(await refused(importBody(fresh(), { path_proxy: outsideProxy }), IMPORT, keys.alice), 400, 'invalid', {
+      pointer: '/asset/asset_meta/path_proxy',
+    })
     const theirProxy = placeFile(join(root, 'Other', 'their-proxy.mp4'))
-    expectError(await refused(importBody(fresh(), { path_proxy: theirProxy }), IMPORT, keys.alice), 403, 'permission_denied')
+    expectError(
+      await refused(importBody(fresh(), { path_proxy: theirProxy }), IMPORT, keys.alice),
+      403,
+      'permission_denied',
+    )
   })
 
   test("whether a file exists in another production's folders is not told: missing or there, 403 alike, no ImportLog", async () => {
@@ -419,7 +637,9 @@ describe('permissions and territory (service.md 5)', () => {
     const path = fresh()
     const body = importBody(path)
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
-    expectError(await refused(importBody(path, {}, {}, { production: 'Other' })), 400, 'invalid', { pointer: '/production' })
+    expectError(await refused(importBody(path, {}, {}, { production: 'Other' })), 400, 'invalid', {
+      pointer: '/production',
+    })
     expect(await assetsAt(send, path)).toEqual([expect.objectContaining({ id, production: show.id })])
     expect(await logsOf(send, path)).toHaveLength(1)
   })
@@ -433,16 +653,24 @@ describe('permissions and territory (service.md 5)', () => {
   test("move_asset into DEVICE/<codename>/video/ inside another production's storage_root: 403 for a user who cannot write there", async () => {
     const vault = scratchDir('reelhouse-vault-')
     expect((await send('POST', '/api/devices/', { body: { name: 'vault', path: vault } })).status).toBe(201)
-    expect((await send('POST', '/api/productions/', { body: { name: 'Keeper', storage_root: join(vault, 'show') } })).status).toBe(201)
+    expect(
+      (await send('POST', '/api/productions/', { body: { name: 'Keeper', storage_root: join(vault, 'show') } })).status,
+    ).toBe(201)
     const path = fresh()
-    expectError(await refused(importBody(path, {}, {}, { move_asset: true, asset_destination: 'vault' }), IMPORT, keys.alice), 403, 'permission_denied')
+    expectError(
+      await refused(importBody(path, {}, {}, { move_asset: true, asset_destination: 'vault' }), IMPORT, keys.alice),
+      403,
+      'permission_denied',
+    )
     expect(await logsOf(send, path)).toEqual([])
   })
 
   test("move_asset onto the device holding the production's storage_root, by a user who can write only that production: 201 (the move goes into the own storage_root, not DEVICE/<codename>/, here another production's)", async () => {
     // DEVICE/<codename>/ is the storage_root of a production alice cannot write: the folder a move
     // put files in before (issue 20, point 4) would be refused; storage_root/video/ is hers.
-    const beside = await send('POST', '/api/productions/', { body: { name: 'Beside', storage_root: join(root, show.codename) } })
+    const beside = await send('POST', '/api/productions/', {
+      body: { name: 'Beside', storage_root: join(root, show.codename) },
+    })
     expect(beside.status).toBe(201)
     try {
       const r = await send('POST', IMPORT, { body: importBody(fresh(), {}, {}, { move_asset: true }), key: keys.alice })
@@ -455,7 +683,12 @@ describe('permissions and territory (service.md 5)', () => {
 
   test('a bad path_file from a user who may not import into the production: their refusal (403, 400), no ImportLog', async () => {
     expectError(await refused(importBody('relative/clip.mov'), IMPORT, keys.reader), 403, 'permission_denied')
-    expectError(await refused(importBody(join(root, 'incoming', 'absent.mov')), IMPORT, keys.stranger), 400, 'invalid', { pointer: '/production' })
+    expectError(
+      await refused(importBody(join(root, 'incoming', 'absent.mov')), IMPORT, keys.stranger),
+      400,
+      'invalid',
+      { pointer: '/production' },
+    )
     expect(await logsOf(send, 'relative/clip.mov')).toEqual([])
   })
 })
@@ -464,22 +697,33 @@ describe("another production's file, whatever the kind (issue 25)", () => {
   /** A file outside every production's folders (a shared upload device), catalogued by Other as a video. */
   async function othersFile() {
     const path = placeFile(join(root, 'incoming', `shared-${++n}.mov`))
-    const made = await send('POST', '/api/videoassets/', { body: { name: 'theirs', path_file: path, production: other.id } })
+    const made = await send('POST', '/api/videoassets/', {
+      body: { name: 'theirs', path_file: path, production: other.id },
+    })
     expect(made.status).toBe(201)
     return { path, asset: made.json }
   }
   /** Other's asset as it was: in production, at the path, the file there. */
   async function untouched(theirs: { path: string; asset: any }) {
     expect(existsSync(theirs.path)).toBe(true)
-    expect(await assetOf(send, theirs.asset.id)).toMatchObject({ path_file: theirs.path, is_production: true, production: other.id })
+    expect(await assetOf(send, theirs.asset.id)).toMatchObject({
+      path_file: theirs.path,
+      is_production: true,
+      production: other.id,
+    })
   }
 
-  test('a user who cannot read it: 403, the same answer as for a file in that production\'s folders; any kind, moved or not; nothing written', async () => {
+  test("a user who cannot read it: 403, the same answer as for a file in that production's folders; any kind, moved or not; nothing written", async () => {
     const theirs = await othersFile()
     // What a file the user simply may not import answers: one inside Other's storage root.
     const territory = await refused(importBody(placeFile(join(root, 'Other', `plain-${++n}.mov`))), IMPORT, keys.alice)
     expectError(territory, 403, 'permission_denied')
-    for (const top of [{ type: 'audio', move_asset: true }, { type: 'image' }, { type: 'video' }, { type: 'video', move_asset: true }]) {
+    for (const top of [
+      { type: 'audio', move_asset: true },
+      { type: 'image' },
+      { type: 'video' },
+      { type: 'video', move_asset: true },
+    ]) {
       const reply = await refused(importBody(theirs.path, {}, {}, top), IMPORT, keys.alice)
       expect([reply.status, reply.json]).toEqual([territory.status, territory.json])
     }
@@ -490,7 +734,11 @@ describe("another production's file, whatever the kind (issue 25)", () => {
 
   test('a user who can read it but not write it: 403 naming the production; nothing written', async () => {
     const theirs = await othersFile()
-    const reply = await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, keys.carol)
+    const reply = await refused(
+      importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }),
+      IMPORT,
+      keys.carol,
+    )
     expectError(reply, 403, 'permission_denied')
     expect(reply.json.errors[0].detail).toContain(`production ${other.id}`)
     await untouched(theirs)
@@ -499,10 +747,20 @@ describe("another production's file, whatever the kind (issue 25)", () => {
   test('a user who may write both, and a superuser: never moved (400 invalid at /move_asset, nothing written); without move_asset, 201', async () => {
     const theirs = await othersFile()
     for (const key of [keys.bob, undefined])
-      expectError(await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, key), 400, 'invalid', { pointer: '/move_asset' })
+      expectError(
+        await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, key),
+        400,
+        'invalid',
+        { pointer: '/move_asset' },
+      )
     await untouched(theirs)
     const body = importBody(theirs.path, {}, {}, { type: 'audio' })
-    const id = expectImported(await send('POST', IMPORT, { body, key: keys.bob }), body, 'asset_creation_completed', 'audio')
+    const id = expectImported(
+      await send('POST', IMPORT, { body, key: keys.bob }),
+      body,
+      'asset_creation_completed',
+      'audio',
+    )
     expect(await assetsAt(send, theirs.path, 'audio')).toEqual([expect.objectContaining({ id, production: show.id })])
     await untouched(theirs)
   })
@@ -510,7 +768,11 @@ describe("another production's file, whatever the kind (issue 25)", () => {
   test('an asset of Other that is offline still names the path: the same 403', async () => {
     const theirs = await othersFile()
     t.db.$client.run('UPDATE media_assets SET is_production = 0 WHERE id = ?', [theirs.asset.id])
-    expectError(await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, keys.alice), 403, 'permission_denied')
+    expectError(
+      await refused(importBody(theirs.path, {}, {}, { type: 'audio', move_asset: true }), IMPORT, keys.alice),
+      403,
+      'permission_denied',
+    )
   })
 })
 
@@ -521,7 +783,15 @@ describe("the service's own output is never input: 406 and its ImportLog, nothin
     const body = importBody(path, {}, {}, { move_asset: true })
     const reply = await send('POST', IMPORT, { body, key })
     expect([reply.status, reply.json]).toEqual([406, { type: 'path_file', detail: expect.stringMatching(/\S/) }])
-    expect(await logsOf(send, path)).toEqual([logRow({ asset_path: path, status: reply.json.detail, error: reply.json.detail, payload: JSON.stringify(body), asset_import_id: null })])
+    expect(await logsOf(send, path)).toEqual([
+      logRow({
+        asset_path: path,
+        status: reply.json.detail,
+        error: reply.json.detail,
+        payload: JSON.stringify(body),
+        asset_import_id: null,
+      }),
+    ])
     expect(await assetsAt(send, path)).toEqual([])
     expect((await send('GET', '/api/tasks/?limit=1000')).json.length).toBe(tasks)
     expect(existsSync(path)).toBe(true)
@@ -558,8 +828,21 @@ describe('GET /api/tasks/?kind=import', () => {
     const body = importBody(path)
     const id = expectImported(await send('POST', IMPORT, { body }), body, 'asset_creation_completed')
     const expected = {
-      id: expect.any(Number), kind: 'import', state: 'queued', target: { videoasset: id }, step: '', percent: null,
-      bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, error: '', date_add: expect.any(String), date_start: null, date_end: null, result: {},
+      id: expect.any(Number),
+      kind: 'import',
+      state: 'queued',
+      target: { videoasset: id },
+      step: '',
+      percent: null,
+      bytes_done: 0,
+      bytes_total: 0,
+      files_done: 0,
+      files_total: 0,
+      error: '',
+      date_add: expect.any(String),
+      date_start: null,
+      date_end: null,
+      result: {},
     }
     const [task] = await importTasksOf(send, id)
     expect(task).toEqual(expected)
@@ -603,12 +886,17 @@ describe('twenty identical requests at once (tasks running)', () => {
     const ids = new Set(replies.map((r) => r.json.asset_import_id))
     expect(ids.size).toBe(1)
     const [id] = [...ids] as number[]
-    expect(replies.map((r) => r.json.status).sort()).toEqual(['asset_creation_completed', ...Array(19).fill('asset_update_completed')])
+    expect(replies.map((r) => r.json.status).sort()).toEqual([
+      'asset_creation_completed',
+      ...Array(19).fill('asset_update_completed'),
+    ])
     expect(await assetsAt(tt.request, path)).toEqual([expect.objectContaining({ id, path_file: path })])
 
     await tt.runner.idle()
     const warning = hasFfmpeg ? {} : { probe: expect.any(String), proxy: expect.any(String) }
-    expect(await logsOf(tt.request, path)).toEqual(Array(20).fill(logRow({ asset_path: path, status: 'import_completed', asset_import_id: id!, warning })))
+    expect(await logsOf(tt.request, path)).toEqual(
+      Array(20).fill(logRow({ asset_path: path, status: 'import_completed', asset_import_id: id!, warning })),
+    )
     const tasks = await importTasksOf(tt.request, id!)
     expect(tasks.map((x) => x.state)).toEqual(tasks.length === 1 ? ['done'] : ['done', 'done'])
     expect((await assetOf(tt.request, id!)).status_asset).toBe(6)
@@ -626,8 +914,13 @@ describe("the service's own data folder on a device", () => {
       expect((await d.post('/api/productions/', { name: 'Show', storage_root: join(parent, 'Show') })).status).toBe(201)
       const catalogue = join(data, 'reelhouse.db')
       const reply = await d.post(IMPORT, importBody(catalogue, {}, {}, { move_asset: true }))
-      expect([reply.status, reply.json]).toEqual([406, { type: 'path_file', detail: expect.stringContaining('data folder') }])
-      expect(await logsOf(d.request, catalogue)).toEqual([logRow({ asset_path: catalogue, status: reply.json.detail, error: reply.json.detail, asset_import_id: null })])
+      expect([reply.status, reply.json]).toEqual([
+        406,
+        { type: 'path_file', detail: expect.stringContaining('data folder') },
+      ])
+      expect(await logsOf(d.request, catalogue)).toEqual([
+        logRow({ asset_path: catalogue, status: reply.json.detail, error: reply.json.detail, asset_import_id: null }),
+      ])
       expect(existsSync(catalogue)).toBe(true)
       expect(await assetsAt(d.request, catalogue)).toEqual([])
       expect((await d.get('/api/tasks/?kind=import')).json).toEqual([])

@@ -79,7 +79,9 @@ describe('production: a JSON integer is the id, text always the name', () => {
 
   test('in form data every value is text: production digits are a name there too', async () => {
     const path = fresh()
-    const reply = await t.request('POST', IMPORT, { form: { type: 'video', production: String(show.id), asset: { asset_meta: { name: 'form', path_file: path } } } })
+    const reply = await t.request('POST', IMPORT, {
+      form: { type: 'video', production: String(show.id), asset: { asset_meta: { name: 'form', path_file: path } } },
+    })
     expect(reply.status).toBe(201)
     expect((await assetOf(t.request, reply.json.asset_import_id)).production).toBe(numbered.id)
   })
@@ -96,34 +98,61 @@ describe('production: a JSON integer is the id, text always the name', () => {
   test('neither text of 1 to 255 characters nor a whole number of 1 or more: 400 invalid at /production, saying what it takes', async () => {
     for (const production of [0, -3, 1.5, true, [], {}, '', 'x'.repeat(256)]) {
       const reply = await refused(importBody(fresh(), {}, {}, { production }))
-      expect([production, reply.status, reply.json]).toEqual([production, 400, {
-        errors: [{ ...errorEntry(400, 'invalid', { pointer: '/production' }), detail: "The production's name (text of 1 to 255 characters) or its id (a whole number, 1 or more)." }],
-      }])
+      expect([production, reply.status, reply.json]).toEqual([
+        production,
+        400,
+        {
+          errors: [
+            {
+              ...errorEntry(400, 'invalid', { pointer: '/production' }),
+              detail: "The production's name (text of 1 to 255 characters) or its id (a whole number, 1 or more).",
+            },
+          ],
+        },
+      ])
     }
   })
 })
 
 describe('date_add', () => {
-  test('in asset_meta: the asset\'s date_add, as a UTC timestamp; date_mod is still now', async () => {
+  test("in asset_meta: the asset's date_add, as a UTC timestamp; date_mod is still now", async () => {
     const body = importBody(fresh(), { date_add: '2024-05-06 07:08:09+02:00' })
-    const asset = await assetOf(t.request, expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed'))
+    const asset = await assetOf(
+      t.request,
+      expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed'),
+    )
     expect(asset.date_add).toBe('2024-05-06T05:08:09.000000Z')
     expect(Date.parse(asset.date_mod)).toBeGreaterThan(Date.parse('2025-01-01'))
   })
 
-  test('at the top level: the same; asset_meta\'s wins when both are given', async () => {
+  test("at the top level: the same; asset_meta's wins when both are given", async () => {
     const top = importBody(fresh(), {}, {}, { date_add: '2023' })
-    expect((await assetOf(t.request, expectImported(await t.request('POST', IMPORT, { body: top }), top, 'asset_creation_completed'))).date_add)
-      .toBe('2023-01-01T00:00:00.000000Z')
+    expect(
+      (
+        await assetOf(
+          t.request,
+          expectImported(await t.request('POST', IMPORT, { body: top }), top, 'asset_creation_completed'),
+        )
+      ).date_add,
+    ).toBe('2023-01-01T00:00:00.000000Z')
     const both = importBody(fresh(), { date_add: '2022-02-02' }, {}, { date_add: '2023-03-03' })
-    expect((await assetOf(t.request, expectImported(await t.request('POST', IMPORT, { body: both }), both, 'asset_creation_completed'))).date_add)
-      .toBe('2022-02-02T00:00:00.000000Z')
+    expect(
+      (
+        await assetOf(
+          t.request,
+          expectImported(await t.request('POST', IMPORT, { body: both }), both, 'asset_creation_completed'),
+        )
+      ).date_add,
+    ).toBe('2022-02-02T00:00:00.000000Z')
   })
 
   test('absent or null: now', async () => {
     const before = Date.now()
     const body = importBody(fresh(), { date_add: null })
-    const asset = await assetOf(t.request, expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed'))
+    const asset = await assetOf(
+      t.request,
+      expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed'),
+    )
     expect(asset.date_add).toMatch(TIMESTAMP)
     expect(Date.parse(asset.date_add)).toBeGreaterThanOrEqual(before - 1000)
   })
@@ -139,9 +168,26 @@ describe('date_add', () => {
 
   test('a hold duration counts from the date_add given', async () => {
     await t.post('/api/productions/', { name: 'Held', storage_root: join(root, 'Held') })
-    expect((await t.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'production', context: 'Held', duration: 30 })).status).toBe(201)
-    const body = importBody(placeFile(join(root, 'Held', 'dated.mov')), { date_add: '2020-01-01' }, {}, { production: 'Held' })
-    const asset = await assetOf(t.request, expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed'))
+    expect(
+      (
+        await t.post('/api/assetholddurations/', {
+          asset_type: 'videoasset',
+          context_type: 'production',
+          context: 'Held',
+          duration: 30,
+        })
+      ).status,
+    ).toBe(201)
+    const body = importBody(
+      placeFile(join(root, 'Held', 'dated.mov')),
+      { date_add: '2020-01-01' },
+      {},
+      { production: 'Held' },
+    )
+    const asset = await assetOf(
+      t.request,
+      expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed'),
+    )
     expect([asset.date_add, asset.date_del]).toEqual(['2020-01-01T00:00:00.000000Z', '2020-01-31T00:00:00.000000Z'])
   })
 
@@ -151,18 +197,33 @@ describe('date_add', () => {
       expectError(await refused(importBody(fresh(), {}, {}, { date_add })), 400, 'invalid', { pointer: '/date_add' })
     }
     const reply = await refused(importBody(fresh(), { date_add: '2024-02-30' }, {}, { date_add: 'soon' }))
-    expect(reply.json).toEqual({ errors: [errorEntry(400, 'invalid', { pointer: '/date_add' }), errorEntry(400, 'invalid', { pointer: `${M}/date_add` })] })
+    expect(reply.json).toEqual({
+      errors: [
+        errorEntry(400, 'invalid', { pointer: '/date_add' }),
+        errorEntry(400, 'invalid', { pointer: `${M}/date_add` }),
+      ],
+    })
   })
 })
 
 test("the body medialoopster's client sends (description null, approval 0, empty meta_field_store): 201", async () => {
   const path = fresh()
   const body = {
-    production: show.name, type: 'video', move_asset: false,
-    asset: { asset_meta: { name: 'from the client', description: null, approval: 0, path_file: path, meta_field_store: {} } },
+    production: show.name,
+    type: 'video',
+    move_asset: false,
+    asset: {
+      asset_meta: { name: 'from the client', description: null, approval: 0, path_file: path, meta_field_store: {} },
+    },
   }
   const id = expectImported(await t.request('POST', IMPORT, { body }), body, 'asset_creation_completed')
-  expect(await assetOf(t.request, id)).toMatchObject({ name: 'from the client', description: '', production: show.id, path_file: path, is_production: true })
+  expect(await assetOf(t.request, id)).toMatchObject({
+    name: 'from the client',
+    description: '',
+    production: show.id,
+    path_file: path,
+    is_production: true,
+  })
 })
 
 describe('is_production while move_asset moves the file', () => {
@@ -177,12 +238,25 @@ describe('is_production while move_asset moves the file', () => {
     }
     const asset = (id: number) => assetOf(app.request, id)
     const listedOffline = async (path: string) =>
-      (await app.get(`/api/videoassets/?is_production=false&path_file=${encodeURIComponent(path)}`)).json.map((a: { id: number }) => a.id)
+      (await app.get(`/api/videoassets/?is_production=false&path_file=${encodeURIComponent(path)}`)).json.map(
+        (a: { id: number }) => a.id,
+      )
     const close = async () => {
       await app.stop()
       base.cleanup()
     }
-    return { base, app, disk, device, production, run, asset, listedOffline, close, target: (name: string) => join(production.storage_root, 'video', name) }
+    return {
+      base,
+      app,
+      disk,
+      device,
+      production,
+      run,
+      asset,
+      listedOffline,
+      close,
+      target: (name: string) => join(production.storage_root, 'video', name),
+    }
   }
 
   test('false from the 201 (list filter too) until the file is in place; true with path_file at the new place', async () => {
@@ -198,7 +272,9 @@ describe('is_production while move_asset moves the file', () => {
       expect([existsSync(path), existsSync(target)]).toEqual([false, true])
       expect(await w.asset(id)).toMatchObject({ path_file: target, is_production: true, status_asset: 6 })
       expect(await w.listedOffline(target)).toEqual([])
-      expect(await logsOf(w.app.request, path)).toEqual([logRow({ asset_path: path, status: 'import_completed', warning: expect.any(Object), asset_import_id: id })])
+      expect(await logsOf(w.app.request, path)).toEqual([
+        logRow({ asset_path: path, status: 'import_completed', warning: expect.any(Object), asset_import_id: id }),
+      ])
     } finally {
       await w.close()
     }
@@ -208,8 +284,12 @@ describe('is_production while move_asset moves the file', () => {
     const w = await world()
     try {
       const plain = importBody(placeFile(join(w.disk, 'incoming', 'staying.mov')))
-      const archived = importBody(join(w.disk, 'incoming', 'archived.mov'), { is_archive: true, is_production: false, duration: 50, fps: '25', height: 240, width: 320 },
-        { archive_details: { archive_handle: '1', archive_type: 'archive_std', original_path: '/tape/archived.mov' } }, { move_asset: true })
+      const archived = importBody(
+        join(w.disk, 'incoming', 'archived.mov'),
+        { is_archive: true, is_production: false, duration: 50, fps: '25', height: 240, width: 320 },
+        { archive_details: { archive_handle: '1', archive_type: 'archive_std', original_path: '/tape/archived.mov' } },
+        { move_asset: true },
+      )
       const a = expectImported(await w.app.post(IMPORT, plain), plain, 'asset_creation_completed')
       const b = expectImported(await w.app.post(IMPORT, archived), archived, 'asset_creation_completed')
       expect([(await w.asset(a)).is_production, (await w.asset(b)).is_production]).toEqual([true, false])
@@ -241,13 +321,24 @@ describe('is_production while move_asset moves the file', () => {
     try {
       const path = placeFile(join(w.disk, 'incoming', 'scanned.mov'))
       // Queued first, so it runs first (one task at a time), with the import's move still queued.
-      const scan = w.app.runner.enqueue(w.base.db, { kind: 'scan', target: { device: w.device.id }, production: null, params: { device: w.device.id, paths: null } })
+      const scan = w.app.runner.enqueue(w.base.db, {
+        kind: 'scan',
+        target: { device: w.device.id },
+        production: null,
+        params: { device: w.device.id, paths: null },
+      })
       const body = importBody(path, {}, {}, { move_asset: true })
       const id = expectImported(await w.app.post(IMPORT, body), body, 'asset_creation_completed')
       await w.run()
-      const result = w.base.db.$client.query<{ state: string; result: string }, [number]>('SELECT state, result FROM tasks WHERE id = ?').get(scan.id)!
+      const result = w.base.db.$client
+        .query<{ state: string; result: string }, [number]>('SELECT state, result FROM tasks WHERE id = ?')
+        .get(scan.id)!
       expect([result.state, JSON.parse(result.result).online]).toEqual(['done', 0])
-      expect(await w.asset(id)).toMatchObject({ path_file: w.target('scanned.mov'), is_production: true, status_asset: 6 })
+      expect(await w.asset(id)).toMatchObject({
+        path_file: w.target('scanned.mov'),
+        is_production: true,
+        status_asset: 6,
+      })
     } finally {
       await w.close()
     }
@@ -258,13 +349,20 @@ describe('is_production while move_asset moves the file', () => {
     try {
       const path = placeFile(join(w.disk, 'incoming', 'refused.mov'))
       // Another asset is catalogued at the name the move would take: the move refuses to begin.
-      const squatter = await w.app.post('/api/videoassets/', { name: 'squatter', path_file: w.target('refused.mov'), production: w.production.id })
+      const squatter = await w.app.post('/api/videoassets/', {
+        name: 'squatter',
+        path_file: w.target('refused.mov'),
+        production: w.production.id,
+      })
       expect(squatter.status).toBe(201)
       const body = importBody(path, {}, {}, { move_asset: true })
       const id = expectImported(await w.app.post(IMPORT, body), body, 'asset_creation_completed')
       expect((await w.asset(id)).is_production).toBe(false)
       await w.run()
-      expect((await logsOf(w.app.request, path))[0]).toMatchObject({ status: 'import_failed', error: expect.stringContaining('nothing was moved') })
+      expect((await logsOf(w.app.request, path))[0]).toMatchObject({
+        status: 'import_failed',
+        error: expect.stringContaining('nothing was moved'),
+      })
       expect(existsSync(path)).toBe(true)
       expect(await w.asset(id)).toMatchObject({ path_file: path, is_production: true, status_asset: -1 })
     } finally {

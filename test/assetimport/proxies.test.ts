@@ -31,13 +31,16 @@ function ffmpegGate() {
   const shut = join(dir, 'shut')
   if (hasFfmpeg) {
     symlinkSync(ff.paths.ffprobe!, join(dir, 'ffprobe'))
-    writeFileSync(join(dir, 'ffmpeg'), `#!/bin/sh
+    writeFileSync(
+      join(dir, 'ffmpeg'),
+      `#!/bin/sh
 if [ "$1" != -version ]; then
   n=0
   while [ -e '${shut}' ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done
 fi
 exec '${ff.paths.ffmpeg}' "$@"
-`)
+`,
+    )
     chmodSync(join(dir, 'ffmpeg'), 0o755)
   }
   return { dir, shut: () => writeFileSync(shut, ''), open: () => Bun.spawnSync(['rm', '-f', shut]) }
@@ -85,19 +88,30 @@ describe('transcoding profiles ffmpeg cannot make', () => {
       [{ tracks: 4 }, '/channels_per_track'],
       [{ codec_name: 'theora' }, '/codec_name'],
     ]
-    for (const [fields, pointer] of cases) expectError(await t.post('/api/transcodingprofiles/', { name: `bad ${pointer}`, ...fields }), 400, 'invalid', { pointer })
+    for (const [fields, pointer] of cases)
+      expectError(await t.post('/api/transcodingprofiles/', { name: `bad ${pointer}`, ...fields }), 400, 'invalid', {
+        pointer,
+      })
     expect((await t.get('/api/transcodingprofiles/')).json.length).toBe(before)
   })
 
   test('are refused when changed, and the profile stays as it was', async () => {
     const made = await t.post('/api/transcodingprofiles/', { name: 'H.264 720', height: 720 })
     expect(made.status).toBe(200)
-    const r = await t.request('PATCH', `/api/transcodingprofiles/${made.json.id}/`, { body: { audio_codec_name: 'pcm_s24le' } })
+    const r = await t.request('PATCH', `/api/transcodingprofiles/${made.json.id}/`, {
+      body: { audio_codec_name: 'pcm_s24le' },
+    })
     expectError(r, 400, 'invalid', { pointer: '/audio_codec_name' })
     expect(r.json.errors[0].detail).toContain('mp4')
     expect((await t.get(`/api/transcodingprofiles/${made.json.id}/`)).json).toEqual(made.json)
     // With mov, the same audio is made.
-    expect((await t.request('PATCH', `/api/transcodingprofiles/${made.json.id}/`, { body: { audio_codec_name: 'pcm_s24le', video_container: 'mov' } })).status).toBe(200)
+    expect(
+      (
+        await t.request('PATCH', `/api/transcodingprofiles/${made.json.id}/`, {
+          body: { audio_codec_name: 'pcm_s24le', video_container: 'mov' },
+        })
+      ).status,
+    ).toBe(200)
   })
 })
 
@@ -113,33 +127,61 @@ describe.skipIf(!hasFfmpeg)('the profile that applies makes the proxy; a remake 
     expect(videoOf(oldProxy).codec_name).toBe('h264')
   })
 
-  test("POST .../proxy/: 202 with a proxy task; the default profile now applies (ProRes in mov); the old proxy of another name goes", async () => {
-    const profile = await t.post('/api/transcodingprofiles/', { name: 'ProRes proxy', codec_name: 'prores', codec_profile: 'proxy', default_profile: true })
+  test('POST .../proxy/: 202 with a proxy task; the default profile now applies (ProRes in mov); the old proxy of another name goes', async () => {
+    const profile = await t.post('/api/transcodingprofiles/', {
+      name: 'ProRes proxy',
+      codec_name: 'prores',
+      codec_profile: 'proxy',
+      default_profile: true,
+    })
     expect(profile.status).toBe(200)
     const r = await t.request('POST', `/api/videoassets/${assetId}/proxy/`)
     expect(r.status).toBe(202)
-    expect(r.json).toEqual({ task: { id: expect.any(Number), state: expect.stringMatching(/^(queued|running)$/), url: `/api/tasks/${r.json.task.id}/` } })
+    expect(r.json).toEqual({
+      task: {
+        id: expect.any(Number),
+        state: expect.stringMatching(/^(queued|running)$/),
+        url: `/api/tasks/${r.json.task.id}/`,
+      },
+    })
     expect(r.headers.get('location')).toBe(r.json.task.url)
     await t.runner.idle()
     const done = await task(r.json.task.id)
-    expect(done).toMatchObject({ kind: 'proxy', state: 'done', target: { videoasset: assetId }, step: 'proxy', percent: 100 })
+    expect(done).toMatchObject({
+      kind: 'proxy',
+      state: 'done',
+      target: { videoasset: assetId },
+      step: 'proxy',
+      percent: 100,
+    })
     const a = await asset(assetId)
     expect(a.path_proxy).toBe(join(show.proxy_root, `${assetId}.mov`))
-    expect(done.result).toEqual({ asset: assetId, asset_type: 'videoasset', path_file: a.path_file, path_proxy: a.path_proxy })
+    expect(done.result).toEqual({
+      asset: assetId,
+      asset_type: 'videoasset',
+      path_file: a.path_file,
+      path_proxy: a.path_proxy,
+    })
     expect(videoOf(a.path_proxy)).toMatchObject({ codec_name: 'prores', profile: 'Proxy' })
     expect(existsSync(oldProxy)).toBe(false)
     oldProxy = a.path_proxy
   })
 
   test("the device's transcoding_profile wins over the default one, at import", async () => {
-    const small = (await t.post('/api/transcodingprofiles/', { name: 'H.264 mov 120', video_container: 'mov', height: 120 })).json
-    expect((await t.request('PATCH', `/api/devices/${device.id}/`, { body: { transcoding_profile: small.id } })).status).toBe(200)
+    const small = (
+      await t.post('/api/transcodingprofiles/', { name: 'H.264 mov 120', video_container: 'mov', height: 120 })
+    ).json
+    expect(
+      (await t.request('PATCH', `/api/devices/${device.id}/`, { body: { transcoding_profile: small.id } })).status,
+    ).toBe(200)
     try {
       const a = await imported(media.video)
       expect(a.path_proxy).toEndWith('.mov')
       expect(videoOf(a.path_proxy)).toMatchObject({ codec_name: 'h264', height: 120, width: 160 })
     } finally {
-      expect((await t.request('PATCH', `/api/devices/${device.id}/`, { body: { transcoding_profile: null } })).status).toBe(200)
+      expect(
+        (await t.request('PATCH', `/api/devices/${device.id}/`, { body: { transcoding_profile: null } })).status,
+      ).toBe(200)
     }
   })
 
@@ -198,33 +240,63 @@ describe('POST .../proxy/ refusals', () => {
     expect(made.status).toBe(201)
     expectError(await t.request('POST', `/api/audioassets/${made.json.id}/proxy/`), 404, 'not_found')
     const reader = base.makeUser('proxy-reader', { perms: ['browser.change_videoasset'], read: [show.id] })
-    expectError(await t.request('POST', `/api/videoassets/${made.json.id}/proxy/`, { key: reader }), 403, 'permission_denied')
+    expectError(
+      await t.request('POST', `/api/videoassets/${made.json.id}/proxy/`, { key: reader }),
+      403,
+      'permission_denied',
+    )
     expect(t.runner.openFor({ videoasset: made.json.id })).toEqual([])
   })
 })
 
 describe.skipIf(!hasFfmpeg)('reelhouse proxies remake', () => {
   test('queues a proxy task per asset of the production; the running runner takes them from the other process', async () => {
-    const assets = (await t.get(`/api/videoassets/?production=${show.id}`)).json.filter((a: { is_production: boolean }) => a.is_production)
+    const assets = (await t.get(`/api/videoassets/?production=${show.id}`)).json.filter(
+      (a: { is_production: boolean }) => a.is_production,
+    )
     const r = await runCli(['proxies', 'remake', '--production', show.name, '--data', t.dataDir])
     expect([r.code, r.stderr.split('\n').filter((l) => !l.startsWith('data='))]).toEqual([0, ['']])
     expect(r.stdout).toStartWith(`queued ${assets.length} proxy task(s) for production ${show.name} (id ${show.id})`)
     // Taken within a second or so of the commit, with no request to the app in between.
-    const open = () => (t.db.$client.query("SELECT count(*) AS n FROM tasks WHERE kind = 'proxy' AND state IN ('queued', 'running')").get() as { n: number }).n
+    const open = () =>
+      (
+        t.db.$client
+          .query("SELECT count(*) AS n FROM tasks WHERE kind = 'proxy' AND state IN ('queued', 'running')")
+          .get() as { n: number }
+      ).n
     await waitFor(() => open() === 0, 'the queued remakes to run', { ms: 60_000 })
-    const ended = t.db.$client.query("SELECT state, json_extract(target, '$.videoasset') AS asset FROM tasks WHERE kind = 'proxy' ORDER BY id DESC LIMIT ?")
+    const ended = t.db.$client
+      .query(
+        "SELECT state, json_extract(target, '$.videoasset') AS asset FROM tasks WHERE kind = 'proxy' ORDER BY id DESC LIMIT ?",
+      )
       .all(assets.length) as { state: string; asset: number }[]
     // Each asset's remake is done, but the one whose file is text (refusals' asset), which fails.
-    expect(Object.fromEntries(ended.map((e) => [e.asset, e.state])))
-      .toEqual(Object.fromEntries(assets.map((a: { id: number; name: string }) => [a.id, a.name === 'r' ? 'failed' : 'done'])))
+    expect(Object.fromEntries(ended.map((e) => [e.asset, e.state]))).toEqual(
+      Object.fromEntries(assets.map((a: { id: number; name: string }) => [a.id, a.name === 'r' ? 'failed' : 'done'])),
+    )
   })
 
   test('a production or profile that is not there: one line, exit 1; no --production: exit 2', async () => {
     const none = await runCli(['proxies', 'remake', '--production', 'Nope', '--data', t.dataDir])
     expect([none.code, none.stderr.trim().split('\n').at(-1)]).toEqual([1, 'reelhouse: no production named "Nope"'])
-    const noProfile = await runCli(['proxies', 'remake', '--production', show.name, '--profile', 'Nope', '--data', t.dataDir])
-    expect([noProfile.code, noProfile.stderr.trim().split('\n').at(-1)]).toEqual([1, 'reelhouse: no transcoding profile named "Nope"'])
+    const noProfile = await runCli([
+      'proxies',
+      'remake',
+      '--production',
+      show.name,
+      '--profile',
+      'Nope',
+      '--data',
+      t.dataDir,
+    ])
+    expect([noProfile.code, noProfile.stderr.trim().split('\n').at(-1)]).toEqual([
+      1,
+      'reelhouse: no transcoding profile named "Nope"',
+    ])
     const usage = await runCli(['proxies', 'remake', '--data', t.dataDir])
-    expect([usage.code, usage.stderr.trim()]).toEqual([2, 'reelhouse: proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help'])
+    expect([usage.code, usage.stderr.trim()]).toEqual([
+      2,
+      'reelhouse: proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help',
+    ])
   })
 })

@@ -9,7 +9,19 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { errorEntry } from '../helpers/envelope.ts'
-import { ARCHIVE, ARCHIVED_ONLY_VIDEO, IMPORT, appWithFfmpegDir, assetOf, emptyFfmpegDir, importBody, logsOf, placeClip, placeFile, removeScratch } from '../helpers/imports.ts'
+import {
+  ARCHIVE,
+  ARCHIVED_ONLY_VIDEO,
+  IMPORT,
+  appWithFfmpegDir,
+  assetOf,
+  emptyFfmpegDir,
+  importBody,
+  logsOf,
+  placeClip,
+  placeFile,
+  removeScratch,
+} from '../helpers/imports.ts'
 import { hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { tempDir } from '../helpers/temp.ts'
 
@@ -36,14 +48,24 @@ const run = async () => {
 
 test('more than 1,000 keywords in one request: 400 invalid at /asset/keywords, nothing written', async () => {
   const path = placeFile(join(root, 'in', 'kw.mov'))
-  const keywords = Object.fromEntries(Array.from({ length: 11 }, (_, c) => [`cat${c}`, Array.from({ length: 100 }, (_, k) => `k${k}`)]))
+  const keywords = Object.fromEntries(
+    Array.from({ length: 11 }, (_, c) => [`cat${c}`, Array.from({ length: 100 }, (_, k) => `k${k}`)]),
+  )
   const r = await app.post(IMPORT, importBody(path, {}, { keywords }))
-  expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([400, 'invalid', { pointer: '/asset/keywords' }])
+  expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([
+    400,
+    'invalid',
+    { pointer: '/asset/keywords' },
+  ])
   expect(await logsOf(app.request, path)).toEqual([])
 })
 
 /** The keyword categories of video assets in the catalogue, by name. */
-const categories = () => base.db.$client.query<{ name: string }, []>("SELECT name FROM keyword_categories WHERE kind = 'video' ORDER BY name").all().map((c) => c.name)
+const categories = () =>
+  base.db.$client
+    .query<{ name: string }, []>("SELECT name FROM keyword_categories WHERE kind = 'video' ORDER BY name")
+    .all()
+    .map((c) => c.name)
 
 test('categories count with keywords against the 1,000: 40,000 empty categories, or one with 1,000 keywords, are 400 at /asset/keywords, nothing written', async () => {
   const path = placeFile(join(root, 'in', 'cats.mov'))
@@ -60,7 +82,10 @@ test('categories count with keywords against the 1,000: 40,000 empty categories,
 })
 
 test('an empty category is not stored; the others are', async () => {
-  const r = await app.post(IMPORT, importBody(placeFile(join(root, 'in', 'empty.mov')), {}, { keywords: { Empty: [], Place: ['Harbour'] } }))
+  const r = await app.post(
+    IMPORT,
+    importBody(placeFile(join(root, 'in', 'empty.mov')), {}, { keywords: { Empty: [], Place: ['Harbour'] } }),
+  )
   expect(r.status).toBe(201)
   expect(categories()).toEqual(['Place'])
   expect((await assetOf(app.request, r.json.asset_import_id)).keywords).toEqual({ Place: ['Harbour'] })
@@ -85,7 +110,10 @@ test('a file another production catalogued after the 201: the move is refused wh
   const theirs = await app.post('/api/videoassets/', { name: 'theirs', path_file: path, production: other.id })
   expect(theirs.status).toBe(201)
   await run()
-  expect((await logsOf(app.request, path))[0]).toMatchObject({ status: 'import_failed', error: expect.stringContaining('another production catalogues this file') })
+  expect((await logsOf(app.request, path))[0]).toMatchObject({
+    status: 'import_failed',
+    error: expect.stringContaining('another production catalogues this file'),
+  })
   expect(readFileSync(path, 'utf8')).toBe('essence\n')
   expect(await assetOf(app.request, theirs.json.id)).toMatchObject({ path_file: path, is_production: true })
 })
@@ -97,7 +125,10 @@ test('a user who lost write access before the task starts: import_failed, the fi
   base.db.$client.run(`UPDATE production_access SET level = 'read'`)
   await run()
   const [log] = await logsOf(app.request, path)
-  expect(log).toMatchObject({ status: 'import_failed', error: expect.stringContaining(`no longer has write access to production ${show.id}`) })
+  expect(log).toMatchObject({
+    status: 'import_failed',
+    error: expect.stringContaining(`no longer has write access to production ${show.id}`),
+  })
   expect(existsSync(path)).toBe(true)
 })
 
@@ -116,11 +147,25 @@ test("a user who can write only this production: the task's recheck accepts the 
 test('a move onto a name another asset has in the catalogue: import_failed before anything moves; the file stays and path_file names it', async () => {
   // The device holds the production's storage_root: the move goes to storage_root/video/.
   const taken = join(show.storage_root, 'video', 'a.mov')
-  expect((await app.post(IMPORT, importBody(taken, { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO }, { archive_details: ARCHIVE }))).status).toBe(201)
+  expect(
+    (
+      await app.post(
+        IMPORT,
+        importBody(
+          taken,
+          { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO },
+          { archive_details: ARCHIVE },
+        ),
+      )
+    ).status,
+  ).toBe(201)
   const path = placeFile(join(root, 'Show', 'a.mov'), 'the new one')
   const r = await app.post(IMPORT, importBody(path, {}, {}, { move_asset: true }))
   await run()
-  expect((await logsOf(app.request, path))[0]).toMatchObject({ status: 'import_failed', error: expect.stringContaining('catalogued at') })
+  expect((await logsOf(app.request, path))[0]).toMatchObject({
+    status: 'import_failed',
+    error: expect.stringContaining('catalogued at'),
+  })
   expect(readFileSync(path, 'utf8')).toBe('the new one')
   expect(existsSync(taken)).toBe(false)
   expect((await assetOf(app.request, r.json.asset_import_id)).path_file).toBe(path)
@@ -143,25 +188,38 @@ test('path_file replaced by another file between the request and the task: impor
     await withProbe.stop()
   }
   const [log] = await logsOf(app.request, path)
-  if (hasFfmpeg) expect(log).toMatchObject({ status: 'import_failed', error: expect.stringContaining('no longer the file') })
-  else expect(log).toMatchObject({ status: 'import_completed', warning: { probe: expect.any(String), proxy: expect.any(String) } })
+  if (hasFfmpeg)
+    expect(log).toMatchObject({ status: 'import_failed', error: expect.stringContaining('no longer the file') })
+  else
+    expect(log).toMatchObject({
+      status: 'import_completed',
+      warning: { probe: expect.any(String), proxy: expect.any(String) },
+    })
 })
 
-test(hasFfmpeg ? 'two imports merged into one task: each request keeps what it gave; the probe fills only the rest' : 'without ffmpeg: two imports merged into one task end import_completed, each log', async () => {
-  const media = await makeMedia(tempDir('reelhouse-merge-media-'), ['video'])
-  const path = placeClip(media.video, join(root, 'in', 'clip.mov'))
-  const withProbe = appWithFfmpegDir(base, hasFfmpeg ? undefined : emptyFfmpegDir(), { start: false })
-  try {
-    const first = await withProbe.post(IMPORT, importBody(path))
-    const second = await withProbe.post(IMPORT, importBody(path, { width: 1920, format: 'given-by-request-2' }))
-    expect(second.json.asset_import_id).toBe(first.json.asset_import_id)
-    withProbe.runner.start()
-    await withProbe.runner.idle()
-    expect((await logsOf(withProbe.request, path)).map((l) => l.status)).toEqual(['import_completed', 'import_completed'])
-    const asset = await assetOf(withProbe.request, first.json.asset_import_id)
-    expect(asset.technical).toMatchObject({ width: 1920, format: 'given-by-request-2' })
-    if (hasFfmpeg) expect(asset.technical).toMatchObject({ height: 240, fps: '25/1' })
-  } finally {
-    await withProbe.stop()
-  }
-})
+test(
+  hasFfmpeg
+    ? 'two imports merged into one task: each request keeps what it gave; the probe fills only the rest'
+    : 'without ffmpeg: two imports merged into one task end import_completed, each log',
+  async () => {
+    const media = await makeMedia(tempDir('reelhouse-merge-media-'), ['video'])
+    const path = placeClip(media.video, join(root, 'in', 'clip.mov'))
+    const withProbe = appWithFfmpegDir(base, hasFfmpeg ? undefined : emptyFfmpegDir(), { start: false })
+    try {
+      const first = await withProbe.post(IMPORT, importBody(path))
+      const second = await withProbe.post(IMPORT, importBody(path, { width: 1920, format: 'given-by-request-2' }))
+      expect(second.json.asset_import_id).toBe(first.json.asset_import_id)
+      withProbe.runner.start()
+      await withProbe.runner.idle()
+      expect((await logsOf(withProbe.request, path)).map((l) => l.status)).toEqual([
+        'import_completed',
+        'import_completed',
+      ])
+      const asset = await assetOf(withProbe.request, first.json.asset_import_id)
+      expect(asset.technical).toMatchObject({ width: 1920, format: 'given-by-request-2' })
+      if (hasFfmpeg) expect(asset.technical).toMatchObject({ height: 240, fps: '25/1' })
+    } finally {
+      await withProbe.stop()
+    }
+  },
+)

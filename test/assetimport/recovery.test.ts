@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { emptyFfmpegDir, importBody, otherFileSystemDir, removeScratch, scratchDir, sha256 } from '../helpers/imports.ts'
+import {
+  emptyFfmpegDir,
+  importBody,
+  otherFileSystemDir,
+  removeScratch,
+  scratchDir,
+  sha256,
+} from '../helpers/imports.ts'
 import { type Server, call, compiledExecutable, killAll, startServe } from '../helpers/process.ts'
 import { writeLarge } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
@@ -33,7 +40,9 @@ beforeAll(async () => {
   key = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   expect((await call(server, 'POST', '/devices/', key, { name: 'disk', path: disk })).status).toBe(201)
   expect((await call(server, 'POST', '/devices/', key, { name: 'far-disk', path: far.dir })).status).toBe(201)
-  expect((await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(disk, 'Show') })).status).toBe(201)
+  expect(
+    (await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(disk, 'Show') })).status,
+  ).toBe(201)
 }, 60_000)
 
 afterAll(async () => {
@@ -41,7 +50,8 @@ afterAll(async () => {
   removeScratch()
 })
 
-const hidden = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith('.reelhouse-')) : [])
+const hidden = (dir: string) =>
+  existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith('.reelhouse-')) : []
 
 const name = far.cross
   ? `SIGKILL during a move across file systems (onto ${OTHER_TMP}): after restart the file is at one path, whole, and catalogued once`
@@ -65,18 +75,31 @@ test(name, async () => {
   expect([reply.status, reply.json?.status]).toEqual([201, 'asset_creation_completed'])
   const id = reply.json.asset_import_id as number
 
-  await waitFor(() => hidden(targetDir).some((n) => n.startsWith('.reelhouse-move-')), 'the move to start copying', { ms: 60_000, everyMs: 1 })
+  await waitFor(() => hidden(targetDir).some((n) => n.startsWith('.reelhouse-move-')), 'the move to start copying', {
+    ms: 60_000,
+    everyMs: 1,
+  })
   server.proc.child.kill('SIGKILL')
   await server.proc.exited()
 
   await start()
-  const log = async () => (await call(server, 'GET', `/importlogs/?asset_path=${encodeURIComponent(source)}`, key)).json[0]
-  await waitFor(async () => ['import_completed', 'import_failed'].includes((await log()).status), 'the import to end', { ms: 60_000, everyMs: 20 })
+  const log = async () =>
+    (await call(server, 'GET', `/importlogs/?asset_path=${encodeURIComponent(source)}`, key)).json[0]
+  await waitFor(async () => ['import_completed', 'import_failed'].includes((await log()).status), 'the import to end', {
+    ms: 60_000,
+    everyMs: 20,
+  })
 
   expect(await log()).toEqual({
-    id: expect.any(Number), asset_type: 'videoasset', asset_path: source, status: 'import_completed', error: '',
-    warning: { probe: expect.any(String), proxy: expect.any(String) }, payload: expect.any(String),
-    asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: 'far-disk' }, asset_import_id: id,
+    id: expect.any(Number),
+    asset_type: 'videoasset',
+    asset_path: source,
+    status: 'import_completed',
+    error: '',
+    warning: { probe: expect.any(String), proxy: expect.any(String) },
+    payload: expect.any(String),
+    asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: 'far-disk' },
+    asset_import_id: id,
   })
   const at = [source, target].filter((p) => existsSync(p))
   expect(at).toHaveLength(1)
@@ -86,6 +109,8 @@ test(name, async () => {
   expect(hidden(targetDir)).toEqual([])
   expect(hidden(join(disk, 'incoming'))).toEqual([])
   const listed = (await call(server, 'GET', '/videoassets/', key)).json as { id: number; path_file: string }[]
-  expect(listed.filter((a) => a.id === id || a.path_file === source || a.path_file === target)).toEqual([expect.objectContaining({ id, path_file: at[0] })])
+  expect(listed.filter((a) => a.id === id || a.path_file === source || a.path_file === target)).toEqual([
+    expect.objectContaining({ id, path_file: at[0] }),
+  ])
   expect(server.proc.stderr).toContain('task resumed after restart')
 }, 90_000)

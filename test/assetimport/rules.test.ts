@@ -22,11 +22,17 @@ type Body = Record<string, any>
 
 /** A good body of the kind, with asset_meta members and other asset members merged in. */
 function body(kind: 'video' | 'audio' | 'image' = 'video', meta: Body = {}, asset: Body = {}, top: Body = {}): Body {
-  return { type: kind, production: 'Night Shift', ...top, asset: { asset_meta: { name: 'A012C003', path_file: PATH, ...meta }, ...asset } }
+  return {
+    type: kind,
+    production: 'Night Shift',
+    ...top,
+    asset: { asset_meta: { name: 'A012C003', path_file: PATH, ...meta }, ...asset },
+  }
 }
 
 /** [code, pointer] of every failure, as the import answers them (nulls dropped first). */
-const failures = (b: unknown) => validateImport(dropNulls(b)).map((e) => [e.code, (e.source as { pointer: string }).pointer])
+const failures = (b: unknown) =>
+  validateImport(dropNulls(b)).map((e) => [e.code, (e.source as { pointer: string }).pointer])
 const required = (...pointers: string[]) => pointers.map((p) => ['required', p])
 const invalid = (...pointers: string[]) => pointers.map((p) => ['invalid', p])
 
@@ -55,7 +61,9 @@ describe('required members', () => {
   })
 
   test('all four missing at once: one entry each, nothing else', () => {
-    expect(failures({ asset: { asset_meta: {} } })).toEqual(required('/type', '/production', `${M}/name`, `${M}/path_file`))
+    expect(failures({ asset: { asset_meta: {} } })).toEqual(
+      required('/type', '/production', `${M}/name`, `${M}/path_file`),
+    )
   })
 
   test('a missing asset or asset_meta is one entry, not one per member inside it', () => {
@@ -64,7 +72,12 @@ describe('required members', () => {
   })
 
   test('checkImport alone names the four members of rule 1', () => {
-    expect(checkImport({}).map((e) => (e.source as { pointer: string }).pointer)).toEqual(['/type', '/production', `${M}/name`, `${M}/path_file`])
+    expect(checkImport({}).map((e) => (e.source as { pointer: string }).pointer)).toEqual([
+      '/type',
+      '/production',
+      `${M}/name`,
+      `${M}/path_file`,
+    ])
     expect(checkImport(null)).toEqual([])
   })
 })
@@ -73,14 +86,32 @@ describe('nulls mean absent', () => {
   test('optional members sent as null, at every level, are no failure and are left out', () => {
     const b = body(
       'video',
-      { description: null, date_crt: null, date_del: null, fps: null, path_proxy: null, approval: null, is_archive: null, annotation_markers: [{ time: 3, text: 'x', user: null }] },
-      { technical_details: null, archive_details: { tape_name: null }, keywords: { Location: ['Harbour'], People: null } },
+      {
+        description: null,
+        date_crt: null,
+        date_del: null,
+        fps: null,
+        path_proxy: null,
+        approval: null,
+        is_archive: null,
+        annotation_markers: [{ time: 3, text: 'x', user: null }],
+      },
+      {
+        technical_details: null,
+        archive_details: { tape_name: null },
+        keywords: { Location: ['Harbour'], People: null },
+      },
       { rewrap_proxy: null, move_asset: null, asset_destination: null },
     )
     expect(failures(b)).toEqual([])
     const request = parseImport(b)
     expect(request.asset.asset_meta).toEqual({
-      name: 'A012C003', path_file: PATH, is_archive: false, is_production: true, approval: 0, meta_field_store: {},
+      name: 'A012C003',
+      path_file: PATH,
+      is_archive: false,
+      is_production: true,
+      approval: 0,
+      meta_field_store: {},
       annotation_markers: [{ time: 3, text: 'x' }],
     })
     expect(request.asset.keywords).toEqual({ Location: ['Harbour'] })
@@ -96,9 +127,19 @@ describe('nulls mean absent', () => {
 
   test('null stays a value in meta_field_store; null array items are invalid', () => {
     const b = body('video', { meta_field_store: { 'camera.model': null, 'scene.number': 12, 'take.good': true } })
-    expect(dropNulls(b).asset.asset_meta.meta_field_store).toEqual({ 'camera.model': null, 'scene.number': 12, 'take.good': true })
-    expect(parseImport(b).asset.asset_meta.meta_field_store).toEqual({ 'camera.model': null, 'scene.number': 12, 'take.good': true })
-    expect(failures(body('video', {}, { keywords: { Location: [null] } }))).toEqual(invalid('/asset/keywords/Location/0'))
+    expect(dropNulls(b).asset.asset_meta.meta_field_store).toEqual({
+      'camera.model': null,
+      'scene.number': 12,
+      'take.good': true,
+    })
+    expect(parseImport(b).asset.asset_meta.meta_field_store).toEqual({
+      'camera.model': null,
+      'scene.number': 12,
+      'take.good': true,
+    })
+    expect(failures(body('video', {}, { keywords: { Location: [null] } }))).toEqual(
+      invalid('/asset/keywords/Location/0'),
+    )
   })
 
   test('dropNulls leaves the body it was given as it was', () => {
@@ -113,11 +154,13 @@ describe('fixed choices', () => {
     expect(failures(body('video', {}, {}, { type: 'movie' }))).toEqual(invalid('/type'))
     expect(failures(body('video', { approval: 2 }))).toEqual(invalid(`${M}/approval`))
     expect(failures(body('video', { approval: true }))).toEqual(invalid(`${M}/approval`))
-    expect(failures(body('video', { is_archive: true }, { archive_details: { ...ARCHIVE, archive_type: 'archive_tape' } }))).toEqual(
-      invalid(`${A}/archive_type`),
-    )
-    for (const flag of ['rewrap_proxy', 'move_asset']) expect(failures(body('video', {}, {}, { [flag]: 'yes' }))).toEqual(invalid(`/${flag}`))
-    for (const flag of ['is_archive', 'is_production']) expect(failures(body('video', { [flag]: 1 }))).toEqual(invalid(`${M}/${flag}`))
+    expect(
+      failures(body('video', { is_archive: true }, { archive_details: { ...ARCHIVE, archive_type: 'archive_tape' } })),
+    ).toEqual(invalid(`${A}/archive_type`))
+    for (const flag of ['rewrap_proxy', 'move_asset'])
+      expect(failures(body('video', {}, {}, { [flag]: 'yes' }))).toEqual(invalid(`/${flag}`))
+    for (const flag of ['is_archive', 'is_production'])
+      expect(failures(body('video', { [flag]: 1 }))).toEqual(invalid(`${M}/${flag}`))
   })
 
   test('not required choices default to their first value', () => {
@@ -128,7 +171,14 @@ describe('fixed choices', () => {
       rewrap_proxy: false,
       move_asset: false,
       asset: {
-        asset_meta: { name: 'A012C003', path_file: PATH, is_archive: false, is_production: true, approval: 0, meta_field_store: {} },
+        asset_meta: {
+          name: 'A012C003',
+          path_file: PATH,
+          is_archive: false,
+          is_production: true,
+          approval: 0,
+          meta_field_store: {},
+        },
         technical_details: {},
         archive_details: {},
         keywords: {},
@@ -138,7 +188,9 @@ describe('fixed choices', () => {
 
   test('archive_type is never defaulted: missing in rules 2 and 3 is required', () => {
     const { archive_type: _, ...rest } = ARCHIVE
-    expect(failures(body('audio', { is_archive: true }, { archive_details: rest }))).toEqual(required(`${A}/archive_type`))
+    expect(failures(body('audio', { is_archive: true }, { archive_details: rest }))).toEqual(
+      required(`${A}/archive_type`),
+    )
   })
 })
 
@@ -155,7 +207,9 @@ describe('the three states', () => {
   test('2: archived and online needs archive_handle, archive_type, original_path, for every kind', () => {
     for (const kind of ['video', 'audio', 'image'] as const) {
       expect(failures(body(kind, { is_archive: true }))).toEqual(ARCHIVE_MEMBERS)
-      expect(failures(body(kind, { is_archive: true, is_production: true }, { archive_details: {} }))).toEqual(ARCHIVE_MEMBERS)
+      expect(failures(body(kind, { is_archive: true, is_production: true }, { archive_details: {} }))).toEqual(
+        ARCHIVE_MEMBERS,
+      )
       expect(failures(body(kind, { is_archive: true }, { archive_details: ARCHIVE }))).toEqual([])
     }
   })
@@ -171,25 +225,43 @@ describe('the three states', () => {
     ])
     for (const key of Object.keys(ARCHIVED_ONLY_VIDEO)) {
       const { [key]: _, ...rest } = ARCHIVED_ONLY_VIDEO as Body
-      expect(failures(body('video', { is_archive: true, is_production: false, ...rest }, { archive_details: ARCHIVE }))).toEqual(
-        required(`${M}/${key}`),
-      )
+      expect(
+        failures(body('video', { is_archive: true, is_production: false, ...rest }, { archive_details: ARCHIVE })),
+      ).toEqual(required(`${M}/${key}`))
     }
-    expect(failures(body('video', { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO }, { archive_details: ARCHIVE }))).toEqual([])
+    expect(
+      failures(
+        body('video', { is_archive: true, is_production: false, ...ARCHIVED_ONLY_VIDEO }, { archive_details: ARCHIVE }),
+      ),
+    ).toEqual([])
   })
 
   test('archive_awps needs vendor_archive_index in rules 2 and 3', () => {
     const awps = { ...ARCHIVE, archive_type: 'archive_awps' }
-    expect(failures(body('image', { is_archive: true }, { archive_details: awps }))).toEqual(required(`${A}/vendor_archive_index`))
+    expect(failures(body('image', { is_archive: true }, { archive_details: awps }))).toEqual(
+      required(`${A}/vendor_archive_index`),
+    )
     expect(failures(body('audio', { is_archive: true, is_production: false }, { archive_details: awps }))).toEqual(
       required(`${A}/vendor_archive_index`),
     )
-    expect(failures(body('image', { is_archive: true }, { archive_details: { ...awps, vendor_archive_index: 'Default-Archive' } }))).toEqual([])
-    for (const type of ['archive_std', 'archive_ltfs']) expect(failures(body('image', { is_archive: true }, { archive_details: { ...ARCHIVE, archive_type: type } }))).toEqual([])
+    expect(
+      failures(
+        body('image', { is_archive: true }, { archive_details: { ...awps, vendor_archive_index: 'Default-Archive' } }),
+      ),
+    ).toEqual([])
+    for (const type of ['archive_std', 'archive_ltfs'])
+      expect(
+        failures(body('image', { is_archive: true }, { archive_details: { ...ARCHIVE, archive_type: type } })),
+      ).toEqual([])
   })
 
   test('failures of the schema and of the rules come together, one entry per field, in the order of the schema', () => {
-    const b = body('video', { is_archive: true, is_production: false, width: '1920', fps: 'abc' }, { archive_details: { archive_handle: 7 } }, { production: null })
+    const b = body(
+      'video',
+      { is_archive: true, is_production: false, width: '1920', fps: 'abc' },
+      { archive_details: { archive_handle: 7 } },
+      { production: null },
+    )
     expect(failures(b)).toEqual([
       ...required('/production'),
       ...required(`${M}/duration`),
@@ -203,33 +275,56 @@ describe('the three states', () => {
 
 describe('formats', () => {
   test('date_crt and date_del: YYYY[-MM[-DD]] or a date and time; anything else invalid', () => {
-    for (const date of ['2025', '2025-01', '2025-01-14', '2025-01-14 21:40', '2025-01-14 21:40:05.123456+01:00', '2025-01-14T21:40:05Z'])
+    for (const date of [
+      '2025',
+      '2025-01',
+      '2025-01-14',
+      '2025-01-14 21:40',
+      '2025-01-14 21:40:05.123456+01:00',
+      '2025-01-14T21:40:05Z',
+    ])
       expect(failures(body('video', { date_crt: date, date_del: date }))).toEqual([])
     for (const date of ['14.01.2025', '2025-13', '2025-02-30', '2025-01-14 24:00', 'soon', ''])
-      expect(failures(body('video', { date_crt: date, date_del: date }))).toEqual(invalid(`${M}/date_crt`, `${M}/date_del`))
+      expect(failures(body('video', { date_crt: date, date_del: date }))).toEqual(
+        invalid(`${M}/date_crt`, `${M}/date_del`),
+      )
     expect(failures(body('video', { date_crt: 2025 }))).toEqual(invalid(`${M}/date_crt`))
   })
 
-  test('dates become UTC timestamps; date_add is taken (asset_meta\'s before the top level\'s), date_mod accepted and ignored', () => {
-    const meta = parseImport(body('video', { date_crt: '2025-01-14 21:40:05+01:00', date_del: '2030', date_add: '2024-02-03 04:05', date_mod: 5 })).asset.asset_meta
+  test("dates become UTC timestamps; date_add is taken (asset_meta's before the top level's), date_mod accepted and ignored", () => {
+    const meta = parseImport(
+      body('video', {
+        date_crt: '2025-01-14 21:40:05+01:00',
+        date_del: '2030',
+        date_add: '2024-02-03 04:05',
+        date_mod: 5,
+      }),
+    ).asset.asset_meta
     expect(meta.date_crt).toBe('2025-01-14T20:40:05.000000Z')
     expect(meta.date_del).toBe('2030-01-01T00:00:00.000000Z')
     expect(meta.date_add).toBe('2024-02-03T04:05:00.000000Z')
     expect(meta).not.toContainKey('date_mod')
-    expect(parseImport(body('video', {}, {}, { date_add: '2023-06' })).asset.asset_meta.date_add).toBe('2023-06-01T00:00:00.000000Z')
-    expect(parseImport(body('video', { date_add: '2022' }, {}, { date_add: '2023-06' })).asset.asset_meta.date_add).toBe('2022-01-01T00:00:00.000000Z')
+    expect(parseImport(body('video', {}, {}, { date_add: '2023-06' })).asset.asset_meta.date_add).toBe(
+      '2023-06-01T00:00:00.000000Z',
+    )
+    expect(
+      parseImport(body('video', { date_add: '2022' }, {}, { date_add: '2023-06' })).asset.asset_meta.date_add,
+    ).toBe('2022-01-01T00:00:00.000000Z')
     expect(parseImport(body('video', {})).asset.asset_meta).not.toContainKey('date_add')
   })
 
   test('date_add: the forms of date_crt, in asset_meta or at the top level; anything else invalid', () => {
     for (const date of ['14.01.2025', '2025-13', 'soon', '', 2025])
-      expect(failures(body('video', { date_add: date }, {}, { date_add: date }))).toEqual(invalid('/date_add', `${M}/date_add`))
+      expect(failures(body('video', { date_add: date }, {}, { date_add: date }))).toEqual(
+        invalid('/date_add', `${M}/date_add`),
+      )
   })
 
   test('production: text (a name) or a JSON integer of 1 or more (an id); passed on as given', () => {
     expect(parseImport(body('video', {}, {}, { production: 12 })).production).toBe(12)
     expect(parseImport(body('video', {}, {}, { production: '12' })).production).toBe('12')
-    for (const production of [0, 1.5, true, '', [12]]) expect(failures(body('video', {}, {}, { production }))).toEqual(invalid('/production'))
+    for (const production of [0, 1.5, true, '', [12]])
+      expect(failures(body('video', {}, {}, { production }))).toEqual(invalid('/production'))
   })
 
   test('fps: integer, decimal or fraction text, or a JSON number; stored as fraction text', () => {
@@ -253,16 +348,52 @@ describe('formats', () => {
   })
 
   test('fps: zero, negative, not a number, a zero denominator or a non-number type is invalid', () => {
-    for (const fps of ['0', '0/1', '0.0', '-25', -25, 0, 'abc', '1/0', '25fps', '25/', '/25', '.5', '25.', '1e3', '30000/1001/1', '', true, [25], { n: 25 }, '99999999999999999999'])
+    for (const fps of [
+      '0',
+      '0/1',
+      '0.0',
+      '-25',
+      -25,
+      0,
+      'abc',
+      '1/0',
+      '25fps',
+      '25/',
+      '/25',
+      '.5',
+      '25.',
+      '1e3',
+      '30000/1001/1',
+      '',
+      true,
+      [25],
+      { n: 25 },
+      '99999999999999999999',
+    ])
       expect([fps, failures(body('video', { fps }))]).toEqual([fps, invalid(`${M}/fps`)])
     expect(readFps(1e-7)).toBeUndefined()
     expect(readFps(Number.POSITIVE_INFINITY)).toBeUndefined()
   })
 
   test('offset_string: HH:MM:SS:FF or HH:MM:SS;FF within range', () => {
-    for (const tc of ['00:00:00:00', '23:59:59:24', '10:00:00:00']) expect(failures(body('video', { fps: '25', offset_string: tc }))).toEqual([])
-    for (const tc of ['24:00:00:00', '00:60:00:00', '00:00:60:00', '00:00:00:25', '1:00:00:00', '01:00:00', '01:00:00.00', '01;00;00;00', 'abc', ''])
-      expect([tc, failures(body('video', { fps: '25', offset_string: tc }))]).toEqual([tc, invalid(`${M}/offset_string`)])
+    for (const tc of ['00:00:00:00', '23:59:59:24', '10:00:00:00'])
+      expect(failures(body('video', { fps: '25', offset_string: tc }))).toEqual([])
+    for (const tc of [
+      '24:00:00:00',
+      '00:60:00:00',
+      '00:00:60:00',
+      '00:00:00:25',
+      '1:00:00:00',
+      '01:00:00',
+      '01:00:00.00',
+      '01;00;00;00',
+      'abc',
+      '',
+    ])
+      expect([tc, failures(body('video', { fps: '25', offset_string: tc }))]).toEqual([
+        tc,
+        invalid(`${M}/offset_string`),
+      ])
     // Without fps, only the form and the ranges that do not depend on it are checked.
     expect(failures(body('video', { offset_string: '00:00:00:99' }))).toEqual([])
     expect(failures(body('video', { offset_string: '00:61:00:00' }))).toEqual(invalid(`${M}/offset_string`))
@@ -271,8 +402,12 @@ describe('formats', () => {
   test('drop-frame timecode: an NTSC rate, and no label that drop frame skips', () => {
     expect(failures(body('video', { fps: '30000/1001', offset_string: '00:10:00;00' }))).toEqual([])
     expect(failures(body('video', { fps: '29.97', offset_string: '00:01:00;02' }))).toEqual([])
-    expect(failures(body('video', { fps: '30000/1001', offset_string: '00:01:00;01' }))).toEqual(invalid(`${M}/offset_string`))
-    expect(failures(body('video', { fps: '60000/1001', offset_string: '00:01:00;03' }))).toEqual(invalid(`${M}/offset_string`))
+    expect(failures(body('video', { fps: '30000/1001', offset_string: '00:01:00;01' }))).toEqual(
+      invalid(`${M}/offset_string`),
+    )
+    expect(failures(body('video', { fps: '60000/1001', offset_string: '00:01:00;03' }))).toEqual(
+      invalid(`${M}/offset_string`),
+    )
     expect(failures(body('video', { fps: '60000/1001', offset_string: '00:01:00;04' }))).toEqual([])
     expect(failures(body('video', { fps: '25', offset_string: '00:01:00;05' }))).toEqual(invalid(`${M}/offset_string`))
     expect(failures(body('video', { fps: '30', offset_string: '00:01:00;05' }))).toEqual(invalid(`${M}/offset_string`))
@@ -282,7 +417,10 @@ describe('formats', () => {
     const b = body('video', { fps: '25', offset_frames: 90000, offset_string: 'not a timecode' })
     expect(failures(b)).toEqual([])
     const meta = parseImport(b).asset.asset_meta
-    expect([meta.offset_frames, meta]).toEqual([90000, expect.not.objectContaining({ offset_string: expect.anything() })])
+    expect([meta.offset_frames, meta]).toEqual([
+      90000,
+      expect.not.objectContaining({ offset_string: expect.anything() }),
+    ])
   })
 
   test('offset_string gives offset_frames when only it is given and fps is known', () => {
@@ -310,14 +448,37 @@ describe('formats', () => {
     for (const key of ['duration', 'height', 'width', 'offset_frames'])
       for (const value of ['1080', 1080.5, -1, '1e3'])
         expect([key, value, failures(body('video', { [key]: value }))]).toEqual([key, value, invalid(`${M}/${key}`)])
-    expect(failures(body('video', { width: 0, height: 0, duration: 0, offset_frames: 0 }))).toEqual(invalid(`${M}/height`, `${M}/width`))
-    expect(failures(body('audio', {}, { technical_details: { nb_Streams: '2' } }))).toEqual(invalid('/asset/technical_details/nb_Streams'))
+    expect(failures(body('video', { width: 0, height: 0, duration: 0, offset_frames: 0 }))).toEqual(
+      invalid(`${M}/height`, `${M}/width`),
+    )
+    expect(failures(body('audio', {}, { technical_details: { nb_Streams: '2' } }))).toEqual(
+      invalid('/asset/technical_details/nb_Streams'),
+    )
   })
 
   test('annotation markers: time a whole number of frames >= 0, text required', () => {
-    expect(failures(body('video', { annotation_markers: [{ time: 0, text: 'start' }, { time: 1250, text: 'Boom in shot', user: 'editor1' }] }))).toEqual([])
     expect(
-      failures(body('video', { annotation_markers: [{ time: -1, text: 'x' }, { time: '12', text: 'x' }, { time: 1.5, text: 'x' }, { text: 'x' }, { time: 3 }] })),
+      failures(
+        body('video', {
+          annotation_markers: [
+            { time: 0, text: 'start' },
+            { time: 1250, text: 'Boom in shot', user: 'editor1' },
+          ],
+        }),
+      ),
+    ).toEqual([])
+    expect(
+      failures(
+        body('video', {
+          annotation_markers: [
+            { time: -1, text: 'x' },
+            { time: '12', text: 'x' },
+            { time: 1.5, text: 'x' },
+            { text: 'x' },
+            { time: 3 },
+          ],
+        }),
+      ),
     ).toEqual([
       ...invalid(`${M}/annotation_markers/0/time`, `${M}/annotation_markers/1/time`, `${M}/annotation_markers/2/time`),
       ...required(`${M}/annotation_markers/3/time`, `${M}/annotation_markers/4/text`),
@@ -332,12 +493,21 @@ describe('formats', () => {
     expect(failures(body('video', { meta_field_store: { 'a.b': { nested: 1 }, 'c/d': [1] } }))).toEqual(
       invalid(`${M}/meta_field_store/a.b`, `${M}/meta_field_store/c~1d`),
     )
-    expect(failures(body('video', {}, { keywords: { '': ['x'], Location: 'Harbour' } }))).toEqual(invalid('/asset/keywords/Location', '/asset/keywords/'))
+    expect(failures(body('video', {}, { keywords: { '': ['x'], Location: 'Harbour' } }))).toEqual(
+      invalid('/asset/keywords/Location', '/asset/keywords/'),
+    )
   })
 })
 
 describe('technical details by kind', () => {
-  const AUDIO = { name: 'interview_01', filename: '/mnt/audio/interview_01.wav', nb_Streams: 1, formate_name: 'wav', duration: '1834.25', com_vendor_final: 'yes' }
+  const AUDIO = {
+    name: 'interview_01',
+    filename: '/mnt/audio/interview_01.wav',
+    nb_Streams: 1,
+    formate_name: 'wav',
+    duration: '1834.25',
+    com_vendor_final: 'yes',
+  }
 
   test('audio takes the members of api.md, and unknown ones are dropped', () => {
     const b = body('audio', {}, { technical_details: { ...AUDIO, codec: 'pcm' } })
@@ -348,7 +518,9 @@ describe('technical details by kind', () => {
   test('image takes only an empty object; video takes none (absent or empty)', () => {
     expect(failures(body('image', {}, { technical_details: {} }))).toEqual([])
     expect(failures(body('video', {}, { technical_details: {} }))).toEqual([])
-    expect(failures(body('image', {}, { technical_details: { width: 100 } }))).toEqual(invalid('/asset/technical_details'))
+    expect(failures(body('image', {}, { technical_details: { width: 100 } }))).toEqual(
+      invalid('/asset/technical_details'),
+    )
     expect(failures(body('video', {}, { technical_details: AUDIO }))).toEqual(invalid('/asset/technical_details'))
     expect(failures(body('image', {}, { technical_details: 'none' }))).toEqual(invalid('/asset/technical_details'))
   })
@@ -359,12 +531,34 @@ describe('normalized request', () => {
     const b = body(
       'video',
       {
-        description: 'Night exterior', date_crt: '2025-01-14', date_add: '2020-01-01', is_archive: true, is_production: false,
-        path_proxy: '/mnt/proxies/A012C003.mp4', approval: 1, meta_field_store: { 'scene.number': 12 }, status_asset_description: 'ok',
-        annotation_markers: [{ time: 1250, text: 'Boom in shot', user: 'editor1', colour: 'red' }], display_aspect_ratio: '16:9',
-        duration: 4512, format: 'QuickTime / MOV', fps: 25, height: 2160, width: 3840, offset_string: '21:40:05:12', unknown: 1,
+        description: 'Night exterior',
+        date_crt: '2025-01-14',
+        date_add: '2020-01-01',
+        is_archive: true,
+        is_production: false,
+        path_proxy: '/mnt/proxies/A012C003.mp4',
+        approval: 1,
+        meta_field_store: { 'scene.number': 12 },
+        status_asset_description: 'ok',
+        annotation_markers: [{ time: 1250, text: 'Boom in shot', user: 'editor1', colour: 'red' }],
+        display_aspect_ratio: '16:9',
+        duration: 4512,
+        format: 'QuickTime / MOV',
+        fps: 25,
+        height: 2160,
+        width: 3840,
+        offset_string: '21:40:05:12',
+        unknown: 1,
       },
-      { archive_details: { ...ARCHIVE, archive_type: 'archive_awps', vendor_archive_index: 'Default-Archive', tape_barcode: 'NS0042L8' }, keywords: { Location: ['Harbour', 'Night', 'Harbour'] } },
+      {
+        archive_details: {
+          ...ARCHIVE,
+          archive_type: 'archive_awps',
+          vendor_archive_index: 'Default-Archive',
+          tape_barcode: 'NS0042L8',
+        },
+        keywords: { Location: ['Harbour', 'Night', 'Harbour'] },
+      },
       { rewrap_proxy: true, move_asset: true, asset_destination: 'archive-nas' },
     )
     expect(parseImport(b)).toEqual({
@@ -375,14 +569,34 @@ describe('normalized request', () => {
       asset_destination: 'archive-nas',
       asset: {
         asset_meta: {
-          name: 'A012C003', description: 'Night exterior', date_crt: '2025-01-14T00:00:00.000000Z', date_add: '2020-01-01T00:00:00.000000Z', status_asset_description: 'ok',
-          is_archive: true, is_production: false, path_file: PATH, path_proxy: '/mnt/proxies/A012C003.mp4', approval: 1,
-          meta_field_store: { 'scene.number': 12 }, annotation_markers: [{ time: 1250, text: 'Boom in shot', user: 'editor1' }],
-          display_aspect_ratio: '16:9', duration: 4512, format: 'QuickTime / MOV', fps: '25/1', height: 2160, width: 3840,
-          offset_frames: ((21 * 60 + 40) * 60 + 5) * 25 + 12, offset_string: '21:40:05:12',
+          name: 'A012C003',
+          description: 'Night exterior',
+          date_crt: '2025-01-14T00:00:00.000000Z',
+          date_add: '2020-01-01T00:00:00.000000Z',
+          status_asset_description: 'ok',
+          is_archive: true,
+          is_production: false,
+          path_file: PATH,
+          path_proxy: '/mnt/proxies/A012C003.mp4',
+          approval: 1,
+          meta_field_store: { 'scene.number': 12 },
+          annotation_markers: [{ time: 1250, text: 'Boom in shot', user: 'editor1' }],
+          display_aspect_ratio: '16:9',
+          duration: 4512,
+          format: 'QuickTime / MOV',
+          fps: '25/1',
+          height: 2160,
+          width: 3840,
+          offset_frames: ((21 * 60 + 40) * 60 + 5) * 25 + 12,
+          offset_string: '21:40:05:12',
         },
         technical_details: {},
-        archive_details: { ...ARCHIVE, archive_type: 'archive_awps', vendor_archive_index: 'Default-Archive', tape_barcode: 'NS0042L8' },
+        archive_details: {
+          ...ARCHIVE,
+          archive_type: 'archive_awps',
+          vendor_archive_index: 'Default-Archive',
+          tape_barcode: 'NS0042L8',
+        },
         keywords: { Location: ['Harbour', 'Night'] },
       },
     } satisfies ImportRequest)
@@ -390,14 +604,23 @@ describe('normalized request', () => {
 
   test('asset_destination without move_asset true is accepted and ignored', () => {
     expect(failures(body('video', {}, {}, { asset_destination: 'archive-nas' }))).toEqual([])
-    expect(parseImport(body('video', {}, {}, { asset_destination: 'archive-nas' }))).not.toContainKey('asset_destination')
-    expect(parseImport(body('video', {}, {}, { move_asset: false, asset_destination: 'archive-nas' }))).not.toContainKey('asset_destination')
+    expect(parseImport(body('video', {}, {}, { asset_destination: 'archive-nas' }))).not.toContainKey(
+      'asset_destination',
+    )
+    expect(
+      parseImport(body('video', {}, {}, { move_asset: false, asset_destination: 'archive-nas' })),
+    ).not.toContainKey('asset_destination')
   })
 
   test('video members are checked for every kind but passed on for video only', () => {
     expect(failures(body('audio', { fps: 'abc' }))).toEqual(invalid(`${M}/fps`))
     expect(parseImport(body('audio', { fps: '25', width: 10, annotation_markers: [] })).asset.asset_meta).toEqual({
-      name: 'A012C003', path_file: PATH, is_archive: false, is_production: true, approval: 0, meta_field_store: {},
+      name: 'A012C003',
+      path_file: PATH,
+      is_archive: false,
+      is_production: true,
+      approval: 0,
+      meta_field_store: {},
     })
   })
 
@@ -427,7 +650,14 @@ describe('normalized request', () => {
 
 describe('TypeBox failures through fromValidation', () => {
   test('become the envelope entries the app renders, with nested JSON pointers', () => {
-    const b = dropNulls(body('video', { width: '1920', name: null, approval: 3 }, { archive_details: { archive_type: 'tape' }, keywords: { People: [7] } }, { move_asset: 'no' }))
+    const b = dropNulls(
+      body(
+        'video',
+        { width: '1920', name: null, approval: 3 },
+        { archive_details: { archive_type: 'tape' }, keywords: { People: [7] } },
+        { move_asset: 'no' },
+      ),
+    )
     const entries: ErrorEntry[] = fromValidation('body', [...Value.Errors(AssetImport, b)] as never).entries
     expect(entries).toEqual([
       errorEntry(400, 'invalid', { pointer: '/move_asset' }),
@@ -452,21 +682,40 @@ describe('TypeBox failures through fromValidation', () => {
 })
 
 describe('form data', () => {
-  const parse = createBodyParser((method, route) => (method === 'POST' && route === '/api/asset/import/' ? AssetImport : undefined))
-  const post = (form: FormData) => parse({ request: new Request('http://h/api/asset/import/', { method: 'POST', body: form }), route: '/api/asset/import/' })
+  const parse = createBodyParser((method, route) =>
+    method === 'POST' && route === '/api/asset/import/' ? AssetImport : undefined,
+  )
+  const post = (form: FormData) =>
+    parse({
+      request: new Request('http://h/api/asset/import/', { method: 'POST', body: form }),
+      route: '/api/asset/import/',
+    })
 
   test('asset is JSON text; the top-level booleans arrive as true/false/1/0', async () => {
-    for (const [text, value] of [['true', true], ['1', true], ['false', false], ['0', false]] as const) {
+    for (const [text, value] of [
+      ['true', true],
+      ['1', true],
+      ['false', false],
+      ['0', false],
+    ] as const) {
       const form = new FormData()
       form.set('type', 'video')
       form.set('production', 'Night Shift')
       form.set('rewrap_proxy', text)
       form.set('move_asset', text)
-      form.set('asset', JSON.stringify({ asset_meta: { name: 'A012C003', path_file: PATH, fps: '25', description: null } }))
+      form.set(
+        'asset',
+        JSON.stringify({ asset_meta: { name: 'A012C003', path_file: PATH, fps: '25', description: null } }),
+      )
       const parsed = await post(form)
       expect(failures(parsed)).toEqual([])
       const request = parseImport(parsed)
-      expect([text, request.rewrap_proxy, request.move_asset, request.asset.asset_meta.fps]).toEqual([text, value, value, '25/1'])
+      expect([text, request.rewrap_proxy, request.move_asset, request.asset.asset_meta.fps]).toEqual([
+        text,
+        value,
+        value,
+        '25/1',
+      ])
     }
   })
 

@@ -2,7 +2,15 @@
 // and out, its own paths reloaded directly, its first load's size; no console error, and axe finds
 // no serious or critical violation.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser } from '../helpers/browser.ts'
+import {
+  BROWSER_TEST_MS,
+  type BrowserHandle,
+  type Tab,
+  axe,
+  eventually,
+  pageServer,
+  sharedBrowser,
+} from '../helpers/browser.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
@@ -36,12 +44,19 @@ test('/ answers the page: its HTML no-cache with the CSP, its files immutable an
   })
   const html = await (await fetch(server.base, { headers: { 'accept-encoding': 'identity' } })).text()
   const files = [...html.matchAll(/(?:src|href)="(\/ui\/[^"]+)"/g)].map((m) => m[1]!)
-  expect(files.some((f) => /^\/ui\/index-[a-z0-9]+\.js$/.test(f)) && files.some((f) => /^\/ui\/index-[a-z0-9]+\.css$/.test(f))).toBe(true)
+  expect(
+    files.some((f) => /^\/ui\/index-[a-z0-9]+\.js$/.test(f)) &&
+      files.some((f) => /^\/ui\/index-[a-z0-9]+\.css$/.test(f)),
+  ).toBe(true)
   for (const file of files) {
     const answer = await fetch(`${server.base}${file}`, { headers: { 'accept-encoding': 'gzip' }, decompress: false })
-    expect([file, answer.status, answer.headers.get('cache-control'), answer.headers.get('content-encoding'), answer.headers.get('vary')]).toEqual([
-      file, 200, 'public, max-age=31536000, immutable', 'gzip', 'Accept-Encoding',
-    ])
+    expect([
+      file,
+      answer.status,
+      answer.headers.get('cache-control'),
+      answer.headers.get('content-encoding'),
+      answer.headers.get('vary'),
+    ]).toEqual([file, 200, 'public, max-age=31536000, immutable', 'gzip', 'Accept-Encoding'])
   }
   await tab.page.waitForSelector('input[name=username]')
   await eventually(() => expect(tab.page.url()).toBe(`${server.base}/signin`))
@@ -56,7 +71,9 @@ test('a bad password shows an error and keeps the user on the sign-in view', asy
   await signIn(tab, 'admin', 'not the key')
   await tab.page.waitForSelector('[role=alert]')
   await eventually(async () => expect(await text(tab, '[role=alert]')).toMatch(/invalid/i))
-  await eventually(async () => expect(await tab.page.$eval('input[name=password]', (e) => (e as unknown as { value: string }).value)).toBe(''))
+  await eventually(async () =>
+    expect(await tab.page.$eval('input[name=password]', (e) => (e as unknown as { value: string }).value)).toBe(''),
+  )
   expect(tab.page.url()).toBe(`${server.base}/signin`)
   await axe(tab.page)
 })
@@ -91,13 +108,24 @@ test("a page path reloaded directly serves the page, which shows that path's vie
   await tab.page.waitForFunction('document.querySelector("h1")?.textContent === "Tasks"')
   // Navigation within the page: a nav link, no reload.
   await tab.page.click('nav a[href="/devices"]')
-  await tab.page.waitForFunction('location.pathname === "/devices" && document.querySelector("h1")?.textContent === "Devices"')
-  await eventually(async () => expect(await tab.page.$eval('nav a[aria-current=page]', (e) => e.getAttribute('href'))).toBe('/devices'))
+  await tab.page.waitForFunction(
+    'location.pathname === "/devices" && document.querySelector("h1")?.textContent === "Devices"',
+  )
+  await eventually(async () =>
+    expect(await tab.page.$eval('nav a[aria-current=page]', (e) => e.getAttribute('href'))).toBe('/devices'),
+  )
   // The heading is focused by the view's effect, after the paint that shows it (shell.tsx View).
   await eventually(async () => expect(await tab.page.evaluate('document.activeElement?.tagName')).toBe('H1'), 10_000)
 })
 
-for (const [path, heading] of [['/projects', 'Projects'], ['/tasks', 'Tasks'], ['/devices', 'Devices'], ['/imports', 'Imports'], ['/assets/video/1', 'Video asset 1'], ['/nowhere/at/all', '']] as const) {
+for (const [path, heading] of [
+  ['/projects', 'Projects'],
+  ['/tasks', 'Tasks'],
+  ['/devices', 'Devices'],
+  ['/imports', 'Imports'],
+  ['/assets/video/1', 'Video asset 1'],
+  ['/nowhere/at/all', ''],
+] as const) {
   test(`${path} opened directly ${heading ? `shows ${heading}, and axe passes` : 'is no page of ours: 404'}`, async () => {
     if (!heading) {
       const answer = await fetch(`${server.base}${path}`)
@@ -122,7 +150,10 @@ test('the first load transfers under 300 KB compressed', async () => {
   const sizes = new Map<string, number>()
   const urls = new Map<string, string>()
   cdp.on('Network.requestWillBeSent', (event) => void urls.set(event.requestId, event.request.url))
-  cdp.on('Network.loadingFinished', (event) => void sizes.set(urls.get(event.requestId) ?? event.requestId, event.encodedDataLength))
+  cdp.on(
+    'Network.loadingFinished',
+    (event) => void sizes.set(urls.get(event.requestId) ?? event.requestId, event.encodedDataLength),
+  )
   await tab.page.reload({ waitUntil: 'networkidle0' })
   await tab.page.waitForSelector('input[name=username]')
   const total = [...sizes.values()].reduce((a, b) => a + b, 0)

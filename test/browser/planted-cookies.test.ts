@@ -10,7 +10,15 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, eventually, sharedBrowser, signIn, signedIn } from '../helpers/browser.ts'
+import {
+  BROWSER_TEST_MS,
+  type BrowserHandle,
+  type Tab,
+  eventually,
+  sharedBrowser,
+  signIn,
+  signedIn,
+} from '../helpers/browser.ts'
 import { compiledExecutable, killAll, runCli, type Server, startServe } from '../helpers/process.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
@@ -58,7 +66,11 @@ afterAll(async () => {
 
 /** Bob signs in himself (curl would do): the id of his live session. */
 async function bobsSession(): Promise<string> {
-  const r = await fetch(`${server.base}/api/session/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bob', password: bobKey }) })
+  const r = await fetch(`${server.base}/api/session/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'bob', password: bobKey }),
+  })
   expect(r.status).toBe(200)
   return /^reelhouse_session=([^;]+)/.exec(r.headers.getSetCookie()[0]!)![1]!
 }
@@ -83,7 +95,9 @@ const apiCookies = async (tab: Tab) =>
 /** Who the page's own request says is signed in, and whether the page's own API call succeeds. */
 const asThePage = (tab: Tab) =>
   tab.page.evaluate(async () => {
-    const who = (await (await fetch('/api/session/', { headers: { 'x-requested-with': 'XMLHttpRequest' } })).json()) as any
+    const who = (await (
+      await fetch('/api/session/', { headers: { 'x-requested-with': 'XMLHttpRequest' } })
+    ).json()) as any
     const devices = await fetch('/api/devices/', { headers: { 'x-requested-with': 'XMLHttpRequest' } })
     return [who.user?.username ?? null, devices.status]
   })
@@ -99,30 +113,47 @@ async function reloadedAs(tab: Tab, path = '/devices') {
 // 127.0.0.1, which browsers count as secure, a page of plain http may set that name too.
 const PLANTINGS = [
   ['reelhouse_session at /api/', (id: string) => `reelhouse_session=${id}; path=/api/`, (id: string) => [id, '/api/']],
-  ['__Host-reelhouse_session at /', (id: string) => `__Host-reelhouse_session=${id}; path=/; secure`, (id: string) => [`__Host-${id}`, '/']],
+  [
+    '__Host-reelhouse_session at /',
+    (id: string) => `__Host-reelhouse_session=${id}; path=/; secure`,
+    (id: string) => [`__Host-${id}`, '/'],
+  ],
 ] as const
 
-test.each(PLANTINGS)("bob's live session planted as %s in a signed-in browser: the victim's page never works as bob, and signs in again as themselves", async (_, cookie, held) => {
-  await using tab = await signedIn(browser, server.base, '/devices', 'admin', adminKey)
-  const bob = await bobsSession()
-  await plant(tab, cookie(bob))
-  // The finding's state: bob's cookie and ours both go with every API request (at /api/: bob's first).
-  expect(await apiCookies(tab)).toEqual(expect.arrayContaining([held(bob), [expect.stringMatching(/^[\w-]{43}$/), '/']]))
-  expect(await apiCookies(tab)).toHaveLength(2)
+test.each(PLANTINGS)(
+  "bob's live session planted as %s in a signed-in browser: the victim's page never works as bob, and signs in again as themselves",
+  async (_, cookie, held) => {
+    await using tab = await signedIn(browser, server.base, '/devices', 'admin', adminKey)
+    const bob = await bobsSession()
+    await plant(tab, cookie(bob))
+    // The finding's state: bob's cookie and ours both go with every API request (at /api/: bob's first).
+    expect(await apiCookies(tab)).toEqual(
+      expect.arrayContaining([held(bob), [expect.stringMatching(/^[\w-]{43}$/), '/']]),
+    )
+    expect(await apiCookies(tab)).toHaveLength(2)
 
-  // Cookies of two live sessions: taken as neither user; the answer removes both.
-  expect(await reloadedAs(tab)).toBeNull()
-  await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/signin'))
-  expect(await apiCookies(tab)).toEqual([])
+    // Cookies of two live sessions: taken as neither user; the answer removes both.
+    expect(await reloadedAs(tab)).toBeNull()
+    await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/signin'))
+    expect(await apiCookies(tab)).toEqual([])
 
-  // The victim signs in again, and works as themselves.
-  await signIn(tab, 'admin', adminKey)
-  await eventually(async () => expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin'))
-  expect(await reloadedAs(tab)).toBe('admin')
-  expect(await asThePage(tab)).toEqual(['admin', 200])
-  // Bob's session is no worse for it: only the victim's browser lost the planted cookie.
-  expect((await fetch(`${server.base}/api/session/`, { headers: { cookie: `reelhouse_session=${bob}` } }).then((r) => r.json()) as any).user.username).toBe('bob')
-})
+    // The victim signs in again, and works as themselves.
+    await signIn(tab, 'admin', adminKey)
+    await eventually(async () =>
+      expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin'),
+    )
+    expect(await reloadedAs(tab)).toBe('admin')
+    expect(await asThePage(tab)).toEqual(['admin', 200])
+    // Bob's session is no worse for it: only the victim's browser lost the planted cookie.
+    expect(
+      (
+        (await fetch(`${server.base}/api/session/`, { headers: { cookie: `reelhouse_session=${bob}` } }).then((r) =>
+          r.json(),
+        )) as any
+      ).user.username,
+    ).toBe('bob')
+  },
+)
 
 test('an id of no session planted at /api/ before the sign-in: the victim signs in and works normally', async () => {
   await using tab = await browser.open(server.base, '/signin')

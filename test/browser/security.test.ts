@@ -9,7 +9,16 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import { seedProduction } from '../helpers/app.ts'
-import { BROWSER_TEST_MS, type BrowserHandle, type Tab, axe, eventually, pageServer, sharedBrowser, signedIn as openSignedIn } from '../helpers/browser.ts'
+import {
+  BROWSER_TEST_MS,
+  type BrowserHandle,
+  type Tab,
+  axe,
+  eventually,
+  pageServer,
+  sharedBrowser,
+  signedIn as openSignedIn,
+} from '../helpers/browser.ts'
 
 setDefaultTimeout(BROWSER_TEST_MS)
 
@@ -22,14 +31,24 @@ let browser: BrowserHandle
 let device: { id: number }
 
 /** Every view of the nav, by its path, and its heading. */
-const VIEWS = [['/', 'Catalogue'], ['/projects', 'Projects'], ['/tasks', 'Tasks'], ['/devices', 'Devices'], ['/imports', 'Imports']] as const
+const VIEWS = [
+  ['/', 'Catalogue'],
+  ['/projects', 'Projects'],
+  ['/tasks', 'Tasks'],
+  ['/devices', 'Devices'],
+  ['/imports', 'Imports'],
+] as const
 
 beforeAll(async () => {
   ;[server, browser] = await Promise.all([pageServer(), sharedBrowser()])
   ;({ device } = await seedProduction(server))
   // A long path with no space to break at: a row must wrap it, not widen the page.
   const long = `/nowhere/${'a-very-long-folder-name-without-spaces'.repeat(6)}/clip.mov`
-  const r = await server.post('/api/asset/import/', { type: 'video', production: 'Show', asset: { asset_meta: { name: 'clip', path_file: long } } })
+  const r = await server.post('/api/asset/import/', {
+    type: 'video',
+    production: 'Show',
+    asset: { asset_meta: { name: 'clip', path_file: long } },
+  })
   if (r.status !== 406) throw new Error(r.text)
 })
 afterAll(async () => {
@@ -43,8 +62,11 @@ const signedIn = (path = '/devices') => openSignedIn(browser, server.base, path,
 async function show(page: Page, path: string, heading: string) {
   await page.goto(`${server.base}${path}`, { waitUntil: 'load' })
   await page.waitForFunction(
-    (h: string) => document.querySelector('h1')?.textContent === h && ![...document.querySelectorAll('main [role=status]')].some((e) => e.textContent?.startsWith('Loading')),
-    {}, heading,
+    (h: string) =>
+      document.querySelector('h1')?.textContent === h &&
+      ![...document.querySelectorAll('main [role=status]')].some((e) => e.textContent?.startsWith('Loading')),
+    {},
+    heading,
   )
 }
 
@@ -72,7 +94,11 @@ const attempt = (f) => f().then((r) => r.type + ' ' + r.status, (e) => 'failed: 
   document.title = 'done'
 })()
 </script></body></html>`
-  return Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } }) })
+  return Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: () => new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+  })
 }
 
 test('a page on another port of 127.0.0.1 cannot act through the signed-in browser: refused 403, nothing changed, the user still signed in', async () => {
@@ -103,12 +129,27 @@ test('a page on another port of 127.0.0.1 cannot act through the signed-in brows
     // was refused for its origin. The reads (the session, the event stream) were not handed to
     // the page; the sign-out (a DELETE, which needs a preflight) got no CORS answer.
     const writes: [string, string, number][] = [
-      ['POST', `/api/devices/${device.id}/scan/`, 403], ['POST', `/api/devices/${device.id}/scan/`, 403],
-      ['POST', '/api/productions/', 403], ['POST', '/api/productions/', 403], ['POST', '/api/session/', 403],
+      ['POST', `/api/devices/${device.id}/scan/`, 403],
+      ['POST', `/api/devices/${device.id}/scan/`, 403],
+      ['POST', '/api/productions/', 403],
+      ['POST', '/api/productions/', 403],
+      ['POST', '/api/session/', 403],
     ]
     expect(seen.filter(([method]) => method !== 'OPTIONS').sort()).toEqual(writes.sort())
-    expect(failed).toEqual(expect.arrayContaining([['GET', '/api/events/'], ['GET', '/api/session/'], ['DELETE', '/api/session/']]))
-    expect(results).toEqual({ scan: 'opaque 0', create: 'opaque 0', read: 'failed: TypeError', signout: 'failed: TypeError', events: 'error' })
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        ['GET', '/api/events/'],
+        ['GET', '/api/session/'],
+        ['DELETE', '/api/session/'],
+      ]),
+    )
+    expect(results).toEqual({
+      scan: 'opaque 0',
+      create: 'opaque 0',
+      read: 'failed: TypeError',
+      signout: 'failed: TypeError',
+      events: 'error',
+    })
   } finally {
     await hostile.stop(true)
   }
@@ -117,8 +158,16 @@ test('a page on another port of 127.0.0.1 cannot act through the signed-in brows
   expect(((await server.get('/api/productions/')).json as { name: string }[]).map((p) => p.name)).toEqual(['Show'])
   await tab.page.reload({ waitUntil: 'load' })
   await tab.page.waitForSelector('[data-testid=username]')
-  await eventually(async () => expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin'))
-  expect(await tab.page.evaluate(() => fetch('/api/session/').then((r) => r.json()).then((b: any) => [b.user?.username, b.via]))).toEqual(['admin', 'session'])
+  await eventually(async () =>
+    expect(await tab.page.$eval('[data-testid=username]', (e) => e.textContent)).toBe('admin'),
+  )
+  expect(
+    await tab.page.evaluate(() =>
+      fetch('/api/session/')
+        .then((r) => r.json())
+        .then((b: any) => [b.user?.username, b.via]),
+    ),
+  ).toEqual(['admin', 'session'])
 })
 
 test('signing out ends the session: the cookie no longer works, a reload stays signed out', async () => {
@@ -126,19 +175,28 @@ test('signing out ends the session: the cookie no longer works, a reload stays s
   const cookie = (await tab.page.cookies()).find((c) => c.name === 'reelhouse_session')
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' })
   // As the page itself sends it (same origin).
-  const asThePage = () => fetch(`${server.base}/api/devices/status/`, { headers: { cookie: `reelhouse_session=${cookie!.value}`, 'sec-fetch-site': 'same-origin', origin: server.base } })
+  const asThePage = () =>
+    fetch(`${server.base}/api/devices/status/`, {
+      headers: { cookie: `reelhouse_session=${cookie!.value}`, 'sec-fetch-site': 'same-origin', origin: server.base },
+    })
   expect((await asThePage()).status).toBe(200)
   await tab.page.click('xpath///button[normalize-space()="Sign out"]')
   await tab.page.waitForSelector('input[name=username]')
   expect((await tab.page.cookies()).find((c) => c.name === 'reelhouse_session')).toBeUndefined()
   const after = await asThePage()
-  expect([after.status, ((await after.json()) as { errors: { code: string }[] }).errors[0]!.code]).toEqual([401, 'authentication_failed'])
+  expect([after.status, ((await after.json()) as { errors: { code: string }[] }).errors[0]!.code]).toEqual([
+    401,
+    'authentication_failed',
+  ])
   await tab.page.goto(`${server.base}/devices`, { waitUntil: 'load' })
   await tab.page.waitForSelector('input[name=username]')
   await eventually(() => expect(new URL(tab.page.url()).pathname).toBe('/signin'))
 })
 
-for (const [width, height] of [[1280, 720], [768, 1024]] as const) {
+for (const [width, height] of [
+  [1280, 720],
+  [768, 1024],
+] as const) {
   test(`at ${width}×${height} every view fits the width, its navigation and sign-out in view`, async () => {
     await using tab = await signedIn('/devices')
     await tab.page.setViewport({ width, height })
@@ -147,7 +205,9 @@ for (const [width, height] of [[1280, 720], [768, 1024]] as const) {
       const layout = await tab.page.evaluate(() => {
         const inView = (e: any) => {
           const r = e.getBoundingClientRect()
-          return r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight
+          return (
+            r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight
+          )
         }
         return {
           scroll: document.documentElement.scrollWidth <= innerWidth,
@@ -156,7 +216,10 @@ for (const [width, height] of [[1280, 720], [768, 1024]] as const) {
         }
       })
       expect({ path, ...layout }).toEqual({
-        path, scroll: true, signOut: true, nav: VIEWS.map(([, name]) => [name, true]),
+        path,
+        scroll: true,
+        signOut: true,
+        nav: VIEWS.map(([, name]) => [name, true]),
       })
     }
   })
@@ -171,7 +234,14 @@ test('the keyboard: Tab reaches the skip link first, which moves focus to the ma
       const style = getComputedStyle(e)
       const r = e.getBoundingClientRect()
       return {
-        what: e.id === 'main' ? 'main' : e.classList.contains('skip') ? 'skip' : e.tagName === 'BUTTON' ? `button ${e.textContent}` : `${e.tagName.toLowerCase()} ${e.getAttribute('href')}`,
+        what:
+          e.id === 'main'
+            ? 'main'
+            : e.classList.contains('skip')
+              ? 'skip'
+              : e.tagName === 'BUTTON'
+                ? `button ${e.textContent}`
+                : `${e.tagName.toLowerCase()} ${e.getAttribute('href')}`,
         ring: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 1,
         visible: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight,
       }
@@ -204,7 +274,11 @@ test('light and dark follow the system; axe passes on every view in both', async
   await using tab = await signedIn('/devices')
   const colours = async (scheme: 'light' | 'dark') => {
     await tab.page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }])
-    return tab.page.evaluate(() => ({ background: getComputedStyle(document.body).backgroundColor, text: getComputedStyle(document.body).color, header: getComputedStyle(document.querySelector('header')!).backgroundColor }))
+    return tab.page.evaluate(() => ({
+      background: getComputedStyle(document.body).backgroundColor,
+      text: getComputedStyle(document.body).color,
+      header: getComputedStyle(document.querySelector('header')!).backgroundColor,
+    }))
   }
   await show(tab.page, '/devices', 'Devices')
   const light = await colours('light')

@@ -45,7 +45,11 @@ describe.each([['the executable'], ['source']])('served by %s', (how) => {
 
     const script = /src="(\/ui\/[^"]+\.js)"/.exec(await (await fetch(server.base)).text())![1]!
     const answer = await fetch(`${server.base}${script}`, { headers: { 'accept-encoding': 'br' }, decompress: false })
-    expect([answer.status, answer.headers.get('content-encoding'), answer.headers.get('cache-control')]).toEqual([200, 'br', 'public, max-age=31536000, immutable'])
+    expect([answer.status, answer.headers.get('content-encoding'), answer.headers.get('cache-control')]).toEqual([
+      200,
+      'br',
+      'public, max-age=31536000, immutable',
+    ])
     expect(await server.proc.stop()).toBe(0)
   }, 120_000)
 })

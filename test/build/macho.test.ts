@@ -18,10 +18,12 @@ const built = new Map<string, { path: string; bytes: Uint8Array }>()
 
 beforeAll(async () => {
   // Both at once: two builds of about 10 s the first time, then found built.
-  await Promise.all(['darwin-x64', 'darwin-arm64'].map(async (target) => {
-    const path = await crossExecutable(target)
-    built.set(target, { path, bytes: new Uint8Array(await Bun.file(path).arrayBuffer()) })
-  }))
+  await Promise.all(
+    ['darwin-x64', 'darwin-arm64'].map(async (target) => {
+      const path = await crossExecutable(target)
+      built.set(target, { path, bytes: new Uint8Array(await Bun.file(path).arrayBuffer()) })
+    }),
+  )
 }, 2 * TEST_TIMEOUT_MS)
 
 const file = (target: string) => built.get(target)!
@@ -38,7 +40,8 @@ function layout(bytes: Uint8Array) {
   for (let i = 0, at = 32; i < view.getUint32(16, true); i++, at += view.getUint32(at + 4, true)) {
     const cmd = view.getUint32(at, true)
     if (cmd === LC_CODE_SIGNATURE) signature = at
-    if (cmd === LC_SEGMENT_64 && new TextDecoder().decode(bytes.subarray(at + 8, at + 18)) === '__LINKEDIT') linkedit = at
+    if (cmd === LC_SEGMENT_64 && new TextDecoder().decode(bytes.subarray(at + 8, at + 18)) === '__LINKEDIT')
+      linkedit = at
   }
   expect(signature * linkedit).toBeGreaterThan(0)
   return { signature, linkedit, dataoff: view.getUint32(signature + 8, true) }
@@ -61,7 +64,11 @@ const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buffer.c
 describe('the darwin executables build.ts makes', () => {
   test.each(['darwin-x64', 'darwin-arm64'])('%s is signed ad hoc, and every page hash checks', (target) => {
     const check = checkSignature(file(target).bytes)
-    expect({ ok: check.ok, mismatched: check.mismatched, uncovered: check.uncovered }).toEqual({ ok: true, mismatched: 0, uncovered: 0 })
+    expect({ ok: check.ok, mismatched: check.mismatched, uncovered: check.uncovered }).toEqual({
+      ok: true,
+      mismatched: 0,
+      uncovered: 0,
+    })
     expect(check.flags & CS_ADHOC).toBe(CS_ADHOC)
     // About 100 MB in 4 KiB pages.
     expect(check.pages).toBeGreaterThan(20_000)
@@ -71,7 +78,10 @@ describe('the darwin executables build.ts makes', () => {
     const { path, bytes } = file('darwin-x64')
     const check = checkSignature(bytes)
     // Re-signed (Bun leaves Oven's, identifier "bun", flags 0x10000): the linker's flags, the file's name.
-    expect({ flags: check.flags, identifier: check.identifier }).toEqual({ flags: CS_ADHOC | CS_LINKER_SIGNED, identifier: 'reelhouse-darwin-x64' })
+    expect({ flags: check.flags, identifier: check.identifier }).toEqual({
+      flags: CS_ADHOC | CS_LINKER_SIGNED,
+      identifier: 'reelhouse-darwin-x64',
+    })
     expect(bytes.length % 16).toBe(0)
     const sums = await Bun.file(join(dirname(path), 'SHA256SUMS')).text()
     const sum = new Bun.CryptoHasher('sha256').update(bytes).digest('hex')
@@ -80,7 +90,7 @@ describe('the darwin executables build.ts makes', () => {
 })
 
 describe('checkSignature and signAdHoc', () => {
-  test('one byte changed in a hashed page is found; signed again, the file checks and differs only there and in that page\'s hash', () => {
+  test("one byte changed in a hashed page is found; signed again, the file checks and differs only there and in that page's hash", () => {
     const original = file('darwin-x64').bytes
     const { dataoff } = layout(original)
     // In __TEXT's code, three pages after the load commands' page.
@@ -88,7 +98,11 @@ describe('checkSignature and signAdHoc', () => {
     const broken = original.slice()
     broken[at]! ^= 0xff
     const check = checkSignature(broken)
-    expect({ ok: check.ok, mismatched: check.mismatched, uncovered: check.uncovered }).toEqual({ ok: false, mismatched: 1, uncovered: 0 })
+    expect({ ok: check.ok, mismatched: check.mismatched, uncovered: check.uncovered }).toEqual({
+      ok: false,
+      mismatched: 1,
+      uncovered: 0,
+    })
     expect(check.detail).toStartWith('1 of ')
 
     const signed = signAdHoc(broken, 'reelhouse-darwin-x64')
@@ -109,7 +123,11 @@ describe('checkSignature and signAdHoc', () => {
     // A longer identifier than Bun's ("a.out"): the signature grows, and with it the sizes.
     const signed = signAdHoc(original, 'reelhouse-darwin-arm64 signed again')
     const check = checkSignature(signed)
-    expect({ ok: check.ok, identifier: check.identifier, flags: check.flags }).toEqual({ ok: true, identifier: 'reelhouse-darwin-arm64 signed again', flags: CS_ADHOC | CS_LINKER_SIGNED })
+    expect({ ok: check.ok, identifier: check.identifier, flags: check.flags }).toEqual({
+      ok: true,
+      identifier: 'reelhouse-darwin-arm64 signed again',
+      flags: CS_ADHOC | CS_LINKER_SIGNED,
+    })
     expect(signed.length).toBeGreaterThan(original.length)
     expect(signed.length % 16).toBe(0)
     const allowed = (i: number) =>
@@ -117,7 +135,9 @@ describe('checkSignature and signAdHoc', () => {
       (i >= linkedit + 32 && i < linkedit + 40) || // vmsize
       (i >= linkedit + 48 && i < linkedit + 56) || // filesize
       i >= dataoff
-    expect(differences(original.subarray(0, dataoff), signed.subarray(0, dataoff)).filter((i) => !allowed(i))).toEqual([])
+    expect(differences(original.subarray(0, dataoff), signed.subarray(0, dataoff)).filter((i) => !allowed(i))).toEqual(
+      [],
+    )
     const view = new DataView(signed.buffer, signed.byteOffset, signed.byteLength)
     expect(view.getUint32(signature + 8, true)).toBe(dataoff)
     expect(dataoff + view.getUint32(signature + 12, true)).toBe(signed.length)
@@ -144,7 +164,10 @@ describe('checkSignature and signAdHoc', () => {
   test('a file cut short is reported, and refused for signing', () => {
     const bytes = file('darwin-arm64').bytes
     const cut = bytes.subarray(0, bytes.length - 1)
-    expect(checkSignature(cut)).toMatchObject({ ok: false, detail: expect.stringContaining('past the end of the file') })
+    expect(checkSignature(cut)).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('past the end of the file'),
+    })
     expect(() => signAdHoc(cut, 'x')).toThrow('not at the end of the file')
   })
 
@@ -156,6 +179,8 @@ describe('checkSignature and signAdHoc', () => {
     }
     expect(() => checkSignature(header(0xcafebabe))).toThrow('universal (fat) Mach-O')
     expect(() => checkSignature(header(0xfeedface, true))).toThrow('a 32-bit Mach-O')
-    expect(() => signAdHoc(new TextEncoder().encode('#!/bin/sh\necho not a Mach-O file at all\n'), 'x')).toThrow('not a Mach-O file')
+    expect(() => signAdHoc(new TextEncoder().encode('#!/bin/sh\necho not a Mach-O file at all\n'), 'x')).toThrow(
+      'not a Mach-O file',
+    )
   })
 })

@@ -20,16 +20,26 @@ afterAll(() => {
 })
 
 const ROUNDS = 10
-const starting = (data: string) => expect.stringMatching(new RegExp(`^\\S+Z info ${RegExp.escape(`reelhouse ${pkg.version} starting data=${data}`)}$`))
+const starting = (data: string) =>
+  expect.stringMatching(new RegExp(`^\\S+Z info ${RegExp.escape(`reelhouse ${pkg.version} starting data=${data}`)}$`))
 
 /** What became of one serve: 'serving', or the code it exited with. */
-const outcome = (proc: Running) => proc.waitFor('stderr', / serving api=/).then(() => 'serving' as const, () => proc.exitCode)
+const outcome = (proc: Running) =>
+  proc.waitFor('stderr', / serving api=/).then(
+    () => 'serving' as const,
+    () => proc.exitCode,
+  )
 
 /** Two serves on `data` started together: the one serving, the other's exit and lines; then it stops. */
 async function race(data: string) {
   const barrier = tempDir('reelhouse-claim-barrier-')
   dirs.push(barrier)
-  const cli = [process.execPath, '--preload', join(ROOT, 'test', 'helpers', 'claim-barrier.ts'), join(ROOT, 'src', 'main.ts')]
+  const cli = [
+    process.execPath,
+    '--preload',
+    join(ROOT, 'test', 'helpers', 'claim-barrier.ts'),
+    join(ROOT, 'src', 'main.ts'),
+  ]
   const env = { CLAIM_BARRIER: barrier, CLAIM_PARTIES: '2' }
   const both = [0, 1].map(() => new Running([...cli, 'serve', '--port', '0', '--data', data], { env }))
   const outcomes = await Promise.all(both.map(outcome))
@@ -46,7 +56,10 @@ async function race(data: string) {
   }
   expect(seen).toEqual({
     outcomes: [1, 'serving'],
-    loser: { stdout: '', stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${winner?.child.pid}) is using ${data}`] },
+    loser: {
+      stdout: '',
+      stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${winner?.child.pid}) is using ${data}`],
+    },
     claim: `${winner?.child.pid}\n`,
     litter: [],
     met: both.map((p) => String(p.child.pid)).toSorted(),

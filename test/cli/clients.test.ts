@@ -28,11 +28,25 @@ describe('a serve behind a proxy, called by a panel', () => {
   let server: Server
   let key: string
   /** fetch through "the proxy": a public URL to this server's own address. */
-  const get = async (url: string, headers: Record<string, string> = { authorization: `Token ${key}` }, method = 'GET') =>
-    readResponse(await fetch(url.replace(PUBLIC, server.base), { method, headers }))
+  const get = async (
+    url: string,
+    headers: Record<string, string> = { authorization: `Token ${key}` },
+    method = 'GET',
+  ) => readResponse(await fetch(url.replace(PUBLIC, server.base), { method, headers }))
 
   test('serve starts with both flags (a final slash on the URL is fine) and names them in its start line', async () => {
-    server = await startServe(dir(), { args: ['--port', '0', '--public-url', `${PUBLIC}/`, '--allow-origin', PANEL, '--allow-origin', 'http://localhost:3000'] })
+    server = await startServe(dir(), {
+      args: [
+        '--port',
+        '0',
+        '--public-url',
+        `${PUBLIC}/`,
+        '--allow-origin',
+        PANEL,
+        '--allow-origin',
+        'http://localhost:3000',
+      ],
+    })
     key = (await server.proc.waitFor('stdout', /^([0-9a-f]{40})$/m))[1]!
     expect(server.proc.stderr).toContain(`public_url=${PUBLIC} `)
     expect(server.proc.stderr).toContain(`allow_origin=${PANEL},http://localhost:3000`)
@@ -58,15 +72,26 @@ describe('a serve behind a proxy, called by a panel', () => {
   })
 
   test('CORS: the preflight without a key, the answer and a 401 for the panel; nothing for another origin', async () => {
-    const pre = await get(`${server.api}/videoassets/`, { origin: PANEL, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, 'OPTIONS')
+    const pre = await get(
+      `${server.api}/videoassets/`,
+      { origin: PANEL, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      'OPTIONS',
+    )
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe(PANEL)
     expect(pre.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Accept')
     const list = await get(`${server.api}/videoassets/?limit=1`, { origin: PANEL, authorization: `Token ${key}` })
-    expect([list.status, list.headers.get('access-control-allow-origin'), list.headers.get('access-control-expose-headers')]).toEqual([200, PANEL, 'X-Total-Count, Link, X-Request-Id, Location'])
+    expect([
+      list.status,
+      list.headers.get('access-control-allow-origin'),
+      list.headers.get('access-control-expose-headers'),
+    ]).toEqual([200, PANEL, 'X-Total-Count, Link, X-Request-Id, Location'])
     const denied = await get(`${server.api}/videoassets/`, { origin: PANEL })
     expect([denied.status, denied.headers.get('access-control-allow-origin')]).toEqual([401, PANEL])
-    const other = await get(`${server.api}/videoassets/`, { origin: 'https://elsewhere.example', authorization: `Token ${key}` })
+    const other = await get(`${server.api}/videoassets/`, {
+      origin: 'https://elsewhere.example',
+      authorization: `Token ${key}`,
+    })
     expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null])
   })
 })
@@ -78,18 +103,46 @@ describe('what the flags and variables accept', () => {
     expect(config({ 'public-url': 'https://media.example/' }).publicUrl).toBe('https://media.example')
     expect(config({ 'public-url': 'http://nas:8080/rh/' }).publicUrl).toBe('http://nas:8080/rh')
     expect(config({}, { REELHOUSE_PUBLIC_URL: 'https://a.example' }).publicUrl).toBe('https://a.example')
-    expect(config({ 'public-url': 'https://flag.example' }, { REELHOUSE_PUBLIC_URL: 'https://env.example' }).publicUrl).toBe('https://flag.example')
+    expect(
+      config({ 'public-url': 'https://flag.example' }, { REELHOUSE_PUBLIC_URL: 'https://env.example' }).publicUrl,
+    ).toBe('https://flag.example')
     expect(config({}).publicUrl).toBeUndefined()
-    for (const bad of ['media.example', '/reelhouse', 'ftp://media.example', 'https://media.example/?a=1', 'https://media.example/#x', 'https://user:pw@media.example', 'http:/x', ''])
+    for (const bad of [
+      'media.example',
+      '/reelhouse',
+      'ftp://media.example',
+      'https://media.example/?a=1',
+      'https://media.example/#x',
+      'https://user:pw@media.example',
+      'http:/x',
+      '',
+    ])
       expect(() => config({ 'public-url': bad }), bad).toThrow(UsageError)
   })
 
   test('--allow-origin: origins only (scheme, host, port), repeatable, as the Origin header spells them; else REELHOUSE_ALLOW_ORIGIN, comma-separated', () => {
-    expect(config({ 'allow-origin': ['https://Panel.example:443/', 'http://localhost:3000'] }).allowOrigins).toEqual(['https://panel.example', 'http://localhost:3000'])
-    expect(config({}, { REELHOUSE_ALLOW_ORIGIN: 'https://a.example, http://b.example:81' }).allowOrigins).toEqual(['https://a.example', 'http://b.example:81'])
-    expect(config({ 'allow-origin': ['https://flag.example'] }, { REELHOUSE_ALLOW_ORIGIN: 'https://env.example' }).allowOrigins).toEqual(['https://flag.example'])
+    expect(config({ 'allow-origin': ['https://Panel.example:443/', 'http://localhost:3000'] }).allowOrigins).toEqual([
+      'https://panel.example',
+      'http://localhost:3000',
+    ])
+    expect(config({}, { REELHOUSE_ALLOW_ORIGIN: 'https://a.example, http://b.example:81' }).allowOrigins).toEqual([
+      'https://a.example',
+      'http://b.example:81',
+    ])
+    expect(
+      config({ 'allow-origin': ['https://flag.example'] }, { REELHOUSE_ALLOW_ORIGIN: 'https://env.example' })
+        .allowOrigins,
+    ).toEqual(['https://flag.example'])
     expect(config({}).allowOrigins).toEqual([])
-    for (const bad of ['panel.example', 'https://panel.example/app', 'https://panel.example?x=1', '*', 'null', 'file:///x', 'https://u@panel.example'])
+    for (const bad of [
+      'panel.example',
+      'https://panel.example/app',
+      'https://panel.example?x=1',
+      '*',
+      'null',
+      'file:///x',
+      'https://u@panel.example',
+    ])
       expect(() => config({ 'allow-origin': [bad] }), bad).toThrow(UsageError)
   })
 
@@ -102,7 +155,12 @@ describe('what the flags and variables accept', () => {
     ]
     for (const [args, env, message] of cases) {
       const r = await runCli(['serve', '--data', `${data}/never`, '--port', '0', ...args], { env })
-      expect({ args, code: r.code, lines: r.stderr.trim().split('\n').length, said: r.stderr.includes(message) }).toEqual({ args, code: 2, lines: 1, said: true })
+      expect({
+        args,
+        code: r.code,
+        lines: r.stderr.trim().split('\n').length,
+        said: r.stderr.includes(message),
+      }).toEqual({ args, code: 2, lines: 1, said: true })
     }
     expect(existsSync(`${data}/never`)).toBe(false)
   })

@@ -9,7 +9,21 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { call, gitHead, killAll, lines, ROOT, runCli, type RunOptions, runInProcess, type Server, SOURCE_CLI, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
+import {
+  call,
+  gitHead,
+  killAll,
+  lines,
+  ROOT,
+  runCli,
+  type RunOptions,
+  runInProcess,
+  type Server,
+  SOURCE_CLI,
+  startServe,
+  TEST_TIMEOUT_MS,
+  versionPattern,
+} from '../helpers/process.ts'
 
 // Child processes on a loaded machine: more room than the default 5 s, still bounded.
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -48,25 +62,41 @@ async function catalogue(data = dir()) {
 }
 
 const sqlite = (file: string) => new Database(file, { readonly: true })
-const migrationCount = (JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length
+const migrationCount = (
+  JSON.parse(readFileSync(join(ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: unknown[] }
+).entries.length
 
 /**
  * The two ways a test runs a command: the command line's own entry in this process, and the
  * process `bun src/main.ts` (a few cases: the wrapper around the entry, its real exit code).
  */
-const WAY = { 'in this process': runInProcess, 'bun src/main.ts': (args: string[], options?: RunOptions) => runCli(args, { ...options, cli: SOURCE_CLI }) } as const
+const WAY = {
+  'in this process': runInProcess,
+  'bun src/main.ts': (args: string[], options?: RunOptions) => runCli(args, { ...options, cli: SOURCE_CLI }),
+} as const
 type Way = keyof typeof WAY
 
 describe.concurrent('--version and --help', () => {
-  test.each<[string, Way]>([['--version', 'in this process'], ['-v', 'in this process'], ['--version', 'bun src/main.ts']])(
-    '%s prints the package version and the commit HEAD is at (%s)', async (flag, way) => {
-      const since = gitHead()
-      expect(since).toMatch(/^[0-9a-f]{12}$/)
-      expect(await WAY[way]([flag])).toEqual({ code: 0, stdout: expect.stringMatching(versionPattern({ since })), stderr: '' })
+  test.each<[string, Way]>([
+    ['--version', 'in this process'],
+    ['-v', 'in this process'],
+    ['--version', 'bun src/main.ts'],
+  ])('%s prints the package version and the commit HEAD is at (%s)', async (flag, way) => {
+    const since = gitHead()
+    expect(since).toMatch(/^[0-9a-f]{12}$/)
+    expect(await WAY[way]([flag])).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(versionPattern({ since })),
+      stderr: '',
     })
+  })
 
   test('--version without a git program says the commit is unknown', async () => {
-    expect(await runInProcess(['--version'], { env: { PATH: '/nonexistent' } })).toEqual({ code: 0, stdout: `reelhouse ${pkg.version} (commit unknown)\n`, stderr: '' })
+    expect(await runInProcess(['--version'], { env: { PATH: '/nonexistent' } })).toEqual({
+      code: 0,
+      stdout: `reelhouse ${pkg.version} (commit unknown)\n`,
+      stderr: '',
+    })
   })
 
   test.each([[['--help']], [['-h']], [['help']], [[]]])('%j prints the usage', async (args) => {
@@ -74,8 +104,16 @@ describe.concurrent('--version and --help', () => {
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')
     expect(r.stdout).toStartWith(`reelhouse ${pkg.version}`)
-    for (const usage of ['reelhouse serve', 'reelhouse user add NAME', 'reelhouse user grant NAME --production NAME_OR_ID',
-      'reelhouse token create NAME', 'reelhouse token revoke KEY', 'reelhouse migrate', 'reelhouse backup FILE', '--data DIR'])
+    for (const usage of [
+      'reelhouse serve',
+      'reelhouse user add NAME',
+      'reelhouse user grant NAME --production NAME_OR_ID',
+      'reelhouse token create NAME',
+      'reelhouse token revoke KEY',
+      'reelhouse migrate',
+      'reelhouse backup FILE',
+      '--data DIR',
+    ])
       expect(r.stdout).toContain(usage)
   })
 })
@@ -116,7 +154,9 @@ describe.concurrent('a wrong command, flag or value: one line on stderr, exit co
   const alsoAsProcess = new Set(['frobnicate', 'serve --port abc'])
   test.each<[string[], Way]>([
     ...wrong.map(([args]): [string[], Way] => [args!, 'in this process']),
-    ...wrong.filter(([args]) => alsoAsProcess.has(args!.join(' '))).map(([args]): [string[], Way] => [args!, 'bun src/main.ts']),
+    ...wrong
+      .filter(([args]) => alsoAsProcess.has(args!.join(' ')))
+      .map(([args]): [string[], Way] => [args!, 'bun src/main.ts']),
   ])('%j (%s)', async (args, way) => {
     const data = dir()
     const r = await WAY[way]([...args, '--data', data])
@@ -130,7 +170,10 @@ describe.concurrent('a wrong command, flag or value: one line on stderr, exit co
     expect((await runInProcess(['frobnicate', '--data', data])).stderr).toContain('frobnicate')
     expect((await runInProcess(['serve', '--port', 'abc', '--data', data])).stderr).toContain('--port')
     expect((await runInProcess(['serve', '--frobnicate', '--data', data])).stderr).toContain('--frobnicate')
-    expect((await runInProcess(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data])).stderr).toContain('--read')
+    expect(
+      (await runInProcess(['user', 'grant', 'bob', '--production', 'Show', '--read', '--write', '--data', data]))
+        .stderr,
+    ).toContain('--read')
   })
 })
 
@@ -174,10 +217,29 @@ describe.concurrent('a command that cannot do its work: one line on stderr, exit
 describe('user add', () => {
   test('adds users, with --superuser and --perm, and refuses a duplicate', async () => {
     const data = await catalogue()
-    expect(await runInProcess(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({ code: 0, stdout: 'user boss added (superuser)\n', stderr: said(data) })
-    expect(await runInProcess(['user', 'add', 'editor', '--perm', 'browser.add_device', '--perm', 'browser.add_production', '--data', data]))
-      .toEqual({ code: 0, stdout: 'user editor added\n', stderr: said(data) })
-    expect(await runInProcess(['user', 'add', 'viewer', '--data', data])).toEqual({ code: 0, stdout: 'user viewer added\n', stderr: said(data) })
+    expect(await runInProcess(['user', 'add', 'boss', '--superuser', '--data', data])).toEqual({
+      code: 0,
+      stdout: 'user boss added (superuser)\n',
+      stderr: said(data),
+    })
+    expect(
+      await runInProcess([
+        'user',
+        'add',
+        'editor',
+        '--perm',
+        'browser.add_device',
+        '--perm',
+        'browser.add_production',
+        '--data',
+        data,
+      ]),
+    ).toEqual({ code: 0, stdout: 'user editor added\n', stderr: said(data) })
+    expect(await runInProcess(['user', 'add', 'viewer', '--data', data])).toEqual({
+      code: 0,
+      stdout: 'user viewer added\n',
+      stderr: said(data),
+    })
 
     const dup = await runInProcess(['user', 'add', 'editor', '--superuser', '--data', data])
     expect(dup.code).toBe(1)
@@ -192,7 +254,13 @@ describe('user add', () => {
         { username: 'editor', is_superuser: 0 },
         { username: 'viewer', is_superuser: 0 },
       ])
-      expect(db.query('SELECT u.username, p.codename FROM user_permissions p JOIN users u ON u.id = p.user_id ORDER BY p.codename').all()).toEqual([
+      expect(
+        db
+          .query(
+            'SELECT u.username, p.codename FROM user_permissions p JOIN users u ON u.id = p.user_id ORDER BY p.codename',
+          )
+          .all(),
+      ).toEqual([
         { username: 'editor', codename: 'browser.add_device' },
         { username: 'editor', codename: 'browser.add_production' },
       ])
@@ -218,12 +286,19 @@ describe('token create', () => {
 
     const db = sqlite(join(data, 'reelhouse.db'))
     try {
-      const hashes = db.query<{ key_hash: string }, []>('SELECT key_hash FROM api_keys ORDER BY id').all().map((r) => r.key_hash)
+      const hashes = db
+        .query<{ key_hash: string }, []>('SELECT key_hash FROM api_keys ORDER BY id')
+        .all()
+        .map((r) => r.key_hash)
       expect(hashes).toEqual(keys.map((k) => createHash('sha256').update(k).digest('hex')))
     } finally {
       db.close()
     }
-    const bytes = Buffer.concat(['reelhouse.db', 'reelhouse.db-wal'].filter((f) => existsSync(join(data, f))).map((f) => readFileSync(join(data, f))))
+    const bytes = Buffer.concat(
+      ['reelhouse.db', 'reelhouse.db-wal']
+        .filter((f) => existsSync(join(data, f)))
+        .map((f) => readFileSync(join(data, f))),
+    )
     for (const k of keys) expect(bytes.includes(k)).toBe(false)
   })
 })
@@ -231,8 +306,16 @@ describe('token create', () => {
 describe('migrate', () => {
   test('applies the embedded migrations, then says the database is up to date', async () => {
     const data = dir()
-    expect(await runInProcess(['migrate', '--data', data])).toEqual({ code: 0, stdout: `applied ${migrationCount} migration(s)\n`, stderr: said(data) })
-    expect(await runInProcess(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: said(data) })
+    expect(await runInProcess(['migrate', '--data', data])).toEqual({
+      code: 0,
+      stdout: `applied ${migrationCount} migration(s)\n`,
+      stderr: said(data),
+    })
+    expect(await runInProcess(['migrate', '--data', data])).toEqual({
+      code: 0,
+      stdout: 'database is up to date\n',
+      stderr: said(data),
+    })
     const db = sqlite(join(data, 'reelhouse.db'))
     try {
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
@@ -257,7 +340,10 @@ describe('while serve runs on the same data folder', () => {
     root = dir('reelhouse-device-')
     const device = await call(server, 'POST', '/devices/', adminKey, { name: 'disk', path: root })
     expect(device.status).toBe(201)
-    const created = await call(server, 'POST', '/productions/', adminKey, { name: 'Show', storage_root: `${root}/Show` })
+    const created = await call(server, 'POST', '/productions/', adminKey, {
+      name: 'Show',
+      storage_root: `${root}/Show`,
+    })
     expect(created.status).toBe(201)
     production = created.json
   })
@@ -290,10 +376,20 @@ describe('while serve runs on the same data folder', () => {
       const d = join(dir('reelhouse-device-'), name)
       return d
     }
-    expect((await call(server, 'POST', '/devices/', plain, { name: 'by-plain', path: deviceRoot('p') })).status).toBe(403)
-    expect((await call(server, 'POST', '/devices/', adder, { name: 'by-adder', path: deviceRoot('a') })).status).toBe(201)
-    expect((await call(server, 'POST', '/productions/', adder, { name: 'Adder show', storage_root: `${root}/Adder` })).status).toBe(403)
-    expect((await call(server, 'POST', '/productions/', chief, { name: 'Chief show', storage_root: `${root}/Chief` })).status).toBe(201)
+    expect((await call(server, 'POST', '/devices/', plain, { name: 'by-plain', path: deviceRoot('p') })).status).toBe(
+      403,
+    )
+    expect((await call(server, 'POST', '/devices/', adder, { name: 'by-adder', path: deviceRoot('a') })).status).toBe(
+      201,
+    )
+    expect(
+      (await call(server, 'POST', '/productions/', adder, { name: 'Adder show', storage_root: `${root}/Adder` }))
+        .status,
+    ).toBe(403)
+    expect(
+      (await call(server, 'POST', '/productions/', chief, { name: 'Chief show', storage_root: `${root}/Chief` }))
+        .status,
+    ).toBe(201)
   })
 
   test('user grant --read, then --write, by production name or id', async () => {
@@ -303,14 +399,20 @@ describe('while serve runs on the same data folder', () => {
     expect((await call(server, 'GET', '/productions/', key)).json).toEqual([])
     expect((await call(server, 'GET', `/productions/${production.id}/`, key)).status).toBe(404)
 
-    expect(await cli('user', 'grant', 'reader', '--production', 'Show', '--read'))
-      .toEqual({ code: 0, stdout: `reader may now read production Show (id ${production.id})\n`, stderr: said(data) })
+    expect(await cli('user', 'grant', 'reader', '--production', 'Show', '--read')).toEqual({
+      code: 0,
+      stdout: `reader may now read production Show (id ${production.id})\n`,
+      stderr: said(data),
+    })
     const readable = await call(server, 'GET', '/productions/', key)
     expect(readable.json.map((p: { id: number }) => p.id)).toEqual([production.id])
     expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(403)
 
-    expect(await cli('user', 'grant', 'reader', '--production', String(production.id), '--write'))
-      .toEqual({ code: 0, stdout: `reader may now write production Show (id ${production.id})\n`, stderr: said(data) })
+    expect(await cli('user', 'grant', 'reader', '--production', String(production.id), '--write')).toEqual({
+      code: 0,
+      stdout: `reader may now write production Show (id ${production.id})\n`,
+      stderr: said(data),
+    })
     expect((await call(server, 'POST', '/videoassets/', key, asset)).status).toBe(201)
   })
 
@@ -335,19 +437,31 @@ describe('while serve runs on the same data folder', () => {
     // The line of token list whose first characters are the key's: no need to paste the key.
     const line = lines((await cli('token', 'list', 'listed')).stdout).find((l) => l.endsWith(`${gone.slice(0, 8)}…`))!
     const id = line.match(/^key (\d+) /)![1]!
-    expect(await cli('token', 'revoke', '--id', id)).toEqual({ code: 0, stdout: `key ${id} of listed revoked\n`, stderr: said(data) })
+    expect(await cli('token', 'revoke', '--id', id)).toEqual({
+      code: 0,
+      stdout: `key ${id} of listed revoked\n`,
+      stderr: said(data),
+    })
     expect((await call(server, 'GET', '/devices/', gone)).status).toBe(401)
     expect((await call(server, 'GET', '/devices/', kept)).status).toBe(200)
   })
 
-  test('token revoke --user NAME: all of that user\'s keys fail, other users\' keys work', async () => {
+  test("token revoke --user NAME: all of that user's keys fail, other users' keys work", async () => {
     await cli('user', 'add', 'leaver')
     const keys = [await newKey('leaver'), await newKey('leaver')]
     for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(200)
-    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 2 key(s) of leaver\n', stderr: said(data) })
+    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({
+      code: 0,
+      stdout: 'revoked 2 key(s) of leaver\n',
+      stderr: said(data),
+    })
     for (const k of keys) expect((await call(server, 'GET', '/devices/', k)).status).toBe(401)
     expect((await call(server, 'GET', '/devices/', adminKey)).status).toBe(200)
-    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({ code: 0, stdout: 'revoked 0 key(s) of leaver\n', stderr: said(data) })
+    expect(await cli('token', 'revoke', '--user', 'leaver')).toEqual({
+      code: 0,
+      stdout: 'revoked 0 key(s) of leaver\n',
+      stderr: said(data),
+    })
   })
 
   test('migrate says the database is up to date', async () => {
@@ -358,7 +472,8 @@ describe('while serve runs on the same data folder', () => {
     const target = join(dir('reelhouse-backup-'), 'copy.db')
     // Writes going on while the copy is taken must not break it.
     const writes = Array.from({ length: 20 }, (_, i) =>
-      call(server, 'POST', '/devices/', adminKey, { name: `busy-${i}`, path: join(root, `busy-${i}`) }))
+      call(server, 'POST', '/devices/', adminKey, { name: `busy-${i}`, path: join(root, `busy-${i}`) }),
+    )
     const r = await cli('backup', target)
     expect(r).toEqual({ code: 0, stdout: `backup written to ${target}\n`, stderr: said(data) })
     for (const w of await Promise.all(writes)) expect(w.status).toBe(201)
@@ -399,7 +514,9 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
   test('REELHOUSE_DATA is the data folder when there is no --data', async () => {
     const env = await catalogue()
     expect((await runInProcess(['user', 'add', 'bob'], { env: { REELHOUSE_DATA: env } })).code).toBe(0)
-    expect((await runInProcess(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } })).stdout).toMatch(/^[0-9a-f]{40}\n$/)
+    expect((await runInProcess(['token', 'create', 'bob'], { env: { REELHOUSE_DATA: env } })).stdout).toMatch(
+      /^[0-9a-f]{40}\n$/,
+    )
     expect(existsSync(join(env, 'reelhouse.db'))).toBe(true)
   })
 
@@ -442,7 +559,14 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
 
   test('an empty REELHOUSE_* variable counts as unset, not as a value', async () => {
     const data = dir()
-    const empty = { REELHOUSE_HOST: '', REELHOUSE_PORT: '', REELHOUSE_TASK_CONCURRENCY: '', REELHOUSE_LOG_FORMAT: '', REELHOUSE_PUBLIC_URL: '', REELHOUSE_ALLOW_ORIGIN: '' }
+    const empty = {
+      REELHOUSE_HOST: '',
+      REELHOUSE_PORT: '',
+      REELHOUSE_TASK_CONCURRENCY: '',
+      REELHOUSE_LOG_FORMAT: '',
+      REELHOUSE_PUBLIC_URL: '',
+      REELHOUSE_ALLOW_ORIGIN: '',
+    }
     // --port 0 because an unset REELHOUSE_PORT means 8000, which a test must not take.
     const server = await startServe(data, { args: ['--port', '0'], env: empty })
     expect(server.host).toBe('127.0.0.1')
@@ -463,7 +587,10 @@ describe('environment: REELHOUSE_DATA, REELHOUSE_PORT, REELHOUSE_HOST; flags win
     expect((await call(fromEnv, 'GET', '/health', null)).status).toBe(200)
     expect(await fromEnv.proc.stop()).toBe(0)
 
-    const fromFlag = await startServe(dir(), { args: ['--port', '0', '--host', '127.0.0.1'], env: { REELHOUSE_HOST: 'localhost' } })
+    const fromFlag = await startServe(dir(), {
+      args: ['--port', '0', '--host', '127.0.0.1'],
+      env: { REELHOUSE_HOST: 'localhost' },
+    })
     expect(fromFlag.host).toBe('127.0.0.1')
     expect((await call(fromFlag, 'GET', '/health', null)).status).toBe(200)
     expect(await fromFlag.proc.stop()).toBe(0)

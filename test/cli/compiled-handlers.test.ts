@@ -17,7 +17,11 @@ afterAll(killAll)
 async function composed(cli: string[]): Promise<Record<string, string>> {
   const dir = tempDir('reelhouse-composed-')
   const file = join(dir, 'composed.json')
-  const server = await startServe(join(dir, 'data'), { cli, args: ['--port', '0', '--quiet'], env: { REELHOUSE_DUMP_HANDLERS: file } })
+  const server = await startServe(join(dir, 'data'), {
+    cli,
+    args: ['--port', '0', '--quiet'],
+    env: { REELHOUSE_DUMP_HANDLERS: file },
+  })
   // Written before the serving line startServe waited for.
   const text = readFileSync(file, 'utf8')
   expect(await server.proc.stop()).toBe(0)
@@ -33,7 +37,10 @@ function differences(source: Record<string, string>, compiled: Record<string, st
     const [la, lb] = [a?.split('\n') ?? [], b?.split('\n') ?? []]
     const i = la.findIndex((line, n) => line !== lb[n])
     const at = i === -1 ? la.length : i
-    out[name] = { source: a === undefined ? 'absent' : `line ${at}: ${la[at]}`, compiled: b === undefined ? 'absent' : `line ${at}: ${lb[at]}` }
+    out[name] = {
+      source: a === undefined ? 'absent' : `line ${at}: ${la[at]}`,
+      compiled: b === undefined ? 'absent' : `line ${at}: ${lb[at]}`,
+    }
   }
   return out
 }

@@ -24,9 +24,18 @@ beforeAll(async () => {
   admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   expect((await call(server, 'POST', '/devices/', admin, { name: 'media', path: media })).status).toBe(201)
   mkdirSync(join(media, 'show'))
-  production = (await call(server, 'POST', '/productions/', admin, { name: 'Show', storage_root: join(media, 'show') })).json
+  production = (await call(server, 'POST', '/productions/', admin, { name: 'Show', storage_root: join(media, 'show') }))
+    .json
   for (const name of ['a', 'b'])
-    expect((await call(server, 'POST', '/videoassets/', admin, { name, path_file: join(media, 'show', `${name}.mov`), production: production.id })).status).toBe(201)
+    expect(
+      (
+        await call(server, 'POST', '/videoassets/', admin, {
+          name,
+          path_file: join(media, 'show', `${name}.mov`),
+          production: production.id,
+        })
+      ).status,
+    ).toBe(201)
 })
 afterAll(() => killAll())
 
@@ -62,6 +71,14 @@ test('rows another program inserts into the SQLite file are counted on the next 
   expect({ code: child.exitCode, stderr: child.stderr.toString() }).toEqual({ code: 0, stderr: '' })
   expect(await countOf('/videoassets/', admin)).toBe(3)
   // And the server's own write right after: counted too.
-  expect((await call(server, 'POST', '/videoassets/', admin, { name: 'd', path_file: join(media, 'show', 'd.mov'), production: production.id })).status).toBe(201)
+  expect(
+    (
+      await call(server, 'POST', '/videoassets/', admin, {
+        name: 'd',
+        path_file: join(media, 'show', 'd.mov'),
+        production: production.id,
+      })
+    ).status,
+  ).toBe(201)
   expect(await countOf('/videoassets/', admin)).toBe(4)
 })

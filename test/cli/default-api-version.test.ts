@@ -24,7 +24,10 @@ async function served(args: string[], options: { env?: Record<string, string>; c
   const admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   const media = dirs.make('reelhouse-apiversion-media-')
   expect((await call(server, 'POST', '/devices/', admin, { name: 'media', path: media })).status).toBe(201)
-  expect((await call(server, 'POST', '/productions/', admin, { name: 'Night Shift', storage_root: `${media}/night` })).status).toBe(201)
+  expect(
+    (await call(server, 'POST', '/productions/', admin, { name: 'Night Shift', storage_root: `${media}/night` }))
+      .status,
+  ).toBe(201)
   return { server, admin }
 }
 
@@ -83,8 +86,16 @@ describe('what --default-api-version and REELHOUSE_DEFAULT_API_VERSION accept', 
     ]
     for (const [args, env] of cases) {
       const r = await runCli(['serve', '--data', `${data}/never`, '--port', '0', ...args], { env })
-      expect({ args, code: r.code, lines: r.stderr.trim().split('\n').length, said: r.stderr.includes('--default-api-version') }).toEqual({
-        args, code: 2, lines: 1, said: true,
+      expect({
+        args,
+        code: r.code,
+        lines: r.stderr.trim().split('\n').length,
+        said: r.stderr.includes('--default-api-version'),
+      }).toEqual({
+        args,
+        code: 2,
+        lines: 1,
+        said: true,
       })
     }
     expect(existsSync(`${data}/never`)).toBe(false)

@@ -8,7 +8,17 @@ import { join } from 'node:path'
 import { brotliDecompressSync } from 'node:zlib'
 import pkg from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers/app.ts'
-import { call, compiledExecutable, killAll, lines, runCli, type Server, startServe, TEST_TIMEOUT_MS, versionPattern } from '../helpers/process.ts'
+import {
+  call,
+  compiledExecutable,
+  killAll,
+  lines,
+  runCli,
+  type Server,
+  startServe,
+  TEST_TIMEOUT_MS,
+  versionPattern,
+} from '../helpers/process.ts'
 import { ownNice, threadsOf } from '../helpers/threads.ts'
 import { waitFor } from '../helpers/wait.ts'
 
@@ -36,7 +46,11 @@ afterAll(async () => {
 })
 
 test('the executable answers --version (with the commit it was built from) and --help, and a wrong command with one line and exit code 2', async () => {
-  expect(await exe(['--version'])).toEqual({ code: 0, stdout: expect.stringMatching(versionPattern({ path: binary })), stderr: '' })
+  expect(await exe(['--version'])).toEqual({
+    code: 0,
+    stdout: expect.stringMatching(versionPattern({ path: binary })),
+    stderr: '',
+  })
   // The commit is built in: no git program where it runs changes nothing.
   expect((await exe(['--version'], { PATH: '/nonexistent' })).stdout).not.toContain('unknown')
   const help = await exe(['--help'])
@@ -53,7 +67,10 @@ test("a subcommand's --help, the codenames in user --help, and our own words for
   expect(add.stdout).toStartWith('Usage: reelhouse [--data DIR] user add NAME')
   expect((await exe(['user', '--help'])).stdout).toContain('browser.copy_projectasset')
   const foo = await exe(['user', 'add', 'ana', '--foo'])
-  expect({ code: foo.code, stderr: foo.stderr }).toEqual({ code: 2, stderr: 'reelhouse: unknown option --foo for user add; see reelhouse user add --help\n' })
+  expect({ code: foo.code, stderr: foo.stderr }).toEqual({
+    code: 2,
+    stderr: 'reelhouse: unknown option --foo for user add; see reelhouse user add --help\n',
+  })
 })
 
 test('a command other than serve and migrate refuses a folder without a catalogue, and makes nothing', async () => {
@@ -61,7 +78,12 @@ test('a command other than serve and migrate refuses a folder without a catalogu
   const missing = join(top, 'data')
   const r = await exe(['--data', missing, 'user', 'add', 'ana'])
   expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({
-    code: 1, stdout: '', stderr: [`data=${missing}`, `reelhouse: no catalogue in ${missing}; pass --data DIR (serve prints its data= folder)`],
+    code: 1,
+    stdout: '',
+    stderr: [
+      `data=${missing}`,
+      `reelhouse: no catalogue in ${missing}; pass --data DIR (serve prints its data= folder)`,
+    ],
   })
   expect(readdirSync(top)).toEqual([])
 })
@@ -90,13 +112,21 @@ describe('booted on a free port with an empty data folder', () => {
 
   test('a user and key made with the CLI read /api/devices/', async () => {
     expect(readFileSync(join(data, 'admin.token'), 'utf8')).toBe(`${adminKey}\n`)
-    expect(await exe(['user', 'add', 'editor', '--data', data])).toEqual({ code: 0, stdout: 'user editor added\n', stderr: `data=${data}\n` })
+    expect(await exe(['user', 'add', 'editor', '--data', data])).toEqual({
+      code: 0,
+      stdout: 'user editor added\n',
+      stderr: `data=${data}\n`,
+    })
     const token = await exe(['token', 'create', 'editor', '--data', data])
     expect(token).toMatchObject({ code: 0, stderr: `data=${data}\n` })
     expect(token.stdout).toMatch(/^[0-9a-f]{40}\n$/)
 
     const devices = await call(server, 'GET', '/devices/', token.stdout.trim())
-    expect({ status: devices.status, total: devices.headers.get('x-total-count'), json: devices.json }).toEqual({ status: 200, total: '0', json: [] })
+    expect({ status: devices.status, total: devices.headers.get('x-total-count'), json: devices.json }).toEqual({
+      status: 200,
+      total: '0',
+      json: [],
+    })
     expect((await call(server, 'GET', '/devices/', 'f'.repeat(40))).status).toBe(401)
   })
 
@@ -105,22 +135,34 @@ describe('booted on a free port with an empty data folder', () => {
     const set = await runCli(['user', 'passwd', 'ana', '--data', data], { cli: [binary], cwd, input: 'pass word: 1\n' })
     expect(set).toEqual({ code: 0, stdout: 'password of ana set\n', stderr: `data=${data}\n` })
     const login = (password: string) =>
-      fetch(`${server.api}/devices/`, { headers: { authorization: `Basic ${Buffer.from(`ana:${password}`).toString('base64')}` } })
+      fetch(`${server.api}/devices/`, {
+        headers: { authorization: `Basic ${Buffer.from(`ana:${password}`).toString('base64')}` },
+      })
     expect((await login('pass word: 1')).status).toBe(200)
     expect((await login('pass word: 2')).status).toBe(401)
   })
 
   test('the migrations are embedded: the catalogue was made from nothing, and migrate finds it up to date', async () => {
     expect(server.proc.stderr).toMatch(/ info database migrated migrations=\d+/)
-    expect(await exe(['migrate', '--data', data])).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: `data=${data}\n` })
+    expect(await exe(['migrate', '--data', data])).toEqual({
+      code: 0,
+      stdout: 'database is up to date\n',
+      stderr: `data=${data}\n`,
+    })
   })
 
   test('GET /api/health, answered with an X-Request-Id that its log line names', async () => {
     const health = await call(server, 'GET', '/health', null)
-    expect({ status: health.status, json: health.json }).toEqual({ status: 200, json: { status: 'ok', version: pkg.version } })
+    expect({ status: health.status, json: health.json }).toEqual({
+      status: 200,
+      json: { status: 'ok', version: pkg.version },
+    })
     const id = health.headers.get('x-request-id')!
     expect(id).toMatch(/^[0-9a-f]{16}$/)
-    await server.proc.waitFor('stderr', new RegExp(` info request method=GET path=/api/health status=200 ms=[\\d.]+ user=- request_id=${id}$`, 'm'))
+    await server.proc.waitFor(
+      'stderr',
+      new RegExp(` info request method=GET path=/api/health status=200 ms=[\\d.]+ user=- request_id=${id}$`, 'm'),
+    )
   })
 
   test('a second serve on its port says so before it makes anything', async () => {
@@ -128,7 +170,10 @@ describe('booted on a free port with an empty data folder', () => {
     const r = await exe(['serve', '--port', String(server.port), '--data', other])
     expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({
       code: 1,
-      stderr: [expect.stringMatching(/ info reelhouse \S+ starting data=/), expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port \\d+$`))],
+      stderr: [
+        expect.stringMatching(/ info reelhouse \S+ starting data=/),
+        expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port \\d+$`)),
+      ],
     })
     expect(existsSync(other)).toBe(false)
   })
@@ -148,9 +193,16 @@ describe('booted on a free port with an empty data folder', () => {
     expect(plain.length).toBeGreaterThan(100_000)
     // Compressed from the bundle embedded in the executable (src/http/docs.ts), as sent on the wire.
     for (const coding of ['br', 'gzip']) {
-      const sent = await fetch(`${server.api}/docs/assets/swagger-ui-bundle.js`, { headers: { 'accept-encoding': coding }, decompress: false })
+      const sent = await fetch(`${server.api}/docs/assets/swagger-ui-bundle.js`, {
+        headers: { 'accept-encoding': coding },
+        decompress: false,
+      })
       const body = new Uint8Array(await sent.arrayBuffer())
-      expect([sent.headers.get('content-encoding'), sent.headers.get('vary'), sent.headers.get('content-length')]).toEqual([coding, 'Accept-Encoding', String(body.length)])
+      expect([
+        sent.headers.get('content-encoding'),
+        sent.headers.get('vary'),
+        sent.headers.get('content-length'),
+      ]).toEqual([coding, 'Accept-Encoding', String(body.length)])
       const decoded = coding === 'br' ? brotliDecompressSync(body) : Buffer.from(Bun.gunzipSync(body))
       expect(decoded.toString('utf8') === plain).toBe(true)
     }
@@ -163,24 +215,36 @@ describe('booted on a free port with an empty data folder', () => {
   test('its checkpoint thread (an entrypoint of its own in the executable) copies the WAL into the catalogue while it serves', async () => {
     // The migrations' pages are far fewer than the server's own checkpoint threshold: only the
     // thread copies them into the catalogue file before the server stops.
-    await waitFor(() => statSync(join(data, 'reelhouse.db')).size > 4096, 'the catalogue file to hold the migrations', { ms: 10_000, everyMs: 20 })
+    await waitFor(() => statSync(join(data, 'reelhouse.db')).size > 4096, 'the catalogue file to hold the migrations', {
+      ms: 10_000,
+      everyMs: 20,
+    })
     expect(server.proc.stderr).not.toContain('checkpoint thread failed')
   })
 
-  test.skipIf(process.platform !== 'linux')("its helper threads (the checkpointer's, the watcher's) run at nice 10, the thread that answers requests at the process's own priority (Linux)", async () => {
-    // A device starts the watcher's thread.
-    const share = dir('reelhouse-e2e-share-')
-    expect((await call(server, 'POST', '/devices/', adminKey, { name: 'share', path: `${share}/` })).status).toBe(201)
-    const pid = server.proc.child.pid
-    // The server starts at this process's priority (a suite run under `nice` included); helpers go to 10, never up.
-    const own = ownNice()
-    const helper = Math.max(own, 10)
-    // A new thread runs at the process's priority until its first lines lower it.
-    const helpers = () => threadsOf(pid).filter((t) => t.name === 'Worker').map((t) => t.nice)
-    await waitFor(() => helpers().join() === `${helper},${helper}`, 'both helper threads at nice 10', { ms: 10_000, everyMs: 20 })
-    expect(helpers()).toEqual([helper, helper])
-    expect(threadsOf(pid).find((t) => t.tid === pid)!.nice).toBe(own)
-  })
+  test.skipIf(process.platform !== 'linux')(
+    "its helper threads (the checkpointer's, the watcher's) run at nice 10, the thread that answers requests at the process's own priority (Linux)",
+    async () => {
+      // A device starts the watcher's thread.
+      const share = dir('reelhouse-e2e-share-')
+      expect((await call(server, 'POST', '/devices/', adminKey, { name: 'share', path: `${share}/` })).status).toBe(201)
+      const pid = server.proc.child.pid
+      // The server starts at this process's priority (a suite run under `nice` included); helpers go to 10, never up.
+      const own = ownNice()
+      const helper = Math.max(own, 10)
+      // A new thread runs at the process's priority until its first lines lower it.
+      const helpers = () =>
+        threadsOf(pid)
+          .filter((t) => t.name === 'Worker')
+          .map((t) => t.nice)
+      await waitFor(() => helpers().join() === `${helper},${helper}`, 'both helper threads at nice 10', {
+        ms: 10_000,
+        everyMs: 20,
+      })
+      expect(helpers()).toEqual([helper, helper])
+      expect(threadsOf(pid).find((t) => t.tid === pid)!.nice).toBe(own)
+    },
+  )
 
   test('SIGTERM stops it with exit code 0, leaving the catalogue whole in one file', async () => {
     expect(await server.proc.stop('SIGTERM')).toBe(0)
@@ -188,8 +252,14 @@ describe('booted on a free port with an empty data folder', () => {
     // Every line it wrote is one of ours: nothing from a library (Elysia's analysis of a hook
     // printed a multi-line warning on the first request of the compiled binary once).
     expect(lines(server.proc.stderr).filter((l) => !/^\d{4}-\d\d-\d\dT\S+Z (info|warn) /.test(l))).toEqual([])
-    expect(lines(server.proc.stdout).filter((l) => !/^(Created the superuser "admin"|[0-9a-f]{40}$)/.test(l))).toEqual([])
-    expect(readdirSync(data).filter((name) => name.startsWith('reelhouse.db')).sort()).toEqual(['reelhouse.db'])
+    expect(lines(server.proc.stdout).filter((l) => !/^(Created the superuser "admin"|[0-9a-f]{40}$)/.test(l))).toEqual(
+      [],
+    )
+    expect(
+      readdirSync(data)
+        .filter((name) => name.startsWith('reelhouse.db'))
+        .sort(),
+    ).toEqual(['reelhouse.db'])
   })
 })
 

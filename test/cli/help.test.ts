@@ -21,7 +21,14 @@ const helpInProcesses = new Set(['serve --help', 'user perm add -h', 'user perm 
  * The mistakes a process makes too: one of each place a mistake is found (the parser, --data,
  * the group, a codename, serve's values, a command's own check).
  */
-const mistakesInProcesses = new Set(['user add ana --foo', 'serve --port', '--data a migrate --data b', 'user remove ana', 'serve --log-format xml', 'token revoke KEY'])
+const mistakesInProcesses = new Set([
+  'user add ana --foo',
+  'serve --port',
+  '--data a migrate --data b',
+  'user remove ana',
+  'serve --log-format xml',
+  'token revoke KEY',
+])
 
 describe.each(WAYS)('%s', (_, which, every) => {
   let run: Runner
@@ -38,11 +45,25 @@ describe.each(WAYS)('%s', (_, which, every) => {
   test('--help lists every command; each command and each group answers its own --help and -h on stdout, exit 0', async () => {
     const commands = await listedCommands()
     expect(commands).toEqual([
-      'serve', 'user add', 'user grant', 'user list', 'user perm add', 'user perm remove', 'user passwd',
-      'token create', 'token list', 'token revoke', 'proxies remake', 'migrate', 'backup',
+      'serve',
+      'user add',
+      'user grant',
+      'user list',
+      'user perm add',
+      'user perm remove',
+      'user passwd',
+      'token create',
+      'token list',
+      'token revoke',
+      'proxies remake',
+      'migrate',
+      'backup',
     ])
     const groups = ['user', 'user perm', 'token', 'proxies']
-    const runs = [...commands, ...groups].flatMap((c) => [[...c.split(' '), '--help'], [...c.split(' '), '-h']])
+    const runs = [...commands, ...groups].flatMap((c) => [
+      [...c.split(' '), '--help'],
+      [...c.split(' '), '-h'],
+    ])
     for (const args of every ? runs : runs.filter((a) => helpInProcesses.has(a.join(' ')))) {
       const r = await run(args)
       expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' })
@@ -53,7 +74,14 @@ describe.each(WAYS)('%s', (_, which, every) => {
   test("a command's --help names its options, --data among them, and wins over other arguments", async () => {
     const serve = await run(['serve', '--port', 'not-a-port', '--help'])
     expect(serve.code).toBe(0)
-    for (const flag of ['--host HOST', '--port PORT', '--quiet', '--log-format text|json', '--data DIR', 'REELHOUSE_LOG_FORMAT'])
+    for (const flag of [
+      '--host HOST',
+      '--port PORT',
+      '--quiet',
+      '--log-format text|json',
+      '--data DIR',
+      'REELHOUSE_LOG_FORMAT',
+    ])
       expect(serve.stdout).toContain(flag)
     const add = await run(['user', 'add', '--help'])
     for (const flag of ['--superuser', '--perm CODENAME', '--data DIR']) expect(add.stdout).toContain(flag)
@@ -62,7 +90,7 @@ describe.each(WAYS)('%s', (_, which, every) => {
     for (const flag of ['--id N', '--user NAME', '--data DIR']) expect(revoke.stdout).toContain(flag)
   })
 
-  describe.concurrent('mistakes: our own one line naming the way out, exit 2, never the parser\'s text', () => {
+  describe.concurrent("mistakes: our own one line naming the way out, exit 2, never the parser's text", () => {
     const mistakes: [string[], string][] = [
       [['user', 'add', 'ana', '--foo'], 'unknown option --foo for user add; see reelhouse user add --help'],
       [['user', 'add', 'ana', '-x'], 'unknown option -x for user add; see reelhouse user add --help'],
@@ -74,8 +102,14 @@ describe.each(WAYS)('%s', (_, which, every) => {
       [['user', 'add'], 'user add needs NAME; see reelhouse user add --help'],
       [['user', 'add', 'ana', 'bob'], 'unexpected argument "bob" for user add; see reelhouse user add --help'],
       [['user', 'perm', 'add', 'ana'], 'user perm add needs NAME and CODENAME; see reelhouse user perm add --help'],
-      [['user', 'perm', 'add', 'ana', 'browser.fly'], 'unknown codename "browser.fly"; reelhouse user --help lists them (for user perm add)'],
-      [['user', 'add', 'ana', '--perm', 'browser.fly'], 'unknown codename "browser.fly"; reelhouse user --help lists them (for user add)'],
+      [
+        ['user', 'perm', 'add', 'ana', 'browser.fly'],
+        'unknown codename "browser.fly"; reelhouse user --help lists them (for user perm add)',
+      ],
+      [
+        ['user', 'add', 'ana', '--perm', 'browser.fly'],
+        'unknown codename "browser.fly"; reelhouse user --help lists them (for user add)',
+      ],
       [['user'], 'user needs a command; see reelhouse user --help'],
       [['user', 'remove', 'ana'], 'unknown command "user remove"; see reelhouse user --help'],
       [['user', 'perm', 'grant'], 'unknown command "user perm grant"; see reelhouse user perm --help'],
@@ -85,19 +119,38 @@ describe.each(WAYS)('%s', (_, which, every) => {
       [['--data', 'a', 'migrate', '--data', 'b'], '--data is given twice; give it once'],
       [['migrate', '--data='], '--data needs a value (DIR), not an empty one; see reelhouse --help'],
       [['serve', '--ffmpeg', ''], '--ffmpeg needs a value (DIR), not an empty one; see reelhouse serve --help'],
-      [['user', 'perm', 'add', 'ana', 'browser.view_device'], 'unknown codename "browser.view_device"; reelhouse user --help lists them (for user perm add)'],
+      [
+        ['user', 'perm', 'add', 'ana', 'browser.view_device'],
+        'unknown codename "browser.view_device"; reelhouse user --help lists them (for user perm add)',
+      ],
       [['token', 'revoke'], 'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help'],
-      [['token', 'revoke', '--id', '1', '--user', 'ana'], 'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help'],
-      [['token', 'revoke', '--id', 'key-1'], '--id must be a key\'s id as token list shows it, not "key-1"; see reelhouse token revoke --help'],
-      [['token', 'revoke', '--id', '0'], '--id must be a key\'s id as token list shows it, not "0"; see reelhouse token revoke --help'],
+      [
+        ['token', 'revoke', '--id', '1', '--user', 'ana'],
+        'token revoke takes one of KEY, --id N and --user NAME; see reelhouse token revoke --help',
+      ],
+      [
+        ['token', 'revoke', '--id', 'key-1'],
+        '--id must be a key\'s id as token list shows it, not "key-1"; see reelhouse token revoke --help',
+      ],
+      [
+        ['token', 'revoke', '--id', '0'],
+        '--id must be a key\'s id as token list shows it, not "0"; see reelhouse token revoke --help',
+      ],
       [['token', 'revoke', 'KEY'], 'a key is 40 lowercase hex characters; or give --id N as token list shows it'],
     ]
-    test.each(every ? mistakes : mistakes.filter(([args]) => mistakesInProcesses.has(args.join(' '))))('%j', async (args, message) => {
-      const data = dirs.make()
-      const r = await run(args, { cwd: data })
-      expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({ code: 2, stdout: '', stderr: [`reelhouse: ${message}`] })
-      expect(readdirSync(data)).toEqual([])
-    })
+    test.each(every ? mistakes : mistakes.filter(([args]) => mistakesInProcesses.has(args.join(' '))))(
+      '%j',
+      async (args, message) => {
+        const data = dirs.make()
+        const r = await run(args, { cwd: data })
+        expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: [`reelhouse: ${message}`],
+        })
+        expect(readdirSync(data)).toEqual([])
+      },
+    )
   })
 })
 

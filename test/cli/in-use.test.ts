@@ -24,7 +24,8 @@ const why = (() => {
   if (process.platform !== 'linux') return `mount namespaces are Linux's, not ${process.platform}'s`
   if (!UNSHARE || !NSENTER || !MOUNT) return 'unshare, nsenter or mount is missing (Debian: util-linux, mount)'
   const probe = Bun.spawnSync([UNSHARE, '-m', '--propagation', 'private', 'true'], { stderr: 'pipe' })
-  if (probe.exitCode !== 0) return `a mount namespace cannot be made here (${probe.stderr.toString().trim() || `exit ${probe.exitCode}`}; it needs root or CAP_SYS_ADMIN)`
+  if (probe.exitCode !== 0)
+    return `a mount namespace cannot be made here (${probe.stderr.toString().trim() || `exit ${probe.exitCode}`}; it needs root or CAP_SYS_ADMIN)`
   return undefined
 })()
 if (why) console.log(`[skip] test/cli/in-use.test.ts: ${why}`)
@@ -60,26 +61,46 @@ describe.skipIf(why !== undefined)('a file in use by another program', () => {
     inside(MOUNT!, '--bind', other, other)
 
     const task = async (url: string) => (await api('GET', url.replace(/^\/api/, ''))).json
-    const imported = await api('POST', '/asset/import/', { type: 'video', production: 'Show', move_asset: true, asset: { asset_meta: { name: 'A001', path_file: clip } } })
+    const imported = await api('POST', '/asset/import/', {
+      type: 'video',
+      production: 'Show',
+      move_asset: true,
+      asset: { asset_meta: { name: 'A001', path_file: clip } },
+    })
     expect(imported.status).toBe(201)
     const url = imported.json.task.url as string
     let seen: Record<string, any> = {}
-    await waitFor(async () => {
-      seen = await task(url)
-      return seen.step.startsWith('waiting')
-    }, 'the move to wait for the held file', { ms: 30_000, everyMs: 50 })
-    expect(seen).toMatchObject({ state: 'running', step: `waiting: a file is in use by another program: ${clip}`, error: '' })
+    await waitFor(
+      async () => {
+        seen = await task(url)
+        return seen.step.startsWith('waiting')
+      },
+      'the move to wait for the held file',
+      { ms: 30_000, everyMs: 50 },
+    )
+    expect(seen).toMatchObject({
+      state: 'running',
+      step: `waiting: a file is in use by another program: ${clip}`,
+      error: '',
+    })
     // Still waiting a moment later: the refusal is not the task's end, and nothing was copied.
     await Bun.sleep(1500)
-    expect(await task(url)).toMatchObject({ state: 'running', step: `waiting: a file is in use by another program: ${clip}` })
+    expect(await task(url)).toMatchObject({
+      state: 'running',
+      step: `waiting: a file is in use by another program: ${clip}`,
+    })
     expect(existsSync(clip)).toBe(true)
 
     inside('umount', clip)
     let ended: Record<string, any> = {}
-    await waitFor(async () => {
-      ended = await task(url)
-      return ended.state !== 'running' && ended.state !== 'queued'
-    }, 'the move to complete', { ms: 30_000, everyMs: 50 })
+    await waitFor(
+      async () => {
+        ended = await task(url)
+        return ended.state !== 'running' && ended.state !== 'queued'
+      },
+      'the move to complete',
+      { ms: 30_000, everyMs: 50 },
+    )
     expect(ended).toMatchObject({ state: 'done', error: '' })
     const asset = (await api('GET', `/videoassets/${imported.json.asset_import_id}/`)).json
     expect(asset.path_file).toBe(join(media, 'Show', 'video', 'A001.mov'))
@@ -87,12 +108,23 @@ describe.skipIf(why !== undefined)('a file in use by another program', () => {
     expect(existsSync(clip)).toBe(false)
 
     // A cancel while it waits: ended at once, the file where it was.
-    const second = await api('POST', '/asset/import/', { type: 'video', production: 'Show', move_asset: true, asset: { asset_meta: { name: 'A002', path_file: other } } })
+    const second = await api('POST', '/asset/import/', {
+      type: 'video',
+      production: 'Show',
+      move_asset: true,
+      asset: { asset_meta: { name: 'A002', path_file: other } },
+    })
     const secondUrl = second.json.task.url as string
-    await waitFor(async () => (await task(secondUrl)).step.startsWith('waiting'), 'the second move to wait', { ms: 30_000, everyMs: 50 })
+    await waitFor(async () => (await task(secondUrl)).step.startsWith('waiting'), 'the second move to wait', {
+      ms: 30_000,
+      everyMs: 50,
+    })
     const cancelled = await api('POST', `/tasks/${second.json.task.id}/cancel/`)
     expect(cancelled.status).toBe(200)
-    await waitFor(async () => (await task(secondUrl)).state === 'failed', 'the cancel to end the task', { ms: 10_000, everyMs: 50 })
+    await waitFor(async () => (await task(secondUrl)).state === 'failed', 'the cancel to end the task', {
+      ms: 10_000,
+      everyMs: 50,
+    })
     expect(await task(secondUrl)).toMatchObject({ state: 'failed', error: 'cancelled' })
     inside('umount', other)
     expect(readFileSync(other, 'utf8')).toBe('essence B\n')

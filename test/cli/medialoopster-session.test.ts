@@ -46,23 +46,41 @@ beforeAll(async () => {
   // The clips lie in the production's watch folder (its storage device, by default): a settle time
   // longer than the session keeps the one left unregistered (A002C001) out of the catalogue
   // however slow the machine is, as the walk expects.
-  server = await startServe(data, { args: ['--port', '0', '--ffmpeg', tempDir('reelhouse-ml-noff-'), '--settle', '3600'] })
+  server = await startServe(data, {
+    args: ['--port', '0', '--ffmpeg', tempDir('reelhouse-ml-noff-'), '--settle', '3600'],
+  })
   admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   // What an administrator prepared before the client came: a device, a production, its clips,
   // and a user with a password and write access to the production.
   expect((await call(server, 'POST', '/devices/', admin, { name: 'media', path: media })).status).toBe(201)
-  expect((await call(server, 'POST', '/productions/', admin, { name: 'Night Shift', storage_root: `${media}/night-shift` })).status).toBe(201)
+  expect(
+    (await call(server, 'POST', '/productions/', admin, { name: 'Night Shift', storage_root: `${media}/night-shift` }))
+      .status,
+  ).toBe(201)
   mkdirSync(join(media, 'night-shift', 'footage'), { recursive: true })
   for (const name of [...CLIPS, 'A002C001']) writeFileSync(join(media, 'night-shift', 'footage', `${name}.mov`), name)
   for (const name of CLIPS)
-    expect((await call(server, 'POST', '/videoassets/', admin, { name, path_file: `${media}/night-shift/footage/${name}.mov`, production_name: 'Night Shift' })).status).toBe(201)
-  for (const args of [['user', 'add', 'ingest'], ['user', 'grant', 'ingest', '--production', 'Night Shift', '--write']])
+    expect(
+      (
+        await call(server, 'POST', '/videoassets/', admin, {
+          name,
+          path_file: `${media}/night-shift/footage/${name}.mov`,
+          production_name: 'Night Shift',
+        })
+      ).status,
+    ).toBe(201)
+  for (const args of [
+    ['user', 'add', 'ingest'],
+    ['user', 'grant', 'ingest', '--production', 'Night Shift', '--write'],
+  ])
     expect((await runCli([...args, '--data', data])).code).toBe(0)
-  expect((await runCli(['user', 'passwd', 'ingest', '--data', data], { input: 'correct horse battery\n' })).code).toBe(0)
+  expect((await runCli(['user', 'passwd', 'ingest', '--data', data], { input: 'correct horse battery\n' })).code).toBe(
+    0,
+  )
 })
 afterAll(() => killAll())
 
-test("a medialoopster client session: ping, the root, a paged walk through Link headers, an import with nulls", async () => {
+test('a medialoopster client session: ping, the root, a paged walk through Link headers, an import with nulls', async () => {
   // Medialoopster(url="http://host:port/api/", user="ingest", password=...): a requests.Session
   // with HTTPBasicAuth, which sends these headers on every call.
   const url = `${server.api}/`
@@ -107,7 +125,15 @@ test("a medialoopster client session: ping, the root, a paged walk through Link 
       asset_destination: null,
       rewrap_proxy: false,
       asset: {
-        asset_meta: { name: 'A002C001', description: null, path_file, path_proxy: null, date_crt: null, approval: 0, meta_field_store: {} },
+        asset_meta: {
+          name: 'A002C001',
+          description: null,
+          path_file,
+          path_proxy: null,
+          date_crt: null,
+          approval: 0,
+          meta_field_store: {},
+        },
         keywords: {},
       },
     }),
@@ -115,8 +141,16 @@ test("a medialoopster client session: ping, the root, a paged walk through Link 
   const log = (await imported.json()) as { status: string; asset_import_id: number }
   expect([imported.status, log.status]).toEqual([201, 'asset_creation_completed'])
   // The client follows the import by reading the asset (its status goes to 6 when the task ends).
-  const asset = async () => (await (await get(`${resources.videoassets}${log.asset_import_id}/`)).json()) as { status_asset: number; description: string; path_file: string }
-  await waitFor(async () => (await asset()).status_asset === 6, 'the import task to complete', { ms: 20_000, everyMs: 50 })
+  const asset = async () =>
+    (await (await get(`${resources.videoassets}${log.asset_import_id}/`)).json()) as {
+      status_asset: number
+      description: string
+      path_file: string
+    }
+  await waitFor(async () => (await asset()).status_asset === 6, 'the import task to complete', {
+    ms: 20_000,
+    everyMs: 50,
+  })
   expect(await asset()).toMatchObject({ description: '', path_file, status_asset: 6 })
 })
 
@@ -138,11 +172,18 @@ test('without --default-api-version: productions() would refuse version 1 record
   const session = pythonRequests('ingest', 'correct horse battery')
   const { all, one, problems } = await productionCalls(server, session)
   // The list's one record, then the single record: each with the four devices as objects.
-  const refused = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'].map((field) => `${field}: int expected, got object`)
+  const refused = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'].map(
+    (field) => `${field}: int expected, got object`,
+  )
   expect(problems).toEqual([...refused, ...refused])
   // The workaround: get_from_api(path="productions") yields the records as they are, following Link.
   expect(all.map((p) => p.name)).toEqual(['Night Shift'])
-  expect(one).toMatchObject({ name: 'Night Shift', can_write: true, can_delete_assets: false, upload_device: { name: 'media' } })
+  expect(one).toMatchObject({
+    name: 'Night Shift',
+    can_write: true,
+    can_delete_assets: false,
+    upload_device: { name: 'media' },
+  })
 
   // get_videoasset_shots(1), get_videoasset_sequences(1): an empty list each, which the client validates as one.
   for (const what of ['shots', 'sequences']) {
@@ -154,34 +195,99 @@ test('without --default-api-version: productions() would refuse version 1 record
     ['archiveactivities/', { content_type_id: 4, asset_id: 1, archive_type: 'archive_std', archive_connector: 1 }],
     ['restoreactivities/', { content_type_id: 4, asset_id: 1 }],
   ] as const) {
-    const response = await fetch(`${server.api}/${path}`, { method: 'POST', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify([member]) })
+    const response = await fetch(`${server.api}/${path}`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify([member]),
+    })
     const body = (await response.json()) as { errors: { code: string; detail: string }[] }
-    expect([path, response.status, body.errors[0]!.code, body.errors[0]!.detail]).toEqual([path, 501, 'not_implemented', expect.stringContaining('not available')])
+    expect([path, response.status, body.errors[0]!.code, body.errors[0]!.detail]).toEqual([
+      path,
+      501,
+      'not_implemented',
+      expect.stringContaining('not available'),
+    ])
   }
 })
 
 test('with --default-api-version 2: productions() and production(id or name) take every record, as a user of the client sees them', async () => {
   const data = join(tempDir('reelhouse-ml2-'), 'data')
   const root = tempDir('reelhouse-ml2-media-')
-  const flagged = await startServe(data, { args: ['--port', '0', '--default-api-version', '2', '--ffmpeg', tempDir('reelhouse-ml2-noff-')] })
+  const flagged = await startServe(data, {
+    args: ['--port', '0', '--default-api-version', '2', '--ffmpeg', tempDir('reelhouse-ml2-noff-')],
+  })
   const admin = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   expect((await call(flagged, 'POST', '/devices/', admin, { name: 'media', path: root })).status).toBe(201)
-  expect((await call(flagged, 'POST', '/devices/', admin, { name: 'drop', path: tempDir('reelhouse-ml2-drop-') })).status).toBe(201)
-  for (const [name, upload] of [['Night Shift', 2], ['Day Shift', 1]] as const)
-    expect((await call(flagged, 'POST', '/productions/', admin, { name, storage_root: `${root}/${name}`, upload_device: upload })).status).toBe(201)
-  for (const args of [['user', 'add', 'ingest', '--perm', 'browser.delete_audioasset', '--perm', 'browser.delete_imageasset', '--perm', 'browser.delete_videoasset'], ['user', 'grant', 'ingest', '--production', 'Night Shift', '--write'], ['user', 'grant', 'ingest', '--production', 'Day Shift', '--read']])
+  expect(
+    (await call(flagged, 'POST', '/devices/', admin, { name: 'drop', path: tempDir('reelhouse-ml2-drop-') })).status,
+  ).toBe(201)
+  for (const [name, upload] of [
+    ['Night Shift', 2],
+    ['Day Shift', 1],
+  ] as const)
+    expect(
+      (
+        await call(flagged, 'POST', '/productions/', admin, {
+          name,
+          storage_root: `${root}/${name}`,
+          upload_device: upload,
+        })
+      ).status,
+    ).toBe(201)
+  for (const args of [
+    [
+      'user',
+      'add',
+      'ingest',
+      '--perm',
+      'browser.delete_audioasset',
+      '--perm',
+      'browser.delete_imageasset',
+      '--perm',
+      'browser.delete_videoasset',
+    ],
+    ['user', 'grant', 'ingest', '--production', 'Night Shift', '--write'],
+    ['user', 'grant', 'ingest', '--production', 'Day Shift', '--read'],
+  ])
     expect((await runCli([...args, '--data', data])).code).toBe(0)
-  expect((await runCli(['user', 'passwd', 'ingest', '--data', data], { input: 'correct horse battery\n' })).code).toBe(0)
+  expect((await runCli(['user', 'passwd', 'ingest', '--data', data], { input: 'correct horse battery\n' })).code).toBe(
+    0,
+  )
 
   const { all, one, problems } = await productionCalls(flagged, pythonRequests('ingest', 'correct horse battery'))
   expect(problems).toEqual([])
   // production(production_name="Day Shift"): the first of productions() with that name.
-  expect(all.find((p) => p.name === 'Day Shift')).toMatchObject({ id: 2, can_write: false, can_delete_assets: false, upload_device: 1, members: [2] })
+  expect(all.find((p) => p.name === 'Day Shift')).toMatchObject({
+    id: 2,
+    can_write: false,
+    can_delete_assets: false,
+    upload_device: 1,
+    members: [2],
+  })
   expect(one).toEqual({
-    id: 1, name: 'Night Shift', codename: 'night-shift', company: '', storage_root: `${root}/Night Shift/`, proxy_root: `${root}/Night Shift/proxies/`, proxy_url: '', upload_root: null, move_uploads: false,
-    can_write: true, can_delete_assets: true, san_mount: '', export_type: '', default_approval_status: 0, direct_attached_site: 1,
-    network_attached_site: [], members: [2], member_groups: [],
-    upload_device: 2, audioasset_device: 1, imageasset_device: 1, videoasset_device: 1, projectasset_device: null,
+    id: 1,
+    name: 'Night Shift',
+    codename: 'night-shift',
+    company: '',
+    storage_root: `${root}/Night Shift/`,
+    proxy_root: `${root}/Night Shift/proxies/`,
+    proxy_url: '',
+    upload_root: null,
+    move_uploads: false,
+    can_write: true,
+    can_delete_assets: true,
+    san_mount: '',
+    export_type: '',
+    default_approval_status: 0,
+    direct_attached_site: 1,
+    network_attached_site: [],
+    members: [2],
+    member_groups: [],
+    upload_device: 2,
+    audioasset_device: 1,
+    imageasset_device: 1,
+    videoasset_device: 1,
+    projectasset_device: null,
   })
   expect(await flagged.proc.stop()).toBe(0)
 })
@@ -191,15 +297,31 @@ test('the client edits and deletes: approve, disapprove, set dates, edit a field
   // metadata field of video assets for edit_meta_field_store to fill.
   for (const codename of ['browser.change_videoasset', 'browser.delete_videoasset'])
     expect((await runCli(['user', 'perm', 'add', 'ingest', codename, '--data', data])).code).toBe(0)
-  const set = await call(server, 'POST', '/custommetadatasets/', admin, { name: 'Camera report', description: 'From the set', content_type: 4 })
+  const set = await call(server, 'POST', '/custommetadatasets/', admin, {
+    name: 'Camera report',
+    description: 'From the set',
+    content_type: 4,
+  })
   expect(set.status).toBe(201)
-  expect((await call(server, 'POST', '/custommetadata/', admin, { key: 'camera.model', value: 'Camera model', custom_metadata_set: set.json.id })).status).toBe(200)
+  expect(
+    (
+      await call(server, 'POST', '/custommetadata/', admin, {
+        key: 'camera.model',
+        value: 'Camera model',
+        custom_metadata_set: set.json.id,
+      })
+    ).status,
+  ).toBe(200)
 
   const session = pythonRequests('ingest', 'correct horse battery')
   const url = `${server.api}/`
   // session.patch(url + "videoassets/1/", json={field: value}); raise_for_status(); response.json().
   const patch = async (member: Record<string, unknown>) => {
-    const response = await fetch(`${url}videoassets/1/`, { method: 'PATCH', headers: { ...session, 'content-type': 'application/json' }, body: JSON.stringify(member) })
+    const response = await fetch(`${url}videoassets/1/`, {
+      method: 'PATCH',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify(member),
+    })
     const record = (await response.json()) as Record<string, any>
     expect([member, response.status, record.id]).toEqual([member, 200, 1])
     return record
@@ -210,7 +332,12 @@ test('the client edits and deletes: approve, disapprove, set dates, edit a field
   expect((await patch({ date_add: '2024-05-01' })).date_add).toStartWith('2024-05-01T00:00:00') // set_date_add_asset(1, "2024-05-01")
   expect((await patch({ description: 'Harbour at night' })).description).toBe('Harbour at night') // edit_asset(1, "description", ...)
   const edited = await patch({ meta_field_store: { 'camera.model': 'ALEXA 35' } }) // edit_meta_field_store(1, {...})
-  expect(edited).toMatchObject({ name: 'A001C001', description: 'Harbour at night', status_approval: 0, meta_field_store: { 'camera.model': 'ALEXA 35' } })
+  expect(edited).toMatchObject({
+    name: 'A001C001',
+    description: 'Harbour at night',
+    status_approval: 0,
+    meta_field_store: { 'camera.model': 'ALEXA 35' },
+  })
 
   // delete_asset(5, allow_partial=True): DELETE videoassets/5/?allow_partial=true; raise_for_status().
   const gone = await fetch(`${url}videoassets/5/?allow_partial=true`, { method: 'DELETE', headers: session })

@@ -6,7 +6,18 @@ import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from '
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
-import { BOUND_MS, cleanEnv, CLIS, killAll, lines, ROOT, runCli, SOURCE_CLI, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import {
+  BOUND_MS,
+  cleanEnv,
+  CLIS,
+  killAll,
+  lines,
+  ROOT,
+  runCli,
+  SOURCE_CLI,
+  startServe,
+  TEST_TIMEOUT_MS,
+} from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 // Child processes on a loaded machine, each hashing with Argon2: more room than 5 s, still bounded.
@@ -27,11 +38,14 @@ async function withAna() {
   return data
 }
 
-const passwd = (data: string, input: string | undefined, ...more: string[]) => runCli(['user', 'passwd', 'ana', '--data', data, ...more], { input })
+const passwd = (data: string, input: string | undefined, ...more: string[]) =>
+  runCli(['user', 'passwd', 'ana', '--data', data, ...more], { input })
 const hashOf = (data: string, name = 'ana') => {
   const db = new Database(join(data, 'reelhouse.db'), { readonly: true })
   try {
-    return db.query<{ password_hash: string | null }, [string]>('SELECT password_hash FROM users WHERE username = ?').get(name)!.password_hash
+    return db
+      .query<{ password_hash: string | null }, [string]>('SELECT password_hash FROM users WHERE username = ?')
+      .get(name)!.password_hash
   } finally {
     db.close()
   }
@@ -53,11 +67,16 @@ test('an empty password, no input, an unknown user: exit 1, one line, nothing ch
   for (const input of ['\n', '', undefined]) {
     const r = await passwd(data, input)
     expect({ code: r.code, stdout: r.stdout, stderr: lines(r.stderr) }).toEqual({
-      code: 1, stdout: '', stderr: [`data=${data}`, 'reelhouse: the password is empty; nothing changed'],
+      code: 1,
+      stdout: '',
+      stderr: [`data=${data}`, 'reelhouse: the password is empty; nothing changed'],
     })
   }
   const bob = await runCli(['user', 'passwd', 'bob', '--data', data], { input: 'secret\n' })
-  expect({ code: bob.code, stderr: lines(bob.stderr) }).toEqual({ code: 1, stderr: [`data=${data}`, 'reelhouse: no user named "bob"'] })
+  expect({ code: bob.code, stderr: lines(bob.stderr) }).toEqual({
+    code: 1,
+    stderr: [`data=${data}`, 'reelhouse: no user named "bob"'],
+  })
   expect(hashOf(data)).toBeNull()
   // A password is never an argument (it would show in ps and the shell's history).
   expect((await runCli(['user', 'passwd', 'ana', 'secret', '--data', data])).code).toBe(2)
@@ -76,11 +95,16 @@ test('while serve runs in another process: a new password works from the next re
   expect((await passwd(data, 'second one\n')).code).toBe(0)
   const old = await get('ana:first one')
   expect({ status: old.status, body: await old.json() }).toEqual({
-    status: 401, body: { errors: [expect.objectContaining({ code: 'authentication_failed' })] },
+    status: 401,
+    body: { errors: [expect.objectContaining({ code: 'authentication_failed' })] },
   })
   expect((await get('ana:second one')).status).toBe(200)
 
-  expect(await passwd(data, undefined, '--clear')).toEqual({ code: 0, stdout: 'password of ana cleared\n', stderr: `data=${data}\n` })
+  expect(await passwd(data, undefined, '--clear')).toEqual({
+    code: 0,
+    stdout: 'password of ana cleared\n',
+    stderr: `data=${data}\n`,
+  })
   expect(hashOf(data)).toBeNull()
   expect((await get('ana:second one')).status).toBe(401)
   expect((await passwd(data, undefined, '--clear')).stdout).toBe('ana had no password\n')
@@ -98,14 +122,24 @@ const script = Bun.which('script')
  */
 async function onTerminal(cli: string[], data: string, answers: string[][]) {
   const command = [...cli, 'user', 'passwd', 'ana', '--data', data].map((a) => `'${a}'`).join(' ')
-  const child = Bun.spawn([script!, '-q', '-e', '-c', command, '/dev/null'], { cwd: ROOT, env: cleanEnv(), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', timeout: BOUND_MS })
+  const child = Bun.spawn([script!, '-q', '-e', '-c', command, '/dev/null'], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: BOUND_MS,
+  })
   let seen = ''
   const reading = (async () => {
     for await (const chunk of child.stdout) seen += new TextDecoder().decode(chunk)
   })()
   for (const [i, keys] of answers.entries()) {
     // Typed only once the prompt shows: raw mode is on by then (asked before, the terminal would echo).
-    await waitFor(() => (seen.match(/password for ana: |again: /g) ?? []).length > i, 'the prompt', { ms: BOUND_MS, everyMs: 20 })
+    await waitFor(() => (seen.match(/password for ana: |again: /g) ?? []).length > i, 'the prompt', {
+      ms: BOUND_MS,
+      everyMs: 20,
+    })
     for (const key of [...keys, '\r']) {
       child.stdin.write(key)
       await child.stdin.flush()

@@ -29,7 +29,11 @@ describe('a new install under umask 022', () => {
     const top = join(dirs.make(), 'made')
     const data = join(top, 'by', 'reelhouse')
     expect(await runCli(['migrate', '--data', data])).toMatchObject({ code: 0, stderr: `data=${data}\n` })
-    expect(modes([top, data, join(data, 'reelhouse.db')])).toEqual({ [top]: '0700', [data]: '0700', [join(data, 'reelhouse.db')]: '0600' })
+    expect(modes([top, data, join(data, 'reelhouse.db')])).toEqual({
+      [top]: '0700',
+      [data]: '0700',
+      [join(data, 'reelhouse.db')]: '0600',
+    })
   })
 
   test('while serve runs, -wal and -shm are 0600 like the catalogue, and a backup is 0600', async () => {
@@ -38,14 +42,25 @@ describe('a new install under umask 022', () => {
     const db = join(data, 'reelhouse.db')
     await waitFor(() => existsSync(`${db}-wal`) && existsSync(`${db}-shm`), 'the -wal and -shm files', { everyMs: 10 })
     expect(modes([data, db, `${db}-wal`, `${db}-shm`, join(data, 'admin.token')])).toEqual({
-      [data]: '0700', [db]: '0600', [`${db}-wal`]: '0600', [`${db}-shm`]: '0600', [join(data, 'admin.token')]: '0600',
+      [data]: '0700',
+      [db]: '0600',
+      [`${db}-wal`]: '0600',
+      [`${db}-shm`]: '0600',
+      [join(data, 'admin.token')]: '0600',
     })
 
     const backup = join(dirs.make(), 'copy.db')
-    expect(await runCli(['backup', backup, '--data', data])).toEqual({ code: 0, stdout: `backup written to ${backup}\n`, stderr: `data=${data}\n` })
+    expect(await runCli(['backup', backup, '--data', data])).toEqual({
+      code: 0,
+      stdout: `backup written to ${backup}\n`,
+      stderr: `data=${data}\n`,
+    })
     expect(mode(backup)).toBe('0600')
     const again = await runCli(['backup', backup, '--data', data])
-    expect({ code: again.code, stderr: lines(again.stderr) }).toEqual({ code: 1, stderr: [`data=${data}`, expect.stringContaining('already exists')] })
+    expect({ code: again.code, stderr: lines(again.stderr) }).toEqual({
+      code: 1,
+      stderr: [`data=${data}`, expect.stringContaining('already exists')],
+    })
     expect(await server.proc.stop('SIGTERM')).toBe(0)
   })
 })
@@ -60,7 +75,8 @@ describe('an install made with looser modes', () => {
     writeFileSync(join(data, 'notes.txt'), 'mine\n', { mode: 0o644 })
     return data
   }
-  const tightened = (path: string, from: string, to: string) => expect.stringMatching(new RegExp(` warn permissions tightened path=${path} from=${from} to=${to}$`))
+  const tightened = (path: string, from: string, to: string) =>
+    expect.stringMatching(new RegExp(` warn permissions tightened path=${path} from=${from} to=${to}$`))
 
   test('migrate takes group and other access off the folder and the catalogue files, says so, and leaves other files alone', async () => {
     const data = await looseInstall()
@@ -70,9 +86,19 @@ describe('an install made with looser modes', () => {
       code: 0,
       stdout: 'database is up to date\n',
       // SQLite made -wal and -shm from the catalogue's mode (0644) as migrate opened it.
-      stderr: [`data=${data}`, tightened(data, '0755', '0700'), tightened(db, '0644', '0600'), tightened(`${db}-wal`, '0644', '0600'), tightened(`${db}-shm`, '0644', '0600')],
+      stderr: [
+        `data=${data}`,
+        tightened(data, '0755', '0700'),
+        tightened(db, '0644', '0600'),
+        tightened(`${db}-wal`, '0644', '0600'),
+        tightened(`${db}-shm`, '0644', '0600'),
+      ],
     })
-    expect(modes([data, db, join(data, 'notes.txt')])).toEqual({ [data]: '0700', [db]: '0600', [join(data, 'notes.txt')]: '0644' })
+    expect(modes([data, db, join(data, 'notes.txt')])).toEqual({
+      [data]: '0700',
+      [db]: '0600',
+      [join(data, 'notes.txt')]: '0644',
+    })
     expect((await runCli(['migrate', '--data', data])).stderr).toBe(`data=${data}\n`)
   })
 
@@ -81,8 +107,18 @@ describe('an install made with looser modes', () => {
     const db = join(data, 'reelhouse.db')
     const server = await startServe(data)
     const logged = lines(server.proc.stderr).filter((l) => l.includes('permissions'))
-    expect(logged).toEqual([tightened(data, '0755', '0700'), tightened(db, '0644', '0600'), tightened(`${db}-wal`, '0644', '0600'), tightened(`${db}-shm`, '0644', '0600')])
-    expect(modes([data, db, `${db}-wal`, `${db}-shm`])).toEqual({ [data]: '0700', [db]: '0600', [`${db}-wal`]: '0600', [`${db}-shm`]: '0600' })
+    expect(logged).toEqual([
+      tightened(data, '0755', '0700'),
+      tightened(db, '0644', '0600'),
+      tightened(`${db}-wal`, '0644', '0600'),
+      tightened(`${db}-shm`, '0644', '0600'),
+    ])
+    expect(modes([data, db, `${db}-wal`, `${db}-shm`])).toEqual({
+      [data]: '0700',
+      [db]: '0600',
+      [`${db}-wal`]: '0600',
+      [`${db}-shm`]: '0600',
+    })
     expect(await server.proc.stop('SIGTERM')).toBe(0)
   })
 
@@ -98,6 +134,9 @@ test('in a folder that exists already, migrate makes a 0600 catalogue and tighte
   const data = join(dirs.make(), 'shared')
   mkdirSync(data, { mode: 0o755 })
   const r = await runCli(['migrate', '--data', data])
-  expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 0, stderr: [`data=${data}`, expect.stringMatching(/ warn permissions tightened path=.* from=0755 to=0700$/)] })
+  expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({
+    code: 0,
+    stderr: [`data=${data}`, expect.stringMatching(/ warn permissions tightened path=.* from=0755 to=0700$/)],
+  })
   expect(modes([data, join(data, 'reelhouse.db')])).toEqual({ [data]: '0700', [join(data, 'reelhouse.db')]: '0600' })
 })

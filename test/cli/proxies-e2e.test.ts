@@ -8,7 +8,15 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
 import { corpusClip } from '../helpers/corpus.ts'
 import { ffprobeJson, hasFfmpeg } from '../helpers/media.ts'
-import { call, compiledExecutable, killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import {
+  call,
+  compiledExecutable,
+  killAll,
+  runCli,
+  type Server,
+  startServe,
+  TEST_TIMEOUT_MS,
+} from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -42,7 +50,9 @@ describe.skipIf(!hasFfmpeg)('the compiled executable makes proxies that keep the
     key = readFileSync(join(data, 'admin.token'), 'utf8').trim()
     expect((await call(server, 'POST', '/devices/', key, { name: 'media', path: media })).status).toBe(201)
     mkdirSync(join(media, 'show', 'incoming'), { recursive: true })
-    expect((await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(media, 'show') })).status).toBe(201)
+    expect(
+      (await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(media, 'show') })).status,
+    ).toBe(201)
   }, 180_000)
 
   /** The task at url, once it has ended. */
@@ -54,13 +64,25 @@ describe.skipIf(!hasFfmpeg)('the compiled executable makes proxies that keep the
     }, `${url} to end`)
     return task
   }
-  const audioOf = (path: string) => ffprobeJson(path).streams.filter((s) => s.codec_type === 'audio').map((s) => [s.codec_name, s.channels])
-  const fourMono = [['aac', 1], ['aac', 1], ['aac', 1], ['aac', 1]]
+  const audioOf = (path: string) =>
+    ffprobeJson(path)
+      .streams.filter((s) => s.codec_type === 'audio')
+      .map((s) => [s.codec_name, s.channels])
+  const fourMono = [
+    ['aac', 1],
+    ['aac', 1],
+    ['aac', 1],
+    ['aac', 1],
+  ]
 
   test('an import of four mono tracks: a proxy with four mono tracks', async () => {
     const path = join(media, 'show', 'incoming', 'four-mono.mov')
     copyFileSync(await corpusClip('fourMono'), path)
-    const r = await call(server, 'POST', '/asset/import/', key, { type: 'video', production: 'Show', asset: { asset_meta: { name: 'four', path_file: path } } })
+    const r = await call(server, 'POST', '/asset/import/', key, {
+      type: 'video',
+      production: 'Show',
+      asset: { asset_meta: { name: 'four', path_file: path } },
+    })
     expect(r.status).toBe(201)
     asset = r.json.asset_import_id
     expect((await ended(r.json.task.url)).state).toBe('done')
@@ -85,6 +107,10 @@ describe.skipIf(!hasFfmpeg)('the compiled executable makes proxies that keep the
     expect(r.code).toBe(0)
     const id = Number(r.stdout.match(/\(tasks (\d+)\)/)?.[1])
     expect(id).toBeGreaterThan(0)
-    expect(await ended(`/api/tasks/${id}/`)).toMatchObject({ kind: 'proxy', state: 'done', target: { videoasset: asset } })
+    expect(await ended(`/api/tasks/${id}/`)).toMatchObject({
+      kind: 'proxy',
+      state: 'done',
+      target: { videoasset: asset },
+    })
   })
 })

@@ -56,17 +56,41 @@ test('the README starts the server with npm start, and its setup commands pasted
   const [first, ...blocks] = shellBlocks('Start in a minute')
   expect(first).toBe('npm install && npm start\n')
   const text = blocks.join('')
-  for (const step of ['npm run reelhouse -- user add', 'token create', 'user list', 'user passwd ana', 'curl -u ana:PASSWORD']) expect(text).toContain(step)
+  for (const step of [
+    'npm run reelhouse -- user add',
+    'token create',
+    'user list',
+    'user passwd ana',
+    'curl -u ana:PASSWORD',
+  ])
+    expect(text).toContain(step)
 
   const script = ['set -eu', npmFunction(), ...blocks].join('\n').replaceAll(ORIGIN, server.base)
-  const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdin: new Blob(['PASSWORD\n']), stdout: 'pipe', stderr: 'pipe', timeout: TEST_TIMEOUT_MS - 10_000 })
-  const [stdout, stderr, code] = await Promise.all([new Response(bash.stdout).text(), new Response(bash.stderr).text(), bash.exited])
-  if (code !== 0 || stderr.split('\n').filter((l) => l.startsWith('data=')).length !== 4) console.error(`README output:\n${stdout}\n${stderr}`)
+  const bash = Bun.spawn(['bash', '-c', script], {
+    cwd,
+    env: cleanEnv(),
+    stdin: new Blob(['PASSWORD\n']),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: TEST_TIMEOUT_MS - 10_000,
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(bash.stdout).text(),
+    new Response(bash.stderr).text(),
+    bash.exited,
+  ])
+  if (code !== 0 || stderr.split('\n').filter((l) => l.startsWith('data=')).length !== 4)
+    console.error(`README output:\n${stdout}\n${stderr}`)
   expect(code).toBe(0)
   // Every command said the folder the server uses, and no request was refused.
   const data = join(cwd, 'data')
   expect(server.proc.stderr).toContain(`data=${data}`)
-  expect(stderr.split('\n').filter((l) => l.startsWith('data='))).toEqual([`data=${data}`, `data=${data}`, `data=${data}`, `data=${data}`])
+  expect(stderr.split('\n').filter((l) => l.startsWith('data='))).toEqual([
+    `data=${data}`,
+    `data=${data}`,
+    `data=${data}`,
+    `data=${data}`,
+  ])
   expect(stdout).not.toContain('"errors"')
   // The curls listed the (empty) devices: with admin's key, the new user's, and her password.
   expect(stdout.split('\n').filter((l) => l.startsWith('[]'))).toHaveLength(3)

@@ -9,7 +9,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path'
 import { dbFile } from '../../src/config.ts'
 import { folders } from '../helpers/envelope.ts'
-import { call, compiledExecutable, killAll, runCli, type Server, startServe, TEST_TIMEOUT_MS } from '../helpers/process.ts'
+import {
+  call,
+  compiledExecutable,
+  killAll,
+  runCli,
+  type Server,
+  startServe,
+  TEST_TIMEOUT_MS,
+} from '../helpers/process.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
 
@@ -40,7 +48,10 @@ describe('the compiled executable keeps each production to its folders', () => {
     p2 = (await call(server, 'POST', '/productions/', admin, { name: 'P2', storage_root: `${dev}/p2/` })).json.id
     p1 = (await call(server, 'POST', '/productions/', admin, { name: 'P1', storage_root: `${dev}/p1/` })).json.id
     const cli = (...args: string[]) => runCli([...args, '--data', data], { cli: [binary] })
-    expect((await cli('user', 'add', 'squatter', '--perm', 'browser.add_production', '--perm', 'browser.change_production')).code).toBe(0)
+    expect(
+      (await cli('user', 'add', 'squatter', '--perm', 'browser.add_production', '--perm', 'browser.change_production'))
+        .code,
+    ).toBe(0)
     expect((await cli('user', 'grant', 'squatter', '--production', String(p1), '--write')).code).toBe(0)
     expect((await cli('user', 'grant', 'squatter', '--production', String(p2), '--read')).code).toBe(0)
     const token = await cli('token', 'create', 'squatter')
@@ -49,18 +60,48 @@ describe('the compiled executable keeps each production to its folders', () => {
   }, 180_000)
 
   test("a production's roots in another production's folders: 403 for a user without write access there, 400 for a proxy_root on its storage", async () => {
-    const squat = await call(server, 'POST', '/productions/', squatter, { name: 'Squat', storage_root: `${dev}/p2/footage/` })
-    expect({ status: squat.status, detail: squat.json.errors[0].detail, made: existsSync(join(dev, 'p2', 'footage')) })
-      .toEqual({ status: 403, detail: `storage_root lies inside the folders of production ${p2}; you need write access to production ${p2}.`, made: false })
+    const squat = await call(server, 'POST', '/productions/', squatter, {
+      name: 'Squat',
+      storage_root: `${dev}/p2/footage/`,
+    })
+    expect({
+      status: squat.status,
+      detail: squat.json.errors[0].detail,
+      made: existsSync(join(dev, 'p2', 'footage')),
+    }).toEqual({
+      status: 403,
+      detail: `storage_root lies inside the folders of production ${p2}; you need write access to production ${p2}.`,
+      made: false,
+    })
     const own = await call(server, 'POST', '/productions/', squatter, { name: 'Empty', storage_root: `${dev}/empty/` })
     expect(own.status).toBe(201)
     for (const body of [{ storage_root: `${dev}/p2/cam/` }, { proxy_root: `${dev}/p2/proxies/` }])
-      expect([body, (await call(server, 'PATCH', `/productions/${own.json.id}/`, squatter, body)).status]).toEqual([body, 403])
-    const hiding = await call(server, 'POST', '/productions/', admin, { name: 'Hiding', storage_root: `${dev}/hiding/`, proxy_root: `${dev}/p2/` })
-    expect({ status: hiding.status, pointer: hiding.json.errors[0].source.pointer }).toEqual({ status: 400, pointer: '/proxy_root' })
-    const nested = await call(server, 'POST', '/productions/', admin, { name: 'Nested', storage_root: `${dev}/p2/nested/` })
+      expect([body, (await call(server, 'PATCH', `/productions/${own.json.id}/`, squatter, body)).status]).toEqual([
+        body,
+        403,
+      ])
+    const hiding = await call(server, 'POST', '/productions/', admin, {
+      name: 'Hiding',
+      storage_root: `${dev}/hiding/`,
+      proxy_root: `${dev}/p2/`,
+    })
+    expect({ status: hiding.status, pointer: hiding.json.errors[0].source.pointer }).toEqual({
+      status: 400,
+      pointer: '/proxy_root',
+    })
+    const nested = await call(server, 'POST', '/productions/', admin, {
+      name: 'Nested',
+      storage_root: `${dev}/p2/nested/`,
+    })
     expect(nested.status).toBe(409)
-    expect((await call(server, 'POST', '/productions/?nest=true', admin, { name: 'Nested', storage_root: `${dev}/p2/nested/` })).status).toBe(201)
+    expect(
+      (
+        await call(server, 'POST', '/productions/?nest=true', admin, {
+          name: 'Nested',
+          storage_root: `${dev}/p2/nested/`,
+        })
+      ).status,
+    ).toBe(201)
   })
 
   test('a proxy is answered with Content-Length; a proxy_root swapped for a link outside the device: 409, nothing read or removed', async () => {
@@ -90,17 +131,31 @@ describe('the compiled executable keeps each production to its folders', () => {
     for (const range of [undefined, 'bytes=100-199']) {
       const r = await fetch(proxyUrl(assets[0]!), { headers: { ...auth, ...(range ? { range } : {}) } })
       const body = Buffer.from(await r.arrayBuffer())
-      expect({ status: r.status, length: r.headers.get('content-length'), chunked: r.headers.get('transfer-encoding'), size: body.length })
-        .toEqual(range ? { status: 206, length: '100', chunked: null, size: 100 } : { status: 200, length: '200000', chunked: null, size: 200_000 })
+      expect({
+        status: r.status,
+        length: r.headers.get('content-length'),
+        chunked: r.headers.get('transfer-encoding'),
+        size: body.length,
+      }).toEqual(
+        range
+          ? { status: 206, length: '100', chunked: null, size: 100 }
+          : { status: 200, length: '200000', chunked: null, size: 200_000 },
+      )
     }
 
     rmSync(proxyRoot, { recursive: true })
     symlinkSync(away, proxyRoot)
     const served = await fetch(proxyUrl(assets[0]!), { headers: auth })
     const text = await served.text()
-    expect({ status: served.status, outside: text.includes('THE-OUTSIDE-BYTES'), says: text.includes('leads outside its device through a symbolic link') })
-      .toEqual({ status: 409, outside: false, says: true })
+    expect({
+      status: served.status,
+      outside: text.includes('THE-OUTSIDE-BYTES'),
+      says: text.includes('leads outside its device through a symbolic link'),
+    }).toEqual({ status: 409, outside: false, says: true })
     const removed = await call(server, 'DELETE', `/videoassets/${assets[1]}/`, admin)
-    expect({ status: removed.status, kept: readFileSync(join(away, `${assets[1]}.mp4`), 'utf8') }).toEqual({ status: 409, kept: 'THE-OUTSIDE-BYTES' })
+    expect({ status: removed.status, kept: readFileSync(join(away, `${assets[1]}.mp4`), 'utf8') }).toEqual({
+      status: 409,
+      kept: 'THE-OUTSIDE-BYTES',
+    })
   })
 })

@@ -33,18 +33,28 @@ async function fresh(data = dir()) {
   return { server, key, data }
 }
 
-const refused = (url: string) => fetch(url).then(() => false, () => true)
+const refused = (url: string) =>
+  fetch(url).then(
+    () => false,
+    () => true,
+  )
 
 test('on an empty data folder: the admin, its key printed once on stdout and kept in admin.token (0600)', async () => {
   const { server, key, data } = await fresh()
   const tokenFile = join(data, 'admin.token')
-  expect(server.proc.stdout).toBe(`Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}\n`)
+  expect(server.proc.stdout).toBe(
+    `Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}\n`,
+  )
   expect(server.proc.stderr).not.toContain(key)
   expect(readFileSync(tokenFile, 'utf8')).toBe(`${key}\n`)
   expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
 
   const devices = await call(server, 'GET', '/devices/', key)
-  expect({ status: devices.status, json: devices.json, total: devices.headers.get('x-total-count') }).toEqual({ status: 200, json: [], total: '0' })
+  expect({ status: devices.status, json: devices.json, total: devices.headers.get('x-total-count') }).toEqual({
+    status: 200,
+    json: [],
+    total: '0',
+  })
   const anonymous = await call(server, 'GET', '/devices/', null)
   expect(anonymous.status).toBe(401)
   expect(anonymous.json.errors[0].code).toBe('not_authenticated')
@@ -79,7 +89,9 @@ test('logs the API and docs URLs, and listens on loopback only by default', asyn
   expect((await call(server, 'GET', '/health', null)).json).toEqual({ status: 'ok', version: pkg.version })
   expect((await fetch(`${server.base}/api/docs`)).status).toBe(200)
 
-  const outside = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)
   if (outside) expect(await refused(`http://${outside.address}:${server.port}/api/health`)).toBe(true)
 })
 
@@ -97,7 +109,9 @@ describe.each([['SIGTERM'], ['SIGINT']] as const)('%s', (signal) => {
     // them; a request's line is written after its answer went out) stopped.
     const stopping = log.findLastIndex((l) => l.includes(`info stopping signal=${signal}`))
     expect(stopping).toBeGreaterThan(-1)
-    expect(log.slice(stopping + 1, -1).filter((l) => !/ info (task (done|left to resume)|request )/.test(l))).toEqual([])
+    expect(log.slice(stopping + 1, -1).filter((l) => !/ info (task (done|left to resume)|request )/.test(l))).toEqual(
+      [],
+    )
     expect(log.at(-1)).toMatch(/ info stopped$/)
     expect(await refused(`${server.api}/health`)).toBe(true)
 
@@ -133,10 +147,17 @@ test('every command works while serve runs on the same data folder', async () =>
   const cli = (...args: string[]) => runCli([...args, '--data', data])
   const root = dir('reelhouse-device-')
   expect((await call(server, 'POST', '/devices/', adminKey, { name: 'disk', path: root })).status).toBe(201)
-  const production = await call(server, 'POST', '/productions/', adminKey, { name: 'Show', storage_root: `${root}/Show` })
+  const production = await call(server, 'POST', '/productions/', adminKey, {
+    name: 'Show',
+    storage_root: `${root}/Show`,
+  })
   expect(production.status).toBe(201)
 
-  expect(await cli('user', 'add', 'ed', '--perm', 'browser.add_device')).toEqual({ code: 0, stdout: 'user ed added\n', stderr: `data=${data}\n` })
+  expect(await cli('user', 'add', 'ed', '--perm', 'browser.add_device')).toEqual({
+    code: 0,
+    stdout: 'user ed added\n',
+    stderr: `data=${data}\n`,
+  })
   const created = await cli('token', 'create', 'ed')
   expect(created).toMatchObject({ code: 0, stderr: `data=${data}\n` })
   expect(created.stdout).toMatch(/^[0-9a-f]{40}\n$/)
@@ -148,7 +169,9 @@ test('every command works while serve runs on the same data folder', async () =>
   expect((await call(server, 'GET', '/productions/', key)).json).toEqual([])
 
   expect((await cli('user', 'grant', 'ed', '--production', 'Show', '--read')).code).toBe(0)
-  expect((await call(server, 'GET', '/productions/', key)).json.map((p: { id: number }) => p.id)).toEqual([production.json.id])
+  expect((await call(server, 'GET', '/productions/', key)).json.map((p: { id: number }) => p.id)).toEqual([
+    production.json.id,
+  ])
 
   expect(await cli('migrate')).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: `data=${data}\n` })
   const target = join(dir('reelhouse-backup-'), 'live.db')
@@ -168,22 +191,28 @@ test('every command works while serve runs on the same data folder', async () =>
 })
 
 /** The first line of every serve: the folder it was given, before anything can fail. */
-const starting = (data: string) => expect.stringMatching(new RegExp(`^\\S+Z info ${RegExp.escape(`reelhouse ${pkg.version} starting data=${data}`)}$`))
+const starting = (data: string) =>
+  expect.stringMatching(new RegExp(`^\\S+Z info ${RegExp.escape(`reelhouse ${pkg.version} starting data=${data}`)}$`))
 
 describe('serve that cannot start: its starting line naming the folder, one line on stderr, exit code 1', () => {
   test('a second serve on the same data folder', async () => {
     const { server, key, data } = await fresh()
     const second = await runCli(['serve', '--port', '0', '--data', data])
-    expect({ code: second.code, stderr: lines(second.stderr) })
-      .toEqual({ code: 1, stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${server.proc.child.pid}) is using ${data}`] })
+    expect({ code: second.code, stderr: lines(second.stderr) }).toEqual({
+      code: 1,
+      stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${server.proc.child.pid}) is using ${data}`],
+    })
     expect((await call(server, 'GET', '/devices/', key)).status).toBe(200)
   })
 
   test('a second serve on the same folder and port (npm start twice) is told the folder is in use, not sent to another port', async () => {
     const { server, data } = await fresh()
     const second = await runCli(['serve', '--port', String(server.port), '--data', data])
-    expect({ code: second.code, stdout: second.stdout, stderr: lines(second.stderr) })
-      .toEqual({ code: 1, stdout: '', stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${server.proc.child.pid}) is using ${data}`] })
+    expect({ code: second.code, stdout: second.stdout, stderr: lines(second.stderr) }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: [starting(data), `reelhouse: another reelhouse serve (pid ${server.proc.child.pid}) is using ${data}`],
+    })
   })
 
   test('a port already in use: said before anything is made, with a port that is free', async () => {
@@ -192,7 +221,10 @@ describe('serve that cannot start: its starting line naming the folder, one line
     const other = await runCli(['serve', '--port', String(server.port), '--data', data])
     expect({ code: other.code, stdout: other.stdout }).toEqual({ code: 1, stdout: '' })
     const advice = lines(other.stderr)
-    expect(advice).toEqual([starting(data), expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port (\\d+)$`))])
+    expect(advice).toEqual([
+      starting(data),
+      expect.stringMatching(new RegExp(`^reelhouse: port ${server.port} is in use; try --port (\\d+)$`)),
+    ])
     expect(existsSync(data)).toBe(false)
     // The port it offers is one a serve can take.
     const offered = advice[1]!.match(/--port (\d+)$/)![1]!
@@ -205,23 +237,35 @@ describe('serve that cannot start: its starting line naming the folder, one line
     const file = join(dir(), 'file')
     await Bun.write(file, 'x')
     const r = await runCli(['serve', '--port', '0', '--data', file])
-    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 1, stderr: [starting(file), expect.stringMatching(/^reelhouse: /)] })
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({
+      code: 1,
+      stderr: [starting(file), expect.stringMatching(/^reelhouse: /)],
+    })
     expect(existsSync(join(file, 'reelhouse.db'))).toBe(false)
   })
 
   test('a catalogue that cannot be opened: the folder was named before the failure', async () => {
     const data = dir()
     // Not SQLite: opening or migrating it fails after the folder was claimed.
-    await Bun.write(join(data, 'reelhouse.db'), 'not a database, only text that is long enough to be read as a header '.repeat(20))
+    await Bun.write(
+      join(data, 'reelhouse.db'),
+      'not a database, only text that is long enough to be read as a header '.repeat(20),
+    )
     const r = await runCli(['serve', '--port', '0', '--data', data])
-    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({ code: 1, stderr: [starting(data), expect.stringMatching(/^reelhouse: /)] })
+    expect({ code: r.code, stderr: lines(r.stderr) }).toEqual({
+      code: 1,
+      stderr: [starting(data), expect.stringMatching(/^reelhouse: /)],
+    })
   })
 
   test('with --log-format json the starting line is JSON and names the folder too', async () => {
     const { data } = await fresh()
     const r = await runCli(['serve', '--port', '0', '--log-format', 'json', '--data', data])
     const [first, failure] = lines(r.stderr)
-    expect({ code: r.code, first: JSON.parse(first!), failure })
-      .toEqual({ code: 1, first: { time: expect.any(String), level: 'info', msg: `reelhouse ${pkg.version} starting`, data }, failure: expect.stringMatching(/^reelhouse: another reelhouse serve/) })
+    expect({ code: r.code, first: JSON.parse(first!), failure }).toEqual({
+      code: 1,
+      first: { time: expect.any(String), level: 'info', msg: `reelhouse ${pkg.version} starting`, data },
+      failure: expect.stringMatching(/^reelhouse: another reelhouse serve/),
+    })
   })
 })

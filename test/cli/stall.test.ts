@@ -23,7 +23,10 @@ let key: string
 
 beforeAll(async () => {
   const binary = await compiledExecutable()
-  server = await startServe(join(dirs.make('reelhouse-stall-'), 'data'), { cli: [binary], cwd: dirs.make('reelhouse-cwd-') })
+  server = await startServe(join(dirs.make('reelhouse-stall-'), 'data'), {
+    cli: [binary],
+    cwd: dirs.make('reelhouse-cwd-'),
+  })
   key = (await server.proc.waitFor('stdout', /^([0-9a-f]{40})$/m))[1]!
 }, 120_000)
 
@@ -68,15 +71,26 @@ async function underAttack(send: () => Promise<Response>) {
   return { replies, times }
 }
 
-function expectNoStall(result: { replies: Reply[]; times: number[] }, status: number, code: string, where?: { pointer: string }) {
-  expect(result.replies).toEqual(Array(AT_ONCE * ROUNDS).fill({ status, json: { errors: [errorEntry(status, code, where)] } }))
+function expectNoStall(
+  result: { replies: Reply[]; times: number[] },
+  status: number,
+  code: string,
+  where?: { pointer: string },
+) {
+  expect(result.replies).toEqual(
+    Array(AT_ONCE * ROUNDS).fill({ status, json: { errors: [errorEntry(status, code, where)] } }),
+  )
   expect(result.times.length).toBeGreaterThan(0) // every health answer was 200 (health() throws otherwise)
 }
 
 describe('JSON nested 100,000 deep in 200 KB', () => {
   const deep = '['.repeat(100_000) + ']'.repeat(100_000)
   const post = (headers: Record<string, string>) => () =>
-    fetch(`${server.api}/devices/`, { method: 'POST', body: deep, headers: { 'content-type': 'application/json', ...headers } })
+    fetch(`${server.api}/devices/`, {
+      method: 'POST',
+      body: deep,
+      headers: { 'content-type': 'application/json', ...headers },
+    })
 
   test('with a key: 400 parse_error, and health answers meanwhile', async () => {
     expectNoStall(await underAttack(post({ authorization: `Token ${key}` })), 400, 'parse_error')
@@ -97,7 +111,11 @@ describe('the rule ^(a+)+$ against 37 a and "!"', () => {
   let fieldKey: string
   beforeAll(async () => {
     const post = async (resource: string, body: unknown) => {
-      const r = await fetch(`${server.api}/${resource}/`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Token ${key}`, 'content-type': 'application/json' } })
+      const r = await fetch(`${server.api}/${resource}/`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+      })
       return { status: r.status, json: (await r.json()) as any }
     }
     const root = dirs.make('reelhouse-stall-device-')
@@ -105,14 +123,29 @@ describe('the rule ^(a+)+$ against 37 a and "!"', () => {
     const production = await post('productions', { name: 'Stall', storage_root: `${root}/stall` })
     const set = await post('custommetadatasets', { name: 'Takes', description: '', content_type: 4 })
     // RE2 runs this rule in linear time, so it is accepted; a rule it could not run would be refused here.
-    const field = await post('custommetadata', { key: 'take.code', value: 'Take code', custom_metadata_set: set.json.id, validation_rule: '^(a+)+$' })
+    const field = await post('custommetadata', {
+      key: 'take.code',
+      value: 'Take code',
+      custom_metadata_set: set.json.id,
+      validation_rule: '^(a+)+$',
+    })
     expect([production.status, set.status, field.status]).toEqual([201, 201, 200])
     fieldKey = field.json.key
-    body = JSON.stringify({ name: 'clip', path_file: `${root}/stall/clip.mov`, production: production.json.id, meta_field_store: { [fieldKey]: `${'a'.repeat(37)}!` } })
+    body = JSON.stringify({
+      name: 'clip',
+      path_file: `${root}/stall/clip.mov`,
+      production: production.json.id,
+      meta_field_store: { [fieldKey]: `${'a'.repeat(37)}!` },
+    })
   })
 
   test('16 requests at once: each 400 invalid at the field, and health answers meanwhile', async () => {
-    const send = () => fetch(`${server.api}/videoassets/`, { method: 'POST', body, headers: { authorization: `Token ${key}`, 'content-type': 'application/json' } })
+    const send = () =>
+      fetch(`${server.api}/videoassets/`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+      })
     expectNoStall(await underAttack(send), 400, 'invalid', { pointer: `/meta_field_store/${fieldKey}` })
   })
 })

@@ -35,8 +35,15 @@ test('SIGTERM while clients keep sending the largest keyword edits: exit 0 withi
   mkdirSync(join(root, 'Show'))
   writeFileSync(join(root, 'Show', 'clip.mov'), 'essence')
   expect((await call(server, 'POST', '/devices/', key, { name: 'disk', path: root })).status).toBe(201)
-  const production = await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(root, 'Show') })
-  const asset = await call(server, 'POST', '/videoassets/', key, { name: 'clip', path_file: join(root, 'Show', 'clip.mov'), production: production.json.id })
+  const production = await call(server, 'POST', '/productions/', key, {
+    name: 'Show',
+    storage_root: join(root, 'Show'),
+  })
+  const asset = await call(server, 'POST', '/videoassets/', key, {
+    name: 'clip',
+    path_file: join(root, 'Show', 'clip.mov'),
+    production: production.json.id,
+  })
   expect([production.status, asset.status]).toEqual([201, 201])
 
   const long = (prefix: string) => prefix + 'x'.repeat(255 - prefix.length)
@@ -50,7 +57,9 @@ test('SIGTERM while clients keep sending the largest keyword edits: exit 0 withi
       const keywords = { [category]: Array.from({ length: 999 }, (_, i) => long(`c${n}-r${sent}-k${i}-`)) }
       sent++
       const reply = await fetch(`${server.api}/videoassets/${asset.json.id}/`, {
-        method: 'PATCH', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ keywords }),
+        method: 'PATCH',
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ keywords }),
       }).catch(() => undefined)
       if (!reply) return // refused or closed: the server stopped
       const text = await reply.text().catch(() => '')
@@ -75,8 +84,12 @@ test('SIGTERM while clients keep sending the largest keyword edits: exit 0 withi
     expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
     expect(db.query('SELECT count(*) AS n FROM search_deferred').get()).toEqual({ n: 0 })
     // The asset has the keywords of one whole edit: 999, all of one request.
-    const links = db.query<{ name: string }, [number]>('SELECT k.name FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id WHERE mk.asset_id = ?')
-      .all(asset.json.id).map((k) => k.name.replace(/-k\d+-x*$/, ''))
+    const links = db
+      .query<{ name: string }, [number]>(
+        'SELECT k.name FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id WHERE mk.asset_id = ?',
+      )
+      .all(asset.json.id)
+      .map((k) => k.name.replace(/-k\d+-x*$/, ''))
     expect({ links: links.length, requests: new Set(links).size }).toEqual({ links: 999, requests: 1 })
   } finally {
     db.close()
@@ -85,15 +98,21 @@ test('SIGTERM while clients keep sending the largest keyword edits: exit 0 withi
 
 test('SIGTERM while a client sends its body a byte at a time: its connection closed after the grace time, exit 0', async () => {
   const binary = await compiledExecutable()
-  const server = await startServe(join(dirs.make('reelhouse-stop-'), 'data'), { cli: [binary], cwd: dirs.make('reelhouse-cwd-') })
+  const server = await startServe(join(dirs.make('reelhouse-stop-'), 'data'), {
+    cli: [binary],
+    cwd: dirs.make('reelhouse-cwd-'),
+  })
   const key = (await server.proc.waitFor('stdout', /^([0-9a-f]{40})$/m))[1]!
   let closed = false
   let written = 0
   const socket = await Bun.connect({
-    hostname: '127.0.0.1', port: server.port,
+    hostname: '127.0.0.1',
+    port: server.port,
     socket: { data() {}, close: () => void (closed = true), error: () => void (closed = true) },
   })
-  socket.write(`PATCH /api/videoassets/1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name": "`)
+  socket.write(
+    `PATCH /api/videoassets/1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name": "`,
+  )
   const trickle = setInterval(() => void (written += socket.write('a')), 200)
   try {
     await waitFor(() => written >= 5, 'the body under way', { everyMs: 20 })

@@ -36,7 +36,10 @@ async function serveAndStop(args: string[], signal: NodeJS.Signals) {
   const { args: swapped, data } = runnable(args)
   // startServe puts "serve" first, then these arguments, and no --data of its own.
   expect(swapped[0]).toBe('serve')
-  const server = await startServe(undefined, { args: swapped.slice(1), cli: [process.execPath, join(ROOT, 'src', 'main.ts')] })
+  const server = await startServe(undefined, {
+    args: swapped.slice(1),
+    cli: [process.execPath, join(ROOT, 'src', 'main.ts')],
+  })
   expect(server.proc.stderr).toContain(`data=${data}`)
   expect((await call(server, 'GET', '/health', null)).status).toBe(200)
   expect(await server.proc.stop(signal)).toBe(0)

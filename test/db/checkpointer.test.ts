@@ -77,7 +77,12 @@ test('a thread that cannot open the catalogue: a warning, and the server checkpo
   const { log, warnings } = recording()
   const checkpointer = startCheckpointer(db, log)
   await waitFor(() => warnings.length > 0, 'a warning', { everyMs: 5 })
-  expect(warnings).toEqual([{ message: 'the checkpoint thread failed; the server checkpoints by itself', fields: { error: expect.stringContaining('unable to open') } }])
+  expect(warnings).toEqual([
+    {
+      message: 'the checkpoint thread failed; the server checkpoints by itself',
+      fields: { error: expect.stringContaining('unable to open') },
+    },
+  ])
   expect(autocheckpoint(db)).toBe(1_000)
   await checkpointer.stop()
   db.$client.close(true)
@@ -101,7 +106,7 @@ test('the thread paces its checkpoints by how fast the WAL fills: about 500 page
 /** The -wal file's salts (bytes 16-23 of its header): new at each restart of the WAL. */
 const walSalts = (file: string) => readFileSync(`${file}-wal`).subarray(16, 24).toString('hex')
 
-test('the thread starts the WAL over itself once it has copied all of it, so that the restart and its fsync are not left to the server\'s next commit', async () => {
+test("the thread starts the WAL over itself once it has copied all of it, so that the restart and its fsync are not left to the server's next commit", async () => {
   const { file, db } = emptiedCatalogue()
   const { log } = recording()
   write(db, 5)

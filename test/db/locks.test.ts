@@ -24,7 +24,9 @@ test('a transaction holds the write lock from its start: another connection cann
     } catch (error) {
       refused = String(error)
     }
-    tx.insert(schema.users).values({ username: `user${before}`, date_add: 't' }).run()
+    tx.insert(schema.users)
+      .values({ username: `user${before}`, date_add: 't' })
+      .run()
     return before + 1
   })
   expect(refused).toMatch(/locked|busy/i)

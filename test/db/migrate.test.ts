@@ -17,13 +17,19 @@ const FOLDER = join(import.meta.dir, '../../drizzle')
 const PREVIOUS = '0006_media_file_stamp'
 
 /** The migrations up to and including `tag`, applied as migrate.ts applies them (one transaction). */
-const journalTags = () => (JSON.parse(readFileSync(join(FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries.map((e) => e.tag)
+const journalTags = () =>
+  (JSON.parse(readFileSync(join(FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] }).entries.map(
+    (e) => e.tag,
+  )
 
 function migrateTo(db: Db, tag: string) {
   const tags = journalTags()
   const upTo = readMigrationFiles({ migrationsFolder: FOLDER }).slice(0, tags.indexOf(tag) + 1)
   expect(upTo).toHaveLength(tags.indexOf(tag) + 1)
-  const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }; session: unknown }
+  const internals = db as unknown as {
+    dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void }
+    session: unknown
+  }
   internals.dialect.migrate(upTo, internals.session, {})
 }
 
@@ -31,7 +37,8 @@ const catalogue = () => openDb(join(tempDir(), 'reelhouse.db'))
 
 /** The id a new project gets in a catalogue of the seed. */
 const newProjectId = (db: Db) =>
-  db.insert(schema.projectAssets)
+  db
+    .insert(schema.projectAssets)
     .values({ name: 'New', date_add: 't', date_mod: 't', bundle_root: '/mnt/disk/Show/new/', production: 1, device: 1 })
     .returning({ id: schema.projectAssets.id })
     .get().id
@@ -77,7 +84,9 @@ INSERT INTO tasks (id, kind, state, target, production, params, date_add, key, r
 type Row = Record<string, unknown>
 const tablesOf = (client: Database) =>
   client
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name")
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name",
+    )
     .all()
     .map((r) => r.name)
 
@@ -85,7 +94,10 @@ const tablesOf = (client: Database) =>
 function contents(client: Database): Record<string, Row[]> {
   return Object.fromEntries(
     tablesOf(client).map((table) => {
-      const columns = client.query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`).all().map((c) => `"${c.name}"`)
+      const columns = client
+        .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
+        .all()
+        .map((c) => `"${c.name}"`)
       return [table, client.query<Row, []>(`SELECT * FROM "${table}" ORDER BY ${columns.join(', ')}`).all()]
     }),
   )
@@ -98,7 +110,14 @@ function contents(client: Database): Record<string, Row[]> {
  */
 function schemaOf(client: Database) {
   // ALTER TABLE ADD puts its column after the last one's text, before a line break: " , x" (0009).
-  const even = (sql: string | null) => sql?.replace(/[`"]/g, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').replace(/ ,/g, ',').trim() ?? null
+  const even = (sql: string | null) =>
+    sql
+      ?.replace(/[`"]/g, '')
+      .replace(/\s+/g, ' ')
+      .replace(/\( /g, '(')
+      .replace(/ \)/g, ')')
+      .replace(/ ,/g, ',')
+      .trim() ?? null
   return client
     .query<{ type: string; name: string; tbl_name: string; sql: string | null }, []>(
       "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name <> '__drizzle_migrations' ORDER BY type, name",
@@ -116,7 +135,11 @@ describe('migration 0007: ids never reused', () => {
     db.$client.run(SEED)
     const before = contents(db.$client)
     // Every table has rows, so that a cascade or a lost copy anywhere shows.
-    expect(Object.entries(before).filter(([, rows]) => rows.length === 0).map(([t]) => t)).toEqual([])
+    expect(
+      Object.entries(before)
+        .filter(([, rows]) => rows.length === 0)
+        .map(([t]) => t),
+    ).toEqual([])
 
     // 0007 alone: a later migration may add columns, which this comparison of rows would see.
     migrateTo(db, '0007_ids_never_reused')
@@ -138,7 +161,9 @@ describe('migration 0007: ids never reused', () => {
     db.$client.run('DELETE FROM project_assets WHERE id = 4')
     // The delete cascaded to the project's links, and nothing else went.
     expect(db.$client.query('SELECT project_id, asset_id FROM project_asset_links ORDER BY 1, 2').all()).toEqual([
-      { project_id: 1, asset_id: 1 }, { project_id: 1, asset_id: 7 }, { project_id: 2, asset_id: 1 },
+      { project_id: 1, asset_id: 1 },
+      { project_id: 1, asset_id: 7 },
+      { project_id: 2, asset_id: 1 },
     ])
     expect(newProjectId(db)).toBe(5)
     expect(foreignKeyProblems(db.$client)).toEqual([])
@@ -146,8 +171,11 @@ describe('migration 0007: ids never reused', () => {
     // Every table with an integer id counts from its own highest id ever, not from what is left.
     // (The search index's shadow tables are FTS5's own: their ids are its segment numbers.)
     for (const table of tablesOf(db.$client).filter((name) => !name.startsWith('search_index'))) {
-      const sql = db.$client.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)!.sql
-      if (/\bid\b[`"]? integer PRIMARY KEY/i.test(sql)) expect([table, /AUTOINCREMENT/.test(sql)]).toEqual([table, true])
+      const sql = db.$client
+        .query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+        .get(table)!.sql
+      if (/\bid\b[`"]? integer PRIMARY KEY/i.test(sql))
+        expect([table, /AUTOINCREMENT/.test(sql)]).toEqual([table, true])
     }
     db.$client.close()
   })
@@ -164,7 +192,8 @@ describe('migration 0007: ids never reused', () => {
     db.$client.run(`INSERT INTO import_logs (id, asset_type, asset_path, status, payload, production, asset_import_id, date_add, date_mod) VALUES
       (12, 'videoasset', '/mnt/disk/Show/gone.mov', 'import_completed', '{}', 1, 60, 't', 't')`)
     migrate(db)
-    const next = (table: string) => db.$client.query<{ seq: number }, [string]>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table)?.seq
+    const next = (table: string) =>
+      db.$client.query<{ seq: number }, [string]>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table)?.seq
     expect([next('project_assets'), next('media_assets'), next('devices')]).toEqual([40, 60, 30])
     expect(newProjectId(db)).toBe(41)
     db.$client.close()
@@ -182,14 +211,18 @@ describe('migration 0007: ids never reused', () => {
     // What drizzle-kit would create from schema.ts on an empty database: no drift between the
     // declared schema and what the migrations build (columns, order, keys, indexes, AUTOINCREMENT).
     const declared = catalogue()
-    const statements = await generateSQLiteMigration(await generateSQLiteDrizzleJson({}), await generateSQLiteDrizzleJson(schema as never))
+    const statements = await generateSQLiteMigration(
+      await generateSQLiteDrizzleJson({}),
+      await generateSQLiteDrizzleJson(schema as never),
+    )
     declared.$client.transaction(() => {
       for (const statement of statements) declared.$client.run(statement)
     })()
     // sqlite_sequence appears with the first AUTOINCREMENT table in both. The search index (0016),
     // a virtual table with its shadow tables, the views of its documents and the triggers that
     // keep it, is no drizzle table.
-    const searchObject = (r: { name: string; tbl_name: string }) => r.tbl_name.startsWith('search_index') || r.name.includes('_search_')
+    const searchObject = (r: { name: string; tbl_name: string }) =>
+      r.tbl_name.startsWith('search_index') || r.name.includes('_search_')
     expect(schemaOf(fresh.$client).filter((r) => !searchObject(r))).toEqual(schemaOf(declared.$client))
     for (const db of [migrated, fresh, declared]) db.$client.close()
   })
@@ -201,7 +234,11 @@ describe('migration 0016: the search index', () => {
     migrateTo(db, PREVIOUS)
     db.$client.run(SEED)
     migrate(db)
-    const found = (q: string) => db.$client.query<{ r: number }, [string]>('SELECT rowid AS r FROM search_index WHERE search_index MATCH ? ORDER BY rowid').all(q).map((r) => r.r)
+    const found = (q: string) =>
+      db.$client
+        .query<{ r: number }, [string]>('SELECT rowid AS r FROM search_index WHERE search_index MATCH ? ORDER BY rowid')
+        .all(q)
+        .map((r) => r.r)
     // Rowids: id * 4 + 0 video, 1 audio, 2 image, 3 project.
     expect(found('clip')).toEqual([4])
     expect(found('mix')).toEqual([29])
@@ -226,7 +263,11 @@ describe('migration 0021: keyword links leave the search document of an asset in
     migrateTo(db, PREVIOUS)
     db.$client.run(SEED)
     migrate(db)
-    const found = (q: string) => db.$client.query<{ r: number }, [string]>('SELECT rowid AS r FROM search_index WHERE search_index MATCH ? ORDER BY rowid').all(q).map((r) => r.r)
+    const found = (q: string) =>
+      db.$client
+        .query<{ r: number }, [string]>('SELECT rowid AS r FROM search_index WHERE search_index MATCH ? ORDER BY rowid')
+        .all(q)
+        .map((r) => r.r)
     db.$client.run("INSERT INTO keywords (id, category_id, name) VALUES (4, 2, 'harbour'), (5, 2, 'lighthouse')")
     // Listed: the link is written, the document is not (its writer rebuilds it once at the end).
     db.$client.run('INSERT INTO search_deferred (asset_id) VALUES (1)')
@@ -236,7 +277,11 @@ describe('migration 0021: keyword links leave the search document of an asset in
     // Not listed: every link rebuilds it, the deferred one's included.
     db.$client.run('DELETE FROM search_deferred')
     db.$client.run('INSERT INTO media_asset_keywords (asset_id, keyword_id) VALUES (1, 5)')
-    expect({ harbour: found('harbour'), lighthouse: found('lighthouse'), beach: found('beach') }).toEqual({ harbour: [4], lighthouse: [4], beach: [] })
+    expect({ harbour: found('harbour'), lighthouse: found('lighthouse'), beach: found('beach') }).toEqual({
+      harbour: [4],
+      lighthouse: [4],
+      beach: [],
+    })
     db.$client.run('DELETE FROM media_asset_keywords WHERE asset_id = 1 AND keyword_id = 5')
     expect({ harbour: found('harbour'), lighthouse: found('lighthouse') }).toEqual({ harbour: [4], lighthouse: [] })
     expect(db.$client.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })

@@ -5,18 +5,39 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { ROOT } from '../helpers/process.ts'
 
-const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const pages = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 const anchorOf = (heading: string) =>
-  heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
 
 const anchorsOf = (file: string) =>
-  new Set([...readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1]!)))
+  new Set(
+    [
+      ...readFileSync(file, 'utf8')
+        .replace(/^```[\s\S]*?^```/gm, '')
+        .matchAll(/^#+ (.+)$/gm),
+    ].map((m) => anchorOf(m[1]!)),
+  )
 
 /** Markdown links outside code: [text](target). */
 const linksOf = (text: string) =>
-  [...text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '').matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!)
+  [
+    ...text
+      .replace(/^```[\s\S]*?^```/gm, '')
+      .replace(/`[^`\n]*`/g, '')
+      .matchAll(/\]\(([^)\s]+)\)/g),
+  ].map((m) => m[1]!)
 
 test('every page links only to files and headings of the repository', () => {
   const broken: string[] = []
@@ -34,7 +55,8 @@ test('every page links only to files and headings of the repository', () => {
       const target = path === '' ? file : resolve(dirname(file), path)
       if (relative(ROOT, target).startsWith('..')) broken.push(`${page}: ${link} leaves the repository`)
       else if (!existsSync(target)) broken.push(`${page}: ${link} names no file`)
-      else if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(target).has(anchor)) broken.push(`${page}: ${link} names no heading`)
+      else if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(target).has(anchor))
+        broken.push(`${page}: ${link} names no heading`)
     }
   }
   expect(checked).toBeGreaterThan(10)

@@ -16,12 +16,19 @@ function sources(dir: string): string[] {
   })
 }
 
-const files = [...sources(join(ROOT, 'src')), join(ROOT, 'build.ts')].map((path) => ({ path: relative(ROOT, path), text: readFileSync(path, 'utf8') }))
+const files = [...sources(join(ROOT, 'src')), join(ROOT, 'build.ts')].map((path) => ({
+  path: relative(ROOT, path),
+  text: readFileSync(path, 'utf8'),
+}))
 
 test('no comment cites a document outside the repository or an issue number', () => {
-  const outside = /\bservice\.md\b|(?<!docs\/)\bapi\.md (section )?\d|\bspec\/|\.\.\/shared\/|\bshared\/design\b|\bowners\.md\b|(?<![\w/#-])[Ii]ssues? \d+/
+  const outside =
+    /\bservice\.md\b|(?<!docs\/)\bapi\.md (section )?\d|\bspec\/|\.\.\/shared\/|\bshared\/design\b|\bowners\.md\b|(?<![\w/#-])[Ii]ssues? \d+/
   const found = files.flatMap(({ path, text }) =>
-    text.split('\n').flatMap((line, i) => (outside.test(line) ? [`${path}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])))
+    text
+      .split('\n')
+      .flatMap((line, i) => (outside.test(line) ? [`${path}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+  )
   expect(found).toEqual([])
 })
 
@@ -48,7 +55,10 @@ test('every docs/ file a comment names exists, and every section it names is a h
       const section = m[2]?.trim()
       // The section is named by the words after the comma that a heading's title begins ("docs/api.md,
       // Import, its members" names Import).
-      if (section && !headingsOf(doc).some((h) => section.startsWith(h) && !/[A-Za-z0-9]/.test(section[h.length] ?? '')))
+      if (
+        section &&
+        !headingsOf(doc).some((h) => section.startsWith(h) && !/[A-Za-z0-9]/.test(section[h.length] ?? ''))
+      )
         broken.push(`${path}: ${doc} has no heading "${section}"`)
     }
   }

@@ -35,18 +35,37 @@ test('the tutorial has the steps the first hour needs, and starts the server as 
   const blocks = shellBlocks(readFileSync(TUTORIAL, 'utf8'))
   expect(blocks[0]).toBe('npm start\n')
   const text = blocks.join('')
-  for (const step of ['post devices/', 'post productions/', 'post videoassets/', 'post projectassets/', '/addasset/', '"copy_of"', 'follow $TASK', '-X DELETE'])
+  for (const step of [
+    'post devices/',
+    'post productions/',
+    'post videoassets/',
+    'post projectassets/',
+    '/addasset/',
+    '"copy_of"',
+    'follow $TASK',
+    '-X DELETE',
+  ])
     expect(text).toContain(step)
   expect(text).toContain(ORIGIN)
 })
 
-test("every command of docs/tutorial.md works as written against a fresh server, and does what the text says", async () => {
+test('every command of docs/tutorial.md works as written against a fresh server, and does what the text says', async () => {
   const [start, ...blocks] = shellBlocks(readFileSync(TUTORIAL, 'utf8'))
   expect(start).toBe('npm start\n')
   // -e: a failing command (curl --fail-with-body on an error answer) fails the run where it is.
   const script = ['set -eu', ...blocks].join('\n').replaceAll(ORIGIN, server.base)
-  const bash = Bun.spawn(['bash', '-c', script], { cwd, env: cleanEnv(), stdout: 'pipe', stderr: 'pipe', timeout: 50_000 })
-  const [stdout, stderr, code] = await Promise.all([new Response(bash.stdout).text(), new Response(bash.stderr).text(), bash.exited])
+  const bash = Bun.spawn(['bash', '-c', script], {
+    cwd,
+    env: cleanEnv(),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: 50_000,
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(bash.stdout).text(),
+    new Response(bash.stderr).text(),
+    bash.exited,
+  ])
   if (code !== 0) console.error(`tutorial output:\n${stdout}\n${stderr}`)
   expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
 
@@ -57,7 +76,14 @@ test("every command of docs/tutorial.md works as written against a fresh server,
   expect(devices.json).toEqual([expect.objectContaining({ name: 'scratch', path: `${media}/` })])
   const projects = await call(server, 'GET', '/projectassets/', key)
   expect(projects.json).toEqual([
-    expect.objectContaining({ name: 'Episode 101 recut', status_asset: 6, is_production: true, type: 'premiere', bundle_root: `${media}/night-shift/ep101-recut/`, video_assets: [expect.objectContaining({ name: 'A001C002' })] }),
+    expect.objectContaining({
+      name: 'Episode 101 recut',
+      status_asset: 6,
+      is_production: true,
+      type: 'premiere',
+      bundle_root: `${media}/night-shift/ep101-recut/`,
+      video_assets: [expect.objectContaining({ name: 'A001C002' })],
+    }),
   ])
   const folders = readdirSync(join(media, 'night-shift'))
   expect(folders).toContain('ep101-recut')
@@ -66,7 +92,9 @@ test("every command of docs/tutorial.md works as written against a fresh server,
   expect(readFileSync(join(media, 'night-shift', 'ep101-recut', 'ep101.prproj'), 'utf8')).toBe('project file')
   const tasks = await call(server, 'GET', '/tasks/?state=failed', key)
   expect(tasks.json).toEqual([])
-  const kinds = (await call(server, 'GET', '/tasks/', key)).json.map((t: { kind: string; state: string }) => `${t.kind} ${t.state}`)
+  const kinds = (await call(server, 'GET', '/tasks/', key)).json.map(
+    (t: { kind: string; state: string }) => `${t.kind} ${t.state}`,
+  )
   expect(kinds).toEqual(expect.arrayContaining(['copy done', 'delete done']))
   // The last commands printed the 404 of the deleted project and the clip, still catalogued.
   expect(stdout).toMatch(/^404$/m)

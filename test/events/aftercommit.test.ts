@@ -15,7 +15,8 @@ function catalogue() {
   return db
 }
 
-const addUser = (db: ReturnType<typeof catalogue>, name: string) => db.insert(schema.users).values({ username: name, date_add: 't' }).run()
+const addUser = (db: ReturnType<typeof catalogue>, name: string) =>
+  db.insert(schema.users).values({ username: name, date_add: 't' }).run()
 
 test('outside a transaction the work runs at once; inside, after the outermost commit, with what was committed visible', () => {
   const db = catalogue()
@@ -24,7 +25,11 @@ test('outside a transaction the work runs at once; inside, after the outermost c
   expect(ran).toEqual(['at once'])
   db.transaction(() => {
     addUser(db, 'a')
-    afterCommit(db, () => ran.push(`outer, in a transaction: ${db.$client.inTransaction}, users: ${db.select().from(schema.users).all().length}`))
+    afterCommit(db, () =>
+      ran.push(
+        `outer, in a transaction: ${db.$client.inTransaction}, users: ${db.select().from(schema.users).all().length}`,
+      ),
+    )
     db.transaction(() => afterCommit(db, () => ran.push('inner')))
     expect(ran).toEqual(['at once'])
   })
@@ -84,7 +89,13 @@ test('bare bun:sqlite transactions made with committed() settle the queue the sa
     expect(ran).toEqual(['a', 'c'])
   })
   expect(ran).toEqual(['a', 'c', 'd'])
-  expect(db.select({ username: schema.users.username }).from(schema.users).all().map((u) => u.username)).toEqual(['a', 'c', 'd'])
+  expect(
+    db
+      .select({ username: schema.users.username })
+      .from(schema.users)
+      .all()
+      .map((u) => u.username),
+  ).toEqual(['a', 'c', 'd'])
   db.$client.close()
 })
 
@@ -102,7 +113,11 @@ test("a GET's read transaction flushes what was queued inside it once it has com
 test('work that throws is logged and never reaches the writer; the rest still runs', () => {
   const db = catalogue()
   const lines: string[] = []
-  afterCommitLog(db, { info() {}, warn() {}, error: (message, fields) => lines.push(`${message} ${JSON.stringify(fields)}`) })
+  afterCommitLog(db, {
+    info() {},
+    warn() {},
+    error: (message, fields) => lines.push(`${message} ${JSON.stringify(fields)}`),
+  })
   const ran: string[] = []
   const result = db.transaction(() => {
     afterCommit(db, () => {

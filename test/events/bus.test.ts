@@ -80,7 +80,10 @@ test('Last-Event-ID resumes with exactly the events after it, then live; the fil
   const resumed = open(bus, third)
   const odd = open(bus, third, (audience) => audience.includes(1))
   bus.publish('asset', { n: 6 }, [0])
-  await waitFor(() => resumed.events.length === 3 && witness.events.length === 6 && odd.blocks.length >= 2, 'the replay and the live event')
+  await waitFor(
+    () => resumed.events.length === 3 && witness.events.length === 6 && odd.blocks.length >= 2,
+    'the replay and the live event',
+  )
   expect(resumed.events).toEqual(witness.events.slice(3))
   expect(resumed.blocks[0]).toEqual({ id: third, comments: [] })
   expect(odd.events.map((e) => e.data.n)).toEqual([5])
@@ -97,7 +100,17 @@ test('an id the ring no longer holds, from another run, or not an id at all: fir
   const held = open(bus, String(ids[1]))
   await waitFor(() => held.events.length === 3, 'the replay of the last three')
   expect(held.blocks[0]).toEqual({ id: String(ids[1]), comments: [] })
-  for (const stale of [String(ids[0]), String(ids[4]! + 1), '0', '1767225600000000', 'abc', '', '-1', '1e6', '99999999999999999999']) {
+  for (const stale of [
+    String(ids[0]),
+    String(ids[4]! + 1),
+    '0',
+    '1767225600000000',
+    'abc',
+    '',
+    '-1',
+    '1e6',
+    '99999999999999999999',
+  ]) {
     const s = open(bus, stale)
     await waitFor(() => s.blocks.length >= 1, `the first block for ${stale}`)
     expect({ stale, first: s.blocks[0] }).toEqual({
@@ -117,9 +130,17 @@ test('a keep-alive comment reaches a quiet stream', async () => {
 
 test('a stream that is not read falls behind and is dropped once its next event leaves the ring; the others go on', async () => {
   const lines: string[] = []
-  const bus = createBus({ log: { info() {}, error() {}, warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) }, ringEvents: 50 })
+  const bus = createBus({
+    log: { info() {}, error() {}, warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) },
+    ringEvents: 50,
+  })
   let ended: string | undefined
-  const stalled = bus.subscribe({ lastEventId: null, sees: everyone, fields: { user: 'slow' }, onEnd: (why) => (ended = why) })
+  const stalled = bus.subscribe({
+    lastEventId: null,
+    sees: everyone,
+    fields: { user: 'slow' },
+    onEnd: (why) => (ended = why),
+  })
   const reader = open(bus)
   // 2 KB each: the stalled stream's queue (64 KiB) holds about 32, the ring 50 more.
   const text = 'x'.repeat(2000)
@@ -129,7 +150,9 @@ test('a stream that is not read falls behind and is dropped once its next event 
   }
   expect(ended).toBe('dropped')
   expect(bus.streams).toBe(1)
-  expect(lines).toEqual([expect.stringMatching(/^event stream dropped: its client fell behind \{"user":"slow","behind":\d+\}$/)])
+  expect(lines).toEqual([
+    expect.stringMatching(/^event stream dropped: its client fell behind \{"user":"slow","behind":\d+\}$/),
+  ])
   // What the stalled client finds when it reads at last: what it was sent, then dropped, then the end.
   const late = read(stalled.stream)
   await waitFor(() => late.ended, 'the end of the dropped stream')

@@ -24,7 +24,9 @@ function served(events: CoreOptions['events'] = {}, dataDir?: string, app?: AppO
   const base = `http://127.0.0.1:${server.port}`
   const streams: EventStream[] = []
   const s = {
-    t, server, base,
+    t,
+    server,
+    base,
     /** A stream read as `key` (default admin's), with more headers (Last-Event-ID). */
     async events(key: string = t.adminKey, headers: Record<string, string> = {}) {
       const stream = await openEvents(base, { authorization: `Token ${key}`, ...headers })
@@ -67,7 +69,10 @@ describe('authentication', () => {
     for (const url of [`${base}/api/events/`, `${base}/api/events`, `${base}/api/events/?key=${t.adminKey}`]) {
       const r = await fetch(url)
       expect({ url, status: r.status, challenge: r.headers.get('www-authenticate'), body: await r.json() }).toEqual({
-        url, status: 401, challenge: 'Token', body: { errors: [expect.objectContaining({ status: '401', code: 'not_authenticated' })] },
+        url,
+        status: 401,
+        challenge: 'Token',
+        body: { errors: [expect.objectContaining({ status: '401', code: 'not_authenticated' })] },
       })
     }
     const bad = await fetch(`${base}/api/events/`, { headers: { authorization: `Token ${'0'.repeat(40)}` } })
@@ -92,14 +97,30 @@ describe('authentication', () => {
 
   test('Accept: what EventSource sends (text/event-stream), text/*, */* or none is served; only JSON, or the stream weighed 0: 406', async () => {
     const { t, base } = served()
-    for (const accept of ['text/event-stream', 'text/*', '*/*', 'text/html, */*;q=0.1', 'application/json, text/event-stream;q=0.5', undefined]) {
+    for (const accept of [
+      'text/event-stream',
+      'text/*',
+      '*/*',
+      'text/html, */*;q=0.1',
+      'application/json, text/event-stream;q=0.5',
+      undefined,
+    ]) {
       const stream = await openEvents(base, { authorization: `Token ${t.adminKey}`, ...(accept ? { accept } : {}) })
       expect({ accept, status: stream.response.status }).toEqual({ accept, status: 200 })
       await stream.close()
     }
-    for (const accept of ['application/json', 'application/json; version=1', 'text/event-stream;q=0, */*', 'text/html']) {
+    for (const accept of [
+      'application/json',
+      'application/json; version=1',
+      'text/event-stream;q=0, */*',
+      'text/html',
+    ]) {
       const r = await fetch(`${base}/api/events/`, { headers: { authorization: `Token ${t.adminKey}`, accept } })
-      expect({ accept, status: r.status, code: ((await r.json()) as any).errors[0].code }).toEqual({ accept, status: 406, code: 'not_acceptable' })
+      expect({ accept, status: r.status, code: ((await r.json()) as any).errors[0].code }).toEqual({
+        accept,
+        status: 406,
+        code: 'not_acceptable',
+      })
     }
     // The key first, as everywhere.
     expect((await fetch(`${base}/api/events/`, { headers: { accept: 'application/json' } })).status).toBe(401)
@@ -120,7 +141,8 @@ describe('each kind of event', () => {
     const { root, device, production } = await seedProduction(t)
     const stream = await events()
     const path = file(join(root, 'Show', 'a.mov'))
-    const id = (await t.post('/api/videoassets/', { name: 'a', path_file: path, production: production.id })).json.id as number
+    const id = (await t.post('/api/videoassets/', { name: 'a', path_file: path, production: production.id })).json
+      .id as number
     expect((await t.request('PATCH', `/api/videoassets/${id}/`, { body: { description: 'take 2' } })).status).toBe(200)
     rmSync(path)
     await scan(t, device.id)
@@ -156,12 +178,39 @@ describe('each kind of event', () => {
     const stream = await events()
     const bundle = join(root, 'Show', 'edit') + '/'
     for (let i = 0; i < 20; i++) file(join(bundle, 'media', `f${i}.bin`), 'x'.repeat(10_000))
-    const project = (await t.post('/api/projectassets/', { name: 'edit', bundle_root: bundle, production_id: production.id })).json
-    const clip = (await t.post('/api/videoassets/', { name: 'c', path_file: file(join(root, 'Show', 'c.mov')), production: production.id })).json
-    expect((await t.post(`/api/projectassets/${project.id}/addasset/`, { asset_list: [{ asset_id: clip.id, type: 'video' }] })).status).toBe(200)
-    expect((await t.post(`/api/projectassets/${project.id}/unlinkasset/`, { asset_list: [{ asset_id: clip.id, type: 'video' }] })).status).toBe(200)
-    expect((await t.request('PATCH', `/api/projectassets/${project.id}/`, { body: { description: 'cut 1' } })).status).toBe(200)
-    const copy = await t.post('/api/projectassets/', { name: 'copy', bundle_root: join(root, 'Show', 'copy') + '/', production_id: production.id, copy_of: project.id })
+    const project = (
+      await t.post('/api/projectassets/', { name: 'edit', bundle_root: bundle, production_id: production.id })
+    ).json
+    const clip = (
+      await t.post('/api/videoassets/', {
+        name: 'c',
+        path_file: file(join(root, 'Show', 'c.mov')),
+        production: production.id,
+      })
+    ).json
+    expect(
+      (
+        await t.post(`/api/projectassets/${project.id}/addasset/`, {
+          asset_list: [{ asset_id: clip.id, type: 'video' }],
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (
+        await t.post(`/api/projectassets/${project.id}/unlinkasset/`, {
+          asset_list: [{ asset_id: clip.id, type: 'video' }],
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (await t.request('PATCH', `/api/projectassets/${project.id}/`, { body: { description: 'cut 1' } })).status,
+    ).toBe(200)
+    const copy = await t.post('/api/projectassets/', {
+      name: 'copy',
+      bundle_root: join(root, 'Show', 'copy') + '/',
+      production_id: production.id,
+      copy_of: project.id,
+    })
     expect(copy.status).toBe(201)
     await t.runner.idle()
     rmSync(bundle, { recursive: true })
@@ -179,8 +228,17 @@ describe('each kind of event', () => {
     expect(actions(copy.json.id)).toEqual(['created', 'copied', 'offline', 'deleted'])
     const task = matching(stream.events, 'task', { kind: 'copy' })
     expect(task.at(-1)!.data).toEqual({
-      id: copy.json.task.id, kind: 'copy', state: 'done', target: { projectasset: copy.json.id }, step: '', percent: null,
-      bytes_done: 200_000, bytes_total: 200_000, files_done: 20, files_total: 20, error: '',
+      id: copy.json.task.id,
+      kind: 'copy',
+      state: 'done',
+      target: { projectasset: copy.json.id },
+      step: '',
+      percent: null,
+      bytes_done: 200_000,
+      bytes_total: 200_000,
+      files_done: 20,
+      files_total: 20,
+      error: '',
     })
     expect(task[0]!.data.state).toBe('queued')
   })
@@ -193,16 +251,24 @@ describe('each kind of event', () => {
     const imported = await t.post(IMPORT, importBody(clip))
     expect(imported.status).toBe(201)
     await t.runner.idle()
-    await stream.until('the import completed', (e) => matching(e, 'importlog', { status: 'import_completed' }).length > 0)
+    await stream.until(
+      'the import completed',
+      (e) => matching(e, 'importlog', { status: 'import_completed' }).length > 0,
+    )
     const logs = stream.events.filter((e) => e.event === 'importlog')
     const log = (await t.get('/api/importlogs/')).json[0]
     expect(logs[0]!.data).toEqual({ id: log.id, asset_path: clip, status: 'asset_creation_completed' })
-    expect(logs.map((e) => e.data)).toEqual(logs.map(() => ({ id: log.id, asset_path: clip, status: expect.any(String) })))
+    expect(logs.map((e) => e.data)).toEqual(
+      logs.map(() => ({ id: log.id, asset_path: clip, status: expect.any(String) })),
+    )
     await stream.until('the import task done', (e) => matching(e, 'task', { kind: 'import', state: 'done' }).length > 0)
     // Its step and percent as the task list shows them (a page's bar follows an import's move and proxy by them).
     const task = (await t.get(`/api/tasks/${imported.json.task.id}/`)).json
     expect(matching(stream.events, 'task', { kind: 'import', state: 'done' })[0]!.data).toMatchObject({
-      id: imported.json.task.id, target: { videoasset: imported.json.asset_import_id }, step: task.step, percent: task.percent,
+      id: imported.json.task.id,
+      target: { videoasset: imported.json.asset_import_id },
+      step: task.step,
+      percent: task.percent,
     })
     expect(matching(stream.events, 'task', { kind: 'import' }).map((e) => e.data.step)).toContain(task.step)
     expect(task.step).not.toBe('')
@@ -221,8 +287,15 @@ test("a task's end is sent once: a full scan, an import, a proxy remake, a copy 
   await t.runner.idle()
   const remake = await t.post(`/api/videoassets/${imported.json.asset_import_id}/proxy/`, {})
   expect(remake.status).toBe(202)
-  const project = (await t.post('/api/projectassets/', { name: 'edit', bundle_root: bundle, production_id: production.id })).json
-  const copy = await t.post('/api/projectassets/', { name: 'copy', bundle_root: join(root, 'Show', 'copy') + '/', production_id: production.id, copy_of: project.id })
+  const project = (
+    await t.post('/api/projectassets/', { name: 'edit', bundle_root: bundle, production_id: production.id })
+  ).json
+  const copy = await t.post('/api/projectassets/', {
+    name: 'copy',
+    bundle_root: join(root, 'Show', 'copy') + '/',
+    production_id: production.id,
+    copy_of: project.id,
+  })
   expect(copy.status).toBe(201)
   await t.runner.idle()
   expect((await t.request('DELETE', `/api/projectassets/${copy.json.id}/`)).status).toBe(202)
@@ -231,8 +304,12 @@ test("a task's end is sent once: a full scan, an import, a proxy remake, a copy 
   t.core.events.bus.publish('task', { id: -1 }, [])
   await stream.until('the last event', (e) => matching(e, 'task', { id: -1 }).length === 1)
   const ends = new Map<string, number>()
-  for (const e of stream.events) if (e.event === 'task' && (e.data.state === 'done' || e.data.state === 'failed')) ends.set(`${e.data.kind} ${e.data.id}`, (ends.get(`${e.data.kind} ${e.data.id}`) ?? 0) + 1)
-  const ended = t.db.$client.query<{ id: number; kind: string }, []>("SELECT id, kind FROM tasks WHERE state IN ('done', 'failed') ORDER BY id").all()
+  for (const e of stream.events)
+    if (e.event === 'task' && (e.data.state === 'done' || e.data.state === 'failed'))
+      ends.set(`${e.data.kind} ${e.data.id}`, (ends.get(`${e.data.kind} ${e.data.id}`) ?? 0) + 1)
+  const ended = t.db.$client
+    .query<{ id: number; kind: string }, []>("SELECT id, kind FROM tasks WHERE state IN ('done', 'failed') ORDER BY id")
+    .all()
   expect(ended.map((r) => r.kind).sort()).toEqual(['copy', 'delete', 'import', 'proxy', 'scan'])
   expect(Object.fromEntries(ends)).toEqual(Object.fromEntries(ended.map((r) => [`${r.kind} ${r.id}`, 1])))
 })
@@ -244,7 +321,11 @@ test('a change rolled back sends nothing: an asset created in a transaction that
   const path = file(join(root, 'Show', 'gone.mov'))
   expect(() =>
     t.db.transaction(() => {
-      t.core.media.create('video', { name: 'gone', path_file: path, production: production.id }, t.users.principalById(1)!)
+      t.core.media.create(
+        'video',
+        { name: 'gone', path_file: path, production: production.id },
+        t.users.principalById(1)!,
+      )
       throw new Error('the rest of the work failed')
     }),
   ).toThrow('the rest of the work failed')
@@ -259,7 +340,12 @@ describe('task events are paced', () => {
     const { production } = await seedProduction(t)
     await t.runner.stop() // the task below stays as this test writes it
     const stream = await events()
-    const { id } = t.runner.enqueue(t.db, { kind: 'copy', target: { projectasset: 1 }, production: production.id, params: { source: '/a/', target: '/b/', device: '/' } })
+    const { id } = t.runner.enqueue(t.db, {
+      kind: 'copy',
+      target: { projectasset: 1 },
+      production: production.id,
+      params: { source: '/a/', target: '/b/', device: '/' },
+    })
     const progress = (bytes: number) => {
       t.db.$client.run('UPDATE tasks SET state = ?, bytes_done = ? WHERE id = ?', ['running', bytes, id])
       t.core.events.taskChanged(id, t.runner.get)
@@ -271,13 +357,26 @@ describe('task events are paced', () => {
     for (let bytes = 1; bytes <= 100; bytes++) progress(bytes)
     await stream.until('the trailing event', (e) => matching(e, 'task', { id, bytes_done: 100 }).length === 1)
     const first = sent()
-    expect([[['queued', 0], ['running', 100]], [['queued', 0], ['running', 1], ['running', 100]]]).toContainEqual(first)
+    expect([
+      [
+        ['queued', 0],
+        ['running', 100],
+      ],
+      [
+        ['queued', 0],
+        ['running', 1],
+        ['running', 100],
+      ],
+    ]).toContainEqual(first)
     // A hundred more, then the end: the end goes at once, whatever the turn, in place of the pending event.
     for (let bytes = 101; bytes <= 200; bytes++) progress(bytes)
     t.db.$client.run("UPDATE tasks SET state = 'done' WHERE id = ?", [id])
     t.core.events.taskChanged(id, t.runner.get)
     await stream.until('the end', (e) => matching(e, 'task', { id, state: 'done' }).length === 1)
-    expect([[...first, ['done', 200]], [...first, ['running', 101], ['done', 200]]]).toContainEqual(sent())
+    expect([
+      [...first, ['done', 200]],
+      [...first, ['running', 101], ['done', 200]],
+    ]).toContainEqual(sent())
     // Nothing after the end, even from the turn that was pending.
     t.core.events.bus.publish('task', { id: -1 }, [])
     await stream.until('a later event', (e) => matching(e, 'task', { id: -1 }).length === 1)
@@ -293,15 +392,40 @@ describe('who sees what', () => {
     const key = t.makeUser('ana', { read: [a.production.id] })
     const ana = await events(key)
     const admin = await events()
-    const inA = (await t.post('/api/videoassets/', { name: 'a', path_file: file(join(a.root, 'A', 'a.mov')), production: a.production.id })).json.id
-    const inB = (await t.post('/api/videoassets/', { name: 'b', path_file: file(join(b.root, 'B', 'b.mov')), production: b.production.id })).json.id
-    const projectB = (await t.post('/api/projectassets/', { name: 'pb', bundle_root: join(b.root, 'B', 'p') + '/', production_id: b.production.id })).json.id
-    const logB = (await t.post(IMPORT, importBody(file(join(b.root, 'B', 'clip.mov')), {}, {}, { production: 'B' }))).json
+    const inA = (
+      await t.post('/api/videoassets/', {
+        name: 'a',
+        path_file: file(join(a.root, 'A', 'a.mov')),
+        production: a.production.id,
+      })
+    ).json.id
+    const inB = (
+      await t.post('/api/videoassets/', {
+        name: 'b',
+        path_file: file(join(b.root, 'B', 'b.mov')),
+        production: b.production.id,
+      })
+    ).json.id
+    const projectB = (
+      await t.post('/api/projectassets/', {
+        name: 'pb',
+        bundle_root: join(b.root, 'B', 'p') + '/',
+        production_id: b.production.id,
+      })
+    ).json.id
+    const logB = (await t.post(IMPORT, importBody(file(join(b.root, 'B', 'clip.mov')), {}, {}, { production: 'B' })))
+      .json
     await t.runner.idle()
     // Shared with A: its changes are A's readers' to see too.
     t.db.$client.run('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, ?)', [inB, a.production.id])
     await t.request('PATCH', `/api/videoassets/${inB}/`, { body: { description: 'shared' } })
-    const last = (await t.post('/api/videoassets/', { name: 'z', path_file: file(join(a.root, 'A', 'z.mov')), production: a.production.id })).json.id
+    const last = (
+      await t.post('/api/videoassets/', {
+        name: 'z',
+        path_file: file(join(a.root, 'A', 'z.mov')),
+        production: a.production.id,
+      })
+    ).json.id
     await admin.until('the last asset', (e) => matching(e, 'asset', { id: last }).length === 1)
     await ana.until('the last asset', (e) => matching(e, 'asset', { id: last }).length === 1)
 
@@ -309,7 +433,9 @@ describe('who sees what', () => {
     expect(matching(admin.events, 'importlog', { asset_path: logB.asset_path }).length).toBeGreaterThan(0)
     expect(matching(admin.events, 'task', { id: logB.task.id }).length).toBeGreaterThan(0)
     expect(ana.events.map((e) => [e.event, e.data.id, e.data.action])).toEqual([
-      ['asset', inA, 'created'], ['asset', inB, 'updated'], ['asset', last, 'created'],
+      ['asset', inA, 'created'],
+      ['asset', inB, 'updated'],
+      ['asset', last, 'created'],
     ])
   })
 
@@ -319,7 +445,12 @@ describe('who sees what', () => {
     const c = await seedProduction(t, 'C')
     const key = t.makeUser('ana', { read: [a.production.id, c.production.id] })
     const ana = await events(key)
-    const asset = (p: typeof a, name: string) => t.post('/api/videoassets/', { name, path_file: file(join(p.root, p.production.name, `${name}.mov`)), production: p.production.id })
+    const asset = (p: typeof a, name: string) =>
+      t.post('/api/videoassets/', {
+        name,
+        path_file: file(join(p.root, p.production.name, `${name}.mov`)),
+        production: p.production.id,
+      })
     await asset(a, 'before')
     await ana.until('the asset of A', (e) => e.length === 1)
     t.db.$client.run('DELETE FROM production_access WHERE production_id = ?', [a.production.id])
@@ -360,7 +491,14 @@ describe('resume and reset', () => {
     const { t, events } = served()
     const { root, production } = await seedProduction(t)
     const witness = await events()
-    const make = async (name: string) => (await t.post('/api/videoassets/', { name, path_file: file(join(root, 'Show', `${name}.mov`)), production: production.id })).json.id
+    const make = async (name: string) =>
+      (
+        await t.post('/api/videoassets/', {
+          name,
+          path_file: file(join(root, 'Show', `${name}.mov`)),
+          production: production.id,
+        })
+      ).json.id
     const away = await events()
     await make('one')
     await away.until('one event', (e) => e.length === 1)
@@ -381,14 +519,24 @@ describe('resume and reset', () => {
     const first = served({ ringEvents: 2 })
     const { root, production } = await seedProduction(first.t)
     const old = await first.events()
-    for (const name of ['a', 'b', 'c']) await first.t.post('/api/videoassets/', { name, path_file: file(join(root, 'Show', `${name}.mov`)), production: production.id })
+    for (const name of ['a', 'b', 'c'])
+      await first.t.post('/api/videoassets/', {
+        name,
+        path_file: file(join(root, 'Show', `${name}.mov`)),
+        production: production.id,
+      })
     await old.until('three events', (e) => e.length === 3)
     // The ring holds the last two and the one before them (nothing missed after it); the opening's position is gone.
     const evicted = await first.events(first.t.adminKey, { 'last-event-id': old.blocks[0]!.id! })
     const garbage = await first.events(first.t.adminKey, { 'last-event-id': 'yesterday' })
     for (const s of [evicted, garbage]) {
       await waitFor(() => s.blocks.length > 0, 'the first block', { ms: 10_000 })
-      expect(s.blocks[0]).toEqual({ id: old.events[2]!.id!, event: 'reset', data: { reason: expect.any(String) }, comments: [] })
+      expect(s.blocks[0]).toEqual({
+        id: old.events[2]!.id!,
+        event: 'reset',
+        data: { reason: expect.any(String) },
+        comments: [],
+      })
     }
     const kept = old.events[2]!.id!
     const dataDir = first.t.dataDir
@@ -403,7 +551,11 @@ describe('resume and reset', () => {
     await waitFor(() => again.blocks.length > 0, 'the first block', { ms: 10_000 })
     expect(again.blocks[0]).toMatchObject({ event: 'reset' })
     expect(Number(again.blocks[0]!.id)).toBeGreaterThan(Number(kept))
-    await second.t.post('/api/videoassets/', { name: 'd', path_file: file(join(root, 'Show', 'd.mov')), production: production.id })
+    await second.t.post('/api/videoassets/', {
+      name: 'd',
+      path_file: file(join(root, 'Show', 'd.mov')),
+      production: production.id,
+    })
     await again.until('the live event after the reset', (e) => e.length === 2)
   })
 })
@@ -412,27 +564,44 @@ describe('the connection', () => {
   test('a comment line keeps a quiet stream alive (the interval shortened here)', async () => {
     const { events } = served({ keepAliveMs: 50 })
     const stream = await events()
-    await waitFor(() => stream.blocks.some((b) => b.comments.includes('keep-alive')), 'a keep-alive comment', { ms: 10_000 })
+    await waitFor(() => stream.blocks.some((b) => b.comments.includes('keep-alive')), 'a keep-alive comment', {
+      ms: 10_000,
+    })
     expect(stream.text).toContain('\n\n: keep-alive\n\n')
   })
 
   test('a client that stops reading is dropped once it is a ring behind; the others are served on', async () => {
     const lines: string[] = []
-    const log = { info() {}, error() {}, warn: (m: string, f?: Record<string, unknown>) => lines.push(`${m} ${JSON.stringify(f)}`) }
+    const log = {
+      info() {},
+      error() {},
+      warn: (m: string, f?: Record<string, unknown>) => lines.push(`${m} ${JSON.stringify(f)}`),
+    }
     const t = testApp(undefined, { core: { log, events: { ringEvents: 100 } } })
     const server = t.app.listen({ port: 0, hostname: '127.0.0.1' }).server!
     const gate = join(t.dataDir, 'gate')
     Bun.spawnSync(['mkfifo', gate])
     // A client in another process that sends its request and reads nothing until the gate opens:
     // what it is sent fills the sockets' buffers, then the stream's.
-    const stalled = Bun.spawn(['bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${server.port}
+    const stalled = Bun.spawn(
+      [
+        'bash',
+        '-c',
+        `exec 3<>/dev/tcp/127.0.0.1/${server.port}
 printf 'GET /api/events/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${t.adminKey}\r\nConnection: close\r\n\r\n' >&3
 read -r _ < '${gate}'
-exec cat <&3`], { stdout: 'pipe', stderr: 'pipe' })
+exec cat <&3`,
+      ],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
     try {
       await waitFor(() => t.core.events.bus.streams === 1, 'the stalled stream open', { ms: 10_000 })
       // A client that keeps up, counting what it reads.
-      const reader = (await fetch(`http://127.0.0.1:${server.port}/api/events/`, { headers: { authorization: `Token ${t.adminKey}` } })).body!.getReader()
+      const reader = (
+        await fetch(`http://127.0.0.1:${server.port}/api/events/`, {
+          headers: { authorization: `Token ${t.adminKey}` },
+        })
+      ).body!.getReader()
       let read = 0
       void (async () => {
         for (;;) {
@@ -449,7 +618,9 @@ exec cat <&3`], { stdout: 'pipe', stderr: 'pipe' })
         await waitFor(() => read >= sent, `the reader to keep up with event ${i}`, { ms: 10_000 })
       }
       expect(t.core.events.bus.streams).toBe(1)
-      expect(lines).toEqual([expect.stringMatching(/^event stream dropped: its client fell behind \{"user":"admin","behind":\d+\}$/)])
+      expect(lines).toEqual([
+        expect.stringMatching(/^event stream dropped: its client fell behind \{"user":"admin","behind":\d+\}$/),
+      ])
       // The server goes on: the reader still gets events, and requests are answered.
       t.core.events.bus.publish('importlog', { id: -1, asset_path: 'last', status: 'x' }, [])
       await waitFor(() => read > sent, 'the reader to get the last event', { ms: 10_000 })

@@ -22,7 +22,6 @@ export type RequestOptions = {
   headers?: Record<string, string>
 }
 
-
 /**
  * A catalogue file at `file`, migrated. A new one starts as a copy of the first one this process
  * migrated (the same bytes migrate() leaves; migrate() still runs on it and finds nothing to do):
@@ -75,7 +74,10 @@ export function catalogueWithUser(name: string) {
  * `app`: options of createApp (serve's flags), such as defaultApiVersion; `core`: of createCore,
  * such as the live events' keep-alive or a log (default: none).
  */
-export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurrency?: number; app?: AppOptions; core?: CoreOptions } = {}) {
+export function testApp(
+  dataDir = tempDir(),
+  options: { tasks?: boolean; concurrency?: number; app?: AppOptions; core?: CoreOptions } = {},
+) {
   const db = migratedDb(join(dataDir, 'reelhouse.db'))
   const users = createUsers(db)
   if (users.count() === 0) users.add('admin', { superuser: true })
@@ -100,7 +102,10 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
       headers['content-type'] ??= 'application/json'
     } else if (options.form !== undefined) {
       body = new URLSearchParams(
-        Object.entries(options.form).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+        Object.entries(options.form).map(([k, v]): [string, string] => [
+          k,
+          typeof v === 'string' ? v : JSON.stringify(v),
+        ]),
       ).toString()
       headers['content-type'] ??= 'application/x-www-form-urlencoded'
     }
@@ -109,7 +114,10 @@ export function testApp(dataDir = tempDir(), options: { tasks?: boolean; concurr
   }
 
   /** A user with the given codenames and production access, and a key of theirs. */
-  function makeUser(name: string, opts: { perms?: string[]; read?: number[]; write?: number[]; superuser?: boolean } = {}) {
+  function makeUser(
+    name: string,
+    opts: { perms?: string[]; read?: number[]; write?: number[]; superuser?: boolean } = {},
+  ) {
     users.add(name, { perms: opts.perms, superuser: opts.superuser })
     for (const id of opts.read ?? []) users.grantById(users_id(name), id, 'read')
     for (const id of opts.write ?? []) users.grantById(users_id(name), id, 'write')

@@ -22,7 +22,16 @@
 //
 // Puppeteer waits 5 s at most (PAGE_WAIT_MS), well under the tests' own timeouts (20-30 s): a test
 // that bun times out can take Chromium down under every later test (a new one is started then).
-import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -55,13 +64,27 @@ export const BROWSER_TEST_MS = 30_000
  * the DOM and its styles, never pixels, and two browser files took 35 s of CPU (Chromium's
  * processes counted) with SwiftShader against 27 s without, in three alternating pairs.
  */
-const DROPPED_FLAGS = new Set(['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--in-process-gpu', '--ignore-gpu-blocklist', '--single-process', '--disable-web-security', '--disable-site-isolation-trials', '--allow-running-insecure-content', "--headless='shell'"])
+const DROPPED_FLAGS = new Set([
+  '--use-gl=angle',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--in-process-gpu',
+  '--ignore-gpu-blocklist',
+  '--single-process',
+  '--disable-web-security',
+  '--disable-site-isolation-trials',
+  '--allow-running-insecure-content',
+  "--headless='shell'",
+])
 
 function chromiumArgs(): string[] {
   return ['--disable-gpu', ...chromium.args].flatMap((arg) => {
     if (DROPPED_FLAGS.has(arg)) return []
     if (arg.startsWith('--disable-features=')) {
-      const kept = arg.slice('--disable-features='.length).split(',').filter((f) => f !== 'IsolateOrigins' && f !== 'site-per-process')
+      const kept = arg
+        .slice('--disable-features='.length)
+        .split(',')
+        .filter((f) => f !== 'IsolateOrigins' && f !== 'site-per-process')
       return kept.length ? [`--disable-features=${kept.join(',')}`] : []
     }
     return [arg]
@@ -88,18 +111,27 @@ export function chromiumExecutable() {
     const partial = `${dir}.partial-${process.pid}`
     rmSync(partial, { recursive: true, force: true })
     mkdirSync(join(partial, 'fonts'), { recursive: true })
-    const brotli = (name: string) => Readable.toWeb(createReadStream(join(pkg, 'bin', name)).pipe(createBrotliDecompress())) as ReadableStream<Uint8Array>
+    const brotli = (name: string) =>
+      Readable.toWeb(
+        createReadStream(join(pkg, 'bin', name)).pipe(createBrotliDecompress()),
+      ) as ReadableStream<Uint8Array>
     const untar = async (name: string, into: string) => {
       const tar = Bun.spawn(['tar', '-x', '-C', into], { stdin: brotli(name), stdout: 'ignore', stderr: 'pipe' })
-      if ((await tar.exited) !== 0) throw new Error(`tar could not unpack ${name}: ${await new Response(tar.stderr).text()}`)
+      if ((await tar.exited) !== 0)
+        throw new Error(`tar could not unpack ${name}: ${await new Response(tar.stderr).text()}`)
     }
     await Promise.all([
-      Bun.write(join(partial, 'chromium'), new Response(brotli('chromium.br'))).then(() => chmodSync(join(partial, 'chromium'), 0o700)),
+      Bun.write(join(partial, 'chromium'), new Response(brotli('chromium.br'))).then(() =>
+        chmodSync(join(partial, 'chromium'), 0o700),
+      ),
       untar('fonts.tar.br', join(partial, 'fonts')),
       untar('swiftshader.tar.br', partial),
     ])
     // The package's fonts.conf names /tmp/fonts; ours names the fonts unpacked here, then the system's.
-    writeFileSync(join(partial, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`)
+    writeFileSync(
+      join(partial, 'fonts.conf'),
+      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`,
+    )
     try {
       renameSync(partial, dir)
     } catch {
@@ -222,7 +254,8 @@ async function showIn(context: BrowserContext, base: string, path: string): Prom
   await page.setRequestInterception(true)
   page.on('request', (request) => {
     const url = request.url()
-    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin) return void request.continue()
+    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin)
+      return void request.continue()
     blocked.push(url)
     void request.abort('blockedbyclient')
   })
@@ -231,13 +264,20 @@ async function showIn(context: BrowserContext, base: string, path: string): Prom
   })
   page.on('pageerror', (error) => errors.push({ text: `page error: ${(error as Error).message ?? String(error)}` }))
   const tab: Tab = {
-    page, context, base: origin, blocked, errors, response: null,
+    page,
+    context,
+    base: origin,
+    blocked,
+    errors,
+    response: null,
     allowFailedResponse: (path, status) => void allowed.push({ path, status }),
     assertClean() {
       // A blocked request logs a console error of its own: the list of blocked URLs says it better.
       const unexpected = errors.filter((error) => {
         if (error.url && blocked.includes(error.url)) return false
-        const at = allowed.findIndex((a) => error.url === `${origin}${a.path}` && error.text.includes(`status of ${a.status}`))
+        const at = allowed.findIndex(
+          (a) => error.url === `${origin}${a.path}` && error.text.includes(`status of ${a.status}`),
+        )
         if (at < 0) return true
         allowed.splice(at, 1)
         return false
@@ -285,7 +325,13 @@ export async function signIn(tab: Tab, username: string, password: string) {
 }
 
 /** A new tab signed in through the sign-in view bound for `path`, which it shows then. */
-export async function signedIn(browser: BrowserHandle, base: string, path: string, username: string, password: string): Promise<Tab> {
+export async function signedIn(
+  browser: BrowserHandle,
+  base: string,
+  path: string,
+  username: string,
+  password: string,
+): Promise<Tab> {
   const tab = await browser.open(base, `/signin?next=${encodeURIComponent(path)}`)
   await signIn(tab, username, password)
   return tab
@@ -301,7 +347,8 @@ export type Violation = { id: string; impact: string; help: string; nodes: strin
  */
 export async function axe(page: Page): Promise<Violation[]> {
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeCore.source)
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+  const violations =
+    (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
     id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')),
   })))`)) as Violation[]
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -56,8 +56,24 @@ const x264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p']
 const RECIPES: Record<CorpusClip, { args: string[]; after?: (path: string) => void }> = {
   // 1 s of 320×240 ProRes 422 HQ (10-bit) at 24000/1001 with a stereo 24-bit track and a tmcd track at 01:00:00:00.
   prores2398: {
-    args: [...lavfi('testsrc=size=320x240:rate=24000/1001'), ...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '1',
-      '-c:v', 'prores_ks', '-profile:v', '3', '-pix_fmt', 'yuv422p10le', '-ac', '2', '-c:a', 'pcm_s24le', '-timecode', '01:00:00:00'],
+    args: [
+      ...lavfi('testsrc=size=320x240:rate=24000/1001'),
+      ...lavfi('sine=frequency=440:sample_rate=48000'),
+      '-t',
+      '1',
+      '-c:v',
+      'prores_ks',
+      '-profile:v',
+      '3',
+      '-pix_fmt',
+      'yuv422p10le',
+      '-ac',
+      '2',
+      '-c:a',
+      'pcm_s24le',
+      '-timecode',
+      '01:00:00:00',
+    ],
   },
   // 1 s of 320×240 H.264 at 30000/1001 with a drop-frame tmcd track at 00:59:59;28, no audio.
   h264DropFrame: {
@@ -65,9 +81,28 @@ const RECIPES: Record<CorpusClip, { args: string[]; after?: (path: string) => vo
   },
   // 1 s of 720×576 interlaced (top field first) MPEG-2 4:2:2 at 25 fps with a mono 16-bit track, MXF OP1a, timecode 10:00:00:00.
   mxf25i: {
-    args: [...lavfi('testsrc=size=720x576:rate=25'), ...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '1',
-      '-c:v', 'mpeg2video', '-pix_fmt', 'yuv422p', '-b:v', '4M', '-flags', '+ilme+ildct', '-top', '1',
-      '-c:a', 'pcm_s16le', '-timecode', '10:00:00:00', '-f', 'mxf'],
+    args: [
+      ...lavfi('testsrc=size=720x576:rate=25'),
+      ...lavfi('sine=frequency=440:sample_rate=48000'),
+      '-t',
+      '1',
+      '-c:v',
+      'mpeg2video',
+      '-pix_fmt',
+      'yuv422p',
+      '-b:v',
+      '4M',
+      '-flags',
+      '+ilme+ildct',
+      '-top',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+      '-timecode',
+      '10:00:00:00',
+      '-f',
+      'mxf',
+    ],
   },
   // 0.5 s of 1440×1080 H.264 with 4:3 pixels (16:9 on screen), 25 fps.
   anamorphic: {
@@ -75,25 +110,83 @@ const RECIPES: Record<CorpusClip, { args: string[]; after?: (path: string) => vo
   },
   // 1 s of 320×240 H.264 at 25 fps with four mono 24-bit PCM tracks (a camera's four channels).
   fourMono: {
-    args: [...lavfi('testsrc=size=320x240:rate=25'), ...[440, 550, 660, 770].flatMap((f) => lavfi(`sine=frequency=${f}:sample_rate=48000`)), '-t', '1',
-      '-map', '0', '-map', '1', '-map', '2', '-map', '3', '-map', '4', ...x264, '-c:a', 'pcm_s24le'],
+    args: [
+      ...lavfi('testsrc=size=320x240:rate=25'),
+      ...[440, 550, 660, 770].flatMap((f) => lavfi(`sine=frequency=${f}:sample_rate=48000`)),
+      '-t',
+      '1',
+      '-map',
+      '0',
+      '-map',
+      '1',
+      '-map',
+      '2',
+      '-map',
+      '3',
+      '-map',
+      '4',
+      ...x264,
+      '-c:a',
+      'pcm_s24le',
+    ],
   },
   // 1 s of stereo 24-bit 48 kHz with a bext chunk (time_reference), no iXML.
   bwfStereo: {
-    args: [...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '1', '-ac', '2', '-c:a', 'pcm_s24le',
-      '-write_bext', '1', '-metadata', `time_reference=${BWF_STEREO_TIME_REFERENCE}`],
+    args: [
+      ...lavfi('sine=frequency=440:sample_rate=48000'),
+      '-t',
+      '1',
+      '-ac',
+      '2',
+      '-c:a',
+      'pcm_s24le',
+      '-write_bext',
+      '1',
+      '-metadata',
+      `time_reference=${BWF_STEREO_TIME_REFERENCE}`,
+    ],
   },
   // 1 s of mono 16-bit 48 kHz with a bext chunk and an iXML chunk naming 30000/1001 drop frame.
   bwfMono: {
-    args: [...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '1', '-c:a', 'pcm_s16le',
-      '-write_bext', '1', '-metadata', `time_reference=${BWF_MONO_TIME_REFERENCE}`],
-    after: (path) => appendIxml(path, '<?xml version="1.0" encoding="UTF-8"?><BWFXML><IXML_VERSION>1.61</IXML_VERSION>'
-      + '<SPEED><TIMECODE_RATE>30000/1001</TIMECODE_RATE><TIMECODE_FLAG>DF</TIMECODE_FLAG></SPEED></BWFXML>'),
+    args: [
+      ...lavfi('sine=frequency=440:sample_rate=48000'),
+      '-t',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+      '-write_bext',
+      '1',
+      '-metadata',
+      `time_reference=${BWF_MONO_TIME_REFERENCE}`,
+    ],
+    after: (path) =>
+      appendIxml(
+        path,
+        '<?xml version="1.0" encoding="UTF-8"?><BWFXML><IXML_VERSION>1.61</IXML_VERSION>' +
+          '<SPEED><TIMECODE_RATE>30000/1001</TIMECODE_RATE><TIMECODE_FLAG>DF</TIMECODE_FLAG></SPEED></BWFXML>',
+      ),
   },
   // 1 s of 320×240 HEVC Main 10 with BT.2020 primaries and the PQ transfer (smpte2084), 25 fps.
   hdrPq: {
-    args: [...lavfi('testsrc=size=320x240:rate=25'), '-t', '1', '-c:v', 'libx265', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p10le',
-      '-x265-params', 'log-level=error', '-color_primaries', 'bt2020', '-color_trc', 'smpte2084', '-colorspace', 'bt2020nc'],
+    args: [
+      ...lavfi('testsrc=size=320x240:rate=25'),
+      '-t',
+      '1',
+      '-c:v',
+      'libx265',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p10le',
+      '-x265-params',
+      'log-level=error',
+      '-color_primaries',
+      'bt2020',
+      '-color_trc',
+      'smpte2084',
+      '-colorspace',
+      'bt2020nc',
+    ],
   },
   // 1 s of 320×240 H.264 at 30 fps whose track matrix turns it 90° clockwise, as a phone held upright writes it.
   phoneRotated: {
@@ -102,7 +195,16 @@ const RECIPES: Record<CorpusClip, { args: string[]; after?: (path: string) => vo
   },
   // 2 s of 320×240 H.264: every frame of the first second at 30 fps, then every third (r_frame_rate 30/1, average 600/29).
   vfr: {
-    args: [...lavfi('testsrc=size=320x240:rate=30'), '-t', '2', '-vf', 'select=lt(n\\,30)+not(mod(n\\,3))', '-vsync', 'vfr', ...x264],
+    args: [
+      ...lavfi('testsrc=size=320x240:rate=30'),
+      '-t',
+      '2',
+      '-vf',
+      'select=lt(n\\,30)+not(mod(n\\,3))',
+      '-vsync',
+      'vfr',
+      ...x264,
+    ],
   },
   // A 320×240 JPEG with an EXIF Orientation of 6 (shown turned 90° clockwise), as a camera held upright writes it.
   jpegExif: {
@@ -147,7 +249,8 @@ export async function corpus<N extends CorpusClip>(names: readonly N[]): Promise
 /** Appends an iXML chunk to a RIFF WAVE file and fixes the RIFF size (ffmpeg 5.1 writes none). */
 export function appendIxml(path: string, xml: string) {
   const file = readFileSync(path)
-  if (file.toString('latin1', 0, 4) !== 'RIFF' || file.toString('latin1', 8, 12) !== 'WAVE') throw new Error(`${path} is not a RIFF WAVE file`)
+  if (file.toString('latin1', 0, 4) !== 'RIFF' || file.toString('latin1', 8, 12) !== 'WAVE')
+    throw new Error(`${path} is not a RIFF WAVE file`)
   let body = Buffer.from(xml, 'utf8')
   if (body.length % 2) body = Buffer.concat([body, Buffer.from([0])])
   const header = Buffer.alloc(8)

@@ -36,11 +36,20 @@ type Json = Record<string, any>
 
 /** A body of the kind for `path`: asset_meta members, then other asset members, then top-level members merged in. */
 export function importBody(path: string, meta: Json = {}, asset: Json = {}, top: Json = {}): Json {
-  return { type: 'video', production: 'Show', ...top, asset: { asset_meta: { name: 'clip', path_file: path, ...meta }, ...asset } }
+  return {
+    type: 'video',
+    production: 'Show',
+    ...top,
+    asset: { asset_meta: { name: 'clip', path_file: path, ...meta }, ...asset },
+  }
 }
 
 /** What an archive-only video must carry (api.md 4.10 rules 2 and 3). */
-export const ARCHIVE = { archive_handle: '10023', archive_type: 'archive_std', original_path: '/Volumes/Archive/clip.mov' }
+export const ARCHIVE = {
+  archive_handle: '10023',
+  archive_type: 'archive_std',
+  original_path: '/Volumes/Archive/clip.mov',
+}
 export const ARCHIVED_ONLY_VIDEO = { duration: 50, fps: '25', height: 240, width: 320 }
 
 /** The one request sender of these tests: through an app's handle, with the given key (or none). */
@@ -50,12 +59,27 @@ export type Sender = (method: string, path: string, options?: RequestOptions) =>
  * The 201 answer of an import, whole: api.md 4.10's seven members and nothing else. The payload
  * is the request as it came (compared parsed, so key order and spacing do not matter).
  */
-export function expectImported(reply: { status: number; json: any; text: string }, body: unknown, status: 'asset_creation_completed' | 'asset_update_completed', kind: Kind = 'video') {
+export function expectImported(
+  reply: { status: number; json: any; text: string },
+  body: unknown,
+  status: 'asset_creation_completed' | 'asset_update_completed',
+  kind: Kind = 'video',
+) {
   if (reply.status !== 201) throw new Error(`expected 201, got ${reply.status}: ${reply.text}`)
   const path = (body as Json).asset?.asset_meta?.path_file
   expect(reply.json).toEqual({
-    asset_path: path, status, warning: {}, error: '', asset_import_id: expect.any(Number), payload: expect.any(String), asset_type: `${kind}asset`,
-    task: { id: expect.any(Number), state: expect.stringMatching(/^(queued|running|done|failed)$/), url: `/api/tasks/${reply.json.task?.id}/` },
+    asset_path: path,
+    status,
+    warning: {},
+    error: '',
+    asset_import_id: expect.any(Number),
+    payload: expect.any(String),
+    asset_type: `${kind}asset`,
+    task: {
+      id: expect.any(Number),
+      state: expect.stringMatching(/^(queued|running|done|failed)$/),
+      url: `/api/tasks/${reply.json.task?.id}/`,
+    },
   })
   expect(JSON.parse(reply.json.payload)).toEqual(body)
   return reply.json.asset_import_id as number
@@ -66,7 +90,11 @@ export function expectImported(reply: { status: number; json: any; text: string 
  * `t` gives users, keys and the database (its own runner is never started); this one answers the
  * requests and runs the tasks. testApp builds its core in ten lines that take no ffmpeg option.
  */
-export function appWithFfmpegDir(t: TestApp, ffmpegDir: string | undefined, options: { start?: boolean; concurrency?: number; log?: Log } = {}) {
+export function appWithFfmpegDir(
+  t: TestApp,
+  ffmpegDir: string | undefined,
+  options: { start?: boolean; concurrency?: number; log?: Log } = {},
+) {
   const core = createCore(t.db, { log: options.log ?? silentLog, concurrency: options.concurrency ?? 2, ffmpegDir })
   const app = createApp(core)
   // Started unless a test queues tasks first and changes the world before they run.
@@ -107,13 +135,16 @@ export function gatedFfmpeg() {
   for (const name of ['ffmpeg', 'ffprobe'] as const) {
     const real = ff.paths[name]
     if (!real) continue
-    writeFileSync(join(dir, name), `#!/bin/sh
+    writeFileSync(
+      join(dir, name),
+      `#!/bin/sh
 if [ "$1" != -version ]; then
   n=0
   while [ ! -e '${gate}' ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done
 fi
 exec '${real}' "$@"
-`)
+`,
+    )
     chmodSync(join(dir, name), 0o755)
   }
   return { dir, open: () => writeFileSync(gate, ''), close: () => Bun.spawnSync(['rm', '-f', gate]) }
@@ -180,7 +211,16 @@ export async function importTasksOf(send: Sender, id: number, kind: Kind = 'vide
 }
 
 /** One ImportLog row as the API shows it, whole. */
-export function logRow(fields: { asset_path: string; status: string; error?: unknown; warning?: unknown; payload?: unknown; asset_config?: unknown; asset_import_id: number | null; asset_type?: string }) {
+export function logRow(fields: {
+  asset_path: string
+  status: string
+  error?: unknown
+  warning?: unknown
+  payload?: unknown
+  asset_config?: unknown
+  asset_import_id: number | null
+  asset_type?: string
+}) {
   return {
     id: expect.any(Number),
     asset_type: fields.asset_type ?? 'videoasset',

@@ -47,20 +47,53 @@ export async function makeMedia(dir: string, only?: (keyof Media)[]): Promise<Me
   }
   writeFileSync(media.notMedia, 'These are notes, not a movie.\n'.repeat(100))
   if (!hasFfmpeg) return media
-  const make = (...args: string[]) => ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { timeoutMs: 30_000 })
+  const make = (...args: string[]) =>
+    ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { timeoutMs: 30_000 })
   const creation = ['-metadata', 'creation_time=2024-05-01T10:00:00Z']
   const shortLong = join(dir, 'long-2s.mp4')
   const recipes: Record<Exclude<keyof Media, 'notMedia'>, () => Promise<unknown>> = {
-    video: () => make(...lavfi('testsrc=size=320x240:rate=25'), ...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '2',
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest',
-      ...creation, '-timecode', '01:00:00:00', media.video),
-    ntsc: () => make(...lavfi('testsrc=size=320x240:rate=30000/1001'), '-t', '1', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', media.ntsc),
-    audio: () => make(...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '2', '-c:a', 'aac', ...creation, media.audio),
+    video: () =>
+      make(
+        ...lavfi('testsrc=size=320x240:rate=25'),
+        ...lavfi('sine=frequency=440:sample_rate=48000'),
+        '-t',
+        '2',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-shortest',
+        ...creation,
+        '-timecode',
+        '01:00:00:00',
+        media.video,
+      ),
+    ntsc: () =>
+      make(
+        ...lavfi('testsrc=size=320x240:rate=30000/1001'),
+        '-t',
+        '1',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        media.ntsc,
+      ),
+    audio: () =>
+      make(...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '2', '-c:a', 'aac', ...creation, media.audio),
     wav: () => make(...lavfi('sine=frequency=440:sample_rate=48000'), '-t', '2', '-c:a', 'pcm_s16le', media.wav),
     png: () => make(...lavfi('testsrc=size=320x240'), '-frames:v', '1', media.png),
     jpeg: () => make(...lavfi('testsrc=size=320x240'), '-frames:v', '1', media.jpeg),
-    long: () => make(...lavfi('testsrc=size=640x480:rate=25'), '-t', '2', '-c:v', 'mpeg4', '-q:v', '5', shortLong)
-      .then(() => make('-stream_loop', '29', '-i', shortLong, '-c', 'copy', media.long)),
+    long: () =>
+      make(...lavfi('testsrc=size=640x480:rate=25'), '-t', '2', '-c:v', 'mpeg4', '-q:v', '5', shortLong).then(() =>
+        make('-stream_loop', '29', '-i', shortLong, '-c', 'copy', media.long),
+      ),
   }
   const wanted = (Object.keys(recipes) as (keyof typeof recipes)[]).filter((name) => !only || only.includes(name))
   await Promise.all(wanted.map((name) => recipes[name]()))
@@ -69,7 +102,16 @@ export async function makeMedia(dir: string, only?: (keyof Media)[]): Promise<Me
 
 /** ffprobe's own JSON about a file, read without going through src/media. */
 export function ffprobeJson(path: string): { streams: Record<string, any>[]; format: Record<string, any> } {
-  const result = Bun.spawnSync([ff.paths.ffprobe!, '-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path])
+  const result = Bun.spawnSync([
+    ff.paths.ffprobe!,
+    '-v',
+    'error',
+    '-print_format',
+    'json',
+    '-show_format',
+    '-show_streams',
+    path,
+  ])
   if (result.exitCode !== 0) throw new Error(`ffprobe ${path}: ${result.stderr.toString()}`)
   return JSON.parse(result.stdout.toString())
 }
@@ -84,7 +126,9 @@ export function fakeFfmpegDir(parent: string, broken: string[] = []): string {
   mkdirSync(dir)
   for (const name of ['ffmpeg', 'ffprobe']) {
     const path = join(dir, name)
-    writeFileSync(path, `#!/bin/sh
+    writeFileSync(
+      path,
+      `#!/bin/sh
 if [ "$1" = -version ]; then
   ${broken.includes(name) ? 'echo "cannot load libavcodec" >&2; exit 127' : `echo "${name} version fake"; exit 0`}
 fi
@@ -94,7 +138,8 @@ case "$1" in
   sleep) exec sleep 3600 ;;
   stubborn) trap '' TERM; echo started; while :; do sleep 0.05; done ;;
 esac
-`)
+`,
+    )
     chmodSync(path, 0o755)
   }
   return dir

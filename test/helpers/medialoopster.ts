@@ -44,6 +44,10 @@ export function clientProductionProblems(record: Record<string, unknown>): strin
   return Object.entries(CLIENT_PRODUCTION).flatMap(([field, kind]) => {
     if (!(field in record) && kind !== 'int?') return [`${field}: missing`]
     const value = record[field]
-    return fits[kind](value) ? [] : [`${field}: ${kind} expected, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`]
+    return fits[kind](value)
+      ? []
+      : [
+          `${field}: ${kind} expected, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+        ]
   })
 }

@@ -2,7 +2,20 @@
 // `serve` and wait (with a bound, never a sleep) for the line that names its URL. Every process
 // started here is remembered so that a test file can kill what is left in afterEach/afterAll.
 import { type Subprocess, spawn } from 'bun'
-import { type Dirent, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  type Dirent,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
@@ -57,7 +70,11 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
   })
   oneShots.add(child)
   try {
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     return { code: child.signalCode ? -1 : code, stdout, stderr }
   } finally {
     oneShots.delete(child)
@@ -227,8 +244,17 @@ const BUILD_BOUND_MS = 120_000
 
 /** `bun build.ts ARGS`, bounded; throws with what it printed when it fails. */
 async function build(args: string[]) {
-  const child = spawn([process.execPath, 'build.ts', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: BUILD_BOUND_MS })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const child = spawn([process.execPath, 'build.ts', ...args], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: BUILD_BOUND_MS,
+  })
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   if (code !== 0) throw new Error(`bun build.ts ${args.join(' ')} failed (${code}):\n${out}${err}`)
 }
 
@@ -251,7 +277,10 @@ export function versionPattern({ since, path }: { since?: string; path?: string 
   const from = since ?? builtSince.get(path ?? '') ?? ''
   const version = pkg.version.replace(/[.+]/g, '\\$&')
   if (!from) return new RegExp(`^reelhouse ${version} \\(commit unknown\\)\n$`)
-  const later = Bun.spawnSync(['git', 'rev-list', `${from}..HEAD`], { cwd: ROOT }).stdout.toString().split('\n').filter(Boolean)
+  const later = Bun.spawnSync(['git', 'rev-list', `${from}..HEAD`], { cwd: ROOT })
+    .stdout.toString()
+    .split('\n')
+    .filter(Boolean)
   const commits = [from, ...later.map((c) => c.slice(0, 12))]
   return new RegExp(`^reelhouse ${version} \\(commit (${commits.join('|')})(-dirty)?\\)\n$`)
 }
@@ -276,10 +305,14 @@ export type Runner = (args: string[], options?: Omit<RunOptions, 'cli'>) => Prom
  */
 export const WAYS: [string, () => Promise<Runner>, boolean][] = [
   ['run() in this process', async () => runInProcess, true],
-  ...CLIS.map(([name, which]): [string, () => Promise<Runner>, boolean] => [name, async () => {
-    const cli = await which()
-    return (args, options = {}) => runCli(args, { ...options, cli })
-  }, false]),
+  ...CLIS.map(([name, which]): [string, () => Promise<Runner>, boolean] => [
+    name,
+    async () => {
+      const cli = await which()
+      return (args, options = {}) => runCli(args, { ...options, cli })
+    },
+    false,
+  ]),
 ]
 
 /** Lines of a text without the empty last one. */
@@ -299,7 +332,13 @@ export class Running {
   private pumps: Promise<void>[]
 
   constructor(cmd: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
-    this.child = spawn(cmd, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    this.child = spawn(cmd, {
+      cwd: options.cwd ?? ROOT,
+      env: cleanEnv(options.env),
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     running.add(this)
     this.pumps = [this.pump(this.child.stdout, 'stdout'), this.pump(this.child.stderr, 'stderr')]
     void this.child.exited.then(async (code) => {
@@ -307,7 +346,8 @@ export class Running {
       this.exitCode = code
       running.delete(this)
       // A crash is shown where it happened, whatever the test then reports (a refused connection, say).
-      if (CRASHES.has(String(this.child.signalCode))) console.error(`[test] ${cmd.join(' ')} crashed (${this.child.signalCode})\n${this.describe()}`)
+      if (CRASHES.has(String(this.child.signalCode)))
+        console.error(`[test] ${cmd.join(' ')} crashed (${this.child.signalCode})\n${this.describe()}`)
       this.notify()
     })
   }
@@ -333,7 +373,10 @@ export class Running {
         if (this.exitCode !== null)
           done(() => reject(new Error(`exited with ${this.exitCode} before ${pattern} on ${name}\n${this.describe()}`)))
       }
-      const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} on ${name} within ${bound} ms\n${this.describe()}`))), bound)
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`no ${pattern} on ${name} within ${bound} ms\n${this.describe()}`))),
+        bound,
+      )
       const done = (settle: () => void) => {
         clearTimeout(timer)
         this.listeners.delete(check)
@@ -390,16 +433,28 @@ export async function startServe(
 }
 
 /** A request to a running server with a key (or none), answering status and parsed JSON. */
-export async function call(server: Pick<Server, 'api'>, method: string, path: string, key: string | null, body?: unknown) {
+export async function call(
+  server: Pick<Server, 'api'>,
+  method: string,
+  path: string,
+  key: string | null,
+  body?: unknown,
+) {
   const headers: Record<string, string> = {}
   if (key !== null) headers.authorization = `Token ${key}`
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(`${server.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }).catch(async (error) => {
+  const response = await fetch(`${server.api}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch(async (error) => {
     // A server that is gone: say how it ended and what it wrote, not only that nothing answered.
     const proc = (server as Partial<Server>).proc
     if (!proc) throw error
     await Promise.race([proc.child.exited, Bun.sleep(1000)])
-    throw new Error(`${method} ${path}: ${(error as Error).message}; the server ${proc.exitCode === null ? 'still runs' : `exited with ${proc.exitCode} (${proc.child.signalCode ?? 'no signal'})`}\n${proc.describe()}`)
+    throw new Error(
+      `${method} ${path}: ${(error as Error).message}; the server ${proc.exitCode === null ? 'still runs' : `exited with ${proc.exitCode} (${proc.child.signalCode ?? 'no signal'})`}\n${proc.describe()}`,
+    )
   })
   return readResponse(response)
 }
@@ -428,16 +483,26 @@ export function rawRequest(port: number, request: string): Promise<RawReply> {
     Bun.connect({
       hostname: '127.0.0.1',
       port,
-      socket: { open: send, drain: send, data: (_, data) => void chunks.push(Buffer.from(data)), close: done, error: done },
+      socket: {
+        open: send,
+        drain: send,
+        data: (_, data) => void chunks.push(Buffer.from(data)),
+        close: done,
+        error: done,
+      },
     }).catch(reject)
   })
 }
 
 function parseReply(bytes: Buffer): RawReply {
   const end = bytes.indexOf('\r\n\r\n')
-  const [statusLine = '', ...lines] = bytes.subarray(0, end < 0 ? bytes.length : end).toString('latin1').split('\r\n')
+  const [statusLine = '', ...lines] = bytes
+    .subarray(0, end < 0 ? bytes.length : end)
+    .toString('latin1')
+    .split('\r\n')
   const headers: Record<string, string> = {}
-  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim()
+  for (const line of lines)
+    headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim()
   let body = end < 0 ? Buffer.alloc(0) : bytes.subarray(end + 4)
   if (headers['transfer-encoding'] === 'chunked') body = dechunk(body)
   const text = body.toString('utf8')

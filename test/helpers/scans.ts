@@ -17,12 +17,26 @@ export async function scanWorld() {
   const app = createApp(core)
   core.runner.start()
   return {
-    base: base as TestApp, core, app, root, device: device as { id: number }, show: show as { id: number },
+    base: base as TestApp,
+    core,
+    app,
+    root,
+    device: device as { id: number },
+    show: show as { id: number },
     /** A scan of the device (or of `paths`), queued as the watcher queues it and run to its end: its task row. */
     async scan(paths: string[] | null = null) {
-      const { id } = core.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths } })
+      const { id } = core.runner.enqueue(base.db, {
+        kind: 'scan',
+        target: { device: device.id },
+        production: null,
+        params: { device: device.id, paths },
+      })
       await core.runner.idle()
-      return base.db.$client.query<{ state: string; error: string; result: string }, [number]>('SELECT state, error, result FROM tasks WHERE id = ?').get(id)!
+      return base.db.$client
+        .query<{ state: string; error: string; result: string }, [number]>(
+          'SELECT state, error, result FROM tasks WHERE id = ?',
+        )
+        .get(id)!
     },
     /** A file at `rel` under the device's root, its folders made: its path. */
     file(rel: string, text = 'essence') {

@@ -23,7 +23,8 @@ export function pausedTasks() {
     rmSync(world!.t.dataDir, { recursive: true, force: true })
     rmSync(world!.outside, { recursive: true, force: true })
   })
-  const lastTask = () => world!.t.db.$client.query<Task, []>('SELECT id, state, error FROM tasks ORDER BY id DESC LIMIT 1').get()!
+  const lastTask = () =>
+    world!.t.db.$client.query<Task, []>('SELECT id, state, error FROM tasks ORDER BY id DESC LIMIT 1').get()!
   return {
     current: () => world!,
     lastTask,
@@ -36,7 +37,11 @@ export function pausedTasks() {
     /** Files at `bundle`, registered as a project of the production. */
     async project(bundle: string, files: Parameters<typeof makeTree>[1] = { 'edit.prproj': 'project' }) {
       makeTree(bundle, files)
-      const r = await world!.t.post('/api/projectassets/', { name: 'P', bundle_root: bundle, production_id: world!.show.id })
+      const r = await world!.t.post('/api/projectassets/', {
+        name: 'P',
+        bundle_root: bundle,
+        production_id: world!.show.id,
+      })
       expect(r.status).toBe(201)
       return r.json as { id: number; bundle_root: string }
     },

@@ -50,7 +50,8 @@ export const TEST_TMP = (() => {
  */
 export const OTHER_TMP = (() => {
   const dev = statSync(TEST_TMP).dev
-  for (const candidate of [tmpdir(), '/dev/shm']) if (usable(candidate) && statSync(candidate).dev !== dev) return candidate
+  for (const candidate of [tmpdir(), '/dev/shm'])
+    if (usable(candidate) && statSync(candidate).dev !== dev) return candidate
   return undefined
 })()
 

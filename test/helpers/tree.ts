@@ -1,6 +1,18 @@
 // Real folder trees for copy/delete tests, and a way to compare two of them.
 import { createHash } from 'node:crypto'
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, lstatSync, rmSync, symlinkSync, writeSync, existsSync } from 'node:fs'
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  lstatSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+  existsSync,
+} from 'node:fs'
 import { join } from 'node:path'
 
 /** Writes files: a string is the content, a number a size in bytes of patterned data. */
@@ -71,7 +83,12 @@ export function snapshot(root: string): Snapshot {
       if (rel) out[rel] = { kind: 'dir', mtime: Math.floor(s.mtimeMs) }
       for (const name of readdirSync(path).sort()) visit(rel ? `${rel}/${name}` : name)
     } else {
-      out[rel] = { kind: 'file', size: s.size, mtime: Math.floor(s.mtimeMs), hash: createHash('sha1').update(readFileSync(path)).digest('hex') }
+      out[rel] = {
+        kind: 'file',
+        size: s.size,
+        mtime: Math.floor(s.mtimeMs),
+        hash: createHash('sha1').update(readFileSync(path)).digest('hex'),
+      }
     }
   }
   visit('')

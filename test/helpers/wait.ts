@@ -3,7 +3,11 @@
  * turn of the event loop; a child process is polled every few milliseconds (`everyMs`) so the
  * test does not take the CPU the child needs.
  */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, options: { ms?: number; everyMs?: number } = {}) {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  options: { ms?: number; everyMs?: number } = {},
+) {
   const end = Date.now() + (options.ms ?? 30_000)
   while (!(await condition())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)

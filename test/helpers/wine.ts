@@ -17,8 +17,12 @@ import { join, relative } from 'node:path'
 import { spawn } from 'bun'
 
 /** The 64-bit Wine loader: Debian's /usr/lib/wine/wine64 (its `wine` script warns about wine32 on stderr), else wine64 or wine on PATH. */
-export const WINE = existsSync('/usr/lib/wine/wine64') ? '/usr/lib/wine/wine64' : (Bun.which('wine64') ?? Bun.which('wine') ?? undefined)
-const WINESERVER = existsSync('/usr/lib/wine/wineserver') ? '/usr/lib/wine/wineserver' : (Bun.which('wineserver') ?? undefined)
+export const WINE = existsSync('/usr/lib/wine/wine64')
+  ? '/usr/lib/wine/wine64'
+  : (Bun.which('wine64') ?? Bun.which('wine') ?? undefined)
+const WINESERVER = existsSync('/usr/lib/wine/wineserver')
+  ? '/usr/lib/wine/wineserver'
+  : (Bun.which('wineserver') ?? undefined)
 const MINGW = Bun.which('x86_64-w64-mingw32-gcc') ?? undefined
 
 const PREFIXES = join(tmpdir(), 'reelhouse-test-wine')
@@ -53,8 +57,18 @@ export function wineEnv(prefix: string, extra: Record<string, string> = {}): Rec
 }
 
 async function run(cmd: string[], env: Record<string, string>, boundMs: number): Promise<string> {
-  const child = spawn(cmd, { env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', timeout: boundMs })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const child = spawn(cmd, {
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: boundMs,
+  })
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   if (code !== 0) throw new Error(`${cmd.join(' ')} failed (${code}):\n${out}${err}`)
   return out
 }
@@ -96,10 +110,17 @@ export function winePrefix(): Promise<string> {
         if (WINESERVER) await run([WINESERVER, '--wait'], wineEnv(making), 60_000)
         const system32 = join(making, 'drive_c', 'windows', 'system32')
         if (!existsSync(join(system32, 'bcryptprimitives.dll'))) {
-          if (!MINGW) throw new Error(`${version} lacks bcryptprimitives.dll and MinGW is not installed to build it (Debian: apt-get install gcc-mingw-w64-x86-64)`)
+          if (!MINGW)
+            throw new Error(
+              `${version} lacks bcryptprimitives.dll and MinGW is not installed to build it (Debian: apt-get install gcc-mingw-w64-x86-64)`,
+            )
           const source = join(making, 'bcryptprimitives.c')
           writeFileSync(source, SHIM)
-          await run([MINGW, '-shared', '-O2', '-o', join(system32, 'bcryptprimitives.dll'), source, '-ladvapi32'], {}, 60_000)
+          await run(
+            [MINGW, '-shared', '-O2', '-o', join(system32, 'bcryptprimitives.dll'), source, '-ladvapi32'],
+            {},
+            60_000,
+          )
           rmSync(source)
         }
         renameSync(making, folder)
@@ -130,4 +151,5 @@ export function windowsPath(prefixPath: string, path: string): string {
 }
 
 /** Reads a file of the prefix by its Windows path on C:. */
-export const readOnC = (prefixPath: string, windows: string) => readFileSync(join(prefixPath, 'drive_c', ...windows.replace(/^C:\\/i, '').split('\\')))
+export const readOnC = (prefixPath: string, windows: string) =>
+  readFileSync(join(prefixPath, 'drive_c', ...windows.replace(/^C:\\/i, '').split('\\')))

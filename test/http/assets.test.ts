@@ -76,8 +76,32 @@ function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: 
 
 /** The ten fields of api.md 2.7 and status_approval (issue 19), taken from a single-record answer. */
 function listed(detail: Record<string, unknown>) {
-  const { id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval } = detail
-  return { id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval }
+  const {
+    id,
+    name,
+    description,
+    production,
+    status_asset,
+    path_file,
+    device,
+    is_archive,
+    is_production,
+    meta_field_store,
+    status_approval,
+  } = detail
+  return {
+    id,
+    name,
+    description,
+    production,
+    status_asset,
+    path_file,
+    device,
+    is_archive,
+    is_production,
+    meta_field_store,
+    status_approval,
+  }
 }
 
 describe.each(KINDS)('%s assets', (kind) => {
@@ -146,7 +170,13 @@ describe.each(KINDS)('%s assets', (kind) => {
   })
 
   test('a date that is not one: 400 invalid at its field', async () => {
-    for (const [field, value] of [['date_crt', 'yesterday'], ['date_crt', '2024-02-30'], ['date_crt', '2024-13-01'], ['date_del', '31.12.2030'], ['date_del', '']] as const) {
+    for (const [field, value] of [
+      ['date_crt', 'yesterday'],
+      ['date_crt', '2024-02-30'],
+      ['date_crt', '2024-13-01'],
+      ['date_del', '31.12.2030'],
+      ['date_del', ''],
+    ] as const) {
       const r = await t.post(base, { name: 'dated', path_file: freshPath(kind), production: show.id, [field]: value })
       expectError(r, 400, 'invalid', { pointer: `/${field}` })
     }
@@ -155,12 +185,22 @@ describe.each(KINDS)('%s assets', (kind) => {
   test('production_name names the production; production (the id) wins when both are given', async () => {
     const byName = await t.post(base, { name: 'by name', path_file: freshPath(kind), production_name: 'Other' })
     expect([byName.status, byName.json.production]).toEqual([201, other.id])
-    const both = await t.post(base, { name: 'both', path_file: freshPath(kind), production: show.id, production_name: 'Other' })
+    const both = await t.post(base, {
+      name: 'both',
+      path_file: freshPath(kind),
+      production: show.id,
+      production_name: 'Other',
+    })
     expect([both.status, both.json.production]).toEqual([201, show.id])
   })
 
   test('an unknown production id is 400 invalid at /production even with a good production_name', async () => {
-    const r = await t.post(base, { name: 'x', path_file: freshPath(kind), production: 999_999, production_name: 'Show' })
+    const r = await t.post(base, {
+      name: 'x',
+      path_file: freshPath(kind),
+      production: 999_999,
+      production_name: 'Show',
+    })
     expectError(r, 400, 'invalid', { pointer: '/production' })
     const n = await t.post(base, { name: 'x', path_file: freshPath(kind), production_name: 'No Such Show' })
     expectError(n, 400, 'invalid', { pointer: '/production_name' })
@@ -180,10 +220,21 @@ describe.each(KINDS)('%s assets', (kind) => {
 
   test('path_file is cleaned of . and .. and must lie on a device, naming a file', async () => {
     const clean = `${root}/Show/cleaned-${kind}.${EXT[kind]}`
-    const r = await t.post(base, { name: 'dotted', path_file: `${root}/Show/./sub/../cleaned-${kind}.${EXT[kind]}`, production: show.id })
+    const r = await t.post(base, {
+      name: 'dotted',
+      path_file: `${root}/Show/./sub/../cleaned-${kind}.${EXT[kind]}`,
+      production: show.id,
+    })
     expect([r.status, r.json.path_file]).toEqual([201, clean])
 
-    for (const path_file of ['/nowhere/at/all.wav', `${root}/../outside.${EXT[kind]}`, 'relative/clip.wav', `${root}/Show/folder/`, root, `${root}/`]) {
+    for (const path_file of [
+      '/nowhere/at/all.wav',
+      `${root}/../outside.${EXT[kind]}`,
+      'relative/clip.wav',
+      `${root}/Show/folder/`,
+      root,
+      `${root}/`,
+    ]) {
       const bad = await t.post(base, { name: 'bad path', path_file, production: show.id })
       expectError(bad, 400, 'invalid', { pointer: '/path_file' })
     }
@@ -192,9 +243,13 @@ describe.each(KINDS)('%s assets', (kind) => {
   test('the same path_file twice in one kind: 400 unique at /path_file, also when spelled differently', async () => {
     const path_file = freshPath(kind, 'twice')
     expect((await t.post(base, { name: 'first', path_file, production: show.id })).status).toBe(201)
-    expectError(await t.post(base, { name: 'second', path_file, production: other.id }), 400, 'unique', { pointer: '/path_file' })
+    expectError(await t.post(base, { name: 'second', path_file, production: other.id }), 400, 'unique', {
+      pointer: '/path_file',
+    })
     const respelled = path_file.replace(`${root}/Show/`, `${root}/Other/../Show/`)
-    expectError(await t.post(base, { name: 'third', path_file: respelled, production: show.id }), 400, 'unique', { pointer: '/path_file' })
+    expectError(await t.post(base, { name: 'third', path_file: respelled, production: show.id }), 400, 'unique', {
+      pointer: '/path_file',
+    })
   })
 
   test('path_file filter: exact match only, with X-Total-Count', async () => {
@@ -206,7 +261,13 @@ describe.each(KINDS)('%s assets', (kind) => {
     expect(hit.json).toEqual([listed(created.json)])
     expect(hit.headers.get('x-total-count')).toBe('1')
 
-    for (const near of [path_file.slice(0, -1), `${path_file}x`, path_file.toUpperCase(), `${root}/Show/`, `${root}/Show/./filter me #1 & ü 🎬-${kind}.${EXT[kind]}`]) {
+    for (const near of [
+      path_file.slice(0, -1),
+      `${path_file}x`,
+      path_file.toUpperCase(),
+      `${root}/Show/`,
+      `${root}/Show/./filter me #1 & ü 🎬-${kind}.${EXT[kind]}`,
+    ]) {
       const miss = await t.get(`${base}?path_file=${encodeURIComponent(near)}`)
       expect([near, miss.status, miss.json, miss.headers.get('x-total-count')]).toEqual([near, 200, [], '0'])
     }
@@ -221,7 +282,11 @@ describe('the three kinds are separate', () => {
   test("one kind's id under another kind's path is 404, and lists hold only their kind", async () => {
     const ids = {} as Record<Kind, number>
     for (const kind of KINDS) {
-      const r = await t.post(`/api/${kind}assets/`, { name: `sep ${kind}`, path_file: freshPath(kind, 'sep'), production: show.id })
+      const r = await t.post(`/api/${kind}assets/`, {
+        name: `sep ${kind}`,
+        path_file: freshPath(kind, 'sep'),
+        production: show.id,
+      })
       expect(r.status).toBe(201)
       ids[kind] = r.json.id
     }
@@ -273,10 +338,19 @@ describe('meta_field_store', () => {
 
   beforeAll(async () => {
     for (const [contentType, fields] of Object.entries(FIELDS)) {
-      const set = await t.post('/api/custommetadatasets/', { name: `set ${contentType}`, description: '', content_type: Number(contentType) })
+      const set = await t.post('/api/custommetadatasets/', {
+        name: `set ${contentType}`,
+        description: '',
+        content_type: Number(contentType),
+      })
       expect(set.status).toBe(201)
       for (const { key, rule } of fields) {
-        const f = await t.post('/api/custommetadata/', { key, value: key, custom_metadata_set: set.json.id, ...(rule ? { validation_rule: rule } : {}) })
+        const f = await t.post('/api/custommetadata/', {
+          key,
+          value: key,
+          custom_metadata_set: set.json.id,
+          ...(rule ? { validation_rule: rule } : {}),
+        })
         expect(f.status).toBe(200)
       }
     }
@@ -284,12 +358,18 @@ describe('meta_field_store', () => {
 
   test('the fields are listed for every content type, and filtered by content type name or id', async () => {
     const all = await t.get('/api/custommetadata/')
-    expect(all.json.map((f: { key: string }) => f.key)).toEqual(Object.values(FIELDS).flatMap((fields) => fields.map((f) => f.key)))
+    expect(all.json.map((f: { key: string }) => f.key)).toEqual(
+      Object.values(FIELDS).flatMap((fields) => fields.map((f) => f.key)),
+    )
     for (const [contentType, fields] of Object.entries(FIELDS)) {
       const name = ['', 'projectasset', 'audioasset', 'imageasset', 'videoasset'][Number(contentType)]
       const keys = fields.map((f) => f.key)
-      expect((await t.get(`/api/custommetadata/?content_type_name=${name}`)).json.map((f: { key: string }) => f.key)).toEqual(keys)
-      expect((await t.get(`/api/custommetadata/?content_type_id=${contentType}`)).json.map((f: { key: string }) => f.key)).toEqual(keys)
+      expect(
+        (await t.get(`/api/custommetadata/?content_type_name=${name}`)).json.map((f: { key: string }) => f.key),
+      ).toEqual(keys)
+      expect(
+        (await t.get(`/api/custommetadata/?content_type_id=${contentType}`)).json.map((f: { key: string }) => f.key),
+      ).toEqual(keys)
     }
   })
 
@@ -312,7 +392,8 @@ describe('meta_field_store', () => {
         .filter(([ct]) => Number(ct) !== CONTENT_TYPE[kind])
         .flatMap(([, fields]) => fields.map((f) => f.key))
       expect(foreign.length).toBeGreaterThan(3)
-      for (const key of foreign) expectError(await post({ [key]: 'x' }), 400, 'invalid', { pointer: `/meta_field_store/${key}` })
+      for (const key of foreign)
+        expectError(await post({ [key]: 'x' }), 400, 'invalid', { pointer: `/meta_field_store/${key}` })
     })
 
     test('an unknown key is invalid; a / or ~ in it is escaped in the pointer', async () => {
@@ -350,7 +431,12 @@ describe('meta_field_store', () => {
 
   test('the rule of a field is checked against the text of a number or boolean value', async () => {
     const post = (meta_field_store: unknown) =>
-      t.post('/api/audioassets/', { name: 'with metadata', path_file: freshPath('audio', 'meta'), production: show.id, meta_field_store })
+      t.post('/api/audioassets/', {
+        name: 'with metadata',
+        path_file: freshPath('audio', 'meta'),
+        production: show.id,
+        meta_field_store,
+      })
     expect((await post({ 'audio.bpm': 98 })).status).toBe(201)
     expectError(await post({ 'audio.bpm': 9.5 }), 400, 'invalid', { pointer: '/meta_field_store/audio.bpm' })
     expectError(await post({ 'audio.bpm': true }), 400, 'invalid', { pointer: '/meta_field_store/audio.bpm' })
@@ -378,7 +464,13 @@ describe('hold durations set date_del of new assets', () => {
 
   test('the rules are listed whole without filters, and by asset_type and context_type', async () => {
     const all = (await t.get('/api/assetholddurations/')).json
-    expect(all.map((r: { asset_type: string; context_type: string; duration: number }) => [r.asset_type, r.context_type, r.duration])).toEqual([
+    expect(
+      all.map((r: { asset_type: string; context_type: string; duration: number }) => [
+        r.asset_type,
+        r.context_type,
+        r.duration,
+      ]),
+    ).toEqual([
       ['videoasset', 'production', 30],
       ['audioasset', 'production', 10],
       ['audioasset', 'device', 2],
@@ -390,23 +482,40 @@ describe('hold durations set date_del of new assets', () => {
   })
 
   test('the production rule applies when no device rule matches', async () => {
-    const r = await t.post('/api/videoassets/', { name: 'held', path_file: `${heldRoot}/Held/a.mov`, production: held.id })
+    const r = await t.post('/api/videoassets/', {
+      name: 'held',
+      path_file: `${heldRoot}/Held/a.mov`,
+      production: held.id,
+    })
     expect(r.status).toBe(201)
     expect(r.json.date_del).toMatch(TIMESTAMP)
     expect(days(r.json.date_add, r.json.date_del)).toBe(30)
   })
 
   test('a device rule wins over the production rule', async () => {
-    const r = await t.post('/api/audioassets/', { name: 'held', path_file: `${heldRoot}/Held/a.wav`, production: held.id })
+    const r = await t.post('/api/audioassets/', {
+      name: 'held',
+      path_file: `${heldRoot}/Held/a.wav`,
+      production: held.id,
+    })
     expect(r.status).toBe(201)
     expect(r.json.device).toBe(heldDevice.id)
     expect(days(r.json.date_add, r.json.date_del)).toBe(2)
   })
 
   test('no rule: date_del stays null; a given date_del wins over a rule', async () => {
-    const none = await t.post('/api/imageassets/', { name: 'kept', path_file: `${heldRoot}/Held/a.png`, production: held.id })
+    const none = await t.post('/api/imageassets/', {
+      name: 'kept',
+      path_file: `${heldRoot}/Held/a.png`,
+      production: held.id,
+    })
     expect([none.status, none.json.date_del]).toEqual([201, null])
-    const given = await t.post('/api/videoassets/', { name: 'given', path_file: `${heldRoot}/Held/b.mov`, production: held.id, date_del: '2040-06' })
+    const given = await t.post('/api/videoassets/', {
+      name: 'given',
+      path_file: `${heldRoot}/Held/b.mov`,
+      production: held.id,
+      date_del: '2040-06',
+    })
     expect([given.status, given.json.date_del]).toEqual([201, '2040-06-01T00:00:00.000000Z'])
   })
 })
@@ -415,7 +524,17 @@ describe('import logs', () => {
   const logs: Record<string, unknown>[] = []
 
   /** Import logs are written by the import endpoint; these tests put rows in directly. */
-  function insertLog(row: { asset_type: string; asset_path: string; status: string; error?: string; warning?: object; payload?: string; asset_config?: object; asset_import_id?: number | null; production: number | null }) {
+  function insertLog(row: {
+    asset_type: string
+    asset_path: string
+    status: string
+    error?: string
+    warning?: object
+    payload?: string
+    asset_config?: object
+    asset_import_id?: number | null
+    production: number | null
+  }) {
     const now = '2026-01-02T03:04:05.123456Z'
     const inserted = t.db.$client
       .query<{ id: number }, (string | number | null)[]>(
@@ -423,8 +542,17 @@ describe('import logs', () => {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       )
       .get(
-        row.asset_type, row.asset_path, row.status, row.error ?? '', JSON.stringify(row.warning ?? {}), row.payload ?? '{}',
-        JSON.stringify(row.asset_config ?? {}), row.asset_import_id ?? null, row.production, now, now,
+        row.asset_type,
+        row.asset_path,
+        row.status,
+        row.error ?? '',
+        JSON.stringify(row.warning ?? {}),
+        row.payload ?? '{}',
+        JSON.stringify(row.asset_config ?? {}),
+        row.asset_import_id ?? null,
+        row.production,
+        now,
+        now,
       )!
     const api = {
       id: inserted.id,
@@ -442,10 +570,36 @@ describe('import logs', () => {
   }
 
   beforeAll(() => {
-    insertLog({ asset_type: 'videoasset', asset_path: `${root}/Show/a.mov`, status: 'asset_creation_completed', asset_import_id: 1, production: show.id, payload: '{"type":"video"}' })
-    insertLog({ asset_type: 'videoasset', asset_path: `${root}/Show/a.mov`, status: 'import_completed', warning: { ffmpeg: 'ffmpeg was not found' }, asset_config: { move_asset: false }, production: show.id })
-    insertLog({ asset_type: 'audioasset', asset_path: `${root}/Other/b.wav`, status: 'import_failed', error: 'The file was not found on the device.', production: other.id })
-    insertLog({ asset_type: 'imageasset', asset_path: 'relative/c.png', status: 'path_file must be absolute', error: 'path_file must be absolute', production: null })
+    insertLog({
+      asset_type: 'videoasset',
+      asset_path: `${root}/Show/a.mov`,
+      status: 'asset_creation_completed',
+      asset_import_id: 1,
+      production: show.id,
+      payload: '{"type":"video"}',
+    })
+    insertLog({
+      asset_type: 'videoasset',
+      asset_path: `${root}/Show/a.mov`,
+      status: 'import_completed',
+      warning: { ffmpeg: 'ffmpeg was not found' },
+      asset_config: { move_asset: false },
+      production: show.id,
+    })
+    insertLog({
+      asset_type: 'audioasset',
+      asset_path: `${root}/Other/b.wav`,
+      status: 'import_failed',
+      error: 'The file was not found on the device.',
+      production: other.id,
+    })
+    insertLog({
+      asset_type: 'imageasset',
+      asset_path: 'relative/c.png',
+      status: 'path_file must be absolute',
+      error: 'path_file must be absolute',
+      production: null,
+    })
   })
 
   test('the list holds every log with the nine fields of api.md 2.8, by id', async () => {

@@ -22,7 +22,8 @@ const cli = async (...args: string[]) => {
   expect(r.code).toBe(0)
 }
 const status = async (key: string, path = '/api/devices/') => (await t.get(path, { key })).status
-const productionIds = async (key: string) => (await t.get('/api/productions/', { key })).json.map((p: { id: number }) => p.id)
+const productionIds = async (key: string) =>
+  (await t.get('/api/productions/', { key })).json.map((p: { id: number }) => p.id)
 
 test('token revoke by the CLI (another process): the next request with that key is 401, the other key goes on', async () => {
   const gone = t.makeUser('revokee')
@@ -80,7 +81,9 @@ test('a production deleted with its access rows (ON DELETE CASCADE): the princip
   t.users.grant('cascade', String(gone.id), 'read')
   expect(await productionIds(key)).toEqual([gone.id])
   t.db.$client.run('DELETE FROM productions WHERE id = ?', [gone.id])
-  expect(t.db.$client.query('SELECT count(*) AS n FROM production_access WHERE production_id = ?').get(gone.id)).toEqual({ n: 0 })
+  expect(
+    t.db.$client.query('SELECT count(*) AS n FROM production_access WHERE production_id = ?').get(gone.id),
+  ).toEqual({ n: 0 })
   expect(t.core.users.authenticate(key)!.readable.has(gone.id)).toBe(false)
 })
 
@@ -112,6 +115,8 @@ test('a table rebuilt (its triggers dropped with it) is watched again', () => {
   })()
   client.run('PRAGMA foreign_keys = ON')
   expect(t.users.authenticate(key)!.perms.has('browser.add_device')).toBe(false)
-  client.run("INSERT INTO user_permissions (user_id, codename) SELECT id, 'browser.add_device' FROM users WHERE username = 'rebuilt'")
+  client.run(
+    "INSERT INTO user_permissions (user_id, codename) SELECT id, 'browser.add_device' FROM users WHERE username = 'rebuilt'",
+  )
   expect(t.users.authenticate(key)!.perms.has('browser.add_device')).toBe(true)
 })

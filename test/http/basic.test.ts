@@ -29,7 +29,8 @@ function appWith(passwords: PasswordOptions) {
 }
 
 /** Argon2id with the least work it takes (a hash carries its own cost): for the tests of the slow-down, which send dozens of attempts. */
-const cheapHash = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 8, timeCost: 1 })
+const cheapHash = (password: string) =>
+  Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 8, timeCost: 1 })
 
 /** Bun's verifier, counted. */
 function countedVerify() {
@@ -47,7 +48,8 @@ describe('Basic with a key or a password', () => {
   const bobKey = t.makeUser('bob')
   let ready: Promise<void> | undefined
   // Hashed once for the describe block (Argon2 takes a while), before the first test needs it.
-  const setUp = () => (ready ??= hashPassword('correct horse: battery').then((hash) => void t.users.setPassword('ana', hash)))
+  const setUp = () =>
+    (ready ??= hashPassword('correct horse: battery').then((hash) => void t.users.setPassword('ana', hash)))
   afterAll(() => t.cleanup())
   const as = (authorization: string, path = '/api/devices/') => t.get(path, { headers: { authorization } })
 
@@ -63,7 +65,11 @@ describe('Basic with a key or a password', () => {
     const r = await as(basic('ana:correct horse: battery'))
     expect({ status: r.status, json: r.json }).toEqual({ status: 200, json: [] })
     // The user is the one named: ana may not create devices, the admin may.
-    const post = await t.post('/api/devices/', { name: 'x', path: '/tmp' }, { headers: { authorization: basic('ana:correct horse: battery') } })
+    const post = await t.post(
+      '/api/devices/',
+      { name: 'x', path: '/tmp' },
+      { headers: { authorization: basic('ana:correct horse: battery') } },
+    )
     expectError(post, 403, 'permission_denied')
   })
 
@@ -115,7 +121,8 @@ describe('Basic with a key or a password', () => {
   })
 
   test('health, ping and docs need no credentials: failing Basic ones are not looked at', async () => {
-    for (const path of ['/api/health', '/api/ping/', '/api/docs/json']) expect((await as(basic('ana:wrong'), path)).status).toBeLessThan(300)
+    for (const path of ['/api/health', '/api/ping/', '/api/docs/json'])
+      expect((await as(basic('ana:wrong'), path)).status).toBeLessThan(300)
   })
 
   test('a revoked key no longer logs in, from the next request', async () => {
@@ -282,7 +289,11 @@ describe('failures count per name and client address, and per address: never per
     expect(held.waits.map((w) => w.ms)).toEqual([1000, 2000])
 
     // From another address: verified at once, right or wrong; no turn is taken.
-    const elsewhere = [attempt('ana-pw', '192.0.2.10'), attempt('typo', '192.0.2.11'), attempt('ana-pw', '2001:db8::10')]
+    const elsewhere = [
+      attempt('ana-pw', '192.0.2.10'),
+      attempt('typo', '192.0.2.11'),
+      attempt('ana-pw', '2001:db8::10'),
+    ]
     expect(held.waits).toHaveLength(2)
     expect((await Promise.all(elsewhere)).map((user) => user?.username)).toEqual(['ana', undefined, 'ana'])
 
@@ -297,10 +308,12 @@ describe('failures count per name and client address, and per address: never per
     app = appWith({ wait: held.wait, now: () => 1_000_000, verify: async (password) => password === 'right' })
     app.t.makeUser('ana')
     app.users.setPassword('ana', await cheapHash('right'))
-    const attempt = (name: string, secret: string, address: string) => app!.users.authenticateBasic(name, secret, address)
+    const attempt = (name: string, secret: string, address: string) =>
+      app!.users.authenticateBasic(name, secret, address)
 
     // A different name each time: no name from that address reaches its own 10.
-    for (let i = 0; i < ADDRESS_FREE_FAILURES; i++) expect(await attempt(`user${i}`, 'guess', '192.0.2.66')).toBeUndefined()
+    for (let i = 0; i < ADDRESS_FREE_FAILURES; i++)
+      expect(await attempt(`user${i}`, 'guess', '192.0.2.66')).toBeUndefined()
     expect(held.waits).toEqual([])
     const next = attempt('someone', 'guess', '192.0.2.66')
     const own = attempt('ana', 'right', '192.0.2.66')
@@ -320,7 +333,14 @@ describe('failures count per name and client address, and per address: never per
 function getFrom(port: number, from: string, credentials: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: '127.0.0.1', port, path: '/api/devices/', localAddress: from, agent: false, headers: { authorization: basic(credentials) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/devices/',
+        localAddress: from,
+        agent: false,
+        headers: { authorization: basic(credentials) },
+      },
       (response) => {
         response.resume()
         response.on('end', () => resolve(response.statusCode!))
@@ -332,7 +352,7 @@ function getFrom(port: number, from: string, credentials: string): Promise<numbe
 }
 
 // Every address of 127.0.0.0/8 is this machine's on Linux; macOS answers 127.0.0.1 alone.
-describe.skipIf(process.platform !== 'linux')('over HTTP, the address is the connection\'s', () => {
+describe.skipIf(process.platform !== 'linux')("over HTTP, the address is the connection's", () => {
   const held = heldWait()
   const t = testApp()
   const users = createUsers(t.db, { passwords: { wait: held.wait } })
@@ -357,7 +377,10 @@ describe.skipIf(process.platform !== 'linux')('over HTTP, the address is the con
     expect(await getFrom(port, '127.0.0.2', 'ana:ana-pw')).toBe(401)
 
     // From 127.0.0.1, with every turn of the flood still held: answered, with no turn taken.
-    const first = await Promise.race([getFrom(port, '127.0.0.1', 'ana:ana-pw').then((status) => ({ status })), held.reached(31).then(() => 'held')])
+    const first = await Promise.race([
+      getFrom(port, '127.0.0.1', 'ana:ana-pw').then((status) => ({ status })),
+      held.reached(31).then(() => 'held'),
+    ])
     expect(first).toEqual({ status: 200 })
     expect(held.waits).toHaveLength(30)
 

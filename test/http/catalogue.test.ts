@@ -13,10 +13,24 @@ const q = (value: string) => encodeURIComponent(value)
 
 /** Every field of a device as POST /devices/ fills it in when only name and path are sent. */
 const deviceDefaults = (id: number, name: string, path: string) => ({
-  id, name, display_name: name, path, is_internal: false, is_archive: false, autoshot_detection: false,
-  allow_direct_writing: true, recieve_xml_meta: false, protocol: 'file', anonymous: false, server: null,
-  username: null, password: null, transcoding_profile: null, archive_connector: null,
-  passthrough_profiles: [], write_permission_groups: [],
+  id,
+  name,
+  display_name: name,
+  path,
+  is_internal: false,
+  is_archive: false,
+  autoshot_detection: false,
+  allow_direct_writing: true,
+  recieve_xml_meta: false,
+  protocol: 'file',
+  anonymous: false,
+  server: null,
+  username: null,
+  password: null,
+  transcoding_profile: null,
+  archive_connector: null,
+  passthrough_profiles: [],
+  write_permission_groups: [],
 })
 
 describe('devices', () => {
@@ -35,9 +49,21 @@ describe('devices', () => {
     const profile = await t.post('/api/transcodingprofiles/', { name: 'device-profile' })
     const root = dirs.make()
     const body = {
-      name: 'nas', display_name: 'The NAS', path: `${root}/`, is_internal: true, is_archive: true, autoshot_detection: true,
-      allow_direct_writing: false, recieve_xml_meta: true, protocol: 'smb', anonymous: true, server: 'nas.local',
-      username: 'editor', transcoding_profile: profile.json.id, archive_connector: 'lto', passthrough_profiles: [profile.json.id],
+      name: 'nas',
+      display_name: 'The NAS',
+      path: `${root}/`,
+      is_internal: true,
+      is_archive: true,
+      autoshot_detection: true,
+      allow_direct_writing: false,
+      recieve_xml_meta: true,
+      protocol: 'smb',
+      anonymous: true,
+      server: 'nas.local',
+      username: 'editor',
+      transcoding_profile: profile.json.id,
+      archive_connector: 'lto',
+      passthrough_profiles: [profile.json.id],
       write_permission_groups: ['editors'],
     }
     const r = await t.post('/api/devices/', body)
@@ -63,7 +89,9 @@ describe('devices', () => {
     expect(list.json).toEqual([one.json])
     for (const reply of [r, one, list]) expect(reply.text).not.toContain('s3cret')
     // The password reaches the database (it is needed to mount the share).
-    const stored = t.db.$client.query<{ password: string }, [number]>('SELECT password FROM devices WHERE id = ?').get(r.json.id)
+    const stored = t.db.$client
+      .query<{ password: string }, [number]>('SELECT password FROM devices WHERE id = ?')
+      .get(r.json.id)
     expect(stored?.password).toBe('s3cret!')
   })
 
@@ -84,7 +112,17 @@ describe('devices', () => {
   })
 
   test('a relative or otherwise bad path is 400 invalid at /path', async () => {
-    for (const path of ['relative/path', './here', '../up', '~/media', 'C:\\media', ' /leading-space', 'a\0b', '/nul\0/x', '']) {
+    for (const path of [
+      'relative/path',
+      './here',
+      '../up',
+      '~/media',
+      'C:\\media',
+      ' /leading-space',
+      'a\0b',
+      '/nul\0/x',
+      '',
+    ]) {
       const r = await t.post('/api/devices/', { name: `bad-path-${path.length}`, path })
       if (r.status !== 400) throw new Error(`${JSON.stringify(path)}: ${r.status} ${r.text}`)
       expectError(r, 400, 'invalid', { pointer: '/path' })
@@ -100,7 +138,9 @@ describe('devices', () => {
     const root = dirs.make()
     expect((await t.post('/api/devices/', { name: 'first-here', path: root })).status).toBe(201)
     for (const [i, path] of [`${root}/`, `${root}/x/..`, `${root}//`].entries()) {
-      expectError(await t.post('/api/devices/', { name: `second-here-${i}`, path }), 400, 'unique', { pointer: '/path' })
+      expectError(await t.post('/api/devices/', { name: `second-here-${i}`, path }), 400, 'unique', {
+        pointer: '/path',
+      })
     }
   })
 
@@ -159,12 +199,30 @@ describe('productions', () => {
     const r = await t.post('/api/productions/', { name: 'Big Film', storage_root: `${root}/films/big` })
     expect(r.status).toBe(201)
     expect(r.json).toEqual({
-      id: r.json.id, name: 'Big Film', codename: 'big-film', company: '', storage_root: `${root}/films/big/`,
-      proxy_root: `${root}/films/big/proxies/`, proxy_url: '', upload_root: null, move_uploads: false,
-      upload_device: device, audioasset_device: device, imageasset_device: device, videoasset_device: device,
+      id: r.json.id,
+      name: 'Big Film',
+      codename: 'big-film',
+      company: '',
+      storage_root: `${root}/films/big/`,
+      proxy_root: `${root}/films/big/proxies/`,
+      proxy_url: '',
+      upload_root: null,
+      move_uploads: false,
+      upload_device: device,
+      audioasset_device: device,
+      imageasset_device: device,
+      videoasset_device: device,
       // What the medialoopster client needs (docs/api.md, Productions): the admin's rights, no member.
-      can_write: true, can_delete_assets: true, members: [], san_mount: '', export_type: '', default_approval_status: 0,
-      direct_attached_site: 1, network_attached_site: [], member_groups: [], projectasset_device: null,
+      can_write: true,
+      can_delete_assets: true,
+      members: [],
+      san_mount: '',
+      export_type: '',
+      default_approval_status: 0,
+      direct_attached_site: 1,
+      network_attached_site: [],
+      member_groups: [],
+      projectasset_device: null,
     })
     expect(device.password).toBe('********')
     expect(statSync(`${root}/films/big`).isDirectory()).toBe(true)
@@ -174,12 +232,19 @@ describe('productions', () => {
   test('an existing storage folder is fine, and optional fields are taken from the body', async () => {
     mkdirSync(`${root}/existing`)
     const r = await t.post('/api/productions/', {
-      name: 'Existing', storage_root: `${root}/existing/`, codename: 'exist_1', company: 'ACME', proxy_root: `${root}/proxies/exist`,
+      name: 'Existing',
+      storage_root: `${root}/existing/`,
+      codename: 'exist_1',
+      company: 'ACME',
+      proxy_root: `${root}/proxies/exist`,
       proxy_url: 'https://proxies.example.com/exist/',
     })
     expect(r.status).toBe(201)
     expect(r.json).toMatchObject({
-      codename: 'exist_1', company: 'ACME', storage_root: `${root}/existing/`, proxy_root: `${root}/proxies/exist/`,
+      codename: 'exist_1',
+      company: 'ACME',
+      storage_root: `${root}/existing/`,
+      proxy_root: `${root}/proxies/exist/`,
       proxy_url: 'https://proxies.example.com/exist/',
     })
   })
@@ -192,7 +257,9 @@ describe('productions', () => {
       errorEntry(400, 'required', { pointer: '/storage_root' }),
     ])
     expectError(await t.post('/api/productions/', { name: 'No root' }), 400, 'required', { pointer: '/storage_root' })
-    expectError(await t.post('/api/productions/', { storage_root: `${root}/noname` }), 400, 'required', { pointer: '/name' })
+    expectError(await t.post('/api/productions/', { storage_root: `${root}/noname` }), 400, 'required', {
+      pointer: '/name',
+    })
   })
 
   test('storage_root must lie on a device; nothing is made on disk otherwise', async () => {
@@ -240,7 +307,7 @@ describe('productions', () => {
       'Straße am Meer': 'strasse-am-meer',
       'Łódź Nights': 'lodz-nights',
       'Ночная смена': 'nochnaya-smena',
-      'Νύχτα': 'nyxta',
+      Νύχτα: 'nyxta',
       'Æon & Co': 'aeon-co',
     }
     const made: Record<string, string> = {}
@@ -260,14 +327,26 @@ describe('productions', () => {
 
   test('a taken name is 400 unique at /name; a taken codename 400 unique at /codename', async () => {
     expect((await t.post('/api/productions/', { name: 'Twin', storage_root: `${root}/twin-a` })).status).toBe(201)
-    expectError(await t.post('/api/productions/', { name: 'Twin', storage_root: `${root}/twin-b` }), 400, 'unique', { pointer: '/name' })
-    expectError(await t.post('/api/productions/', { name: 'Not twin', codename: 'twin', storage_root: `${root}/twin-c` }), 400, 'unique', { pointer: '/codename' })
+    expectError(await t.post('/api/productions/', { name: 'Twin', storage_root: `${root}/twin-b` }), 400, 'unique', {
+      pointer: '/name',
+    })
+    expectError(
+      await t.post('/api/productions/', { name: 'Not twin', codename: 'twin', storage_root: `${root}/twin-c` }),
+      400,
+      'unique',
+      { pointer: '/codename' },
+    )
     expect(existsSync(`${root}/twin-b`)).toBe(false)
   })
 
   test('a codename that is not a slug is 400 invalid', async () => {
     for (const codename of ['Has Space', 'UPPER', '-lead', '']) {
-      expectError(await t.post('/api/productions/', { name: `Bad code ${codename}`, codename, storage_root: `${root}/bc` }), 400, 'invalid', { pointer: '/codename' })
+      expectError(
+        await t.post('/api/productions/', { name: `Bad code ${codename}`, codename, storage_root: `${root}/bc` }),
+        400,
+        'invalid',
+        { pointer: '/codename' },
+      )
     }
   })
 
@@ -275,24 +354,42 @@ describe('productions', () => {
     mkdirSync(`${root}/nested`)
     const nested = await t.post('/api/devices/', { name: 'nested-disk', path: `${root}/nested` })
     expect(nested.status).toBe(201)
-    const r = await t.post('/api/productions/', { name: 'Nested', storage_root: `${root}/nested/show`, upload_device: device.id })
+    const r = await t.post('/api/productions/', {
+      name: 'Nested',
+      storage_root: `${root}/nested/show`,
+      upload_device: device.id,
+    })
     expect(r.status).toBe(201)
     expect(r.json).toMatchObject({
-      upload_device: device, audioasset_device: nested.json, imageasset_device: nested.json, videoasset_device: nested.json,
+      upload_device: device,
+      audioasset_device: nested.json,
+      imageasset_device: nested.json,
+      videoasset_device: nested.json,
     })
     const all = await t.post('/api/productions/', {
-      name: 'All set', storage_root: `${root}/allset`, upload_device: nested.json.id, audioasset_device: nested.json.id,
-      imageasset_device: device.id, videoasset_device: nested.json.id,
+      name: 'All set',
+      storage_root: `${root}/allset`,
+      upload_device: nested.json.id,
+      audioasset_device: nested.json.id,
+      imageasset_device: device.id,
+      videoasset_device: nested.json.id,
     })
     expect(all.json).toMatchObject({
-      upload_device: nested.json, audioasset_device: nested.json, imageasset_device: device, videoasset_device: nested.json,
+      upload_device: nested.json,
+      audioasset_device: nested.json,
+      imageasset_device: device,
+      videoasset_device: nested.json,
     })
   })
 
   test('an unknown device id is 400 invalid at its field', async () => {
     for (const field of ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device']) {
       for (const value of [424242, 'abc', 0]) {
-        const r = await t.post('/api/productions/', { name: `Unknown ${field}`, storage_root: `${root}/unknown`, [field]: value })
+        const r = await t.post('/api/productions/', {
+          name: `Unknown ${field}`,
+          storage_root: `${root}/unknown`,
+          [field]: value,
+        })
         if (r.status !== 400) throw new Error(`${field}=${value}: ${r.status} ${r.text}`)
         expectError(r, 400, 'invalid', { pointer: `/${field}` })
       }
@@ -301,18 +398,37 @@ describe('productions', () => {
   })
 
   test('proxy_root must lie on a device; proxy_url must be a URL', async () => {
-    expectError(await t.post('/api/productions/', { name: 'Bad proxy', storage_root: `${root}/bp`, proxy_root: `${dirs.make()}/p` }), 400, 'invalid', { pointer: '/proxy_root' })
-    expectError(await t.post('/api/productions/', { name: 'Bad url', storage_root: `${root}/bu`, proxy_url: 'not a url' }), 400, 'invalid', { pointer: '/proxy_url' })
+    expectError(
+      await t.post('/api/productions/', {
+        name: 'Bad proxy',
+        storage_root: `${root}/bp`,
+        proxy_root: `${dirs.make()}/p`,
+      }),
+      400,
+      'invalid',
+      { pointer: '/proxy_root' },
+    )
+    expectError(
+      await t.post('/api/productions/', { name: 'Bad url', storage_root: `${root}/bu`, proxy_url: 'not a url' }),
+      400,
+      'invalid',
+      { pointer: '/proxy_url' },
+    )
   })
 
   test('?storage_root= is an exact match and must end with a slash', async () => {
     const a = await t.post('/api/productions/', { name: 'Filter me', storage_root: `${root}/filter me` })
-    const b = await t.post('/api/productions/?nest=true', { name: 'Filter me too', storage_root: `${root}/filter me/too` })
+    const b = await t.post('/api/productions/?nest=true', {
+      name: 'Filter me too',
+      storage_root: `${root}/filter me/too`,
+    })
     expect((await t.get(`/api/productions/?storage_root=${q(`${root}/filter me/`)}`)).json).toEqual([a.json])
     const r = await t.get(`/api/productions/?storage_root=${q(`${root}/filter me/too/`)}`)
     expect(r.json).toEqual([b.json])
     expect(r.headers.get('x-total-count')).toBe('1')
-    expectError(await t.get(`/api/productions/?storage_root=${q(`${root}/filter me`)}`), 400, 'invalid', { parameter: 'storage_root' })
+    expectError(await t.get(`/api/productions/?storage_root=${q(`${root}/filter me`)}`), 400, 'invalid', {
+      parameter: 'storage_root',
+    })
   })
 
   test('the list holds the created productions in id order', async () => {
@@ -332,21 +448,61 @@ describe('transcoding profiles', () => {
     const r = await t.post('/api/transcodingprofiles/', { name: 'HD' })
     expect(r.status).toBe(200)
     expect(r.json).toEqual({
-      id: r.json.id, name: 'HD', codec_name: '', codec_profile: '', video_container: '', frame_rate: '', video_data_rate: '',
-      width: 0, height: 0, display_aspect_ratio: '', pix_fmt: '', progressive: false, passthrough: false, default_profile: false,
-      interlaced: 'tff', ar_conversion: 'box', should_have_audio: true, audio_codec_name: '', audio_container: '',
-      audio_codec_profile: '', audio_data_rate: '', tracks: 0, channels_per_track: 0, bits_per_sample: 0, sample_rate: 0,
+      id: r.json.id,
+      name: 'HD',
+      codec_name: '',
+      codec_profile: '',
+      video_container: '',
+      frame_rate: '',
+      video_data_rate: '',
+      width: 0,
+      height: 0,
+      display_aspect_ratio: '',
+      pix_fmt: '',
+      progressive: false,
+      passthrough: false,
+      default_profile: false,
+      interlaced: 'tff',
+      ar_conversion: 'box',
+      should_have_audio: true,
+      audio_codec_name: '',
+      audio_container: '',
+      audio_codec_profile: '',
+      audio_data_rate: '',
+      tracks: 0,
+      channels_per_track: 0,
+      bits_per_sample: 0,
+      sample_rate: 0,
     })
     expect((await t.get(`/api/transcodingprofiles/${r.json.id}/`)).json).toEqual(r.json)
   })
 
   test('every field is taken from the body', async () => {
     const body = {
-      name: 'ProRes HQ', codec_name: 'prores', codec_profile: 'hq', video_container: 'mov', frame_rate: '25', video_data_rate: '220M',
-      width: 1920, height: 1080, display_aspect_ratio: '16:9', pix_fmt: 'yuv422p10le', progressive: true, passthrough: true,
-      default_profile: true, interlaced: 'bff', ar_conversion: 'crop', should_have_audio: false, audio_codec_name: 'pcm_s24le',
-      audio_container: 'mov', audio_codec_profile: '', audio_data_rate: '1152k', tracks: 4, channels_per_track: 2,
-      bits_per_sample: 24, sample_rate: 48000,
+      name: 'ProRes HQ',
+      codec_name: 'prores',
+      codec_profile: 'hq',
+      video_container: 'mov',
+      frame_rate: '25',
+      video_data_rate: '220M',
+      width: 1920,
+      height: 1080,
+      display_aspect_ratio: '16:9',
+      pix_fmt: 'yuv422p10le',
+      progressive: true,
+      passthrough: true,
+      default_profile: true,
+      interlaced: 'bff',
+      ar_conversion: 'crop',
+      should_have_audio: false,
+      audio_codec_name: 'pcm_s24le',
+      audio_container: 'mov',
+      audio_codec_profile: '',
+      audio_data_rate: '1152k',
+      tracks: 4,
+      channels_per_track: 2,
+      bits_per_sample: 24,
+      sample_rate: 48000,
     }
     const r = await t.post('/api/transcodingprofiles/', body)
     expect(r.status).toBe(200)
@@ -383,7 +539,12 @@ describe('custom metadata sets and fields', () => {
   afterAll(() => t.cleanup())
   const sets: Record<string, any> = {}
   beforeAll(async () => {
-    for (const [name, content_type] of [['video-a', 4], ['video-b', 4], ['audio', 2], ['project', 1]] as const) {
+    for (const [name, content_type] of [
+      ['video-a', 4],
+      ['video-b', 4],
+      ['audio', 2],
+      ['project', 1],
+    ] as const) {
       const r = await t.post('/api/custommetadatasets/', { name, description: `${name} fields`, content_type })
       expect(r.status).toBe(201)
       sets[name] = r.json
@@ -395,7 +556,12 @@ describe('custom metadata sets and fields', () => {
     expect(r.status).toBe(201)
     expect(r.json).toEqual({ id: r.json.id, name: 'Images', description: 'Stills', content_type: 3 })
     expect((await t.get(`/api/custommetadatasets/${r.json.id}/`)).json).toEqual(r.json)
-    expect(sets['video-a']).toEqual({ id: sets['video-a'].id, name: 'video-a', description: 'video-a fields', content_type: 4 })
+    expect(sets['video-a']).toEqual({
+      id: sets['video-a'].id,
+      name: 'video-a',
+      description: 'video-a fields',
+      content_type: 4,
+    })
   })
 
   test('a set needs name, description and content_type: one required entry each', async () => {
@@ -419,27 +585,63 @@ describe('custom metadata sets and fields', () => {
     }
   })
 
-  test('POST a field: 200 with the record; order defaults to one more than the set\'s highest', async () => {
-    const a = await t.post('/api/custommetadata/', { key: 'scene.number', value: 'Scene number', custom_metadata_set: sets['video-a'].id })
+  test("POST a field: 200 with the record; order defaults to one more than the set's highest", async () => {
+    const a = await t.post('/api/custommetadata/', {
+      key: 'scene.number',
+      value: 'Scene number',
+      custom_metadata_set: sets['video-a'].id,
+    })
     expect(a.status).toBe(200)
-    expect(a.json).toEqual({ id: a.json.id, key: 'scene.number', value: 'Scene number', order: 1, custom_metadata_set: sets['video-a'].id, validation_rule: null })
+    expect(a.json).toEqual({
+      id: a.json.id,
+      key: 'scene.number',
+      value: 'Scene number',
+      order: 1,
+      custom_metadata_set: sets['video-a'].id,
+      validation_rule: null,
+    })
     expect((await t.get(`/api/custommetadata/${a.json.id}/`)).json).toEqual(a.json)
 
-    const b = await t.post('/api/custommetadata/', { key: 'scene.take', value: 'Take', custom_metadata_set: sets['video-a'].id })
+    const b = await t.post('/api/custommetadata/', {
+      key: 'scene.take',
+      value: 'Take',
+      custom_metadata_set: sets['video-a'].id,
+    })
     expect(b.json.order).toBe(2)
-    const c = await t.post('/api/custommetadata/', { key: 'scene.camera', value: 'Camera', custom_metadata_set: sets['video-a'].id, order: 10 })
+    const c = await t.post('/api/custommetadata/', {
+      key: 'scene.camera',
+      value: 'Camera',
+      custom_metadata_set: sets['video-a'].id,
+      order: 10,
+    })
     expect(c.json.order).toBe(10)
-    const d = await t.post('/api/custommetadata/', { key: 'scene.lens', value: 'Lens', custom_metadata_set: sets['video-a'].id })
+    const d = await t.post('/api/custommetadata/', {
+      key: 'scene.lens',
+      value: 'Lens',
+      custom_metadata_set: sets['video-a'].id,
+    })
     expect(d.json.order).toBe(11)
     // Another set counts on its own.
-    const e = await t.post('/api/custommetadata/', { key: 'grade.look', value: 'Look', custom_metadata_set: sets['video-b'].id })
+    const e = await t.post('/api/custommetadata/', {
+      key: 'grade.look',
+      value: 'Look',
+      custom_metadata_set: sets['video-b'].id,
+    })
     expect(e.json.order).toBe(1)
   })
 
   test('a taken key is 400 unique at /key, in any set', async () => {
-    expect((await t.post('/api/custommetadata/', { key: 'shared.key', value: 'A', custom_metadata_set: sets.audio.id })).status).toBe(200)
+    expect(
+      (await t.post('/api/custommetadata/', { key: 'shared.key', value: 'A', custom_metadata_set: sets.audio.id }))
+        .status,
+    ).toBe(200)
     for (const set of [sets.audio, sets['video-b']]) {
-      expectError(await t.post('/api/custommetadata/', { key: 'shared.key', value: 'B', custom_metadata_set: set.id }), 400, 'unique', { pointer: '/key' })
+      expectError(
+        await t.post('/api/custommetadata/', { key: 'shared.key', value: 'B', custom_metadata_set: set.id }),
+        400,
+        'unique',
+        { pointer: '/key' },
+      )
     }
   })
 
@@ -448,7 +650,18 @@ describe('custom metadata sets and fields', () => {
       const r = await t.post('/api/custommetadata/', { key, value: 'ok', custom_metadata_set: sets.project.id })
       if (r.status !== 200) throw new Error(`${key}: ${r.status} ${r.text}`)
     }
-    for (const key of ['Scene', 'scene number', 'scene..number', '.scene', 'scene.', 'scène', '', 'a-b', 'a/b', 'a.b ']) {
+    for (const key of [
+      'Scene',
+      'scene number',
+      'scene..number',
+      '.scene',
+      'scene.',
+      'scène',
+      '',
+      'a-b',
+      'a/b',
+      'a.b ',
+    ]) {
       const r = await t.post('/api/custommetadata/', { key, value: 'bad', custom_metadata_set: sets.project.id })
       if (r.status !== 400) throw new Error(`${JSON.stringify(key)}: ${r.status} ${r.text}`)
       expectError(r, 400, 'invalid', { pointer: '/key' })
@@ -464,18 +677,37 @@ describe('custom metadata sets and fields', () => {
     }
     const r = await t.post('/api/custommetadata/', {})
     expect(r.json.errors.map((e: any) => e.source.pointer).sort()).toEqual(['/custom_metadata_set', '/key', '/value'])
-    expectError(await t.post('/api/custommetadata/', { ...full, custom_metadata_set: 424242 }), 400, 'invalid', { pointer: '/custom_metadata_set' })
-    expectError(await t.post('/api/custommetadata/', { ...full, custom_metadata_set: 'one' }), 400, 'invalid', { pointer: '/custom_metadata_set' })
+    expectError(await t.post('/api/custommetadata/', { ...full, custom_metadata_set: 424242 }), 400, 'invalid', {
+      pointer: '/custom_metadata_set',
+    })
+    expectError(await t.post('/api/custommetadata/', { ...full, custom_metadata_set: 'one' }), 400, 'invalid', {
+      pointer: '/custom_metadata_set',
+    })
   })
 
   test('validation_rule must be a valid regular expression', async () => {
-    const ok = await t.post('/api/custommetadata/', { key: 'rule.digits', value: 'Digits', custom_metadata_set: sets.project.id, validation_rule: '^\\d+$' })
+    const ok = await t.post('/api/custommetadata/', {
+      key: 'rule.digits',
+      value: 'Digits',
+      custom_metadata_set: sets.project.id,
+      validation_rule: '^\\d+$',
+    })
     expect(ok.status).toBe(200)
     expect(ok.json.validation_rule).toBe('^\\d+$')
-    const none = await t.post('/api/custommetadata/', { key: 'rule.none', value: 'None', custom_metadata_set: sets.project.id, validation_rule: null })
+    const none = await t.post('/api/custommetadata/', {
+      key: 'rule.none',
+      value: 'None',
+      custom_metadata_set: sets.project.id,
+      validation_rule: null,
+    })
     expect(none.json.validation_rule).toBeNull()
     for (const [i, rule] of ['(', '[a-', '*x', 'a{2,1}', '(?<n>a)(?<n>b)'].entries()) {
-      const r = await t.post('/api/custommetadata/', { key: `rule.bad${i}`, value: 'Bad', custom_metadata_set: sets.project.id, validation_rule: rule })
+      const r = await t.post('/api/custommetadata/', {
+        key: `rule.bad${i}`,
+        value: 'Bad',
+        custom_metadata_set: sets.project.id,
+        validation_rule: rule,
+      })
       if (r.status !== 400) throw new Error(`${rule}: ${r.status} ${r.text}`)
       expectError(r, 400, 'invalid', { pointer: '/validation_rule' })
     }
@@ -487,7 +719,12 @@ describe('custom metadata sets and fields', () => {
     const ofType = (type: number) => all.filter((f) => setType.get(f.custom_metadata_set) === type)
     expect(ofType(4).length).toBeGreaterThan(1)
     expect(ofType(2).length).toBe(1)
-    for (const [name, id] of [['projectasset', 1], ['audioasset', 2], ['imageasset', 3], ['videoasset', 4]] as const) {
+    for (const [name, id] of [
+      ['projectasset', 1],
+      ['audioasset', 2],
+      ['imageasset', 3],
+      ['videoasset', 4],
+    ] as const) {
       const byName = await t.get(`/api/custommetadata/?content_type_name=${name}`)
       expect(byName.json).toEqual(ofType(id))
       expect(byName.headers.get('x-total-count')).toBe(String(ofType(id).length))
@@ -499,8 +736,12 @@ describe('custom metadata sets and fields', () => {
     expect(both.status).toBe(400)
     expect(both.json.errors).toHaveLength(1)
     expect(both.json.errors[0]).toMatchObject({ status: '400', code: 'invalid', title: 'Validation Error' })
-    expectError(await t.get('/api/custommetadata/?content_type_name=clip'), 400, 'invalid', { parameter: 'content_type_name' })
-    expectError(await t.get('/api/custommetadata/?content_type_id=video'), 400, 'invalid', { parameter: 'content_type_id' })
+    expectError(await t.get('/api/custommetadata/?content_type_name=clip'), 400, 'invalid', {
+      parameter: 'content_type_name',
+    })
+    expectError(await t.get('/api/custommetadata/?content_type_id=video'), 400, 'invalid', {
+      parameter: 'content_type_id',
+    })
   })
 })
 
@@ -511,7 +752,10 @@ describe('content types', () => {
   test('the fixed four, listed and one by one', async () => {
     const r = await t.get('/api/contenttypes/')
     expect(r.json).toEqual([
-      { id: 1, name: 'projectasset' }, { id: 2, name: 'audioasset' }, { id: 3, name: 'imageasset' }, { id: 4, name: 'videoasset' },
+      { id: 1, name: 'projectasset' },
+      { id: 2, name: 'audioasset' },
+      { id: 3, name: 'imageasset' },
+      { id: 4, name: 'videoasset' },
     ])
     expect(r.headers.get('x-total-count')).toBe('4')
     expect((await t.get('/api/contenttypes/3/')).json).toEqual({ id: 3, name: 'imageasset' })
@@ -544,7 +788,13 @@ describe('asset hold durations', () => {
   test('POST with all four fields: 201 with the record', async () => {
     const r = await rule('videoasset', 'device', 'hold-disk', 10)
     expect(r.status).toBe(201)
-    expect(r.json).toEqual({ id: r.json.id, asset_type: 'videoasset', context_type: 'device', context: 'hold-disk', duration: 10 })
+    expect(r.json).toEqual({
+      id: r.json.id,
+      asset_type: 'videoasset',
+      context_type: 'device',
+      context: 'hold-disk',
+      duration: 10,
+    })
     expect((await t.get(`/api/assetholddurations/${r.json.id}/`)).json).toEqual(r.json)
     const p = await rule('videoasset', 'production', 'Hold Show', 30)
     expect(p.status).toBe(201)
@@ -554,7 +804,12 @@ describe('asset hold durations', () => {
   test('all four fields are required', async () => {
     const r = await t.post('/api/assetholddurations/', {})
     expect(r.status).toBe(400)
-    expect(r.json.errors.map((e: any) => e.source.pointer).sort()).toEqual(['/asset_type', '/context', '/context_type', '/duration'])
+    expect(r.json.errors.map((e: any) => e.source.pointer).sort()).toEqual([
+      '/asset_type',
+      '/context',
+      '/context_type',
+      '/duration',
+    ])
     for (const e of r.json.errors) expect(e).toEqual(errorEntry(400, 'required', e.source))
     const full = { asset_type: 'audioasset', context_type: 'device', context: 'hold-disk', duration: 1 }
     for (const field of Object.keys(full)) {
@@ -608,21 +863,35 @@ describe('asset hold durations', () => {
       expect(r.headers.get('x-total-count')).toBe(String(r.json.length))
     }
     for (const context_type of ['device', 'production']) {
-      expect((await t.get(`/api/assetholddurations/?context_type=${context_type}`)).json).toEqual(all.filter((h) => h.context_type === context_type))
+      expect((await t.get(`/api/assetholddurations/?context_type=${context_type}`)).json).toEqual(
+        all.filter((h) => h.context_type === context_type),
+      )
     }
     expect((await t.get('/api/assetholddurations/?asset_type=videoasset&context_type=production')).json).toEqual(
       all.filter((h) => h.asset_type === 'videoasset' && h.context_type === 'production'),
     )
     expectError(await t.get('/api/assetholddurations/?asset_type=clip'), 400, 'invalid', { parameter: 'asset_type' })
-    expectError(await t.get('/api/assetholddurations/?context_type=user'), 400, 'invalid', { parameter: 'context_type' })
+    expectError(await t.get('/api/assetholddurations/?context_type=user'), 400, 'invalid', {
+      parameter: 'context_type',
+    })
   })
 
   describe('date_del of new assets', () => {
     const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
     const DAY = 86_400_000
 
-    async function create(kind: 'video' | 'audio' | 'image', production: any, path_file: string, extra: Record<string, unknown> = {}) {
-      const r = await t.post(`/api/${kind}assets/`, { name: path_file.split('/').pop(), path_file, production: production.id, ...extra })
+    async function create(
+      kind: 'video' | 'audio' | 'image',
+      production: any,
+      path_file: string,
+      extra: Record<string, unknown> = {},
+    ) {
+      const r = await t.post(`/api/${kind}assets/`, {
+        name: path_file.split('/').pop(),
+        path_file,
+        production: production.id,
+        ...extra,
+      })
       if (r.status !== 201) throw new Error(r.text)
       const detail = await t.get(`/api/${kind}assets/${r.json.id}/`)
       expect(detail.status).toBe(200)
@@ -664,16 +933,49 @@ describe('restart', () => {
   test('records survive closing the database and opening the same data folder again', async () => {
     const first = testApp()
     const root = dirs.make()
-    const device = await first.post('/api/devices/', { name: 'persist-disk', path: root, password: 'pw', write_permission_groups: ['a'] })
+    const device = await first.post('/api/devices/', {
+      name: 'persist-disk',
+      path: root,
+      password: 'pw',
+      write_permission_groups: ['a'],
+    })
     const production = await first.post('/api/productions/', { name: 'Persist', storage_root: `${root}/persist` })
-    const profile = await first.post('/api/transcodingprofiles/', { name: 'Persist HD', width: 1920, progressive: true })
+    const profile = await first.post('/api/transcodingprofiles/', {
+      name: 'Persist HD',
+      width: 1920,
+      progressive: true,
+    })
     const set = await first.post('/api/custommetadatasets/', { name: 'Persist set', description: 'd', content_type: 4 })
-    const field = await first.post('/api/custommetadata/', { key: 'persist.key', value: 'Key', custom_metadata_set: set.json.id, validation_rule: '^x' })
-    const holdRule = await first.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'device', context: 'persist-disk', duration: 3 })
-    const asset = await first.post('/api/videoassets/', { name: 'clip', path_file: `${root}/persist/clip.mov`, production: production.json.id, meta_field_store: { 'persist.key': 'xyz' } })
+    const field = await first.post('/api/custommetadata/', {
+      key: 'persist.key',
+      value: 'Key',
+      custom_metadata_set: set.json.id,
+      validation_rule: '^x',
+    })
+    const holdRule = await first.post('/api/assetholddurations/', {
+      asset_type: 'videoasset',
+      context_type: 'device',
+      context: 'persist-disk',
+      duration: 3,
+    })
+    const asset = await first.post('/api/videoassets/', {
+      name: 'clip',
+      path_file: `${root}/persist/clip.mov`,
+      production: production.json.id,
+      meta_field_store: { 'persist.key': 'xyz' },
+    })
     for (const r of [device, production, profile, set, field, holdRule, asset]) expect(r.status).toBeLessThan(300)
 
-    const resources = ['devices', 'productions', 'transcodingprofiles', 'custommetadatasets', 'custommetadata', 'assetholddurations', 'videoassets', 'contenttypes']
+    const resources = [
+      'devices',
+      'productions',
+      'transcodingprofiles',
+      'custommetadatasets',
+      'custommetadata',
+      'assetholddurations',
+      'videoassets',
+      'contenttypes',
+    ]
     const before: Record<string, unknown> = {}
     for (const resource of resources) before[resource] = (await first.get(`/api/${resource}/`)).json
     const assetBefore = (await first.get(`/api/videoassets/${asset.json.id}/`)).json
@@ -681,13 +983,19 @@ describe('restart', () => {
 
     const second = testApp(first.dataDir)
     try {
-      for (const resource of resources) expect({ resource, list: (await second.get(`/api/${resource}/`)).json }).toEqual({ resource, list: before[resource] })
+      for (const resource of resources)
+        expect({ resource, list: (await second.get(`/api/${resource}/`)).json }).toEqual({
+          resource,
+          list: before[resource],
+        })
       expect((await second.get(`/api/videoassets/${asset.json.id}/`)).json).toEqual(assetBefore)
       expect((await second.get(`/api/productions/${production.json.id}/`)).json).toEqual(production.json)
       expect((await second.get(`/api/devices/${device.json.id}/`)).json.password).toBe('********')
       // The first key still works, and uniqueness still holds.
       expect((await second.get('/api/devices/', { key: first.adminKey })).status).toBe(200)
-      expectError(await second.post('/api/devices/', { name: 'persist-disk', path: dirs.make() }), 400, 'unique', { pointer: '/name' })
+      expectError(await second.post('/api/devices/', { name: 'persist-disk', path: dirs.make() }), 400, 'unique', {
+        pointer: '/name',
+      })
       const next = await second.post('/api/transcodingprofiles/', { name: 'After restart' })
       expect(next.json.id).toBeGreaterThan(profile.json.id)
     } finally {
@@ -702,16 +1010,32 @@ describe('no 500 on odd bodies', () => {
   afterAll(() => t.cleanup())
 
   test('each create route answers odd JSON with a 2xx record or a 4xx envelope, never a 500', async () => {
-    const routes = ['devices', 'productions', 'transcodingprofiles', 'custommetadatasets', 'custommetadata', 'assetholddurations']
+    const routes = [
+      'devices',
+      'productions',
+      'transcodingprofiles',
+      'custommetadatasets',
+      'custommetadata',
+      'assetholddurations',
+    ]
     const bodies: unknown[] = [
-      {}, { name: null }, { name: ['x'] }, { name: { a: 1 } }, { name: 'x'.repeat(100_000) }, { path: '/'.repeat(5000), name: 'slashes' },
-      { name: '\u0000', path: '/\u0000' }, { storage_root: 5, name: 5 }, { content_type: '4', key: 'a', value: 'b', custom_metadata_set: '1' },
-      { asset_type: null, context_type: [], context: {}, duration: 'NaN' }, { duration: 1e308, asset_type: 'videoasset', context_type: 'device', context: 'x' },
+      {},
+      { name: null },
+      { name: ['x'] },
+      { name: { a: 1 } },
+      { name: 'x'.repeat(100_000) },
+      { path: '/'.repeat(5000), name: 'slashes' },
+      { name: '\u0000', path: '/\u0000' },
+      { storage_root: 5, name: 5 },
+      { content_type: '4', key: 'a', value: 'b', custom_metadata_set: '1' },
+      { asset_type: null, context_type: [], context: {}, duration: 'NaN' },
+      { duration: 1e308, asset_type: 'videoasset', context_type: 'device', context: 'x' },
     ]
     for (const resource of routes) {
       for (const body of bodies) {
         const r = await t.post(`/api/${resource}/`, body)
-        if (r.status >= 500 || (r.status >= 300 && r.status < 400)) throw new Error(`${resource} ${JSON.stringify(body).slice(0, 80)}: ${r.status} ${r.text.slice(0, 300)}`)
+        if (r.status >= 500 || (r.status >= 300 && r.status < 400))
+          throw new Error(`${resource} ${JSON.stringify(body).slice(0, 80)}: ${r.status} ${r.text.slice(0, 300)}`)
         if (r.status < 300) continue
         expect(r.json.errors.length).toBeGreaterThan(0)
         for (const e of r.json.errors) expect(e).toEqual(errorEntry(r.status, e.code, e.source))
@@ -719,5 +1043,3 @@ describe('no 500 on odd bodies', () => {
     }
   })
 })
-
-

@@ -10,8 +10,20 @@ import { expectError, folders } from '../helpers/envelope.ts'
 
 /** What the issue names, in the order the modules are mounted. */
 const RESOURCES = [
-  'devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes',
-  'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations', 'projectassets', 'tasks', 'history',
+  'devices',
+  'productions',
+  'transcodingprofiles',
+  'custommetadata',
+  'custommetadatasets',
+  'contenttypes',
+  'audioassets',
+  'imageassets',
+  'videoassets',
+  'importlogs',
+  'assetholddurations',
+  'projectassets',
+  'tasks',
+  'history',
 ]
 const rootOn = (base: string) => Object.fromEntries(RESOURCES.map((name) => [name, `${base}/api/${name}/`]))
 
@@ -30,17 +42,41 @@ beforeAll(async () => {
   show = (await t.post('/api/productions/', { name: 'Show', storage_root: `${root}/Show` })).json
   other = (await t.post('/api/productions/', { name: 'Other', storage_root: `${root}/Other` })).json
   for (let i = 0; i < 5; i++) {
-    const mine = await t.post('/api/videoassets/', { name: `show ${i}`, path_file: `${root}/Show/clip ${i}.mov`, production: show.id })
+    const mine = await t.post('/api/videoassets/', {
+      name: `show ${i}`,
+      path_file: `${root}/Show/clip ${i}.mov`,
+      production: show.id,
+    })
     expect(mine.status).toBe(201)
     shown.push(mine.json)
-    if (i < 3) expect((await t.post('/api/videoassets/', { name: `other ${i}`, path_file: `${root}/Other/clip ${i}.mov`, production: other.id })).status).toBe(201)
+    if (i < 3)
+      expect(
+        (
+          await t.post('/api/videoassets/', {
+            name: `other ${i}`,
+            path_file: `${root}/Other/clip ${i}.mov`,
+            production: other.id,
+          })
+        ).status,
+      ).toBe(201)
   }
   // One record in most other lists, so that records are compared too.
-  expect((await t.post('/api/audioassets/', { name: 'a', path_file: `${root}/Show/a.wav`, production: show.id })).status).toBe(201)
-  expect((await t.post('/api/imageassets/', { name: 'i', path_file: `${root}/Show/i.png`, production: show.id })).status).toBe(201)
+  expect(
+    (await t.post('/api/audioassets/', { name: 'a', path_file: `${root}/Show/a.wav`, production: show.id })).status,
+  ).toBe(201)
+  expect(
+    (await t.post('/api/imageassets/', { name: 'i', path_file: `${root}/Show/i.png`, production: show.id })).status,
+  ).toBe(201)
   const set = await t.post('/api/custommetadatasets/', EXAMPLES.CustomMetadataSetCreate)
   expect(set.status).toBe(201)
-  expect((await t.post('/api/custommetadata/', { ...(EXAMPLES.CustomMetadataCreate as object), custom_metadata_set: set.json.id })).status).toBe(200)
+  expect(
+    (
+      await t.post('/api/custommetadata/', {
+        ...(EXAMPLES.CustomMetadataCreate as object),
+        custom_metadata_set: set.json.id,
+      })
+    ).status,
+  ).toBe(200)
   expect((await t.post('/api/transcodingprofiles/', EXAMPLES.TranscodingProfileCreate)).status).toBe(200)
 })
 afterAll(() => {
@@ -49,7 +85,11 @@ afterAll(() => {
 })
 
 /** A request through another app over the same catalogue, to any URL (another Host, say). */
-async function send(app: { handle(r: Request): Promise<Response> }, url: string, headers: Record<string, string> = { authorization: `Token ${t.adminKey}` }) {
+async function send(
+  app: { handle(r: Request): Promise<Response> },
+  url: string,
+  headers: Record<string, string> = { authorization: `Token ${t.adminKey}` },
+) {
   return readResponse(await app.handle(new Request(url, { headers })))
 }
 
@@ -71,7 +111,9 @@ describe('the API root', () => {
 
   test('it holds every collection of the app (a GET of /api/NAME/ and of /api/NAME/:id) but the version 0 alias /api/project/', async () => {
     const gets = new Set(t.app.routes.filter((r) => r.method === 'GET').map((r) => r.path))
-    const lists = [...gets].filter((path) => /^\/api\/[a-z]+\/$/.test(path) && gets.has(`${path}:id`)).map((path) => path.split('/')[2])
+    const lists = [...gets]
+      .filter((path) => /^\/api\/[a-z]+\/$/.test(path) && gets.has(`${path}:id`))
+      .map((path) => path.split('/')[2])
     expect(lists.filter((name) => name !== 'project').sort()).toEqual(Object.keys((await t.get('/api/')).json).sort())
   })
 
@@ -81,7 +123,9 @@ describe('the API root', () => {
     expect(r.json).toEqual(rootOn('https://media.example/reelhouse'))
     // What the proxy does: the public prefix becomes this server's address again.
     for (const url of Object.values(r.json as Record<string, string>))
-      expect((await send(app, url.replace('https://media.example/reelhouse', 'http://127.0.0.1:8000'))).status).toBe(200)
+      expect((await send(app, url.replace('https://media.example/reelhouse', 'http://127.0.0.1:8000'))).status).toBe(
+        200,
+      )
   })
 
   test('it needs a valid key like every other endpoint', async () => {
@@ -96,12 +140,25 @@ describe('ping', () => {
   test('204 with no body, with and without the slash, with no key', async () => {
     for (const path of ['/api/ping/', '/api/ping']) {
       const r = await t.get(path, { key: null })
-      expect({ path, status: r.status, text: r.text, type: r.headers.get('content-type') }).toEqual({ path, status: 204, text: '', type: null })
+      expect({ path, status: r.status, text: r.text, type: r.headers.get('content-type') }).toEqual({
+        path,
+        status: 204,
+        text: '',
+        type: null,
+      })
     }
   })
 
   test('any Authorization header is ignored: unknown, malformed, another scheme, or a valid key', async () => {
-    const headers = [`Token ${'0'.repeat(40)}`, 'Token nonsense', 'Basic !!!', `Basic ${btoa('admin:wrong')}`, 'Bearer', 'x', `Token ${t.adminKey}`]
+    const headers = [
+      `Token ${'0'.repeat(40)}`,
+      'Token nonsense',
+      'Basic !!!',
+      `Basic ${btoa('admin:wrong')}`,
+      'Bearer',
+      'x',
+      `Token ${t.adminKey}`,
+    ]
     for (const authorization of headers) {
       const r = await t.get('/api/ping/', { key: null, headers: { authorization } })
       expect({ authorization, status: r.status, text: r.text }).toEqual({ authorization, status: 204, text: '' })
@@ -116,7 +173,9 @@ describe('ping', () => {
 
 describe('Link on paged lists', () => {
   const linkOf = (r: { headers: Headers }) =>
-    Object.fromEntries([...(r.headers.get('link') ?? '').matchAll(/<([^>]+)>; rel="([a-z]+)"/g)].map((m) => [m[2], m[1]]))
+    Object.fromEntries(
+      [...(r.headers.get('link') ?? '').matchAll(/<([^>]+)>; rel="([a-z]+)"/g)].map((m) => [m[2], m[1]]),
+    )
 
   test('walking next with a filter and a parameter we do not know returns every record exactly once; prev walks back', async () => {
     const first = `http://localhost/api/videoassets/?production=${show.id}&with_sequences=true&limit=2`
@@ -130,7 +189,8 @@ describe('Link on paged lists', () => {
     }
     expect(pages.flatMap((p) => p.ids)).toEqual(shown.map((a) => a.id))
     // Absolute, with the filter and the unknown parameter kept; no prev first, no next last.
-    const at = (offset: number) => `http://localhost/api/videoassets/?production=${show.id}&with_sequences=true&limit=2&offset=${offset}`
+    const at = (offset: number) =>
+      `http://localhost/api/videoassets/?production=${show.id}&with_sequences=true&limit=2&offset=${offset}`
     expect(pages.map((p) => p.link)).toEqual([{ next: at(2) }, { prev: at(0), next: at(4) }, { prev: at(2) }])
     const back: number[][] = []
     for (let url: string | undefined = pages.at(-1)!.url; url; url = linkOf(await send(t.app, url)).prev)
@@ -158,7 +218,12 @@ describe('Link on paged lists', () => {
     for (const name of RESOURCES) {
       for (const query of ['', '?offset=1', '?limit=0']) {
         const r = await t.get(`/api/${name}/${query}`)
-        expect({ name, query, status: r.status, link: r.headers.get('link') }).toEqual({ name, query, status: 200, link: null })
+        expect({ name, query, status: r.status, link: r.headers.get('link') }).toEqual({
+          name,
+          query,
+          status: 200,
+          link: null,
+        })
       }
     }
   })
@@ -175,7 +240,11 @@ describe('query strings', () => {
       const id = plain.json[0]?.id ?? 1
       const one = await t.get(`/api/${name}/${id}/`)
       const oneExtra = await t.get(`/api/${name}/${id}/?${unknown}`)
-      expect({ name, status: oneExtra.status, body: oneExtra.json }).toEqual({ name, status: one.status, body: one.json })
+      expect({ name, status: oneExtra.status, body: oneExtra.json }).toEqual({
+        name,
+        status: one.status,
+        body: one.json,
+      })
       if (one.status === 200) records++
     }
     // Not only 404s compared: most resources had a record.
@@ -183,11 +252,20 @@ describe('query strings', () => {
   })
 
   test('"+" is a space and %2B a plus, in a filter', async () => {
-    const spaced = await t.post('/api/videoassets/', { name: 'spaced', path_file: `${root}/Show/a b.mov`, production: show.id })
-    const plus = await t.post('/api/videoassets/', { name: 'plus', path_file: `${root}/Show/a+b.mov`, production: show.id })
+    const spaced = await t.post('/api/videoassets/', {
+      name: 'spaced',
+      path_file: `${root}/Show/a b.mov`,
+      production: show.id,
+    })
+    const plus = await t.post('/api/videoassets/', {
+      name: 'plus',
+      path_file: `${root}/Show/a+b.mov`,
+      production: show.id,
+    })
     expect([spaced.status, plus.status]).toEqual([201, 201])
     const folder = encodeURIComponent(`${root}/Show/`)
-    const byPath = async (spelled: string) => (await t.get(`/api/videoassets/?path_file=${folder}${spelled}`)).json.map((a: { id: number }) => a.id)
+    const byPath = async (spelled: string) =>
+      (await t.get(`/api/videoassets/?path_file=${folder}${spelled}`)).json.map((a: { id: number }) => a.id)
     expect(await byPath('a+b.mov')).toEqual([spaced.json.id])
     expect(await byPath('a%20b.mov')).toEqual([spaced.json.id])
     expect(await byPath('a%2Bb.mov')).toEqual([plus.json.id])

@@ -20,7 +20,8 @@ describe('authentication', () => {
 
   const withHeader = (authorization: string) => t.get('/api/devices/', { headers: { authorization } })
   const ACCEPTED = 'Authorization must be "Token <key>" or "Bearer <key>" (40 lowercase hex characters).'
-  const ALL_FORMS = 'Authorization must be "Token <key>" or "Bearer <key>" (40 lowercase hex characters), or "Basic <base64 of user:password or user:key>".'
+  const ALL_FORMS =
+    'Authorization must be "Token <key>" or "Bearer <key>" (40 lowercase hex characters), or "Basic <base64 of user:password or user:key>".'
 
   test('no Authorization header: 401 not_authenticated with WWW-Authenticate: Token', async () => {
     const r = await t.get('/api/devices/', { key: null })
@@ -36,7 +37,13 @@ describe('authentication', () => {
   })
 
   test('another scheme (a bare key reads as one) is not_authenticated and names the forms accepted, Basic among them', async () => {
-    for (const header of [`Digest ${Buffer.from('admin:pw').toString('base64')}`, t.adminKey, `Tokens ${t.adminKey}`, `Bearer:${t.adminKey}`, `Basic:${t.adminKey}`]) {
+    for (const header of [
+      `Digest ${Buffer.from('admin:pw').toString('base64')}`,
+      t.adminKey,
+      `Tokens ${t.adminKey}`,
+      `Bearer:${t.adminKey}`,
+      `Basic:${t.adminKey}`,
+    ]) {
       const r = await withHeader(header)
       expectError(r, 401, 'not_authenticated')
       expect(r.json.errors[0].detail).toBe(ALL_FORMS)
@@ -54,7 +61,13 @@ describe('authentication', () => {
 
   test('Token or Bearer with no key, extra spaces or words, or a malformed key: authentication_failed naming the forms', async () => {
     for (const scheme of ['Token', 'Bearer']) {
-      for (const header of [scheme, `${scheme} `, `${scheme}  ${t.adminKey}`, `${scheme} ${t.adminKey} extra`, `${scheme} abc`]) {
+      for (const header of [
+        scheme,
+        `${scheme} `,
+        `${scheme}  ${t.adminKey}`,
+        `${scheme} ${t.adminKey} extra`,
+        `${scheme} abc`,
+      ]) {
         const r = await withHeader(header)
         expectError(r, 401, 'authentication_failed')
         expect(r.json.errors[0].detail).toBe(ACCEPTED)
@@ -78,7 +91,8 @@ describe('authentication', () => {
     ]
     for (const header of headers) {
       const r = await withHeader(header)
-      if (r.status !== 401 || r.json.errors[0].code !== 'authentication_failed') throw new Error(`${JSON.stringify(header)}: ${r.status} ${r.text}`)
+      if (r.status !== 401 || r.json.errors[0].code !== 'authentication_failed')
+        throw new Error(`${JSON.stringify(header)}: ${r.status} ${r.text}`)
       expectError(r, 401, 'authentication_failed')
     }
   })
@@ -182,8 +196,17 @@ describe('health and docs need no key', () => {
       expect(doc.openapi).toStartWith('3.1')
       const paths = Object.keys(doc.paths).map((p) => p.replace(/\/$/, ''))
       for (const resource of [
-        'devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes',
-        'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations',
+        'devices',
+        'productions',
+        'transcodingprofiles',
+        'custommetadata',
+        'custommetadatasets',
+        'contenttypes',
+        'audioassets',
+        'imageassets',
+        'videoassets',
+        'importlogs',
+        'assetholddurations',
       ]) {
         expect(paths).toContain(`/api/${resource}`)
         expect(paths).toContain(`/api/${resource}/{id}`)
@@ -194,11 +217,22 @@ describe('health and docs need no key', () => {
 
     test('describes the POST bodies of every create operation', () => {
       // Not the archive's, which answer 501 whatever is sent, nor a task's cancel, a proxy's remake or a device's rescan: they read no body.
-      const posts = operations().filter((o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy|scan)\/?$/.test(o.path))
+      const posts = operations().filter(
+        (o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy|scan)\/?$/.test(o.path),
+      )
       expect(posts.map((o) => o.path.replace(/\/$/, ''))).toEqual(
         expect.arrayContaining(
-          ['assetholddurations', 'audioassets', 'custommetadata', 'custommetadatasets', 'devices', 'imageassets', 'productions', 'transcodingprofiles', 'videoassets']
-            .map((r) => `/api/${r}`),
+          [
+            'assetholddurations',
+            'audioassets',
+            'custommetadata',
+            'custommetadatasets',
+            'devices',
+            'imageassets',
+            'productions',
+            'transcodingprofiles',
+            'videoassets',
+          ].map((r) => `/api/${r}`),
         ),
       )
       for (const { path, op } of posts) {
@@ -209,16 +243,25 @@ describe('health and docs need no key', () => {
         expect(Object.keys(schema.properties ?? {}).length).toBeGreaterThan(0)
         expect(schema.required?.length ?? 0).toBeGreaterThan(0)
       }
-      const device = resolve(posts.find((o) => o.path.startsWith('/api/devices'))!.op.requestBody.content['application/json'].schema)
+      const device = resolve(
+        posts.find((o) => o.path.startsWith('/api/devices'))!.op.requestBody.content['application/json'].schema,
+      )
       expect(device.required.sort()).toEqual(['name', 'path'])
     })
 
     test('describes error responses with the envelope', () => {
       const envelope = doc.components.schemas.Error
       expect(envelope.properties.errors.type).toBe('array')
-      expect(Object.keys(envelope.properties.errors.items.properties).sort()).toEqual(['code', 'detail', 'source', 'status', 'title'])
+      expect(Object.keys(envelope.properties.errors.items.properties).sort()).toEqual([
+        'code',
+        'detail',
+        'source',
+        'status',
+        'title',
+      ])
       // add/unlink answer 400 and 422 with {detail} (api.md 4.1); everything else with the envelope.
-      const plainAllowed = (path: string, status: string) => /\/(add|addasset|unlink|unlinkasset)\/?$/.test(path) && ['400', '422'].includes(status)
+      const plainAllowed = (path: string, status: string) =>
+        /\/(add|addasset|unlink|unlinkasset)\/?$/.test(path) && ['400', '422'].includes(status)
       for (const { path, method, op } of operations()) {
         // Neither needs a key: no 401 (ping's other errors are in test/http/clients.test.ts).
         if (path.startsWith('/api/health') || path.startsWith('/api/ping')) continue
@@ -253,7 +296,11 @@ describe('health and docs need no key', () => {
       walk(doc)
       expect(refs.length).toBeGreaterThan(0)
       // Any component kind (schemas, headers, responses): the path inside the document.
-      const at = (ref: string) => ref.slice(2).split('/').reduce((node: any, key) => node?.[key], doc)
+      const at = (ref: string) =>
+        ref
+          .slice(2)
+          .split('/')
+          .reduce((node: any, key) => node?.[key], doc)
       for (const ref of new Set(refs)) expect({ ref, found: at(ref) !== undefined }).toEqual({ ref, found: true })
     })
 
@@ -271,8 +318,17 @@ describe('the error envelope, 404 and 405', () => {
 
   test('unknown ids answer 404 not_found on every resource', async () => {
     for (const resource of [
-      'devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes',
-      'audioassets', 'imageassets', 'videoassets', 'importlogs', 'assetholddurations',
+      'devices',
+      'productions',
+      'transcodingprofiles',
+      'custommetadata',
+      'custommetadatasets',
+      'contenttypes',
+      'audioassets',
+      'imageassets',
+      'videoassets',
+      'importlogs',
+      'assetholddurations',
     ]) {
       for (const suffix of ['', '/']) expectError(await t.get(`/api/${resource}/424242${suffix}`), 404, 'not_found')
     }
@@ -358,7 +414,12 @@ describe('Accept header and API version', () => {
 
   test('a version other than 1 and 2 is 406 not_acceptable (version 2: test/http/versions.test.ts)', async () => {
     for (const path of [...paths, '/api/devices/1/']) {
-      for (const accept of ['application/json; version=3', 'application/json;version=99', '*/*; version=3', 'application/json; version=0']) {
+      for (const accept of [
+        'application/json; version=3',
+        'application/json;version=99',
+        '*/*; version=3',
+        'application/json; version=0',
+      ]) {
         const r = await t.get(path, { headers: { accept } })
         if (r.status !== 406) throw new Error(`${path} with Accept ${accept}: ${r.status} ${r.text}`)
         expectError(r, 406, 'not_acceptable')
@@ -409,7 +470,8 @@ describe('Accept header and API version', () => {
       ['*/*;q=0x1', 'weight'],
     ]
     const answers: [string | undefined, number][] = []
-    for (const accept of served) answers.push([accept, (await t.get('/api/devices/', { headers: accept === undefined ? {} : { accept } })).status])
+    for (const accept of served)
+      answers.push([accept, (await t.get('/api/devices/', { headers: accept === undefined ? {} : { accept } })).status])
     expect(answers).toEqual(served.map((accept) => [accept, 200]))
     for (const [accept, why] of refused) {
       const r = await t.get('/api/devices/', { headers: { accept: accept! } })
@@ -421,7 +483,11 @@ describe('Accept header and API version', () => {
 
   test('a POST with an unsupported version creates nothing', async () => {
     const body = deviceBody('versioned')
-    expectError(await t.post('/api/devices/', body, { headers: { accept: 'application/json; version=3' } }), 406, 'not_acceptable')
+    expectError(
+      await t.post('/api/devices/', body, { headers: { accept: 'application/json; version=3' } }),
+      406,
+      'not_acceptable',
+    )
     expect((await t.get('/api/devices/')).json).toEqual([])
   })
 })
@@ -446,7 +512,16 @@ describe('trailing slashes', () => {
       expect(r.status).toBe(200)
       expect(r.json).toEqual(a.json)
     }
-    for (const resource of ['productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'contenttypes', 'videoassets', 'importlogs', 'assetholddurations']) {
+    for (const resource of [
+      'productions',
+      'transcodingprofiles',
+      'custommetadata',
+      'custommetadatasets',
+      'contenttypes',
+      'videoassets',
+      'importlogs',
+      'assetholddurations',
+    ]) {
       expect((await t.get(`/api/${resource}`)).status).toBe(200)
       expect((await t.get(`/api/${resource}/`)).status).toBe(200)
     }
@@ -467,18 +542,40 @@ describe('request bodies', () => {
     const path = dirs.make()
     const r = await t.request('POST', '/api/devices/', {
       form: {
-        name: 'form-device', path, is_internal: 'true', is_archive: '1', allow_direct_writing: '0', autoshot_detection: 'false',
-        write_permission_groups: ['editors', 'ingest'], protocol: 'smb',
+        name: 'form-device',
+        path,
+        is_internal: 'true',
+        is_archive: '1',
+        allow_direct_writing: '0',
+        autoshot_detection: 'false',
+        write_permission_groups: ['editors', 'ingest'],
+        protocol: 'smb',
       },
     })
     expect(r.status).toBe(201)
     expect(r.json).toEqual({
-      id: r.json.id, name: 'form-device', display_name: 'form-device', path: `${path}/`,
-      is_internal: true, is_archive: true, autoshot_detection: false, allow_direct_writing: false, recieve_xml_meta: false,
-      protocol: 'smb', anonymous: false, server: null, username: null, password: null, transcoding_profile: null,
-      archive_connector: null, passthrough_profiles: [], write_permission_groups: ['editors', 'ingest'],
+      id: r.json.id,
+      name: 'form-device',
+      display_name: 'form-device',
+      path: `${path}/`,
+      is_internal: true,
+      is_archive: true,
+      autoshot_detection: false,
+      allow_direct_writing: false,
+      recieve_xml_meta: false,
+      protocol: 'smb',
+      anonymous: false,
+      server: null,
+      username: null,
+      password: null,
+      transcoding_profile: null,
+      archive_connector: null,
+      passthrough_profiles: [],
+      write_permission_groups: ['editors', 'ingest'],
     })
-    const profile = await t.request('POST', '/api/transcodingprofiles/', { form: { name: 'form-profile', width: '1280', should_have_audio: '0' } })
+    const profile = await t.request('POST', '/api/transcodingprofiles/', {
+      form: { name: 'form-profile', width: '1280', should_have_audio: '0' },
+    })
     expect(profile.status).toBe(200)
     expect(profile.json).toMatchObject({ name: 'form-profile', width: 1280, should_have_audio: false })
   })
@@ -495,14 +592,21 @@ describe('request bodies', () => {
     const r = await t.request('POST', '/api/devices/', { raw: form })
     expect(r.status).toBe(201)
     expect(r.json).toMatchObject({
-      name: 'multipart-device', path: `${path}/`, anonymous: true, recieve_xml_meta: true, allow_direct_writing: false,
+      name: 'multipart-device',
+      path: `${path}/`,
+      anonymous: true,
+      recieve_xml_meta: true,
+      allow_direct_writing: false,
       write_permission_groups: ['one'],
     })
 
     // An object field (meta_field_store) as JSON text, and an id from digits.
     const set = await t.post('/api/custommetadatasets/', { name: 'Shot', description: 'shot data', content_type: 4 })
     expect(set.status).toBe(201)
-    expect((await t.post('/api/custommetadata/', { key: 'shot.scene', value: 'Scene', custom_metadata_set: set.json.id })).status).toBe(200)
+    expect(
+      (await t.post('/api/custommetadata/', { key: 'shot.scene', value: 'Scene', custom_metadata_set: set.json.id }))
+        .status,
+    ).toBe(200)
     const production = await t.post('/api/productions/', { name: 'Multipart Show', storage_root: `${path}/show` })
     expect(production.status).toBe(201)
     const asset = new FormData()
@@ -513,11 +617,18 @@ describe('request bodies', () => {
     asset.set('meta_field_store', JSON.stringify({ 'shot.scene': '12A' }))
     const created = await t.request('POST', '/api/videoassets/', { raw: asset })
     expect(created.status).toBe(201)
-    expect(created.json).toMatchObject({ name: 'clip', production: production.json.id, is_archive: false, meta_field_store: { 'shot.scene': '12A' } })
+    expect(created.json).toMatchObject({
+      name: 'clip',
+      production: production.json.id,
+      is_archive: false,
+      meta_field_store: { 'shot.scene': '12A' },
+    })
   })
 
   test('form integers: whole decimal numbers only, never truncated', async () => {
-    const ok = await t.request('POST', '/api/transcodingprofiles/', { form: { name: 'form-int', width: '1920', tracks: '0' } })
+    const ok = await t.request('POST', '/api/transcodingprofiles/', {
+      form: { name: 'form-int', width: '1920', tracks: '0' },
+    })
     expect(ok.json).toMatchObject({ width: 1920, tracks: 0 })
     for (const width of ['1.5', '2.9', 'abc', '', '-3']) {
       const r = await t.request('POST', '/api/transcodingprofiles/', { form: { name: `form-int-${width}`, width } })
@@ -528,7 +639,9 @@ describe('request bodies', () => {
 
   test('a form boolean that is not true/false/1/0 is 400 invalid at its pointer', async () => {
     for (const value of ['yes', 'TRUE1', '2']) {
-      const r = await t.request('POST', '/api/devices/', { form: { name: `bad-bool-${value}`, path: '/tmp/bad-bool', is_internal: value } })
+      const r = await t.request('POST', '/api/devices/', {
+        form: { name: `bad-bool-${value}`, path: '/tmp/bad-bool', is_internal: value },
+      })
       expectError(r, 400, 'invalid', { pointer: '/is_internal' })
     }
   })
@@ -543,7 +656,9 @@ describe('request bodies', () => {
 
   test('an array field holding text that is not JSON is 400 invalid, not 500', async () => {
     for (const value of ['[not json', 'editors', '{"a":1}']) {
-      const r = await t.request('POST', '/api/devices/', { form: { name: 'bad-array', path: '/tmp/bad-array', write_permission_groups: value } })
+      const r = await t.request('POST', '/api/devices/', {
+        form: { name: 'bad-array', path: '/tmp/bad-array', write_permission_groups: value },
+      })
       expectError(r, 400, 'invalid', { pointer: '/write_permission_groups' })
     }
   })
@@ -554,7 +669,10 @@ describe('request bodies', () => {
       expectError(r, 400, 'parse_error')
       expect(r.json.errors[0].title).toBe('Bad Request')
     }
-    const invalidUtf8 = await t.request('POST', '/api/devices/', { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), headers: { 'content-type': 'application/json' } })
+    const invalidUtf8 = await t.request('POST', '/api/devices/', {
+      raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+      headers: { 'content-type': 'application/json' },
+    })
     expectError(invalidUtf8, 400, 'parse_error')
   })
 
@@ -568,9 +686,17 @@ describe('request bodies', () => {
 
   test('a non-empty body without a Content-Type, or of another type, is 415 unsupported_media_type', async () => {
     const body = JSON.stringify(deviceBody('no-type'))
-    expectError(await t.request('POST', '/api/devices/', { raw: new TextEncoder().encode(body) }), 415, 'unsupported_media_type')
+    expectError(
+      await t.request('POST', '/api/devices/', { raw: new TextEncoder().encode(body) }),
+      415,
+      'unsupported_media_type',
+    )
     for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/xml', 'application/octet-stream']) {
-      expectError(await t.request('POST', '/api/devices/', { raw: body, headers: { 'content-type': type } }), 415, 'unsupported_media_type')
+      expectError(
+        await t.request('POST', '/api/devices/', { raw: body, headers: { 'content-type': type } }),
+        415,
+        'unsupported_media_type',
+      )
     }
     expect((await t.get('/api/devices/?path=' + encodeURIComponent(JSON.parse(body).path + '/'))).json).toEqual([])
   })
@@ -604,7 +730,10 @@ describe('request bodies', () => {
 
     test('over 1 MiB with Content-Length is 413 too_large', async () => {
       const raw = sized('too-big', MiB + 1)
-      const r = await t.request('POST', '/api/devices/', { raw, headers: { 'content-type': 'application/json', 'content-length': String(raw.length) } })
+      const r = await t.request('POST', '/api/devices/', {
+        raw,
+        headers: { 'content-type': 'application/json', 'content-length': String(raw.length) },
+      })
       expectError(r, 413, 'too_large')
     })
 
@@ -630,7 +759,9 @@ describe('request bodies', () => {
     })
 
     test('over 1 MiB of form data is 413 too_large', async () => {
-      const r = await t.request('POST', '/api/devices/', { form: { name: 'big-form', path: '/tmp/big', pad: 'y'.repeat(MiB) } })
+      const r = await t.request('POST', '/api/devices/', {
+        form: { name: 'big-form', path: '/tmp/big', pad: 'y'.repeat(MiB) },
+      })
       expectError(r, 413, 'too_large')
     })
 
@@ -686,8 +817,11 @@ describe('lists', () => {
   })
 
   test('a page carries Link with absolute prev and next only (on the Host); following next walks the list', async () => {
-    const page = (offset: number, rel: string) => `<http://localhost/api/devices/?limit=2&offset=${offset}>; rel="${rel}"`
-    expect((await t.get('/api/devices/?limit=2&offset=2')).headers.get('link')).toBe([page(0, 'prev'), page(4, 'next')].join(', '))
+    const page = (offset: number, rel: string) =>
+      `<http://localhost/api/devices/?limit=2&offset=${offset}>; rel="${rel}"`
+    expect((await t.get('/api/devices/?limit=2&offset=2')).headers.get('link')).toBe(
+      [page(0, 'prev'), page(4, 'next')].join(', '),
+    )
     expect((await t.get('/api/devices/?limit=2')).headers.get('link')).toBe(page(2, 'next'))
     expect((await t.get('/api/devices/?limit=2&offset=4')).headers.get('link')).toBe(page(2, 'prev'))
     let url: string | undefined = 'http://localhost/api/devices/?limit=2'
@@ -759,7 +893,10 @@ describe('lists', () => {
     expect((await t.get('/api/devices/')).json).toEqual(created)
 
     // Another process (a CLI command, say) writes to the same file.
-    writeElsewhere(t, "INSERT INTO devices (name, display_name, path, date_add) VALUES ('outside', 'outside', '/outside/', '2026-01-01T00:00:00.000000Z')")
+    writeElsewhere(
+      t,
+      "INSERT INTO devices (name, display_name, path, date_add) VALUES ('outside', 'outside', '/outside/', '2026-01-01T00:00:00.000000Z')",
+    )
     expect((await t.get(query)).headers.get('x-total-count')).toBe('7')
     const all = await t.get('/api/devices/')
     expect(all.json.map((d: { name: string }) => d.name)).toEqual([...created.map((d) => d.name), 'outside'])
@@ -784,7 +921,9 @@ describe('unpaged lists stream everything', () => {
     const body = JSON.parse(r.text)
     expect(Array.isArray(body)).toBe(true)
     expect(body.map((p: { id: number }) => p.id)).toEqual(ids)
-    expect(body.map((p: { name: string }) => p.name)).toEqual(ids.map((_, i) => `profile-${String(i).padStart(4, '0')}`))
+    expect(body.map((p: { name: string }) => p.name)).toEqual(
+      ids.map((_, i) => `profile-${String(i).padStart(4, '0')}`),
+    )
     expect(body[COUNT - 1]).toEqual((await t.get(`/api/transcodingprofiles/${ids[COUNT - 1]}/`)).json)
 
     const tail = await t.get('/api/transcodingprofiles/?offset=590')

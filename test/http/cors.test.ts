@@ -21,14 +21,22 @@ type App = { handle(r: Request): Promise<Response> }
 const send = async (app: App, method: string, path: string, headers: Record<string, string>) =>
   readResponse(await app.handle(new Request(`http://localhost${path}`, { method, headers })))
 const preflight = (app: App, path: string, origin: string, method = 'POST') =>
-  send(app, 'OPTIONS', path, { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' })
+  send(app, 'OPTIONS', path, {
+    origin,
+    'access-control-request-method': method,
+    'access-control-request-headers': 'authorization, content-type',
+  })
 const withKey = (origin: string) => ({ origin, authorization: `Token ${t.adminKey}` })
 
 /** The Access-Control-* headers and Vary of an answer. */
 const corsHeaders = (r: { headers: Headers }) =>
   Object.fromEntries([...r.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'))
 
-const EXPOSED = { 'access-control-allow-origin': PANEL, 'access-control-expose-headers': 'X-Total-Count, Link, X-Request-Id, Location', vary: 'Origin' }
+const EXPOSED = {
+  'access-control-allow-origin': PANEL,
+  'access-control-expose-headers': 'X-Total-Count, Link, X-Request-Id, Location',
+  vary: 'Origin',
+}
 
 describe('with --allow-origin', () => {
   test('a page for the panel is a Response at once with the headers and its request id, and a preflight has its request id', async () => {
@@ -43,7 +51,16 @@ describe('with --allow-origin', () => {
   })
 
   test('a preflight from the origin answers 204 with no body and no key, on every API path', async () => {
-    const paths = ['/api/', '/api', '/api/ping/', '/api/devices/', '/api/devices/1/', '/api/projectassets/3/addasset/', '/api/asset/import/', '/api/no-such-thing/']
+    const paths = [
+      '/api/',
+      '/api',
+      '/api/ping/',
+      '/api/devices/',
+      '/api/devices/1/',
+      '/api/projectassets/3/addasset/',
+      '/api/asset/import/',
+      '/api/no-such-thing/',
+    ]
     for (const path of paths) {
       const r = await preflight(corsApp, path, PANEL)
       expect({ path, status: r.status, text: r.text, headers: corsHeaders(r) }).toEqual({
@@ -60,7 +77,11 @@ describe('with --allow-origin', () => {
       })
     }
     // Each allowed origin is answered with itself, never with the list.
-    expect((await preflight(corsApp, '/api/devices/', 'http://localhost:3000', 'GET')).headers.get('access-control-allow-origin')).toBe('http://localhost:3000')
+    expect(
+      (await preflight(corsApp, '/api/devices/', 'http://localhost:3000', 'GET')).headers.get(
+        'access-control-allow-origin',
+      ),
+    ).toBe('http://localhost:3000')
   })
 
   test('answers to the origin name it and expose X-Total-Count, Link, X-Request-Id and Location', async () => {
@@ -73,19 +94,35 @@ describe('with --allow-origin', () => {
   test('error answers carry them too, so that the page can read why: 401, 404, 400, 405', async () => {
     const replies = [
       [await send(corsApp, 'GET', '/api/devices/', { origin: PANEL }), 401, 'not_authenticated'],
-      [await send(corsApp, 'GET', '/api/devices/', { origin: PANEL, authorization: 'Token nonsense' }), 401, 'authentication_failed'],
+      [
+        await send(corsApp, 'GET', '/api/devices/', { origin: PANEL, authorization: 'Token nonsense' }),
+        401,
+        'authentication_failed',
+      ],
       [await send(corsApp, 'GET', '/api/devices/999/', withKey(PANEL)), 404, 'not_found'],
       [await send(corsApp, 'GET', '/api/devices/?limit=x', withKey(PANEL)), 400, 'invalid'],
       [await send(corsApp, 'PUT', '/api/devices/', withKey(PANEL)), 405, 'method_not_allowed'],
     ] as const
     for (const [r, status, code] of replies)
-      expect({ status: r.status, code: r.json.errors[0].code, headers: corsHeaders(r) }).toEqual({ status, code, headers: EXPOSED })
+      expect({ status: r.status, code: r.json.errors[0].code, headers: corsHeaders(r) }).toEqual({
+        status,
+        code,
+        headers: EXPOSED,
+      })
   })
 
   test('another origin, or none, gets no Access-Control header (only Vary: Origin), and its preflight is no 204', async () => {
-    for (const headers of [withKey(OTHER), withKey('https://panel.example'), { authorization: `Token ${t.adminKey}` }]) {
+    for (const headers of [
+      withKey(OTHER),
+      withKey('https://panel.example'),
+      { authorization: `Token ${t.adminKey}` },
+    ]) {
       const r = await send(corsApp, 'GET', '/api/devices/', headers)
-      expect({ headers, status: r.status, cors: corsHeaders(r) }).toEqual({ headers, status: 200, cors: { vary: 'Origin' } })
+      expect({ headers, status: r.status, cors: corsHeaders(r) }).toEqual({
+        headers,
+        status: 200,
+        cors: { vary: 'Origin' },
+      })
     }
     // Treated as any OPTIONS request: the key is checked first, then the method is not served.
     const refused = await preflight(corsApp, '/api/devices/', OTHER)
@@ -108,7 +145,10 @@ describe('without --allow-origin (the default)', () => {
     const denied = await preflight(t.app, '/api/devices/', PANEL)
     expectError(denied, 401, 'not_authenticated')
     expect(corsHeaders(denied)).toEqual({})
-    const withKeyDenied = await send(t.app, 'OPTIONS', '/api/devices/', { ...withKey(PANEL), 'access-control-request-method': 'GET' })
+    const withKeyDenied = await send(t.app, 'OPTIONS', '/api/devices/', {
+      ...withKey(PANEL),
+      'access-control-request-method': 'GET',
+    })
     expectError(withKeyDenied, 405, 'method_not_allowed')
     expect(corsHeaders(withKeyDenied)).toEqual({})
   })

@@ -69,7 +69,12 @@ async function refusesAll(pointer: string, send: (value: string) => ReturnType<T
 
 describe('media asset create', () => {
   const create = (field: string, value: string) =>
-    t.post('/api/videoassets/', { name: 'dated', path_file: join(root, 'Show', `clip-${++n}.mov`), production: show.id, [field]: value })
+    t.post('/api/videoassets/', {
+      name: 'dated',
+      path_file: join(root, 'Show', `clip-${++n}.mov`),
+      production: show.id,
+      [field]: value,
+    })
 
   test('a date that exists is stored in UTC, whatever its offset', async () => {
     const stored: [string, string][] = []
@@ -85,7 +90,13 @@ describe('media asset create', () => {
 
 describe('project asset create and copy', () => {
   const create = (value: string, extra: Record<string, unknown> = {}) =>
-    t.post('/api/projectassets/', { name: 'edit', bundle_root: join(root, 'Show', `edit-${++n}`), production_id: show.id, date_crt: value, ...extra })
+    t.post('/api/projectassets/', {
+      name: 'edit',
+      bundle_root: join(root, 'Show', `edit-${++n}`),
+      production_id: show.id,
+      date_crt: value,
+      ...extra,
+    })
 
   test('a date that exists is stored in UTC, whatever its offset', async () => {
     const stored: [string, string][] = []
@@ -105,7 +116,11 @@ describe('import', () => {
   test('a date that exists is stored in UTC, whatever its offset', async () => {
     const stored: [string, string][] = []
     for (const [given] of GOOD) {
-      const body = importBody(placeFile(join(root, 'Show', `import-${++n}.mov`)), { date_crt: given, date_del: given, date_add: given })
+      const body = importBody(placeFile(join(root, 'Show', `import-${++n}.mov`)), {
+        date_crt: given,
+        date_del: given,
+        date_add: given,
+      })
       const r = await t.post(IMPORT, body)
       if (r.status !== 201) throw new Error(`${given}: ${r.status} ${r.text}`)
       const asset = await assetOf(t.request, r.json.asset_import_id)

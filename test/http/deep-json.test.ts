@@ -29,7 +29,12 @@ describe('400 parse_error before parsing or validation', () => {
 
   test('100,000 levels in 200 KB, as the body or inside a field, on routes with and without a body schema', async () => {
     const bodies = [nested(100_000), deepField(100_000), `{"asset_list":${nested(100_000)}}`]
-    for (const path of ['/api/devices/', '/api/videoassets/', '/api/projectassets/1/add/', '/api/projectassets/1/unlinkasset/']) {
+    for (const path of [
+      '/api/devices/',
+      '/api/videoassets/',
+      '/api/projectassets/1/add/',
+      '/api/projectassets/1/unlinkasset/',
+    ]) {
       for (const raw of bodies) expectError(await t.request('POST', path, json(raw)), 400, 'parse_error')
     }
   })
@@ -43,10 +48,14 @@ describe('400 parse_error before parsing or validation', () => {
   })
 
   test('JSON text in a form field: the same limit', async () => {
-    const form = (value: string) => ({ form: { name: 'deep-form', path: '/tmp/deep-form/', passthrough_profiles: value } })
+    const form = (value: string) => ({
+      form: { name: 'deep-form', path: '/tmp/deep-form/', passthrough_profiles: value },
+    })
     expectError(await t.request('POST', '/api/devices/', form(nested(100_000))), 400, 'parse_error')
     expectError(await t.request('POST', '/api/devices/', form(nested(MAX_JSON_DEPTH + 1))), 400, 'parse_error')
-    expectError(await t.request('POST', '/api/devices/', form(nested(2))), 400, 'invalid', { pointer: '/passthrough_profiles/0' })
+    expectError(await t.request('POST', '/api/devices/', form(nested(2))), 400, 'invalid', {
+      pointer: '/passthrough_profiles/0',
+    })
   })
 
   test('without a key the answer is 401: the body is not read', async () => {

@@ -47,8 +47,13 @@ describe('the status', () => {
     expect(one.status).toBe(200)
     // Ana reads no production: the assets are not hers to count.
     expect(one.json).toEqual({
-      device: device.id, online: true, space: { total: fs.blocks * fs.bsize, free: expect.any(Number) }, watch: null,
-      assets: { online: 0, offline: 0 }, scan: null, last_scan: null,
+      device: device.id,
+      online: true,
+      space: { total: fs.blocks * fs.bsize, free: expect.any(Number) },
+      watch: null,
+      assets: { online: 0, offline: 0 },
+      scan: null,
+      last_scan: null,
     })
     // The free space is the file system's, as statfs says it at the same moment. Other test files
     // write and delete files of hundreds of MiB on the same file system meanwhile, so the two are
@@ -69,7 +74,11 @@ describe('the status', () => {
     const all = await t.get('/api/devices/status/')
     // The free space moves with the machine's other work: the rest is the same.
     const steady = (x: { space: { free: number } }) => ({ ...x, space: { ...x.space, free: 0 } })
-    expect({ status: all.status, json: all.json.map(steady), total: all.headers.get('x-total-count') }).toEqual({ status: 200, json: [steady(admin.json)], total: null })
+    expect({ status: all.status, json: all.json.map(steady), total: all.headers.get('x-total-count') }).toEqual({
+      status: 200,
+      json: [steady(admin.json)],
+      total: null,
+    })
   })
 
   test('a device whose folder is missing: offline with the reason, no space; the rescan is 409 conflict', async () => {
@@ -79,8 +88,14 @@ describe('the status', () => {
     const d = await t.post('/api/devices/', { name: 'gone', path: gone })
     const r = await t.get(`/api/devices/${d.json.id}/status/`)
     expect(r.json).toEqual({
-      device: d.json.id, online: false, reason: 'the folder is missing (a disk or share not mounted?)', space: null, watch: null,
-      assets: { online: 0, offline: 0 }, scan: null, last_scan: null,
+      device: d.json.id,
+      online: false,
+      reason: 'the folder is missing (a disk or share not mounted?)',
+      space: null,
+      watch: null,
+      assets: { online: 0, offline: 0 },
+      scan: null,
+      last_scan: null,
     })
     const scan = await t.request('POST', `/api/devices/${d.json.id}/scan/`)
     expectError(scan, 409, 'conflict')
@@ -90,12 +105,16 @@ describe('the status', () => {
     const file = join(tempDir('reelhouse-file-'), 'f')
     writeFileSync(file, '')
     const f = await t.post('/api/devices/', { name: 'file', path: file })
-    expect((await t.get(`/api/devices/${f.json.id}/status/`)).json).toMatchObject({ online: false, reason: expect.stringMatching(/not a folder/) })
+    expect((await t.get(`/api/devices/${f.json.id}/status/`)).json).toMatchObject({
+      online: false,
+      reason: expect.stringMatching(/not a folder/),
+    })
   })
 
   test('unknown or malformed ids: 404 in the envelope; no key: 401', async () => {
     const { t } = await world()
-    for (const path of ['/api/devices/999/status/', '/api/devices/abc/status/', '/api/devices/0/status']) expectError(await t.get(path), 404, 'not_found')
+    for (const path of ['/api/devices/999/status/', '/api/devices/abc/status/', '/api/devices/0/status'])
+      expectError(await t.get(path), 404, 'not_found')
     expectError(await t.request('POST', '/api/devices/999/scan/'), 404, 'not_found')
     expectError(await t.request('POST', '/api/devices/abc/scan/'), 404, 'not_found')
     expectError(await t.get('/api/devices/status/', { key: null }), 401, 'not_authenticated')
@@ -110,15 +129,29 @@ describe('the rescan', () => {
     const removed = await asset(t, root, production.id, 'removed.mov')
     rmSync(removed.path)
     const r = await t.request('POST', `/api/devices/${device.id}/scan/`)
-    expect({ status: r.status, location: r.headers.get('location') }).toEqual({ status: 202, location: `/api/tasks/${r.json.id}/` })
+    expect({ status: r.status, location: r.headers.get('location') }).toEqual({
+      status: 202,
+      location: `/api/tasks/${r.json.id}/`,
+    })
     // The body of GET /api/tasks/{id}/ (the task may have started since).
     expect(Object.keys(r.json).sort()).toEqual(Object.keys((await t.get(`/api/tasks/${r.json.id}/`)).json).sort())
-    expect(r.json).toMatchObject({ kind: 'scan', target: { device: device.id }, state: expect.stringMatching(/^(queued|running|done)$/) })
+    expect(r.json).toMatchObject({
+      kind: 'scan',
+      target: { device: device.id },
+      state: expect.stringMatching(/^(queued|running|done)$/),
+    })
     await t.runner.idle()
     const status = (await t.get(`/api/devices/${device.id}/status/`)).json
     expect(status).toMatchObject({
-      assets: { online: 1, offline: 1 }, scan: null,
-      last_scan: { task: r.json.id, state: 'done', error: '', date_end: expect.any(String), counts: expect.objectContaining({ offline: 1 }) },
+      assets: { online: 1, offline: 1 },
+      scan: null,
+      last_scan: {
+        task: r.json.id,
+        state: 'done',
+        error: '',
+        date_end: expect.any(String),
+        counts: expect.objectContaining({ offline: 1 }),
+      },
     })
     expect((await t.get(`/api/videoassets/${removed.id}/`)).json.is_production).toBe(false)
     expect((await t.get(`/api/videoassets/${kept.id}/`)).json.is_production).toBe(true)
@@ -131,13 +164,33 @@ describe('the rescan', () => {
     await t.runner.stop()
     const first = await t.request('POST', `/api/devices/${device.id}/scan/`)
     const second = await t.request('POST', `/api/devices/${device.id}/scan`)
-    expect([first.status, second.status, second.json.id, second.json.state]).toEqual([202, 202, first.json.id, 'queued'])
-    expect(t.db.$client.query("SELECT count(*) AS n FROM tasks WHERE kind = 'scan' AND state = 'queued'").get()).toEqual({ n: 1 })
+    expect([first.status, second.status, second.json.id, second.json.state]).toEqual([
+      202,
+      202,
+      first.json.id,
+      'queued',
+    ])
+    expect(
+      t.db.$client.query("SELECT count(*) AS n FROM tasks WHERE kind = 'scan' AND state = 'queued'").get(),
+    ).toEqual({ n: 1 })
     expect((await t.get(`/api/devices/${device.id}/status/`)).json.scan).toEqual({
-      task: first.json.id, state: 'queued', date_add: first.json.date_add, date_start: null, date_end: null, files_done: 0, files_total: 0, error: '', counts: {},
+      task: first.json.id,
+      state: 'queued',
+      date_add: first.json.date_add,
+      date_start: null,
+      date_end: null,
+      files_done: 0,
+      files_total: 0,
+      error: '',
+      counts: {},
     })
     // A scan of some paths (the watcher's events) is not the device's full scan.
-    t.runner.enqueue(t.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths: ['/x'] } })
+    t.runner.enqueue(t.db, {
+      kind: 'scan',
+      target: { device: device.id },
+      production: null,
+      params: { device: device.id, paths: ['/x'] },
+    })
     expect((await t.get(`/api/devices/${device.id}/status/`)).json.scan.task).toBe(first.json.id)
   })
 
@@ -153,7 +206,9 @@ describe('the rescan', () => {
     const ok = await t.request('POST', `/api/devices/${device.id}/scan/`, { key: scanner })
     expect(ok.status).toBe(202)
     expect((await t.get(`/api/tasks/${ok.json.id}/`, { key: scanner })).json).toEqual(ok.json)
-    expect((await t.get('/api/tasks/?kind=scan', { key: scanner })).json.map((x: { id: number }) => x.id)).toEqual([ok.json.id])
+    expect((await t.get('/api/tasks/?kind=scan', { key: scanner })).json.map((x: { id: number }) => x.id)).toEqual([
+      ok.json.id,
+    ])
     expectError(await t.get(`/api/tasks/${ok.json.id}/`, { key: plain }), 404, 'not_found')
     expect((await t.get('/api/tasks/?kind=scan', { key: plain })).json).toEqual([])
   })
@@ -161,6 +216,14 @@ describe('the rescan', () => {
 
 test('with the watcher: its mode and reason (polling asked for), once it has taken the device up', async () => {
   const { t, device } = await world({ poll: true, pollIntervalMs: 200, rescanMs: 0 })
-  await waitFor(async () => (await t.get(`/api/devices/${device.id}/status/`)).json.watch?.ready === true, 'the watcher ready', { ms: 20_000, everyMs: 20 })
-  expect((await t.get(`/api/devices/${device.id}/status/`)).json.watch).toEqual({ mode: 'polling', ready: true, reason: 'polling was asked for (--poll)' })
+  await waitFor(
+    async () => (await t.get(`/api/devices/${device.id}/status/`)).json.watch?.ready === true,
+    'the watcher ready',
+    { ms: 20_000, everyMs: 20 },
+  )
+  expect((await t.get(`/api/devices/${device.id}/status/`)).json.watch).toEqual({
+    mode: 'polling',
+    ready: true,
+    reason: 'polling was asked for (--poll)',
+  })
 })

@@ -61,7 +61,11 @@ async function crowded() {
   ]
   const outside = await asset(w.t, 'video', join(w.root, 'Show', 'out.mov'), show)
   makeTree(join(sub, 'Edit'), { 'edit.drp': 'resolve' })
-  const project = await w.t.post('/api/projectassets/', { name: 'Edit', bundle_root: join(sub, 'Edit'), production_id: show })
+  const project = await w.t.post('/api/projectassets/', {
+    name: 'Edit',
+    bundle_root: join(sub, 'Edit'),
+    production_id: show,
+  })
   expect(project.status).toBe(201)
   const nested = await w.t.post('/api/productions/?nest=true', { name: 'Nested', storage_root: join(sub, 'Nested') })
   expect(nested.status).toBe(201)
@@ -69,12 +73,18 @@ async function crowded() {
 }
 
 type W = Awaited<ReturnType<typeof crowded>>
-const deviceOfMedia = (w: W, id: number) => w.t.db.$client.query<{ device: number }, [number]>('SELECT device FROM media_assets WHERE id = ?').get(id)!.device
+const deviceOfMedia = (w: W, id: number) =>
+  w.t.db.$client.query<{ device: number }, [number]>('SELECT device FROM media_assets WHERE id = ?').get(id)!.device
 const devicesOf = (w: W) => ({
   media: [...w.inside, w.outside].map((id) => deviceOfMedia(w, id)),
-  project: w.t.db.$client.query<{ device: number }, [number]>('SELECT device FROM project_assets WHERE id = ?').get(w.project)!.device,
-  nested: w.t.db.$client.query<Record<string, number>, [number]>(
-    'SELECT upload_device, audioasset_device, imageasset_device, videoasset_device FROM productions WHERE id = ?').get(w.nested)!,
+  project: w.t.db.$client
+    .query<{ device: number }, [number]>('SELECT device FROM project_assets WHERE id = ?')
+    .get(w.project)!.device,
+  nested: w.t.db.$client
+    .query<Record<string, number>, [number]>(
+      'SELECT upload_device, audioasset_device, imageasset_device, videoasset_device FROM productions WHERE id = ?',
+    )
+    .get(w.nested)!,
 })
 const historyCount = (t: TestApp) => t.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM history').get()!.n
 
@@ -102,35 +112,72 @@ describe('a device inside another device, over its catalogued records', () => {
     const inner = r.json.id as number
     expect(r.json).toMatchObject({ name: 'inner', path: `${w.sub}/` })
     expect(r.json.warning).toBeUndefined()
-    expect(r.json.adopted).toEqual({ device: outer, videoassets: 2, audioassets: 1, imageassets: 0, projectassets: 1, productions: 1 })
+    expect(r.json.adopted).toEqual({
+      device: outer,
+      videoassets: 2,
+      audioassets: 1,
+      imageassets: 0,
+      projectassets: 1,
+      productions: 1,
+    })
     // The record as GET shows it carries neither.
     expect(Object.keys((await w.t.get(`/api/devices/${inner}/`)).json)).not.toContain('adopted')
     // Nested's asset devices followed its storage_root; its watch folder (the whole outer device) stays.
     expect(devicesOf(w)).toEqual({
-      media: [inner, inner, inner, outer], project: inner,
+      media: [inner, inner, inner, outer],
+      project: inner,
       nested: { upload_device: outer, audioasset_device: inner, imageasset_device: inner, videoasset_device: inner },
     })
-    const rows = w.t.db.$client.query<{ resource: string; resource_id: number; username: string; via: string; changes: string }, []>(
-      "SELECT resource, resource_id, username, via, changes FROM history WHERE action IN ('update', 'create') AND id > (SELECT max(id) FROM history WHERE resource = 'production' AND action = 'create') ORDER BY id").all()
+    const rows = w.t.db.$client
+      .query<{ resource: string; resource_id: number; username: string; via: string; changes: string }, []>(
+        "SELECT resource, resource_id, username, via, changes FROM history WHERE action IN ('update', 'create') AND id > (SELECT max(id) FROM history WHERE resource = 'production' AND action = 'create') ORDER BY id",
+      )
+      .all()
     const byAdmin = { username: 'admin', via: 'api' }
     expect(rows.map((h) => ({ ...h, changes: JSON.parse(h.changes) })).filter((h) => h.resource !== 'device')).toEqual([
-      { resource: 'videoasset', resource_id: w.inside[0]!, ...byAdmin, changes: { device: { old: outer, new: inner } } },
-      { resource: 'videoasset', resource_id: w.inside[1]!, ...byAdmin, changes: { device: { old: outer, new: inner } } },
-      { resource: 'audioasset', resource_id: w.inside[2]!, ...byAdmin, changes: { device: { old: outer, new: inner } } },
+      {
+        resource: 'videoasset',
+        resource_id: w.inside[0]!,
+        ...byAdmin,
+        changes: { device: { old: outer, new: inner } },
+      },
+      {
+        resource: 'videoasset',
+        resource_id: w.inside[1]!,
+        ...byAdmin,
+        changes: { device: { old: outer, new: inner } },
+      },
+      {
+        resource: 'audioasset',
+        resource_id: w.inside[2]!,
+        ...byAdmin,
+        changes: { device: { old: outer, new: inner } },
+      },
       { resource: 'projectasset', resource_id: w.project, ...byAdmin, changes: { device: { old: outer, new: inner } } },
       {
-        resource: 'production', resource_id: w.nested, ...byAdmin,
-        changes: Object.fromEntries(['audioasset_device', 'imageasset_device', 'videoasset_device'].map((f) => [f, { old: outer, new: inner }])),
+        resource: 'production',
+        resource_id: w.nested,
+        ...byAdmin,
+        changes: Object.fromEntries(
+          ['audioasset_device', 'imageasset_device', 'videoasset_device'].map((f) => [f, { old: outer, new: inner }]),
+        ),
       },
     ])
     const created = JSON.parse(rows.find((h) => h.resource === 'device')!.changes)
     expect(created.adopted).toEqual({ old: null, new: r.json.adopted })
-    expect(w.lines).toContainEqual(expect.objectContaining({ level: 'info', fields: expect.objectContaining({ device: inner, from_device: outer, videoassets: 2 }) }))
+    expect(w.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        fields: expect.objectContaining({ device: inner, from_device: outer, videoassets: 2 }),
+      }),
+    )
     // A scan of the outer device walks the inner one's folder too: its files stay on the inner device.
     expect((await w.t.request('POST', `/api/devices/${outer}/scan/`)).status).toBe(202)
     await w.t.runner.idle()
     expect(devicesOf(w).media).toEqual([inner, inner, inner, outer])
-    const scanned = w.t.db.$client.query<{ result: string }, []>("SELECT result FROM tasks WHERE kind = 'scan' ORDER BY id DESC LIMIT 1").get()!
+    const scanned = w.t.db.$client
+      .query<{ result: string }, []>("SELECT result FROM tasks WHERE kind = 'scan' ORDER BY id DESC LIMIT 1")
+      .get()!
     expect(JSON.parse(scanned.result)).toMatchObject({ moved: 0, offline: 0, imported: 0 })
   })
 
@@ -140,20 +187,39 @@ describe('a device inside another device, over its catalogued records', () => {
     const before = devicesOf(w)
     const inner = (await w.t.post('/api/devices/?adopt=true', { name: 'inner', path: w.sub })).json.id as number
     // It holds records now: its path does not change.
-    expectError(await w.t.request('PATCH', `/api/devices/${inner}/`, { body: { path: join(w.root, 'elsewhere') } }), 409, 'conflict')
+    expectError(
+      await w.t.request('PATCH', `/api/devices/${inner}/`, { body: { path: join(w.root, 'elsewhere') } }),
+      409,
+      'conflict',
+    )
     const r = await w.t.request('DELETE', `/api/devices/${inner}/`)
     expect(r.status).toBe(204)
     expect(devicesOf(w)).toEqual(before)
     expect((await w.t.get(`/api/devices/${inner}/`)).status).toBe(404)
-    const deleted = w.t.db.$client.query<{ changes: string; username: string }, [number]>(
-      "SELECT changes, username FROM history WHERE resource = 'device' AND resource_id = ? AND action = 'delete'").get(inner)!
+    const deleted = w.t.db.$client
+      .query<{ changes: string; username: string }, [number]>(
+        "SELECT changes, username FROM history WHERE resource = 'device' AND resource_id = ? AND action = 'delete'",
+      )
+      .get(inner)!
     expect({ username: deleted.username, returned: JSON.parse(deleted.changes).returned }).toEqual({
-      username: 'admin', returned: { old: null, new: { device: outer, videoassets: 2, audioassets: 1, imageassets: 0, projectassets: 1, productions: 1 } },
+      username: 'admin',
+      returned: {
+        old: null,
+        new: { device: outer, videoassets: 2, audioassets: 1, imageassets: 0, projectassets: 1, productions: 1 },
+      },
     })
-    const back = w.t.db.$client.query<{ changes: string }, [number]>(
-      "SELECT changes FROM history WHERE resource = 'videoasset' AND resource_id = ? ORDER BY id DESC LIMIT 1").get(w.inside[0]!)!
+    const back = w.t.db.$client
+      .query<{ changes: string }, [number]>(
+        "SELECT changes FROM history WHERE resource = 'videoasset' AND resource_id = ? ORDER BY id DESC LIMIT 1",
+      )
+      .get(w.inside[0]!)!
     expect(JSON.parse(back.changes)).toEqual({ device: { old: inner, new: outer } })
-    expect(w.lines).toContainEqual(expect.objectContaining({ level: 'info', fields: expect.objectContaining({ device: inner, to_device: outer, videoassets: 2, projectassets: 1 }) }))
+    expect(w.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        fields: expect.objectContaining({ device: inner, to_device: outer, videoassets: 2, projectassets: 1 }),
+      }),
+    )
     // Made again without ?adopt: the same 409 as before.
     expectError(await w.t.post('/api/devices/', { name: 'inner', path: w.sub }), 409, 'conflict')
   })
@@ -162,7 +228,10 @@ describe('a device inside another device, over its catalogued records', () => {
     const w = await crowded()
     const inner = (await w.t.post('/api/devices/?adopt=true', { name: 'inner', path: w.sub })).json.id as number
     // Show (storage_root outside the inner folder) sends its video imports to the inner device by choice.
-    expect((await w.t.request('PATCH', `/api/productions/${w.production.id}/`, { body: { videoasset_device: inner } })).status).toBe(200)
+    expect(
+      (await w.t.request('PATCH', `/api/productions/${w.production.id}/`, { body: { videoasset_device: inner } }))
+        .status,
+    ).toBe(200)
     const r = await w.t.request('DELETE', `/api/devices/${inner}/`)
     expectError(r, 409, 'conflict')
     expect(r.json.errors[0].detail).toContain('production "Show" uses this device (videoasset_device)')
@@ -183,7 +252,10 @@ describe('a device inside another device, over its catalogued records', () => {
     const w = await crowded()
     makeTree(join(w.root, 'loose'), { 'x.mov': 'not catalogued' })
     const before = devicesOf(w)
-    for (const [name, path] of [['loose', join(w.root, 'loose')], ['deeper', join(w.sub, 'deep', 'empty')]] as const) {
+    for (const [name, path] of [
+      ['loose', join(w.root, 'loose')],
+      ['deeper', join(w.sub, 'deep', 'empty')],
+    ] as const) {
       mkdirSync(path, { recursive: true })
       for (const query of ['', '?adopt=true']) {
         const r = await w.t.post(`/api/devices/${query}`, { name, path })
@@ -206,15 +278,23 @@ describe('a device whose folder is not there', () => {
     expect(device.status).toBe(201)
     const projects = () => w.t.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM project_assets').get()!.n
     const before = projects()
-    const r = await w.t.post('/api/projectassets/', { name: 'Copy', bundle_root: join(gone, 'Copy'), production_id: w.production.id, copy_of: w.project })
+    const r = await w.t.post('/api/projectassets/', {
+      name: 'Copy',
+      bundle_root: join(gone, 'Copy'),
+      production_id: w.production.id,
+      copy_of: w.project,
+    })
     expectError(r, 409, 'conflict')
     expect(r.json.errors[0].detail).toBe(
-      `The device ${device.json.id} ("gone", ${gone}/) is offline (the folder is missing (a disk or share not mounted?)): there is nowhere to copy to. Ask again once its folder is back.`)
+      `The device ${device.json.id} ("gone", ${gone}/) is offline (the folder is missing (a disk or share not mounted?)): there is nowhere to copy to. Ask again once its folder is back.`,
+    )
     expect(w.t.db.$client.query("SELECT count(*) AS n FROM tasks WHERE kind = 'copy'").get()).toEqual({ n: 0 })
     expect(projects()).toBe(before)
     // The rescan says it in the same words.
     const scan = await w.t.request('POST', `/api/devices/${device.json.id}/scan/`)
-    expect(scan.json.errors[0].detail).toBe('The device is offline (the folder is missing (a disk or share not mounted?)): there is nothing to scan. Ask again once its folder is back.')
+    expect(scan.json.errors[0].detail).toBe(
+      'The device is offline (the folder is missing (a disk or share not mounted?)): there is nothing to scan. Ask again once its folder is back.',
+    )
   })
 
   test('(f) created: 201 with warning.path and a warn line in the log; a folder that is there: no warning', async () => {
@@ -226,12 +306,23 @@ describe('a device whose folder is not there', () => {
     expect(r.json.warning).toEqual({
       path: `The folder ${gone}/ is not there (yet): the folder is missing (a disk or share not mounted?). The device is offline until it is (GET /api/devices/${r.json.id}/status/ tells).`,
     })
-    expect(w.lines.filter((l) => l.level === 'warn')).toEqual([{
-      level: 'warn', message: expect.stringContaining('not there'), fields: { device: r.json.id, name: 'gone', path: `${gone}/`, reason: 'the folder is missing (a disk or share not mounted?)' },
-    }])
+    expect(w.lines.filter((l) => l.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        message: expect.stringContaining('not there'),
+        fields: {
+          device: r.json.id,
+          name: 'gone',
+          path: `${gone}/`,
+          reason: 'the folder is missing (a disk or share not mounted?)',
+        },
+      },
+    ])
     const file = join(tempDir('reelhouse-file-'), 'f')
     writeFileSync(file, '')
-    expect((await w.t.post('/api/devices/', { name: 'file', path: file })).json.warning.path).toMatch(/is not there \(yet\): .*not a folder/)
+    expect((await w.t.post('/api/devices/', { name: 'file', path: file })).json.warning.path).toMatch(
+      /is not there \(yet\): .*not a folder/,
+    )
     const there = await w.t.post('/api/devices/', { name: 'there', path: tempDir('reelhouse-there-') })
     // A folder that is there: the record as GET shows it, nothing more.
     expect([there.status, there.json]).toEqual([201, (await w.t.get(`/api/devices/${there.json.id}/`)).json])

@@ -19,7 +19,11 @@ afterAll(() => {
 /** The asset as sent: fetch's own decompression off, so the body is the bytes on the wire. */
 async function asset(name: string, acceptEncoding: string | undefined, method = 'GET') {
   // Without the header fetch would send its own Accept-Encoding; an empty value is no coding.
-  const r = await fetch(`http://127.0.0.1:${server.port}/api/docs/assets/${name}`, { method, headers: { 'accept-encoding': acceptEncoding ?? '' }, decompress: false })
+  const r = await fetch(`http://127.0.0.1:${server.port}/api/docs/assets/${name}`, {
+    method,
+    headers: { 'accept-encoding': acceptEncoding ?? '' },
+    decompress: false,
+  })
   const body = new Uint8Array(await r.arrayBuffer())
   return {
     status: r.status,
@@ -92,5 +96,12 @@ test('each coding is made once and then kept', async () => {
 })
 
 test('codingFor: q values with spaces, x-gzip, junk', () => {
-  expect(['br ; q=1', 'gzip ;q = 0.001', 'x-gzip', 'br;q=abc, gzip', ' , ,', ''].map(codingFor)).toEqual(['br', 'gzip', 'gzip', 'gzip', undefined, undefined])
+  expect(['br ; q=1', 'gzip ;q = 0.001', 'x-gzip', 'br;q=abc, gzip', ' , ,', ''].map(codingFor)).toEqual([
+    'br',
+    'gzip',
+    'gzip',
+    'gzip',
+    undefined,
+    undefined,
+  ])
 })

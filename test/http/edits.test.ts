@@ -42,14 +42,16 @@ const video = async (rel = 'Show/a.mov', extra: Record<string, unknown> = {}) =>
 }
 /** Rows of the link tables that name a media asset or project that does not exist. */
 const orphans = () =>
-  t.db.$client.query<{ n: number }, []>(`SELECT
+  t.db.$client
+    .query<{ n: number }, []>(`SELECT
     (SELECT count(*) FROM project_asset_links WHERE asset_id NOT IN (SELECT id FROM media_assets) OR project_id NOT IN (SELECT id FROM project_assets))
     + (SELECT count(*) FROM media_asset_keywords WHERE asset_id NOT IN (SELECT id FROM media_assets))
     + (SELECT count(*) FROM media_asset_shares WHERE asset_id NOT IN (SELECT id FROM media_assets) OR production_id NOT IN (SELECT id FROM productions))
     + (SELECT count(*) FROM production_access WHERE production_id NOT IN (SELECT id FROM productions) OR user_id NOT IN (SELECT id FROM users))
     + (SELECT count(*) FROM keywords WHERE category_id NOT IN (SELECT id FROM keyword_categories))
     + (SELECT count(*) FROM custom_metadata WHERE custom_metadata_set NOT IN (SELECT id FROM custom_metadata_sets))
-    + (SELECT count(*) FROM pragma_foreign_key_check) AS n`).get()!.n
+    + (SELECT count(*) FROM pragma_foreign_key_check) AS n`)
+    .get()!.n
 
 describe('media assets: PATCH and PUT', () => {
   test('each writable field, as the medialoopster client sends it (one-member JSON bodies): 200 with the whole record', async () => {
@@ -68,9 +70,15 @@ describe('media assets: PATCH and PUT', () => {
       [{ date_crt: '2025-01-14 21:40:05+01:00' }, { date_crt: '2025-01-14T20:40:05.000000Z' }],
       [{ date_crt: null }, { date_crt: null }],
       [{ is_archive: true }, { is_archive: true }],
-      [{ meta_field_store: { 'camera.model': 'ARRI', 'camera.roll': 'A012' } }, { meta_field_store: { 'camera.model': 'ARRI', 'camera.roll': 'A012' } }],
+      [
+        { meta_field_store: { 'camera.model': 'ARRI', 'camera.roll': 'A012' } },
+        { meta_field_store: { 'camera.model': 'ARRI', 'camera.roll': 'A012' } },
+      ],
       // Merge: a key given is set, the others stay; null removes a key.
-      [{ meta_field_store: { 'camera.roll': 'A013' } }, { meta_field_store: { 'camera.model': 'ARRI', 'camera.roll': 'A013' } }],
+      [
+        { meta_field_store: { 'camera.roll': 'A013' } },
+        { meta_field_store: { 'camera.model': 'ARRI', 'camera.roll': 'A013' } },
+      ],
       [{ meta_field_store: { 'camera.model': null } }, { meta_field_store: { 'camera.roll': 'A013' } }],
       [{ keywords: { Location: ['Harbour', 'Night'] } }, { keywords: { Location: ['Harbour', 'Night'] } }],
       [{ keywords: { Location: null, People: ['Ana'] } }, { keywords: { People: ['Ana'] } }],
@@ -89,7 +97,9 @@ describe('media assets: PATCH and PUT', () => {
 
   test('form data works as JSON does', async () => {
     const a = await video()
-    const r = await t.request('PATCH', `/api/videoassets/${a.id}/`, { form: { status_approval: '1', name: 'from a form' } })
+    const r = await t.request('PATCH', `/api/videoassets/${a.id}/`, {
+      form: { status_approval: '1', name: 'from a form' },
+    })
     expect(r.status).toBe(200)
     expect(r.json).toMatchObject({ status_approval: 1, name: 'from a form' })
     const fd = new FormData()
@@ -101,30 +111,58 @@ describe('media assets: PATCH and PUT', () => {
     fd.set('name', 'from multipart')
     const whole = await t.request('PUT', `/api/videoassets/${a.id}/`, { raw: fd })
     expect(whole.status).toBe(200)
-    expect(whole.json).toMatchObject({ status_approval: 0, name: 'from multipart', date_del: '2031-01-01T00:00:00.000000Z' })
+    expect(whole.json).toMatchObject({
+      status_approval: 0,
+      name: 'from multipart',
+      date_del: '2031-01-01T00:00:00.000000Z',
+    })
   })
 
   test('status_approval is in the list items of every kind (paged, streamed, filtered), as in the single record', async () => {
     for (const kind of ['audio', 'image', 'video'] as const) {
       const made: number[] = []
       for (let i = 0; i < 3; i++) {
-        const r = await t.post(`/api/${kind}assets/`, { name: `${kind}${i}`, path_file: file(`Show/${kind}${i}.bin`), production: show.id })
+        const r = await t.post(`/api/${kind}assets/`, {
+          name: `${kind}${i}`,
+          path_file: file(`Show/${kind}${i}.bin`),
+          production: show.id,
+        })
         made.push(r.json.id as number)
       }
-      expect((await t.request('PATCH', `/api/${kind}assets/${made[1]}/`, { body: { status_approval: 1 } })).status).toBe(200)
-      for (const query of ['', '?limit=10', `?limit=10&production=${show.id}`, `?path_file=${encodeURIComponent(file(`Show/${kind}1.bin`))}`]) {
+      expect(
+        (await t.request('PATCH', `/api/${kind}assets/${made[1]}/`, { body: { status_approval: 1 } })).status,
+      ).toBe(200)
+      for (const query of [
+        '',
+        '?limit=10',
+        `?limit=10&production=${show.id}`,
+        `?path_file=${encodeURIComponent(file(`Show/${kind}1.bin`))}`,
+      ]) {
         const r = await t.get(`/api/${kind}assets/${query}`)
         expect(r.status).toBe(200)
         for (const item of r.json as { id: number; status_approval: number }[])
-          expect({ id: item.id, status_approval: item.status_approval }).toEqual({ id: item.id, status_approval: item.id === made[1] ? 1 : 0 })
+          expect({ id: item.id, status_approval: item.status_approval }).toEqual({
+            id: item.id,
+            status_approval: item.id === made[1] ? 1 : 0,
+          })
         expect((r.json as unknown[]).length).toBeGreaterThan(0)
       }
       const single = (await t.get(`/api/${kind}assets/${made[1]}/`)).json
-      const listed: unknown = ((await t.get(`/api/${kind}assets/`)).json as { id: number }[]).find((x) => x.id === made[1])
+      const listed: unknown = ((await t.get(`/api/${kind}assets/`)).json as { id: number }[]).find(
+        (x) => x.id === made[1],
+      )
       expect(listed).toEqual({
-        id: single.id, name: single.name, description: single.description, production: single.production, status_asset: single.status_asset,
-        path_file: single.path_file, device: single.device, is_archive: single.is_archive, is_production: single.is_production,
-        meta_field_store: single.meta_field_store, status_approval: 1,
+        id: single.id,
+        name: single.name,
+        description: single.description,
+        production: single.production,
+        status_asset: single.status_asset,
+        path_file: single.path_file,
+        device: single.device,
+        is_archive: single.is_archive,
+        is_production: single.is_production,
+        meta_field_store: single.meta_field_store,
+        status_approval: 1,
       })
     }
   })
@@ -148,13 +186,32 @@ describe('media assets: PATCH and PUT', () => {
   test('read-only fields with another value: 400 invalid at each pointer; path_file says a new path is a move', async () => {
     const a = await video()
     const path = `/api/videoassets/${a.id}/`
-    for (const field of ['id', 'production', 'status_asset', 'device', 'is_production', 'date_mod', 'technical', 'path_proxy', 'projects', 'modified_by'])
-      expectError(await patch(path, { [field]: field === 'technical' ? { x: 1 } : field === 'projects' ? [9] : 12345 }), 400, 'invalid', { pointer: `/${field}` })
+    for (const field of [
+      'id',
+      'production',
+      'status_asset',
+      'device',
+      'is_production',
+      'date_mod',
+      'technical',
+      'path_proxy',
+      'projects',
+      'modified_by',
+    ])
+      expectError(
+        await patch(path, { [field]: field === 'technical' ? { x: 1 } : field === 'projects' ? [9] : 12345 }),
+        400,
+        'invalid',
+        { pointer: `/${field}` },
+      )
     const moved = await patch(path, { path_file: join(root, 'Show', 'b.mov') })
     expectError(moved, 400, 'invalid', { pointer: '/path_file' })
     expect(moved.json.errors[0].detail).toContain('move')
     // Several at once: one entry each.
-    expectErrors(await patch(path, { id: 99, date_mod: 'x' }), 400, [{ code: 'invalid', where: { pointer: '/id' } }, { code: 'invalid', where: { pointer: '/date_mod' } }])
+    expectErrors(await patch(path, { id: 99, date_mod: 'x' }), 400, [
+      { code: 'invalid', where: { pointer: '/id' } },
+      { code: 'invalid', where: { pointer: '/date_mod' } },
+    ])
     expect((await t.get(path)).json.date_mod).toBe(a.date_mod)
   })
 
@@ -201,7 +258,8 @@ describe("media assets: keywords within the import's limits", () => {
   /** A name of `length` characters (255: the longest) starting with `prefix`. */
   const long = (prefix: string, length = 255) => prefix + 'x'.repeat(length - prefix.length)
   const names = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => long(`${prefix}${i}-`))
-  const categories = (n: number, list: (i: number) => unknown) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, list(i)]))
+  const categories = (n: number, list: (i: number) => unknown) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, list(i)]))
 
   test('more than 1,000 categories and keywords in all: 400 invalid at /keywords, by PATCH and PUT, nothing changed', async () => {
     const a = await video()
@@ -216,26 +274,40 @@ describe("media assets: keywords within the import's limits", () => {
     ]
     for (const [what, keywords] of over) {
       for (const reply of [await patch(path, { keywords }), await put(path, { name: 'clip', keywords })])
-        expect({ what, status: reply.status, json: reply.json }).toEqual({ what, status: 400, json: { errors: [errorEntry(400, 'invalid', { pointer: '/keywords' })] } })
+        expect({ what, status: reply.status, json: reply.json }).toEqual({
+          what,
+          status: 400,
+          json: { errors: [errorEntry(400, 'invalid', { pointer: '/keywords' })] },
+        })
     }
     // As form data (keywords as JSON text): counted the same.
-    expectError(await t.request('PATCH', path, { form: { keywords: over[0]![1] } }), 400, 'invalid', { pointer: '/keywords' })
+    expectError(await t.request('PATCH', path, { form: { keywords: over[0]![1] } }), 400, 'invalid', {
+      pointer: '/keywords',
+    })
     expect((await t.get(path)).json).toEqual(before)
   })
 
   test('the count is asked first, before the body is cleaned and checked: a huge body with another bad field is told only that', async () => {
     const a = await video()
     const keywords = categories(40_000, () => [])
-    expectError(await patch(`/api/videoassets/${a.id}/`, { name: 5, description: [], keywords }), 400, 'invalid', { pointer: '/keywords' })
+    expectError(await patch(`/api/videoassets/${a.id}/`, { name: 5, description: [], keywords }), 400, 'invalid', {
+      pointer: '/keywords',
+    })
   })
 
   test('a keyword or a category name of 256 characters: 400 invalid at /keywords/<category>', async () => {
     const a = await video()
     const path = `/api/videoassets/${a.id}/`
-    expectError(await patch(path, { keywords: { Location: [long('k', 256)] } }), 400, 'invalid', { pointer: '/keywords/Location' })
-    expectError(await put(path, { name: 'clip', keywords: { 'Place/Time': ['ok', long('k', 256)] } }), 400, 'invalid', { pointer: '/keywords/Place~1Time' })
+    expectError(await patch(path, { keywords: { Location: [long('k', 256)] } }), 400, 'invalid', {
+      pointer: '/keywords/Location',
+    })
+    expectError(await put(path, { name: 'clip', keywords: { 'Place/Time': ['ok', long('k', 256)] } }), 400, 'invalid', {
+      pointer: '/keywords/Place~1Time',
+    })
     const category = long('c', 256)
-    expectError(await patch(path, { keywords: { [category]: ['k'] } }), 400, 'invalid', { pointer: `/keywords/${category}` })
+    expectError(await patch(path, { keywords: { [category]: ['k'] } }), 400, 'invalid', {
+      pointer: `/keywords/${category}`,
+    })
     expect((await t.get(path)).json.keywords).toEqual({})
   })
 
@@ -263,10 +335,16 @@ describe("media assets: keywords within the import's limits", () => {
 
   test("keywords are listed in SQLite's order of text (code points), also past U+FFFF", async () => {
     const a = await video()
-    const r = await patch(`/api/videoassets/${a.id}/`, { keywords: { Signs: ['\u{1F600}', '\uE000', 'b', 'a'], '\u{1F600}': ['x'], '\uE000': ['y'] } })
+    const r = await patch(`/api/videoassets/${a.id}/`, {
+      keywords: { Signs: ['\u{1F600}', '\uE000', 'b', 'a'], '\u{1F600}': ['x'], '\uE000': ['y'] },
+    })
     expect(r.status).toBe(200)
     // UTF-16 units would put U+1F600 (D83D DE00) before U+E000.
-    expect(Object.entries(r.json.keywords)).toEqual([['Signs', ['a', 'b', '\uE000', '\u{1F600}']], ['\uE000', ['y']], ['\u{1F600}', ['x']]])
+    expect(Object.entries(r.json.keywords)).toEqual([
+      ['Signs', ['a', 'b', '\uE000', '\u{1F600}']],
+      ['\uE000', ['y']],
+      ['\u{1F600}', ['x']],
+    ])
   })
 })
 
@@ -276,7 +354,8 @@ describe('media assets: DELETE', () => {
     const a = await video('Show/a.mov')
     await patch(`/api/videoassets/${a.id}/`, { keywords: { Location: ['Harbour'] } })
     const bundle = join(root, 'Show', 'p1')
-    const project = (await t.post('/api/projectassets/', { name: 'P1', bundle_root: bundle, production_id: show.id })).json
+    const project = (await t.post('/api/projectassets/', { name: 'P1', bundle_root: bundle, production_id: show.id }))
+      .json
     await t.post(`/api/projectassets/${project.id}/addasset/`, { asset_list: [{ asset_id: a.id, type: 'video' }] })
     t.db.$client.run('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, ?)', [a.id, other.json.id])
     const proxy = join(show.proxy_root, 'video', 'a.mp4')
@@ -291,15 +370,20 @@ describe('media assets: DELETE', () => {
     expect(existsSync(join(root, 'Show', 'a.mov'))).toBe(true)
     expect(existsSync(proxy)).toBe(false)
     expect((await t.get(`/api/projectassets/${project.id}/`)).json.video_assets).toEqual([])
-    const count = (table: string) => t.db.$client.query<{ n: number }, [number]>(`SELECT count(*) AS n FROM ${table} WHERE asset_id = ?`).get(a.id)!.n
-    expect({ links: count('project_asset_links'), keywords: count('media_asset_keywords'), shares: count('media_asset_shares') }).toEqual({ links: 0, keywords: 0, shares: 0 })
+    const count = (table: string) =>
+      t.db.$client.query<{ n: number }, [number]>(`SELECT count(*) AS n FROM ${table} WHERE asset_id = ?`).get(a.id)!.n
+    expect({
+      links: count('project_asset_links'),
+      keywords: count('media_asset_keywords'),
+      shares: count('media_asset_shares'),
+    }).toEqual({ links: 0, keywords: 0, shares: 0 })
     expect(orphans()).toBe(0)
     // Ids are never reused.
     const b = await video('Show/b.mov')
     expect(b.id).toBeGreaterThan(a.id)
   })
 
-  test('a proxy outside the production\'s proxy_root is left where it is', async () => {
+  test("a proxy outside the production's proxy_root is left where it is", async () => {
     const a = await video()
     const outside = file('Show/elsewhere.mp4', 'not ours')
     t.core.media.setProxy(a.id, outside, system('import'))
@@ -312,9 +396,24 @@ describe('media assets: DELETE', () => {
     const a = await video()
     expectError(await del('/api/videoassets/999/'), 404, 'not_found')
     expectError(await del(`/api/imageassets/${a.id}/`), 404, 'not_found')
-    expectError(await del(`/api/videoassets/${a.id}/`, t.makeUser('stranger', { perms: ['browser.delete_videoasset'] })), 404, 'not_found')
-    expectError(await del(`/api/videoassets/${a.id}/`, t.makeUser('writer', { write: [show.id] })), 403, 'permission_denied')
-    expectError(await del(`/api/videoassets/${a.id}/`, t.makeUser('reader', { read: [show.id], perms: ['browser.delete_videoasset'] })), 403, 'permission_denied')
+    expectError(
+      await del(`/api/videoassets/${a.id}/`, t.makeUser('stranger', { perms: ['browser.delete_videoasset'] })),
+      404,
+      'not_found',
+    )
+    expectError(
+      await del(`/api/videoassets/${a.id}/`, t.makeUser('writer', { write: [show.id] })),
+      403,
+      'permission_denied',
+    )
+    expectError(
+      await del(
+        `/api/videoassets/${a.id}/`,
+        t.makeUser('reader', { read: [show.id], perms: ['browser.delete_videoasset'] }),
+      ),
+      403,
+      'permission_denied',
+    )
     expect((await t.get(`/api/videoassets/${a.id}/`)).status).toBe(200)
     const deleter = t.makeUser('deleter', { write: [show.id], perms: ['browser.delete_videoasset'] })
     expect((await del(`/api/videoassets/${a.id}/`, deleter)).status).toBe(204)
@@ -322,7 +421,11 @@ describe('media assets: DELETE', () => {
 
   test('409 while an import task works on the asset', async () => {
     const path = file('Show/imported.mov')
-    const r = await t.post('/api/asset/import/', { type: 'video', production: 'Show', asset: { asset_meta: { name: 'i', path_file: path } } })
+    const r = await t.post('/api/asset/import/', {
+      type: 'video',
+      production: 'Show',
+      asset: { asset_meta: { name: 'i', path_file: path } },
+    })
     expect(r.status).toBe(201)
     const refused = await del(`/api/videoassets/${r.json.asset_import_id}/`)
     expectError(refused, 409, 'conflict')
@@ -335,16 +438,38 @@ describe('devices', () => {
     const d = (await t.post('/api/devices/', { name: 'spare', path: join(root, 'spare') })).json
     const path = `/api/devices/${d.id}/`
     const body = {
-      name: 'spare-2', display_name: 'Spare disk', path: join(root, 'spare2'), is_internal: true, is_archive: true, autoshot_detection: true,
-      allow_direct_writing: false, recieve_xml_meta: true, protocol: 'smb', anonymous: true, server: 'nas', username: 'ed', password: 'secret',
-      archive_connector: 'lto', passthrough_profiles: [], write_permission_groups: ['editors'],
+      name: 'spare-2',
+      display_name: 'Spare disk',
+      path: join(root, 'spare2'),
+      is_internal: true,
+      is_archive: true,
+      autoshot_detection: true,
+      allow_direct_writing: false,
+      recieve_xml_meta: true,
+      protocol: 'smb',
+      anonymous: true,
+      server: 'nas',
+      username: 'ed',
+      password: 'secret',
+      archive_connector: 'lto',
+      passthrough_profiles: [],
+      write_permission_groups: ['editors'],
     }
     const r = await patch(path, body)
     expect(r.status).toBe(200)
-    expect(r.json).toEqual({ ...body, id: d.id, path: `${body.path}/`, password: '********', transcoding_profile: null })
+    expect(r.json).toEqual({
+      ...body,
+      id: d.id,
+      path: `${body.path}/`,
+      password: '********',
+      transcoding_profile: null,
+    })
     // "********" (as answered) keeps the password; null removes it.
     expect((await patch(path, { password: '********' })).json.password).toBe('********')
-    expect(t.db.$client.query<{ password: string }, [number]>('SELECT password FROM devices WHERE id = ?').get(d.id)!.password).toBe('secret')
+    expect(
+      t.db.$client.query<{ password: string }, [number]>('SELECT password FROM devices WHERE id = ?').get(d.id)!
+        .password,
+    ).toBe('secret')
     expect((await patch(path, { password: null })).json.password).toBeNull()
     expectError(await patch(path, { name: device.name }), 400, 'unique', { pointer: '/name' })
     expectError(await patch(path, { path: device.path }), 400, 'unique', { pointer: '/path' })
@@ -355,12 +480,19 @@ describe('devices', () => {
     expectError(await put(path, { name: 'only-name' }), 400, 'required', { pointer: '/path' })
     expectError(await patch('/api/devices/999/', { name: 'x' }), 404, 'not_found')
     expectError(await patch(path, { name: 'x' }, t.makeUser('nobody')), 403, 'permission_denied')
-    expect((await patch(path, { name: 'by-changer' }, t.makeUser('changer', { perms: ['browser.change_device'] }))).status).toBe(200)
+    expect(
+      (await patch(path, { name: 'by-changer' }, t.makeUser('changer', { perms: ['browser.change_device'] }))).status,
+    ).toBe(200)
   })
 
   test('a new path is refused while assets or projects lie on the device; a new name carries its hold durations along', async () => {
     await video()
-    await t.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'device', context: device.name, duration: 30 })
+    await t.post('/api/assetholddurations/', {
+      asset_type: 'videoasset',
+      context_type: 'device',
+      context: device.name,
+      duration: 30,
+    })
     const refused = await patch(`/api/devices/${device.id}/`, { path: join(root, 'elsewhere') })
     expectError(refused, 409, 'conflict')
     expect(refused.json.errors[0].detail).toContain('1 video asset lies on this device')
@@ -386,9 +518,21 @@ describe('devices', () => {
 describe('productions', () => {
   test('PATCH name, codename, company, proxy_url, devices; unique; write access needed; roots only while empty', async () => {
     const path = `/api/productions/${show.id}/`
-    const r = await patch(path, { name: 'Night Shift', codename: 'night', company: 'Harbour', proxy_url: 'https://proxy.example/', upload_device: device.id })
+    const r = await patch(path, {
+      name: 'Night Shift',
+      codename: 'night',
+      company: 'Harbour',
+      proxy_url: 'https://proxy.example/',
+      upload_device: device.id,
+    })
     expect(r.status).toBe(200)
-    expect(r.json).toMatchObject({ id: show.id, name: 'Night Shift', codename: 'night', company: 'Harbour', proxy_url: 'https://proxy.example/' })
+    expect(r.json).toMatchObject({
+      id: show.id,
+      name: 'Night Shift',
+      codename: 'night',
+      company: 'Harbour',
+      proxy_url: 'https://proxy.example/',
+    })
     await t.post('/api/productions/', { name: 'Other', storage_root: join(root, 'Other') })
     expectError(await patch(path, { name: 'Other' }), 400, 'unique', { pointer: '/name' })
     expectError(await patch(path, { codename: 'other' }), 400, 'unique', { pointer: '/codename' })
@@ -402,9 +546,29 @@ describe('productions', () => {
     await t.post('/api/videoassets/', { name: 'c', path_file: file('Night/c.mov'), production: show.id })
     expectError(await patch(path, { storage_root: join(root, 'Show') }), 409, 'conflict')
     // Permissions: unreadable 404, readable without write 403.
-    expectError(await patch(path, { company: 'x' }, t.makeUser('stranger', { perms: ['browser.change_production'] })), 404, 'not_found')
-    expectError(await patch(path, { company: 'x' }, t.makeUser('reader', { perms: ['browser.change_production'], read: [show.id] })), 403, 'permission_denied')
-    expect((await patch(path, { company: 'y' }, t.makeUser('owner', { perms: ['browser.change_production'], write: [show.id] }))).status).toBe(200)
+    expectError(
+      await patch(path, { company: 'x' }, t.makeUser('stranger', { perms: ['browser.change_production'] })),
+      404,
+      'not_found',
+    )
+    expectError(
+      await patch(
+        path,
+        { company: 'x' },
+        t.makeUser('reader', { perms: ['browser.change_production'], read: [show.id] }),
+      ),
+      403,
+      'permission_denied',
+    )
+    expect(
+      (
+        await patch(
+          path,
+          { company: 'y' },
+          t.makeUser('owner', { perms: ['browser.change_production'], write: [show.id] }),
+        )
+      ).status,
+    ).toBe(200)
   })
 
   test('fields the service sets are read-only: 400 invalid at each pointer; their own values pass, so a GET-then-PUT works in both versions', async () => {
@@ -412,8 +576,17 @@ describe('productions', () => {
     const member = t.makeUser('member', { read: [show.id] })
     expect(member).toBeString()
     const changed: Record<string, unknown> = {
-      id: show.id + 1, can_write: false, can_delete_assets: false, members: [], san_mount: '/mnt/san', export_type: 'xml',
-      default_approval_status: 1, direct_attached_site: 2, network_attached_site: [1], member_groups: [1], projectasset_device: device.id,
+      id: show.id + 1,
+      can_write: false,
+      can_delete_assets: false,
+      members: [],
+      san_mount: '/mnt/san',
+      export_type: 'xml',
+      default_approval_status: 1,
+      direct_attached_site: 2,
+      network_attached_site: [1],
+      member_groups: [1],
+      projectasset_device: device.id,
     }
     for (const [field, value] of Object.entries(changed)) {
       const r = await patch(path, { [field]: value })
@@ -423,7 +596,11 @@ describe('productions', () => {
     // All at once: one entry each, and nothing changed.
     const all = await patch(path, { ...changed, company: 'not written' })
     expect(all.status).toBe(400)
-    expect(all.json.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(Object.keys(changed).map((f) => `/${f}`).sort())
+    expect(all.json.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(
+      Object.keys(changed)
+        .map((f) => `/${f}`)
+        .sort(),
+    )
     expect((await t.get(path)).json.company).toBe('')
     // The record as read, changed and sent back, in version 1 (devices as records) and in version 2 (ids).
     for (const accept of ['application/json; version=1', 'application/json; version=2']) {
@@ -434,13 +611,19 @@ describe('productions', () => {
     }
     // And as form data (every value text): the read-only fields' text spells the record's values.
     const v2 = (await t.get(path, { headers: { accept: 'application/json; version=2' } })).json
-    const asForm = await t.request('PUT', path, { form: { ...v2, company: 'form' }, headers: { accept: 'application/json; version=2' } })
+    const asForm = await t.request('PUT', path, {
+      form: { ...v2, company: 'form' },
+      headers: { accept: 'application/json; version=2' },
+    })
     expect(asForm.status).toBe(200)
     expect(asForm.json).toEqual({ ...v2, company: 'form' })
-    expectError(await t.request('PATCH', path, { form: { can_write: 'false' } }), 400, 'invalid', { pointer: '/can_write' })
+    expectError(await t.request('PATCH', path, { form: { can_write: 'false' } }), 400, 'invalid', {
+      pointer: '/can_write',
+    })
     // A device record is taken by its id; anything else at a device field is a 400 that says what to send.
     // (The folder is not there: the create's answer carries a warning, the record does not.)
-    const { warning: _, ...other } = (await t.post('/api/devices/', { name: 'other', path: join(root, 'elsewhere') })).json
+    const { warning: _, ...other } = (await t.post('/api/devices/', { name: 'other', path: join(root, 'elsewhere') }))
+      .json
     const byRecord = await patch(path, { upload_device: other })
     expect(byRecord.status).toBe(200)
     expect(byRecord.json.upload_device).toEqual(other)
@@ -456,8 +639,15 @@ describe('productions', () => {
     expect(refused.json.errors[0].detail).toContain('1 video asset belongs to this production')
     const empty = (await t.post('/api/productions/', { name: 'Empty', storage_root: join(root, 'Empty') })).json
     t.makeUser('member', { read: [empty.id] })
-    await t.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'production', context: 'Empty', duration: 3 })
-    expect((await del(`/api/productions/${empty.id}/`)).json.errors[0].detail).toContain('1 asset hold duration names this production')
+    await t.post('/api/assetholddurations/', {
+      asset_type: 'videoasset',
+      context_type: 'production',
+      context: 'Empty',
+      duration: 3,
+    })
+    expect((await del(`/api/productions/${empty.id}/`)).json.errors[0].detail).toContain(
+      '1 asset hold duration names this production',
+    )
     await del(`/api/assetholddurations/${(await t.get('/api/assetholddurations/')).json[0].id}/`)
     expect((await del(`/api/productions/${empty.id}/`)).status).toBe(204)
     expectError(await t.get(`/api/productions/${empty.id}/`), 404, 'not_found')
@@ -468,12 +658,28 @@ describe('productions', () => {
 describe('transcoding profiles, custom metadata, hold durations', () => {
   test('transcoding profile: PATCH fields, unique name, DELETE refused while a device uses it', async () => {
     const p = (await t.post('/api/transcodingprofiles/', { name: 'ProRes' })).json
-    const r = await patch(`/api/transcodingprofiles/${p.id}/`, { width: 1920, height: 1080, progressive: true, codec_name: 'prores' })
-    expect(r.json).toMatchObject({ id: p.id, name: 'ProRes', width: 1920, height: 1080, progressive: true, codec_name: 'prores' })
+    const r = await patch(`/api/transcodingprofiles/${p.id}/`, {
+      width: 1920,
+      height: 1080,
+      progressive: true,
+      codec_name: 'prores',
+    })
+    expect(r.json).toMatchObject({
+      id: p.id,
+      name: 'ProRes',
+      width: 1920,
+      height: 1080,
+      progressive: true,
+      codec_name: 'prores',
+    })
     await t.post('/api/transcodingprofiles/', { name: 'H264' })
     expectError(await patch(`/api/transcodingprofiles/${p.id}/`, { name: 'H264' }), 400, 'unique', { pointer: '/name' })
     expectError(await patch(`/api/transcodingprofiles/${p.id}/`, { width: -1 }), 400, 'invalid', { pointer: '/width' })
-    expectError(await patch(`/api/transcodingprofiles/${p.id}/`, { name: 'x' }, t.makeUser('nobody')), 403, 'permission_denied')
+    expectError(
+      await patch(`/api/transcodingprofiles/${p.id}/`, { name: 'x' }, t.makeUser('nobody')),
+      403,
+      'permission_denied',
+    )
     await patch(`/api/devices/${device.id}/`, { transcoding_profile: p.id })
     const refused = await del(`/api/transcodingprofiles/${p.id}/`)
     expectError(refused, 409, 'conflict')
@@ -484,20 +690,38 @@ describe('transcoding profiles, custom metadata, hold durations', () => {
 
   test('custom metadata field and set: PATCH, unique key, key change and DELETE refused while values are stored', async () => {
     const set = (await t.post('/api/custommetadatasets/', { name: 'Camera', description: '', content_type: 4 })).json
-    const f = (await t.post('/api/custommetadata/', { key: 'camera.model', value: 'Model', custom_metadata_set: set.id })).json
+    const f = (
+      await t.post('/api/custommetadata/', { key: 'camera.model', value: 'Model', custom_metadata_set: set.id })
+    ).json
     await t.post('/api/custommetadata/', { key: 'camera.roll', value: 'Roll', custom_metadata_set: set.id })
-    const r = await patch(`/api/custommetadata/${f.id}/`, { value: 'Camera model', order: 7, validation_rule: '^[A-Z]+$' })
-    expect(r.json).toEqual({ id: f.id, key: 'camera.model', value: 'Camera model', order: 7, custom_metadata_set: set.id, validation_rule: '^[A-Z]+$' })
+    const r = await patch(`/api/custommetadata/${f.id}/`, {
+      value: 'Camera model',
+      order: 7,
+      validation_rule: '^[A-Z]+$',
+    })
+    expect(r.json).toEqual({
+      id: f.id,
+      key: 'camera.model',
+      value: 'Camera model',
+      order: 7,
+      custom_metadata_set: set.id,
+      validation_rule: '^[A-Z]+$',
+    })
     expectError(await patch(`/api/custommetadata/${f.id}/`, { key: 'camera.roll' }), 400, 'unique', { pointer: '/key' })
-    expectError(await patch(`/api/custommetadata/${f.id}/`, { validation_rule: '(a)\\1' }), 400, 'invalid', { pointer: '/validation_rule' })
-    expectError(await patch(`/api/custommetadata/${f.id}/`, { custom_metadata_set: 99 }), 400, 'invalid', { pointer: '/custom_metadata_set' })
+    expectError(await patch(`/api/custommetadata/${f.id}/`, { validation_rule: '(a)\\1' }), 400, 'invalid', {
+      pointer: '/validation_rule',
+    })
+    expectError(await patch(`/api/custommetadata/${f.id}/`, { custom_metadata_set: 99 }), 400, 'invalid', {
+      pointer: '/custom_metadata_set',
+    })
     await video('Show/a.mov', { meta_field_store: { 'camera.model': 'ARRI' } })
     const renamed = await patch(`/api/custommetadata/${f.id}/`, { key: 'camera.body' })
     expectError(renamed, 409, 'conflict')
     expect(renamed.json.errors[0].detail).toContain('1 video asset holds a value')
     expect((await del(`/api/custommetadata/${f.id}/`)).json.errors[0].detail).toContain('1 video asset holds a value')
-    expect((await patch(`/api/custommetadatasets/${set.id}/`, { name: 'Camera report', description: 'From the set' })).json)
-      .toEqual({ id: set.id, name: 'Camera report', description: 'From the set', content_type: 4 })
+    expect(
+      (await patch(`/api/custommetadatasets/${set.id}/`, { name: 'Camera report', description: 'From the set' })).json,
+    ).toEqual({ id: set.id, name: 'Camera report', description: 'From the set', content_type: 4 })
     expectError(await patch(`/api/custommetadatasets/${set.id}/`, { content_type: 2 }), 409, 'conflict')
     const setRefused = await del(`/api/custommetadatasets/${set.id}/`)
     expectError(setRefused, 409, 'conflict')
@@ -507,14 +731,35 @@ describe('transcoding profiles, custom metadata, hold durations', () => {
   })
 
   test('hold duration: PATCH, unique rule, context must exist; DELETE always possible', async () => {
-    const h = (await t.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'device', context: device.name, duration: 30 })).json
-    await t.post('/api/assetholddurations/', { asset_type: 'audioasset', context_type: 'device', context: device.name, duration: 10 })
+    const h = (
+      await t.post('/api/assetholddurations/', {
+        asset_type: 'videoasset',
+        context_type: 'device',
+        context: device.name,
+        duration: 30,
+      })
+    ).json
+    await t.post('/api/assetholddurations/', {
+      asset_type: 'audioasset',
+      context_type: 'device',
+      context: device.name,
+      duration: 10,
+    })
     expect((await patch(`/api/assetholddurations/${h.id}/`, { duration: 60 })).json).toEqual({ ...h, duration: 60 })
-    expectError(await patch(`/api/assetholddurations/${h.id}/`, { asset_type: 'audioasset' }), 400, 'unique', { pointer: '/context' })
-    expectError(await patch(`/api/assetholddurations/${h.id}/`, { context: 'nowhere' }), 400, 'invalid', { pointer: '/context' })
-    expectError(await patch(`/api/assetholddurations/${h.id}/`, { duration: -1 }), 400, 'invalid', { pointer: '/duration' })
-    expectErrors(await put(`/api/assetholddurations/${h.id}/`, { duration: 5 }), 400,
-      ['/asset_type', '/context_type', '/context'].map((pointer) => ({ code: 'required', where: { pointer } })))
+    expectError(await patch(`/api/assetholddurations/${h.id}/`, { asset_type: 'audioasset' }), 400, 'unique', {
+      pointer: '/context',
+    })
+    expectError(await patch(`/api/assetholddurations/${h.id}/`, { context: 'nowhere' }), 400, 'invalid', {
+      pointer: '/context',
+    })
+    expectError(await patch(`/api/assetholddurations/${h.id}/`, { duration: -1 }), 400, 'invalid', {
+      pointer: '/duration',
+    })
+    expectErrors(
+      await put(`/api/assetholddurations/${h.id}/`, { duration: 5 }),
+      400,
+      ['/asset_type', '/context_type', '/context'].map((pointer) => ({ code: 'required', where: { pointer } })),
+    )
     expectError(await del(`/api/assetholddurations/${h.id}/`, t.makeUser('nobody')), 403, 'permission_denied')
     expect((await del(`/api/assetholddurations/${h.id}/`)).status).toBe(204)
     expectError(await del(`/api/assetholddurations/${h.id}/`), 404, 'not_found')
@@ -527,22 +772,41 @@ describe('project assets: PATCH and PUT', () => {
     const p = (await t.post('/api/projectassets/', { name: 'P1', bundle_root: bundle, production_id: show.id })).json
     const path = `/api/projectassets/${p.id}/`
     const body = {
-      name: 'Reel 1', description: 'Rough cut', status_editing: 2, status_approval: 1, type: 'premiere', is_archive: true,
-      name_editor: 'Ana', name_studio: 'Suite 3', locked_by: 'ana', path_file: join(bundle, 'reel.prproj'),
+      name: 'Reel 1',
+      description: 'Rough cut',
+      status_editing: 2,
+      status_approval: 1,
+      type: 'premiere',
+      is_archive: true,
+      name_editor: 'Ana',
+      name_studio: 'Suite 3',
+      locked_by: 'ana',
+      path_file: join(bundle, 'reel.prproj'),
     }
     const r = await patch(path, { ...body, date_crt: '2025-01-14', date_del: '2031-01-01' })
     expect(r.status).toBe(200)
-    expect(r.json).toMatchObject({ ...body, date_crt: '2025-01-14T00:00:00.000000Z', date_del: '2031-01-01T00:00:00.000000Z', modified_by: 'admin' })
+    expect(r.json).toMatchObject({
+      ...body,
+      date_crt: '2025-01-14T00:00:00.000000Z',
+      date_del: '2031-01-01T00:00:00.000000Z',
+      modified_by: 'admin',
+    })
     expect(r.json.date_mod > p.date_mod).toBe(true)
     const moved = await patch(path, { bundle_root: join(root, 'Show', 'p2/') })
     expectError(moved, 400, 'invalid', { pointer: '/bundle_root' })
     expect(moved.json.errors[0].detail).toContain('move')
-    expectError(await patch(path, { path_file: join(root, 'outside.prproj') }), 400, 'invalid', { pointer: '/path_file' })
+    expectError(await patch(path, { path_file: join(root, 'outside.prproj') }), 400, 'invalid', {
+      pointer: '/path_file',
+    })
     for (const field of ['status_asset', 'is_production', 'production', 'device'])
       expectError(await patch(path, { [field]: 99 }), 400, 'invalid', { pointer: `/${field}` })
     expectError(await put(path, { description: 'x' }), 400, 'required', { pointer: '/name' })
     expectError(await patch('/api/projectassets/999/', { name: 'x' }), 404, 'not_found')
-    expectError(await patch(path, { name: 'x' }, t.makeUser('stranger', { perms: ['browser.change_projectasset'] })), 404, 'not_found')
+    expectError(
+      await patch(path, { name: 'x' }, t.makeUser('stranger', { perms: ['browser.change_projectasset'] })),
+      404,
+      'not_found',
+    )
     expectError(await patch(path, { name: 'x' }, t.makeUser('writer', { write: [show.id] })), 403, 'permission_denied')
     const deleted = await del(path)
     expect(deleted.status).toBe(202)
@@ -551,7 +815,17 @@ describe('project assets: PATCH and PUT', () => {
 
 describe('404 codes of DELETE', () => {
   test('an id that cannot exist answers as one that does not: not_found, but does_not_exist for project assets (api.md 4.1)', async () => {
-    for (const resource of ['devices', 'productions', 'transcodingprofiles', 'custommetadata', 'custommetadatasets', 'assetholddurations', 'audioassets', 'imageassets', 'videoassets'])
+    for (const resource of [
+      'devices',
+      'productions',
+      'transcodingprofiles',
+      'custommetadata',
+      'custommetadatasets',
+      'assetholddurations',
+      'audioassets',
+      'imageassets',
+      'videoassets',
+    ])
       for (const id of ['abc', '-1', '1.5', '99999999999999999999', '999'])
         expectError(await del(`/api/${resource}/${id}/`), 404, 'not_found')
     for (const base of ['projectassets', 'project'])
@@ -562,20 +836,51 @@ describe('404 codes of DELETE', () => {
 describe('bad input on the new endpoints never reaches a 500', () => {
   test('odd bodies, ids and queries on every PATCH, PUT and DELETE', async () => {
     const a = await video()
-    const p = (await t.post('/api/projectassets/', { name: 'P1', bundle_root: join(root, 'Show', 'p1'), production_id: show.id })).json
+    const p = (
+      await t.post('/api/projectassets/', { name: 'P1', bundle_root: join(root, 'Show', 'p1'), production_id: show.id })
+    ).json
     const paths = [
-      `/api/videoassets/${a.id}/`, `/api/audioassets/1/`, `/api/imageassets/1/`, `/api/devices/${device.id}/`, `/api/productions/${show.id}/`,
-      '/api/transcodingprofiles/1/', '/api/custommetadata/1/', '/api/custommetadatasets/1/', '/api/assetholddurations/1/', `/api/projectassets/${p.id}/`,
+      `/api/videoassets/${a.id}/`,
+      `/api/audioassets/1/`,
+      `/api/imageassets/1/`,
+      `/api/devices/${device.id}/`,
+      `/api/productions/${show.id}/`,
+      '/api/transcodingprofiles/1/',
+      '/api/custommetadata/1/',
+      '/api/custommetadatasets/1/',
+      '/api/assetholddurations/1/',
+      `/api/projectassets/${p.id}/`,
     ]
-    const bodies: unknown[] = [null, [], 'text', 5, { name: null }, { name: { a: 1 } }, { meta_field_store: [1] }, { keywords: { '': ['x'] } },
-      { date_add: 12 }, { path: '' }, { storage_root: '../..' }, { custom_metadata_set: 'x' }, { duration: 1.5 }, { password: 5 }, { '__proto__': { x: 1 } }]
+    const bodies: unknown[] = [
+      null,
+      [],
+      'text',
+      5,
+      { name: null },
+      { name: { a: 1 } },
+      { meta_field_store: [1] },
+      { keywords: { '': ['x'] } },
+      { date_add: 12 },
+      { path: '' },
+      { storage_root: '../..' },
+      { custom_metadata_set: 'x' },
+      { duration: 1.5 },
+      { password: 5 },
+      { __proto__: { x: 1 } },
+    ]
     for (const path of [...paths, '/api/videoassets/abc/', '/api/devices/-1/', '/api/devices/99999999999999999999/'])
       for (const method of ['PATCH', 'PUT']) {
         for (const body of bodies) {
-          const r = await t.request(method, path, { raw: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+          const r = await t.request(method, path, {
+            raw: JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          })
           expect({ method, path, body, status: r.status < 500 }).toEqual({ method, path, body, status: true })
         }
-        const form = await t.request(method, path, { raw: 'name=&status_approval=x&meta_field_store={', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+        const form = await t.request(method, path, {
+          raw: 'name=&status_approval=x&meta_field_store={',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
         expect({ method, path, status: form.status < 500 }).toEqual({ method, path, status: true })
       }
     for (const path of [...paths.slice(0, -1), '/api/videoassets/abc/', '/api/devices/0/'])

@@ -13,15 +13,27 @@ const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
 describe('the request line and headers', () => {
   test(`headers over ${MAX_HEADER_BYTES} bytes: 431 headers_too_large, before the key is looked at`, async () => {
-    expect((await t.get('/api/health', { headers: { 'x-filler': 'a'.repeat(MAX_HEADER_BYTES - 200) } })).status).toBe(200)
-    expectError(await t.get('/api/health', { headers: { 'x-filler': 'a'.repeat(MAX_HEADER_BYTES) } }), 431, 'headers_too_large')
-    expectError(await t.get('/api/devices/', { key: null, headers: { cookie: 'a'.repeat(MAX_HEADER_BYTES) } }), 431, 'headers_too_large')
+    expect((await t.get('/api/health', { headers: { 'x-filler': 'a'.repeat(MAX_HEADER_BYTES - 200) } })).status).toBe(
+      200,
+    )
+    expectError(
+      await t.get('/api/health', { headers: { 'x-filler': 'a'.repeat(MAX_HEADER_BYTES) } }),
+      431,
+      'headers_too_large',
+    )
+    expectError(
+      await t.get('/api/devices/', { key: null, headers: { cookie: 'a'.repeat(MAX_HEADER_BYTES) } }),
+      431,
+      'headers_too_large',
+    )
     expectError(await t.get(`/api/devices/?name=${'a'.repeat(MAX_HEADER_BYTES)}`), 431, 'headers_too_large')
   })
 
   test('a URL that is not http://HOST/path (no usable Host) is 400 invalid_host, before the key or the route', async () => {
     for (const url of ['https://example.com/api/health', 'https://x/api/devices/']) {
-      const r = await t.app.handle(new Request(url, { method: 'POST', body: nested(100_000), headers: { 'content-type': 'application/json' } }))
+      const r = await t.app.handle(
+        new Request(url, { method: 'POST', body: nested(100_000), headers: { 'content-type': 'application/json' } }),
+      )
       expectError({ status: r.status, text: '', json: await r.json() }, 400, 'invalid_host')
     }
   })

@@ -18,17 +18,37 @@ const PUBLIC = 'https://media.example/reelhouse'
 const appOn = (options: AppOptions) => createApp(t.core, options)
 const loopback = appOn({ host: '127.0.0.1', publicUrl: PUBLIC, allowHosts: ['tools.example.com'] })
 
-async function get(app: { handle(request: Request): Promise<Response> }, url: string, headers: Record<string, string> = { authorization: `Token ${t.adminKey}` }) {
+async function get(
+  app: { handle(request: Request): Promise<Response> },
+  url: string,
+  headers: Record<string, string> = { authorization: `Token ${t.adminKey}` },
+) {
   return readResponse(await app.handle(new Request(url, { headers })))
 }
 
 /** Names a page of the web can be of, and that no name of this machine is. */
-const FOREIGN = ['evil.example', 'EVIL.Example.COM.', 'evil.example:8000', 'localhost.evil.example', '127.0.0.1.nip.io', 'media.example.evil.example', 'tools.example.com.evil']
+const FOREIGN = [
+  'evil.example',
+  'EVIL.Example.COM.',
+  'evil.example:8000',
+  'localhost.evil.example',
+  '127.0.0.1.nip.io',
+  'media.example.evil.example',
+  'tools.example.com.evil',
+]
 
 describe('listening on loopback only (the default)', () => {
   test('a dotted name of another server: 421 misdirected_request in the envelope, whatever the path, before the key is looked at', async () => {
     for (const host of FOREIGN) {
-      for (const path of ['/api/', '/api/docs', '/api/docs/json', '/api/health', '/api/ping/', '/api/devices/', '/nowhere']) {
+      for (const path of [
+        '/api/',
+        '/api/docs',
+        '/api/docs/json',
+        '/api/health',
+        '/api/ping/',
+        '/api/devices/',
+        '/nowhere',
+      ]) {
         for (const headers of [{ authorization: `Token ${t.adminKey}` }, {} as Record<string, string>]) {
           const r = await get(loopback, `http://${host}${path}`, headers)
           expectError(r, 421, 'misdirected_request')
@@ -44,22 +64,48 @@ describe('listening on loopback only (the default)', () => {
 
   test('the names of this machine are answered: localhost, addresses, single labels, *.local, its host name, the --public-url host, --allow-host names', async () => {
     const hosts = [
-      'localhost', 'localhost:8000', 'LOCALHOST.', '127.0.0.1', '127.0.0.1:41234', '127.9.9.9', '[::1]', '[::1]:8080',
-      'nas', 'x', 'NAS:8000', 'mybox.local', 'MyBox.Local.:8000', hostname(),
-      'media.example', 'media.example:443', 'tools.example.com', 'Tools.Example.Com.',
+      'localhost',
+      'localhost:8000',
+      'LOCALHOST.',
+      '127.0.0.1',
+      '127.0.0.1:41234',
+      '127.9.9.9',
+      '[::1]',
+      '[::1]:8080',
+      'nas',
+      'x',
+      'NAS:8000',
+      'mybox.local',
+      'MyBox.Local.:8000',
+      hostname(),
+      'media.example',
+      'media.example:443',
+      'tools.example.com',
+      'Tools.Example.Com.',
       // An address is no name DNS can re-point: a client or a proxy may send the one it used.
-      '192.168.1.20', '192.168.1.20:8000', '[fe80::1]',
+      '192.168.1.20',
+      '192.168.1.20:8000',
+      '[fe80::1]',
     ]
     for (const host of hosts) {
       const r = await get(loopback, `http://${host}/api/`)
-      expect({ host, status: r.status, devices: r.json.devices }).toEqual({ host, status: 200, devices: `${PUBLIC}/api/devices/` })
+      expect({ host, status: r.status, devices: r.json.devices }).toEqual({
+        host,
+        status: 200,
+        devices: `${PUBLIC}/api/devices/`,
+      })
     }
   })
 
   test("the machine's host name, when it has dots, and no other name of its domain", () => {
     const check = createHostCheck({ listen: '127.0.0.1', machine: 'MyBox.Studio.Lan' })!
     const at = (host: string) => check.admits(new Request(`http://${host}/api/`))
-    expect(['mybox.studio.lan', 'mybox.studio.lan.:8000', 'other.studio.lan', 'studio.lan'].map(at)).toEqual([true, true, false, false])
+    expect(['mybox.studio.lan', 'mybox.studio.lan.:8000', 'other.studio.lan', 'studio.lan'].map(at)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ])
   })
 
   test('Basic credentials sent for another server cost no password check, and add nothing to the slow-down', async () => {
@@ -87,7 +133,19 @@ describe('listening on other addresses, or not listening (in-process): every Hos
 })
 
 test('loopback is 127.0.0.0/8, ::1 and localhost, however spelt', () => {
-  const loop = ['127.0.0.1', '127.1.2.3', '::1', '[::1]', '0:0:0:0:0:0:0:1', 'localhost', 'LocalHost', '::ffff:127.0.0.1']
+  const loop = [
+    '127.0.0.1',
+    '127.1.2.3',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    'localhost',
+    'LocalHost',
+    '::ffff:127.0.0.1',
+  ]
   const other = ['0.0.0.0', '::', '192.168.1.20', '::ffff:192.168.1.20', 'nas', 'nas.local', 'localhost.example', '']
-  expect([...loop, ...other].map((h) => [h, listensOnLoopback(h)])).toEqual([...loop.map((h) => [h, true]), ...other.map((h) => [h, false])])
+  expect([...loop, ...other].map((h) => [h, listensOnLoopback(h)])).toEqual([
+    ...loop.map((h) => [h, true]),
+    ...other.map((h) => [h, false]),
+  ])
 })

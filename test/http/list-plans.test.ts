@@ -52,7 +52,15 @@ const SAMPLES: Record<string, string[]> = {
 }
 
 /** Tables of a few rows written by hand: their lists may read the table (a page of it is the table). */
-const SMALL = new Set(['devices', 'productions', 'transcoding_profiles', 'custom_metadata', 'custom_metadata_sets', 'content_types', 'asset_hold_durations'])
+const SMALL = new Set([
+  'devices',
+  'productions',
+  'transcoding_profiles',
+  'custom_metadata',
+  'custom_metadata_sets',
+  'content_types',
+  'asset_hold_durations',
+])
 
 beforeAll(() => {
   t = testApp()
@@ -60,38 +68,95 @@ beforeAll(() => {
   const now = '2026-01-01T00:00:00.000000Z'
   db.transaction(() => {
     for (let i = 1; i <= 12; i++)
-      db.run('INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?)', [`d${i}`, `Disk ${i}`, `/srv/d${i}/`, now])
+      db.run('INSERT INTO devices (name, display_name, path, date_add) VALUES (?, ?, ?, ?)', [
+        `d${i}`,
+        `Disk ${i}`,
+        `/srv/d${i}/`,
+        now,
+      ])
     for (let i = 1; i <= 6; i++)
-      db.run(`INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device, imageasset_device,
-        videoasset_device, date_add) VALUES (?, ?, ?, ?, 1, 1, 1, 1, ?)`, [`Show ${i}`, `show-${i}`, `/srv/d${(i % 2) + 1}/show-${i}/`, `/srv/p${i}/`, now])
+      db.run(
+        `INSERT INTO productions (name, codename, storage_root, proxy_root, upload_device, audioasset_device, imageasset_device,
+        videoasset_device, date_add) VALUES (?, ?, ?, ?, 1, 1, 1, 1, ?)`,
+        [`Show ${i}`, `show-${i}`, `/srv/d${(i % 2) + 1}/show-${i}/`, `/srv/p${i}/`, now],
+      )
     for (let i = 1; i <= 9; i++) db.run('INSERT INTO transcoding_profiles (name) VALUES (?)', [`p${i}`])
-    for (let i = 1; i <= 8; i++) db.run('INSERT INTO custom_metadata_sets (name, description, content_type) VALUES (?, ?, ?)', [`s${i}`, '', (i % 4) + 1])
-    for (let i = 1; i <= 40; i++) db.run('INSERT INTO custom_metadata (key, value, "order", custom_metadata_set) VALUES (?, ?, ?, ?)', [`k${i}`, 'v', i, (i % 8) + 1])
+    for (let i = 1; i <= 8; i++)
+      db.run('INSERT INTO custom_metadata_sets (name, description, content_type) VALUES (?, ?, ?)', [
+        `s${i}`,
+        '',
+        (i % 4) + 1,
+      ])
+    for (let i = 1; i <= 40; i++)
+      db.run('INSERT INTO custom_metadata (key, value, "order", custom_metadata_set) VALUES (?, ?, ?, ?)', [
+        `k${i}`,
+        'v',
+        i,
+        (i % 8) + 1,
+      ])
     for (let i = 1; i <= 20; i++)
-      db.run('INSERT INTO asset_hold_durations (asset_type, context_type, context, duration) VALUES (?, ?, ?, ?)', [['videoasset', 'audioasset'][i % 2]!, ['device', 'production'][i % 3 ? 0 : 1]!, `c${i}`, i])
+      db.run('INSERT INTO asset_hold_durations (asset_type, context_type, context, duration) VALUES (?, ?, ?, ?)', [
+        ['videoasset', 'audioasset'][i % 2]!,
+        ['device', 'production'][i % 3 ? 0 : 1]!,
+        `c${i}`,
+        i,
+      ])
     const kinds = ['audio', 'image', 'video']
     for (let i = 1; i <= 3 * N; i++)
-      db.run(`INSERT INTO media_assets (kind, name, production, device, path_file, is_archive, is_production, approval, date_add, date_mod)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [kinds[i % 3]!, `a${i}`, (i % 5 ? 1 : 2), i % 11 ? 1 : 2, `/srv/media/${i}.bin`, i % 7 === 1 ? 1 : 0, i % 4 ? 1 : 0, i % 2, now, now])
+      db.run(
+        `INSERT INTO media_assets (kind, name, production, device, path_file, is_archive, is_production, approval, date_add, date_mod)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          kinds[i % 3]!,
+          `a${i}`,
+          i % 5 ? 1 : 2,
+          i % 11 ? 1 : 2,
+          `/srv/media/${i}.bin`,
+          i % 7 === 1 ? 1 : 0,
+          i % 4 ? 1 : 0,
+          i % 2,
+          now,
+          now,
+        ],
+      )
     // Assets of production 2 shared with 1: the reader sees them through media_asset_shares.
-    for (let i = 5; i <= 3 * N; i += 35) db.run('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, 1)', [i])
+    for (let i = 5; i <= 3 * N; i += 35)
+      db.run('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, 1)', [i])
     for (let i = 1; i <= N; i++)
-      db.run(`INSERT INTO project_assets (name, bundle_root, production, device, is_archive, is_production, date_add, date_mod)
-        VALUES (?, ?, ?, 1, ?, ?, ?, ?)`, [`p${i}`, `/srv/projects/${i}/`, (i % 3 ? 1 : 2), i % 4 === 0 ? 1 : 0, i % 5 ? 1 : 0, now, now])
+      db.run(
+        `INSERT INTO project_assets (name, bundle_root, production, device, is_archive, is_production, date_add, date_mod)
+        VALUES (?, ?, ?, 1, ?, ?, ?, ?)`,
+        [`p${i}`, `/srv/projects/${i}/`, i % 3 ? 1 : 2, i % 4 === 0 ? 1 : 0, i % 5 ? 1 : 0, now, now],
+      )
     const targets = ['projectasset', 'audioasset', 'imageasset', 'videoasset', 'device']
     for (let i = 1; i <= N; i++)
       db.run('INSERT INTO tasks (kind, state, target, production, date_add) VALUES (?, ?, ?, ?, ?)', [
-        ['import', 'copy', 'scan', 'delete'][i % 4]!, ['done', 'queued', 'failed', 'running'][i % 4 === 1 ? 1 : i % 3]!,
-        JSON.stringify({ [targets[i % 5]!]: i % 10 }), i % 7 ? (i % 2) + 1 : null, now,
+        ['import', 'copy', 'scan', 'delete'][i % 4]!,
+        ['done', 'queued', 'failed', 'running'][i % 4 === 1 ? 1 : i % 3]!,
+        JSON.stringify({ [targets[i % 5]!]: i % 10 }),
+        i % 7 ? (i % 2) + 1 : null,
+        now,
       ])
     for (let i = 1; i <= N; i++)
-      db.run(`INSERT INTO import_logs (asset_type, asset_path, status, error, payload, asset_import_id, production, date_add, date_mod)
-        VALUES ('videoasset', ?, 'done', ?, '{}', ?, ?, ?, ?)`, [`/srv/in/${i % 20}.bin`, i % 9 ? '' : 'it failed', i % 13 ? i % 7 : null, i % 6 ? (i % 2) + 1 : null, now, now])
+      db.run(
+        `INSERT INTO import_logs (asset_type, asset_path, status, error, payload, asset_import_id, production, date_add, date_mod)
+        VALUES ('videoasset', ?, 'done', ?, '{}', ?, ?, ?, ?)`,
+        [
+          `/srv/in/${i % 20}.bin`,
+          i % 9 ? '' : 'it failed',
+          i % 13 ? i % 7 : null,
+          i % 6 ? (i % 2) + 1 : null,
+          now,
+          now,
+        ],
+      )
     const resources = ['videoasset', 'device', 'projectasset', 'production', 'audioasset']
     for (let i = 1; i <= N; i++) {
       const resource = resources[i % 5]!
-      db.run(`INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, 'api', ?, ?, 'update', '{}', ?)`,
-        [now, i % 3 ? 1 : null, i % 3 ? 'admin' : null, resource, i % 7, resource === 'device' ? null : (i % 2) + 1])
+      db.run(
+        `INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, 'api', ?, ?, 'update', '{}', ?)`,
+        [now, i % 3 ? 1 : null, i % 3 ? 'admin' : null, resource, i % 7, resource === 'device' ? null : (i % 2) + 1],
+      )
     }
   })()
   readerKey = t.makeUser('reader', { read: [1] })
@@ -123,36 +188,58 @@ afterAll(() => t.cleanup())
 
 /** Each filter alone, every pair and all at once, with each sample value of the filter. */
 function combinations(filters: string[]): Record<string, string>[] {
-  const sets = [[], ...filters.map((f) => [f]), ...filters.flatMap((f, i) => filters.slice(i + 1).map((g) => [f, g])), ...(filters.length > 2 ? [filters] : [])]
+  const sets = [
+    [],
+    ...filters.map((f) => [f]),
+    ...filters.flatMap((f, i) => filters.slice(i + 1).map((g) => [f, g])),
+    ...(filters.length > 2 ? [filters] : []),
+  ]
   return sets.flatMap((set) => {
     const values = Math.max(2, ...set.map((f) => SAMPLES[f]!.length))
-    return Array.from({ length: values }, (_, v) => Object.fromEntries(set.map((f) => [f, SAMPLES[f]![v % SAMPLES[f]!.length]!])))
+    return Array.from({ length: values }, (_, v) =>
+      Object.fromEntries(set.map((f) => [f, SAMPLES[f]![v % SAMPLES[f]!.length]!])),
+    )
   })
 }
 
 const lists = () => {
   const names = listNames(t.app.routes as never)
   return names.map((name) => {
-    const route = (t.app.routes as unknown as { method: string; path: string; hooks: { query?: { properties: Record<string, unknown> } } }[])
-      .find((r) => r.method === 'GET' && r.path === `/api/${name}/`)!
-    return { name, filters: Object.keys(route.hooks.query?.properties ?? {}).filter((p) => p !== 'limit' && p !== 'offset') }
+    const route = (
+      t.app.routes as unknown as {
+        method: string
+        path: string
+        hooks: { query?: { properties: Record<string, unknown> } }
+      }[]
+    ).find((r) => r.method === 'GET' && r.path === `/api/${name}/`)!
+    return {
+      name,
+      filters: Object.keys(route.hooks.query?.properties ?? {}).filter((p) => p !== 'limit' && p !== 'offset'),
+    }
   })
 }
 
 /** The naive query the keyed one stands for: the same head, WHERE and values, LIMIT/OFFSET on the rows. */
 function naiveOf(sql: string): { table: string; naive: string } {
   // Newest first (the history, tasks) and the tasks' other orders page the same way, in their order.
-  const m = /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by ([^()]+?) limit \+\? offset \?\) order by \4$/s.exec(sql)
+  const m =
+    /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by ([^()]+?) limit \+\? offset \?\) order by \4$/s.exec(
+      sql,
+    )
   if (!m) throw new Error(`not a keyed page: ${sql}`)
   return { table: m[2]!.slice(1, -1), naive: `${m[1]}${m[3]} order by ${m[4]}${PAGE}` }
 }
 
 /** The plan lines of the sub-select (under LIST SUBQUERY), correlated sub-queries included. */
 function innerPlan(sql: string, params: unknown[]): string[] {
-  const rows = t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { id: number; parent: number; detail: string }[]
+  const rows = t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as {
+    id: number
+    parent: number
+    detail: string
+  }[]
   const inner = new Set(rows.filter((r) => r.detail.startsWith('LIST SUBQUERY')).map((r) => r.id))
   const lines: string[] = []
-  for (const r of rows) if (inner.has(r.parent)) (inner.add(r.id), lines.push(r.detail))
+  for (const r of rows) if (inner.has(r.parent)) inner.add(r.id), lines.push(r.detail)
   return lines
 }
 
@@ -167,7 +254,8 @@ function oneRow(line: string): boolean {
   if (!m) return false
   const db = t.db.$client
   const table = line.split(' ')[1]!
-  const columnsOf = (index: string) => (db.query(`PRAGMA index_info("${index}")`).all() as { name: string }[]).map((c) => c.name).join(',')
+  const columnsOf = (index: string) =>
+    (db.query(`PRAGMA index_info("${index}")`).all() as { name: string }[]).map((c) => c.name).join(',')
   const indexes = db.query(`PRAGMA index_list("${table}")`).all() as { name: string; unique: number }[]
   const unique = indexes.some((i) => i.unique && (i.name === m[1] || columnsOf(i.name) === columnsOf(m[1]!)))
   const columns = db.query(`PRAGMA index_info("${m[1]}")`).all().length
@@ -182,7 +270,10 @@ describe('deep pages skip through an index', () => {
       for (const filter of combinations(filters))
         for (const key of [t.adminKey, readerKey]) {
           const before = ran.length
-          const r = await t.get(`/api/${name}/?${new URLSearchParams({ ...filter, limit: '7', offset: String(KEYED_FROM) })}`, { key })
+          const r = await t.get(
+            `/api/${name}/?${new URLSearchParams({ ...filter, limit: '7', offset: String(KEYED_FROM) })}`,
+            { key },
+          )
           // custommetadata refuses both of its filters together (a 400, no query).
           if (r.status === 400) continue
           expect({ name, filter, status: r.status }).toEqual({ name, filter, status: 200 })
@@ -199,7 +290,11 @@ describe('deep pages skip through an index', () => {
       const { table } = naiveOf(sql)
       const plan = innerPlan(sql, params)
       const own = plan.filter((line) => new RegExp(`^(SCAN|SEARCH) ${table}\\b`).test(line))
-      const covered = own.length > 0 && own.every((line) => line.includes('USING COVERING INDEX') || line.includes('USING INTEGER PRIMARY KEY') || oneRow(line))
+      const covered =
+        own.length > 0 &&
+        own.every(
+          (line) => line.includes('USING COVERING INDEX') || line.includes('USING INTEGER PRIMARY KEY') || oneRow(line),
+        )
       if (!covered && !SMALL.has(table)) bad.push({ sql, plan })
     }
     expect(seen.size).toBeGreaterThan(100)
@@ -215,8 +310,23 @@ describe('deep pages skip through an index', () => {
       if (seen.has(id)) continue
       seen.add(id)
       const { naive } = naiveOf(sql)
-      const count = (t.db.$client.query(naive.replace(/^select .+? from /s, 'select count(*) as n from (select "id" from ').replace(/ limit \+\? offset \?$/, ')')).get(...(where as never[])) as { n: number }).n
-      for (const [limit, offset] of [[10, 0], [10, Math.floor(count / 2)], [10, Math.max(0, count - 10)], [3, count - 1], [10, count], [10, count + 50]] as const) {
+      const count = (
+        t.db.$client
+          .query(
+            naive
+              .replace(/^select .+? from /s, 'select count(*) as n from (select "id" from ')
+              .replace(/ limit \+\? offset \?$/, ')'),
+          )
+          .get(...(where as never[])) as { n: number }
+      ).n
+      for (const [limit, offset] of [
+        [10, 0],
+        [10, Math.floor(count / 2)],
+        [10, Math.max(0, count - 10)],
+        [3, count - 1],
+        [10, count],
+        [10, count + 50],
+      ] as const) {
         if (offset < 0) continue
         const keyedRows = prepare(sql).all(...(where as never[]), limit, offset)
         const naiveRows = prepare(naive).all(...(where as never[]), limit, offset)
@@ -229,21 +339,49 @@ describe('deep pages skip through an index', () => {
 
   test('over HTTP a deep page is the slice of the whole (streamed) list, with filters, for a reader too', async () => {
     const cases: [string, Record<string, string>][] = [
-      ['videoassets', {}], ['audioassets', { production: '1' }], ['imageassets', { is_archive: '0', is_production: 'true' }],
-      ['videoassets', { device: '1', is_production: 'false' }], ['audioassets', { status_approval: '1', production: '1' }],
-      ['projectassets', {}], ['projectassets', { production: '1', is_production: '1' }], ['tasks', {}], ['tasks', { kind: 'import' }],
-      ['tasks', { state: 'done' }], ['tasks', { videoasset: '3' }], ['tasks', { ordering: 'id' }], ['tasks', { ordering: '-date_end', kind: 'scan' }], ['importlogs', {}],
-      ['importlogs', { ordering: '-failed' }], ['importlogs', { ordering: '-failed', asset_path: '/srv/in/9.bin' }], ['importlogs', { ordering: '-id' }],
-      ['importlogs', { asset_import_id: '3' }], ['importlogs', { asset_import_id: '5', ordering: '-failed' }],
+      ['videoassets', {}],
+      ['audioassets', { production: '1' }],
+      ['imageassets', { is_archive: '0', is_production: 'true' }],
+      ['videoassets', { device: '1', is_production: 'false' }],
+      ['audioassets', { status_approval: '1', production: '1' }],
+      ['projectassets', {}],
+      ['projectassets', { production: '1', is_production: '1' }],
+      ['tasks', {}],
+      ['tasks', { kind: 'import' }],
+      ['tasks', { state: 'done' }],
+      ['tasks', { videoasset: '3' }],
+      ['tasks', { ordering: 'id' }],
+      ['tasks', { ordering: '-date_end', kind: 'scan' }],
+      ['importlogs', {}],
+      ['importlogs', { ordering: '-failed' }],
+      ['importlogs', { ordering: '-failed', asset_path: '/srv/in/9.bin' }],
+      ['importlogs', { ordering: '-id' }],
+      ['importlogs', { asset_import_id: '3' }],
+      ['importlogs', { asset_import_id: '5', ordering: '-failed' }],
     ]
-    expect(((await t.get('/api/videoassets/', { key: readerKey })).json as unknown[]).length).toBeGreaterThan(KEYED_FROM + 50)
+    expect(((await t.get('/api/videoassets/', { key: readerKey })).json as unknown[]).length).toBeGreaterThan(
+      KEYED_FROM + 50,
+    )
     for (const [name, filter] of cases)
       for (const key of [t.adminKey, readerKey]) {
         const whole = (await t.get(`/api/${name}/?${new URLSearchParams(filter)}`, { key })).json as { id: number }[]
         if (key === t.adminKey) expect(whole.length).toBeGreaterThan(5)
-        for (const offset of [KEYED_FROM, Math.floor(whole.length / 2), Math.max(0, whole.length - 5), whole.length + 1]) {
-          const page = await t.get(`/api/${name}/?${new URLSearchParams({ ...filter, limit: '10', offset: String(offset) })}`, { key })
-          expect({ name, filter, offset, page: page.json }).toEqual({ name, filter, offset, page: whole.slice(offset, offset + 10) })
+        for (const offset of [
+          KEYED_FROM,
+          Math.floor(whole.length / 2),
+          Math.max(0, whole.length - 5),
+          whole.length + 1,
+        ]) {
+          const page = await t.get(
+            `/api/${name}/?${new URLSearchParams({ ...filter, limit: '10', offset: String(offset) })}`,
+            { key },
+          )
+          expect({ name, filter, offset, page: page.json }).toEqual({
+            name,
+            filter,
+            offset,
+            page: whole.slice(offset, offset + 10),
+          })
         }
       }
   })
@@ -261,7 +399,9 @@ describe("a page's plan does not depend on its limit", () => {
           if (r.status !== 400) expect({ name, filter, status: r.status }).toEqual({ name, filter, status: 200 })
         }
     const plan = (sql: string, params: unknown[]) =>
-      (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map((r) => r.detail)
+      (t.db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map(
+        (r) => r.detail,
+      )
     const differ: { sql: string; one: string[]; many: string[]; written: string[] }[] = []
     let firstPages = 0
     for (const [sql, params] of pages) {
@@ -270,7 +410,8 @@ describe("a page's plan does not depend on its limit", () => {
       const one = plan(sql, [...where, 1, 0])
       const many = plan(sql, [...where, 1000, 0])
       const written = plan(sql.replace(PAGE, ' limit 50 offset ?'), [...where, 0])
-      if (JSON.stringify(one) !== JSON.stringify(many) || JSON.stringify(one) !== JSON.stringify(written)) differ.push({ sql, one, many, written })
+      if (JSON.stringify(one) !== JSON.stringify(many) || JSON.stringify(one) !== JSON.stringify(written))
+        differ.push({ sql, one, many, written })
     }
     expect(firstPages).toBeGreaterThan(200)
     expect(differ).toEqual([])

@@ -22,18 +22,40 @@ describe.each(['audio', 'image', 'video'] as const)('%sassets', (kind) => {
     const bodies = [
       { name: 'plain', description: '' },
       { name: 'quoted "name"', description: 'line one\nline two\t"tabbed"\\', is_archive: true, is_production: false },
-      { name: 'unicode ☕ é', description: 'Ünïcödé – 𝄞', meta_field_store: { nested: { list: [1, 2.5, 'x'], none: null }, '1': 'numeric key', flag: false } as Record<string, unknown> },
+      {
+        name: 'unicode ☕ é',
+        description: 'Ünïcödé – 𝄞',
+        meta_field_store: { nested: { list: [1, 2.5, 'x'], none: null }, '1': 'numeric key', flag: false } as Record<
+          string,
+          unknown
+        >,
+      },
       { name: 'archived', is_archive: true, meta_field_store: { take: 3 } as Record<string, unknown> },
     ]
     for (const [i, { meta_field_store, ...body }] of bodies.entries()) {
-      const r = await t.post(`/api/${kind}assets/`, { ...body, path_file: `${root}/Show/${kind}-${i}.bin`, production: production.id })
+      const r = await t.post(`/api/${kind}assets/`, {
+        ...body,
+        path_file: `${root}/Show/${kind}-${i}.bin`,
+        production: production.id,
+      })
       expect(r.status).toBe(201)
       made.push(r.json.id)
       // Metadata beyond the custom fields defined (and spaced as no JSON.stringify writes it), stored as another program would.
-      if (meta_field_store) t.db.$client.run('UPDATE media_assets SET meta_field_store = ? WHERE id = ?', [JSON.stringify(meta_field_store, null, 1), r.json.id])
+      if (meta_field_store)
+        t.db.$client.run('UPDATE media_assets SET meta_field_store = ? WHERE id = ?', [
+          JSON.stringify(meta_field_store, null, 1),
+          r.json.id,
+        ])
     }
-    const records = (ids: number[]) => `[${ids.map((id) => JSON.stringify(mediaToApi(t.core.media.byIdWithDetails(id)!))).join(',')}]`
-    for (const query of ['', '?limit=2', '?limit=2&offset=2', '?limit=50&is_archive=true', `?limit=50&production=${production.id}`]) {
+    const records = (ids: number[]) =>
+      `[${ids.map((id) => JSON.stringify(mediaToApi(t.core.media.byIdWithDetails(id)!))).join(',')}]`
+    for (const query of [
+      '',
+      '?limit=2',
+      '?limit=2&offset=2',
+      '?limit=50&is_archive=true',
+      `?limit=50&production=${production.id}`,
+    ]) {
       const r = await t.get(`/api/${kind}assets/${query}`)
       expect(r.status).toBe(200)
       const ids = (r.json as { id: number }[]).map((a) => a.id)

@@ -12,7 +12,13 @@ const t: TestApp = testApp()
 afterAll(() => t.cleanup())
 
 type Hook = { fn?: unknown } | ((...args: unknown[]) => unknown) | string
-type HistoryRoute = { method: string; path: string; hooks: { parse?: Hook[]; query?: unknown; detail?: { deprecated?: boolean } }; composed?: unknown; compile(): unknown }
+type HistoryRoute = {
+  method: string
+  path: string
+  hooks: { parse?: Hook[]; query?: unknown; detail?: { deprecated?: boolean } }
+  composed?: unknown
+  compile(): unknown
+}
 const history = () => (t.app as unknown as { router: { history: HistoryRoute[] } }).router.history
 const parsers = (route: HistoryRoute) => (route.hooks.parse ?? []).map((h) => (typeof h === 'object' ? h.fn : h))
 
@@ -20,16 +26,31 @@ test('the body parser is on every route that may take a body and on no GET', () 
   const routes = history()
   expect(routes.length).toBeGreaterThan(20)
   // Routes that read no body say so (parse 'none': a device's rescan, a proxy's remake, a task's cancel, the archive's 501s), and need no parser.
-  const bodiless = routes.filter((route) => parsers(route).includes('none')).map((route) => `${route.method} ${route.path}`)
+  const bodiless = routes
+    .filter((route) => parsers(route).includes('none'))
+    .map((route) => `${route.method} ${route.path}`)
   expect(bodiless).toEqual([
-    'POST /api/devices/:id/scan', 'POST /api/audioassets/:id/proxy', 'POST /api/imageassets/:id/proxy', 'POST /api/videoassets/:id/proxy',
-    'POST /api/tasks/:id/cancel', 'POST /api/archiveactivities', 'POST /api/restoreactivities',
+    'POST /api/devices/:id/scan',
+    'POST /api/audioassets/:id/proxy',
+    'POST /api/imageassets/:id/proxy',
+    'POST /api/videoassets/:id/proxy',
+    'POST /api/tasks/:id/cancel',
+    'POST /api/archiveactivities',
+    'POST /api/restoreactivities',
   ])
   for (const route of routes) {
     if (bodiless.includes(`${route.method} ${route.path}`)) continue
     const fns = parsers(route).filter((fn) => typeof fn === 'function') as { name: string }[]
-    if (route.method === 'GET' || route.method === 'HEAD') expect({ route: `${route.method} ${route.path}`, parse: route.hooks.parse ?? [] }).toEqual({ route: `${route.method} ${route.path}`, parse: [] })
-    else expect({ route: `${route.method} ${route.path}`, ours: fns.some((fn) => fn.name === 'parseBody') }).toEqual({ route: `${route.method} ${route.path}`, ours: true })
+    if (route.method === 'GET' || route.method === 'HEAD')
+      expect({ route: `${route.method} ${route.path}`, parse: route.hooks.parse ?? [] }).toEqual({
+        route: `${route.method} ${route.path}`,
+        parse: [],
+      })
+    else
+      expect({ route: `${route.method} ${route.path}`, ours: fns.some((fn) => fn.name === 'parseBody') }).toEqual({
+        route: `${route.method} ${route.path}`,
+        ours: true,
+      })
   }
 })
 
@@ -46,7 +67,12 @@ test('every list route compiles to a handler that is not async', async () => {
 
 test('a page is answered as a Response, not a promise of one, and is whole', async () => {
   const key = t.adminKey
-  for (const path of ['/api/videoassets/?limit=1', '/api/devices/?limit=50&offset=0', '/api/projectassets/?limit=2', '/api/tasks/']) {
+  for (const path of [
+    '/api/videoassets/?limit=1',
+    '/api/devices/?limit=50&offset=0',
+    '/api/projectassets/?limit=2',
+    '/api/tasks/',
+  ]) {
     const out = t.app.fetch(new Request(`http://localhost${path}`, { headers: { authorization: `Token ${key}` } }))
     expect({ path, sync: out instanceof Response }).toEqual({ path, sync: true })
     const response = out as Response

@@ -37,17 +37,30 @@ describe('a 403 names what is missing', () => {
     for (const [path, body, codename] of cases) {
       const r = await t.post(path, body, { key })
       expectError(r, 403, 'permission_denied')
-      expect([path, detailOf(r)]).toEqual([path, `You need the permission ${codename} (an admin gives it with: reelhouse user perm add no-perms ${codename}).`])
+      expect([path, detailOf(r)]).toEqual([
+        path,
+        `You need the permission ${codename} (an admin gives it with: reelhouse user perm add no-perms ${codename}).`,
+      ])
     }
   })
 
   test('the permission a copy needs', async () => {
-    const source = await t.post('/api/projectassets/', { name: 'Src', bundle_root: `${root}/Show/src`, production_id: show.id })
+    const source = await t.post('/api/projectassets/', {
+      name: 'Src',
+      bundle_root: `${root}/Show/src`,
+      production_id: show.id,
+    })
     expect(source.status).toBe(201)
     const key = t.makeUser('copier', { write: [show.id] })
-    const r = await t.post('/api/projectassets/', { name: 'C', bundle_root: `${root}/Show/c`, production_id: show.id, copy_of: source.json.id }, { key })
+    const r = await t.post(
+      '/api/projectassets/',
+      { name: 'C', bundle_root: `${root}/Show/c`, production_id: show.id, copy_of: source.json.id },
+      { key },
+    )
     expectError(r, 403, 'permission_denied')
-    expect(detailOf(r)).toBe('You need the permission browser.copy_projectasset (an admin gives it with: reelhouse user perm add copier browser.copy_projectasset).')
+    expect(detailOf(r)).toBe(
+      'You need the permission browser.copy_projectasset (an admin gives it with: reelhouse user perm add copier browser.copy_projectasset).',
+    )
   })
 
   test('write access to production N', async () => {
@@ -59,18 +72,29 @@ describe('a 403 names what is missing', () => {
     for (const [method, path, body] of writes) {
       const r = await t.request(method, path, { key, body })
       expectError(r, 403, 'permission_denied')
-      expect([path, detailOf(r)]).toEqual([path, `You need write access to production ${show.id} (an admin gives it with: reelhouse user grant reader --production ${show.id} --write).`])
+      expect([path, detailOf(r)]).toEqual([
+        path,
+        `You need write access to production ${show.id} (an admin gives it with: reelhouse user grant reader --production ${show.id} --write).`,
+      ])
     }
     // A folder of a production the user can read but not write, inside one they can write.
     const nested = await t.post('/api/productions/?nest=true', { name: 'Nested', storage_root: `${root}/Other/nested` })
     expect(nested.status).toBe(201)
     const reader = t.makeUser('nested-reader', { read: [nested.json.id], write: [other.id] })
-    const r = await t.post('/api/projectassets/', { name: 'N', bundle_root: `${root}/Other/nested/p`, production_id: other.id }, { key: reader })
+    const r = await t.post(
+      '/api/projectassets/',
+      { name: 'N', bundle_root: `${root}/Other/nested/p`, production_id: other.id },
+      { key: reader },
+    )
     expectError(r, 403, 'permission_denied')
     expect(detailOf(r)).toContain(`you need write access to production ${nested.json.id}`)
     // To a user who cannot read that production, it is not named.
     const blind = t.makeUser('nested-blind', { write: [other.id] })
-    const hidden = await t.post('/api/projectassets/', { name: 'N', bundle_root: `${root}/Other/nested/q`, production_id: other.id }, { key: blind })
+    const hidden = await t.post(
+      '/api/projectassets/',
+      { name: 'N', bundle_root: `${root}/Other/nested/q`, production_id: other.id },
+      { key: blind },
+    )
     expectError(hidden, 403, 'permission_denied')
     expect(detailOf(hidden)).not.toContain(String(nested.json.id))
   })
@@ -81,7 +105,11 @@ describe('JSON sent as a form: 415 that names the header to send', () => {
 
   test('curl -d (application/x-www-form-urlencoded), or no Content-Type: 415, nothing made', async () => {
     const before = await count('/api/devices/')
-    const types: Record<string, string>[] = [{ 'content-type': 'application/x-www-form-urlencoded' }, {}, { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }]
+    const types: Record<string, string>[] = [
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      {},
+      { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    ]
     for (const headers of types) {
       for (const raw of [json, `  ${json}`, '[1]', '{"name": ']) {
         const r = await t.request('POST', '/api/devices/', { raw, headers })
@@ -90,7 +118,10 @@ describe('JSON sent as a form: 415 that names the header to send', () => {
       }
     }
     // add/unlink, whose bodies are checked by the service: the same answer.
-    const addasset = await t.request('POST', '/api/projectassets/1/addasset/', { raw: '{"asset_list": []}', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const addasset = await t.request('POST', '/api/projectassets/1/addasset/', {
+      raw: '{"asset_list": []}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expectError(addasset, 415, 'unsupported_media_type')
     expect(detailOf(addasset)).toContain('send Content-Type: application/json')
     expect(await count('/api/devices/')).toBe(before)
@@ -99,7 +130,10 @@ describe('JSON sent as a form: 415 that names the header to send', () => {
   test('a real form still creates, and the same JSON with its Content-Type too', async () => {
     const form = await t.request('POST', '/api/devices/', { form: { name: 'form-disk', path: `${root}/form` } })
     expect(form.status).toBe(201)
-    const asJson = await t.request('POST', '/api/devices/', { raw: json, headers: { 'content-type': 'application/json' } })
+    const asJson = await t.request('POST', '/api/devices/', {
+      raw: json,
+      headers: { 'content-type': 'application/json' },
+    })
     expect(asJson.status).toBe(201)
   })
 })
@@ -112,11 +146,17 @@ describe('malformed JSON: one sentence, the prefix said once', () => {
         const r = await t.request('POST', path, { raw, headers: { 'content-type': 'application/json' } })
         expectError(r, 400, 'parse_error')
         const detail = detailOf(r)
-        expect([raw, detail]).toEqual([raw, expect.stringMatching(/^The request body is not valid JSON: [a-z].*[^.]\.$/)])
+        expect([raw, detail]).toEqual([
+          raw,
+          expect.stringMatching(/^The request body is not valid JSON: [a-z].*[^.]\.$/),
+        ])
         expect([raw, detail.match(/json/gi)]).toEqual([raw, ['JSON']])
       }
     }
-    const notUtf8 = await t.request('POST', '/api/devices/', { raw: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), headers: { 'content-type': 'application/json' } })
+    const notUtf8 = await t.request('POST', '/api/devices/', {
+      raw: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]),
+      headers: { 'content-type': 'application/json' },
+    })
     expectError(notUtf8, 400, 'parse_error')
     expect(detailOf(notUtf8)).toBe('The request body is not valid JSON: it is not UTF-8 text.')
   })

@@ -11,7 +11,15 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { ALL_FORMS } from '../../src/http/auth.ts'
-import { CREATE_ORDER, EXAMPLES, EXAMPLE_FILES, EXAMPLE_ROOT, EXAMPLE_USER, LOCATION_EXAMPLES, NAMED_EXAMPLES } from '../../src/http/examples.ts'
+import {
+  CREATE_ORDER,
+  EXAMPLES,
+  EXAMPLE_FILES,
+  EXAMPLE_ROOT,
+  EXAMPLE_USER,
+  LOCATION_EXAMPLES,
+  NAMED_EXAMPLES,
+} from '../../src/http/examples.ts'
 import { testApp, tempDir } from '../helpers/app.ts'
 import { folders } from '../helpers/envelope.ts'
 
@@ -46,15 +54,18 @@ function operations(): { method: string; path: string; op: Json }[] {
 function mediaTypes(): { where: string; media: Json; status?: string }[] {
   const all: { where: string; media: Json; status?: string }[] = []
   for (const { method, path, op } of operations()) {
-    for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) all.push({ where: `${method} ${path} request ${type}`, media })
+    for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json))
+      all.push({ where: `${method} ${path} request ${type}`, media })
     for (const [status, response] of Object.entries((op.responses ?? {}) as Json))
-      for (const [type, media] of Object.entries((response.content ?? {}) as Json)) all.push({ where: `${method} ${path} ${status} ${type}`, media, status })
+      for (const [type, media] of Object.entries((response.content ?? {}) as Json))
+        all.push({ where: `${method} ${path} ${status} ${type}`, media, status })
   }
   return all
 }
 
 /** The example of a media type: its one `example`, or the value of its first named one. */
-const exampleIn = (media: Json): unknown => ('example' in media ? media.example : Object.values(media.examples as Json)[0].value)
+const exampleIn = (media: Json): unknown =>
+  'example' in media ? media.example : Object.values(media.examples as Json)[0].value
 
 /** The example the document gives for one answer ("GET /api/devices/{id} 404"), of its JSON body. */
 function documented(where: string): unknown {
@@ -66,7 +77,10 @@ function documented(where: string): unknown {
 /** Every place a key occurs in the document, as JSON pointers. */
 function keysNamed(name: string, value: unknown = doc, at = ''): string[] {
   if (value === null || typeof value !== 'object') return []
-  return Object.entries(value).flatMap(([k, v]) => [...(k === name ? [`${at}/${k}`] : []), ...keysNamed(name, v, `${at}/${k}`)])
+  return Object.entries(value).flatMap(([k, v]) => [
+    ...(k === name ? [`${at}/${k}`] : []),
+    ...keysNamed(name, v, `${at}/${k}`),
+  ])
 }
 
 /**
@@ -85,7 +99,8 @@ function compiler() {
   return ajv
 }
 /** A schema whose "#/components/..." references resolve into the document. */
-const withBase = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'))
+const withBase = (schema: Json): Json =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'))
 
 describe('the document is valid', () => {
   test('swagger-parser validates it', async () => {
@@ -104,13 +119,28 @@ describe('the document is valid', () => {
       cwd: dir,
       stdout: 'pipe',
       stderr: 'pipe',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true', CI: 'true' },
+      env: {
+        ...process.env,
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+        CI: 'true',
+      },
     })
-    const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [out, err] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     const start = out.indexOf('{')
     if (start < 0) throw new Error(`redocly printed no report: ${out}\n${err}`)
-    const report = JSON.parse(out.slice(start)) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] }
-    const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)
+    const report = JSON.parse(out.slice(start)) as {
+      totals: { errors: number }
+      problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[]
+    }
+    const errors = report.problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)
     expect(errors).toEqual([])
     expect(report.totals.errors).toBe(0)
   }, 60_000)
@@ -140,7 +170,8 @@ describe('examples', () => {
     const ajv = compiler()
     const problems: string[] = []
     for (const { where, media } of mediaTypes()) {
-      const examples = 'example' in media ? [media.example] : Object.values((media.examples ?? {}) as Json).map((e) => e.value)
+      const examples =
+        'example' in media ? [media.example] : Object.values((media.examples ?? {}) as Json).map((e) => e.value)
       if (examples.length === 0) {
         problems.push(`${where}: no example`)
         continue
@@ -157,7 +188,8 @@ describe('examples', () => {
     const problems: string[] = []
     for (const [name, schema] of Object.entries(doc.components.schemas as Json)) {
       const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` })
-      for (const example of schema.examples ?? []) if (!validate(example)) problems.push(`${name}: ${ajv.errorsText(validate.errors)}`)
+      for (const example of schema.examples ?? [])
+        if (!validate(example)) problems.push(`${name}: ${ajv.errorsText(validate.errors)}`)
     }
     expect(problems).toEqual([])
   })
@@ -168,10 +200,13 @@ describe('examples', () => {
       if (typeof v === 'string') strings.push([key, v])
       else if (v && typeof v === 'object') Object.entries(v).forEach(([k, x]) => collect(x, Array.isArray(v) ? key : k))
     }
-    for (const { media } of mediaTypes()) collect(media.example ?? Object.values((media.examples ?? {}) as Json).map((e) => e.value))
+    for (const { media } of mediaTypes())
+      collect(media.example ?? Object.values((media.examples ?? {}) as Json).map((e) => e.value))
     expect(strings.length).toBeGreaterThan(100)
     expect(strings.filter(([, s]) => s === 'string')).toEqual([])
-    const paths = strings.filter(([key]) => /^(path|path_file|path_proxy|asset_path|storage_root|proxy_root|bundle_root)$/.test(key))
+    const paths = strings.filter(([key]) =>
+      /^(path|path_file|path_proxy|asset_path|storage_root|proxy_root|bundle_root)$/.test(key),
+    )
     expect(paths.length).toBeGreaterThan(20)
     expect(paths.filter(([, s]) => !s.startsWith(EXAMPLE_ROOT))).toEqual([])
   })
@@ -182,9 +217,18 @@ describe('examples', () => {
       const entry = media.example.errors[0]
       expect({ where, status: entry.status }).toEqual({ where, status })
     }
-    expect(documented('GET /api/devices/{id} 404')).toEqual({ errors: [{ status: '404', code: 'not_found', title: 'Not Found', detail: 'No device with this id.' }] })
-    expect(documented('DELETE /api/projectassets/{id} 404')).toEqual({ errors: [{ status: '404', code: 'does_not_exist', title: 'Not Found', detail: 'No project asset with this id.' }] })
-    expect((documented('POST /api/devices 400') as Json).errors[0]).toMatchObject({ status: '400', code: 'required', title: 'Validation Error', source: { pointer: '/name' } })
+    expect(documented('GET /api/devices/{id} 404')).toEqual({
+      errors: [{ status: '404', code: 'not_found', title: 'Not Found', detail: 'No device with this id.' }],
+    })
+    expect(documented('DELETE /api/projectassets/{id} 404')).toEqual({
+      errors: [{ status: '404', code: 'does_not_exist', title: 'Not Found', detail: 'No project asset with this id.' }],
+    })
+    expect((documented('POST /api/devices 400') as Json).errors[0]).toMatchObject({
+      status: '400',
+      code: 'required',
+      title: 'Validation Error',
+      source: { pointer: '/name' },
+    })
   })
 
   test('an error example is the answer the server gives: 403 naming the codename of the operation, 404, 401, 400 at limit', async () => {
@@ -197,7 +241,8 @@ describe('examples', () => {
       ['GET /api/devices 401', t.get('/api/devices/', { key: null })],
       ['GET /api/devices 400', t.get('/api/devices/?limit=abc')],
     ]
-    for (const [where, answer] of cases) expect({ where, body: (await answer).json }).toEqual({ where, body: documented(where) })
+    for (const [where, answer] of cases)
+      expect({ where, body: (await answer).json }).toEqual({ where, body: documented(where) })
   })
 
   test('"Try it out" with the create examples, then the link example, makes the example catalogue; the copy example its copy (device root moved to a temp folder)', async () => {
@@ -219,19 +264,28 @@ describe('examples', () => {
         const r = await fresh.post(path, moved(sent))
         if (r.status >= 300) throw new Error(`${path}: ${r.status} ${r.text}`)
         if (name === 'ProjectAssetCreate') {
-          expect(unclocked({ ...r.json, files: 'on disk' })).toEqual(unclocked(moved({ ...NAMED_EXAMPLES.ProjectAssetCreated!.create!.value as Json, files: 'on disk' })))
+          expect(unclocked({ ...r.json, files: 'on disk' })).toEqual(
+            unclocked(moved({ ...(NAMED_EXAMPLES.ProjectAssetCreated!.create!.value as Json), files: 'on disk' })),
+          )
           expect(r.headers.get('location')).toBe(LOCATION_EXAMPLES.create)
         }
       }
-      const link = await fresh.post('/api/projectassets/1/addasset/', documented('POST /api/projectassets/{id}/addasset request'))
+      const link = await fresh.post(
+        '/api/projectassets/1/addasset/',
+        documented('POST /api/projectassets/{id}/addasset request'),
+      )
       expect(link.json).toEqual(documented('POST /api/projectassets/{id}/addasset 200'))
 
       // Each list holds its record example, whole.
       for (const [path, name] of CREATE_ORDER) {
         const record = name.replace(/Create$/, '')
         const list = await fresh.get(path)
-        const files = (rows: Json[]) => (record === 'ProjectAsset' ? rows.map((row) => ({ ...row, files: 'on disk' })) : rows)
-        expect({ record, list: unclocked(files(list.json)) }).toEqual({ record, list: unclocked(files([moved(EXAMPLES[record])])) })
+        const files = (rows: Json[]) =>
+          record === 'ProjectAsset' ? rows.map((row) => ({ ...row, files: 'on disk' })) : rows
+        expect({ record, list: unclocked(files(list.json)) }).toEqual({
+          record,
+          list: unclocked(files([moved(EXAMPLES[record])])),
+        })
       }
 
       const copy = NAMED_EXAMPLES.ProjectAssetCreated!.copy!.value as Json
@@ -273,11 +327,19 @@ describe('what the page shows', () => {
   })
 
   test('limit, offset and id filters are integers; path ids are integers', () => {
-    const params = operations().flatMap(({ method, path, op }) => ((op.parameters ?? []) as Json[]).map((p): Json => ({ where: `${method} ${path} ${p.name}`, ...p })))
+    const params = operations().flatMap(({ method, path, op }) =>
+      ((op.parameters ?? []) as Json[]).map((p): Json => ({ where: `${method} ${path} ${p.name}`, ...p })),
+    )
     const paging = params.filter((p) => p.name === 'limit' || p.name === 'offset')
     expect(paging.length).toBeGreaterThan(20)
-    for (const p of paging) expect({ where: p.where, type: p.schema.type, minimum: p.schema.minimum }).toEqual({ where: p.where, type: 'integer', minimum: 0 })
-    for (const p of params.filter((p) => p.in === 'path')) expect({ where: p.where, schema: p.schema.type }).toEqual({ where: p.where, schema: 'integer' })
+    for (const p of paging)
+      expect({ where: p.where, type: p.schema.type, minimum: p.schema.minimum }).toEqual({
+        where: p.where,
+        type: 'integer',
+        minimum: 0,
+      })
+    for (const p of params.filter((p) => p.in === 'path'))
+      expect({ where: p.where, schema: p.schema.type }).toEqual({ where: p.where, schema: 'integer' })
     expect(params.filter((p) => p.schema.pattern === '^[0-9]+$').map((p) => p.where)).toEqual([])
   })
 
@@ -285,14 +347,23 @@ describe('what the page shows', () => {
     const aliases = operations().filter((o) => /^\/api\/project(\/|$)/.test(o.path))
     expect(aliases.length).toBeGreaterThan(5)
     for (const { method, path, op } of aliases)
-      expect({ where: `${method} ${path}`, deprecated: op.deprecated, tags: op.tags }).toEqual({ where: `${method} ${path}`, deprecated: true, tags: ['ProjectAsset'] })
+      expect({ where: `${method} ${path}`, deprecated: op.deprecated, tags: op.tags }).toEqual({
+        where: `${method} ${path}`,
+        deprecated: true,
+        tags: ['ProjectAsset'],
+      })
     // Every tag an operation names is one of the document's sections, each said once.
     const sections = (doc.tags as Json[]).map((tag) => tag.name)
     expect(new Set(sections).size).toBe(sections.length)
-    expect([...new Set(operations().flatMap(({ op }) => op.tags as string[]))].filter((tag) => !sections.includes(tag))).toEqual([])
+    expect(
+      [...new Set(operations().flatMap(({ op }) => op.tags as string[]))].filter((tag) => !sections.includes(tag)),
+    ).toEqual([])
     expect(sections.filter((name) => name.startsWith('ProjectAsset'))).toEqual(['ProjectAsset'])
     for (const { op, path } of operations().filter((o) => /^\/api\/projectassets(\/|$)/.test(o.path)))
-      expect({ path, deprecated: op.deprecated ?? false }).toEqual({ path, deprecated: !/\/(add|unlink)$/.test(path) ? false : true })
+      expect({ path, deprecated: op.deprecated ?? false }).toEqual({
+        path,
+        deprecated: !/\/(add|unlink)$/.test(path) ? false : true,
+      })
   })
 
   test('lists declare X-Total-Count and Link; 401s WWW-Authenticate; the 405 answer Allow', () => {
@@ -302,7 +373,8 @@ describe('what the page shows', () => {
       expect(op.responses['200'].headers['X-Total-Count'].schema).toEqual({ type: 'integer', minimum: 0 })
       expect(op.responses['200'].headers.Link.schema).toEqual({ type: 'string' })
     }
-    for (const { op } of operations().filter((o) => o.op.responses['401'])) expect(op.responses['401'].headers['WWW-Authenticate'].schema).toEqual({ type: 'string', enum: ['Token'] })
+    for (const { op } of operations().filter((o) => o.op.responses['401']))
+      expect(op.responses['401'].headers['WWW-Authenticate'].schema).toEqual({ type: 'string', enum: ['Token'] })
     expect(doc.components.responses.MethodNotAllowed.headers.Allow.schema.type).toBe('string')
   })
 
@@ -321,7 +393,10 @@ describe('what the page shows', () => {
   test('Link is described as absolute prev and next, and its example is that of one page: the same list, offsets a limit apart', () => {
     const link = doc.paths['/api/videoassets'].get.responses['200'].headers.Link
     expect(link.description).toContain('absolute')
-    const rels = [...(link.example as string).matchAll(/<(http:\/\/[^>]+)>; rel="([a-z]+)"/g)].map((m) => ({ rel: m[2], url: new URL(m[1]!) }))
+    const rels = [...(link.example as string).matchAll(/<(http:\/\/[^>]+)>; rel="([a-z]+)"/g)].map((m) => ({
+      rel: m[2],
+      url: new URL(m[1]!),
+    }))
     expect(rels.map((r) => r.rel)).toEqual(['prev', 'next'])
     const [prev, next] = rels.map((r) => r.url)
     expect(prev!.pathname).toBe('/api/videoassets/')
@@ -335,12 +410,18 @@ describe('what the page shows', () => {
   test('every answer declares X-Request-Id, and project create, copy and delete their Location (the task to follow)', async () => {
     for (const { method, path, op } of operations())
       for (const [status, response] of Object.entries(op.responses as Json))
-        expect({ where: `${method} ${status} ${path}`, header: response.headers?.['X-Request-Id'] }).toEqual({ where: `${method} ${status} ${path}`, header: { $ref: '#/components/headers/RequestId' } })
+        expect({ where: `${method} ${status} ${path}`, header: response.headers?.['X-Request-Id'] }).toEqual({
+          where: `${method} ${status} ${path}`,
+          header: { $ref: '#/components/headers/RequestId' },
+        })
     expect(doc.paths['/api/projectassets'].post.responses['201'].headers.Location).toMatchObject({
       schema: { type: 'string' },
       examples: { create: { value: '/api/projectassets/1/' }, copy: { value: '/api/tasks/1/' } },
     })
-    expect(doc.paths['/api/projectassets/{id}'].delete.responses['202'].headers.Location).toMatchObject({ schema: { type: 'string' }, example: '/api/tasks/2/' })
+    expect(doc.paths['/api/projectassets/{id}'].delete.responses['202'].headers.Location).toMatchObject({
+      schema: { type: 'string' },
+      example: '/api/tasks/2/',
+    })
     expect(doc.paths['/api/devices'].post.responses['201'].headers.Location).toBeUndefined() // it sends none
   })
 
@@ -364,7 +445,10 @@ describe('what the page shows', () => {
 
   test('every operation can answer 500 with the envelope, and every error points to the docs of this repository', () => {
     for (const { method, path, op } of operations()) {
-      expect({ where: `${method} ${path}`, schema: op.responses['500']?.content['application/json'].schema }).toEqual({ where: `${method} ${path}`, schema: { $ref: '#/components/schemas/Error' } })
+      expect({ where: `${method} ${path}`, schema: op.responses['500']?.content['application/json'].schema }).toEqual({
+        where: `${method} ${path}`,
+        schema: { $ref: '#/components/schemas/Error' },
+      })
       for (const [status, response] of Object.entries(op.responses as Json))
         if (Number(status) >= 400) expect(response.description).toContain('See docs/api.md, section Errors')
     }
@@ -378,17 +462,23 @@ describe('what the page shows', () => {
       if (!op.requestBody) continue
       const types = Object.keys(op.requestBody.content)
       if (/\/(add|unlink)(asset)?$/.test(path)) expect({ path, types }).toEqual({ path, types: ['application/json'] })
-      else expect({ where: `${method} ${path}`, types }).toEqual({ where: `${method} ${path}`, types: ['application/json', ...forms] })
+      else
+        expect({ where: `${method} ${path}`, types }).toEqual({
+          where: `${method} ${path}`,
+          types: ['application/json', ...forms],
+        })
     }
     const importBody = doc.paths['/api/asset/import'].post.requestBody.content
     for (const type of forms) expect(importBody[type].encoding.asset).toEqual({ contentType: 'application/json' })
     const device = doc.paths['/api/devices'].post.requestBody.content
-    for (const type of forms) expect(device[type].encoding.passthrough_profiles).toEqual({ contentType: 'application/json' })
+    for (const type of forms)
+      expect(device[type].encoding.passthrough_profiles).toEqual({ contentType: 'application/json' })
   })
 
   test('a production either by id or by name: anyOf on the media and project asset bodies', () => {
     const either = (a: string, b: string) => [{ required: [a] }, { required: [b] }]
-    for (const kind of ['Audio', 'Image', 'Video']) expect(doc.components.schemas[`${kind}AssetCreate`].anyOf).toEqual(either('production', 'production_name'))
+    for (const kind of ['Audio', 'Image', 'Video'])
+      expect(doc.components.schemas[`${kind}AssetCreate`].anyOf).toEqual(either('production', 'production_name'))
     expect(doc.components.schemas.ProjectAssetCreate.anyOf).toEqual(either('production_id', 'production_name'))
     // The import names its production only by name (api.md 4.10).
     expect(doc.components.schemas.AssetImport.required).toContain('production')

@@ -18,14 +18,46 @@ beforeAll(async () => {
 })
 afterAll(() => t.cleanup())
 
-const raw = (path: string, headers: Record<string, string> = {}) => t.app.handle(new Request(`http://localhost${path}`, { headers }))
+const raw = (path: string, headers: Record<string, string> = {}) =>
+  t.app.handle(new Request(`http://localhost${path}`, { headers }))
 
 test('/ and every path of the page answer its HTML: no-cache, the CSP, compressed as accepted, with Vary', async () => {
-  for (const path of ['/', '/signin', '/assets/video/12', '/projects', '/projects/3', '/tasks', '/devices', '/imports/', '/signin?next=%2Ftasks']) {
+  for (const path of [
+    '/',
+    '/signin',
+    '/assets/video/12',
+    '/projects',
+    '/projects/3',
+    '/tasks',
+    '/devices',
+    '/imports/',
+    '/signin?next=%2Ftasks',
+  ]) {
     const answer = await raw(path, { 'accept-encoding': 'gzip, deflate, br' })
-    expect([path, answer.status, Object.fromEntries(['content-type', 'cache-control', 'content-security-policy', 'content-encoding', 'vary', 'x-content-type-options'].map((h) => [h, answer.headers.get(h)]))]).toEqual([
-      path, 200,
-      { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': PAGE_CSP, 'content-encoding': 'br', vary: 'Accept-Encoding', 'x-content-type-options': 'nosniff' },
+    expect([
+      path,
+      answer.status,
+      Object.fromEntries(
+        [
+          'content-type',
+          'cache-control',
+          'content-security-policy',
+          'content-encoding',
+          'vary',
+          'x-content-type-options',
+        ].map((h) => [h, answer.headers.get(h)]),
+      ),
+    ]).toEqual([
+      path,
+      200,
+      {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+        'content-security-policy': PAGE_CSP,
+        'content-encoding': 'br',
+        vary: 'Accept-Encoding',
+        'x-content-type-options': 'nosniff',
+      },
     ])
   }
   expect(PAGE_CSP).toStartWith("default-src 'self'; ")
@@ -46,10 +78,16 @@ test('the HTML is revalidated with its ETag (304), its files are immutable under
   expect(files.length).toBe(3) // script, stylesheet, icon
   for (const name of files) {
     const answer = await raw(`/ui/${name}`, { 'accept-encoding': 'br' })
-    expect([name, answer.status, answer.headers.get('cache-control'), answer.headers.get('content-encoding'), answer.headers.get('vary')]).toEqual([
-      name, 200, 'public, max-age=31536000, immutable', 'br', 'Accept-Encoding',
-    ])
-    expect(answer.headers.get('content-type')).toMatch(name.endsWith('.js') ? /^text\/javascript/ : name.endsWith('.css') ? /^text\/css/ : /^image\/svg\+xml/)
+    expect([
+      name,
+      answer.status,
+      answer.headers.get('cache-control'),
+      answer.headers.get('content-encoding'),
+      answer.headers.get('vary'),
+    ]).toEqual([name, 200, 'public, max-age=31536000, immutable', 'br', 'Accept-Encoding'])
+    expect(answer.headers.get('content-type')).toMatch(
+      name.endsWith('.js') ? /^text\/javascript/ : name.endsWith('.css') ? /^text\/css/ : /^image\/svg\+xml/,
+    )
   }
 })
 
@@ -62,7 +100,11 @@ test("the page shadows none of the server's other paths", async () => {
   expect((await raw('/api/docs')).headers.get('content-security-policy')).toBeNull()
   for (const path of ['/ui/nothing.js', '/ui/index.html', '/favicon.ico', '/signinx', '/apix', '/uix/1']) {
     const answer = await raw(path)
-    expect([path, answer.status, answer.headers.get('content-type')?.split(';')[0]]).toEqual([path, 404, 'application/json'])
+    expect([path, answer.status, answer.headers.get('content-type')?.split(';')[0]]).toEqual([
+      path,
+      404,
+      'application/json',
+    ])
   }
 })
 

@@ -40,7 +40,11 @@ beforeAll(async () => {
     prod[name] = p.json
     assets[name] = {} as Record<Kind, { id: number; production: number; path_file: string }>
     for (const kind of KINDS) {
-      const a = await t.post(`/api/${kind}assets/`, { name: `${name} ${kind}`, path_file: `${root}/${name}/${kind}.bin`, production: p.json.id })
+      const a = await t.post(`/api/${kind}assets/`, {
+        name: `${name} ${kind}`,
+        path_file: `${root}/${name}/${kind}.bin`,
+        production: p.json.id,
+      })
       expect(a.status).toBe(201)
       assets[name]![kind] = a.json
     }
@@ -50,8 +54,19 @@ beforeAll(async () => {
   expect((await t.post('/api/transcodingprofiles/', { name: 'proxy' })).status).toBe(200)
   const set = await t.post('/api/custommetadatasets/', { name: 'set', description: 'd', content_type: 4 })
   setId = set.json.id
-  expect((await t.post('/api/custommetadata/', { key: 'perm.scene', value: 'Scene', custom_metadata_set: setId })).status).toBe(200)
-  expect((await t.post('/api/assetholddurations/', { asset_type: 'videoasset', context_type: 'production', context: 'alpha', duration: 5 })).status).toBe(201)
+  expect(
+    (await t.post('/api/custommetadata/', { key: 'perm.scene', value: 'Scene', custom_metadata_set: setId })).status,
+  ).toBe(200)
+  expect(
+    (
+      await t.post('/api/assetholddurations/', {
+        asset_type: 'videoasset',
+        context_type: 'production',
+        context: 'alpha',
+        duration: 5,
+      })
+    ).status,
+  ).toBe(201)
 })
 
 afterAll(() => {
@@ -66,11 +81,36 @@ const ids = (list: { id: number }[]) => list.map((r) => r.id)
 let seq = 0
 /** A valid body for each catalogue POST, fresh on every call (unique names). */
 const CREATE: Record<string, { path: string; codename: string; ok: number; body: () => Record<string, unknown> }> = {
-  device: { path: '/api/devices/', codename: 'browser.add_device', ok: 201, body: () => ({ name: `dev-${++seq}`, path: `${root}/devices/${seq}/` }) },
-  production: { path: '/api/productions/', codename: 'browser.add_production', ok: 201, body: () => ({ name: `prod-${++seq}`, storage_root: `${root}/prods/${seq}` }) },
-  transcodingprofile: { path: '/api/transcodingprofiles/', codename: 'browser.add_transcodingprofile', ok: 200, body: () => ({ name: `tp-${++seq}` }) },
-  custommetadata: { path: '/api/custommetadata/', codename: 'browser.add_custommetadata', ok: 200, body: () => ({ key: `perm.f${++seq}`, value: 'F', custom_metadata_set: setId }) },
-  custommetadataset: { path: '/api/custommetadatasets/', codename: 'browser.add_custommetadataset', ok: 201, body: () => ({ name: `set-${++seq}`, description: '', content_type: 2 }) },
+  device: {
+    path: '/api/devices/',
+    codename: 'browser.add_device',
+    ok: 201,
+    body: () => ({ name: `dev-${++seq}`, path: `${root}/devices/${seq}/` }),
+  },
+  production: {
+    path: '/api/productions/',
+    codename: 'browser.add_production',
+    ok: 201,
+    body: () => ({ name: `prod-${++seq}`, storage_root: `${root}/prods/${seq}` }),
+  },
+  transcodingprofile: {
+    path: '/api/transcodingprofiles/',
+    codename: 'browser.add_transcodingprofile',
+    ok: 200,
+    body: () => ({ name: `tp-${++seq}` }),
+  },
+  custommetadata: {
+    path: '/api/custommetadata/',
+    codename: 'browser.add_custommetadata',
+    ok: 200,
+    body: () => ({ key: `perm.f${++seq}`, value: 'F', custom_metadata_set: setId }),
+  },
+  custommetadataset: {
+    path: '/api/custommetadatasets/',
+    codename: 'browser.add_custommetadataset',
+    ok: 201,
+    body: () => ({ name: `set-${++seq}`, description: '', content_type: 2 }),
+  },
   assetholdduration: {
     path: '/api/assetholddurations/',
     codename: 'browser.add_assetholdduration',
@@ -85,13 +125,16 @@ const holdRules = ['audioasset', 'imageasset', 'videoasset', 'projectasset'].fla
 ])
 
 describe('creating catalogue records', () => {
-  test.each(Object.keys(CREATE))('%s: a plain user gets 403 permission_denied and nothing is created', async (model) => {
-    const spec = CREATE[model]!
-    const key = t.makeUser(`plain-${model}`, { read: [prod.alpha!.id], write: [prod.beta!.id] })
-    const before = (await t.get(spec.path)).headers.get('x-total-count')
-    expectError(await t.post(spec.path, spec.body(), { key }), 403, 'permission_denied')
-    expect((await t.get(spec.path)).headers.get('x-total-count')).toBe(before)
-  })
+  test.each(Object.keys(CREATE))(
+    '%s: a plain user gets 403 permission_denied and nothing is created',
+    async (model) => {
+      const spec = CREATE[model]!
+      const key = t.makeUser(`plain-${model}`, { read: [prod.alpha!.id], write: [prod.beta!.id] })
+      const before = (await t.get(spec.path)).headers.get('x-total-count')
+      expectError(await t.post(spec.path, spec.body(), { key }), 403, 'permission_denied')
+      expect((await t.get(spec.path)).headers.get('x-total-count')).toBe(before)
+    },
+  )
 
   test.each(Object.keys(CREATE))('%s: the codename browser.add_<model> allows it, and only it', async (model) => {
     const spec = CREATE[model]!
@@ -105,7 +148,9 @@ describe('creating catalogue records', () => {
   })
 
   test('a codename of another app or model does not count', async () => {
-    const key = t.makeUser('near-miss', { perms: ['browser.add_devices', 'add_device', 'browser.change_device', 'BROWSER.ADD_DEVICE'] })
+    const key = t.makeUser('near-miss', {
+      perms: ['browser.add_devices', 'add_device', 'browser.change_device', 'BROWSER.ADD_DEVICE'],
+    })
     expectError(await t.post('/api/devices/', CREATE.device!.body(), { key }), 403, 'permission_denied')
   })
 
@@ -116,7 +161,11 @@ describe('creating catalogue records', () => {
       expect([model, r.status]).toEqual([model, spec.ok])
     }
     for (const kind of KINDS) {
-      const r = await t.post(`/api/${kind}assets/`, { name: 'su', path_file: `${root}/gamma/su.${kind}`, production: prod.gamma!.id }, { key })
+      const r = await t.post(
+        `/api/${kind}assets/`,
+        { name: 'su', path_file: `${root}/gamma/su.${kind}`, production: prod.gamma!.id },
+        { key },
+      )
       expect(r.status).toBe(201)
     }
   })
@@ -125,26 +174,40 @@ describe('creating catalogue records', () => {
 // ------------------------------------------------------------------ reading
 
 describe('reading', () => {
-  const OPEN = ['/api/devices/', '/api/transcodingprofiles/', '/api/custommetadata/', '/api/custommetadatasets/', '/api/contenttypes/', '/api/assetholddurations/']
+  const OPEN = [
+    '/api/devices/',
+    '/api/transcodingprofiles/',
+    '/api/custommetadata/',
+    '/api/custommetadatasets/',
+    '/api/contenttypes/',
+    '/api/assetholddurations/',
+  ]
 
-  test.each(OPEN)('%s: a user with no permissions and no productions reads the same list and records as the admin', async (path) => {
-    const key = t.makeUser(`reader-${path.split('/')[2]}`)
-    const mine = await t.get(path, { key })
-    const admins = await t.get(path)
-    expect(mine.status).toBe(200)
-    expect(mine.json.length).toBeGreaterThan(0)
-    expect(mine.json).toEqual(admins.json)
-    expect(mine.headers.get('x-total-count')).toBe(admins.headers.get('x-total-count'))
-    const first = mine.json[0]
-    expect((await t.get(`${path}${first.id}/`, { key })).json).toEqual(first)
-  })
+  test.each(OPEN)(
+    '%s: a user with no permissions and no productions reads the same list and records as the admin',
+    async (path) => {
+      const key = t.makeUser(`reader-${path.split('/')[2]}`)
+      const mine = await t.get(path, { key })
+      const admins = await t.get(path)
+      expect(mine.status).toBe(200)
+      expect(mine.json.length).toBeGreaterThan(0)
+      expect(mine.json).toEqual(admins.json)
+      expect(mine.headers.get('x-total-count')).toBe(admins.headers.get('x-total-count'))
+      const first = mine.json[0]
+      expect((await t.get(`${path}${first.id}/`, { key })).json).toEqual(first)
+    },
+  )
 
   test('a superuser sees every production, asset and import log', async () => {
     const key = t.makeUser('root3', { superuser: true })
-    expect(ids((await t.get('/api/productions/', { key })).json)).toEqual(expect.arrayContaining(Object.values(prod).map((p) => p.id)))
+    expect(ids((await t.get('/api/productions/', { key })).json)).toEqual(
+      expect.arrayContaining(Object.values(prod).map((p) => p.id)),
+    )
     expect(ids((await t.get('/api/importlogs/', { key })).json)).toEqual(Object.values(logIds))
     for (const kind of KINDS)
-      expect(ids((await t.get(`/api/${kind}assets/`, { key })).json)).toEqual(expect.arrayContaining(Object.values(assets).map((a) => a[kind].id)))
+      expect(ids((await t.get(`/api/${kind}assets/`, { key })).json)).toEqual(
+        expect.arrayContaining(Object.values(assets).map((a) => a[kind].id)),
+      )
     expect((await t.get(`/api/importlogs/${logIds.none}/`, { key })).status).toBe(200)
   })
 
@@ -171,7 +234,9 @@ describe('reading', () => {
       }
       // The admin's record, but for the rights of the one asking (a reader: none).
       const admins = (await t.get(`/api/productions/${prod.alpha!.id}/`)).json
-      expect((await t.get('/api/productions/', { key: viewer })).json).toEqual([{ ...admins, can_write: false, can_delete_assets: false }])
+      expect((await t.get('/api/productions/', { key: viewer })).json).toEqual([
+        { ...admins, can_write: false, can_delete_assets: false },
+      ])
     })
 
     test('a production the user cannot read is 404, as if missing; one it can read is the same record the admin sees', async () => {
@@ -181,7 +246,11 @@ describe('reading', () => {
       const missing = await t.get('/api/productions/999999/', { key: editor })
       expect(unreadable.json).toEqual(missing.json)
       const admins = (await t.get(`/api/productions/${prod.beta!.id}/`)).json
-      expect((await t.get(`/api/productions/${prod.beta!.id}/`, { key: editor })).json).toEqual({ ...admins, can_write: false, can_delete_assets: false })
+      expect((await t.get(`/api/productions/${prod.beta!.id}/`, { key: editor })).json).toEqual({
+        ...admins,
+        can_write: false,
+        can_delete_assets: false,
+      })
     })
 
     test('the storage_root filter does not reveal an unreadable production', async () => {
@@ -198,11 +267,15 @@ describe('reading', () => {
       const none = await t.get(path, { key: nobody })
       expect([none.json, none.headers.get('x-total-count')]).toEqual([[], '0'])
 
-      expect((await t.get(`${path}${assets.alpha![kind].id}/`, { key: viewer })).json).toEqual((await t.get(`${path}${assets.alpha![kind].id}/`)).json)
+      expect((await t.get(`${path}${assets.alpha![kind].id}/`, { key: viewer })).json).toEqual(
+        (await t.get(`${path}${assets.alpha![kind].id}/`)).json,
+      )
       expectError(await t.get(`${path}${assets.beta![kind].id}/`, { key: viewer }), 404, 'not_found')
       expectError(await t.get(`${path}${assets.gamma![kind].id}/`, { key: editor }), 404, 'not_found')
 
-      const hidden = await t.get(`${path}?path_file=${encodeURIComponent(assets.gamma![kind].path_file)}`, { key: editor })
+      const hidden = await t.get(`${path}?path_file=${encodeURIComponent(assets.gamma![kind].path_file)}`, {
+        key: editor,
+      })
       expect([hidden.json, hidden.headers.get('x-total-count')]).toEqual([[], '0'])
     })
 
@@ -213,7 +286,9 @@ describe('reading', () => {
       expect((await t.get(`/api/importlogs/${logIds.beta}/`, { key: editor })).status).toBe(200)
       expectError(await t.get(`/api/importlogs/${logIds.beta}/`, { key: viewer }), 404, 'not_found')
       expectError(await t.get(`/api/importlogs/${logIds.none}/`, { key: editor }), 404, 'not_found')
-      const filtered = await t.get(`/api/importlogs/?asset_path=${encodeURIComponent(`${root}/gamma/video.bin`)}`, { key: editor })
+      const filtered = await t.get(`/api/importlogs/?asset_path=${encodeURIComponent(`${root}/gamma/video.bin`)}`, {
+        key: editor,
+      })
       expect(filtered.json).toEqual([])
     })
   })
@@ -229,7 +304,11 @@ describe('creating media assets needs write access to the production', () => {
     writer = t.makeUser('asset-writer', { write: [prod.alpha!.id], read: [prod.beta!.id] })
   })
   let n = 0
-  const body = (kind: Kind, production: Record<string, unknown>) => ({ name: 'new', path_file: `${root}/alpha/new-${++n}.${kind}`, ...production })
+  const body = (kind: Kind, production: Record<string, unknown>) => ({
+    name: 'new',
+    path_file: `${root}/alpha/new-${++n}.${kind}`,
+    ...production,
+  })
 
   test.each(KINDS)('%s: writable production → 201', async (kind) => {
     const byId = await t.post(`/api/${kind}assets/`, body(kind, { production: prod.alpha!.id }), { key: writer })
@@ -241,8 +320,16 @@ describe('creating media assets needs write access to the production', () => {
 
   test.each(KINDS)('%s: readable but not writable → 403 permission_denied, nothing created', async (kind) => {
     const before = (await t.get(`/api/${kind}assets/`)).headers.get('x-total-count')
-    expectError(await t.post(`/api/${kind}assets/`, body(kind, { production: prod.alpha!.id }), { key: reader }), 403, 'permission_denied')
-    expectError(await t.post(`/api/${kind}assets/`, body(kind, { production_name: 'beta' }), { key: writer }), 403, 'permission_denied')
+    expectError(
+      await t.post(`/api/${kind}assets/`, body(kind, { production: prod.alpha!.id }), { key: reader }),
+      403,
+      'permission_denied',
+    )
+    expectError(
+      await t.post(`/api/${kind}assets/`, body(kind, { production_name: 'beta' }), { key: writer }),
+      403,
+      'permission_denied',
+    )
     expect((await t.get(`/api/${kind}assets/`)).headers.get('x-total-count')).toBe(before)
   })
 
@@ -259,12 +346,22 @@ describe('creating media assets needs write access to the production', () => {
     expect(unreadableName.json).toEqual(unknownName.json)
 
     // The id wins: a writable name does not rescue an unreadable id.
-    expectError(await t.post(path, body(kind, { production: prod.gamma!.id, production_name: 'alpha' }), { key: writer }), 400, 'invalid', { pointer: '/production' })
+    expectError(
+      await t.post(path, body(kind, { production: prod.gamma!.id, production_name: 'alpha' }), { key: writer }),
+      400,
+      'invalid',
+      { pointer: '/production' },
+    )
   })
 
   test('a user with every codename but no production access still cannot create media assets', async () => {
     const key = t.makeUser('codenames-only', { perms: Object.values(CREATE).map((c) => c.codename) })
-    expectError(await t.post('/api/videoassets/', body('video', { production: prod.alpha!.id }), { key }), 400, 'invalid', { pointer: '/production' })
+    expectError(
+      await t.post('/api/videoassets/', body('video', { production: prod.alpha!.id }), { key }),
+      400,
+      'invalid',
+      { pointer: '/production' },
+    )
   })
 })
 
@@ -277,7 +374,11 @@ describe('a user who creates a production gets write access to it', () => {
     expect((await t.get('/api/productions/', { key })).json).toEqual([p.json])
     expect((await t.get(`/api/productions/${p.json.id}/`, { key })).json).toEqual(p.json)
     for (const kind of KINDS) {
-      const a = await t.post(`/api/${kind}assets/`, { name: 'mine', path_file: `${root}/own/mine.${kind}`, production: p.json.id }, { key })
+      const a = await t.post(
+        `/api/${kind}assets/`,
+        { name: 'mine', path_file: `${root}/own/mine.${kind}`, production: p.json.id },
+        { key },
+      )
       expect([a.status, a.json.production]).toEqual([201, p.json.id])
     }
     const someone = t.makeUser('someone', { read: [prod.alpha!.id] })
@@ -293,7 +394,9 @@ describe('shares', () => {
     expectError(await t.get(`/api/imageassets/${asset.id}/`, { key }), 404, 'not_found')
     expect(ids((await t.get('/api/imageassets/', { key })).json)).toEqual([assets.beta!.image.id])
 
-    t.db.$client.query('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, ?)').run(asset.id, prod.beta!.id)
+    t.db.$client
+      .query('INSERT INTO media_asset_shares (asset_id, production_id) VALUES (?, ?)')
+      .run(asset.id, prod.beta!.id)
 
     const single = await t.get(`/api/imageassets/${asset.id}/`, { key })
     expect(single.status).toBe(200)
@@ -305,7 +408,11 @@ describe('shares', () => {
     expectError(await t.get(`/api/videoassets/${assets.gamma!.video.id}/`, { key }), 404, 'not_found')
     expectError(await t.get(`/api/imageassets/${asset.id}/`, { key: bystander }), 404, 'not_found')
     // Reading a shared asset gives no write access to its production.
-    const w = await t.post('/api/imageassets/', { name: 'x', path_file: `${root}/gamma/x.png`, production: prod.gamma!.id }, { key })
+    const w = await t.post(
+      '/api/imageassets/',
+      { name: 'x', path_file: `${root}/gamma/x.png`, production: prod.gamma!.id },
+      { key },
+    )
     expectError(w, 400, 'invalid', { pointer: '/production' })
   })
 })
@@ -317,7 +424,11 @@ describe('changes take effect on the next request', () => {
     expect((await t.get('/api/productions/', { key: first })).status).toBe(200)
     expect(t.users.revokeKey(first)).toBe(true)
     expectError(await t.get('/api/productions/', { key: first }), 401, 'authentication_failed')
-    expectError(await t.post('/api/devices/', { name: 'late', path: `${root}/late/` }, { key: first }), 401, 'authentication_failed')
+    expectError(
+      await t.post('/api/devices/', { name: 'late', path: `${root}/late/` }, { key: first }),
+      401,
+      'authentication_failed',
+    )
     expect(ids((await t.get('/api/productions/', { key: second })).json)).toEqual([prod.alpha!.id])
     t.users.revokeAll('revokee')
     expectError(await t.get('/api/productions/', { key: second }), 401, 'authentication_failed')
@@ -325,16 +436,36 @@ describe('changes take effect on the next request', () => {
 
   test('a new grant or codename is seen by the next request with the same key', async () => {
     const key = t.makeUser('growing')
-    const userId = t.db.$client.query<{ id: number }, [string]>('SELECT id FROM users WHERE username = ?').get('growing')!.id
+    const userId = t.db.$client
+      .query<{ id: number }, [string]>('SELECT id FROM users WHERE username = ?')
+      .get('growing')!.id
     expectError(await t.get(`/api/productions/${prod.gamma!.id}/`, { key }), 404, 'not_found')
     t.users.grantById(userId, prod.gamma!.id, 'read')
     expect((await t.get(`/api/productions/${prod.gamma!.id}/`, { key })).status).toBe(200)
-    expectError(await t.post('/api/videoassets/', { name: 'g', path_file: `${root}/gamma/g.mov`, production: prod.gamma!.id }, { key }), 403, 'permission_denied')
+    expectError(
+      await t.post(
+        '/api/videoassets/',
+        { name: 'g', path_file: `${root}/gamma/g.mov`, production: prod.gamma!.id },
+        { key },
+      ),
+      403,
+      'permission_denied',
+    )
     t.users.grantById(userId, prod.gamma!.id, 'write')
-    expect((await t.post('/api/videoassets/', { name: 'g', path_file: `${root}/gamma/g.mov`, production: prod.gamma!.id }, { key })).status).toBe(201)
+    expect(
+      (
+        await t.post(
+          '/api/videoassets/',
+          { name: 'g', path_file: `${root}/gamma/g.mov`, production: prod.gamma!.id },
+          { key },
+        )
+      ).status,
+    ).toBe(201)
 
     expectError(await t.post('/api/transcodingprofiles/', { name: 'growing-tp' }, { key }), 403, 'permission_denied')
-    t.db.$client.query("INSERT INTO user_permissions (user_id, codename) VALUES (?, 'browser.add_transcodingprofile')").run(userId)
+    t.db.$client
+      .query("INSERT INTO user_permissions (user_id, codename) VALUES (?, 'browser.add_transcodingprofile')")
+      .run(userId)
     expect((await t.post('/api/transcodingprofiles/', { name: 'growing-tp' }, { key })).status).toBe(200)
   })
 })

@@ -18,7 +18,14 @@ expect((await t.post('/api/devices/', { name: 'DEV', path: dev })).status).toBe(
 const p2 = (await t.post('/api/productions/', { name: 'P2', storage_root: `${dev}/p2/` })).json
 const p1 = (await t.post('/api/productions/', { name: 'P1', storage_root: `${dev}/p1/` })).json
 // P3 keeps its proxies outside its storage root, and drops in a folder of its own.
-const p3 = (await t.post('/api/productions/', { name: 'P3', storage_root: `${dev}/p3/`, proxy_root: `${dev}/p3-proxies/`, upload_root: `${dev}/p3-drop/` })).json
+const p3 = (
+  await t.post('/api/productions/', {
+    name: 'P3',
+    storage_root: `${dev}/p3/`,
+    proxy_root: `${dev}/p3-proxies/`,
+    upload_root: `${dev}/p3-drop/`,
+  })
+).json
 for (const p of [p1, p2, p3]) expect(p.id).toBeNumber()
 
 const perms = ['browser.add_production', 'browser.change_production']
@@ -27,10 +34,12 @@ const squatter = t.makeUser('squatter', { perms, write: [p1.id], read: [p2.id] }
 /** Writes P1 and P2. */
 const both = t.makeUser('both', { perms, write: [p1.id, p2.id] })
 
-const post = (body: Record<string, unknown>, key: string | undefined = undefined, query = '') => t.post(`/api/productions/${query}`, body, { key })
+const post = (body: Record<string, unknown>, key: string | undefined = undefined, query = '') =>
+  t.post(`/api/productions/${query}`, body, { key })
 const patch = (id: number, body: Record<string, unknown>, key: string | undefined = undefined, query = '') =>
   t.request('PATCH', `/api/productions/${id}/${query}`, { body, key })
-const put = (id: number, body: Record<string, unknown>, key: string | undefined = undefined) => t.request('PUT', `/api/productions/${id}/`, { body, key })
+const put = (id: number, body: Record<string, unknown>, key: string | undefined = undefined) =>
+  t.request('PUT', `/api/productions/${id}/`, { body, key })
 const detail = (r: { json: any }) => r.json?.errors?.[0]?.detail as string
 let n = 0
 const name = () => `Try ${++n}`
@@ -39,7 +48,9 @@ describe('a user who may create productions but writes P1 only', () => {
   test("POST with a storage_root inside P2's storage root: 403 in the territory rule's words, no folder made, no record", async () => {
     const r = await post({ name: 'Squat', storage_root: `${dev}/p2/footage/` }, squatter)
     expectError(r, 403, 'permission_denied')
-    expect(detail(r)).toBe(`storage_root lies inside the folders of production ${p2.id}; you need write access to production ${p2.id}.`)
+    expect(detail(r)).toBe(
+      `storage_root lies inside the folders of production ${p2.id}; you need write access to production ${p2.id}.`,
+    )
     expect(existsSync(join(dev, 'p2', 'footage'))).toBe(false)
     expect((await t.get('/api/productions/?storage_root=' + encodeURIComponent(`${dev}/p2/footage/`))).json).toEqual([])
   })
@@ -51,14 +62,18 @@ describe('a user who may create productions but writes P1 only', () => {
       { storage_root: `${dev}/p1/y/`, proxy_root: `${dev}/p2/` },
       { storage_root: `${dev}/p1/z/`, proxy_root: `${dev}/p2/renders/` },
     ]
-    for (const body of cases) expect([body, (await post({ name: name(), ...body }, squatter)).status]).toEqual([body, 403])
+    for (const body of cases)
+      expect([body, (await post({ name: name(), ...body }, squatter)).status]).toEqual([body, 403])
   })
 
   test('a production the user cannot read is not named: its storage root, its proxy root outside it, its drop folder', async () => {
     for (const root of [`${dev}/p3/cam/`, `${dev}/p3-proxies/`, `${dev}/p3-drop/`, `${dev}/p3-drop/inner/`]) {
       const r = await post({ name: name(), storage_root: root }, squatter)
       expectError(r, 403, 'permission_denied')
-      expect([root, detail(r)]).toEqual([root, 'storage_root lies in or around the folders of a production you do not have write access to.'])
+      expect([root, detail(r)]).toEqual([
+        root,
+        'storage_root lies in or around the folders of a production you do not have write access to.',
+      ])
     }
   })
 
@@ -66,8 +81,10 @@ describe('a user who may create productions but writes P1 only', () => {
     const own = (await post({ name: 'Empty', storage_root: `${dev}/empty/` }, squatter)).json
     expect(own.id).toBeNumber()
     for (const [body, how] of [
-      [{ storage_root: `${dev}/p2/cam/` }, 'patch'], [{ proxy_root: `${dev}/p2/proxies/` }, 'patch'],
-      [{ name: 'Empty', storage_root: `${dev}/p2/cam/` }, 'put'], [{ name: 'Empty', storage_root: `${dev}/empty/`, proxy_root: `${dev}/p2/proxies/` }, 'put'],
+      [{ storage_root: `${dev}/p2/cam/` }, 'patch'],
+      [{ proxy_root: `${dev}/p2/proxies/` }, 'patch'],
+      [{ name: 'Empty', storage_root: `${dev}/p2/cam/` }, 'put'],
+      [{ name: 'Empty', storage_root: `${dev}/empty/`, proxy_root: `${dev}/p2/proxies/` }, 'put'],
     ] as const) {
       const r = how === 'patch' ? await patch(own.id, body, squatter) : await put(own.id, body, squatter)
       expectError(r, 403, 'permission_denied')
@@ -94,7 +111,12 @@ describe('for anyone, a superuser too', () => {
   })
 
   test("a proxy_root that holds the production's own storage_root: 400", async () => {
-    expectError(await post({ name: name(), storage_root: `${dev}/own/footage/`, proxy_root: `${dev}/own/` }), 400, 'invalid', { pointer: '/proxy_root' })
+    expectError(
+      await post({ name: name(), storage_root: `${dev}/own/footage/`, proxy_root: `${dev}/own/` }),
+      400,
+      'invalid',
+      { pointer: '/proxy_root' },
+    )
   })
 
   test("a storage_root in another production's proxy_root or drop folder: 400 at /storage_root", async () => {
@@ -114,7 +136,9 @@ describe('for anyone, a superuser too', () => {
     expect(nested.status).toBe(201)
     // Its own proxy folder lies in its own storage root, nested in P2's by choice.
     expect(nested.json.proxy_root).toBe(`${dev}/p2/nested/proxies/`)
-    expectError(await post({ name: name(), storage_root: `${dev}/p2/` }, undefined, '?nest=true'), 400, 'invalid', { pointer: '/storage_root' })
+    expectError(await post({ name: name(), storage_root: `${dev}/p2/` }, undefined, '?nest=true'), 400, 'invalid', {
+      pointer: '/storage_root',
+    })
     const own = (await post({ name: 'Movable', storage_root: `${dev}/movable/` })).json
     expectError(await patch(own.id, { storage_root: `${dev}/p1/movable/` }), 409, 'conflict')
     expect((await patch(own.id, { storage_root: `${dev}/p1/movable/` }, undefined, '?nest=true')).status).toBe(200)

@@ -27,7 +27,11 @@ test('no transaction is left open after any GET, whatever it answers', async () 
   expect(answers.map((r) => r.status)).toEqual([200, 200, 404, 400, 401, 404])
   expect(t.db.$client.inTransaction).toBe(false)
   // Another connection writes at once (no lock held), and the next page counts its row.
-  writeElsewhere(t, "INSERT INTO devices (name, display_name, path, date_add) VALUES ('elsewhere', 'elsewhere', '/elsewhere/', '2026-01-01T00:00:00.000000Z')", 0)
+  writeElsewhere(
+    t,
+    "INSERT INTO devices (name, display_name, path, date_add) VALUES ('elsewhere', 'elsewhere', '/elsewhere/', '2026-01-01T00:00:00.000000Z')",
+    0,
+  )
   const after = await t.get('/api/devices/?limit=1')
   expect(after.headers.get('x-total-count')).toBe(String(Number(answers[0]!.headers.get('x-total-count')) + 1))
 })
@@ -55,7 +59,9 @@ test('the key check inside the read transaction still serves and refreshes its c
 test('no GET route writes: every one leaves total_changes() as it was (a write inside the read transaction would need a lock it cannot wait for)', async () => {
   const changes = () => t.db.$client.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
   // The event stream never ends (test/events covers it; it reads nothing from the catalogue).
-  const routes = (t.app as unknown as { routes: { method: string; path: string }[] }).routes.filter((r) => r.method === 'GET' && !r.path.startsWith('/api/events'))
+  const routes = (t.app as unknown as { routes: { method: string; path: string }[] }).routes.filter(
+    (r) => r.method === 'GET' && !r.path.startsWith('/api/events'),
+  )
   expect(routes.length).toBeGreaterThan(15)
   for (const route of routes) {
     const path = route.path.replace(/:[^/]+/g, '1')

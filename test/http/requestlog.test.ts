@@ -15,12 +15,16 @@ afterAll(close)
 
 /** An app whose log lines (as serve would write them) land in the returned list. */
 function loggingApp(format: LogFormat = 'json', options: { quiet?: boolean } = {}, written: string[] = []) {
-  const app = createApp(createCore(db, { log: createLog(format, (line) => void written.push(line)) }), options)
-    .get('/api/boom', () => {
+  const app = createApp(createCore(db, { log: createLog(format, (line) => void written.push(line)) }), options).get(
+    '/api/boom',
+    () => {
       throw new TypeError('a bug')
-    }, { auth: true })
+    },
+    { auth: true },
+  )
   const send = (path: string, init: RequestInit = {}) => app.handle(new Request(`http://localhost${path}`, init))
-  const requestLines = () => written.filter((l) => (format === 'json' ? JSON.parse(l).msg === 'request' : l.includes(' info request ')))
+  const requestLines = () =>
+    written.filter((l) => (format === 'json' ? JSON.parse(l).msg === 'request' : l.includes(' info request ')))
   /** The request lines once `n` of them are written: the line is written after the answer goes out. */
   const settled = async (n: number) => {
     await waitFor(() => requestLines().length >= n, `${n} request line(s)`, { ms: 60_000 })
@@ -42,9 +46,39 @@ describe('json', () => {
     const byId = (r: Response) => lines.find((l) => l.request_id === r.headers.get('x-request-id'))
     expect([ok.status, anonymous.status, missing.status]).toEqual([200, 401, 404])
     expect([byId(ok), byId(anonymous), byId(missing)]).toEqual([
-      { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/devices/', status: 200, ms: expect.any(Number), user: 'ana', request_id: ok.headers.get('x-request-id') },
-      { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/devices/', status: 401, ms: expect.any(Number), user: '-', request_id: anonymous.headers.get('x-request-id') },
-      { time: expect.any(String), level: 'info', msg: 'request', method: 'GET', path: '/api/nothing-here/', status: 404, ms: expect.any(Number), user: 'ana', request_id: missing.headers.get('x-request-id') },
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'request',
+        method: 'GET',
+        path: '/api/devices/',
+        status: 200,
+        ms: expect.any(Number),
+        user: 'ana',
+        request_id: ok.headers.get('x-request-id'),
+      },
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'request',
+        method: 'GET',
+        path: '/api/devices/',
+        status: 401,
+        ms: expect.any(Number),
+        user: '-',
+        request_id: anonymous.headers.get('x-request-id'),
+      },
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'request',
+        method: 'GET',
+        path: '/api/nothing-here/',
+        status: 404,
+        ms: expect.any(Number),
+        user: 'ana',
+        request_id: missing.headers.get('x-request-id'),
+      },
     ])
     expect(new Set(lines.map((l) => l.request_id)).size).toBe(3)
     expect(lines.join('\n')).not.toContain('hunter2')
@@ -74,7 +108,12 @@ describe('json', () => {
     const [line] = (await settled(1)).map((l) => JSON.parse(l))
     expect(line).toMatchObject({ path: '/api/boom', status: 500, user: 'ana', request_id: id })
     const failed = written.map((l) => JSON.parse(l)).find((l) => l.msg === 'request failed')
-    expect(failed).toMatchObject({ level: 'error', request_id: id, path: '/api/boom', error: expect.stringContaining('a bug') })
+    expect(failed).toMatchObject({
+      level: 'error',
+      request_id: id,
+      path: '/api/boom',
+      error: expect.stringContaining('a bug'),
+    })
   })
 
   test("a proxy's X-Request-Id is kept; one that is no plain token is replaced", async () => {
@@ -92,7 +131,11 @@ test('text: time, level, "request", then key=value pairs', async () => {
   const { send, settled } = loggingApp('text')
   const r = await send('/api/health')
   const [line] = await settled(1)
-  expect(line).toMatch(new RegExp(`^\\S+Z info request method=GET path=/api/health status=200 ms=[\\d.]+ user=- request_id=${r.headers.get('x-request-id')}\\n$`))
+  expect(line).toMatch(
+    new RegExp(
+      `^\\S+Z info request method=GET path=/api/health status=200 ms=[\\d.]+ user=- request_id=${r.headers.get('x-request-id')}\\n$`,
+    ),
+  )
 })
 
 test('quiet: no request lines; the id is still sent back and errors are still logged', async () => {

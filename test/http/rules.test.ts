@@ -28,10 +28,16 @@ describe('RE2, linear time, compiled once', () => {
   beforeAll(async () => {
     set = (await t.post('/api/custommetadatasets/', { name: 'Rules', description: '', content_type: 4 })).json
   })
-  const field = (key: string, validation_rule: string) => t.post('/api/custommetadata/', { key, value: key, custom_metadata_set: set.id, validation_rule })
+  const field = (key: string, validation_rule: string) =>
+    t.post('/api/custommetadata/', { key, value: key, custom_metadata_set: set.id, validation_rule })
   let clips = 0
   const clip = (meta_field_store: Record<string, unknown>) =>
-    t.post('/api/videoassets/', { name: 'clip', path_file: `${root}/Ruled/clip-${++clips}.mov`, production: production.id, meta_field_store })
+    t.post('/api/videoassets/', {
+      name: 'clip',
+      path_file: `${root}/Ruled/clip-${++clips}.mov`,
+      production: production.id,
+      meta_field_store,
+    })
 
   test('syntax RE2 cannot run (backreferences, lookaround, \\Z) is 400 invalid at /validation_rule', async () => {
     for (const [i, rule] of ['(a)\\1', '(?=a)b', '(?<!a)b', 'a\\Z'].entries())
@@ -45,7 +51,9 @@ describe('RE2, linear time, compiled once', () => {
 
   test('^(a+)+$ against 37 a and "!" is refused as not matching, found in linear time', async () => {
     expect((await field('re2.catastrophic', '^(a+)+$')).status).toBe(200)
-    expectError(await clip({ 're2.catastrophic': `${'a'.repeat(37)}!` }), 400, 'invalid', { pointer: '/meta_field_store/re2.catastrophic' })
+    expectError(await clip({ 're2.catastrophic': `${'a'.repeat(37)}!` }), 400, 'invalid', {
+      pointer: '/meta_field_store/re2.catastrophic',
+    })
     expect((await clip({ 're2.catastrophic': 'a'.repeat(37) })).status).toBe(201)
   })
 
@@ -62,7 +70,10 @@ describe('RE2, linear time, compiled once', () => {
   })
 
   test('a rule stored before rules were RE2, that RE2 cannot run, refuses every value', async () => {
-    t.db.$client.run("INSERT INTO custom_metadata (key, value, \"order\", custom_metadata_set, validation_rule) VALUES ('re2.legacy', 'Legacy', 99, ?, '(?=x)x')", [set.id])
+    t.db.$client.run(
+      "INSERT INTO custom_metadata (key, value, \"order\", custom_metadata_set, validation_rule) VALUES ('re2.legacy', 'Legacy', 99, ?, '(?=x)x')",
+      [set.id],
+    )
     expectError(await clip({ 're2.legacy': 'x' }), 400, 'invalid', { pointer: '/meta_field_store/re2.legacy' })
   })
 

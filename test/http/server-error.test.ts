@@ -29,17 +29,42 @@ test('an unexpected error: 500 server_error with a request id that is in the log
   const r = await app.handle(new Request('http://localhost/api/boom', { headers: { authorization: `Token ${key}` } }))
   const body: any = await r.json()
   expect(r.status).toBe(500)
-  expect(body).toEqual({ errors: [{ status: '500', code: 'server_error', title: 'Internal Server Error', detail: expect.stringMatching(/request id \S+/) }] })
+  expect(body).toEqual({
+    errors: [
+      {
+        status: '500',
+        code: 'server_error',
+        title: 'Internal Server Error',
+        detail: expect.stringMatching(/request id \S+/),
+      },
+    ],
+  })
   expect(JSON.stringify(body)).not.toContain('cannot read properties')
   const id = /request id (\S+?)\./.exec(body.errors[0].detail)![1]
-  expect(logged).toEqual([{ message: 'request failed', fields: expect.objectContaining({ request_id: id, path: '/api/boom', error: expect.stringContaining('cannot read properties') }) }])
+  expect(logged).toEqual([
+    {
+      message: 'request failed',
+      fields: expect.objectContaining({
+        request_id: id,
+        path: '/api/boom',
+        error: expect.stringContaining('cannot read properties'),
+      }),
+    },
+  ])
 })
 
 test('an answer that breaks its own response schema is a 500 server_error, logged, not a 400', async () => {
   const { app: base, logged } = loggingApp()
-  const app = base.get('/api/misshapen', () => ({ status: 'ok' }) as never, { response: schema.Object({ count: schema.Integer() }) })
-  const r = await app.handle(new Request('http://localhost/api/misshapen', { headers: { authorization: `Token ${key}` } }))
-  expect({ status: r.status, body: await r.json() }).toEqual({ status: 500, body: { errors: [errorEntry(500, 'server_error')] } })
+  const app = base.get('/api/misshapen', () => ({ status: 'ok' }) as never, {
+    response: schema.Object({ count: schema.Integer() }),
+  })
+  const r = await app.handle(
+    new Request('http://localhost/api/misshapen', { headers: { authorization: `Token ${key}` } }),
+  )
+  expect({ status: r.status, body: await r.json() }).toEqual({
+    status: 500,
+    body: { errors: [errorEntry(500, 'server_error')] },
+  })
   expect(logged).toEqual([{ message: 'request failed', fields: expect.objectContaining({ path: '/api/misshapen' }) }])
 })
 
@@ -51,13 +76,18 @@ test("a failure outside Elysia's handling (a thrown null) on a listening server:
     })
     .listen({ hostname: '127.0.0.1', port: 0 })
   try {
-    const reply = await rawRequest(app.server!.port!, `GET /api/null HTTP/1.1\r\nHost: nas\r\nAuthorization: Token ${key}\r\nConnection: close\r\n\r\n`)
+    const reply = await rawRequest(
+      app.server!.port!,
+      `GET /api/null HTTP/1.1\r\nHost: nas\r\nAuthorization: Token ${key}\r\nConnection: close\r\n\r\n`,
+    )
     expect({ status: reply.status, type: reply.headers['content-type'], body: reply.json }).toEqual({
       status: 500,
       type: expect.stringContaining('application/json'),
       body: { errors: [errorEntry(500, 'server_error')] },
     })
-    expect(logged).toEqual([{ message: 'request failed', fields: expect.objectContaining({ request_id: expect.any(String) }) }])
+    expect(logged).toEqual([
+      { message: 'request failed', fields: expect.objectContaining({ request_id: expect.any(String) }) },
+    ])
   } finally {
     await app.stop(true)
   }

@@ -16,7 +16,12 @@ afterAll(async () => {
 
 /** A request as bytes: request line, Host (or none), other headers, body. */
 function http(line: string, host: string | null, headers: Record<string, string> = {}, body = '') {
-  const lines = [line, ...(host === null ? [] : [`Host: ${host}`]), ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'Connection: close']
+  const lines = [
+    line,
+    ...(host === null ? [] : [`Host: ${host}`]),
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    'Connection: close',
+  ]
   if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`)
   return `${lines.join('\r\n')}\r\n\r\n${body}`
 }
@@ -44,26 +49,44 @@ describe('serve on a free port', () => {
 
   test.each(HOSTS)('Host: %s routes on the real path', async (host) => {
     const health = await send(http('GET /api/health HTTP/1.1', host))
-    expect({ status: health.status, json: health.json }).toEqual({ status: 200, json: { status: 'ok', version: expect.any(String) } })
+    expect({ status: health.status, json: health.json }).toEqual({
+      status: 200,
+      json: { status: 'ok', version: expect.any(String) },
+    })
     for (const path of ['/api/devices/', '/api/devices']) {
       const list = await send(http(`GET ${path} HTTP/1.1`, host, { Authorization: `Token ${key}` }))
       expect({ path, status: list.status, json: list.json }).toEqual({ path, status: 200, json: [] })
     }
-    expect(error(await send(http('GET /api/nothing/ HTTP/1.1', host, { Authorization: `Token ${key}` })))).toEqual(envelope(404, 'not_found'))
+    expect(error(await send(http('GET /api/nothing/ HTTP/1.1', host, { Authorization: `Token ${key}` })))).toEqual(
+      envelope(404, 'not_found'),
+    )
   })
 
-  test.each(HOSTS)('Host: %s, no key: a POST is 401 before its body is parsed, and /zzz/api/... is no API path', async (host) => {
-    const deep = '['.repeat(100_000) + ']'.repeat(100_000)
-    const headers = { 'Content-Type': 'application/json' }
-    expect(error(await send(http('POST /api/devices/ HTTP/1.1', host, headers, deep)))).toEqual(envelope(401, 'not_authenticated'))
-    expect(error(await send(http('POST /api/devices HTTP/1.1', host, headers, deep)))).toEqual(envelope(401, 'not_authenticated'))
-    expect(error(await send(http('POST /zzz/api/devices/ HTTP/1.1', host, headers, '{}')))).toEqual(envelope(404, 'not_found'))
-  })
+  test.each(HOSTS)(
+    'Host: %s, no key: a POST is 401 before its body is parsed, and /zzz/api/... is no API path',
+    async (host) => {
+      const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+      const headers = { 'Content-Type': 'application/json' }
+      expect(error(await send(http('POST /api/devices/ HTTP/1.1', host, headers, deep)))).toEqual(
+        envelope(401, 'not_authenticated'),
+      )
+      expect(error(await send(http('POST /api/devices HTTP/1.1', host, headers, deep)))).toEqual(
+        envelope(401, 'not_authenticated'),
+      )
+      expect(error(await send(http('POST /zzz/api/devices/ HTTP/1.1', host, headers, '{}')))).toEqual(
+        envelope(404, 'not_found'),
+      )
+    },
+  )
 
   test('no usable Host (HTTP/1.0 without one, or an empty one): 400 invalid_host, not another path', async () => {
     expect(error(await send(http('GET /api/health HTTP/1.0', null)))).toEqual(envelope(400, 'invalid_host'))
-    expect(error(await send(http('POST /zzzzzz/api/devices/ HTTP/1.0', null, { 'Content-Type': 'application/json' }, '{}')))).toEqual(envelope(400, 'invalid_host'))
-    expect(error(await send(http('GET /api/devices/ HTTP/1.1', '', { Authorization: `Token ${key}` })))).toEqual(envelope(400, 'invalid_host'))
+    expect(
+      error(await send(http('POST /zzzzzz/api/devices/ HTTP/1.0', null, { 'Content-Type': 'application/json' }, '{}'))),
+    ).toEqual(envelope(400, 'invalid_host'))
+    expect(error(await send(http('GET /api/devices/ HTTP/1.1', '', { Authorization: `Token ${key}` })))).toEqual(
+      envelope(400, 'invalid_host'),
+    )
   })
 
   test(`headers over ${MAX_HEADER_BYTES} bytes: 431 headers_too_large in the envelope, up to Bun's own limit`, async () => {
@@ -71,13 +94,19 @@ describe('serve on a free port', () => {
     expect((await send(big(MAX_HEADER_BYTES - 500))).status).toBe(200)
     expect(error(await send(big(MAX_HEADER_BYTES + 100)))).toEqual(envelope(431, 'headers_too_large'))
     expect(error(await send(big(HTTP_HEADER_LIMIT - 1000)))).toEqual(envelope(431, 'headers_too_large'))
-    expect(error(await send(http(`GET /api/devices/?name=${'a'.repeat(MAX_HEADER_BYTES)} HTTP/1.1`, 'nas')))).toEqual(envelope(431, 'headers_too_large'))
+    expect(error(await send(http(`GET /api/devices/?name=${'a'.repeat(MAX_HEADER_BYTES)} HTTP/1.1`, 'nas')))).toEqual(
+      envelope(431, 'headers_too_large'),
+    )
     // Beyond Bun's limit its HTTP parser answers alone, before any of our code runs (docs/api.md).
     expect(await send(big(HTTP_HEADER_LIMIT + 1000))).toMatchObject({ status: 431, text: '' })
   })
 
-  test('a body declared over 128 MiB (Bun\'s own limit) is our 413 too_large', async () => {
-    const request = http('POST /api/devices/ HTTP/1.1', 'nas', { Authorization: `Token ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(10 * 2 ** 30) })
+  test("a body declared over 128 MiB (Bun's own limit) is our 413 too_large", async () => {
+    const request = http('POST /api/devices/ HTTP/1.1', 'nas', {
+      Authorization: `Token ${key}`,
+      'Content-Type': 'application/json',
+      'Content-Length': String(10 * 2 ** 30),
+    })
     expect(error(await send(request))).toEqual(envelope(413, 'too_large'))
   })
 })

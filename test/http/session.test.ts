@@ -23,10 +23,16 @@ import { openEvents } from '../helpers/events.ts'
 setDefaultTimeout(60_000)
 
 /** Argon2id with the least work it takes. */
-const cheapHash = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 8, timeCost: 1 })
+const cheapHash = (password: string) =>
+  Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 8, timeCost: 1 })
 
 /** The page's own requests: what a browser sends for a fetch from a page of this server. */
-const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', 'x-requested-with': 'XMLHttpRequest' }
+const SAME_ORIGIN = {
+  'sec-fetch-site': 'same-origin',
+  'sec-fetch-mode': 'cors',
+  'sec-fetch-dest': 'empty',
+  'x-requested-with': 'XMLHttpRequest',
+}
 
 /** A Set-Cookie value (of headers: the first, the session's own; removals of other places follow it): name, value and attributes. */
 function cookieOf(from: Headers | string | null) {
@@ -40,13 +46,26 @@ function cookieOf(from: Headers | string | null) {
 function pageOf(t: TestApp) {
   /** Signs in from the page (JSON) and answers the session id of the cookie set. */
   async function signIn(username: string, password: string, headers: Record<string, string> = {}) {
-    const r = await t.request('POST', '/api/session/', { key: null, body: { username, password }, headers: { ...SAME_ORIGIN, origin: 'http://localhost', ...headers } })
+    const r = await t.request('POST', '/api/session/', {
+      key: null,
+      body: { username, password },
+      headers: { ...SAME_ORIGIN, origin: 'http://localhost', ...headers },
+    })
     if (r.status !== 200) throw new Error(`sign-in: ${r.status} ${r.text}`)
     return cookieOf(r.headers).value
   }
   /** A request of the page with the cookie of `session`. */
-  const as = (session: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
-    t.request(method, path, { key: null, body: options.body, headers: { ...SAME_ORIGIN, cookie: `other=1; ${SESSION_COOKIE}=${session}`, ...options.headers } })
+  const as = (
+    session: string,
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
+    t.request(method, path, {
+      key: null,
+      body: options.body,
+      headers: { ...SAME_ORIGIN, cookie: `other=1; ${SESSION_COOKIE}=${session}`, ...options.headers },
+    })
   return { signIn, as }
 }
 
@@ -60,42 +79,77 @@ describe('signing in', () => {
 
   test('nobody signed in: GET answers 200 {"user": null}, never a 401, and no challenge', async () => {
     const r = await t.get('/api/session/', { key: null, headers: SAME_ORIGIN })
-    expect({ status: r.status, json: r.json, challenge: r.headers.get('www-authenticate'), cache: r.headers.get('cache-control') })
-      .toEqual({ status: 200, json: { user: null }, challenge: null, cache: 'no-store' })
+    expect({
+      status: r.status,
+      json: r.json,
+      challenge: r.headers.get('www-authenticate'),
+      cache: r.headers.get('cache-control'),
+    }).toEqual({ status: 200, json: { user: null }, challenge: null, cache: 'no-store' })
     // Without the final slash too.
     expect((await t.get('/api/session', { key: null })).json).toEqual({ user: null })
   })
 
   test('a password (JSON) or a key (form data): 200 with who, and an HttpOnly, SameSite=Strict cookie of 256 random bits, stored only hashed', async () => {
     await setUp()
-    const r = await t.request('POST', '/api/session/', { key: null, body: { username: 'ana', password: 'correct horse' }, headers: { ...SAME_ORIGIN, origin: 'http://localhost' } })
+    const r = await t.request('POST', '/api/session/', {
+      key: null,
+      body: { username: 'ana', password: 'correct horse' },
+      headers: { ...SAME_ORIGIN, origin: 'http://localhost' },
+    })
     const cookie = cookieOf(r.headers)
     expect({ status: r.status, json: r.json, cookie: { ...cookie, value: cookie.value.length } }).toEqual({
       status: 200,
-      json: { user: { id: expect.any(Number), username: 'ana', is_superuser: false, perms: ['browser.change_device'], productions: [] }, via: 'session' },
+      json: {
+        user: {
+          id: expect.any(Number),
+          username: 'ana',
+          is_superuser: false,
+          perms: ['browser.change_device'],
+          productions: [],
+        },
+        via: 'session',
+      },
       cookie: { name: SESSION_COOKIE, value: 43, attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict'] },
     })
     expect(Buffer.from(cookie.value, 'base64url')).toHaveLength(32)
     const rows = t.db.$client.query<{ id_hash: string }, []>('SELECT id_hash FROM sessions').all()
     expect(rows.map((row) => row.id_hash)).toContain(hashSessionId(cookie.value))
     t.db.$client.run('PRAGMA wal_checkpoint(FULL)')
-    const onDisk = [join(t.dataDir, 'reelhouse.db'), join(t.dataDir, 'reelhouse.db-wal')].map((f) => readFileSync(f).toString('latin1')).join('')
+    const onDisk = [join(t.dataDir, 'reelhouse.db'), join(t.dataDir, 'reelhouse.db-wal')]
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('')
     expect(onDisk.includes(cookie.value)).toBe(false)
 
     const form = await t.request('POST', '/api/session', { key: null, form: { username: 'ana', password: anaKey } })
-    expect({ status: form.status, user: form.json.user.username, cookie: cookieOf(form.headers).value === cookie.value }).toEqual({ status: 200, user: 'ana', cookie: false })
+    expect({
+      status: form.status,
+      user: form.json.user.username,
+      cookie: cookieOf(form.headers).value === cookie.value,
+    }).toEqual({ status: 200, user: 'ana', cookie: false })
   })
 
   test("the cookie authenticates the page's requests: GET (Sec-Fetch-Site) and a write (Origin), and GET /api/session/ says who and how", async () => {
     const session = await signIn('ana', anaKey)
     expect((await as(session, 'GET', '/api/session/')).json).toEqual({
-      user: { id: expect.any(Number), username: 'ana', is_superuser: false, perms: ['browser.change_device'], productions: [] }, via: 'session',
+      user: {
+        id: expect.any(Number),
+        username: 'ana',
+        is_superuser: false,
+        perms: ['browser.change_device'],
+        productions: [],
+      },
+      via: 'session',
     })
     expect((await as(session, 'GET', '/api/devices/')).status).toBe(200)
     // Without any Sec-Fetch-* or Origin (an older browser, a client holding the cookie itself).
-    expect((await t.get('/api/devices/', { key: null, headers: { cookie: `${SESSION_COOKIE}=${session}` } })).status).toBe(200)
+    expect(
+      (await t.get('/api/devices/', { key: null, headers: { cookie: `${SESSION_COOKIE}=${session}` } })).status,
+    ).toBe(200)
     // A write of the page: Origin of this server; a typed-in URL: Sec-Fetch-Site none.
-    const write = await as(session, 'POST', '/api/devices/', { body: { name: 'x', path: '/tmp/x' }, headers: { origin: 'http://localhost' } })
+    const write = await as(session, 'POST', '/api/devices/', {
+      body: { name: 'x', path: '/tmp/x' },
+      headers: { origin: 'http://localhost' },
+    })
     expectError(write, 403, 'permission_denied') // ana may not add devices: authenticated, then refused by her permissions
     expect(write.json.errors[0].detail).toContain('browser.add_device')
     expect((await as(session, 'GET', '/api/devices/', { headers: { 'sec-fetch-site': 'none' } })).status).toBe(200)
@@ -111,8 +165,16 @@ describe('signing in', () => {
       { 'sec-fetch-site': 'same-origin', origin: 'null' },
     ]
     for (const headers of refusals) {
-      for (const [method, path] of [['GET', '/api/devices/'], ['GET', '/api/session/'], ['DELETE', '/api/session/'], ['POST', '/api/devices/']] as const) {
-        const r = await as(session, method, path, { headers, body: method === 'POST' ? { name: 'evil', path: '/tmp/evil' } : undefined })
+      for (const [method, path] of [
+        ['GET', '/api/devices/'],
+        ['GET', '/api/session/'],
+        ['DELETE', '/api/session/'],
+        ['POST', '/api/devices/'],
+      ] as const) {
+        const r = await as(session, method, path, {
+          headers,
+          body: method === 'POST' ? { name: 'evil', path: '/tmp/evil' } : undefined,
+        })
         expectError(r, 403, 'permission_denied')
         expect(r.headers.get('set-cookie')).toBeNull()
       }
@@ -126,10 +188,20 @@ describe('signing in', () => {
 
   test('a key or Basic behaves as without the cookie: the cookie is not looked at', async () => {
     const session = await signIn('ana', anaKey)
-    const cross = { cookie: `${SESSION_COOKIE}=${session}`, 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' }
+    const cross = {
+      cookie: `${SESSION_COOKIE}=${session}`,
+      'sec-fetch-site': 'cross-site',
+      origin: 'http://evil.example',
+    }
     const r = await t.get('/api/session/', { headers: cross })
-    expect(r.json).toEqual({ user: expect.objectContaining({ username: 'admin', is_superuser: true, perms: Object.keys(CODENAMES).sort() }), via: 'key' })
-    const basic = await t.get('/api/session/', { key: null, headers: { ...cross, authorization: `Basic ${btoa(`ana:${anaKey}`)}` } })
+    expect(r.json).toEqual({
+      user: expect.objectContaining({ username: 'admin', is_superuser: true, perms: Object.keys(CODENAMES).sort() }),
+      via: 'key',
+    })
+    const basic = await t.get('/api/session/', {
+      key: null,
+      headers: { ...cross, authorization: `Basic ${btoa(`ana:${anaKey}`)}` },
+    })
     expect(basic.json).toEqual({ user: expect.objectContaining({ username: 'ana' }), via: 'basic' })
     // A bad key is a 401 here as everywhere, never {"user": null}.
     expectError(await t.get('/api/session/', { key: '0'.repeat(40) }), 401, 'authentication_failed')
@@ -142,26 +214,62 @@ describe('signing in', () => {
 
   test('wrong credentials: 401 authentication_failed, the detail of Basic, challenged with Token only', async () => {
     await setUp()
-    for (const [username, password] of [['ana', 'wrong'], ['nobody', 'correct horse'], ['ana', ''], ['', ''], ['admin', anaKey]]) {
-      const r = await t.request('POST', '/api/session/', { key: null, body: { username, password }, headers: SAME_ORIGIN })
+    for (const [username, password] of [
+      ['ana', 'wrong'],
+      ['nobody', 'correct horse'],
+      ['ana', ''],
+      ['', ''],
+      ['admin', anaKey],
+    ]) {
+      const r = await t.request('POST', '/api/session/', {
+        key: null,
+        body: { username, password },
+        headers: SAME_ORIGIN,
+      })
       expectError(r, 401, 'authentication_failed')
-      expect({ detail: r.json.errors[0].detail, challenge: r.headers.get('www-authenticate'), cookie: r.headers.get('set-cookie') })
-        .toEqual({ detail: 'Invalid user name, password or key.', challenge: 'Token', cookie: null })
+      expect({
+        detail: r.json.errors[0].detail,
+        challenge: r.headers.get('www-authenticate'),
+        cookie: r.headers.get('set-cookie'),
+      }).toEqual({ detail: 'Invalid user name, password or key.', challenge: 'Token', cookie: null })
     }
   })
 
   test('a sign-in from a page of another origin is refused (403) and makes no session', async () => {
     const before = t.db.$client.query('SELECT count(*) AS n FROM sessions').get()
-    const r = await t.request('POST', '/api/session/', { key: null, body: { username: 'ana', password: anaKey }, headers: { 'sec-fetch-site': 'same-site', origin: 'http://localhost:3000' } })
+    const r = await t.request('POST', '/api/session/', {
+      key: null,
+      body: { username: 'ana', password: anaKey },
+      headers: { 'sec-fetch-site': 'same-site', origin: 'http://localhost:3000' },
+    })
     expectError(r, 403, 'permission_denied')
     expect(t.db.$client.query('SELECT count(*) AS n FROM sessions').get()).toEqual(before)
   })
 
   test('bad bodies: the envelope, never a 500', async () => {
-    expectError(await t.request('POST', '/api/session/', { key: null, body: { username: 'ana' } }), 400, 'required', { pointer: '/password' })
-    expectError(await t.request('POST', '/api/session/', { key: null, body: { username: 5, password: 'x' } }), 400, 'invalid', { pointer: '/username' })
-    expectError(await t.request('POST', '/api/session/', { key: null, raw: '{"username":', headers: { 'content-type': 'application/json' } }), 400, 'parse_error')
-    expectError(await t.request('POST', '/api/session/', { key: null, raw: 'x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type')
+    expectError(await t.request('POST', '/api/session/', { key: null, body: { username: 'ana' } }), 400, 'required', {
+      pointer: '/password',
+    })
+    expectError(
+      await t.request('POST', '/api/session/', { key: null, body: { username: 5, password: 'x' } }),
+      400,
+      'invalid',
+      { pointer: '/username' },
+    )
+    expectError(
+      await t.request('POST', '/api/session/', {
+        key: null,
+        raw: '{"username":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'parse_error',
+    )
+    expectError(
+      await t.request('POST', '/api/session/', { key: null, raw: 'x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    )
     expectError(await t.request('PUT', '/api/session/', { key: null }), 405, 'method_not_allowed')
   })
 
@@ -172,13 +280,26 @@ describe('signing in', () => {
       `${HOST_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure`,
       ...['/', '/api', '/api/'].map((path) => `${SESSION_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0`),
     ]
-    expect({ status: out.status, text: out.text, cookies: out.headers.getSetCookie() }).toEqual({ status: 204, text: '', cookies: removed })
-    expect(t.db.$client.query('SELECT count(*) AS n FROM sessions WHERE id_hash = ?').get(hashSessionId(session))).toEqual({ n: 0 })
+    expect({ status: out.status, text: out.text, cookies: out.headers.getSetCookie() }).toEqual({
+      status: 204,
+      text: '',
+      cookies: removed,
+    })
+    expect(
+      t.db.$client.query('SELECT count(*) AS n FROM sessions WHERE id_hash = ?').get(hashSessionId(session)),
+    ).toEqual({ n: 0 })
     const after = await as(session, 'GET', '/api/devices/')
     expectError(after, 401, 'authentication_failed')
-    expect({ challenge: after.headers.get('www-authenticate'), cookies: after.headers.getSetCookie() }).toEqual({ challenge: 'Token', cookies: removed })
+    expect({ challenge: after.headers.get('www-authenticate'), cookies: after.headers.getSetCookie() }).toEqual({
+      challenge: 'Token',
+      cookies: removed,
+    })
     const probe = await as(session, 'GET', '/api/session/')
-    expect({ status: probe.status, json: probe.json, cookies: probe.headers.getSetCookie() }).toEqual({ status: 200, json: { user: null }, cookies: removed })
+    expect({ status: probe.status, json: probe.json, cookies: probe.headers.getSetCookie() }).toEqual({
+      status: 200,
+      json: { user: null },
+      cookies: removed,
+    })
     // Twice, or with no cookie at all: 204 all the same.
     expect((await as(session, 'DELETE', '/api/session/')).status).toBe(204)
     expect((await t.request('DELETE', '/api/session/', { key: null })).status).toBe(204)
@@ -231,8 +352,14 @@ describe('when sessions end', () => {
     const key = t.makeUser('ed')
     const session = await signIn('ed', key)
     const hash = hashSessionId(session)
-    const lastSeen = () => t.db.$client.query<{ last_seen: string }, [string]>('SELECT last_seen FROM sessions WHERE id_hash = ?').get(hash)?.last_seen
-    const setLastSeen = (msAgo: number) => t.db.$client.run('UPDATE sessions SET last_seen = ? WHERE id_hash = ?', [isoTimestamp(new Date(Date.now() - msAgo)), hash])
+    const lastSeen = () =>
+      t.db.$client.query<{ last_seen: string }, [string]>('SELECT last_seen FROM sessions WHERE id_hash = ?').get(hash)
+        ?.last_seen
+    const setLastSeen = (msAgo: number) =>
+      t.db.$client.run('UPDATE sessions SET last_seen = ? WHERE id_hash = ?', [
+        isoTimestamp(new Date(Date.now() - msAgo)),
+        hash,
+      ])
 
     // Used within the minute: not written (a GET, which reads in one transaction, and a write).
     setLastSeen(TOUCH_EVERY_MS / 2)
@@ -254,16 +381,21 @@ describe('when sessions end', () => {
     expect(lastSeen()).toBeUndefined()
   })
 
-  test('a signed-in user\'s access as it is now: productions and permissions granted later are in the next answer', async () => {
+  test("a signed-in user's access as it is now: productions and permissions granted later are in the next answer", async () => {
     const { production } = await seedProduction(t, 'Film')
     const key = t.makeUser('fa')
     const session = await signIn('fa', key)
     expect((await as(session, 'GET', '/api/session/')).json.user.productions).toEqual([])
     t.users.grant('fa', String(production.id), 'write')
     t.users.addPerm('fa', 'browser.change_videoasset')
-    expect((await as(session, 'GET', '/api/session/')).json.user).toMatchObject({ productions: [{ id: production.id, level: 'write' }], perms: ['browser.change_videoasset'] })
+    expect((await as(session, 'GET', '/api/session/')).json.user).toMatchObject({
+      productions: [{ id: production.id, level: 'write' }],
+      perms: ['browser.change_videoasset'],
+    })
     const admin = await signIn('admin', t.adminKey)
-    expect((await as(admin, 'GET', '/api/session/')).json.user.productions).toEqual([{ id: production.id, level: 'write' }])
+    expect((await as(admin, 'GET', '/api/session/')).json.user.productions).toEqual([
+      { id: production.id, level: 'write' },
+    ])
   })
 })
 
@@ -274,22 +406,57 @@ describe('the cookie is __Host-reelhouse_session and Secure when the page is ser
       t.makeUser('ana')
       const key = t.users.createKey('ana')
       const plain = await t.request('POST', '/api/session/', { key: null, body: { username: 'ana', password: key } })
-      expect(cookieOf(plain.headers)).toMatchObject({ name: HOST_SESSION_COOKIE, attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure'] })
+      expect(cookieOf(plain.headers)).toMatchObject({
+        name: HOST_SESSION_COOKIE,
+        attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure'],
+      })
       // The public URL's origin is ours too (a proxy that passes another Host).
-      const viaProxy = await t.request('POST', '/api/session/', { key: null, body: { username: 'ana', password: key }, headers: { origin: 'https://mam.example.com' } })
+      const viaProxy = await t.request('POST', '/api/session/', {
+        key: null,
+        body: { username: 'ana', password: key },
+        headers: { origin: 'https://mam.example.com' },
+      })
       expect(viaProxy.status).toBe(200)
       const session = cookieOf(viaProxy.headers).value
-      expect((await t.get('/api/devices/', { key: null, headers: { cookie: `${HOST_SESSION_COOKIE}=${session}`, origin: 'https://mam.example.com' } })).status).toBe(200)
-      expect((await t.get('/api/devices/', { key: null, headers: { cookie: `${HOST_SESSION_COOKIE}=${session}`, origin: 'https://mam.example.com:8443' } })).status).toBe(403)
+      expect(
+        (
+          await t.get('/api/devices/', {
+            key: null,
+            headers: { cookie: `${HOST_SESSION_COOKIE}=${session}`, origin: 'https://mam.example.com' },
+          })
+        ).status,
+      ).toBe(200)
+      expect(
+        (
+          await t.get('/api/devices/', {
+            key: null,
+            headers: { cookie: `${HOST_SESSION_COOKIE}=${session}`, origin: 'https://mam.example.com:8443' },
+          })
+        ).status,
+      ).toBe(403)
     } finally {
       t.cleanup()
     }
     const u = testApp()
     try {
-      const https = await u.request('POST', '/api/session/', { key: null, body: { username: 'admin', password: u.adminKey }, headers: { origin: 'https://localhost' } })
-      expect(cookieOf(https.headers)).toMatchObject({ name: HOST_SESSION_COOKIE, attributes: expect.arrayContaining(['Secure']) })
-      const http = await u.request('POST', '/api/session/', { key: null, body: { username: 'admin', password: u.adminKey }, headers: { origin: 'http://localhost' } })
-      expect(cookieOf(http.headers)).toMatchObject({ name: SESSION_COOKIE, attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict'] })
+      const https = await u.request('POST', '/api/session/', {
+        key: null,
+        body: { username: 'admin', password: u.adminKey },
+        headers: { origin: 'https://localhost' },
+      })
+      expect(cookieOf(https.headers)).toMatchObject({
+        name: HOST_SESSION_COOKIE,
+        attributes: expect.arrayContaining(['Secure']),
+      })
+      const http = await u.request('POST', '/api/session/', {
+        key: null,
+        body: { username: 'admin', password: u.adminKey },
+        headers: { origin: 'http://localhost' },
+      })
+      expect(cookieOf(http.headers)).toMatchObject({
+        name: SESSION_COOKIE,
+        attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict'],
+      })
     } finally {
       u.cleanup()
     }
@@ -302,9 +469,14 @@ test('failed sign-ins count in the slow-down of Basic: after 10 for a name, the 
   const passwords: PasswordOptions = { wait: async (ms) => void waits.push(ms) }
   const users = createUsers(t.db, { passwords })
   const app = createApp({ ...t.core, users })
-  const send = async (path: string, init: RequestInit) => readResponse(await app.handle(new Request(`http://localhost${path}`, init)))
+  const send = async (path: string, init: RequestInit) =>
+    readResponse(await app.handle(new Request(`http://localhost${path}`, init)))
   const signIn = (password: string) =>
-    send('/api/session/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ana', password }) })
+    send('/api/session/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'ana', password }),
+    })
   try {
     users.add('ana')
     users.setPassword('ana', await cheapHash('right'))
@@ -326,7 +498,11 @@ test('an event stream opened with the cookie ends when the session is signed out
   const server = t.app.listen({ port: 0, hostname: '127.0.0.1' }).server!
   const base = `http://127.0.0.1:${server.port}`
   try {
-    const login = await fetch(`${base}/api/session/`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: JSON.stringify({ username: 'admin', password: t.adminKey }) })
+    const login = await fetch(`${base}/api/session/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base },
+      body: JSON.stringify({ username: 'admin', password: t.adminKey }),
+    })
     const session = cookieOf(login.headers).value
     const cookie = `${SESSION_COOKIE}=${session}`
     const stream = await openEvents(base, { cookie, 'sec-fetch-site': 'same-origin' })
@@ -363,8 +539,14 @@ describe('planted cookies: a page on another port of the same host can set cooki
   /** Signs `username` in from the page (over https when `origin` says so): the Set-Cookie headers, parsed. */
   async function signIn(username: string, password: string, origin = base, cookie?: string) {
     const r = await fetch(`${base}/api/session/`, {
-      method: 'POST', body: JSON.stringify({ username, password }),
-      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', origin, ...(cookie ? { cookie } : {}) },
+      method: 'POST',
+      body: JSON.stringify({ username, password }),
+      headers: {
+        'content-type': 'application/json',
+        'sec-fetch-site': 'same-origin',
+        origin,
+        ...(cookie ? { cookie } : {}),
+      },
     })
     if (r.status !== 200) throw new Error(`sign-in: ${r.status} ${await r.text()}`)
     return parsed(r)
@@ -372,25 +554,51 @@ describe('planted cookies: a page on another port of the same host can set cooki
   const idOf = async (username: string, password: string) => (await signIn(username, password))[0]!.value
   /** A request of the page (Sec-Fetch-Site same-origin) with these cookies, in this order. */
   const send = async (method: string, path: string, cookies: string[], headers: Record<string, string> = {}) => {
-    const r = await fetch(`${base}${path}`, { method, headers: { 'sec-fetch-site': 'same-origin', 'x-requested-with': 'XMLHttpRequest', cookie: cookies.join('; '), ...headers } })
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        'sec-fetch-site': 'same-origin',
+        'x-requested-with': 'XMLHttpRequest',
+        cookie: cookies.join('; '),
+        ...headers,
+      },
+    })
     return { ...(await readResponse(r)), cookies: r.headers.getSetCookie() }
   }
   const plain = (id: string) => `${SESSION_COOKIE}=${id}`
   const host = (id: string) => `${HOST_SESSION_COOKIE}=${id}`
-  const cleared = (path: string, secure = false, name = SESSION_COOKIE) => `${name}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`
+  const cleared = (path: string, secure = false, name = SESSION_COOKIE) =>
+    `${name}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`
   // __Host- is removed over http too: on localhost and 127.0.0.1 a page of another port can set it.
   const CLEARED = [cleared('/', true, HOST_SESSION_COOKIE), cleared('/'), cleared('/api'), cleared('/api/')]
-  const CLEARED_HTTPS = [cleared('/', true, HOST_SESSION_COOKIE), cleared('/', true), cleared('/api', true), cleared('/api/', true)]
+  const CLEARED_HTTPS = [
+    cleared('/', true, HOST_SESSION_COOKIE),
+    cleared('/', true),
+    cleared('/api', true),
+    cleared('/api/', true),
+  ]
 
   test('two cookies that both name live sessions (ours and one planted): 401 with the cookies cleared, in either order, never either user', async () => {
     const [ana, bob] = [await idOf('ana', anaKey), await idOf('bob', bobKey)]
     // Over http a __Host- cookie counts too (on 127.0.0.1 a page of another port can set one).
-    for (const cookies of [[plain(bob), plain(ana)], [plain(ana), plain(bob)], [plain(bob), 'other=1', plain(ana)], [host(bob), plain(ana)]]) {
+    for (const cookies of [
+      [plain(bob), plain(ana)],
+      [plain(ana), plain(bob)],
+      [plain(bob), 'other=1', plain(ana)],
+      [host(bob), plain(ana)],
+    ]) {
       const r = await send('GET', '/api/devices/', cookies)
       expectError(r, 401, 'authentication_failed')
-      expect({ challenge: r.headers.get('www-authenticate'), cookies: r.cookies }).toEqual({ challenge: 'Token', cookies: CLEARED })
+      expect({ challenge: r.headers.get('www-authenticate'), cookies: r.cookies }).toEqual({
+        challenge: 'Token',
+        cookies: CLEARED,
+      })
       const who = await send('GET', '/api/session/', cookies)
-      expect({ status: who.status, json: who.json, cookies: who.cookies }).toEqual({ status: 200, json: { user: null }, cookies: CLEARED })
+      expect({ status: who.status, json: who.json, cookies: who.cookies }).toEqual({
+        status: 200,
+        json: { user: null },
+        cookies: CLEARED,
+      })
     }
     // Each of them alone still works: neither session was ended by the refusal.
     expect((await send('GET', '/api/session/', [plain(ana)])).json.user.username).toBe('ana')
@@ -399,9 +607,19 @@ describe('planted cookies: a page on another port of the same host can set cooki
 
   test('one live session and planted cookies that name none: authenticated as the live one, in any order', async () => {
     const ana = await idOf('ana', anaKey)
-    for (const cookies of [[plain(UNKNOWN), plain(ana)], [plain(ana), plain(UNKNOWN)], [plain(MALFORMED), plain(UNKNOWN), plain(ana)], [plain(ana), plain(ana)], [host(UNKNOWN), plain(ana)]]) {
+    for (const cookies of [
+      [plain(UNKNOWN), plain(ana)],
+      [plain(ana), plain(UNKNOWN)],
+      [plain(MALFORMED), plain(UNKNOWN), plain(ana)],
+      [plain(ana), plain(ana)],
+      [host(UNKNOWN), plain(ana)],
+    ]) {
       const r = await send('GET', '/api/session/', cookies)
-      expect({ status: r.status, json: r.json, cookies: r.cookies }).toEqual({ status: 200, json: { user: expect.objectContaining({ username: 'ana' }), via: 'session' }, cookies: [] })
+      expect({ status: r.status, json: r.json, cookies: r.cookies }).toEqual({
+        status: 200,
+        json: { user: expect.objectContaining({ username: 'ana' }), via: 'session' },
+        cookies: [],
+      })
       expect((await send('GET', '/api/devices/', cookies)).status).toBe(200)
     }
   })
@@ -409,7 +627,10 @@ describe('planted cookies: a page on another port of the same host can set cooki
   test('two cookies that name no live session: 401 with the cookies cleared', async () => {
     const ended = await idOf('ana', anaKey)
     t.users.sessions.end(ended)
-    for (const cookies of [[plain(UNKNOWN), plain(ended)], [plain(MALFORMED), plain(UNKNOWN)]]) {
+    for (const cookies of [
+      [plain(UNKNOWN), plain(ended)],
+      [plain(MALFORMED), plain(UNKNOWN)],
+    ]) {
       const r = await send('GET', '/api/devices/', cookies)
       expectError(r, 401, 'authentication_failed')
       expect(r.cookies).toEqual(CLEARED)
@@ -419,7 +640,11 @@ describe('planted cookies: a page on another port of the same host can set cooki
   test('every answer that removes the cookie removes it at /, /api and /api/ (and __Host- at /); the sign-in sets it at / and removes the others', async () => {
     const ana = await idOf('ana', anaKey)
     expect(await signIn('ana', anaKey, base, plain(UNKNOWN))).toEqual([
-      { name: SESSION_COOKIE, value: expect.stringMatching(/^[\w-]{43}$/), attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict'] },
+      {
+        name: SESSION_COOKIE,
+        value: expect.stringMatching(/^[\w-]{43}$/),
+        attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict'],
+      },
       ...[cleared('/', true, HOST_SESSION_COOKIE), cleared('/api'), cleared('/api/')].map((c) => cookieOf(c)),
     ])
     // An ended or unknown session: 401 on the API, nobody on GET /api/session/; a sign-out.
@@ -445,7 +670,11 @@ describe('planted cookies: a page on another port of the same host can set cooki
     const https = `https://127.0.0.1:${server.port}`
     const signedIn = await signIn('ana', anaKey, https)
     expect(signedIn).toEqual([
-      { name: HOST_SESSION_COOKIE, value: expect.stringMatching(/^[\w-]{43}$/), attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure'] },
+      {
+        name: HOST_SESSION_COOKIE,
+        value: expect.stringMatching(/^[\w-]{43}$/),
+        attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure'],
+      },
       ...[cleared('/', true), cleared('/api', true), cleared('/api/', true)].map((c) => cookieOf(c)),
     ])
     const ana = signedIn[0]!.value
@@ -470,10 +699,20 @@ describe('planted cookies: a page on another port of the same host can set cooki
     const u = testApp(undefined, { app: { publicUrl: 'https://mam.example.com' } })
     const listening = u.app.listen({ port: 0, hostname: '127.0.0.1' }).server!
     try {
-      const r = await fetch(`http://127.0.0.1:${listening.port}/api/session/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: u.adminKey }) })
+      const r = await fetch(`http://127.0.0.1:${listening.port}/api/session/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: u.adminKey }),
+      })
       const [cookie] = parsed(r)
-      expect({ ...cookie, value: cookie!.value.length }).toEqual({ name: HOST_SESSION_COOKIE, value: 43, attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure'] })
-      const who = await fetch(`http://127.0.0.1:${listening.port}/api/session/`, { headers: { cookie: host(cookie!.value) } })
+      expect({ ...cookie, value: cookie!.value.length }).toEqual({
+        name: HOST_SESSION_COOKIE,
+        value: 43,
+        attributes: ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Secure'],
+      })
+      const who = await fetch(`http://127.0.0.1:${listening.port}/api/session/`, {
+        headers: { cookie: host(cookie!.value) },
+      })
       expect(((await who.json()) as { user: { username: string } }).user.username).toBe('admin')
     } finally {
       await listening.stop(true)

@@ -38,7 +38,8 @@ function statementLog(client: Database) {
   const prepare = client.prepare.bind(client)
   const query = client.query.bind(client)
   const run = client.run.bind(client)
-  client.prepare = ((sql: string, ...rest: unknown[]) => wrap((prepare as (...a: unknown[]) => Statement)(sql, ...rest), sql)) as typeof client.prepare
+  client.prepare = ((sql: string, ...rest: unknown[]) =>
+    wrap((prepare as (...a: unknown[]) => Statement)(sql, ...rest), sql)) as typeof client.prepare
   client.query = ((sql: string) => wrap(query(sql) as Statement, sql)) as typeof client.query
   client.run = ((sql: string, ...rest: unknown[]) => {
     ran.push(sql)
@@ -74,13 +75,18 @@ afterAll(() => {
 })
 
 const get = (path: string, k = key) =>
-  handle(new Request(`http://localhost${path}`, { headers: { authorization: `Token ${k}` } })).then(async (r) => ({ status: r.status, total: r.headers.get('x-total-count'), body: await r.text() }))
+  handle(new Request(`http://localhost${path}`, { headers: { authorization: `Token ${k}` } })).then(async (r) => ({
+    status: r.status,
+    total: r.headers.get('x-total-count'),
+    body: await r.text(),
+  }))
 
 const PAGE = expect.stringMatching(/^select "id", .* from "media_assets" where .* limit \+\? offset \?$/)
 
 test('a first page and one record with a known key: BEGIN, data_version, their own statement, COMMIT', async () => {
   // The first requests make the key's principal and the count, kept for the next ones.
-  for (const path of ['/api/videoassets/?limit=1', '/api/videoassets/?limit=50', '/api/videoassets/42/']) expect((await get(path)).status).toBe(200)
+  for (const path of ['/api/videoassets/?limit=1', '/api/videoassets/?limit=50', '/api/videoassets/42/'])
+    expect((await get(path)).status).toBe(200)
   const seen = {
     limit1: await log.during(() => get('/api/videoassets/?limit=1&offset=0')),
     limit50: await log.during(() => get('/api/videoassets/?limit=50&offset=0')),

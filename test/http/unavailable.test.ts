@@ -21,7 +21,11 @@ beforeAll(async () => {
   const { root: otherRoot } = await seedProduction(t, 'Day Shift')
   const register = async (kind: string, production: string, path: string) => {
     writeFileSync(path, 'essence')
-    const r = await t.post(`/api/${kind}assets/`, { name: path.split('/').pop(), path_file: path, production_name: production })
+    const r = await t.post(`/api/${kind}assets/`, {
+      name: path.split('/').pop(),
+      path_file: path,
+      production_name: production,
+    })
     if (r.status !== 201) throw new Error(r.text)
     return r.json.id as number
   }
@@ -33,22 +37,37 @@ beforeAll(async () => {
 })
 afterAll(() => t.cleanup())
 
-const NOT_AVAILABLE = 'Archiving is not available: Reelhouse has no archive connector, so assets cannot be archived to or restored from an archive. Nothing was done.'
+const NOT_AVAILABLE =
+  'Archiving is not available: Reelhouse has no archive connector, so assets cannot be archived to or restored from an archive. Nothing was done.'
 
 describe.each(['shots', 'sequences'])('GET /api/videoassets/{id}/%s/', (what) => {
   test('an empty list for a video asset the user can read, with and without the final slash', async () => {
     for (const key of [undefined, reader])
       for (const path of [`/api/videoassets/${video}/${what}/`, `/api/videoassets/${video}/${what}`]) {
         const r = await t.get(path, { key })
-        expect([path, r.status, r.json, r.headers.get('content-type')]).toEqual([path, 200, [], expect.stringContaining('application/json')])
+        expect([path, r.status, r.json, r.headers.get('content-type')]).toEqual([
+          path,
+          200,
+          [],
+          expect.stringContaining('application/json'),
+        ])
       }
   })
 
   test('404 not_found for a missing asset, an asset of another kind, or one the user cannot read', async () => {
-    const cases: [number, string | undefined][] = [[999, undefined], [image, undefined], [otherVideo, reader], [video, stranger]]
+    const cases: [number, string | undefined][] = [
+      [999, undefined],
+      [image, undefined],
+      [otherVideo, reader],
+      [video, stranger],
+    ]
     for (const [id, key] of cases) {
       const r = await t.get(`/api/videoassets/${id}/${what}/`, { key })
-      expect([id, r.status, r.json]).toEqual([id, 404, { errors: [{ ...errorEntry(404, 'not_found'), detail: 'No video asset with this id.' }] }])
+      expect([id, r.status, r.json]).toEqual([
+        id,
+        404,
+        { errors: [{ ...errorEntry(404, 'not_found'), detail: 'No video asset with this id.' }] },
+      ])
     }
   })
 
@@ -59,7 +78,11 @@ describe.each(['shots', 'sequences'])('GET /api/videoassets/{id}/%s/', (what) =>
 
   test('a key is needed: 401 without one, or with a wrong one', async () => {
     expectError(await t.get(`/api/videoassets/${video}/${what}/`, { key: null }), 401, 'not_authenticated')
-    expectError(await t.get(`/api/videoassets/${video}/${what}/`, { key: '0'.repeat(40) }), 401, 'authentication_failed')
+    expectError(
+      await t.get(`/api/videoassets/${video}/${what}/`, { key: '0'.repeat(40) }),
+      401,
+      'authentication_failed',
+    )
   })
 
   test('only GET (and HEAD): another method is 405 naming GET', async () => {
@@ -70,7 +93,8 @@ describe.each(['shots', 'sequences'])('GET /api/videoassets/{id}/%s/', (what) =>
   })
 
   test('the audio and image kinds have none: 404 as any unknown path', async () => {
-    for (const kind of ['audio', 'image']) expectError(await t.get(`/api/${kind}assets/${image}/${what}/`), 404, 'not_found')
+    for (const kind of ['audio', 'image'])
+      expectError(await t.get(`/api/${kind}assets/${image}/${what}/`), 404, 'not_found')
   })
 })
 
@@ -81,7 +105,11 @@ describe.each(['archiveactivities', 'restoreactivities'])('POST /api/%s/', (name
     const body = [{ content_type_id: 4, asset_id: video, archive_type: 'archive_std', archive_connector: 1 }]
     for (const target of [path, path.slice(0, -1)]) {
       const r = await t.post(target, body)
-      expect([target, r.status, r.json]).toEqual([target, 501, { errors: [{ status: '501', code: 'not_implemented', title: 'Not Implemented', detail: NOT_AVAILABLE }] }])
+      expect([target, r.status, r.json]).toEqual([
+        target,
+        501,
+        { errors: [{ status: '501', code: 'not_implemented', title: 'Not Implemented', detail: NOT_AVAILABLE }] },
+      ])
     }
     // Nothing was done to the asset.
     expect((await t.get(`/api/videoassets/${video}/`)).json).toMatchObject({ is_archive: false, is_production: true })

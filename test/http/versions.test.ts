@@ -24,7 +24,15 @@ describe('which version an Accept header selects', () => {
   }
 
   test('no version named: the default version, 1 or 2', () => {
-    for (const accept of [null, '', '*/*', 'application/json', 'application/*', 'text/html, */*;q=0.8', 'application/json; charset=utf-8'])
+    for (const accept of [
+      null,
+      '',
+      '*/*',
+      'application/json',
+      'application/*',
+      'text/html, */*;q=0.8',
+      'application/json; charset=utf-8',
+    ])
       expect([accept, versionOf(accept, 1), versionOf(accept, 2)]).toEqual([accept, 1, 2])
   })
 
@@ -55,7 +63,13 @@ describe('which version an Accept header selects', () => {
       ['application/json; version=2;q=2', 1, '406 not_acceptable'],
       ['text/html', 2, '406 not_acceptable'],
     ]
-    expect(cases.map(([accept, fallback]): [string, 1 | 2, number | string] => [accept, fallback, versionOf(accept, fallback)])).toEqual(cases)
+    expect(
+      cases.map(([accept, fallback]): [string, 1 | 2, number | string] => [
+        accept,
+        fallback,
+        versionOf(accept, fallback),
+      ]),
+    ).toEqual(cases)
   })
 
   test('the 406 names the versions spoken', () => {
@@ -63,7 +77,9 @@ describe('which version an Accept header selects', () => {
       checkAccept('application/json; version=7')
       throw new Error('served')
     } catch (error) {
-      expect((error as AppError).entries[0]!.detail).toBe('Unsupported API version: this service speaks versions 1 and 2.')
+      expect((error as AppError).entries[0]!.detail).toBe(
+        'Unsupported API version: this service speaks versions 1 and 2.',
+      )
     }
   })
 })
@@ -83,7 +99,10 @@ describe('productions in versions 1 and 2', () => {
     storage = (await t.post('/api/devices/', { name: 'media', path: root })).json
     upload = (await t.post('/api/devices/', { name: 'drop', path: drop })).json
     // Production 1 has its uploads on the second device; production 2 is nobody's but the admin's.
-    expect((await t.post('/api/productions/', { name: 'Night Shift', storage_root: `${root}/night`, upload_device: 2 })).status).toBe(201)
+    expect(
+      (await t.post('/api/productions/', { name: 'Night Shift', storage_root: `${root}/night`, upload_device: 2 }))
+        .status,
+    ).toBe(201)
     expect((await t.post('/api/productions/', { name: 'Day Shift', storage_root: `${root}/day` })).status).toBe(201)
     const all = ['browser.delete_audioasset', 'browser.delete_imageasset', 'browser.delete_videoasset']
     keys = {
@@ -94,7 +113,12 @@ describe('productions in versions 1 and 2', () => {
       readDeleter: t.makeUser('read-deleter', { read: [1], perms: all }),
       root: t.makeUser('root', { superuser: true }),
     }
-    ids = Object.fromEntries(t.db.$client.query<{ id: number; username: string }, []>('SELECT id, username FROM users').all().map((u) => [u.username, u.id]))
+    ids = Object.fromEntries(
+      t.db.$client
+        .query<{ id: number; username: string }, []>('SELECT id, username FROM users')
+        .all()
+        .map((u) => [u.username, u.id]),
+    )
   })
   afterAll(() => t.cleanup())
 
@@ -121,8 +145,20 @@ describe('productions in versions 1 and 2', () => {
     member_groups: [],
     projectasset_device: null,
   })
-  const nightV1 = () => ({ ...night(), upload_device: upload, audioasset_device: storage, imageasset_device: storage, videoasset_device: storage })
-  const nightV2 = () => ({ ...night(), upload_device: 2, audioasset_device: 1, imageasset_device: 1, videoasset_device: 1 })
+  const nightV1 = () => ({
+    ...night(),
+    upload_device: upload,
+    audioasset_device: storage,
+    imageasset_device: storage,
+    videoasset_device: storage,
+  })
+  const nightV2 = () => ({
+    ...night(),
+    upload_device: 2,
+    audioasset_device: 1,
+    imageasset_device: 1,
+    videoasset_device: 1,
+  })
 
   test('version 1 (no Accept, or version=1): the devices as records, beside the added fields', async () => {
     for (const headers of [{}, V1, { accept: '*/*' }, { accept: 'application/json' }]) {
@@ -137,36 +173,64 @@ describe('productions in versions 1 and 2', () => {
   test('version 2: the same record with the devices by id, in the list, the record and filtered lists', async () => {
     expect((await t.get('/api/productions/1/', { headers: V2 })).json).toEqual(nightV2())
     expect((await t.get('/api/productions/', { headers: V2 })).json[0]).toEqual(nightV2())
-    expect((await t.get(`/api/productions/?storage_root=${encodeURIComponent(`${storage.path}night/`)}&limit=1`, { headers: V2 })).json).toEqual([nightV2()])
+    expect(
+      (
+        await t.get(`/api/productions/?storage_root=${encodeURIComponent(`${storage.path}night/`)}&limit=1`, {
+          headers: V2,
+        })
+      ).json,
+    ).toEqual([nightV2()])
   })
 
   test('the create answers in the version asked for', async () => {
-    const made = await t.post('/api/productions/', { name: 'Dusk', storage_root: `${storage.path}dusk` }, { headers: V2 })
+    const made = await t.post(
+      '/api/productions/',
+      { name: 'Dusk', storage_root: `${storage.path}dusk` },
+      { headers: V2 },
+    )
     expect([made.status, made.json.upload_device, made.json.members, made.json.can_write]).toEqual([201, 1, [], true])
     const v1 = await t.post('/api/productions/', { name: 'Dawn', storage_root: `${storage.path}dawn` })
     expect([v1.status, v1.json.upload_device]).toEqual([201, storage])
   })
 
   test('an update answers in the version asked, and the added fields are answered, never written (another value: 400 invalid at it)', async () => {
-    const refused = await t.request('PATCH', '/api/productions/2/', { body: { company: 'Harbour Lights', can_write: false, members: [99], san_mount: '/Volumes/SAN' }, headers: V2 })
-    expect([refused.status, refused.json.errors.map((e: { source: { pointer: string } }) => e.source.pointer)]).toEqual([400, ['/can_write', '/members', '/san_mount']])
-    const v2 = await t.request('PATCH', '/api/productions/2/', { body: { company: 'Harbour Lights', can_write: true, members: [], san_mount: '' }, headers: V2 })
-    expect([v2.status, v2.json.company, v2.json.upload_device, v2.json.can_write, v2.json.members, v2.json.san_mount]).toEqual([200, 'Harbour Lights', 1, true, [], ''])
+    const refused = await t.request('PATCH', '/api/productions/2/', {
+      body: { company: 'Harbour Lights', can_write: false, members: [99], san_mount: '/Volumes/SAN' },
+      headers: V2,
+    })
+    expect([refused.status, refused.json.errors.map((e: { source: { pointer: string } }) => e.source.pointer)]).toEqual(
+      [400, ['/can_write', '/members', '/san_mount']],
+    )
+    const v2 = await t.request('PATCH', '/api/productions/2/', {
+      body: { company: 'Harbour Lights', can_write: true, members: [], san_mount: '' },
+      headers: V2,
+    })
+    expect([
+      v2.status,
+      v2.json.company,
+      v2.json.upload_device,
+      v2.json.can_write,
+      v2.json.members,
+      v2.json.san_mount,
+    ]).toEqual([200, 'Harbour Lights', 1, true, [], ''])
     const v1 = await t.request('PATCH', '/api/productions/2/', { body: { company: '' } })
     expect([v1.status, v1.json.upload_device]).toEqual([200, storage])
   })
 
   test('version 2 is what the published medialoopster client validates; version 1 is refused by it for its devices', async () => {
     for (const key of Object.values(keys)) {
-      for (const record of (await t.get('/api/productions/', { key, headers: V2 })).json) expect(clientProductionProblems(record)).toEqual([])
+      for (const record of (await t.get('/api/productions/', { key, headers: V2 })).json)
+        expect(clientProductionProblems(record)).toEqual([])
       const v1 = (await t.get('/api/productions/1/', { key })).json
       expect(clientProductionProblems(v1)).toEqual(
-        ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'].map((field) => `${field}: int expected, got object`),
+        ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'].map(
+          (field) => `${field}: int expected, got object`,
+        ),
       )
     }
   })
 
-  test('can_write and can_delete_assets are the requesting user\'s: write access; and delete of all three media kinds', async () => {
+  test("can_write and can_delete_assets are the requesting user's: write access; and delete of all three media kinds", async () => {
     const rights: Record<string, [boolean, boolean]> = {
       reader: [false, false],
       writer: [true, false],
@@ -196,19 +260,39 @@ describe('productions in versions 1 and 2', () => {
   test('a production the user cannot read is 404 in both versions, and missing from both lists', async () => {
     for (const headers of [{}, V2]) {
       expectError(await t.get('/api/productions/2/', { key: keys.reader, headers }), 404, 'not_found')
-      expect((await t.get('/api/productions/', { key: keys.reader, headers })).json.map((p: { id: number }) => p.id)).toEqual([1])
+      expect(
+        (await t.get('/api/productions/', { key: keys.reader, headers })).json.map((p: { id: number }) => p.id),
+      ).toEqual([1])
     }
   })
 
   test('every other resource is the same in both versions', async () => {
-    for (const path of ['/api/devices/', '/api/devices/1/', '/api/transcodingprofiles/', '/api/contenttypes/', '/api/assetholddurations/', '/api/'])
-      expect([path, (await t.get(path, { headers: V2 })).json]).toEqual([path, (await t.get(path, { headers: V1 })).json])
+    for (const path of [
+      '/api/devices/',
+      '/api/devices/1/',
+      '/api/transcodingprofiles/',
+      '/api/contenttypes/',
+      '/api/assetholddurations/',
+      '/api/',
+    ])
+      expect([path, (await t.get(path, { headers: V2 })).json]).toEqual([
+        path,
+        (await t.get(path, { headers: V1 })).json,
+      ])
   })
 
   test('odd Accept headers are served or 406, never a 500', async () => {
     const odd = [
-      'application/json; version=2; version=1', 'application/json; version', 'application/json; version=""', 'application/json;;version=2',
-      `application/json; version=${'2'.repeat(5000)}`, 'application/json; version=2\u00e9', ',,,', ';', 'application/json; version=-1', 'APPLICATION/JSON; VERSION=2',
+      'application/json; version=2; version=1',
+      'application/json; version',
+      'application/json; version=""',
+      'application/json;;version=2',
+      `application/json; version=${'2'.repeat(5000)}`,
+      'application/json; version=2\u00e9',
+      ',,,',
+      ';',
+      'application/json; version=-1',
+      'APPLICATION/JSON; VERSION=2',
     ]
     for (const accept of odd) {
       const r = await t.get('/api/productions/1/', { headers: { accept } })
@@ -216,12 +300,24 @@ describe('productions in versions 1 and 2', () => {
       if (r.status === 406) expectError(r, 406, 'not_acceptable')
     }
     // Parameter names are read without regard to case, as RFC 9110 says.
-    expect((await t.get('/api/productions/1/', { headers: { accept: 'APPLICATION/JSON; VERSION=2' } })).json.upload_device).toBe(2)
+    expect(
+      (await t.get('/api/productions/1/', { headers: { accept: 'APPLICATION/JSON; VERSION=2' } })).json.upload_device,
+    ).toBe(2)
   })
 
   test('a version other than 1 or 2: 406 not_acceptable, on productions too', async () => {
     const r = await t.get('/api/productions/1/', { headers: { accept: 'application/json; version=3' } })
-    expect([r.status, r.json]).toEqual([406, { errors: [{ ...errorEntry(406, 'not_acceptable'), detail: 'Unsupported API version: this service speaks versions 1 and 2.' }] }])
+    expect([r.status, r.json]).toEqual([
+      406,
+      {
+        errors: [
+          {
+            ...errorEntry(406, 'not_acceptable'),
+            detail: 'Unsupported API version: this service speaks versions 1 and 2.',
+          },
+        ],
+      },
+    ])
   })
 })
 
@@ -237,7 +333,10 @@ describe('an app whose default version is 2 (serve --default-api-version 2)', ()
 
   test('requests naming no version get version 2; version=1 still gets version 1', async () => {
     for (const accept of [undefined, '*/*', 'application/json', 'application/json; version=2'])
-      expect([accept, (await t.get('/api/productions/1/', { headers: accept ? { accept } : {} })).json.upload_device]).toEqual([accept, 1])
+      expect([
+        accept,
+        (await t.get('/api/productions/1/', { headers: accept ? { accept } : {} })).json.upload_device,
+      ]).toEqual([accept, 1])
     const v1 = (await t.get('/api/productions/', { headers: V1 })).json[0]
     expect(v1.upload_device).toMatchObject({ id: 1, name: 'media' })
   })
@@ -251,15 +350,30 @@ describe('the OpenAPI document', () => {
     const doc = (await t.get('/api/docs/json')).json
     const { Production, ProductionVersion1, ProductionVersion2 } = doc.components.schemas
     expect(JSON.stringify(Production.anyOf)).toContain('upload_device')
-    expect(ProductionVersion1.properties.upload_device.$ref ?? ProductionVersion1.properties.upload_device.type).not.toBe('integer')
+    expect(
+      ProductionVersion1.properties.upload_device.$ref ?? ProductionVersion1.properties.upload_device.type,
+    ).not.toBe('integer')
     expect(ProductionVersion2.properties.upload_device.type).toBe('integer')
     for (const schema of [ProductionVersion1, ProductionVersion2])
-      expect(schema.required).toEqual(expect.arrayContaining(['can_write', 'can_delete_assets', 'san_mount', 'export_type', 'default_approval_status', 'direct_attached_site', 'network_attached_site', 'members', 'member_groups', 'projectasset_device']))
+      expect(schema.required).toEqual(
+        expect.arrayContaining([
+          'can_write',
+          'can_delete_assets',
+          'san_mount',
+          'export_type',
+          'default_approval_status',
+          'direct_attached_site',
+          'network_attached_site',
+          'members',
+          'member_groups',
+          'projectasset_device',
+        ]),
+      )
     const media = doc.paths['/api/productions/{id}'].get.responses['200'].content['application/json']
     expect(Object.keys(media.examples)).toEqual(['version1', 'version2'])
     expect(media.examples.version2.value.upload_device).toBe(1)
-    expect(doc.paths['/api/productions/{id}'].get.responses['406'].content['application/json'].example.errors[0].detail).toBe(
-      'Unsupported API version: this service speaks versions 1 and 2.',
-    )
+    expect(
+      doc.paths['/api/productions/{id}'].get.responses['406'].content['application/json'].example.errors[0].detail,
+    ).toBe('Unsupported API version: this service speaks versions 1 and 2.')
   })
 })

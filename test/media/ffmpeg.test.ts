@@ -15,12 +15,20 @@ test('a folder without ffmpeg: both unavailable, and missing() says where it loo
   const empty = join(temp.path, 'empty')
   mkdirSync(empty)
   const none = await createFfmpeg({ dir: empty, searchPath: '' })
-  expect({ available: none.available, paths: none.paths }).toEqual({ available: { ffmpeg: false, ffprobe: false }, paths: {} })
-  expect(none.missing()).toBe(`ffmpeg was not found in ${empty}; ffprobe was not found in ${empty}; media is not probed and no proxies are made (install ffmpeg or pass --ffmpeg DIR)`)
+  expect({ available: none.available, paths: none.paths }).toEqual({
+    available: { ffmpeg: false, ffprobe: false },
+    paths: {},
+  })
+  expect(none.missing()).toBe(
+    `ffmpeg was not found in ${empty}; ffprobe was not found in ${empty}; media is not probed and no proxies are made (install ffmpeg or pass --ffmpeg DIR)`,
+  )
   expect(none.missing('ffprobe')).toStartWith(`ffprobe was not found in ${empty}; media`)
   const refused = await none.run('ffmpeg', ['-version'], { timeoutMs: 1000 }).catch((e) => e)
   expect(refused).toBeInstanceOf(MediaError)
-  expect({ code: refused.code, message: refused.message }).toEqual({ code: 'missing', message: none.missing('ffmpeg')! })
+  expect({ code: refused.code, message: refused.message }).toEqual({
+    code: 'missing',
+    message: none.missing('ffmpeg')!,
+  })
 })
 
 test('a PATH without ffmpeg: unavailable, and missing() says PATH', async () => {
@@ -34,20 +42,27 @@ test('a binary that does not run (-version fails) is unavailable, with the reaso
   expect(half.available).toEqual({ ffmpeg: true, ffprobe: false })
   expect(half.versions).toEqual({ ffmpeg: 'ffmpeg version fake' })
   expect(half.missing('ffmpeg')).toBeUndefined()
-  expect(half.missing()).toMatch(/^ffprobe: \S+\/ffprobe does not run: ffprobe failed: cannot load libavcodec; media is not probed/)
+  expect(half.missing()).toMatch(
+    /^ffprobe: \S+\/ffprobe does not run: ffprobe failed: cannot load libavcodec; media is not probed/,
+  )
 })
 
-test(hasFfmpeg ? 'finds the installed ffmpeg and ffprobe on PATH' : 'without ffmpeg: PATH gives neither, and missing() says so', () => {
-  if (!hasFfmpeg) {
-    expect(ff.available).toEqual({ ffmpeg: false, ffprobe: false })
-    expect(ff.missing()).toContain('ffmpeg was not found on PATH')
-    return
-  }
-  expect(ff.available).toEqual({ ffmpeg: true, ffprobe: true })
-  expect(ff.versions.ffmpeg).toStartWith('ffmpeg version ')
-  expect(ff.versions.ffprobe).toStartWith('ffprobe version ')
-  expect(ff.missing()).toBeUndefined()
-})
+test(
+  hasFfmpeg
+    ? 'finds the installed ffmpeg and ffprobe on PATH'
+    : 'without ffmpeg: PATH gives neither, and missing() says so',
+  () => {
+    if (!hasFfmpeg) {
+      expect(ff.available).toEqual({ ffmpeg: false, ffprobe: false })
+      expect(ff.missing()).toContain('ffmpeg was not found on PATH')
+      return
+    }
+    expect(ff.available).toEqual({ ffmpeg: true, ffprobe: true })
+    expect(ff.versions.ffmpeg).toStartWith('ffmpeg version ')
+    expect(ff.versions.ffprobe).toStartWith('ffprobe version ')
+    expect(ff.missing()).toBeUndefined()
+  },
+)
 
 test('stdout is collected, or handed over line by line', async () => {
   const lines: string[] = []
@@ -70,7 +85,10 @@ test('a failure keeps only the last 8 KiB of stderr, and its message ends with t
 // what shows the child was stopped; no elapsed time is measured.
 test('past its time limit a child is stopped (SIGTERM)', async () => {
   const error = await fakes.run('ffmpeg', ['sleep'], { timeoutMs: 100 }).catch((e) => e)
-  expect({ code: error.code, message: error.message }).toEqual({ code: 'timeout', message: 'ffmpeg ran longer than 0.1 s and was stopped' })
+  expect({ code: error.code, message: error.message }).toEqual({
+    code: 'timeout',
+    message: 'ffmpeg ran longer than 0.1 s and was stopped',
+  })
 })
 
 test('a child that ignores SIGTERM is killed (SIGKILL) after the grace time', async () => {
@@ -80,7 +98,10 @@ test('a child that ignores SIGTERM is killed (SIGKILL) after the grace time', as
 
 test('a child silent for idleMs is stopped', async () => {
   const error = await fakes.run('ffmpeg', ['sleep'], { timeoutMs: 10_000, idleMs: 100 }).catch((e) => e)
-  expect({ code: error.code, message: error.message }).toEqual({ code: 'timeout', message: 'ffmpeg made no progress for 0.1 s and was stopped' })
+  expect({ code: error.code, message: error.message }).toEqual({
+    code: 'timeout',
+    message: 'ffmpeg made no progress for 0.1 s and was stopped',
+  })
 })
 
 test('an abort kills the child and rejects with CancelledError; an aborted signal starts nothing', async () => {
@@ -90,7 +111,9 @@ test('an abort kills the child and rejects with CancelledError; an aborted signa
   const error = await running.catch((e) => e)
   expect(error).toBeInstanceOf(CancelledError)
   expect(error.message).toBe('shutdown')
-  expect(await fakes.run('ffmpeg', ['sleep'], { timeoutMs: 10_000, signal: controller.signal }).catch((e) => e)).toBeInstanceOf(CancelledError)
+  expect(
+    await fakes.run('ffmpeg', ['sleep'], { timeoutMs: 10_000, signal: controller.signal }).catch((e) => e),
+  ).toBeInstanceOf(CancelledError)
 })
 
 test('the event loop keeps turning while a child runs', async () => {
@@ -103,7 +126,9 @@ test('the event loop keeps turning while a child runs', async () => {
 
 test('lastLines joins the last lines within the bound', () => {
   expect(lastLines('a\n\n b \nc\n')).toBe('a | b | c')
-  expect(lastLines('[mov,mp4 @ 0x5575f316f1c0] moov atom not found\nInvalid data')).toBe('[mov,mp4] moov atom not found | Invalid data')
+  expect(lastLines('[mov,mp4 @ 0x5575f316f1c0] moov atom not found\nInvalid data')).toBe(
+    '[mov,mp4] moov atom not found | Invalid data',
+  )
   expect(lastLines('first line\nsecond', 10)).toBe('second')
   expect(lastLines('x'.repeat(50), 10)).toBe('x'.repeat(10))
 })

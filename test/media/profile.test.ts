@@ -11,9 +11,23 @@ test('the combinations ffmpeg makes are taken', () => {
   const taken: Partial<ProfileFields>[] = [
     {},
     { codec_name: 'h264', codec_profile: 'baseline', video_container: 'mp4', pix_fmt: 'yuv420p' },
-    { codec_name: 'libx264', codec_profile: 'high422', pix_fmt: 'yuv422p', video_container: 'mov', audio_codec_name: 'pcm_s24le', bits_per_sample: 24 },
+    {
+      codec_name: 'libx264',
+      codec_profile: 'high422',
+      pix_fmt: 'yuv422p',
+      video_container: 'mov',
+      audio_codec_name: 'pcm_s24le',
+      bits_per_sample: 24,
+    },
     { codec_name: 'prores', codec_profile: 'proxy' },
-    { codec_name: 'prores_ks', codec_profile: 'lt', video_container: 'mov', pix_fmt: 'yuv422p10le', audio_codec_name: 'pcm', bits_per_sample: 16 },
+    {
+      codec_name: 'prores_ks',
+      codec_profile: 'lt',
+      video_container: 'mov',
+      pix_fmt: 'yuv422p10le',
+      audio_codec_name: 'pcm',
+      bits_per_sample: 16,
+    },
     { codec_name: 'dnxhd', codec_profile: 'dnxhr_lb', video_container: 'mxf', frame_rate: '25', sample_rate: 48000 },
     { codec_name: 'dnxhr', codec_profile: 'dnxhr_hqx', video_container: 'mov', pix_fmt: 'yuv422p10le' },
     { width: 1280, height: 720, frame_rate: '30000/1001', video_data_rate: '2500k', progressive: true },
@@ -64,16 +78,23 @@ test('what ffmpeg cannot make is refused at its field', () => {
 
 test('the built-in default: H.264 and AAC in MP4, 540 lines, fields and audio as the source has them', () => {
   expect(encodingOf(BUILT_IN)).toEqual({
-    container: 'mp4', passthrough: false,
+    container: 'mp4',
+    passthrough: false,
     video: { codec: 'h264', encoder: 'libx264', profile: undefined, pixFmt: 'yuv420p', bitrate: undefined },
-    maxWidth: 0, maxHeight: 540, frameRate: undefined, deinterlace: false,
-    withoutAudio: false, audio: { encoder: 'aac', sampleRate: undefined, layout: undefined },
+    maxWidth: 0,
+    maxHeight: 540,
+    frameRate: undefined,
+    deinterlace: false,
+    withoutAudio: false,
+    audio: { encoder: 'aac', sampleRate: undefined, layout: undefined },
   })
   // A passthrough with no container: mov, which holds nearly any codec.
   expect(encodingOf(profile({ passthrough: true })).container).toBe('mov')
   // MXF: PCM at 48 kHz (ffmpeg writes no other rate there), DNxHR LB by default.
   expect(encodingOf(profile({ codec_name: 'dnxhd', video_container: 'mxf', bits_per_sample: 24 }))).toMatchObject({
-    container: 'mxf', video: { encoder: 'dnxhd', profile: 'dnxhr_lb', pixFmt: 'yuv422p' }, audio: { encoder: 'pcm_s24le', sampleRate: 48000 },
+    container: 'mxf',
+    video: { encoder: 'dnxhd', profile: 'dnxhr_lb', pixFmt: 'yuv422p' },
+    audio: { encoder: 'pcm_s24le', sampleRate: 48000 },
   })
 })
 

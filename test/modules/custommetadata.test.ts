@@ -19,7 +19,9 @@ beforeAll(async () => {
     const set = await t.post('/api/custommetadatasets/', { name: `set ${content_type}`, description: '', content_type })
     expect(set.status).toBe(201)
     const key = content_type === 1 ? 'project.note' : 'video.note'
-    expect((await t.post('/api/custommetadata/', { key, value: 'Note', custom_metadata_set: set.json.id })).status).toBe(200)
+    expect(
+      (await t.post('/api/custommetadata/', { key, value: 'Note', custom_metadata_set: set.json.id })).status,
+    ).toBe(200)
   }
   mkdirSync(join(root, 'Show'), { recursive: true })
 })
@@ -32,20 +34,28 @@ const video = (meta_field_store: Record<string, unknown>) => {
   return t.post('/api/videoassets/', { name: 'clip', path_file, production: production.id, meta_field_store })
 }
 const project = (meta_field_store: Record<string, unknown>) =>
-  t.post('/api/projectassets/', { name: 'edit', bundle_root: join(root, 'Show', `edit-${++n}`), production_id: production.id, meta_field_store })
+  t.post('/api/projectassets/', {
+    name: 'edit',
+    bundle_root: join(root, 'Show', `edit-${++n}`),
+    production_id: production.id,
+    meta_field_store,
+  })
 const count = (table: string) => t.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
 
 describe('a custom metadata value holds at most 64 KiB (65,536 bytes of UTF-8)', () => {
   test.each([
     ['media asset', video, 'video.note'],
     ['project asset', project, 'project.note'],
-  ] as const)('%s create: 64 KiB taken; one byte more, or 900,000 characters, 400 invalid at /meta_field_store/<key>, nothing written', async (_, create, key) => {
-    expect((await create({ [key]: 'x'.repeat(65_536) })).status).toBe(201)
-    const before = [count('media_assets'), count('project_assets')]
-    for (const value of ['x'.repeat(65_537), '€'.repeat(21_846), 'x'.repeat(900_000)])
-      expectError(await create({ [key]: value }), 400, 'invalid', { pointer: `/meta_field_store/${key}` })
-    expect([count('media_assets'), count('project_assets')]).toEqual(before)
-  })
+  ] as const)(
+    '%s create: 64 KiB taken; one byte more, or 900,000 characters, 400 invalid at /meta_field_store/<key>, nothing written',
+    async (_, create, key) => {
+      expect((await create({ [key]: 'x'.repeat(65_536) })).status).toBe(201)
+      const before = [count('media_assets'), count('project_assets')]
+      for (const value of ['x'.repeat(65_537), '€'.repeat(21_846), 'x'.repeat(900_000)])
+        expectError(await create({ [key]: value }), 400, 'invalid', { pointer: `/meta_field_store/${key}` })
+      expect([count('media_assets'), count('project_assets')]).toEqual(before)
+    },
+  )
 })
 
 describe('an error list answers at most 100 entries, then one counting the rest', () => {
@@ -56,7 +66,10 @@ describe('an error list answers at most 100 entries, then one counting the rest'
     expect(reply.json).toEqual({
       errors: [
         ...keys.slice(0, 100).map((k) => errorEntry(400, 'invalid', { pointer: `/meta_field_store/${k}` })),
-        { ...errorEntry(400, 'too_many_errors'), detail: '29,900 more errors are not listed (an answer lists at most 100).' },
+        {
+          ...errorEntry(400, 'too_many_errors'),
+          detail: '29,900 more errors are not listed (an answer lists at most 100).',
+        },
       ],
     })
   })
@@ -66,6 +79,9 @@ describe('an error list answers at most 100 entries, then one counting the rest'
     const hundred = await video(store(100))
     expect([hundred.status, hundred.json.errors.length, hundred.json.errors.at(-1).code]).toEqual([400, 100, 'invalid'])
     const more = await video(store(101))
-    expect([more.json.errors.length, more.json.errors.at(-1)]).toEqual([101, { ...errorEntry(400, 'too_many_errors'), detail: '1 more error is not listed (an answer lists at most 100).' }])
+    expect([more.json.errors.length, more.json.errors.at(-1)]).toEqual([
+      101,
+      { ...errorEntry(400, 'too_many_errors'), detail: '1 more error is not listed (an answer lists at most 100).' },
+    ])
   })
 })

@@ -24,8 +24,11 @@ beforeAll(async () => {
     ['/other/a.mov', '', 7, other.id], // 6: another production's (not readable by the reader)
   ]
   for (const [path, error, asset, production] of rows)
-    t.db.$client.run(`INSERT INTO import_logs (asset_type, asset_path, status, error, payload, asset_import_id, production, date_add, date_mod)
-      VALUES ('videoasset', ?, ?, ?, '{}', ?, ?, ?, ?)`, [path, error ? 'import_failed' : 'import_completed', error, asset, production, now, now])
+    t.db.$client.run(
+      `INSERT INTO import_logs (asset_type, asset_path, status, error, payload, asset_import_id, production, date_add, date_mod)
+      VALUES ('videoasset', ?, ?, ?, '{}', ?, ?, ?, ?)`,
+      [path, error ? 'import_failed' : 'import_completed', error, asset, production, now, now],
+    )
 })
 afterAll(() => t.cleanup())
 
@@ -45,11 +48,13 @@ test('the logs of one asset, whatever path each named; with asset_path, ordering
   expect(await ids('?asset_import_id=7&ordering=-id&limit=2&offset=1')).toEqual([[4, 2], '4'])
 })
 
-test("a reader sees the logs of the productions they read only", async () => {
+test('a reader sees the logs of the productions they read only', async () => {
   expect(await ids('?asset_import_id=7', readerKey)).toEqual([[1, 2, 4], '3'])
 })
 
 test('a bad id: 400 invalid at asset_import_id', async () => {
   for (const bad of ['x', '-1', '1.5', ''])
-    expectError(await t.get(`/api/importlogs/?asset_import_id=${bad}`), 400, 'invalid', { parameter: 'asset_import_id' })
+    expectError(await t.get(`/api/importlogs/?asset_import_id=${bad}`), 400, 'invalid', {
+      parameter: 'asset_import_id',
+    })
 })

@@ -20,8 +20,11 @@ beforeAll(() => {
   t = testApp()
   const now = '2026-11-21T12:00:00.000000Z'
   for (const [path, status, error] of ROWS)
-    t.db.$client.run(`INSERT INTO import_logs (asset_type, asset_path, status, error, payload, production, date_add, date_mod)
-      VALUES ('videoasset', ?, ?, ?, '{}', NULL, ?, ?)`, [path, status, error, now, now])
+    t.db.$client.run(
+      `INSERT INTO import_logs (asset_type, asset_path, status, error, payload, production, date_add, date_mod)
+      VALUES ('videoasset', ?, ?, ?, '{}', NULL, ?, ?)`,
+      [path, status, error, now, now],
+    )
 })
 afterAll(() => t.cleanup())
 

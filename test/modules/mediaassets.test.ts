@@ -21,7 +21,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.cleanup())
 
-const create = (kind: string, path_file: string) => t.post(`/api/${kind}assets/`, { name: 'n', path_file, production: production.id })
+const create = (kind: string, path_file: string) =>
+  t.post(`/api/${kind}assets/`, { name: 'n', path_file, production: production.id })
 
 describe('lookups', () => {
   test('by path (any kind), under a folder, by identity and the count under a folder: each found through an index', async () => {
@@ -30,7 +31,12 @@ describe('lookups', () => {
     const media = t.core.media
     expect(media.byPath(join(root, 'Show', 'media', 'a.mov'))?.id).toBe(video.id)
     expect(media.byPath(join(root, 'Show', 'media', 'a.mov'), 'audio')).toBeUndefined()
-    expect(media.under(join(root, 'Show', 'media') + '/').map((m) => m.id).sort()).toEqual([video.id, audio.id].sort())
+    expect(
+      media
+        .under(join(root, 'Show', 'media') + '/')
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([video.id, audio.id].sort())
     expect(media.under(join(root, 'Show', 'media', 'sub') + '/').map((m) => m.id)).toEqual([audio.id])
     // A sibling whose name starts like the folder is not under it.
     expect(media.under(join(root, 'Show', 'med') + '/')).toEqual([])
@@ -42,12 +48,37 @@ describe('lookups', () => {
     // The plans of statements of the shapes these functions run (kinds listed, a range, the identity pair).
     const plan = (query: { toSQL(): { sql: string; params: unknown[] } }) => {
       const { sql: text, params } = query.toSQL()
-      return t.db.$client.query<{ detail: string }, any[]>(`EXPLAIN QUERY PLAN ${text}`).all(...(params as any[])).map((r) => r.detail).join('; ')
+      return t.db.$client
+        .query<{ detail: string }, any[]>(`EXPLAIN QUERY PLAN ${text}`)
+        .all(...(params as any[]))
+        .map((r) => r.detail)
+        .join('; ')
     }
     const kinds = sql`${mediaAssets.kind} IN ('audio', 'image', 'video')`
-    expect(plan(t.db.select().from(mediaAssets).where(and(kinds, eq(mediaAssets.path_file, '/x'))))).toContain('USING INDEX media_assets_path_kind')
-    expect(plan(t.db.select().from(mediaAssets).where(and(kinds, sql`${mediaAssets.path_file} >= '/a/'`, sql`${mediaAssets.path_file} < '/a0'`)))).toContain('USING INDEX media_assets_path_kind')
-    expect(plan(t.db.select().from(mediaAssets).where(and(eq(mediaAssets.file_dev, 1), eq(mediaAssets.file_ino, 2))))).toContain('USING INDEX media_assets_identity')
+    expect(
+      plan(
+        t.db
+          .select()
+          .from(mediaAssets)
+          .where(and(kinds, eq(mediaAssets.path_file, '/x'))),
+      ),
+    ).toContain('USING INDEX media_assets_path_kind')
+    expect(
+      plan(
+        t.db
+          .select()
+          .from(mediaAssets)
+          .where(and(kinds, sql`${mediaAssets.path_file} >= '/a/'`, sql`${mediaAssets.path_file} < '/a0'`)),
+      ),
+    ).toContain('USING INDEX media_assets_path_kind')
+    expect(
+      plan(
+        t.db
+          .select()
+          .from(mediaAssets)
+          .where(and(eq(mediaAssets.file_dev, 1), eq(mediaAssets.file_ino, 2))),
+      ),
+    ).toContain('USING INDEX media_assets_identity')
   })
 })
 
@@ -73,7 +104,11 @@ describe('the single-file gate', () => {
       join(root, 'Show', '.reelhouse-copy-1', 'a.mov'),
     ]) {
       const r = await create('video', path)
-      expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([400, 'invalid', { pointer: '/path_file' }])
+      expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([
+        400,
+        'invalid',
+        { pointer: '/path_file' },
+      ])
       expect(r.json.errors[0].detail).not.toContain(join(root, 'Show', 'media', 'a.mov'))
     }
     rmSync(join(root, 'Show', 'alias'))

@@ -42,7 +42,8 @@ beforeAll(async () => {
     { key: 'proj.scene', value: 'Scene', custom_metadata_set: projectSet.json.id, validation_rule: '^[0-9]+$' },
     { key: 'proj.note', value: 'Note', custom_metadata_set: projectSet.json.id },
     { key: 'vid.take', value: 'Take', custom_metadata_set: videoSet.json.id },
-  ]) expect((await t.post('/api/custommetadata/', body)).status).toBe(200)
+  ])
+    expect((await t.post('/api/custommetadata/', body)).status).toBe(200)
 })
 
 afterAll(async () => {
@@ -85,14 +86,41 @@ async function create(body: Record<string, unknown>, key?: string): Promise<Proj
 }
 
 async function media(kind: Kind, production: Prod): Promise<Media> {
-  const r = await t.post(`/api/${kind}assets/`, { name: `${kind} ${++seq}`, path_file: `${root}/${production.name}/media/${kind}-${seq}.bin`, production: production.id })
+  const r = await t.post(`/api/${kind}assets/`, {
+    name: `${kind} ${++seq}`,
+    path_file: `${root}/${production.name}/media/${kind}-${seq}.bin`,
+    production: production.id,
+  })
   if (r.status !== 201) throw new Error(`media: ${r.status} ${r.text}`)
   return r.json
 }
 
 /** The ten list fields of a media asset (api.md 2.7), as a project shows its linked assets. */
-const listed = ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval }: Media) =>
-  ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval })
+const listed = ({
+  id,
+  name,
+  description,
+  production,
+  status_asset,
+  path_file,
+  device,
+  is_archive,
+  is_production,
+  meta_field_store,
+  status_approval,
+}: Media) => ({
+  id,
+  name,
+  description,
+  production,
+  status_asset,
+  path_file,
+  device,
+  is_archive,
+  is_production,
+  meta_field_store,
+  status_approval,
+})
 
 async function link(project: number, list: { asset_id: number; type: Kind }[]) {
   const r = await t.post(`${PA}${project}/addasset/`, { asset_list: list })
@@ -144,12 +172,23 @@ describe('create', () => {
     writeTree(bundle, { 'ep.prproj': 'project', 'media/a.txt': 'aaa', 'media/deep/b.bin': '12345' })
     mkdirSync(`${bundle}/empty`)
     symlinkSync(`${bundle}/media/a.txt`, `${bundle}/link-to-a`)
-    const r = await t.post(PA, { name: 'Ep', bundle_root: bundle, production_id: prod.Show.id, path_file: `${bundle}/ep.prproj` })
+    const r = await t.post(PA, {
+      name: 'Ep',
+      bundle_root: bundle,
+      production_id: prod.Show.id,
+      path_file: `${bundle}/ep.prproj`,
+    })
     expect(r.status).toBe(201)
-    expect(r.json).toEqual(created({
-      name: 'Ep', bundle_root: `${bundle}/`, production: prod.Show.id, path_file: `${bundle}/ep.prproj`, type: 'premiere',
-      files: { count: 3, bytes: 15 },
-    }))
+    expect(r.json).toEqual(
+      created({
+        name: 'Ep',
+        bundle_root: `${bundle}/`,
+        production: prod.Show.id,
+        path_file: `${bundle}/ep.prproj`,
+        type: 'premiere',
+        files: { count: 3, bytes: 15 },
+      }),
+    )
     expect(r.json.date_add).toBe(r.json.date_mod)
     expect(r.headers.get('location')).toBe(`/api/projectassets/${r.json.id}/`)
     // The single record and the list show the same object (the list without modified_by).
@@ -163,15 +202,30 @@ describe('create', () => {
   test('every optional field given is stored and shown', async () => {
     const bundle = fresh()
     const body = {
-      name: 'Full', bundle_root: `${bundle}/`, production_name: 'Show', path_file: `${bundle}/cut/ep.drp`, description: 'Director cut',
-      date_crt: '2024-05-06', name_editor: 'Ana', name_studio: 'Studio B', status_approval: 1, status_editing: 3, is_archive: true,
+      name: 'Full',
+      bundle_root: `${bundle}/`,
+      production_name: 'Show',
+      path_file: `${bundle}/cut/ep.drp`,
+      description: 'Director cut',
+      date_crt: '2024-05-06',
+      name_editor: 'Ana',
+      name_studio: 'Studio B',
+      status_approval: 1,
+      status_editing: 3,
+      is_archive: true,
       meta_field_store: { 'proj.scene': '12', 'proj.note': 'night' },
     }
     const p = await create(body)
-    expect(p).toEqual(created({
-      ...body, production_name: undefined, bundle_root: `${bundle}/`, production: prod.Show.id, type: 'resolve',
-      date_crt: '2024-05-06T00:00:00.000000Z',
-    }))
+    expect(p).toEqual(
+      created({
+        ...body,
+        production_name: undefined,
+        bundle_root: `${bundle}/`,
+        production: prod.Show.id,
+        type: 'resolve',
+        date_crt: '2024-05-06T00:00:00.000000Z',
+      }),
+    )
     expect(await getProject(p.id)).toEqual(p)
   })
 
@@ -189,13 +243,28 @@ describe('create', () => {
     ['prproj', 'generic'],
   ])('type from the project file %s: %s', async (file, type) => {
     const bundle = fresh()
-    const p = await create({ name: 'T', bundle_root: bundle, production_id: prod.Show.id, path_file: `${bundle}/${file}` })
+    const p = await create({
+      name: 'T',
+      bundle_root: bundle,
+      production_id: prod.Show.id,
+      path_file: `${bundle}/${file}`,
+    })
     expect([p.type, p.path_file]).toEqual([type, `${bundle}/${file}`])
   })
 
   test('an explicit type wins over the extension; no path_file gives path_file "" and type generic', async () => {
     const a = fresh()
-    expect((await create({ name: 'T', bundle_root: a, production_id: prod.Show.id, path_file: `${a}/ep.prproj`, type: 'avid' })).type).toBe('avid')
+    expect(
+      (
+        await create({
+          name: 'T',
+          bundle_root: a,
+          production_id: prod.Show.id,
+          path_file: `${a}/ep.prproj`,
+          type: 'avid',
+        })
+      ).type,
+    ).toBe('avid')
     const b = fresh()
     const p = await create({ name: 'T', bundle_root: b, production_id: prod.Show.id })
     expect([p.path_file, p.type]).toEqual(['', 'generic'])
@@ -212,15 +281,31 @@ describe('create', () => {
     expect(readdirSync(bundle)).toEqual([])
     // `.` and `..` are resolved.
     const other = fresh()
-    const q = await create({ name: 'Dots', bundle_root: `${root}/Show/x/../${other.split('/').pop()}/./`, production_id: prod.Show.id })
+    const q = await create({
+      name: 'Dots',
+      bundle_root: `${root}/Show/x/../${other.split('/').pop()}/./`,
+      production_id: prod.Show.id,
+    })
     expect(q.bundle_root).toBe(`${other}/`)
   })
 
   test('path_file must lie inside bundle_root: 400 invalid /path_file, nothing made', async () => {
     const before = await projectCount()
-    for (const path_file of ['relative/ep.prproj', `${root}/Show/elsewhere.prproj`, 'BUNDLE/../ep.prproj', 'BUNDLE', 'BUNDLE/', 'BUNDLE-b/ep.prproj']) {
+    for (const path_file of [
+      'relative/ep.prproj',
+      `${root}/Show/elsewhere.prproj`,
+      'BUNDLE/../ep.prproj',
+      'BUNDLE',
+      'BUNDLE/',
+      'BUNDLE-b/ep.prproj',
+    ]) {
       const bundle = fresh()
-      const r = await t.post(PA, { name: 'P', bundle_root: bundle, production_id: prod.Show.id, path_file: path_file.replace('BUNDLE', bundle) })
+      const r = await t.post(PA, {
+        name: 'P',
+        bundle_root: bundle,
+        production_id: prod.Show.id,
+        path_file: path_file.replace('BUNDLE', bundle),
+      })
       expectError(r, 400, 'invalid', { pointer: '/path_file' })
       expect(existsSync(bundle)).toBe(false)
     }
@@ -232,18 +317,31 @@ describe('create', () => {
       { code: 'required', where: { pointer: '/name' } },
       { code: 'required', where: { pointer: '/bundle_root' } },
     ])
-    expectError(await t.post(PA, { bundle_root: fresh(), production_id: prod.Show.id }), 400, 'required', { pointer: '/name' })
-    expectError(await t.post(PA, { name: 'N', production_id: prod.Show.id }), 400, 'required', { pointer: '/bundle_root' })
+    expectError(await t.post(PA, { bundle_root: fresh(), production_id: prod.Show.id }), 400, 'required', {
+      pointer: '/name',
+    })
+    expectError(await t.post(PA, { name: 'N', production_id: prod.Show.id }), 400, 'required', {
+      pointer: '/bundle_root',
+    })
   })
 
   test('wrong types are 400 invalid at their field, never a 500', async () => {
-    expectErrors(await t.post(PA, { name: 5, bundle_root: ['x'], production_id: 'one', meta_field_store: 'abc' }), 400, [
-      { code: 'invalid', where: { pointer: '/name' } },
-      { code: 'invalid', where: { pointer: '/bundle_root' } },
-      { code: 'invalid', where: { pointer: '/production_id' } },
-      { code: 'invalid', where: { pointer: '/meta_field_store' } },
-    ])
-    expectError(await t.post(PA, { name: 'N', bundle_root: fresh(), production_id: prod.Show.id, date_crt: 'yesterday' }), 400, 'invalid', { pointer: '/date_crt' })
+    expectErrors(
+      await t.post(PA, { name: 5, bundle_root: ['x'], production_id: 'one', meta_field_store: 'abc' }),
+      400,
+      [
+        { code: 'invalid', where: { pointer: '/name' } },
+        { code: 'invalid', where: { pointer: '/bundle_root' } },
+        { code: 'invalid', where: { pointer: '/production_id' } },
+        { code: 'invalid', where: { pointer: '/meta_field_store' } },
+      ],
+    )
+    expectError(
+      await t.post(PA, { name: 'N', bundle_root: fresh(), production_id: prod.Show.id, date_crt: 'yesterday' }),
+      400,
+      'invalid',
+      { pointer: '/date_crt' },
+    )
   })
 
   test('no production_id and no production_name: 400 required at /production_id', async () => {
@@ -254,9 +352,15 @@ describe('create', () => {
 
   test('production_name alone works; production_id wins over production_name', async () => {
     expect((await create({ name: 'N', bundle_root: fresh(), production_name: 'Other' })).production).toBe(prod.Other.id)
-    expect((await create({ name: 'N', bundle_root: fresh(), production_id: prod.Other.id, production_name: 'Show' })).production).toBe(prod.Other.id)
+    expect(
+      (await create({ name: 'N', bundle_root: fresh(), production_id: prod.Other.id, production_name: 'Show' }))
+        .production,
+    ).toBe(prod.Other.id)
     // The id wins even when the name names nothing.
-    expect((await create({ name: 'N', bundle_root: fresh(), production_id: prod.Show.id, production_name: 'No such' })).production).toBe(prod.Show.id)
+    expect(
+      (await create({ name: 'N', bundle_root: fresh(), production_id: prod.Show.id, production_name: 'No such' }))
+        .production,
+    ).toBe(prod.Show.id)
   })
 
   test('an unknown production, or one the user cannot read: 400 invalid at the field given', async () => {
@@ -270,11 +374,15 @@ describe('create', () => {
     ]
     for (const [given, pointer, k] of cases) {
       const bundle = fresh()
-      expectError(await t.post(PA, { name: 'N', bundle_root: bundle, ...given }, { key: k }), 400, 'invalid', { pointer })
+      expectError(await t.post(PA, { name: 'N', bundle_root: bundle, ...given }, { key: k }), 400, 'invalid', {
+        pointer,
+      })
       expect(existsSync(bundle)).toBe(false)
     }
     // The same user may create in the production they can write.
-    expect((await create({ name: 'N', bundle_root: fresh(), production_id: prod.Show.id }, key)).production).toBe(prod.Show.id)
+    expect((await create({ name: 'N', bundle_root: fresh(), production_id: prod.Show.id }, key)).production).toBe(
+      prod.Show.id,
+    )
   })
 
   test('a production the user can read but not write: 403, nothing made', async () => {
@@ -291,13 +399,25 @@ describe('create', () => {
   test('bundle_root not on a device, relative, or a device root: 400 invalid /bundle_root', async () => {
     const elsewhere = dirs.make('reelhouse-nodevice-')
     const before = await projectCount()
-    for (const bundle_root of [`${elsewhere}/proj`, 'Show/proj', `${root}-sibling/proj`, root, `${root}/`, `${root}/Show/..`, `${root}/Show/../`]) {
-      expectError(await t.post(PA, { name: 'N', bundle_root, production_id: prod.Show.id }), 400, 'invalid', { pointer: '/bundle_root' })
+    for (const bundle_root of [
+      `${elsewhere}/proj`,
+      'Show/proj',
+      `${root}-sibling/proj`,
+      root,
+      `${root}/`,
+      `${root}/Show/..`,
+      `${root}/Show/../`,
+    ]) {
+      expectError(await t.post(PA, { name: 'N', bundle_root, production_id: prod.Show.id }), 400, 'invalid', {
+        pointer: '/bundle_root',
+      })
     }
     // An existing file is not a folder.
     const file = fresh()
     writeFileSync(file, 'x')
-    expectError(await t.post(PA, { name: 'N', bundle_root: file, production_id: prod.Show.id }), 400, 'invalid', { pointer: '/bundle_root' })
+    expectError(await t.post(PA, { name: 'N', bundle_root: file, production_id: prod.Show.id }), 400, 'invalid', {
+      pointer: '/bundle_root',
+    })
     expect(readFileSync(file, 'utf8')).toBe('x')
     expect(readdirSync(elsewhere)).toEqual([])
     expect(existsSync(`${root}-sibling`)).toBe(false)
@@ -308,21 +428,42 @@ describe('create', () => {
     const outer = fresh()
     const taken = await create({ name: 'Taken', bundle_root: `${outer}/inner`, production_id: prod.Show.id })
     const before = await projectCount()
-    for (const bundle_root of [`${outer}/inner`, `${outer}/inner/`, `${outer}/./inner`, `${outer}/inner/deeper`, outer, `${outer}/`]) {
-      expectError(await t.post(PA, { name: 'N', bundle_root, production_id: prod.Other.id }), 400, 'invalid', { pointer: '/bundle_root' })
+    for (const bundle_root of [
+      `${outer}/inner`,
+      `${outer}/inner/`,
+      `${outer}/./inner`,
+      `${outer}/inner/deeper`,
+      outer,
+      `${outer}/`,
+    ]) {
+      expectError(await t.post(PA, { name: 'N', bundle_root, production_id: prod.Other.id }), 400, 'invalid', {
+        pointer: '/bundle_root',
+      })
     }
     expect(await projectCount()).toBe(before)
     expect(readdirSync(`${outer}/inner`)).toEqual([])
     // A sibling whose name merely starts with the same letters is not nested.
-    expect((await create({ name: 'Sibling', bundle_root: `${outer}/inner-b`, production_id: prod.Show.id })).bundle_root).toBe(`${outer}/inner-b/`)
+    expect(
+      (await create({ name: 'Sibling', bundle_root: `${outer}/inner-b`, production_id: prod.Show.id })).bundle_root,
+    ).toBe(`${outer}/inner-b/`)
     expect(taken.bundle_root).toBe(`${outer}/inner/`)
   })
 
   test('meta_field_store: fields of project assets (content type 1) only, values checked by their rule', async () => {
-    const p = await create({ name: 'M', bundle_root: fresh(), production_id: prod.Show.id, meta_field_store: { 'proj.scene': 42, 'proj.note': 'x' } })
+    const p = await create({
+      name: 'M',
+      bundle_root: fresh(),
+      production_id: prod.Show.id,
+      meta_field_store: { 'proj.scene': 42, 'proj.note': 'x' },
+    })
     expect(p.meta_field_store).toEqual({ 'proj.scene': 42, 'proj.note': 'x' })
     const bundle = fresh()
-    const r = await t.post(PA, { name: 'M', bundle_root: bundle, production_id: prod.Show.id, meta_field_store: { nope: 1, 'vid.take': '3', 'proj.scene': 'abc' } })
+    const r = await t.post(PA, {
+      name: 'M',
+      bundle_root: bundle,
+      production_id: prod.Show.id,
+      meta_field_store: { nope: 1, 'vid.take': '3', 'proj.scene': 'abc' },
+    })
     expectErrors(r, 400, [
       { code: 'invalid', where: { pointer: '/meta_field_store/nope' } },
       { code: 'invalid', where: { pointer: '/meta_field_store/vid.take' } },
@@ -333,9 +474,23 @@ describe('create', () => {
 
   test('form data creates too (production_id as text)', async () => {
     const bundle = fresh()
-    const r = await t.request('POST', PA, { form: { name: 'Form', bundle_root: bundle, production_id: String(prod.Show.id), meta_field_store: { 'proj.note': 'f' } } })
+    const r = await t.request('POST', PA, {
+      form: {
+        name: 'Form',
+        bundle_root: bundle,
+        production_id: String(prod.Show.id),
+        meta_field_store: { 'proj.note': 'f' },
+      },
+    })
     expect(r.status).toBe(201)
-    expect(r.json).toEqual(created({ name: 'Form', bundle_root: `${bundle}/`, production: prod.Show.id, meta_field_store: { 'proj.note': 'f' } }))
+    expect(r.json).toEqual(
+      created({
+        name: 'Form',
+        bundle_root: `${bundle}/`,
+        production: prod.Show.id,
+        meta_field_store: { 'proj.note': 'f' },
+      }),
+    )
   })
 })
 
@@ -370,7 +525,9 @@ describe('list and single record', () => {
     const parent = `${dirname(bundle)}/`
     const miss = await t.get(`${PA}?bundle_root=${encodeURIComponent(parent)}`)
     expect([miss.json, miss.headers.get('x-total-count')]).toEqual([[], '0'])
-    expectError(await t.get(`${PA}?bundle_root=${encodeURIComponent(bundle)}`), 400, 'invalid', { parameter: 'bundle_root' })
+    expectError(await t.get(`${PA}?bundle_root=${encodeURIComponent(bundle)}`), 400, 'invalid', {
+      parameter: 'bundle_root',
+    })
   })
 
   test('a single record with and without the trailing slash; unknown ids: 404 not_found', async () => {
@@ -393,10 +550,16 @@ describe('list and single record', () => {
     for (const path of [`/api/project/${p.id}/`, `/api/project/${p.id}`]) expect((await t.get(path)).json).toEqual(p)
     const bundle = fresh()
     const made = await t.post('/api/project/', { name: 'Via legacy', bundle_root: bundle, production_id: prod.Show.id })
-    expect([made.status, made.json]).toEqual([201, created({ name: 'Via legacy', bundle_root: `${bundle}/`, production: prod.Show.id })])
+    expect([made.status, made.json]).toEqual([
+      201,
+      created({ name: 'Via legacy', bundle_root: `${bundle}/`, production: prod.Show.id }),
+    ])
     expect((await t.get(`${PA}${made.json.id}/`)).json).toEqual(made.json)
     const del = await t.request('DELETE', `/api/project/${made.json.id}/`)
-    expect([del.status, del.json]).toEqual([202, { task: { id: expect.any(Number), state: 'queued', url: `/api/tasks/${del.json.task.id}/` } }])
+    expect([del.status, del.json]).toEqual([
+      202,
+      { task: { id: expect.any(Number), state: 'queued', url: `/api/tasks/${del.json.task.id}/` } },
+    ])
     await t.runner.idle()
     expectError(await t.get(`/api/project/${made.json.id}/`), 404, 'not_found')
     expect(existsSync(bundle)).toBe(false)
@@ -428,14 +591,34 @@ describe('list and single record', () => {
 /** A source project in Show with files, metadata and linked assets of Show, Other and Third. */
 async function makeSource() {
   const bundle = fresh('Show', 'source')
-  writeTree(bundle, { 'project/ep.prproj': 'project file', 'media/a.wav': 'aaaa', 'media/deep/b.txt': 'bb', 'notes.txt': '' })
+  writeTree(bundle, {
+    'project/ep.prproj': 'project file',
+    'media/a.wav': 'aaaa',
+    'media/deep/b.txt': 'bb',
+    'notes.txt': '',
+  })
   const source = await create({
-    name: 'Source', bundle_root: bundle, production_id: prod.Show.id, path_file: `${bundle}/project/ep.prproj`, description: 'Cut 3',
-    date_crt: '2024-05-06 10:20:30', name_editor: 'Ana', name_studio: 'Studio B', status_approval: 1, status_editing: 2,
+    name: 'Source',
+    bundle_root: bundle,
+    production_id: prod.Show.id,
+    path_file: `${bundle}/project/ep.prproj`,
+    description: 'Cut 3',
+    date_crt: '2024-05-06 10:20:30',
+    name_editor: 'Ana',
+    name_studio: 'Studio B',
+    status_approval: 1,
+    status_editing: 2,
     meta_field_store: { 'proj.scene': '7', 'proj.note': 'keep' },
   })
-  const assets = { audio: await media('audio', prod.Show), video: await media('video', prod.Other), image: await media('image', prod.Third) }
-  await link(source.id, KINDS.map((type) => ({ asset_id: assets[type].id, type })))
+  const assets = {
+    audio: await media('audio', prod.Show),
+    video: await media('video', prod.Other),
+    image: await media('image', prod.Third),
+  }
+  await link(
+    source.id,
+    KINDS.map((type) => ({ asset_id: assets[type].id, type })),
+  )
   return { bundle, source: await getProject(source.id), assets }
 }
 
@@ -472,14 +655,24 @@ describe('copy', () => {
     const task = { id: expect.any(Number), state: 'queued', url: `/api/tasks/${r.json.task?.id}/` }
     expect(r.json).toEqual({ ...expected, task })
     expect(r.headers.get('location')).toBe(`/api/tasks/${r.json.task.id}/`)
-    expect((await t.get(r.json.task.url)).json).toMatchObject({ id: r.json.task.id, kind: 'copy', target: { projectasset: r.json.id } })
+    expect((await t.get(r.json.task.url)).json).toMatchObject({
+      id: r.json.task.id,
+      kind: 'copy',
+      target: { projectasset: r.json.id },
+    })
     expect(r.json.id).not.toBe(source.id)
     expect(source.audio_assets).toHaveLength(1)
     expect(source.description).toBe('Cut 3')
 
     await t.runner.idle()
     const done = await getProject(r.json.id)
-    expect(done).toEqual({ ...expected, status_asset: 6, status_asset_description: 'ASSET_DONE', is_production: true, files: source.files })
+    expect(done).toEqual({
+      ...expected,
+      status_asset: 6,
+      status_asset_description: 'ASSET_DONE',
+      is_production: true,
+      files: source.files,
+    })
     expect(readTree(target)).toEqual(readTree(bundle))
     expect(readTree(target)['project/ep.prproj']).toBe('project file')
     // Nothing else is left beside the target (no hidden staging folder), and the source is untouched.
@@ -490,14 +683,26 @@ describe('copy', () => {
   test('description, date_crt, name_editor, name_studio and status_approval given in the body win', async () => {
     const target = fresh('Target', 'copy')
     const body = {
-      name: 'Own', bundle_root: target, production_name: 'Target', copy_of: src.source.id, description: 'Mine', date_crt: '2025',
-      name_editor: 'Bo', name_studio: 'Studio C', status_approval: 0,
+      name: 'Own',
+      bundle_root: target,
+      production_name: 'Target',
+      copy_of: src.source.id,
+      description: 'Mine',
+      date_crt: '2025',
+      name_editor: 'Bo',
+      name_studio: 'Studio C',
+      status_approval: 0,
     }
     const r = await t.post(PA, body)
     expect(r.status).toBe(201)
     expect(r.json).toMatchObject({
-      description: 'Mine', date_crt: '2025-01-01T00:00:00.000000Z', name_editor: 'Bo', name_studio: 'Studio C', status_approval: 0,
-      meta_field_store: src.source.meta_field_store, production: prod.Target.id,
+      description: 'Mine',
+      date_crt: '2025-01-01T00:00:00.000000Z',
+      name_editor: 'Bo',
+      name_studio: 'Studio C',
+      status_approval: 0,
+      meta_field_store: src.source.meta_field_store,
+      production: prod.Target.id,
     })
     await t.runner.idle()
     expect((await getProject(r.json.id)).status_asset).toBe(6)
@@ -506,7 +711,12 @@ describe('copy', () => {
   test('copy into an existing empty folder is allowed', async () => {
     const target = fresh('Target', 'copy')
     mkdirSync(target, { recursive: true })
-    const r = await t.post(PA, { name: 'Into empty', bundle_root: `${target}/`, production_id: prod.Target.id, copy_of: src.source.id })
+    const r = await t.post(PA, {
+      name: 'Into empty',
+      bundle_root: `${target}/`,
+      production_id: prod.Target.id,
+      copy_of: src.source.id,
+    })
     expect(r.status).toBe(201)
     await t.runner.idle()
     expect((await getProject(r.json.id)).status_asset).toBe(6)
@@ -518,17 +728,54 @@ describe('copy', () => {
       { code: 'required', where: { pointer: '/name' } },
       { code: 'required', where: { pointer: '/bundle_root' } },
     ])
-    expectError(await t.post(PA, { name: 'C', bundle_root: fresh('Target'), copy_of: src.source.id }), 400, 'required', { pointer: '/production_id' })
-    expectError(await t.post(PA, { name: 'C', bundle_root: fresh('Target'), production_id: 99999, copy_of: src.source.id }), 400, 'invalid', { pointer: '/production_id' })
-    expectError(await t.post(PA, { name: 'C', bundle_root: fresh('Target'), production_id: prod.Target.id, copy_of: 'x' }), 400, 'invalid', { pointer: '/copy_of' })
-    expectError(await t.post(`${PA}?share_linked_assets=yes`, { name: 'C', bundle_root: fresh('Target'), production_id: prod.Target.id, copy_of: src.source.id }), 400, 'invalid', { parameter: 'share_linked_assets' })
+    expectError(
+      await t.post(PA, { name: 'C', bundle_root: fresh('Target'), copy_of: src.source.id }),
+      400,
+      'required',
+      { pointer: '/production_id' },
+    )
+    expectError(
+      await t.post(PA, { name: 'C', bundle_root: fresh('Target'), production_id: 99999, copy_of: src.source.id }),
+      400,
+      'invalid',
+      { pointer: '/production_id' },
+    )
+    expectError(
+      await t.post(PA, { name: 'C', bundle_root: fresh('Target'), production_id: prod.Target.id, copy_of: 'x' }),
+      400,
+      'invalid',
+      { pointer: '/copy_of' },
+    )
+    expectError(
+      await t.post(`${PA}?share_linked_assets=yes`, {
+        name: 'C',
+        bundle_root: fresh('Target'),
+        production_id: prod.Target.id,
+        copy_of: src.source.id,
+      }),
+      400,
+      'invalid',
+      { parameter: 'share_linked_assets' },
+    )
   })
 
   /** Runs a failing copy request and checks that nothing was written: no record, no task, no folder. */
-  async function refused(body: Record<string, unknown>, key: string | undefined, share: string | undefined, status: number, code: string, where?: { pointer: string }) {
+  async function refused(
+    body: Record<string, unknown>,
+    key: string | undefined,
+    share: string | undefined,
+    status: number,
+    code: string,
+    where?: { pointer: string },
+  ) {
     const [projects, tasks] = [await projectCount(), await taskCount()]
     const target = typeof body.bundle_root === 'string' ? body.bundle_root : ''
-    const snapshot = () => (!existsSync(target) ? undefined : lstatSync(target).isDirectory() ? readTree(target) : readFileSync(target, 'utf8'))
+    const snapshot = () =>
+      !existsSync(target)
+        ? undefined
+        : lstatSync(target).isDirectory()
+          ? readTree(target)
+          : readFileSync(target, 'utf8')
     const before = snapshot()
     expectError(await t.post(copyPath(share), body, { key }), status, code, where)
     expect([await projectCount(), await taskCount()]).toEqual([projects, tasks])
@@ -536,7 +783,12 @@ describe('copy', () => {
   }
 
   test('permissions: browser.copy_projectasset, browser.share_production_asset when sharing, write on the target', async () => {
-    const base = () => ({ name: 'C', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: src.source.id })
+    const base = () => ({
+      name: 'C',
+      bundle_root: fresh('Target', 'copy'),
+      production_id: prod.Target.id,
+      copy_of: src.source.id,
+    })
     const all = { read: [prod.Show.id], write: [prod.Target.id] }
     const noCopy = t.makeUser('copy-noperm', { ...all, perms: ['browser.share_production_asset'] })
     await refused(base(), noCopy, undefined, 403, 'permission_denied')
@@ -549,14 +801,25 @@ describe('copy', () => {
       const r = await t.post(copyPath(share), base(), { key: noShare })
       expect(r.status).toBe(201)
     }
-    const readTarget = t.makeUser('copy-readtarget', { read: [prod.Show.id, prod.Target.id], perms: ['browser.copy_projectasset'] })
+    const readTarget = t.makeUser('copy-readtarget', {
+      read: [prod.Show.id, prod.Target.id],
+      perms: ['browser.copy_projectasset'],
+    })
     await refused(base(), readTarget, undefined, 403, 'permission_denied')
     await t.runner.idle()
   })
 
   test('a source that does not exist or that the user cannot read: 400 invalid /copy_of', async () => {
-    const key = t.makeUser('copy-blind', { write: [prod.Target.id], perms: ['browser.copy_projectasset', 'browser.share_production_asset'] })
-    const body = (copy_of: number) => ({ name: 'C', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of })
+    const key = t.makeUser('copy-blind', {
+      write: [prod.Target.id],
+      perms: ['browser.copy_projectasset', 'browser.share_production_asset'],
+    })
+    const body = (copy_of: number) => ({
+      name: 'C',
+      bundle_root: fresh('Target', 'copy'),
+      production_id: prod.Target.id,
+      copy_of,
+    })
     await refused(body(src.source.id), key, undefined, 400, 'invalid', { pointer: '/copy_of' })
     await refused(body(src.source.id), key, '1', 400, 'invalid', { pointer: '/copy_of' })
     await refused(body(99999), key, undefined, 400, 'invalid', { pointer: '/copy_of' })
@@ -566,35 +829,87 @@ describe('copy', () => {
   test('a source not in production (is_production false): 400 invalid /copy_of', async () => {
     const { source } = await makeSource()
     t.db.$client.query('UPDATE project_assets SET is_production = 0 WHERE id = ?').run(source.id)
-    await refused({ name: 'C', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id }, undefined, undefined, 400, 'invalid', { pointer: '/copy_of' })
+    await refused(
+      { name: 'C', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id },
+      undefined,
+      undefined,
+      400,
+      'invalid',
+      { pointer: '/copy_of' },
+    )
   })
 
   test('a target inside the source, containing it, off the devices, or a device root: 400 invalid /bundle_root', async () => {
     const { bundle, source } = src
     const elsewhere = dirs.make('reelhouse-nodevice-')
-    for (const bundle_root of [`${bundle}/copy`, `${bundle}/media/deep/copy`, bundle, `${bundle}/`, dirname(bundle), `${root}/Show`, root, `${elsewhere}/copy`]) {
-      await refused({ name: 'C', bundle_root, production_id: prod.Show.id, copy_of: source.id }, undefined, undefined, 400, 'invalid', { pointer: '/bundle_root' })
+    for (const bundle_root of [
+      `${bundle}/copy`,
+      `${bundle}/media/deep/copy`,
+      bundle,
+      `${bundle}/`,
+      dirname(bundle),
+      `${root}/Show`,
+      root,
+      `${elsewhere}/copy`,
+    ]) {
+      await refused(
+        { name: 'C', bundle_root, production_id: prod.Show.id, copy_of: source.id },
+        undefined,
+        undefined,
+        400,
+        'invalid',
+        { pointer: '/bundle_root' },
+      )
     }
-    expect(readTree(bundle)).toEqual({ 'media/': 'dir', 'media/a.wav': 'aaaa', 'media/deep/': 'dir', 'media/deep/b.txt': 'bb', 'notes.txt': '', 'project/': 'dir', 'project/ep.prproj': 'project file' })
+    expect(readTree(bundle)).toEqual({
+      'media/': 'dir',
+      'media/a.wav': 'aaaa',
+      'media/deep/': 'dir',
+      'media/deep/b.txt': 'bb',
+      'notes.txt': '',
+      'project/': 'dir',
+      'project/ep.prproj': 'project file',
+    })
     expect(readdirSync(elsewhere)).toEqual([])
   })
 
   test('a target that exists and is not empty: 400 invalid /bundle_root, nothing written, the folder untouched', async () => {
     const target = fresh('Target', 'full')
     writeTree(target, { 'keep.txt': 'mine' })
-    await refused({ name: 'C', bundle_root: target, production_id: prod.Target.id, copy_of: src.source.id }, undefined, undefined, 400, 'invalid', { pointer: '/bundle_root' })
+    await refused(
+      { name: 'C', bundle_root: target, production_id: prod.Target.id, copy_of: src.source.id },
+      undefined,
+      undefined,
+      400,
+      'invalid',
+      { pointer: '/bundle_root' },
+    )
     expect(readTree(target)).toEqual({ 'keep.txt': 'mine' })
     // A file where the folder should be is not an empty folder either.
     const file = fresh('Target', 'file')
     writeFileSync(file, 'x')
-    await refused({ name: 'C', bundle_root: file, production_id: prod.Target.id, copy_of: src.source.id }, undefined, undefined, 400, 'invalid', { pointer: '/bundle_root' })
+    await refused(
+      { name: 'C', bundle_root: file, production_id: prod.Target.id, copy_of: src.source.id },
+      undefined,
+      undefined,
+      400,
+      'invalid',
+      { pointer: '/bundle_root' },
+    )
     expect(readFileSync(file, 'utf8')).toBe('x')
     // Nor is a symbolic link to an empty folder: a copy never goes through a link.
     const empty = fresh('Target', 'empty')
     mkdirSync(empty)
     const viaLink = fresh('Target', 'link')
     symlinkSync(empty, viaLink)
-    await refused({ name: 'C', bundle_root: `${viaLink}/`, production_id: prod.Target.id, copy_of: src.source.id }, undefined, undefined, 400, 'invalid', { pointer: '/bundle_root' })
+    await refused(
+      { name: 'C', bundle_root: `${viaLink}/`, production_id: prod.Target.id, copy_of: src.source.id },
+      undefined,
+      undefined,
+      400,
+      'invalid',
+      { pointer: '/bundle_root' },
+    )
     expect([lstatSync(viaLink).isSymbolicLink(), readdirSync(empty)]).toEqual([true, []])
   })
 })
@@ -604,39 +919,67 @@ describe('copy', () => {
 describe('share_linked_assets', () => {
   test('=1: linked assets of readable productions become visible in the target; the others stay linked, unshared', async () => {
     const { source, assets } = await makeSource()
-    const copier = t.makeUser('sharer', { read: [prod.Show.id, prod.Other.id], write: [prod.Target.id], perms: ['browser.copy_projectasset', 'browser.share_production_asset'] })
+    const copier = t.makeUser('sharer', {
+      read: [prod.Show.id, prod.Other.id],
+      write: [prod.Target.id],
+      perms: ['browser.copy_projectasset', 'browser.share_production_asset'],
+    })
     const reader = t.makeUser('target-reader-1', { read: [prod.Target.id] })
-    for (const kind of KINDS) expectError(await t.get(`/api/${kind}assets/${assets[kind].id}/`, { key: reader }), 404, 'not_found')
+    for (const kind of KINDS)
+      expectError(await t.get(`/api/${kind}assets/${assets[kind].id}/`, { key: reader }), 404, 'not_found')
 
-    const r = await t.post(copyPath('1'), { name: 'Shared', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id }, { key: copier })
+    const r = await t.post(
+      copyPath('1'),
+      { name: 'Shared', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id },
+      { key: copier },
+    )
     expect(r.status).toBe(201)
     // Every linked asset is linked to the copy, from the moment it is created; a user sees only
     // the linked assets they can read (the copier cannot read Third's image).
-    expect([r.json.audio_assets, r.json.video_assets, r.json.image_assets]).toEqual([[listed(assets.audio)], [listed(assets.video)], []])
+    expect([r.json.audio_assets, r.json.video_assets, r.json.image_assets]).toEqual([
+      [listed(assets.audio)],
+      [listed(assets.video)],
+      [],
+    ])
     const asAdmin = (await t.get(`${PA}${r.json.id}/`)).json
-    expect([asAdmin.audio_assets, asAdmin.video_assets, asAdmin.image_assets]).toEqual([[listed(assets.audio)], [listed(assets.video)], [listed(assets.image)]])
+    expect([asAdmin.audio_assets, asAdmin.video_assets, asAdmin.image_assets]).toEqual([
+      [listed(assets.audio)],
+      [listed(assets.video)],
+      [listed(assets.image)],
+    ])
     // Show's audio and Other's video are shared with Target; Third's image (unreadable by the copier) is not.
     for (const kind of ['audio', 'video'] as const) {
       const one = await t.get(`/api/${kind}assets/${assets[kind].id}/`, { key: reader })
       expect([one.status, one.json.id, one.json.production]).toEqual([200, assets[kind].id, assets[kind].production])
-      const list = await t.get(`/api/${kind}assets/?path_file=${encodeURIComponent(assets[kind].path_file)}`, { key: reader })
+      const list = await t.get(`/api/${kind}assets/?path_file=${encodeURIComponent(assets[kind].path_file)}`, {
+        key: reader,
+      })
       expect(list.json.map((a: Media) => a.id)).toEqual([assets[kind].id])
     }
     expectError(await t.get(`/api/imageassets/${assets.image.id}/`, { key: reader }), 404, 'not_found')
     expect((await t.get(`/api/imageassets/${assets.image.id}/`)).json.projects).toEqual([source.id, r.json.id])
     await t.runner.idle()
-    expect((await t.get(`${PA}${r.json.id}/`, { key: reader })).json).toMatchObject({ status_asset: 6, production: prod.Target.id })
+    expect((await t.get(`${PA}${r.json.id}/`, { key: reader })).json).toMatchObject({
+      status_asset: 6,
+      production: prod.Target.id,
+    })
   })
 
   test('without the flag (or =0) nothing is shared, though the assets are linked', async () => {
     const { source, assets } = await makeSource()
     const reader = t.makeUser('target-reader-2', { read: [prod.Target.id] })
     for (const share of [undefined, '0']) {
-      const r = await t.post(copyPath(share), { name: 'Unshared', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id })
+      const r = await t.post(copyPath(share), {
+        name: 'Unshared',
+        bundle_root: fresh('Target', 'copy'),
+        production_id: prod.Target.id,
+        copy_of: source.id,
+      })
       expect(r.status).toBe(201)
       expect(r.json.audio_assets).toEqual([listed(assets.audio)])
     }
-    for (const kind of KINDS) expectError(await t.get(`/api/${kind}assets/${assets[kind].id}/`, { key: reader }), 404, 'not_found')
+    for (const kind of KINDS)
+      expectError(await t.get(`/api/${kind}assets/${assets[kind].id}/`, { key: reader }), 404, 'not_found')
     for (const kind of KINDS) {
       const ids = (await t.get(`/api/${kind}assets/`, { key: reader })).json.map((a: Media) => a.id)
       expect(ids).not.toContain(assets[kind].id)
@@ -653,24 +996,51 @@ describe('delete', () => {
     const bundle = `${parent}/proj`
     writeTree(bundle, { 'ep.prproj': 'p', 'media/x.bin': 'xx' })
     writeTree(parent, { 'beside.txt': 'stays' })
-    const p = await create({ name: 'Doomed', bundle_root: bundle, production_id: prod.Show.id, path_file: `${bundle}/ep.prproj` })
+    const p = await create({
+      name: 'Doomed',
+      bundle_root: bundle,
+      production_id: prod.Show.id,
+      path_file: `${bundle}/ep.prproj`,
+    })
     const audio = await media('audio', prod.Show)
     const video = await media('video', prod.Other)
-    await link(p.id, [{ asset_id: audio.id, type: 'audio' }, { asset_id: video.id, type: 'video' }])
+    await link(p.id, [
+      { asset_id: audio.id, type: 'audio' },
+      { asset_id: video.id, type: 'video' },
+    ])
 
     const r = await t.request('DELETE', `${PA}${p.id}/`)
     const url = `/api/tasks/${r.json?.task?.id}/`
-    expect([r.status, r.json, r.headers.get('location')]).toEqual([202, { task: { id: expect.any(Number), state: 'queued', url } }, url])
+    expect([r.status, r.json, r.headers.get('location')]).toEqual([
+      202,
+      { task: { id: expect.any(Number), state: 'queued', url } },
+      url,
+    ])
     await t.runner.idle()
     expectError(await t.get(`${PA}${p.id}/`), 404, 'not_found')
     expect(existsSync(bundle)).toBe(false)
     expect(readTree(parent)).toEqual({ 'beside.txt': 'stays' })
-    for (const [kind, asset] of [['audio', audio], ['video', video]] as const) {
+    for (const [kind, asset] of [
+      ['audio', audio],
+      ['video', video],
+    ] as const) {
       const a = await t.get(`/api/${kind}assets/${asset.id}/`)
       expect([a.status, a.json.projects]).toEqual([200, []])
     }
-    const tasks = (await t.get('/api/tasks/?kind=delete')).json.filter((x: { target: { projectasset: number } }) => x.target.projectasset === p.id)
-    expect(tasks).toEqual([expect.objectContaining({ id: r.json.task.id, state: 'done', error: '', files_total: 2, bytes_total: 3, files_done: 2, bytes_done: 3 })])
+    const tasks = (await t.get('/api/tasks/?kind=delete')).json.filter(
+      (x: { target: { projectasset: number } }) => x.target.projectasset === p.id,
+    )
+    expect(tasks).toEqual([
+      expect.objectContaining({
+        id: r.json.task.id,
+        state: 'done',
+        error: '',
+        files_total: 2,
+        bytes_total: 3,
+        files_done: 2,
+        bytes_done: 3,
+      }),
+    ])
     expect((await t.get(url)).json).toEqual(tasks[0])
     // Deleting it again: it does not exist any more.
     expectError(await t.request('DELETE', `${PA}${p.id}/`), 404, 'does_not_exist')
@@ -679,7 +1049,12 @@ describe('delete', () => {
   test('DELETE of an unknown id, or of a project the user cannot read: 404 does_not_exist, title Not Found', async () => {
     const hidden = await create({ name: 'Hidden', bundle_root: fresh('Other'), production_id: prod.Other.id })
     const key = t.makeUser('delete-outsider', { write: [prod.Show.id] })
-    for (const [path, k] of [[`${PA}99999/`, undefined], [`${PA}99999`, undefined], [`/api/project/99999/`, undefined], [`${PA}${hidden.id}/`, key]] as const) {
+    for (const [path, k] of [
+      [`${PA}99999/`, undefined],
+      [`${PA}99999`, undefined],
+      [`/api/project/99999/`, undefined],
+      [`${PA}${hidden.id}/`, key],
+    ] as const) {
       const r = await t.request('DELETE', path, { key: k })
       expectError(r, 404, 'does_not_exist')
       expect(r.json.errors[0].title).toBe('Not Found')
@@ -720,11 +1095,22 @@ describe('while a delete is pending', () => {
     show2 = (await t2.post('/api/productions/', { name: 'Pending', storage_root: `${root2}/Pending` })).json
     bundle = `${root2}/Pending/ep`
     writeTree(bundle, { 'ep.prproj': 'p', 'media/x.bin': 'xx' })
-    const made = await t2.post(PA, { name: 'Pending', bundle_root: bundle, production_id: show2.id, path_file: `${bundle}/ep.prproj` })
+    const made = await t2.post(PA, {
+      name: 'Pending',
+      bundle_root: bundle,
+      production_id: show2.id,
+      path_file: `${bundle}/ep.prproj`,
+    })
     expect(made.status).toBe(201)
     p = made.json
-    const audio = await t2.post('/api/audioassets/', { name: 'a', path_file: `${root2}/Pending/a.wav`, production: show2.id })
-    expect((await t2.post(`${PA}${p.id}/addasset/`, { asset_list: [{ asset_id: audio.json.id, type: 'audio' }] })).status).toBe(200)
+    const audio = await t2.post('/api/audioassets/', {
+      name: 'a',
+      path_file: `${root2}/Pending/a.wav`,
+      production: show2.id,
+    })
+    expect(
+      (await t2.post(`${PA}${p.id}/addasset/`, { asset_list: [{ asset_id: audio.json.id, type: 'audio' }] })).status,
+    ).toBe(200)
     p = (await t2.get(`${PA}${p.id}/`)).json
   })
 
@@ -732,7 +1118,10 @@ describe('while a delete is pending', () => {
     await t2.stop()
   })
 
-  const deleteTasks = async () => (await t2.get('/api/tasks/?kind=delete')).json.filter((x: { target: { projectasset: number } }) => x.target.projectasset === p.id)
+  const deleteTasks = async () =>
+    (await t2.get('/api/tasks/?kind=delete')).json.filter(
+      (x: { target: { projectasset: number } }) => x.target.projectasset === p.id,
+    )
 
   let pending: { id: number; state: string; url: string }
   test('DELETE answers 202 at once; the record shows date_del and is_production false; the folder is still there', async () => {
@@ -740,9 +1129,19 @@ describe('while a delete is pending', () => {
     expect(r.status).toBe(202)
     pending = r.json.task
     const after = await t2.get(`${PA}${p.id}/`)
-    expect([after.status, after.json]).toEqual([200, { ...p, date_del: expect.stringMatching(TIMESTAMP), date_mod: expect.stringMatching(TIMESTAMP), is_production: false }])
+    expect([after.status, after.json]).toEqual([
+      200,
+      {
+        ...p,
+        date_del: expect.stringMatching(TIMESTAMP),
+        date_mod: expect.stringMatching(TIMESTAMP),
+        is_production: false,
+      },
+    ])
     expect(readTree(bundle)).toEqual({ 'ep.prproj': 'p', 'media/': 'dir', 'media/x.bin': 'xx' })
-    expect(await deleteTasks()).toEqual([expect.objectContaining({ id: pending.id, kind: 'delete', state: 'queued', date_start: null, date_end: null })])
+    expect(await deleteTasks()).toEqual([
+      expect.objectContaining({ id: pending.id, kind: 'delete', state: 'queued', date_start: null, date_end: null }),
+    ])
   })
 
   test('DELETE again while pending: 202 with the same task, and still only one delete task', async () => {
@@ -756,15 +1155,31 @@ describe('while a delete is pending', () => {
   test('copying a project that is being deleted: 409 conflict, nothing written', async () => {
     const target = `${root2}/Pending/copy`
     const tasks = (await t2.get('/api/tasks/')).json
-    expectError(await t2.post(PA, { name: 'C', bundle_root: target, production_id: show2.id, copy_of: p.id }), 409, 'conflict')
+    expectError(
+      await t2.post(PA, { name: 'C', bundle_root: target, production_id: show2.id, copy_of: p.id }),
+      409,
+      'conflict',
+    )
     expect((await t2.get('/api/tasks/')).json).toEqual(tasks)
     expect(existsSync(target)).toBe(false)
   })
 
   test('linking to or unlinking from a project that is being deleted: 409 conflict', async () => {
-    const video = await t2.post('/api/videoassets/', { name: 'v', path_file: `${root2}/Pending/v.mov`, production: show2.id })
-    expectError(await t2.post(`${PA}${p.id}/addasset/`, { asset_list: [{ asset_id: video.json.id, type: 'video' }] }), 409, 'conflict')
-    expectError(await t2.post(`${PA}${p.id}/unlinkasset/`, { asset_list: [{ asset_id: p.audio_assets[0].id, type: 'audio' }] }), 409, 'conflict')
+    const video = await t2.post('/api/videoassets/', {
+      name: 'v',
+      path_file: `${root2}/Pending/v.mov`,
+      production: show2.id,
+    })
+    expectError(
+      await t2.post(`${PA}${p.id}/addasset/`, { asset_list: [{ asset_id: video.json.id, type: 'video' }] }),
+      409,
+      'conflict',
+    )
+    expectError(
+      await t2.post(`${PA}${p.id}/unlinkasset/`, { asset_list: [{ asset_id: p.audio_assets[0].id, type: 'audio' }] }),
+      409,
+      'conflict',
+    )
     expect((await t2.get(`${PA}${p.id}/`)).json).toMatchObject({ audio_assets: p.audio_assets, video_assets: [] })
   })
 
@@ -789,7 +1204,12 @@ describe('tasks API', () => {
 
   beforeAll(async () => {
     const { source } = await makeSource()
-    const r = await t.post(PA, { name: 'Task copy', bundle_root: fresh('Target', 'copy'), production_id: prod.Target.id, copy_of: source.id })
+    const r = await t.post(PA, {
+      name: 'Task copy',
+      bundle_root: fresh('Target', 'copy'),
+      production_id: prod.Target.id,
+      copy_of: source.id,
+    })
     expect(r.status).toBe(201)
     copy = r.json
     await t.runner.idle()
@@ -864,7 +1284,10 @@ describe('tasks API', () => {
     // Which production each task belongs to (the target project's), from the database: some
     // targets (deleted projects) no longer exist.
     const productionOf = new Map(
-      t.db.$client.query<{ id: number; production: number }, []>('SELECT id, production FROM tasks').all().map((r) => [r.id, r.production]),
+      t.db.$client
+        .query<{ id: number; production: number }, []>('SELECT id, production FROM tasks')
+        .all()
+        .map((r) => [r.id, r.production]),
     )
     const targetReader = t.makeUser('tasks-target-reader', { read: [prod.Target.id] })
     const list = await t.get('/api/tasks/', { key: targetReader })

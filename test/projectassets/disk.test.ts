@@ -1,7 +1,17 @@
 // Copy and delete on real folders: what arrives on disk, what is left when it goes wrong.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.ts'
 import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
@@ -36,13 +46,17 @@ async function project(name: string, files: Parameters<typeof makeTree>[1]) {
 }
 
 async function copy(sourceId: number, name: string) {
-  const r = await t.post('/api/projectassets/', { name, bundle_root: join(root, 'Show', name), production_id: production.id, copy_of: sourceId })
+  const r = await t.post('/api/projectassets/', {
+    name,
+    bundle_root: join(root, 'Show', name),
+    production_id: production.id,
+    copy_of: sourceId,
+  })
   expect(r.status).toBe(201)
   return r.json as { id: number; bundle_root: string }
 }
 
 const get = async (id: number) => (await t.get(`/api/projectassets/${id}/`)).json
-
 
 describe('copy', () => {
   test('a nested bundle with empty folders, unicode and spaces arrives whole, times kept', async () => {
@@ -53,7 +67,7 @@ describe('copy', () => {
       'Media/Cam B/ünïcødé 🎬.wav': 12_345,
       'Media/Empty Folder': null,
       'Deeply/nested/a/b/c/d/file.txt': 'deep',
-      'Renders': null,
+      Renders: null,
     })
     manyFiles(join(src.bundle_root, 'Cache'), 500, 2048, 50)
     spawnSync('touch', ['-d', '2020-01-02 03:04:05', join(src.bundle_root, 'Media/Cam A/clip 001.mov')])
@@ -70,7 +84,14 @@ describe('copy', () => {
     expect(done.files).toEqual({ count: 505, bytes: 12 + 50_000 + 70_000 + 12_345 + 4 + 500 * 2048 })
     expect(leftovers(join(root, 'Show'))).toEqual([])
     const task = (await t.get(`/api/tasks/?kind=copy`)).json.at(-1)
-    expect(task).toMatchObject({ state: 'done', files_done: 505, files_total: 505, bytes_done: done.files.bytes, bytes_total: done.files.bytes, error: '' })
+    expect(task).toMatchObject({
+      state: 'done',
+      files_done: 505,
+      files_total: 505,
+      bytes_done: done.files.bytes,
+      bytes_total: done.files.bytes,
+      error: '',
+    })
   })
 
   test('permission bits are kept, also those the umask would narrow (group-writable media)', async () => {
@@ -97,7 +118,11 @@ describe('copy', () => {
 
   test('a symlink pointing outside the device is copied as a link, never followed', async () => {
     writeFileSync(join(outside, 'secret.txt'), 'outside the device')
-    const src = await project('Linked', { 'edit.avb': 'avid bin', 'external': { link: outside }, 'external-file': { link: join(outside, 'secret.txt') } })
+    const src = await project('Linked', {
+      'edit.avb': 'avid bin',
+      external: { link: outside },
+      'external-file': { link: join(outside, 'secret.txt') },
+    })
     const dst = await copy(src.id, 'Linked copy')
     await t.runner.idle()
     expect((await get(dst.id)).status_asset).toBe(6)
@@ -115,7 +140,12 @@ describe('copy', () => {
     await t.runner.idle()
     expect(readFileSync(join(dst.bundle_root, 'a.txt'), 'utf8')).toBe('a')
     makeTree(join(root, 'Show', 'Full target'), { 'keep.txt': 'mine' })
-    const refused = await t.post('/api/projectassets/', { name: 'x', bundle_root: join(root, 'Show', 'Full target'), production_id: production.id, copy_of: src.id })
+    const refused = await t.post('/api/projectassets/', {
+      name: 'x',
+      bundle_root: join(root, 'Show', 'Full target'),
+      production_id: production.id,
+      copy_of: src.id,
+    })
     expect(refused.status).toBe(400)
     expect(refused.json.errors[0]).toMatchObject({ code: 'invalid', source: { pointer: '/bundle_root' } })
     expect(readFileSync(join(root, 'Show', 'Full target', 'keep.txt'), 'utf8')).toBe('mine')
@@ -152,7 +182,12 @@ describe('copy', () => {
       unlock = () => {}
     }
     try {
-      const r = await t.post('/api/projectassets/', { name: 'x', bundle_root: join(parent, 'Copy'), production_id: production.id, copy_of: src.id })
+      const r = await t.post('/api/projectassets/', {
+        name: 'x',
+        bundle_root: join(parent, 'Copy'),
+        production_id: production.id,
+        copy_of: src.id,
+      })
       expect(r.status).toBe(201)
       await t.runner.idle()
       const failed = await get(r.json.id)
@@ -168,10 +203,19 @@ describe('copy', () => {
 
 describe('delete', () => {
   test('removes exactly the bundle folder; linked media and neighbours stay', async () => {
-    const p = await project('To delete', { 'p.drp': 'resolve', 'media/x.mov': 1000, 'empty': null, 'out': { link: outside } })
+    const p = await project('To delete', {
+      'p.drp': 'resolve',
+      'media/x.mov': 1000,
+      empty: null,
+      out: { link: outside },
+    })
     writeFileSync(join(outside, 'keep.txt'), 'keep')
     makeTree(join(root, 'Show', 'To delete sibling'), { 'stay.txt': 'stay' })
-    const asset = await t.post('/api/videoassets/', { name: 'x', path_file: join(root, 'Show', 'x.mov'), production: production.id })
+    const asset = await t.post('/api/videoassets/', {
+      name: 'x',
+      path_file: join(root, 'Show', 'x.mov'),
+      production: production.id,
+    })
     await t.post(`/api/projectassets/${p.id}/addasset/`, { asset_list: [{ asset_id: asset.json.id, type: 'video' }] })
 
     expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
@@ -195,7 +239,7 @@ describe('delete', () => {
     expect(readFileSync(join(victim, 'precious.mov'), 'utf8')).toBe('precious')
     const task = (await t.get('/api/tasks/?kind=delete&state=failed')).json[0] // newest first
     expect(task.error).toContain('symbolic link')
-    expect((await get(p.id))).toMatchObject({ is_production: false })
+    expect(await get(p.id)).toMatchObject({ is_production: false })
     rmSync(victim, { recursive: true, force: true })
   })
 
@@ -204,7 +248,10 @@ describe('delete', () => {
     manyFiles(src.bundle_root, 3000, 4096)
     const before = snapshot(src.bundle_root)
     const dst = await copy(src.id, 'Cancelled copy')
-    await waitFor(() => leftovers(join(root, 'Show')).some((n) => n.startsWith('.reelhouse-copy-')), 'the copy to start')
+    await waitFor(
+      () => leftovers(join(root, 'Show')).some((n) => n.startsWith('.reelhouse-copy-')),
+      'the copy to start',
+    )
     await t.request('DELETE', `/api/projectassets/${dst.id}/`)
     await t.runner.idle()
     expect((await t.get(`/api/projectassets/${dst.id}/`)).status).toBe(404)

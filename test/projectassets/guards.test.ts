@@ -6,7 +6,17 @@
 // Task rows are written with the runner stopped, the disk is changed under them, then the
 // runner starts: the same situation as a change made while the service was down.
 import { beforeEach, describe, expect, test } from 'bun:test'
-import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { close } from '../../src/storage/dirfd.ts'
 import { type Entry, copyTree, listTree, openBeneath } from '../../src/storage/fs.ts'
@@ -28,7 +38,10 @@ const LARGE = 9 * 1024 * 1024
  * copyTree of Show/Src into Show/Dst with `between` run after the walk and before the copy, and
  * `during` after the first file is copied. Answers the error message, or 'copied'.
  */
-async function copyWith(files: Parameters<typeof makeTree>[1], hooks: { between?: () => void; during?: (entries: Entry[]) => void }) {
+async function copyWith(
+  files: Parameters<typeof makeTree>[1],
+  hooks: { between?: () => void; during?: (entries: Entry[]) => void },
+) {
   const source = join(root, 'Show', 'Src')
   makeTree(source, files)
   const entries = await listTree(source)
@@ -37,13 +50,20 @@ async function copyWith(files: Parameters<typeof makeTree>[1], hooks: { between?
   hooks.between?.()
   let first = true
   try {
-    return await copyTree(fd, { parent, name: 'Dst', path: join(root, 'Show', 'Dst') }, {
-      entries,
-      onProgress: () => {
-        if (first) hooks.during?.(entries)
-        first = false
+    return await copyTree(
+      fd,
+      { parent, name: 'Dst', path: join(root, 'Show', 'Dst') },
+      {
+        entries,
+        onProgress: () => {
+          if (first) hooks.during?.(entries)
+          first = false
+        },
       },
-    }).then(() => 'copied', (e: Error) => e.message)
+    ).then(
+      () => 'copied',
+      (e: Error) => e.message,
+    )
   } finally {
     close(fd)
     close(parent)
@@ -63,77 +83,106 @@ describe('copy: each check', () => {
       writeFileSync(join(outside, 'victim'), 'precious')
       // Both files in the top folder (copied first, in listing order): the one not yet copied
       // when the first is done gets the planted link.
-      const outcome = await copyWith({ 'one.bin': size, 'two.bin': size }, {
-        during: () => {
-          for (const name of ['one.bin', 'two.bin'])
-            if (!existsSync(join(root, 'Show', 'Dst', name))) symlinkSync(join(outside, 'victim'), join(root, 'Show', 'Dst', name))
+      const outcome = await copyWith(
+        { 'one.bin': size, 'two.bin': size },
+        {
+          during: () => {
+            for (const name of ['one.bin', 'two.bin'])
+              if (!existsSync(join(root, 'Show', 'Dst', name)))
+                symlinkSync(join(outside, 'victim'), join(root, 'Show', 'Dst', name))
+          },
         },
-      })
+      )
       expect(outcome).toContain('EEXIST')
       expect(readFileSync(join(outside, 'victim'), 'utf8')).toBe('precious')
     })
   }
 
   test('writes go through descriptors: the target parent swapped mid-copy for one holding a link to outside gets nothing written through it', async () => {
-    const outcome = await copyWith({ 'a/1.txt': 'one', 'b/2.txt': 'two', 'c/3.txt': 'three' }, {
-      during: () => {
-        renameSync(join(root, 'Show'), join(root, 'Show-moved'))
-        mkdirSync(join(root, 'Show'))
-        symlinkSync(outside, join(root, 'Show', 'Dst'))
+    const outcome = await copyWith(
+      { 'a/1.txt': 'one', 'b/2.txt': 'two', 'c/3.txt': 'three' },
+      {
+        during: () => {
+          renameSync(join(root, 'Show'), join(root, 'Show-moved'))
+          mkdirSync(join(root, 'Show'))
+          symlinkSync(outside, join(root, 'Show', 'Dst'))
+        },
       },
-    })
+    )
     expect(outcome).toBe('copied')
     expect(snapshot(outside)).toEqual({})
-    expect(Object.keys(snapshot(join(root, 'Show-moved', 'Dst'))).sort()).toEqual(['a', 'a/1.txt', 'b', 'b/2.txt', 'c', 'c/3.txt'])
+    expect(Object.keys(snapshot(join(root, 'Show-moved', 'Dst'))).sort()).toEqual([
+      'a',
+      'a/1.txt',
+      'b',
+      'b/2.txt',
+      'c',
+      'c/3.txt',
+    ])
   })
 
   for (const size of [4, LARGE]) {
     test(`size checked (${size === 4 ? 'small' : 'large'} files): a file that grew after the walk fails the copy`, async () => {
-      const outcome = await copyWith({ 'grows.bin': size }, { between: () => appendFileSync(join(root, 'Show', 'Src', 'grows.bin'), 'more') })
+      const outcome = await copyWith(
+        { 'grows.bin': size },
+        { between: () => appendFileSync(join(root, 'Show', 'Src', 'grows.bin'), 'more') },
+      )
       expect(outcome).toContain('size check failed for grows.bin')
     })
   }
 
   test('file identity: a file replaced by another regular file after the walk fails the copy', async () => {
-    const outcome = await copyWith({ 'a.txt': 'aaaa' }, {
-      between: () => {
-        renameSync(join(root, 'Show', 'Src', 'a.txt'), join(root, 'Show', 'Src', 'a-old.txt'))
-        writeFileSync(join(root, 'Show', 'Src', 'a.txt'), 'bbbb')
+    const outcome = await copyWith(
+      { 'a.txt': 'aaaa' },
+      {
+        between: () => {
+          renameSync(join(root, 'Show', 'Src', 'a.txt'), join(root, 'Show', 'Src', 'a-old.txt'))
+          writeFileSync(join(root, 'Show', 'Src', 'a.txt'), 'bbbb')
+        },
       },
-    })
+    )
     expect(outcome).toContain('a.txt changed since the copy began')
   })
 
   test('folder identity: a folder replaced by another real folder of the device fails the copy', async () => {
     makeTree(join(root, 'Elsewhere'), { 'c.txt': 'else' })
-    const outcome = await copyWith({ 'sub/c.txt': 'cccc' }, {
-      between: () => {
-        renameSync(join(root, 'Show', 'Src', 'sub'), join(root, 'Show', 'sub-old'))
-        renameSync(join(root, 'Elsewhere'), join(root, 'Show', 'Src', 'sub'))
+    const outcome = await copyWith(
+      { 'sub/c.txt': 'cccc' },
+      {
+        between: () => {
+          renameSync(join(root, 'Show', 'Src', 'sub'), join(root, 'Show', 'sub-old'))
+          renameSync(join(root, 'Elsewhere'), join(root, 'Show', 'Src', 'sub'))
+        },
       },
-    })
+    )
     expect(outcome).toContain('sub changed since the copy began')
   })
 
   test('no link followed when reading a file: a file replaced by a link to itself (a hard link outside the device) fails the copy', async () => {
-    const outcome = await copyWith({ 'a.txt': 'aaaa' }, {
-      between: () => {
-        const file = join(root, 'Show', 'Src', 'a.txt')
-        linkSync(file, join(outside, 'same-inode.txt'))
-        rmSync(file)
-        symlinkSync(join(outside, 'same-inode.txt'), file)
+    const outcome = await copyWith(
+      { 'a.txt': 'aaaa' },
+      {
+        between: () => {
+          const file = join(root, 'Show', 'Src', 'a.txt')
+          linkSync(file, join(outside, 'same-inode.txt'))
+          rmSync(file)
+          symlinkSync(join(outside, 'same-inode.txt'), file)
+        },
       },
-    })
+    )
     expect(outcome).toContain("openat 'a.txt'")
   })
 
   test('no link followed into a folder: a folder moved outside the device and linked back fails the copy', async () => {
-    const outcome = await copyWith({ 'sub/c.txt': 'cccc' }, {
-      between: () => {
-        renameSync(join(root, 'Show', 'Src', 'sub'), join(outside, 'sub'))
-        symlinkSync(join(outside, 'sub'), join(root, 'Show', 'Src', 'sub'))
+    const outcome = await copyWith(
+      { 'sub/c.txt': 'cccc' },
+      {
+        between: () => {
+          renameSync(join(root, 'Show', 'Src', 'sub'), join(outside, 'sub'))
+          symlinkSync(join(outside, 'sub'), join(root, 'Show', 'Src', 'sub'))
+        },
       },
-    })
+    )
     expect(outcome).toContain("openat 'sub'")
   })
 })
@@ -176,7 +225,9 @@ describe('copy task: each check at start', () => {
     const source = await project(join(root, 'Show', 'Src4'))
     expect((await copy(source.id, join(root, 'Show', 'Copy4'))).status).toBe(201)
     // Written as an older version or another tool could have: the API refuses it today.
-    t.db.$client.run(`INSERT INTO devices (name, display_name, path, date_add) VALUES ('inner', 'inner', '${join(root, 'Show', 'Copy4', 'disk')}/', '2026-01-01T00:00:00.000000Z')`)
+    t.db.$client.run(
+      `INSERT INTO devices (name, display_name, path, date_add) VALUES ('inner', 'inner', '${join(root, 'Show', 'Copy4', 'disk')}/', '2026-01-01T00:00:00.000000Z')`,
+    )
     const ended = await runTasks()
     expect(ended.state).toBe('failed')
     expect(ended.error).toContain('device inner')
@@ -223,7 +274,9 @@ describe('delete task: each check at start and resume', () => {
   test('the folder still may be a project folder: a device registered inside it meanwhile fails the delete', async () => {
     const p = await project(join(root, 'Show', 'Holds'), { 'disk/a.txt': 'a' })
     await remove(p.id)
-    t.db.$client.run(`INSERT INTO devices (name, display_name, path, date_add) VALUES ('inner', 'inner', '${join(root, 'Show', 'Holds', 'disk')}/', '2026-01-01T00:00:00.000000Z')`)
+    t.db.$client.run(
+      `INSERT INTO devices (name, display_name, path, date_add) VALUES ('inner', 'inner', '${join(root, 'Show', 'Holds', 'disk')}/', '2026-01-01T00:00:00.000000Z')`,
+    )
     const ended = await runTasks()
     expect(ended.state).toBe('failed')
     expect(readFileSync(join(root, 'Show', 'Holds', 'disk', 'a.txt'), 'utf8')).toBe('a')
@@ -251,7 +304,9 @@ describe('delete task: folder, user and territory at start and resume', () => {
     expect(ended.error).not.toContain(outside)
     expect(snapshot(outside)).toEqual(before)
     // The real hidden folder is left alone, whole.
-    expect(readFileSync(join(root, 'Show', 'Parent-real', `.reelhouse-delete-${task.id}`, 'b', 'c.txt'), 'utf8')).toBe('c')
+    expect(readFileSync(join(root, 'Show', 'Parent-real', `.reelhouse-delete-${task.id}`, 'b', 'c.txt'), 'utf8')).toBe(
+      'c',
+    )
   })
 
   test('a folder replaced by another of the same name before the task starts is not removed', async () => {
@@ -299,10 +354,11 @@ describe('delete task: folder, user and territory at start and resume', () => {
     expect((await t.get(`/api/projectassets/${p.id}/`)).status).toBe(404)
   })
 
-  test("a user who lost write access before the task starts: the task fails, the folder stays", async () => {
+  test('a user who lost write access before the task starts: the task fails, the folder stays', async () => {
     const key = t.makeUser('leaving-editor', { write: [show.id] })
     const bundle = join(root, 'Show', 'Kept')
-    const p = (await t.post('/api/projectassets/', { name: 'K', bundle_root: bundle, production_id: show.id }, { key })).json
+    const p = (await t.post('/api/projectassets/', { name: 'K', bundle_root: bundle, production_id: show.id }, { key }))
+      .json
     expect((await t.request('DELETE', `/api/projectassets/${p.id}/`, { key })).status).toBe(202)
     t.db.$client.run(`UPDATE production_access SET level = 'read'`)
     const ended = await runTasks()
@@ -316,7 +372,10 @@ describe('delete task: folder, user and territory at start and resume', () => {
     const bundle = join(root, 'Show', 'Late')
     const p = await project(bundle, { 'shot.mov': 'other production shot' })
     expect((await t.request('DELETE', `/api/projectassets/${p.id}/`)).status).toBe(202)
-    expect((await t.post('/api/videoassets/', { name: 'shot', path_file: join(bundle, 'shot.mov'), production: other.id })).status).toBe(201)
+    expect(
+      (await t.post('/api/videoassets/', { name: 'shot', path_file: join(bundle, 'shot.mov'), production: other.id }))
+        .status,
+    ).toBe(201)
     const ended = await runTasks()
     expect(ended.state).toBe('failed')
     expect(ended.error).toContain('another production')
@@ -326,9 +385,13 @@ describe('delete task: folder, user and territory at start and resume', () => {
 
 describe('copy task: source, user and territory at start', () => {
   const copy = (source: number, name: string, key?: string) =>
-    t.post('/api/projectassets/', { name, bundle_root: join(root, 'Show', name), production_id: show.id, copy_of: source }, { key })
+    t.post(
+      '/api/projectassets/',
+      { name, bundle_root: join(root, 'Show', name), production_id: show.id, copy_of: source },
+      { key },
+    )
 
-  test("a source whose parent was swapped for a link after the request is not read: the copy fails", async () => {
+  test('a source whose parent was swapped for a link after the request is not read: the copy fails', async () => {
     const parent = join(root, 'Show', 'Src')
     const source = await project(join(parent, 'Proj'), { 'edit.prproj': 'real project' })
     expect((await copy(source.id, 'Copy')).status).toBe(201)

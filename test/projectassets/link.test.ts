@@ -43,11 +43,21 @@ beforeAll(async () => {
     prod[name] = p.json
   }
   const plan: [keyof typeof m, Kind, keyof typeof prod][] = [
-    ['a1', 'audio', 'Show'], ['a2', 'audio', 'Show'], ['i1', 'image', 'Show'], ['v1', 'video', 'Show'], ['v2', 'video', 'Show'],
-    ['ov', 'video', 'Other'], ['hv', 'video', 'Hidden'], ['ha', 'audio', 'Hidden'],
+    ['a1', 'audio', 'Show'],
+    ['a2', 'audio', 'Show'],
+    ['i1', 'image', 'Show'],
+    ['v1', 'video', 'Show'],
+    ['v2', 'video', 'Show'],
+    ['ov', 'video', 'Other'],
+    ['hv', 'video', 'Hidden'],
+    ['ha', 'audio', 'Hidden'],
   ]
   for (const [name, kind, production] of plan) {
-    const r = await t.post(`/api/${kind}assets/`, { name, path_file: `${root}/${production}/${name}.bin`, production: prod[production].id })
+    const r = await t.post(`/api/${kind}assets/`, {
+      name,
+      path_file: `${root}/${production}/${name}.bin`,
+      production: prod[production].id,
+    })
     expect(r.status).toBe(201)
     m[name] = r.json
     kindOf[name] = kind
@@ -65,7 +75,11 @@ afterAll(() => {
 
 let seq = 0
 async function project(production: keyof typeof prod = 'Show'): Promise<Project> {
-  const r = await t.post('/api/projectassets/', { name: `P${++seq}`, bundle_root: `${root}/${production}/p${seq}`, production_id: prod[production].id })
+  const r = await t.post('/api/projectassets/', {
+    name: `P${++seq}`,
+    bundle_root: `${root}/${production}/p${seq}`,
+    production_id: prod[production].id,
+  })
   if (r.status !== 201) throw new Error(`project: ${r.status} ${r.text}`)
   return r.json
 }
@@ -74,8 +88,31 @@ async function project(production: keyof typeof prod = 'Show'): Promise<Project>
 const ref = (name: keyof typeof m, type: string = kindOf[name]!) => ({ asset_id: m[name].id, type })
 
 /** The ten list fields of a media asset (api.md 2.7), as a project shows its linked assets. */
-const listed = ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval }: Media) =>
-  ({ id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store, status_approval })
+const listed = ({
+  id,
+  name,
+  description,
+  production,
+  status_asset,
+  path_file,
+  device,
+  is_archive,
+  is_production,
+  meta_field_store,
+  status_approval,
+}: Media) => ({
+  id,
+  name,
+  description,
+  production,
+  status_asset,
+  path_file,
+  device,
+  is_archive,
+  is_production,
+  meta_field_store,
+  status_approval,
+})
 
 /** The media arrays a project should show with these assets linked (ordered by id). */
 function linkedArrays(names: (keyof typeof m)[]) {
@@ -85,7 +122,8 @@ function linkedArrays(names: (keyof typeof m)[]) {
 }
 
 const getProject = async (id: number) => (await t.get(`/api/projectassets/${id}/`)).json as Project
-const projectsOf = async (name: keyof typeof m) => (await t.get(`/api/${kindOf[name]}assets/${m[name].id}/`)).json.projects as number[]
+const projectsOf = async (name: keyof typeof m) =>
+  (await t.get(`/api/${kindOf[name]}assets/${m[name].id}/`)).json.projects as number[]
 
 async function linkAsAdmin(id: number, names: (keyof typeof m)[]) {
   const r = await t.post(`/api/projectassets/${id}/addasset/`, { asset_list: names.map((n) => ref(n)) })
@@ -106,19 +144,30 @@ describe('link', () => {
     const p = await project()
     const url = `${prefix}${p.id}${suffix}`
     const first = await t.post(url, { asset_list: [ref('a1'), ref('v1'), ref('i1'), ref('ov')] }, { key: editor })
-    expect([first.status, first.json]).toEqual([200, {
-      newly_linked_assets: [ref('a1'), ref('v1'), ref('i1'), ref('ov')],
-      already_linked_assets: [],
-      invalid_assets: [],
-    }])
+    expect([first.status, first.json]).toEqual([
+      200,
+      {
+        newly_linked_assets: [ref('a1'), ref('v1'), ref('i1'), ref('ov')],
+        already_linked_assets: [],
+        invalid_assets: [],
+      },
+    ])
     const second = await t.post(url, { asset_list: [ref('a1'), ref('a2'), ref('ov')] }, { key: editor })
-    expect([second.status, second.json]).toEqual([200, {
-      newly_linked_assets: [ref('a2')],
-      already_linked_assets: [ref('a1'), ref('ov')],
-      invalid_assets: [],
-    }])
+    expect([second.status, second.json]).toEqual([
+      200,
+      {
+        newly_linked_assets: [ref('a2')],
+        already_linked_assets: [ref('a1'), ref('ov')],
+        invalid_assets: [],
+      },
+    ])
     const after = await getProject(p.id)
-    expect(after).toEqual({ ...p, ...linkedArrays(['a1', 'a2', 'v1', 'i1', 'ov']), date_mod: expect.any(String), modified_by: expect.any(String) })
+    expect(after).toEqual({
+      ...p,
+      ...linkedArrays(['a1', 'a2', 'v1', 'i1', 'ov']),
+      date_mod: expect.any(String),
+      modified_by: expect.any(String),
+    })
     for (const name of ['a1', 'a2', 'v1', 'i1', 'ov'] as const) expect(await projectsOf(name)).toContain(p.id)
     expect(await projectsOf('v2')).not.toContain(p.id)
   })
@@ -126,14 +175,20 @@ describe('link', () => {
   test('an empty asset_list links nothing: 200 with three empty arrays', async () => {
     const p = await project()
     const r = await t.post(`/api/projectassets/${p.id}/addasset/`, { asset_list: [] })
-    expect([r.status, r.json]).toEqual([200, { newly_linked_assets: [], already_linked_assets: [], invalid_assets: [] }])
+    expect([r.status, r.json]).toEqual([
+      200,
+      { newly_linked_assets: [], already_linked_assets: [], invalid_assets: [] },
+    ])
     expect(await getProject(p.id)).toMatchObject(linkedArrays([]))
   })
 
   test('the same asset twice in one list is linked once', async () => {
     const p = await project()
     const r = await t.post(`/api/projectassets/${p.id}/addasset/`, { asset_list: [ref('v2'), ref('v2')] })
-    expect([r.status, r.json]).toEqual([200, { newly_linked_assets: [ref('v2')], already_linked_assets: [ref('v2')], invalid_assets: [] }])
+    expect([r.status, r.json]).toEqual([
+      200,
+      { newly_linked_assets: [ref('v2')], already_linked_assets: [ref('v2')], invalid_assets: [] },
+    ])
     expect(await getProject(p.id)).toMatchObject(linkedArrays(['v2']))
   })
 
@@ -153,11 +208,17 @@ describe('unlink', () => {
     const url = `${prefix}${p.id}${suffix}`
     const r = await t.post(url, { asset_list: [ref('a1'), ref('ov')] }, { key: editor })
     expect([r.status, r.json]).toEqual([200, { unlinked_assets: [ref('a1'), ref('ov')], invalid_assets: [] }])
-    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['v1', 'i1']), date_mod: expect.any(String), modified_by: expect.any(String) })
+    expect(await getProject(p.id)).toEqual({
+      ...p,
+      ...linkedArrays(['v1', 'i1']),
+      date_mod: expect.any(String),
+      modified_by: expect.any(String),
+    })
     expect(await projectsOf('a1')).not.toContain(p.id)
     expect(await projectsOf('ov')).not.toContain(p.id)
     expect(await projectsOf('v1')).toContain(p.id)
-    for (const name of ['a1', 'ov'] as const) expect((await t.get(`/api/${kindOf[name]}assets/${m[name].id}/`)).status).toBe(200)
+    for (const name of ['a1', 'ov'] as const)
+      expect((await t.get(`/api/${kindOf[name]}assets/${m[name].id}/`)).status).toBe(200)
   })
 
   test('an empty asset_list unlinks nothing: 200 with two empty arrays', async () => {
@@ -189,27 +250,38 @@ describe.each([
     for (const s of mode === 'link' ? LINK : UNLINK) expectDetail(await t.post(url(p.id, s), body), 400, /asset_list/)
     expectDetail(await t.post(`/api/project/${p.id}${suffix}`, body), 400, /asset_list/)
     // An empty JSON body is a missing asset_list too.
-    expectDetail(await t.request('POST', url(p.id), { raw: '', headers: { 'content-type': 'application/json' } }), 400, /asset_list/)
+    expectDetail(
+      await t.request('POST', url(p.id), { raw: '', headers: { 'content-type': 'application/json' } }),
+      400,
+      /asset_list/,
+    )
     expect(await getProject(p.id)).toEqual(p)
   })
 
-  test.each([['a string', 'a2'], ['an object', { asset_id: 1, type: 'audio' }], ['null', null]])(
-    'asset_list that is not an array (%s): 400 {detail}',
-    async (_, asset_list) => {
-      const p = await setup()
-      expectDetail(await t.post(url(p.id), { asset_list }), 400, /asset_list/)
-      expect(await getProject(p.id)).toEqual(p)
-    },
-  )
+  test.each([
+    ['a string', 'a2'],
+    ['an object', { asset_id: 1, type: 'audio' }],
+    ['null', null],
+  ])('asset_list that is not an array (%s): 400 {detail}', async (_, asset_list) => {
+    const p = await setup()
+    expectDetail(await t.post(url(p.id), { asset_list }), 400, /asset_list/)
+    expect(await getProject(p.id)).toEqual(p)
+  })
 
-  test.each([['the text "false"', 'false'], ['the text "true"', 'true'], ['a number', 1], ['an object', {}]])(
-    'silent_mode that is not a boolean (%s): 400 {detail}, nothing done',
-    async (_, silent_mode) => {
-      const p = await setup()
-      expectDetail(await t.post(url(p.id), { asset_list: [good(), { asset_id: 0, type: 'movie' }], silent_mode }), 400, /silent_mode/)
-      expect(await getProject(p.id)).toEqual(p)
-    },
-  )
+  test.each([
+    ['the text "false"', 'false'],
+    ['the text "true"', 'true'],
+    ['a number', 1],
+    ['an object', {}],
+  ])('silent_mode that is not a boolean (%s): 400 {detail}, nothing done', async (_, silent_mode) => {
+    const p = await setup()
+    expectDetail(
+      await t.post(url(p.id), { asset_list: [good(), { asset_id: 0, type: 'movie' }], silent_mode }),
+      400,
+      /silent_mode/,
+    )
+    expect(await getProject(p.id)).toEqual(p)
+  })
 
   test.each([['movie'], ['Audio'], ['videoasset'], [''], [5], [null], [undefined]])(
     'unsupported type %p after a valid entry: 422 {detail} naming the index and the allowed types; nothing changes',
@@ -260,46 +332,101 @@ describe.each([
 describe('silent_mode', () => {
   test('link: 200, the invalid entries listed in order, the rest done', async () => {
     const p = await linkAsAdmin((await project()).id, ['a1'])
-    const r = await t.post(`/api/projectassets/${p.id}/add/`, {
-      silent_mode: true,
-      asset_list: [
-        ref('a2'),
-        ref('a1'),
-        ref('v1', 'audio'),
-        { asset_id: MISSING_ID, type: 'video' },
-        ref('hv'),
-        ref('i1', 'movie'),
-        ref('ov'),
-        { type: 'image' },
-      ],
-    }, { key: editor })
-    expect([r.status, r.json]).toEqual([200, {
-      newly_linked_assets: [ref('a2'), ref('ov')],
-      already_linked_assets: [ref('a1')],
-      invalid_assets: [ref('v1', 'audio'), { asset_id: MISSING_ID, type: 'video' }, ref('hv'), ref('i1', 'movie'), { asset_id: null, type: 'image' }],
-    }])
-    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['a1', 'a2', 'ov']), date_mod: expect.any(String), modified_by: expect.any(String) })
+    const r = await t.post(
+      `/api/projectassets/${p.id}/add/`,
+      {
+        silent_mode: true,
+        asset_list: [
+          ref('a2'),
+          ref('a1'),
+          ref('v1', 'audio'),
+          { asset_id: MISSING_ID, type: 'video' },
+          ref('hv'),
+          ref('i1', 'movie'),
+          ref('ov'),
+          { type: 'image' },
+        ],
+      },
+      { key: editor },
+    )
+    expect([r.status, r.json]).toEqual([
+      200,
+      {
+        newly_linked_assets: [ref('a2'), ref('ov')],
+        already_linked_assets: [ref('a1')],
+        invalid_assets: [
+          ref('v1', 'audio'),
+          { asset_id: MISSING_ID, type: 'video' },
+          ref('hv'),
+          ref('i1', 'movie'),
+          { asset_id: null, type: 'image' },
+        ],
+      },
+    ])
+    expect(await getProject(p.id)).toEqual({
+      ...p,
+      ...linkedArrays(['a1', 'a2', 'ov']),
+      date_mod: expect.any(String),
+      modified_by: expect.any(String),
+    })
     expect(await projectsOf('hv')).not.toContain(p.id)
   })
 
   test('unlink: 200, the invalid entries listed in order, the rest done', async () => {
     const p = await linkAsAdmin((await project()).id, ['a1', 'v1', 'i1'])
-    const r = await t.post(`/api/project/${p.id}/unlink`, {
-      silent_mode: true,
-      asset_list: [ref('a1'), ref('v2'), ref('ha'), ref('i1', 'picture'), { asset_id: MISSING_ID, type: 'audio' }, ref('v1', 'image'), ref('i1')],
-    }, { key: editor })
-    expect([r.status, r.json]).toEqual([200, {
-      unlinked_assets: [ref('a1'), ref('i1')],
-      invalid_assets: [ref('v2'), ref('ha'), ref('i1', 'picture'), { asset_id: MISSING_ID, type: 'audio' }, ref('v1', 'image')],
-    }])
-    expect(await getProject(p.id)).toEqual({ ...p, ...linkedArrays(['v1']), date_mod: expect.any(String), modified_by: expect.any(String) })
+    const r = await t.post(
+      `/api/project/${p.id}/unlink`,
+      {
+        silent_mode: true,
+        asset_list: [
+          ref('a1'),
+          ref('v2'),
+          ref('ha'),
+          ref('i1', 'picture'),
+          { asset_id: MISSING_ID, type: 'audio' },
+          ref('v1', 'image'),
+          ref('i1'),
+        ],
+      },
+      { key: editor },
+    )
+    expect([r.status, r.json]).toEqual([
+      200,
+      {
+        unlinked_assets: [ref('a1'), ref('i1')],
+        invalid_assets: [
+          ref('v2'),
+          ref('ha'),
+          ref('i1', 'picture'),
+          { asset_id: MISSING_ID, type: 'audio' },
+          ref('v1', 'image'),
+        ],
+      },
+    ])
+    expect(await getProject(p.id)).toEqual({
+      ...p,
+      ...linkedArrays(['v1']),
+      date_mod: expect.any(String),
+      modified_by: expect.any(String),
+    })
   })
 
   test('only invalid entries: 200 with everything in invalid_assets, nothing changed', async () => {
     const p = await linkAsAdmin((await project()).id, ['a1'])
-    const link = await t.post(`/api/projectassets/${p.id}/addasset`, { silent_mode: true, asset_list: [ref('hv'), ref('a1', 'video')] }, { key: editor })
-    expect([link.status, link.json]).toEqual([200, { newly_linked_assets: [], already_linked_assets: [], invalid_assets: [ref('hv'), ref('a1', 'video')] }])
-    const unlink = await t.post(`/api/projectassets/${p.id}/unlinkasset`, { silent_mode: true, asset_list: [ref('a2')] }, { key: editor })
+    const link = await t.post(
+      `/api/projectassets/${p.id}/addasset`,
+      { silent_mode: true, asset_list: [ref('hv'), ref('a1', 'video')] },
+      { key: editor },
+    )
+    expect([link.status, link.json]).toEqual([
+      200,
+      { newly_linked_assets: [], already_linked_assets: [], invalid_assets: [ref('hv'), ref('a1', 'video')] },
+    ])
+    const unlink = await t.post(
+      `/api/projectassets/${p.id}/unlinkasset`,
+      { silent_mode: true, asset_list: [ref('a2')] },
+      { key: editor },
+    )
     expect([unlink.status, unlink.json]).toEqual([200, { unlinked_assets: [], invalid_assets: [ref('a2')] }])
     expect(await getProject(p.id)).toMatchObject(linkedArrays(['a1']))
   })
@@ -323,7 +450,11 @@ describe.each([
       multipart.set('asset_list', JSON.stringify(body().asset_list))
       expectError(await t.request('POST', url, { raw: multipart }), 415, 'unsupported_media_type')
       const json = JSON.stringify(body())
-      expectError(await t.request('POST', url, { raw: json, headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type')
+      expectError(
+        await t.request('POST', url, { raw: json, headers: { 'content-type': 'text/plain' } }),
+        415,
+        'unsupported_media_type',
+      )
       expectError(await t.request('POST', url, { raw: new TextEncoder().encode(json) }), 415, 'unsupported_media_type')
     }
     expect(await getProject(p.id)).toEqual(p)
@@ -342,7 +473,11 @@ describe.each([
     for (const url of urls(p.id)) expectError(await t.post(url, body(), { key: reader }), 403, 'permission_denied')
     // Write access to the asset's production is not enough: the project's production counts.
     const other = await project('Other')
-    expectError(await t.post(urls(other.id)[0]!, { asset_list: [ref('a2')] }, { key: editor }), 403, 'permission_denied')
+    expectError(
+      await t.post(urls(other.id)[0]!, { asset_list: [ref('a2')] }, { key: editor }),
+      403,
+      'permission_denied',
+    )
     expect(await getProject(p.id)).toEqual(p)
   })
 
@@ -350,7 +485,11 @@ describe.each([
     const p = await setup()
     for (const url of urls(p.id)) {
       for (const raw of ['{"asset_list": [', '{asset_list: []}', '\u00ff{}']) {
-        expectError(await t.request('POST', url, { raw, headers: { 'content-type': 'application/json' } }), 400, 'parse_error')
+        expectError(
+          await t.request('POST', url, { raw, headers: { 'content-type': 'application/json' } }),
+          400,
+          'parse_error',
+        )
       }
     }
     expect(await getProject(p.id)).toEqual(p)

@@ -23,7 +23,8 @@ beforeAll(async () => {
   server = await startServe(data, { cli: [await compiledExecutable()] })
   key = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   expect((await call(server, 'POST', '/devices/', key, { name: 'disk', path: disk })).status).toBe(201)
-  production = (await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(disk, 'Show') })).json.id
+  production = (await call(server, 'POST', '/productions/', key, { name: 'Show', storage_root: join(disk, 'Show') }))
+    .json.id
 }, 180_000)
 
 afterAll(async () => {
@@ -45,10 +46,17 @@ function linkedTree(root: string, folders: number, perFolder: number, content: s
 }
 
 const swapper = (mode: 'delete' | 'copy', root: string, ms: number) =>
-  Bun.spawn([process.execPath, join(ROOT, 'test', 'helpers', 'swapper.ts'), mode, root, outside, String(ms)], { stdout: 'pipe', stderr: 'inherit' })
+  Bun.spawn([process.execPath, join(ROOT, 'test', 'helpers', 'swapper.ts'), mode, root, outside, String(ms)], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
 
 const project = async (bundle: string) => {
-  const r = await call(server, 'POST', '/projectassets/', key, { name: bundle.split('/').at(-1), bundle_root: bundle, production_id: production })
+  const r = await call(server, 'POST', '/projectassets/', key, {
+    name: bundle.split('/').at(-1),
+    bundle_root: bundle,
+    production_id: production,
+  })
   expect(r.status).toBe(201)
   return r.json as { id: number }
 }
@@ -64,7 +72,13 @@ test('a delete while another process swaps its subfolders for links to an outsid
     const doomed = await project(bundle)
     const racer = swapper('delete', join(disk, 'Show'), 8000)
     expect((await call(server, 'DELETE', `/projectassets/${doomed.id}/`, key)).status).toBe(202)
-    await waitFor(async () => (await call(server, 'GET', `/projectassets/${doomed.id}/`, key)).status === 404 || (await lastTask()).state === 'failed', 'the delete to end', { ms: 60_000, everyMs: 20 })
+    await waitFor(
+      async () =>
+        (await call(server, 'GET', `/projectassets/${doomed.id}/`, key)).status === 404 ||
+        (await lastTask()).state === 'failed',
+      'the delete to end',
+      { ms: 60_000, everyMs: 20 },
+    )
     swaps += Number((await new Response(racer.stdout).text()).trim())
     expect(snapshot(outside)).toEqual(before)
   }
@@ -76,7 +90,8 @@ test('copies while another process swaps source files and folders for same-size 
   linkedTree(source, 6, 100, 'inside-bytes')
   // Twins of every name, of the same size: what a followed link would copy.
   linkedTree(join(outside, 'twins'), 1, 600, 'SECRET-BYTES')
-  for (const name of readdirSync(join(outside, 'twins', 'd0'))) linkSync(join(outside, 'twins', 'd0', name), join(outside, name))
+  for (const name of readdirSync(join(outside, 'twins', 'd0')))
+    linkSync(join(outside, 'twins', 'd0', name), join(outside, name))
   for (let i = 0; i < 50; i++) {
     writeFileSync(join(source, `t${i}.bin`), 'inside-bytes')
     writeFileSync(join(outside, `t${i}.bin`), 'SECRET-BYTES')
@@ -87,12 +102,21 @@ test('copies while another process swaps source files and folders for same-size 
   const outcomes: string[] = []
   for (let round = 0; round < 20; round++) {
     const target = join(disk, 'Show', `Copy${round}`)
-    const copy = await call(server, 'POST', '/projectassets/', key, { name: `Copy${round}`, bundle_root: target, production_id: production, copy_of: src.id })
+    const copy = await call(server, 'POST', '/projectassets/', key, {
+      name: `Copy${round}`,
+      bundle_root: target,
+      production_id: production,
+      copy_of: src.id,
+    })
     if (copy.status !== 201) {
       outcomes.push(`refused ${copy.status}`)
       continue
     }
-    await waitFor(async () => (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.status_asset !== 0, 'the copy to end', { ms: 60_000, everyMs: 20 })
+    await waitFor(
+      async () => (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.status_asset !== 0,
+      'the copy to end',
+      { ms: 60_000, everyMs: 20 },
+    )
     const done = (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json
     outcomes.push(done.status_asset === 6 ? 'copied' : 'failed')
     if (existsSync(target)) expect(JSON.stringify(snapshot(target))).not.toContain(hashOf('SECRET-BYTES'))

@@ -14,7 +14,6 @@ let server: Server
 let key: string
 let production: number
 
-
 const restart = async () => {
   server = await startServe(data, { cli: [await compiledExecutable()] })
 }
@@ -34,7 +33,11 @@ afterAll(async () => {
 })
 
 async function createProject(name: string) {
-  const r = await call(server, 'POST', '/projectassets/', key, { name, bundle_root: join(disk, 'Show', name), production_id: production })
+  const r = await call(server, 'POST', '/projectassets/', key, {
+    name,
+    bundle_root: join(disk, 'Show', name),
+    production_id: production,
+  })
   expect(r.status).toBe(201)
   return r.json as { id: number; bundle_root: string }
 }
@@ -46,19 +49,36 @@ test('SIGKILL during a copy: no target visible, the copy completes after restart
   const source = await createProject('Source')
   const before = snapshot(source.bundle_root)
 
-  const copy = await call(server, 'POST', '/projectassets/', key, { name: 'Copy', bundle_root: join(disk, 'Show', 'Copy'), production_id: production, copy_of: source.id })
+  const copy = await call(server, 'POST', '/projectassets/', key, {
+    name: 'Copy',
+    bundle_root: join(disk, 'Show', 'Copy'),
+    production_id: production,
+    copy_of: source.id,
+  })
   expect(copy.status).toBe(201)
-  await waitFor(() => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-copy-')), 'the copy to start', { ms: 60_000, everyMs: 2 })
+  await waitFor(
+    () => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-copy-')),
+    'the copy to start',
+    { ms: 60_000, everyMs: 2 },
+  )
   server.proc.child.kill('SIGKILL')
   await server.proc.exited()
 
   expect(existsSync(join(disk, 'Show', 'Copy'))).toBe(false)
   await restart()
   expect((await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.is_production).toBe(false)
-  await waitFor(async () => (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.status_asset !== 0, 'the copy to end', { ms: 60_000, everyMs: 2 })
+  await waitFor(
+    async () => (await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)).json.status_asset !== 0,
+    'the copy to end',
+    { ms: 60_000, everyMs: 2 },
+  )
 
   const after = await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)
-  expect(after.json).toMatchObject({ status_asset: 6, is_production: true, files: { count: 1002, bytes: 7 + 400 * 1024 * 1024 + 1000 * 16 * 1024 } })
+  expect(after.json).toMatchObject({
+    status_asset: 6,
+    is_production: true,
+    files: { count: 1002, bytes: 7 + 400 * 1024 * 1024 + 1000 * 16 * 1024 },
+  })
   expect(snapshot(join(disk, 'Show', 'Copy'))).toEqual(before)
   expect(snapshot(source.bundle_root)).toEqual(before)
   expect(leftovers(join(disk, 'Show'))).toEqual([])
@@ -74,14 +94,22 @@ test('SIGKILL during a delete: the folder is gone at once and fully removed afte
   makeTree(join(disk, 'Show', 'Neighbour'), { 'stay.txt': 'stay' })
 
   expect((await call(server, 'DELETE', `/projectassets/${doomed.id}/`, key)).status).toBe(202)
-  await waitFor(() => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-delete-')), 'the delete to start', { ms: 60_000, everyMs: 2 })
+  await waitFor(
+    () => leftovers(join(disk, 'Show')).some((n) => n.startsWith('.reelhouse-delete-')),
+    'the delete to start',
+    { ms: 60_000, everyMs: 2 },
+  )
   server.proc.child.kill('SIGKILL')
   await server.proc.exited()
 
   expect(existsSync(bundle)).toBe(false)
   expect(leftovers(join(disk, 'Show'))).toHaveLength(1)
   await restart()
-  await waitFor(async () => (await call(server, 'GET', `/projectassets/${doomed.id}/`, key)).status === 404, 'the delete to end', { ms: 60_000, everyMs: 2 })
+  await waitFor(
+    async () => (await call(server, 'GET', `/projectassets/${doomed.id}/`, key)).status === 404,
+    'the delete to end',
+    { ms: 60_000, everyMs: 2 },
+  )
   expect(leftovers(join(disk, 'Show'))).toEqual([])
   expect(readFileSync(join(disk, 'Show', 'Neighbour', 'stay.txt'), 'utf8')).toBe('stay')
   expect(existsSync(join(disk, 'Show', 'Source', 'edit.prproj'))).toBe(true)

@@ -79,9 +79,15 @@ describe('copy', () => {
     const bundle = join(show, 'Failing')
     manyFiles(bundle, 2000, 256 * 1024)
     const source = await create(bundle)
-    const copy = await t.post('/api/projectassets/', { name: 'x', bundle_root: join(show, 'Failing copy'), production_id: production.id, copy_of: source.json.id })
+    const copy = await t.post('/api/projectassets/', {
+      name: 'x',
+      bundle_root: join(show, 'Failing copy'),
+      production_id: production.id,
+      copy_of: source.json.id,
+    })
     await waitFor(started('.reelhouse-copy-'), 'the copy to start')
-    for (const dir of readdirSync(bundle)) rmSync(join(bundle, dir, `f${Number(dir.slice(1)) * 100 + 99}.bin`), { force: true })
+    for (const dir of readdirSync(bundle))
+      rmSync(join(bundle, dir, `f${Number(dir.slice(1)) * 100 + 99}.bin`), { force: true })
     await t.runner.idle()
     expect(leftovers(show)).toEqual([])
     const failed = (await t.get(`/api/projectassets/${copy.json.id}/`)).json
@@ -94,7 +100,12 @@ describe('copy', () => {
     const source = join(show, 'Single')
     makeTree(source, { 'only.mxf': 512 * 1024 * 1024 })
     const src = await create(source)
-    const copy = await t.post('/api/projectassets/', { name: 'x', bundle_root: join(show, 'Single copy'), production_id: production.id, copy_of: src.json.id })
+    const copy = await t.post('/api/projectassets/', {
+      name: 'x',
+      bundle_root: join(show, 'Single copy'),
+      production_id: production.id,
+      copy_of: src.json.id,
+    })
     await waitFor(started('.reelhouse-copy-'), 'the copy to start')
     expect((await t.request('DELETE', `/api/projectassets/${copy.json.id}/`)).status).toBe(202)
     await t.runner.idle()
@@ -110,7 +121,12 @@ describe('copy', () => {
     manyFiles(bundle, 1000, 64 * 1024)
     const before = snapshot(bundle)
     const src = await create(bundle)
-    const copy = await t.post('/api/projectassets/', { name: 'x', bundle_root: join(show, 'Busy copy'), production_id: production.id, copy_of: src.json.id })
+    const copy = await t.post('/api/projectassets/', {
+      name: 'x',
+      bundle_root: join(show, 'Busy copy'),
+      production_id: production.id,
+      copy_of: src.json.id,
+    })
     const refused = await t.request('DELETE', `/api/projectassets/${src.json.id}/`)
     expect(refused.status).toBe(409)
     expect(refused.json.errors[0].code).toBe('conflict')
@@ -127,10 +143,17 @@ describe('delete', () => {
     const bundle = join(show, 'With media')
     makeTree(bundle, { 'clip.mov': 'video' })
     const p = await create(bundle)
-    const asset = await t.post('/api/videoassets/', { name: 'clip', path_file: join(bundle, 'clip.mov'), production: production.id })
+    const asset = await t.post('/api/videoassets/', {
+      name: 'clip',
+      path_file: join(bundle, 'clip.mov'),
+      production: production.id,
+    })
     await t.request('DELETE', `/api/projectassets/${p.json.id}/`)
     await t.runner.idle()
-    expect((await t.get(`/api/videoassets/${asset.json.id}/`)).json).toMatchObject({ id: asset.json.id, is_production: false })
+    expect((await t.get(`/api/videoassets/${asset.json.id}/`)).json).toMatchObject({
+      id: asset.json.id,
+      is_production: false,
+    })
   })
 
   test('a shutdown in the middle of a delete leaves it resumable; the next start finishes it', async () => {
@@ -162,7 +185,10 @@ describe('delete', () => {
 test('a body that is not a JSON object on addasset is a 400 {detail}', async () => {
   const p = await create(join(show, 'Linkable'))
   for (const raw of ['[]', 'null', '5', '"x"']) {
-    const r = await t.request('POST', `/api/projectassets/${p.json.id}/addasset/`, { raw, headers: { 'content-type': 'application/json' } })
+    const r = await t.request('POST', `/api/projectassets/${p.json.id}/addasset/`, {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    })
     expect([r.status, Object.keys(r.json)]).toEqual([400, ['detail']])
   }
 })

@@ -13,11 +13,21 @@ test('create, copy, delete', async () => {
   mkdirSync(`${root}/Show/ep1/media`, { recursive: true })
   writeFileSync(`${root}/Show/ep1/ep1.prproj`, 'project')
   writeFileSync(`${root}/Show/ep1/media/a.txt`, 'aaa')
-  const created = await t.post('/api/projectassets/', { name: 'Ep1', bundle_root: `${root}/Show/ep1`, production_id: production.id, path_file: `${root}/Show/ep1/ep1.prproj` })
+  const created = await t.post('/api/projectassets/', {
+    name: 'Ep1',
+    bundle_root: `${root}/Show/ep1`,
+    production_id: production.id,
+    path_file: `${root}/Show/ep1/ep1.prproj`,
+  })
   expect(created.status).toBe(201)
   expect(created.json.type).toBe('premiere')
   expect(created.json.files).toEqual({ count: 2, bytes: 10 })
-  const copy = await t.post('/api/projectassets/', { name: 'Ep2', bundle_root: `${root}/Show/ep2/`, production_id: production.id, copy_of: created.json.id })
+  const copy = await t.post('/api/projectassets/', {
+    name: 'Ep2',
+    bundle_root: `${root}/Show/ep2/`,
+    production_id: production.id,
+    copy_of: created.json.id,
+  })
   expect(copy.status).toBe(201)
   expect(copy.json.status_asset).toBe(0)
   await t.runner.idle()
@@ -32,7 +42,9 @@ test('create, copy, delete', async () => {
   await t.runner.idle()
   expect(existsSync(`${root}/Show/ep2`)).toBe(false)
   expect((await t.get(`/api/projectassets/${copy.json.id}/`)).status).toBe(404)
-  const link = await t.post(`/api/projectassets/${created.json.id}/addasset/`, { asset_list: [{ asset_id: 5, type: 'foo' }] })
+  const link = await t.post(`/api/projectassets/${created.json.id}/addasset/`, {
+    asset_list: [{ asset_id: 5, type: 'foo' }],
+  })
   expect(link.status).toBe(422)
   expect(link.json).toEqual({ detail: 'asset_list[0]: unsupported type "foo"; allowed types: audio, image, video' })
 })

@@ -22,7 +22,8 @@ beforeAll(async () => {
   show = production
   other = (await t.post('/api/productions/', { name: 'Other', storage_root: join(root, 'Other') })).json
   // A production whose folders lie inside Show's storage root.
-  nested = (await t.post('/api/productions/?nest=true', { name: 'Nested', storage_root: join(root, 'Show', 'Nested') })).json
+  nested = (await t.post('/api/productions/?nest=true', { name: 'Nested', storage_root: join(root, 'Show', 'Nested') }))
+    .json
   makeTree(join(root, 'Other', 'Footage'), { 'A001.mxf': 'other production footage', 'B001.mxf': 'more' })
   showKey = t.makeUser('show-editor', { write: [show.id], perms: ['browser.copy_projectasset'] })
   bothKey = t.makeUser('both-editor', { write: [show.id, nested.id] })
@@ -73,11 +74,19 @@ describe('creating a project folder', () => {
       expect((await app.post('/api/devices/', { name: 'home', path: data })).status).toBe(201)
       const prod = (await app.post('/api/productions/', { name: 'Home', storage_root: join(data, 'Home') })).json
       for (const bundle of [data + '/reelhouse', data + '/']) {
-        const r = await app.post('/api/projectassets/', { name: 'Catalogue', bundle_root: bundle, production_id: prod.id })
+        const r = await app.post('/api/projectassets/', {
+          name: 'Catalogue',
+          bundle_root: bundle,
+          production_id: prod.id,
+        })
         expect(r.status).toBe(400)
         expect(r.json.errors[0].source).toEqual({ pointer: '/bundle_root' })
       }
-      const r = await app.post('/api/projectassets/', { name: 'Catalogue', bundle_root: join(data, 'reelhouse'), production_id: prod.id })
+      const r = await app.post('/api/projectassets/', {
+        name: 'Catalogue',
+        bundle_root: join(data, 'reelhouse'),
+        production_id: prod.id,
+      })
       expect(r.json.errors[0].detail).toContain('data folder of this service')
       expect(existsSync(join(data, 'reelhouse', 'reelhouse.db'))).toBe(true)
     } finally {
@@ -91,7 +100,12 @@ describe('copying into a folder', () => {
   test("a non-superuser's copy lands only inside the target production's storage root", async () => {
     const source = await create(join(root, 'Show', 'CopySource'), showKey)
     expect(source.status).toBe(201)
-    const body = { name: 'C', bundle_root: join(root, 'Other', 'Stolen'), production_id: show.id, copy_of: source.json.id }
+    const body = {
+      name: 'C',
+      bundle_root: join(root, 'Other', 'Stolen'),
+      production_id: show.id,
+      copy_of: source.json.id,
+    }
     const r = await t.post('/api/projectassets/', body, { key: showKey })
     expect(r.status).toBe(400)
     expect(r.json.errors[0]).toMatchObject({ code: 'invalid', source: { pointer: '/bundle_root' } })
@@ -100,11 +114,15 @@ describe('copying into a folder', () => {
 })
 
 describe('deleting a folder', () => {
-  test("a delete is refused (409) while the folder holds catalogued media of another production; nothing is removed", async () => {
+  test('a delete is refused (409) while the folder holds catalogued media of another production; nothing is removed', async () => {
     const bundle = join(root, 'Show', 'Mixed')
     makeTree(bundle, { 'edit.prproj': 'p', 'media/shot.mov': 'other production shot' })
     const project = (await create(bundle, undefined)).json
-    const video = await t.post('/api/videoassets/', { name: 'shot', path_file: join(bundle, 'media', 'shot.mov'), production: other.id })
+    const video = await t.post('/api/videoassets/', {
+      name: 'shot',
+      path_file: join(bundle, 'media', 'shot.mov'),
+      production: other.id,
+    })
     expect(video.status).toBe(201)
     const before = snapshot(bundle)
     const r = await t.request('DELETE', `/api/projectassets/${project.id}/`)
@@ -118,7 +136,15 @@ describe('deleting a folder', () => {
     const bundle = join(root, 'Show', 'Own')
     makeTree(bundle, { 'media/shot.mov': 'own shot' })
     const project = (await create(bundle, undefined)).json
-    expect((await t.post('/api/videoassets/', { name: 'own', path_file: join(bundle, 'media', 'shot.mov'), production: show.id })).status).toBe(201)
+    expect(
+      (
+        await t.post('/api/videoassets/', {
+          name: 'own',
+          path_file: join(bundle, 'media', 'shot.mov'),
+          production: show.id,
+        })
+      ).status,
+    ).toBe(201)
     expect((await t.request('DELETE', `/api/projectassets/${project.id}/`)).status).toBe(202)
     await t.runner.idle()
     expect(existsSync(bundle)).toBe(false)

@@ -83,7 +83,9 @@ describe('what is searched follows the keywords', () => {
     expect(first.status).toBe(201)
     const me = [`videoasset:${first.json.asset_import_id}`]
     expect(await hits('harbour')).toEqual(me)
-    expect((await t.post(IMPORT, importBody(path, {}, { keywords: { Place: ['Lighthouse'], Crew: ['Ana'] } }))).status).toBe(201)
+    expect(
+      (await t.post(IMPORT, importBody(path, {}, { keywords: { Place: ['Lighthouse'], Crew: ['Ana'] } }))).status,
+    ).toBe(201)
     expect(deferred()).toEqual([])
     for (const q of ['harbour', 'lighthouse', 'ana']) expect({ q, hits: await hits(q) }).toEqual({ q, hits: me })
   })
@@ -92,18 +94,27 @@ describe('what is searched follows the keywords', () => {
 describe('a request that fails half-way changes nothing', () => {
   /** A trigger of this connection only that refuses a write as a constraint would (ABORT). */
   const refuse = (name: string, table: string, when: string) =>
-    t.db.$client.run(`CREATE TEMP TRIGGER ${name} BEFORE INSERT ON main.${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`)
+    t.db.$client.run(
+      `CREATE TEMP TRIGGER ${name} BEFORE INSERT ON main.${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+    )
 
   for (const [where, table, when] of [
     ['a keyword refused while the links are written', 'keywords', "NEW.name = 'Poison'"],
-    ['the history row refused after the links were written', 'history', "NEW.resource = 'videoasset' AND NEW.action = 'update'"],
+    [
+      'the history row refused after the links were written',
+      'history',
+      "NEW.resource = 'videoasset' AND NEW.action = 'update'",
+    ],
   ] as const)
     test(`${where}: 500; the old keywords are found, the new ones not; search_deferred is empty`, async () => {
       const id = await video('gull')
       const me = [`videoasset:${id}`]
       expect((await patch(id, { keywords: { Place: ['Harbour'] } })).status).toBe(200)
       refuse('refuse_write', table, when)
-      for (const send of [() => patch(id, { keywords: { Place: ['Lighthouse', 'Poison'] } }), () => put(id, { name: 'gull', keywords: { Crew: ['Ana', 'Poison'] } })]) {
+      for (const send of [
+        () => patch(id, { keywords: { Place: ['Lighthouse', 'Poison'] } }),
+        () => put(id, { name: 'gull', keywords: { Crew: ['Ana', 'Poison'] } }),
+      ]) {
         const r = await send()
         expect(r.status).toBe(500)
         expect(deferred()).toEqual([])
@@ -132,7 +143,9 @@ describe('one document written per request, whatever the number of keywords', ()
     db.run('CREATE TABLE search_index (name, path, keywords, description, meta, scope)')
     db.run('CREATE TEMP TABLE documents_written (n INTEGER NOT NULL)')
     db.run('INSERT INTO documents_written VALUES (0)')
-    db.run('CREATE TEMP TRIGGER count_documents AFTER INSERT ON main.search_index BEGIN UPDATE documents_written SET n = n + 1; END')
+    db.run(
+      'CREATE TEMP TRIGGER count_documents AFTER INSERT ON main.search_index BEGIN UPDATE documents_written SET n = n + 1; END',
+    )
     return () => {
       const { n } = db.query<{ n: number }, []>('SELECT n FROM documents_written').get()!
       db.run('UPDATE documents_written SET n = 0')
@@ -140,16 +153,25 @@ describe('one document written per request, whatever the number of keywords', ()
     }
   }
   /** The keywords column of the asset's document as written last. */
-  const document = (id: number) => t.db.$client.query<{ keywords: string }, [number]>('SELECT keywords FROM search_index WHERE rowid = ? * 4').get(id)?.keywords
+  const document = (id: number) =>
+    t.db.$client.query<{ keywords: string }, [number]>('SELECT keywords FROM search_index WHERE rowid = ? * 4').get(id)
+      ?.keywords
   const list = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
   test('PATCH, PUT and an import of hundreds of keywords each write the document once; the one written holds them all', async () => {
     const id = await video('gull')
     const written = countDocuments()
 
-    expect((await patch(id, { keywords: { Weather: list(300, 'w'), Place: list(200, 'p'), Crew: list(100, 'c') } })).status).toBe(200)
+    expect(
+      (await patch(id, { keywords: { Weather: list(300, 'w'), Place: list(200, 'p'), Crew: list(100, 'c') } })).status,
+    ).toBe(200)
     expect(written()).toBe(1)
-    expect(document(id)!.split(' ').filter((w) => /^[wpc]\d+$/.test(w)).sort()).toEqual([...list(300, 'w'), ...list(200, 'p'), ...list(100, 'c')].sort())
+    expect(
+      document(id)!
+        .split(' ')
+        .filter((w) => /^[wpc]\d+$/.test(w))
+        .sort(),
+    ).toEqual([...list(300, 'w'), ...list(200, 'p'), ...list(100, 'c')].sort())
 
     expect((await patch(id, { keywords: { Weather: null } })).status).toBe(200)
     expect(written()).toBe(1)
@@ -157,7 +179,12 @@ describe('one document written per request, whatever the number of keywords', ()
 
     expect((await put(id, { name: 'gull', keywords: { Crew: list(400, 'd') } })).status).toBe(200)
     expect(written()).toBe(1)
-    expect(document(id)!.split(' ').filter((w) => /^[wpcd]\d+$/.test(w)).sort()).toEqual(list(400, 'd').sort())
+    expect(
+      document(id)!
+        .split(' ')
+        .filter((w) => /^[wpcd]\d+$/.test(w))
+        .sort(),
+    ).toEqual(list(400, 'd').sort())
 
     // Keywords the asset has already, given again: the links are written again, the document once.
     expect((await put(id, { name: 'gull', keywords: { Crew: list(400, 'd') } })).status).toBe(200)
@@ -174,7 +201,11 @@ describe('one document written per request, whatever the number of keywords', ()
     // A re-import that adds keywords and changes no searched field: once.
     expect((await t.post(IMPORT, importBody(path, {}, { keywords: { Place: list(300, 'j') } }))).status).toBe(201)
     expect(written()).toBe(1)
-    expect(document(made.json.asset_import_id)!.split(' ').filter((w) => /^[ij]\d+$/.test(w)).length).toBe(800)
+    expect(
+      document(made.json.asset_import_id)!
+        .split(' ')
+        .filter((w) => /^[ij]\d+$/.test(w)).length,
+    ).toBe(800)
     expect(deferred()).toEqual([])
   })
 })

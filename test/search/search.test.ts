@@ -26,13 +26,17 @@ async function video(key: string, body: Record<string, unknown>, production = sh
   if (r.status !== 201) throw new Error(`${key}: ${r.text}`)
   ids[key] = r.json.id
 }
-const search = (query: string, key?: string | null) => t.get(`/api/search/?${query}`, key === undefined ? undefined : { key })
+const search = (query: string, key?: string | null) =>
+  t.get(`/api/search/?${query}`, key === undefined ? undefined : { key })
 /** The hits' record ids of a query, as `type:id` keys named in `ids`. */
 async function found(q: string, extra = '') {
   const r = await search(`q=${encodeURIComponent(q)}${extra}`)
   expect(r.status).toBe(200)
-  const name = (map: Record<string, number>, id: number) => Object.entries(map).find(([, v]) => v === id)?.[0] ?? String(id)
-  return (r.json as { type: string; id: number }[]).map((h) => (h.type === 'projectasset' ? `project:${name(projects, h.id)}` : name(ids, h.id)))
+  const name = (map: Record<string, number>, id: number) =>
+    Object.entries(map).find(([, v]) => v === id)?.[0] ?? String(id)
+  return (r.json as { type: string; id: number }[]).map((h) =>
+    h.type === 'projectasset' ? `project:${name(projects, h.id)}` : name(ids, h.id),
+  )
 }
 
 beforeAll(async () => {
@@ -42,18 +46,44 @@ beforeAll(async () => {
   ;({ root: otherRoot, production: other, device: otherDevice } = await seedProduction(t, 'Other'))
   const set = await t.post('/api/custommetadatasets/', { name: 'Camera', description: '', content_type: 4 })
   expect(set.status).toBe(201)
-  expect((await t.post('/api/custommetadata/', { key: 'video.camera', value: 'Camera', custom_metadata_set: set.json.id })).status).toBe(200)
+  expect(
+    (await t.post('/api/custommetadata/', { key: 'video.camera', value: 'Camera', custom_metadata_set: set.json.id }))
+      .status,
+  ).toBe(200)
 
-  await video('interview', { name: 'Interview harbour master', description: 'wide shot', path_file: file('Show/harbour/A001_C003_drone.mov') })
-  await video('sunset', { name: 'Sunset', description: 'an interview with the captain', path_file: file('Show/evening/sunset.mov') })
+  await video('interview', {
+    name: 'Interview harbour master',
+    description: 'wide shot',
+    path_file: file('Show/harbour/A001_C003_drone.mov'),
+  })
+  await video('sunset', {
+    name: 'Sunset',
+    description: 'an interview with the captain',
+    path_file: file('Show/evening/sunset.mov'),
+  })
   await video('cafe', { name: 'Café terrace', description: 'morning light', path_file: file('Show/town/terrace.mov') })
-  await video('komodo', { name: 'Pier', description: '', path_file: file('Show/pier/b-roll_pier-east.mov'), meta_field_store: { 'video.camera': 'Komodo 6K' } })
-  await video('near', { name: 'Near the pier', description: '(NEAR) "quoted" a:b', path_file: file('Show/pier/near.mov') })
+  await video('komodo', {
+    name: 'Pier',
+    description: '',
+    path_file: file('Show/pier/b-roll_pier-east.mov'),
+    meta_field_store: { 'video.camera': 'Komodo 6K' },
+  })
+  await video('near', {
+    name: 'Near the pier',
+    description: '(NEAR) "quoted" a:b',
+    path_file: file('Show/pier/near.mov'),
+  })
   await video('secret', { name: 'Interview secret', path_file: join(root, 'Other', 'secret.mov') }, other.id)
   await video('keeper', { name: 'Keeper at dawn', path_file: join(otherRoot, 'Other', 'keeper.mxf') }, other.id)
-  const kw = await t.request('PATCH', `/api/videoassets/${ids.cafe}/`, { body: { keywords: { Location: ['Lighthouse'] } } })
+  const kw = await t.request('PATCH', `/api/videoassets/${ids.cafe}/`, {
+    body: { keywords: { Location: ['Lighthouse'] } },
+  })
   expect(kw.status).toBe(200)
-  const cut = await t.post('/api/projectassets/', { name: 'Harbour cut', bundle_root: join(root, 'Show', 'edits', 'harbour_cut_v2'), production_id: show.id })
+  const cut = await t.post('/api/projectassets/', {
+    name: 'Harbour cut',
+    bundle_root: join(root, 'Show', 'edits', 'harbour_cut_v2'),
+    production_id: show.id,
+  })
   expect(cut.status).toBe(201)
   projects.cut = cut.json.id
 })
@@ -112,34 +142,90 @@ describe('fields searched', () => {
 
   test('a hit has type, id, name, production, path, is_production and score', async () => {
     const r = await search(`q=drone`)
-    expect(r.json).toEqual([{
-      type: 'videoasset', id: ids.interview, name: 'Interview harbour master', production: show.id,
-      path: join(root, 'Show/harbour/A001_C003_drone.mov'), is_production: true, score: expect.any(Number),
-    }])
+    expect(r.json).toEqual([
+      {
+        type: 'videoasset',
+        id: ids.interview,
+        name: 'Interview harbour master',
+        production: show.id,
+        path: join(root, 'Show/harbour/A001_C003_drone.mov'),
+        is_production: true,
+        score: expect.any(Number),
+      },
+    ])
     const p = await search(`q=edits`)
-    expect(p.json).toEqual([{
-      type: 'projectasset', id: projects.cut, name: 'Harbour cut', production: show.id, path: expect.stringContaining('harbour_cut_v2'),
-      is_production: expect.any(Boolean), score: expect.any(Number),
-    }])
+    expect(p.json).toEqual([
+      {
+        type: 'projectasset',
+        id: projects.cut,
+        name: 'Harbour cut',
+        production: show.id,
+        path: expect.stringContaining('harbour_cut_v2'),
+        is_production: expect.any(Boolean),
+        score: expect.any(Number),
+      },
+    ])
   })
 })
 
 describe('hostile and odd text', () => {
   const texts = [
-    '"', '""', '"unterminated', '*', '**', 'a*b*', ':', 'a:b', 'name:harbour', '{name}: x', '(((', ')', '()', 'NEAR', 'NEAR(a b)',
-    'NEAR(pier near, 2)', 'AND', 'OR', 'NOT', 'harbour AND', 'OR harbour', 'harbour NOT', '-', '--', '- -', '-harbour -pier',
-    '^harbour', '+', 'harbour +pier', "'; DROP TABLE media_assets; --", '\u0000', '🙂', 'x'.repeat(999), 'é'.repeat(500),
-    'interview '.repeat(40), 'x'.repeat(10240), '%', '\\', '[', 'a OR b', 'col:*', '"a" "b', 'e\u0301',
+    '"',
+    '""',
+    '"unterminated',
+    '*',
+    '**',
+    'a*b*',
+    ':',
+    'a:b',
+    'name:harbour',
+    '{name}: x',
+    '(((',
+    ')',
+    '()',
+    'NEAR',
+    'NEAR(a b)',
+    'NEAR(pier near, 2)',
+    'AND',
+    'OR',
+    'NOT',
+    'harbour AND',
+    'OR harbour',
+    'harbour NOT',
+    '-',
+    '--',
+    '- -',
+    '-harbour -pier',
+    '^harbour',
+    '+',
+    'harbour +pier',
+    "'; DROP TABLE media_assets; --",
+    '\u0000',
+    '🙂',
+    'x'.repeat(999),
+    'é'.repeat(500),
+    'interview '.repeat(40),
+    'x'.repeat(10240),
+    '%',
+    '\\',
+    '[',
+    'a OR b',
+    'col:*',
+    '"a" "b',
+    'e\u0301',
   ]
-  test.each(texts.map((q) => [q.length > 40 ? `${q.slice(0, 20)}... (${q.length} characters)` : JSON.stringify(q), q]))('%s: 200 or a 400 at q, never a 500', async (_n, q) => {
-    const r = await search(`q=${encodeURIComponent(q)}`)
-    if (r.status === 400) expectError(r, 400, 'invalid', { parameter: 'q' })
-    else {
-      expect(r.status).toBe(200)
-      expect(Array.isArray(r.json)).toBe(true)
-      expect(Number(r.headers.get('x-total-count'))).toBe(r.json.length)
-    }
-  })
+  test.each(texts.map((q) => [q.length > 40 ? `${q.slice(0, 20)}... (${q.length} characters)` : JSON.stringify(q), q]))(
+    '%s: 200 or a 400 at q, never a 500',
+    async (_n, q) => {
+      const r = await search(`q=${encodeURIComponent(q)}`)
+      if (r.status === 400) expectError(r, 400, 'invalid', { parameter: 'q' })
+      else {
+        expect(r.status).toBe(200)
+        expect(Array.isArray(r.json)).toBe(true)
+        expect(Number(r.headers.get('x-total-count'))).toBe(r.json.length)
+      }
+    },
+  )
 
   test('operator words and punctuation are text: NEAR finds "Near the pier", a:b finds what holds a and b', async () => {
     expect(await found('NEAR')).toEqual(['near'])
@@ -151,7 +237,8 @@ describe('hostile and odd text', () => {
   })
 
   test("the words the index keeps of a record's production and state are not searched", async () => {
-    for (const word of ['online', 'offline', `p${show.id}`, `s${show.id}`, 'scope', 'scope:online']) expect([word, await found(word)]).toEqual([word, []])
+    for (const word of ['online', 'offline', `p${show.id}`, `s${show.id}`, 'scope', 'scope:online'])
+      expect([word, await found(word)]).toEqual([word, []])
   })
 
   test('the catalogue is untouched by SQL in the text', async () => {
@@ -160,7 +247,8 @@ describe('hostile and odd text', () => {
   })
 
   test('a missing, empty or blank q is 400 invalid at parameter q', async () => {
-    for (const query of ['', 'q=', 'q=%20%20', 'limit=5']) expectError(await search(query), 400, 'invalid', { parameter: 'q' })
+    for (const query of ['', 'q=', 'q=%20%20', 'limit=5'])
+      expectError(await search(query), 400, 'invalid', { parameter: 'q' })
   })
 
   test('only exclusions: 400 at q, saying a word to look for is needed', async () => {
@@ -175,7 +263,17 @@ describe('hostile and odd text', () => {
   })
 
   test('a control character anywhere in q (NUL, another C0 such as tab or a line break, DEL): 400 at q', async () => {
-    const texts = ['zebracorn\u0000', '\u0000zebracorn', 'harbour\u0000master', '\u0000', 'harbour\u0001', 'harbour\tmaster', 'harbour\nmaster', 'harbour\u001f', 'harbour\u007f']
+    const texts = [
+      'zebracorn\u0000',
+      '\u0000zebracorn',
+      'harbour\u0000master',
+      '\u0000',
+      'harbour\u0001',
+      'harbour\tmaster',
+      'harbour\nmaster',
+      'harbour\u001f',
+      'harbour\u007f',
+    ]
     for (const q of texts) {
       const r = await search(`q=${encodeURIComponent(q)}`)
       expectError(r, 400, 'invalid', { parameter: 'q' })
@@ -213,7 +311,7 @@ describe('filters, paging and permissions', () => {
     expect(await found('harbour', '&type=videoasset')).toEqual(['interview'])
     expect((await found('harbour', '&type=videoasset,projectasset')).sort()).toEqual(['interview', 'project:cut'])
     expect(await found('harbour', '&type=audioasset,imageasset')).toEqual([])
-    expect((await found('interview', `&production=${other.id}`))).toEqual(['secret'])
+    expect(await found('interview', `&production=${other.id}`)).toEqual(['secret'])
     t.db.$client.run(`UPDATE media_assets SET is_production = 0 WHERE id = ${ids.sunset}`)
     try {
       expect(await found('interview', `&is_production=false`)).toEqual(['sunset'])
@@ -229,14 +327,20 @@ describe('filters, paging and permissions', () => {
     expect(await found('interview', `&device=${otherDevice.id}`)).toEqual([])
     expect((await found('harbour', `&device=${otherDevice.id - 1}`)).sort()).toEqual(['interview', 'project:cut'])
     expect(await found('interview', '&device=99999999999999999999')).toEqual([])
-    expect((await t.request('PATCH', `/api/videoassets/${ids.sunset}/`, { body: { status_approval: 1 } })).status).toBe(200)
-    expect((await t.request('PATCH', `/api/projectassets/${projects.cut}/`, { body: { status_approval: 1 } })).status).toBe(200)
+    expect((await t.request('PATCH', `/api/videoassets/${ids.sunset}/`, { body: { status_approval: 1 } })).status).toBe(
+      200,
+    )
+    expect(
+      (await t.request('PATCH', `/api/projectassets/${projects.cut}/`, { body: { status_approval: 1 } })).status,
+    ).toBe(200)
     try {
       expect(await found('interview', '&status_approval=1')).toEqual(['sunset'])
       expect((await found('interview', '&status_approval=0')).sort()).toEqual(['interview', 'secret'])
       expect(await found('harbour', '&status_approval=1')).toEqual(['project:cut'])
       expect(await found('keeper interview', '&status_approval=0')).toEqual([])
-      expect((await found('interview', `&status_approval=0&device=${otherDevice.id - 1}&type=videoasset`)).sort()).toEqual(['interview', 'secret'])
+      expect(
+        (await found('interview', `&status_approval=0&device=${otherDevice.id - 1}&type=videoasset`)).sort(),
+      ).toEqual(['interview', 'secret'])
       const counted = await search('q=interview&status_approval=0&limit=1')
       expect([counted.json.length, counted.headers.get('x-total-count')]).toEqual([1, '2'])
     } finally {
@@ -256,7 +360,12 @@ describe('filters, paging and permissions', () => {
   })
 
   test('a production id beyond any id finds nothing; offsets and limits beyond 64 bits are capped as lists cap them', async () => {
-    for (const query of ['q=interview&production=99999999999999999999', 'q=interview&production=0', 'q=interview&offset=99999999999999999999&limit=5', 'q=interview&limit=99999999999999999999']) {
+    for (const query of [
+      'q=interview&production=99999999999999999999',
+      'q=interview&production=0',
+      'q=interview&offset=99999999999999999999&limit=5',
+      'q=interview&limit=99999999999999999999',
+    ]) {
       const r = await search(query)
       expect([query, r.status]).toEqual([query, 200])
     }

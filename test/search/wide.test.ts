@@ -21,13 +21,20 @@ beforeAll(async () => {
   ;({ production: other } = await seedProduction(t, 'Other'))
   const insert = t.db.$client.prepare<{ id: number }, [string, string, number, number, string]>(
     `INSERT INTO media_assets (kind, name, description, production, device, path_file, date_add, date_mod)
-     VALUES ('video', ?, ?, ?, ?, ?, 't', 't') RETURNING id`)
+     VALUES ('video', ?, ?, ?, ?, ?, 't', 't') RETURNING id`,
+  )
   t.db.$client.transaction(() => {
     // Interleaved, so that newest first mixes them unless the name comes first.
     for (let i = 0; i < IN_NAME + ELSEWHERE; i++) {
       const inName = i % 2 === 0 || i >= 2 * ELSEWHERE
       const production = i % 50 === 0 ? other.id : show.id
-      const row = insert.get(inName ? `Crowd ${i}` : `Square ${i}`, inName ? '' : 'a crowd gathers', production, device.id, `/m/${i}.mov`)!
+      const row = insert.get(
+        inName ? `Crowd ${i}` : `Square ${i}`,
+        inName ? '' : 'a crowd gathers',
+        production,
+        device.id,
+        `/m/${i}.mov`,
+      )!
       ;(inName ? named : described).push(row.id)
     }
   })()
@@ -61,22 +68,37 @@ describe('a search wider than bm25 ranks', () => {
     const r = await t.get('/api/search/?q=crowd&limit=3', { key: reader })
     // More than bm25 ranks even so: the order by tiers, through the readable filter.
     expect(Number(r.headers.get('x-total-count'))).toBeGreaterThan(RANKED_UP_TO)
-    const visible = (list: number[]) => list.filter((id) => t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!.p === show.id)
+    const visible = (list: number[]) =>
+      list.filter(
+        (id) =>
+          t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!
+            .p === show.id,
+      )
     expect(r.headers.get('x-total-count')).toBe(String(visible([...named, ...described]).length))
     expect(ids(r)).toEqual(visible(named).slice(0, 3))
     // A user who reads every production is filtered by nothing: the same as a superuser.
     const everyone = t.makeUser('everyone', { read: [show.id, other.id] })
-    expect((await t.get('/api/search/?q=crowd&limit=3', { key: everyone })).json).toEqual((await t.get('/api/search/?q=crowd&limit=3')).json)
+    expect((await t.get('/api/search/?q=crowd&limit=3', { key: everyone })).json).toEqual(
+      (await t.get('/api/search/?q=crowd&limit=3')).json,
+    )
   })
 
   test('a reader of a small production: its few hits ranked by bm25, decided by the index alone', async () => {
     const small = t.makeUser('small', { read: [other.id] })
     const r = await t.get('/api/search/?q=crowd&limit=3', { key: small })
-    const mine = [...named, ...described].filter((id) => t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!.p === other.id)
+    const mine = [...named, ...described].filter(
+      (id) =>
+        t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!
+          .p === other.id,
+    )
     expect(Number(r.headers.get('x-total-count'))).toBe(mine.length)
     expect(mine.length).toBeLessThan(RANKED_UP_TO)
     // Ranked: bm25 scores (not the tiers' 2 and 1); every hit of the reader's production.
-    expect(r.json.every((h: { score: number; production: number }) => h.production === other.id && h.score !== TIER_SCORE.name)).toBe(true)
+    expect(
+      r.json.every(
+        (h: { score: number; production: number }) => h.production === other.id && h.score !== TIER_SCORE.name,
+      ),
+    ).toBe(true)
     const all = await t.get('/api/search/?q=crowd', { key: small })
     expect(ids(all).sort((a, b) => a - b)).toEqual([...mine].sort((a, b) => a - b))
   })
@@ -94,8 +116,10 @@ describe('a search wider than bm25 ranks', () => {
       const crossing = await t.get(`/api/search/?q=crowd&status_approval=1&limit=4&offset=${inName.length - 2}`)
       expect(ids(crossing)).toEqual([...inName.slice(-2), ...elsewhere.slice(0, 2)])
       const pending = await t.get('/api/search/?q=crowd&status_approval=0&limit=3')
-      expect([pending.headers.get('x-total-count'), ids(pending)])
-        .toEqual([String(IN_NAME + ELSEWHERE - approved.size), named.filter((id) => !approved.has(id)).slice(0, 3)])
+      expect([pending.headers.get('x-total-count'), ids(pending)]).toEqual([
+        String(IN_NAME + ELSEWHERE - approved.size),
+        named.filter((id) => !approved.has(id)).slice(0, 3),
+      ])
       // Another device: nothing (every asset here lies on Show's).
       const device = t.db.$client.query<{ d: number }, []>('SELECT device AS d FROM media_assets LIMIT 1').get()!.d
       expect((await t.get(`/api/search/?q=crowd&device=${device + 1}&limit=3`)).json).toEqual([])
@@ -107,6 +131,15 @@ describe('a search wider than bm25 ranks', () => {
 
   test('filters and exclusions hold', async () => {
     const r = await t.get(`/api/search/?q=crowd%20-gathers&production=${other.id}&limit=2`)
-    expect(ids(r)).toEqual(named.filter((id) => t.db.$client.query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?').get(id)!.p === other.id).slice(0, 2))
+    expect(ids(r)).toEqual(
+      named
+        .filter(
+          (id) =>
+            t.db.$client
+              .query<{ p: number }, [number]>('SELECT production AS p FROM media_assets WHERE id = ?')
+              .get(id)!.p === other.id,
+        )
+        .slice(0, 2),
+    )
   })
 })

@@ -19,10 +19,16 @@ beforeEach(async () => {
 afterEach(() => w.stop())
 
 const send = async (method: string, path: string, body?: unknown) => {
-  const r = await w.app.handle(new Request(`http://localhost${path}`, {
-    method, headers: { authorization: `Token ${w.base.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }))
+  const r = await w.app.handle(
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: {
+        authorization: `Token ${w.base.adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  )
   const text = await r.text()
   return { status: r.status, json: text ? JSON.parse(text) : undefined, text }
 }
@@ -44,26 +50,46 @@ const video = async (body: Record<string, unknown>) => {
 describe('the index follows the writes', () => {
   test('edits of name, description and custom metadata; keywords added and removed', async () => {
     const set = await send('POST', '/api/custommetadatasets/', { name: 'Rights', description: '', content_type: 4 })
-    expect((await send('POST', '/api/custommetadata/', { key: 'video.owner', value: 'Owner', custom_metadata_set: set.json.id })).status).toBe(200)
+    expect(
+      (
+        await send('POST', '/api/custommetadata/', {
+          key: 'video.owner',
+          value: 'Owner',
+          custom_metadata_set: set.json.id,
+        })
+      ).status,
+    ).toBe(200)
     const id = await video({ name: 'Gull', description: 'feathers', path_file: file('Show/gull.mov') })
     const me = [`videoasset:${id}`]
     expect(await hits('gull')).toEqual(me)
 
-    expect((await send('PATCH', `/api/videoassets/${id}/`, { name: 'Albatross', description: 'wings', meta_field_store: { 'video.owner': 'Zenith Films' } })).status).toBe(200)
+    expect(
+      (
+        await send('PATCH', `/api/videoassets/${id}/`, {
+          name: 'Albatross',
+          description: 'wings',
+          meta_field_store: { 'video.owner': 'Zenith Films' },
+        })
+      ).status,
+    ).toBe(200)
     expect(await hits('albatross')).toEqual(me)
     expect(await hits('wings')).toEqual(me)
     expect(await hits('zenith')).toEqual(me)
     // The old text is gone (the file name still says gull: search the name's word elsewhere).
     expect(await hits('feathers')).toEqual([])
 
-    expect((await send('PATCH', `/api/videoassets/${id}/`, { keywords: { Weather: ['Fog', 'Drizzle'] } })).status).toBe(200)
+    expect((await send('PATCH', `/api/videoassets/${id}/`, { keywords: { Weather: ['Fog', 'Drizzle'] } })).status).toBe(
+      200,
+    )
     expect(await hits('drizzle')).toEqual(me)
     expect(await hits('weather fog')).toEqual(me)
     expect((await send('PATCH', `/api/videoassets/${id}/`, { keywords: { Weather: ['Fog'] } })).status).toBe(200)
     expect(await hits('drizzle')).toEqual([])
     expect(await hits('fog')).toEqual(me)
     // A PATCH whose null removes a custom metadata key takes its value out of the index.
-    expect((await send('PATCH', `/api/videoassets/${id}/`, { meta_field_store: { 'video.owner': null } })).status).toBe(200)
+    expect((await send('PATCH', `/api/videoassets/${id}/`, { meta_field_store: { 'video.owner': null } })).status).toBe(
+      200,
+    )
     expect(await hits('zenith')).toEqual([])
   })
 
@@ -75,11 +101,18 @@ describe('the index follows the writes', () => {
   })
 
   test('a project: created, edited, deleted', async () => {
-    const made = await send('POST', '/api/projectassets/', { name: 'Trailer', bundle_root: join(root, 'Show', 'edits', 'trailer_v1'), production_id: show.id })
+    const made = await send('POST', '/api/projectassets/', {
+      name: 'Trailer',
+      bundle_root: join(root, 'Show', 'edits', 'trailer_v1'),
+      production_id: show.id,
+    })
     expect(made.status).toBe(201)
     const me = [`projectasset:${made.json.id}`]
     expect(await hits('trailer')).toEqual(me)
-    expect((await send('PATCH', `/api/projectassets/${made.json.id}/`, { name: 'Teaser', description: 'forty seconds' })).status).toBe(200)
+    expect(
+      (await send('PATCH', `/api/projectassets/${made.json.id}/`, { name: 'Teaser', description: 'forty seconds' }))
+        .status,
+    ).toBe(200)
     expect(await hits('teaser forty')).toEqual(me)
     expect((await send('DELETE', `/api/projectassets/${made.json.id}/`)).status).toBeLessThan(300)
     await w.core.runner.idle()
@@ -101,7 +134,11 @@ describe('the index follows the writes', () => {
 
   test('an import creates the record in the index; a re-import of the path changes it', async () => {
     const path = file('Show/incoming/plover.mov')
-    const first = await send('POST', IMPORT, importBody(path, { name: 'Plover', description: 'shore bird' }, { keywords: { Species: ['Charadrius'] } }))
+    const first = await send(
+      'POST',
+      IMPORT,
+      importBody(path, { name: 'Plover', description: 'shore bird' }, { keywords: { Species: ['Charadrius'] } }),
+    )
     expect(first.status).toBe(201)
     await w.core.runner.idle()
     const id = first.json.asset_import_id as number

@@ -23,7 +23,10 @@ async function copy(between?: () => void) {
   const parent = openBeneath(root, '')
   between?.()
   try {
-    return await copyTree(source, { parent, name: 'dst', path: join(root, 'dst') }, { entries }).then(() => 'copied', (e: Error) => e.message)
+    return await copyTree(source, { parent, name: 'dst', path: join(root, 'dst') }, { entries }).then(
+      () => 'copied',
+      (e: Error) => e.message,
+    )
   } finally {
     close(source)
     close(parent)
@@ -32,10 +35,15 @@ async function copy(between?: () => void) {
 
 test('files of every size up to the large-file threshold, and names of every length and script, are copied whole', async () => {
   makeTree(join(root, 'src'), {
-    'empty': '', 'one': 'x', 'sixteen.bin': 16384,
+    empty: '',
+    one: 'x',
+    'sixteen.bin': 16384,
     // The small-file buffer is 8 MiB: a file one byte short of it is the largest read in one call.
-    'below.bin': 8 * MiB - 1, 'near/below-2.bin': 8 * MiB - 2,
-    'été/日本語の名前.txt': 'utf-8', [`${'n'.repeat(255)}`]: 'the longest name', [`${'é'.repeat(127)}`]: '254 bytes of name',
+    'below.bin': 8 * MiB - 1,
+    'near/below-2.bin': 8 * MiB - 2,
+    'été/日本語の名前.txt': 'utf-8',
+    [`${'n'.repeat(255)}`]: 'the longest name',
+    [`${'é'.repeat(127)}`]: '254 bytes of name',
     'a/b/c/short': 'after a long name, a short one: no byte of the longer name is left in the buffer',
   })
   expect(await copy()).toBe('copied')
@@ -44,10 +52,14 @@ test('files of every size up to the large-file threshold, and names of every len
 
 test('a small file that shrank after the walk fails the copy (its size is checked, not only a growth)', async () => {
   makeTree(join(root, 'src'), { 'shrinks.bin': 16384 })
-  expect(await copy(() => truncateSync(join(root, 'src', 'shrinks.bin'), 1000))).toBe('size check failed for shrinks.bin: 1000 of 16384 bytes copied')
+  expect(await copy(() => truncateSync(join(root, 'src', 'shrinks.bin'), 1000))).toBe(
+    'size check failed for shrinks.bin: 1000 of 16384 bytes copied',
+  )
 })
 
 test('an empty file that got bytes after the walk fails the copy', async () => {
-  makeTree(join(root, 'src'), { 'empty': '' })
-  expect(await copy(() => truncateSync(join(root, 'src', 'empty'), 10))).toBe('size check failed for empty: 1 of 0 bytes copied')
+  makeTree(join(root, 'src'), { empty: '' })
+  expect(await copy(() => truncateSync(join(root, 'src', 'empty'), 10))).toBe(
+    'size check failed for empty: 1 of 0 bytes copied',
+  )
 })

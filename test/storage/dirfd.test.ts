@@ -5,8 +5,25 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSy
 import { join } from 'node:path'
 import { tempDir } from '../helpers/temp.ts'
 import {
-  AT_FDCWD, AT_REMOVEDIR, DIR_FLAGS, DT, E, O,
-  cName, close, identity, listDir, mkdirat, nameText, openat, readlinkat, removalSupported, renameat, sysError, unlinkat, unsupportedReason,
+  AT_FDCWD,
+  AT_REMOVEDIR,
+  DIR_FLAGS,
+  DT,
+  E,
+  O,
+  cName,
+  close,
+  identity,
+  listDir,
+  mkdirat,
+  nameText,
+  openat,
+  readlinkat,
+  removalSupported,
+  renameat,
+  sysError,
+  unlinkat,
+  unsupportedReason,
 } from '../../src/storage/dirfd.ts'
 import { removeAll } from '../helpers/tree.ts'
 
@@ -127,15 +144,26 @@ test('readlinkat: the bytes of a link, EINVAL for what is not one', () => {
   const target = Buffer.from([0x2e, 0x2e, 0x2f, 0xc3, 0xa9, 0xff])
   symlinkSync(target, join(dir, 'link'))
   writeFileSync(join(dir, 'file'), 'x')
-  expect({ link: readlinkat(fd, cName('link')), file: readlinkat(fd, cName('file')), missing: readlinkat(fd, cName('nope')) })
-    .toEqual({ link: target, file: -E.EINVAL, missing: -E.ENOENT })
+  expect({
+    link: readlinkat(fd, cName('link')),
+    file: readlinkat(fd, cName('file')),
+    missing: readlinkat(fd, cName('nope')),
+  }).toEqual({ link: target, file: -E.EINVAL, missing: -E.ENOENT })
 })
 
 test('failures become Node-style errors that name the path given', () => {
   fresh()
-  const { code, errno, syscall, path, message } = sysError(unlinkat(fd, cName('full'), AT_REMOVEDIR), 'unlinkat', 'a/full')
+  const { code, errno, syscall, path, message } = sysError(
+    unlinkat(fd, cName('full'), AT_REMOVEDIR),
+    'unlinkat',
+    'a/full',
+  )
   expect({ code, errno, syscall, path, message }).toEqual({
-    code: 'ENOENT', errno: -E.ENOENT, syscall: 'unlinkat', path: 'a/full', message: "ENOENT: no such file or directory, unlinkat 'a/full'",
+    code: 'ENOENT',
+    errno: -E.ENOENT,
+    syscall: 'unlinkat',
+    path: 'a/full',
+    message: "ENOENT: no such file or directory, unlinkat 'a/full'",
   })
   expect(() => cName('a\0b')).toThrow('NUL')
 })

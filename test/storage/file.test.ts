@@ -11,11 +11,30 @@ import { afterAll, expect, test } from 'bun:test'
 import { spawn } from 'bun'
 import { spawnSync } from 'node:child_process'
 import {
-  chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync,
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import { CancelledError } from '../../src/storage/fs.ts'
-import { type MovePlan, type MoveStep, destinationPath, moveFile, planMove, resumeMove, sourcePath, suffixed } from '../../src/storage/file.ts'
+import {
+  type MovePlan,
+  type MoveStep,
+  destinationPath,
+  moveFile,
+  planMove,
+  resumeMove,
+  sourcePath,
+  suffixed,
+} from '../../src/storage/file.ts'
 import { OTHER_TMP, TEST_TMP } from '../helpers/temp.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { removeAll, snapshot, writeLarge } from '../helpers/tree.ts'
@@ -28,7 +47,9 @@ const shm = OTHER_TMP !== undefined ? mkdtempSync(join(OTHER_TMP, 'reelhouse-fil
 const other = shm ?? mkdtempSync(join(TEST_TMP, 'reelhouse-file-b-'))
 /** The pair for the cross tests, as the test names say it. */
 const forced = !shm || statSync(shm).dev === statSync(disk).dev
-const PAIR = forced ? 'ONE file system only here, the copy forced with crossDevice' : `${OTHER_TMP} → ${TEST_TMP} (${statSync(disk).dev} ≠ ${statSync(shm!).dev})`
+const PAIR = forced
+  ? 'ONE file system only here, the copy forced with crossDevice'
+  : `${OTHER_TMP} → ${TEST_TMP} (${statSync(disk).dev} ≠ ${statSync(shm!).dev})`
 afterAll(() => removeAll(disk, other))
 
 let n = 0
@@ -49,7 +70,11 @@ const sha = (path: string) => new Bun.CryptoHasher('sha1').update(readFileSync(p
 const ino = (path: string) => statSync(path).ino
 
 /** A file at SRC/in/<name> and its plan into TGT/PROD/video/. */
-function setup(name = 'clip.mov', content: string | number = 'essence', options: { target?: 'disk' | 'other'; source?: 'disk' | 'other' } = {}) {
+function setup(
+  name = 'clip.mov',
+  content: string | number = 'essence',
+  options: { target?: 'disk' | 'other'; source?: 'disk' | 'other' } = {},
+) {
   const src = device(options.source ?? 'disk')
   const tgt = options.target === undefined ? src : device(options.target)
   const source = join(src, 'in', name)
@@ -59,7 +84,8 @@ function setup(name = 'clip.mov', content: string | number = 'essence', options:
   return { src, tgt, source, targetDir, plan }
 }
 
-const crossSetup = (name?: string, content?: string | number) => setup(name, content, { source: 'other', target: 'disk' })
+const crossSetup = (name?: string, content?: string | number) =>
+  setup(name, content, { source: 'other', target: 'disk' })
 const crossOptions = () => (forced ? { crossDevice: true } : {})
 
 /** What a rejected promise or a throwing call failed with: code, and whether its message names a path outside. */
@@ -79,7 +105,13 @@ test('within one file system: one rename (the same inode), the missing folders P
   const p = plan()
   const steps: string[] = []
   const result = await moveFile(p, { onStep: (s) => steps.push(s) })
-  expect({ result: { how: result.how, path: result.path }, steps, inode: ino(result.path), left: names(join(src, 'in')), there: names(targetDir) }).toEqual({
+  expect({
+    result: { how: result.how, path: result.path },
+    steps,
+    inode: ino(result.path),
+    left: names(join(src, 'in')),
+    there: names(targetDir),
+  }).toEqual({
     result: { how: 'renamed', path: targetDir + 'clip.mov' },
     steps: ['renamed', 'synced'],
     inode: before,
@@ -145,16 +177,42 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
       record: (q) => void events.push(`record ${q.name}${q.copy ? ' +copy' : ''}`),
       onStep: (s) => void events.push(s),
     })
-    expect({ name: result.name, there: names(targetDir), theirs: readFileSync(join(targetDir, 'clip.mov'), 'utf8'), ours: readFileSync(result.path, 'utf8') }).toEqual({
-      name: 'clip_1.mov', there: ['clip.mov', 'clip_1.mov'], theirs: 'someone else', ours: 'essence',
+    expect({
+      name: result.name,
+      there: names(targetDir),
+      theirs: readFileSync(join(targetDir, 'clip.mov'), 'utf8'),
+      ours: readFileSync(result.path, 'utf8'),
+    }).toEqual({
+      name: 'clip_1.mov',
+      there: ['clip.mov', 'clip_1.mov'],
+      theirs: 'someone else',
+      ours: 'essence',
     })
     expect(events).toEqual(
       kind === 'same file system'
         ? ['record clip_1.mov', 'renamed', 'synced']
         : forced
-          ? ['temp-created', 'copied', 'record clip.mov +copy', 'recorded', 'record clip_1.mov +copy', 'renamed', 'synced', 'source-removed']
-          // The rename is tried first (and fails with EXDEV) under the new name, recorded before it.
-          : ['record clip_1.mov', 'temp-created', 'copied', 'record clip_1.mov +copy', 'recorded', 'renamed', 'synced', 'source-removed'],
+          ? [
+              'temp-created',
+              'copied',
+              'record clip.mov +copy',
+              'recorded',
+              'record clip_1.mov +copy',
+              'renamed',
+              'synced',
+              'source-removed',
+            ]
+          : // The rename is tried first (and fails with EXDEV) under the new name, recorded before it.
+            [
+              'record clip_1.mov',
+              'temp-created',
+              'copied',
+              'record clip_1.mov +copy',
+              'recorded',
+              'renamed',
+              'synced',
+              'source-removed',
+            ],
     )
   })
 }
@@ -204,7 +262,11 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
     mkdirSync(held)
     mkdirSync(done)
     const stop = join(tgt, 'stop')
-    const racer = spawn([process.execPath, '-e', RACER], { env: { ...process.env, FILE_TS, DIR: targetDir, HELD: held, STOP: stop }, stdout: 'pipe', stderr: 'inherit' })
+    const racer = spawn([process.execPath, '-e', RACER], {
+      env: { ...process.env, FILE_TS, DIR: targetDir, HELD: held, STOP: stop },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    })
     const output = new Response(racer.stdout).text()
     await waitFor(() => names(held).length > 0, 'the racer to start', { everyMs: 5 })
     let moved = 0
@@ -233,9 +295,15 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
     const carried = read(held)
     const ours = there.filter((c) => c.startsWith('ours ')).sort()
     const theirs = [...there, ...carried].filter((c) => c.startsWith('theirs '))
-    expect({ ours: ours.length, distinctOurs: new Set(ours).size, oursCarriedOff: carried.filter((c) => c.startsWith('ours ')).length, theirs: theirs.length, distinctTheirs: new Set(theirs).size })
-      .toEqual({ ours: moved, distinctOurs: moved, oursCarriedOff: 0, theirs: made, distinctTheirs: made })
-    if (process.env.RACE_OUTCOMES) console.log(`${kind}: ${moved} moved, ${lost} lost their planned name, the racer made ${made}`)
+    expect({
+      ours: ours.length,
+      distinctOurs: new Set(ours).size,
+      oursCarriedOff: carried.filter((c) => c.startsWith('ours ')).length,
+      theirs: theirs.length,
+      distinctTheirs: new Set(theirs).size,
+    }).toEqual({ ours: moved, distinctOurs: moved, oursCarriedOff: 0, theirs: made, distinctTheirs: made })
+    if (process.env.RACE_OUTCOMES)
+      console.log(`${kind}: ${moved} moved, ${lost} lost their planned name, the racer made ${made}`)
     expect(lost).toBeGreaterThan(0)
   }, 120_000)
 }
@@ -265,7 +333,11 @@ test(`across file systems: ${PAIR}: 12 MB with its mode and times to the nanosec
     left: names(join(src, 'in')),
     there: names(targetDir),
     events,
-    progress: { last: progress.at(-1), ascending: progress.every((b, i) => i === 0 || b > progress[i - 1]!), chunks: progress.length > 1 },
+    progress: {
+      last: progress.at(-1),
+      ascending: progress.every((b, i) => i === 0 || b > progress[i - 1]!),
+      chunks: progress.length > 1,
+    },
   }).toEqual({
     how: 'copied',
     hash,
@@ -283,9 +355,17 @@ test(`a cancelled copy (${PAIR}): the temp removed, the source where it was, not
   const before = snapshot(join(src, 'in'))
   const controller = new AbortController()
   const seen: number[] = []
-  const error = await moveFile(plan(), { ...crossOptions(), signal: controller.signal, onProgress: (b) => (seen.push(b), controller.abort('stop')) }).catch((e) => e)
-  expect({ cancelled: error instanceof CancelledError, chunks: seen.length, source: snapshot(join(src, 'in')), there: names(targetDir) })
-    .toEqual({ cancelled: true, chunks: 1, source: before, there: [] })
+  const error = await moveFile(plan(), {
+    ...crossOptions(),
+    signal: controller.signal,
+    onProgress: (b) => (seen.push(b), controller.abort('stop')),
+  }).catch((e) => e)
+  expect({
+    cancelled: error instanceof CancelledError,
+    chunks: seen.length,
+    source: snapshot(join(src, 'in')),
+    there: names(targetDir),
+  }).toEqual({ cancelled: true, chunks: 1, source: before, there: [] })
   expect(existsSync(source)).toBe(true)
 })
 
@@ -301,7 +381,10 @@ test('refused: a source that is a link, a source reached through a linked folder
   mkdirSync(join(pipes, 'in'))
   spawnSync('mkfifo', [join(pipes, 'in/fifo.mov')])
   const targetDir = join(root, 'PROD/video')
-  const plan = (source: string, sourceRoot = root) => () => planMove({ source, sourceRoot, targetDir, targetRoot: root })
+  const plan =
+    (source: string, sourceRoot = root) =>
+    () =>
+      planMove({ source, sourceRoot, targetDir, targetRoot: root })
   const before = { inside: snapshot(root), outside: snapshot(outside) }
   expect({
     link: await failure(plan(join(root, 'real/link.mov')), outside),
@@ -326,16 +409,35 @@ test('refused: a target folder reached through a link; nothing is made outside t
   const outside = device('other')
   put(join(root, 'in/clip.mov'), 'x')
   symlinkSync(outside, join(root, 'PROD'))
-  const error = await failure(() => planMove({ source: join(root, 'in/clip.mov'), sourceRoot: root, targetDir: join(root, 'PROD/video'), targetRoot: root }), outside)
+  const error = await failure(
+    () =>
+      planMove({
+        source: join(root, 'in/clip.mov'),
+        sourceRoot: root,
+        targetDir: join(root, 'PROD/video'),
+        targetRoot: root,
+      }),
+    outside,
+  )
   // A plan made while PROD was a real folder, PROD swapped for a link before the move.
   const other = device()
   put(join(other, 'in/clip.mov'), 'y')
   mkdirSync(join(other, 'PROD'))
-  const p = planMove({ source: join(other, 'in/clip.mov'), sourceRoot: other, targetDir: join(other, 'PROD/video'), targetRoot: other })
+  const p = planMove({
+    source: join(other, 'in/clip.mov'),
+    sourceRoot: other,
+    targetDir: join(other, 'PROD/video'),
+    targetRoot: other,
+  })
   renameSync(join(other, 'PROD'), join(other, 'PROD.old'))
   symlinkSync(outside, join(other, 'PROD'))
   const late = await failure(() => moveFile(p), outside)
-  expect({ error, late, outside: names(outside), sources: [existsSync(join(root, 'in/clip.mov')), existsSync(join(other, 'in/clip.mov'))] }).toEqual({
+  expect({
+    error,
+    late,
+    outside: names(outside),
+    sources: [existsSync(join(root, 'in/clip.mov')), existsSync(join(other, 'in/clip.mov'))],
+  }).toEqual({
     error: { code: 'ENOTDIR', namesOutside: false },
     late: { code: 'ENOTDIR', namesOutside: false },
     outside: [],
@@ -350,7 +452,15 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
     put(join(src, 'in/impostor.mov'), 'impostor')
     renameSync(join(src, 'in/impostor.mov'), source)
     const swapped = await failure(() => moveFile(p, kind === 'same file system' ? {} : crossOptions()))
-    const expected = await failure(() => planMove({ source, sourceRoot: src, targetDir, targetRoot: p.target.root, expect: { dev: Number(p.file.dev), ino: Number(p.file.ino) } }))
+    const expected = await failure(() =>
+      planMove({
+        source,
+        sourceRoot: src,
+        targetDir,
+        targetRoot: p.target.root,
+        expect: { dev: Number(p.file.dev), ino: Number(p.file.ino) },
+      }),
+    )
     expect({ swapped, expected, source: readFileSync(source, 'utf8'), there: names(targetDir) }).toEqual({
       swapped: { code: 'ECHANGED', namesOutside: false },
       expected: { code: 'ECHANGED', namesOutside: false },
@@ -401,7 +511,11 @@ const state = (p: MovePlan) => ({
 
 /** After a resume: the file at exactly its destination with its bytes, nothing else in either folder. */
 function expectMovedOnce(result: { path: string; plan: MovePlan }, hash: string, sourceDir: string, targetDir: string) {
-  expect({ source: names(sourceDir), target: names(targetDir), hash: sha(result.path) }).toEqual({ source: [], target: [result.plan.name], hash })
+  expect({ source: names(sourceDir), target: names(targetDir), hash: sha(result.path) }).toEqual({
+    source: [],
+    target: [result.plan.name],
+    hash,
+  })
 }
 
 const CROSS_STEPS = ['temp-created', 'progress', 'copied', 'recorded', 'renamed', 'synced', 'source-removed']
@@ -412,7 +526,9 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
   test(`a crash at every step (${kind}), the child process killed there; the resume ends with the file at exactly one path`, async () => {
     const table: Record<string, unknown> = {}
     for (const stop of same ? SAME_STEPS : CROSS_STEPS) {
-      const { src, targetDir, plan } = same ? setup('clip.mov', 3 * 1024 * 1024) : crossSetup('clip.mov', 20 * 1024 * 1024)
+      const { src, targetDir, plan } = same
+        ? setup('clip.mov', 3 * 1024 * 1024)
+        : crossSetup('clip.mov', 20 * 1024 * 1024)
       const hash = sha(join(src, 'in/clip.mov'))
       const child = mover(plan(), stop, !same && forced)
       await child.exited
@@ -431,9 +547,21 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
             synced: { atCrash: disk(false, false, true), resumed: 'found', steps: '' },
           }
         : {
-            'temp-created': { atCrash: disk(true, true, false), resumed: 'copied', steps: 'temp-created copied recorded renamed synced source-removed' },
-            progress: { atCrash: disk(true, true, false), resumed: 'copied', steps: 'temp-created copied recorded renamed synced source-removed' },
-            copied: { atCrash: disk(true, true, false), resumed: 'copied', steps: 'temp-created copied recorded renamed synced source-removed' },
+            'temp-created': {
+              atCrash: disk(true, true, false),
+              resumed: 'copied',
+              steps: 'temp-created copied recorded renamed synced source-removed',
+            },
+            progress: {
+              atCrash: disk(true, true, false),
+              resumed: 'copied',
+              steps: 'temp-created copied recorded renamed synced source-removed',
+            },
+            copied: {
+              atCrash: disk(true, true, false),
+              resumed: 'copied',
+              steps: 'temp-created copied recorded renamed synced source-removed',
+            },
             // The recorded copy is complete: it is renamed into place, not made again.
             recorded: { atCrash: disk(true, true, false), resumed: 'copied', steps: 'renamed synced source-removed' },
             renamed: { atCrash: disk(true, false, true), resumed: 'found', steps: '' },
@@ -463,7 +591,8 @@ test(`killed at random moments, 30 times, moving 20 MB (${PAIR}); every resume e
     clearTimeout(timer)
     const recorded = JSON.parse(readFileSync(child.planFile, 'utf8')) as MovePlan
     const s = state(recorded)
-    const at = `${child.signal() ? 'killed' : 'finished'}: ${s.source ? 'source ' : ''}${s.temp ? 'temp ' : ''}${s.final ? 'final' : ''}`.trim()
+    const at =
+      `${child.signal() ? 'killed' : 'finished'}: ${s.source ? 'source ' : ''}${s.temp ? 'temp ' : ''}${s.final ? 'final' : ''}`.trim()
     outcomes[at] = (outcomes[at] ?? 0) + 1
     expectMovedOnce(await resumeMove(recorded, crossOptions()), hash, join(src, 'in'), targetDir)
   }
@@ -499,7 +628,13 @@ test('resume of states a crash leaves without `record` or with linkat: two names
   expect({
     twoNames: { how: twoNames.how, source: existsSync(a.source), inode: ino(twoNames.path) === Number(pa.file.ino) },
     identical: { how: identical.how, source: existsSync(b.source), there: names(b.targetDir) },
-    different: { how: different.how, name: different.name, theirs: readFileSync(destinationPath(pc), 'utf8'), ours: readFileSync(different.path, 'utf8'), source: existsSync(c.source) },
+    different: {
+      how: different.how,
+      name: different.name,
+      theirs: readFileSync(destinationPath(pc), 'utf8'),
+      ours: readFileSync(different.path, 'utf8'),
+      source: existsSync(c.source),
+    },
   }).toEqual({
     twoNames: { how: 'found', source: false, inode: true },
     identical: { how: 'found', source: false, there: ['clip.mov'] },
@@ -514,8 +649,16 @@ test(`a source written to while it is copied, or after its copy but before its r
     const once = () => void (done || (change(source), (done = true)))
     const steps: string[] = []
     const onStep = (s: MoveStep) => (steps.push(s), s === 'synced' && when === 'synced' && once())
-    const error = await failure(() => moveFile(plan(), { ...crossOptions(), onProgress: () => when === 'progress' && once(), onStep }))
-    return { error, steps: steps.join(' '), source: names(join(src, 'in')), target: names(targetDir), changed: readFileSync(source).subarray(0, 7).toString() }
+    const error = await failure(() =>
+      moveFile(plan(), { ...crossOptions(), onProgress: () => when === 'progress' && once(), onStep }),
+    )
+    return {
+      error,
+      steps: steps.join(' '),
+      source: names(join(src, 'in')),
+      target: names(targetDir),
+      changed: readFileSync(source).subarray(0, 7).toString(),
+    }
   }
   // Same size, other bytes: only the modification time tells.
   const overwrite = (path: string) => writeFileSync(path, 'changed', { flag: 'r+' })
@@ -530,13 +673,23 @@ test(`a source written to while it is copied, or after its copy but before its r
   }).toEqual({
     overwrittenWhileCopied: { ...whileCopying, changed: 'changed' },
     grownWhileCopied: { ...whileCopying, changed: expect.any(String) },
-    overwrittenAfterCopy: { error: { code: 'ECHANGED', namesOutside: false }, steps: 'temp-created copied recorded renamed synced', ...left, changed: 'changed' },
+    overwrittenAfterCopy: {
+      error: { code: 'ECHANGED', namesOutside: false },
+      steps: 'temp-created copied recorded renamed synced',
+      ...left,
+      changed: 'changed',
+    },
   })
 })
 
 test(`a source name taken by another file after the copy (${PAIR}): that file is not removed`, async () => {
   const { src, source, plan } = crossSetup('clip.mov', 'ours')
   put(join(src, 'impostor'), 'impostor')
-  const result = await moveFile(plan(), { ...crossOptions(), onStep: (s) => s === 'synced' && renameSync(join(src, 'impostor'), source) })
-  expect({ how: result.how, moved: readFileSync(result.path, 'utf8'), atSource: readFileSync(source, 'utf8') }).toEqual({ how: 'copied', moved: 'ours', atSource: 'impostor' })
+  const result = await moveFile(plan(), {
+    ...crossOptions(),
+    onStep: (s) => s === 'synced' && renameSync(join(src, 'impostor'), source),
+  })
+  expect({ how: result.how, moved: readFileSync(result.path, 'utf8'), atSource: readFileSync(source, 'utf8') }).toEqual(
+    { how: 'copied', moved: 'ours', atSource: 'impostor' },
+  )
 })

@@ -8,7 +8,18 @@
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { chmodSync, existsSync, lstatSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { AT_FDCWD, CLONE_NOFOLLOW, CLONE_NOOWNERCOPY, DIR_FLAGS, E, O, cName, close, fcloneat, openat } from '../../src/storage/dirfd.ts'
+import {
+  AT_FDCWD,
+  CLONE_NOFOLLOW,
+  CLONE_NOOWNERCOPY,
+  DIR_FLAGS,
+  E,
+  O,
+  cName,
+  close,
+  fcloneat,
+  openat,
+} from '../../src/storage/dirfd.ts'
 import { renameFallback } from '../../src/storage/file.ts'
 import { copyTree, listTree, openBeneath } from '../../src/storage/fs.ts'
 import { tempDir } from '../helpers/temp.ts'
@@ -40,7 +51,13 @@ test('fcloneat answers ENOSYS off macOS and makes nothing', () => {
 })
 
 test('copyTree here copies bytes into new files, with the modes and times of the walk, as before', async () => {
-  makeTree(join(root, 'src'), { 'a.txt': 'alpha', 'ro.txt': 'read only', 'big/large.bin': 9 * 1024 * 1024, 'empty': '', 'sub/deeper/x': 'x' })
+  makeTree(join(root, 'src'), {
+    'a.txt': 'alpha',
+    'ro.txt': 'read only',
+    'big/large.bin': 9 * 1024 * 1024,
+    empty: '',
+    'sub/deeper/x': 'x',
+  })
   chmodSync(join(root, 'src', 'ro.txt'), 0o444)
   chmodSync(join(root, 'src', 'a.txt'), 0o751)
   utimesSync(join(root, 'src', 'a.txt'), 1_000_000, 1_234_567)
@@ -50,7 +67,11 @@ test('copyTree here copies bytes into new files, with the modes and times of the
   const seen: number[] = []
   let done
   try {
-    done = await copyTree(source, { parent, name: 'dst', path: join(root, 'dst') }, { entries, onProgress: (p) => seen.push(p.files) })
+    done = await copyTree(
+      source,
+      { parent, name: 'dst', path: join(root, 'dst') },
+      { entries, onProgress: (p) => seen.push(p.files) },
+    )
   } finally {
     close(source)
     close(parent)
@@ -60,7 +81,11 @@ test('copyTree here copies bytes into new files, with the modes and times of the
   expect(snapshot(join(root, 'dst'))).toEqual(snapshot(join(root, 'src')))
   for (const rel of ['a.txt', 'ro.txt', 'big/large.bin', 'empty', 'sub/deeper/x']) {
     const [a, b] = [lstatSync(join(root, 'src', rel)), lstatSync(join(root, 'dst', rel))]
-    expect({ rel, mode: b.mode, mtime: Math.floor(b.mtimeMs) }).toEqual({ rel, mode: a.mode, mtime: Math.floor(a.mtimeMs) })
+    expect({ rel, mode: b.mode, mtime: Math.floor(b.mtimeMs) }).toEqual({
+      rel,
+      mode: a.mode,
+      mtime: Math.floor(a.mtimeMs),
+    })
     expect(b.ino).not.toBe(a.ino)
     expect(b.nlink).toBe(1)
   }
@@ -74,7 +99,8 @@ const notsup = [-E.ENOTSUP, -(E.EOPNOTSUPP ?? E.ENOTSUP)]
 
 test('renameFallback: the rename that refuses to replace decides whenever it is supported', () => {
   for (const renamed of [0, -E.EEXIST, -E.EXDEV, -E.EACCES, -E.EPERM, -E.ENOENT, -E.EBUSY])
-    for (const linked of [undefined, 0, ...notsup, -E.EPERM]) expect({ renamed, linked, step: renameFallback(renamed, linked) }).toEqual({ renamed, linked, step: 'rename' })
+    for (const linked of [undefined, 0, ...notsup, -E.EPERM])
+      expect({ renamed, linked, step: renameFallback(renamed, linked) }).toEqual({ renamed, linked, step: 'rename' })
 })
 
 test('renameFallback: where it is not (EINVAL, ENOTSUP, EOPNOTSUPP, ENOSYS), a hard link comes next', () => {
@@ -90,5 +116,9 @@ test('renameFallback: the link decides whenever it worked or failed for any reas
 test('renameFallback: check-then-rename only where neither the rename nor a hard link exists', () => {
   for (const renamed of [-E.EINVAL, -E.ENOSYS, ...notsup])
     for (const linked of [...notsup, -E.EPERM])
-      expect({ renamed, linked, step: renameFallback(renamed, linked) }).toEqual({ renamed, linked, step: 'check-then-rename' })
+      expect({ renamed, linked, step: renameFallback(renamed, linked) }).toEqual({
+        renamed,
+        linked,
+        step: 'check-then-rename',
+      })
 })

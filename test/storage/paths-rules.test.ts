@@ -8,25 +8,43 @@ const { linux, darwin, win32 } = RULES
 
 /** What `clean` answers for each value: the cleaned path, or the refusal's message. */
 const cleaned = (rules: PathRules, values: string[], clean: 'cleanPath' | 'cleanDir' = 'cleanPath') =>
-  Object.fromEntries(values.map((v) => {
-    try {
-      return [v, rules[clean](v)]
-    } catch (error) {
-      return [v, `refused: ${(error as Error).message}`]
-    }
-  }))
+  Object.fromEntries(
+    values.map((v) => {
+      try {
+        return [v, rules[clean](v)]
+      } catch (error) {
+        return [v, `refused: ${(error as Error).message}`]
+      }
+    }),
+  )
 
 const devices = (...paths: string[]) => paths.map((path, i) => ({ id: i + 1, path }))
 
 test('each platform has its rules, Linux the ones of every other Unix', () => {
-  expect([rulesFor('linux'), rulesFor('darwin'), rulesFor('win32'), rulesFor('freebsd')]).toEqual([linux, darwin, win32, linux])
+  expect([rulesFor('linux'), rulesFor('darwin'), rulesFor('win32'), rulesFor('freebsd')]).toEqual([
+    linux,
+    darwin,
+    win32,
+    linux,
+  ])
   expect([linux.sep, darwin.sep, win32.sep]).toEqual(['/', '/', '\\'])
   expect([linux.maxLength, darwin.maxLength, win32.maxLength]).toEqual([4096, 1024, 32767])
 })
 
 describe('Linux', () => {
   test('paths are absolute from /, . and .. resolved (/.. is /), the final slash kept', () => {
-    expect(cleaned(linux, ['/mnt/media/', '/mnt//media/./show/../', '/..', '/mnt/a/..', 'mnt/media', 'C:\\Media\\', '/a\0b', '/' + 'a'.repeat(4096)])).toEqual({
+    expect(
+      cleaned(linux, [
+        '/mnt/media/',
+        '/mnt//media/./show/../',
+        '/..',
+        '/mnt/a/..',
+        'mnt/media',
+        'C:\\Media\\',
+        '/a\0b',
+        '/' + 'a'.repeat(4096),
+      ]),
+    ).toEqual({
       '/mnt/media/': '/mnt/media/',
       '/mnt//media/./show/../': '/mnt/media/',
       '/..': '/',
@@ -79,7 +97,17 @@ describe('macOS', () => {
 
 describe('Windows', () => {
   test('drive letters: / read as \\, . and .. resolved down to the drive root, the letter upper case', () => {
-    expect(cleaned(win32, ['C:\\Media\\Show\\', 'c:/media/show/../x/', 'C:\\..\\..\\x', 'C:\\a\\\\b\\.\\c', 'C:\\a\\b\\..', 'd:\\', 'C:/'])).toEqual({
+    expect(
+      cleaned(win32, [
+        'C:\\Media\\Show\\',
+        'c:/media/show/../x/',
+        'C:\\..\\..\\x',
+        'C:\\a\\\\b\\.\\c',
+        'C:\\a\\b\\..',
+        'd:\\',
+        'C:/',
+      ]),
+    ).toEqual({
       'C:\\Media\\Show\\': 'C:\\Media\\Show\\',
       'c:/media/show/../x/': 'C:\\media\\x\\',
       'C:\\..\\..\\x': 'C:\\x',
@@ -92,13 +120,26 @@ describe('Windows', () => {
   })
 
   test('UNC shares: \\\\server\\share\\ is the root, and .. never climbs above it', () => {
-    expect(cleaned(win32, ['\\\\nas\\media\\Show\\', '//nas/media/a/./b/', '\\\\nas\\media', '\\\\nas\\media\\a\\..\\b', '\\\\nas\\media\\..\\other\\', '\\\\nas\\media\\a\\..\\..\\', '\\\\nas', '\\\\nas\\'])).toEqual({
+    expect(
+      cleaned(win32, [
+        '\\\\nas\\media\\Show\\',
+        '//nas/media/a/./b/',
+        '\\\\nas\\media',
+        '\\\\nas\\media\\a\\..\\b',
+        '\\\\nas\\media\\..\\other\\',
+        '\\\\nas\\media\\a\\..\\..\\',
+        '\\\\nas',
+        '\\\\nas\\',
+      ]),
+    ).toEqual({
       '\\\\nas\\media\\Show\\': '\\\\nas\\media\\Show\\',
       '//nas/media/a/./b/': '\\\\nas\\media\\a\\b\\',
       '\\\\nas\\media': '\\\\nas\\media\\',
       '\\\\nas\\media\\a\\..\\b': '\\\\nas\\media\\b',
-      '\\\\nas\\media\\..\\other\\': 'refused: .. would climb above the share \\\\nas\\media\\: a UNC path stays within its share.',
-      '\\\\nas\\media\\a\\..\\..\\': 'refused: .. would climb above the share \\\\nas\\media\\: a UNC path stays within its share.',
+      '\\\\nas\\media\\..\\other\\':
+        'refused: .. would climb above the share \\\\nas\\media\\: a UNC path stays within its share.',
+      '\\\\nas\\media\\a\\..\\..\\':
+        'refused: .. would climb above the share \\\\nas\\media\\: a UNC path stays within its share.',
       '\\\\nas': 'refused: A UNC path names a server and a share: \\\\server\\share\\folder\\.',
       '\\\\nas\\': 'refused: A UNC path names a server and a share: \\\\server\\share\\folder\\.',
     })
@@ -106,26 +147,58 @@ describe('Windows', () => {
 
   test('refused: relative forms, device namespaces, names Windows changes or reserves, NUL, over-long', () => {
     const long = 'C:\\' + 'a\\'.repeat(16383) + 'ab'
-    expect(cleaned(win32, [
-      'C:foo', 'c:', '\\Media\\', '/Media/', 'Media\\Show', '\\\\?\\C:\\Media\\', '\\\\.\\PhysicalDrive0', '//?/C:/Media/', '\\??\\C:\\Media',
-      'C:\\Media.\\x', 'C:\\Media \\x', 'C:\\NUL', 'C:\\Media\\com1.txt', 'C:\\Media\\clip.mov:stream', 'C:\\a?b', 'C:\\a\u0001b', 'C:\\a\0b', long,
-    ])).toEqual({
-      'C:foo': "refused: A path like C:folder is relative to the current folder of its drive: give it from the drive's root (C:\\folder\\).",
+    expect(
+      cleaned(win32, [
+        'C:foo',
+        'c:',
+        '\\Media\\',
+        '/Media/',
+        'Media\\Show',
+        '\\\\?\\C:\\Media\\',
+        '\\\\.\\PhysicalDrive0',
+        '//?/C:/Media/',
+        '\\??\\C:\\Media',
+        'C:\\Media.\\x',
+        'C:\\Media \\x',
+        'C:\\NUL',
+        'C:\\Media\\com1.txt',
+        'C:\\Media\\clip.mov:stream',
+        'C:\\a?b',
+        'C:\\a\u0001b',
+        'C:\\a\0b',
+        long,
+      ]),
+    ).toEqual({
+      'C:foo':
+        "refused: A path like C:folder is relative to the current folder of its drive: give it from the drive's root (C:\\folder\\).",
       'c:': "refused: A path like C:folder is relative to the current folder of its drive: give it from the drive's root (C:\\folder\\).",
-      '\\Media\\': 'refused: A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).',
-      '/Media/': 'refused: A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).',
+      '\\Media\\':
+        'refused: A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).',
+      '/Media/':
+        'refused: A path starting with \\ or / lies on the current drive, whichever that is: give the drive (C:\\folder\\) or the share (\\\\server\\share\\folder\\).',
       'Media\\Show': 'refused: The path must be absolute: C:\\folder\\ or \\\\server\\share\\folder\\.',
-      '\\\\?\\C:\\Media\\': 'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
-      '\\\\.\\PhysicalDrive0': 'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
-      '//?/C:/Media/': 'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
-      '\\??\\C:\\Media': 'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
-      'C:\\Media.\\x': 'refused: The name "Media." ends with a dot or a space, which Windows drops: it would name another file than written.',
-      'C:\\Media \\x': 'refused: The name "Media " ends with a dot or a space, which Windows drops: it would name another file than written.',
-      'C:\\NUL': 'refused: "NUL" is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.',
-      'C:\\Media\\com1.txt': 'refused: "com1.txt" is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.',
-      'C:\\Media\\clip.mov:stream': 'refused: The name "clip.mov:stream" holds a character Windows does not allow in names (< > : " | ? * or a control character).',
-      'C:\\a?b': 'refused: The name "a?b" holds a character Windows does not allow in names (< > : " | ? * or a control character).',
-      'C:\\a\u0001b': 'refused: The name "a\\u0001b" holds a character Windows does not allow in names (< > : " | ? * or a control character).',
+      '\\\\?\\C:\\Media\\':
+        'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
+      '\\\\.\\PhysicalDrive0':
+        'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
+      '//?/C:/Media/':
+        'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
+      '\\??\\C:\\Media':
+        'refused: Device paths (\\\\?\\ and \\\\.\\) are not accepted: give the path as C:\\folder\\ or \\\\server\\share\\folder\\.',
+      'C:\\Media.\\x':
+        'refused: The name "Media." ends with a dot or a space, which Windows drops: it would name another file than written.',
+      'C:\\Media \\x':
+        'refused: The name "Media " ends with a dot or a space, which Windows drops: it would name another file than written.',
+      'C:\\NUL':
+        'refused: "NUL" is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.',
+      'C:\\Media\\com1.txt':
+        'refused: "com1.txt" is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9), not a file or folder.',
+      'C:\\Media\\clip.mov:stream':
+        'refused: The name "clip.mov:stream" holds a character Windows does not allow in names (< > : " | ? * or a control character).',
+      'C:\\a?b':
+        'refused: The name "a?b" holds a character Windows does not allow in names (< > : " | ? * or a control character).',
+      'C:\\a\u0001b':
+        'refused: The name "a\\u0001b" holds a character Windows does not allow in names (< > : " | ? * or a control character).',
       'C:\\a\0b': 'refused: The path contains a NUL character.',
       [long]: 'refused: The path is longer than 32767 characters.',
     })
@@ -141,8 +214,14 @@ describe('Windows', () => {
     expect(win32.samePath('\\\\nas\\media\\', '\\\\NAS\\MEDIA\\')).toBe(true)
     // A share is not a folder of another share, nor of its server.
     expect(win32.isInside('\\\\nas\\media\\', '\\\\nas\\mediaold\\x')).toBe(false)
-    expect(win32.deviceFor(devices('C:\\', 'C:\\Media\\', '\\\\nas\\media\\'), 'c:\\media\\clip.mov')).toEqual({ id: 2, path: 'C:\\Media\\' })
-    expect(win32.deviceFor(devices('C:\\', 'C:\\Media\\', '\\\\nas\\media\\'), '\\\\NAS\\MEDIA')).toEqual({ id: 3, path: '\\\\nas\\media\\' })
+    expect(win32.deviceFor(devices('C:\\', 'C:\\Media\\', '\\\\nas\\media\\'), 'c:\\media\\clip.mov')).toEqual({
+      id: 2,
+      path: 'C:\\Media\\',
+    })
+    expect(win32.deviceFor(devices('C:\\', 'C:\\Media\\', '\\\\nas\\media\\'), '\\\\NAS\\MEDIA')).toEqual({
+      id: 3,
+      path: '\\\\nas\\media\\',
+    })
     expect(win32.deviceFor(devices('C:\\Media\\'), 'D:\\Media\\clip.mov')).toBeUndefined()
     expect(win32.workFolder.test('C:\\Media\\.Reelhouse-delete-3\\')).toBe(true)
     // Upper case one for one, as NTFS does: "ß" has no single upper-case letter and stays itself.

@@ -7,7 +7,8 @@ import { FileWorkUnavailable, REFUSAL, fileWorkRefusal, requireFileWork } from '
 import { createFailures } from '../../src/http/failures.ts'
 import { silentLog } from '../../src/util/log.ts'
 
-const WINDOWS_ARM = 'File operations are not available on Windows (win32 arm64): the folder handle calls are written for 64-bit x86 Windows only. The catalogue and the API work.'
+const WINDOWS_ARM =
+  'File operations are not available on Windows (win32 arm64): the folder handle calls are written for 64-bit x86 Windows only. The catalogue and the API work.'
 
 test('file work is done on 64-bit Linux and macOS and on x64 Windows, refused elsewhere with the platform named', () => {
   const on = (platform: string, arch: string) => fileWorkRefusal(platform, arch)
@@ -27,8 +28,10 @@ test('file work is done on 64-bit Linux and macOS and on x64 Windows, refused el
     'darwin arm64': undefined,
     'win32 x64': undefined,
     'win32 arm64': WINDOWS_ARM,
-    'freebsd x64': 'File operations are not available on freebsd (freebsd x64): Reelhouse works on files only through open folders, written for Linux, macOS and Windows. The catalogue and the API work.',
-    'linux ia32': 'File operations are not available on Linux (linux ia32): the folder descriptor calls are written for 64-bit x86 and ARM processors only. The catalogue and the API work.',
+    'freebsd x64':
+      'File operations are not available on freebsd (freebsd x64): Reelhouse works on files only through open folders, written for Linux, macOS and Windows. The catalogue and the API work.',
+    'linux ia32':
+      'File operations are not available on Linux (linux ia32): the folder descriptor calls are written for 64-bit x86 and ARM processors only. The catalogue and the API work.',
   })
 })
 

@@ -95,11 +95,16 @@ test('folders swapped for links to an outside folder by another process: the out
     }
     swapper = spawn([process.execPath, '-e', SWAPPER], {
       env: { ...process.env, TREE: tree, OUTSIDE: outside, FOLDERS: String(FOLDERS), MS: '10000' },
-      stdin: 'ignore', stdout: 'pipe', stderr: 'inherit',
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'inherit',
     })
     const output = lines(swapper.stdout)
     expect((await output.next()).value).toBe('ready')
-    const outcome = await removeTreeAt(tree).then(() => 'removed', (e) => e.code ?? e.message)
+    const outcome = await removeTreeAt(tree).then(
+      () => 'removed',
+      (e) => e.code ?? e.message,
+    )
     outcomes.push(outcome)
     // Whatever happened, the removal never went into the outside folder.
     expect(snapshot(outside)).toEqual(before)

@@ -3,7 +3,17 @@
 // deterministic by swapping from the progress callback, which runs between two removals.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/temp.ts'
 import { AT_FDCWD, DIR_FLAGS, cName, close, identity, openat } from '../../src/storage/dirfd.ts'
@@ -27,7 +37,7 @@ beforeAll(() => {
 afterAll(() => spawnSync('rm', ['-rf', base]))
 
 const outsideTree = (outside: string) =>
-  makeTree(outside, { 'keep.txt': 'keep', 'folder/a.bin': 3000, 'folder/deeper/b.txt': 'b', 'empty': null })
+  makeTree(outside, { 'keep.txt': 'keep', 'folder/a.bin': 3000, 'folder/deeper/b.txt': 'b', empty: null })
 
 /** Descriptors of this process open on something under the test folder (other tests' sockets and files come and go meanwhile). */
 const fdCount = () =>
@@ -154,14 +164,22 @@ test('refuses a folder that is not the expected one, removing nothing', async ()
 })
 
 test('refuses a path that is not absolute and normal, or a name that is not one name', async () => {
-  for (const bad of ['relative/x', '/a/../b', '/', '/a/./b', { parent: 0, name: 'a/b' }, { parent: 0, name: '..' }, { parent: 0, name: '.' }])
+  for (const bad of [
+    'relative/x',
+    '/a/../b',
+    '/',
+    '/a/./b',
+    { parent: 0, name: 'a/b' },
+    { parent: 0, name: '..' },
+    { parent: 0, name: '.' },
+  ])
     expect((await removeTreeAt(bad).catch((e) => e)).code).toBe('EINVAL')
 })
 
 test('removes a folder named in a parent the caller opened, and leaves that parent open', async () => {
   const { here, tree, outside } = place()
   outsideTree(outside)
-  makeTree(tree, { 'a/1': '1', 'link': { link: outside } })
+  makeTree(tree, { 'a/1': '1', link: { link: outside } })
   const before = snapshot(outside)
   const parent = openat(AT_FDCWD, cName(here), DIR_FLAGS)
   try {
@@ -249,28 +267,34 @@ async function withMount(mountpoint: string, bind: string | undefined, body: () 
   }
 }
 
-test.skipIf(!canMount)('a mount point inside the tree stops the removal; nothing on the mounted device is touched', async () => {
-  const { tree } = place()
-  makeTree(tree, { 'a/1': '1', 'mnt': null })
-  await withMount(join(tree, 'mnt'), undefined, async () => {
-    writeFileSync(join(tree, 'mnt', 'on-the-other-device'), 'x')
-    const error = await removeTreeAt(tree).catch((e) => e)
-    expect({ code: error.code, path: error.path }).toEqual({ code: 'EXDEV', path: 'mnt' })
-    expect(readdirSync(join(tree, 'mnt'))).toEqual(['on-the-other-device'])
-  })
-})
+test.skipIf(!canMount)(
+  'a mount point inside the tree stops the removal; nothing on the mounted device is touched',
+  async () => {
+    const { tree } = place()
+    makeTree(tree, { 'a/1': '1', mnt: null })
+    await withMount(join(tree, 'mnt'), undefined, async () => {
+      writeFileSync(join(tree, 'mnt', 'on-the-other-device'), 'x')
+      const error = await removeTreeAt(tree).catch((e) => e)
+      expect({ code: error.code, path: error.path }).toEqual({ code: 'EXDEV', path: 'mnt' })
+      expect(readdirSync(join(tree, 'mnt'))).toEqual(['on-the-other-device'])
+    })
+  },
+)
 
-test.skipIf(!canMount)('an outside folder bind-mounted inside the tree (same device) stops the removal, by its inode', async () => {
-  const { tree, outside } = place()
-  outsideTree(outside)
-  makeTree(tree, { 'a/1': '1', 'mnt': null })
-  const before = snapshot(outside)
-  await withMount(join(tree, 'mnt'), join(outside, 'folder'), async () => {
-    const error = await removeTreeAt(tree).catch((e) => e)
-    expect({ code: error.code, path: error.path }).toEqual({ code: 'ECHANGED', path: 'mnt' })
-  })
-  expect(snapshot(outside)).toEqual(before)
-})
+test.skipIf(!canMount)(
+  'an outside folder bind-mounted inside the tree (same device) stops the removal, by its inode',
+  async () => {
+    const { tree, outside } = place()
+    outsideTree(outside)
+    makeTree(tree, { 'a/1': '1', mnt: null })
+    const before = snapshot(outside)
+    await withMount(join(tree, 'mnt'), join(outside, 'folder'), async () => {
+      const error = await removeTreeAt(tree).catch((e) => e)
+      expect({ code: error.code, path: error.path }).toEqual({ code: 'ECHANGED', path: 'mnt' })
+    })
+    expect(snapshot(outside)).toEqual(before)
+  },
+)
 
 test('an entry removed by someone else meanwhile is skipped', async () => {
   const { tree } = place()

@@ -8,12 +8,21 @@ import { missingText } from '../../src/storage/space.ts'
 import { onNetworkShare } from '../../src/storage/windows/drives.ts'
 
 test('a missing folder, a missing drive letter, and a missing drive letter under a service', () => {
-  expect(missingText('/mnt/media/', { driveThere: true, service: false })).toBe('the folder is missing (a disk or share not mounted?)')
-  expect(missingText('C:\\media\\', { driveThere: true, service: true })).toBe('the folder is missing (a disk or share not mounted?)')
-  expect(missingText('\\\\nas\\media\\', { driveThere: true, service: true })).toBe('the folder is missing (a disk or share not mounted?)')
-  expect(missingText('m:\\media\\', { driveThere: false, service: false })).toBe('the drive M: is not there (a disk not connected, or a network drive not mapped?)')
+  expect(missingText('/mnt/media/', { driveThere: true, service: false })).toBe(
+    'the folder is missing (a disk or share not mounted?)',
+  )
+  expect(missingText('C:\\media\\', { driveThere: true, service: true })).toBe(
+    'the folder is missing (a disk or share not mounted?)',
+  )
+  expect(missingText('\\\\nas\\media\\', { driveThere: true, service: true })).toBe(
+    'the folder is missing (a disk or share not mounted?)',
+  )
+  expect(missingText('m:\\media\\', { driveThere: false, service: false })).toBe(
+    'the drive M: is not there (a disk not connected, or a network drive not mapped?)',
+  )
   expect(missingText('M:\\media\\', { driveThere: false, service: true })).toBe(
-    "the drive M: is not there: a Windows service does not see drive letters mapped in a user's logon (net use, Map network drive); give the device the share's UNC path (\\\\server\\share\\...) instead")
+    "the drive M: is not there: a Windows service does not see drive letters mapped in a user's logon (net use, Map network drive); give the device the share's UNC path (\\\\server\\share\\...) instead",
+  )
 })
 
 test('a network share on Windows, for the watcher (which polls it): a UNC path; nothing off Windows', () => {

@@ -6,10 +6,35 @@
 // same thing by path (an identity, a listing, times), both are given side by side.
 //
 // Not named *.test.ts: the Linux test runner must not pick it up.
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import {
-  closeHandle, createFile, type Handle, identity, link, list, mkdir, type NtError, openDir, openFile, openRoot, read, remove,
-  renameNoReplace, setTimes, stat, write,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import {
+  closeHandle,
+  createFile,
+  type Handle,
+  identity,
+  link,
+  list,
+  mkdir,
+  type NtError,
+  openDir,
+  openFile,
+  openRoot,
+  read,
+  remove,
+  renameNoReplace,
+  setTimes,
+  stat,
+  write,
 } from '../../src/storage/windows/nt.ts'
 
 const started = performance.now()
@@ -90,17 +115,27 @@ section('identity', () => ({
   sub: { mine: myIdentity(sub), bun: bunIdentity(at('sub')) },
   file: using(openFile(root, 'f.txt', 'read'), (h) => {
     const id = identity(h)
-    return { mine: myIdentity(h), bun: bunIdentity(at('f.txt')), low64OfId128: String(BigInt(`0x${id.id128.slice(16)}`)), volumeLow32: String(id.volume & 0xffffffffn) }
+    return {
+      mine: myIdentity(h),
+      bun: bunIdentity(at('f.txt')),
+      low64OfId128: String(BigInt(`0x${id.id128.slice(16)}`)),
+      volumeLow32: String(id.volume & 0xffffffffn),
+    }
   }),
 }))
 
 section('open', () => ({
   subOtherCase: opens(() => openDir(root, 'SUB')),
-  fileOtherCase: using(openFile(root, 'F.TXT', 'read'), (h) => ({ ino: myIdentity(h).ino === bunIdentity(at('f.txt')).ino, text: text(h) })),
+  fileOtherCase: using(openFile(root, 'F.TXT', 'read'), (h) => ({
+    ino: myIdentity(h).ino === bunIdentity(at('f.txt')).ino,
+    text: text(h),
+  })),
   fileAsFolder: opens(() => openDir(root, 'f.txt')),
   folderAsFile: opens(() => openFile(root, 'sub', 'read')),
   missing: opens(() => openDir(root, 'missing')),
-  names: Object.fromEntries(['..', '.', '', 'sub\\x', 'sub/x', 'f.txt:stream', '..\\f.txt'].map((n) => [n, opens(() => openDir(root, n))])),
+  names: Object.fromEntries(
+    ['..', '.', '', 'sub\\x', 'sub/x', 'f.txt:stream', '..\\f.txt'].map((n) => [n, opens(() => openDir(root, n))]),
+  ),
 }))
 
 section('error', () => {
@@ -163,13 +198,23 @@ section('remove', () => ({
 }))
 
 const listedByBun = (folder: string) =>
-  readdirSync(folder).sort().map((name) => {
-    const s = lstatSync(`${folder}\\${name}`)
-    const ino = String(lstatSync(`${folder}\\${name}`, { bigint: true }).ino)
-    return { name, kind: s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other', ino, size: s.size, mtimeMs: s.mtimeMs }
-  })
+  readdirSync(folder)
+    .sort()
+    .map((name) => {
+      const s = lstatSync(`${folder}\\${name}`)
+      const ino = String(lstatSync(`${folder}\\${name}`, { bigint: true }).ino)
+      return {
+        name,
+        kind: s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other',
+        ino,
+        size: s.size,
+        mtimeMs: s.mtimeMs,
+      }
+    })
 const listedByHandle = (h: Handle) =>
-  list(h).sort((x, y) => (x.name < y.name ? -1 : 1)).map((e) => ({ name: e.name, kind: e.kind, ino: String(e.ino), size: e.size, mtimeMs: e.mtimeMs }))
+  list(h)
+    .sort((x, y) => (x.name < y.name ? -1 : 1))
+    .map((e) => ({ name: e.name, kind: e.kind, ino: String(e.ino), size: e.size, mtimeMs: e.mtimeMs }))
 // `many` holds enough long names for several calls of 64 KiB (400 of 120 characters, 344 bytes
 // an entry); the test makes it on Linux before the start, where 400 files take milliseconds,
 // not the second they take through Wine.
@@ -182,7 +227,10 @@ section('list', () => ({
     const sample = [0, 199, 399].map((i) => mine[i]!)
     return {
       count: mine.length,
-      sameNames: Bun.deepEquals(mine.map((e) => e.name), readdirSync(at('many')).sort()),
+      sameNames: Bun.deepEquals(
+        mine.map((e) => e.name),
+        readdirSync(at('many')).sort(),
+      ),
       sampleIds: sample.map((e) => e.ino === String(lstatSync(at('many', e.name), { bigint: true }).ino)),
     }
   }),
@@ -193,13 +241,28 @@ section('stat', () => ({
   file: using(openFile(root, 'f.txt', 'read'), (h) => {
     const [m, b] = [stat(h), statSync(at('f.txt'))]
     return {
-      mine: { size: m.size, isDirectory: m.isDirectory, isLink: m.isLink, mtimeMs: m.mtimeMs, birthtimeMs: m.birthtimeMs },
-      bun: { size: b.size, isDirectory: b.isDirectory(), isLink: false, mtimeMs: b.mtimeMs, birthtimeMs: b.birthtimeMs },
+      mine: {
+        size: m.size,
+        isDirectory: m.isDirectory,
+        isLink: m.isLink,
+        mtimeMs: m.mtimeMs,
+        birthtimeMs: m.birthtimeMs,
+      },
+      bun: {
+        size: b.size,
+        isDirectory: b.isDirectory(),
+        isLink: false,
+        mtimeMs: b.mtimeMs,
+        birthtimeMs: b.birthtimeMs,
+      },
     }
   }),
   folder: (() => {
     const [m, b] = [stat(sub), statSync(at('sub'))]
-    return { mine: { isDirectory: m.isDirectory, isLink: m.isLink, mtimeMs: m.mtimeMs }, bun: { isDirectory: b.isDirectory(), isLink: false, mtimeMs: b.mtimeMs } }
+    return {
+      mine: { isDirectory: m.isDirectory, isLink: m.isLink, mtimeMs: m.mtimeMs },
+      bun: { isDirectory: b.isDirectory(), isLink: false, mtimeMs: b.mtimeMs },
+    }
   })(),
 }))
 
@@ -228,7 +291,9 @@ section('pin', () => {
   closeHandle(pinned)
   const renamedOnceClosed = outcome(() => renameNoReplace(root, 'pinned', root, 'pinned-moved'))
   // Held without `pin`: others may rename it, as on Linux.
-  const unpinned = using(openDir(root, 'pinned-moved'), () => outcome(() => renameNoReplace(root, 'pinned-moved', root, 'pinned-again')))
+  const unpinned = using(openDir(root, 'pinned-moved'), () =>
+    outcome(() => renameNoReplace(root, 'pinned-moved', root, 'pinned-again')),
+  )
   return { held, renamedOnceClosed, unpinned }
 })
 
@@ -250,7 +315,11 @@ section('locked', () => {
     rename: outcome(() => renameNoReplace(root, 'locked.mov', root, 'locked-moved.mov')),
   }
   closeHandle(nle)
-  return { held, removedOnceClosed: outcome(() => remove(root, 'locked.mov', false)), gone: existsSync(at('locked.mov')) }
+  return {
+    held,
+    removedOnceClosed: outcome(() => remove(root, 'locked.mov', false)),
+    gone: existsSync(at('locked.mov')),
+  }
 })
 
 section('followsTheFolder', () => {

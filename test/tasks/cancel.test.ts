@@ -6,14 +6,33 @@
 // a real 400 MiB file, the watcher's own rescan timer (its interval injected, as --rescan-interval).
 import { afterEach, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
-import { IMPORT, appWithFfmpegDir, deviceOf, emptyFfmpegDir, importBody, logsOf, placeFile, removeScratch, scratchDir } from '../helpers/imports.ts'
+import {
+  IMPORT,
+  appWithFfmpegDir,
+  deviceOf,
+  emptyFfmpegDir,
+  importBody,
+  logsOf,
+  placeFile,
+  removeScratch,
+  scratchDir,
+} from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { OTHER_TMP } from '../helpers/temp.ts'
 
@@ -34,7 +53,10 @@ const SHM_APART = OTHER_TMP !== undefined
 const sha256Of = (path: string) =>
   new Promise<string>((resolve, reject) => {
     const hash = createHash('sha256')
-    createReadStream(path).on('data', (chunk) => hash.update(chunk)).on('end', () => resolve(hash.digest('hex'))).on('error', reject)
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('end', () => resolve(hash.digest('hex')))
+      .on('error', reject)
   })
 
 /** A file of `size` bytes: random MiBs at its start, middle and end, holes (zeros) between. */
@@ -44,7 +66,8 @@ async function bigFile(path: string, size: number) {
   truncateSync(path, size)
   const file = await open(path, 'r+')
   try {
-    for (const at of [0, Math.floor(size / 2), size - (1 << 20)]) await file.write(crypto.getRandomValues(new Uint8Array(1 << 20)), 0, 1 << 20, at)
+    for (const at of [0, Math.floor(size / 2), size - (1 << 20)])
+      await file.write(crypto.getRandomValues(new Uint8Array(1 << 20)), 0, 1 << 20, at)
   } finally {
     await file.close()
   }
@@ -75,13 +98,26 @@ test.skipIf(!SHM_APART)(
     // The copy is under way (the move's step, and its hidden temporary file at the target), or the
     // task is past it already: the cancel is sent then. Which of the two it meets does not matter
     // to what is checked after.
-    const copying = () => existsSync(targetDir) && readdirSync(targetDir).some((name) => name.startsWith('.reelhouse-move-'))
-    await waitFor(async () => {
-      const task = (await app.get(url)).json
-      return (task.step === 'move' && copying()) || (task.step !== '' && task.step !== 'move') || task.state === 'done' || task.state === 'failed'
-    }, 'the import to copy the file', { ms: 60_000 })
+    const copying = () =>
+      existsSync(targetDir) && readdirSync(targetDir).some((name) => name.startsWith('.reelhouse-move-'))
+    await waitFor(
+      async () => {
+        const task = (await app.get(url)).json
+        return (
+          (task.step === 'move' && copying()) ||
+          (task.step !== '' && task.step !== 'move') ||
+          task.state === 'done' ||
+          task.state === 'failed'
+        )
+      },
+      'the import to copy the file',
+      { ms: 60_000 },
+    )
     const cancelled = await app.post(`${url}cancel/`, undefined)
-    await waitFor(async () => ['done', 'failed'].includes((await app.get(url)).json.state), 'the import to end', { ms: 120_000, everyMs: 20 })
+    await waitFor(async () => ['done', 'failed'].includes((await app.get(url)).json.state), 'the import to end', {
+      ms: 120_000,
+      everyMs: 20,
+    })
     await app.runner.idle()
     const task = (await app.get(url)).json
     const asset = (await app.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json
@@ -97,10 +133,15 @@ test.skipIf(!SHM_APART)(
 
     if (where === source) {
       // Stopped before the copy was complete: the cancel answered the task failed "cancelled".
-      expect([cancelled.status, cancelled.json]).toMatchObject([200, { id: task.id, state: 'failed', error: 'cancelled' }])
+      expect([cancelled.status, cancelled.json]).toMatchObject([
+        200,
+        { id: task.id, state: 'failed', error: 'cancelled' },
+      ])
       expect(task).toMatchObject({ state: 'failed', error: 'cancelled', step: 'move' })
       expect(asset).toMatchObject({ status_asset: -1, device: device.id })
-      expect((await logsOf(app.request, source)).map((l) => [l.status, l.error])).toEqual([['import_failed', 'cancelled']])
+      expect((await logsOf(app.request, source)).map((l) => [l.status, l.error])).toEqual([
+        ['import_failed', 'cancelled'],
+      ])
     } else {
       // The move ended first: the task had ended (409), or it ended with what it had done (200, as it
       // is then); either way the asset is at its target, complete, and the source is gone.
@@ -131,32 +172,75 @@ test('a cancelled scan is queued again by the next timed rescan, which reconcile
 
   // The watcher of serve, with a rescan every RESCAN_MS; its runner not started yet, so each scan
   // stays queued for as long as the test wants: the start scan (and the rescans merged into it).
-  const core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: SETTLE_MS, watch: { poll: false, pollIntervalMs: 100, rescanMs: RESCAN_MS } })
+  const core = createCore(base.db, {
+    log: silentLog,
+    ffmpegDir: emptyFfmpegDir(),
+    settleMs: SETTLE_MS,
+    watch: { poll: false, pollIntervalMs: 100, rescanMs: RESCAN_MS },
+  })
   stops.push(() => core.stop())
   const app = createApp(core)
   const send = async (method: string, path: string) =>
-    readResponse(await app.handle(new Request(`http://localhost${path}`, { method, headers: { authorization: `Token ${base!.adminKey}` } })))
-  const fullScans = async () => ((await send('GET', `/api/tasks/?kind=scan&device=${device.id}&limit=1000`)).json as { id: number; state: string; error: string }[])
-    .filter((t) => core.runner.get(t.id)!.params.paths === null)
+    readResponse(
+      await app.handle(
+        new Request(`http://localhost${path}`, { method, headers: { authorization: `Token ${base!.adminKey}` } }),
+      ),
+    )
+  const fullScans = async () =>
+    (
+      (await send('GET', `/api/tasks/?kind=scan&device=${device.id}&limit=1000`)).json as {
+        id: number
+        state: string
+        error: string
+      }[]
+    ).filter((t) => core.runner.get(t.id)!.params.paths === null)
   core.watch!.start()
-  await waitFor(async () => (await fullScans()).some((t) => t.state === 'queued'), 'a full scan of the device to be queued', { ms: 60_000, everyMs: 20 })
+  await waitFor(
+    async () => (await fullScans()).some((t) => t.state === 'queued'),
+    'a full scan of the device to be queued',
+    { ms: 60_000, everyMs: 20 },
+  )
   const [queued] = (await fullScans()).filter((t) => t.state === 'queued')
   const cancelled = await send('POST', `/api/tasks/${queued!.id}/cancel/`)
-  expect([cancelled.status, cancelled.json]).toMatchObject([200, { id: queued!.id, kind: 'scan', state: 'failed', error: 'cancelled' }])
+  expect([cancelled.status, cancelled.json]).toMatchObject([
+    200,
+    { id: queued!.id, kind: 'scan', state: 'failed', error: 'cancelled' },
+  ])
 
   // The next rescan queues a new full scan of the device (not merged into the cancelled one).
-  await waitFor(async () => (await fullScans()).some((t) => t.id > queued!.id && t.state === 'queued'), 'the next rescan to queue a scan', { ms: 30_000, everyMs: 20 })
+  await waitFor(
+    async () => (await fullScans()).some((t) => t.id > queued!.id && t.state === 'queued'),
+    'the next rescan to queue a scan',
+    { ms: 30_000, everyMs: 20 },
+  )
   const again = (await fullScans()).find((t) => t.id > queued!.id)!
-  expect((await fullScans()).filter((t) => t.id <= queued!.id)).toEqual([expect.objectContaining({ id: queued!.id, state: 'failed', error: 'cancelled' })])
+  expect((await fullScans()).filter((t) => t.id <= queued!.id)).toEqual([
+    expect.objectContaining({ id: queued!.id, state: 'failed', error: 'cancelled' }),
+  ])
   // Nothing has reconciled the catalogue yet: the clip that went is still in production, the new one unknown.
-  const videos = async () => ((await send('GET', '/api/videoassets/?limit=1000')).json as { path_file: string; is_production: boolean }[])
-    .map((v) => [v.path_file, v.is_production]).sort()
+  const videos = async () =>
+    ((await send('GET', '/api/videoassets/?limit=1000')).json as { path_file: string; is_production: boolean }[])
+      .map((v) => [v.path_file, v.is_production])
+      .sort()
   expect(await videos()).toEqual([[kept, true]])
 
   core.runner.start()
-  await waitFor(async () => (await send('GET', `/api/tasks/${again.id}/`)).json.state === 'done', 'the rescan\'s scan to run', { ms: 60_000, everyMs: 20 })
-  expect((await send('GET', `/api/tasks/${again.id}/`)).json).toMatchObject({ state: 'done', error: '', result: { offline: 1 } })
+  await waitFor(
+    async () => (await send('GET', `/api/tasks/${again.id}/`)).json.state === 'done',
+    "the rescan's scan to run",
+    { ms: 60_000, everyMs: 20 },
+  )
+  expect((await send('GET', `/api/tasks/${again.id}/`)).json).toMatchObject({
+    state: 'done',
+    error: '',
+    result: { offline: 1 },
+  })
   // The new clip is imported once it has settled (a later look, as for any file in a watch folder).
   await waitFor(async () => (await videos()).length === 2, 'the new clip to be imported', { ms: 60_000, everyMs: 20 })
-  expect(await videos()).toEqual([[added, true], [kept, false]].sort())
+  expect(await videos()).toEqual(
+    [
+      [added, true],
+      [kept, false],
+    ].sort(),
+  )
 }, 180_000)

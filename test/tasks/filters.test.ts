@@ -31,7 +31,9 @@ const ROWS: [string, string, Record<string, number>][] = [
 beforeAll(async () => {
   t = testApp()
   for (const [kind, state, target] of ROWS)
-    t.db.$client.query("INSERT INTO tasks (kind, state, target, date_add) VALUES (?, ?, ?, 't')").run(kind, state, JSON.stringify(target))
+    t.db.$client
+      .query("INSERT INTO tasks (kind, state, target, date_add) VALUES (?, ?, ?, 't')")
+      .run(kind, state, JSON.stringify(target))
   all = (await t.get('/api/tasks/')).json
   expect(all).toHaveLength(ROWS.length)
 })
@@ -62,9 +64,15 @@ describe('GET /api/tasks/ by target', () => {
   })
 
   test('combined with state, kind, another target, limit and offset', async () => {
-    expect(await listed('projectasset=1&kind=delete')).toEqual(want((x) => x.target.projectasset === 1 && x.kind === 'delete'))
-    expect(await listed('projectasset=1&state=done')).toEqual(want((x) => x.target.projectasset === 1 && x.state === 'done'))
-    expect(await listed('videoasset=2&kind=import&state=queued')).toEqual(want((x) => x.target.videoasset === 2 && x.state === 'queued'))
+    expect(await listed('projectasset=1&kind=delete')).toEqual(
+      want((x) => x.target.projectasset === 1 && x.kind === 'delete'),
+    )
+    expect(await listed('projectasset=1&state=done')).toEqual(
+      want((x) => x.target.projectasset === 1 && x.state === 'done'),
+    )
+    expect(await listed('videoasset=2&kind=import&state=queued')).toEqual(
+      want((x) => x.target.videoasset === 2 && x.state === 'queued'),
+    )
     // A task works on one record: asking for two kinds at once finds none.
     expect(await listed('projectasset=1&device=1')).toEqual([[], '0'])
     // X-Total-Count counts every match, not the page.

@@ -10,12 +10,34 @@ import { join } from 'node:path'
 import { createLog } from '../../src/util/log.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
-import { IMPORT, appWithFfmpegDir, gatedFfmpeg, importBody, logsOf, placeClip, placeFile, removeScratch, scratchDir } from '../helpers/imports.ts'
+import {
+  IMPORT,
+  appWithFfmpegDir,
+  gatedFfmpeg,
+  importBody,
+  logsOf,
+  placeClip,
+  placeFile,
+  removeScratch,
+  scratchDir,
+} from '../helpers/imports.ts'
 import { ff, hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { makeTree } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
 
-type Task = { id: number; kind: string; state: string; step: string; percent: number | null; error: string; files_done: number; files_total: number; bytes_done: number; bytes_total: number; result: Record<string, unknown> }
+type Task = {
+  id: number
+  kind: string
+  state: string
+  step: string
+  percent: number | null
+  error: string
+  files_done: number
+  files_total: number
+  bytes_done: number
+  bytes_total: number
+  result: Record<string, unknown>
+}
 
 let base: TestApp
 let app: ReturnType<typeof appWithFfmpegDir>
@@ -29,13 +51,18 @@ const lines: string[] = []
 
 /** Every write of a task's progress, in order (a trigger on the tasks table). */
 const writes = (task: number) =>
-  base.db.$client.query<{ step: string; percent: number | null; files_done: number; files_total: number }, [number]>(
-    'SELECT step, percent, files_done, files_total FROM test_task_writes WHERE task = ? ORDER BY n').all(task)
+  base.db.$client
+    .query<{ step: string; percent: number | null; files_done: number; files_total: number }, [number]>(
+      'SELECT step, percent, files_done, files_total FROM test_task_writes WHERE task = ? ORDER BY n',
+    )
+    .all(task)
 
 beforeAll(async () => {
   base = testApp(undefined, { tasks: false })
   ;({ root, device, production: show } = await seedProduction(base))
-  base.db.$client.run('CREATE TABLE test_task_writes (n INTEGER PRIMARY KEY, task INTEGER, step TEXT, percent REAL, files_done INTEGER, files_total INTEGER)')
+  base.db.$client.run(
+    'CREATE TABLE test_task_writes (n INTEGER PRIMARY KEY, task INTEGER, step TEXT, percent REAL, files_done INTEGER, files_total INTEGER)',
+  )
   base.db.$client.run(`CREATE TRIGGER test_task_writes AFTER UPDATE ON tasks BEGIN
     INSERT INTO test_task_writes (task, step, percent, files_done, files_total) VALUES (new.id, new.step, new.percent, new.files_done, new.files_total); END`)
   app = appWithFfmpegDir(base, undefined, { log: createLog('text', (line) => void lines.push(line)) })
@@ -43,8 +70,29 @@ beforeAll(async () => {
   clip = (await makeMedia(dir, ['video'])).video
   longClip = join(dir, 'long-30s.mp4')
   if (hasFfmpeg)
-    await ff.run('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-t', '30',
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', longClip], { timeoutMs: 300_000 })
+    await ff.run(
+      'ffmpeg',
+      [
+        '-nostdin',
+        '-v',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=1280x720:rate=25',
+        '-t',
+        '30',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        longClip,
+      ],
+      { timeoutMs: 300_000 },
+    )
 }, 300_000)
 
 afterAll(async () => {
@@ -59,43 +107,60 @@ const logLine = (words: string) => lines.find((l) => l.includes(words))
 /** Polls the task until it has ended, keeping every answer. */
 async function follow(url: string) {
   const seen: Task[] = []
-  await waitFor(async () => {
-    const r = await app.get(url)
-    expect(r.status).toBe(200)
-    seen.push(r.json)
-    return r.json.state === 'done' || r.json.state === 'failed'
-  }, `task ${url} to end`, { ms: 300_000, everyMs: 10 })
+  await waitFor(
+    async () => {
+      const r = await app.get(url)
+      expect(r.status).toBe(200)
+      seen.push(r.json)
+      return r.json.state === 'done' || r.json.state === 'failed'
+    },
+    `task ${url} to end`,
+    { ms: 300_000, everyMs: 10 },
+  )
   return seen
 }
 /** Consecutive repeats taken out: [a, a, b] → [a, b]. */
-const runs = <T,>(xs: T[]) => xs.filter((x, i) => i === 0 || x !== xs[i - 1])
+const runs = <T>(xs: T[]) => xs.filter((x, i) => i === 0 || x !== xs[i - 1])
 
 describe('an import you can follow', () => {
-  test.skipIf(!hasFfmpeg)("the 201 names the task; its step and percent follow ffmpeg's proxy of a 30 s clip; its result names the asset and the file", async () => {
-    const path = incoming(longClip)
-    const reply = await app.post(IMPORT, importBody(path))
-    expect(reply.status).toBe(201)
-    const id = reply.json.asset_import_id
-    expect(reply.json.task).toEqual({ id: expect.any(Number), state: 'queued', url: `/api/tasks/${reply.json.task.id}/` })
-    const seen = await follow(reply.json.task.url)
-    const task = seen.at(-1)!
-    const asset = (await app.get(`/api/videoassets/${id}/`)).json
-    expect(task).toMatchObject({
-      kind: 'import', state: 'done', target: { videoasset: id }, step: 'proxy', percent: 100, error: '',
-      result: { asset: id, asset_type: 'videoasset', path_file: path, path_proxy: asset.path_proxy },
-    })
-    expect(asset.path_proxy.startsWith(show.proxy_root)).toBe(true)
-    // GET /api/tasks/{id}/ showed the proxy being made (a 30 s transcode lasts well beyond a poll).
-    expect(seen.some((t) => t.state === 'running' && t.step === 'proxy')).toBe(true)
-    // Every write: the steps in order, and ffmpeg's position within the proxy, rising, some of it between 0 and 100.
-    const all = writes(task.id)
-    expect(runs(all.map((w) => w.step))).toEqual(['', 'probe', 'proxy'].filter((s) => all.some((w) => w.step === s)))
-    const proxy = all.filter((w) => w.step === 'proxy').map((w) => w.percent!)
-    expect(proxy.some((p) => p > 0 && p < 100)).toBe(true)
-    expect(proxy).toEqual([...proxy].sort((a, b) => a - b))
-    // The log names the asset and its file.
-    expect(logLine(`task done task=${task.id} kind=import videoasset=${id} path=${path}`)).toBeDefined()
-  }, 300_000)
+  test.skipIf(!hasFfmpeg)(
+    "the 201 names the task; its step and percent follow ffmpeg's proxy of a 30 s clip; its result names the asset and the file",
+    async () => {
+      const path = incoming(longClip)
+      const reply = await app.post(IMPORT, importBody(path))
+      expect(reply.status).toBe(201)
+      const id = reply.json.asset_import_id
+      expect(reply.json.task).toEqual({
+        id: expect.any(Number),
+        state: 'queued',
+        url: `/api/tasks/${reply.json.task.id}/`,
+      })
+      const seen = await follow(reply.json.task.url)
+      const task = seen.at(-1)!
+      const asset = (await app.get(`/api/videoassets/${id}/`)).json
+      expect(task).toMatchObject({
+        kind: 'import',
+        state: 'done',
+        target: { videoasset: id },
+        step: 'proxy',
+        percent: 100,
+        error: '',
+        result: { asset: id, asset_type: 'videoasset', path_file: path, path_proxy: asset.path_proxy },
+      })
+      expect(asset.path_proxy.startsWith(show.proxy_root)).toBe(true)
+      // GET /api/tasks/{id}/ showed the proxy being made (a 30 s transcode lasts well beyond a poll).
+      expect(seen.some((t) => t.state === 'running' && t.step === 'proxy')).toBe(true)
+      // Every write: the steps in order, and ffmpeg's position within the proxy, rising, some of it between 0 and 100.
+      const all = writes(task.id)
+      expect(runs(all.map((w) => w.step))).toEqual(['', 'probe', 'proxy'].filter((s) => all.some((w) => w.step === s)))
+      const proxy = all.filter((w) => w.step === 'proxy').map((w) => w.percent!)
+      expect(proxy.some((p) => p > 0 && p < 100)).toBe(true)
+      expect(proxy).toEqual([...proxy].sort((a, b) => a - b))
+      // The log names the asset and its file.
+      expect(logLine(`task done task=${task.id} kind=import videoasset=${id} path=${path}`)).toBeDefined()
+    },
+    300_000,
+  )
 
   test('move_asset: the step move with the bytes of the file, then probe and proxy; the result names the file where it is now', async () => {
     const path = incoming(clip)
@@ -105,10 +170,19 @@ describe('an import you can follow', () => {
     // Where move_asset puts it is the import's rule (docs/api.md, Import); the task says where it is.
     const moved = (await app.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json.path_file
     expect([moved === path, existsSync(moved), existsSync(path)]).toEqual([false, true, false])
-    expect(task).toMatchObject({ state: 'done', bytes_done: size, bytes_total: size, result: { asset: reply.json.asset_import_id, path_file: moved } })
+    expect(task).toMatchObject({
+      state: 'done',
+      bytes_done: size,
+      bytes_total: size,
+      result: { asset: reply.json.asset_import_id, path_file: moved },
+    })
     const steps = runs(writes(task!.id).map((w) => w.step)).filter(Boolean)
     expect(steps).toEqual(hasFfmpeg ? ['move', 'probe', 'proxy'] : ['move', 'probe'])
-    expect(lines.filter((l) => l.includes(`task=${task!.id} `))).toEqual([expect.stringContaining(`task done task=${task!.id} kind=import videoasset=${reply.json.asset_import_id} path=${moved}`)])
+    expect(lines.filter((l) => l.includes(`task=${task!.id} `))).toEqual([
+      expect.stringContaining(
+        `task done task=${task!.id} kind=import videoasset=${reply.json.asset_import_id} path=${moved}`,
+      ),
+    ])
   })
 })
 
@@ -118,51 +192,102 @@ describe('cancelling running work', () => {
     const files: Record<string, string | number> = { 'edit.prproj': 'project', 'media/big.mxf': 32 * 1024 * 1024 }
     for (let i = 0; i < 200; i++) files[`renders/r${i}.txt`] = `render ${i}`
     makeTree(source, files)
-    const project = await app.post('/api/projectassets/', { name: 'Big edit', bundle_root: source, production_id: show.id })
+    const project = await app.post('/api/projectassets/', {
+      name: 'Big edit',
+      bundle_root: source,
+      production_id: show.id,
+    })
     const target = join(root, 'Show', 'Big edit copy')
-    const copy = await app.post('/api/projectassets/', { name: 'Copy', bundle_root: target, production_id: show.id, copy_of: project.json.id })
+    const copy = await app.post('/api/projectassets/', {
+      name: 'Copy',
+      bundle_root: target,
+      production_id: show.id,
+      copy_of: project.json.id,
+    })
     expect(copy.status).toBe(201)
     const staging = join(root, 'Show', `.reelhouse-copy-${copy.json.task.id}`)
     await waitFor(() => existsSync(staging), 'the copy to start')
     const cancelled = await app.post(`${copy.json.task.url}cancel/`, undefined)
-    expect([cancelled.status, cancelled.json]).toMatchObject([200, { id: copy.json.task.id, kind: 'copy', state: 'failed', error: 'cancelled' }])
+    expect([cancelled.status, cancelled.json]).toMatchObject([
+      200,
+      { id: copy.json.task.id, kind: 'copy', state: 'failed', error: 'cancelled' },
+    ])
     expect([existsSync(staging), existsSync(target)]).toEqual([false, false])
-    expect((await app.get(`/api/projectassets/${copy.json.id}/`)).json).toMatchObject({ status_asset: -1, status_asset_description: 'ERROR: cancelled', is_production: false })
-    expect(logLine(`task started task=${copy.json.task.id} kind=copy projectasset=${copy.json.id} from=`)).toContain(`to=${JSON.stringify(target + '/')}`)
+    expect((await app.get(`/api/projectassets/${copy.json.id}/`)).json).toMatchObject({
+      status_asset: -1,
+      status_asset_description: 'ERROR: cancelled',
+      is_production: false,
+    })
+    expect(logLine(`task started task=${copy.json.task.id} kind=copy projectasset=${copy.json.id} from=`)).toContain(
+      `to=${JSON.stringify(target + '/')}`,
+    )
     expect(logLine(`task cancelled task=${copy.json.task.id} kind=copy`)).toBeDefined()
     // Once ended: 409, and the record as it is.
     expectError(await app.post(`${copy.json.task.url}cancel/`, undefined), 409, 'conflict')
   })
 
-  test.skipIf(!hasFfmpeg)("a running import (held in ffprobe): ended failed, its ImportLog import_failed, the file where it was, no proxy", async () => {
-    const gate = gatedFfmpeg()
-    const gated = appWithFfmpegDir(base, gate.dir)
-    try {
-      const path = incoming(clip)
-      const reply = await gated.post(IMPORT, importBody(path))
-      await waitFor(async () => (await gated.get(reply.json.task.url)).json.step === 'probe', 'the import to probe')
-      const cancelled = await gated.post(`${reply.json.task.url}cancel/`, undefined)
-      expect([cancelled.status, cancelled.json]).toMatchObject([200, { state: 'failed', error: 'cancelled', step: 'probe' }])
-      expect((await logsOf(gated.request, path)).map((l) => [l.status, l.error])).toEqual([['import_failed', 'cancelled']])
-      expect((await gated.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json).toMatchObject({ status_asset: -1, path_file: path, is_production: true })
-      expect(existsSync(path)).toBe(true)
-      expect(existsSync(show.proxy_root) ? readdirSync(show.proxy_root).filter((f) => f.startsWith(`${reply.json.asset_import_id}.`) || f.startsWith('.reelhouse-')) : []).toEqual([])
-    } finally {
-      gate.open()
-      await gated.stop()
-    }
-  })
+  test.skipIf(!hasFfmpeg)(
+    'a running import (held in ffprobe): ended failed, its ImportLog import_failed, the file where it was, no proxy',
+    async () => {
+      const gate = gatedFfmpeg()
+      const gated = appWithFfmpegDir(base, gate.dir)
+      try {
+        const path = incoming(clip)
+        const reply = await gated.post(IMPORT, importBody(path))
+        await waitFor(async () => (await gated.get(reply.json.task.url)).json.step === 'probe', 'the import to probe')
+        const cancelled = await gated.post(`${reply.json.task.url}cancel/`, undefined)
+        expect([cancelled.status, cancelled.json]).toMatchObject([
+          200,
+          { state: 'failed', error: 'cancelled', step: 'probe' },
+        ])
+        expect((await logsOf(gated.request, path)).map((l) => [l.status, l.error])).toEqual([
+          ['import_failed', 'cancelled'],
+        ])
+        expect((await gated.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json).toMatchObject({
+          status_asset: -1,
+          path_file: path,
+          is_production: true,
+        })
+        expect(existsSync(path)).toBe(true)
+        expect(
+          existsSync(show.proxy_root)
+            ? readdirSync(show.proxy_root).filter(
+                (f) => f.startsWith(`${reply.json.asset_import_id}.`) || f.startsWith('.reelhouse-'),
+              )
+            : [],
+        ).toEqual([])
+      } finally {
+        gate.open()
+        await gated.stop()
+      }
+    },
+  )
 
   test('a running scan stops, failed "cancelled"; the device can be scanned again at once', async () => {
     const tree: Record<string, string> = {}
     for (let d = 0; d < 300; d++) for (let f = 0; f < 10; f++) tree[`many/d${d}/f${f}.txt`] = 'x'
     makeTree(root, tree)
-    const { id } = app.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths: null }, key: `scan:${device.id}` })
+    const { id } = app.runner.enqueue(base.db, {
+      kind: 'scan',
+      target: { device: device.id },
+      production: null,
+      params: { device: device.id, paths: null },
+      key: `scan:${device.id}`,
+    })
     const cancelled = await app.post(`/api/tasks/${id}/cancel/`, undefined)
-    expect([cancelled.status, cancelled.json]).toMatchObject([200, { id, kind: 'scan', state: 'failed', error: 'cancelled' }])
+    expect([cancelled.status, cancelled.json]).toMatchObject([
+      200,
+      { id, kind: 'scan', state: 'failed', error: 'cancelled' },
+    ])
     expect(logLine(`task cancelled task=${id} kind=scan device=${device.name} path=${device.path}`)).toBeDefined()
     // Not merged into the cancelled one: a new scan is queued (as the next rescan does).
-    const again = app.runner.enqueue(base.db, { kind: 'scan', target: { device: device.id }, production: null, params: { device: device.id, paths: null }, key: `scan:${device.id}` })
+    const again = app.runner.enqueue(base.db, {
+      kind: 'scan',
+      target: { device: device.id },
+      production: null,
+      params: { device: device.id, paths: null },
+      key: `scan:${device.id}`,
+    })
     expect(again.merged).toBe(false)
     await app.runner.idle()
     const scan = (await app.get(`/api/tasks/${again.id}/`)).json as Task
@@ -197,9 +322,17 @@ describe('cancelling queued work (the runner not started)', () => {
 
   test('a queued copy: 200 failed "cancelled", the project ERROR: cancelled; it never runs; who may cancel', async () => {
     makeTree(join(disk, 'Show', 'Cut'), { 'cut.prproj': 'project' })
-    const source = await t.post('/api/projectassets/', { name: 'Cut', bundle_root: join(disk, 'Show', 'Cut'), production_id: prod.id }, { key: keys.writer })
+    const source = await t.post(
+      '/api/projectassets/',
+      { name: 'Cut', bundle_root: join(disk, 'Show', 'Cut'), production_id: prod.id },
+      { key: keys.writer },
+    )
     const target = join(disk, 'Show', 'Cut copy')
-    const copy = await t.post('/api/projectassets/', { name: 'Cut copy', bundle_root: target, production_id: prod.id, copy_of: source.json.id }, { key: keys.writer })
+    const copy = await t.post(
+      '/api/projectassets/',
+      { name: 'Cut copy', bundle_root: target, production_id: prod.id, copy_of: source.json.id },
+      { key: keys.writer },
+    )
     expect(copy.status).toBe(201)
     const task = copy.json.task.id
     // A writer who did not start it, and a reader: 403; a user who cannot read it: 404.
@@ -207,11 +340,21 @@ describe('cancelling queued work (the runner not started)', () => {
     expectError(await cancel(task, keys.reader), 403, 'permission_denied')
     expectError(await cancel(task, keys.stranger), 404, 'not_found')
     const r = await cancel(task, keys.writer)
-    expect([r.status, r.json]).toMatchObject([200, { id: task, kind: 'copy', state: 'failed', error: 'cancelled', date_end: expect.any(String) }])
-    expect((await t.get(`/api/projectassets/${copy.json.id}/`)).json).toMatchObject({ status_asset: -1, status_asset_description: 'ERROR: cancelled' })
+    expect([r.status, r.json]).toMatchObject([
+      200,
+      { id: task, kind: 'copy', state: 'failed', error: 'cancelled', date_end: expect.any(String) },
+    ])
+    expect((await t.get(`/api/projectassets/${copy.json.id}/`)).json).toMatchObject({
+      status_asset: -1,
+      status_asset_description: 'ERROR: cancelled',
+    })
     t.runner.start()
     await t.runner.idle()
-    expect((await t.get(`/api/tasks/${task}/`)).json).toMatchObject({ state: 'failed', error: 'cancelled', date_start: null })
+    expect((await t.get(`/api/tasks/${task}/`)).json).toMatchObject({
+      state: 'failed',
+      error: 'cancelled',
+      date_start: null,
+    })
     expect(existsSync(target)).toBe(false)
     expectError(await cancel(task, keys.writer), 409, 'conflict')
     await t.runner.stop()
@@ -226,7 +369,10 @@ describe('cancelling queued work (the runner not started)', () => {
       const r = await t2.post(`${reply.json.task.url}cancel/`, undefined)
       expect([r.status, r.json]).toMatchObject([200, { kind: 'import', state: 'failed', error: 'cancelled' }])
       expect((await logsOf(t2.request, path)).map((l) => [l.status, l.error])).toEqual([['import_failed', 'cancelled']])
-      expect((await t2.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json).toMatchObject({ status_asset: -1, path_file: path })
+      expect((await t2.get(`/api/videoassets/${reply.json.asset_import_id}/`)).json).toMatchObject({
+        status_asset: -1,
+        path_file: path,
+      })
     } finally {
       await t2.stop()
       t2.cleanup()
@@ -238,16 +384,32 @@ describe('cancelling queued work (the runner not started)', () => {
     try {
       const { device: dev, production: p, root: d } = await seedProduction(t3)
       const writer = t3.makeUser('w', { write: [p.id] })
-      const { id } = t3.runner.enqueue(t3.db, { kind: 'scan', target: { device: dev.id }, production: null, params: { device: dev.id, paths: null }, key: `scan:${dev.id}` })
+      const { id } = t3.runner.enqueue(t3.db, {
+        kind: 'scan',
+        target: { device: dev.id },
+        production: null,
+        params: { device: dev.id, paths: null },
+        key: `scan:${dev.id}`,
+      })
       expectError(await t3.post(`/api/tasks/${id}/cancel/`, undefined, { key: writer }), 404, 'not_found')
-      expect((await t3.post(`/api/tasks/${id}/cancel/`, undefined)).json).toMatchObject({ id, kind: 'scan', state: 'failed', error: 'cancelled' })
+      expect((await t3.post(`/api/tasks/${id}/cancel/`, undefined)).json).toMatchObject({
+        id,
+        kind: 'scan',
+        state: 'failed',
+        error: 'cancelled',
+      })
       makeTree(join(d, 'Show', 'Gone'), { 'x.prproj': 'x' })
-      const project = await t3.post('/api/projectassets/', { name: 'Gone', bundle_root: join(d, 'Show', 'Gone'), production_id: p.id })
+      const project = await t3.post('/api/projectassets/', {
+        name: 'Gone',
+        bundle_root: join(d, 'Show', 'Gone'),
+        production_id: p.id,
+      })
       const del = await t3.request('DELETE', `/api/projectassets/${project.json.id}/`)
       const refused = await t3.post(`${del.json.task.url}cancel/`, undefined)
       expectError(refused, 409, 'conflict')
       expect(refused.json.errors[0].detail).toContain('delete')
-      for (const bad of ['999999', 'abc', '-1', '1.5']) expect((await t3.post(`/api/tasks/${bad}/cancel/`, undefined)).status).toBe(404)
+      for (const bad of ['999999', 'abc', '-1', '1.5'])
+        expect((await t3.post(`/api/tasks/${bad}/cancel/`, undefined)).status).toBe(404)
       expect((await t3.get(`/api/tasks/${del.json.task.id}/`)).json.state).toBe('queued')
     } finally {
       await t3.stop()

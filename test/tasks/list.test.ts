@@ -14,7 +14,14 @@ const at = (daysAgo: number) => new Date(NOW.getTime() - daysAgo * DAY).toISOStr
 
 /** [kind, state, date_add, date_start, date_end, result]: ids 1.. in this order. */
 const ROWS: [string, string, number, number | null, number | null, Record<string, unknown>][] = [
-  ['scan', 'done', 10, 10, 9, { seen: 12, offline: 0, online: 0, moved: 0, relinked: 0, saved_anew: 0, imported: 0, waiting: 0 }], // 1 pruned
+  [
+    'scan',
+    'done',
+    10,
+    10,
+    9,
+    { seen: 12, offline: 0, online: 0, moved: 0, relinked: 0, saved_anew: 0, imported: 0, waiting: 0 },
+  ], // 1 pruned
   ['scan', 'done', 10, 10, 9, { seen: 12, offline: 1, online: 0 }], // 2 kept: a file went offline
   ['scan', 'failed', 10, 10, 9, {}], // 3 kept: failed
   ['copy', 'done', 9, 9, 8.5, {}], // 4 kept: not a scan
@@ -29,8 +36,19 @@ const ROWS: [string, string, number, number | null, number | null, Record<string
 beforeAll(() => {
   t = testApp()
   for (const [kind, state, add, start, end, result] of ROWS)
-    t.db.$client.query('INSERT INTO tasks (kind, state, target, date_add, date_start, date_end, result) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(kind, state, JSON.stringify({ device: 1 }), at(add), start === null ? null : at(start), end === null ? null : at(end), JSON.stringify(result))
+    t.db.$client
+      .query(
+        'INSERT INTO tasks (kind, state, target, date_add, date_start, date_end, result) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        kind,
+        state,
+        JSON.stringify({ device: 1 }),
+        at(add),
+        start === null ? null : at(start),
+        end === null ? null : at(end),
+        JSON.stringify(result),
+      )
 })
 afterAll(() => t.cleanup())
 
@@ -63,7 +81,14 @@ describe('GET /api/tasks/ order and filters', () => {
   })
 
   test('an unknown ordering, state or kind: 400 invalid at the parameter', async () => {
-    for (const [parameter, value] of [['ordering', 'name'], ['ordering', '--id'], ['ordering', ''], ['ordering', 'ID'], ['state', 'cancelled'], ['kind', 'move']] as const)
+    for (const [parameter, value] of [
+      ['ordering', 'name'],
+      ['ordering', '--id'],
+      ['ordering', ''],
+      ['ordering', 'ID'],
+      ['state', 'cancelled'],
+      ['kind', 'move'],
+    ] as const)
       expectError(await t.get(`/api/tasks/?${parameter}=${value}`), 400, 'invalid', { parameter })
   })
 })

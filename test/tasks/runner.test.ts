@@ -45,16 +45,37 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const states = () => db.$client.query<{ id: number; state: string; key: string | null }, []>('SELECT id, state, key FROM tasks ORDER BY id').all()
+const states = () =>
+  db.$client
+    .query<{ id: number; state: string; key: string | null }, []>('SELECT id, state, key FROM tasks ORDER BY id')
+    .all()
 
 test('a key merges a second enqueue into the queued task; once it runs, the same key queues anew', async () => {
-  const a = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
-  const b = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
+  const a = runner.enqueue(db, {
+    kind: 'delete',
+    target: { projectasset: 1 },
+    production: null,
+    params: deleteParams,
+    key: 'k',
+  })
+  const b = runner.enqueue(db, {
+    kind: 'delete',
+    target: { projectasset: 1 },
+    production: null,
+    params: deleteParams,
+    key: 'k',
+  })
   expect([a.merged, b]).toEqual([false, { id: a.id, merged: true }])
   expect(states()).toEqual([{ id: a.id, state: 'queued', key: 'k' }])
   runner.start()
   await runner.idle()
-  const c = runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams, key: 'k' })
+  const c = runner.enqueue(db, {
+    kind: 'delete',
+    target: { projectasset: 1 },
+    production: null,
+    params: deleteParams,
+    key: 'k',
+  })
   // A new row (the merged enqueue may have used up an id: ids are never reused, gaps are fine).
   expect(c).toEqual({ id: expect.any(Number), merged: false })
   expect(c.id).toBeGreaterThan(a.id)
@@ -64,7 +85,15 @@ test('a key merges a second enqueue into the queued task; once it runs, the same
 
 test('enqueue inside a transaction wakes the runner after the commit; a rolled back one leaves nothing', async () => {
   runner.start()
-  db.transaction((tx) => void runner.enqueue(tx, { kind: 'delete', target: { projectasset: 2 }, production: null, params: { ...deleteParams, bundle_root: '/committed/' } }))
+  db.transaction(
+    (tx) =>
+      void runner.enqueue(tx, {
+        kind: 'delete',
+        target: { projectasset: 2 },
+        production: null,
+        params: { ...deleteParams, bundle_root: '/committed/' },
+      }),
+  )
   expect(() =>
     db.transaction((tx) => {
       runner.enqueue(tx, { kind: 'delete', target: { projectasset: 3 }, production: null, params: deleteParams })
@@ -79,9 +108,24 @@ test('enqueue inside a transaction wakes the runner after the commit; a rolled b
 
 test('tasks of one target run one after the other; other targets use the free slots', async () => {
   runner.start()
-  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 7 }, production: null, params: copyParams }).id
-  const second = runner.enqueue(db, { kind: 'delete', target: { projectasset: 7 }, production: null, params: deleteParams }).id
-  const other = runner.enqueue(db, { kind: 'delete', target: { projectasset: 8 }, production: null, params: deleteParams }).id
+  const first = runner.enqueue(db, {
+    kind: 'copy',
+    target: { projectasset: 7 },
+    production: null,
+    params: copyParams,
+  }).id
+  const second = runner.enqueue(db, {
+    kind: 'delete',
+    target: { projectasset: 7 },
+    production: null,
+    params: deleteParams,
+  }).id
+  const other = runner.enqueue(db, {
+    kind: 'delete',
+    target: { projectasset: 8 },
+    production: null,
+    params: deleteParams,
+  }).id
   await waitFor(() => ran.includes(`delete ${other} /a/`), 'the other target to run')
   expect(ran).not.toContain(`delete ${second} /a/`)
   release()
@@ -90,7 +134,8 @@ test('tasks of one target run one after the other; other targets use the free sl
 })
 
 test('a thousand queued tasks all run, two at a time, each once', async () => {
-  for (let i = 0; i < 1000; i++) runner.enqueue(db, { kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams })
+  for (let i = 0; i < 1000; i++)
+    runner.enqueue(db, { kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams })
   runner.start()
   await runner.idle()
   expect(ran.length).toBe(1000)
@@ -99,11 +144,15 @@ test('a thousand queued tasks all run, two at a time, each once', async () => {
 })
 
 test('a row of a kind this version has no handler for fails with the reason instead of stopping the runner', async () => {
-  db.$client.run(`INSERT INTO tasks (kind, target, params, date_add) VALUES ('transcode', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`)
+  db.$client.run(
+    `INSERT INTO tasks (kind, target, params, date_add) VALUES ('transcode', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`,
+  )
   runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams })
   runner.start()
   await runner.idle()
-  expect(db.$client.query<{ state: string; error: string }, []>('SELECT state, error FROM tasks ORDER BY id').all()).toEqual([
+  expect(
+    db.$client.query<{ state: string; error: string }, []>('SELECT state, error FROM tasks ORDER BY id').all(),
+  ).toEqual([
     { state: 'failed', error: 'no handler for transcode tasks' },
     { state: 'done', error: '' },
   ])
@@ -111,13 +160,35 @@ test('a row of a kind this version has no handler for fails with the reason inst
 
 test('a restart with a task of a key still running and another of the key queued starts (keys merge queued work only)', async () => {
   runner.start()
-  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams, key: 'k' })
+  const first = runner.enqueue(db, {
+    kind: 'copy',
+    target: { projectasset: 9 },
+    production: null,
+    params: copyParams,
+    key: 'k',
+  })
   await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
-  const second = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams, key: 'k' })
+  const second = runner.enqueue(db, {
+    kind: 'copy',
+    target: { projectasset: 9 },
+    production: null,
+    params: copyParams,
+    key: 'k',
+  })
   expect(second).toEqual({ id: first.id + 1, merged: false })
   // A shutdown leaves the first running; the next start queues it again beside the second.
   await runner.stop(0)
-  const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: { copy: async () => {}, delete: async () => {}, import: async () => {}, proxy: async () => {}, scan: async () => {} } })
+  const again = createRunner(db, {
+    concurrency: 2,
+    log: silentLog,
+    handlers: {
+      copy: async () => {},
+      delete: async () => {},
+      import: async () => {},
+      proxy: async () => {},
+      scan: async () => {},
+    },
+  })
   expect(() => again.start()).not.toThrow()
   await again.idle()
   expect(states().map((s) => s.state)).toEqual(['done', 'done'])
@@ -129,26 +200,47 @@ test("a handler's last write is committed with the task's end: done with it, or 
   const mark = db.$client.prepare('INSERT INTO marks (task) VALUES (?)')
   const noop = async () => {}
   const withLast = createRunner(db, {
-    concurrency: 1, log: silentLog,
+    concurrency: 1,
+    log: silentLog,
     handlers: {
-      copy: noop, delete: noop, proxy: noop, scan: noop,
-      import: async ({ task }) => () => {
-        mark.run(task.id)
-        if (task.params.asset === 2) throw new Error('the last write failed')
-      },
+      copy: noop,
+      delete: noop,
+      proxy: noop,
+      scan: noop,
+      import:
+        async ({ task }) =>
+        () => {
+          mark.run(task.id)
+          if (task.params.asset === 2) throw new Error('the last write failed')
+        },
     },
   })
   const importParams = (asset: number) => ({ asset, kind: 'video' as const, logs: [], rewrap_proxy: false, given: [] })
-  for (const asset of [1, 2, 3]) withLast.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+  for (const asset of [1, 2, 3])
+    withLast.enqueue(db, {
+      kind: 'import',
+      target: { videoasset: asset },
+      production: null,
+      params: importParams(asset),
+    })
   withLast.start()
   await withLast.idle()
   await withLast.stop()
-  expect(db.$client.query<{ id: number; state: string; error: string }, []>('SELECT id, state, error FROM tasks ORDER BY id').all()).toEqual([
+  expect(
+    db.$client
+      .query<{ id: number; state: string; error: string }, []>('SELECT id, state, error FROM tasks ORDER BY id')
+      .all(),
+  ).toEqual([
     { id: 1, state: 'done', error: '' },
     { id: 2, state: 'failed', error: 'the last write failed' },
     { id: 3, state: 'done', error: '' }, // the slot the failure freed is taken again
   ])
-  expect(db.$client.query<{ task: number }, []>('SELECT task FROM marks ORDER BY task').all().map((m) => m.task)).toEqual([1, 3])
+  expect(
+    db.$client
+      .query<{ task: number }, []>('SELECT task FROM marks ORDER BY task')
+      .all()
+      .map((m) => m.task),
+  ).toEqual([1, 3])
 })
 
 // A copy is timed by the user from the request to the finished record: the runner adds no wait
@@ -158,7 +250,12 @@ test('a committed task starts in the same turn of the event loop as its enqueue,
   runner.start()
   let timer = false
   setTimeout(() => (timer = true), 0)
-  const { id } = runner.enqueue(db, { kind: 'delete', target: { projectasset: 4 }, production: null, params: deleteParams })
+  const { id } = runner.enqueue(db, {
+    kind: 'delete',
+    target: { projectasset: 4 },
+    production: null,
+    params: deleteParams,
+  })
   await Promise.resolve() // the wake-up is the microtask queued before this one
   expect({ ran, timer }).toEqual({ ran: [`delete ${id} /a/`], timer: false })
 })
@@ -180,7 +277,10 @@ test("a task a shutdown left running is queued again at each start with that sta
   const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
   const second = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
   await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
-  const attempts = () => db.$client.query<{ id: number; state: string; attempts: number }, []>('SELECT id, state, attempts FROM tasks ORDER BY id').all()
+  const attempts = () =>
+    db.$client
+      .query<{ id: number; state: string; attempts: number }, []>('SELECT id, state, attempts FROM tasks ORDER BY id')
+      .all()
   // Each start: the handler records the attempt it was given and never ends (a copy in the middle
   // of one huge file), so the stop leaves its row running.
   const seen: [number, number][] = []
@@ -189,7 +289,10 @@ test("a task a shutdown left running is queued again at each start with that sta
       seen.push([task.id, task.attempts])
       return new Promise(() => {})
     },
-    delete: async () => {}, import: async () => {}, proxy: async () => {}, scan: async () => {},
+    delete: async () => {},
+    import: async () => {},
+    proxy: async () => {},
+    scan: async () => {},
   }
   await runner.stop(0)
   for (const attempt of [1, 2]) {
@@ -202,7 +305,10 @@ test("a task a shutdown left running is queued again at each start with that sta
     ])
     await again.stop(0)
   }
-  expect(seen).toEqual([[first.id, 1], [first.id, 2]])
+  expect(seen).toEqual([
+    [first.id, 1],
+    [first.id, 2],
+  ])
 })
 
 // Grouped kinds: a free slot claims several queued tasks of the kind at once, runs them side by
@@ -210,16 +316,25 @@ test("a task a shutdown left running is queued again at each start with that sta
 describe('a grouped kind', () => {
   const importParams = (asset: number) => ({ asset, kind: 'video' as const, logs: [], rewrap_proxy: false, given: [] })
   const noop = async () => {}
-  const tasksOf = () => db.$client.query<{ id: number; state: string; error: string; key: string | null }, []>('SELECT id, state, error, key FROM tasks ORDER BY id').all()
+  const tasksOf = () =>
+    db.$client
+      .query<{ id: number; state: string; error: string; key: string | null }, []>(
+        'SELECT id, state, error, key FROM tasks ORDER BY id',
+      )
+      .all()
 
   test('runs every task once, up to a group per slot at a time, and each ends done', async () => {
     const runs = new Map<number, number>()
     let now = 0
     let most = 0
     const groupedRunner = createRunner(db, {
-      concurrency: 2, log: silentLog,
+      concurrency: 2,
+      log: silentLog,
       handlers: {
-        copy: noop, delete: noop, proxy: noop, scan: noop,
+        copy: noop,
+        delete: noop,
+        proxy: noop,
+        scan: noop,
         import: grouped(async ({ task }) => {
           runs.set(task.id, (runs.get(task.id) ?? 0) + 1)
           most = Math.max(most, ++now)
@@ -228,11 +343,21 @@ describe('a grouped kind', () => {
         }, 8),
       },
     })
-    for (let asset = 1; asset <= 100; asset++) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    for (let asset = 1; asset <= 100; asset++)
+      groupedRunner.enqueue(db, {
+        kind: 'import',
+        target: { videoasset: asset },
+        production: null,
+        params: importParams(asset),
+      })
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()
-    expect({ ran: runs.size, once: [...runs.values()].every((n) => n === 1), most }).toEqual({ ran: 100, once: true, most: 16 })
+    expect({ ran: runs.size, once: [...runs.values()].every((n) => n === 1), most }).toEqual({
+      ran: 100,
+      once: true,
+      most: 16,
+    })
     expect(tasksOf().every((t) => t.state === 'done' && t.error === '' && t.key === null)).toBe(true)
   })
 
@@ -240,9 +365,13 @@ describe('a grouped kind', () => {
     db.$client.run('CREATE TABLE marks (task INTEGER)')
     const mark = db.$client.prepare('INSERT INTO marks (task) VALUES (?)')
     const groupedRunner = createRunner(db, {
-      concurrency: 1, log: silentLog,
+      concurrency: 1,
+      log: silentLog,
       handlers: {
-        copy: noop, delete: noop, proxy: noop, scan: noop,
+        copy: noop,
+        delete: noop,
+        proxy: noop,
+        scan: noop,
         import: grouped(async ({ task }) => {
           if (task.params.asset === 2) throw new Error('the work failed')
           return () => {
@@ -252,7 +381,13 @@ describe('a grouped kind', () => {
         }, 8),
       },
     })
-    for (let asset = 1; asset <= 5; asset++) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    for (let asset = 1; asset <= 5; asset++)
+      groupedRunner.enqueue(db, {
+        kind: 'import',
+        target: { videoasset: asset },
+        production: null,
+        params: importParams(asset),
+      })
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()
@@ -264,7 +399,12 @@ describe('a grouped kind', () => {
       { id: 5, state: 'done', error: '' },
     ])
     // The failed last write was rolled back with its task's end; the others' were committed.
-    expect(db.$client.query<{ task: number }, []>('SELECT task FROM marks ORDER BY task').all().map((m) => m.task)).toEqual([1, 3, 5])
+    expect(
+      db.$client
+        .query<{ task: number }, []>('SELECT task FROM marks ORDER BY task')
+        .all()
+        .map((m) => m.task),
+    ).toEqual([1, 3, 5])
   })
 
   test("exclusive work runs one task of the group at a time; the group's other work runs beside it", async () => {
@@ -272,9 +412,13 @@ describe('a grouped kind', () => {
     let most = 0
     const order: string[] = []
     const groupedRunner = createRunner(db, {
-      concurrency: 1, log: silentLog,
+      concurrency: 1,
+      log: silentLog,
       handlers: {
-        copy: noop, delete: noop, proxy: noop, scan: noop,
+        copy: noop,
+        delete: noop,
+        proxy: noop,
+        scan: noop,
         import: grouped(async ({ task, exclusive }) => {
           order.push(`start ${task.params.asset}`)
           await exclusive!(async () => {
@@ -285,7 +429,13 @@ describe('a grouped kind', () => {
         }, 4),
       },
     })
-    for (let asset = 1; asset <= 4; asset++) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    for (let asset = 1; asset <= 4; asset++)
+      groupedRunner.enqueue(db, {
+        kind: 'import',
+        target: { videoasset: asset },
+        production: null,
+        params: importParams(asset),
+      })
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()
@@ -297,9 +447,13 @@ describe('a grouped kind', () => {
   test('tasks of one target are never in a group together: they run one after the other', async () => {
     const order: string[] = []
     const groupedRunner = createRunner(db, {
-      concurrency: 1, log: silentLog,
+      concurrency: 1,
+      log: silentLog,
       handlers: {
-        copy: noop, delete: noop, proxy: noop, scan: noop,
+        copy: noop,
+        delete: noop,
+        proxy: noop,
+        scan: noop,
         import: grouped(async ({ task }) => {
           order.push(`start ${task.id}`)
           await new Promise((r) => setImmediate(r))
@@ -307,7 +461,13 @@ describe('a grouped kind', () => {
         }, 8),
       },
     })
-    for (const asset of [1, 1, 2]) groupedRunner.enqueue(db, { kind: 'import', target: { videoasset: asset }, production: null, params: importParams(asset) })
+    for (const asset of [1, 1, 2])
+      groupedRunner.enqueue(db, {
+        kind: 'import',
+        target: { videoasset: asset },
+        production: null,
+        params: importParams(asset),
+      })
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()

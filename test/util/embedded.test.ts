@@ -6,21 +6,23 @@ import { expect, test } from 'bun:test'
 import { embeddedUrl, isEmbedded } from '../../src/util/embedded.ts'
 
 test('the executable’s own files on Linux and macOS, on Windows (either spelling of ~BUN, either slash), and not a source file', () => {
-  expect([
-    '/$bunfs/root/reelhouse',
-    'file:///$bunfs/root/db/checkpointer.js',
-    'B:/~BUN/root/reelhouse-windows-x64',
-    'B:\\~BUN\\root\\reelhouse-windows-x64',
-    'file:///B:/~BUN/root/db/checkpointer.js',
-    'file:///B:/%7EBUN/root/db/checkpointer.js',
-    'file:///B:/%7ebun/root/db/checkpointer.js',
-    '/work/reelhouse/src/main.ts',
-    'file:///work/reelhouse/src/db/checkpointer.ts',
-    'file:///C:/Users/ana/reelhouse/src/db/checkpointer.ts',
-    'C:\\Users\\ana\\~BUNNY\\main.ts',
-    'file:///home/ana/%7EBUNNY/checkpointer.ts',
-    '/home/ana/$bunfsx/main.ts',
-  ].map(isEmbedded)).toEqual([true, true, true, true, true, true, true, false, false, false, false, false, false])
+  expect(
+    [
+      '/$bunfs/root/reelhouse',
+      'file:///$bunfs/root/db/checkpointer.js',
+      'B:/~BUN/root/reelhouse-windows-x64',
+      'B:\\~BUN\\root\\reelhouse-windows-x64',
+      'file:///B:/~BUN/root/db/checkpointer.js',
+      'file:///B:/%7EBUN/root/db/checkpointer.js',
+      'file:///B:/%7ebun/root/db/checkpointer.js',
+      '/work/reelhouse/src/main.ts',
+      'file:///work/reelhouse/src/db/checkpointer.ts',
+      'file:///C:/Users/ana/reelhouse/src/db/checkpointer.ts',
+      'C:\\Users\\ana\\~BUNNY\\main.ts',
+      'file:///home/ana/%7EBUNNY/checkpointer.ts',
+      '/home/ana/$bunfsx/main.ts',
+    ].map(isEmbedded),
+  ).toEqual([true, true, true, true, true, true, true, false, false, false, false, false, false])
 })
 
 test('a worker’s URL beside the executable’s entry on each system, and none when the source runs', () => {

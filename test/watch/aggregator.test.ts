@@ -5,7 +5,7 @@ import { type WatchEvent, createAggregator, foldPaths } from '../../src/watch/ag
 
 const ev = (type: WatchEvent['type'], path: string, device = 1): WatchEvent => ({ device, type, path })
 
-test("a rename: the new name is due at once, the old one only after the move window", () => {
+test('a rename: the new name is due at once, the old one only after the move window', () => {
   const a = createAggregator({ moveWindowMs: 2000 })
   a.add(ev('unlink', 'day/old.mov'), 1000)
   a.add(ev('add', 'day/new.mov'), 1010)
@@ -84,8 +84,14 @@ test('more than 512 paths on one device: the whole device (null)', () => {
     a.add(ev('add', 'on-two.mov', 2), 0)
     return a.due(0).map((b) => ({ device: b.device, count: b.paths?.length ?? null }))
   }
-  expect(run(512)).toEqual([{ device: 1, count: 512 }, { device: 2, count: 1 }])
-  expect(run(513)).toEqual([{ device: 1, count: null }, { device: 2, count: 1 }])
+  expect(run(512)).toEqual([
+    { device: 1, count: 512 },
+    { device: 2, count: 1 },
+  ])
+  expect(run(513)).toEqual([
+    { device: 1, count: null },
+    { device: 2, count: 1 },
+  ])
   // The root itself changing (the device gone, or back) is the whole device too, held like any removal.
   const a = createAggregator()
   a.add(ev('unlinkDir', ''), 0)
@@ -108,7 +114,15 @@ test('paths are de-duplicated, covered by a tracked folder, and spelled one way 
 
 test('paths under an excluded name never appear; hidden ones do (a catalogued asset may be hidden)', () => {
   const a = createAggregator()
-  for (const p of ['@eaDir/a.mov/SYNOFILE_THUMB_M.jpg', 'x/#recycle/a.mov', '.reelhouse-copy-3/a.mov', 'x/.reelhouse-move-0123', '.Trashes/501/a.mov', '.cache/a.mov', 'a.mov'])
+  for (const p of [
+    '@eaDir/a.mov/SYNOFILE_THUMB_M.jpg',
+    'x/#recycle/a.mov',
+    '.reelhouse-copy-3/a.mov',
+    'x/.reelhouse-move-0123',
+    '.Trashes/501/a.mov',
+    '.cache/a.mov',
+    'a.mov',
+  ])
     a.add(ev('add', p), 0)
   a.add(ev('unlink', '.reelhouse-delete-4'), 0)
   expect([a.due(0), a.nextAt()]).toEqual([[{ device: 1, paths: ['.cache/a.mov', 'a.mov'] }], undefined])
@@ -136,13 +150,19 @@ test('devices are batched apart, in the order their first event came', () => {
   a.add(ev('add', 'a.mov', 1), 1)
   a.add(ev('unlink', 'c.mov', 2), 2)
   expect([a.due(2), a.due(2002)]).toEqual([
-    [{ device: 2, paths: ['b.mov'] }, { device: 1, paths: ['a.mov'] }],
+    [
+      { device: 2, paths: ['b.mov'] },
+      { device: 1, paths: ['a.mov'] },
+    ],
     [{ device: 2, paths: ['c.mov'] }],
   ])
 })
 
 test("with `root`, the watcher's absolute paths: folded below the root, given back absolute", () => {
-  const roots = new Map([[1, '/v/media/'], [2, '/v/@eaDir-is-fine/']])
+  const roots = new Map([
+    [1, '/v/media/'],
+    [2, '/v/@eaDir-is-fine/'],
+  ])
   const a = createAggregator({ root: (d) => roots.get(d) })
   a.add(ev('addDir', '/v/media/card/'), 0)
   a.add(ev('add', '/v/media/card/A001.mov'), 0) // covered
@@ -166,7 +186,12 @@ test('looks asked for directly are folded as events are: many files of one folde
   const files = (n: number, dir: string) => Array.from({ length: n }, (_, i) => `/d/${dir}/f${i}.mov`)
   expect(foldPaths('/d/', ['/d/a.mov', '/d/x/b.mov', '/d/y/'])).toEqual(['/d/a.mov', '/d/x/b.mov', '/d/y/'])
   expect(foldPaths('/d/', [...files(20_000, 'drop/cards'), '/d/other.mov'])).toEqual(['/d/drop/cards/', '/d/other.mov'])
-  expect(foldPaths('/d/', Array.from({ length: 600 }, (_, i) => `/d/f${i}/a.mov`))).toBeNull()
+  expect(
+    foldPaths(
+      '/d/',
+      Array.from({ length: 600 }, (_, i) => `/d/f${i}/a.mov`),
+    ),
+  ).toBeNull()
   expect(foldPaths('/d/', ['/elsewhere/a.mov'])).toEqual([])
 })
 
@@ -174,11 +199,24 @@ test('a long list of looks folds as the same paths given a few at a time would',
   const files = (n: number, dir: string) => Array.from({ length: n }, (_, i) => `/d/${dir}/f${i}.mov`)
   // A crowded folder (300); one at the limit (128 files) whose crowded subfolder makes it one
   // child too many (so it folds too); duplicates; the root's own files: past 512 paths in all.
-  const list = [...files(300, 'drop'), ...files(128, 'keep'), ...files(150, 'keep/deep'), ...files(3, 'keep/deep'), '/d/top.mov', '/d/top.mov', '/d/drop/']
+  const list = [
+    ...files(300, 'drop'),
+    ...files(128, 'keep'),
+    ...files(150, 'keep/deep'),
+    ...files(3, 'keep/deep'),
+    '/d/top.mov',
+    '/d/top.mov',
+    '/d/drop/',
+  ]
   const folded = foldPaths('/d/', list)!
   expect(list.length).toBeGreaterThan(512)
   expect(folded.slice().sort()).toEqual(['/d/drop/', '/d/keep/', '/d/top.mov'])
-  expect(foldPaths('/d/', list.filter((p) => !p.startsWith('/d/keep/deep/')))!.length).toBe(128 + 2)
+  expect(
+    foldPaths(
+      '/d/',
+      list.filter((p) => !p.startsWith('/d/keep/deep/')),
+    )!.length,
+  ).toBe(128 + 2)
   // The same paths folded in small steps (each step far under the 512 that takes the shortcut).
   let step: string[] = []
   for (let i = 0; i < list.length; i += 100) step = foldPaths('/d/', [...step, ...list.slice(i, i + 100)])!

@@ -21,7 +21,10 @@ const SHM_APART = OTHER_TMP !== undefined
 
 /** The regular files below `dir`, relative to it. */
 const filesBelow = (dir: string) =>
-  (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[]).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length + 1)).sort()
+  (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name).slice(dir.length + 1))
+    .sort()
 
 let base: TestApp
 let core: ReturnType<typeof createCore> | undefined
@@ -83,15 +86,27 @@ describe('ingestOwner: which production a new file is imported into', () => {
       { id: 2, storage_root: '/nas/drop/B/', upload_device: 2, upload_root: null },
     ])
     // B's file is B's when B's watch folder is that device, and never A's.
-    expect([nested('/nas/drop/a.mov', 1), nested('/nas/drop/B/b.mov', 1), nested('/nas/drop/B/b.mov', 2)]).toEqual([1, undefined, 2])
+    expect([nested('/nas/drop/a.mov', 1), nested('/nas/drop/B/b.mov', 1), nested('/nas/drop/B/b.mov', 2)]).toEqual([
+      1,
+      undefined,
+      2,
+    ])
   })
 })
 
 describe('movesUpload: which of the files the watcher imports move_uploads moves', () => {
   test('none while move_uploads is false; with it, every file of the drop folder (also one inside the storage root), and of a whole-device watch folder every file outside the storage root', () => {
-    const files = ['/nas/drop/A/a.mov', '/nas/drop/A/card/a.mov', '/nas/A/incoming/a.mov', '/nas/A/footage/a.mov', '/nas/A/video/a.mov', '/nas/loose.mov']
+    const files = [
+      '/nas/drop/A/a.mov',
+      '/nas/drop/A/card/a.mov',
+      '/nas/A/incoming/a.mov',
+      '/nas/A/footage/a.mov',
+      '/nas/A/video/a.mov',
+      '/nas/loose.mov',
+    ]
     // (Which production imports a file at all is ingestOwner's: /nas/loose.mov only one without a drop folder.)
-    const moved = (p: { upload_root: string | null; move_uploads: boolean }) => files.filter((path) => movesUpload({ storage_root: '/nas/A/', ...p }, path))
+    const moved = (p: { upload_root: string | null; move_uploads: boolean }) =>
+      files.filter((path) => movesUpload({ storage_root: '/nas/A/', ...p }, path))
     expect([
       moved({ upload_root: '/nas/drop/A/', move_uploads: false }),
       moved({ upload_root: '/nas/drop/A/', move_uploads: true }),
@@ -117,26 +132,49 @@ describe('upload_root on POST and PATCH', () => {
 
   test('a drop folder on a device of its own: created, shown (slash added), its device becomes upload_device; null goes back to the whole device', async () => {
     const w = await world()
-    const made = await base.post('/api/productions/', { name: 'Dropped', storage_root: join(w.root, 'Dropped'), upload_root: join(w.drop, 'Dropped') })
+    const made = await base.post('/api/productions/', {
+      name: 'Dropped',
+      storage_root: join(w.root, 'Dropped'),
+      upload_root: join(w.drop, 'Dropped'),
+    })
     expect(made.status).toBe(201)
-    expect(made.json).toMatchObject({ upload_root: join(w.drop, 'Dropped') + '/', upload_device: { id: w.dropDevice.id } })
+    expect(made.json).toMatchObject({
+      upload_root: join(w.drop, 'Dropped') + '/',
+      upload_device: { id: w.dropDevice.id },
+    })
     expect(existsSync(join(w.drop, 'Dropped'))).toBe(true)
     const cleared = await base.request('PATCH', `/api/productions/${made.json.id}/`, { body: { upload_root: null } })
-    expect([cleared.status, cleared.json.upload_root, cleared.json.upload_device.id]).toEqual([200, null, w.dropDevice.id])
+    expect([cleared.status, cleared.json.upload_root, cleared.json.upload_device.id]).toEqual([
+      200,
+      null,
+      w.dropDevice.id,
+    ])
     // A production made without one shows null.
     expect((await base.get(`/api/productions/${w.show.id}/`)).json.upload_root).toBe(null)
   })
 
   test("inside the production's own storage_root, by PATCH: taken, created", async () => {
     const w = await world()
-    const r = await base.request('PATCH', `/api/productions/${w.show.id}/`, { body: { upload_root: join(w.show.storage_root, 'incoming') } })
-    expect([r.status, r.json.upload_root, r.json.upload_device.id]).toEqual([200, join(w.show.storage_root, 'incoming') + '/', w.device.id])
+    const r = await base.request('PATCH', `/api/productions/${w.show.id}/`, {
+      body: { upload_root: join(w.show.storage_root, 'incoming') },
+    })
+    expect([r.status, r.json.upload_root, r.json.upload_device.id]).toEqual([
+      200,
+      join(w.show.storage_root, 'incoming') + '/',
+      w.device.id,
+    ])
     expect(existsSync(join(w.show.storage_root, 'incoming'))).toBe(true)
   })
 
   test("refused with 400 invalid at /upload_root, nothing changed: another production's storage_root, a proxy_root, another drop folder (inside or around), off every device, relative, reserved", async () => {
     const w = await world()
-    const other = (await base.post('/api/productions/', { name: 'Other', storage_root: join(w.root, 'Other'), upload_root: join(w.drop, 'other') })).json
+    const other = (
+      await base.post('/api/productions/', {
+        name: 'Other',
+        storage_root: join(w.root, 'Other'),
+        upload_root: join(w.drop, 'other'),
+      })
+    ).json
     const bad = [
       join(w.root, 'Other', 'in'),
       join(w.show.storage_root, 'proxies', 'in'),
@@ -149,12 +187,22 @@ describe('upload_root on POST and PATCH', () => {
     ]
     for (const upload_root of bad) {
       const r = await base.request('PATCH', `/api/productions/${w.show.id}/`, { body: { upload_root } })
-      expect([upload_root, r.status, r.json.errors?.[0]?.code, r.json.errors?.[0]?.source]).toEqual([upload_root, 400, 'invalid', { pointer: '/upload_root' }])
+      expect([upload_root, r.status, r.json.errors?.[0]?.code, r.json.errors?.[0]?.source]).toEqual([
+        upload_root,
+        400,
+        'invalid',
+        { pointer: '/upload_root' },
+      ])
     }
     expect((await base.get(`/api/productions/${w.show.id}/`)).json.upload_root).toBe(null)
     expect((await base.get(`/api/productions/${other.id}/`)).json.upload_root).toBe(join(w.drop, 'other') + '/')
     // An upload_device that is not the drop folder's device: 400 at /upload_device.
-    const mismatch = await base.post('/api/productions/', { name: 'Mismatch', storage_root: join(w.root, 'Mismatch'), upload_root: join(w.drop, 'm'), upload_device: w.device.id })
+    const mismatch = await base.post('/api/productions/', {
+      name: 'Mismatch',
+      storage_root: join(w.root, 'Mismatch'),
+      upload_root: join(w.drop, 'm'),
+      upload_device: w.device.id,
+    })
     expect([mismatch.status, mismatch.json.errors[0].source]).toEqual([400, { pointer: '/upload_device' }])
     // Not a string: 400, never a 500.
     for (const upload_root of [12, {}, ['/x/'], 'x'.repeat(5000)]) {
@@ -163,7 +211,10 @@ describe('upload_root on POST and PATCH', () => {
     }
     // In form data null is text: "null" or empty clear it, as JSON null does.
     for (const text of ['null', '']) {
-      expect((await base.request('PATCH', `/api/productions/${other.id}/`, { body: { upload_root: join(w.drop, 'other') } })).status).toBe(200)
+      expect(
+        (await base.request('PATCH', `/api/productions/${other.id}/`, { body: { upload_root: join(w.drop, 'other') } }))
+          .status,
+      ).toBe(200)
       const r = await base.request('PATCH', `/api/productions/${other.id}/`, { form: { upload_root: text } })
       expect([r.status, r.json.upload_root]).toEqual([200, null])
     }
@@ -175,26 +226,44 @@ describe('move_uploads on POST and PATCH', () => {
     base = testApp(undefined, { tasks: false })
     const { root, production: show } = await seedProduction(base)
     expect(show.move_uploads).toBe(false)
-    const made = await base.post('/api/productions/', { name: 'Moving', storage_root: join(root, 'Moving'), move_uploads: true })
+    const made = await base.post('/api/productions/', {
+      name: 'Moving',
+      storage_root: join(root, 'Moving'),
+      move_uploads: true,
+    })
     expect([made.status, made.json.move_uploads]).toEqual([201, true])
     const path = `/api/productions/${show.id}/`
     const steps: [Record<string, unknown>, 'body' | 'form', boolean][] = [
-      [{ move_uploads: true }, 'body', true], [{ move_uploads: 'false' }, 'form', false], [{ move_uploads: '1' }, 'form', true], [{ move_uploads: '0' }, 'form', false],
+      [{ move_uploads: true }, 'body', true],
+      [{ move_uploads: 'false' }, 'form', false],
+      [{ move_uploads: '1' }, 'form', true],
+      [{ move_uploads: '0' }, 'form', false],
     ]
     for (const [given, as, expected] of steps) {
       const r = await base.request('PATCH', path, { [as]: given })
       expect([given, r.status, r.json.move_uploads]).toEqual([given, 200, expected])
     }
     // Neither a word nor a number other than 1 and 0: 400 invalid at /move_uploads, nothing changed.
-    for (const [given, as] of [[{ move_uploads: 'yes' }, 'form'], [{ move_uploads: 'yes' }, 'body'], [{ move_uploads: 2 }, 'body'], [{ move_uploads: null }, 'body']] as const) {
+    for (const [given, as] of [
+      [{ move_uploads: 'yes' }, 'form'],
+      [{ move_uploads: 'yes' }, 'body'],
+      [{ move_uploads: 2 }, 'body'],
+      [{ move_uploads: null }, 'body'],
+    ] as const) {
       const r = await base.request('PATCH', path, { [as]: given })
       expect([given, r.status, r.json.errors?.[0]?.source]).toEqual([given, 400, { pointer: '/move_uploads' }])
     }
     for (const accept of ['application/json; version=1', 'application/json; version=2'])
       expect((await base.get(path, { headers: { accept } })).json.move_uploads).toBe(false)
-    const history = (await base.get(`/api/history/?resource=production&id=${show.id}`)).json as { action: string; changes: Record<string, unknown> }[]
+    const history = (await base.get(`/api/history/?resource=production&id=${show.id}`)).json as {
+      action: string
+      changes: Record<string, unknown>
+    }[]
     expect(history.filter((h) => 'move_uploads' in h.changes).map((h) => [h.action, h.changes.move_uploads])).toEqual([
-      ['update', { old: true, new: false }], ['update', { old: false, new: true }], ['update', { old: true, new: false }], ['update', { old: false, new: true }],
+      ['update', { old: true, new: false }],
+      ['update', { old: false, new: true }],
+      ['update', { old: true, new: false }],
+      ['update', { old: false, new: true }],
       ['create', { old: null, new: false }],
     ])
   })
@@ -203,28 +272,60 @@ describe('move_uploads on POST and PATCH', () => {
 describe('the watcher and drop folders', () => {
   let send: (method: string, path: string, body?: unknown) => ReturnType<typeof readResponse>
   async function boot() {
-    core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: SETTLE_MS, watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 } })
+    core = createCore(base.db, {
+      log: silentLog,
+      ffmpegDir: emptyFfmpegDir(),
+      settleMs: SETTLE_MS,
+      watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 },
+    })
     const app = createApp(core)
-    send = async (method, path, body) => readResponse(await app.handle(new Request(`http://localhost${path}`, {
-      method, headers: { authorization: `Token ${base.adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-    })))
+    send = async (method, path, body) =>
+      readResponse(
+        await app.handle(
+          new Request(`http://localhost${path}`, {
+            method,
+            headers: {
+              authorization: `Token ${base.adminKey}`,
+              ...(body ? { 'content-type': 'application/json' } : {}),
+            },
+            body: body ? JSON.stringify(body) : undefined,
+          }),
+        ),
+      )
     core.start()
-    await waitFor(() => (core!.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', { ms: 30_000, everyMs: 20 })
+    await waitFor(() => (core!.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', {
+      ms: 30_000,
+      everyMs: 20,
+    })
     await waitFor(() => core!.watch!.importsOpen(), 'the start scans', { ms: 30_000, everyMs: 20 })
   }
   const clip = (path: string) => {
     mkdirSync(join(path, '..'), { recursive: true })
     writeFileSync(path, `a clip at ${path}\n`)
   }
-  const videos = async () => ((await send('GET', '/api/videoassets/?limit=1000')).json as { path_file: string; production: number }[])
-    .map((a) => [a.path_file, a.production] as const).sort()
+  const videos = async () =>
+    ((await send('GET', '/api/videoassets/?limit=1000')).json as { path_file: string; production: number }[])
+      .map((a) => [a.path_file, a.production] as const)
+      .sort()
 
   test('two productions with drop folders on one device: each file into its own production; a file outside every drop folder and storage root is not imported; a changed upload_root is followed live', async () => {
     base = testApp(undefined, { tasks: false })
     const nas = scratchDir('reelhouse-nas-')
     expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
-    const a = (await base.post('/api/productions/', { name: 'A', storage_root: join(nas, 'A'), upload_root: join(nas, 'drop', 'A') })).json
-    const b = (await base.post('/api/productions/', { name: 'B', storage_root: join(nas, 'B'), upload_root: join(nas, 'drop', 'B') })).json
+    const a = (
+      await base.post('/api/productions/', {
+        name: 'A',
+        storage_root: join(nas, 'A'),
+        upload_root: join(nas, 'drop', 'A'),
+      })
+    ).json
+    const b = (
+      await base.post('/api/productions/', {
+        name: 'B',
+        storage_root: join(nas, 'B'),
+        upload_root: join(nas, 'drop', 'B'),
+      })
+    ).json
     // Placed while the service is stopped: the start scan and its second look see them all together,
     // so the loose ones would be imported in the same looks as the others if they were taken.
     clip(join(nas, 'loose.mov'))
@@ -234,9 +335,15 @@ describe('the watcher and drop folders', () => {
     clip(join(nas, 'A', 'footage', 'in-a.mov'))
     await boot()
     const expected: (readonly [string, number])[] = [
-      [join(nas, 'A', 'footage', 'in-a.mov'), a.id], [join(nas, 'drop', 'A', 'a.mov'), a.id], [join(nas, 'drop', 'B', 'b.mov'), b.id],
+      [join(nas, 'A', 'footage', 'in-a.mov'), a.id],
+      [join(nas, 'drop', 'A', 'a.mov'), a.id],
+      [join(nas, 'drop', 'B', 'b.mov'), b.id],
     ]
-    await waitFor(async () => (await videos()).length >= 3, 'the three files in drop folders and storage roots to be imported', { ms: 60_000, everyMs: 50 })
+    await waitFor(
+      async () => (await videos()).length >= 3,
+      'the three files in drop folders and storage roots to be imported',
+      { ms: 60_000, everyMs: 50 },
+    )
     await core!.runner.idle()
     expect(await videos()).toEqual(expected.sort())
 
@@ -245,7 +352,11 @@ describe('the watcher and drop folders', () => {
     expect([moved.status, moved.json.upload_root]).toEqual([200, join(nas, 'drop', 'A2') + '/'])
     clip(join(nas, 'drop', 'A', 'old-folder.mov'))
     clip(join(nas, 'drop', 'A2', 'new-folder.mov'))
-    await waitFor(async () => (await videos()).some(([p]) => p.endsWith('new-folder.mov')), 'the file in the new drop folder to be imported', { ms: 60_000, everyMs: 50 })
+    await waitFor(
+      async () => (await videos()).some(([p]) => p.endsWith('new-folder.mov')),
+      'the file in the new drop folder to be imported',
+      { ms: 60_000, everyMs: 50 },
+    )
     await core!.runner.idle()
     expect(await videos()).toEqual([...expected, [join(nas, 'drop', 'A2', 'new-folder.mov'), a.id] as const].sort())
     expect(readFileSync(join(nas, 'drop', 'A', 'old-folder.mov'), 'utf8')).toContain('old-folder')
@@ -258,58 +369,105 @@ describe('the watcher and drop folders', () => {
   for (const across of [false, true]) {
     const title = across
       ? 'move_uploads, the drop folder on another file system: each file copied into STORAGE_ROOT/<kind>/ on the storage device; one asset each, nothing left in the drop folder, no temporary file'
-      : "move_uploads: files dropped are moved into STORAGE_ROOT/<kind>/; exactly one asset each, at its new path; nothing left in the drop folder; a file already in the storage root stays; a scan afterwards finds nothing new"
-    test.skipIf(across && !SHM_APART)(title, async () => {
-      base = testApp(undefined, { tasks: false })
-      const nas = scratchDir('reelhouse-nas-')
-      expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
-      const dropDisk = across ? scratchDir('reelhouse-drop-shm-', OTHER_TMP) : nas
-      if (across) expect((await base.post('/api/devices/', { name: 'drop', path: dropDisk })).status).toBe(201)
-      const made = await base.post('/api/productions/', { name: 'A', storage_root: join(nas, 'A'), upload_root: join(dropDisk, 'drop', 'A'), move_uploads: true })
-      expect([made.status, made.json.move_uploads]).toEqual([201, true])
-      const a = made.json
-      // In the storage root, outside the drop folder: in the production's area already (imported
-      // where it lies when the storage device is a watch folder of A's: the same-device case).
-      clip(join(nas, 'A', 'footage', 'in-a.mov'))
-      await boot()
-      const drop = join(dropDisk, 'drop', 'A')
-      clip(join(drop, 'card01', 'a.mov'))
-      clip(join(drop, 'card01', 's.wav'))
-      const movedTo = { video: join(nas, 'A', 'video', 'a.mov'), audio: join(nas, 'A', 'audio', 's.wav') }
-      const all = async (kind: 'video' | 'audio') =>
-        ((await send('GET', `/api/${kind}assets/?limit=1000`)).json as { id: number; path_file: string; production: number; is_production: boolean; status_asset: number }[])
-      await waitFor(async () => {
-        const [videos, audios] = [await all('video'), await all('audio')]
-        return [...videos, ...audios].filter((x) => x.status_asset === 6 && x.is_production).length >= (across ? 2 : 3)
-      }, 'the dropped files to be imported and moved', { ms: 90_000, everyMs: 50 })
-      await core!.runner.idle()
-      // A full scan of every device now: a file at its new place that the watcher took for a new
-      // one would be imported (or still settling, `waiting`); it is the asset's file, so neither.
-      const scans = (await send('GET', '/api/devices/')).json.map((d: { id: number }) =>
-        core!.runner.enqueue(base.db, { kind: 'scan', target: { device: d.id }, production: null, params: { device: d.id, paths: null }, key: `scan:${d.id}` }).id)
-      await waitFor(async () => {
-        for (const id of scans) if (!['done', 'failed'].includes((await send('GET', `/api/tasks/${id}/`)).json.state)) return false
-        return true
-      }, 'the full scans', { ms: 60_000, everyMs: 50 })
-      await core!.runner.idle()
-      for (const id of scans) expect((await send('GET', `/api/tasks/${id}/`)).json).toMatchObject({ state: 'done', result: { imported: 0, waiting: 0 } })
+      : 'move_uploads: files dropped are moved into STORAGE_ROOT/<kind>/; exactly one asset each, at its new path; nothing left in the drop folder; a file already in the storage root stays; a scan afterwards finds nothing new'
+    test.skipIf(across && !SHM_APART)(
+      title,
+      async () => {
+        base = testApp(undefined, { tasks: false })
+        const nas = scratchDir('reelhouse-nas-')
+        expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
+        const dropDisk = across ? scratchDir('reelhouse-drop-shm-', OTHER_TMP) : nas
+        if (across) expect((await base.post('/api/devices/', { name: 'drop', path: dropDisk })).status).toBe(201)
+        const made = await base.post('/api/productions/', {
+          name: 'A',
+          storage_root: join(nas, 'A'),
+          upload_root: join(dropDisk, 'drop', 'A'),
+          move_uploads: true,
+        })
+        expect([made.status, made.json.move_uploads]).toEqual([201, true])
+        const a = made.json
+        // In the storage root, outside the drop folder: in the production's area already (imported
+        // where it lies when the storage device is a watch folder of A's: the same-device case).
+        clip(join(nas, 'A', 'footage', 'in-a.mov'))
+        await boot()
+        const drop = join(dropDisk, 'drop', 'A')
+        clip(join(drop, 'card01', 'a.mov'))
+        clip(join(drop, 'card01', 's.wav'))
+        const movedTo = { video: join(nas, 'A', 'video', 'a.mov'), audio: join(nas, 'A', 'audio', 's.wav') }
+        const all = async (kind: 'video' | 'audio') =>
+          (await send('GET', `/api/${kind}assets/?limit=1000`)).json as {
+            id: number
+            path_file: string
+            production: number
+            is_production: boolean
+            status_asset: number
+          }[]
+        await waitFor(
+          async () => {
+            const [videos, audios] = [await all('video'), await all('audio')]
+            return (
+              [...videos, ...audios].filter((x) => x.status_asset === 6 && x.is_production).length >= (across ? 2 : 3)
+            )
+          },
+          'the dropped files to be imported and moved',
+          { ms: 90_000, everyMs: 50 },
+        )
+        await core!.runner.idle()
+        // A full scan of every device now: a file at its new place that the watcher took for a new
+        // one would be imported (or still settling, `waiting`); it is the asset's file, so neither.
+        const scans = (await send('GET', '/api/devices/')).json.map(
+          (d: { id: number }) =>
+            core!.runner.enqueue(base.db, {
+              kind: 'scan',
+              target: { device: d.id },
+              production: null,
+              params: { device: d.id, paths: null },
+              key: `scan:${d.id}`,
+            }).id,
+        )
+        await waitFor(
+          async () => {
+            for (const id of scans)
+              if (!['done', 'failed'].includes((await send('GET', `/api/tasks/${id}/`)).json.state)) return false
+            return true
+          },
+          'the full scans',
+          { ms: 60_000, everyMs: 50 },
+        )
+        await core!.runner.idle()
+        for (const id of scans)
+          expect((await send('GET', `/api/tasks/${id}/`)).json).toMatchObject({
+            state: 'done',
+            result: { imported: 0, waiting: 0 },
+          })
 
-      const shown = async (kind: 'video' | 'audio') => (await all(kind)).map((x) => [x.path_file, x.production, x.is_production, x.status_asset]).sort()
-      expect(await shown('video')).toEqual([
-        ...(across ? [] : [[join(nas, 'A', 'footage', 'in-a.mov'), a.id, true, 6]]), [movedTo.video, a.id, true, 6],
-      ].sort())
-      expect(await shown('audio')).toEqual([[movedTo.audio, a.id, true, 6]])
-      // The files: at their new paths, whole; nothing left in the drop folder (its empty card folder stays);
-      // the one in the storage root where it was; no temporary name anywhere.
-      expect(readFileSync(movedTo.video, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 'a.mov')}\n`)
-      expect(readFileSync(movedTo.audio, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 's.wav')}\n`)
-      expect(filesBelow(drop)).toEqual([])
-      expect(filesBelow(join(nas, 'A')).filter((f) => !f.startsWith('proxies/'))).toEqual(['audio/s.wav', 'footage/in-a.mov', 'video/a.mov'])
-      // One ImportLog per dropped file, saying the move.
-      const logs = (await allLogs((m, p) => send(m, p))).filter((l) => l.asset_path.startsWith(drop))
-      expect(logs.map((l) => [l.asset_path, l.status, l.asset_config.move_asset]).sort()).toEqual([
-        [join(drop, 'card01', 'a.mov'), 'import_completed', true], [join(drop, 'card01', 's.wav'), 'import_completed', true],
-      ])
-    }, 180_000)
+        const shown = async (kind: 'video' | 'audio') =>
+          (await all(kind)).map((x) => [x.path_file, x.production, x.is_production, x.status_asset]).sort()
+        expect(await shown('video')).toEqual(
+          [
+            ...(across ? [] : [[join(nas, 'A', 'footage', 'in-a.mov'), a.id, true, 6]]),
+            [movedTo.video, a.id, true, 6],
+          ].sort(),
+        )
+        expect(await shown('audio')).toEqual([[movedTo.audio, a.id, true, 6]])
+        // The files: at their new paths, whole; nothing left in the drop folder (its empty card folder stays);
+        // the one in the storage root where it was; no temporary name anywhere.
+        expect(readFileSync(movedTo.video, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 'a.mov')}\n`)
+        expect(readFileSync(movedTo.audio, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 's.wav')}\n`)
+        expect(filesBelow(drop)).toEqual([])
+        expect(filesBelow(join(nas, 'A')).filter((f) => !f.startsWith('proxies/'))).toEqual([
+          'audio/s.wav',
+          'footage/in-a.mov',
+          'video/a.mov',
+        ])
+        // One ImportLog per dropped file, saying the move.
+        const logs = (await allLogs((m, p) => send(m, p))).filter((l) => l.asset_path.startsWith(drop))
+        expect(logs.map((l) => [l.asset_path, l.status, l.asset_config.move_asset]).sort()).toEqual([
+          [join(drop, 'card01', 'a.mov'), 'import_completed', true],
+          [join(drop, 'card01', 's.wav'), 'import_completed', true],
+        ])
+      },
+      180_000,
+    )
   }
 })

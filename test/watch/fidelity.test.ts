@@ -11,7 +11,14 @@ import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
-import { IMPORT, emptyFfmpegDir, importBody, otherFileSystemDir, removeScratch, scratchDir } from '../helpers/imports.ts'
+import {
+  IMPORT,
+  emptyFfmpegDir,
+  importBody,
+  otherFileSystemDir,
+  removeScratch,
+  scratchDir,
+} from '../helpers/imports.ts'
 import { hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { OTHER_TMP, TEST_TMP } from '../helpers/temp.ts'
@@ -34,10 +41,18 @@ let shm: { dir: string; cross: boolean }
 let ffmpegDir: string | undefined
 
 async function boot(poll: boolean) {
-  core = createCore(base.db, { log: silentLog, ffmpegDir, settleMs: SETTLE_MS, watch: { poll, pollIntervalMs: 100, rescanMs: 0 } })
+  core = createCore(base.db, {
+    log: silentLog,
+    ffmpegDir,
+    settleMs: SETTLE_MS,
+    watch: { poll, pollIntervalMs: 100, rescanMs: 0 },
+  })
   app = createApp(core)
   core.start()
-  await waitFor(() => (core.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', { ms: 15_000, everyMs: 20 })
+  await waitFor(() => (core.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', {
+    ms: 15_000,
+    everyMs: 20,
+  })
   // The start scans ran (imports wait for them): the catalogue is what the disk says now.
   await waitFor(() => core.watch!.importsOpen(), 'the start scans', { ms: 15_000, everyMs: 20 })
 }
@@ -48,7 +63,11 @@ async function setup(mode: Mode, options: { ffmpeg?: boolean } = {}) {
   ;({ root: up } = await seedProduction(base))
   store = scratchDir('reelhouse-store-')
   shm = otherFileSystemDir('reelhouse-shm-')
-  for (const [name, path] of [['store', store], ['shm', shm.dir]]) expect((await base.post('/api/devices/', { name, path })).status).toBe(201)
+  for (const [name, path] of [
+    ['store', store],
+    ['shm', shm.dir],
+  ])
+    expect((await base.post('/api/devices/', { name, path })).status).toBe(201)
   await boot(mode === 'polling')
 }
 
@@ -67,9 +86,15 @@ afterEach(async () => {
 })
 
 const send = async (method: string, path: string, body?: unknown) =>
-  readResponse(await app.handle(new Request(`http://localhost${path}`, {
-    method, headers: { authorization: `Token ${base.adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-  })))
+  readResponse(
+    await app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization: `Token ${base.adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+    ),
+  )
 
 /** A clip with content of its own (random bytes of one size, so only the content tells them apart). */
 function clip(path: string, size = 8192) {
@@ -84,7 +109,15 @@ async function imported(path: string, label: string) {
   await core.runner.idle()
   return reply.json.asset_import_id as number
 }
-type Asset = { id: number; path_file: string; is_production: boolean; description: string; keywords: Record<string, string[]>; device: number; path_proxy: string }
+type Asset = {
+  id: number
+  path_file: string
+  is_production: boolean
+  description: string
+  keywords: Record<string, string[]>
+  device: number
+  path_proxy: string
+}
 const asset = async (id: number) => (await send('GET', `/api/videoassets/${id}/`)).json as Asset
 const videoCount = async () => Number((await send('GET', '/api/videoassets/?limit=0')).headers.get('x-total-count'))
 
@@ -94,11 +127,16 @@ const videoCount = async () => Number((await send('GET', '/api/videoassets/?limi
  */
 async function converges(expected: { id: number; label: string; path: string | null }[], what: string) {
   const state = async () => Promise.all(expected.map(async (e) => ({ e, a: await asset(e.id) })))
-  const ok = async () => (await state()).every(({ e, a }) => (e.path === null ? !a.is_production : a.is_production && a.path_file === e.path))
+  const ok = async () =>
+    (await state()).every(({ e, a }) =>
+      e.path === null ? !a.is_production : a.is_production && a.path_file === e.path,
+    )
   try {
     await waitFor(ok, what, { ms: 20_000, everyMs: 50 })
   } catch (error) {
-    throw new Error(`${(error as Error).message}: ${JSON.stringify((await state()).map(({ e, a }) => ({ want: e, got: { path: a.path_file, online: a.is_production } })))}`)
+    throw new Error(
+      `${(error as Error).message}: ${JSON.stringify((await state()).map(({ e, a }) => ({ want: e, got: { path: a.path_file, online: a.is_production } })))}`,
+    )
   }
   await core.runner.idle()
   for (const { e, a } of await state()) {
@@ -115,7 +153,7 @@ const mv = (from: string, to: string) => {
 
 for (const mode of MODES) {
   describe(`${mode}:`, () => {
-    test('a rotation (mv c b; mv a c): the asset of c follows to b, the asset of a to c, b\'s asset goes offline; nothing is imported', async () => {
+    test("a rotation (mv c b; mv a c): the asset of c follows to b, the asset of a to c, b's asset goes offline; nothing is imported", async () => {
       await setup(mode)
       const dir = join(up, 'Show', 'day1')
       const [a, b, c] = ['a.mov', 'b.mov', 'c.mov'].map((n) => clip(join(dir, n)))
@@ -124,7 +162,14 @@ for (const mode of MODES) {
         mv(c!, b!)
         mv(a!, c!)
       })
-      await converges([{ id: A, label: 'A', path: c! }, { id: C, label: 'C', path: b! }, { id: B, label: 'B', path: null }], 'the rotation')
+      await converges(
+        [
+          { id: A, label: 'A', path: c! },
+          { id: C, label: 'C', path: b! },
+          { id: B, label: 'B', path: null },
+        ],
+        'the rotation',
+      )
       expect(await videoCount()).toBe(3)
     }, 60_000)
 
@@ -148,11 +193,14 @@ for (const mode of MODES) {
       // After the 3-rotation: file i+1 at i for i<2, file 0 at 2; then every file moved up one.
       const after3 = [1, 2, 0, 3, 4, 5, 6, 7, 8, 9] // after3[i]: whose file is at name i
       const atName = (i: number) => (i === 0 ? after3[9]! : after3[i - 1]!)
-      await converges(names.map((p, i) => ({ id: ids[atName(i)]!, label: `T${atName(i)}`, path: p })), 'the rotations')
+      await converges(
+        names.map((p, i) => ({ id: ids[atName(i)]!, label: `T${atName(i)}`, path: p })),
+        'the rotations',
+      )
       expect(await videoCount()).toBe(10)
     }, 60_000)
 
-    test('a swap through a temporary name exchanges the two assets\' paths; nothing goes offline or is imported', async () => {
+    test("a swap through a temporary name exchanges the two assets' paths; nothing goes offline or is imported", async () => {
       await setup(mode)
       const dir = join(up, 'Show', 'swap')
       const [a, b] = ['a.mov', 'b.mov'].map((n) => clip(join(dir, n)))
@@ -162,7 +210,13 @@ for (const mode of MODES) {
         mv(b!, a!)
         mv(join(dir, 't.mov'), b!)
       })
-      await converges([{ id: A, label: 'A', path: b! }, { id: B, label: 'B', path: a! }], 'the swap')
+      await converges(
+        [
+          { id: A, label: 'A', path: b! },
+          { id: B, label: 'B', path: a! },
+        ],
+        'the swap',
+      )
       expect(await videoCount()).toBe(2)
     }, 60_000)
 
@@ -178,7 +232,13 @@ for (const mode of MODES) {
         mv(join(dir, 't.mov'), b!)
         mv(dir, renamed)
       })
-      await converges([{ id: A, label: 'A', path: join(renamed, 'b.mov') }, { id: B, label: 'B', path: join(renamed, 'a.mov') }], 'the swap in the renamed folder')
+      await converges(
+        [
+          { id: A, label: 'A', path: join(renamed, 'b.mov') },
+          { id: B, label: 'B', path: join(renamed, 'a.mov') },
+        ],
+        'the swap in the renamed folder',
+      )
       expect(await videoCount()).toBe(2)
     }, 60_000)
 
@@ -186,17 +246,26 @@ for (const mode of MODES) {
       await setup(mode)
       const one = clip(join(store, 'single.mov'))
       const folder = join(store, 'card')
-      const files = Array.from({ length: 200 }, (_, i) => clip(join(folder, `C${String(i).padStart(3, '0')}.mov`), 4096))
+      const files = Array.from({ length: 200 }, (_, i) =>
+        clip(join(folder, `C${String(i).padStart(3, '0')}.mov`), 4096),
+      )
       const ids = [await imported(one, 'single')]
       for (const [i, f] of files.entries()) ids.push(await imported(f, `card-${i}`))
       await change(mode, () => {
         mv(one, join(shm.dir, 'single.mov'))
         mv(folder, join(shm.dir, 'card'))
       })
-      await converges([
-        { id: ids[0]!, label: 'single', path: join(shm.dir, 'single.mov') },
-        ...files.map((f, i) => ({ id: ids[i + 1]!, label: `card-${i}`, path: join(shm.dir, 'card', f.slice(folder.length + 1)) })),
-      ], 'the relink across file systems')
+      await converges(
+        [
+          { id: ids[0]!, label: 'single', path: join(shm.dir, 'single.mov') },
+          ...files.map((f, i) => ({
+            id: ids[i + 1]!,
+            label: `card-${i}`,
+            path: join(shm.dir, 'card', f.slice(folder.length + 1)),
+          })),
+        ],
+        'the relink across file systems',
+      )
       expect(await videoCount()).toBe(201)
       for (const a of [await asset(ids[0]!)]) expect(readFileSync(a.path_file).length).toBe(8192)
     }, 120_000)
@@ -221,27 +290,37 @@ for (const mode of MODES) {
       expect((await send('GET', '/api/importlogs/')).json).toHaveLength(1)
     }, 60_000)
 
-    test.skipIf(!CROSS)(`a move across file systems (${OTHER_TMP} to ${TEST_TMP}) into the watch folder whose copy settles long before the original is deleted: held, never imported, then the asset moved`, async () => {
-      await setup(mode)
-      const source = clip(join(shm.dir, 'cards', 'A001.mov'))
-      const id = await imported(source, 'A001')
-      const target = join(up, 'Show', 'incoming', 'A001.mov')
-      mkdirSync(join(target, '..'), { recursive: true })
-      // The copy half of `mv` (for a card of clips it takes minutes), then a pause past two settle times.
-      await change(mode, () => writeFileSync(target, readFileSync(source)))
-      await Bun.sleep(2 * SETTLE_MS + 300)
-      await waitFor(async () => {
-        await core.runner.idle()
-        const scans = (await send('GET', '/api/tasks/?kind=scan&limit=1000')).json as { result: { held?: { path: string; asset: number }[] } }[]
-        return scans.some((t) => t.result.held?.some((h) => h.path === target && h.asset === id))
-      }, 'a scan to hold the copy', { ms: 20_000, everyMs: 100 })
-      expect(await videoCount()).toBe(1)
-      // The delete half of `mv`.
-      await change(mode, () => rmSync(source))
-      await converges([{ id, label: 'A001', path: target }], 'the held copy to become the asset')
-      expect(await videoCount()).toBe(1)
-      expect((await send('GET', '/api/importlogs/')).json).toHaveLength(1)
-    }, 60_000)
+    test.skipIf(!CROSS)(
+      `a move across file systems (${OTHER_TMP} to ${TEST_TMP}) into the watch folder whose copy settles long before the original is deleted: held, never imported, then the asset moved`,
+      async () => {
+        await setup(mode)
+        const source = clip(join(shm.dir, 'cards', 'A001.mov'))
+        const id = await imported(source, 'A001')
+        const target = join(up, 'Show', 'incoming', 'A001.mov')
+        mkdirSync(join(target, '..'), { recursive: true })
+        // The copy half of `mv` (for a card of clips it takes minutes), then a pause past two settle times.
+        await change(mode, () => writeFileSync(target, readFileSync(source)))
+        await Bun.sleep(2 * SETTLE_MS + 300)
+        await waitFor(
+          async () => {
+            await core.runner.idle()
+            const scans = (await send('GET', '/api/tasks/?kind=scan&limit=1000')).json as {
+              result: { held?: { path: string; asset: number }[] }
+            }[]
+            return scans.some((t) => t.result.held?.some((h) => h.path === target && h.asset === id))
+          },
+          'a scan to hold the copy',
+          { ms: 20_000, everyMs: 100 },
+        )
+        expect(await videoCount()).toBe(1)
+        // The delete half of `mv`.
+        await change(mode, () => rmSync(source))
+        await converges([{ id, label: 'A001', path: target }], 'the held copy to become the asset')
+        expect(await videoCount()).toBe(1)
+        expect((await send('GET', '/api/importlogs/')).json).toHaveLength(1)
+      },
+      60_000,
+    )
 
     test('two files with the same content as two vanished assets: the same file name decides; without it nothing is guessed', async () => {
       await setup(mode)
@@ -258,7 +337,13 @@ for (const mode of MODES) {
         rmSync(a)
         rmSync(b)
       })
-      await converges([{ id: A, label: 'one', path: join(shm.dir, 'one.mov') }, { id: B, label: 'two', path: null }], 'the name to decide')
+      await converges(
+        [
+          { id: A, label: 'one', path: join(shm.dir, 'one.mov') },
+          { id: B, label: 'two', path: null },
+        ],
+        'the name to decide',
+      )
       expect((await asset(B)).path_file).toBe(b)
       expect(await videoCount()).toBe(2)
     }, 60_000)
@@ -280,7 +365,10 @@ describe('saved as a new inode, then renamed', () => {
     // aggregator's turn, 250 ms): the rename follows once it has looked, however long that took
     // on this machine, and the sighting tells the story.
     const saved = statSync(a).ino
-    await waitFor(() => core.recent.sightings(Date.now()).get(a)?.ino === saved, 'the watcher to look at a.mov', { ms: 10_000, everyMs: 10 })
+    await waitFor(() => core.recent.sightings(Date.now()).get(a)?.ino === saved, 'the watcher to look at a.mov', {
+      ms: 10_000,
+      everyMs: 10,
+    })
     renameSync(a, join(dir, 'b.mov'))
     await converges([{ id: A, label: 'A', path: join(dir, 'b.mov') }], 'the save and rename')
     expect(await videoCount()).toBe(1)
@@ -314,8 +402,12 @@ describe('saved as a new inode, then renamed', () => {
         renameSync(a, join(dir, 'b.mov'))
       })
       await converges([{ id: A, label: 'A', path: null }], 'the asset to go offline')
-      await waitFor(async () => (await videoCount()) === 2, 'b.mov to be imported as a new file', { ms: 20_000, everyMs: 50 })
-      const fresh = (await send('GET', `/api/videoassets/?path_file=${encodeURIComponent(join(dir, 'b.mov'))}`)).json as Asset[]
+      await waitFor(async () => (await videoCount()) === 2, 'b.mov to be imported as a new file', {
+        ms: 20_000,
+        everyMs: 50,
+      })
+      const fresh = (await send('GET', `/api/videoassets/?path_file=${encodeURIComponent(join(dir, 'b.mov'))}`))
+        .json as Asset[]
       expect(fresh).toHaveLength(1)
       expect(fresh[0]!.id).not.toBe(A)
       expect(fresh[0]!.description).toBe('')
@@ -324,38 +416,46 @@ describe('saved as a new inode, then renamed', () => {
 
 describe('our own output is never input', () => {
   for (const mode of MODES)
-    test.skipIf(!hasFfmpeg)(`${mode}: a production made with defaults (its whole device its watch folder, proxies inside it): two imports, one after the other, make exactly two assets`, async () => {
-      await setup(mode, { ffmpeg: true })
-      const media = await makeMedia(scratchDir('reelhouse-media-'), ['video'])
-      const dir = join(up, 'Show', 'footage')
-      mkdirSync(dir, { recursive: true })
-      for (const name of ['one.mov', 'two.mov']) {
-        const path = join(dir, name)
-        writeFileSync(path, readFileSync(media.video))
-        expect((await send('POST', IMPORT, importBody(path, { description: name }))).status).toBe(201)
+    test.skipIf(!hasFfmpeg)(
+      `${mode}: a production made with defaults (its whole device its watch folder, proxies inside it): two imports, one after the other, make exactly two assets`,
+      async () => {
+        await setup(mode, { ffmpeg: true })
+        const media = await makeMedia(scratchDir('reelhouse-media-'), ['video'])
+        const dir = join(up, 'Show', 'footage')
+        mkdirSync(dir, { recursive: true })
+        for (const name of ['one.mov', 'two.mov']) {
+          const path = join(dir, name)
+          writeFileSync(path, readFileSync(media.video))
+          expect((await send('POST', IMPORT, importBody(path, { description: name }))).status).toBe(201)
+          await core.runner.idle()
+        }
+        // Each import made a proxy in the production's proxies/ folder, on the watch folder; with
+        // `restart`, the start scan meets them all at once.
+        await change(mode, () => {})
+        // Past two settle times (and every scan the proxies' events asked for): still two.
+        await Bun.sleep(2 * SETTLE_MS + 500)
         await core.runner.idle()
-      }
-      // Each import made a proxy in the production's proxies/ folder, on the watch folder; with
-      // `restart`, the start scan meets them all at once.
-      await change(mode, () => {})
-      // Past two settle times (and every scan the proxies' events asked for): still two.
-      await Bun.sleep(2 * SETTLE_MS + 500)
-      await core.runner.idle()
-      await Bun.sleep(SETTLE_MS + 300)
-      await core.runner.idle()
-      expect(await videoCount()).toBe(2)
-      const all = (await send('GET', '/api/videoassets/')).json as { id: number }[]
-      for (const { id } of all) {
-        const a = await asset(id)
-        expect(a.path_file).toContain('/footage/')
-        expect(a.path_proxy).toContain('/proxies/')
-      }
-    }, 90_000)
+        await Bun.sleep(SETTLE_MS + 300)
+        await core.runner.idle()
+        expect(await videoCount()).toBe(2)
+        const all = (await send('GET', '/api/videoassets/')).json as { id: number }[]
+        for (const { id } of all) {
+          const a = await asset(id)
+          expect(a.path_file).toContain('/footage/')
+          expect(a.path_proxy).toContain('/proxies/')
+        }
+      },
+      90_000,
+    )
 
-  test('a watch folder imports only into its own production: never a file inside another production\'s storage root, nor under any proxy root', async () => {
+  test("a watch folder imports only into its own production: never a file inside another production's storage root, nor under any proxy root", async () => {
     await setup('events')
     // A second production on the same device, with its own storage root; its watch folder is another device.
-    const other = await send('POST', '/api/productions/', { name: 'Other', storage_root: join(up, 'Other'), upload_device: 2 })
+    const other = await send('POST', '/api/productions/', {
+      name: 'Other',
+      storage_root: join(up, 'Other'),
+      upload_device: 2,
+    })
     expect(other.status).toBe(201)
     clip(join(up, 'Other', 'theirs.mov'))
     clip(join(up, 'Show', 'proxies', 'looks-like-ours.mov'))

@@ -5,16 +5,64 @@ import { EXTENSIONS, createSettle, excluded, kindOf, skipped } from '../../src/w
 
 test('every extension of service.md 10 gives its kind, in any case; others give none', () => {
   const names = [
-    'a.mov', 'a.MP4', 'a.mxf', 'a.m4v', 'a.AVI', 'a.mkv', 'a.Mts',
-    'a.wav', 'a.aif', 'a.AIFF', 'a.mp3', 'a.m4a', 'a.flac',
-    'a.jpg', 'a.JPEG', 'a.png', 'a.tif', 'a.tiff', 'a.exr', 'a.dpx', 'a.psd',
-    'a.txt', 'a', '.mov', 'mov', 'dir.mov/clip', 'clips/b.Wav', 'a.mov.part',
+    'a.mov',
+    'a.MP4',
+    'a.mxf',
+    'a.m4v',
+    'a.AVI',
+    'a.mkv',
+    'a.Mts',
+    'a.wav',
+    'a.aif',
+    'a.AIFF',
+    'a.mp3',
+    'a.m4a',
+    'a.flac',
+    'a.jpg',
+    'a.JPEG',
+    'a.png',
+    'a.tif',
+    'a.tiff',
+    'a.exr',
+    'a.dpx',
+    'a.psd',
+    'a.txt',
+    'a',
+    '.mov',
+    'mov',
+    'dir.mov/clip',
+    'clips/b.Wav',
+    'a.mov.part',
   ]
   expect(Object.fromEntries(names.map((n) => [n, kindOf(n)]))).toEqual({
-    'a.mov': 'video', 'a.MP4': 'video', 'a.mxf': 'video', 'a.m4v': 'video', 'a.AVI': 'video', 'a.mkv': 'video', 'a.Mts': 'video',
-    'a.wav': 'audio', 'a.aif': 'audio', 'a.AIFF': 'audio', 'a.mp3': 'audio', 'a.m4a': 'audio', 'a.flac': 'audio',
-    'a.jpg': 'image', 'a.JPEG': 'image', 'a.png': 'image', 'a.tif': 'image', 'a.tiff': 'image', 'a.exr': 'image', 'a.dpx': 'image', 'a.psd': 'image',
-    'a.txt': undefined, a: undefined, '.mov': undefined, mov: undefined, 'dir.mov/clip': undefined, 'clips/b.Wav': 'audio', 'a.mov.part': undefined,
+    'a.mov': 'video',
+    'a.MP4': 'video',
+    'a.mxf': 'video',
+    'a.m4v': 'video',
+    'a.AVI': 'video',
+    'a.mkv': 'video',
+    'a.Mts': 'video',
+    'a.wav': 'audio',
+    'a.aif': 'audio',
+    'a.AIFF': 'audio',
+    'a.mp3': 'audio',
+    'a.m4a': 'audio',
+    'a.flac': 'audio',
+    'a.jpg': 'image',
+    'a.JPEG': 'image',
+    'a.png': 'image',
+    'a.tif': 'image',
+    'a.tiff': 'image',
+    'a.exr': 'image',
+    'a.dpx': 'image',
+    'a.psd': 'image',
+    'a.txt': undefined,
+    a: undefined,
+    '.mov': undefined,
+    mov: undefined,
+    'dir.mov/clip': undefined,
+    'clips/b.Wav': 'audio',
+    'a.mov.part': undefined,
   })
   expect(Object.values(EXTENSIONS).flat().length).toBe(21)
 })
@@ -83,15 +131,52 @@ test('skip rules, with the reason given for the log', () => {
 })
 
 test('excluded is the clutter and work-name rule alone: hidden names are still looked at', () => {
-  const paths = ['@eaDir', 'a/@EADIR/b', '#recycle', '.Trashes', '.reelhouse-delete-3', 'a/.reelhouse-copy-1/b.mov', '.cache', '._a.mov', '.DS_Store', 'a.part', 'a.txt', 'a/b.mov', '']
+  const paths = [
+    '@eaDir',
+    'a/@EADIR/b',
+    '#recycle',
+    '.Trashes',
+    '.reelhouse-delete-3',
+    'a/.reelhouse-copy-1/b.mov',
+    '.cache',
+    '._a.mov',
+    '.DS_Store',
+    'a.part',
+    'a.txt',
+    'a/b.mov',
+    '',
+  ]
   expect(Object.fromEntries(paths.map((p) => [p, excluded(p)]))).toEqual({
-    '@eaDir': true, 'a/@EADIR/b': true, '#recycle': true, '.Trashes': true, '.reelhouse-delete-3': true, 'a/.reelhouse-copy-1/b.mov': true,
-    '.cache': false, '._a.mov': false, '.DS_Store': false, 'a.part': false, 'a.txt': false, 'a/b.mov': false, '': false,
+    '@eaDir': true,
+    'a/@EADIR/b': true,
+    '#recycle': true,
+    '.Trashes': true,
+    '.reelhouse-delete-3': true,
+    'a/.reelhouse-copy-1/b.mov': true,
+    '.cache': false,
+    '._a.mov': false,
+    '.DS_Store': false,
+    'a.part': false,
+    'a.txt': false,
+    'a/b.mov': false,
+    '': false,
   })
 })
 
 test('excluded judges each name on its own: a path is excluded exactly when one of its names is (the scan judges names only)', () => {
-  const names = ['@eaDir', '#Recycle', '.reelhouse-copy-1', '.reelhouse-', 'x.reelhouse-y', 'a', 'b.mov', '.snapshot', 'snapshot', 'System Volume Information', '.cache']
+  const names = [
+    '@eaDir',
+    '#Recycle',
+    '.reelhouse-copy-1',
+    '.reelhouse-',
+    'x.reelhouse-y',
+    'a',
+    'b.mov',
+    '.snapshot',
+    'snapshot',
+    'System Volume Information',
+    '.cache',
+  ]
   for (const a of names)
     for (const b of names) {
       expect([`${a}/${b}`, excluded(`${a}/${b}`)]).toEqual([`${a}/${b}`, excluded(a) || excluded(b)])
@@ -136,7 +221,13 @@ test('settle gate: the first observation waits even for an old file; pending, ne
     empty: settle.observe('c.jpg', { size: 0, mtimeMs: 0 }, 1500),
     pending: settle.pending(),
     nextCheck: settle.nextCheck(),
-  }).toEqual({ first: 'waiting', b: 'waiting', empty: 'waiting', pending: ['a.mov', 'b.wav', 'c.jpg'], nextCheck: 3000 })
+  }).toEqual({
+    first: 'waiting',
+    b: 'waiting',
+    empty: 'waiting',
+    pending: ['a.mov', 'b.wav', 'c.jpg'],
+    nextCheck: 3000,
+  })
 
   expect({
     a: settle.observe('a.mov', { size: 10, mtimeMs: -1e9 }, 3000),
@@ -147,7 +238,11 @@ test('settle gate: the first observation waits even for an old file; pending, ne
 
   settle.forget('a.mov')
   settle.forget('b.wav')
-  expect({ pending: settle.pending(), nextCheck: settle.nextCheck(), again: settle.observe('a.mov', { size: 10, mtimeMs: -1e9 }, 9000) }).toEqual({
+  expect({
+    pending: settle.pending(),
+    nextCheck: settle.nextCheck(),
+    again: settle.observe('a.mov', { size: 10, mtimeMs: -1e9 }, 9000),
+  }).toEqual({
     pending: ['c.jpg'],
     nextCheck: undefined,
     again: 'waiting',
@@ -158,5 +253,8 @@ test('a .part renamed to its final name waits under the final name, then settles
   const settle = createSettle(2000)
   const stat = { size: 1e9, mtimeMs: 100 }
   expect(skipped('card/A001.mov.part')).toBe('still being transferred (.part)')
-  expect([settle.observe('card/A001.mov', stat, 5000), settle.observe('card/A001.mov', stat, 7000)]).toEqual(['waiting', 'settled'])
+  expect([settle.observe('card/A001.mov', stat, 5000), settle.observe('card/A001.mov', stat, 7000)]).toEqual([
+    'waiting',
+    'settled',
+  ])
 })

@@ -20,10 +20,18 @@ let show: { id: number }
 async function start(poll: boolean) {
   base = testApp(undefined, { tasks: false })
   ;({ root, production: show } = await seedProduction(base))
-  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 200, watch: { poll, pollIntervalMs: 100, rescanMs: 0 } })
+  core = createCore(base.db, {
+    log: silentLog,
+    ffmpegDir: emptyFfmpegDir(),
+    settleMs: 200,
+    watch: { poll, pollIntervalMs: 100, rescanMs: 0 },
+  })
   app = createApp(core)
   core.start()
-  await waitFor(() => (core.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', { ms: 15_000, everyMs: 20 })
+  await waitFor(() => (core.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', {
+    ms: 15_000,
+    everyMs: 20,
+  })
 }
 afterEach(async () => {
   await core.stop()
@@ -31,8 +39,16 @@ afterEach(async () => {
   removeScratch()
 })
 
-const get = async (path: string) => readResponse(await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Token ${base.adminKey}` } })))
-const assetsAt = async (path: string) => (await get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json as { id: number; is_production: boolean; path_file: string }[]
+const get = async (path: string) =>
+  readResponse(
+    await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Token ${base.adminKey}` } })),
+  )
+const assetsAt = async (path: string) =>
+  (await get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json as {
+    id: number
+    is_production: boolean
+    path_file: string
+  }[]
 
 for (const poll of [false, true]) {
   const mode = poll ? 'polling' : 'file events'
@@ -47,15 +63,26 @@ for (const poll of [false, true]) {
 
     const renamed = join(root, 'incoming', 'renamed.mov')
     renameSync(path, renamed)
-    await waitFor(async () => (await assetsAt(renamed)).length === 1, 'the rename to be followed', { ms: 15_000, everyMs: 50 })
+    await waitFor(async () => (await assetsAt(renamed)).length === 1, 'the rename to be followed', {
+      ms: 15_000,
+      everyMs: 50,
+    })
     expect((await assetsAt(renamed))[0]!.id).toBe(asset!.id)
 
     rmSync(renamed)
-    await waitFor(async () => (await assetsAt(renamed))[0]?.is_production === false, 'the asset to go offline', { ms: 15_000, everyMs: 50 })
+    await waitFor(async () => (await assetsAt(renamed))[0]?.is_production === false, 'the asset to go offline', {
+      ms: 15_000,
+      everyMs: 50,
+    })
     writeFileSync(renamed, 'essence')
-    await waitFor(async () => (await assetsAt(renamed))[0]?.is_production === true, 'the asset to come back', { ms: 15_000, everyMs: 50 })
+    await waitFor(async () => (await assetsAt(renamed))[0]?.is_production === true, 'the asset to come back', {
+      ms: 15_000,
+      everyMs: 50,
+    })
     expect((await get('/api/importlogs/')).json).toHaveLength(1)
-    expect((await get('/api/health')).json.watch).toEqual([expect.objectContaining({ mode: poll ? 'polling' : 'events', ready: true })])
+    expect((await get('/api/health')).json.watch).toEqual([
+      expect.objectContaining({ mode: poll ? 'polling' : 'events', ready: true }),
+    ])
   }, 60_000)
 }
 
@@ -80,10 +107,14 @@ test('changes made while the service was stopped are found by the start scan', a
   const kept = join(root, 'Show', 'media', 'kept.mov')
   const gone = join(root, 'Show', 'media', 'gone.mov')
   for (const p of [kept, gone]) writeFileSync(p, 'essence')
-  const post = (path: string) => app.handle(new Request('http://localhost/api/videoassets/', {
-    method: 'POST', headers: { authorization: `Token ${base.adminKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'n', path_file: path, production: show.id }),
-  }))
+  const post = (path: string) =>
+    app.handle(
+      new Request('http://localhost/api/videoassets/', {
+        method: 'POST',
+        headers: { authorization: `Token ${base.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'n', path_file: path, production: show.id }),
+      }),
+    )
   for (const p of [kept, gone]) expect((await post(p)).status).toBe(201)
   await core.stop()
   // While stopped: one file deleted, one renamed, one new in the watch folder.
@@ -91,34 +122,63 @@ test('changes made while the service was stopped are found by the start scan', a
   renameSync(kept, join(root, 'Show', 'media', 'kept-renamed.mov'))
   mkdirSync(join(root, 'incoming'))
   writeFileSync(join(root, 'incoming', 'new.mov'), 'new')
-  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 200, watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 } })
+  core = createCore(base.db, {
+    log: silentLog,
+    ffmpegDir: emptyFfmpegDir(),
+    settleMs: 200,
+    watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 },
+  })
   app = createApp(core)
   core.start()
-  await waitFor(async () => (await assetsAt(gone))[0]?.is_production === false, 'the deleted file to go offline', { ms: 15_000, everyMs: 50 })
-  await waitFor(async () => (await assetsAt(join(root, 'Show', 'media', 'kept-renamed.mov'))).length === 1, 'the rename', { ms: 15_000, everyMs: 50 })
-  await waitFor(async () => (await assetsAt(join(root, 'incoming', 'new.mov'))).length === 1, 'the new file', { ms: 15_000, everyMs: 50 })
+  await waitFor(async () => (await assetsAt(gone))[0]?.is_production === false, 'the deleted file to go offline', {
+    ms: 15_000,
+    everyMs: 50,
+  })
+  await waitFor(
+    async () => (await assetsAt(join(root, 'Show', 'media', 'kept-renamed.mov'))).length === 1,
+    'the rename',
+    { ms: 15_000, everyMs: 50 },
+  )
+  await waitFor(async () => (await assetsAt(join(root, 'incoming', 'new.mov'))).length === 1, 'the new file', {
+    ms: 15_000,
+    everyMs: 50,
+  })
 }, 60_000)
 
 test('the start scan of each device is queued once its folders are watched, never while the watcher is still walking', async () => {
   base = testApp(undefined, { tasks: false })
   ;({ root, production: show } = await seedProduction(base))
   for (let f = 0; f < 300; f++) mkdirSync(join(root, `reel-${f}`, 'day'), { recursive: true })
-  core = createCore(base.db, { log: silentLog, ffmpegDir: emptyFfmpegDir(), settleMs: 200, watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 } })
+  core = createCore(base.db, {
+    log: silentLog,
+    ffmpegDir: emptyFfmpegDir(),
+    settleMs: 200,
+    watch: { poll: false, pollIntervalMs: 100, rescanMs: 0 },
+  })
   app = createApp(core)
-  const fullScans = () => base.db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM tasks WHERE kind = 'scan' AND params LIKE '%\"paths\":null%'").get()!.n
+  const fullScans = () =>
+    base.db.$client
+      .query<{ n: number }, []>(
+        "SELECT count(*) AS n FROM tasks WHERE kind = 'scan' AND params LIKE '%\"paths\":null%'",
+      )
+      .get()!.n
   core.start()
   // The watcher says ready in the same turn as it asks for the scan: whoever looks sees both or neither.
   const devices = core.watch!.status().length
   expect(devices).toBeGreaterThan(0)
   expect(fullScans()).toBe(0)
   let looks = 0
-  await waitFor(() => {
-    looks++
-    const queued = fullScans()
-    const ready = core.watch!.status().filter((s) => s.ready).length
-    expect(queued).toBeLessThanOrEqual(ready)
-    return queued === devices
-  }, 'a start scan of every device', { ms: 15_000 })
+  await waitFor(
+    () => {
+      looks++
+      const queued = fullScans()
+      const ready = core.watch!.status().filter((s) => s.ready).length
+      expect(queued).toBeLessThanOrEqual(ready)
+      return queued === devices
+    },
+    'a start scan of every device',
+    { ms: 15_000 },
+  )
   expect(looks).toBeGreaterThan(1)
   await core.runner.idle()
 })

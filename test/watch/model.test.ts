@@ -77,13 +77,18 @@ import { emptyFfmpegDir, otherFileSystemDir, removeScratch } from '../helpers/im
 
 const DEFAULT_SEED = 20250611
 const DEFAULT_STEPS = 200
-const SEEDS = (process.env.REELHOUSE_MODEL_SEEDS ?? String(DEFAULT_SEED)).split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-  const n = Number(s)
-  if (!Number.isSafeInteger(n)) throw new Error(`REELHOUSE_MODEL_SEEDS: not an integer: ${s}`)
-  return n
-})
+const SEEDS = (process.env.REELHOUSE_MODEL_SEEDS ?? String(DEFAULT_SEED))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
+  .map((s) => {
+    const n = Number(s)
+    if (!Number.isSafeInteger(n)) throw new Error(`REELHOUSE_MODEL_SEEDS: not an integer: ${s}`)
+    return n
+  })
 const STEPS = Number(process.env.REELHOUSE_MODEL_STEPS ?? DEFAULT_STEPS)
-if (!Number.isSafeInteger(STEPS) || STEPS < 1) throw new Error(`REELHOUSE_MODEL_STEPS: not a positive integer: ${process.env.REELHOUSE_MODEL_STEPS}`)
+if (!Number.isSafeInteger(STEPS) || STEPS < 1)
+  throw new Error(`REELHOUSE_MODEL_STEPS: not a positive integer: ${process.env.REELHOUSE_MODEL_STEPS}`)
 const VARIANTS = ['partial', 'full'] as const
 type Variant = (typeof VARIANTS)[number]
 
@@ -134,7 +139,13 @@ type Action =
   | { do: 'rm'; path: string }
   | { do: 'mvdir'; from: string; to: string }
 
-type Plan = { text: string; actions: Action[]; adds: string[]; removes: string[]; create?: { key: string; path: string } }
+type Plan = {
+  text: string
+  actions: Action[]
+  adds: string[]
+  removes: string[]
+  create?: { key: string; path: string }
+}
 
 const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'))
 const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1)
@@ -206,19 +217,25 @@ function followable(after: DiskState, assets: ReadonlyMap<string, AssetModel>): 
     if (f.fid === a.fid) continue
     if (path === a.path) {
       const rival = [...assets.values()].find((b) => b !== a && b.online && b.path === path && !fids.has(b.fid))
-      if (rival) return `${path}: ${rival.key} is online there in the catalogue and its file is gone: rule 3 would give it ${a.key}'s bytes`
+      if (rival)
+        return `${path}: ${rival.key} is online there in the catalogue and its file is gone: rule 3 would give it ${a.key}'s bytes`
       // Offline assets naming one path: the content decides (the catalogue's fingerprint of each),
       // and a copy's content is its original's.
-      const others = a.online ? [] : [...assets.values()].filter((b) => b !== a && !b.online && b.path === path && !fids.has(b.fid))
+      const others = a.online
+        ? []
+        : [...assets.values()].filter((b) => b !== a && !b.online && b.path === path && !fids.has(b.fid))
       if (others.length && !sameBytes(a.seen, f.bytes))
         return `${path}: bytes of ${a.key} the catalogue never fingerprinted, at a path ${others.map((b) => b.key).join(', ')} (offline) name too: the content cannot decide`
       const twin = others.find((b) => sameBytes(b.seen, f.bytes))
-      if (twin) return `${path}: ${a.key}'s bytes, at a path ${twin.key} (offline, with the same bytes) names too: a tie, nothing would be guessed`
+      if (twin)
+        return `${path}: ${a.key}'s bytes, at a path ${twin.key} (offline, with the same bytes) names too: a tie, nothing would be guessed`
       continue
     }
     const namer = [...assets.values()].find((b) => b.path === path)
-    if (namer) return `${path}: a new inode with ${a.key}'s bytes at a path ${namer.key} names (rule 3 would give it to the path's assets)`
-    if (!sameBytes(a.seen, f.bytes)) return `${path}: a new inode with bytes of ${a.key} the catalogue never fingerprinted, at a path it does not name (needs a sighting)`
+    if (namer)
+      return `${path}: a new inode with ${a.key}'s bytes at a path ${namer.key} names (rule 3 would give it to the path's assets)`
+    if (!sameBytes(a.seen, f.bytes))
+      return `${path}: a new inode with bytes of ${a.key} the catalogue never fingerprinted, at a path it does not name (needs a sighting)`
     byContent.push([path, f])
   }
   // Rule 4 decides only where the content singles out one asset whose file vanished, and that
@@ -227,9 +244,11 @@ function followable(after: DiskState, assets: ReadonlyMap<string, AssetModel>): 
   for (const [path, f] of byContent) {
     const a = assets.get(f.key)!
     const rivals = [...assets.values()].filter((b) => b !== a && sameBytes(b.seen, f.bytes) && !inPlace(b))
-    if (rivals.length) return `${path}: ${a.key}'s bytes, which ${rivals.map((b) => b.key).join(', ')} (whose files vanished too) had as well: a tie, nothing would be guessed`
+    if (rivals.length)
+      return `${path}: ${a.key}'s bytes, which ${rivals.map((b) => b.key).join(', ')} (whose files vanished too) had as well: a tie, nothing would be guessed`
     const twins = byContent.filter(([p, g]) => p !== path && sameBytes(g.bytes, f.bytes))
-    if (twins.length) return `${path}: ${a.key}'s bytes, which ${twins.map(([p]) => p).join(', ')} has as well: a tie, nothing would be guessed`
+    if (twins.length)
+      return `${path}: ${a.key}'s bytes, which ${twins.map(([p]) => p).join(', ')} has as well: a tie, nothing would be guessed`
   }
   return undefined
 }
@@ -248,8 +267,14 @@ afterEach(async () => {
 })
 
 type Row = {
-  id: number; description: string; path_file: string; is_production: number
-  file_dev: number | null; file_ino: number | null; file_stamp: number | null; file_hash: string | null
+  id: number
+  description: string
+  path_file: string
+  is_production: number
+  file_dev: number | null
+  file_ino: number | null
+  file_stamp: number | null
+  file_hash: string | null
 }
 
 async function run(seed: number, variant: Variant, steps: number) {
@@ -286,15 +311,21 @@ async function run(seed: number, variant: Variant, steps: number) {
   const abs = (p: string) => (onShm(p) ? join(other.dir, p.slice(SHM.length + 1)) : join(root, p))
   /** The model path of an absolute one, or undefined where the model has none. */
   const relOf = (path: string) =>
-    path.startsWith(other.dir + '/') ? `${SHM}/${path.slice(other.dir.length + 1)}` : path.startsWith(root + '/') ? path.slice(root.length + 1) : undefined
+    path.startsWith(other.dir + '/')
+      ? `${SHM}/${path.slice(other.dir.length + 1)}`
+      : path.startsWith(root + '/')
+        ? path.slice(root.length + 1)
+        : undefined
   const TOPS = ['Show', 'Other', SHM]
-  for (const top of TOPS) for (let i = 0; i < 2; i++) {
-    const folder = `${top}/d${folderNames++}`
-    mkdirSync(abs(folder), { recursive: true })
-    state.folders.add(folder)
-  }
+  for (const top of TOPS)
+    for (let i = 0; i < 2; i++) {
+      const folder = `${top}/d${folderNames++}`
+      mkdirSync(abs(folder), { recursive: true })
+      state.folders.add(folder)
+    }
   /** A move as `mv` makes it: a rename on one file system, a copy and a delete (a new inode) across two. */
-  const mvAction = (from: string, to: string): Action => (onShm(from) !== onShm(to) && other.cross ? { do: 'mv', from, to, fid: ++fids } : { do: 'mv', from, to })
+  const mvAction = (from: string, to: string): Action =>
+    onShm(from) !== onShm(to) && other.cross ? { do: 'mv', from, to, fid: ++fids } : { do: 'mv', from, to }
 
   const freshName = () => `c${names++}.mov`
   const newBytes = (key: string, version: number) => {
@@ -306,13 +337,23 @@ async function run(seed: number, variant: Variant, steps: number) {
     bytes.set(body, head.length)
     return bytes
   }
-  const newFile = (key: string, version: number): FileObj => ({ fid: ++fids, key, version, bytes: newBytes(key, version) })
+  const newFile = (key: string, version: number): FileObj => ({
+    fid: ++fids,
+    key,
+    version,
+    bytes: newBytes(key, version),
+  })
   const where = (key: string) => [...state.files].find(([, f]) => f.key === key)?.[0]
   const filesIn = (folder: string) => [...state.files.keys()].filter((p) => parentOf(p) === folder)
   /** Paths that only offline assets name and no file occupies: names freed by a delete or a move. */
-  const freedNames = (folder?: string) => [...new Set([...assets.values()].filter((a) => !a.online).map((a) => a.path))]
-    .filter((p) => !state.files.has(p) && state.folders.has(parentOf(p)) && (folder === undefined || parentOf(p) === folder)
-      && ![...assets.values()].some((a) => a.online && a.path === p))
+  const freedNames = (folder?: string) =>
+    [...new Set([...assets.values()].filter((a) => !a.online).map((a) => a.path))].filter(
+      (p) =>
+        !state.files.has(p) &&
+        state.folders.has(parentOf(p)) &&
+        (folder === undefined || parentOf(p) === folder) &&
+        ![...assets.values()].some((a) => a.online && a.path === p),
+    )
   /** A name in `folder` for a file to go to: a fresh one, or often a freed one (rename onto a deleted clip's name). */
   const targetIn = (folder: string) => {
     const freed = freedNames(folder)
@@ -334,7 +375,13 @@ async function run(seed: number, variant: Variant, steps: number) {
       const key = `k${created}`
       const folder = rng.chance(0.1) ? `${rng.pick(TOPS)}/d${folderNames++}` : rng.pick([...state.folders])
       const path = `${folder}/${freshName()}`
-      return { text: `create ${key} at ${path}`, actions: [{ do: 'write', path, file: newFile(key, 1) }], adds: [path], removes: [], create: { key, path } }
+      return {
+        text: `create ${key} at ${path}`,
+        actions: [{ do: 'write', path, file: newFile(key, 1) }],
+        adds: [path],
+        removes: [],
+        create: { key, path },
+      }
     },
     /** cp a.mov a-copy.mov: a copy beside its original (or elsewhere), catalogued as a clip of its own. */
     copy: (): Plan | undefined => {
@@ -344,7 +391,13 @@ async function run(seed: number, variant: Variant, steps: number) {
       const key = `k${created}`
       const path = `${rng.chance(0.7) ? parentOf(from) : rng.pick([...state.folders])}/${freshName()}`
       const file: FileObj = { fid: ++fids, key, version: 1, bytes: source.bytes }
-      return { text: `copy ${from} (${source.key}) to ${path}: ${key}`, actions: [{ do: 'write', path, file }], adds: [path], removes: [], create: { key, path } }
+      return {
+        text: `copy ${from} (${source.key}) to ${path}: ${key}`,
+        actions: [{ do: 'write', path, file }],
+        adds: [path],
+        removes: [],
+        create: { key, path },
+      }
     },
     rename: (): Plan | undefined => {
       if (!state.files.size) return
@@ -358,9 +411,17 @@ async function run(seed: number, variant: Variant, steps: number) {
       const others = [...state.folders].filter((f) => f !== parentOf(from))
       const folder = rng.chance(0.15) || !others.length ? `${rng.pick(TOPS)}/d${folderNames++}` : rng.pick(others)
       const same = `${folder}/${baseOf(from)}`
-      const to = !state.files.has(same) && ![...assets.values()].some((a) => a.path === same) && rng.chance(0.5) ? same : targetIn(folder)
+      const to =
+        !state.files.has(same) && ![...assets.values()].some((a) => a.path === same) && rng.chance(0.5)
+          ? same
+          : targetIn(folder)
       const action = mvAction(from, to)
-      return { text: `move ${from} -> ${to}${action.do === 'mv' && action.fid !== undefined ? ' (across file systems)' : ''}`, actions: [action], adds: [to], removes: [from] }
+      return {
+        text: `move ${from} -> ${to}${action.do === 'mv' && action.fid !== undefined ? ' (across file systems)' : ''}`,
+        actions: [action],
+        adds: [to],
+        removes: [from],
+      }
     },
     swap: (): Plan | undefined => {
       if (state.files.size < 2) return
@@ -369,7 +430,8 @@ async function run(seed: number, variant: Variant, steps: number) {
       return {
         text: `swap ${p} <-> ${q} via ${t}`,
         actions: [mvAction(p, t), mvAction(q, p), mvAction(t, q)],
-        adds: [p, q], removes: [t],
+        adds: [p, q],
+        removes: [t],
       }
     },
     rotate: (): Plan | undefined => {
@@ -379,20 +441,31 @@ async function run(seed: number, variant: Variant, steps: number) {
       return {
         text: `rotate ${p2} -> ${p1}, ${p3} -> ${p2}, ${p1} -> ${p3} via ${t}`,
         actions: [mvAction(p1, t), mvAction(p2, p1), mvAction(p3, p2), mvAction(t, p3)],
-        adds: [p1, p2, p3], removes: [t],
+        adds: [p1, p2, p3],
+        removes: [t],
       }
     },
     delete: (): Plan | undefined => {
       if (!state.files.size) return
       const path = someFile()
-      return { text: `delete ${path} (${state.files.get(path)!.key})`, actions: [{ do: 'rm', path }], adds: [], removes: [path] }
+      return {
+        text: `delete ${path} (${state.files.get(path)!.key})`,
+        actions: [{ do: 'rm', path }],
+        adds: [],
+        removes: [path],
+      }
     },
     /** A deleted file's bytes written back under its old name: a new file (new inode). */
     restore: (): Plan | undefined => {
       const candidates = [...graveyard].filter(([key, g]) => !state.files.has(g.path) && where(key) === undefined)
       if (!candidates.length) return
       const [key, g] = rng.pick(candidates)
-      return { text: `restore ${key}'s bytes at its old name ${g.path}`, actions: [{ do: 'write', path: g.path, file: { fid: ++fids, key, version: g.version, bytes: g.bytes } }], adds: [g.path], removes: [] }
+      return {
+        text: `restore ${key}'s bytes at its old name ${g.path}`,
+        actions: [{ do: 'write', path: g.path, file: { fid: ++fids, key, version: g.version, bytes: g.bytes } }],
+        adds: [g.path],
+        removes: [],
+      }
     },
     /** A deleted file's bytes written back under another name (a copy back from a backup). */
     restoreElsewhere: (): Plan | undefined => {
@@ -400,7 +473,12 @@ async function run(seed: number, variant: Variant, steps: number) {
       if (!candidates.length) return
       const [key, g] = rng.pick(candidates)
       const path = `${rng.pick([...state.folders])}/${freshName()}`
-      return { text: `restore ${key}'s bytes (deleted at ${g.path}) under a new name ${path}`, actions: [{ do: 'write', path, file: { fid: ++fids, key, version: g.version, bytes: g.bytes } }], adds: [path], removes: [] }
+      return {
+        text: `restore ${key}'s bytes (deleted at ${g.path}) under a new name ${path}`,
+        actions: [{ do: 'write', path, file: { fid: ++fids, key, version: g.version, bytes: g.bytes } }],
+        adds: [path],
+        removes: [],
+      }
     },
     /** An editor's save: new bytes to a temporary name in the folder, renamed over the clip. */
     saveInPlace: (): Plan | undefined => {
@@ -409,14 +487,24 @@ async function run(seed: number, variant: Variant, steps: number) {
       const old = state.files.get(path)!
       const t = tempIn(parentOf(path))
       const file = newFile(old.key, old.version + 1)
-      return { text: `save ${path} (${old.key}) anew through ${t}`, actions: [{ do: 'write', path: t, file }, mvAction(t, path)], adds: [path], removes: [t] }
+      return {
+        text: `save ${path} (${old.key}) anew through ${t}`,
+        actions: [{ do: 'write', path: t, file }, mvAction(t, path)],
+        adds: [path],
+        removes: [t],
+      }
     },
     renameFolder: (): Plan | undefined => {
       const full = [...state.folders].filter((f) => filesIn(f).length)
       if (!full.length) return
       const from = rng.pick(full)
       const to = `${parentOf(from)}/d${folderNames++}`
-      return { text: `rename folder ${from}/ -> ${to}/`, actions: [{ do: 'mvdir', from, to }], adds: [to + '/'], removes: [from + '/'] }
+      return {
+        text: `rename folder ${from}/ -> ${to}/`,
+        actions: [{ do: 'mvdir', from, to }],
+        adds: [to + '/'],
+        removes: [from + '/'],
+      }
     },
   }
   type OpName = keyof typeof ops | 'stopStart'
@@ -430,7 +518,15 @@ async function run(seed: number, variant: Variant, steps: number) {
   const weights = (stopped: boolean): Partial<Record<OpName, number>> => ({
     create: stopped ? 0 : state.files.size < 8 ? 30 : state.files.size > 40 ? 3 : 12,
     copy: stopped ? 0 : 5,
-    rename: 10, move: 10, swap: 6, rotate: 4, delete: 8, restore: 9, restoreElsewhere: 3, saveInPlace: 8, renameFolder: 3,
+    rename: 10,
+    move: 10,
+    swap: 6,
+    rotate: 4,
+    delete: 8,
+    restore: 9,
+    restoreElsewhere: 3,
+    saveInPlace: 8,
+    renameFolder: 3,
     stopStart: stopped ? 0 : 4,
   })
 
@@ -450,10 +546,11 @@ async function run(seed: number, variant: Variant, steps: number) {
     return plan
   }
   const make = (plan: Plan) => {
-    for (const a of plan.actions) if (a.do === 'rm') {
-      const f = state.files.get(a.path)!
-      graveyard.set(f.key, { path: a.path, version: f.version, bytes: f.bytes })
-    }
+    for (const a of plan.actions)
+      if (a.do === 'rm') {
+        const f = state.files.get(a.path)!
+        graveyard.set(f.key, { path: a.path, version: f.version, bytes: f.bytes })
+      }
     applyToState(state, plan.actions)
     applyToDisk(abs, plan.actions)
     for (const a of plan.actions) if (a.do === 'write') graveyard.delete(a.file.key)
@@ -470,13 +567,22 @@ async function run(seed: number, variant: Variant, steps: number) {
 
   /** Scans run as tasks, all queued at once (two devices' scans run side by side), to their end. */
   async function scans(list: { device: number; paths: string[] | null }[]) {
-    const ids = list.map((s) => core!.runner.enqueue(base!.db, { kind: 'scan', target: { device: s.device }, production: null, params: s }).id)
+    const ids = list.map(
+      (s) =>
+        core!.runner.enqueue(base!.db, { kind: 'scan', target: { device: s.device }, production: null, params: s }).id,
+    )
     await core!.runner.idle()
     for (const [i, id] of ids.entries()) {
       const { paths, device: d } = list[i]!
-      const task = base!.db.$client.query<{ state: string; error: string; result: string }, [number]>('SELECT state, error, result FROM tasks WHERE id = ?').get(id)!
+      const task = base!.db.$client
+        .query<{ state: string; error: string; result: string }, [number]>(
+          'SELECT state, error, result FROM tasks WHERE id = ?',
+        )
+        .get(id)!
       if (task.state !== 'done') problems.push(`scan ${JSON.stringify(paths)} ended ${task.state}: ${task.error}`)
-      log.push(`      scan ${paths === null ? (d === device ? 'device' : 'device shm') : paths.map((p) => relOf(p) ?? (d === device ? '/' : `${SHM}/`)).join(' ')} → ${task.result}`)
+      log.push(
+        `      scan ${paths === null ? (d === device ? 'device' : 'device shm') : paths.map((p) => relOf(p) ?? (d === device ? '/' : `${SHM}/`)).join(' ')} → ${task.result}`,
+      )
     }
   }
   /** A full scan of each device, at once: the start scans, or a timed rescan. */
@@ -486,7 +592,10 @@ async function run(seed: number, variant: Variant, steps: number) {
     // As the aggregator gives them: the paths themselves, or (at random) their folders.
     const folders = rng.chance(0.5)
     const paths = [...new Set(list.map((p) => (folders ? parentOf(p.endsWith('/') ? p.slice(0, -1) : p) + '/' : p)))]
-    for (const [d, shmSide] of [[device, false], [devices[1]!, true]] as const) {
+    for (const [d, shmSide] of [
+      [device, false],
+      [devices[1]!, true],
+    ] as const) {
       const mine = paths.filter((p) => onShm(p) === shmSide)
       if (mine.length) await scans([{ device: d, paths: mine.map((p) => abs(p)) }])
     }
@@ -508,7 +617,9 @@ async function run(seed: number, variant: Variant, steps: number) {
   /** Compares the catalogue with the model and the disk; the model's "catalogue" becomes what was expected. */
   function check(when: string) {
     const rows = base!.db.$client
-      .query<Row, []>('SELECT id, description, path_file, is_production, file_dev, file_ino, file_stamp, file_hash FROM media_assets ORDER BY id')
+      .query<Row, []>(
+        'SELECT id, description, path_file, is_production, file_dev, file_ino, file_stamp, file_hash FROM media_assets ORDER BY id',
+      )
       .all()
     // The disk is what the model says (a check of the test itself).
     const onDisk = new Map<string, Uint8Array>()
@@ -521,15 +632,21 @@ async function run(seed: number, variant: Variant, steps: number) {
     }
     walk('')
     walk(SHM)
-    for (const [p, bytes] of onDisk) if (!state.files.has(p) || !sameBytes(bytes, state.files.get(p)!.bytes)) problems.push(`test model: ${p} on disk is not what the model says`)
+    for (const [p, bytes] of onDisk)
+      if (!state.files.has(p) || !sameBytes(bytes, state.files.get(p)!.bytes))
+        problems.push(`test model: ${p} on disk is not what the model says`)
     for (const p of state.files.keys()) if (!onDisk.has(p)) problems.push(`test model: ${p} is missing on disk`)
 
     const byId = new Map(rows.map((r) => [r.id, r]))
-    if (rows.length !== created) problems.push(`${rows.length} assets in the catalogue, ${created} clips made (imported twice, or lost): extra ${JSON.stringify(rows.filter((r) => ![...assets.values()].some((a) => a.id === r.id)))}`)
+    if (rows.length !== created)
+      problems.push(
+        `${rows.length} assets in the catalogue, ${created} clips made (imported twice, or lost): extra ${JSON.stringify(rows.filter((r) => ![...assets.values()].some((a) => a.id === r.id)))}`,
+      )
     // Invariants on what the catalogue says, against the disk alone.
     const onlineAt = new Map<string, number[]>()
     for (const r of rows) if (r.is_production) onlineAt.set(r.path_file, [...(onlineAt.get(r.path_file) ?? []), r.id])
-    for (const [path, ids] of onlineAt) if (ids.length > 1) problems.push(`assets ${ids.join(', ')} are all online at ${path}`)
+    for (const [path, ids] of onlineAt)
+      if (ids.length > 1) problems.push(`assets ${ids.join(', ')} are all online at ${path}`)
     for (const r of rows) {
       if (!r.is_production) continue
       const rel = relOf(r.path_file)
@@ -540,17 +657,28 @@ async function run(seed: number, variant: Variant, steps: number) {
       }
       // Whose file it is, by the model (the disk was checked to be what the model says): a copy's bytes are its original's.
       const whose = state.files.get(rel)?.key
-      if (whose !== keyOfDescription(r.description)) problems.push(`asset ${r.id} (${r.description}) is online at ${rel}, which is ${whose}'s file: metadata on the wrong file`)
+      if (whose !== keyOfDescription(r.description))
+        problems.push(
+          `asset ${r.id} (${r.description}) is online at ${rel}, which is ${whose}'s file: metadata on the wrong file`,
+        )
       const s = lstatSync(r.path_file)
       if (r.file_dev !== s.dev || r.file_ino !== s.ino || r.file_stamp !== stampOf(s))
-        problems.push(`asset ${r.id} at ${rel} records the identity ${r.file_dev}:${r.file_ino}:${r.file_stamp}, the file there is ${s.dev}:${s.ino}:${stampOf(s)}`)
-      if (r.file_hash !== fingerprint(bytes)) problems.push(`asset ${r.id} at ${rel} records the fingerprint ${r.file_hash}, its file's is ${fingerprint(bytes)}`)
+        problems.push(
+          `asset ${r.id} at ${rel} records the identity ${r.file_dev}:${r.file_ino}:${r.file_stamp}, the file there is ${s.dev}:${s.ino}:${stampOf(s)}`,
+        )
+      if (r.file_hash !== fingerprint(bytes))
+        problems.push(
+          `asset ${r.id} at ${rel} records the fingerprint ${r.file_hash}, its file's is ${fingerprint(bytes)}`,
+        )
     }
     // The model: by content, every asset online where its bytes are, else offline where it was.
     const expected = new Map<string, { path: string; online: boolean; file?: FileObj }>()
     for (const a of assets.values()) {
       const path = where(a.key)
-      expected.set(a.key, path === undefined ? { path: a.path, online: false } : { path, online: true, file: state.files.get(path)! })
+      expected.set(
+        a.key,
+        path === undefined ? { path: a.path, online: false } : { path, online: true, file: state.files.get(path)! },
+      )
     }
     for (const a of assets.values()) {
       const r = byId.get(a.id)
@@ -561,22 +689,36 @@ async function run(seed: number, variant: Variant, steps: number) {
       }
       const actual = `${r.is_production ? 'online' : 'offline'} at ${relOf(r.path_file) ?? r.path_file}`
       const want = `${e.online ? 'online' : 'offline'} at ${e.path}`
-      if (actual !== want || r.description !== DESCRIPTION(a.key)) problems.push(`asset ${a.id} (${a.key}): expected ${want}, catalogue says ${actual} (${r.description})`)
+      if (actual !== want || r.description !== DESCRIPTION(a.key))
+        problems.push(`asset ${a.id} (${a.key}): expected ${want}, catalogue says ${actual} (${r.description})`)
       if (!r.is_production && !e.online && r.file_hash !== fingerprint(a.seen))
-        problems.push(`asset ${a.id} (${a.key}), offline, records the fingerprint ${r.file_hash}, not that of the bytes it last had (${fingerprint(a.seen)})`)
+        problems.push(
+          `asset ${a.id} (${a.key}), offline, records the fingerprint ${r.file_hash}, not that of the bytes it last had (${fingerprint(a.seen)})`,
+        )
     }
     if (problems.length) {
       const table = [...assets.values()].map((a) => {
         const r = byId.get(a.id)
         const e = expected.get(a.key)!
-        const said = r ? `${r.is_production ? 'online ' : 'offline'} ${relOf(r.path_file) ?? r.path_file} (inode ${r.file_ino}, stamp ${r.file_stamp})` : 'missing'
+        const said = r
+          ? `${r.is_production ? 'online ' : 'offline'} ${relOf(r.path_file) ?? r.path_file} (inode ${r.file_ino}, stamp ${r.file_stamp})`
+          : 'missing'
         return `  ${a.key} id ${a.id}: expected ${e.online ? 'online ' : 'offline'} ${e.path}; catalogue ${said}`
       })
       const disk = [...state.files].map(([p, f]) => {
         const s = lstatSync(abs(p))
         return `  ${p}: ${f.key}'s bytes (inode ${s.ino}, stamp ${stampOf(s)})`
       })
-      fail([`after ${when}:`, ...problems.map((p) => `  - ${p}`), 'expected and actual catalogue:', ...table, 'disk:', ...disk].join('\n'))
+      fail(
+        [
+          `after ${when}:`,
+          ...problems.map((p) => `  - ${p}`),
+          'expected and actual catalogue:',
+          ...table,
+          'disk:',
+          ...disk,
+        ].join('\n'),
+      )
     }
     for (const a of assets.values()) {
       const e = expected.get(a.key)!
@@ -613,10 +755,22 @@ async function run(seed: number, variant: Variant, steps: number) {
     make(plan)
     log.push(`${step}. ${plan.text}`)
     if (plan.create) {
-      const r = await base.post('/api/videoassets/', { name: plan.create.key, path_file: abs(plan.create.path), production, description: DESCRIPTION(plan.create.key) })
+      const r = await base.post('/api/videoassets/', {
+        name: plan.create.key,
+        path_file: abs(plan.create.path),
+        production,
+        description: DESCRIPTION(plan.create.key),
+      })
       if (r.status !== 201) fail(`registering ${plan.create.path}: ${r.status} ${r.text}`)
       const file = state.files.get(plan.create.path)!
-      assets.set(plan.create.key, { key: plan.create.key, id: r.json.id, path: plan.create.path, online: true, fid: file.fid, seen: file.bytes })
+      assets.set(plan.create.key, {
+        key: plan.create.key,
+        id: r.json.id,
+        path: plan.create.path,
+        online: true,
+        fid: file.fid,
+        seen: file.bytes,
+      })
       created++
     }
     if (variant === 'full') await fullScans()
@@ -638,8 +792,12 @@ async function run(seed: number, variant: Variant, steps: number) {
 describe('model: the catalogue follows the disk (identity first)', () => {
   for (const seed of SEEDS)
     for (const variant of VARIANTS)
-      test(`seed ${seed}, ${STEPS} steps, ${variant} scans`, async () => {
-        const { created } = await run(seed, variant, STEPS)
-        expect(created).toBeGreaterThan(0)
-      }, 60_000 + STEPS * 500)
+      test(
+        `seed ${seed}, ${STEPS} steps, ${variant} scans`,
+        async () => {
+          const { created } = await run(seed, variant, STEPS)
+          expect(created).toBeGreaterThan(0)
+        },
+        60_000 + STEPS * 500,
+      )
 })

@@ -1,7 +1,14 @@
 // The pure diff of disk and catalogue (src/watch/reconcile.ts), rule by rule, on plain arrays.
 import { expect, test } from 'bun:test'
 import {
-  type DiskEntry, type MediaRow, type ProjectRow, type ReconcileOptions, type Reconciliation, type Relocation, type Sighting, reconcile,
+  type DiskEntry,
+  type MediaRow,
+  type ProjectRow,
+  type ReconcileOptions,
+  type Reconciliation,
+  type Relocation,
+  type Sighting,
+  reconcile,
 } from '../../src/watch/reconcile.ts'
 
 // Devices: 1 is the upload device (watch folder) of production 7; 2 holds projects; 3 is another
@@ -27,30 +34,92 @@ const opts = (over: Partial<ReconcileOptions> = {}): ReconcileOptions => ({
   ingestInto: (_path, device) => (device === 1 ? 7 : undefined),
   ...over,
 })
-const file = (path: string, device: number, ino: number, size = sizeFor(ino)): DiskEntry => ({ path, device, kind: 'file', dev: DEV, ino, stamp: stampFor(ino), size, mtimeMs: 5000 })
+const file = (path: string, device: number, ino: number, size = sizeFor(ino)): DiskEntry => ({
+  path,
+  device,
+  kind: 'file',
+  dev: DEV,
+  ino,
+  stamp: stampFor(ino),
+  size,
+  mtimeMs: 5000,
+})
 let dirIno = 1_000_000
-const dir = (path: string, device: number): DiskEntry => ({ path, device, kind: 'dir', dev: DEV, ino: dirIno, stamp: stampFor(dirIno++), size: 4096, mtimeMs: 5000 })
+const dir = (path: string, device: number): DiskEntry => ({
+  path,
+  device,
+  kind: 'dir',
+  dev: DEV,
+  ino: dirIno,
+  stamp: stampFor(dirIno++),
+  size: 4096,
+  mtimeMs: 5000,
+})
 /** A row as it was recorded from `file(path, device, ino)`: identity, size, mtime and fingerprint current. */
-const row = (id: number, path_file: string, device: number, ino: number | null, flags: Partial<MediaRow> = {}): MediaRow => ({
-  id, path_file, device, is_archive: false, is_production: true,
-  file_dev: ino === null ? null : DEV, file_ino: ino, file_stamp: ino === null ? null : stampFor(ino),
-  file_size: ino === null ? null : sizeFor(ino), file_mtime: ino === null ? null : 5000, file_hash: ino === null ? null : `hash${ino}`,
+const row = (
+  id: number,
+  path_file: string,
+  device: number,
+  ino: number | null,
+  flags: Partial<MediaRow> = {},
+): MediaRow => ({
+  id,
+  path_file,
+  device,
+  is_archive: false,
+  is_production: true,
+  file_dev: ino === null ? null : DEV,
+  file_ino: ino,
+  file_stamp: ino === null ? null : stampFor(ino),
+  file_size: ino === null ? null : sizeFor(ino),
+  file_mtime: ino === null ? null : 5000,
+  file_hash: ino === null ? null : `hash${ino}`,
   ...flags,
 })
 const project = (id: number, bundle_root: string, flags: Partial<ProjectRow> = {}): ProjectRow => ({
-  id, bundle_root, device: 2, is_archive: false, is_production: true, busy: false, ...flags,
+  id,
+  bundle_root,
+  device: 2,
+  is_archive: false,
+  is_production: true,
+  busy: false,
+  ...flags,
 })
 const nothing: Reconciliation = {
-  offline: [], online: [], relocations: [], fingerprint: [], needFingerprints: [], ambiguous: [], ingest: [], strangers: [],
-  projectsOffline: [], projectsOnline: [],
+  offline: [],
+  online: [],
+  relocations: [],
+  fingerprint: [],
+  needFingerprints: [],
+  ambiguous: [],
+  ingest: [],
+  strangers: [],
+  projectsOffline: [],
+  projectsOnline: [],
 }
 const media = (rows: MediaRow[]) => ({ media: rows, projects: [] })
 const candidate = (e: DiskEntry, kind: 'video' | 'audio' | 'image') => ({
-  path: e.path, device: e.device, production: 7, kind, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs,
+  path: e.path,
+  device: e.device,
+  production: 7,
+  kind,
+  dev: e.dev,
+  ino: e.ino,
+  stamp: e.stamp,
+  size: e.size,
+  mtimeMs: e.mtimeMs,
 })
 /** Asset `id`'s file is `e`, found `by`. */
 const relocation = (id: number, e: DiskEntry, by: Relocation['by']): Relocation => ({
-  id, path: e.path, device: e.device, dev: e.dev, ino: e.ino, stamp: e.stamp, size: e.size, mtimeMs: e.mtimeMs, by,
+  id,
+  path: e.path,
+  device: e.device,
+  dev: e.dev,
+  ino: e.ino,
+  stamp: e.stamp,
+  size: e.size,
+  mtimeMs: e.mtimeMs,
+  by,
 })
 /** What the watcher saw at each path. */
 const sightings = (entries: [string, Sighting][]) => new Map(entries)
@@ -69,8 +138,16 @@ test('present and offline → online; online and missing in the scope → offlin
 })
 
 test('scope paths are folders or single files, spelled with or without the final slash', () => {
-  const rows = [row(1, '/v/media/day/a.mov', 1, 1), row(2, '/v/media/day2/b.mov', 1, 2), row(3, '/v/media/c.mov', 1, 3), row(4, '/v/media/cc.mov', 1, 4)]
-  expect(reconcile([], media(rows), opts({ scope: ['/v/media/day', '/v/media/c.mov'] }))).toEqual({ ...nothing, offline: [1, 3] })
+  const rows = [
+    row(1, '/v/media/day/a.mov', 1, 1),
+    row(2, '/v/media/day2/b.mov', 1, 2),
+    row(3, '/v/media/c.mov', 1, 3),
+    row(4, '/v/media/cc.mov', 1, 4),
+  ]
+  expect(reconcile([], media(rows), opts({ scope: ['/v/media/day', '/v/media/c.mov'] }))).toEqual({
+    ...nothing,
+    offline: [1, 3],
+  })
 })
 
 test('a file renamed within the scope keeps its asset: moved, not offline, not imported', () => {
@@ -84,8 +161,14 @@ test('a file renamed within the scope keeps its asset: moved, not offline, not i
 test('a folder of 1,000 files renamed is 1,000 moves in one result, with no offline and no ingest', () => {
   const n = 1000
   const rows = Array.from({ length: n }, (_, i) => row(i + 1, `/v/media/day 1/clip${i}.mov`, 1, 5000 + i))
-  const disk = [dir('/v/media/', 1), dir('/v/media/day 1 (graded)/', 1), ...rows.map((r, i) => file(`/v/media/day 1 (graded)/clip${i}.mov`, 1, 5000 + i))]
-  const relocations = rows.map((r, i) => relocation(r.id, file(`/v/media/day 1 (graded)/clip${i}.mov`, 1, 5000 + i), 'identity'))
+  const disk = [
+    dir('/v/media/', 1),
+    dir('/v/media/day 1 (graded)/', 1),
+    ...rows.map((r, i) => file(`/v/media/day 1 (graded)/clip${i}.mov`, 1, 5000 + i)),
+  ]
+  const relocations = rows.map((r, i) =>
+    relocation(r.id, file(`/v/media/day 1 (graded)/clip${i}.mov`, 1, 5000 + i), 'identity'),
+  )
 
   // A whole-device scan sees both names.
   expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, relocations })
@@ -93,7 +176,10 @@ test('a folder of 1,000 files renamed is 1,000 moves in one result, with no offl
   // The aggregator's order: the new folder is scanned first, the rows are found by identity
   // outside the scope (still online at their old paths).
   const newFolderOnly = disk.filter((e) => e.path.startsWith('/v/media/day 1 (graded)/'))
-  expect(reconcile(newFolderOnly, media(rows), opts({ scope: ['/v/media/day 1 (graded)/'] }))).toEqual({ ...nothing, relocations })
+  expect(reconcile(newFolderOnly, media(rows), opts({ scope: ['/v/media/day 1 (graded)/'] }))).toEqual({
+    ...nothing,
+    relocations,
+  })
 
   // Why the order matters: the old folder scanned first, alone, can only say "gone".
   expect(reconcile([], media(rows), opts({ scope: ['/v/media/day 1/'] })).offline.length).toBe(n)
@@ -105,17 +191,26 @@ test('a freed inode given to a new file is not a move: the stamp (birth time) di
   const reused = { ...file('/v/media/new.mov', 1, 9, 777), stamp: stampFor(9) + 5_000 }
   const rows = [row(1, '/v/media/deleted.mov', 1, 9)]
   expect(reconcile([dir('/v/media/', 1), reused], media(rows), opts())).toEqual({
-    ...nothing, offline: [1], ingest: [candidate(reused, 'video')], strangers: [reused],
+    ...nothing,
+    offline: [1],
+    ingest: [candidate(reused, 'video')],
+    strangers: [reused],
   })
   // Found from outside the scope (the new name scanned first): the row stays, nothing moves.
   expect(reconcile([reused], media(rows), opts({ scope: ['/v/media/new.mov'] }))).toEqual({
-    ...nothing, ingest: [candidate(reused, 'video')], strangers: [reused],
+    ...nothing,
+    ingest: [candidate(reused, 'video')],
+    strangers: [reused],
   })
   // A row with no stamp recorded yet (made before stamps were) is not matched either.
   const legacy = [row(1, '/v/media/deleted.mov', 1, 9, { file_stamp: null })]
-  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(legacy), opts()).relocations).toEqual([])
+  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(legacy), opts()).relocations).toEqual(
+    [],
+  )
   // The same inode and stamp: a move.
-  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(rows), opts()).relocations).toHaveLength(1)
+  expect(
+    reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(rows), opts()).relocations,
+  ).toHaveLength(1)
 })
 
 test('an offline asset whose file shows up under another name (same inode and birth time) moves and comes back online', () => {
@@ -123,23 +218,33 @@ test('an offline asset whose file shows up under another name (same inode and bi
   const rows = [row(1, '/v/media/old.mov', 1, 9, { is_production: false }), row(2, '/v/media/online.mov', 1, 8)]
   const disk = [dir('/v/media/', 1), file('/v/media/new.mov', 1, 9), file('/v/media/online.mov', 1, 8)]
   expect(reconcile(disk, media(rows), opts())).toEqual({
-    ...nothing, online: [1], relocations: [relocation(1, disk[1]!, 'identity')],
+    ...nothing,
+    online: [1],
+    relocations: [relocation(1, disk[1]!, 'identity')],
   })
   // An online row and an offline one claiming the same file: the online one moves.
   const twice = [row(1, '/v/media/old.mov', 1, 9, { is_production: false }), row(2, '/v/media/other.mov', 1, 9)]
-  expect(reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(twice), opts()).relocations.map((m) => m.id)).toEqual([2])
+  expect(
+    reconcile([dir('/v/media/', 1), file('/v/media/new.mov', 1, 9)], media(twice), opts()).relocations.map((m) => m.id),
+  ).toEqual([2])
 })
 
 test('a move across two device ids on one file system: allowed when both are watched', () => {
   const arrived = file('/v/media/x.mov', 1, 9)
   const rows = [row(1, '/v/other/x.mov', 3, 9)]
   const bothScopes = { scope: ['/v/media/', '/v/other/'] }
-  expect(reconcile([arrived], media(rows), opts(bothScopes))).toEqual({ ...nothing, relocations: [relocation(1, arrived, 'identity')] })
+  expect(reconcile([arrived], media(rows), opts(bothScopes))).toEqual({
+    ...nothing,
+    relocations: [relocation(1, arrived, 'identity')],
+  })
   // Found by identity from outside the scope: also a move.
   expect(reconcile([arrived], media(rows), opts()).relocations).toEqual([relocation(1, arrived, 'identity')])
   // Device 3 not watched: no move. Seen from both scopes, the old row goes offline.
   // Changed (identity first): the file still holds asset 1's identity, so it is never new: not imported (it was before).
-  expect(reconcile([arrived], media(rows), opts({ ...bothScopes, watched: (d) => d !== 3 }))).toEqual({ ...nothing, offline: [1] })
+  expect(reconcile([arrived], media(rows), opts({ ...bothScopes, watched: (d) => d !== 3 }))).toEqual({
+    ...nothing,
+    offline: [1],
+  })
 })
 
 test('a file replaced by another inode at the same path: the asset follows its own identity, the path follows only where identity says nothing', () => {
@@ -298,7 +403,11 @@ test('a .part renamed to its final name is imported once', () => {
 
 test('excluded names are ignored on both sides: no move into a work file, nothing judged under clutter', () => {
   const disk = [file('/v/media/.reelhouse-move-0123456789abcdef', 1, 1), file('/v/media/#recycle/b.mov', 1, 2)]
-  const rows = [row(1, '/v/media/a.mov', 1, 1), row(2, '/v/media/b.mov', 1, 2), row(3, '/v/media/@eaDir/thumb.jpg', 1, 3)]
+  const rows = [
+    row(1, '/v/media/a.mov', 1, 1),
+    row(2, '/v/media/b.mov', 1, 2),
+    row(3, '/v/media/@eaDir/thumb.jpg', 1, 3),
+  ]
   expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, offline: [1, 2] })
 })
 
@@ -319,7 +428,10 @@ test('a hard link is not a move: when the old path is given and still there, not
 })
 
 test('a path that is now a folder is missing for its asset', () => {
-  expect(reconcile([dir('/v/media/x.mov', 1)], media([row(1, '/v/media/x.mov', 1, 1)]), opts())).toEqual({ ...nothing, offline: [1] })
+  expect(reconcile([dir('/v/media/x.mov', 1)], media([row(1, '/v/media/x.mov', 1, 1)]), opts())).toEqual({
+    ...nothing,
+    offline: [1],
+  })
 })
 
 // Identity first (the header of reconcile.ts), case by case.
@@ -356,7 +468,7 @@ test('a swap through a temporary name (mv a t; mv b a; mv t b): the two assets e
   })
 })
 
-test('saved in place under a new inode: the file at an asset\'s path that no asset holds is that asset\'s, its fingerprint is stale', () => {
+test("saved in place under a new inode: the file at an asset's path that no asset holds is that asset's, its fingerprint is stale", () => {
   const rows = [row(1, '/v/media/a.mov', 1, 1)]
   const saved = file('/v/media/a.mov', 1, 2, 4242) // the editor wrote a new file and renamed it over a.mov; inode 1 is gone
   expect(reconcile([dir('/v/media/', 1), saved], media(rows), opts())).toEqual({
@@ -366,7 +478,7 @@ test('saved in place under a new inode: the file at an asset\'s path that no ass
   })
 })
 
-test('a path whose file now holds another asset\'s identity is handed over; its former holder goes offline unless found elsewhere', () => {
+test("a path whose file now holds another asset's identity is handed over; its former holder goes offline unless found elsewhere", () => {
   const rows = [row(1, '/v/media/a.mov', 1, 1), row(2, '/v/media/b.mov', 1, 2)]
   // mv b.mov a.mov: a.mov is B's file now, A's is gone.
   const bOverA = file('/v/media/a.mov', 1, 2)
@@ -385,10 +497,13 @@ test('a path whose file now holds another asset\'s identity is handed over; its 
   // still not A's, and not new either.
   const held = [row(1, '/v/media/a.mov', 1, 1), row(3, '/v/other/c.mov', 3, 3)]
   const cOverA = file('/v/media/a.mov', 1, 3)
-  expect(reconcile([dir('/v/media/', 1), cOverA], media(held), opts({ watched: (d) => d !== 3 }))).toEqual({ ...nothing, offline: [1] })
+  expect(reconcile([dir('/v/media/', 1), cOverA], media(held), opts({ watched: (d) => d !== 3 }))).toEqual({
+    ...nothing,
+    offline: [1],
+  })
 })
 
-test('saved anew, then renamed: the sighting of the asset\'s path names the file it now is', () => {
+test("saved anew, then renamed: the sighting of the asset's path names the file it now is", () => {
   const rows = [row(1, '/v/media/a.mov', 1, 1)]
   const b = file('/v/media/b.mov', 1, 2)
   // The watcher saw a.mov holding inode 2 (the new save) before it was renamed to b.mov; inode 1 is gone.
@@ -400,10 +515,15 @@ test('saved anew, then renamed: the sighting of the asset\'s path names the file
     fingerprint: [{ id: 1, entry: b }],
   })
   // Without the sighting: A is gone and b.mov is new.
-  expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, offline: [1], ingest: [candidate(b, 'video')], strangers: [b] })
+  expect(reconcile(disk, media(rows), opts())).toEqual({
+    ...nothing,
+    offline: [1],
+    ingest: [candidate(b, 'video')],
+    strangers: [b],
+  })
 })
 
-test('a folder renamed, a file inside saved anew: the folder\'s sighting leads to the file\'s relative path', () => {
+test("a folder renamed, a file inside saved anew: the folder's sighting leads to the file's relative path", () => {
   const rows = [row(1, '/v/media/x/a.wav', 1, 1)]
   const y = dir('/v/media/y/', 1) // folder x, renamed to y: the same folder identity
   const saved = file('/v/media/y/a.wav', 1, 2) // a new inode no asset holds: identity says nothing
@@ -415,16 +535,25 @@ test('a folder renamed, a file inside saved anew: the folder\'s sighting leads t
     fingerprint: [{ id: 1, entry: saved }],
   })
   // Without the folder's sighting: A is gone and y/a.wav is new.
-  expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, offline: [1], ingest: [candidate(saved, 'audio')], strangers: [saved] })
+  expect(reconcile(disk, media(rows), opts())).toEqual({
+    ...nothing,
+    offline: [1],
+    ingest: [candidate(saved, 'audio')],
+    strangers: [saved],
+  })
 })
 
-test('content: a file of a vanished asset\'s size is fingerprinted first, then relinked by content, never imported', () => {
+test("content: a file of a vanished asset's size is fingerprinted first, then relinked by content, never imported", () => {
   // Restored from a backup onto another file system: a new identity, the same bytes.
   const rows = [row(1, '/v/media/old/a.mov', 1, 1, { is_production: false, file_size: 5_000_000, file_hash: 'hashA' })]
   const restored = { ...file('/v/media/a.mov', 1, 50, 5_000_000), dev: 20 }
   const disk = [dir('/v/media/', 1), restored]
   // First call: its fingerprint decides; it is not imported meanwhile.
-  expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, needFingerprints: [restored], strangers: [restored] })
+  expect(reconcile(disk, media(rows), opts())).toEqual({
+    ...nothing,
+    needFingerprints: [restored],
+    strangers: [restored],
+  })
   // Second call, with it: the asset's file, with the fingerprint carried (not read again).
   const fingerprints = new Map([['/v/media/a.mov', 'hashA']])
   expect(reconcile(disk, media(rows), opts({ fingerprints }))).toEqual({
@@ -436,18 +565,26 @@ test('content: a file of a vanished asset\'s size is fingerprinted first, then r
   const going = [row(2, '/v/media/b.mov', 1, 2, { file_size: 7_000_000, file_hash: 'hashB' })]
   const copied = { ...file('/v/media/copies/b.mov', 1, 60, 7_000_000), dev: 20 }
   const disk2 = [dir('/v/media/', 1), copied]
-  expect(reconcile(disk2, media(going), opts())).toEqual({ ...nothing, offline: [2], needFingerprints: [copied], strangers: [copied] })
+  expect(reconcile(disk2, media(going), opts())).toEqual({
+    ...nothing,
+    offline: [2],
+    needFingerprints: [copied],
+    strangers: [copied],
+  })
   expect(reconcile(disk2, media(going), opts({ fingerprints: new Map([[copied.path, 'hashB']]) }))).toEqual({
     ...nothing,
     relocations: [{ ...relocation(2, copied, 'content'), hash: 'hashB' }],
   })
   // Another fingerprint: a new file after all.
   expect(reconcile(disk2, media(going), opts({ fingerprints: new Map([[copied.path, 'other']]) }))).toEqual({
-    ...nothing, offline: [2], ingest: [candidate(copied, 'video')], strangers: [copied],
+    ...nothing,
+    offline: [2],
+    ingest: [candidate(copied, 'video')],
+    strangers: [copied],
   })
 })
 
-test('content: of two assets with one fingerprint the one with the file\'s name wins; with neither name, nothing is guessed', () => {
+test("content: of two assets with one fingerprint the one with the file's name wins; with neither name, nothing is guessed", () => {
   const same = { file_size: 5_000_000, file_hash: 'same', is_production: false }
   const rows = [row(1, '/v/media/old/a.mov', 1, 1, same), row(2, '/v/media/old/b.mov', 1, 2, same)]
   const b = { ...file('/v/media/new/b.mov', 1, 60, 5_000_000), dev: 20 }
@@ -459,15 +596,28 @@ test('content: of two assets with one fingerprint the one with the file\'s name 
   const c = { ...file('/v/media/new/c.mov', 1, 60, 5_000_000), dev: 20 }
   expect(reconcile([c], media(rows), opts({ fingerprints: new Map([[c.path, 'same']]) }))).toEqual({
     ...nothing,
-    ambiguous: [{ path: c.path, assets: [1, 2], reason: 'assets 1 and 2, whose files vanished, have this content, and none has this file name; nothing was guessed' }],
+    ambiguous: [
+      {
+        path: c.path,
+        assets: [1, 2],
+        reason:
+          'assets 1 and 2, whose files vanished, have this content, and none has this file name; nothing was guessed',
+      },
+    ],
     strangers: [c], // not relinked, and not imported either
   })
   // Two copies, each named as one asset: each its own.
   const a2 = { ...file('/v/media/new/a.mov', 1, 61, 5_000_000), dev: 20 }
-  const both = new Map([[a2.path, 'same'], [b.path, 'same']])
+  const both = new Map([
+    [a2.path, 'same'],
+    [b.path, 'same'],
+  ])
   expect(reconcile([a2, b], media(rows), opts({ fingerprints: both }))).toEqual({
     ...nothing,
-    relocations: [{ ...relocation(1, a2, 'content'), hash: 'same' }, { ...relocation(2, b, 'content'), hash: 'same' }],
+    relocations: [
+      { ...relocation(1, a2, 'content'), hash: 'same' },
+      { ...relocation(2, b, 'content'), hash: 'same' },
+    ],
     online: [1, 2],
   })
 })
@@ -480,7 +630,12 @@ test('content: an asset whose file is still at its path is no candidate, whateve
   const b = { ...file('/v/other/b.mov', 3, 60, 5_000_000), dev: 20 }
   const scope = ['/v/media/day/', b.path]
   const disk = [dir('/v/media/day/', 1), copy, b]
-  expect(reconcile(disk, media(rows), opts({ scope }))).toEqual({ ...nothing, offline: [1], needFingerprints: [b], strangers: [b] })
+  expect(reconcile(disk, media(rows), opts({ scope }))).toEqual({
+    ...nothing,
+    offline: [1],
+    needFingerprints: [b],
+    strangers: [b],
+  })
   expect(reconcile(disk, media(rows), opts({ scope, fingerprints: new Map([[b.path, 'same']]) }))).toEqual({
     ...nothing,
     relocations: [{ ...relocation(1, b, 'content'), hash: 'same' }],
@@ -497,34 +652,59 @@ test('content: an asset whose file is still at its path is no candidate, whateve
   expect(reconcile(disk, media(three), opts({ scope, fingerprints: new Map([[b.path, 'same']]) }))).toEqual({
     ...nothing,
     offline: [1, 3],
-    ambiguous: [{ path: b.path, assets: [1, 3], reason: 'assets 1 and 3, whose files vanished, have this content, and none has this file name; nothing was guessed' }],
+    ambiguous: [
+      {
+        path: b.path,
+        assets: [1, 3],
+        reason:
+          'assets 1 and 3, whose files vanished, have this content, and none has this file name; nothing was guessed',
+      },
+    ],
     strangers: [b],
   })
 })
 
 test('content: one vanished asset and two new files with its content, neither with its name: a tie of files, said so', () => {
   const rows = [row(1, '/v/media/old/a.mov', 1, 1, { file_size: 5_000_000, file_hash: 'same', is_production: false })]
-  const [b, c] = [{ ...file('/v/media/new/b.mov', 1, 60, 5_000_000), dev: 20 }, { ...file('/v/media/new/c.mov', 1, 61, 5_000_000), dev: 20 }]
-  const fingerprints = new Map([[b.path, 'same'], [c.path, 'same']])
+  const [b, c] = [
+    { ...file('/v/media/new/b.mov', 1, 60, 5_000_000), dev: 20 },
+    { ...file('/v/media/new/c.mov', 1, 61, 5_000_000), dev: 20 },
+  ]
+  const fingerprints = new Map([
+    [b.path, 'same'],
+    [c.path, 'same'],
+  ])
   expect(reconcile([b, c], media(rows), opts({ fingerprints }))).toEqual({
     ...nothing,
-    ambiguous: [b, c].map((e) => ({ path: e.path, assets: [1], reason: 'asset 1, whose file vanished, has this content; so has another new file, and none has its file name; nothing was guessed' })),
+    ambiguous: [b, c].map((e) => ({
+      path: e.path,
+      assets: [1],
+      reason:
+        'asset 1, whose file vanished, has this content; so has another new file, and none has its file name; nothing was guessed',
+    })),
     strangers: [b, c],
   })
 })
 
-test('content: an unreadable fingerprint (\'\') matches nothing: the file is new', () => {
+test("content: an unreadable fingerprint ('') matches nothing: the file is new", () => {
   const rows = [row(1, '/v/media/old/a.mov', 1, 1, { is_production: false, file_size: 5_000_000, file_hash: 'hashA' })]
   const e = file('/v/media/a.mov', 1, 50, 5_000_000)
   expect(reconcile([e], media(rows), opts({ fingerprints: new Map([[e.path, '']]) }))).toEqual({
-    ...nothing, ingest: [candidate(e, 'video')], strangers: [e],
+    ...nothing,
+    ingest: [candidate(e, 'video')],
+    strangers: [e],
   })
 })
 
 test('our own output is never input: not imported, not a move target, its rows left as they are', () => {
   const ownOutput = (path: string) => path.startsWith('/v/media/proxies/')
   const rows = [row(1, '/v/media/a.mov', 1, 1), row(2, '/v/media/proxies/p.mov', 1, 2)]
-  const disk = [dir('/v/media/', 1), dir('/v/media/proxies/', 1), file('/v/media/proxies/a.mov', 1, 1), file('/v/media/proxies/new.mov', 1, 7)]
+  const disk = [
+    dir('/v/media/', 1),
+    dir('/v/media/proxies/', 1),
+    file('/v/media/proxies/a.mov', 1, 1),
+    file('/v/media/proxies/new.mov', 1, 7),
+  ]
   expect(reconcile(disk, media(rows), opts({ ownOutput }))).toEqual({ ...nothing, offline: [1] })
   // Without it: A would move into the proxies, the proxy row go offline and the new file be imported.
   expect(reconcile(disk, media(rows), opts())).toEqual({
@@ -540,13 +720,23 @@ test('ingestInto decides per path: undefined imports nothing', () => {
   const inWatch = file('/v/media/watch/in.mov', 1, 1)
   const outside = file('/v/media/elsewhere.mov', 1, 2)
   const disk = [dir('/v/media/', 1), inWatch, outside]
-  expect(reconcile(disk, media([]), opts({ ingestInto: () => undefined }))).toEqual({ ...nothing, strangers: [inWatch, outside] })
-  const asked: [string, number][] = []
-  const ingestInto = (path: string, device: number) => (asked.push([path, device]), path.startsWith('/v/media/watch/') ? 9 : undefined)
-  expect(reconcile(disk, media([]), opts({ ingestInto }))).toEqual({
-    ...nothing, ingest: [{ ...candidate(inWatch, 'video'), production: 9 }], strangers: [inWatch, outside],
+  expect(reconcile(disk, media([]), opts({ ingestInto: () => undefined }))).toEqual({
+    ...nothing,
+    strangers: [inWatch, outside],
   })
-  expect(asked).toEqual([[inWatch.path, 1], [outside.path, 1]])
+  const asked: [string, number][] = []
+  const ingestInto = (path: string, device: number) => (
+    asked.push([path, device]), path.startsWith('/v/media/watch/') ? 9 : undefined
+  )
+  expect(reconcile(disk, media([]), opts({ ingestInto }))).toEqual({
+    ...nothing,
+    ingest: [{ ...candidate(inWatch, 'video'), production: 9 }],
+    strangers: [inWatch, outside],
+  })
+  expect(asked).toEqual([
+    [inWatch.path, 1],
+    [outside.path, 1],
+  ])
 })
 
 test('archive-only rows are never touched, and the file at their path is never imported', () => {
@@ -590,7 +780,10 @@ test('a path an asset leaves in this pass is free: the new file there is new', (
 
 test('two offline assets naming one path, and a new file there: its content decides; when it names neither, nothing is guessed and the reason says why', () => {
   // a.mov deleted (asset 1 offline), another clip saved as a.mov and deleted too (asset 2): a restore.
-  const rows = [row(1, '/v/media/a.mov', 1, 1, { is_production: false }), row(2, '/v/media/a.mov', 1, 2, { is_production: false })]
+  const rows = [
+    row(1, '/v/media/a.mov', 1, 1, { is_production: false }),
+    row(2, '/v/media/a.mov', 1, 2, { is_production: false }),
+  ]
   const restored = file('/v/media/a.mov', 1, 3, sizeFor(2))
   const disk = [dir('/v/media/', 1), restored]
   expect(reconcile(disk, media(rows), opts())).toEqual({ ...nothing, needFingerprints: [restored] })
@@ -601,6 +794,13 @@ test('two offline assets naming one path, and a new file there: its content deci
   })
   expect(reconcile(disk, media(rows), opts({ fingerprints: new Map([[restored.path, 'other']]) }))).toEqual({
     ...nothing,
-    ambiguous: [{ path: restored.path, assets: [1, 2], reason: 'assets 1 and 2 named this path and their files vanished, and none has this file\'s content; nothing was guessed' }],
+    ambiguous: [
+      {
+        path: restored.path,
+        assets: [1, 2],
+        reason:
+          "assets 1 and 2 named this path and their files vanished, and none has this file's content; nothing was guessed",
+      },
+    ],
   })
 })

@@ -11,7 +11,15 @@ import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
-import { IMPORT, emptyFfmpegDir, gatedFfmpeg, importBody, otherFileSystemDir, removeScratch, scratchDir } from '../helpers/imports.ts'
+import {
+  IMPORT,
+  emptyFfmpegDir,
+  gatedFfmpeg,
+  importBody,
+  otherFileSystemDir,
+  removeScratch,
+  scratchDir,
+} from '../helpers/imports.ts'
 import { hasFfmpeg } from '../helpers/media.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { OTHER_TMP } from '../helpers/temp.ts'
@@ -31,11 +39,19 @@ let storeDevice: number
 let ffmpegDir: string
 
 async function boot(poll: boolean) {
-  core = createCore(base!.db, { log: silentLog, ffmpegDir, settleMs: 200, watch: { poll, pollIntervalMs: 100, rescanMs: 0 } })
+  core = createCore(base!.db, {
+    log: silentLog,
+    ffmpegDir,
+    settleMs: 200,
+    watch: { poll, pollIntervalMs: 100, rescanMs: 0 },
+  })
   app = createApp(core)
   // Both devices' start scans are queued once each is watched and run side by side (two slots).
   core.start()
-  await waitFor(() => (core!.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', { ms: 15_000, everyMs: 20 })
+  await waitFor(() => (core!.watch?.status() ?? []).every((s) => s.ready), 'the watcher to be ready', {
+    ms: 15_000,
+    everyMs: 20,
+  })
   await waitFor(() => core!.watch!.importsOpen(), 'the start scans', { ms: 15_000, everyMs: 20 })
 }
 
@@ -48,7 +64,9 @@ async function setup(mode: Mode, ffmpeg = emptyFfmpegDir()) {
   storeDevice = seeded.device.id
   // Clips outside the drop folder and the storage root are never imported by the watcher: each
   // asset here is made by the test, so the count of assets tells a relink from an import.
-  const drop = await base.request('PATCH', `/api/productions/${seeded.production.id}/`, { body: { upload_root: join(store, 'drop') + '/' } })
+  const drop = await base.request('PATCH', `/api/productions/${seeded.production.id}/`, {
+    body: { upload_root: join(store, 'drop') + '/' },
+  })
   expect(drop.status).toBe(200)
   shm = otherFileSystemDir('reelhouse-shm-').dir
   expect((await base.post('/api/devices/', { name: 'shm', path: shm })).status).toBe(201)
@@ -72,9 +90,15 @@ afterEach(async () => {
 })
 
 async function send(method: string, path: string, body?: unknown) {
-  return readResponse(await app.handle(new Request(`http://localhost${path}`, {
-    method, headers: { authorization: `Token ${base!.adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-  })))
+  return readResponse(
+    await app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization: `Token ${base!.adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+    ),
+  )
 }
 
 function clip(path: string, size = 8192) {
@@ -83,9 +107,21 @@ function clip(path: string, size = 8192) {
   return path
 }
 /** Tasks of a kind running now. */
-const running = (kind: string) => base!.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM tasks WHERE kind = ? AND state = 'running'").get(kind)!.n
+const running = (kind: string) =>
+  base!.db.$client
+    .query<{ n: number }, [string]>("SELECT count(*) AS n FROM tasks WHERE kind = ? AND state = 'running'")
+    .get(kind)!.n
 /** The devices with a scan queued now, once each. */
-const queuedScansOf = () => [...new Set(base!.db.$client.query<{ device: number }, []>("SELECT json_extract(params, '$.device') AS device FROM tasks WHERE kind = 'scan' AND state = 'queued'").all().map((r) => r.device))]
+const queuedScansOf = () => [
+  ...new Set(
+    base!.db.$client
+      .query<{ device: number }, []>(
+        "SELECT json_extract(params, '$.device') AS device FROM tasks WHERE kind = 'scan' AND state = 'queued'",
+      )
+      .all()
+      .map((r) => r.device),
+  ),
+]
 /** Imports the file with a description naming it; resolves with its asset once its task is done. */
 async function imported(path: string, label: string) {
   const reply = await send('POST', IMPORT, importBody(path, { description: label }))
@@ -110,14 +146,22 @@ const scans = async () => (await send('GET', '/api/tasks/?kind=scan&limit=1000')
 async function follows(expected: { id: number; label: string; path: string }[], what: string) {
   const state = () => Promise.all(expected.map(async (e) => ({ e, a: await asset(e.id) })))
   try {
-    await waitFor(async () => (await state()).every(({ e, a }) => a.is_production && a.path_file === e.path), what, { ms: 10_000, everyMs: 50 })
+    await waitFor(async () => (await state()).every(({ e, a }) => a.is_production && a.path_file === e.path), what, {
+      ms: 10_000,
+      everyMs: 50,
+    })
   } catch (error) {
     const seen = (await state()).map(({ e, a }) => ({ want: e.path, got: a.path_file, online: a.is_production }))
     const ambiguous = (await scans()).flatMap((s) => s.result.ambiguous ?? [])
     throw new Error(`${(error as Error).message}: ${JSON.stringify(seen)}; ambiguous: ${JSON.stringify(ambiguous)}`)
   }
   await core!.runner.idle()
-  for (const { e, a } of await state()) expect({ path: a.path_file, online: a.is_production, description: a.description }).toEqual({ path: e.path, online: true, description: e.label })
+  for (const { e, a } of await state())
+    expect({ path: a.path_file, online: a.is_production, description: a.description }).toEqual({
+      path: e.path,
+      online: true,
+      description: e.label,
+    })
 }
 
 describe.skipIf(!CROSS)('a move across file systems is relinked whichever scan sees its half first', () => {
@@ -145,26 +189,45 @@ describe.skipIf(!CROSS)('a move across file systems is relinked whichever scan s
       expect((await send('POST', `/api/devices/${storeDevice}/scan/`)).status).toBeLessThan(300)
       await core!.runner.idle()
       await change(mode, () => rmSync(gone))
-      await waitFor(async () => !(await asset(G)).is_production, 'the deleted clip to go offline', { ms: 10_000, everyMs: 50 })
+      await waitFor(async () => !(await asset(G)).is_production, 'the deleted clip to go offline', {
+        ms: 10_000,
+        everyMs: 50,
+      })
       let busy = 0
       for (let round = 0; round < rounds; round++) {
-        const to = round % 2 === 0 ? join(shm, `x${round}`, 'card') : join(store, round % 4 === 1 ? 'drop' : 'footage', `x${round}`, 'card')
+        const to =
+          round % 2 === 0
+            ? join(shm, `x${round}`, 'card')
+            : join(store, round % 4 === 1 ? 'drop' : 'footage', `x${round}`, 'card')
         const from = card
         // (Without ffmpeg here nothing holds the slots: the scans then run as they come.)
         if (mode === 'restart' || !hasFfmpeg) await change(mode, () => mv(from, to))
         else {
           gate.close()
           for (let i = 0; i < 2; i++) {
-            const reply = await send('POST', IMPORT, importBody(clip(join(store, 'footage', `busy-${busy++}.mov`), 100), { description: 'busy' }))
+            const reply = await send(
+              'POST',
+              IMPORT,
+              importBody(clip(join(store, 'footage', `busy-${busy++}.mov`), 100), { description: 'busy' }),
+            )
             expect(reply.status).toBe(201)
           }
-          await waitFor(() => running('import') === 2, 'two imports to hold both task slots', { ms: 10_000, everyMs: 10 })
+          await waitFor(() => running('import') === 2, 'two imports to hold both task slots', {
+            ms: 10_000,
+            everyMs: 10,
+          })
           mv(from, to)
           // Both devices' scans queued behind them: the newcomers' and the vanished files'.
-          await waitFor(() => queuedScansOf().length === 2, 'a scan of each device to be queued', { ms: 10_000, everyMs: 10 })
+          await waitFor(() => queuedScansOf().length === 2, 'a scan of each device to be queued', {
+            ms: 10_000,
+            everyMs: 10,
+          })
           gate.open()
         }
-        await follows(names.map((name, i) => ({ id: ids[i]!, label: `take ${i}`, path: join(to, name) })), `round ${round + 1}: the move to ${to}`)
+        await follows(
+          names.map((name, i) => ({ id: ids[i]!, label: `take ${i}`, path: join(to, name) })),
+          `round ${round + 1}: the move to ${to}`,
+        )
         card = to
       }
       expect(await videoCount()).toBe(21 + busy)
@@ -186,7 +249,13 @@ describe.skipIf(!CROSS)('a copy still in place is not a candidate: the asset tha
         const [A, C] = [await imported(a, `A${i}`), await imported(copy, `A${i} copy`)]
         const b = join(shm, `b${i}.mov`)
         await change(mode, () => mv(a, b))
-        await follows([{ id: A, label: `A${i}`, path: b }, { id: C, label: `A${i} copy`, path: copy }], `round ${i + 1}: the move to ${b}`)
+        await follows(
+          [
+            { id: A, label: `A${i}`, path: b },
+            { id: C, label: `A${i} copy`, path: copy },
+          ],
+          `round ${i + 1}: the move to ${b}`,
+        )
       }
       expect(await videoCount()).toBe(2 * rounds)
       expect((await scans()).flatMap((s) => s.result.ambiguous ?? [])).toEqual([])
@@ -195,26 +264,36 @@ describe.skipIf(!CROSS)('a copy still in place is not a candidate: the asset tha
     // The other order of the two halves: the scan of $SHM decides (the original went offline
     // first), here a scan of a whole folder or device, with files in place to leave out. (File
     // events scan the new name alone: the first test above has them.)
-    if (mode !== 'events') test(`${mode}: cp a.mov a-copy.mov (both catalogued), rm a.mov, then its bytes restored from a backup as $SHM/b.mov: a.mov's asset follows, the copy's stays`, async () => {
-      await setup(mode)
-      // A clip in place on $SHM too, as on any share (the scan there has files in place to leave out).
-      await imported(clip(join(shm, 'other.mov')), 'other')
-      const backups = scratchDir('reelhouse-backup-')
-      for (let i = 0; i < 2; i++) {
-        const a = clip(join(store, 'footage', `day${i}`, 'a.mov'))
-        const copy = join(store, 'footage', `day${i}`, 'a-copy.mov')
-        cp(a, copy)
-        const [A, C] = [await imported(a, `A${i}`), await imported(copy, `A${i} copy`)]
-        const backup = join(backups, `a-${i}.mov`) // on no device
-        cp(a, backup)
-        await change(mode, () => rmSync(a))
-        await waitFor(async () => !(await asset(A)).is_production, 'a.mov\'s asset to go offline', { ms: 10_000, everyMs: 50 })
-        const b = join(shm, `b${i}.mov`)
-        await change(mode, () => cp(backup, b))
-        await follows([{ id: A, label: `A${i}`, path: b }, { id: C, label: `A${i} copy`, path: copy }], `round ${i + 1}: the restore to ${b}`)
-      }
-      expect((await scans()).flatMap((s) => s.result.ambiguous ?? [])).toEqual([])
-    }, 180_000)
+    if (mode !== 'events')
+      test(`${mode}: cp a.mov a-copy.mov (both catalogued), rm a.mov, then its bytes restored from a backup as $SHM/b.mov: a.mov's asset follows, the copy's stays`, async () => {
+        await setup(mode)
+        // A clip in place on $SHM too, as on any share (the scan there has files in place to leave out).
+        await imported(clip(join(shm, 'other.mov')), 'other')
+        const backups = scratchDir('reelhouse-backup-')
+        for (let i = 0; i < 2; i++) {
+          const a = clip(join(store, 'footage', `day${i}`, 'a.mov'))
+          const copy = join(store, 'footage', `day${i}`, 'a-copy.mov')
+          cp(a, copy)
+          const [A, C] = [await imported(a, `A${i}`), await imported(copy, `A${i} copy`)]
+          const backup = join(backups, `a-${i}.mov`) // on no device
+          cp(a, backup)
+          await change(mode, () => rmSync(a))
+          await waitFor(async () => !(await asset(A)).is_production, "a.mov's asset to go offline", {
+            ms: 10_000,
+            everyMs: 50,
+          })
+          const b = join(shm, `b${i}.mov`)
+          await change(mode, () => cp(backup, b))
+          await follows(
+            [
+              { id: A, label: `A${i}`, path: b },
+              { id: C, label: `A${i} copy`, path: copy },
+            ],
+            `round ${i + 1}: the restore to ${b}`,
+          )
+        }
+        expect((await scans()).flatMap((s) => s.result.ambiguous ?? [])).toEqual([])
+      }, 180_000)
   }
 
   test('a real tie: two vanished assets of one content beside a copy in place, a newcomer named as neither: nothing is guessed, and the scan names the two that tie', async () => {
@@ -232,8 +311,18 @@ describe.skipIf(!CROSS)('a copy still in place is not a candidate: the asset tha
     await core!.runner.idle()
     const ties = (await scans()).flatMap((s) => s.result.ambiguous ?? [])
     expect(ties.length).toBeGreaterThan(0)
-    for (const t of ties) expect(t).toEqual({ path: newcomer, assets: [A, B], reason: `assets ${A} and ${B}, whose files vanished, have this content, and none has this file name; nothing was guessed` })
-    for (const [id, online] of [[A, false], [B, false], [C, true]] as const) expect((await asset(id)).is_production).toBe(online)
+    for (const t of ties)
+      expect(t).toEqual({
+        path: newcomer,
+        assets: [A, B],
+        reason: `assets ${A} and ${B}, whose files vanished, have this content, and none has this file name; nothing was guessed`,
+      })
+    for (const [id, online] of [
+      [A, false],
+      [B, false],
+      [C, true],
+    ] as const)
+      expect((await asset(id)).is_production).toBe(online)
     expect(await videoCount()).toBe(3)
   }, 60_000)
 })

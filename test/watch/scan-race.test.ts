@@ -42,7 +42,12 @@ afterEach(async () => {
 /** Runs one scan handler (of the device `on`) to its end; `meanwhile` runs once, right after the (first) walk. */
 async function scan(paths: string[] | null, meanwhile?: () => void, on = device.id) {
   const handler = scanHandler(base.db, {
-    media: core.media, imports: core.imports, settle: createSettle(30), recent, settleMs: 30, log: silentLog,
+    media: core.media,
+    imports: core.imports,
+    settle: createSettle(30),
+    recent,
+    settleMs: 30,
+    log: silentLog,
     later: (_device, p) => later.push(...p),
   })
   let result: Record<string, unknown> = {}
@@ -61,12 +66,32 @@ async function scan(paths: string[] | null, meanwhile?: () => void, on = device.
   return result
 }
 const file = (rel: string, text = 'essence') => placeFile(join(root, rel), text)
-const register = async (path: string) => (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
+const register = async (path: string) =>
+  (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
 const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).json
 /** What another scan applies when it sees the file at its new path. */
 const otherScanMoved = (id: number, from: string, to: string) => {
   const s = lstatSync(to)
-  core.media.applyScan({ offline: [], online: [], relocations: [{ id, path: to, from, device: device.id, kind: 'video', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs, by: 'identity', archive: false }] })
+  core.media.applyScan({
+    offline: [],
+    online: [],
+    relocations: [
+      {
+        id,
+        path: to,
+        from,
+        device: device.id,
+        kind: 'video',
+        dev: s.dev,
+        ino: s.ino,
+        stamp: stampOf(s),
+        size: s.size,
+        mtimeMs: s.mtimeMs,
+        by: 'identity',
+        archive: false,
+      },
+    ],
+  })
 }
 
 test('a folder walked before a file moved into it, applied after another scan followed the move: the asset is not taken offline', async () => {
@@ -95,7 +120,7 @@ test('a walk that saw the file at its old path, applied after another scan follo
   expect(later).toContain(from)
 })
 
-test('a sighting of a new file at an asset\'s path, then found under another name: the asset follows it (saved anew, then renamed)', async () => {
+test("a sighting of a new file at an asset's path, then found under another name: the asset follows it (saved anew, then renamed)", async () => {
   const a = file('Show/edit/a.mov')
   const id = await register(a)
   await scan(null) // fingerprints and identity as the catalogue keeps them
@@ -125,7 +150,8 @@ test('a file moved onto the path of an archived asset in production (never taken
   const z = file('Show/b.mov', 'z')
   const X = await register(x)
   // Archived and in production (is_archive true): the watcher never takes it offline.
-  const Z = (await base.post('/api/videoassets/', { name: 'z', path_file: z, production: show.id, is_archive: true })).json.id as number
+  const Z = (await base.post('/api/videoassets/', { name: 'z', path_file: z, production: show.id, is_archive: true }))
+    .json.id as number
   renameSync(x, z)
   const result = await scan(null)
   expect(result).toMatchObject({ moved: 0 })
@@ -145,21 +171,35 @@ test('an asset whose path became a symbolic link goes offline (not looked at aga
   expect(later).toEqual([])
 })
 
-test('a media file in the service\'s data folder is never imported, even when the folder lies in a watch folder', async () => {
+test("a media file in the service's data folder is never imported, even when the folder lies in a watch folder", async () => {
   // A device whose root holds the data folder, as the upload device of a production.
   const holder = join(base.dataDir, '..')
   const d = await base.post('/api/devices/', { name: 'holder', path: holder })
   expect(d.status).toBe(201)
-  const p = await base.post('/api/productions/', { name: 'Holder', storage_root: join(root, 'Holder'), upload_device: d.json.id })
+  const p = await base.post('/api/productions/', {
+    name: 'Holder',
+    storage_root: join(root, 'Holder'),
+    upload_device: d.json.id,
+  })
   expect(p.status).toBe(201)
   const inData = placeFile(join(base.dataDir, 'looks-like-a.mov'), 'not a clip')
   const handler = scanHandler(base.db, {
-    media: core.media, imports: core.imports, settle: createSettle(0), recent, settleMs: 0, log: silentLog, later: () => {},
+    media: core.media,
+    imports: core.imports,
+    settle: createSettle(0),
+    recent,
+    settleMs: 0,
+    log: silentLog,
+    later: () => {},
   })
-  const run = () => handler({
-    task: { id: 0, params: { device: d.json.id, paths: [base.dataDir] } } as TaskContext<'scan'>['task'],
-    signal: new AbortController().signal, progress: () => {}, save: () => {}, report: () => {},
-  })
+  const run = () =>
+    handler({
+      task: { id: 0, params: { device: d.json.id, paths: [base.dataDir] } } as TaskContext<'scan'>['task'],
+      signal: new AbortController().signal,
+      progress: () => {},
+      save: () => {},
+      report: () => {},
+    })
   await run()
   await Bun.sleep(5)
   await run() // settled by now: it would be imported here
@@ -170,7 +210,7 @@ test('a media file in the service\'s data folder is never imported, even when th
 
 // A scan decides the files found in place (the one asset at their path holds them, unchanged,
 // one link) without reconcile; these show the rest sees them where they count.
-test('a file in place is no candidate for a relink: a new file with the content of an asset in place and of a vanished one, under neither\'s name, is the vanished one\'s, by a full scan and by the watcher\'s scans of each name', async () => {
+test("a file in place is no candidate for a relink: a new file with the content of an asset in place and of a vanished one, under neither's name, is the vanished one's, by a full scan and by the watcher's scans of each name", async () => {
   for (const i of [0, 1]) {
     const gamma = file(`Show/c${i}/gamma.mov`, `same essence ${i}`)
     const alpha = file(`Show/a${i}/alpha.mov`, `same essence ${i}`)
@@ -195,7 +235,7 @@ test('a file in place is no candidate for a relink: a new file with the content 
 // seen by one of them. Each publishes its half before it reads the other's; these show that a scan
 // completes a half that another scan under way has published (the scan that published it is a
 // token here, as if still running).
-test('a newcomer on one device, while another scan under way has found the asset\'s file vanished (still online in the catalogue): this scan relinks it', async () => {
+test("a newcomer on one device, while another scan under way has found the asset's file vanished (still online in the catalogue): this scan relinks it", async () => {
   const other = otherFileSystemDir('reelhouse-shm-').dir
   const shm = (await base.post('/api/devices/', { name: 'shm', path: other })).json.id as number
   const a = file('Show/day/a.mov', 'the clip')
@@ -211,7 +251,7 @@ test('a newcomer on one device, while another scan under way has found the asset
   recent.ended(store)
 })
 
-test('an asset\'s file vanished on one device, while another scan under way has found the newcomer (not yet remembered): this scan relinks it', async () => {
+test("an asset's file vanished on one device, while another scan under way has found the newcomer (not yet remembered): this scan relinks it", async () => {
   const other = otherFileSystemDir('reelhouse-shm-').dir
   const shm = (await base.post('/api/devices/', { name: 'shm', path: other })).json.id as number
   const a = file('Show/day/a.mov', 'the clip')
@@ -221,7 +261,18 @@ test('an asset\'s file vanished on one device, while another scan under way has 
   rmSync(a)
   const s = lstatSync(moved)
   const scanOfShm = {}
-  recent.found(scanOfShm, [{ path: moved, device: shm, kind: 'file', dev: s.dev, ino: s.ino, stamp: stampOf(s), size: s.size, mtimeMs: s.mtimeMs }])
+  recent.found(scanOfShm, [
+    {
+      path: moved,
+      device: shm,
+      kind: 'file',
+      dev: s.dev,
+      ino: s.ino,
+      stamp: stampOf(s),
+      size: s.size,
+      mtimeMs: s.mtimeMs,
+    },
+  ])
   expect(await scan([a])).toMatchObject({ relinked: 1, offline: 0 })
   expect(await asset(A)).toMatchObject({ path_file: moved, is_production: true, device: shm })
   // Once that scan has ended, what it found is remembered as strangers (or catalogued), not here.
@@ -229,7 +280,7 @@ test('an asset\'s file vanished on one device, while another scan under way has 
   expect(recent.newcomers(new Set([s.size]), {})).toEqual([])
 })
 
-test('the path of an asset of that content, looked at by a relink, holds another asset\'s file now: that file stays that asset\'s, and the vanished one follows its restored bytes', async () => {
+test("the path of an asset of that content, looked at by a relink, holds another asset's file now: that file stays that asset's, and the vanished one follows its restored bytes", async () => {
   const alpha = file('Show/a/alpha.mov', 'same essence')
   const gamma = file('Show/c/gamma.mov', 'same essence') // a copy of alpha, catalogued
   const kappa = file('Show/k/kappa.mov', 'another clip')
@@ -259,7 +310,16 @@ test('a real tie names the assets that tie: two vanished assets of one content a
   // A scan of beta alone: it looks at the paths of every asset of that content, so it knows that
   // delta's file vanished too (and gamma's is in place), as a scan of everything would.
   const result = await scan([beta])
-  expect(result).toMatchObject({ relinked: 0, ambiguous: [{ path: beta, assets: [A, D].sort((x, y) => x - y), reason: expect.stringContaining(`assets ${Math.min(A, D)} and ${Math.max(A, D)}, whose files vanished`) }] })
+  expect(result).toMatchObject({
+    relinked: 0,
+    ambiguous: [
+      {
+        path: beta,
+        assets: [A, D].sort((x, y) => x - y),
+        reason: expect.stringContaining(`assets ${Math.min(A, D)} and ${Math.max(A, D)}, whose files vanished`),
+      },
+    ],
+  })
   expect(JSON.stringify(result.ambiguous)).not.toContain(`${C},`)
   for (const id of [A, D]) expect(await asset(id)).toMatchObject({ is_production: false })
   expect(await asset(C)).toMatchObject({ path_file: gamma, is_production: true })
@@ -278,9 +338,15 @@ test('a file in place with a second name (a hard link) still holds its identity:
   expect(await asset(R2)).toMatchObject({ path_file: two, is_production: false })
 })
 
-test('a watch-folder file that an asset gets between the scan\'s look and the import (another scan relinked a moved clip to it) keeps that asset\'s record: nothing is imported over it', async () => {
+test("a watch-folder file that an asset gets between the scan's look and the import (another scan relinked a moved clip to it) keeps that asset's record: nothing is imported over it", async () => {
   const a = file('Show/cards/a.mov', 'the clip')
-  const created = await base.post('/api/videoassets/', { name: 'Take 1', description: 'the harbour at dawn', path_file: a, production: show.id, meta_field_store: {} })
+  const created = await base.post('/api/videoassets/', {
+    name: 'Take 1',
+    description: 'the harbour at dawn',
+    path_file: a,
+    production: show.id,
+    meta_field_store: {},
+  })
   expect(created.status).toBe(201)
   const id = created.json.id as number
   const f = file('Show/incoming/other.mov', 'another clip')
@@ -294,13 +360,26 @@ test('a watch-folder file that an asset gets between the scan\'s look and the im
     },
   }
   const handler = scanHandler(base.db, {
-    media: core.media, imports: relinkFirst, settle: createSettle(0), recent, settleMs: 0, log: silentLog, later: () => {},
+    media: core.media,
+    imports: relinkFirst,
+    settle: createSettle(0),
+    recent,
+    settleMs: 0,
+    log: silentLog,
+    later: () => {},
   })
   const results: Record<string, unknown>[] = []
-  const run = () => handler({
-    task: { id: 0, params: { device: device.id, paths: [join(root, 'Show', 'incoming/')] } } as TaskContext<'scan'>['task'],
-    signal: new AbortController().signal, progress: () => {}, save: () => {}, report: (r) => void results.push(r),
-  })
+  const run = () =>
+    handler({
+      task: {
+        id: 0,
+        params: { device: device.id, paths: [join(root, 'Show', 'incoming/')] },
+      } as TaskContext<'scan'>['task'],
+      signal: new AbortController().signal,
+      progress: () => {},
+      save: () => {},
+      report: (r) => void results.push(r),
+    })
   await run()
   await Bun.sleep(5)
   await run() // settled: imported here, but the asset took the file first
@@ -319,12 +398,23 @@ test('a name that is not valid UTF-8 is said, not dropped: a warning naming the 
   const shown = join(folder, 'f\uFFFD.mov')
   const lines: string[] = []
   const handler = scanHandler(base.db, {
-    media: core.media, imports: core.imports, logs: core.logs, settle: createSettle(0), recent, settleMs: 0, log: createLog('text', (l) => void lines.push(l)), later: () => {},
+    media: core.media,
+    imports: core.imports,
+    logs: core.logs,
+    settle: createSettle(0),
+    recent,
+    settleMs: 0,
+    log: createLog('text', (l) => void lines.push(l)),
+    later: () => {},
   })
-  const run = (paths: string[] | null) => handler({
-    task: { id: 0, params: { device: device.id, paths } } as TaskContext<'scan'>['task'],
-    signal: new AbortController().signal, progress: () => {}, save: () => {}, report: () => {},
-  })
+  const run = (paths: string[] | null) =>
+    handler({
+      task: { id: 0, params: { device: device.id, paths } } as TaskContext<'scan'>['task'],
+      signal: new AbortController().signal,
+      progress: () => {},
+      save: () => {},
+      report: () => {},
+    })
   await run(null)
   await run(null)
   const warnings = lines.filter((l) => l.includes('not valid UTF-8'))

@@ -24,7 +24,8 @@ afterEach(() => w.stop())
 /** A full scan of the device (or of `paths`), run to its end: its task row. */
 const scan = (paths: string[] | null = null) => w.scan(paths)
 const file = (rel: string, text = 'essence') => w.file(rel, text)
-const register = async (path: string) => (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
+const register = async (path: string) =>
+  (await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id })).json.id as number
 const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).json
 
 describe('the catalogue follows the disk', () => {
@@ -53,7 +54,11 @@ describe('the catalogue follows the disk', () => {
     renameSync(path, join(root, 'Show', 'take 1 graded.mov'))
     expect(JSON.parse((await scan([path])).result)).toMatchObject({ offline: 1 })
     expect((await asset(id)).is_production).toBe(false)
-    expect(JSON.parse((await scan([join(root, 'Show', 'take 1 graded.mov')])).result)).toMatchObject({ moved: 1, online: 1, imported: 0 })
+    expect(JSON.parse((await scan([join(root, 'Show', 'take 1 graded.mov')])).result)).toMatchObject({
+      moved: 1,
+      online: 1,
+      imported: 0,
+    })
     expect(await asset(id)).toMatchObject({ path_file: join(root, 'Show', 'take 1 graded.mov'), is_production: true })
   })
 
@@ -75,7 +80,11 @@ describe('the catalogue follows the disk', () => {
       // this one): the same case is made the other way round, the asset's record given the
       // inode a new file has now, with the deleted file's own birth stamp.
       reused = file('Show/new.mov', 'other essence')
-      base.db.$client.run('UPDATE media_assets SET file_dev = ?, file_ino = ? WHERE id = ?', [lstatSync(reused).dev, lstatSync(reused).ino, id])
+      base.db.$client.run('UPDATE media_assets SET file_dev = ?, file_ino = ? WHERE id = ?', [
+        lstatSync(reused).dev,
+        lstatSync(reused).ino,
+        id,
+      ])
     }
     // The new name scanned first (the watcher's order: removals wait for the move window).
     expect(JSON.parse((await scan([reused])).result)).toMatchObject({ moved: 0 })
@@ -110,14 +119,33 @@ describe('the catalogue follows the disk', () => {
   test('a file moved to another device (on the same file system) keeps its asset: device and path_file follow', async () => {
     const path = file('Show/travel.mov')
     const id = await register(path)
-    const other = (await base.post('/api/devices/', { name: 'second', path: join(root, '..', `${root.split('/').at(-1)}-second`) + '/' })).json
+    const other = (
+      await base.post('/api/devices/', {
+        name: 'second',
+        path: join(root, '..', `${root.split('/').at(-1)}-second`) + '/',
+      })
+    ).json
     mkdirSync(other.path, { recursive: true })
     try {
       renameSync(path, join(other.path, 'travel.mov'))
-      const { id: task } = core.runner.enqueue(base.db, { kind: 'scan', target: { device: other.id }, production: null, params: { device: other.id, paths: null } })
+      const { id: task } = core.runner.enqueue(base.db, {
+        kind: 'scan',
+        target: { device: other.id },
+        production: null,
+        params: { device: other.id, paths: null },
+      })
       await core.runner.idle()
-      expect(JSON.parse(base.db.$client.query<{ result: string }, [number]>('SELECT result FROM tasks WHERE id = ?').get(task)!.result)).toMatchObject({ moved: 1 })
-      expect(await asset(id)).toMatchObject({ path_file: join(other.path, 'travel.mov'), device: other.id, is_production: true })
+      expect(
+        JSON.parse(
+          base.db.$client.query<{ result: string }, [number]>('SELECT result FROM tasks WHERE id = ?').get(task)!
+            .result,
+        ),
+      ).toMatchObject({ moved: 1 })
+      expect(await asset(id)).toMatchObject({
+        path_file: join(other.path, 'travel.mov'),
+        device: other.id,
+        is_production: true,
+      })
     } finally {
       rmSync(other.path, { recursive: true, force: true })
     }
@@ -125,7 +153,13 @@ describe('the catalogue follows the disk', () => {
 
   test('an archive-only asset is left alone', async () => {
     const path = join(root, 'Show', 'archived.mov')
-    const r = await base.post('/api/videoassets/', { name: 'n', path_file: path, production: show.id, is_archive: true, is_production: false })
+    const r = await base.post('/api/videoassets/', {
+      name: 'n',
+      path_file: path,
+      production: show.id,
+      is_archive: true,
+      is_production: false,
+    })
     await scan()
     expect((await asset(r.json.id)).is_production).toBe(false)
   })
@@ -143,12 +177,15 @@ describe('the catalogue follows the disk', () => {
 })
 
 describe('watch folder (the production upload device)', () => {
-  const importsOf = async (path: string) => (await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(path)}`)).json as { status: string }[]
+  const importsOf = async (path: string) =>
+    (await base.get(`/api/importlogs/?asset_path=${encodeURIComponent(path)}`)).json as { status: string }[]
 
   test('a new file is imported once it has stopped changing, once, through the import road', async () => {
     const path = file('incoming/clip.mov')
     expect(JSON.parse((await scan()).result)).toMatchObject({ imported: 0, waiting: 1 })
-    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the settled file to be imported', { everyMs: 20 })
+    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the settled file to be imported', {
+      everyMs: 20,
+    })
     expect((await importsOf(path)).map((l) => l.status)).toEqual(['import_completed'])
     await scan()
     expect(await importsOf(path)).toHaveLength(1)
@@ -160,31 +197,48 @@ describe('watch folder (the production upload device)', () => {
     // rolls back its slice whole. Which files share a slice depends on time, so only what holds
     // either way is checked: each asset there has its ImportLog and its task, and none is twice.
     const paths = ['a', 'boom', 'c'].map((n) => file(`incoming/${n}.mov`))
-    base.db.$client.run("CREATE TRIGGER refuse_boom BEFORE INSERT ON media_assets WHEN NEW.path_file LIKE '%/boom.mov' BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END")
+    base.db.$client.run(
+      "CREATE TRIGGER refuse_boom BEFORE INSERT ON media_assets WHEN NEW.path_file LIKE '%/boom.mov' BEGIN SELECT RAISE(ABORT, 'the disk is full (test)'); END",
+    )
     expect(JSON.parse((await scan()).result)).toMatchObject({ imported: 0, waiting: 3 })
     let failed: { state: string; error: string } | undefined
-    await waitFor(async () => {
-      const t = await scan()
-      if (t.state === 'failed') failed = t
-      return failed !== undefined
-    }, 'the scan that meets the refused write', { everyMs: 20 })
+    await waitFor(
+      async () => {
+        const t = await scan()
+        if (t.state === 'failed') failed = t
+        return failed !== undefined
+      },
+      'the scan that meets the refused write',
+      { everyMs: 20 },
+    )
     expect(failed!.error).toContain('the disk is full (test)')
     const consistent = async () => {
       for (const path of paths) {
-        const assets = (await base.get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json as { id: number }[]
+        const assets = (await base.get(`/api/videoassets/?path_file=${encodeURIComponent(path)}`)).json as {
+          id: number
+        }[]
         expect(assets.length).toBeLessThanOrEqual(1)
         const logs = await importsOf(path)
         expect(logs.length).toBe(assets.length)
-        if (assets.length) expect(base.db.$client.query("SELECT count(*) AS n FROM tasks WHERE kind = 'import' AND json_extract(params, '$.asset') = ?").get(assets[0]!.id)).toEqual({ n: 1 })
+        if (assets.length)
+          expect(
+            base.db.$client
+              .query("SELECT count(*) AS n FROM tasks WHERE kind = 'import' AND json_extract(params, '$.asset') = ?")
+              .get(assets[0]!.id),
+          ).toEqual({ n: 1 })
       }
     }
     await consistent()
     expect((await base.get(`/api/videoassets/?path_file=${encodeURIComponent(paths[1]!)}`)).json).toEqual([])
     base.db.$client.run('DROP TRIGGER refuse_boom')
-    await waitFor(async () => {
-      await scan()
-      return (await base.get('/api/videoassets/?limit=0')).headers.get('x-total-count') === '3'
-    }, 'every file imported', { everyMs: 20 })
+    await waitFor(
+      async () => {
+        await scan()
+        return (await base.get('/api/videoassets/?limit=0')).headers.get('x-total-count') === '3'
+      },
+      'every file imported',
+      { everyMs: 20 },
+    )
     await consistent()
     for (const path of paths) expect(await importsOf(path)).toHaveLength(1)
   })
@@ -198,30 +252,47 @@ describe('watch folder (the production upload device)', () => {
     await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the file to settle', { everyMs: 20 })
   })
 
-  test(process.platform === 'linux' ? 'a file held open for writing (a writer that paused) is not imported until it is closed' : 'a file held open for writing: not detectable here; the settle time decides', async () => {
-    const path = file('incoming/held.mov')
-    const fd = openSync(path, 'a')
-    try {
-      // Unchanged for several settle times (time has to pass for that: this wait is the subject,
-      // not a synchronisation), but still open for writing.
-      for (let i = 0; i < 4 && process.platform === 'linux'; i++) {
-        await Bun.sleep(40)
-        expect(JSON.parse((await scan()).result).imported).toBe(0)
+  test(
+    process.platform === 'linux'
+      ? 'a file held open for writing (a writer that paused) is not imported until it is closed'
+      : 'a file held open for writing: not detectable here; the settle time decides',
+    async () => {
+      const path = file('incoming/held.mov')
+      const fd = openSync(path, 'a')
+      try {
+        // Unchanged for several settle times (time has to pass for that: this wait is the subject,
+        // not a synchronisation), but still open for writing.
+        for (let i = 0; i < 4 && process.platform === 'linux'; i++) {
+          await Bun.sleep(40)
+          expect(JSON.parse((await scan()).result).imported).toBe(0)
+        }
+      } finally {
+        closeSync(fd)
       }
-    } finally {
-      closeSync(fd)
-    }
-    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the closed file to be imported', { everyMs: 20 })
-  })
+      await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the closed file to be imported', {
+        everyMs: 20,
+      })
+    },
+  )
 
   test('hidden, ._, .DS_Store, .part, .tmp, clutter folders and unknown extensions are skipped; a .part renamed to its final name is imported once', async () => {
-    for (const rel of ['incoming/.hidden.mov', 'incoming/._clip.mov', 'incoming/.DS_Store', 'incoming/a.mov.part', 'incoming/b.tmp', 'incoming/@eaDir/c.mov', 'incoming/notes.txt'])
+    for (const rel of [
+      'incoming/.hidden.mov',
+      'incoming/._clip.mov',
+      'incoming/.DS_Store',
+      'incoming/a.mov.part',
+      'incoming/b.tmp',
+      'incoming/@eaDir/c.mov',
+      'incoming/notes.txt',
+    ])
       file(rel)
     await scan()
     await scan()
     expect((await base.get('/api/importlogs/')).json).toEqual([])
     renameSync(join(root, 'incoming', 'a.mov.part'), join(root, 'incoming', 'a.mov'))
-    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the renamed file to be imported', { everyMs: 20 })
+    await waitFor(async () => JSON.parse((await scan()).result).imported === 1, 'the renamed file to be imported', {
+      everyMs: 20,
+    })
     expect((await base.get('/api/importlogs/')).json).toHaveLength(1)
     expect(existsSync(join(root, 'incoming', 'a.mov'))).toBe(true)
   })

@@ -30,18 +30,48 @@ test('rows under a folder read a page at a time are every row once, also where r
   const dir = `${root}drop/`
   const paths = ['a.mov', 'b.mov', 'b.mov', 'b.mov', 'c.mov', 'd.mov', 'e.mov', 'e.mov', 'f/g.mov', 'h.mov']
   // Rows naming one path: one video in production and vanished ones (offline), as a scan finds them.
-  paths.forEach((rel, i) => base.db.insert(mediaAssets).values({
-    kind: i % 3 === 0 ? 'audio' : 'video', production: show.id, device: device.id, path_file: dir + rel, name: rel,
-    is_production: paths.indexOf(rel) === i, date_add: '2026-01-01T00:00:00Z', date_mod: '2026-01-01T00:00:00Z',
-  }).run())
+  paths.forEach((rel, i) =>
+    base.db
+      .insert(mediaAssets)
+      .values({
+        kind: i % 3 === 0 ? 'audio' : 'video',
+        production: show.id,
+        device: device.id,
+        path_file: dir + rel,
+        name: rel,
+        is_production: paths.indexOf(rel) === i,
+        date_add: '2026-01-01T00:00:00Z',
+        date_mod: '2026-01-01T00:00:00Z',
+      })
+      .run(),
+  )
   // Rows beside the folder (its name as a prefix) are not under it.
-  base.db.insert(mediaAssets).values({ kind: 'video', production: show.id, device: device.id, path_file: `${root}drop2/x.mov`, name: 'x', date_add: '2026-01-01T00:00:00Z', date_mod: '2026-01-01T00:00:00Z' }).run()
-  const whole = core.media.underForScan(dir).map((r) => r.id).sort((a, b) => a - b)
+  base.db
+    .insert(mediaAssets)
+    .values({
+      kind: 'video',
+      production: show.id,
+      device: device.id,
+      path_file: `${root}drop2/x.mov`,
+      name: 'x',
+      date_add: '2026-01-01T00:00:00Z',
+      date_mod: '2026-01-01T00:00:00Z',
+    })
+    .run()
+  const whole = core.media
+    .underForScan(dir)
+    .map((r) => r.id)
+    .sort((a, b) => a - b)
   expect(whole).toHaveLength(paths.length)
   for (const pageSize of [1, 2, 3, 4, 100]) {
     const seen: number[] = []
     let pauses = 0
-    await core.media.underForScanPaged(dir, (r) => seen.push(r.id), async () => void pauses++, pageSize)
+    await core.media.underForScanPaged(
+      dir,
+      (r) => seen.push(r.id),
+      async () => void pauses++,
+      pageSize,
+    )
     expect(seen.sort((a, b) => a - b)).toEqual(whole)
     if (pageSize <= 4) expect(pauses).toBeGreaterThan(0)
     else expect(pauses).toBe(0)
@@ -50,12 +80,23 @@ test('rows under a folder read a page at a time are every row once, also where r
 
 test('reconcile in slices decides exactly what reconcile in one go decides, and pauses on a big folder', async () => {
   const roots = new Map([[1, '/v/media/']])
-  const disk: DiskEntry[] = [{ path: '/v/media/', device: 1, kind: 'dir', dev: 10, ino: 1, stamp: 1, size: 4096, mtimeMs: 1 }]
+  const disk: DiskEntry[] = [
+    { path: '/v/media/', device: 1, kind: 'dir', dev: 10, ino: 1, stamp: 1, size: 4096, mtimeMs: 1 },
+  ]
   const media: MediaRow[] = []
   for (let i = 0; i < 6000; i++) {
     const row: MediaRow = {
-      id: i + 1, path_file: `/v/media/clip-${i}.mov`, device: 1, is_archive: false, is_production: i % 5 !== 0,
-      file_dev: 10, file_ino: 100 + i, file_stamp: 7, file_size: 1000 + i, file_mtime: 5, file_hash: `h${i}`,
+      id: i + 1,
+      path_file: `/v/media/clip-${i}.mov`,
+      device: 1,
+      is_archive: false,
+      is_production: i % 5 !== 0,
+      file_dev: 10,
+      file_ino: 100 + i,
+      file_stamp: 7,
+      file_size: 1000 + i,
+      file_mtime: 5,
+      file_hash: `h${i}`,
     }
     media.push(row)
     // Most files in place, some moved (by identity), some gone, and new files beside them.
@@ -63,7 +104,17 @@ test('reconcile in slices decides exactly what reconcile in one go decides, and 
     const path = i % 11 === 0 ? `/v/media/moved/clip-${i}.mov` : row.path_file
     disk.push({ path, device: 1, kind: 'file', dev: 10, ino: 100 + i, stamp: 7, size: 1000 + i, mtimeMs: 5 })
   }
-  for (let i = 0; i < 3000; i++) disk.push({ path: `/v/media/new-${i}.mov`, device: 1, kind: 'file', dev: 10, ino: 50_000 + i, stamp: 7, size: 99, mtimeMs: 5 })
+  for (let i = 0; i < 3000; i++)
+    disk.push({
+      path: `/v/media/new-${i}.mov`,
+      device: 1,
+      kind: 'file',
+      dev: 10,
+      ino: 50_000 + i,
+      stamp: 7,
+      size: 99,
+      mtimeMs: 5,
+    })
   const opts = { scope: ['/v/media/'], roots, rootPresent: () => true, ingestInto: () => 7 }
   const once = reconcile(disk, { media, projects: [] }, opts)
   let pauses = 0

@@ -36,7 +36,8 @@ test(`a scan${asRoot ? ' (as nobody, through setpriv)' : ''} skips a folder it c
   const kept = clip(join(locked, 'kept.mov'))
   if (asRoot) Bun.spawnSync(['chown', '-R', `${NOBODY}:${NOBODY}`, data, device])
 
-  const serve = () => startServe(data, { cli: [...asUser, bin], args: ['--port', '0', '--settle', '1', '--ffmpeg', top] })
+  const serve = () =>
+    startServe(data, { cli: [...asUser, bin], args: ['--port', '0', '--settle', '1', '--ffmpeg', top] })
   let server: Server = await serve()
   const key = readFileSync(join(data, 'admin.token'), 'utf8').trim()
   const api = (method: string, path: string, body?: unknown) => call(server, method, path, key, body)
@@ -44,7 +45,8 @@ test(`a scan${asRoot ? ' (as nobody, through setpriv)' : ''} skips a folder it c
   const production = await api('POST', '/productions/', { name: 'Show', storage_root: join(device, 'Show/') })
   expect(production.status).toBe(201)
   // Both files become assets (the device is the production's watch folder).
-  const assetAt = async (path: string) => (await api('GET', `/videoassets/?path_file=${encodeURIComponent(path)}`)).json[0]
+  const assetAt = async (path: string) =>
+    (await api('GET', `/videoassets/?path_file=${encodeURIComponent(path)}`)).json[0]
   await waitFor(async () => (await assetAt(gone)) && (await assetAt(kept)), 'both files imported', { ms: 60_000 })
   const [goneId, keptId] = [(await assetAt(gone)).id, (await assetAt(kept)).id]
   expect(await server.proc.stop()).toBe(0)
@@ -59,10 +61,19 @@ test(`a scan${asRoot ? ' (as nobody, through setpriv)' : ''} skips a folder it c
     await waitFor(async () => (await assetAt(added)) !== undefined, 'the added file imported', { ms: 60_000 })
     expect((await api('GET', `/videoassets/${goneId}/`)).json).toMatchObject({ path_file: gone, is_production: false })
     expect((await api('GET', `/videoassets/${keptId}/`)).json).toMatchObject({ path_file: kept, is_production: true })
-    const scans = (await api('GET', '/tasks/?kind=scan&limit=1000')).json as { state: string; result: Record<string, unknown> | null }[]
+    const scans = (await api('GET', '/tasks/?kind=scan&limit=1000')).json as {
+      state: string
+      result: Record<string, unknown> | null
+    }[]
     const start = scans.filter((t) => t.result?.skipped_folders !== undefined)
     expect(start.length).toBeGreaterThan(0)
-    expect(start[0]).toMatchObject({ state: 'done', result: { skipped_folders: [{ path: locked + '/', reason: expect.stringContaining('EACCES') }], skipped_folders_count: 1 } })
+    expect(start[0]).toMatchObject({
+      state: 'done',
+      result: {
+        skipped_folders: [{ path: locked + '/', reason: expect.stringContaining('EACCES') }],
+        skipped_folders_count: 1,
+      },
+    })
     // One warning line naming the folder, per scan that met it.
     expect(server.proc.stderr).toContain(locked)
     expect(await server.proc.stop()).toBe(0)

@@ -3,7 +3,16 @@
 // (ENOSPC) and its fallback to polling, and that nothing is left open after close().
 import { afterEach, describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, resolve } from 'node:path'
 import { REASONS, type WatchEvent, type Watcher, type WatcherOptions, createWatcher } from '../../src/watch/watcher.ts'
 import type { Log } from '../../src/util/log.ts'
@@ -35,7 +44,14 @@ function setup(extra: Partial<WatcherOptions> = {}) {
     warn: (message, fields) => logged.push({ level: 'warn', message, fields }),
     error: (message, fields) => logged.push({ level: 'error', message, fields }),
   }
-  const watcher = createWatcher({ onEvent: (e) => events.push(e), exclude, poll: false, pollIntervalMs: POLL_MS, log, ...extra })
+  const watcher = createWatcher({
+    onEvent: (e) => events.push(e),
+    exclude,
+    poll: false,
+    pollIntervalMs: POLL_MS,
+    log,
+    ...extra,
+  })
   open.push(watcher)
   const saw = (type: WatchEvent['type'], path: string) => events.some((e) => e.type === type && e.path === path)
   const waitEvent = (type: WatchEvent['type'], path: string) => waitFor(() => saw(type, path), `${type} ${path}`, BOUND)
@@ -59,7 +75,9 @@ function inotifyWatches(): number {
     }
     if (link !== 'anon_inode:inotify') continue
     try {
-      n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length
+      n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('inotify wd:')).length
     } catch {}
   }
   return n
@@ -68,26 +86,45 @@ function inotifyWatches(): number {
 /** Runs a command to its end, killed after the bound (then `code` is -1). */
 async function run(cmd: string[]) {
   const child = Bun.spawn(cmd, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', timeout: 10_000 })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code: child.signalCode ? -1 : code, stdout, stderr }
 }
 
 /** A script in a folder of its own that imports the watcher; `run()` it. */
 function childScript(body: string): string[] {
   const file = join(tempDir('reelhouse-watch-child-'), 'child.ts')
-  writeFileSync(file, `import { createWatcher } from ${JSON.stringify(join(ROOT, 'src/watch/watcher.ts'))}
+  writeFileSync(
+    file,
+    `import { createWatcher } from ${JSON.stringify(join(ROOT, 'src/watch/watcher.ts'))}
 import { waitFor } from ${JSON.stringify(join(ROOT, 'test/helpers/wait.ts'))}
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
 ${inotifyWatches.toString()}
 ${body}
-`)
+`,
+  )
   return [process.execPath, file]
 }
 
 describe.each([
   { name: 'a file device, by events', protocol: 'file', poll: false, mode: 'events', reason: undefined },
-  { name: 'a copy device (a local folder too), by events', protocol: 'copy', poll: false, mode: 'events', reason: undefined },
-  { name: 'a file device with --poll, by polling', protocol: 'file', poll: true, mode: 'polling', reason: REASONS.poll },
+  {
+    name: 'a copy device (a local folder too), by events',
+    protocol: 'copy',
+    poll: false,
+    mode: 'events',
+    reason: undefined,
+  },
+  {
+    name: 'a file device with --poll, by polling',
+    protocol: 'file',
+    poll: true,
+    mode: 'polling',
+    reason: REASONS.poll,
+  },
   { name: 'an smb device, by polling', protocol: 'smb', poll: false, mode: 'polling', reason: REASONS.protocol('smb') },
 ] as const)('$name', ({ protocol, poll, mode, reason }) => {
   // Events name the file; polling sees a folder's list of names change and names the folder
@@ -95,50 +132,62 @@ describe.each([
   // gate looks again by itself). Removing a folder also reports its names as they go, which
   // may or may not be seen before the folder is gone: those are allowed, not required.
   const polled = mode === 'polling'
-  test(polled ? 'reports the folder whose names changed (addDir), unlinkDir and addDir, with absolute paths' : 'reports add, change, unlink, unlinkDir and addDir with absolute paths (folders end with /)', async () => {
-    const root = deviceDir()
-    mkdirSync(join(root, 'shoot day 1'))
-    writeFileSync(join(root, 'shoot day 1/A000.mov'), 'x')
-    const { watcher, events, logged, statusOf, waitReady } = setup({ poll })
-    watcher.watch({ id: 7, path: root, protocol })
-    await waitReady(7)
-    expect(statusOf(7)).toEqual({ device: 7, mode, ready: true, ...(reason ? { reason } : {}) })
-    /** Waits for this event after everything seen so far. */
-    const next = async (type: WatchEvent['type'], path: string) => {
-      const from = events.length
-      return async () => waitFor(() => events.slice(from).some((e) => e.type === type && e.path === path), `${type} ${path}`, BOUND)
-    }
-    const day1 = `${root}shoot day 1/`
+  test(
+    polled
+      ? 'reports the folder whose names changed (addDir), unlinkDir and addDir, with absolute paths'
+      : 'reports add, change, unlink, unlinkDir and addDir with absolute paths (folders end with /)',
+    async () => {
+      const root = deviceDir()
+      mkdirSync(join(root, 'shoot day 1'))
+      writeFileSync(join(root, 'shoot day 1/A000.mov'), 'x')
+      const { watcher, events, logged, statusOf, waitReady } = setup({ poll })
+      watcher.watch({ id: 7, path: root, protocol })
+      await waitReady(7)
+      expect(statusOf(7)).toEqual({ device: 7, mode, ready: true, ...(reason ? { reason } : {}) })
+      /** Waits for this event after everything seen so far. */
+      const next = async (type: WatchEvent['type'], path: string) => {
+        const from = events.length
+        return async () =>
+          waitFor(() => events.slice(from).some((e) => e.type === type && e.path === path), `${type} ${path}`, BOUND)
+      }
+      const day1 = `${root}shoot day 1/`
 
-    let wait = await next(polled ? 'addDir' : 'add', polled ? day1 : `${day1}A001.mov`)
-    writeFileSync(join(root, 'shoot day 1/A001.mov'), 'x')
-    await wait()
-    if (!polled) {
-      wait = await next('change', `${day1}A000.mov`)
-      appendFileSync(join(root, 'shoot day 1/A000.mov'), 'more bytes')
+      let wait = await next(polled ? 'addDir' : 'add', polled ? day1 : `${day1}A001.mov`)
+      writeFileSync(join(root, 'shoot day 1/A001.mov'), 'x')
       await wait()
-    }
-    wait = await next(polled ? 'addDir' : 'unlink', polled ? day1 : `${day1}A001.mov`)
-    unlinkSync(join(root, 'shoot day 1/A001.mov'))
-    await wait()
-    wait = await next('unlinkDir', day1)
-    rmSync(join(root, 'shoot day 1'), { recursive: true })
-    await wait()
-    wait = await next('addDir', `${root}shoot day 2/`)
-    mkdirSync(join(root, 'shoot day 2'))
-    await wait()
+      if (!polled) {
+        wait = await next('change', `${day1}A000.mov`)
+        appendFileSync(join(root, 'shoot day 1/A000.mov'), 'more bytes')
+        await wait()
+      }
+      wait = await next(polled ? 'addDir' : 'unlink', polled ? day1 : `${day1}A001.mov`)
+      unlinkSync(join(root, 'shoot day 1/A001.mov'))
+      await wait()
+      wait = await next('unlinkDir', day1)
+      rmSync(join(root, 'shoot day 1'), { recursive: true })
+      await wait()
+      wait = await next('addDir', `${root}shoot day 2/`)
+      mkdirSync(join(root, 'shoot day 2'))
+      await wait()
 
-    const seen = new Set(events.map((e) => `${e.device} ${e.type} ${e.path}`))
-    const required = polled
-      ? [`7 addDir ${day1}`, `7 unlinkDir ${day1}`, `7 addDir ${root}shoot day 2/`]
-      : [`7 add ${day1}A001.mov`, `7 change ${day1}A000.mov`, `7 unlink ${day1}A001.mov`, `7 unlinkDir ${day1}`, `7 addDir ${root}shoot day 2/`]
-    const allowed = polled
-      ? [`7 addDir ${root}`] // the root's own names changed
-      : [`7 change ${day1}A001.mov`, `7 unlink ${day1}A000.mov`, `7 unlink ${root}shoot day 1`]
-    for (const e of required) expect(seen).toContain(e)
-    expect([...seen].filter((e) => !required.includes(e) && !allowed.includes(e))).toEqual([])
-    expect(logged).toEqual([])
-  })
+      const seen = new Set(events.map((e) => `${e.device} ${e.type} ${e.path}`))
+      const required = polled
+        ? [`7 addDir ${day1}`, `7 unlinkDir ${day1}`, `7 addDir ${root}shoot day 2/`]
+        : [
+            `7 add ${day1}A001.mov`,
+            `7 change ${day1}A000.mov`,
+            `7 unlink ${day1}A001.mov`,
+            `7 unlinkDir ${day1}`,
+            `7 addDir ${root}shoot day 2/`,
+          ]
+      const allowed = polled
+        ? [`7 addDir ${root}`] // the root's own names changed
+        : [`7 change ${day1}A001.mov`, `7 unlink ${day1}A000.mov`, `7 unlink ${root}shoot day 1`]
+      for (const e of required) expect(seen).toContain(e)
+      expect([...seen].filter((e) => !required.includes(e) && !allowed.includes(e))).toEqual([])
+      expect(logged).toEqual([])
+    },
+  )
 
   test('excluded names (clutter, .reelhouse-*) give no events, already there or new', async () => {
     const root = deviceDir()
@@ -162,14 +211,22 @@ describe.each([
       // Polling names the folders whose names changed: old/ and the root, never one excluded.
       await waitEvent('addDir', `${root}old/`)
       await waitEvent('addDir', root)
-      expect([...new Set(events.map((e) => `${e.type} ${e.path}`))].sort()).toEqual([`addDir ${root}`, `addDir ${root}old/`])
+      expect([...new Set(events.map((e) => `${e.type} ${e.path}`))].sort()).toEqual([
+        `addDir ${root}`,
+        `addDir ${root}old/`,
+      ])
     } else {
       await waitEvent('add', `${root}old/after.mov`)
       await waitEvent('add', `${root}take.mov`)
       // A new file's write is reported as a change after its add.
-      expect([...new Set(events.map((e) => `${e.type} ${e.path}`))].sort()).toEqual([
-        `add ${root}old/after.mov`, `add ${root}take.mov`, `change ${root}old/after.mov`, `change ${root}take.mov`,
-      ].filter((e) => !e.startsWith('change') || events.some((x) => `${x.type} ${x.path}` === e)))
+      expect([...new Set(events.map((e) => `${e.type} ${e.path}`))].sort()).toEqual(
+        [
+          `add ${root}old/after.mov`,
+          `add ${root}take.mov`,
+          `change ${root}old/after.mov`,
+          `change ${root}take.mov`,
+        ].filter((e) => !e.startsWith('change') || events.some((x) => `${x.type} ${x.path}` === e)),
+      )
     }
   })
 })
@@ -197,17 +254,23 @@ describe.each([[false], [true]])('onWatched (polling: %p)', (poll) => {
   })
 })
 
-test('onWatched that throws is logged, and the watching goes on (it runs in chokidar\'s event: a throw would end the process)', async () => {
+test("onWatched that throws is logged, and the watching goes on (it runs in chokidar's event: a throw would end the process)", async () => {
   const root = deviceDir()
-  const { watcher, logged, waitEvent, waitReady } = setup({ onWatched: () => { throw new Error('boom') } })
+  const { watcher, logged, waitEvent, waitReady } = setup({
+    onWatched: () => {
+      throw new Error('boom')
+    },
+  })
   watcher.watch({ id: 6, path: root, protocol: 'file' })
   await waitReady(6)
-  expect(logged).toEqual([{ level: 'error', message: 'The watcher ready handler failed', fields: { device: 6, error: 'Error: boom' } }])
+  expect(logged).toEqual([
+    { level: 'error', message: 'The watcher ready handler failed', fields: { device: 6, error: 'Error: boom' } },
+  ])
   writeFileSync(join(root, 'after.wav'), 'x')
   await waitEvent('add', `${root}after.wav`)
 })
 
-test('onWatched is called at once for a root that does not exist (the caller\'s scan reports it unavailable), and not again when it appears', async () => {
+test("onWatched is called at once for a root that does not exist (the caller's scan reports it unavailable), and not again when it appears", async () => {
   const root = join(tempDir(), 'not yet') + '/'
   const told: number[] = []
   const { watcher, waitEvent, waitReady } = setup({ onWatched: (id) => told.push(id) })
@@ -224,7 +287,9 @@ test('a root that does not exist is unavailable; when it appears it is watched a
   const { watcher, events, waitEvent, statusOf, waitReady } = setup()
   watcher.watch({ id: 3, path: root, protocol: 'file' })
   await waitFor(() => statusOf(3)?.reason === REASONS.missing, 'the missing root', BOUND)
-  expect(watcher.status()).toEqual([{ device: 3, mode: 'unavailable', ready: false, reason: 'the device folder does not exist' }])
+  expect(watcher.status()).toEqual([
+    { device: 3, mode: 'unavailable', ready: false, reason: 'the device folder does not exist' },
+  ])
 
   mkdirSync(root)
   await waitEvent('addDir', root)
@@ -234,7 +299,9 @@ test('a root that does not exist is unavailable; when it appears it is watched a
   await waitEvent('add', `${root}first.wav`)
   expect(events[0]).toEqual({ device: 3, type: 'addDir', path: root })
   // The file's write may also be reported, as a change.
-  expect(new Set(events.slice(1).map((e) => `${e.type} ${e.path}`))).toEqual(new Set([`add ${root}first.wav`, ...(events.some((e) => e.type === 'change') ? [`change ${root}first.wav`] : [])]))
+  expect(new Set(events.slice(1).map((e) => `${e.type} ${e.path}`))).toEqual(
+    new Set([`add ${root}first.wav`, ...(events.some((e) => e.type === 'change') ? [`change ${root}first.wav`] : [])]),
+  )
 })
 
 test('a root removed while watched: one unlinkDir for it, unavailable; recreated: addDir, watched again', async () => {
@@ -298,10 +365,14 @@ test('2,000 files created at once are all reported', async () => {
   }
   const added = new Set<string>()
   let read = 0
-  await waitFor(() => {
-    for (; read < events.length; read++) if (events[read]!.type === 'add') added.add(events[read]!.path)
-    return added.size >= expected.size
-  }, '2,000 add events', { ms: 10_000 })
+  await waitFor(
+    () => {
+      for (; read < events.length; read++) if (events[read]!.type === 'add') added.add(events[read]!.path)
+      return added.size >= expected.size
+    },
+    '2,000 add events',
+    { ms: 10_000 },
+  )
   expect(added).toEqual(expected)
 }, 120_000)
 
@@ -370,13 +441,16 @@ console.log(JSON.stringify({ status: watcher.status(), added: seen.filter((s) =>
 // so that fs.watch itself fails with ENOSPC. Skipped where user namespaces are not allowed.
 const canLowerLimit =
   process.platform === 'linux' &&
-  spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 40 > /proc/sys/user/max_inotify_watches'], { stdio: 'ignore' }).status === 0
+  spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 40 > /proc/sys/user/max_inotify_watches'], { stdio: 'ignore' })
+    .status === 0
 
-test.skipIf(!canLowerLimit)('the inotify limit reached (real ENOSPC, limit lowered in a user namespace with unshare -Ur): one warning, polling, the root announced', async () => {
-  const big = tempDir()
-  for (let d = 0; d < 60; d++) mkdirSync(join(big, `folder ${d}`))
-  const small = tempDir()
-  const [bun, script] = childScript(`
+test.skipIf(!canLowerLimit)(
+  'the inotify limit reached (real ENOSPC, limit lowered in a user namespace with unshare -Ur): one warning, polling, the root announced',
+  async () => {
+    const big = tempDir()
+    for (let d = 0; d < 60; d++) mkdirSync(join(big, `folder ${d}`))
+    const small = tempDir()
+    const [bun, script] = childScript(`
 const seen: { device: number; type: string; path: string }[] = []
 const warnings: unknown[] = []
 const watcher = createWatcher({
@@ -396,20 +470,32 @@ await waitFor(() => seen.some((e) => e.path.endsWith('folder 59/')), 'the folder
 console.log(JSON.stringify({ status: watcher.status(), seen, warnings, inotify }))
 await watcher.close()
 `)
-  const result = await run(['unshare', '-Ur', 'sh', '-c', 'echo 40 > /proc/sys/user/max_inotify_watches && exec "$0" "$1"', bun!, script!])
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' })
-  const out = JSON.parse(result.stdout)
-  expect(out.inotify).toEqual({ small: 1, after: 1 })
-  expect(out.status).toEqual([
-    { device: 1, mode: 'events', ready: true },
-    { device: 2, mode: 'polling', ready: true, reason: REASONS.limit },
-  ])
-  expect(out.seen).toEqual([
-    { device: 2, type: 'addDir', path: `${big}/` },
-    { device: 2, type: 'addDir', path: `${big}/folder 59/` }, // polling names the folder
-  ])
-  expect(out.warnings).toEqual([{
-    message: expect.stringContaining('Raise fs.inotify.max_user_watches'),
-    fields: { device: 2, path: `${big}/` },
-  }])
-}, 120_000)
+    const result = await run([
+      'unshare',
+      '-Ur',
+      'sh',
+      '-c',
+      'echo 40 > /proc/sys/user/max_inotify_watches && exec "$0" "$1"',
+      bun!,
+      script!,
+    ])
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' })
+    const out = JSON.parse(result.stdout)
+    expect(out.inotify).toEqual({ small: 1, after: 1 })
+    expect(out.status).toEqual([
+      { device: 1, mode: 'events', ready: true },
+      { device: 2, mode: 'polling', ready: true, reason: REASONS.limit },
+    ])
+    expect(out.seen).toEqual([
+      { device: 2, type: 'addDir', path: `${big}/` },
+      { device: 2, type: 'addDir', path: `${big}/folder 59/` }, // polling names the folder
+    ])
+    expect(out.warnings).toEqual([
+      {
+        message: expect.stringContaining('Raise fs.inotify.max_user_watches'),
+        fields: { device: 2, path: `${big}/` },
+      },
+    ])
+  },
+  120_000,
+)

@@ -23,7 +23,8 @@ export function archiveModule(ctx: ModuleContext) {
     response: { ...errors(501) },
     detail: {
       summary: `${what} (not available)`,
-      description: 'Always 501 not_implemented: Reelhouse has no archive connector. The body is not read; nothing is done.',
+      description:
+        'Always 501 not_implemented: Reelhouse has no archive connector. The body is not read; nothing is done.',
     },
   })
   return new Elysia({ tags: ['Archive'] })

@@ -24,6 +24,8 @@ export const AssetHoldDurationUpdate = t.Object({
   id: t.Optional(t.Unknown({ description: 'Read-only' })),
   asset_type: t.Optional(oneOf(ASSET_TYPES)),
   context_type: t.Optional(oneOf(CONTEXT_TYPES)),
-  context: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Name of an existing device or production' })),
+  context: t.Optional(
+    t.String({ minLength: 1, maxLength: 255, description: 'Name of an existing device or production' }),
+  ),
   duration: t.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Days, a whole number >= 0' })),
 })

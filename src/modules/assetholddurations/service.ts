@@ -22,7 +22,9 @@ export function createHoldDurations(db: Db) {
   return {
     /** date_del for a new asset: date_add + the device rule's days, else the production rule's, else none. */
     dateDel(assetType: AssetType, deviceName: string, productionName: string, dateAdd: string): string | null {
-      const days = rule.get(assetType, 'device', deviceName)?.duration ?? rule.get(assetType, 'production', productionName)?.duration
+      const days =
+        rule.get(assetType, 'device', deviceName)?.duration ??
+        rule.get(assetType, 'production', productionName)?.duration
       return days === undefined ? null : addDays(dateAdd, days)
     },
 
@@ -61,8 +63,11 @@ export function createHoldDurations(db: Db) {
 
     /** The rules naming a device or production that was renamed follow it (inside the rename's transaction). */
     renameContext(contextType: (typeof CONTEXT_TYPES)[number], from: string, to: string, by: Actor) {
-      const rows = db.select().from(assetHoldDurations)
-        .where(and(eq(assetHoldDurations.context_type, contextType), eq(assetHoldDurations.context, from))).all()
+      const rows = db
+        .select()
+        .from(assetHoldDurations)
+        .where(and(eq(assetHoldDurations.context_type, contextType), eq(assetHoldDurations.context, from)))
+        .all()
       for (const row of rows) {
         db.update(assetHoldDurations).set({ context: to }).where(eq(assetHoldDurations.id, row.id)).run()
         history.updated(by, { resource: 'assetholdduration', id: row.id }, row, { ...row, context: to }, FIELDS)
@@ -71,8 +76,11 @@ export function createHoldDurations(db: Db) {
 
     /** How many rules name this device or production (a delete of it is refused while any do). */
     naming(contextType: (typeof CONTEXT_TYPES)[number], name: string): number {
-      return db.select({ id: assetHoldDurations.id }).from(assetHoldDurations)
-        .where(and(eq(assetHoldDurations.context_type, contextType), eq(assetHoldDurations.context, name))).all().length
+      return db
+        .select({ id: assetHoldDurations.id })
+        .from(assetHoldDurations)
+        .where(and(eq(assetHoldDurations.context_type, contextType), eq(assetHoldDurations.context, name)))
+        .all().length
     },
   }
 
@@ -83,16 +91,25 @@ export function createHoldDurations(db: Db) {
   }
 
   /** The context exists, and no other rule has the same asset type and context. */
-  function check(rule: Pick<typeof assetHoldDurations.$inferSelect, 'asset_type' | 'context_type' | 'context'>, except?: number) {
+  function check(
+    rule: Pick<typeof assetHoldDurations.$inferSelect, 'asset_type' | 'context_type' | 'context'>,
+    except?: number,
+  ) {
     const table = rule.context_type === 'device' ? devices : productions
     if (!db.select({ id: table.id }).from(table).where(eq(table.name, rule.context)).get())
       throw invalid('/context', `No ${rule.context_type} named "${rule.context}".`)
-    const taken = db.select({ id: assetHoldDurations.id }).from(assetHoldDurations).where(and(
-      eq(assetHoldDurations.asset_type, rule.asset_type),
-      eq(assetHoldDurations.context_type, rule.context_type),
-      eq(assetHoldDurations.context, rule.context),
-      except === undefined ? undefined : ne(assetHoldDurations.id, except),
-    )).get()
+    const taken = db
+      .select({ id: assetHoldDurations.id })
+      .from(assetHoldDurations)
+      .where(
+        and(
+          eq(assetHoldDurations.asset_type, rule.asset_type),
+          eq(assetHoldDurations.context_type, rule.context_type),
+          eq(assetHoldDurations.context, rule.context),
+          except === undefined ? undefined : ne(assetHoldDurations.id, except),
+        ),
+      )
+      .get()
     if (taken) throw unique('/context', 'A hold duration for this asset type and context already exists.')
   }
 }

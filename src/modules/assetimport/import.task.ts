@@ -35,10 +35,20 @@ import { openProxyFolder } from '../../storage/roots.ts'
 /** How many queued imports a free slot of the runner takes at once. */
 export const IMPORT_GROUP = 32
 
-type ImportDeps = { media: MediaAssets; devices: Devices; logs: ImportLogs; users: Users; ffmpeg: () => Promise<Ffmpeg> }
+type ImportDeps = {
+  media: MediaAssets
+  devices: Devices
+  logs: ImportLogs
+  users: Users
+  ffmpeg: () => Promise<Ffmpeg>
+}
 
 /** Whose writes an import's are: the user's who asked, or the service's (a watch-folder file). */
-function actorFor(deps: Pick<ImportDeps, 'users'>, params: ImportParams, askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)): Actor {
+function actorFor(
+  deps: Pick<ImportDeps, 'users'>,
+  params: ImportParams,
+  askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user),
+): Actor {
   return askedBy ? actorOf(askedBy, 'import') : system('import')
 }
 
@@ -48,7 +58,13 @@ function actorFor(deps: Pick<ImportDeps, 'users'>, params: ImportParams, askedBy
  * file online where path_file says: in production again, as before the import. A file gone from
  * there stays out, as the watcher would have it.
  */
-function importFailed(deps: Pick<ImportDeps, 'media' | 'logs'>, params: ImportParams, reason: string, warning: Record<string, string>, by: Actor) {
+function importFailed(
+  deps: Pick<ImportDeps, 'media' | 'logs'>,
+  params: ImportParams,
+  reason: string,
+  warning: Record<string, string>,
+  by: Actor,
+) {
   deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
   deps.media.setStatus(params.asset, -1, by)
   if (params.move?.held) {
@@ -61,10 +77,19 @@ function importFailed(deps: Pick<ImportDeps, 'media' | 'logs'>, params: ImportPa
  * A moved file's place in the catalogue, once moveFile has ended (ran or resumed): path_file
  * follows the file, and a held asset is in production again. Never a throw in between.
  */
-function settleMove(db: Db, media: MediaAssets, asset: { id: number; path_file: string }, moved: { path: string }, device: number, held: boolean, by: Actor) {
+function settleMove(
+  db: Db,
+  media: MediaAssets,
+  asset: { id: number; path_file: string },
+  moved: { path: string },
+  device: number,
+  held: boolean,
+  by: Actor,
+) {
   const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
   db.transaction(() => {
-    if (placed) media.relocate(asset.id, moved.path, device, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
+    if (placed)
+      media.relocate(asset.id, moved.path, device, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
     if (held) media.setOnline([asset.id], true, by)
   })
 }
@@ -101,7 +126,11 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
   const { media } = deps
   // The asset is read and written through the media service (the table's owner).
   const assetOf = (id: number) => media.byId(id)
-  const productionQuery = db.select().from(productions).where(eq(productions.id, sql.placeholder('id'))).prepare()
+  const productionQuery = db
+    .select()
+    .from(productions)
+    .where(eq(productions.id, sql.placeholder('id')))
+    .prepare()
 
   // Imports are claimed a group at a time: without ffmpeg and without a move an import is a few
   // reads and writes, and a group's ends take one commit. Moves and ffmpeg take turns in the group.
@@ -118,7 +147,12 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
     let fingerprint: { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string } | undefined
     /** The task's result names the asset and its file (where it is now), and its proxy once made. */
     const named = (a: { id: number; path_file: string; path_proxy: string }) =>
-      report({ asset: a.id, asset_type: `${params.kind}asset`, path_file: a.path_file, ...(a.path_proxy ? { path_proxy: a.path_proxy } : {}) })
+      report({
+        asset: a.id,
+        asset_type: `${params.kind}asset`,
+        path_file: a.path_file,
+        ...(a.path_proxy ? { path_proxy: a.path_proxy } : {}),
+      })
     try {
       const found = assetOf(params.asset)
       if (!found) throw new Error('the asset is gone')
@@ -134,7 +168,9 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       // Everything is checked again when the task starts or resumes (docs/api.md, Permissions): the user who
       // asked may still write there, and the file (and where a move puts it) is still theirs to touch.
       const refusal = recheck(db, {
-        user: params.user, asker: askedBy, production: production.id,
+        user: params.user,
+        asker: askedBy,
+        production: production.id,
         paths: [asset.path_file, ...(moveDevice ? [moveFolder(allDevices, moveDevice, production, params.kind)] : [])],
       })
       if (refusal) throw new Error(`refusing to go on: ${refusal}`)
@@ -150,13 +186,19 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           let plan = params.move.plan as MovePlan | undefined
           if (!plan) {
             plan = planMove({
-              source: asset.path_file, sourceRoot: source.path, targetRoot: target.path,
+              source: asset.path_file,
+              sourceRoot: source.path,
+              targetRoot: target.path,
               targetDir: moveFolder(allDevices, target, production, params.kind),
-              expect: asset.file_dev !== null && asset.file_ino !== null ? { dev: asset.file_dev, ino: asset.file_ino } : undefined,
+              expect:
+                asset.file_dev !== null && asset.file_ino !== null
+                  ? { dev: asset.file_dev, ino: asset.file_ino }
+                  : undefined,
             })
             // A name another asset has in the catalogue (an archived file, say) is not free either.
             const taken = media.byPath(destinationPath(plan))
-            if (taken && taken.id !== asset.id) throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
+            if (taken && taken.id !== asset.id)
+              throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
             // Nor is a file another production catalogued since the 201 (register refuses a move of
             // one): its assets would be left naming nothing. Which production is not said (the log
             // is read by this production's users).
@@ -177,15 +219,28 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           // A file another program holds (an editor's open project) makes the move wait and try
           // again, resuming from what it recorded (storage/busy.ts); it never copies instead.
           const heldPath = asset.path_file
-          const moved = await whileInUse(() => moveFile(current, {
-            signal, record,
-            onProgress: (bytes, total) => progress({ bytes_done: bytes, bytes_total: total, percent: total > 0 ? Math.min(100, (bytes / total) * 100) : null }),
-          }), {
-            signal,
-            path: (error) => (error.path && !error.path.startsWith('.reelhouse-move-') && error.path !== current.source.rel ? current.target.root + error.path : heldPath),
-            onWait: (path) => progress({ step: waitingStep(path) }),
-            onRetry: () => progress({ step: 'move' }),
-          })
+          const moved = await whileInUse(
+            () =>
+              moveFile(current, {
+                signal,
+                record,
+                onProgress: (bytes, total) =>
+                  progress({
+                    bytes_done: bytes,
+                    bytes_total: total,
+                    percent: total > 0 ? Math.min(100, (bytes / total) * 100) : null,
+                  }),
+              }),
+            {
+              signal,
+              path: (error) =>
+                error.path && !error.path.startsWith('.reelhouse-move-') && error.path !== current.source.rel
+                  ? current.target.root + error.path
+                  : heldPath,
+              onWait: (path) => progress({ step: waitingStep(path) }),
+              onRetry: () => progress({ step: 'move' }),
+            },
+          )
           progress({ bytes_done: size, bytes_total: size, percent: 100 })
           // The file is there now: path_file follows it, whatever else happens (never a throw in
           // between), and the asset is in production again, which is what clients wait for.
@@ -204,7 +259,10 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           const st = asset.file_dev !== null ? lstatSync(asset.path_file, { throwIfNoEntry: false }) : undefined
           if (st?.isFile() && st.dev === asset.file_dev && st.ino === asset.file_ino) {
             const seen = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }
-            const hash = seen.size <= SMALL_FILE ? fingerprintSmallFile(asset.path_file, seen) : await fingerprintFile(asset.path_file, seen)
+            const hash =
+              seen.size <= SMALL_FILE
+                ? fingerprintSmallFile(asset.path_file, seen)
+                : await fingerprintFile(asset.path_file, seen)
             if (hash !== undefined) fingerprint = { id: asset.id, ...seen, hash }
           }
           const ff = await deps.ffmpeg()
@@ -236,17 +294,31 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
             const onProgress = (p: ProxyProgress) => {
               if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
             }
-            const common = { proxyDir, openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir), baseName: String(asset.id), ifTaken: 'number' as const, signal, onProgress }
+            const common = {
+              proxyDir,
+              openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir),
+              baseName: String(asset.id),
+              ifTaken: 'number' as const,
+              signal,
+              onProgress,
+            }
             let proxy: string
             if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
               proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
             } else {
-              if (params.rewrap_proxy) warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
+              if (params.rewrap_proxy)
+                warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
               const source = asset
               // The device's transcoding profile, else the default one, else the built-in default (docs/media.md).
               const { profile, warning: unusable } = usableProfile(profileFor(db, asset.device))
               if (unusable) warning.profile = unusable
-              proxy = await makeProxy(ff, { ...common, source: source.path_file, openSource: () => openSame(source), kind: params.kind, profile })
+              proxy = await makeProxy(ff, {
+                ...common,
+                source: source.path_file,
+                openSource: () => openSame(source),
+                kind: params.kind,
+                profile,
+              })
             }
             media.setProxy(asset.id, proxy, by)
             progress({ percent: 100 })
@@ -296,11 +368,15 @@ function readable(path: string): boolean {
 }
 
 /** The user who asked (none: the watcher) still exists, may write to the production, and to every path's owners. */
-function recheck(db: Db, t: { user?: number; asker: Principal | undefined; production: number; paths: string[] }): string | undefined {
+function recheck(
+  db: Db,
+  t: { user?: number; asker: Principal | undefined; production: number; paths: string[] },
+): string | undefined {
   if (t.user === undefined) return undefined
   const user = t.asker
   if (!user) return 'the user who asked for the import no longer exists'
-  if (!canWrite(user, t.production)) return `the user who asked for the import no longer has write access to production ${t.production}`
+  if (!canWrite(user, t.production))
+    return `the user who asked for the import no longer has write access to production ${t.production}`
   for (const path of t.paths) {
     const foreign = territoryProblem(db, path, user, t.production, false)
     if (foreign) return foreign.detail

@@ -11,21 +11,47 @@ import { dropNulls, normalizeImport, refuseTooManyKeywords, validateImport } fro
 import type { Imports } from './service.ts'
 import { TaskRef, taskAnswer } from '../tasks/model.ts'
 
-export const AssetImportResult = t.Object({
-  asset_path: t.String({ description: 'The path the request named' }),
-  status: t.String({ description: 'asset_creation_completed, or asset_update_completed for a path an asset of the kind has' }),
-  warning: t.Record(t.String(), t.String()),
-  error: t.String(),
-  asset_import_id: Type.Integer({ description: 'The id of the asset' }),
-  payload: t.String({ description: 'The request, serialized' }),
-  asset_type: t.String({ description: 'videoasset, audioasset or imageasset' }),
-  task: t.Optional(t.Object(TaskRef.properties, { description: 'The task that moves (move_asset), probes and makes the proxy: follow its step and percent at url (an extension)' })),
-}, { examples: [{ asset_path: '/mnt/media/night-shift/video/A012C003.mov', status: 'asset_creation_completed', warning: {}, error: '', asset_import_id: 42, payload: '{"type":"video",...}', asset_type: 'videoasset', task: { id: 18, state: 'queued', url: '/api/tasks/18/' } }] })
+export const AssetImportResult = t.Object(
+  {
+    asset_path: t.String({ description: 'The path the request named' }),
+    status: t.String({
+      description: 'asset_creation_completed, or asset_update_completed for a path an asset of the kind has',
+    }),
+    warning: t.Record(t.String(), t.String()),
+    error: t.String(),
+    asset_import_id: Type.Integer({ description: 'The id of the asset' }),
+    payload: t.String({ description: 'The request, serialized' }),
+    asset_type: t.String({ description: 'videoasset, audioasset or imageasset' }),
+    task: t.Optional(
+      t.Object(TaskRef.properties, {
+        description:
+          'The task that moves (move_asset), probes and makes the proxy: follow its step and percent at url (an extension)',
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        asset_path: '/mnt/media/night-shift/video/A012C003.mov',
+        status: 'asset_creation_completed',
+        warning: {},
+        error: '',
+        asset_import_id: 42,
+        payload: '{"type":"video",...}',
+        asset_type: 'videoasset',
+        task: { id: 18, state: 'queued', url: '/api/tasks/18/' },
+      },
+    ],
+  },
+)
 
-export const PathRefusal = t.Object({ type: t.String(), detail: t.String() }, {
-  description: 'A bad path_file (docs/api.md, section Import); the ImportLog holds the same detail',
-  examples: [{ type: 'path_file', detail: 'The path does not lie on any device.' }],
-})
+export const PathRefusal = t.Object(
+  { type: t.String(), detail: t.String() },
+  {
+    description: 'A bad path_file (docs/api.md, section Import); the ImportLog holds the same detail',
+    examples: [{ type: 'path_file', detail: 'The path does not lie on any device.' }],
+  },
+)
 
 export function assetImportModule(ctx: ModuleContext, imports: Imports) {
   /** The request as it came, for the ImportLog's payload. */
@@ -38,7 +64,11 @@ export function assetImportModule(ctx: ModuleContext, imports: Imports) {
     .post(
       '/import',
       ({ body, user, request, set }) => {
-        const { task, ...result } = imports.register(normalizeImport(body), user, payloads.get(request) ?? JSON.stringify(body))
+        const { task, ...result } = imports.register(
+          normalizeImport(body),
+          user,
+          payloads.get(request) ?? JSON.stringify(body),
+        )
         set.status = 201
         return { ...result, task: taskAnswer(task) }
       },
@@ -59,7 +89,7 @@ export function assetImportModule(ctx: ModuleContext, imports: Imports) {
           summary: 'Import a file as an asset',
           description:
             'Registers the asset (201 once the asset and its ImportLog exist), then moves (move_asset), probes and makes a proxy in a task ' +
-            '(the answer\'s task: {id, state, url}; GET it for its step, move/probe/proxy, and percent) that writes its progress into the ImportLog: import_completed, or import_failed with error. A bad path_file ' +
+            "(the answer's task: {id, state, url}; GET it for its step, move/probe/proxy, and percent) that writes its progress into the ImportLog: import_completed, or import_failed with error. A bad path_file " +
             "(also the service's own output: a file in a proxy_root, an asset's path_proxy, the data folder, .reelhouse-* names) " +
             'answers 406 {type, detail} and leaves an ImportLog. A file in the folders or the catalogue of a production you cannot write to is 403; ' +
             'one another production catalogues is never moved (400 at /move_asset). Importing a path an asset of the kind already has updates that asset.',

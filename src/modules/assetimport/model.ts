@@ -17,7 +17,8 @@ export type AssetKind = (typeof ASSET_KINDS)[number]
 export const ARCHIVE_TYPES = ['archive_std', 'archive_ltfs', 'archive_awps'] as const
 export type ArchiveType = (typeof ARCHIVE_TYPES)[number]
 
-const DATE_FORMS = 'YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ] (a T may stand for the space; no TZ is UTC)'
+const DATE_FORMS =
+  'YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ] (a T may stand for the space; no TZ is UTC)'
 const Text = t.String({ maxLength: 255 })
 
 export const AnnotationMarker = t.Object(
@@ -36,29 +37,45 @@ export const AssetImportMeta = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 255, description: 'Required' }),
     description: t.Optional(t.String({ maxLength: 100_000 })),
-    date_crt: t.Optional(t.String({ maxLength: 64, description: `Creation date of the essence: ${DATE_FORMS}. Stored as a UTC timestamp` })),
+    date_crt: t.Optional(
+      t.String({
+        maxLength: 64,
+        description: `Creation date of the essence: ${DATE_FORMS}. Stored as a UTC timestamp`,
+      }),
+    ),
     date_add: t.Optional(
-      t.String({ maxLength: 64, description: `When the asset was added to the catalogue, the same forms as date_crt. Default: now. Ignored on a re-import (an asset is added once)` }),
+      t.String({
+        maxLength: 64,
+        description: `When the asset was added to the catalogue, the same forms as date_crt. Default: now. Ignored on a re-import (an asset is added once)`,
+      }),
     ),
     date_mod: t.Optional(t.Unknown({ description: 'Set by the service; a value sent is ignored' })),
     date_del: t.Optional(
-      t.String({ maxLength: 64, description: `Due-for-deletion date, the same forms as date_crt. Default: from the asset hold durations` }),
+      t.String({
+        maxLength: 64,
+        description: `Due-for-deletion date, the same forms as date_crt. Default: from the asset hold durations`,
+      }),
     ),
     status_asset_description: t.Optional(t.String({ maxLength: 255 })),
     is_archive: t.Optional(t.Boolean({ default: false, description: 'The essence is archived' })),
     is_production: t.Optional(t.Boolean({ default: true, description: 'The essence is on online storage' })),
     path_file: t.String({
-      description: 'Required. Path of the essence as seen by the service; a bad path answers 406 {type: "path_file", detail}',
+      description:
+        'Required. Path of the essence as seen by the service; a bad path answers 406 {type: "path_file", detail}',
     }),
     path_proxy: t.Optional(t.String({ maxLength: 4096, description: 'Previously made preview material' })),
     approval: t.Optional(t.Union([t.Literal(0), t.Literal(1)], { default: 0, description: '0 or 1' })),
     meta_field_store: t.Optional(
-      t.Record(t.String(), MetaValue, { description: 'Custom metadata, key to value (fields of a set attached to the asset kind)' }),
+      t.Record(t.String(), MetaValue, {
+        description: 'Custom metadata, key to value (fields of a set attached to the asset kind)',
+      }),
     ),
     // Video only.
     annotation_markers: t.Optional(t.Array(AnnotationMarker, { maxItems: 10_000, description: 'Video only' })),
     display_aspect_ratio: t.Optional(t.String({ maxLength: 32, description: 'Video only, e.g. 16:9' })),
-    duration: t.Optional(Type.Integer({ minimum: 0, description: 'Video only: length in frames; required when archived only' })),
+    duration: t.Optional(
+      Type.Integer({ minimum: 0, description: 'Video only: length in frames; required when archived only' }),
+    ),
     format: t.Optional(t.String({ maxLength: 255, description: 'Video only: container format name' })),
     fps: t.Optional(
       t.Union([t.String({ maxLength: 64 }), t.Number()], {
@@ -72,7 +89,8 @@ export const AssetImportMeta = t.Object(
     offset_string: t.Optional(
       t.String({
         maxLength: 16,
-        description: 'Video only: time origin as SMPTE timecode HH:MM:SS:FF, or HH:MM:SS;FF for drop frame; ignored when offset_frames is set',
+        description:
+          'Video only: time origin as SMPTE timecode HH:MM:SS:FF, or HH:MM:SS;FF for drop frame; ignored when offset_frames is set',
       }),
     ),
   },
@@ -120,7 +138,8 @@ export const AssetImportTechnicalDetails = t.Object(
     com_vendor_final: TechText,
   },
   {
-    description: 'Audio: these members (all text but nb_Streams). Image: an empty object. Video: absent or empty (video is probed)',
+    description:
+      'Audio: these members (all text but nb_Streams). Image: an empty object. Video: absent or empty (video is probed)',
     examples: [
       {
         name: 'interview_01',
@@ -146,20 +165,32 @@ export const AssetImportArchiveDetails = t.Object(
     tape_barcode: t.Optional(Text),
     tape_label: t.Optional(Text),
     tape_name: t.Optional(Text),
-    vendor_archive_index: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Required when archive_type is archive_awps' })),
+    vendor_archive_index: t.Optional(
+      t.String({ minLength: 1, maxLength: 255, description: 'Required when archive_type is archive_awps' }),
+    ),
   },
   {
     description: 'Where the archived essence is',
     examples: [
-      { archive_handle: '10023', archive_type: 'archive_awps', original_path: '/Volumes/Projects/NightShift/A012C003.mov', vendor_archive_index: 'Default-Archive', tape_barcode: 'NS0042L8' },
+      {
+        archive_handle: '10023',
+        archive_type: 'archive_awps',
+        original_path: '/Volumes/Projects/NightShift/A012C003.mov',
+        vendor_archive_index: 'Default-Archive',
+        tape_barcode: 'NS0042L8',
+      },
     ],
   },
 )
 
-export const AssetImportKeywords = t.Record(t.String(), t.Array(t.String({ minLength: 1, maxLength: 255 }), { maxItems: 10_000 }), {
-  description: 'Category name to keyword names; a missing category or keyword is created (per asset kind)',
-  examples: [{ Location: ['Harbour', 'Night'], People: ['Mara Lind'] }],
-})
+export const AssetImportKeywords = t.Record(
+  t.String(),
+  t.Array(t.String({ minLength: 1, maxLength: 255 }), { maxItems: 10_000 }),
+  {
+    description: 'Category name to keyword names; a missing category or keyword is created (per asset kind)',
+    examples: [{ Location: ['Harbour', 'Night'], People: ['Mara Lind'] }],
+  },
+)
 
 export const AssetImportAsset = t.Object(
   {
@@ -175,24 +206,39 @@ export const AssetImport = t.Object(
   {
     type: oneOf(ASSET_KINDS, { description: 'Asset kind' }),
     production: t.Union([t.String({ minLength: 1, maxLength: 255 }), Type.Integer({ minimum: 1 })], {
-      description: 'An existing production: its name (text, always; in form data too, even all digits), or its id (a JSON integer)',
+      description:
+        'An existing production: its name (text, always; in form data too, even all digits), or its id (a JSON integer)',
     }),
-    date_add: t.Optional(t.String({ maxLength: 64, description: `As asset_meta.date_add, which wins when both are given` })),
-    rewrap_proxy: t.Optional(
-      t.Boolean({ default: false, description: 'true: rewrap the existing proxy (only when path_proxy is set and readable); false: make a new proxy' }),
+    date_add: t.Optional(
+      t.String({ maxLength: 64, description: `As asset_meta.date_add, which wins when both are given` }),
     ),
-    move_asset: t.Optional(t.Boolean({ default: false, description: "true: move the essence into the production's area on asset_destination: STORAGE_ROOT/<video|audio|image>/ on the device that holds the storage_root, DEVICE/CODENAME/<kind>/ on another device" })),
+    rewrap_proxy: t.Optional(
+      t.Boolean({
+        default: false,
+        description:
+          'true: rewrap the existing proxy (only when path_proxy is set and readable); false: make a new proxy',
+      }),
+    ),
+    move_asset: t.Optional(
+      t.Boolean({
+        default: false,
+        description:
+          "true: move the essence into the production's area on asset_destination: STORAGE_ROOT/<video|audio|image>/ on the device that holds the storage_root, DEVICE/CODENAME/<kind>/ on another device",
+      }),
+    ),
     asset_destination: t.Optional(
       t.String({
         minLength: 1,
         maxLength: 255,
-        description: "Name of an existing device; used only when move_asset is true (otherwise ignored). Default: the production's device for the kind",
+        description:
+          "Name of an existing device; used only when move_asset is true (otherwise ignored). Default: the production's device for the kind",
       }),
     ),
     asset: AssetImportAsset,
   },
   {
-    description: 'Imports an existing file as an asset (docs/api.md, section Import). JSON null for an optional member means the member is absent',
+    description:
+      'Imports an existing file as an asset (docs/api.md, section Import). JSON null for an optional member means the member is absent',
     examples: [
       {
         type: 'video',
@@ -218,9 +264,19 @@ export const AssetImport = t.Object(
         production: 3,
         date_add: '2025-01-15 08:00:00+01:00',
         asset: {
-          asset_meta: { name: 'interview_01', path_file: '/mnt/archive/night-shift/interview_01.wav', is_archive: true, is_production: false },
+          asset_meta: {
+            name: 'interview_01',
+            path_file: '/mnt/archive/night-shift/interview_01.wav',
+            is_archive: true,
+            is_production: false,
+          },
           technical_details: { nb_Streams: 1, formate_name: 'wav', duration: '1834.250000' },
-          archive_details: { archive_handle: '10023', archive_type: 'archive_ltfs', original_path: '/Volumes/Audio/interview_01.wav', tape_barcode: 'NS0042L8' },
+          archive_details: {
+            archive_handle: '10023',
+            archive_type: 'archive_ltfs',
+            original_path: '/Volumes/Audio/interview_01.wav',
+            tape_barcode: 'NS0042L8',
+          },
         },
       },
     ],

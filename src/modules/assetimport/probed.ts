@@ -15,12 +15,19 @@ export const TIMECODE_MEMBERS: Record<AssetKind, readonly string[]> = {
   image: [],
 }
 
-export function mergeProbed(kind: AssetKind, technical: Record<string, unknown>, probed: Record<string, unknown>, given: readonly string[]): Record<string, unknown> {
+export function mergeProbed(
+  kind: AssetKind,
+  technical: Record<string, unknown>,
+  probed: Record<string, unknown>,
+  given: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...technical }
   for (const [key, value] of Object.entries(probed)) if (!given.includes(key)) out[key] = value
   const members = TIMECODE_MEMBERS[kind]
   if (members.length === 0) return out
-  const usersOwn = members.some((m) => given.includes(m)) || (members.some((m) => technical[m] !== undefined) && technical.timecode_source !== 'file')
+  const usersOwn =
+    members.some((m) => given.includes(m)) ||
+    (members.some((m) => technical[m] !== undefined) && technical.timecode_source !== 'file')
   if (usersOwn) {
     for (const m of members) {
       if (technical[m] === undefined) delete out[m]

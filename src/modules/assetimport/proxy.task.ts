@@ -15,7 +15,19 @@ import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
 import { CONTAINER_EXT, PROXY_EXT, type ProxyProgress, makeProxy } from '../../media/proxy.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { type PathRules, SEP, aliasProblem, asFolder, deviceFor, fileOnDevice, isInside, lastName, makeDirInside, parentFolder, withFinalSep } from '../../storage/paths.ts'
+import {
+  type PathRules,
+  SEP,
+  aliasProblem,
+  asFolder,
+  deviceFor,
+  fileOnDevice,
+  isInside,
+  lastName,
+  makeDirInside,
+  parentFolder,
+  withFinalSep,
+} from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { removeFileInside } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
@@ -35,8 +47,15 @@ type ProfileRow = typeof transcodingProfiles.$inferSelect
 export function profileFor(db: Db, deviceId: number): ProfileRow | undefined {
   const device = db.select().from(devices).where(eq(devices.id, deviceId)).get()
   return (
-    (device?.transcoding_profile ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get() : undefined) ??
-    db.select().from(transcodingProfiles).where(eq(transcodingProfiles.default_profile, true)).orderBy(asc(transcodingProfiles.id)).get()
+    (device?.transcoding_profile
+      ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get()
+      : undefined) ??
+    db
+      .select()
+      .from(transcodingProfiles)
+      .where(eq(transcodingProfiles.default_profile, true))
+      .orderBy(asc(transcodingProfiles.id))
+      .get()
   )
 }
 
@@ -49,14 +68,19 @@ export function usableProfile(profile: ProfileRow | undefined): { profile?: Prof
   if (!profile) return {}
   const problem = profileProblem(profile)
   if (!problem) return { profile }
-  return { warning: `the transcoding profile "${profile.name}" cannot be made (${problem.pointer.slice(1)}: ${problem.detail}); the built-in default was used` }
+  return {
+    warning: `the transcoding profile "${profile.name}" cannot be made (${problem.pointer.slice(1)}: ${problem.detail}); the built-in default was used`,
+  }
 }
 
 /**
  * The production's proxy folder made ready for a proxy (the import's and the proxy task's): on a
  * device, made where missing, and reached with no link on the way. Answers its device.
  */
-export function readyProxyFolder(allDevices: Parameters<typeof deviceFor>[0], proxyDir: string): NonNullable<ReturnType<typeof deviceFor>> {
+export function readyProxyFolder(
+  allDevices: Parameters<typeof deviceFor>[0],
+  proxyDir: string,
+): NonNullable<ReturnType<typeof deviceFor>> {
   const proxyDevice = deviceFor(allDevices, proxyDir)
   if (!proxyDevice) throw new Error('the proxy root of the production lies on no device')
   makeDirInside(proxyDevice.path, proxyDir)
@@ -70,7 +94,10 @@ export function readyProxyFolder(allDevices: Parameters<typeof deviceFor>[0], pr
  * catalogued (device and inode; the path gate's when none is recorded): ffprobe and ffmpeg read
  * that descriptor, not whatever the path names by then.
  */
-export function openCatalogued(allDevices: Parameters<typeof fileOnDevice>[0], a: { path_file: string; file_dev: number | null; file_ino: number | null }): number {
+export function openCatalogued(
+  allDevices: Parameters<typeof fileOnDevice>[0],
+  a: { path_file: string; file_dev: number | null; file_ino: number | null },
+): number {
   const file = fileOnDevice(allDevices, a.path_file)
   if (file.stat?.kind !== 'file') throw new Error('path_file is no longer a regular file')
   const want = a.file_dev !== null && a.file_ino !== null ? { dev: a.file_dev, ino: a.file_ino } : file.stat
@@ -83,12 +110,22 @@ export function openCatalogued(allDevices: Parameters<typeof fileOnDevice>[0], a
   const s = fstatSync(fd)
   if (s.isFile() && s.dev === want.dev && s.ino === want.ino) return fd
   closeSync(fd)
-  throw new Error(s.isFile() ? 'path_file is no longer the file that was imported (another file is in its place)' : 'path_file is no longer a regular file')
+  throw new Error(
+    s.isFile()
+      ? 'path_file is no longer the file that was imported (another file is in its place)'
+      : 'path_file is no longer a regular file',
+  )
 }
 
 /** A queued remake of `asset`: one per asset (a second request while it waits joins it). */
 function newTask(asset: { id: number; kind: MediaKind; production: number }, params: ProxyParams) {
-  return { kind: 'proxy' as const, target: { [`${asset.kind}asset`]: asset.id }, production: asset.production, params, key: `proxy:${asset.id}` }
+  return {
+    kind: 'proxy' as const,
+    target: { [`${asset.kind}asset`]: asset.id },
+    production: asset.production,
+    params,
+    key: `proxy:${asset.id}`,
+  }
 }
 
 /**
@@ -96,27 +133,64 @@ function newTask(asset: { id: number; kind: MediaKind; production: number }, par
  * the catalogue sees the commit and takes them (tasks/runner.ts), else the next serve does.
  * A queued remake of the same asset is kept instead (the unique key). Answers the tasks' ids.
  */
-export function queueRemakes(db: Db, production: string, profileName?: string): { production: { id: number; name: string }; queued: number[]; skipped: number } {
-  const prod = db.select().from(productions).where(eq(productions.name, production)).get() ??
-    (/^[1-9]\d{0,15}$/.test(production) ? db.select().from(productions).where(eq(productions.id, Number(production))).get() : undefined)
+export function queueRemakes(
+  db: Db,
+  production: string,
+  profileName?: string,
+): { production: { id: number; name: string }; queued: number[]; skipped: number } {
+  const prod =
+    db.select().from(productions).where(eq(productions.name, production)).get() ??
+    (/^[1-9]\d{0,15}$/.test(production)
+      ? db
+          .select()
+          .from(productions)
+          .where(eq(productions.id, Number(production)))
+          .get()
+      : undefined)
   if (!prod) throw new AppError(404, 'not_found', `no production named ${JSON.stringify(production)}`)
   let profile: number | undefined
   if (profileName !== undefined) {
     const row = db.select().from(transcodingProfiles).where(eq(transcodingProfiles.name, profileName)).get()
     if (!row) throw new AppError(404, 'not_found', `no transcoding profile named ${JSON.stringify(profileName)}`)
     const problem = profileProblem(row)
-    if (problem) throw new AppError(400, 'invalid', `the transcoding profile "${row.name}" cannot be made: ${problem.pointer.slice(1)}: ${problem.detail}`)
+    if (problem)
+      throw new AppError(
+        400,
+        'invalid',
+        `the transcoding profile "${row.name}" cannot be made: ${problem.pointer.slice(1)}: ${problem.detail}`,
+      )
     profile = row.id
   }
   return db.transaction(() => {
     // Assets with a file to make a proxy of: in production, not archive-only.
-    const assets = db.select({ id: mediaAssets.id, kind: mediaAssets.kind, production: mediaAssets.production, device: mediaAssets.device }).from(mediaAssets)
-      .where(and(eq(mediaAssets.production, prod.id), eq(mediaAssets.is_production, true))).orderBy(asc(mediaAssets.id)).all()
+    const assets = db
+      .select({
+        id: mediaAssets.id,
+        kind: mediaAssets.kind,
+        production: mediaAssets.production,
+        device: mediaAssets.device,
+      })
+      .from(mediaAssets)
+      .where(and(eq(mediaAssets.production, prod.id), eq(mediaAssets.is_production, true)))
+      .orderBy(asc(mediaAssets.id))
+      .all()
     const queued: number[] = []
     let skipped = 0
     for (const a of assets) {
       const t = newTask(a, { asset: a.id, kind: a.kind, profile: profile ?? profileFor(db, a.device)?.id ?? null })
-      const row = db.insert(tasks).values({ kind: t.kind, target: t.target, production: t.production, params: t.params, key: t.key, date_add: isoTimestamp() }).onConflictDoNothing().returning({ id: tasks.id }).get()
+      const row = db
+        .insert(tasks)
+        .values({
+          kind: t.kind,
+          target: t.target,
+          production: t.production,
+          params: t.params,
+          key: t.key,
+          date_add: isoTimestamp(),
+        })
+        .onConflictDoNothing()
+        .returning({ id: tasks.id })
+        .get()
       if (row) queued.push(row.id)
       else skipped++
     }
@@ -137,10 +211,19 @@ export function createProxies(db: Db, deps: { media: MediaAssets; runner: Runner
       if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
       requirePerm(user, EDIT_CODENAMES[kind].change)
       requireWrite(user, row.production)
-      if (!row.is_production) throw new AppError(409, 'conflict', 'The asset has no file in production (archive-only or offline): there is nothing to make a proxy of.')
+      if (!row.is_production)
+        throw new AppError(
+          409,
+          'conflict',
+          'The asset has no file in production (archive-only or offline): there is nothing to make a proxy of.',
+        )
       const profile = profileFor(db, row.device)
       const { id: taskId } = db.transaction((tx) =>
-        deps.runner.enqueue(tx, { ...newTask(row, { asset: id, kind, profile: profile?.id ?? null, user: user.id }), merge: (queued, added) => ({ ...queued, ...added }) }))
+        deps.runner.enqueue(tx, {
+          ...newTask(row, { asset: id, kind, profile: profile?.id ?? null, user: user.id }),
+          merge: (queued, added) => ({ ...queued, ...added }),
+        }),
+      )
       return deps.runner.get(taskId) as TaskOf<'proxy'>
     },
   }
@@ -166,9 +249,15 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     if (params.user !== undefined && !askedBy) throw new Error('the user who asked for the proxy no longer exists')
     const asset = media.byId(params.asset)
     if (!asset) throw new Error('the asset is gone')
-    if (askedBy && !canWrite(askedBy, asset.production)) throw new Error(`the user who asked for the proxy no longer has write access to production ${asset.production}`)
+    if (askedBy && !canWrite(askedBy, asset.production))
+      throw new Error(`the user who asked for the proxy no longer has write access to production ${asset.production}`)
     if (!asset.is_production) throw new Error('the asset has no file in production (archive-only or offline)')
-    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, ...(asset.path_proxy ? { path_proxy: asset.path_proxy } : {}) })
+    report({
+      asset: asset.id,
+      asset_type: `${asset.kind}asset`,
+      path_file: asset.path_file,
+      ...(asset.path_proxy ? { path_proxy: asset.path_proxy } : {}),
+    })
     const ff = await deps.ffmpeg()
     const missing = ff.missing('ffmpeg')
     if (missing) throw new Error(missing)
@@ -179,13 +268,16 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     closeSync(openCatalogued(allDevices, asset)) // checked now, and again for each run of ffprobe and ffmpeg
 
     // The profile asked for, read now; one deleted since: the one that applies now.
-    const chosen = (params.profile !== null ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, params.profile)).get() : undefined) ??
-      profileFor(db, asset.device)
+    const chosen =
+      (params.profile !== null
+        ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, params.profile)).get()
+        : undefined) ?? profileFor(db, asset.device)
     const { profile, warning } = usableProfile(chosen)
     if (warning) report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, warning })
     // The old proxy's name when it lies in the proxy folder with the new extension (it is replaced
     // in one rename); else the asset's id with it.
-    const ext = asset.kind === 'video' ? CONTAINER_EXT[encodingOf(profile ?? BUILT_IN).container] : PROXY_EXT[asset.kind]
+    const ext =
+      asset.kind === 'video' ? CONTAINER_EXT[encodingOf(profile ?? BUILT_IN).container] : PROXY_EXT[asset.kind]
     const old = asset.path_proxy
     const baseName = remadeProxyName(old, proxyDir, ext, asset.id)
     progress({ step: 'proxy', percent: 0 })
@@ -195,20 +287,35 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     let made: string
     try {
       made = await makeProxy(ff, {
-        proxyDir, openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir), baseName, ifTaken: 'replace', signal, onProgress, kind: asset.kind, profile,
-        source: asset.path_file, openSource: () => openCatalogued(allDevices, asset),
+        proxyDir,
+        openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir),
+        baseName,
+        ifTaken: 'replace',
+        signal,
+        onProgress,
+        kind: asset.kind,
+        profile,
+        source: asset.path_file,
+        openSource: () => openCatalogued(allDevices, asset),
       })
     } catch (error) {
       if (error instanceof CancelledError) throw error
       throw new Error(describe(error))
     }
     progress({ percent: 100 })
-    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, path_proxy: made, ...(warning ? { warning } : {}) })
+    report({
+      asset: asset.id,
+      asset_type: `${asset.kind}asset`,
+      path_file: asset.path_file,
+      path_proxy: made,
+      ...(warning ? { warning } : {}),
+    })
     return () => {
       media.setProxy(asset.id, made, by)
       // An old proxy of another name (another container) goes once path_proxy names the new one;
       // only a regular file inside the proxy root is ever removed.
-      if (old && old !== made && isInside(asFolder(proxyDir), old)) queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old))
+      if (old && old !== made && isInside(asFolder(proxyDir), old))
+        queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old))
     }
   }
 }
@@ -218,9 +325,17 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
  * the folder `proxyDir` with the extension `ext` and is not hidden (the new one replaces it in
  * one rename), else the asset's id. Paths as the platform whose separator is `sep` writes them.
  */
-export function remadeProxyName(old: string, proxyDir: string, ext: string, assetId: number, sep: PathRules['sep'] = SEP): string {
+export function remadeProxyName(
+  old: string,
+  proxyDir: string,
+  ext: string,
+  assetId: number,
+  sep: PathRules['sep'] = SEP,
+): string {
   const name = lastName(old, sep)
-  return old && parentFolder(old, sep) === withFinalSep(proxyDir, sep) && old.endsWith(ext) && !name.startsWith('.') ? name : String(assetId)
+  return old && parentFolder(old, sep) === withFinalSep(proxyDir, sep) && old.endsWith(ext) && !name.startsWith('.')
+    ? name
+    : String(assetId)
 }
 
 function removeOld(devicePath: string, root: string, path: string) {

@@ -41,7 +41,14 @@ import { Value } from '@sinclair/typebox/value'
 import { AppError, type ErrorEntry, entry, fromValidation } from '../../http/errors.ts'
 import { parseDate } from '../../util/dates.ts'
 import { readTimecode } from '../../media/timecode.ts'
-import { ASSET_KINDS, AssetImport, type AssetImportTechnicalDetails, type ArchiveType, type AssetImportBody, type AssetKind } from './model.ts'
+import {
+  ASSET_KINDS,
+  AssetImport,
+  type AssetImportTechnicalDetails,
+  type ArchiveType,
+  type AssetImportBody,
+  type AssetKind,
+} from './model.ts'
 
 /** Keyword categories and keywords of one request together (each is a row or two written). */
 export const MAX_KEYWORDS = 1000
@@ -62,7 +69,10 @@ export function refuseTooManyKeywords(keywords: unknown, pointer = '/asset/keywo
   for (const key in keywords) {
     const list = (keywords as Record<string, unknown>)[key]
     n += 1 + (Array.isArray(list) ? list.length : 0)
-    if (n > MAX_KEYWORDS) throw AppError.many(400, [entry(400, 'invalid', `At most ${MAX_KEYWORDS} categories and keywords in all.`, { pointer })])
+    if (n > MAX_KEYWORDS)
+      throw AppError.many(400, [
+        entry(400, 'invalid', `At most ${MAX_KEYWORDS} categories and keywords in all.`, { pointer }),
+      ])
   }
 }
 
@@ -239,13 +249,19 @@ export function checkImport(body: unknown): ErrorEntry[] {
   const isArchive = meta?.is_archive === true
   const isProduction = meta?.is_production !== false
   if (isArchive) {
-    const why = isProduction ? 'Required when is_archive is true.' : 'Required when is_archive is true and is_production false.'
+    const why = isProduction
+      ? 'Required when is_archive is true.'
+      : 'Required when is_archive is true and is_production false.'
     for (const key of ARCHIVE_REQUIRED) if (archive?.[key] === undefined) required(`${ARCHIVE}/${key}`, why)
     if (archive?.archive_type === 'archive_awps' && archive.vendor_archive_index === undefined)
       required(`${ARCHIVE}/vendor_archive_index`, 'Required when archive_type is archive_awps.')
     if (!isProduction && kind === 'video')
       for (const key of ARCHIVED_ONLY_VIDEO)
-        if (meta?.[key] === undefined) required(`${META}/${key}`, 'Required for a video that is archived only (is_archive true, is_production false).')
+        if (meta?.[key] === undefined)
+          required(
+            `${META}/${key}`,
+            'Required for a video that is archived only (is_archive true, is_production false).',
+          )
   }
 
   if (typeof top.date_add === 'string' && parseDate(top.date_add) === undefined) invalid('/date_add', NOT_A_DATE)
@@ -255,8 +271,7 @@ export function checkImport(body: unknown): ErrorEntry[] {
 
     const fpsGiven = typeof meta.fps === 'string' || typeof meta.fps === 'number'
     const fps = fpsGiven ? readFps(meta.fps) : undefined
-    if (fpsGiven && !fps)
-      invalid(`${META}/fps`, NOT_A_RATE)
+    if (fpsGiven && !fps) invalid(`${META}/fps`, NOT_A_RATE)
 
     if (typeof meta.offset_string === 'string' && meta.offset_frames === undefined) {
       const timecode = readTimecode(meta.offset_string, fps)
@@ -268,14 +283,20 @@ export function checkImport(body: unknown): ErrorEntry[] {
   if ((kind === 'image' || kind === 'video') && technical && Object.keys(technical).length > 0)
     invalid(
       '/asset/technical_details',
-      kind === 'image' ? 'Must be an empty object for an image asset.' : 'Not taken for a video asset (the file is probed): leave it out or send {}.',
+      kind === 'image'
+        ? 'Must be an empty object for an image asset.'
+        : 'Not taken for a video asset (the file is probed): leave it out or send {}.',
     )
 
   // A category's name is its key, which the schema does not bound: 255 characters, as a keyword's.
   const keywords = record(asset?.keywords)
   if (keywords && Object.hasOwn(keywords, '')) invalid('/asset/keywords/', 'A keyword category needs a name.')
   for (const category of keywords ? Object.keys(keywords) : [])
-    if (category.length > MAX_NAME) invalid(`/asset/keywords/${pointerKey(category)}`, `A keyword category's name has at most ${MAX_NAME} characters.`)
+    if (category.length > MAX_NAME)
+      invalid(
+        `/asset/keywords/${pointerKey(category)}`,
+        `A keyword category's name has at most ${MAX_NAME} characters.`,
+      )
 
   return [...found.values()]
 }
@@ -345,8 +366,13 @@ function clearer(e: ErrorEntry): ErrorEntry {
   if (e.code !== 'invalid') return e
   const pointer = pointerOf(e)
   if (pointer === `${META}/fps`) return { ...e, detail: NOT_A_RATE }
-  if (pointer === '/production') return { ...e, detail: "The production's name (text of 1 to 255 characters) or its id (a whole number, 1 or more)." }
-  if (pointer.startsWith(`${META}/meta_field_store/`)) return { ...e, detail: 'A custom metadata value is text, a number, true, false or null.' }
+  if (pointer === '/production')
+    return {
+      ...e,
+      detail: "The production's name (text of 1 to 255 characters) or its id (a whole number, 1 or more).",
+    }
+  if (pointer.startsWith(`${META}/meta_field_store/`))
+    return { ...e, detail: 'A custom metadata value is text, a number, true, false or null.' }
   return e
 }
 
@@ -392,7 +418,11 @@ export function normalizeImport(input: AssetImportBody): ImportRequest {
       if ('frames' in timecode) offsetFrames = timecode.frames
     }
     Object.assign(assetMeta, {
-      annotation_markers: (meta.annotation_markers ?? []).map((m) => ({ time: m.time, text: m.text, ...given({ user: m.user }) })),
+      annotation_markers: (meta.annotation_markers ?? []).map((m) => ({
+        time: m.time,
+        text: m.text,
+        ...given({ user: m.user }),
+      })),
       ...given({
         display_aspect_ratio: meta.display_aspect_ratio,
         duration: meta.duration,

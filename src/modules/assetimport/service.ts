@@ -17,7 +17,15 @@ import { committed } from '../../db/aftercommit.ts'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
-import { PathError, type PathRules, fileOnDevice, folderBelow, isInside, realOf, rulesFor } from '../../storage/paths.ts'
+import {
+  PathError,
+  type PathRules,
+  fileOnDevice,
+  folderBelow,
+  isInside,
+  realOf,
+  rulesFor,
+} from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -36,7 +44,6 @@ import { TIMECODE_MEMBERS } from './probed.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
 
 export type { ImportParams }
-
 
 export type ImportResult = {
   asset_path: string
@@ -59,16 +66,20 @@ export type ImportResult = {
  * not in a folder beside it (docs/watcher.md, Laying out drop folders).
  */
 export function moveFolder(
-  allDevices: readonly { id: number; path: string }[], device: { id: number; path: string },
-  production: { codename: string; storage_root: string }, kind: MediaKind, rules: PathRules = PLATFORM_RULES,
+  allDevices: readonly { id: number; path: string }[],
+  device: { id: number; path: string },
+  production: { codename: string; storage_root: string },
+  kind: MediaKind,
+  rules: PathRules = PLATFORM_RULES,
 ): string {
   const root = rules.cleanDir(production.storage_root)
-  return rules.deviceFor(allDevices, root)?.id === device.id ? folderBelow(root, [kind], rules.sep) : folderBelow(device.path, [production.codename, kind], rules.sep)
+  return rules.deviceFor(allDevices, root)?.id === device.id
+    ? folderBelow(root, [kind], rules.sep)
+    : folderBelow(device.path, [production.codename, kind], rules.sep)
 }
 
 /** The path rules of the platform the service runs on (moveFolder's; another platform's in its tests). */
 const PLATFORM_RULES = rulesFor(process.platform)
-
 
 /** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
 const HELD_MOVES = `FROM tasks WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`
@@ -79,14 +90,29 @@ const HELD_MOVES = `FROM tasks WHERE state IN ('queued', 'running') AND kind = '
  * per scan, from the queued and running tasks (the tasks_state index).
  */
 export function assetsBeingMoved(db: Db): Set<number> {
-  const rows = db.$client.query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_MOVES}`).all()
+  const rows = db.$client
+    .query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_MOVES}`)
+    .all()
   return new Set(rows.map((r) => r.asset))
 }
 
 /** The columns an import sets, as history records them (by the record's names: approval is status_approval). */
 const IMPORTED_FIELDS = [
-  'name', 'description', 'path_file', 'device', 'is_archive', 'is_production', 'status_approval', 'meta_field_store', 'archive_details', 'technical',
-  'status_asset', 'path_proxy', 'date_crt', 'date_add', 'date_del',
+  'name',
+  'description',
+  'path_file',
+  'device',
+  'is_archive',
+  'is_production',
+  'status_approval',
+  'meta_field_store',
+  'archive_details',
+  'technical',
+  'status_asset',
+  'path_proxy',
+  'date_crt',
+  'date_add',
+  'date_del',
 ] as const
 
 /** A row with its fields named as the record shows them, for history. */
@@ -95,30 +121,79 @@ const named = <R extends { approval: number }>(row: R) => ({ ...row, status_appr
 /** How long the real paths of the service's own folders are kept at most (ownRealFolders). */
 const OWN_REAL_MS = 1000
 
-const VIDEO_MEMBERS = ['annotation_markers', 'display_aspect_ratio', 'duration', 'format', 'fps', 'height', 'width', 'offset_frames', 'offset_string'] as const
+const VIDEO_MEMBERS = [
+  'annotation_markers',
+  'display_aspect_ratio',
+  'duration',
+  'format',
+  'fps',
+  'height',
+  'width',
+  'offset_frames',
+  'offset_string',
+] as const
 
 export function createImports(
   db: Db,
-  deps: { media: MediaAssets; devices: Devices; holds: HoldDurations; metadata: CustomMetadata; logs: ImportLogs; runner: Runner },
+  deps: {
+    media: MediaAssets
+    devices: Devices
+    holds: HoldDurations
+    metadata: CustomMetadata
+    logs: ImportLogs
+    runner: Runner
+  },
 ) {
   // The statements every import runs, prepared once: built by drizzle and compiled by SQLite on
   // each call they were most of an import's time (bench/import-profile.ts).
   const p = (name: string) => sql.placeholder(name)
-  const productionByName = db.select().from(productions).where(eq(productions.name, p('name'))).prepare()
-  const productionById = db.select().from(productions).where(eq(productions.id, p('id'))).prepare()
-  const heldMoveOf = db.$client.query<{ id: number }, [number]>(`SELECT id ${HELD_MOVES} AND json_extract(params, '$.asset') = ? LIMIT 1`)
+  const productionByName = db
+    .select()
+    .from(productions)
+    .where(eq(productions.name, p('name')))
+    .prepare()
+  const productionById = db
+    .select()
+    .from(productions)
+    .where(eq(productions.id, p('id')))
+    .prepare()
+  const heldMoveOf = db.$client.query<{ id: number }, [number]>(
+    `SELECT id ${HELD_MOVES} AND json_extract(params, '$.asset') = ? LIMIT 1`,
+  )
   /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
-  const beingMoved = (asset: { id: number; is_production: boolean }) => !asset.is_production && heldMoveOf.get(asset.id) !== null
+  const beingMoved = (asset: { id: number; is_production: boolean }) =>
+    !asset.is_production && heldMoveOf.get(asset.id) !== null
   const NEW_ASSET_COLUMNS = [
-    'kind', 'name', 'description', 'production', 'device', 'path_file', 'is_archive', 'is_production', 'approval', 'meta_field_store',
-    'archive_details', 'technical', 'status_asset', 'status_asset_description', 'path_proxy', 'date_crt', 'date_add', 'date_mod', 'date_del',
-    'file_dev', 'file_ino', 'file_stamp',
+    'kind',
+    'name',
+    'description',
+    'production',
+    'device',
+    'path_file',
+    'is_archive',
+    'is_production',
+    'approval',
+    'meta_field_store',
+    'archive_details',
+    'technical',
+    'status_asset',
+    'status_asset_description',
+    'path_proxy',
+    'date_crt',
+    'date_add',
+    'date_mod',
+    'date_del',
+    'file_dev',
+    'file_ino',
+    'file_stamp',
   ] as const
   const write = committed(db.$client, (work: () => { assetId: number; status: string; taskId: number }) => work())
-  const insertAsset = db.insert(mediaAssets)
+  const insertAsset = db
+    .insert(mediaAssets)
     .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
     // The whole row as stored: what history records of a new asset, without reading it again.
-    .returning().prepare()
+    .returning()
+    .prepare()
 
   /**
    * The real paths of the folders whose files are the service's own output (ownOutputFolders),
@@ -147,9 +222,12 @@ export function createImports(
     const data = dataFolderOf(db)
     for (const { dir, real: dirReal } of ownRealFolders()) {
       if (isInside(dirReal, real))
-        return dir === data ? "path_file lies in the service's data folder." : "path_file lies in a production's proxy_root: the service's own proxies are never imported."
+        return dir === data
+          ? "path_file lies in the service's data folder."
+          : "path_file lies in a production's proxy_root: the service's own proxies are never imported."
     }
-    if (deps.media.isProxy(path)) return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
+    if (deps.media.isProxy(path))
+      return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
     return undefined
   }
 
@@ -158,15 +236,22 @@ export function createImports(
    * catalogue): named to a user who can read it; to the others one answer, whatever holds it.
    */
   const notYours = (actor: Principal, owner: number, how: string) =>
-    forbidden(canRead(actor, owner)
-      ? `path_file ${how} production ${owner}; you need write access to production ${owner}.`
-      : 'You may not import this path_file: it belongs to a production you do not have write access to.')
+    forbidden(
+      canRead(actor, owner)
+        ? `path_file ${how} production ${owner}; you need write access to production ${owner}.`
+        : 'You may not import this path_file: it belongs to a production you do not have write access to.',
+    )
 
   /** A 406 that leaves its ImportLog behind (docs/api.md, Import): the log is committed first. */
   function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
     deps.logs.append({
-      asset_type: `${req.type}asset`, asset_path: req.asset.asset_meta.path_file, status: detail, error: detail, payload,
-      asset_import_id: null, production,
+      asset_type: `${req.type}asset`,
+      asset_path: req.asset.asset_meta.path_file,
+      status: detail,
+      error: detail,
+      payload,
+      asset_import_id: null,
+      production,
     })
     throw AppError.plain(406, { type: 'path_file', detail })
   }
@@ -192,17 +277,27 @@ export function createImports(
       // also with thousands of categories and no keywords.
       refuseTooManyKeywords(req.asset.keywords)
       const byId = typeof req.production === 'number'
-      const production = byId ? productionById.get({ id: req.production }) : productionByName.get({ name: req.production as string })
-      if (!production || !canRead(actor, production.id)) throw invalid('/production', `No production with this ${byId ? 'id' : 'name'}.`)
+      const production = byId
+        ? productionById.get({ id: req.production })
+        : productionByName.get({ name: req.production as string })
+      if (!production || !canRead(actor, production.id))
+        throw invalid('/production', `No production with this ${byId ? 'id' : 'name'}.`)
       requireWrite(actor, production.id)
       let destination: { id: number; name: string } | undefined
       if (req.move_asset) {
         const id = req.asset_destination === undefined ? production[`${kind}asset_device`] : undefined
-        destination = db.select({ id: devices.id, name: devices.name }).from(devices)
-          .where(id !== undefined ? eq(devices.id, id) : eq(devices.name, req.asset_destination!)).get()
+        destination = db
+          .select({ id: devices.id, name: devices.name })
+          .from(devices)
+          .where(id !== undefined ? eq(devices.id, id) : eq(devices.name, req.asset_destination!))
+          .get()
         if (!destination) throw invalid('/asset_destination', 'No device with this name.')
       }
-      deps.metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], meta.meta_field_store, '/asset/asset_meta/meta_field_store')
+      deps.metadata.validateStore(
+        CONTENT_TYPE_IDS[`${kind}asset`],
+        meta.meta_field_store,
+        '/asset/asset_meta/meta_field_store',
+      )
 
       // path_file (docs/api.md, Import): absolute, on a device, no link on the way; a regular file that
       // exists unless the asset is archive-only. Anything else is the 406 with its log.
@@ -224,7 +319,8 @@ export function createImports(
       // or DEVICE/CODENAME/<kind>/ on another device).
       const territory = territoryProblem(db, file.path, actor, production.id, false)
       if (territory) throw notYours(actor, territory.production!, 'lies inside the folders of')
-      const destinationDir = destination && moveFolder(allDevices, allDevices.find((d) => d.id === destination.id)!, production, kind)
+      const destinationDir =
+        destination && moveFolder(allDevices, allDevices.find((d) => d.id === destination.id)!, production, kind)
       const foreignDestination = destinationDir && territoryProblem(db, destinationDir, actor, production.id, false)
       if (foreignDestination) throw forbidden(foreignDestination.detail)
       // Another production's assets at the path, of any kind (offline ones too: they name it):
@@ -238,41 +334,67 @@ export function createImports(
       }
       for (const owner of owners) if (!canWrite(actor, owner)) throw notYours(actor, owner, 'is catalogued by')
       if (owners.size > 0 && moves)
-        throw invalid('/move_asset', `path_file is catalogued by production ${[...owners].join(', ')} too; a move would take the file from its assets. Import it without move_asset.`)
+        throw invalid(
+          '/move_asset',
+          `path_file is catalogued by production ${[...owners].join(', ')} too; a move would take the file from its assets. Import it without move_asset.`,
+        )
       // The service's own output is never input (docs/watcher.md, as for the watcher).
       const own = ownOutput(file.path, file.real ?? realOf(file.path))
       if (own) refusePath(req, payload, production.id, own)
       if (!archiveOnly && file.stat?.kind !== 'file')
-        refusePath(req, payload, production.id, file.stat ? 'path_file is not a regular file.' : 'path_file does not exist (it must be an existing file unless the asset is archived only).')
+        refusePath(
+          req,
+          payload,
+          production.id,
+          file.stat
+            ? 'path_file is not a regular file.'
+            : 'path_file does not exist (it must be an existing file unless the asset is archived only).',
+        )
 
       // path_proxy is read by a rewrap and copied into the proxy folder: the same gate as path_file,
       // so a request cannot have the service copy a file from off the devices or from another
       // production's folders.
-      const proxyPath = meta.path_proxy === undefined ? undefined : field('/asset/asset_meta/path_proxy', () => fileOnDevice(allDevices, meta.path_proxy!)).path
+      const proxyPath =
+        meta.path_proxy === undefined
+          ? undefined
+          : field('/asset/asset_meta/path_proxy', () => fileOnDevice(allDevices, meta.path_proxy!)).path
       if (proxyPath) {
         const foreign = territoryProblem(db, proxyPath, actor, production.id, false)
         if (foreign) throw forbidden(foreign.detail)
       }
       const now = isoTimestamp()
       const technical: Record<string, unknown> =
-        kind === 'video' ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]])) : { ...req.asset.technical_details }
+        kind === 'video'
+          ? Object.fromEntries(VIDEO_MEMBERS.filter((m) => meta[m] !== undefined).map((m) => [m, meta[m]]))
+          : { ...req.asset.technical_details }
       // A timecode the request gives is the user's: it replaces the asset's whole timecode, and
       // later imports keep it (probed.ts).
       const timecodeGiven = TIMECODE_MEMBERS[kind].some((m) => technical[m] !== undefined)
       const withoutTimecode = (current: Record<string, unknown>) =>
-        timecodeGiven ? Object.fromEntries(Object.entries(current).filter(([k]) => !TIMECODE_MEMBERS[kind].includes(k))) : current
+        timecodeGiven
+          ? Object.fromEntries(Object.entries(current).filter(([k]) => !TIMECODE_MEMBERS[kind].includes(k)))
+          : current
       if (timecodeGiven) technical.timecode_source = 'request'
       /**
        * The columns an import writes, over what the asset at this path (if any) already has. An
        * asset whose file a queued or running task moves stays out of production until it is done.
        */
-      const valuesOver = (existing: { id: number; is_production: boolean; description: string; date_crt: string | null; path_proxy: string } | undefined) => ({
-        name: meta.name, description: meta.description ?? existing?.description ?? '',
-        is_archive: meta.is_archive, approval: meta.approval,
+      const valuesOver = (
+        existing:
+          | { id: number; is_production: boolean; description: string; date_crt: string | null; path_proxy: string }
+          | undefined,
+      ) => ({
+        name: meta.name,
+        description: meta.description ?? existing?.description ?? '',
+        is_archive: meta.is_archive,
+        approval: meta.approval,
         is_production: meta.is_production && !moves && !(existing && beingMoved(existing)),
-        meta_field_store: meta.meta_field_store, archive_details: req.asset.archive_details as Record<string, unknown>,
-        status_asset: 0, status_asset_description: meta.status_asset_description ?? 'NEW',
-        date_crt: meta.date_crt ?? existing?.date_crt ?? null, date_mod: now,
+        meta_field_store: meta.meta_field_store,
+        archive_details: req.asset.archive_details as Record<string, unknown>,
+        status_asset: 0,
+        status_asset_description: meta.status_asset_description ?? 'NEW',
+        date_crt: meta.date_crt ?? existing?.date_crt ?? null,
+        date_mod: now,
         path_proxy: proxyPath ?? existing?.path_proxy ?? '',
         device: file.device.id,
         ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
@@ -286,7 +408,10 @@ export function createImports(
         const current = deps.media.byPath(file.path, kind)
         if (current && options?.newOnly) throw new AlreadyCatalogued(current.id)
         if (current && current.production !== production.id)
-          throw invalid('/production', `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`)
+          throw invalid(
+            '/production',
+            `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`,
+          )
         const values = valuesOver(current)
         // The history row of the import: what it set over the asset, or the new asset. The watcher's
         // own imports are the system's; an import a user asks for is theirs (and forgets a delete's
@@ -295,28 +420,67 @@ export function createImports(
         if (!options?.newOnly) deps.media.forgetDismissed(file.path)
         const inserted = current
           ? undefined
-          // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
-          : insertAsset.get({
-              ...values, kind, production: production.id, path_file: file.path, technical, date_add: meta.date_add ?? now,
-              date_del: meta.date_del ?? deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
+          : // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
+            insertAsset.get({
+              ...values,
+              kind,
+              production: production.id,
+              path_file: file.path,
+              technical,
+              date_add: meta.date_add ?? now,
+              date_del:
+                meta.date_del ??
+                deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
             } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!
         if (current)
-          db.update(mediaAssets).set({ ...values, technical: { ...withoutTimecode(current.technical), ...technical }, date_del: meta.date_del ?? current.date_del })
-            .where(eq(mediaAssets.id, current.id)).run()
+          db.update(mediaAssets)
+            .set({
+              ...values,
+              technical: { ...withoutTimecode(current.technical), ...technical },
+              date_del: meta.date_del ?? current.date_del,
+            })
+            .where(eq(mediaAssets.id, current.id))
+            .run()
         const assetId = current?.id ?? inserted!.id
         // Added to those the asset has (a category with no keyword attaches nothing, makes no row;
         // the asset's own row stays as written).
         deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
         const after = named(inserted ?? deps.media.byId(assetId)!)
-        if (current) historyOf(db).updated(by, { resource: `${kind}asset`, id: assetId, production: production.id }, named(current), after, IMPORTED_FIELDS)
-        else historyOf(db).record(by, { resource: `${kind}asset`, id: assetId, action: 'create', production: production.id, changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create') })
+        if (current)
+          historyOf(db).updated(
+            by,
+            { resource: `${kind}asset`, id: assetId, production: production.id },
+            named(current),
+            after,
+            IMPORTED_FIELDS,
+          )
+        else
+          historyOf(db).record(by, {
+            resource: `${kind}asset`,
+            id: assetId,
+            action: 'create',
+            production: production.id,
+            changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create'),
+          })
         const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
         const logId = deps.logs.append({
-          asset_type: `${kind}asset`, asset_path: meta.path_file, status, payload, asset_import_id: assetId, production: production.id,
-          asset_config: { move_asset: req.move_asset, rewrap_proxy: req.rewrap_proxy, ...(destination ? { asset_destination: destination.name } : {}) },
+          asset_type: `${kind}asset`,
+          asset_path: meta.path_file,
+          status,
+          payload,
+          asset_import_id: assetId,
+          production: production.id,
+          asset_config: {
+            move_asset: req.move_asset,
+            rewrap_proxy: req.rewrap_proxy,
+            ...(destination ? { asset_destination: destination.name } : {}),
+          },
         })
         const params: ImportParams = {
-          asset: assetId, kind, logs: [logId], rewrap_proxy: req.rewrap_proxy,
+          asset: assetId,
+          kind,
+          logs: [logId],
+          rewrap_proxy: req.rewrap_proxy,
           ...(moves ? { move: { device: destination!.id, held: true as const } } : {}),
           given: kind === 'video' ? Object.keys(technical) : Object.keys(req.asset.technical_details),
           ...(actor.id ? { user: actor.id } : {}),
@@ -325,15 +489,32 @@ export function createImports(
         // it, and the task advances both logs.
         const key = `import:${assetId}:${destination?.id ?? ''}:${req.rewrap_proxy}`
         const task = deps.runner.enqueue(db, {
-          kind: 'import', target: { [`${kind}asset`]: assetId }, production: production.id, params, key,
+          kind: 'import',
+          target: { [`${kind}asset`]: assetId },
+          production: production.id,
+          params,
+          key,
           // The queued task advances this log too, and keeps what this request gave from the probe.
-          merge: (queued, added) => ({ ...queued, logs: [...queued.logs, ...added.logs], given: [...new Set([...queued.given, ...added.given])] }),
+          merge: (queued, added) => ({
+            ...queued,
+            logs: [...queued.logs, ...added.logs],
+            given: [...new Set([...queued.given, ...added.given])],
+          }),
         })
         return { assetId, status, taskId: task.id }
       })
       // The task that moves, probes and makes the proxy, to follow (GET /api/tasks/{id}/): queued,
       // new or merged into a queued one (the runner claims it in a microtask, after this answer is made).
-      return { asset_path: meta.path_file, status, warning: {}, error: '', asset_import_id: assetId, payload, asset_type: `${kind}asset`, task: { id: taskId, state: 'queued' } }
+      return {
+        asset_path: meta.path_file,
+        status,
+        warning: {},
+        error: '',
+        asset_import_id: assetId,
+        payload,
+        asset_type: `${kind}asset`,
+        task: { id: taskId, state: 'queued' },
+      }
     },
   }
 }

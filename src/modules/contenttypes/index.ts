@@ -4,7 +4,10 @@ import { contentTypes } from '../../db/schema.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 
-export const ContentType = t.Object({ id: Type.Integer(), name: t.String({ description: 'projectasset, audioasset, imageasset or videoasset' }) })
+export const ContentType = t.Object({
+  id: Type.Integer(),
+  name: t.String({ description: 'projectasset, audioasset, imageasset or videoasset' }),
+})
 
 export const contentTypesModule = (ctx: ModuleContext) =>
   resourceRoutes(ctx, {

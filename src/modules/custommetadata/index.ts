@@ -10,7 +10,6 @@ import { editRoutes } from '../../http/edit.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from './service.ts'
 
-
 export const CustomMetadataField = t.Object({
   id: Type.Integer(),
   key: t.String({ description: 'Unique, dotted: [a-z0-9_]+(.[a-z0-9_]+)*' }),
@@ -28,7 +27,12 @@ export const CustomMetadataFieldCreate = t.Object({
   validation_rule: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
 })
 
-export const CustomMetadataSet = t.Object({ id: Type.Integer(), name: t.String(), description: t.String(), content_type: Type.Integer() })
+export const CustomMetadataSet = t.Object({
+  id: Type.Integer(),
+  name: t.String(),
+  description: t.String(),
+  content_type: Type.Integer(),
+})
 export const CustomMetadataSetCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   description: t.String({ maxLength: 10_000 }),
@@ -38,7 +42,12 @@ export const CustomMetadataSetCreate = t.Object({
 /** PATCH/PUT of a field: every create field, optional; id is read-only. */
 export const CustomMetadataFieldUpdate = t.Object({
   id: t.Optional(t.Unknown({ description: 'Read-only' })),
-  ...Object.fromEntries(Object.entries(CustomMetadataFieldCreate.properties).map(([k, v]) => [k, k === 'order' || k === 'validation_rule' ? v : t.Optional(v)])),
+  ...Object.fromEntries(
+    Object.entries(CustomMetadataFieldCreate.properties).map(([k, v]) => [
+      k,
+      k === 'order' || k === 'validation_rule' ? v : t.Optional(v),
+    ]),
+  ),
 })
 /** PATCH/PUT of a set: every create field, optional; id is read-only. */
 export const CustomMetadataSetUpdate = t.Object({
@@ -56,15 +65,22 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         models: { CustomMetadata: CustomMetadataField, CustomMetadataCreate: CustomMetadataFieldCreate },
         toApi: (row) => row,
         filters: t.Object({
-          content_type_name: t.Optional(oneOf(CONTENT_TYPE_NAMES, { description: 'Fields of sets attached to this content type' })),
+          content_type_name: t.Optional(
+            oneOf(CONTENT_TYPE_NAMES, { description: 'Fields of sets attached to this content type' }),
+          ),
           content_type_id: idFilter('The same by id; not with content_type_name'),
         }),
         where: (query) => {
           if (query.content_type_name !== undefined && query.content_type_id !== undefined)
             throw invalidParameter('content_type_id', 'Give content_type_name or content_type_id, not both.')
-          const id = query.content_type_name !== undefined ? CONTENT_TYPE_IDS[query.content_type_name as (typeof CONTENT_TYPE_NAMES)[number]] : query.content_type_id
+          const id =
+            query.content_type_name !== undefined
+              ? CONTENT_TYPE_IDS[query.content_type_name as (typeof CONTENT_TYPE_NAMES)[number]]
+              : query.content_type_id
           if (id === undefined) return []
-          const sets = ctx.db.select({ id: customMetadataSets.id }).from(customMetadataSets)
+          const sets = ctx.db
+            .select({ id: customMetadataSets.id })
+            .from(customMetadataSets)
             .where(eq(customMetadataSets.content_type, Number(id)))
           return [inArray(customMetadata.custom_metadata_set, sets)]
         },
@@ -73,7 +89,8 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           status: 200,
           codename: 'browser.add_custommetadata',
           run: (body, user) => service.createField(body, user),
-          description: 'Needs superuser or browser.add_custommetadata. Answers 200, as medialoopster documents it. order defaults to one more than the set\'s highest.',
+          description:
+            "Needs superuser or browser.add_custommetadata. Answers 200, as medialoopster documents it. order defaults to one more than the set's highest.",
         },
       }),
     )
@@ -110,7 +127,8 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           update:
             'Every create field; key stays unique (400 unique at /key). The key, or a set of another content type, changes only while no ' +
             'record holds a value under the key (409 conflict, naming how many); a new validation_rule applies to values written from then on.',
-          delete: 'Refused (409 conflict: "4 video assets hold values for \"camera.model\"") while records hold a value under the key.',
+          delete:
+            'Refused (409 conflict: "4 video assets hold values for \"camera.model\"") while records hold a value under the key.',
         },
       }),
     )
@@ -126,7 +144,8 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         find: recordReader(ctx, { name: 'CustomMetadataSet', table: customMetadataSets }),
         remove: (id, user) => service.removeSet(id, user),
         notes: {
-          update: 'Every create field. The content type changes only while no record holds a value for a field of the set (409 conflict).',
+          update:
+            'Every create field. The content type changes only while no record holds a value for a field of the set (409 conflict).',
           delete: 'Refused (409 conflict, naming them) while custom metadata fields belong to the set.',
         },
       }),

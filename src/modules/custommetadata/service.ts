@@ -1,7 +1,13 @@
 import { and, eq, max, ne } from 'drizzle-orm'
 import { RE2JS } from 're2js'
 import type { Db } from '../../db/client.ts'
-import { CONTENT_TYPE_IDS, CONTENT_TYPE_NAMES, contentTypes, customMetadata, customMetadataSets } from '../../db/schema.ts'
+import {
+  CONTENT_TYPE_IDS,
+  CONTENT_TYPE_NAMES,
+  contentTypes,
+  customMetadata,
+  customMetadataSets,
+} from '../../db/schema.ts'
 
 export { CONTENT_TYPE_IDS } from '../../db/schema.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
@@ -15,7 +21,6 @@ type SetRow = typeof customMetadataSets.$inferSelect
 const FIELD_FIELDS = ['key', 'value', 'order', 'custom_metadata_set', 'validation_rule'] as const
 const SET_FIELDS = ['name', 'description', 'content_type'] as const
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
-
 
 /**
  * Validation rules run on RE2 (re2js, pure JavaScript), which matches in time linear in the value
@@ -45,7 +50,9 @@ export function compileRule(rule: string): RE2JS | string {
     return (error as Error).message
   }
   const size: number = re.re2().prog.numInst()
-  return size > MAX_RULE_INSTRUCTIONS ? `the rule compiles to ${size} instructions, more than ${MAX_RULE_INSTRUCTIONS}` : re
+  return size > MAX_RULE_INSTRUCTIONS
+    ? `the rule compiles to ${size} instructions, more than ${MAX_RULE_INSTRUCTIONS}`
+    : re
 }
 
 const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
@@ -80,15 +87,25 @@ export function createCustomMetadata(db: Db) {
   }
   function contentTypeExists(id: number) {
     if (!db.select().from(contentTypes).where(eq(contentTypes.id, id)).get())
-      throw invalid('/content_type', 'No content type with this id (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset).')
+      throw invalid(
+        '/content_type',
+        'No content type with this id (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset).',
+      )
   }
   function ruleRunnable(rule: string | null | undefined) {
     if (rule == null) return
     const compiled = compileRule(rule)
-    if (typeof compiled === 'string') throw invalid('/validation_rule', `Not a regular expression RE2 can run: ${compiled}.`)
+    if (typeof compiled === 'string')
+      throw invalid('/validation_rule', `Not a regular expression RE2 can run: ${compiled}.`)
   }
   function keyFree(key: string, except?: number) {
-    if (db.select({ id: customMetadata.id }).from(customMetadata).where(and(eq(customMetadata.key, key), except === undefined ? undefined : ne(customMetadata.id, except))).get())
+    if (
+      db
+        .select({ id: customMetadata.id })
+        .from(customMetadata)
+        .where(and(eq(customMetadata.key, key), except === undefined ? undefined : ne(customMetadata.id, except)))
+        .get()
+    )
       throw unique('/key', 'A custom metadata field with this key already exists.')
   }
 
@@ -100,9 +117,16 @@ export function createCustomMetadata(db: Db) {
     const name = CONTENT_TYPE_NAMES.find((n) => CONTENT_TYPE_IDS[n] === contentType)
     if (!name) return undefined
     const holding = 'EXISTS (SELECT 1 FROM json_each(meta_field_store) WHERE key = ?)'
-    const n = name === 'projectasset'
-      ? db.$client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM project_assets WHERE ${holding}`).get(key)!.n
-      : db.$client.query<{ n: number }, [string, string]>(`SELECT count(*) AS n FROM media_assets WHERE kind = ? AND ${holding}`).get(name.replace('asset', ''), key)!.n
+    const n =
+      name === 'projectasset'
+        ? db.$client
+            .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM project_assets WHERE ${holding}`)
+            .get(key)!.n
+        : db.$client
+            .query<{ n: number }, [string, string]>(
+              `SELECT count(*) AS n FROM media_assets WHERE kind = ? AND ${holding}`,
+            )
+            .get(name.replace('asset', ''), key)!.n
     if (!n) return undefined
     const kind = name === 'projectasset' ? 'project' : name.replace('asset', '')
     return `${n} ${kind} asset${n === 1 ? ' holds a value' : 's hold values'} for "${key}"`
@@ -118,16 +142,32 @@ export function createCustomMetadata(db: Db) {
       })
     },
 
-    createField(body: { key: string; value: string; custom_metadata_set: number; order?: number; validation_rule?: string | null }, user: Principal) {
+    createField(
+      body: {
+        key: string
+        value: string
+        custom_metadata_set: number
+        order?: number
+        validation_rule?: string | null
+      },
+      user: Principal,
+    ) {
       setExists(body.custom_metadata_set)
       ruleRunnable(body.validation_rule)
       keyFree(body.key)
       return db.transaction((tx) => {
         const order =
           body.order ??
-          (tx.select({ m: max(customMetadata.order) }).from(customMetadata)
-            .where(eq(customMetadata.custom_metadata_set, body.custom_metadata_set)).get()?.m ?? 0) + 1
-        const row = tx.insert(customMetadata).values({ ...body, order, validation_rule: body.validation_rule ?? null }).returning().get()
+          (tx
+            .select({ m: max(customMetadata.order) })
+            .from(customMetadata)
+            .where(eq(customMetadata.custom_metadata_set, body.custom_metadata_set))
+            .get()?.m ?? 0) + 1
+        const row = tx
+          .insert(customMetadata)
+          .values({ ...body, order, validation_rule: body.validation_rule ?? null })
+          .returning()
+          .get()
         history.created(actorOf(user), { resource: 'custommetadata', id: row.id }, row, FIELD_FIELDS)
         return row
       })
@@ -144,12 +184,18 @@ export function createCustomMetadata(db: Db) {
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
       const next = overlay(row, body, FIELD_FIELDS)
       const oldType = set(row.custom_metadata_set).content_type
-      const newType = next.custom_metadata_set === row.custom_metadata_set ? oldType : setExists(next.custom_metadata_set).content_type
+      const newType =
+        next.custom_metadata_set === row.custom_metadata_set
+          ? oldType
+          : setExists(next.custom_metadata_set).content_type
       if (body.validation_rule !== undefined) ruleRunnable(body.validation_rule)
       if (next.key !== row.key) keyFree(next.key, id)
       if (next.key !== row.key || newType !== oldType) {
         const held = holders(oldType, row.key)
-        if (held) throw conflict(`The key or content type of a field changes only while no record holds a value for it: ${held}.`)
+        if (held)
+          throw conflict(
+            `The key or content type of a field changes only while no record holds a value for it: ${held}.`,
+          )
       }
       return db.transaction(() => {
         const after = db.update(customMetadata).set(next).where(eq(customMetadata.id, id)).returning().get()!
@@ -177,9 +223,16 @@ export function createCustomMetadata(db: Db) {
       const next = overlay(row, body, SET_FIELDS)
       if (next.content_type !== row.content_type) {
         contentTypeExists(next.content_type)
-        const keys = db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)).all()
+        const keys = db
+          .select({ key: customMetadata.key })
+          .from(customMetadata)
+          .where(eq(customMetadata.custom_metadata_set, id))
+          .all()
         const held = keys.map((k) => holders(row.content_type, k.key)).filter((h) => h !== undefined)
-        if (held.length) throw conflict(`The content type of a set changes only while no record holds a value for its fields: ${held.join('; ')}.`)
+        if (held.length)
+          throw conflict(
+            `The content type of a set changes only while no record holds a value for its fields: ${held.join('; ')}.`,
+          )
       }
       return db.transaction(() => {
         const after = db.update(customMetadataSets).set(next).where(eq(customMetadataSets.id, id)).returning().get()!
@@ -192,9 +245,15 @@ export function createCustomMetadata(db: Db) {
     removeSet(id: number, user: Principal) {
       const row = set(id)
       requirePerm(user, 'browser.delete_custommetadataset')
-      const fields = db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)).all()
+      const fields = db
+        .select({ key: customMetadata.key })
+        .from(customMetadata)
+        .where(eq(customMetadata.custom_metadata_set, id))
+        .all()
       if (fields.length)
-        throw conflict(`${fields.length} custom metadata field${fields.length === 1 ? ' belongs' : 's belong'} to this set (${fields.map((f) => f.key).join(', ')}).`)
+        throw conflict(
+          `${fields.length} custom metadata field${fields.length === 1 ? ' belongs' : 's belong'} to this set (${fields.map((f) => f.key).join(', ')}).`,
+        )
       db.transaction(() => {
         db.delete(customMetadataSets).where(eq(customMetadataSets.id, id)).run()
         history.deleted(actorOf(user), { resource: 'custommetadataset', id }, row, SET_FIELDS)
@@ -214,7 +273,9 @@ export function createCustomMetadata(db: Db) {
         const pointer = `${base}/${pointerKey(key)}`
         const value = store[key]
         if (!fields.has(key)) {
-          failures.push(entry(400, 'invalid', `"${key}" is not a custom metadata field of this kind of asset.`, { pointer }))
+          failures.push(
+            entry(400, 'invalid', `"${key}" is not a custom metadata field of this kind of asset.`, { pointer }),
+          )
           continue
         }
         if (value !== null && typeof value === 'object') {
@@ -222,8 +283,19 @@ export function createCustomMetadata(db: Db) {
           continue
         }
         // Counted only past the length where a value could be too long (a character is 1 to 3 bytes).
-        if (typeof value === 'string' && value.length > MAX_VALUE_BYTES / 3 && Buffer.byteLength(value) > MAX_VALUE_BYTES) {
-          failures.push(entry(400, 'invalid', `A custom metadata value has at most ${MAX_VALUE_BYTES.toLocaleString('en-US')} bytes (64 KiB) as UTF-8.`, { pointer }))
+        if (
+          typeof value === 'string' &&
+          value.length > MAX_VALUE_BYTES / 3 &&
+          Buffer.byteLength(value) > MAX_VALUE_BYTES
+        ) {
+          failures.push(
+            entry(
+              400,
+              'invalid',
+              `A custom metadata value has at most ${MAX_VALUE_BYTES.toLocaleString('en-US')} bytes (64 KiB) as UTF-8.`,
+              { pointer },
+            ),
+          )
           continue
         }
         const rule = fields.get(key)
@@ -244,7 +316,8 @@ export type CustomMetadata = ReturnType<typeof createCustomMetadata>
  */
 function checkRule(re: RE2JS | string, rule: string, value: string): string | undefined {
   if (typeof re === 'string') return `The field's rule ${rule} cannot be checked: ${re}.`
-  if (value.length > MAX_CHECKED_LENGTH) return `A value checked against a rule has at most ${MAX_CHECKED_LENGTH} characters.`
+  if (value.length > MAX_CHECKED_LENGTH)
+    return `A value checked against a rule has at most ${MAX_CHECKED_LENGTH} characters.`
   if (!re.test(value)) return `The value does not match the field's rule ${rule}.`
   return undefined
 }

@@ -7,7 +7,16 @@ import { folderSpace } from '../../storage/space.ts'
  * 409 conflict while the folder of `device` is not there (offline, looked at for at most 2 s),
  * saying why and what cannot be done (`consequence`, after a colon). `subject` names the device.
  */
-export async function requireOnline(device: { path: string }, consequence: string, subject = 'The device'): Promise<void> {
+export async function requireOnline(
+  device: { path: string },
+  consequence: string,
+  subject = 'The device',
+): Promise<void> {
   const look = await folderSpace(device.path)
-  if (!look.online) throw new AppError(409, 'conflict', `${subject} is offline (${look.reason}): ${consequence}. Ask again once its folder is back.`)
+  if (!look.online)
+    throw new AppError(
+      409,
+      'conflict',
+      `${subject} is offline (${look.reason}): ${consequence}. Ask again once its folder is back.`,
+    )
 }

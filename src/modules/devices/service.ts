@@ -17,8 +17,23 @@ import type { DeviceCreate, DeviceRow, DeviceUpdate, Handover } from './model.ts
 
 /** The fields history records (the password as whether one is set: hiddenPassword). */
 const FIELDS = [
-  'name', 'display_name', 'path', 'is_internal', 'is_archive', 'autoshot_detection', 'allow_direct_writing', 'recieve_xml_meta', 'protocol',
-  'anonymous', 'server', 'username', 'password', 'transcoding_profile', 'archive_connector', 'passthrough_profiles', 'write_permission_groups',
+  'name',
+  'display_name',
+  'path',
+  'is_internal',
+  'is_archive',
+  'autoshot_detection',
+  'allow_direct_writing',
+  'recieve_xml_meta',
+  'protocol',
+  'anonymous',
+  'server',
+  'username',
+  'password',
+  'transcoding_profile',
+  'archive_connector',
+  'passthrough_profiles',
+  'write_permission_groups',
 ] as const
 const WRITABLE = FIELDS
 /** A device as history shows it: never its password. */
@@ -34,7 +49,13 @@ export type DeviceHooks = {
 /** A production's device fields that follow its folders when a device is put around them or taken away. */
 const ASSET_DEVICES = ['audioasset_device', 'imageasset_device', 'videoasset_device'] as const
 type ProductionField = (typeof ASSET_DEVICES)[number] | 'upload_device'
-type ProductionRoots = { id: number; name: string; storage_root: string; proxy_root: string; upload_root: string | null } & Record<ProductionField, number>
+type ProductionRoots = {
+  id: number
+  name: string
+  storage_root: string
+  proxy_root: string
+  upload_root: string | null
+} & Record<ProductionField, number>
 
 /**
  * Catalogued records that change device between a device and the device around it: onto a new
@@ -56,30 +77,44 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** A move in words: "5 video assets, 1 project asset and the roots of 1 production". */
 function moveInWords(count: HandoverCount): string {
   const parts = [
-    ...(['video', 'audio', 'image'] as const).filter((k) => count[`${k}assets`]).map((k) => plural(count[`${k}assets`], `${k} asset`)),
+    ...(['video', 'audio', 'image'] as const)
+      .filter((k) => count[`${k}assets`])
+      .map((k) => plural(count[`${k}assets`], `${k} asset`)),
     ...(count.projectassets ? [plural(count.projectassets, 'project asset')] : []),
     ...(count.productions ? [`the roots of ${plural(count.productions, 'production')}`] : []),
   ]
-  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0] ?? 'nothing'
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? 'nothing')
 }
 
 export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks = {}, log: Log = silentLog) {
   // Read by every import and import task (path lookups): prepared once.
   const everyDevice = db.select().from(devices).orderBy(asc(devices.id)).prepare()
   const history = historyOf(db)
-  const count = (sql: string, ...params: (string | number)[]) => db.$client.query<{ n: number }, (string | number)[]>(sql).get(...params)!.n
+  const count = (sql: string, ...params: (string | number)[]) =>
+    db.$client.query<{ n: number }, (string | number)[]>(sql).get(...params)!.n
   // The records in a folder (by the path index, as a scan reads them) and on a device.
   const mediaIn = db.$client.query<Move['media'][number] & { path: string }, [string, string]>(
-    'SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE path_file >= ? AND path_file < ? ORDER BY id')
+    'SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE path_file >= ? AND path_file < ? ORDER BY id',
+  )
   const projectsIn = db.$client.query<Move['projects'][number] & { path: string }, [string, string]>(
-    'SELECT id, production, device, bundle_root AS path FROM project_assets WHERE bundle_root >= ? AND bundle_root < ? ORDER BY id')
-  const mediaOn = db.$client.query<Move['media'][number] & { path: string }, [number]>('SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE device = ? ORDER BY id')
-  const projectsOn = db.$client.query<Move['projects'][number] & { path: string }, [number]>('SELECT id, production, device, bundle_root AS path FROM project_assets WHERE device = ? ORDER BY id')
+    'SELECT id, production, device, bundle_root AS path FROM project_assets WHERE bundle_root >= ? AND bundle_root < ? ORDER BY id',
+  )
+  const mediaOn = db.$client.query<Move['media'][number] & { path: string }, [number]>(
+    'SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE device = ? ORDER BY id',
+  )
+  const projectsOn = db.$client.query<Move['projects'][number] & { path: string }, [number]>(
+    'SELECT id, production, device, bundle_root AS path FROM project_assets WHERE device = ? ORDER BY id',
+  )
   const everyProduction = db.$client.query<ProductionRoots, []>(
-    'SELECT id, name, storage_root, proxy_root, upload_root, upload_device, audioasset_device, imageasset_device, videoasset_device FROM productions ORDER BY id')
+    'SELECT id, name, storage_root, proxy_root, upload_root, upload_device, audioasset_device, imageasset_device, videoasset_device FROM productions ORDER BY id',
+  )
 
   /** The device a folder at `path` lies on but for device `except`: the one with the longest path strictly around it. */
-  const around = (path: string, except?: number) => deviceFor(everyDevice.all().filter((d) => d.id !== except && isInside(d.path, path)), path)
+  const around = (path: string, except?: number) =>
+    deviceFor(
+      everyDevice.all().filter((d) => d.id !== except && isInside(d.path, path)),
+      path,
+    )
 
   /** A production's roots in `folder`, and its fields that follow them onto a device there (those on `from`). */
   function productionsIn(folder: string, from: (device: number) => boolean): Move['productions'] {
@@ -101,10 +136,21 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   function takeOver(path: string, except?: number): Move | undefined {
     const outer = around(path, except)
     if (!outer) return undefined
-    const aroundIds = new Set(everyDevice.all().filter((d) => d.id !== except && isInside(d.path, path)).map((d) => d.id))
+    const aroundIds = new Set(
+      everyDevice
+        .all()
+        .filter((d) => d.id !== except && isInside(d.path, path))
+        .map((d) => d.id),
+    )
     const end = pathRangeEnd(path)
-    const media = mediaIn.all(path, end).filter((r) => aroundIds.has(r.device)).map(({ path: _, ...r }) => r)
-    const projects = projectsIn.all(path, end).filter((r) => aroundIds.has(r.device)).map(({ path: _, ...r }) => r)
+    const media = mediaIn
+      .all(path, end)
+      .filter((r) => aroundIds.has(r.device))
+      .map(({ path: _, ...r }) => r)
+    const projects = projectsIn
+      .all(path, end)
+      .filter((r) => aroundIds.has(r.device))
+      .map(({ path: _, ...r }) => r)
     const productions = productionsIn(path, (d) => aroundIds.has(d))
     return media.length || projects.length || productions.length ? { outer, media, projects, productions } : undefined
   }
@@ -121,20 +167,42 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   /** Puts the records of `move` on device `to`, each change in the history by `by`; inside the caller's transaction. */
   function hand(move: Move, to: number, by: Actor): HandoverCount {
     const now = isoTimestamp()
-    const setMedia = db.$client.prepare<unknown, [number, string, number]>('UPDATE media_assets SET device = ?, date_mod = ? WHERE id = ?')
-    const setProject = db.$client.prepare<unknown, [number, string, number]>('UPDATE project_assets SET device = ?, date_mod = ? WHERE id = ?')
+    const setMedia = db.$client.prepare<unknown, [number, string, number]>(
+      'UPDATE media_assets SET device = ?, date_mod = ? WHERE id = ?',
+    )
+    const setProject = db.$client.prepare<unknown, [number, string, number]>(
+      'UPDATE project_assets SET device = ?, date_mod = ? WHERE id = ?',
+    )
     for (const m of move.media) {
       setMedia.run(to, now, m.id)
-      history.record(by, { resource: `${m.kind}asset`, id: m.id, action: 'update', production: m.production, changes: { device: { old: m.device, new: to } } })
+      history.record(by, {
+        resource: `${m.kind}asset`,
+        id: m.id,
+        action: 'update',
+        production: m.production,
+        changes: { device: { old: m.device, new: to } },
+      })
     }
     for (const p of move.projects) {
       setProject.run(to, now, p.id)
-      history.record(by, { resource: 'projectasset', id: p.id, action: 'update', production: p.production, changes: { device: { old: p.device, new: to } } })
+      history.record(by, {
+        resource: 'projectasset',
+        id: p.id,
+        action: 'update',
+        production: p.production,
+        changes: { device: { old: p.device, new: to } },
+      })
     }
     for (const { row, fields } of move.productions) {
       if (!fields.length) continue
       for (const f of fields) db.$client.run(`UPDATE productions SET ${f} = ? WHERE id = ?`, [to, row.id])
-      history.record(by, { resource: 'production', id: row.id, action: 'update', production: row.id, changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])) })
+      history.record(by, {
+        resource: 'production',
+        id: row.id,
+        action: 'update',
+        production: row.id,
+        changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])),
+      })
     }
     return countOf(move)
   }
@@ -152,35 +220,56 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
     const media = mediaOn.all(device.id)
     const projects = projectsOn.all(device.id)
     const strayMedia = media.filter((m) => !inOuter(m.path)).length
-    if (strayMedia) using.push(`${plural(strayMedia, 'media asset')} outside the folder of device ${outer.id} lie on this device`)
+    if (strayMedia)
+      using.push(`${plural(strayMedia, 'media asset')} outside the folder of device ${outer.id} lie on this device`)
     const strayProjects = projects.filter((p) => !inOuter(p.path)).length
-    if (strayProjects) using.push(`${plural(strayProjects, 'project asset')} outside the folder of device ${outer.id} lie on this device`)
+    if (strayProjects)
+      using.push(
+        `${plural(strayProjects, 'project asset')} outside the folder of device ${outer.id} lie on this device`,
+      )
     const productions = productionsIn(device.path, (d) => d === device.id)
     for (const row of everyProduction.all()) {
       const follows = productions.find((p) => p.row.id === row.id)?.fields ?? []
-      const chosen = [...ASSET_DEVICES, 'upload_device' as const].filter((f) => row[f] === device.id && !follows.includes(f))
+      const chosen = [...ASSET_DEVICES, 'upload_device' as const].filter(
+        (f) => row[f] === device.id && !follows.includes(f),
+      )
       if (chosen.length) using.push(`production "${row.name}" uses this device (${chosen.join(', ')})`)
     }
     const rules = holds.naming('device', device.name)
     if (rules) using.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
-    const move = { outer, media: media.map(({ path: _, ...m }) => m), projects: projects.map(({ path: _, ...p }) => p), productions }
+    const move = {
+      outer,
+      media: media.map(({ path: _, ...m }) => m),
+      projects: projects.map(({ path: _, ...p }) => p),
+      productions,
+    }
     return { move: move.media.length || move.projects.length || productions.length ? move : undefined, using }
   }
 
   /** What lies on the device or refers to it, in words ("12 video assets lie on this device"); empty: nothing. */
   function references(device: DeviceRow): string[] {
     const reasons: string[] = []
-    const kinds = db.$client.query<{ kind: string; n: number }, [number]>('SELECT kind, count(*) AS n FROM media_assets WHERE device = ? GROUP BY kind ORDER BY kind').all(device.id)
-    for (const { kind, n } of kinds) reasons.push(`${n} ${kind} asset${n === 1 ? '' : 's'} lie${n === 1 ? 's' : ''} on this device`)
+    const kinds = db.$client
+      .query<{ kind: string; n: number }, [number]>(
+        'SELECT kind, count(*) AS n FROM media_assets WHERE device = ? GROUP BY kind ORDER BY kind',
+      )
+      .all(device.id)
+    for (const { kind, n } of kinds)
+      reasons.push(`${n} ${kind} asset${n === 1 ? '' : 's'} lie${n === 1 ? 's' : ''} on this device`)
     const projects = count('SELECT count(*) AS n FROM project_assets WHERE device = ?', device.id)
-    if (projects) reasons.push(`${projects} project asset${projects === 1 ? '' : 's'} lie${projects === 1 ? 's' : ''} on this device`)
-    const users = db.$client.query<{ name: string; how: string }, [number, number, number, number, string, string, string, string]>(
-      `SELECT name, CASE WHEN upload_device = ?1 THEN 'upload_device' WHEN audioasset_device = ?2 THEN 'audioasset_device'
+    if (projects)
+      reasons.push(
+        `${projects} project asset${projects === 1 ? '' : 's'} lie${projects === 1 ? 's' : ''} on this device`,
+      )
+    const users = db.$client
+      .query<{ name: string; how: string }, [number, number, number, number, string, string, string, string]>(
+        `SELECT name, CASE WHEN upload_device = ?1 THEN 'upload_device' WHEN audioasset_device = ?2 THEN 'audioasset_device'
          WHEN imageasset_device = ?3 THEN 'imageasset_device' WHEN videoasset_device = ?4 THEN 'videoasset_device'
          WHEN substr(storage_root, 1, length(?5)) = ?6 THEN 'storage_root' ELSE 'proxy_root' END AS how
        FROM productions WHERE ?1 IN (upload_device, audioasset_device, imageasset_device, videoasset_device)
          OR substr(storage_root, 1, length(?5)) = ?6 OR substr(proxy_root, 1, length(?7)) = ?8 ORDER BY id`,
-    ).all(device.id, device.id, device.id, device.id, device.path, device.path, device.path, device.path)
+      )
+      .all(device.id, device.id, device.id, device.id, device.path, device.path, device.path, device.path)
     for (const p of users) reasons.push(`production "${p.name}" uses this device (${p.how})`)
     const rules = holds.naming('device', device.name)
     if (rules) reasons.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
@@ -189,12 +278,19 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
 
   function checkProfiles(body: { transcoding_profile?: number | null; passthrough_profiles?: number[] }) {
     if (body.transcoding_profile != null) {
-      const exists = db.select({ id: transcodingProfiles.id }).from(transcodingProfiles)
-        .where(eq(transcodingProfiles.id, body.transcoding_profile)).get()
+      const exists = db
+        .select({ id: transcodingProfiles.id })
+        .from(transcodingProfiles)
+        .where(eq(transcodingProfiles.id, body.transcoding_profile))
+        .get()
       if (!exists) throw invalid('/transcoding_profile', 'No transcoding profile with this id.')
     }
     for (const [i, id] of (body.passthrough_profiles ?? []).entries()) {
-      const exists = db.select({ id: transcodingProfiles.id }).from(transcodingProfiles).where(eq(transcodingProfiles.id, id)).get()
+      const exists = db
+        .select({ id: transcodingProfiles.id })
+        .from(transcodingProfiles)
+        .where(eq(transcodingProfiles.id, id))
+        .get()
       if (!exists) throw invalid(`/passthrough_profiles/${i}`, 'No transcoding profile with this id.')
     }
   }
@@ -207,9 +303,17 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
     // The same path written alike is the table's unique constraint; written in another case, it
     // is the same folder where the system ignores case (macOS, Windows), which no constraint sees.
     const twin = everyDevice.all().find((d) => d.id !== id && d.path !== path && samePath(d.path, path))
-    if (twin) throw unique('/path', `Device ${twin.id} has this path (${twin.path}): names on this system compare without regard to case.`)
+    if (twin)
+      throw unique(
+        '/path',
+        `Device ${twin.id} has this path (${twin.path}): names on this system compare without regard to case.`,
+      )
     const holder = projectHolding(db, path)
-    if (holder !== undefined) throw invalid('/path', `The path lies inside the folder of project asset ${holder}; deleting that project would remove the device.`)
+    if (holder !== undefined)
+      throw invalid(
+        '/path',
+        `The path lies inside the folder of project asset ${holder}; deleting that project would remove the device.`,
+      )
     return path
   }
 
@@ -234,7 +338,11 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
      * device (each in the history) and `adopted` counts them. A folder not there (yet) is taken,
      * with a `warning` (by field, as the import's; absent otherwise) and a line in the log.
      */
-    async create(body: typeof DeviceCreate.static, user: Principal, adopt = false): Promise<DeviceRow & { warning?: Record<string, string>; adopted?: HandoverCount }> {
+    async create(
+      body: typeof DeviceCreate.static,
+      user: Principal,
+      adopt = false,
+    ): Promise<DeviceRow & { warning?: Record<string, string>; adopted?: HandoverCount }> {
       // The folder is looked at first (at most 2 s): the checks and the write then run with no pause between them.
       const look = await folderSpace(field('/path', () => cleanDir(body.path)))
       const path = devicePath(body.path)
@@ -242,9 +350,12 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       const taken = takeOver(path)
       if (taken && !adopt) {
         const { outer } = taken
-        throw new AppError(409, 'conflict',
+        throw new AppError(
+          409,
+          'conflict',
           `The folder lies inside device ${outer.id} ("${outer.name}", ${outer.path}) and holds what is catalogued on that device: ${moveInWords(countOf(taken))}. ` +
-          `A new device there would take them over; to do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`)
+            `A new device there would take them over; to do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`,
+        )
       }
       const by = actorOf(user)
       const { device, adopted } = db.transaction(() => {
@@ -255,19 +366,36 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
           .get()
         const adopted = taken && hand(taken, device.id, by)
         history.record(by, {
-          resource: 'device', id: device.id, action: 'create',
-          changes: { ...history.snapshot(shown(device), FIELDS, 'create'), ...(adopted ? { adopted: { old: null, new: adopted } } : {}) },
+          resource: 'device',
+          id: device.id,
+          action: 'create',
+          changes: {
+            ...history.snapshot(shown(device), FIELDS, 'create'),
+            ...(adopted ? { adopted: { old: null, new: adopted } } : {}),
+          },
         })
         return { device, adopted }
       })
       hooks.created?.(device) // the watcher watches it from now on
       if (adopted) {
         const { device: from, ...counts } = adopted
-        log.info('a new device took over catalogued records of the device around it (?adopt=true)', { device: device.id, path, from_device: from, ...counts })
+        log.info('a new device took over catalogued records of the device around it (?adopt=true)', {
+          device: device.id,
+          path,
+          from_device: from,
+          ...counts,
+        })
       }
       if (look.online) return { ...device, ...(adopted ? { adopted } : {}) }
-      log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', { device: device.id, name: device.name, path, reason: look.reason })
-      const warning = { path: `The folder ${path} is not there (yet): ${look.reason}. The device is offline until it is (GET /api/devices/${device.id}/status/ tells).` }
+      log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', {
+        device: device.id,
+        name: device.name,
+        path,
+        reason: look.reason,
+      })
+      const warning = {
+        path: `The folder ${path} is not there (yet): ${look.reason}. The device is offline until it is (GET /api/devices/${device.id}/status/ tells).`,
+      }
       return { ...device, warning, ...(adopted ? { adopted } : {}) }
     },
 
@@ -285,26 +413,54 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       if (body.password === '********') next.password = row.password
       if (body.path !== undefined) next.path = devicePath(body.path, id)
       checkProfiles({ transcoding_profile: body.transcoding_profile, passthrough_profiles: body.passthrough_profiles })
-      if (next.name !== row.name && db.select({ id: devices.id }).from(devices).where(and(eq(devices.name, next.name), ne(devices.id, id))).get())
+      if (
+        next.name !== row.name &&
+        db
+          .select({ id: devices.id })
+          .from(devices)
+          .where(and(eq(devices.name, next.name), ne(devices.id, id)))
+          .get()
+      )
         throw unique('/name', 'A device with this name already exists.')
       if (next.path !== row.path) {
-        if (db.select({ id: devices.id }).from(devices).where(and(eq(devices.path, next.path), ne(devices.id, id))).get())
+        if (
+          db
+            .select({ id: devices.id })
+            .from(devices)
+            .where(and(eq(devices.path, next.path), ne(devices.id, id)))
+            .get()
+        )
           throw unique('/path', 'A device with this path already exists.')
         const using = references(row).filter((r) => !r.includes('hold duration'))
-        if (using.length) throw new AppError(409, 'conflict', `The path of a device changes only while nothing lies on it: ${using.join('; ')}.`)
+        if (using.length)
+          throw new AppError(
+            409,
+            'conflict',
+            `The path of a device changes only while nothing lies on it: ${using.join('; ')}.`,
+          )
         // Nor does it move onto records of the device around its new folder (only a create with ?adopt=true takes them over).
         const taken = takeOver(next.path, id)
         if (taken)
-          throw new AppError(409, 'conflict',
+          throw new AppError(
+            409,
+            'conflict',
             `The new path lies inside device ${taken.outer.id} ("${taken.outer.name}", ${taken.outer.path}) and holds what is catalogued on that device: ` +
-            `${moveInWords(countOf(taken))}. The device would take them over; only a device created there with ?adopt=true (POST /api/devices/?adopt=true) does.`)
+              `${moveInWords(countOf(taken))}. The device would take them over; only a device created there with ?adopt=true (POST /api/devices/?adopt=true) does.`,
+          )
       }
       const after = db.transaction(() => {
         const after = db.update(devices).set(next).where(eq(devices.id, id)).returning().get()!
         const by = actorOf(user)
         // One password for another shows as "********" both times: said all the same, never the passwords.
         const newPassword = row.password !== null && after.password !== null && row.password !== after.password
-        history.updated(by, { resource: 'device', id }, shown(row), shown(after), FIELDS, newPassword ? { password: { old: '********', new: '********' } } : {})
+        history.updated(
+          by,
+          { resource: 'device', id },
+          shown(row),
+          shown(after),
+          FIELDS,
+          newPassword ? { password: { old: '********', new: '********' } } : {},
+        )
         if (after.name !== row.name) holds.renameContext('device', row.name, after.name, by)
         return after
       })
@@ -328,15 +484,25 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
         const returned = move && hand(move, move.outer.id, by)
         db.delete(devices).where(eq(devices.id, id)).run()
         history.record(by, {
-          resource: 'device', id, action: 'delete',
-          changes: { ...history.snapshot(shown(row), FIELDS, 'delete'), ...(returned ? { returned: { old: null, new: returned } } : {}) },
+          resource: 'device',
+          id,
+          action: 'delete',
+          changes: {
+            ...history.snapshot(shown(row), FIELDS, 'delete'),
+            ...(returned ? { returned: { old: null, new: returned } } : {}),
+          },
         })
         return returned
       })
       hooks.removed?.(id)
       if (returned) {
         const { device: to, ...counts } = returned
-        log.info('a deleted device gave its catalogued records back to the device around it', { device: id, path: row.path, to_device: to, ...counts })
+        log.info('a deleted device gave its catalogued records back to the device around it', {
+          device: id,
+          path: row.path,
+          to_device: to,
+          ...counts,
+        })
       }
       return returned
     },

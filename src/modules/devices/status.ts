@@ -47,30 +47,57 @@ export type DeviceStatusAnswer = {
 }
 
 const summary = (row: TaskRow): ScanSummary => ({
-  task: row.id, state: row.state, date_add: row.date_add, date_start: row.date_start, date_end: row.date_end,
-  files_done: row.files_done, files_total: row.files_total, error: row.error,
-  counts: Object.fromEntries(Object.entries(row.result ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number')),
+  task: row.id,
+  state: row.state,
+  date_add: row.date_add,
+  date_start: row.date_start,
+  date_end: row.date_end,
+  files_done: row.files_done,
+  files_total: row.files_total,
+  error: row.error,
+  counts: Object.fromEntries(
+    Object.entries(row.result ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number'),
+  ),
 })
 
-export function createDeviceStatus(db: Db, deps: { devices: Devices; media: MediaAssets; runner: Runner; watch: () => WatchState[] | undefined }) {
+export function createDeviceStatus(
+  db: Db,
+  deps: { devices: Devices; media: MediaAssets; runner: Runner; watch: () => WatchState[] | undefined },
+) {
   const { devices, media, runner } = deps
   // The last full scan of a device that ended. A read of the runner's table: the runner answers
   // which tasks are open (openFor), not which ended last.
-  const lastEnded = db.select().from(tasks)
-    .where(and(
-      eq(tasks.kind, 'scan'), inArray(tasks.state, ['done', 'failed']),
-      sql`json_extract(${tasks.target}, '$.device') = ${sql.placeholder('device')}`, sql`json_extract(${tasks.params}, '$.paths') IS NULL`,
-    ))
-    .orderBy(desc(tasks.id)).limit(1).prepare()
+  const lastEnded = db
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.kind, 'scan'),
+        inArray(tasks.state, ['done', 'failed']),
+        sql`json_extract(${tasks.target}, '$.device') = ${sql.placeholder('device')}`,
+        sql`json_extract(${tasks.params}, '$.paths') IS NULL`,
+      ),
+    )
+    .orderBy(desc(tasks.id))
+    .limit(1)
+    .prepare()
 
   /** The full scan of the device queued or running (the running one first), or undefined. */
   function openScan(device: number): TaskRow | undefined {
-    const open = runner.openFor({ device }).map((id) => runner.get(id)).filter((t): t is TaskRow =>
-      t !== undefined && t.kind === 'scan' && (t.params as { paths?: unknown }).paths === null)
+    const open = runner
+      .openFor({ device })
+      .map((id) => runner.get(id))
+      .filter(
+        (t): t is TaskRow => t !== undefined && t.kind === 'scan' && (t.params as { paths?: unknown }).paths === null,
+      )
     return open.find((t) => t.state === 'running') ?? open[0]
   }
 
-  async function statusOf(device: DeviceRow, counts: Map<number, { online: number; offline: number }>, watched: WatchState[] | undefined): Promise<DeviceStatusAnswer> {
+  async function statusOf(
+    device: DeviceRow,
+    counts: Map<number, { online: number; offline: number }>,
+    watched: WatchState[] | undefined,
+  ): Promise<DeviceStatusAnswer> {
     const look = await folderSpace(device.path)
     const watch = watched?.find((w) => w.device === device.id)
     const open = openScan(device.id)
@@ -80,7 +107,9 @@ export function createDeviceStatus(db: Db, deps: { devices: Devices; media: Medi
       online: look.online,
       ...(look.online ? {} : { reason: look.reason }),
       space: look.online ? { total: look.total, free: look.free } : null,
-      watch: watch ? { mode: watch.mode, ready: watch.ready, ...(watch.reason === undefined ? {} : { reason: watch.reason }) } : null,
+      watch: watch
+        ? { mode: watch.mode, ready: watch.ready, ...(watch.reason === undefined ? {} : { reason: watch.reason }) }
+        : null,
       assets: counts.get(device.id) ?? { online: 0, offline: 0 },
       scan: open ? summary(open) : null,
       last_scan: last ? summary(last) : null,

@@ -70,14 +70,18 @@ export function eventsModule(ctx: ModuleContext, events: Events) {
       {
         auth: true,
         headers: t.Object({
-          'last-event-id': t.Optional(t.String({
-            description: 'The id of the last event the client has (EventSource sends it when it reconnects): the events after it are sent first, or a reset event when it is no longer held',
-          })),
+          'last-event-id': t.Optional(
+            t.String({
+              description:
+                'The id of the last event the client has (EventSource sends it when it reconnects): the events after it are sent first, or a reset event when it is no longer held',
+            }),
+          ),
         }),
         response: {
           200: t.String({
             contentMediaType: 'text/event-stream',
-            description: 'Server-Sent Events, open until the client or the server ends it (docs/api.md, section Events)',
+            description:
+              'Server-Sent Events, open until the client or the server ends it (docs/api.md, section Events)',
             examples: [STREAM_EXAMPLE],
           }),
           ...errors(),

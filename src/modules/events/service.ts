@@ -14,7 +14,16 @@ import { canRead, sharedWith } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
 export const ASSET_ACTIONS = ['created', 'updated', 'deleted', 'offline', 'online', 'moved', 'relinked'] as const
-export const PROJECT_ACTIONS = ['created', 'copied', 'updated', 'deleted', 'offline', 'online', 'linked', 'unlinked'] as const
+export const PROJECT_ACTIONS = [
+  'created',
+  'copied',
+  'updated',
+  'deleted',
+  'offline',
+  'online',
+  'linked',
+  'unlinked',
+] as const
 export type AssetAction = (typeof ASSET_ACTIONS)[number]
 export type ProjectAction = (typeof PROJECT_ACTIONS)[number]
 
@@ -57,8 +66,17 @@ const onlineChange = (e: Entry): 'offline' | 'online' | undefined => {
 
 /** What a task event says: the fields of the tasks list that move (docs/api.md, Tasks). */
 const taskData = (row: TaskRow) => ({
-  id: row.id, kind: row.kind, state: row.state, target: row.target, step: row.step, percent: row.percent, bytes_done: row.bytes_done,
-  bytes_total: row.bytes_total, files_done: row.files_done, files_total: row.files_total, error: row.error,
+  id: row.id,
+  kind: row.kind,
+  state: row.state,
+  target: row.target,
+  step: row.step,
+  percent: row.percent,
+  bytes_done: row.bytes_done,
+  bytes_total: row.bytes_total,
+  files_done: row.files_done,
+  files_total: row.files_total,
+  error: row.error,
 })
 
 const ended = (row: TaskRow) => row.state === 'done' || row.state === 'failed'
@@ -190,7 +208,11 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
     /** The import logs' observer: a log written or advanced (inside its transaction). */
     importLogChanged(change: ImportLogChange) {
       if (!bus.wanted()) return
-      publishAfterCommit('importlog', { id: change.id, asset_path: change.asset_path, status: change.status }, audienceOf(change.production))
+      publishAfterCommit(
+        'importlog',
+        { id: change.id, asset_path: change.asset_path, status: change.status },
+        audienceOf(change.production),
+      )
     },
 
     /** A stream of the events `user` may see (GET /api/events/). */

@@ -14,24 +14,41 @@ import { byUserName, historyReadableBy } from './service.ts'
 type Query = typeof HistoryQuery.static & { limit?: string; offset?: string }
 
 export function historyModule(ctx: ModuleContext) {
-  const one = ctx.db.select().from(history).where(eq(history.id, sql.placeholder('id'))).prepare()
+  const one = ctx.db
+    .select()
+    .from(history)
+    .where(eq(history.id, sql.placeholder('id')))
+    .prepare()
   /** One row's visibility: the list's rule (historyReadableBy), asked of that row. */
   const readable = (row: { id: number }, user: Principal) => {
     const rule = historyReadableBy(user)
-    return !rule || ctx.db.select({ id: history.id }).from(history).where(and(eq(history.id, row.id), rule)).get() !== undefined
+    return (
+      !rule ||
+      ctx.db
+        .select({ id: history.id })
+        .from(history)
+        .where(and(eq(history.id, row.id), rule))
+        .get() !== undefined
+    )
   }
   const list = (query: Query, user: Principal, request: Request) =>
-    ctx.list({
-      table: history,
-      where: () => [
-        optionalEq(history.resource, query.resource), idEq(history.resource_id, query.id),
-        query.user === undefined ? undefined : byUserName(query.user), historyReadableBy(user),
-      ],
-      route: '/history',
-      user,
-      toApi: historyToApi,
-      descending: true,
-    }, query, request)
+    ctx.list(
+      {
+        table: history,
+        where: () => [
+          optionalEq(history.resource, query.resource),
+          idEq(history.resource_id, query.id),
+          query.user === undefined ? undefined : byUserName(query.user),
+          historyReadableBy(user),
+        ],
+        route: '/history',
+        user,
+        toApi: historyToApi,
+        descending: true,
+      },
+      query,
+      request,
+    )
   return new Elysia({ prefix: '/history', tags: ['History'] })
     .use(sharedModels)
     .use(ctx.auth)
@@ -51,19 +68,26 @@ export function historyModule(ctx: ModuleContext) {
           summary: 'The change history, newest first (extension)',
           description:
             'Every create, update, delete and link change of a catalogue record, through the API, the command line, an import or the ' +
-            'watcher, with who made it and each changed field\'s old and new value. Newest first; limit/offset, X-Total-Count and Link ' +
+            "watcher, with who made it and each changed field's old and new value. Newest first; limit/offset, X-Total-Count and Link " +
             'as every list. Rows of records the user cannot read are left out. Example: /api/history/?resource=videoasset&id=7.',
         },
       },
     )
-    .get('/:id', ({ params, user }) => {
-      const row = one.get({ id: params.id })
-      if (!row || !readable(row, user)) throw notFound(noSuchRecord('HistoryEntry'))
-      return historyToApi(row)
-    }, {
-      auth: true,
-      params: IdParams,
-      response: { 200: 'HistoryEntry', ...errors(404) },
-      detail: { summary: 'One history row (extension)', description: 'A row of a record the user cannot read answers 404, as the record does.' },
-    })
+    .get(
+      '/:id',
+      ({ params, user }) => {
+        const row = one.get({ id: params.id })
+        if (!row || !readable(row, user)) throw notFound(noSuchRecord('HistoryEntry'))
+        return historyToApi(row)
+      },
+      {
+        auth: true,
+        params: IdParams,
+        response: { 200: 'HistoryEntry', ...errors(404) },
+        detail: {
+          summary: 'One history row (extension)',
+          description: 'A row of a record the user cannot read answers 404, as the record does.',
+        },
+      },
+    )
 }

@@ -21,7 +21,13 @@ export const actorOf = (user: Pick<Principal, 'id' | 'username'>, via: Via = 'ap
 export const system = (via: Via): Actor => ({ user: null, via })
 
 /** Resources every user can read (docs/api.md, Permissions): their history is shown to everyone. */
-export const PUBLIC_RESOURCES = ['device', 'transcodingprofile', 'custommetadata', 'custommetadataset', 'assetholdduration'] as const
+export const PUBLIC_RESOURCES = [
+  'device',
+  'transcodingprofile',
+  'custommetadata',
+  'custommetadataset',
+  'assetholdduration',
+] as const
 export const MEDIA_RESOURCES = ['audioasset', 'imageasset', 'videoasset'] as const
 /** Every resource history names (the filter's values). */
 export const RESOURCES = [...PUBLIC_RESOURCES, ...MEDIA_RESOURCES, 'projectasset', 'production', 'user'] as const
@@ -34,7 +40,14 @@ export type Resource = (typeof RESOURCES)[number]
 export type Hint = 'relinked' | 'copied'
 
 /** One row as record() is given it. */
-export type Entry = { resource: Resource; id: number; action: Action; changes?: Changes; production?: number | null; hint?: Hint }
+export type Entry = {
+  resource: Resource
+  id: number
+  action: Action
+  changes?: Changes
+  production?: number | null
+  hint?: Hint
+}
 
 /**
  * Told every row recorded, inside the transaction that writes it (so that what it reads is read
@@ -46,9 +59,14 @@ export type Listener = (e: Entry) => void
 export const hiddenPassword = (password: string | null) => (password === null ? null : '********')
 
 /** The fields of `fields` whose values differ between `before` and `after`, as {old, new}. */
-export function diff(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): Changes {
+export function diff(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  fields: readonly string[],
+): Changes {
   const changes: Changes = {}
-  for (const f of fields) if (!sameValue(before[f], after[f])) changes[f] = { old: before[f] ?? null, new: after[f] ?? null }
+  for (const f of fields)
+    if (!sameValue(before[f], after[f])) changes[f] = { old: before[f] ?? null, new: after[f] ?? null }
   return changes
 }
 
@@ -62,15 +80,34 @@ export function historyOf(db: Db): History {
 
 /** The values of `fields` of a record as {old: null, new} (a create) or {old, new: null} (a delete). */
 function snapshot(values: Record<string, unknown>, fields: readonly string[], as: 'create' | 'delete'): Changes {
-  return Object.fromEntries(fields.map((f) => [f, as === 'create' ? { old: null, new: values[f] ?? null } : { old: values[f] ?? null, new: null }]))
+  return Object.fromEntries(
+    fields.map((f) => [
+      f,
+      as === 'create' ? { old: null, new: values[f] ?? null } : { old: values[f] ?? null, new: null },
+    ]),
+  )
 }
 
 function createHistory(db: Db) {
-  const insert = db.$client.prepare<unknown, [string, number | null, string | null, string, string, number, string, string, number | null]>(
-    'INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  const insert = db.$client.prepare<
+    unknown,
+    [string, number | null, string | null, string, string, number, string, string, number | null]
+  >(
+    'INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
   const listeners: Listener[] = []
   const record = (by: Actor, e: Entry) => {
-    insert.run(isoTimestamp(), by.user?.id ?? null, by.user?.username ?? null, by.via, e.resource, e.id, e.action, JSON.stringify(e.changes ?? {}), e.production ?? null)
+    insert.run(
+      isoTimestamp(),
+      by.user?.id ?? null,
+      by.user?.username ?? null,
+      by.via,
+      e.resource,
+      e.id,
+      e.action,
+      JSON.stringify(e.changes ?? {}),
+      e.production ?? null,
+    )
     for (const listener of listeners) listener(e)
   }
   return {
@@ -92,8 +129,12 @@ function createHistory(db: Db) {
      * Call it inside the transaction of the update.
      */
     updated(
-      by: Actor, e: { resource: Resource; id: number; production?: number | null; hint?: Hint }, before: Record<string, unknown>, after: Record<string, unknown>,
-      fields: readonly string[], extra: Changes = {},
+      by: Actor,
+      e: { resource: Resource; id: number; production?: number | null; hint?: Hint },
+      before: Record<string, unknown>,
+      after: Record<string, unknown>,
+      fields: readonly string[],
+      extra: Changes = {},
     ): Changes {
       const changes = { ...diff(before, after, fields), ...extra }
       if (Object.keys(changes).length) record(by, { ...e, action: 'update', changes })
@@ -101,12 +142,22 @@ function createHistory(db: Db) {
     },
 
     /** A create: the row with the record's `fields` as {old: null, new}. Inside the create's transaction. */
-    created(by: Actor, e: { resource: Resource; id: number; production?: number | null }, values: Record<string, unknown>, fields: readonly string[]) {
+    created(
+      by: Actor,
+      e: { resource: Resource; id: number; production?: number | null },
+      values: Record<string, unknown>,
+      fields: readonly string[],
+    ) {
       record(by, { ...e, action: 'create', changes: snapshot(values, fields, 'create') })
     },
 
     /** A delete: the row with the record's `fields` as {old, new: null}. Inside the delete's transaction. */
-    deleted(by: Actor, e: { resource: Resource; id: number; production?: number | null }, values: Record<string, unknown>, fields: readonly string[]) {
+    deleted(
+      by: Actor,
+      e: { resource: Resource; id: number; production?: number | null },
+      values: Record<string, unknown>,
+      fields: readonly string[],
+    ) {
       record(by, { ...e, action: 'delete', changes: snapshot(values, fields, 'delete') })
     },
 
@@ -143,7 +194,8 @@ export function historyReadableBy(user: Principal): SQL | undefined {
 }
 
 /** The user filter: a user name; `system` also names the service's own changes. */
-export const byUserName = (name: string) => (name === 'system' ? or(isNull(history.username), eq(history.username, name))! : eq(history.username, name))
+export const byUserName = (name: string) =>
+  name === 'system' ? or(isNull(history.username), eq(history.username, name))! : eq(history.username, name)
 
 /**
  * `modified_by` of a single record: who wrote its newest history row ("system" for the service),
@@ -151,4 +203,6 @@ export const byUserName = (name: string) => (name === 'system' ? or(isNull(histo
  * statement (the index history_resource finds it).
  */
 export const modifiedBy = (resource: SQL, id: SQL) =>
-  sql<string | null>`(SELECT coalesce(h.username, 'system') FROM history h WHERE h.resource = ${resource} AND h.resource_id = ${id} ORDER BY h.id DESC LIMIT 1)`
+  sql<
+    string | null
+  >`(SELECT coalesce(h.username, 'system') FROM history h WHERE h.resource = ${resource} AND h.resource_id = ${id} ORDER BY h.id DESC LIMIT 1)`

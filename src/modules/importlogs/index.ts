@@ -39,17 +39,24 @@ export const importLogsModule = (ctx: ModuleContext) =>
     filters: t.Object({
       asset_path: t.Optional(t.String({ description: 'The logs of the asset with this path' })),
       asset_import_id: idFilter('The logs of the imports of this asset (by id), wherever its file lay then'),
-      ordering: t.Optional(oneOf(ORDERING_NAMES, { description: 'The order: id (the default, oldest first), -id (newest first), -failed (failed logs first, those with an error; newest first within each)' })),
+      ordering: t.Optional(
+        oneOf(ORDERING_NAMES, {
+          description:
+            'The order: id (the default, oldest first), -id (newest first), -failed (failed logs first, those with an error; newest first within each)',
+        }),
+      ),
     }),
     where: (query, user) => [
       optionalEq(importLogs.asset_path, query.asset_path),
       // With a path, `+` keeps SQLite on the path's index (which holds asset_import_id too).
       query.asset_path !== undefined && query.asset_import_id !== undefined
-        ? sql`+${importLogs.asset_import_id} = ${Number(query.asset_import_id)}` : idEq(importLogs.asset_import_id, query.asset_import_id),
+        ? sql`+${importLogs.asset_import_id} = ${Number(query.asset_import_id)}`
+        : idEq(importLogs.asset_import_id, query.asset_import_id),
       readableBy(user, importLogs.production),
     ],
     order: (query) => ORDERINGS[query.ordering ?? 'id'],
-    listDescription: 'In id order; ordering=-id for newest first, ordering=-failed for failed logs (an error) first, newest first within each. ' +
+    listDescription:
+      'In id order; ordering=-id for newest first, ordering=-failed for failed logs (an error) first, newest first within each. ' +
       'Filters asset_path and asset_import_id. Without limit the whole list is streamed. X-Total-Count holds the number of matching records.',
-    canRead: (row, user) => row.production === null ? user.is_superuser : canRead(user, row.production),
+    canRead: (row, user) => (row.production === null ? user.is_superuser : canRead(user, row.production)),
   })

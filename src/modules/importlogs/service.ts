@@ -38,22 +38,50 @@ export type ImportLogChange = { id: number; asset_path: string; status: string; 
 export function createImportLogs(db: Db, { observe }: { observe?: (change: ImportLogChange) => void } = {}) {
   // Every import writes one log and advances it a few times: prepared once (see mediaassets).
   const p = (name: string) => sql.placeholder(name)
-  const insert = db.insert(importLogs).values({
-    asset_type: p('asset_type'), asset_path: p('asset_path'), status: p('status'), error: p('error'), payload: p('payload'),
-    asset_config: p('asset_config'), asset_import_id: p('asset_import_id'), production: p('production'), date_add: p('now'), date_mod: p('now'),
-  }).returning({ id: importLogs.id }).prepare()
-  const warningOf = db.select({ warning: importLogs.warning, asset_path: importLogs.asset_path, production: importLogs.production })
-    .from(importLogs).where(eq(importLogs.id, p('id'))).prepare()
+  const insert = db
+    .insert(importLogs)
+    .values({
+      asset_type: p('asset_type'),
+      asset_path: p('asset_path'),
+      status: p('status'),
+      error: p('error'),
+      payload: p('payload'),
+      asset_config: p('asset_config'),
+      asset_import_id: p('asset_import_id'),
+      production: p('production'),
+      date_add: p('now'),
+      date_mod: p('now'),
+    })
+    .returning({ id: importLogs.id })
+    .prepare()
+  const warningOf = db
+    .select({ warning: importLogs.warning, asset_path: importLogs.asset_path, production: importLogs.production })
+    .from(importLogs)
+    .where(eq(importLogs.id, p('id')))
+    .prepare()
   // (set() takes placeholders as SQL: they reach SQLite as given, so the JSON is written as text.)
-  const update = db.update(importLogs).set({
-    status: sql`${p('status')}`, date_mod: sql`${p('now')}`, error: sql`coalesce(${p('error')}, ${importLogs.error})`, warning: sql`${p('warning')}`,
-  }).where(eq(importLogs.id, p('id'))).prepare()
+  const update = db
+    .update(importLogs)
+    .set({
+      status: sql`${p('status')}`,
+      date_mod: sql`${p('now')}`,
+      error: sql`coalesce(${p('error')}, ${importLogs.error})`,
+      warning: sql`${p('warning')}`,
+    })
+    .where(eq(importLogs.id, p('id')))
+    .prepare()
   const advanceAll = (ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }) => {
     const now = isoTimestamp()
     for (const id of ids) {
       const row = warningOf.get({ id })
       if (!row) continue
-      update.run({ id, status: change.status, now, error: change.error ?? null, warning: JSON.stringify(change.warning ? { ...row.warning, ...change.warning } : row.warning) })
+      update.run({
+        id,
+        status: change.status,
+        now,
+        error: change.error ?? null,
+        warning: JSON.stringify(change.warning ? { ...row.warning, ...change.warning } : row.warning),
+      })
       observe?.({ id, asset_path: row.asset_path, status: change.status, production: row.production })
     }
   }

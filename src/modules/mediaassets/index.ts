@@ -6,67 +6,107 @@ import { editRoutes } from '../../http/edit.ts'
 import { literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
-import { AssetListFilters, EDIT_CODENAMES, MediaAsset, MediaAssetCreate, MediaAssetDetail, MediaAssetUpdate, TITLES, MediaListFilters, assetListWhere, listColumns, mediaListWhere, mediaToApi } from './model.ts'
+import {
+  AssetListFilters,
+  EDIT_CODENAMES,
+  MediaAsset,
+  MediaAssetCreate,
+  MediaAssetDetail,
+  MediaAssetUpdate,
+  TITLES,
+  MediaListFilters,
+  assetListWhere,
+  listColumns,
+  mediaListWhere,
+  mediaToApi,
+} from './model.ts'
 import type { MediaAssets } from './service.ts'
 import { refuseTooManyKeywords } from '../assetimport/rules.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
-export const mediaAssetsModule = (ctx: ModuleContext, service: MediaAssets, kind: MediaKind, openTasks: (target: Record<string, number>) => number[]) =>
-  new Elysia().use(resourceRoutes(ctx, {
-    prefix: `/${kind}assets`,
-    name: TITLES[kind],
-    table: mediaAssets,
-    models: { [TITLES[kind]]: MediaAsset, [`${TITLES[kind]}Create`]: MediaAssetCreate, [`${TITLES[kind]}Detail`]: MediaAssetDetail },
-    toApi: mediaToApi,
-    listRecord: listColumns,
-    filters: t.Object({ path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })), ...AssetListFilters, ...MediaListFilters }),
-    where: (query, user) => {
-      const [production, ...flags] = assetListWhere(mediaAssets, query)
-      const [device, approval] = mediaListWhere(mediaAssets, query)
-      const byPath = query.path_file !== undefined
-      return [
-        literalEq(mediaAssets.kind, kind), optionalEq(mediaAssets.path_file, query.path_file),
-        // With a path, the path index finds the few assets there; `+production` and `+device` keep
-        // SQLite from walking the production's or the device's index instead (the path index is
-        // not unique: offline assets may share a path, so the planner no longer knows a path is one row).
-        production && byPath ? sql`+${mediaAssets.production} = ${Number(query.production)}` : production,
-        device && byPath ? sql`+${mediaAssets.device} = ${Number(query.device)}` : device,
-        ...flags, approval, mediaReadableBy(user),
-      ]
-    },
-    byId: service.byIdWithDetails,
-    canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
-    detail: (row) => service.detail(row),
-    create: {
-      body: MediaAssetCreate,
-      status: 201,
-      run: (body, user) => service.create(kind, body, user),
-      description: `Registers an existing ${kind} file without the import pipeline. Needs write access to the production.`,
-    },
-  })).use(editRoutes(ctx, {
-    prefix: `/${kind}assets`,
-    name: TITLES[kind],
-    answer: `${TITLES[kind]}Detail`,
-    body: MediaAssetUpdate,
-    whole: ['name'],
-    codenames: EDIT_CODENAMES[kind],
-    update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
-    find: recordReader(ctx, { name: TITLES[kind], table: mediaAssets, canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row) }),
-    // The import's cap on keywords, asked before a body of thousands of them is cleaned.
-    refuse: (body) => refuseTooManyKeywords((body as { keywords?: unknown } | null | undefined)?.keywords, '/keywords'),
-    remove: (id, user) => service.remove(kind, id, user, openTasks),
-    notes: {
-      update:
-        'Needs write access to the production too. Writable: name, description, status_approval (0 or 1), date_crt, date_add and date_del ' +
-        '(the import\'s date forms, e.g. "2031-01-01"; null clears date_crt and date_del), is_archive, meta_field_store (validated as on ' +
-        'import; PATCH merges keys and a null value removes one, PUT replaces the store) and keywords ({category: [keyword]}; PATCH replaces ' +
-        'the categories given, null or [] removes one; PUT replaces all; as on import, at most 1,000 categories and keywords in all, each ' +
-        'category counting one and each keyword one, names of 1 to 255 characters). date_mod changes on every update. path_file is not edited in place: ' +
-        'a new path is a move (400 invalid saying so), which the watcher sees or an import with move_asset makes.',
-      delete:
-        'Needs write access to the production too. Removes the record with its project links, keywords and shares, and its proxy file when ' +
-        'that lies inside the production\'s proxy_root. The essence (path_file) is never touched: removing files is a project delete. The ' +
-        'watcher does not import the file again (by path or identity); an explicit import does. allow_partial=true is accepted and changes ' +
-        'nothing. 409 conflict while an import task works on the asset.',
-    },
-  }))
+export const mediaAssetsModule = (
+  ctx: ModuleContext,
+  service: MediaAssets,
+  kind: MediaKind,
+  openTasks: (target: Record<string, number>) => number[],
+) =>
+  new Elysia()
+    .use(
+      resourceRoutes(ctx, {
+        prefix: `/${kind}assets`,
+        name: TITLES[kind],
+        table: mediaAssets,
+        models: {
+          [TITLES[kind]]: MediaAsset,
+          [`${TITLES[kind]}Create`]: MediaAssetCreate,
+          [`${TITLES[kind]}Detail`]: MediaAssetDetail,
+        },
+        toApi: mediaToApi,
+        listRecord: listColumns,
+        filters: t.Object({
+          path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })),
+          ...AssetListFilters,
+          ...MediaListFilters,
+        }),
+        where: (query, user) => {
+          const [production, ...flags] = assetListWhere(mediaAssets, query)
+          const [device, approval] = mediaListWhere(mediaAssets, query)
+          const byPath = query.path_file !== undefined
+          return [
+            literalEq(mediaAssets.kind, kind),
+            optionalEq(mediaAssets.path_file, query.path_file),
+            // With a path, the path index finds the few assets there; `+production` and `+device` keep
+            // SQLite from walking the production's or the device's index instead (the path index is
+            // not unique: offline assets may share a path, so the planner no longer knows a path is one row).
+            production && byPath ? sql`+${mediaAssets.production} = ${Number(query.production)}` : production,
+            device && byPath ? sql`+${mediaAssets.device} = ${Number(query.device)}` : device,
+            ...flags,
+            approval,
+            mediaReadableBy(user),
+          ]
+        },
+        byId: service.byIdWithDetails,
+        canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
+        detail: (row) => service.detail(row),
+        create: {
+          body: MediaAssetCreate,
+          status: 201,
+          run: (body, user) => service.create(kind, body, user),
+          description: `Registers an existing ${kind} file without the import pipeline. Needs write access to the production.`,
+        },
+      }),
+    )
+    .use(
+      editRoutes(ctx, {
+        prefix: `/${kind}assets`,
+        name: TITLES[kind],
+        answer: `${TITLES[kind]}Detail`,
+        body: MediaAssetUpdate,
+        whole: ['name'],
+        codenames: EDIT_CODENAMES[kind],
+        update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
+        find: recordReader(ctx, {
+          name: TITLES[kind],
+          table: mediaAssets,
+          canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
+        }),
+        // The import's cap on keywords, asked before a body of thousands of them is cleaned.
+        refuse: (body) =>
+          refuseTooManyKeywords((body as { keywords?: unknown } | null | undefined)?.keywords, '/keywords'),
+        remove: (id, user) => service.remove(kind, id, user, openTasks),
+        notes: {
+          update:
+            'Needs write access to the production too. Writable: name, description, status_approval (0 or 1), date_crt, date_add and date_del ' +
+            '(the import\'s date forms, e.g. "2031-01-01"; null clears date_crt and date_del), is_archive, meta_field_store (validated as on ' +
+            'import; PATCH merges keys and a null value removes one, PUT replaces the store) and keywords ({category: [keyword]}; PATCH replaces ' +
+            'the categories given, null or [] removes one; PUT replaces all; as on import, at most 1,000 categories and keywords in all, each ' +
+            'category counting one and each keyword one, names of 1 to 255 characters). date_mod changes on every update. path_file is not edited in place: ' +
+            'a new path is a move (400 invalid saying so), which the watcher sees or an import with move_asset makes.',
+          delete:
+            'Needs write access to the production too. Removes the record with its project links, keywords and shares, and its proxy file when ' +
+            "that lies inside the production's proxy_root. The essence (path_file) is never touched: removing files is a project delete. The " +
+            'watcher does not import the file again (by path or identity); an explicit import does. allow_partial=true is accepted and changes ' +
+            'nothing. 409 conflict while an import task works on the asset.',
+        },
+      }),
+    )

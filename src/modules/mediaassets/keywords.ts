@@ -42,9 +42,12 @@ export function keywordWriter(db: Db) {
     WHERE c.kind = ?2 AND c.name = e.key AND k.category_id = c.id AND k.name = w.value ON CONFLICT DO NOTHING`)
   const defer = client.query<unknown, [number]>('INSERT INTO search_deferred (asset_id) VALUES (?)')
   const undefer = client.query<unknown, [number]>('DELETE FROM search_deferred WHERE asset_id = ?')
-  const dropDocument = client.query<unknown, [number]>('DELETE FROM search_index WHERE rowid = (SELECT doc FROM media_search_documents WHERE id = ?)')
+  const dropDocument = client.query<unknown, [number]>(
+    'DELETE FROM search_index WHERE rowid = (SELECT doc FROM media_search_documents WHERE id = ?)',
+  )
   const addDocument = client.query<unknown, [number]>(
-    'INSERT INTO search_index (rowid, name, path, keywords, description, meta, scope) SELECT doc, name, path, keywords, description, meta, scope FROM media_search_documents WHERE id = ?')
+    'INSERT INTO search_index (rowid, name, path, keywords, description, meta, scope) SELECT doc, name, path, keywords, description, meta, scope FROM media_search_documents WHERE id = ?',
+  )
 
   /**
    * Writes the keywords `given` ({category: [keyword]}, checked and each listed once) of the
@@ -53,7 +56,11 @@ export function keywordWriter(db: Db) {
    */
   return function writeKeywords(id: number, kind: MediaKind, given: Record<string, string[]>, how: KeywordWrite) {
     // Nothing to add and nothing to take away (an import without keywords, as the watcher's are).
-    if (how !== 'all' && (how === 'add' ? Object.values(given).every((names) => names.length === 0) : Object.keys(given).length === 0)) return
+    if (
+      how !== 'all' &&
+      (how === 'add' ? Object.values(given).every((names) => names.length === 0) : Object.keys(given).length === 0)
+    )
+      return
     const json = JSON.stringify(given)
     client.transaction(() => {
       defer.run(id)

@@ -19,25 +19,34 @@ export const fields = {
   is_archive: t.Boolean(),
   is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
   meta_field_store: t.Record(t.String(), t.Unknown(), { description: 'Custom metadata, key to value' }),
-  status_approval: Type.Integer({ description: '1 approved, 0 pending (the import\'s approval; PATCH sets it)' }),
+  status_approval: Type.Integer({ description: "1 approved, 0 pending (the import's approval; PATCH sets it)" }),
 }
 export const MediaAsset = t.Object(fields)
 /**
  * A list's record as read (resource.ts listRecord): the columns of `fields`, in its order;
  * status_approval is the column `approval`.
  */
-export const listColumns = Object.keys(fields).map((name): ListColumn => (name === 'status_approval' ? ['status_approval', 'approval'] : name))
+export const listColumns = Object.keys(fields).map(
+  (name): ListColumn => (name === 'status_approval' ? ['status_approval', 'approval'] : name),
+)
 export const MediaAssetDetail = t.Object({
   ...fields,
   date_crt: t.Nullable(t.String()),
   date_add: t.String(),
   date_mod: t.String(),
-  date_del: t.Nullable(t.String({ description: 'Due-for-deletion date (hold durations); nothing is deleted automatically' })),
+  date_del: t.Nullable(
+    t.String({ description: 'Due-for-deletion date (hold durations); nothing is deleted automatically' }),
+  ),
   keywords: t.Record(t.String(), t.Array(t.String()), { description: 'category: [keyword]' }),
   technical: t.Record(t.String(), t.Unknown()),
   path_proxy: t.String(),
   projects: t.Array(Type.Integer(), { description: 'Ids of linked project assets' }),
-  modified_by: t.Nullable(t.String({ description: 'Who made the last change (a user name, or "system" for the service); null: none since history is kept' })),
+  modified_by: t.Nullable(
+    t.String({
+      description:
+        'Who made the last change (a user name, or "system" for the service); null: none since history is kept',
+    }),
+  ),
 })
 
 const ReadOnly = (why: string) => t.Optional(t.Unknown({ description: `Read-only: ${why}` }))
@@ -54,8 +63,17 @@ export const MediaAssetUpdate = t.Object({
   date_add: t.Optional(DateText),
   date_del: t.Optional(t.Nullable({ ...DateText, description: 'Due-for-deletion date; null: none' })),
   is_archive: t.Optional(t.Boolean()),
-  meta_field_store: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.' })),
-  keywords: t.Optional(t.Record(t.String(), t.Unknown(), { description: '{category: [keyword]}. PATCH replaces the categories given (null or [] removes one); PUT replaces all. At most 1,000 categories and keywords in all (each category counts one, each keyword one); names of 1 to 255 characters.' })),
+  meta_field_store: t.Optional(
+    t.Record(t.String(), t.Unknown(), {
+      description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.',
+    }),
+  ),
+  keywords: t.Optional(
+    t.Record(t.String(), t.Unknown(), {
+      description:
+        '{category: [keyword]}. PATCH replaces the categories given (null or [] removes one); PUT replaces all. At most 1,000 categories and keywords in all (each category counts one, each keyword one); names of 1 to 255 characters.',
+    }),
+  ),
   id: ReadOnly('set by the service'),
   production: ReadOnly('not edited'),
   status_asset: ReadOnly('set by the import task'),
@@ -68,18 +86,23 @@ export const MediaAssetUpdate = t.Object({
   projects: ReadOnly('link and unlink through the project'),
   modified_by: ReadOnly('set by the service'),
 })
-export const MediaAssetCreate = eitherOf(t.Object({
-  name: t.String({ minLength: 1, maxLength: 255 }),
-  path_file: t.String({ minLength: 1, maxLength: 4096, description: 'Absolute, must lie on a device' }),
-  production: t.Optional(Type.Integer({ minimum: 1, description: 'Production id; wins over production_name' })),
-  production_name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
-  description: t.Optional(t.String({ maxLength: 100_000 })),
-  is_archive: t.Optional(t.Boolean()),
-  is_production: t.Optional(t.Boolean()),
-  meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
-  date_crt: t.Optional(t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })),
-  date_del: t.Optional(t.String({ maxLength: 64, description: 'As date_crt; default from the hold durations' })),
-}), ['production', 'production_name'])
+export const MediaAssetCreate = eitherOf(
+  t.Object({
+    name: t.String({ minLength: 1, maxLength: 255 }),
+    path_file: t.String({ minLength: 1, maxLength: 4096, description: 'Absolute, must lie on a device' }),
+    production: t.Optional(Type.Integer({ minimum: 1, description: 'Production id; wins over production_name' })),
+    production_name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+    description: t.Optional(t.String({ maxLength: 100_000 })),
+    is_archive: t.Optional(t.Boolean()),
+    is_production: t.Optional(t.Boolean()),
+    meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
+    date_crt: t.Optional(
+      t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' }),
+    ),
+    date_del: t.Optional(t.String({ maxLength: 64, description: 'As date_crt; default from the hold durations' })),
+  }),
+  ['production', 'production_name'],
+)
 
 /**
  * The filters medialoopster clients send on every asset list (the three media kinds and project
@@ -104,18 +127,34 @@ export const MediaListFilters = {
 export type MediaListQuery = { device?: string; status_approval?: string }
 
 /** The conditions of MediaListFilters on media_assets. */
-export const mediaListWhere = (table: { device: SQLiteColumn; approval: SQLiteColumn }, query: MediaListQuery) =>
-  [idEq(table.device, query.device), query.status_approval === undefined ? undefined : eq(table.approval, Number(query.status_approval))]
+export const mediaListWhere = (table: { device: SQLiteColumn; approval: SQLiteColumn }, query: MediaListQuery) => [
+  idEq(table.device, query.device),
+  query.status_approval === undefined ? undefined : eq(table.approval, Number(query.status_approval)),
+]
 
 /** The conditions of AssetListFilters on a table with the three columns. */
-export const assetListWhere = (table: { production: SQLiteColumn; is_archive: SQLiteColumn; is_production: SQLiteColumn }, query: AssetListQuery) =>
-  [idEq(table.production, query.production), flagEq(table.is_archive, query.is_archive), flagEq(table.is_production, query.is_production)]
+export const assetListWhere = (
+  table: { production: SQLiteColumn; is_archive: SQLiteColumn; is_production: SQLiteColumn },
+  query: AssetListQuery,
+) => [
+  idEq(table.production, query.production),
+  flagEq(table.is_archive, query.is_archive),
+  flagEq(table.is_production, query.is_production),
+]
 
 export type MediaRow = typeof mediaAssets.$inferSelect
 export const mediaToApi = (row: MediaRow) => ({
-  id: row.id, name: row.name, description: row.description, production: row.production, status_asset: row.status_asset,
-  path_file: row.path_file, device: row.device, is_archive: row.is_archive, is_production: row.is_production,
-  meta_field_store: row.meta_field_store, status_approval: row.approval,
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  production: row.production,
+  status_asset: row.status_asset,
+  path_file: row.path_file,
+  device: row.device,
+  is_archive: row.is_archive,
+  is_production: row.is_production,
+  meta_field_store: row.meta_field_store,
+  status_approval: row.approval,
 })
 
 export const TITLES: Record<MediaKind, string> = { audio: 'AudioAsset', image: 'ImageAsset', video: 'VideoAsset' }

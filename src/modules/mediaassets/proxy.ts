@@ -9,10 +9,13 @@ import type { Proxies } from '../assetimport/proxy.task.ts'
 import { TaskRef, taskAnswer } from '../tasks/model.ts'
 import { EDIT_CODENAMES, TITLES } from './model.ts'
 
-export const ProxyQueued = t.Object({ task: TaskRef }, {
-  description: 'The task that makes the proxy (kind proxy): follow it at task.url',
-  examples: [{ task: { id: 31, state: 'queued', url: '/api/tasks/31/' } }],
-})
+export const ProxyQueued = t.Object(
+  { task: TaskRef },
+  {
+    description: 'The task that makes the proxy (kind proxy): follow it at task.url',
+    examples: [{ task: { id: 31, state: 'queued', url: '/api/tasks/31/' } }],
+  },
+)
 
 export const remakeProxyModule = (ctx: ModuleContext, proxies: Proxies, kind: MediaKind) =>
   new Elysia({ prefix: `/${kind}assets`, tags: [TITLES[kind]] })
@@ -36,7 +39,7 @@ export const remakeProxyModule = (ctx: ModuleContext, proxies: Proxies, kind: Me
         detail: {
           summary: `Make the proxy of a ${TITLES[kind]} again (extension)`,
           description:
-            'Queues a task (kind proxy) that makes the proxy anew with the transcoding profile that applies now (the device\'s transcoding_profile, ' +
+            "Queues a task (kind proxy) that makes the proxy anew with the transcoding profile that applies now (the device's transcoding_profile, " +
             'else the default_profile, else the built-in default; docs/media.md) and answers 202 with it ({task: {id, state, url}}, Location: the task; ' +
             'asked again while it waits: the same task). The new proxy is written under a hidden name and replaces the old one only when complete: ' +
             'until then, and after a failed remake, path_proxy and its file stay as they were. No body. ' +

@@ -20,13 +20,30 @@ import type { Principal } from '../users/service.ts'
 
 /** Media types by extension, for the proxies ffmpeg makes and the files a rewrap keeps. */
 const TYPES: Record<string, string> = {
-  mp4: 'video/mp4', m4v: 'video/mp4', mov: 'video/quicktime', mxf: 'application/mxf', webm: 'video/webm', mkv: 'video/x-matroska',
-  m4a: 'audio/mp4', mp3: 'audio/mpeg', wav: 'audio/wav', aac: 'audio/aac', flac: 'audio/flac', ogg: 'audio/ogg',
-  jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', tif: 'image/tiff', tiff: 'image/tiff',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  mxf: 'application/mxf',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+  m4a: 'audio/mp4',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  ogg: 'audio/ogg',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
 }
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
-export const proxyType = (path: string) => TYPES[path.slice(path.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
+export const proxyType = (path: string) =>
+  TYPES[path.slice(path.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
 
 /**
  * Elysia answers a HEAD with its GET route and then sets Content-Length to the length of the
@@ -40,7 +57,9 @@ export function proxyHeadWrap<H extends (request: Request) => unknown>(handle: H
   return ((r: Request) =>
     Promise.resolve(handle(r)).then((response) => {
       const length = headLengths.get(r)
-      return length !== undefined && response instanceof Response ? setHeaders(response, { 'content-length': length }) : response
+      return length !== undefined && response instanceof Response
+        ? setHeaders(response, { 'content-length': length })
+        : response
     })) as H
 }
 
@@ -49,7 +68,11 @@ const EXAMPLE_TYPE: Record<MediaKind, string> = { video: 'video/mp4', audio: 'au
 export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: MediaKind) => {
   const noun = TITLES[kind].replace(/(?<=[a-z])(?=[A-Z])/g, ' ').toLowerCase()
   const bytes = (description: string) =>
-    t.String({ contentMediaType: EXAMPLE_TYPE[kind], description, examples: [`(the bytes of the proxy, ${EXAMPLE_TYPE[kind]})`] })
+    t.String({
+      contentMediaType: EXAMPLE_TYPE[kind],
+      description,
+      examples: [`(the bytes of the proxy, ${EXAMPLE_TYPE[kind]})`],
+    })
 
   const serve = ({ params, user, request }: { params: { id: number }; user: Principal; request: Request }) => {
     const { path, proxyRoot, devicePath } = media.proxyOf(kind, params.id, user)
@@ -62,14 +85,21 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
       if (error instanceof PathError) throw conflict(`The proxy file of this ${noun} is not served: ${error.message}`)
       throw error
     }
-    if (!file) throw notFound(`The proxy file of this ${noun} is missing, or not a regular file inside its production's proxy_root.`)
+    if (!file)
+      throw notFound(
+        `The proxy file of this ${noun} is missing, or not a regular file inside its production's proxy_root.`,
+      )
     try {
       const size = file.stat.size
       const v = validatorsOf(file.stat)
       const headers: Record<string, string> = {
-        'content-type': proxyType(path), 'accept-ranges': 'bytes', etag: v.etag, 'last-modified': v.lastModified,
+        'content-type': proxyType(path),
+        'accept-ranges': 'bytes',
+        etag: v.etag,
+        'last-modified': v.lastModified,
         // Readable only with the user's credentials: no shared cache keeps it; a browser asks again with its ETag.
-        'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff',
+        'cache-control': 'private, no-cache',
+        'x-content-type-options': 'nosniff',
       }
       if (notModified(request, v)) {
         closeSync(file.fd)
@@ -96,29 +126,27 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
   return new Elysia({ prefix: `/${kind}assets`, tags: [TITLES[kind]] })
     .use(sharedModels)
     .use(ctx.auth)
-    .get(
-      '/:id/proxy',
-      serve,
-      {
-        auth: true,
-        params: IdParams,
-        response: {
-          200: bytes('The whole proxy file'),
-          206: bytes('The byte range asked for (Content-Range says which)'),
-          304: t.Void({ description: 'Not modified: If-None-Match holds the ETag (or If-Modified-Since is not before Last-Modified)' }),
-          ...errors(404, 409, 416),
-        },
-        detail: {
-          summary: `The proxy file of a ${TITLES[kind]} (extension)`,
-          description:
-            `Streams the proxy (path_proxy) for playing or viewing, with its Content-Type by extension, Content-Length, Accept-Ranges: bytes, a strong ETag and Last-Modified. ` +
-            'One byte range (Range: bytes=START-END, START- or -SUFFIX) answers 206 with Content-Range; a range beyond the end is 416 range_not_satisfiable ' +
-            '(Content-Range: bytes */SIZE); several ranges, or an If-Range that no longer matches the file (an ETag or the exact Last-Modified), get the whole file (200). ' +
-            'If-None-Match or If-Modified-Since that match: 304. Readable as the record is: an asset the user cannot read is 404. 404 too when the asset has no proxy, ' +
-            "or when the file is missing, is not a regular file, or does not lie inside the production's proxy_root (reached without following a link). " +
-            "409 when the production's proxy_root is reached through a symbolic link (or leads outside its device through one): nothing is read there. " +
-            'Served whatever Accept says (a media element does not ask for JSON); errors are JSON.',
-        },
+    .get('/:id/proxy', serve, {
+      auth: true,
+      params: IdParams,
+      response: {
+        200: bytes('The whole proxy file'),
+        206: bytes('The byte range asked for (Content-Range says which)'),
+        304: t.Void({
+          description: 'Not modified: If-None-Match holds the ETag (or If-Modified-Since is not before Last-Modified)',
+        }),
+        ...errors(404, 409, 416),
       },
-    )
+      detail: {
+        summary: `The proxy file of a ${TITLES[kind]} (extension)`,
+        description:
+          `Streams the proxy (path_proxy) for playing or viewing, with its Content-Type by extension, Content-Length, Accept-Ranges: bytes, a strong ETag and Last-Modified. ` +
+          'One byte range (Range: bytes=START-END, START- or -SUFFIX) answers 206 with Content-Range; a range beyond the end is 416 range_not_satisfiable ' +
+          '(Content-Range: bytes */SIZE); several ranges, or an If-Range that no longer matches the file (an ETag or the exact Last-Modified), get the whole file (200). ' +
+          'If-None-Match or If-Modified-Since that match: 304. Readable as the record is: an asset the user cannot read is 404. 404 too when the asset has no proxy, ' +
+          "or when the file is missing, is not a regular file, or does not lie inside the production's proxy_root (reached without following a link). " +
+          "409 when the production's proxy_root is reached through a symbolic link (or leads outside its device through one): nothing is read there. " +
+          'Served whatever Accept says (a media element does not ask for JSON); errors are JSON.',
+      },
+    })
 }

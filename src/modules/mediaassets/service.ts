@@ -24,29 +24,55 @@ import { canReadAsset, mediaReadableBy, requirePerm, requireWrite } from '../use
 import type { Principal } from '../users/service.ts'
 import type { Relocation } from '../../watch/reconcile.ts'
 import { type KeywordWrite, keywordWriter } from './keywords.ts'
-import { EDIT_CODENAMES, type MediaAssetCreate, type MediaAssetUpdate, type MediaRow, TITLES, mediaToApi } from './model.ts'
+import {
+  EDIT_CODENAMES,
+  type MediaAssetCreate,
+  type MediaAssetUpdate,
+  type MediaRow,
+  TITLES,
+  mediaToApi,
+} from './model.ts'
 
 /**
  * The fields history records of a media asset, as the single record shows them (keywords and
  * projects included); date_mod is left out (it changes with every write, each row has its date).
  */
 const FIELDS = [
-  'name', 'description', 'production', 'status_asset', 'path_file', 'device', 'is_archive', 'is_production', 'meta_field_store',
-  'status_approval', 'date_crt', 'date_add', 'date_del', 'keywords', 'technical', 'path_proxy', 'projects',
+  'name',
+  'description',
+  'production',
+  'status_asset',
+  'path_file',
+  'device',
+  'is_archive',
+  'is_production',
+  'meta_field_store',
+  'status_approval',
+  'date_crt',
+  'date_add',
+  'date_del',
+  'keywords',
+  'technical',
+  'path_proxy',
+  'projects',
 ] as const
 
 /** Fields the service sets, with what a request that changes one is told (400 invalid at it). */
 const READ_ONLY: Record<string, string> = {
   id: 'id is set by the service.',
-  production: "An asset's production is not edited: import the file into the other production, or share the asset with it by a project copy.",
+  production:
+    "An asset's production is not edited: import the file into the other production, or share the asset with it by a project copy.",
   status_asset: 'status_asset is set by the import task.',
-  path_file: 'path_file is not edited in place: a new path is a move of the file, which the watcher sees (move or rename the file on the device) or an import with move_asset makes.',
+  path_file:
+    'path_file is not edited in place: a new path is a move of the file, which the watcher sees (move or rename the file on the device) or an import with move_asset makes.',
   device: 'device follows path_file (the device the file lies on); it is not edited.',
-  is_production: 'is_production is set by the service: true while the file is on online storage (the watcher keeps it).',
+  is_production:
+    'is_production is set by the service: true while the file is on online storage (the watcher keeps it).',
   date_mod: 'date_mod is set by the service on every change.',
   technical: 'technical holds probed or imported technical details; it is set by the import.',
   path_proxy: 'path_proxy is set by the import task that makes the proxy.',
-  projects: 'projects lists the linked project assets: link and unlink them through /api/projectassets/{id}/addasset/ and /unlinkasset/.',
+  projects:
+    'projects lists the linked project assets: link and unlink them through /api/projectassets/{id}/addasset/ and /unlinkasset/.',
   modified_by: 'modified_by is set by the service (the history).',
 }
 
@@ -71,85 +97,234 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     WHERE mk.asset_id = media_assets.id)`
   const projectsJson = sql<string>`(SELECT json_group_array(l.project_id ORDER BY l.project_id) FROM project_asset_links l WHERE l.asset_id = media_assets.id)`
   const modifiedByJson = modifiedBy(sql`media_assets.kind || 'asset'`, sql`media_assets.id`)
-  const withDetails = db.select({ ...getTableColumns(mediaAssets), keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
-    .from(mediaAssets).where(eq(mediaAssets.id, sql.placeholder('id'))).prepare()
-  const detailsOf = db.select({ keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
-    .from(mediaAssets).where(eq(mediaAssets.id, sql.placeholder('id'))).prepare()
+  const withDetails = db
+    .select({
+      ...getTableColumns(mediaAssets),
+      keywords_json: keywordsJson,
+      projects_json: projectsJson,
+      modified_by: modifiedByJson,
+    })
+    .from(mediaAssets)
+    .where(eq(mediaAssets.id, sql.placeholder('id')))
+    .prepare()
+  const detailsOf = db
+    .select({ keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
+    .from(mediaAssets)
+    .where(eq(mediaAssets.id, sql.placeholder('id')))
+    .prepare()
   // Files whose asset a user deleted (the watcher does not import them again), by path or identity:
   // dev, ino and the stamp, as the watcher tells files apart (an inode the file system gives again,
   // after the user removed that file too, is another file; ext4 often does so at once).
   const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null, number | null]>(
-    'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3 AND (?4 IS NULL OR file_stamp IS NULL OR file_stamp = ?4)) LIMIT 1')
+    'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3 AND (?4 IS NULL OR file_stamp IS NULL OR file_stamp = ?4)) LIMIT 1',
+  )
   const anyDismissed = db.$client.query<{ one: number }, []>('SELECT 1 AS one FROM dismissed_files LIMIT 1')
   const forgetDismissedAt = db.$client.query<unknown, [string]>('DELETE FROM dismissed_files WHERE path_file = ?')
   // A deleted asset's projects (remove): their production, their linked assets of a kind, their date_mod.
-  const projectOf = db.$client.query<{ production: number; date_mod: string }, [number]>('SELECT production, date_mod FROM project_assets WHERE id = ?')
+  const projectOf = db.$client.query<{ production: number; date_mod: string }, [number]>(
+    'SELECT production, date_mod FROM project_assets WHERE id = ?',
+  )
   const linkedOfKind = db.$client.query<{ asset_id: number }, [number, string]>(
-    'SELECT l.asset_id FROM project_asset_links l JOIN media_assets m ON m.id = l.asset_id WHERE l.project_id = ? AND m.kind = ? ORDER BY l.asset_id')
-  const touchProject = db.$client.query<unknown, [string, number]>('UPDATE project_assets SET date_mod = ? WHERE id = ?')
+    'SELECT l.asset_id FROM project_asset_links l JOIN media_assets m ON m.id = l.asset_id WHERE l.project_id = ? AND m.kind = ? ORDER BY l.asset_id',
+  )
+  const touchProject = db.$client.query<unknown, [string, number]>(
+    'UPDATE project_assets SET date_mod = ? WHERE id = ?',
+  )
   const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
   // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
   // and SQLite compiles a statement per call otherwise, ten times the work of running it).
   const p = (name: string) => sql.placeholder(name)
-  const inRange = and(allKinds, sql`${mediaAssets.path_file} >= ${p('dir')}`, sql`${mediaAssets.path_file} < ${p('end')}`)
+  const inRange = and(
+    allKinds,
+    sql`${mediaAssets.path_file} >= ${p('dir')}`,
+    sql`${mediaAssets.path_file} < ${p('end')}`,
+  )
   // Several assets may name one path: one in production at most (the partial unique index), and
   // any number whose file vanished from there. The one in production answers, else the newest.
   const pathOrder = [desc(mediaAssets.is_production), desc(mediaAssets.id)] as const
-  const byPathOfKind = db.select().from(mediaAssets).where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path')))).orderBy(...pathOrder).limit(1).prepare()
-  const byPathAnyKind = db.select().from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).orderBy(...pathOrder).limit(1).prepare()
+  const byPathOfKind = db
+    .select()
+    .from(mediaAssets)
+    .where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path'))))
+    .orderBy(...pathOrder)
+    .limit(1)
+    .prepare()
+  const byPathAnyKind = db
+    .select()
+    .from(mediaAssets)
+    .where(and(allKinds, eq(mediaAssets.path_file, p('path'))))
+    .orderBy(...pathOrder)
+    .limit(1)
+    .prepare()
   const onlineAt = db.$client.query<{ id: number }, [string, string]>(
-    "SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1")
+    'SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1',
+  )
   const underDir = db.select().from(mediaAssets).where(inRange).prepare()
-  const rowById = db.select().from(mediaAssets).where(eq(mediaAssets.id, p('id'))).prepare()
-  const ownerOf = db.$client.query<{ kind: MediaKind; production: number; device: number; is_production: number }, [number]>(
-    'SELECT kind, production, device, is_production FROM media_assets WHERE id = ?')
-  const setStatusOf = db.update(mediaAssets).set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` }).where(eq(mediaAssets.id, p('id'))).prepare()
+  const rowById = db
+    .select()
+    .from(mediaAssets)
+    .where(eq(mediaAssets.id, p('id')))
+    .prepare()
+  const ownerOf = db.$client.query<
+    { kind: MediaKind; production: number; device: number; is_production: number },
+    [number]
+  >('SELECT kind, production, device, is_production FROM media_assets WHERE id = ?')
+  const setStatusOf = db
+    .update(mediaAssets)
+    .set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` })
+    .where(eq(mediaAssets.id, p('id')))
+    .prepare()
   const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
-  const currentPath = db.$client.query<{ path_file: string; kind: MediaKind; is_archive: number }, [number]>('SELECT path_file, kind, is_archive FROM media_assets WHERE id = ?')
+  const currentPath = db.$client.query<{ path_file: string; kind: MediaKind; is_archive: number }, [number]>(
+    'SELECT path_file, kind, is_archive FROM media_assets WHERE id = ?',
+  )
   // Back to its old path; out of production when another asset took that path in production meanwhile.
   const unpark = db.$client.query<unknown, [string, string, string, number, number]>(
     `UPDATE media_assets SET path_file = ?, is_production = CASE WHEN EXISTS (SELECT 1 FROM media_assets o
-       WHERE o.path_file = ? AND o.kind = ? AND o.is_production = 1 AND o.id != ?) THEN 0 ELSE is_production END WHERE id = ?`)
-  const setOffline = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 0, date_mod = ? WHERE id = ? AND is_production = 1')
-  const setOnlineOne = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET is_production = 1, date_mod = ? WHERE id = ? AND is_production = 0')
-  const countUnderDir = db.select({ n: count() }).from(mediaAssets).where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`)).prepare()
+       WHERE o.path_file = ? AND o.kind = ? AND o.is_production = 1 AND o.id != ?) THEN 0 ELSE is_production END WHERE id = ?`,
+  )
+  const setOffline = db.$client.query<unknown, [string, number]>(
+    'UPDATE media_assets SET is_production = 0, date_mod = ? WHERE id = ? AND is_production = 1',
+  )
+  const setOnlineOne = db.$client.query<unknown, [string, number]>(
+    'UPDATE media_assets SET is_production = 1, date_mod = ? WHERE id = ? AND is_production = 0',
+  )
+  const countUnderDir = db
+    .select({ n: count() })
+    .from(mediaAssets)
+    .where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`))
+    .prepare()
   /** What a scan compares with the disk: the columns reconcile reads, not the metadata (100,000 rows on a share). */
   const scanFields = {
-    id: mediaAssets.id, path_file: mediaAssets.path_file, device: mediaAssets.device, is_archive: mediaAssets.is_archive,
-    is_production: mediaAssets.is_production, file_dev: mediaAssets.file_dev, file_ino: mediaAssets.file_ino, file_stamp: mediaAssets.file_stamp,
-    file_size: mediaAssets.file_size, file_mtime: mediaAssets.file_mtime, file_hash: mediaAssets.file_hash, kind: mediaAssets.kind,
+    id: mediaAssets.id,
+    path_file: mediaAssets.path_file,
+    device: mediaAssets.device,
+    is_archive: mediaAssets.is_archive,
+    is_production: mediaAssets.is_production,
+    file_dev: mediaAssets.file_dev,
+    file_ino: mediaAssets.file_ino,
+    file_stamp: mediaAssets.file_stamp,
+    file_size: mediaAssets.file_size,
+    file_mtime: mediaAssets.file_mtime,
+    file_hash: mediaAssets.file_hash,
+    kind: mediaAssets.kind,
   }
-  const inoSpan = db.$client.query<{ lo: number | null; hi: number | null }, [number]>('SELECT min(file_ino) AS lo, max(file_ino) AS hi FROM media_assets WHERE file_dev = ?')
-  const identitiesOf = db.select(scanFields).from(mediaAssets)
-    .where(and(eq(mediaAssets.file_dev, p('dev')), sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`)).prepare()
+  const inoSpan = db.$client.query<{ lo: number | null; hi: number | null }, [number]>(
+    'SELECT min(file_ino) AS lo, max(file_ino) AS hi FROM media_assets WHERE file_dev = ?',
+  )
+  const identitiesOf = db
+    .select(scanFields)
+    .from(mediaAssets)
+    .where(
+      and(
+        eq(mediaAssets.file_dev, p('dev')),
+        sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`,
+      ),
+    )
+    .prepare()
   // A scan of a catalogued share reads every row under it: as the driver's arrays (values()),
   // each made into its object here, in scanFields' order (drizzle maps every column of every row
   // through its generic decoders: 85 of a 700 ms start scan of 100,000 files, this 30).
   const underDirForScan = db.select(scanFields).from(mediaAssets).where(inRange).prepare()
   // The same in pages along the path index (a scan reads them between turns of the event loop).
-  const underDirPageForScan = db.select(scanFields).from(mediaAssets).where(inRange).orderBy(mediaAssets.path_file).limit(p('limit')).prepare()
-  const atPathForScan = db.select(scanFields).from(mediaAssets).where(and(allKinds, eq(mediaAssets.path_file, p('path')))).prepare()
-  type ScanTuple = [number, string, number, number, number, number | null, number | null, number | null, number | null, number | null, string | null, MediaKind]
-  const scanRow = ([id, path_file, device, is_archive, is_production, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind]: ScanTuple): ScanRow =>
-    ({ id, path_file, device, is_archive: is_archive === 1, is_production: is_production === 1, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind })
+  const underDirPageForScan = db
+    .select(scanFields)
+    .from(mediaAssets)
+    .where(inRange)
+    .orderBy(mediaAssets.path_file)
+    .limit(p('limit'))
+    .prepare()
+  const atPathForScan = db
+    .select(scanFields)
+    .from(mediaAssets)
+    .where(and(allKinds, eq(mediaAssets.path_file, p('path'))))
+    .prepare()
+  type ScanTuple = [
+    number,
+    string,
+    number,
+    number,
+    number,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+    string | null,
+    MediaKind,
+  ]
+  const scanRow = ([
+    id,
+    path_file,
+    device,
+    is_archive,
+    is_production,
+    file_dev,
+    file_ino,
+    file_stamp,
+    file_size,
+    file_mtime,
+    file_hash,
+    kind,
+  ]: ScanTuple): ScanRow => ({
+    id,
+    path_file,
+    device,
+    is_archive: is_archive === 1,
+    is_production: is_production === 1,
+    file_dev,
+    file_ino,
+    file_stamp,
+    file_size,
+    file_mtime,
+    file_hash,
+    kind,
+  })
   // Relink candidates: offline assets (not archive-only) with a fingerprint and a file of one of
   // these sizes; and the assets with one size and fingerprint (a copy's twins). Both read the size
   // index's entries only until a row matches (an image sequence has 100,000 files of one size).
-  const offlineBySizeForScan = db.select(scanFields).from(mediaAssets)
-    .where(and(sql`${mediaAssets.file_size} IN (SELECT value FROM json_each(${p('sizes')}))`, sql`${mediaAssets.file_hash} IS NOT NULL`,
-      eq(mediaAssets.is_production, false), eq(mediaAssets.is_archive, false))).prepare()
+  const offlineBySizeForScan = db
+    .select(scanFields)
+    .from(mediaAssets)
+    .where(
+      and(
+        sql`${mediaAssets.file_size} IN (SELECT value FROM json_each(${p('sizes')}))`,
+        sql`${mediaAssets.file_hash} IS NOT NULL`,
+        eq(mediaAssets.is_production, false),
+        eq(mediaAssets.is_archive, false),
+      ),
+    )
+    .prepare()
   // Both flags spelled out (every value they take), so that the size index is searched on all four
   // columns: with the size alone, a drop of 20,000 clips of one size read them all for every file.
-  const byContentForScan = db.select(scanFields).from(mediaAssets)
-    .where(and(eq(mediaAssets.file_size, p('size')), sql`${mediaAssets.is_production} IN (0, 1)`, sql`${mediaAssets.is_archive} IN (0, 1)`, eq(mediaAssets.file_hash, p('hash')))).prepare()
-  const sizeKnown = db.$client.query<{ one: number }, [number]>('SELECT 1 AS one FROM media_assets WHERE file_size = ? AND file_hash IS NOT NULL LIMIT 1')
+  const byContentForScan = db
+    .select(scanFields)
+    .from(mediaAssets)
+    .where(
+      and(
+        eq(mediaAssets.file_size, p('size')),
+        sql`${mediaAssets.is_production} IN (0, 1)`,
+        sql`${mediaAssets.is_archive} IN (0, 1)`,
+        eq(mediaAssets.file_hash, p('hash')),
+      ),
+    )
+    .prepare()
+  const sizeKnown = db.$client.query<{ one: number }, [number]>(
+    'SELECT 1 AS one FROM media_assets WHERE file_size = ? AND file_hash IS NOT NULL LIMIT 1',
+  )
   const proxiesAmong = db.$client.query<{ path_proxy: string }, [string]>(
-    "SELECT path_proxy FROM media_assets WHERE path_proxy IN (SELECT value FROM json_each(?)) AND path_proxy != ''")
+    "SELECT path_proxy FROM media_assets WHERE path_proxy IN (SELECT value FROM json_each(?)) AND path_proxy != ''",
+  )
   // One path (an import's): the partial index by equality, without a JSON array to read.
-  const isProxyAt = db.$client.query<{ one: number }, [string]>("SELECT 1 AS one FROM media_assets WHERE path_proxy = ? AND path_proxy != '' LIMIT 1")
-  const pathFileOf = db.$client.query<{ path_file: string }, [number]>('SELECT path_file FROM media_assets WHERE id = ?')
+  const isProxyAt = db.$client.query<{ one: number }, [string]>(
+    "SELECT 1 AS one FROM media_assets WHERE path_proxy = ? AND path_proxy != '' LIMIT 1",
+  )
+  const pathFileOf = db.$client.query<{ path_file: string }, [number]>(
+    'SELECT path_file FROM media_assets WHERE id = ?',
+  )
   const setFingerprint = db.$client.query<unknown, [number, number, string, number, number, number]>(
-    'UPDATE media_assets SET file_size = ?, file_mtime = ?, file_hash = ? WHERE id = ? AND file_dev = ? AND file_ino = ?')
+    'UPDATE media_assets SET file_size = ?, file_mtime = ?, file_hash = ? WHERE id = ? AND file_dev = ? AND file_ino = ?',
+  )
   const range = (dir: string) => ({ dir, end: pathRangeEnd(dir) })
 
   /** The single-record answer; a row without its details (one just made) has them read. */
@@ -161,8 +336,13 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     for (const [category, keyword] of pairs) (keywords[category] ??= []).push(keyword)
     return {
       ...mediaToApi(row),
-      date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
-      keywords, technical: row.technical, path_proxy: row.path_proxy,
+      date_crt: row.date_crt,
+      date_add: row.date_add,
+      date_mod: row.date_mod,
+      date_del: row.date_del,
+      keywords,
+      technical: row.technical,
+      path_proxy: row.path_proxy,
       projects: JSON.parse(details.projects_json) as number[],
       modified_by: details.modified_by,
     }
@@ -170,8 +350,16 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 
   /** The proxy_root of `production` and the path of the device it lies on ('' when it lies on none). */
   function proxyRootOf(production: number): { proxyRoot: string; devicePath: string } {
-    const proxyRoot = db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, production)).get()?.proxy_root ?? ''
-    return { proxyRoot, devicePath: (proxyRoot && deviceFor(db.select({ id: devices.id, path: devices.path }).from(devices).all(), proxyRoot)?.path) || '' }
+    const proxyRoot =
+      db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, production)).get()
+        ?.proxy_root ?? ''
+    return {
+      proxyRoot,
+      devicePath:
+        (proxyRoot &&
+          deviceFor(db.select({ id: devices.id, path: devices.path }).from(devices).all(), proxyRoot)?.path) ||
+        '',
+    }
   }
 
   /** The asset of this kind if the user can read it; else 404 (access rules: docs/api.md, Permissions). */
@@ -191,7 +379,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     const out: Record<string, string[]> = {}
     for (const [category, list] of Object.entries(given)) {
       const pointer = `/keywords/${category.replace(/~/g, '~0').replace(/\//g, '~1')}`
-      if (category.length === 0 || category.length > MAX_NAME) throw invalid(pointer, `A category name has 1 to ${MAX_NAME} characters.`)
+      if (category.length === 0 || category.length > MAX_NAME)
+        throw invalid(pointer, `A category name has 1 to ${MAX_NAME} characters.`)
       if (list === null) {
         out[category] = []
         continue
@@ -212,11 +401,30 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 
   // What history compares of the service's own writes (OWN_FIELDS, as the row reads them), and
   // whose asset it is: eight columns, not the whole row mapped by drizzle, twice per write.
-  const ownFieldsRow = db.$client.query<{ kind: MediaKind; production: number; status_asset: number; technical: string; path_proxy: string; is_production: number; path_file: string; device: number }, [number]>(
-    'SELECT kind, production, status_asset, technical, path_proxy, is_production, path_file, device FROM media_assets WHERE id = ?')
+  const ownFieldsRow = db.$client.query<
+    {
+      kind: MediaKind
+      production: number
+      status_asset: number
+      technical: string
+      path_proxy: string
+      is_production: number
+      path_file: string
+      device: number
+    },
+    [number]
+  >(
+    'SELECT kind, production, status_asset, technical, path_proxy, is_production, path_file, device FROM media_assets WHERE id = ?',
+  )
   const ownFieldsOf = (id: number) => {
     const row = ownFieldsRow.get(id)
-    return row && { ...row, technical: JSON.parse(row.technical) as Record<string, unknown>, is_production: row.is_production === 1 }
+    return (
+      row && {
+        ...row,
+        technical: JSON.parse(row.technical) as Record<string, unknown>,
+        is_production: row.is_production === 1,
+      }
+    )
   }
 
   /** One write of the service's own (import task, watcher): the row before, the write, the history row. */
@@ -225,7 +433,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       const before = ownFieldsOf(id)
       write()
       const after = before && ownFieldsOf(id)
-      if (before && after) history.updated(by, { resource: `${before.kind}asset`, id, production: before.production }, before, after, OWN_FIELDS)
+      if (before && after)
+        history.updated(
+          by,
+          { resource: `${before.kind}asset`, id, production: before.production },
+          before,
+          after,
+          OWN_FIELDS,
+        )
     })
   }
 
@@ -247,10 +462,16 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * (is_production) and offline: the device status's counts. Devices with none are not in the map.
      */
     countsByDevice(user: Principal, device?: number): Map<number, { online: number; offline: number }> {
-      const rows = db.select({ device: mediaAssets.device, online: sql<number>`coalesce(sum(${mediaAssets.is_production}), 0)`, all: count() })
+      const rows = db
+        .select({
+          device: mediaAssets.device,
+          online: sql<number>`coalesce(sum(${mediaAssets.is_production}), 0)`,
+          all: count(),
+        })
         .from(mediaAssets)
         .where(and(device === undefined ? undefined : eq(mediaAssets.device, device), mediaReadableBy(user)))
-        .groupBy(mediaAssets.device).all()
+        .groupBy(mediaAssets.device)
+        .all()
       return new Map(rows.map((r) => [r.device, { online: r.online, offline: r.all - r.online }]))
     },
 
@@ -280,8 +501,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       if (body.description !== undefined) set.description = body.description
       if (body.status_approval !== undefined) set.approval = body.status_approval
       if (body.is_archive !== undefined) set.is_archive = body.is_archive
-      if (body.date_crt !== undefined) set.date_crt = body.date_crt === null ? null : dateField('/date_crt', body.date_crt)
-      if (body.date_del !== undefined) set.date_del = body.date_del === null ? null : dateField('/date_del', body.date_del)
+      if (body.date_crt !== undefined)
+        set.date_crt = body.date_crt === null ? null : dateField('/date_crt', body.date_crt)
+      if (body.date_del !== undefined)
+        set.date_del = body.date_del === null ? null : dateField('/date_del', body.date_del)
       if (body.date_add !== undefined) set.date_add = dateField('/date_add', body.date_add)
       if (body.meta_field_store !== undefined) {
         const given = body.meta_field_store
@@ -297,7 +520,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
         if (keywordsGiven) writeKeywords(id, kind, keywordsGiven, mode === 'put' ? 'all' : 'categories')
         const after = detail(withDetails.get({ id })!)
-        history.updated(actorOf(user), { resource: `${kind}asset`, id, production: row.production }, before, after, [...FIELDS, 'date_mod'])
+        history.updated(actorOf(user), { resource: `${kind}asset`, id, production: row.production }, before, after, [
+          ...FIELDS,
+          'date_mod',
+        ])
         return { ...after, modified_by: actorOf(user).user?.username ?? 'system' }
       })
     },
@@ -313,7 +539,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       requirePerm(user, EDIT_CODENAMES[kind].delete)
       requireWrite(user, row.production)
       const open = openTasks({ [`${kind}asset`]: id })
-      if (open.length) throw conflict(`An import task works on this asset (task ${open.join(', ')}); delete it when the task has ended.`)
+      if (open.length)
+        throw conflict(
+          `An import task works on this asset (task ${open.join(', ')}); delete it when the task has ended.`,
+        )
       const before = detail(row)
       // The proxy's folder is opened now, from the device root without following a link: a
       // proxy_root that leads through a link refuses the delete before anything changes (409),
@@ -335,16 +564,33 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
             const old = linkedOfKind.all(project, kind).map((l) => l.asset_id)
             touchProject.run(isoTimestampAfter(owner.date_mod), project)
             history.record(actorOf(user), {
-              resource: 'projectasset', id: project, action: 'unlink', production: owner.production,
+              resource: 'projectasset',
+              id: project,
+              action: 'unlink',
+              production: owner.production,
               changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
             })
           }
           // Its row first, while its shares still say which productions saw it (the live event's readers).
-          history.record(actorOf(user), { resource: `${kind}asset`, id, action: 'delete', production: row.production, changes: history.snapshot(before, FIELDS, 'delete') })
+          history.record(actorOf(user), {
+            resource: `${kind}asset`,
+            id,
+            action: 'delete',
+            production: row.production,
+            changes: history.snapshot(before, FIELDS, 'delete'),
+          })
           db.delete(mediaAssets).where(eq(mediaAssets.id, id)).run()
-          db.insert(dismissedFiles).values({
-            kind, path_file: row.path_file, file_dev: row.file_dev, file_ino: row.file_ino, file_stamp: row.file_stamp, asset_id: id, date: isoTimestamp(),
-          }).run()
+          db.insert(dismissedFiles)
+            .values({
+              kind,
+              path_file: row.path_file,
+              file_dev: row.file_dev,
+              file_ino: row.file_ino,
+              file_stamp: row.file_stamp,
+              asset_id: id,
+              date: isoTimestamp(),
+            })
+            .run()
         })
       } catch (error) {
         if (proxyAt) close(proxyAt.parent)
@@ -353,7 +599,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       // After the commit: a proxy left behind by a failed removal is a stray file, a proxy removed
       // for a record that stayed would be a loss.
       if (row.path_proxy && !(proxyAt && removeOpened(proxyAt)) && existsSync(row.path_proxy))
-        log?.warn('the proxy of a deleted asset was not removed (not a regular file inside the proxy_root)', { asset: id, path: row.path_proxy })
+        log?.warn('the proxy of a deleted asset was not removed (not a regular file inside the proxy_root)', {
+          asset: id,
+          path: row.path_proxy,
+        })
     },
 
     /** Whether the watcher leaves this file alone: a user deleted its asset (by path, or by identity under another name). */
@@ -369,7 +618,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /** An asset's keywords (an import adds them: `add`), its search document rebuilt once (keywords.ts). */
-    writeKeywords: (id: number, kind: MediaKind, given: Record<string, string[]>, how: KeywordWrite) => writeKeywords(id, kind, given, how),
+    writeKeywords: (id: number, kind: MediaKind, given: Record<string, string[]>, how: KeywordWrite) =>
+      writeKeywords(id, kind, given, how),
 
     /**
      * Assets whose file lies under the folder `dir` (ending with its separator), by a range on the
@@ -390,7 +640,12 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * often. A page ends at a path boundary (rows naming one path come together); what changes
      * between pages is what the scan checks against the disk anyway before applying anything.
      */
-    async underForScanPaged(dir: string, each: (r: ScanRow) => void, between: () => Promise<void>, pageSize = SCAN_PAGE): Promise<void> {
+    async underForScanPaged(
+      dir: string,
+      each: (r: ScanRow) => void,
+      between: () => Promise<void>,
+      pageSize = SCAN_PAGE,
+    ): Promise<void> {
       const { end } = range(dir)
       let from = dir
       for (;;) {
@@ -430,7 +685,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * with what a scan compares; a thousand inodes per query (a scan of a new share asks for
      * every file it finds).
      */
-    async byIdentities(files: readonly { dev: number; ino: number }[], between: () => Promise<void> = async () => {}): Promise<ScanRow[]> {
+    async byIdentities(
+      files: readonly { dev: number; ino: number }[],
+      between: () => Promise<void> = async () => {},
+    ): Promise<ScanRow[]> {
       const byDev = new Map<number, number[]>()
       for (const f of files) {
         const inos = byDev.get(f.dev)
@@ -458,7 +716,12 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     offlineBySizes(sizes: ReadonlySet<number>): ScanRow[] {
       const all = [...sizes]
       const rows: ScanRow[] = []
-      for (let i = 0; i < all.length; i += 1000) rows.push(...(offlineBySizeForScan.values({ sizes: JSON.stringify(all.slice(i, i + 1000)) }) as ScanTuple[]).map(scanRow))
+      for (let i = 0; i < all.length; i += 1000)
+        rows.push(
+          ...(offlineBySizeForScan.values({ sizes: JSON.stringify(all.slice(i, i + 1000)) }) as ScanTuple[]).map(
+            scanRow,
+          ),
+        )
       return rows
     },
 
@@ -466,12 +729,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     sizeKnown: (size: number) => sizeKnown.get(size) !== null,
 
     /** The assets whose file has this size and fingerprint. */
-    byContent: (size: number, hash: string): ScanRow[] => (byContentForScan.values({ size, hash }) as ScanTuple[]).map(scanRow),
+    byContent: (size: number, hash: string): ScanRow[] =>
+      (byContentForScan.values({ size, hash }) as ScanTuple[]).map(scanRow),
 
     /** Which of these paths are some asset's proxy (never taken for input). */
     proxiesAmong(paths: readonly string[]): Set<string> {
       const out = new Set<string>()
-      for (let i = 0; i < paths.length; i += 1000) for (const r of proxiesAmong.all(JSON.stringify(paths.slice(i, i + 1000)))) out.add(r.path_proxy)
+      for (let i = 0; i < paths.length; i += 1000)
+        for (const r of proxiesAmong.all(JSON.stringify(paths.slice(i, i + 1000)))) out.add(r.path_proxy)
       return out
     },
 
@@ -482,7 +747,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     pathOf: (id: number): string | undefined => pathFileOf.get(id)?.path_file,
 
     /** Records fingerprints, each only if the asset still has the file it was read from. */
-    setFingerprints(list: readonly { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string }[]) {
+    setFingerprints(
+      list: readonly { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string }[],
+    ) {
       if (!list.length) return
       inTransaction(() => {
         for (const f of list) setFingerprint.run(f.size, f.mtimeMs, f.hash, f.id, f.dev, f.ino)
@@ -498,16 +765,27 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * rotation of names never meets the unique index half-done), then online; a path another
      * asset holds in production is not taken.
      */
-    applyScan(d: {
-      offline: readonly { id: number; from: string; archive: boolean }[]
-      online: readonly { id: number; at: string; archive: boolean }[]
-      relocations: readonly ScanRelocation[]
-    }, by: Actor = system('watcher')): { changed: number[]; conflicts: number[] } {
+    applyScan(
+      d: {
+        offline: readonly { id: number; from: string; archive: boolean }[]
+        online: readonly { id: number; at: string; archive: boolean }[]
+        relocations: readonly ScanRelocation[]
+      },
+      by: Actor = system('watcher'),
+    ): { changed: number[]; conflicts: number[] } {
       const now = isoTimestamp()
       // Each change applied is written to the history, with the scan's transaction (the caller's).
       const note = (id: number, changes: Record<string, { old: unknown; new: unknown }>, hint?: Hint) => {
         const owner = ownerOf.get(id)
-        if (owner) history.record(by, { resource: `${owner.kind}asset`, id, action: 'update', production: owner.production, changes, hint })
+        if (owner)
+          history.record(by, {
+            resource: `${owner.kind}asset`,
+            id,
+            action: 'update',
+            production: owner.production,
+            changes,
+            hint,
+          })
       }
       const changed = new Set<number>()
       const conflicts = new Set<number>()
@@ -535,14 +813,25 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
           if (r.path !== r.from) unpark.run(r.from, r.from, r.kind, r.id, r.id)
           continue
         }
-        db.update(mediaAssets).set({
-          // In production: its file is there (checked just now), whatever another scan said meanwhile.
-          is_production: true,
-          path_file: r.path, device: r.device, file_dev: r.dev, file_ino: r.ino, file_stamp: r.stamp,
-          // Content relinks bring their fingerprint; a rename keeps it; a new inode is read again.
-          ...(r.hash !== undefined ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash } : r.by === 'identity' ? {} : { file_hash: null }),
-          date_mod: now,
-        }).where(eq(mediaAssets.id, r.id)).run()
+        db.update(mediaAssets)
+          .set({
+            // In production: its file is there (checked just now), whatever another scan said meanwhile.
+            is_production: true,
+            path_file: r.path,
+            device: r.device,
+            file_dev: r.dev,
+            file_ino: r.ino,
+            file_stamp: r.stamp,
+            // Content relinks bring their fingerprint; a rename keeps it; a new inode is read again.
+            ...(r.hash !== undefined
+              ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash }
+              : r.by === 'identity'
+                ? {}
+                : { file_hash: null }),
+            date_mod: now,
+          })
+          .where(eq(mediaAssets.id, r.id))
+          .run()
         const before = was.get(r.id)
         const changes: Record<string, { old: unknown; new: unknown }> = {}
         if (r.path !== r.from) changes.path_file = { old: r.from, new: r.path }
@@ -570,12 +859,16 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 
     /** Probed technical details, over what the asset has. */
     setTechnical(id: number, technical: Record<string, unknown>, by: Actor) {
-      changed(id, by, () => db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run())
+      changed(id, by, () =>
+        db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run(),
+      )
     },
 
     /** The proxy made for the asset. */
     setProxy(id: number, path: string, by: Actor) {
-      changed(id, by, () => db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run())
+      changed(id, by, () =>
+        db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run(),
+      )
     },
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
@@ -583,19 +876,40 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       if (!ids.length) return
       db.transaction(() => {
         for (const id of ids)
-          changed(id, by, () => db.update(mediaAssets).set({ is_production: online, date_mod: isoTimestamp() })
-            .where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, !online))).run())
+          changed(id, by, () =>
+            db
+              .update(mediaAssets)
+              .set({ is_production: online, date_mod: isoTimestamp() })
+              .where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, !online)))
+              .run(),
+          )
       })
     },
 
     /** The file is now at `path` on `device` (a move or rename), with its identity. */
-    relocate(id: number, path: string, device: number, stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined, by: Actor) {
-      changed(id, by, () => db.update(mediaAssets).set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
-        .where(eq(mediaAssets.id, id)).run())
+    relocate(
+      id: number,
+      path: string,
+      device: number,
+      stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined,
+      by: Actor,
+    ) {
+      changed(id, by, () =>
+        db
+          .update(mediaAssets)
+          .set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
+          .where(eq(mediaAssets.id, id))
+          .run(),
+      )
     },
 
     create(kind: MediaKind, body: typeof MediaAssetCreate.static, user: Principal) {
-      const production = productionForWrite(db, user, { id: body.production, name: body.production_name }, { id: 'production', name: 'production_name' })
+      const production = productionForWrite(
+        db,
+        user,
+        { id: body.production, name: body.production_name },
+        { id: 'production', name: 'production_name' },
+      )
       const file = field('/path_file', () => fileOnDevice(db.select().from(devices).all(), body.path_file))
       const dateCrt = body.date_crt === undefined ? undefined : dateField('/date_crt', body.date_crt)
       const dateDel = body.date_del === undefined ? undefined : dateField('/date_del', body.date_del)
@@ -604,15 +918,34 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       if (byPath(file.path, kind)) throw unique('/path_file', `A ${kind} asset with this path_file already exists.`)
       const now = isoTimestamp()
       return db.transaction(() => {
-        const row = db.insert(mediaAssets).values({
-          kind, name: body.name, description: body.description ?? '', production: production.id, device: file.device.id, path_file: file.path,
-          is_archive: body.is_archive ?? false, is_production: body.is_production ?? true, meta_field_store: store,
-          date_crt: dateCrt ?? null, date_add: now, date_mod: now,
-          date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
-          // Recorded on every create, so a later move or rename is recognised (the watcher).
-          ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
-        }).returning().get()
-        history.record(actorOf(user), { resource: `${kind}asset`, id: row.id, action: 'create', production: production.id, changes: history.snapshot(detail(row), FIELDS, 'create') })
+        const row = db
+          .insert(mediaAssets)
+          .values({
+            kind,
+            name: body.name,
+            description: body.description ?? '',
+            production: production.id,
+            device: file.device.id,
+            path_file: file.path,
+            is_archive: body.is_archive ?? false,
+            is_production: body.is_production ?? true,
+            meta_field_store: store,
+            date_crt: dateCrt ?? null,
+            date_add: now,
+            date_mod: now,
+            date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
+            // Recorded on every create, so a later move or rename is recognised (the watcher).
+            ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
+          })
+          .returning()
+          .get()
+        history.record(actorOf(user), {
+          resource: `${kind}asset`,
+          id: row.id,
+          action: 'create',
+          production: production.id,
+          changes: history.snapshot(detail(row), FIELDS, 'create'),
+        })
         return row
       })
     },
@@ -648,14 +981,31 @@ const BEYOND_D7FF = /[\ud800-\uffff]/
  * path starting with `dir` sorts in [dir, end), `end` being `dir` with its final separator made
  * the next character: "/mnt/a/" → "/mnt/a0" (Linux, macOS), "C:\a\" → "C:\a]" (Windows).
  */
-export const pathRangeEnd = (dir: string): string => dir.slice(0, -1) + String.fromCharCode(dir.charCodeAt(dir.length - 1) + 1)
+export const pathRangeEnd = (dir: string): string =>
+  dir.slice(0, -1) + String.fromCharCode(dir.charCodeAt(dir.length - 1) + 1)
 
 /** A row with its keywords and linked projects as JSON arrays (byIdWithDetails). */
 export type DetailedRow = MediaRow & { keywords_json: string; projects_json: string; modified_by: string | null }
-export type ScanRow = Pick<MediaRow, 'id' | 'path_file' | 'device' | 'is_archive' | 'is_production' | 'file_dev' | 'file_ino' | 'file_stamp' | 'file_size' | 'file_mtime' | 'file_hash' | 'kind'>
+export type ScanRow = Pick<
+  MediaRow,
+  | 'id'
+  | 'path_file'
+  | 'device'
+  | 'is_archive'
+  | 'is_production'
+  | 'file_dev'
+  | 'file_ino'
+  | 'file_stamp'
+  | 'file_size'
+  | 'file_mtime'
+  | 'file_hash'
+  | 'kind'
+>
 /** A relocation as applyScan takes it: reconcile's, with where the row was and whether it is in production. */
 export type ScanRelocation = Relocation & { from: string; kind: MediaKind; archive: boolean }
 
 /** The identity columns of a file as found on disk (all null: none known). */
 export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =>
-  stat ? { file_dev: stat.dev, file_ino: stat.ino, file_stamp: stat.stamp } : { file_dev: null, file_ino: null, file_stamp: null }
+  stat
+    ? { file_dev: stat.dev, file_ino: stat.ino, file_stamp: stat.stamp }
+    : { file_dev: null, file_ino: null, file_stamp: null }

@@ -26,61 +26,95 @@ const productionFields = {
   proxy_root: t.String({ description: 'Ends with a slash' }),
   proxy_url: t.String(),
   upload_root: t.Union([t.String(), t.Null()], {
-    description: "The production's drop folder (ends with a slash) on its upload_device: files dropped there are imported into it. null: the whole upload_device is its watch folder (docs/watcher.md)",
+    description:
+      "The production's drop folder (ends with a slash) on its upload_device: files dropped there are imported into it. null: the whole upload_device is its watch folder (docs/watcher.md)",
   }),
   move_uploads: t.Boolean({
-    description: "true: the watcher moves each file it imports from the production's watch folder into the production's area, as an import with move_asset does (STORAGE_ROOT/<video|audio|image>/ when the device for the kind holds the storage_root, else DEVICE/CODENAME/<kind>/); false (the default): the file is catalogued where it was dropped (docs/watcher.md)",
+    description:
+      "true: the watcher moves each file it imports from the production's watch folder into the production's area, as an import with move_asset does (STORAGE_ROOT/<video|audio|image>/ when the device for the kind holds the storage_root, else DEVICE/CODENAME/<kind>/); false (the default): the file is catalogued where it was dropped (docs/watcher.md)",
   }),
-  can_write: t.Boolean({ description: 'The requesting user may create, change and delete records in this production (superuser, or write access)' }),
+  can_write: t.Boolean({
+    description:
+      'The requesting user may create, change and delete records in this production (superuser, or write access)',
+  }),
   can_delete_assets: t.Boolean({
-    description: 'The requesting user may delete any media asset of this production: superuser, or write access and all three of browser.delete_audioasset, browser.delete_imageasset and browser.delete_videoasset',
+    description:
+      'The requesting user may delete any media asset of this production: superuser, or write access and all three of browser.delete_audioasset, browser.delete_imageasset and browser.delete_videoasset',
   }),
   san_mount: t.String({ description: 'Always "" (medialoopster\'s SAN mount; devices are folders here)' }),
   export_type: t.String({ description: 'Always ""' }),
-  default_approval_status: Type.Integer({ description: 'Always 0: new assets are pending unless their import says approval 1' }),
+  default_approval_status: Type.Integer({
+    description: 'Always 0: new assets are pending unless their import says approval 1',
+  }),
   direct_attached_site: Type.Integer({ description: 'Always 1 (one site)' }),
   network_attached_site: t.Array(Type.Integer(), { description: 'Always []' }),
-  members: t.Array(Type.Integer(), { description: 'Ids of the users granted read or write access to this production (superusers, who reach every production, are not listed)' }),
+  members: t.Array(Type.Integer(), {
+    description:
+      'Ids of the users granted read or write access to this production (superusers, who reach every production, are not listed)',
+  }),
   member_groups: t.Array(Type.Integer(), { description: 'Always [] (no user groups)' }),
-  projectasset_device: t.Null({ description: "Always null: a project asset lies on the device of its bundle_root" }),
+  projectasset_device: t.Null({ description: 'Always null: a project asset lies on the device of its bundle_root' }),
 }
 
 const DeviceRef = Device
 /** Version 1 (medialoopster's Web API v1, the default): the four devices as Device records. */
-export const ProductionVersion1 = t.Object({
-  ...productionFields,
-  upload_device: DeviceRef,
-  audioasset_device: DeviceRef,
-  imageasset_device: DeviceRef,
-  videoasset_device: DeviceRef,
-}, { description: 'A production in API version 1: its devices as Device records' })
+export const ProductionVersion1 = t.Object(
+  {
+    ...productionFields,
+    upload_device: DeviceRef,
+    audioasset_device: DeviceRef,
+    imageasset_device: DeviceRef,
+    videoasset_device: DeviceRef,
+  },
+  { description: 'A production in API version 1: its devices as Device records' },
+)
 
 const DeviceId = Type.Integer({ description: 'Device id' })
 /** Version 2 (Accept: application/json; version=2, or serve --default-api-version 2): the devices by id. */
-export const ProductionVersion2 = t.Object({
-  ...productionFields,
-  upload_device: DeviceId,
-  audioasset_device: DeviceId,
-  imageasset_device: DeviceId,
-  videoasset_device: DeviceId,
-}, { description: 'A production in API version 2: its devices by id, as the medialoopster Python client expects' })
+export const ProductionVersion2 = t.Object(
+  {
+    ...productionFields,
+    upload_device: DeviceId,
+    audioasset_device: DeviceId,
+    imageasset_device: DeviceId,
+    videoasset_device: DeviceId,
+  },
+  { description: 'A production in API version 2: its devices by id, as the medialoopster Python client expects' },
+)
 
 export const Production = t.Union([ProductionVersion1, ProductionVersion2], {
-  description: 'Version 1 names the devices by their records, version 2 by their ids (docs/api.md, Base path and versions).',
+  description:
+    'Version 1 names the devices by their records, version 2 by their ids (docs/api.md, Base path and versions).',
 })
 
-const MoveUploadsGiven = t.Optional(t.Boolean({
-  description: "true: the watcher moves the files it imports from the watch folder into the production's area (as move_asset; docs/watcher.md). Default false: they stay where they were dropped. In form data true/false or 1/0",
-}))
-const DeviceIdGiven = t.Optional(Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }))
+const MoveUploadsGiven = t.Optional(
+  t.Boolean({
+    description:
+      "true: the watcher moves the files it imports from the watch folder into the production's area (as move_asset; docs/watcher.md). Default false: they stay where they were dropped. In form data true/false or 1/0",
+  }),
+)
+const DeviceIdGiven = t.Optional(
+  Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }),
+)
 export const ProductionCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, description: 'Unique' }),
-  storage_root: t.String({ minLength: 1, maxLength: 4096, description: 'Must lie on a device; a final slash is added; created on disk if missing' }),
-  codename: t.Optional(t.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 100, description: 'Unique slug; default: a slug of name' })),
+  storage_root: t.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: 'Must lie on a device; a final slash is added; created on disk if missing',
+  }),
+  codename: t.Optional(
+    t.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 100, description: 'Unique slug; default: a slug of name' }),
+  ),
   company: t.Optional(t.String({ maxLength: 255 })),
   proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Default: storage_root + proxies/' })),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
-  upload_root: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device' })),
+  upload_root: t.Optional(
+    t.Union([t.String({ maxLength: 4096 }), t.Null()], {
+      description:
+        'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device',
+    }),
+  ),
   move_uploads: MoveUploadsGiven,
   upload_device: DeviceIdGiven,
   audioasset_device: DeviceIdGiven,
@@ -92,11 +126,15 @@ export const ProductionCreate = t.Object({
  * A device in an update: its id, or a Device record (as a version 1 answer shows it) taken by its
  * id, so that a production read in either version, changed and sent back is a valid PUT.
  */
-const DeviceGiven = t.Optional(t.Union([
-  Type.Integer({ minimum: 1 }),
-  t.Object({ id: Type.Integer({ minimum: 1 }) }, { additionalProperties: true }),
-], { description: 'A device id, or a Device record (as version 1 answers it) taken by its id' }))
-const ReadOnly = t.Optional(t.Unknown({ description: 'Read-only: set by the service (the record\'s own value is accepted)' }))
+const DeviceGiven = t.Optional(
+  t.Union(
+    [Type.Integer({ minimum: 1 }), t.Object({ id: Type.Integer({ minimum: 1 }) }, { additionalProperties: true })],
+    { description: 'A device id, or a Device record (as version 1 answers it) taken by its id' },
+  ),
+)
+const ReadOnly = t.Optional(
+  t.Unknown({ description: "Read-only: set by the service (the record's own value is accepted)" }),
+)
 /**
  * PATCH/PUT: every create field, optional. The fields the service sets (id, the requesting user's
  * rights, the members, medialoopster's fixed settings) are read-only: listed so that a request
@@ -115,12 +153,26 @@ export const ProductionUpdate = t.Object({
   member_groups: ReadOnly,
   projectasset_device: ReadOnly,
   name: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Unique' })),
-  storage_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production; must lie on a device; created on disk if missing' })),
+  storage_root: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 4096,
+      description:
+        'Changes only while nothing belongs to the production; must lie on a device; created on disk if missing',
+    }),
+  ),
   codename: t.Optional(t.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 100, description: 'Unique slug' })),
   company: t.Optional(t.String({ maxLength: 255 })),
-  proxy_root: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production' })),
+  proxy_root: t.Optional(
+    t.String({ minLength: 1, maxLength: 4096, description: 'Changes only while nothing belongs to the production' }),
+  ),
   proxy_url: t.Optional(t.String({ maxLength: 2048 })),
-  upload_root: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device' })),
+  upload_root: t.Optional(
+    t.Union([t.String({ maxLength: 4096 }), t.Null()], {
+      description:
+        'A folder on a device (a final slash is added; created if missing), watched as the production\'s drop folder; its device becomes upload_device. Not inside another production\'s storage_root, a proxy_root or another drop folder. null (in form data also "null" or empty): the whole upload_device',
+    }),
+  ),
   move_uploads: MoveUploadsGiven,
   upload_device: DeviceGiven,
   audioasset_device: DeviceGiven,
@@ -135,20 +187,31 @@ import type { Productions } from './service.ts'
 
 /** `?nest=true`: a storage_root in or around another production's is asked for, not a slip. */
 const NestQuery = t.Object({
-  nest: t.Optional(oneOf(['true', 'false', '1', '0'], {
-    description: "true: the storage_root may lie in or around another production's storage_root (the deeper one owns the files under it); without it such a root is 409",
-  })),
+  nest: t.Optional(
+    oneOf(['true', 'false', '1', '0'], {
+      description:
+        "true: the storage_root may lie in or around another production's storage_root (the deeper one owns the files under it); without it such a root is 409",
+    }),
+  ),
 })
 const nestAsked = (request: Request) => ['true', '1'].includes(new URL(request.url).searchParams.get('nest') ?? '')
 
 export function productionsModule(ctx: ModuleContext, service: Productions) {
-  const deviceById = ctx.db.select().from(devices).where(eq(devices.id, sql.placeholder('id'))).prepare()
+  const deviceById = ctx.db
+    .select()
+    .from(devices)
+    .where(eq(devices.id, sql.placeholder('id')))
+    .prepare()
   const decodeDevice = (id: number) => {
     const row = deviceById.get({ id })
     return row ? deviceToApi(row) : null
   }
-  const accessTo = ctx.db.select({ user: productionAccess.user_id, level: productionAccess.level }).from(productionAccess)
-    .where(eq(productionAccess.production_id, sql.placeholder('id'))).orderBy(productionAccess.user_id).prepare()
+  const accessTo = ctx.db
+    .select({ user: productionAccess.user_id, level: productionAccess.level })
+    .from(productionAccess)
+    .where(eq(productionAccess.production_id, sql.placeholder('id')))
+    .orderBy(productionAccess.user_id)
+    .prepare()
   const toApi = (row: typeof productions.$inferSelect, user: Principal, version: ApiVersion) => {
     const { date_add: _, upload_device, audioasset_device, imageasset_device, videoasset_device, ...rest } = row
     const device = version === 1 ? decodeDevice : (id: number) => id
@@ -175,46 +238,69 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
       projectasset_device: null,
     }
   }
-  return new Elysia().use(resourceRoutes(ctx, {
-    prefix: '/productions',
-    name: 'Production',
-    table: productions,
-    models: { Production, ProductionVersion1, ProductionVersion2, ProductionCreate },
-    toApi,
-    filters: t.Object({ storage_root: t.Optional(t.String({ description: 'Only the production with this storage root (must end with a slash)' })) }),
-    where: (query, user) => [optionalEq(productions.storage_root, slashPath('storage_root', query.storage_root)), readableBy(user, productions.id)],
-    canRead: (row, user) => canRead(user, row.id),
-    create: {
-      body: ProductionCreate,
-      status: 201,
-      codename: 'browser.add_production',
-      run: (body, user, request) => service.create(body, user, nestAsked(request)),
-      query: NestQuery,
-      description: 'Needs superuser or browser.add_production; a user who creates a production gets write access to it.',
-    },
-  })).use(editRoutes(ctx, {
-    prefix: '/productions',
-    name: 'Production',
-    answer: 'Production',
-    body: ProductionUpdate,
-    whole: ['name', 'storage_root'],
-    codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
-    // The record as answered (version 2: the devices by id) is what read-only fields are compared with.
-    update: (id, body, user, _mode, request) => toApi(service.update(id, body, user, (row) => toApi(row, user, 2), nestAsked(request)), user, ctx.apiVersion(request)),
-    find: recordReader(ctx, { name: 'Production', table: productions, canRead: (row, user) => canRead(user, row.id) }),
-    query: NestQuery,
-    remove: (id, user) => service.remove(id, user),
-    notes: {
-      update:
-        'name, codename, company, proxy_url, move_uploads, the four device ids, and the roots. Needs write access to the production too. name and codename ' +
-        'stay unique (400 unique); storage_root and proxy_root change only while no asset or project belongs to the production (409 conflict). ' +
-        'A new name carries the asset hold durations naming the production along. A device is given by its id, or as a Device record (taken by its id). ' +
-        'The fields the service sets (id, can_write, can_delete_assets, members, san_mount, export_type, default_approval_status, direct_attached_site, ' +
-        'network_attached_site, member_groups, projectasset_device) are read-only. ' +
-        'Answers in the API version the request asks for, as GET does.',
-      delete:
-        'Needs write access to the production too. Refused (409 conflict, naming what) while media assets or project assets belong to it or ' +
-        'asset hold durations name it. Its import logs stay (readable by superusers); nothing on disk is touched.',
-    },
-  }))
+  return new Elysia()
+    .use(
+      resourceRoutes(ctx, {
+        prefix: '/productions',
+        name: 'Production',
+        table: productions,
+        models: { Production, ProductionVersion1, ProductionVersion2, ProductionCreate },
+        toApi,
+        filters: t.Object({
+          storage_root: t.Optional(
+            t.String({ description: 'Only the production with this storage root (must end with a slash)' }),
+          ),
+        }),
+        where: (query, user) => [
+          optionalEq(productions.storage_root, slashPath('storage_root', query.storage_root)),
+          readableBy(user, productions.id),
+        ],
+        canRead: (row, user) => canRead(user, row.id),
+        create: {
+          body: ProductionCreate,
+          status: 201,
+          codename: 'browser.add_production',
+          run: (body, user, request) => service.create(body, user, nestAsked(request)),
+          query: NestQuery,
+          description:
+            'Needs superuser or browser.add_production; a user who creates a production gets write access to it.',
+        },
+      }),
+    )
+    .use(
+      editRoutes(ctx, {
+        prefix: '/productions',
+        name: 'Production',
+        answer: 'Production',
+        body: ProductionUpdate,
+        whole: ['name', 'storage_root'],
+        codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
+        // The record as answered (version 2: the devices by id) is what read-only fields are compared with.
+        update: (id, body, user, _mode, request) =>
+          toApi(
+            service.update(id, body, user, (row) => toApi(row, user, 2), nestAsked(request)),
+            user,
+            ctx.apiVersion(request),
+          ),
+        find: recordReader(ctx, {
+          name: 'Production',
+          table: productions,
+          canRead: (row, user) => canRead(user, row.id),
+        }),
+        query: NestQuery,
+        remove: (id, user) => service.remove(id, user),
+        notes: {
+          update:
+            'name, codename, company, proxy_url, move_uploads, the four device ids, and the roots. Needs write access to the production too. name and codename ' +
+            'stay unique (400 unique); storage_root and proxy_root change only while no asset or project belongs to the production (409 conflict). ' +
+            'A new name carries the asset hold durations naming the production along. A device is given by its id, or as a Device record (taken by its id). ' +
+            'The fields the service sets (id, can_write, can_delete_assets, members, san_mount, export_type, default_approval_status, direct_attached_site, ' +
+            'network_attached_site, member_groups, projectasset_device) are read-only. ' +
+            'Answers in the API version the request asks for, as GET does.',
+          delete:
+            'Needs write access to the production too. Refused (409 conflict, naming what) while media assets or project assets belong to it or ' +
+            'asset hold durations name it. Its import logs stay (readable by superusers); nothing on disk is touched.',
+        },
+      }),
+    )
 }

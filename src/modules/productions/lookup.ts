@@ -34,6 +34,9 @@ export function productionForWrite(
  */
 export function ownOutputFolders(db: Db): string[] {
   // Asked on every import request: bun:sqlite's cached statement, not a query built anew.
-  const proxies = db.$client.query<{ proxy_root: string }, []>('SELECT proxy_root FROM productions').all().map((p) => p.proxy_root)
+  const proxies = db.$client
+    .query<{ proxy_root: string }, []>('SELECT proxy_root FROM productions')
+    .all()
+    .map((p) => p.proxy_root)
   return [...proxies, dataFolderOf(db)]
 }

@@ -9,7 +9,19 @@ import type { HoldDurations } from '../assetholddurations/service.ts'
 import { actorOf, historyOf } from '../history/service.ts'
 import type { ImportLogs } from '../importlogs/service.ts'
 import { canRead, canWrite, requirePerm, requireWrite } from '../users/access.ts'
-import { PathError, type PathRules, SEP, cleanDir, deviceFor, folderBelow, isInside, makeDirInside, realOf, reservedProblem, samePath } from '../../storage/paths.ts'
+import {
+  PathError,
+  type PathRules,
+  SEP,
+  cleanDir,
+  deviceFor,
+  folderBelow,
+  isInside,
+  makeDirInside,
+  realOf,
+  reservedProblem,
+  samePath,
+} from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
@@ -20,7 +32,17 @@ import type { ProductionCreate, ProductionUpdate } from './index.ts'
 
 const DEVICE_FIELDS = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'] as const
 /** The fields history records. */
-const FIELDS = ['name', 'codename', 'company', 'storage_root', 'proxy_root', 'proxy_url', 'upload_root', 'move_uploads', ...DEVICE_FIELDS] as const
+const FIELDS = [
+  'name',
+  'codename',
+  'company',
+  'storage_root',
+  'proxy_root',
+  'proxy_url',
+  'upload_root',
+  'move_uploads',
+  ...DEVICE_FIELDS,
+] as const
 type Row = typeof productions.$inferSelect
 
 /**
@@ -29,8 +51,10 @@ type Row = typeof productions.$inferSelect
  */
 const READ_ONLY: Record<string, string> = {
   id: 'id is set by the service.',
-  can_write: "can_write says what the requesting user may do in the production; it follows the user's access (reelhouse user grant).",
-  can_delete_assets: "can_delete_assets says what the requesting user may do in the production; it follows the user's access and permissions.",
+  can_write:
+    "can_write says what the requesting user may do in the production; it follows the user's access (reelhouse user grant).",
+  can_delete_assets:
+    "can_delete_assets says what the requesting user may do in the production; it follows the user's access and permissions.",
   members: 'members lists the users with access to the production; access is given with reelhouse user grant.',
   san_mount: 'san_mount is always "" (devices are folders here).',
   export_type: 'export_type is always "".',
@@ -59,7 +83,13 @@ export function slug(name: string): string {
     if (/[^\x00-\x7f]/.test(folded) && /\p{L}/u.test(folded)) return c
     return folded.replace(/[^\x00-\x7f]/g, ' ')
   }).join('')
-  const s = slugify(kept, { decamelize: false, customReplacements: [['&', ' '], ["'", ' ']] })
+  const s = slugify(kept, {
+    decamelize: false,
+    customReplacements: [
+      ['&', ' '],
+      ["'", ' '],
+    ],
+  })
   return (s || 'production').slice(0, 90)
 }
 
@@ -67,7 +97,8 @@ export function slug(name: string): string {
  * A production's proxy_root when none is given: the folder `proxies` in its storage_root (a
  * cleaned folder path), spelled as the platform whose separator is `sep` writes folders.
  */
-export const defaultProxyRoot = (storageRoot: string, sep: PathRules['sep'] = SEP): string => folderBelow(storageRoot, ['proxies'], sep)
+export const defaultProxyRoot = (storageRoot: string, sep: PathRules['sep'] = SEP): string =>
+  folderBelow(storageRoot, ['proxies'], sep)
 
 function onDevice(all: DeviceRow[], value: string, pointer: string) {
   const path = field(pointer, () => cleanDir(value))
@@ -92,17 +123,42 @@ const givenDrop = (value: string | null | undefined) => (value === '' || value =
  * inside or around another production's drop folder (a file there would have two owners). The
  * check by path as stored, as the watcher's ingestOwner compares.
  */
-function dropFolder(db: Db, all: DeviceRow[], value: string, self: { id?: number; storage_root: string; proxy_root: string }) {
+function dropFolder(
+  db: Db,
+  all: DeviceRow[],
+  value: string,
+  self: { id?: number; storage_root: string; proxy_root: string },
+) {
   const drop = onDevice(all, value, '/upload_root')
-  const others = db.select({ id: productions.id, storage_root: productions.storage_root, proxy_root: productions.proxy_root, upload_root: productions.upload_root })
-    .from(productions).all().filter((p) => p.id !== self.id)
+  const others = db
+    .select({
+      id: productions.id,
+      storage_root: productions.storage_root,
+      proxy_root: productions.proxy_root,
+      upload_root: productions.upload_root,
+    })
+    .from(productions)
+    .all()
+    .filter((p) => p.id !== self.id)
   const within = (parent: string) => drop.path === parent || isInside(parent, drop.path)
   if (within(self.proxy_root) || others.some((p) => within(p.proxy_root)))
     throw invalid('/upload_root', "The drop folder lies in a proxy_root: the service's own output is never input.")
-  const foreign = others.find((p) => within(p.storage_root) && !(within(self.storage_root) && isInside(p.storage_root, self.storage_root)))
-  if (foreign) throw invalid('/upload_root', `The drop folder lies inside the storage_root of production ${foreign.id}: files there are that production's.`)
-  const shared = others.find((p) => p.upload_root !== null && (within(p.upload_root) || isInside(drop.path, p.upload_root)))
-  if (shared) throw invalid('/upload_root', `The drop folder overlaps the drop folder of production ${shared.id}: each file has one production.`)
+  const foreign = others.find(
+    (p) => within(p.storage_root) && !(within(self.storage_root) && isInside(p.storage_root, self.storage_root)),
+  )
+  if (foreign)
+    throw invalid(
+      '/upload_root',
+      `The drop folder lies inside the storage_root of production ${foreign.id}: files there are that production's.`,
+    )
+  const shared = others.find(
+    (p) => p.upload_root !== null && (within(p.upload_root) || isInside(drop.path, p.upload_root)),
+  )
+  if (shared)
+    throw invalid(
+      '/upload_root',
+      `The drop folder overlaps the drop folder of production ${shared.id}: each file has one production.`,
+    )
   const holder = projectHolding(db, drop.path)
   if (holder !== undefined) throw invalid('/upload_root', `The path lies inside the folder of project asset ${holder}.`)
   return drop
@@ -136,50 +192,93 @@ function placeOf(folder: string, other: string): 'same' | 'inside' | 'around' | 
  * `changed` names the roots that are new (a create: both).
  */
 function refuseForeignRoots(
-  db: Db, user: Principal, self: { id?: number; storage_root: string; proxy_root: string },
-  changed: { storage_root: boolean; proxy_root: boolean }, nest: boolean,
+  db: Db,
+  user: Principal,
+  self: { id?: number; storage_root: string; proxy_root: string },
+  changed: { storage_root: boolean; proxy_root: boolean },
+  nest: boolean,
 ) {
-  const others = db.select({ id: productions.id, name: productions.name, storage_root: productions.storage_root, proxy_root: productions.proxy_root, upload_root: productions.upload_root })
-    .from(productions).all().filter((p) => p.id !== self.id)
+  const others = db
+    .select({
+      id: productions.id,
+      name: productions.name,
+      storage_root: productions.storage_root,
+      proxy_root: productions.proxy_root,
+      upload_root: productions.upload_root,
+    })
+    .from(productions)
+    .all()
+    .filter((p) => p.id !== self.id)
   const storage = realOf(self.storage_root)
   const proxy = realOf(self.proxy_root)
   if (isInside(proxy, storage) || samePath(proxy, storage))
-    throw invalid('/proxy_root', "The proxy_root holds the production's own storage_root: its files would never be imported.")
+    throw invalid(
+      '/proxy_root',
+      "The proxy_root holds the production's own storage_root: its files would never be imported.",
+    )
   if (!others.length) return
-  const mine = ([['storage_root', storage], ['proxy_root', proxy]] as const).filter(([f]) => changed[f])
-  const theirs = others.map((p) => ({ ...p, storage: realOf(p.storage_root), proxy: realOf(p.proxy_root), drop: p.upload_root === null ? undefined : realOf(p.upload_root) }))
+  const mine = (
+    [
+      ['storage_root', storage],
+      ['proxy_root', proxy],
+    ] as const
+  ).filter(([f]) => changed[f])
+  const theirs = others.map((p) => ({
+    ...p,
+    storage: realOf(p.storage_root),
+    proxy: realOf(p.proxy_root),
+    drop: p.upload_root === null ? undefined : realOf(p.upload_root),
+  }))
   if (!user.is_superuser)
     for (const [f, root] of mine)
       for (const p of theirs) {
         if (canWrite(user, p.id)) continue
         const place = [p.storage, p.proxy, p.drop].map((folder) => folder && placeOf(root, folder)).find(Boolean)
         if (!place) continue
-        throw forbidden(canRead(user, p.id)
-          ? `${f} ${place === 'around' ? 'holds' : 'lies inside'} the folders of production ${p.id}; you need write access to production ${p.id}.`
-          : `${f} lies in or around the folders of a production you do not have write access to.`)
+        throw forbidden(
+          canRead(user, p.id)
+            ? `${f} ${place === 'around' ? 'holds' : 'lies inside'} the folders of production ${p.id}; you need write access to production ${p.id}.`
+            : `${f} lies in or around the folders of a production you do not have write access to.`,
+        )
       }
   if (changed.storage_root) {
     for (const p of theirs) {
       const place = placeOf(storage, p.proxy)
       if (place === 'same' || place === 'inside')
-        throw invalid('/storage_root', `The storage_root ${place === 'same' ? 'is' : 'lies in'} the proxy_root of production ${p.id}: files there are never imported.`)
+        throw invalid(
+          '/storage_root',
+          `The storage_root ${place === 'same' ? 'is' : 'lies in'} the proxy_root of production ${p.id}: files there are never imported.`,
+        )
       const drop = p.drop && !isInside(p.storage, p.drop) ? placeOf(storage, p.drop) : undefined
-      if (drop) throw invalid('/storage_root', `The storage_root ${drop === 'around' ? 'holds' : drop === 'same' ? 'is' : 'lies in'} the drop folder of production ${p.id}: each dropped file has one production.`)
+      if (drop)
+        throw invalid(
+          '/storage_root',
+          `The storage_root ${drop === 'around' ? 'holds' : drop === 'same' ? 'is' : 'lies in'} the drop folder of production ${p.id}: each dropped file has one production.`,
+        )
     }
     for (const p of theirs) {
       const place = placeOf(storage, p.storage)
-      if (place === 'same') throw invalid('/storage_root', `Production ${p.id} has this storage_root: each file has one production.`)
+      if (place === 'same')
+        throw invalid('/storage_root', `Production ${p.id} has this storage_root: each file has one production.`)
       if (place && !nest)
-        throw new AppError(409, 'conflict', `The storage_root ${place === 'around' ? 'holds' : 'lies inside'} the storage_root of production ${p.id} (${p.name}). ` +
-          `Nesting one production's folders in another's is an explicit choice: send the request again with ?nest=true, and the deeper storage_root owns the files under it.`)
+        throw new AppError(
+          409,
+          'conflict',
+          `The storage_root ${place === 'around' ? 'holds' : 'lies inside'} the storage_root of production ${p.id} (${p.name}). ` +
+            `Nesting one production's folders in another's is an explicit choice: send the request again with ?nest=true, and the deeper storage_root owns the files under it.`,
+        )
     }
   }
   if (changed.proxy_root) {
     for (const p of theirs) {
       const place = placeOf(proxy, p.storage)
-      if (!place || (place === 'inside' && isInside(storage, proxy) && placeOf(storage, p.storage) === 'inside')) continue
-      throw invalid('/proxy_root', `The proxy_root ${place === 'around' ? 'holds' : place === 'same' ? 'is' : 'lies in'} the storage_root of production ${p.id}: ` +
-        "a proxy_root holds the service's own output, and the files there would no longer be imported.")
+      if (!place || (place === 'inside' && isInside(storage, proxy) && placeOf(storage, p.storage) === 'inside'))
+        continue
+      throw invalid(
+        '/proxy_root',
+        `The proxy_root ${place === 'around' ? 'holds' : place === 'same' ? 'is' : 'lies in'} the storage_root of production ${p.id}: ` +
+          "a proxy_root holds the service's own output, and the files there would no longer be imported.",
+      )
     }
   }
 }
@@ -194,17 +293,28 @@ function makeDropFolder(drop: { path: string; device: DeviceRow }) {
   }
 }
 
-export function createProductions(db: Db, deviceService: Devices, users: Users, deps: { holds: HoldDurations; logs: ImportLogs }) {
+export function createProductions(
+  db: Db,
+  deviceService: Devices,
+  users: Users,
+  deps: { holds: HoldDurations; logs: ImportLogs },
+) {
   const history = historyOf(db)
   const count = (sql: string, id: number) => db.$client.query<{ n: number }, [number]>(sql).get(id)!.n
 
   /** What belongs to the production, in words ("12 video assets belong to this production"); empty: nothing. */
   function contents(row: Row): string[] {
     const reasons: string[] = []
-    const kinds = db.$client.query<{ kind: string; n: number }, [number]>('SELECT kind, count(*) AS n FROM media_assets WHERE production = ? GROUP BY kind ORDER BY kind').all(row.id)
-    for (const { kind, n } of kinds) reasons.push(`${n} ${kind} asset${n === 1 ? ' belongs' : 's belong'} to this production`)
+    const kinds = db.$client
+      .query<{ kind: string; n: number }, [number]>(
+        'SELECT kind, count(*) AS n FROM media_assets WHERE production = ? GROUP BY kind ORDER BY kind',
+      )
+      .all(row.id)
+    for (const { kind, n } of kinds)
+      reasons.push(`${n} ${kind} asset${n === 1 ? ' belongs' : 's belong'} to this production`)
     const projects = count('SELECT count(*) AS n FROM project_assets WHERE production = ?', row.id)
-    if (projects) reasons.push(`${projects} project asset${projects === 1 ? ' belongs' : 's belong'} to this production`)
+    if (projects)
+      reasons.push(`${projects} project asset${projects === 1 ? ' belongs' : 's belong'} to this production`)
     return reasons
   }
 
@@ -223,11 +333,18 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
      * and projects' files lie under them, and moving files is the watcher's or an import's work.
      * A new name carries the hold durations naming the production along.
      */
-    update(id: number, body: typeof ProductionUpdate.static, user: Principal, shown: (row: Row) => Record<string, unknown>, nest = false): Row {
+    update(
+      id: number,
+      body: typeof ProductionUpdate.static,
+      user: Principal,
+      shown: (row: Row) => Record<string, unknown>,
+      nest = false,
+    ): Row {
       const row = forChange(id, user, 'browser.change_production')
       refuseReadOnly(body as Record<string, unknown>, shown(row), READ_ONLY)
       const next: Row = { ...row }
-      for (const f of ['name', 'codename', 'company', 'proxy_url'] as const) if (body[f] !== undefined) next[f] = body[f]
+      for (const f of ['name', 'codename', 'company', 'proxy_url'] as const)
+        if (body[f] !== undefined) next[f] = body[f]
       if (body.move_uploads !== undefined) next.move_uploads = body.move_uploads
       const all = deviceService.all()
       for (const f of DEVICE_FIELDS) {
@@ -238,37 +355,66 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
         if (!all.some((d) => d.id === device)) throw invalid(`/${f}`, 'No device with this id.')
         next[f] = device
       }
-      if (next.proxy_url && !/^https?:\/\/\S+$/.test(next.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
+      if (next.proxy_url && !/^https?:\/\/\S+$/.test(next.proxy_url))
+        throw invalid('/proxy_url', 'Must be an http or https URL.')
       let storage: ReturnType<typeof onDevice> | undefined
-      if (body.storage_root !== undefined) next.storage_root = (storage = onDevice(all, body.storage_root, '/storage_root')).path
+      if (body.storage_root !== undefined)
+        next.storage_root = (storage = onDevice(all, body.storage_root, '/storage_root')).path
       if (body.proxy_root !== undefined) next.proxy_root = onDevice(all, body.proxy_root, '/proxy_root').path
       // The drop folder is checked against the roots as they will be; its device is the upload_device.
       let drop: ReturnType<typeof dropFolder> | undefined
       const upload = givenDrop(body.upload_root)
       if (upload === null) next.upload_root = null
-      else if (upload !== undefined || (next.upload_root !== null && (next.storage_root !== row.storage_root || next.proxy_root !== row.proxy_root)))
-        next.upload_root = (drop = dropFolder(db, all, upload ?? next.upload_root!, { id, storage_root: next.storage_root, proxy_root: next.proxy_root })).path
+      else if (
+        upload !== undefined ||
+        (next.upload_root !== null && (next.storage_root !== row.storage_root || next.proxy_root !== row.proxy_root))
+      )
+        next.upload_root = (drop = dropFolder(db, all, upload ?? next.upload_root!, {
+          id,
+          storage_root: next.storage_root,
+          proxy_root: next.proxy_root,
+        })).path
       if (drop) {
         if (body.upload_device !== undefined && next.upload_device !== drop.device.id)
           throw invalid('/upload_device', `upload_device is the device of upload_root (device ${drop.device.id}).`)
         next.upload_device = drop.device.id
       } else if (next.upload_root !== null && next.upload_device !== row.upload_device)
-        throw invalid('/upload_device', `upload_device is the device of upload_root (device ${row.upload_device}); change upload_root, or set it to null first.`)
+        throw invalid(
+          '/upload_device',
+          `upload_device is the device of upload_root (device ${row.upload_device}); change upload_root, or set it to null first.`,
+        )
       const moved = (['storage_root', 'proxy_root'] as const).filter((f) => next[f] !== row[f])
       if (moved.length) {
-        refuseForeignRoots(db, user, { id, storage_root: next.storage_root, proxy_root: next.proxy_root },
-          { storage_root: moved.includes('storage_root'), proxy_root: moved.includes('proxy_root') }, nest)
+        refuseForeignRoots(
+          db,
+          user,
+          { id, storage_root: next.storage_root, proxy_root: next.proxy_root },
+          { storage_root: moved.includes('storage_root'), proxy_root: moved.includes('proxy_root') },
+          nest,
+        )
         const held = contents(row)
-        if (held.length) throw new AppError(409, 'conflict', `The ${moved.join(' and ')} of a production change${moved.length === 1 ? 's' : ''} only while nothing belongs to it: ${held.join('; ')}.`)
+        if (held.length)
+          throw new AppError(
+            409,
+            'conflict',
+            `The ${moved.join(' and ')} of a production change${moved.length === 1 ? 's' : ''} only while nothing belongs to it: ${held.join('; ')}.`,
+          )
         for (const f of moved) {
           const holder = projectHolding(db, next[f])
-          if (holder !== undefined) throw invalid(`/${f}`, `The path lies inside the folder of project asset ${holder}.`)
+          if (holder !== undefined)
+            throw invalid(`/${f}`, `The path lies inside the folder of project asset ${holder}.`)
         }
       }
       const taken = (column: typeof productions.name | typeof productions.codename, value: string) =>
-        db.select({ id: productions.id }).from(productions).where(and(eq(column, value), ne(productions.id, id))).get()
-      if (next.name !== row.name && taken(productions.name, next.name)) throw unique('/name', 'A production with this name already exists.')
-      if (next.codename !== row.codename && taken(productions.codename, next.codename)) throw unique('/codename', 'A production with this codename already exists.')
+        db
+          .select({ id: productions.id })
+          .from(productions)
+          .where(and(eq(column, value), ne(productions.id, id)))
+          .get()
+      if (next.name !== row.name && taken(productions.name, next.name))
+        throw unique('/name', 'A production with this name already exists.')
+      if (next.codename !== row.codename && taken(productions.codename, next.codename))
+        throw unique('/codename', 'A production with this codename already exists.')
       if (storage && next.storage_root !== row.storage_root) {
         try {
           makeDirInside(storage.device.path, storage.path)
@@ -301,7 +447,13 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       db.transaction(() => {
         deps.logs.detachProduction(id)
         db.delete(productions).where(eq(productions.id, id)).run()
-        history.record(actorOf(user), { resource: 'production', id, action: 'delete', production: id, changes: history.snapshot(row, FIELDS, 'delete') })
+        history.record(actorOf(user), {
+          resource: 'production',
+          id,
+          action: 'delete',
+          production: id,
+          changes: history.snapshot(row, FIELDS, 'delete'),
+        })
       })
     },
 
@@ -309,15 +461,31 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       requireFileWork() // its storage_root is made
       const all = deviceService.all()
       const storage = onDevice(all, body.storage_root, '/storage_root')
-      const proxyRoot = body.proxy_root === undefined ? defaultProxyRoot(storage.path) : onDevice(all, body.proxy_root, '/proxy_root').path
-      for (const [pointer, path] of [['/storage_root', storage.path], ['/proxy_root', proxyRoot]] as const) {
+      const proxyRoot =
+        body.proxy_root === undefined
+          ? defaultProxyRoot(storage.path)
+          : onDevice(all, body.proxy_root, '/proxy_root').path
+      for (const [pointer, path] of [
+        ['/storage_root', storage.path],
+        ['/proxy_root', proxyRoot],
+      ] as const) {
         const holder = projectHolding(db, path)
         if (holder !== undefined) throw invalid(pointer, `The path lies inside the folder of project asset ${holder}.`)
       }
-      refuseForeignRoots(db, user, { storage_root: storage.path, proxy_root: proxyRoot }, { storage_root: true, proxy_root: true }, nest)
-      if (body.proxy_url && !/^https?:\/\/\S+$/.test(body.proxy_url)) throw invalid('/proxy_url', 'Must be an http or https URL.')
+      refuseForeignRoots(
+        db,
+        user,
+        { storage_root: storage.path, proxy_root: proxyRoot },
+        { storage_root: true, proxy_root: true },
+        nest,
+      )
+      if (body.proxy_url && !/^https?:\/\/\S+$/.test(body.proxy_url))
+        throw invalid('/proxy_url', 'Must be an http or https URL.')
       const upload = givenDrop(body.upload_root)
-      const drop = typeof upload === 'string' ? dropFolder(db, all, upload, { storage_root: storage.path, proxy_root: proxyRoot }) : undefined
+      const drop =
+        typeof upload === 'string'
+          ? dropFolder(db, all, upload, { storage_root: storage.path, proxy_root: proxyRoot })
+          : undefined
       if (drop && body.upload_device !== undefined && body.upload_device !== drop.device.id)
         throw invalid('/upload_device', `upload_device is the device of upload_root (device ${drop.device.id}).`)
       const ids: Record<string, number> = {}
@@ -330,7 +498,11 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
       if (codename === undefined) {
         const base = slug(body.name)
         codename = base
-        for (let n = 2; db.select({ id: productions.id }).from(productions).where(eq(productions.codename, codename)).get(); n++)
+        for (
+          let n = 2;
+          db.select({ id: productions.id }).from(productions).where(eq(productions.codename, codename)).get();
+          n++
+        )
           codename = `${base}-${n}`
       }
       if (db.select({ id: productions.id }).from(productions).where(eq(productions.name, body.name)).get())
@@ -360,7 +532,13 @@ export function createProductions(db: Db, deviceService: Devices, users: Users, 
           .get()
         // Whoever may create a production may work in it: the grant is part of the create (and its row).
         const grant = user.is_superuser ? {} : { [`access.${user.username}`]: { old: null, new: 'write' } }
-        history.record(actorOf(user), { resource: 'production', id: row.id, action: 'create', production: row.id, changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant } })
+        history.record(actorOf(user), {
+          resource: 'production',
+          id: row.id,
+          action: 'create',
+          production: row.id,
+          changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant },
+        })
         if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
         return row
       })

@@ -27,7 +27,6 @@ function protectedRoots(db: Db): { what: string; path: string; real: string }[] 
   return [...rows, data].map((r) => ({ ...r, real: realOf(r.path) }))
 }
 
-
 /** Every project folder by real path: its device's real path and the rest as written (no links in between). */
 function realBundles(db: Db): { id: number; bundle_root: string; deleting: boolean; real: string }[] {
   const rows = db.$client
@@ -39,7 +38,12 @@ function realBundles(db: Db): { id: number; bundle_root: string; deleting: boole
   return rows.map((r) => {
     let real = devices.get(r.device_path)
     if (real === undefined) devices.set(r.device_path, (real = realOf(r.device_path)))
-    return { id: r.id, bundle_root: r.bundle_root, deleting: !!r.deleting, real: real + restOf(r.device_path, r.bundle_root) }
+    return {
+      id: r.id,
+      bundle_root: r.bundle_root,
+      deleting: !!r.deleting,
+      real: real + restOf(r.device_path, r.bundle_root),
+    }
   })
 }
 
@@ -48,7 +52,12 @@ export type BundleProblem = { conflict: boolean; detail: string }
 const nested = (a: string, b: string) => a === b || isInside(a, b) || isInside(b, a)
 
 /** Why `path` cannot be a project folder on the device at `devicePath`, or undefined. */
-export function bundleProblem(db: Db, path: string, devicePath: string, ignoreProject?: number): BundleProblem | undefined {
+export function bundleProblem(
+  db: Db,
+  path: string,
+  devicePath: string,
+  ignoreProject?: number,
+): BundleProblem | undefined {
   const reserved = reservedProblem(path)
   if (reserved) return { conflict: false, detail: reserved }
   if (path === devicePath) return { conflict: false, detail: 'A project folder cannot be the root of a device.' }
@@ -57,12 +66,18 @@ export function bundleProblem(db: Db, path: string, devicePath: string, ignorePr
   const real = realOf(path)
   const root = protectedRoots(db).find((r) => r.real === real || isInside(real, r.real))
   if (root) return { conflict: false, detail: `The folder would hold the ${root.what}.` }
-  const clash = realBundles(db).find((p) => p.id !== ignoreProject && (nested(p.bundle_root, path) || nested(p.real, real)))
-  if (clash?.deleting) return { conflict: true, detail: `The folder belongs to project asset ${clash.id}, which is being deleted.` }
+  const clash = realBundles(db).find(
+    (p) => p.id !== ignoreProject && (nested(p.bundle_root, path) || nested(p.real, real)),
+  )
+  if (clash?.deleting)
+    return { conflict: true, detail: `The folder belongs to project asset ${clash.id}, which is being deleted.` }
   if (clash)
     return {
       conflict: false,
-      detail: clash.bundle_root === path ? `Project asset ${clash.id} already has this bundle_root.` : `The folder is nested with the bundle of project asset ${clash.id}.`,
+      detail:
+        clash.bundle_root === path
+          ? `Project asset ${clash.id} already has this bundle_root.`
+          : `The folder is nested with the bundle of project asset ${clash.id}.`,
     }
   return undefined
 }
@@ -71,7 +86,9 @@ export function bundleProblem(db: Db, path: string, devicePath: string, ignorePr
 export function projectHolding(db: Db, path: string): number | undefined {
   const dir = asFolder(path)
   const real = realOf(dir)
-  return realBundles(db).find((p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real))?.id
+  return realBundles(db).find(
+    (p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real),
+  )?.id
 }
 
 /** `production`: the production whose folders refuse it (forbidden only), for a caller that words its own refusal. */
@@ -82,22 +99,40 @@ export type TerritoryProblem = { forbidden: boolean; detail: string; production?
  * folder of `production` at `path`, or undefined. Paths are compared after resolving links, as the checks above do. A refusal
  * names no folder of a production the user cannot write to.
  */
-export function territoryProblem(db: Db, path: string, user: Principal, production: number, placing: boolean): TerritoryProblem | undefined {
+export function territoryProblem(
+  db: Db,
+  path: string,
+  user: Principal,
+  production: number,
+  placing: boolean,
+): TerritoryProblem | undefined {
   if (user.is_superuser) return undefined
   const real = realOf(path)
   const roots = db.$client
-    .query<{ id: number; storage_root: string; proxy_root: string }, []>('SELECT id, storage_root, proxy_root FROM productions')
+    .query<{ id: number; storage_root: string; proxy_root: string }, []>(
+      'SELECT id, storage_root, proxy_root FROM productions',
+    )
     .all()
   const own = roots.find((r) => r.id === production)
   // Placing a folder (create, copy target) needs it in the own storage root; a delete of an older
   // folder elsewhere needs only write access to whatever production owns it.
   if (placing && (!own || !isInside(realOf(own.storage_root), real)))
-    return { forbidden: false, detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).` }
-  const foreign = roots.find((r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)))
+    return {
+      forbidden: false,
+      detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).`,
+    }
+  const foreign = roots.find(
+    (r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)),
+  )
   // Named only to a user who can read it: to the others, it does not exist (docs/api.md, Permissions).
-  if (foreign) return { forbidden: true, production: foreign.id, detail: canRead(user, foreign.id)
-    ? `The folder lies inside the folders of production ${foreign.id}; you need write access to production ${foreign.id}.`
-    : 'The folder lies inside the folders of a production you do not have write access to.' }
+  if (foreign)
+    return {
+      forbidden: true,
+      production: foreign.id,
+      detail: canRead(user, foreign.id)
+        ? `The folder lies inside the folders of production ${foreign.id}; you need write access to production ${foreign.id}.`
+        : 'The folder lies inside the folders of a production you do not have write access to.',
+    }
   return undefined
 }
 
@@ -117,6 +152,7 @@ export function taskProblem(
   if (t.user === undefined) return undefined
   const user = users.principalById(t.user)
   if (!user) return 'the user who asked for it no longer exists'
-  if (!canWrite(user, t.production)) return `the user who asked for it no longer has write access to production ${t.production}`
+  if (!canWrite(user, t.production))
+    return `the user who asked for it no longer has write access to production ${t.production}`
   return territoryProblem(db, t.path, user, t.production, t.placing)?.detail
 }

@@ -11,7 +11,15 @@ import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
 import { type Actor, type Hint, actorOf, historyOf, system } from '../history/service.ts'
 import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
-import { CancelledError, copyTree, identityOfFd, isMissingOrEmpty, listTree, openBeneath, totals } from '../../storage/fs.ts'
+import {
+  CancelledError,
+  copyTree,
+  identityOfFd,
+  isMissingOrEmpty,
+  listTree,
+  openBeneath,
+  totals,
+} from '../../storage/fs.ts'
 import { describe } from '../../storage/errors.ts'
 import { removeTreeAt } from '../../storage/remove.ts'
 import { waitingStep, whileInUse } from '../../storage/busy.ts'
@@ -20,8 +28,7 @@ import { isoTimestamp } from '../../util/time.ts'
 import { type Handler, SHUTDOWN, type TaskOf } from '../../tasks/runner.ts'
 
 /** The hidden folder a copy is made in: beside the target, on the same filesystem. */
-export const stagingFor = (target: string, taskId: number) =>
-  joinBelow(dirName(target), `.reelhouse-copy-${taskId}`)
+export const stagingFor = (target: string, taskId: number) => joinBelow(dirName(target), `.reelhouse-copy-${taskId}`)
 
 /**
  * One write of the copy's project and its history row, together, as the user who asked (tasks
@@ -37,7 +44,13 @@ function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
       db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
       const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
       if (before && after)
-        historyOf(db).updated(by, { resource: 'projectasset', id: projectId, production: before.production, hint }, before, after, ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'])
+        historyOf(db).updated(
+          by,
+          { resource: 'projectasset', id: projectId, production: before.production, hint },
+          before,
+          after,
+          ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'],
+        )
     })
 }
 
@@ -48,7 +61,16 @@ function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
  */
 export function copyAbandon(db: Db, users: Users) {
   return (task: TaskOf<'copy'>, ran: boolean, reason: string) => {
-    projectWriter(db, users, task)({ status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp() })
+    projectWriter(
+      db,
+      users,
+      task,
+    )({
+      status_asset: -1,
+      status_asset_description: `ERROR: ${reason}`,
+      is_production: false,
+      date_mod: isoTimestamp(),
+    })
     if (!ran) return
     const { target, device } = task.params
     return async () => {
@@ -74,10 +96,17 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
     const staging = stagingFor(target, task.id)
     const write = projectWriter(db, users, task)
     const finish = (files: { count: number; bytes: number }) =>
-      write({
-        status_asset: 6, status_asset_description: 'ASSET_DONE', is_production: true,
-        files_count: files.count, files_bytes: files.bytes, date_mod: isoTimestamp(),
-      }, 'copied')
+      write(
+        {
+          status_asset: 6,
+          status_asset_description: 'ASSET_DONE',
+          is_production: true,
+          files_count: files.count,
+          files_bytes: files.bytes,
+          date_mod: isoTimestamp(),
+        },
+        'copied',
+      )
 
     // The hidden folder is removed on failure only when this task made it.
     let ours = task.attempts > 0
@@ -89,7 +118,14 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       // folder that was there then, reached from its device with no link on the way.
       const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
       if (!project) throw new Error('the project asset is gone')
-      const refusal = taskProblem(db, users, { path: target, device, production: project.production, user: params.user, project: projectId, placing: true })
+      const refusal = taskProblem(db, users, {
+        path: target,
+        device,
+        production: project.production,
+        user: params.user,
+        project: projectId,
+        placing: true,
+      })
       if (refusal) throw new Error(`refusing to copy into ${target}: ${refusal}`)
       const sourceDevice = params.source_device ?? deviceFor(db.select().from(devices).all(), source)?.path
       if (!sourceDevice) throw new Error('the source folder no longer lies on a device')
@@ -113,7 +149,9 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
         // The rename was done before the process stopped: finish if the copy is whole.
         const [have, want] = await Promise.all([totals(target, signal), totals(source, signal)])
         if (have.count !== want.count || have.bytes !== want.bytes)
-          throw new Error(`the target folder holds ${have.count} files (${have.bytes} bytes), the source ${want.count} (${want.bytes})`)
+          throw new Error(
+            `the target folder holds ${have.count} files (${have.bytes} bytes), the source ${want.count} (${want.bytes})`,
+          )
         progress({ files_total: want.count, bytes_total: want.bytes, files_done: want.count, bytes_done: want.bytes })
         return void finish(have)
       }
@@ -129,33 +167,52 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       progress({ files_total: want.count, bytes_total: want.bytes, files_done: 0, bytes_done: 0 })
 
       ours = true
-      await copyTree(sourceFd, { parent: targetParent, name: stagingName, path: staging }, {
-        signal,
-        entries,
-        onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
-      })
+      await copyTree(
+        sourceFd,
+        { parent: targetParent, name: stagingName, path: staging },
+        {
+          signal,
+          entries,
+          onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
+        },
+      )
       if (signal.aborted) throw new CancelledError(String(signal.reason))
-      if (!(await isMissingOrEmpty(target))) throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
+      if (!(await isMissingOrEmpty(target)))
+        throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
       // Into place in one rename. A program that has a file of the staging folder open (the
       // watcher's own look at the new folder, an indexer, a virus scanner; on Windows a folder
       // with an open file cannot be renamed) makes it wait and try again (storage/busy.ts).
-      await whileInUse(async () => {
-        const moved = renameat(targetParent, cName(stagingName), targetParent, cName(baseName(target)))
-        if (moved < 0) throw sysError(moved, 'renameat', baseName(target))
-      }, {
-        signal,
-        path: () => staging,
-        onWait: (path) => progress({ step: waitingStep(path) }),
-        onRetry: () => progress({ step: '' }),
-      })
+      await whileInUse(
+        async () => {
+          const moved = renameat(targetParent, cName(stagingName), targetParent, cName(baseName(target)))
+          if (moved < 0) throw sysError(moved, 'renameat', baseName(target))
+        },
+        {
+          signal,
+          path: () => staging,
+          onWait: (path) => progress({ step: waitingStep(path) }),
+          onRetry: () => progress({ step: '' }),
+        },
+      )
       finish(want)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       // Cleanup failing is worth knowing: a hidden folder would be left behind.
-      const cleanup = !ours || targetParent < 0 ? '' : await removeTreeAt({ parent: targetParent, name: baseName(staging) })
-        .then(() => '', (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? '' : `; ${staging} could not be removed: ${describe(e)}`))
+      const cleanup =
+        !ours || targetParent < 0
+          ? ''
+          : await removeTreeAt({ parent: targetParent, name: baseName(staging) }).then(
+              () => '',
+              (e: NodeJS.ErrnoException) =>
+                e.code === 'ENOENT' ? '' : `; ${staging} could not be removed: ${describe(e)}`,
+            )
       const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
-      write({ status_asset: -1, status_asset_description: `ERROR: ${reason}`, is_production: false, date_mod: isoTimestamp() })
+      write({
+        status_asset: -1,
+        status_asset_description: `ERROR: ${reason}`,
+        is_production: false,
+        date_mod: isoTimestamp(),
+      })
       throw new Error(reason)
     } finally {
       if (sourceFd >= 0) close(sourceFd)
@@ -163,4 +220,3 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
     }
   }
 }
-

@@ -24,7 +24,6 @@ import { waitingStep, whileInUse } from '../../storage/busy.ts'
 import { asFolder, baseName, dirName, joinBelow, restOf, samePath } from '../../storage/paths.ts'
 import type { Handler } from '../../tasks/runner.ts'
 
-
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
 export const trashFor = (bundle: string, taskId: number) => joinBelow(dirName(bundle), trashName(taskId))
 
@@ -40,60 +39,81 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
       if (!removalSupported()) throw new Error(`deletes are refused on this system: ${unsupportedReason()}`)
       const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
       if (!project) return
-      const refusal = taskProblem(db, users, { path: bundle_root, device, production: project.production, project: projectId, user, placing: false })
+      const refusal = taskProblem(db, users, {
+        path: bundle_root,
+        device,
+        production: project.production,
+        project: projectId,
+        user,
+        placing: false,
+      })
       if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
       const foreign = media.countUnder(bundle_root, project.production)
-      if (foreign) throw new Error(`refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`)
+      if (foreign)
+        throw new Error(
+          `refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`,
+        )
       if (samePath(asFolder(folder), device)) throw new Error('refusing to remove the root of a device')
 
       // A file another program holds (an editor's open project, on Windows) makes the delete wait
       // and try again (storage/busy.ts); each try starts over from the folder or its hidden name.
       let gone = false
-      await whileInUse(async () => {
-        try {
-          parent = openBeneath(device, restOf(device, asFolder(dirName(folder))))
-          const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
-          const hiddenPath = trashFor(bundle_root, task.id)
-          const existing = openat(parent, cName(name), DIR_FLAGS)
-          if (existing >= 0) {
-            // The folder must be the one asked for, and a first attempt finds no hidden folder in its way.
-            const same = isOurs(existing)
-            close(existing)
-            if (!same) throw new Error(`${bundle_root} was replaced since the delete was asked for; nothing was removed`)
-            const hidden = openat(parent, cName(trash), DIR_FLAGS)
-            if (hidden >= 0) close(hidden)
-            if (hidden !== -E.ENOENT && task.attempts === 0) throw new Error(`${hiddenPath} exists and is not this delete's; nothing was removed`)
-            const moved = renameat(parent, cName(name), parent, cName(trash))
-            if (moved < 0) throw sysError(moved, 'renameat', name)
-          } else if (existing !== -E.ENOENT) {
-            throw new Error(`${bundle_root} is a symbolic link or not a folder; nothing was removed`)
+      await whileInUse(
+        async () => {
+          try {
+            parent = openBeneath(device, restOf(device, asFolder(dirName(folder))))
+            const isOurs = (fd: number) => identity === undefined || identityOfFd(fd) === identity
+            const hiddenPath = trashFor(bundle_root, task.id)
+            const existing = openat(parent, cName(name), DIR_FLAGS)
+            if (existing >= 0) {
+              // The folder must be the one asked for, and a first attempt finds no hidden folder in its way.
+              const same = isOurs(existing)
+              close(existing)
+              if (!same)
+                throw new Error(`${bundle_root} was replaced since the delete was asked for; nothing was removed`)
+              const hidden = openat(parent, cName(trash), DIR_FLAGS)
+              if (hidden >= 0) close(hidden)
+              if (hidden !== -E.ENOENT && task.attempts === 0)
+                throw new Error(`${hiddenPath} exists and is not this delete's; nothing was removed`)
+              const moved = renameat(parent, cName(name), parent, cName(trash))
+              if (moved < 0) throw sysError(moved, 'renameat', name)
+            } else if (existing !== -E.ENOENT) {
+              throw new Error(`${bundle_root} is a symbolic link or not a folder; nothing was removed`)
+            }
+            // The hidden folder (just made, or left by an earlier attempt) must still be that folder.
+            const trashFd = openat(parent, cName(trash), DIR_FLAGS)
+            if (trashFd === -E.ENOENT) {
+              gone = true
+              return
+            }
+            if (trashFd < 0) throw new Error(`${hiddenPath} is a symbolic link or not a folder; nothing was removed`)
+            const same = isOurs(trashFd)
+            close(trashFd)
+            if (!same) throw new Error(`${hiddenPath} is not the folder the delete was asked for; nothing was removed`)
+            // Totals for the progress only: a walk by names, which reads no file and removes nothing.
+            const entries = await listTree(hiddenPath, signal).catch(() => [])
+            const files = entries.filter((e) => e.kind === 'file')
+            progress({ files_total: files.length, bytes_total: files.reduce((n, e) => n + e.size, 0) })
+            await removeTreeAt(
+              { parent, name: trash },
+              { signal, entries, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) },
+            )
+          } finally {
+            if (parent >= 0) close(parent)
+            parent = -1
           }
-          // The hidden folder (just made, or left by an earlier attempt) must still be that folder.
-          const trashFd = openat(parent, cName(trash), DIR_FLAGS)
-          if (trashFd === -E.ENOENT) {
-            gone = true
-            return
-          }
-          if (trashFd < 0) throw new Error(`${hiddenPath} is a symbolic link or not a folder; nothing was removed`)
-          const same = isOurs(trashFd)
-          close(trashFd)
-          if (!same) throw new Error(`${hiddenPath} is not the folder the delete was asked for; nothing was removed`)
-          // Totals for the progress only: a walk by names, which reads no file and removes nothing.
-          const entries = await listTree(hiddenPath, signal).catch(() => [])
-          const files = entries.filter((e) => e.kind === 'file')
-          progress({ files_total: files.length, bytes_total: files.reduce((n, e) => n + e.size, 0) })
-          await removeTreeAt({ parent, name: trash }, { signal, entries, onProgress: (d) => progress({ files_done: d.files, bytes_done: d.bytes }) })
-        } finally {
-          if (parent >= 0) close(parent)
-          parent = -1
-        }
-      }, {
-        signal,
-        // Named where the user knows it: inside the project folder, not its hidden name.
-        path: (error) => (error.syscall === 'renameat' || !error.path || error.path === '.' ? bundle_root : joinBelow(folder, error.path)),
-        onWait: (path) => progress({ step: waitingStep(path) }),
-        onRetry: () => progress({ step: '' }),
-      })
+        },
+        {
+          signal,
+          // Named where the user knows it: inside the project folder, not its hidden name.
+          path: (error) =>
+            error.syscall === 'renameat' || !error.path || error.path === '.'
+              ? bundle_root
+              : joinBelow(folder, error.path),
+          onWait: (path) => progress({ step: waitingStep(path) }),
+          onRetry: () => progress({ step: '' }),
+        },
+      )
       if (gone) return finish()
     } catch (error) {
       if (error instanceof CancelledError) throw error
@@ -110,9 +130,20 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
       db.transaction(() => {
         const row = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
         db.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
-        if (row) historyOf(db).record(by, { resource: 'projectasset', id: projectId, action: 'delete', production: row.production, changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } } })
+        if (row)
+          historyOf(db).record(by, {
+            resource: 'projectasset',
+            id: projectId,
+            action: 'delete',
+            production: row.production,
+            changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } },
+          })
         // Media files that lived in the folder went with it: their records stay, offline.
-        media.setOnline(media.under(bundle_root).map((m) => m.id), false, by)
+        media.setOnline(
+          media.under(bundle_root).map((m) => m.id),
+          false,
+          by,
+        )
       })
     }
   }

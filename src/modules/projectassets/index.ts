@@ -9,7 +9,19 @@ import type { ModuleContext } from '../../http/context.ts'
 import { type AssetListQuery, AssetListFilters, assetListWhere } from '../mediaassets/model.ts'
 import { readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
-import { CopyQuery, DeleteAccepted, LinkResult, ProjectAsset, ProjectAssetCreate, ProjectAssetCreated, ProjectAssetDetail, ProjectAssetUpdate, type TaskRef, UnlinkResult, linkBodyDoc } from './model.ts'
+import {
+  CopyQuery,
+  DeleteAccepted,
+  LinkResult,
+  ProjectAsset,
+  ProjectAssetCreate,
+  ProjectAssetCreated,
+  ProjectAssetDetail,
+  ProjectAssetUpdate,
+  type TaskRef,
+  UnlinkResult,
+  linkBodyDoc,
+} from './model.ts'
 import type { ProjectAssets, QueuedTask } from './service.ts'
 
 type ProjectAssetQuery = AssetListQuery & PagingQuery & { bundle_root?: string }
@@ -20,7 +32,11 @@ const LINK_PATHS = { link: ['/:id/addasset', '/:id/add'], unlink: ['/:id/unlinka
 function requireJson(request: Request) {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== 'application/json')
-    throw new AppError(415, 'unsupported_media_type', 'addasset and unlinkasset take a JSON body (Content-Type: application/json).')
+    throw new AppError(
+      415,
+      'unsupported_media_type',
+      'addasset and unlinkasset take a JSON body (Content-Type: application/json).',
+    )
 }
 
 /** PATCH and PUT of a project asset (an extension of the medialoopster API); `guard`: edit.ts updateGuard. */
@@ -35,7 +51,9 @@ const updateHook = (mode: 'patch' | 'put', legacy: boolean, guard: ReturnType<ty
     summary: mode === 'patch' ? 'Update fields of a project asset (extension)' : 'Replace a project asset (extension)',
     deprecated: legacy,
     description:
-      (mode === 'patch' ? 'Changes the fields given; answers 200 with the whole record. ' : 'As PATCH, with name required; fields not given keep their values. ') +
+      (mode === 'patch'
+        ? 'Changes the fields given; answers 200 with the whole record. '
+        : 'As PATCH, with name required; fields not given keep their values. ') +
       'Needs superuser or browser.change_projectasset, and write access to the production. Writable: name, description, date_crt, date_add, ' +
       'date_del, meta_field_store (PATCH merges, a null value removes a key; PUT replaces), status_editing, status_approval, path_file ' +
       '(inside bundle_root), type, is_archive, name_editor, name_studio, locked_by. bundle_root is not edited in place (a move: 400 invalid ' +
@@ -55,22 +73,41 @@ const taskAnswer = (task: QueuedTask): typeof TaskRef.static => ({ ...task, url:
  */
 export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, prefix: '/projectassets' | '/project') {
   const legacy = prefix === '/project'
-  const guard = updateGuard(ctx, { name: 'ProjectAsset', body: ProjectAssetUpdate, find: (id, user) => service.readable(id, user) })
+  const guard = updateGuard(ctx, {
+    name: 'ProjectAsset',
+    body: ProjectAssetUpdate,
+    find: (id, user) => service.readable(id, user),
+  })
   const list = (query: ProjectAssetQuery, user: Principal, request: Request) =>
-    ctx.list({
-      table: projectAssets,
-      where: () => [
-        optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)), ...assetListWhere(projectAssets, query),
-        readableBy(user, projectAssets.production),
-      ],
-      route: '/projectassets',
-      user,
-      toApi: (row) => service.toApi(row, user),
-    }, query, request)
+    ctx.list(
+      {
+        table: projectAssets,
+        where: () => [
+          optionalEq(projectAssets.bundle_root, slashPath('bundle_root', query.bundle_root)),
+          ...assetListWhere(projectAssets, query),
+          readableBy(user, projectAssets.production),
+        ],
+        route: '/projectassets',
+        user,
+        toApi: (row) => service.toApi(row, user),
+      },
+      query,
+      request,
+    )
   let routes = new Elysia({ prefix, tags: ['ProjectAsset'] })
     .use(sharedModels)
     .use(ctx.auth)
-    .model({ ProjectAsset, ProjectAssetDetail, ProjectAssetList: listOf(ProjectAsset), ProjectAssetCreate, ProjectAssetCreated, ProjectAssetUpdate, DeleteAccepted, LinkResult, UnlinkResult })
+    .model({
+      ProjectAsset,
+      ProjectAssetDetail,
+      ProjectAssetList: listOf(ProjectAsset),
+      ProjectAssetCreate,
+      ProjectAssetCreated,
+      ProjectAssetUpdate,
+      DeleteAccepted,
+      LinkResult,
+      UnlinkResult,
+    })
     .get(
       '/',
       // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.
@@ -82,7 +119,9 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         auth: true,
         query: t.Object({
           ...Paging,
-          bundle_root: t.Optional(t.String({ description: 'Only the project with this bundle_root (must end with a slash)' })),
+          bundle_root: t.Optional(
+            t.String({ description: 'Only the project with this bundle_root (must end with a slash)' }),
+          ),
           ...AssetListFilters,
         }),
         response: { 200: 'ProjectAssetList', ...errors(400) },
@@ -101,7 +140,10 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
       '/',
       async ({ body, query, user, set }) => {
         const share = query.share_linked_assets === '1' || query.share_linked_assets === 'true'
-        const made = body.copy_of === undefined ? { row: await service.create(body, user) } : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
+        const made =
+          body.copy_of === undefined
+            ? { row: await service.create(body, user) }
+            : await service.copy({ ...body, copy_of: body.copy_of }, share, user)
         set.status = 201
         // A create's 201 names the project it made. A copy's names its task: the body already is
         // the new project (with its id), and what a client does next is follow the copy until the
@@ -129,17 +171,26 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
           description:
             'Create: the bundle folder is created on disk if missing; status_asset 6. Copy (copy_of): needs browser.copy_projectasset ' +
             '(and browser.share_production_asset with share_linked_assets=1), read access to the source and write access to the target ' +
-            'production; answers 201 with status_asset 0 and is_production false, and copies the files in a task: the answer\'s task ' +
-            'member ({id, state, url}; follow it at url, GET /api/tasks/{id}/), which Location names too (a create\'s Location names the project). ' +
+            "production; answers 201 with status_asset 0 and is_production false, and copies the files in a task: the answer's task " +
+            "member ({id, state, url}; follow it at url, GET /api/tasks/{id}/), which Location names too (a create's Location names the project). " +
             'The copy becomes status 6 and is_production true when complete, or -1 with the reason, leaving no partial folder.',
         },
       },
     )
-    .patch('/:id', ({ params, body, user }) => service.update(params.id, body, user, 'patch'), updateHook('patch', legacy, guard))
-    .put('/:id', ({ params, body, user }) => {
-      if (body.name === undefined) throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
-      return service.update(params.id, body, user, 'put')
-    }, updateHook('put', legacy, guard))
+    .patch(
+      '/:id',
+      ({ params, body, user }) => service.update(params.id, body, user, 'patch'),
+      updateHook('patch', legacy, guard),
+    )
+    .put(
+      '/:id',
+      ({ params, body, user }) => {
+        if (body.name === undefined)
+          throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
+        return service.update(params.id, body, user, 'put')
+      },
+      updateHook('put', legacy, guard),
+    )
     .delete(
       '/:id',
       ({ params, user, set }) => {
@@ -156,7 +207,8 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         detail: {
           summary: 'Delete a project asset and its folder',
           deprecated: legacy,
-          description: 'Answers 202 at once with the task that removes the folder ({task: {id, state, url}}, Location: the task; asked again while pending: the same task). Until the bundle folder is removed the record shows date_del and is_production false; then it answers 404 (code does_not_exist on DELETE). Linked media assets stay. A running copy of the project is cancelled first.',
+          description:
+            'Answers 202 at once with the task that removes the folder ({task: {id, state, url}}, Location: the task; asked again while pending: the same task). Until the bundle folder is removed the record shows date_del and is_production false; then it answers 404 (code does_not_exist on DELETE). Linked media assets stay. A running copy of the project is cancelled first.',
         },
       },
     )
@@ -173,12 +225,18 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         {
           auth: true,
           params: IdParams,
-          response: { 200: mode === 'link' ? 'LinkResult' : 'UnlinkResult', 400: 'DetailError', 422: 'DetailError', ...errors(403, 404, 409, 413, 415) },
+          response: {
+            200: mode === 'link' ? 'LinkResult' : 'UnlinkResult',
+            400: 'DetailError',
+            422: 'DetailError',
+            ...errors(403, 404, 409, 413, 415),
+          },
           detail: {
             summary: `${mode === 'link' ? 'Link media assets to' : 'Unlink media assets from'} a project`,
             deprecated: legacy || !path.endsWith('asset'),
             requestBody: linkBodyDoc,
-            description: 'JSON only. Without silent_mode the first semantic error (unsupported type, missing or unreadable asset, or for unlink an asset not linked) answers 422 {detail} and nothing changes; with it, such entries are listed in invalid_assets and the rest is done.',
+            description:
+              'JSON only. Without silent_mode the first semantic error (unsupported type, missing or unreadable asset, or for unlink an asset not linked) answers 422 {detail} and nothing changes; with it, such entries are listed in invalid_assets and the rest is done.',
           } as never,
         },
       ) as unknown as typeof routes
@@ -186,4 +244,3 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
   }
   return routes
 }
-

@@ -22,7 +22,9 @@ export const ProjectAsset = t.Object({
   status_approval: Type.Integer({ description: '1 approved, 0 pending' }),
   path_file: t.String(),
   bundle_root: t.String({ description: 'Project folder, ends with a slash' }),
-  type: t.String({ description: 'premiere, avid, resolve, fcp or generic (from the project file extension unless given)' }),
+  type: t.String({
+    description: 'premiere, avid, resolve, fcp or generic (from the project file extension unless given)',
+  }),
   is_archive: t.Boolean(),
   is_production: t.Boolean({ description: 'False while a copy runs, after a failed copy, and while being deleted' }),
   files: t.Object({ count: Type.Integer(), bytes: Type.Integer() }, { description: 'Regular files in the bundle' }),
@@ -34,9 +36,17 @@ export const ProjectAsset = t.Object({
 })
 
 /** The single record: the list's, and who changed it last. */
-export const ProjectAssetDetail = t.Composite([ProjectAsset, t.Object({
-  modified_by: t.Nullable(t.String({ description: 'Who made the last change (a user name, or "system" for the service); null: none since history is kept' })),
-})])
+export const ProjectAssetDetail = t.Composite([
+  ProjectAsset,
+  t.Object({
+    modified_by: t.Nullable(
+      t.String({
+        description:
+          'Who made the last change (a user name, or "system" for the service); null: none since history is kept',
+      }),
+    ),
+  }),
+])
 
 const ReadOnly = (why: string) => t.Optional(t.Unknown({ description: `Read-only: ${why}` }))
 const DateText = t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })
@@ -47,7 +57,11 @@ export const ProjectAssetUpdate = t.Object({
   date_crt: t.Optional(t.Nullable(DateText)),
   date_add: t.Optional(DateText),
   date_del: t.Optional(t.Nullable(DateText)),
-  meta_field_store: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.' })),
+  meta_field_store: t.Optional(
+    t.Record(t.String(), t.Unknown(), {
+      description: 'PATCH merges: keys given are set, a null value removes the key. PUT replaces the store.',
+    }),
+  ),
   status_editing: t.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
   status_approval: t.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
   path_file: t.Optional(t.String({ maxLength: 4096, description: 'Project file, inside bundle_root ("" for none)' })),
@@ -79,26 +93,39 @@ export const ProjectAssetCreated = t.Composite([ProjectAssetDetail, t.Object({ t
 export const DeleteAccepted = t.Object({ task: TaskRef })
 
 const Text = t.String({ maxLength: 255 })
-export const ProjectAssetCreate = eitherOf(t.Object({
-  name: t.String({ minLength: 1, maxLength: 255 }),
-  bundle_root: t.String({ minLength: 1, maxLength: 4096, description: 'Project folder on a device; a final slash is added' }),
-  production_id: t.Optional(Type.Integer({ minimum: 1, description: 'Wins over production_name' })),
-  production_name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
-  path_file: t.Optional(t.String({ maxLength: 4096, description: 'Project file, inside bundle_root' })),
-  description: t.Optional(t.String({ maxLength: 100_000 })),
-  date_crt: t.Optional(t.Nullable(t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' }))),
-  name_editor: t.Optional(Text),
-  name_studio: t.Optional(Text),
-  status_approval: t.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
-  status_editing: t.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
-  type: t.Optional(t.String({ minLength: 1, maxLength: 32 })),
-  is_archive: t.Optional(t.Boolean()),
-  meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
-  copy_of: t.Optional(Type.Integer({ minimum: 1, description: 'Copy this project (its files are copied by a task)' })),
-}), ['production_id', 'production_name'])
+export const ProjectAssetCreate = eitherOf(
+  t.Object({
+    name: t.String({ minLength: 1, maxLength: 255 }),
+    bundle_root: t.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'Project folder on a device; a final slash is added',
+    }),
+    production_id: t.Optional(Type.Integer({ minimum: 1, description: 'Wins over production_name' })),
+    production_name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+    path_file: t.Optional(t.String({ maxLength: 4096, description: 'Project file, inside bundle_root' })),
+    description: t.Optional(t.String({ maxLength: 100_000 })),
+    date_crt: t.Optional(
+      t.Nullable(t.String({ maxLength: 64, description: 'YYYY[-MM[-DD]] or YYYY-MM-DD HH:MM[:ss[.uuuuuu]][TZ]' })),
+    ),
+    name_editor: t.Optional(Text),
+    name_studio: t.Optional(Text),
+    status_approval: t.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
+    status_editing: t.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
+    type: t.Optional(t.String({ minLength: 1, maxLength: 32 })),
+    is_archive: t.Optional(t.Boolean()),
+    meta_field_store: t.Optional(t.Record(t.String(), t.Unknown())),
+    copy_of: t.Optional(
+      Type.Integer({ minimum: 1, description: 'Copy this project (its files are copied by a task)' }),
+    ),
+  }),
+  ['production_id', 'production_name'],
+)
 
 export const CopyQuery = t.Object({
-  share_linked_assets: t.Optional(oneOf(['1', '0', 'true', 'false'], { description: 'Share linked assets with the target production' })),
+  share_linked_assets: t.Optional(
+    oneOf(['1', '0', 'true', 'false'], { description: 'Share linked assets with the target production' }),
+  ),
 })
 
 export const LinkResult = t.Object({
@@ -122,9 +149,18 @@ export const linkBodyDoc = {
         properties: {
           asset_list: {
             type: 'array',
-            items: { type: 'object', properties: { asset_id: { type: 'integer' }, type: { type: 'string', enum: ['audio', 'image', 'video'] } } },
+            items: {
+              type: 'object',
+              properties: {
+                asset_id: { type: 'integer' },
+                type: { type: 'string', enum: ['audio', 'image', 'video'] },
+              },
+            },
           },
-          silent_mode: { type: 'boolean', description: 'List semantic errors in invalid_assets instead of answering 422' },
+          silent_mode: {
+            type: 'boolean',
+            description: 'List semantic errors in invalid_assets instead of answering 422',
+          },
         },
       },
     },

@@ -3,7 +3,16 @@
 // work on disk is done by copy.task.ts and delete.task.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { MEDIA_KINDS, type MediaKind, devices, mediaAssetShares, mediaAssets, projectAssetLinks, projectAssets, tasks } from '../../db/schema.ts'
+import {
+  MEDIA_KINDS,
+  type MediaKind,
+  devices,
+  mediaAssetShares,
+  mediaAssets,
+  projectAssetLinks,
+  projectAssets,
+  tasks,
+} from '../../db/schema.ts'
 import { AppError, dateField, field, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { cleanPath, dirOnDevice, isInside, makeDirInside, restOf } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
@@ -39,14 +48,33 @@ const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
 /** The fields history records of a project asset (links have rows of their own). */
 const FIELDS = [
-  'name', 'description', 'date_crt', 'date_add', 'date_del', 'meta_field_store', 'status_asset', 'status_asset_description', 'status_editing',
-  'status_approval', 'path_file', 'bundle_root', 'type', 'is_archive', 'is_production', 'name_editor', 'name_studio', 'locked_by', 'production', 'device',
+  'name',
+  'description',
+  'date_crt',
+  'date_add',
+  'date_del',
+  'meta_field_store',
+  'status_asset',
+  'status_asset_description',
+  'status_editing',
+  'status_approval',
+  'path_file',
+  'bundle_root',
+  'type',
+  'is_archive',
+  'is_production',
+  'name_editor',
+  'name_studio',
+  'locked_by',
+  'production',
+  'device',
 ] as const
 
 /** Fields the service sets, with what a request that changes one is told (400 invalid at it). */
 const READ_ONLY: Record<string, string> = {
   id: 'id is set by the service.',
-  bundle_root: "bundle_root is not edited in place: a new folder is a move of the project's files, which the watcher sees; copy the project (copy_of) to place it elsewhere.",
+  bundle_root:
+    "bundle_root is not edited in place: a new folder is a move of the project's files, which the watcher sees; copy the project (copy_of) to place it elsewhere.",
   status_asset: 'status_asset is set by the service (copies and deletes).',
   status_asset_description: 'status_asset_description is set by the service.',
   is_production: 'is_production is set by the service (copies, deletes, the watcher).',
@@ -60,12 +88,23 @@ const READ_ONLY: Record<string, string> = {
   modified_by: 'modified_by is set by the service (the history).',
 }
 
-export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata; media: MediaAssets }) {
+export function createProjectAssets(
+  db: Db,
+  deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata; media: MediaAssets },
+) {
   const history = historyOf(db)
-  const modifiedByOf = db.select({ who: modifiedBy(sql`'projectasset'`, sql`${projectAssets.id}`) }).from(projectAssets)
-    .where(eq(projectAssets.id, sql.placeholder('id'))).prepare()
-  const linkedOf = db.select().from(mediaAssets).innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
-    .where(eq(projectAssetLinks.project_id, sql.placeholder('id'))).orderBy(mediaAssets.id).prepare()
+  const modifiedByOf = db
+    .select({ who: modifiedBy(sql`'projectasset'`, sql`${projectAssets.id}`) })
+    .from(projectAssets)
+    .where(eq(projectAssets.id, sql.placeholder('id')))
+    .prepare()
+  const linkedOf = db
+    .select()
+    .from(mediaAssets)
+    .innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
+    .where(eq(projectAssetLinks.project_id, sql.placeholder('id')))
+    .orderBy(mediaAssets.id)
+    .prepare()
   const allDevices = () => db.select().from(devices).all()
 
   /** The record as the user sees it: linked media assets the user cannot read are left out. */
@@ -75,17 +114,31 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (canReadAsset(db, user, a)) linked[a.kind].push(mediaToApi(a))
     return {
       id: row.id,
-      audio_assets: linked.audio, image_assets: linked.image, video_assets: linked.video,
-      name: row.name, description: row.description,
-      date_crt: row.date_crt, date_add: row.date_add, date_mod: row.date_mod, date_del: row.date_del,
+      audio_assets: linked.audio,
+      image_assets: linked.image,
+      video_assets: linked.video,
+      name: row.name,
+      description: row.description,
+      date_crt: row.date_crt,
+      date_add: row.date_add,
+      date_mod: row.date_mod,
+      date_del: row.date_del,
       meta_field_store: row.meta_field_store,
-      status_asset: row.status_asset, status_asset_description: row.status_asset_description,
-      status_editing: row.status_editing, status_approval: row.status_approval,
-      path_file: row.path_file, bundle_root: row.bundle_root, type: row.type,
-      is_archive: row.is_archive, is_production: row.is_production,
+      status_asset: row.status_asset,
+      status_asset_description: row.status_asset_description,
+      status_editing: row.status_editing,
+      status_approval: row.status_approval,
+      path_file: row.path_file,
+      bundle_root: row.bundle_root,
+      type: row.type,
+      is_archive: row.is_archive,
+      is_production: row.is_production,
       files: { count: row.files_count, bytes: row.files_bytes },
-      name_editor: row.name_editor, name_studio: row.name_studio, locked_by: row.locked_by,
-      production: row.production, device: row.device,
+      name_editor: row.name_editor,
+      name_studio: row.name_studio,
+      locked_by: row.locked_by,
+      production: row.production,
+      device: row.device,
     }
   }
 
@@ -119,7 +172,10 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     if (problem) throw invalid('/bundle_root', problem.detail)
   }
 
-  const taskRef = (id: number): QueuedTask => ({ id, state: db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state })
+  const taskRef = (id: number): QueuedTask => ({
+    id,
+    state: db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state,
+  })
 
   function dates(body: Pick<Body, 'date_crt'>) {
     return body.date_crt === undefined || body.date_crt === null ? body.date_crt : dateField('/date_crt', body.date_crt)
@@ -137,7 +193,12 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
     const ids = [...new Set([...before, ...after])]
     const kinds = new Map<number, MediaKind>()
     if (ids.length)
-      for (const a of db.select({ id: mediaAssets.id, kind: mediaAssets.kind }).from(mediaAssets).where(inArray(mediaAssets.id, ids)).all()) kinds.set(a.id, a.kind)
+      for (const a of db
+        .select({ id: mediaAssets.id, kind: mediaAssets.kind })
+        .from(mediaAssets)
+        .where(inArray(mediaAssets.id, ids))
+        .all())
+        kinds.set(a.id, a.kind)
     const changes: Changes = {}
     for (const kind of MEDIA_KINDS) {
       const old = before.filter((i) => kinds.get(i) === kind).sort((a, b) => a - b)
@@ -169,10 +230,22 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       if (row.deleting) throw conflict('The project asset is being deleted.')
       refuseReadOnly(body as Record<string, unknown>, detail(row, user), READ_ONLY)
       const set: Partial<typeof projectAssets.$inferInsert> = {}
-      for (const f of ['name', 'description', 'status_editing', 'status_approval', 'type', 'is_archive', 'name_editor', 'name_studio', 'locked_by'] as const)
+      for (const f of [
+        'name',
+        'description',
+        'status_editing',
+        'status_approval',
+        'type',
+        'is_archive',
+        'name_editor',
+        'name_studio',
+        'locked_by',
+      ] as const)
         if (body[f] !== undefined) (set as Record<string, unknown>)[f] = body[f]
-      if (body.date_crt !== undefined) set.date_crt = body.date_crt === null ? null : dateField('/date_crt', body.date_crt)
-      if (body.date_del !== undefined) set.date_del = body.date_del === null ? null : dateField('/date_del', body.date_del)
+      if (body.date_crt !== undefined)
+        set.date_crt = body.date_crt === null ? null : dateField('/date_crt', body.date_crt)
+      if (body.date_del !== undefined)
+        set.date_del = body.date_del === null ? null : dateField('/date_del', body.date_del)
       if (body.date_add !== undefined) set.date_add = dateField('/date_add', body.date_add)
       if (body.path_file !== undefined) set.path_file = pathFileIn(row.bundle_root, body.path_file)
       if (body.meta_field_store !== undefined) {
@@ -186,7 +259,10 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       set.date_mod = isoTimestampAfter(row.date_mod)
       return db.transaction(() => {
         const after = db.update(projectAssets).set(set).where(eq(projectAssets.id, id)).returning().get()!
-        history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [...FIELDS, 'date_mod'])
+        history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [
+          ...FIELDS,
+          'date_mod',
+        ])
         return detail(after, user)
       })
     },
@@ -197,15 +273,29 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         for (const id of ids) {
           const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
           if (!row || row.is_production === online) continue
-          db.update(projectAssets).set({ is_production: online, date_mod: isoTimestamp() }).where(eq(projectAssets.id, id)).run()
-          history.record(by, { resource: 'projectasset', id, action: 'update', production: row.production, changes: { is_production: { old: !online, new: online } } })
+          db.update(projectAssets)
+            .set({ is_production: online, date_mod: isoTimestamp() })
+            .where(eq(projectAssets.id, id))
+            .run()
+          history.record(by, {
+            resource: 'projectasset',
+            id,
+            action: 'update',
+            production: row.production,
+            changes: { is_production: { old: !online, new: online } },
+          })
         }
       })
     },
 
     async create(body: Body, user: Principal) {
       requireFileWork() // the project's folder is made and counted
-      const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
+      const production = productionForWrite(
+        db,
+        user,
+        { id: body.production_id, name: body.production_name },
+        { id: 'production_id', name: 'production_name' },
+      )
       const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
       checkTerritory(path, user, production.id, true)
       const pathFile = pathFileIn(path, body.path_file)
@@ -221,76 +311,168 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       const now = isoTimestamp()
       checkBundle(path, device.path)
       return db.transaction(() => {
-        const row = db.insert(projectAssets).values({
-          name: body.name, description: body.description ?? '', date_crt: dateCrt ?? null, date_add: now, date_mod: now,
-          date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
-          meta_field_store: store, status_asset: 6, status_asset_description: 'ASSET_DONE',
-          status_editing: body.status_editing ?? 0, status_approval: body.status_approval ?? 0,
-          path_file: pathFile, bundle_root: path, type: body.type ?? typeOf(pathFile), is_archive: body.is_archive ?? false,
-          is_production: true, files_count: files.count, files_bytes: files.bytes,
-          name_editor: body.name_editor ?? '', name_studio: body.name_studio ?? '',
-          production: production.id, device: device.id,
-        }).returning().get()
-        history.record(actorOf(user), { resource: 'projectasset', id: row.id, action: 'create', production: row.production, changes: history.snapshot(row, FIELDS, 'create') })
+        const row = db
+          .insert(projectAssets)
+          .values({
+            name: body.name,
+            description: body.description ?? '',
+            date_crt: dateCrt ?? null,
+            date_add: now,
+            date_mod: now,
+            date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
+            meta_field_store: store,
+            status_asset: 6,
+            status_asset_description: 'ASSET_DONE',
+            status_editing: body.status_editing ?? 0,
+            status_approval: body.status_approval ?? 0,
+            path_file: pathFile,
+            bundle_root: path,
+            type: body.type ?? typeOf(pathFile),
+            is_archive: body.is_archive ?? false,
+            is_production: true,
+            files_count: files.count,
+            files_bytes: files.bytes,
+            name_editor: body.name_editor ?? '',
+            name_studio: body.name_studio ?? '',
+            production: production.id,
+            device: device.id,
+          })
+          .returning()
+          .get()
+        history.record(actorOf(user), {
+          resource: 'projectasset',
+          id: row.id,
+          action: 'create',
+          production: row.production,
+          changes: history.snapshot(row, FIELDS, 'create'),
+        })
         return row
       })
     },
 
     /** The new project (status 0, not in production) and the task that copies its files. */
-    async copy(body: Body & { copy_of: number }, share: boolean, user: Principal): Promise<{ row: Row; task: QueuedTask }> {
+    async copy(
+      body: Body & { copy_of: number },
+      share: boolean,
+      user: Principal,
+    ): Promise<{ row: Row; task: QueuedTask }> {
       requireFileWork()
       requirePerm(user, 'browser.copy_projectasset')
       if (share) requirePerm(user, 'browser.share_production_asset')
       const source = db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)).get()
       if (!source || !canRead(user, source.production)) throw invalid('/copy_of', NO_PROJECT)
       if (source.deleting) throw conflict('The source project asset is being deleted.')
-      if (!source.is_production) throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
-      const production = productionForWrite(db, user, { id: body.production_id, name: body.production_name }, { id: 'production_id', name: 'production_name' })
+      if (!source.is_production)
+        throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
+      const production = productionForWrite(
+        db,
+        user,
+        { id: body.production_id, name: body.production_name },
+        { id: 'production_id', name: 'production_name' },
+      )
       const target = bundleOnDevice(body.bundle_root, '/bundle_root')
       checkTerritory(target.path, user, production.id, true)
-      if (target.path === source.bundle_root || isInside(source.bundle_root, target.path) || isInside(target.path, source.bundle_root))
+      if (
+        target.path === source.bundle_root ||
+        isInside(source.bundle_root, target.path) ||
+        isInside(target.path, source.bundle_root)
+      )
         throw invalid('/bundle_root', 'The copy cannot be inside the source bundle, nor contain it.')
       // The device's folder must be there now, as for a rescan: a 409 at once, not a task that fails later.
-      await requireOnline(target.device, 'there is nowhere to copy to', `The device ${target.device.id} ("${target.device.name}", ${target.device.path})`)
-      if (!(await isMissingOrEmpty(target.path))) throw invalid('/bundle_root', 'The target folder exists and is not empty; a copy never overwrites.')
+      await requireOnline(
+        target.device,
+        'there is nowhere to copy to',
+        `The device ${target.device.id} ("${target.device.name}", ${target.device.path})`,
+      )
+      if (!(await isMissingOrEmpty(target.path)))
+        throw invalid('/bundle_root', 'The target folder exists and is not empty; a copy never overwrites.')
       const dateCrt = body.date_crt === undefined ? source.date_crt : dates(body)
       const pathFile = source.path_file ? target.path + restOf(source.bundle_root, source.path_file) : ''
       // The folder the copy will read is the one there now: the task checks it still is.
       const sourceIdentity = identityOf(source.bundle_root)
       if (!sourceIdentity) throw invalid('/copy_of', 'The source project folder is missing or not a folder.')
       const sourceDevice = db.select().from(devices).where(eq(devices.id, source.device)).get()!
-      const linked = db.select({ id: mediaAssets.id, production: mediaAssets.production }).from(projectAssetLinks)
-        .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id)).where(eq(projectAssetLinks.project_id, source.id)).all()
+      const linked = db
+        .select({ id: mediaAssets.id, production: mediaAssets.production })
+        .from(projectAssetLinks)
+        .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id))
+        .where(eq(projectAssetLinks.project_id, source.id))
+        .all()
       const now = isoTimestamp()
       checkBundle(target.path, target.device.path)
-      if (db.select({ d: projectAssets.deleting }).from(projectAssets).where(eq(projectAssets.id, source.id)).get()?.d !== false)
+      if (
+        db.select({ d: projectAssets.deleting }).from(projectAssets).where(eq(projectAssets.id, source.id)).get()?.d !==
+        false
+      )
         throw conflict('The source project asset is being deleted.')
 
       const { row, taskId } = db.transaction((tx) => {
-        const row = tx.insert(projectAssets).values({
-          name: body.name, description: body.description ?? source.description, date_crt: dateCrt ?? null,
-          date_add: now, date_mod: now, date_del: deps.holds.dateDel('projectasset', target.device.name, production.name, now),
-          meta_field_store: source.meta_field_store, status_asset: 0, status_asset_description: 'NEW',
-          status_editing: source.status_editing, status_approval: body.status_approval ?? source.status_approval,
-          path_file: pathFile, bundle_root: target.path, type: source.type, is_archive: source.is_archive, is_production: false,
-          files_count: 0, files_bytes: 0, name_editor: body.name_editor ?? source.name_editor,
-          name_studio: body.name_studio ?? source.name_studio, production: production.id, device: target.device.id, copy_of: source.id,
-        }).returning().get()
+        const row = tx
+          .insert(projectAssets)
+          .values({
+            name: body.name,
+            description: body.description ?? source.description,
+            date_crt: dateCrt ?? null,
+            date_add: now,
+            date_mod: now,
+            date_del: deps.holds.dateDel('projectasset', target.device.name, production.name, now),
+            meta_field_store: source.meta_field_store,
+            status_asset: 0,
+            status_asset_description: 'NEW',
+            status_editing: source.status_editing,
+            status_approval: body.status_approval ?? source.status_approval,
+            path_file: pathFile,
+            bundle_root: target.path,
+            type: source.type,
+            is_archive: source.is_archive,
+            is_production: false,
+            files_count: 0,
+            files_bytes: 0,
+            name_editor: body.name_editor ?? source.name_editor,
+            name_studio: body.name_studio ?? source.name_studio,
+            production: production.id,
+            device: target.device.id,
+            copy_of: source.id,
+          })
+          .returning()
+          .get()
         history.record(actorOf(user), {
-          resource: 'projectasset', id: row.id, action: 'create', production: row.production,
+          resource: 'projectasset',
+          id: row.id,
+          action: 'create',
+          production: row.production,
           changes: { ...history.snapshot(row, FIELDS, 'create'), copy_of: { old: null, new: source.id } },
         })
-        if (linked.length) history.record(actorOf(user), { resource: 'projectasset', id: row.id, action: 'link', production: row.production, changes: linkChanges([], linked.map((a) => a.id)) })
+        if (linked.length)
+          history.record(actorOf(user), {
+            resource: 'projectasset',
+            id: row.id,
+            action: 'link',
+            production: row.production,
+            changes: linkChanges(
+              [],
+              linked.map((a) => a.id),
+            ),
+          })
         for (const asset of linked) {
           tx.insert(projectAssetLinks).values({ project_id: row.id, asset_id: asset.id }).run()
           if (share && asset.production !== production.id && canRead(user, asset.production))
-            tx.insert(mediaAssetShares).values({ asset_id: asset.id, production_id: production.id }).onConflictDoNothing().run()
+            tx.insert(mediaAssetShares)
+              .values({ asset_id: asset.id, production_id: production.id })
+              .onConflictDoNothing()
+              .run()
         }
         const task = deps.runner.enqueue(tx, {
-          kind: 'copy', target: { projectasset: row.id }, production: production.id,
+          kind: 'copy',
+          target: { projectasset: row.id },
+          production: production.id,
           params: {
-            source: source.bundle_root, source_device: sourceDevice.path, target: target.path, device: target.device.path,
-            user: user.id, identity: sourceIdentity,
+            source: source.bundle_root,
+            source_device: sourceDevice.path,
+            target: target.path,
+            device: target.device.path,
+            user: user.id,
+            identity: sourceIdentity,
           },
         })
         return { row, taskId: task.id }
@@ -310,29 +492,65 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       checkTerritory(row.bundle_root, user, row.production, false)
       // A delete would take catalogued files of another production with it (docs/api.md, Permissions).
       const foreign = deps.media.countUnder(row.bundle_root, row.production)
-      if (foreign) throw conflict(`The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`)
-      const open = db.select().from(tasks).where(and(
-        sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running']),
-      )).all()
+      if (foreign)
+        throw conflict(
+          `The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`,
+        )
+      const open = db
+        .select()
+        .from(tasks)
+        .where(
+          and(
+            sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`,
+            inArray(tasks.state, ['queued', 'running']),
+          ),
+        )
+        .all()
       const pending = open.find((t) => t.kind === 'delete')
       if (pending) return { id: pending.id, state: pending.state }
-      const copyingFrom = db.select({ id: tasks.id }).from(tasks).where(and(
-        eq(tasks.kind, 'copy'), inArray(tasks.state, ['queued', 'running']), sql`json_extract(${tasks.params}, '$.source') = ${row.bundle_root}`,
-      )).get()
-      if (copyingFrom) throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
+      const copyingFrom = db
+        .select({ id: tasks.id })
+        .from(tasks)
+        .where(
+          and(
+            eq(tasks.kind, 'copy'),
+            inArray(tasks.state, ['queued', 'running']),
+            sql`json_extract(${tasks.params}, '$.source') = ${row.bundle_root}`,
+          ),
+        )
+        .get()
+      if (copyingFrom)
+        throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
       const now = isoTimestamp()
       const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
       const task = db.transaction((tx) => {
-        tx.update(projectAssets).set({ deleting: true, is_production: false, date_del: now, date_mod: now }).where(eq(projectAssets.id, id)).run()
-        history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, { ...row, is_production: false, date_del: now }, FIELDS)
+        tx.update(projectAssets)
+          .set({ deleting: true, is_production: false, date_del: now, date_mod: now })
+          .where(eq(projectAssets.id, id))
+          .run()
+        history.updated(
+          actorOf(user),
+          { resource: 'projectasset', id, production: row.production },
+          row,
+          { ...row, is_production: false, date_del: now },
+          FIELDS,
+        )
         return deps.runner.enqueue(tx, {
-          kind: 'delete', target: { projectasset: id }, production: row.production,
+          kind: 'delete',
+          target: { projectasset: id },
+          production: row.production,
           // The folder to remove is the one there now (null: already gone, and any folder made there
           // later is someone else's); the task checks it still is.
-          params: { bundle_root: row.bundle_root, device: device.path, user: user.id, identity: identityOf(row.bundle_root) ?? null },
+          params: {
+            bundle_root: row.bundle_root,
+            device: device.path,
+            user: user.id,
+            identity: identityOf(row.bundle_root) ?? null,
+          },
         })
       })
-      for (const t of open) if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
+      for (const t of open)
+        if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
       return taskRef(task.id)
     },
 
@@ -341,15 +559,24 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       requireWrite(user, project.production)
       if (project.deleting) throw conflict('The project asset is being deleted.')
       const b = (body ?? {}) as { asset_list?: unknown; silent_mode?: unknown }
-      if (b === null || typeof b !== 'object' || Array.isArray(b)) throw AppError.plain(400, { detail: 'The body must be a JSON object with asset_list.' })
+      if (b === null || typeof b !== 'object' || Array.isArray(b))
+        throw AppError.plain(400, { detail: 'The body must be a JSON object with asset_list.' })
       if (b.asset_list === undefined) throw AppError.plain(400, { detail: 'asset_list is required.' })
-      if (!Array.isArray(b.asset_list)) throw AppError.plain(400, { detail: 'asset_list must be an array of {asset_id, type} objects.' })
+      if (!Array.isArray(b.asset_list))
+        throw AppError.plain(400, { detail: 'asset_list must be an array of {asset_id, type} objects.' })
       // A boolean or nothing: "false" as text would have been read as true by a truthiness check,
       // and partial work a client did not ask for cannot be taken back.
       if (b.silent_mode !== undefined && b.silent_mode !== null && typeof b.silent_mode !== 'boolean')
         throw AppError.plain(400, { detail: 'silent_mode must be true or false.' })
       const silent = b.silent_mode === true
-      const linkedIds = new Set(db.select({ id: projectAssetLinks.asset_id }).from(projectAssetLinks).where(eq(projectAssetLinks.project_id, id)).all().map((l) => l.id))
+      const linkedIds = new Set(
+        db
+          .select({ id: projectAssetLinks.asset_id })
+          .from(projectAssetLinks)
+          .where(eq(projectAssetLinks.project_id, id))
+          .all()
+          .map((l) => l.id),
+      )
 
       const good: Ref[] = []
       const invalidAssets: unknown[] = []
@@ -366,12 +593,21 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
       // One history row per request that changed the links: each kind's linked ids before and after.
       const noteLinks = () => {
         const changes = linkChanges(before, [...linkedIds])
-        if (Object.keys(changes).length) history.record(actorOf(user), { resource: 'projectasset', id, action: mode, production: project.production, changes })
+        if (Object.keys(changes).length)
+          history.record(actorOf(user), {
+            resource: 'projectasset',
+            id,
+            action: mode,
+            production: project.production,
+            changes,
+          })
       }
       return db.transaction((tx) => {
         if (mode === 'unlink') {
           for (const r of good) {
-            tx.delete(projectAssetLinks).where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id))).run()
+            tx.delete(projectAssetLinks)
+              .where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id)))
+              .run()
             linkedIds.delete(r.asset_id)
           }
           touch(tx, id, project.date_mod)
@@ -390,25 +626,43 @@ export function createProjectAssets(db: Db, deps: { runner: Runner; holds: HoldD
         }
         touch(tx, id, project.date_mod)
         noteLinks()
-        return { newly_linked_assets: fresh.map(ref), already_linked_assets: already.map(ref), invalid_assets: invalidAssets }
+        return {
+          newly_linked_assets: fresh.map(ref),
+          already_linked_assets: already.map(ref),
+          invalid_assets: invalidAssets,
+        }
       })
     },
   }
 
   /** date_mod moves (past `previous`, the record's as read, even within the clock's millisecond). */
   function touch(tx: Pick<Db, 'update'>, id: number, previous: string) {
-    tx.update(projectAssets).set({ date_mod: isoTimestampAfter(previous) }).where(eq(projectAssets.id, id)).run()
+    tx.update(projectAssets)
+      .set({ date_mod: isoTimestampAfter(previous) })
+      .where(eq(projectAssets.id, id))
+      .run()
   }
 
   /** Why an asset_list entry cannot be linked or unlinked, or undefined when it can. */
-  function semanticError(raw: unknown, mode: 'link' | 'unlink', linked: Set<number>, user: Principal): string | undefined {
+  function semanticError(
+    raw: unknown,
+    mode: 'link' | 'unlink',
+    linked: Set<number>,
+    user: Principal,
+  ): string | undefined {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'each entry is an object {asset_id, type}'
     const { asset_id, type } = raw as { asset_id?: unknown; type?: unknown }
     if (typeof type !== 'string' || !MEDIA_TYPES.includes(type as MediaType))
       return `unsupported type ${JSON.stringify(type ?? null)}; allowed types: ${MEDIA_TYPES.join(', ')}`
-    if (typeof asset_id !== 'number' || !Number.isInteger(asset_id) || asset_id < 1) return 'asset_id must be a positive integer'
-    const asset = db.select({ kind: mediaAssets.kind, production: mediaAssets.production }).from(mediaAssets).where(eq(mediaAssets.id, asset_id)).get()
-    if (!asset || asset.kind !== type || !canReadAsset(db, user, { id: asset_id, production: asset.production })) return `no ${type} asset with id ${asset_id}`
+    if (typeof asset_id !== 'number' || !Number.isInteger(asset_id) || asset_id < 1)
+      return 'asset_id must be a positive integer'
+    const asset = db
+      .select({ kind: mediaAssets.kind, production: mediaAssets.production })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, asset_id))
+      .get()
+    if (!asset || asset.kind !== type || !canReadAsset(db, user, { id: asset_id, production: asset.production }))
+      return `no ${type} asset with id ${asset_id}`
     if (mode === 'unlink' && !linked.has(asset_id)) return `${type} asset ${asset_id} is not linked to this project`
     return undefined
   }

@@ -18,20 +18,26 @@ export const SearchHit = t.Object({
   production: Type.Integer({ description: 'The production the record belongs to' }),
   path: t.String({ description: "A media asset's path_file, a project's bundle_root" }),
   is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
-  score: t.Number({ description: 'How well it matches (bm25; higher is better): a word in the name weighs most, then keywords, file and folder names, the description, custom metadata' }),
+  score: t.Number({
+    description:
+      'How well it matches (bm25; higher is better): a word in the name weighs most, then keywords, file and folder names, the description, custom metadata',
+  }),
 })
 
 const SearchQuery = t.Object({
   ...Paging,
-  q: t.Optional(t.String({
-    description: `The words to look for (at most ${MAX_QUERY_CHARS} characters, ${MAX_QUERY_TERMS} words, no control characters). Every word must be found, ` +
-      'as the start of a word (interv finds Interview), in any case and with or without accents (cafe finds Café); ' +
-      '"two words" finds the phrase; -word leaves out what holds the word.',
-  })),
+  q: t.Optional(
+    t.String({
+      description:
+        `The words to look for (at most ${MAX_QUERY_CHARS} characters, ${MAX_QUERY_TERMS} words, no control characters). Every word must be found, ` +
+        'as the start of a word (interv finds Interview), in any case and with or without accents (cafe finds Café); ' +
+        '"two words" finds the phrase; -word leaves out what holds the word.',
+    }),
+  ),
   type: t.Optional(t.String({ description: `Only these kinds, comma-separated: ${HIT_TYPES.join(', ')}` })),
   production: idFilter('Only records of this production'),
   is_production: flagFilter('Only records online (true, 1) or not online (false, 0)'),
-  device: idFilter('Only records on this device (a media asset\'s file, a project\'s folder)'),
+  device: idFilter("Only records on this device (a media asset's file, a project's folder)"),
   status_approval: t.Optional(oneOf(['0', '1'], { description: 'Only approved (1) or pending (0) records' })),
 })
 type Query = typeof SearchQuery.static
@@ -45,7 +51,8 @@ function filtersOf(query: Query): SearchFilters | null {
   if (query.type !== undefined) {
     types = []
     for (const name of query.type.split(',').map((s) => s.trim())) {
-      if (!(HIT_TYPES as readonly string[]).includes(name)) throw invalidParameter('type', `type must be one or more of ${HIT_TYPES.join(', ')}, comma-separated.`)
+      if (!(HIT_TYPES as readonly string[]).includes(name))
+        throw invalidParameter('type', `type must be one or more of ${HIT_TYPES.join(', ')}, comma-separated.`)
       types.push(name as HitType)
     }
   }
@@ -54,17 +61,23 @@ function filtersOf(query: Query): SearchFilters | null {
   if (query.production !== undefined && !Number.isSafeInteger(Number(query.production))) return null
   if (query.device !== undefined && !Number.isSafeInteger(Number(query.device))) return null
   return {
-    match: parsed.match, wanted: parsed.wanted, types,
+    match: parsed.match,
+    wanted: parsed.wanted,
+    types,
     production: query.production === undefined ? undefined : Number(query.production),
-    is_production: query.is_production === undefined ? undefined : query.is_production === 'true' || query.is_production === '1',
+    is_production:
+      query.is_production === undefined ? undefined : query.is_production === 'true' || query.is_production === '1',
     device: query.device === undefined ? undefined : Number(query.device),
     approval: query.status_approval === undefined ? undefined : Number(query.status_approval),
   }
 }
 
 export function searchModule(ctx: ModuleContext, search: Search) {
-
-  function answer(query: Query, user: Principal, request: Request): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
+  function answer(
+    query: Query,
+    user: Principal,
+    request: Request,
+  ): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
     const filters = filtersOf(query)
     // As lists do (http/lists.ts): digits beyond 64-bit integers are capped.
     const limit = query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER)
@@ -88,26 +101,32 @@ export function searchModule(ctx: ModuleContext, search: Search) {
     return { body: JSON.stringify([...hits]), headers }
   }
 
-  return new Elysia({ prefix: '/search', tags: ['Search'] })
-    .use(sharedModels)
-    .use(ctx.auth)
-    .model({ SearchHit, SearchHits: listOf(SearchHit) })
-    // The Response made here, of the answer made outside: see src/http/lists.ts ListAnswer.
-    .get('/', ({ query, user, request }) => {
-      const a = answer(query, user, request)
-      return new Response(a.body, a)
-    }, {
-      auth: true,
-      query: SearchQuery,
-      response: { 200: 'SearchHits', ...errors(400) },
-      detail: {
-        summary: 'Full-text search over media and project assets, best first (extension)',
-        description:
-          'Searches names, descriptions, the folder and file names of path_file and bundle_root, keywords (category and keyword) and ' +
-          'custom metadata values. Every word must match as the start of a word, in any case and accent; "a phrase" must match as ' +
-          'written; -word excludes. Only records of productions the user can read are found, and X-Total-Count counts only those. ' +
-          'limit/offset, X-Total-Count and Link as every list; without limit, every hit, streamed. ' +
-          'Example: /api/search/?q=harbour%20drone&type=videoasset&limit=20.',
-      },
-    })
+  return (
+    new Elysia({ prefix: '/search', tags: ['Search'] })
+      .use(sharedModels)
+      .use(ctx.auth)
+      .model({ SearchHit, SearchHits: listOf(SearchHit) })
+      // The Response made here, of the answer made outside: see src/http/lists.ts ListAnswer.
+      .get(
+        '/',
+        ({ query, user, request }) => {
+          const a = answer(query, user, request)
+          return new Response(a.body, a)
+        },
+        {
+          auth: true,
+          query: SearchQuery,
+          response: { 200: 'SearchHits', ...errors(400) },
+          detail: {
+            summary: 'Full-text search over media and project assets, best first (extension)',
+            description:
+              'Searches names, descriptions, the folder and file names of path_file and bundle_root, keywords (category and keyword) and ' +
+              'custom metadata values. Every word must match as the start of a word, in any case and accent; "a phrase" must match as ' +
+              'written; -word excludes. Only records of productions the user can read are found, and X-Total-Count counts only those. ' +
+              'limit/offset, X-Total-Count and Link as every list; without limit, every hit, streamed. ' +
+              'Example: /api/search/?q=harbour%20drone&type=videoasset&limit=20.',
+          },
+        },
+      )
+  )
 }

@@ -50,7 +50,10 @@ const quote = (text: string) => `"${text.replaceAll('"', '""')}"`
  * text holds no letter or digit to look for (nothing is found).
  */
 export function toMatch(q: string): Parsed {
-  if (CONTROL.test(q)) return { refused: 'q must not hold control characters (U+0000 to U+001F, such as NUL, tab or a line break, or U+007F).' }
+  if (CONTROL.test(q))
+    return {
+      refused: 'q must not hold control characters (U+0000 to U+001F, such as NUL, tab or a line break, or U+007F).',
+    }
   const text = q.trim()
   if (!text) return { refused: 'q must not be empty: give the words to look for.' }
   if (q.length > MAX_QUERY_CHARS) return { refused: `q is at most ${MAX_QUERY_CHARS} characters long.` }

@@ -14,7 +14,8 @@ export type HitType = (typeof HIT_TYPES)[number]
 const CODE: Record<HitType, number> = { videoasset: 0, audioasset: 1, imageasset: 2, projectasset: 3 }
 const TYPE_OF: readonly HitType[] = ['videoasset', 'audioasset', 'imageasset', 'projectasset']
 // The migration spells the kind codes out; this keeps the two in step should a kind be added.
-if (MEDIA_KINDS.some((kind) => CODE[`${kind}asset` as HitType] === undefined)) throw new Error('a media kind without a search code')
+if (MEDIA_KINDS.some((kind) => CODE[`${kind}asset` as HitType] === undefined))
+  throw new Error('a media kind without a search code')
 
 /**
  * Up to this many hits, they are ordered by bm25. FTS5's bm25 reads, for each word, every row
@@ -39,7 +40,8 @@ export const TIER_SCORE = { name: 2, elsewhere: 1 } as const
  */
 export class UnsearchableText extends Error {}
 /** An error raised while a MATCH statement ran, as UnsearchableText when it is the query's. */
-const ofText = (error: unknown) => (error instanceof SQLiteError && error.code === 'SQLITE_ERROR' ? new UnsearchableText(error.message) : error)
+const ofText = (error: unknown) =>
+  error instanceof SQLiteError && error.code === 'SQLITE_ERROR' ? new UnsearchableText(error.message) : error
 /** The rows of a MATCH statement prepared already, as they are stepped. */
 function* stepped<T>(rows: IterableIterator<T>): Generator<T> {
   try {
@@ -49,7 +51,15 @@ function* stepped<T>(rows: IterableIterator<T>): Generator<T> {
   }
 }
 
-export type Hit = { type: HitType; id: number; name: string; production: number; path: string; is_production: boolean; score: number }
+export type Hit = {
+  type: HitType
+  id: number
+  name: string
+  production: number
+  path: string
+  is_production: boolean
+  score: number
+}
 
 export type SearchFilters = {
   /** The FTS5 query (query.ts toMatch) and its words and phrases to find, exclusions left out. */
@@ -111,8 +121,23 @@ export function createSearch(db: Db) {
     if (user.is_superuser) return undefined
     const ids = [...user.readable].filter(Number.isSafeInteger)
     const r = reader()
-    if (ids.length && r.query<{ id: number }, []>('SELECT id FROM productions').all().every((p) => user.readable.has(p.id))) return undefined
-    return { ids, shared: new Set(r.query<{ p: number }, []>('SELECT DISTINCT production_id AS p FROM media_asset_shares').all().map((x) => x.p)) }
+    if (
+      ids.length &&
+      r
+        .query<{ id: number }, []>('SELECT id FROM productions')
+        .all()
+        .every((p) => user.readable.has(p.id))
+    )
+      return undefined
+    return {
+      ids,
+      shared: new Set(
+        r
+          .query<{ p: number }, []>('SELECT DISTINCT production_id AS p FROM media_asset_shares')
+          .all()
+          .map((x) => x.p),
+      ),
+    }
   }
 
   /**
@@ -157,7 +182,8 @@ export function createSearch(db: Db) {
   function byRecord(readers: NonNullable<Readers>, words: Query): Query {
     const ids = readers.ids.join(', ')
     // A media asset shared with a readable production is readable there (users/access.ts mediaReadableBy).
-    const where = ` AND (coalesce(m.production, p.production) IN (${ids})` +
+    const where =
+      ` AND (coalesce(m.production, p.production) IN (${ids})` +
       ` OR (m.id IS NOT NULL AND EXISTS (SELECT 1 FROM media_asset_shares sh WHERE sh.asset_id = m.id AND sh.production_id IN (${ids}))))`
     return { ...words, where: words.where + where }
   }
@@ -167,13 +193,16 @@ export function createSearch(db: Db) {
    * of that text serves; a whole list is read while it is sent, and another request could step the
    * cached one meanwhile, so it gets its own (as lists do).
    */
-  const statement = (sql: string, limit: number) => (limit < 0 ? reader().prepare<Raw, Params>(sql) : reader().query<Raw, Params>(sql))
+  const statement = (sql: string, limit: number) =>
+    limit < 0 ? reader().prepare<Raw, Params>(sql) : reader().query<Raw, Params>(sql)
 
   /** The number of hits of `q`. */
   function countOf(q: Query): number {
-    const counting = reader().query<{ n: number }, [string]>(q.where
-      ? `SELECT count(*) AS n FROM search_index s ${joins('s.rowid')} WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where}`
-      : `SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')}`)
+    const counting = reader().query<{ n: number }, [string]>(
+      q.where
+        ? `SELECT count(*) AS n FROM search_index s ${joins('s.rowid')} WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where}`
+        : `SELECT count(*) AS n FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')}`,
+    )
     try {
       return counting.get(q.match)!.n
     } catch (error) {
@@ -187,29 +216,48 @@ export function createSearch(db: Db) {
 
   /** Hits by bm25, best first, ties newest first. */
   const ranked = (q: Query, limit: number, offset: number): IterableIterator<Raw> =>
-    stepped(statement(q.where
-      ? `SELECT s.rowid AS r, ${BM25} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
+    stepped(
+      statement(
+        q.where
+          ? `SELECT s.rowid AS r, ${BM25} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
          WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY b, s.rowid DESC LIMIT ? OFFSET ?`
-      : `${withRecords(`SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY b, rowid DESC LIMIT ? OFFSET ?`)}
-         ORDER BY s.b, s.r DESC`, limit).iterate(q.match, limit, offset))
+          : `${withRecords(`SELECT rowid AS r, ${BM25} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY b, rowid DESC LIMIT ? OFFSET ?`)}
+         ORDER BY s.b, s.r DESC`,
+        limit,
+      ).iterate(q.match, limit, offset),
+    )
 
   /** Hits newest first, their score given. */
   const newest = (q: Query, score: number, limit: number, offset: number): IterableIterator<Raw> =>
-    stepped(statement(q.where
-      ? `SELECT s.rowid AS r, ${-score} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
+    stepped(
+      statement(
+        q.where
+          ? `SELECT s.rowid AS r, ${-score} AS b, ${FIELDS} FROM search_index s ${joins('s.rowid')}
          WHERE search_index MATCH ?${ofTypes(q, 's.rowid')}${q.where} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY s.rowid DESC LIMIT ? OFFSET ?`
-      : `${withRecords(`SELECT rowid AS r, ${-score} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY rowid DESC LIMIT ? OFFSET ?`)}
-      ORDER BY s.r DESC`, limit).iterate(q.match, limit, offset))
+          : `${withRecords(`SELECT rowid AS r, ${-score} AS b FROM search_index WHERE search_index MATCH ?${ofTypes(q, 'rowid')} ORDER BY rowid DESC LIMIT ? OFFSET ?`)}
+      ORDER BY s.r DESC`,
+        limit,
+      ).iterate(q.match, limit, offset),
+    )
 
   const toHit = (row: Raw): Hit => ({
-    type: TYPE_OF[row.r % 4]!, id: Math.floor(row.r / 4), name: row.name, production: row.production, path: row.path,
+    type: TYPE_OF[row.r % 4]!,
+    id: Math.floor(row.r / 4),
+    name: row.name,
+    production: row.production,
+    path: row.path,
     is_production: row.is_production === 1,
     // bm25 is better the more negative; the score is its opposite, rounded: higher is better.
     score: Math.round(-row.b * 1000) / 1000 || 0,
   })
 
   /** The count and the hits (stepped as read), outside any transaction of their own. */
-  function readHits(user: Principal, f: SearchFilters, limit: number | undefined, offset: number): { count: number; hits: IterableIterator<Hit> } {
+  function readHits(
+    user: Principal,
+    f: SearchFilters,
+    limit: number | undefined,
+    offset: number,
+  ): { count: number; hits: IterableIterator<Hit> } {
     const readers = readersOf(user)
     let all = queryOf(readers, f, f.match)
     if (!all) return { count: 0, hits: [][Symbol.iterator]() }
@@ -221,7 +269,12 @@ export function createSearch(db: Db) {
     const n = limit ?? -1
     if (count <= RANKED_UP_TO) {
       const rows = ranked(all, n, offset)
-      return { count, hits: (function* () { for (const row of rows) yield toHit(row) })() }
+      return {
+        count,
+        hits: (function* () {
+          for (const row of rows) yield toHit(row)
+        })(),
+      }
     }
     const inName = queryOf(readers, f, `(${f.match}) AND {name} : ${f.wanted}`)!
     const elsewhere = queryOf(readers, f, `(${f.match}) NOT {name} : ${f.wanted}`)!
@@ -253,7 +306,12 @@ export function createSearch(db: Db) {
      * A page is read with its count in one read transaction (the same snapshot); without
      * `limit`, every hit, read as it is stepped.
      */
-    search(user: Principal, f: SearchFilters, limit: number | undefined, offset: number): { count: number; hits: Iterable<Hit> } {
+    search(
+      user: Principal,
+      f: SearchFilters,
+      limit: number | undefined,
+      offset: number,
+    ): { count: number; hits: Iterable<Hit> } {
       if (limit === undefined) return readHits(user, f, undefined, offset)
       const r = reader()
       r.run('BEGIN')

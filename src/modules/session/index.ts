@@ -4,7 +4,12 @@
 // the check that a request with the cookie comes from our own page, are http/auth.ts's.
 import { Elysia, t } from 'elysia'
 import {
-  clearedSessionCookies, credentialsOf, hasSessionCookie, sessionIdsOf, signInFailed, signedInCookies,
+  clearedSessionCookies,
+  credentialsOf,
+  hasSessionCookie,
+  sessionIdsOf,
+  signInFailed,
+  signedInCookies,
 } from '../../http/auth.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { BODY_ERRORS, errors, sharedModels } from '../../http/models.ts'
@@ -25,7 +30,9 @@ export function sessionModule(ctx: ModuleContext) {
     perms: user.is_superuser ? EVERY_CODENAME : [...user.perms].sort(),
     productions: user.is_superuser
       ? productionIds.all().map(({ id }) => ({ id, level: 'write' as const }))
-      : [...user.readable].sort((a, b) => a - b).map((id) => ({ id, level: user.writable.has(id) ? ('write' as const) : ('read' as const) })),
+      : [...user.readable]
+          .sort((a, b) => a - b)
+          .map((id) => ({ id, level: user.writable.has(id) ? ('write' as const) : ('read' as const) })),
   })
 
   return new Elysia({ prefix: '/session', tags: ['Session'] })
@@ -51,7 +58,7 @@ export function sessionModule(ctx: ModuleContext) {
             'it carries no credentials, its session has ended, or its cookies name more than one live session (the cookie is then removed at ' +
             '/, /api and /api/): never a 401 for want of credentials, so a page ' +
             'can ask before anyone signs in. A malformed, unknown or revoked key or failed Basic is 401 as everywhere; the cookie sent from ' +
-            'another page than this server\'s is 403 (docs/api.md, section Sessions).',
+            "another page than this server's is 403 (docs/api.md, section Sessions).",
         },
       },
     )
@@ -79,14 +86,14 @@ export function sessionModule(ctx: ModuleContext) {
         detail: {
           summary: 'Sign in (extension)',
           description:
-            'The web page\'s sign-in: `username` and `password`, where the password may also be one of the user\'s keys (form fields of these ' +
+            "The web page's sign-in: `username` and `password`, where the password may also be one of the user's keys (form fields of these " +
             'names, so password managers fill them in; JSON works too). Answers 200 with who is signed in and sets the cookie ' +
             '`reelhouse_session` (HttpOnly, SameSite=Strict, Path=/), over https `__Host-reelhouse_session` (the same and Secure): a random ' +
             '256-bit id of which only the SHA-256 is stored. Further Set-Cookie headers remove the cookie at /api and /api/ (and over https ' +
-            'the plain name at /), where a page on another port of this host could have planted one, and the sessions the request\'s cookies ' +
-            'named end. The session ends after 12 hours unused, on sign-out, and when the user\'s password changes or a key ' +
+            "the plain name at /), where a page on another port of this host could have planted one, and the sessions the request's cookies " +
+            "named end. The session ends after 12 hours unused, on sign-out, and when the user's password changes or a key " +
             'of theirs is revoked. Wrong credentials: 401 authentication_failed, the same answer and the same slow-down as Basic. A sign-in ' +
-            'sent from another page than this server\'s: 403. The cookie then authenticates every request of this server\'s own page ' +
+            "sent from another page than this server's: 403. The cookie then authenticates every request of this server's own page " +
             '(docs/api.md, section Sessions).',
           security: [],
         } as never,
@@ -109,7 +116,8 @@ export function sessionModule(ctx: ModuleContext) {
         response: { 204: t.Void({ description: 'Signed out' }), ...errors(403) },
         detail: {
           summary: 'Sign out (extension)',
-          description: 'Ends the sessions the cookies name and removes the cookie (at /, /api and /api/); 204 with no body, also when there was no session (signing out twice). From another page than this server\'s: 403, and the session goes on.',
+          description:
+            "Ends the sessions the cookies name and removes the cookie (at /, /api and /api/); 204 with no body, also when there was no session (signing out twice). From another page than this server's: 403, and the session goes on.",
         },
       },
     )

@@ -15,7 +15,9 @@ import type { Principal } from '../users/service.ts'
 import { TASK_ORDERINGS, TASK_ORDERING_NAMES, Task, taskToApi as toApi } from './model.ts'
 
 /** ?projectasset=7, ?device=2...: the tasks whose target names that record (filters combine). */
-const targetFilters = Object.fromEntries(TASK_TARGETS.map((kind) => [kind, idFilter(`Only tasks working on this ${kind} (by id)`)])) as {
+const targetFilters = Object.fromEntries(
+  TASK_TARGETS.map((kind) => [kind, idFilter(`Only tasks working on this ${kind} (by id)`)]),
+) as {
   [K in (typeof TASK_TARGETS)[number]]: ReturnType<typeof idFilter>
 }
 const byTarget = (query: Partial<Record<(typeof TASK_TARGETS)[number], string>>) =>
@@ -31,7 +33,9 @@ const byTarget = (query: Partial<Record<(typeof TASK_TARGETS)[number], string>>)
  */
 const SCANNER = 'browser.change_device'
 const readable = (row: TaskRow, user: Principal) =>
-  row.production === null ? user.is_superuser || (row.kind === 'scan' && user.perms.has(SCANNER)) : canRead(user, row.production)
+  row.production === null
+    ? user.is_superuser || (row.kind === 'scan' && user.perms.has(SCANNER))
+    : canRead(user, row.production)
 /** The list's condition of `readable`. */
 const readableWhere = (user: Principal) =>
   !user.is_superuser && user.perms.has(SCANNER)
@@ -39,7 +43,8 @@ const readableWhere = (user: Principal) =>
     : readableBy(user, tasks.production)
 /** Who may cancel: a superuser, or the user who started the task while they may write to its production. */
 const mayCancel = (row: TaskRow, user: Principal) =>
-  user.is_superuser || (row.production !== null && (row.params as { user?: unknown }).user === user.id && canWrite(user, row.production))
+  user.is_superuser ||
+  (row.production !== null && (row.params as { user?: unknown }).user === user.id && canWrite(user, row.production))
 
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
@@ -51,12 +56,25 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
     models: { Task },
     toApi,
     filters: t.Object({
-      state: t.Optional(oneOf(TASK_STATES)), kind: t.Optional(oneOf(TASK_KINDS)), ...targetFilters,
-      ordering: t.Optional(oneOf(TASK_ORDERING_NAMES, { description: 'The order: -id (the default, newest first), id (oldest first), and ±date_add, ±date_start, ±date_end (- for descending; tasks without that date come last)' })),
+      state: t.Optional(oneOf(TASK_STATES)),
+      kind: t.Optional(oneOf(TASK_KINDS)),
+      ...targetFilters,
+      ordering: t.Optional(
+        oneOf(TASK_ORDERING_NAMES, {
+          description:
+            'The order: -id (the default, newest first), id (oldest first), and ±date_add, ±date_start, ±date_end (- for descending; tasks without that date come last)',
+        }),
+      ),
     }),
-    where: (query, user) => [optionalEq(tasks.state, query.state), optionalEq(tasks.kind, query.kind), ...byTarget(query), readableWhere(user)],
+    where: (query, user) => [
+      optionalEq(tasks.state, query.state),
+      optionalEq(tasks.kind, query.kind),
+      ...byTarget(query),
+      readableWhere(user),
+    ],
     order: (query) => TASK_ORDERINGS[query.ordering ?? '-id'],
-    listDescription: 'Newest first (ordering=-id); ordering=id for oldest first, or by date_add, date_start, date_end (a leading - for descending). ' +
+    listDescription:
+      'Newest first (ordering=-id); ordering=id for oldest first, or by date_add, date_start, date_end (a leading - for descending). ' +
       'Filters state, kind and the target (projectasset, videoasset, device, ...). Without limit the whole list is streamed. X-Total-Count holds the number of matching records.',
     canRead: readable,
   }).post(
@@ -65,13 +83,19 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
       const row = runner.get(params.id)
       if (!row || !readable(row, user)) throw notFound(noSuchRecord('Task'))
       if (!mayCancel(row, user))
-        throw forbidden('Only a superuser, or the user who started the task while they have write access to its production, may cancel it.')
+        throw forbidden(
+          'Only a superuser, or the user who started the task while they have write access to its production, may cancel it.',
+        )
       const answer = await runner.cancelByUser(params.id, { by: user.username })
       if ('refused' in answer) {
         if (answer.refused === 'not_found') throw notFound(noSuchRecord('Task'))
         if (answer.refused === 'not_cancellable')
-          throw conflict(`Task ${params.id} is a delete, which is not cancelled: its folder is already being removed and cannot be put back.`)
-        throw conflict(`Task ${params.id} has already ended (${answer.task!.state} at ${answer.task!.date_end ?? 'an unknown time'}); there is nothing to cancel.`)
+          throw conflict(
+            `Task ${params.id} is a delete, which is not cancelled: its folder is already being removed and cannot be put back.`,
+          )
+        throw conflict(
+          `Task ${params.id} has already ended (${answer.task!.state} at ${answer.task!.date_end ?? 'an unknown time'}); there is nothing to cancel.`,
+        )
       }
       return toApi(answer)
     },

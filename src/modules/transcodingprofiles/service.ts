@@ -30,8 +30,18 @@ export function createTranscodingProfiles(db: Db) {
     return row
   }
   function nameFree(name: string, except?: number) {
-    if (db.select({ id: transcodingProfiles.id }).from(transcodingProfiles)
-      .where(and(eq(transcodingProfiles.name, name), except === undefined ? undefined : ne(transcodingProfiles.id, except))).get())
+    if (
+      db
+        .select({ id: transcodingProfiles.id })
+        .from(transcodingProfiles)
+        .where(
+          and(
+            eq(transcodingProfiles.name, name),
+            except === undefined ? undefined : ne(transcodingProfiles.id, except),
+          ),
+        )
+        .get()
+    )
       throw unique('/name', 'A transcoding profile with this name already exists.')
   }
   return {
@@ -63,10 +73,17 @@ export function createTranscodingProfiles(db: Db) {
     remove(id: number, user: Principal) {
       const row = get(id)
       requirePerm(user, 'browser.delete_transcodingprofile')
-      const using = db.$client.query<{ name: string }, [number, number]>(
-        'SELECT name FROM devices WHERE transcoding_profile = ? OR EXISTS (SELECT 1 FROM json_each(passthrough_profiles) WHERE value = ?) ORDER BY id').all(id, id)
+      const using = db.$client
+        .query<{ name: string }, [number, number]>(
+          'SELECT name FROM devices WHERE transcoding_profile = ? OR EXISTS (SELECT 1 FROM json_each(passthrough_profiles) WHERE value = ?) ORDER BY id',
+        )
+        .all(id, id)
       if (using.length)
-        throw new AppError(409, 'conflict', `${using.length} device${using.length === 1 ? ' uses' : 's use'} this transcoding profile (${using.map((d) => `"${d.name}"`).join(', ')}).`)
+        throw new AppError(
+          409,
+          'conflict',
+          `${using.length} device${using.length === 1 ? ' uses' : 's use'} this transcoding profile (${using.map((d) => `"${d.name}"`).join(', ')}).`,
+        )
       db.transaction(() => {
         db.delete(transcodingProfiles).where(eq(transcodingProfiles.id, id)).run()
         history.deleted(actorOf(user), { resource: 'transcodingprofile', id }, row, FIELDS)

@@ -43,10 +43,12 @@ export function mediaReadableBy(user: Principal): SQL | undefined {
   )
 }
 
-
 /** The productions a media asset is shared with (besides its own), by the share's primary key. */
 export const sharedWith = (db: Db, assetId: number): number[] =>
-  db.$client.query<{ production_id: number }, [number]>('SELECT production_id FROM media_asset_shares WHERE asset_id = ?').values(assetId).map((r) => r[0] as number)
+  db.$client
+    .query<{ production_id: number }, [number]>('SELECT production_id FROM media_asset_shares WHERE asset_id = ?')
+    .values(assetId)
+    .map((r) => r[0] as number)
 
 /** One media asset's visibility: of a readable production, or shared with one (the rule of mediaReadableBy). */
 export function canReadAsset(db: Db, user: Principal, asset: { id: number; production: number }): boolean {

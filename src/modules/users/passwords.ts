@@ -58,7 +58,11 @@ export function createPasswordCheck(
     byKey(key: string): Principal | undefined
     principal(user: Omit<Candidate, 'password_hash'>): Principal
   },
-  { verify = (password, hash) => Bun.password.verify(password, hash), wait = (ms) => Bun.sleep(ms), now = Date.now }: PasswordOptions = {},
+  {
+    verify = (password, hash) => Bun.password.verify(password, hash),
+    wait = (ms) => Bun.sleep(ms),
+    now = Date.now,
+  }: PasswordOptions = {},
 ) {
   // Keyed by SHA-256 of user id, stored hash and password: no password is held in memory, and
   // a new password (`user passwd`, also from another process) or `--clear` changes the stored
@@ -136,7 +140,12 @@ export function createPasswordCheck(
     return true
   }
 
-  async function verifyPassword(name: string, address: string, user: Candidate | undefined, secret: string): Promise<Principal | undefined> {
+  async function verifyPassword(
+    name: string,
+    address: string,
+    user: Candidate | undefined,
+    secret: string,
+  ): Promise<Principal | undefined> {
     const pair = `${name}\0${address}`
     if (await turn(pair, address)) {
       const hash = user?.password_hash

@@ -26,7 +26,12 @@ export class UserError extends Error {}
  * no user. It may do what a superuser may; the rules it passes are the same as for requests.
  */
 export const SYSTEM: Principal = Object.freeze({
-  id: 0, username: 'reelhouse', is_superuser: true, perms: new Set<string>(), readable: new Set<number>(), writable: new Set<number>(),
+  id: 0,
+  username: 'reelhouse',
+  is_superuser: true,
+  perms: new Set<string>(),
+  readable: new Set<number>(),
+  writable: new Set<number>(),
 })
 
 /**
@@ -56,11 +61,14 @@ export const CODENAMES = {
   'browser.change_assetholdduration': 'edit asset hold durations',
   'browser.delete_assetholdduration': 'delete asset hold durations',
   'browser.change_audioasset': 'edit audio assets (with write access to the production)',
-  'browser.delete_audioasset': "delete audio asset records and their proxies, never the essence (with write access to the production)",
+  'browser.delete_audioasset':
+    'delete audio asset records and their proxies, never the essence (with write access to the production)',
   'browser.change_imageasset': 'edit image assets (with write access to the production)',
-  'browser.delete_imageasset': "delete image asset records and their proxies, never the essence (with write access to the production)",
+  'browser.delete_imageasset':
+    'delete image asset records and their proxies, never the essence (with write access to the production)',
   'browser.change_videoasset': 'edit video assets (with write access to the production)',
-  'browser.delete_videoasset': "delete video asset records and their proxies, never the essence (with write access to the production)",
+  'browser.delete_videoasset':
+    'delete video asset records and their proxies, never the essence (with write access to the production)',
   'browser.change_projectasset': 'edit project assets (with write access to the production)',
 } as const satisfies Record<string, string>
 
@@ -89,14 +97,31 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     .innerJoin(users, eq(users.id, apiKeys.user_id))
     .where(eq(apiKeys.key_hash, sql.placeholder('hash')))
     .prepare()
-  const byId = db.select({ id: users.id, username: users.username, is_superuser: users.is_superuser }).from(users)
-    .where(eq(users.id, sql.placeholder('id'))).prepare()
-  const permsOf = db.select({ codename: userPermissions.codename }).from(userPermissions)
-    .where(eq(userPermissions.user_id, sql.placeholder('id'))).prepare()
-  const accessOf = db.select({ production_id: productionAccess.production_id, level: productionAccess.level })
-    .from(productionAccess).where(eq(productionAccess.user_id, sql.placeholder('id'))).prepare()
-  const byName = db.select({ id: users.id, username: users.username, is_superuser: users.is_superuser, password_hash: users.password_hash })
-    .from(users).where(eq(users.username, sql.placeholder('name'))).prepare()
+  const byId = db
+    .select({ id: users.id, username: users.username, is_superuser: users.is_superuser })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare()
+  const permsOf = db
+    .select({ codename: userPermissions.codename })
+    .from(userPermissions)
+    .where(eq(userPermissions.user_id, sql.placeholder('id')))
+    .prepare()
+  const accessOf = db
+    .select({ production_id: productionAccess.production_id, level: productionAccess.level })
+    .from(productionAccess)
+    .where(eq(productionAccess.user_id, sql.placeholder('id')))
+    .prepare()
+  const byName = db
+    .select({
+      id: users.id,
+      username: users.username,
+      is_superuser: users.is_superuser,
+      password_hash: users.password_hash,
+    })
+    .from(users)
+    .where(eq(users.username, sql.placeholder('name')))
+    .prepare()
 
   function principal(user: { id: number; username: string; is_superuser: boolean }): Principal {
     const readable = new Set<number>()
@@ -120,14 +145,21 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
   const principals = principalCache(db)
   const history = () => historyOf(db)
   // A session's user, through the same cache as a key's (emptied whenever the auth tables change).
-  const sessions = createSessions(db, (id) => principals.get(`user:${id}`, () => {
-    const user = byId.get({ id })
-    return user && principal(user)
-  }))
+  const sessions = createSessions(db, (id) =>
+    principals.get(`user:${id}`, () => {
+      const user = byId.get({ id })
+      return user && principal(user)
+    }),
+  )
   /** Keys made (true) or revoked (false), as one update row of their user (inside the caller's transaction). */
   const keysChanged = (userId: number, ids: number[], made: boolean) => {
     if (ids.length)
-      history().record(system('cli'), { resource: 'user', id: userId, action: 'update', changes: Object.fromEntries(ids.map((id) => [`key.${id}`, { old: !made, new: made }])) })
+      history().record(system('cli'), {
+        resource: 'user',
+        id: userId,
+        action: 'update',
+        changes: Object.fromEntries(ids.map((id) => [`key.${id}`, { old: !made, new: made }])),
+      })
   }
 
   /**
@@ -149,7 +181,11 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
   }
 
   const byKeyHash = (hash: string): Principal | undefined => principals.get(hash, () => findByHash(hash))
-  const passwordOf = db.select({ password_hash: users.password_hash }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
+  const passwordOf = db
+    .select({ password_hash: users.password_hash })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare()
 
   const passwords = createPasswordCheck(
     { names: USERNAME_PATTERN, find: (name) => byName.get({ name }), byKey: authenticate, principal },
@@ -197,7 +233,12 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       db.transaction(() => {
         db.update(users).set({ password_hash: hash }).where(eq(users.id, user.id)).run()
         sessions.endAllOf(user.id)
-        history().record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { password: { old: hiddenPassword(user.password_hash), new: hiddenPassword(hash) } } })
+        history().record(system('cli'), {
+          resource: 'user',
+          id: user.id,
+          action: 'update',
+          changes: { password: { old: hiddenPassword(user.password_hash), new: hiddenPassword(hash) } },
+        })
       })
       return true
     },
@@ -216,16 +257,27 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     count: () => db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM users').get()!.n,
 
     add(name: string, opts: { superuser?: boolean; perms?: string[] } = {}) {
-      if (!USERNAME_PATTERN.test(name)) throw new UserError(`invalid user name "${name}": use letters, digits and @.+-_`)
+      if (!USERNAME_PATTERN.test(name))
+        throw new UserError(`invalid user name "${name}": use letters, digits and @.+-_`)
       if (db.select({ id: users.id }).from(users).where(eq(users.username, name)).get())
         throw new UserError(`user "${name}" already exists`)
       return db.transaction((tx) => {
-        const user = tx.insert(users).values({ username: name, is_superuser: !!opts.superuser, date_add: isoTimestamp() }).returning().get()
+        const user = tx
+          .insert(users)
+          .values({ username: name, is_superuser: !!opts.superuser, date_add: isoTimestamp() })
+          .returning()
+          .get()
         const perms = [...new Set(opts.perms ?? [])]
         for (const codename of perms) tx.insert(userPermissions).values({ user_id: user.id, codename }).run()
         history().record(system('cli'), {
-          resource: 'user', id: user.id, action: 'create',
-          changes: { username: { old: null, new: name }, is_superuser: { old: null, new: user.is_superuser }, ...Object.fromEntries(perms.map((c) => [`perm.${c}`, { old: null, new: true }])) },
+          resource: 'user',
+          id: user.id,
+          action: 'create',
+          changes: {
+            username: { old: null, new: name },
+            is_superuser: { old: null, new: user.is_superuser },
+            ...Object.fromEntries(perms.map((c) => [`perm.${c}`, { old: null, new: true }])),
+          },
         })
         return user
       })
@@ -234,12 +286,20 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     grant(name: string, production: string, level: 'read' | 'write') {
       const user = findUser(name)
       const prod = /^\d+$/.test(production)
-        ? db.select().from(productions).where(eq(productions.id, Number(production))).get()
+        ? db
+            .select()
+            .from(productions)
+            .where(eq(productions.id, Number(production)))
+            .get()
         : db.select().from(productions).where(eq(productions.name, production)).get()
       if (!prod) throw new UserError(`no production "${production}"`)
       db.transaction(() => {
-        const before = db.select({ level: productionAccess.level }).from(productionAccess)
-          .where(and(eq(productionAccess.user_id, user.id), eq(productionAccess.production_id, prod.id))).get()?.level ?? null
+        const before =
+          db
+            .select({ level: productionAccess.level })
+            .from(productionAccess)
+            .where(and(eq(productionAccess.user_id, user.id), eq(productionAccess.production_id, prod.id)))
+            .get()?.level ?? null
         db.insert(productionAccess)
           .values({ user_id: user.id, production_id: prod.id, level })
           .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } })
@@ -247,15 +307,23 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         // Who may work in a production is part of its record (members): the command line's grants
         // are in its history, as the service's own doing (`via` cli).
         if (before !== level)
-          historyOf(db).record(system('cli'), { resource: 'production', id: prod.id, action: 'update', production: prod.id, changes: { [`access.${user.username}`]: { old: before, new: level } } })
+          historyOf(db).record(system('cli'), {
+            resource: 'production',
+            id: prod.id,
+            action: 'update',
+            production: prod.id,
+            changes: { [`access.${user.username}`]: { old: before, new: level } },
+          })
       })
       return { user, production: prod }
     },
 
     /** Grants access without the name lookups (used when a user creates a production). */
     grantById(userId: number, productionId: number, level: 'read' | 'write') {
-      db.insert(productionAccess).values({ user_id: userId, production_id: productionId, level })
-        .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } }).run()
+      db.insert(productionAccess)
+        .values({ user_id: userId, production_id: productionId, level })
+        .onConflictDoUpdate({ target: [productionAccess.user_id, productionAccess.production_id], set: { level } })
+        .run()
     },
 
     /**
@@ -267,8 +335,16 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       const user = findUser(name)
       const key = randomBytes(20).toString('hex')
       db.transaction(() => {
-        const made = db.insert(apiKeys).values({ user_id: user.id, key_hash: hashKey(key), key_prefix: key.slice(0, KEY_PREFIX), date_add: isoTimestamp() })
-          .returning({ id: apiKeys.id }).get()
+        const made = db
+          .insert(apiKeys)
+          .values({
+            user_id: user.id,
+            key_hash: hashKey(key),
+            key_prefix: key.slice(0, KEY_PREFIX),
+            date_add: isoTimestamp(),
+          })
+          .returning({ id: apiKeys.id })
+          .get()
         keysChanged(user.id, [made.id], true)
       })
       return key
@@ -278,25 +354,44 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     list(): UserSummary[] {
       const perms = db.select().from(userPermissions).orderBy(userPermissions.codename).all()
       const access = db
-        .select({ user_id: productionAccess.user_id, id: productions.id, name: productions.name, level: productionAccess.level })
+        .select({
+          user_id: productionAccess.user_id,
+          id: productions.id,
+          name: productions.name,
+          level: productionAccess.level,
+        })
         .from(productionAccess)
         .innerJoin(productions, eq(productions.id, productionAccess.production_id))
         .orderBy(productions.name, productions.id)
         .all()
-      return db.select().from(users).orderBy(users.username).all().map((u) => ({
-        username: u.username,
-        is_superuser: u.is_superuser,
-        perms: perms.filter((p) => p.user_id === u.id).map((p) => p.codename),
-        productions: access.filter((a) => a.user_id === u.id).map(({ id, name, level }) => ({ id, name, level })),
-      }))
+      return db
+        .select()
+        .from(users)
+        .orderBy(users.username)
+        .all()
+        .map((u) => ({
+          username: u.username,
+          is_superuser: u.is_superuser,
+          perms: perms.filter((p) => p.user_id === u.id).map((p) => p.codename),
+          productions: access.filter((a) => a.user_id === u.id).map(({ id, name, level }) => ({ id, name, level })),
+        }))
     },
 
     /** Gives a codename; false when the user had it already. */
     addPerm(name: string, codename: Codename): boolean {
       const user = findUser(name)
       return db.transaction(() => {
-        const added = db.$client.query('INSERT OR IGNORE INTO user_permissions (user_id, codename) VALUES (?, ?)').run(user.id, codename).changes > 0
-        if (added) historyOf(db).record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { [`perm.${codename}`]: { old: false, new: true } } })
+        const added =
+          db.$client
+            .query('INSERT OR IGNORE INTO user_permissions (user_id, codename) VALUES (?, ?)')
+            .run(user.id, codename).changes > 0
+        if (added)
+          historyOf(db).record(system('cli'), {
+            resource: 'user',
+            id: user.id,
+            action: 'update',
+            changes: { [`perm.${codename}`]: { old: false, new: true } },
+          })
         return added
       })
     },
@@ -305,8 +400,16 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     removePerm(name: string, codename: string): boolean {
       const user = findUser(name)
       return db.transaction(() => {
-        const removed = db.$client.query('DELETE FROM user_permissions WHERE user_id = ? AND codename = ?').run(user.id, codename).changes > 0
-        if (removed) historyOf(db).record(system('cli'), { resource: 'user', id: user.id, action: 'update', changes: { [`perm.${codename}`]: { old: true, new: false } } })
+        const removed =
+          db.$client.query('DELETE FROM user_permissions WHERE user_id = ? AND codename = ?').run(user.id, codename)
+            .changes > 0
+        if (removed)
+          historyOf(db).record(system('cli'), {
+            resource: 'user',
+            id: user.id,
+            action: 'update',
+            changes: { [`perm.${codename}`]: { old: true, new: false } },
+          })
         return removed
       })
     },
@@ -318,9 +421,23 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
      */
     keysOf(name: string): { id: number; date_add: string; prefix: string | null; hash_prefix: string }[] {
       const user = findUser(name)
-      return db.select({ id: apiKeys.id, date_add: apiKeys.date_add, key_hash: apiKeys.key_hash, key_prefix: apiKeys.key_prefix }).from(apiKeys)
-        .where(eq(apiKeys.user_id, user.id)).orderBy(apiKeys.id).all()
-        .map((k) => ({ id: k.id, date_add: k.date_add, prefix: k.key_prefix, hash_prefix: k.key_hash.slice(0, KEY_PREFIX) }))
+      return db
+        .select({
+          id: apiKeys.id,
+          date_add: apiKeys.date_add,
+          key_hash: apiKeys.key_hash,
+          key_prefix: apiKeys.key_prefix,
+        })
+        .from(apiKeys)
+        .where(eq(apiKeys.user_id, user.id))
+        .orderBy(apiKeys.id)
+        .all()
+        .map((k) => ({
+          id: k.id,
+          date_add: k.date_add,
+          prefix: k.key_prefix,
+          hash_prefix: k.key_hash.slice(0, KEY_PREFIX),
+        }))
     },
 
     /**
@@ -330,7 +447,11 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
      */
     revokeKey(key: string): boolean {
       return db.transaction(() => {
-        const gone = db.$client.query<{ id: number; user_id: number }, [string]>('DELETE FROM api_keys WHERE key_hash = ? RETURNING id, user_id').all(hashKey(key))
+        const gone = db.$client
+          .query<{ id: number; user_id: number }, [string]>(
+            'DELETE FROM api_keys WHERE key_hash = ? RETURNING id, user_id',
+          )
+          .all(hashKey(key))
         for (const k of gone) {
           keysChanged(k.user_id, [k.id], false)
           sessions.endAllOf(k.user_id)
@@ -345,7 +466,9 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
      */
     revokeKeyById(id: number): string | undefined {
       return db.transaction(() => {
-        const owner = db.$client.query<{ user_id: number }, [number]>('DELETE FROM api_keys WHERE id = ? RETURNING user_id').get(id)
+        const owner = db.$client
+          .query<{ user_id: number }, [number]>('DELETE FROM api_keys WHERE id = ? RETURNING user_id')
+          .get(id)
         if (owner) {
           keysChanged(owner.user_id, [id], false)
           sessions.endAllOf(owner.user_id)
@@ -357,7 +480,10 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     revokeAll(name: string): number {
       const user = findUser(name)
       return db.transaction(() => {
-        const gone = db.$client.query<{ id: number }, [number]>('DELETE FROM api_keys WHERE user_id = ? RETURNING id').all(user.id).map((k) => k.id)
+        const gone = db.$client
+          .query<{ id: number }, [number]>('DELETE FROM api_keys WHERE user_id = ? RETURNING id')
+          .all(user.id)
+          .map((k) => k.id)
         keysChanged(user.id, gone, false)
         if (gone.length) sessions.endAllOf(user.id)
         return gone.length
@@ -374,7 +500,13 @@ const EVERY_CHANGE = ['INSERT', 'UPDATE', 'DELETE'] as const
  * they may do. And the end of a session (sign-out), so that the event streams it opened are
  * checked again (authStamp); not its sign-in or its last_seen, which take nothing away.
  */
-const AUTH_TABLES = [['users', EVERY_CHANGE], ['api_keys', EVERY_CHANGE], ['user_permissions', EVERY_CHANGE], ['production_access', EVERY_CHANGE], ['sessions', ['DELETE']]] as const
+const AUTH_TABLES = [
+  ['users', EVERY_CHANGE],
+  ['api_keys', EVERY_CHANGE],
+  ['user_permissions', EVERY_CHANGE],
+  ['production_access', EVERY_CHANGE],
+  ['sessions', ['DELETE']],
+] as const
 /** Past this many keys in use, the cache starts over rather than grow with the keys table. */
 const MAX_CACHED = 10_000
 

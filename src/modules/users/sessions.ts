@@ -28,10 +28,18 @@ export type SessionStart = { id: string; user: Principal }
  * principalOf: the user as they are now (the users service's cache: a session's request costs
  * one lookup of its row, and the principal only when the auth tables changed).
  */
-export function createSessions(db: Db, principalOf: (userId: number) => Principal | undefined, now: () => number = Date.now) {
+export function createSessions(
+  db: Db,
+  principalOf: (userId: number) => Principal | undefined,
+  now: () => number = Date.now,
+) {
   const client = db.$client
-  const insert = client.prepare<unknown, [number, string, string, string]>('INSERT INTO sessions (user_id, id_hash, date_add, last_seen) VALUES (?, ?, ?, ?)')
-  const byHash = client.prepare<{ user_id: number; last_seen: string }, [string]>('SELECT user_id, last_seen FROM sessions WHERE id_hash = ?')
+  const insert = client.prepare<unknown, [number, string, string, string]>(
+    'INSERT INTO sessions (user_id, id_hash, date_add, last_seen) VALUES (?, ?, ?, ?)',
+  )
+  const byHash = client.prepare<{ user_id: number; last_seen: string }, [string]>(
+    'SELECT user_id, last_seen FROM sessions WHERE id_hash = ?',
+  )
   const touch = client.prepare<unknown, [string, string]>('UPDATE sessions SET last_seen = ? WHERE id_hash = ?')
   const remove = client.prepare<unknown, [string]>('DELETE FROM sessions WHERE id_hash = ?')
   const removeIdle = client.prepare<unknown, [string]>('DELETE FROM sessions WHERE last_seen < ?')

@@ -77,7 +77,8 @@ function folderOf(fd: number): Folder {
 }
 
 /** `name` below the folder path `dir` (a root path may end with its separator already). */
-const below = (dir: string, name: string) => (dir.endsWith('\\') || dir.endsWith('/') ? `${dir}${name}` : `${dir}\\${name}`)
+const below = (dir: string, name: string) =>
+  dir.endsWith('\\') || dir.endsWith('/') ? `${dir}${name}` : `${dir}\\${name}`
 
 /** A name given as bytes up to a NUL (a reused buffer may hold more after it). */
 const text = (name: Buffer) => {
@@ -242,9 +243,17 @@ export function close(fd: number): void {
 }
 
 export type WinStat = {
-  dev: bigint; ino: bigint; mode: bigint; nlink: bigint; size: bigint
-  atimeNs: bigint; mtimeNs: bigint; birthtimeNs: bigint
-  isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean
+  dev: bigint
+  ino: bigint
+  mode: bigint
+  nlink: bigint
+  size: bigint
+  atimeNs: bigint
+  mtimeNs: bigint
+  birthtimeNs: bigint
+  isFile(): boolean
+  isDirectory(): boolean
+  isSymbolicLink(): boolean
 }
 
 /** fstat of a folder handle, in the numbers node:fs's fstat gives for a file. */
@@ -254,18 +263,36 @@ export function statOf(fd: number): WinStat {
   const id = nt.identity(handle)
   const dir = s.isDirectory
   return {
-    dev: id.dev, ino: id.ino, mode: BigInt(dir ? 0o40777 : 0o100666), nlink: 1n, size: BigInt(s.size),
-    atimeNs: s.atimeNs, mtimeNs: s.mtimeNs, birthtimeNs: s.birthtimeNs,
-    isFile: () => !dir && !s.isLink, isDirectory: () => dir, isSymbolicLink: () => s.isLink,
+    dev: id.dev,
+    ino: id.ino,
+    mode: BigInt(dir ? 0o40777 : 0o100666),
+    nlink: 1n,
+    size: BigInt(s.size),
+    atimeNs: s.atimeNs,
+    mtimeNs: s.mtimeNs,
+    birthtimeNs: s.birthtimeNs,
+    isFile: () => !dir && !s.isLink,
+    isDirectory: () => dir,
+    isSymbolicLink: () => s.isLink,
   }
 }
 
 /** The entries of a folder (dirfd.ts's DirEntry: the name as NUL-terminated bytes, d_type's numbers, the file index). */
-export function listDir(fd: number, types: { DIR: number; REG: number; LNK: number; UNKNOWN: number }): { name: Buffer; type: number; ino: bigint }[] | number {
+export function listDir(
+  fd: number,
+  types: { DIR: number; REG: number; LNK: number; UNKNOWN: number },
+): { name: Buffer; type: number; ino: bigint }[] | number {
   try {
     return nt.list(folderOf(fd).handle).map((e) => ({
       name: Buffer.from(`${e.name}\0`, 'utf8'),
-      type: e.kind === 'dir' ? types.DIR : e.kind === 'file' ? types.REG : e.kind === 'link' ? types.LNK : 1 /* DT_FIFO: neither removed nor entered */,
+      type:
+        e.kind === 'dir'
+          ? types.DIR
+          : e.kind === 'file'
+            ? types.REG
+            : e.kind === 'link'
+              ? types.LNK
+              : 1 /* DT_FIFO: neither removed nor entered */,
       ino: e.ino,
     }))
   } catch (error) {
@@ -316,7 +343,8 @@ export function holdInput(path: string, fd: number): () => void {
   try {
     const id = nt.identity(h)
     const s = fstatSync(fd, { bigint: true })
-    if (id.ino !== s.ino || id.dev !== s.dev) throw Object.assign(new Error(`${path} is no longer the file that was checked`), { code: 'ECHANGED' })
+    if (id.ino !== s.ino || id.dev !== s.dev)
+      throw Object.assign(new Error(`${path} is no longer the file that was checked`), { code: 'ECHANGED' })
   } catch (error) {
     nt.closeHandle(h)
     throw error

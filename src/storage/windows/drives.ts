@@ -13,7 +13,8 @@ export function onNetworkShare(path: string, platform: string = process.platform
   const drive = /^([A-Za-z]):[\\/]/.exec(path)?.[1]
   if (!drive) return false
   try {
-    getDriveType ??= dlopen('kernel32.dll', { GetDriveTypeW: { args: [FFIType.ptr], returns: FFIType.u32 } }).symbols.GetDriveTypeW
+    getDriveType ??= dlopen('kernel32.dll', { GetDriveTypeW: { args: [FFIType.ptr], returns: FFIType.u32 } }).symbols
+      .GetDriveTypeW
     return getDriveType(ptr(Buffer.from(`${drive}:\\\0`, 'utf16le'))) === DRIVE_REMOTE
   } catch {
     return false

@@ -14,7 +14,15 @@ const ERROR_MORE_DATA = 234
 
 type Calls = {
   RmStartSession: (handle: number, flags: number, key: number) => number
-  RmRegisterResources: (session: number, files: number, names: number, apps: number, appList: null, services: number, serviceNames: null) => number
+  RmRegisterResources: (
+    session: number,
+    files: number,
+    names: number,
+    apps: number,
+    appList: null,
+    services: number,
+    serviceNames: null,
+  ) => number
   RmGetList: (session: number, needed: number, count: number, infos: number, reasons: number) => number
   RmEndSession: (session: number) => number
 }
@@ -51,7 +59,13 @@ export function programsHolding(path: string): string[] {
     const count = new Uint32Array([MAX_LISTED])
     const infos = Buffer.alloc(PROCESS_INFO_SIZE * MAX_LISTED)
     const reasons = new Uint32Array(1)
-    const status = c.RmGetList(session[0]!, ptr(needed) as unknown as number, ptr(count) as unknown as number, ptr(infos) as unknown as number, ptr(reasons) as unknown as number)
+    const status = c.RmGetList(
+      session[0]!,
+      ptr(needed) as unknown as number,
+      ptr(count) as unknown as number,
+      ptr(infos) as unknown as number,
+      ptr(reasons) as unknown as number,
+    )
     if (status !== 0 && status !== ERROR_MORE_DATA) return []
     const listed = Math.min(count[0]!, MAX_LISTED)
     const programs: string[] = []

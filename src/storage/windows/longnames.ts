@@ -9,7 +9,9 @@ import { dlopen, FFIType, ptr } from 'bun:ffi'
 let call: ((path: ReturnType<typeof ptr>, out: ReturnType<typeof ptr>, size: number) => number) | undefined
 
 function getLongPathName(path: string): string | undefined {
-  call ??= dlopen('kernel32.dll', { GetLongPathNameW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.u32 } }).symbols.GetLongPathNameW
+  call ??= dlopen('kernel32.dll', {
+    GetLongPathNameW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.u32 },
+  }).symbols.GetLongPathNameW
   const input = Buffer.from(`${path}\0`, 'utf16le')
   let out = Buffer.alloc(1024)
   let n = call(ptr(input), ptr(out), out.length / 2)

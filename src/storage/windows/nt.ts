@@ -47,9 +47,26 @@
 // and GetFinalPathNameByHandleW is stale after a rename (nothing here uses it).
 import { dlopen, FFIType, ptr } from 'bun:ffi'
 import {
-  checkName, checkNewName, FILE_ATTRIBUTE, fileTimeToMs, UNIX_EPOCH_FILETIME, type Handle, id128Of, IO_STATUS_BLOCK_SIZE, isNameSurrogate, type ListEntry,
-  MAX_NAME_BYTES, msToFileTime, ntRootPath, OBJ_CASE_INSENSITIVE, OBJECT_ATTRIBUTES_SIZE, parseDirectoryBuffer, UNICODE_STRING_SIZE,
-  writeObjectAttributes, writeRenameInformation, writeUnicodeString,
+  checkName,
+  checkNewName,
+  FILE_ATTRIBUTE,
+  fileTimeToMs,
+  UNIX_EPOCH_FILETIME,
+  type Handle,
+  id128Of,
+  IO_STATUS_BLOCK_SIZE,
+  isNameSurrogate,
+  type ListEntry,
+  MAX_NAME_BYTES,
+  msToFileTime,
+  ntRootPath,
+  OBJ_CASE_INSENSITIVE,
+  OBJECT_ATTRIBUTES_SIZE,
+  parseDirectoryBuffer,
+  UNICODE_STRING_SIZE,
+  writeObjectAttributes,
+  writeRenameInformation,
+  writeUnicodeString,
 } from './structs.ts'
 import { type NtError, ntError, ntSuccess, ntstatusCode, ntstatusHex, refusal, STATUS } from './status.ts'
 
@@ -110,7 +127,12 @@ const DISPOSITION_POSIX = 0x1 | 0x2 | 0x10
  * is: before Windows 10 1607 (the class) or 1809 (the read-only flag), on FAT and exFAT, on SMB
  * servers without POSIX deletes, under Wine 8 (STATUS_NOT_IMPLEMENTED).
  */
-const CLASSIC_DELETE_WHEN = new Set<number>([STATUS.NOT_IMPLEMENTED, STATUS.INVALID_PARAMETER, STATUS.NOT_SUPPORTED, STATUS.INVALID_INFO_CLASS])
+const CLASSIC_DELETE_WHEN = new Set<number>([
+  STATUS.NOT_IMPLEMENTED,
+  STATUS.INVALID_PARAMETER,
+  STATUS.NOT_SUPPORTED,
+  STATUS.INVALID_INFO_CLASS,
+])
 /** FILE_ATTRIBUTE_VALID_SET_FLAGS: the attributes FileBasicInformation may set (not DIRECTORY, not REPARSE_POINT). */
 const SETTABLE_ATTRIBUTES = 0x31a7
 /** Answers of FileIdInformation where the file system or Windows (before 8) does not give 128-bit ids. */
@@ -139,14 +161,48 @@ const DECLARATIONS = {
 
 type Address = number
 type InfoCall = (handle: Handle, iosb: Address, info: Address, length: number, infoClass: number) => number
-type IoCall = (handle: Handle, event: null, apc: null, context: null, iosb: Address, data: Uint8Array, length: number, offset: Address, key: null) => number
+type IoCall = (
+  handle: Handle,
+  event: null,
+  apc: null,
+  context: null,
+  iosb: Address,
+  data: Uint8Array,
+  length: number,
+  offset: Address,
+  key: null,
+) => number
 type Calls = {
-  NtCreateFile(handleOut: Address, access: number, attributes: Address, iosb: Address, allocation: null, fileAttributes: number, share: number, disposition: number, options: number, ea: null, eaLength: number): number
+  NtCreateFile(
+    handleOut: Address,
+    access: number,
+    attributes: Address,
+    iosb: Address,
+    allocation: null,
+    fileAttributes: number,
+    share: number,
+    disposition: number,
+    options: number,
+    ea: null,
+    eaLength: number,
+  ): number
   NtClose(handle: Handle): number
   NtQueryInformationFile: InfoCall
   NtSetInformationFile: InfoCall
   NtQueryVolumeInformationFile: InfoCall
-  NtQueryDirectoryFile(handle: Handle, event: null, apc: null, context: null, iosb: Address, info: Address, length: number, infoClass: number, single: number, name: null, restart: number): number
+  NtQueryDirectoryFile(
+    handle: Handle,
+    event: null,
+    apc: null,
+    context: null,
+    iosb: Address,
+    info: Address,
+    length: number,
+    infoClass: number,
+    single: number,
+    name: null,
+    restart: number,
+  ): number
   NtReadFile: IoCall
   NtWriteFile: IoCall
 }
@@ -170,7 +226,8 @@ let calls: Calls | undefined
 let scratch: Scratch | undefined
 
 /** True where these calls can run: 64-bit Windows. */
-export const ntSupported = (): boolean => process.platform === 'win32' && (process.arch === 'x64' || process.arch === 'arm64')
+export const ntSupported = (): boolean =>
+  process.platform === 'win32' && (process.arch === 'x64' || process.arch === 'arm64')
 
 function held(size: number): Held {
   const buffer = Buffer.alloc(size)
@@ -178,7 +235,13 @@ function held(size: number): Held {
 }
 
 function nt(syscall: string, path: string): { c: Calls; s: Scratch } {
-  if (!ntSupported()) throw refusal('ENOSYS', `the Windows folder handle calls run on 64-bit Windows only, not ${process.platform} ${process.arch}`, syscall, path)
+  if (!ntSupported())
+    throw refusal(
+      'ENOSYS',
+      `the Windows folder handle calls run on 64-bit Windows only, not ${process.platform} ${process.arch}`,
+      syscall,
+      path,
+    )
   calls ??= dlopen('ntdll.dll', DECLARATIONS).symbols as unknown as Calls
   scratch ??= {
     handle: held(8),
@@ -208,8 +271,17 @@ function create(root: Handle, name: string, spec: OpenSpec, shown: string): Hand
   writeUnicodeString(s.unicode.buffer, bytes, s.name.at)
   writeObjectAttributes(s.attributes.buffer, root, s.unicode.at, OBJ_CASE_INSENSITIVE)
   const status = c.NtCreateFile(
-    s.handle.at, spec.access | SYNCHRONIZE, s.attributes.at, s.iosb.at, null, spec.fileAttributes ?? 0,
-    spec.share, spec.disposition, spec.options | ALWAYS, null, 0,
+    s.handle.at,
+    spec.access | SYNCHRONIZE,
+    s.attributes.at,
+    s.iosb.at,
+    null,
+    spec.fileAttributes ?? 0,
+    spec.share,
+    spec.disposition,
+    spec.options | ALWAYS,
+    null,
+    0,
   )
   if (!ntSuccess(status)) throw ntError(status, 'NtCreateFile', shown)
   return Number(s.handle.buffer.readBigInt64LE(0))
@@ -268,12 +340,22 @@ function opened(h: Handle, spec: OpenSpec, shown: string): Handle {
   // that denies others writing would refuse its own second open).
   let anchor: Handle
   try {
-    anchor = create(h, '', { access: FILE_READ_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_OPEN, options: FILE_OPEN_REPARSE_POINT }, shown)
+    anchor = create(
+      h,
+      '',
+      { access: FILE_READ_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_OPEN, options: FILE_OPEN_REPARSE_POINT },
+      shown,
+    )
   } finally {
     closeHandle(h)
   }
   try {
-    return create(anchor, '', { ...spec, disposition: FILE_OPEN, options: spec.options & ~FILE_OPEN_REPARSE_POINT }, shown)
+    return create(
+      anchor,
+      '',
+      { ...spec, disposition: FILE_OPEN, options: spec.options & ~FILE_OPEN_REPARSE_POINT },
+      shown,
+    )
   } finally {
     closeHandle(anchor)
   }
@@ -287,7 +369,8 @@ export function closeHandle(h: Handle): void {
 /** Sharing of a folder handle: others may read, write, and (unless pinned) rename or delete it. */
 const folderShare = (pin: boolean | undefined) => (pin ? FILE_SHARE_READ | FILE_SHARE_WRITE : SHARE_ALL)
 /** A folder handle: list it, open and create in it, read its attributes (and set its times, with `writeAttributes`). */
-const folderAccess = (writeAttributes: boolean | undefined) => FILE_READ_DATA | FILE_TRAVERSE | FILE_READ_ATTRIBUTES | (writeAttributes ? FILE_WRITE_ATTRIBUTES : 0)
+const folderAccess = (writeAttributes: boolean | undefined) =>
+  FILE_READ_DATA | FILE_TRAVERSE | FILE_READ_ATTRIBUTES | (writeAttributes ? FILE_WRITE_ATTRIBUTES : 0)
 
 export type FolderOptions = {
   /**
@@ -308,14 +391,24 @@ export type FolderOptions = {
  * Linux device root is opened by.
  */
 export function openRoot(path: string, options: FolderOptions = {}): Handle {
-  const spec = { access: folderAccess(options.writeAttributes), share: folderShare(options.pin), disposition: FILE_OPEN, options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT }
+  const spec = {
+    access: folderAccess(options.writeAttributes),
+    share: folderShare(options.pin),
+    disposition: FILE_OPEN,
+    options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+  }
   return opened(create(0, ntRootPath(path), spec, path), spec, path)
 }
 
 /** The folder `name` in the folder `dir`, never through a link (ELOOP; ENOTDIR for a file or a file link). */
 export function openDir(dir: Handle, name: string, options: FolderOptions = {}): Handle {
   checkName(name, 'NtCreateFile')
-  const spec = { access: folderAccess(options.writeAttributes), share: folderShare(options.pin), disposition: FILE_OPEN, options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT }
+  const spec = {
+    access: folderAccess(options.writeAttributes),
+    share: folderShare(options.pin),
+    disposition: FILE_OPEN,
+    options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+  }
   return opened(create(dir, name, spec, name), spec, name)
 }
 
@@ -335,12 +428,18 @@ const FILE_ACCESS: Record<FileMode, number> = {
   delete: DELETE | FILE_READ_ATTRIBUTES,
 }
 
-const fileShare = (o: FileOptions) => FILE_SHARE_READ | (o.denyWrite ? 0 : FILE_SHARE_WRITE) | (o.denyDelete ? 0 : FILE_SHARE_DELETE)
+const fileShare = (o: FileOptions) =>
+  FILE_SHARE_READ | (o.denyWrite ? 0 : FILE_SHARE_WRITE) | (o.denyDelete ? 0 : FILE_SHARE_DELETE)
 
 /** The file `name` in `dir`, for `mode`, never through a link (ELOOP; EISDIR for a folder). */
 export function openFile(dir: Handle, name: string, mode: FileMode, options: FileOptions = {}): Handle {
   checkName(name, 'NtCreateFile')
-  const spec = { access: FILE_ACCESS[mode], share: fileShare(options), disposition: FILE_OPEN, options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT }
+  const spec = {
+    access: FILE_ACCESS[mode],
+    share: fileShare(options),
+    disposition: FILE_OPEN,
+    options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+  }
   return opened(create(dir, name, spec, name), spec, name)
 }
 
@@ -351,17 +450,30 @@ export function openFile(dir: Handle, name: string, mode: FileMode, options: Fil
  * keeps that path naming this very file. The last name is not followed when it is a link (ELOOP).
  */
 export function holdByPath(path: string): Handle {
-  const spec = { access: FILE_GENERIC_READ, share: FILE_SHARE_READ, disposition: FILE_OPEN, options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT }
+  const spec = {
+    access: FILE_GENERIC_READ,
+    share: FILE_SHARE_READ,
+    disposition: FILE_OPEN,
+    options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+  }
   return opened(create(0, ntRootPath(path), spec, path), spec, path)
 }
 
 /** A new file `name` in `dir`, open for writing: EEXIST when anything (a link too) has the name, EINVAL for a name Win32 could not open. */
 export function createFile(dir: Handle, name: string): Handle {
   checkNewName(name, 'NtCreateFile')
-  return create(dir, name, {
-    access: FILE_GENERIC_WRITE | FILE_READ_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_CREATE,
-    options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT, fileAttributes: FILE_ATTRIBUTE.NORMAL,
-  }, name)
+  return create(
+    dir,
+    name,
+    {
+      access: FILE_GENERIC_WRITE | FILE_READ_ATTRIBUTES,
+      share: SHARE_ALL,
+      disposition: FILE_CREATE,
+      options: FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+      fileAttributes: FILE_ATTRIBUTE.NORMAL,
+    },
+    name,
+  )
 }
 
 /**
@@ -371,10 +483,17 @@ export function createFile(dir: Handle, name: string): Handle {
  */
 export function mkdir(dir: Handle, name: string, options: FolderOptions = {}): Handle {
   checkNewName(name, 'NtCreateFile')
-  return create(dir, name, {
-    access: folderAccess(options.writeAttributes), share: folderShare(options.pin), disposition: FILE_CREATE,
-    options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
-  }, name)
+  return create(
+    dir,
+    name,
+    {
+      access: folderAccess(options.writeAttributes),
+      share: folderShare(options.pin),
+      disposition: FILE_CREATE,
+      options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+    },
+    name,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -382,7 +501,17 @@ export function mkdir(dir: Handle, name: string, options: FolderOptions = {}): H
 
 /** `name` in `dir`, opened for renaming or deleting it: the entry itself (a link is never followed), file or folder. */
 function openEntry(dir: Handle, name: string, access: number, options = 0): Handle {
-  return create(dir, name, { access: access | FILE_READ_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_OPEN, options: options | FILE_OPEN_REPARSE_POINT }, name)
+  return create(
+    dir,
+    name,
+    {
+      access: access | FILE_READ_ATTRIBUTES,
+      share: SHARE_ALL,
+      disposition: FILE_OPEN,
+      options: options | FILE_OPEN_REPARSE_POINT,
+    },
+    name,
+  )
 }
 
 /** Throws for the NTSTATUS of a rename or a link of `name` to `toName`, with `dest` as `fs.rename` errors have it. */
@@ -443,7 +572,12 @@ export function remove(dir: Handle, name: string, folder: boolean): Removal {
   checkName(name, 'NtSetInformationFile')
   const h = openEntry(dir, name, DELETE, folder ? FILE_DIRECTORY_FILE : FILE_NON_DIRECTORY_FILE)
   try {
-    const status = trySet(h, FileDispositionInformationEx, (into) => (into.writeUInt32LE(DISPOSITION_POSIX, 0), 4), name)
+    const status = trySet(
+      h,
+      FileDispositionInformationEx,
+      (into) => (into.writeUInt32LE(DISPOSITION_POSIX, 0), 4),
+      name,
+    )
     if (ntSuccess(status)) return 'posix'
     if (!CLASSIC_DELETE_WHEN.has(ntstatusCode(status))) throw ntError(status, 'NtSetInformationFile', name)
     classicDelete(h, name)
@@ -462,7 +596,8 @@ export function remove(dir: Handle, name: string, folder: boolean): Removal {
 function classicDelete(h: Handle, name: string): void {
   const attributes = query(h, FileBasicInformation, 40, name).readUInt32LE(32)
   const readOnly = (attributes & FILE_ATTRIBUTE.READONLY) !== 0
-  if (readOnly) setAttributes(h, (attributes & SETTABLE_ATTRIBUTES & ~FILE_ATTRIBUTE.READONLY) || FILE_ATTRIBUTE.NORMAL, name)
+  if (readOnly)
+    setAttributes(h, attributes & SETTABLE_ATTRIBUTES & ~FILE_ATTRIBUTE.READONLY || FILE_ATTRIBUTE.NORMAL, name)
   const status = trySet(h, FileDispositionInformation, (into) => (into.writeUInt8(1, 0), 1), name)
   if (ntSuccess(status)) return
   if (readOnly) {
@@ -475,9 +610,19 @@ function classicDelete(h: Handle, name: string): void {
 
 /** Sets the attributes of the file of `h` (times untouched) through a second handle on it with FILE_WRITE_ATTRIBUTES. */
 function setAttributes(h: Handle, attributes: number, name: string): void {
-  const w = create(h, '', { access: FILE_WRITE_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_OPEN, options: FILE_OPEN_REPARSE_POINT }, name)
+  const w = create(
+    h,
+    '',
+    { access: FILE_WRITE_ATTRIBUTES, share: SHARE_ALL, disposition: FILE_OPEN, options: FILE_OPEN_REPARSE_POINT },
+    name,
+  )
   try {
-    const status = trySet(w, FileBasicInformation, (into) => (into.fill(0, 0, 40), into.writeUInt32LE(attributes, 32), 40), name)
+    const status = trySet(
+      w,
+      FileBasicInformation,
+      (into) => (into.fill(0, 0, 40), into.writeUInt32LE(attributes, 32), 40),
+      name,
+    )
     if (!ntSuccess(status)) throw ntError(status, 'NtSetInformationFile', name)
   } finally {
     closeHandle(w)
@@ -536,7 +681,8 @@ function volumeSerial(h: Handle, shown: string): number {
   const { c, s } = nt('NtQueryVolumeInformationFile', shown)
   s.info.buffer.fill(0, 0, 128)
   const status = c.NtQueryVolumeInformationFile(h, s.iosb.at, s.info.at, 128, FileFsVolumeInformation)
-  if (!ntSuccess(status) && ntstatusCode(status) !== STATUS.BUFFER_OVERFLOW) throw ntError(status, 'NtQueryVolumeInformationFile', shown)
+  if (!ntSuccess(status) && ntstatusCode(status) !== STATUS.BUFFER_OVERFLOW)
+    throw ntError(status, 'NtQueryVolumeInformationFile', shown)
   return s.info.buffer.readUInt32LE(8)
 }
 
@@ -575,9 +721,18 @@ export function stat(h: Handle): NtStat {
   const reparseTag = attributes & FILE_ATTRIBUTE.REPARSE_POINT ? attributeTag(h, shown).tag : 0
   const isLink = isNameSurrogate(reparseTag)
   return {
-    size, attributes, reparseTag, isLink, isDirectory: (attributes & FILE_ATTRIBUTE.DIRECTORY) !== 0 && !isLink,
-    birthtimeMs: times[0]!, atimeMs: times[1]!, mtimeMs: times[2]!, ctimeMs: times[3]!,
-    birthtimeNs: exact[0]!, atimeNs: exact[1]!, mtimeNs: exact[2]!,
+    size,
+    attributes,
+    reparseTag,
+    isLink,
+    isDirectory: (attributes & FILE_ATTRIBUTE.DIRECTORY) !== 0 && !isLink,
+    birthtimeMs: times[0]!,
+    atimeMs: times[1]!,
+    mtimeMs: times[2]!,
+    ctimeMs: times[3]!,
+    birthtimeNs: exact[0]!,
+    atimeNs: exact[1]!,
+    mtimeNs: exact[2]!,
   }
 }
 
@@ -592,12 +747,17 @@ export function setTimes(h: Handle, atimeMs: number, mtimeMs: number): void {
   const shown = '<handle>'
   const atime = msToFileTime(atimeMs)
   const mtime = msToFileTime(mtimeMs)
-  const status = trySet(h, FileBasicInformation, (into) => {
-    into.fill(0, 0, 40)
-    into.writeBigInt64LE(atime, 8)
-    into.writeBigInt64LE(mtime, 16)
-    return 40
-  }, shown)
+  const status = trySet(
+    h,
+    FileBasicInformation,
+    (into) => {
+      into.fill(0, 0, 40)
+      into.writeBigInt64LE(atime, 8)
+      into.writeBigInt64LE(mtime, 16)
+      return 40
+    },
+    shown,
+  )
   if (!ntSuccess(status)) throw ntError(status, 'NtSetInformationFile', shown)
 }
 
@@ -616,7 +776,19 @@ export function list(dir: Handle): ListEntry[] {
   const { c, s } = nt('NtQueryDirectoryFile', shown)
   const entries: ListEntry[] = []
   for (let first = true; ; first = false) {
-    const status = c.NtQueryDirectoryFile(dir, null, null, null, s.iosb.at, s.list.at, LIST_BUFFER_BYTES, FileIdBothDirectoryInformation, 0, null, first ? 1 : 0)
+    const status = c.NtQueryDirectoryFile(
+      dir,
+      null,
+      null,
+      null,
+      s.iosb.at,
+      s.list.at,
+      LIST_BUFFER_BYTES,
+      FileIdBothDirectoryInformation,
+      0,
+      null,
+      first ? 1 : 0,
+    )
     const code = ntstatusCode(status)
     // The end; NO_SUCH_FILE is a first answer for an empty folder with no `.` and `..` (a drive's root).
     if (code === STATUS.NO_MORE_FILES || (first && code === STATUS.NO_SUCH_FILE)) return entries

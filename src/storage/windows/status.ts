@@ -50,7 +50,8 @@ export const ntstatusCode = (status: number): number => status >>> 0
 export const ntSuccess = (status: number): boolean => (status | 0) >= 0
 
 /** 0xC0000034, as a message shows a code. */
-export const ntstatusHex = (status: number): string => `0x${ntstatusCode(status).toString(16).toUpperCase().padStart(8, '0')}`
+export const ntstatusHex = (status: number): string =>
+  `0x${ntstatusCode(status).toString(16).toUpperCase().padStart(8, '0')}`
 
 /** The errno name each NTSTATUS the primitives expect stands for; every other code is EIO. */
 const CODES: ReadonlyMap<number, string> = new Map([
@@ -108,10 +109,21 @@ export function ntError(status: number, syscall: string, path: string): NtError 
   const code = errnoCodeOf(status)
   const words = WORDS.get(ntstatusCode(status)) ?? errnoText(code)
   const message = `${code}: ${words} (NTSTATUS ${ntstatusHex(status)}), ${syscall} '${path}'`
-  return Object.assign(new Error(message), { code, errno: errnoNumber(code), syscall, path, ntstatus: ntstatusCode(status) })
+  return Object.assign(new Error(message), {
+    code,
+    errno: errnoNumber(code),
+    syscall,
+    path,
+    ntstatus: ntstatusCode(status),
+  })
 }
 
 /** An error found before any call (a bad name, a relative root): `code` such as EINVAL, the reason in words. */
 export function refusal(code: string, reason: string, syscall: string, path: string): NtError {
-  return Object.assign(new Error(`${code}: ${reason}, ${syscall} '${path}'`), { code, errno: errnoNumber(code), syscall, path })
+  return Object.assign(new Error(`${code}: ${reason}, ${syscall} '${path}'`), {
+    code,
+    errno: errnoNumber(code),
+    syscall,
+    path,
+  })
 }

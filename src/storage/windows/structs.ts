@@ -32,7 +32,8 @@ export const OBJ_CASE_INSENSITIVE = 0x40
 
 /** Writes a UNICODE_STRING over `byteLength` bytes of UTF-16 at `address` into `into` (16 bytes). */
 export function writeUnicodeString(into: Buffer, byteLength: number, address: number | bigint): void {
-  if (byteLength > MAX_NAME_BYTES || byteLength % 2) throw new RangeError(`a UNICODE_STRING cannot hold ${byteLength} bytes`)
+  if (byteLength > MAX_NAME_BYTES || byteLength % 2)
+    throw new RangeError(`a UNICODE_STRING cannot hold ${byteLength} bytes`)
   into.fill(0, 0, UNICODE_STRING_SIZE)
   into.writeUInt16LE(byteLength, 0)
   into.writeUInt16LE(byteLength, 2)
@@ -40,7 +41,12 @@ export function writeUnicodeString(into: Buffer, byteLength: number, address: nu
 }
 
 /** Writes an OBJECT_ATTRIBUTES naming the UNICODE_STRING at `nameAddress`, relative to `root` (0: an absolute NT path), into `into` (48 bytes). */
-export function writeObjectAttributes(into: Buffer, root: Handle, nameAddress: number | bigint, attributes: number): void {
+export function writeObjectAttributes(
+  into: Buffer,
+  root: Handle,
+  nameAddress: number | bigint,
+  attributes: number,
+): void {
   into.fill(0, 0, OBJECT_ATTRIBUTES_SIZE)
   into.writeUInt32LE(OBJECT_ATTRIBUTES_SIZE, 0)
   into.writeBigInt64LE(BigInt(root), 8)
@@ -78,14 +84,21 @@ export const MAX_COMPONENT = 255
  * NUL. Throws EINVAL (ENAMETOOLONG past 255 units) before any call is made.
  */
 export function checkName(name: string, syscall: string): void {
-  const bad = name === '' ? 'an empty name'
-    : name === '.' || name === '..' ? `the name ${name}`
-    : /[\\/]/.test(name) ? 'a name with \\ or / (one name is expected, not a path)'
-    : name.includes(':') ? 'a name with : (a data stream on Windows)'
-    : name.includes('\0') ? 'a name with a NUL character'
-    : undefined
+  const bad =
+    name === ''
+      ? 'an empty name'
+      : name === '.' || name === '..'
+        ? `the name ${name}`
+        : /[\\/]/.test(name)
+          ? 'a name with \\ or / (one name is expected, not a path)'
+          : name.includes(':')
+            ? 'a name with : (a data stream on Windows)'
+            : name.includes('\0')
+              ? 'a name with a NUL character'
+              : undefined
   if (bad) throw refusal('EINVAL', `${bad} is not accepted`, syscall, name)
-  if (name.length > MAX_COMPONENT) throw refusal('ENAMETOOLONG', `a name is at most ${MAX_COMPONENT} characters on Windows`, syscall, name)
+  if (name.length > MAX_COMPONENT)
+    throw refusal('ENAMETOOLONG', `a name is at most ${MAX_COMPONENT} characters on Windows`, syscall, name)
 }
 
 /**
@@ -125,7 +138,8 @@ export function ntRootPath(path: string): string {
   const unc = clean.startsWith('\\\\')
   const [root, rest] = unc ? splitAt(clean, 2, 2) : splitAt(clean, 0, 1)
   const full = `\\??\\${unc ? `UNC\\${root.slice(2)}` : root}${rest.replace(/\\$/, '')}`
-  if (Buffer.byteLength(full, 'utf16le') > MAX_NAME_BYTES) throw refusal('ENAMETOOLONG', 'the path is too long', 'NtCreateFile', path)
+  if (Buffer.byteLength(full, 'utf16le') > MAX_NAME_BYTES)
+    throw refusal('ENAMETOOLONG', 'the path is too long', 'NtCreateFile', path)
   return full
 }
 
@@ -221,7 +235,17 @@ export function msToFileTime(ms: number): bigint {
  * ShortNameLength i8 @68, ShortName WCHAR[12] @70, FileId i64 @96, FileName @104.
  */
 export const DIR_ENTRY = {
-  next: 0, creation: 8, access: 16, write: 24, change: 32, size: 40, attributes: 56, nameLength: 60, eaSize: 64, fileId: 96, name: 104,
+  next: 0,
+  creation: 8,
+  access: 16,
+  write: 24,
+  change: 32,
+  size: 40,
+  attributes: 56,
+  nameLength: 60,
+  eaSize: 64,
+  fileId: 96,
+  name: 104,
 } as const
 
 /** One listed entry: its name, what it is, the file id (the `ino` Bun's stat gives on Windows), size and times. */
@@ -242,9 +266,11 @@ export function parseDirectoryBuffer(buffer: Buffer, length = buffer.length): Li
   const entries: ListEntry[] = []
   let at = 0
   for (;;) {
-    if (at + DIR_ENTRY.name > length) throw new RangeError(`a listing entry at ${at} runs past the ${length} bytes returned`)
+    if (at + DIR_ENTRY.name > length)
+      throw new RangeError(`a listing entry at ${at} runs past the ${length} bytes returned`)
     const nameLength = buffer.readUInt32LE(at + DIR_ENTRY.nameLength)
-    if (at + DIR_ENTRY.name + nameLength > length) throw new RangeError(`a listing name at ${at} runs past the ${length} bytes returned`)
+    if (at + DIR_ENTRY.name + nameLength > length)
+      throw new RangeError(`a listing name at ${at} runs past the ${length} bytes returned`)
     const name = buffer.toString('utf16le', at + DIR_ENTRY.name, at + DIR_ENTRY.name + nameLength)
     if (name !== '.' && name !== '..') {
       const attributes = buffer.readUInt32LE(at + DIR_ENTRY.attributes)
@@ -268,5 +294,7 @@ export function parseDirectoryBuffer(buffer: Buffer, length = buffer.length): Li
 
 /** The 128-bit file id of FILE_ID_INFO (16 bytes, little-endian) as 32 hex digits, the high half first. */
 export function id128Of(bytes: Buffer): string {
-  return bytes.readBigUInt64LE(8).toString(16).padStart(16, '0') + bytes.readBigUInt64LE(0).toString(16).padStart(16, '0')
+  return (
+    bytes.readBigUInt64LE(8).toString(16).padStart(16, '0') + bytes.readBigUInt64LE(0).toString(16).padStart(16, '0')
+  )
 }

@@ -43,7 +43,14 @@ type Production = { id: number; name: string }
 type Device = { id: number; name: string; display_name: string }
 type MetaField = { id: number; key: string; value: string; order: number; validation_rule: string }
 type ImportLog = { id: number; asset_path: string; status: string; error: string; warning: Record<string, string> }
-type HistoryRow = { id: number; date: string; user: string; via: string; action: string; changes: Record<string, { old: unknown; new: unknown }> }
+type HistoryRow = {
+  id: number
+  date: string
+  user: string
+  via: string
+  action: string
+  changes: Record<string, { old: unknown; new: unknown }>
+}
 type Project = { id: number; name: string; bundle_root: string }
 
 const TYPES = new Set(['video', 'audio', 'image'])
@@ -80,14 +87,22 @@ export default function AssetView({ params }: ViewProps) {
 
   // A change made elsewhere (another user, the watcher) shows at once; never while this page deletes it.
   useLive('asset', (event) => {
-    if (deleting.current || event.type !== `${kind}asset` || String(event.id) !== id || event.action === 'delete') return
+    if (deleting.current || event.type !== `${kind}asset` || String(event.id) !== id || event.action === 'delete')
+      return
     if (!editing.peek()) asset.reload()
     changes.reload()
   })
 
   const record = asset.data.value
   const me = user.value
-  const write = Boolean(record && me && (me.is_superuser || (me.productions as { id: number; level: string }[] | undefined)?.some((p) => p.id === record.production && p.level === 'write')))
+  const write = Boolean(
+    record &&
+      me &&
+      (me.is_superuser ||
+        (me.productions as { id: number; level: string }[] | undefined)?.some(
+          (p) => p.id === record.production && p.level === 'write',
+        )),
+  )
   const perms = (me?.perms as string[] | undefined) ?? []
   const canEdit = write && (me!.is_superuser || perms.includes(`browser.change_${kind}asset`))
   const canDelete = write && (me!.is_superuser || perms.includes(`browser.delete_${kind}asset`))
@@ -95,33 +110,52 @@ export default function AssetView({ params }: ViewProps) {
 
   const heading = record?.name || `${title(kind)} asset ${id}`
   return (
-    <View title={heading} actions={record && (canEdit || canDelete) ? (
-      <div class="asset-actions">
-        {canEdit && !editing.value && (
-          <button type="button" ref={editButton} onClick={() => {
-            saved.value = ''
-            editing.value = true
-          }}>Edit</button>
-        )}
-        {canDelete && <DeleteAsset kind={kind} record={record} deleting={deleting} />}
-      </div>
-    ) : undefined}>
+    <View
+      title={heading}
+      actions={
+        record && (canEdit || canDelete) ? (
+          <div class="asset-actions">
+            {canEdit && !editing.value && (
+              <button
+                type="button"
+                ref={editButton}
+                onClick={() => {
+                  saved.value = ''
+                  editing.value = true
+                }}
+              >
+                Edit
+              </button>
+            )}
+            {canDelete && <DeleteAsset kind={kind} record={record} deleting={deleting} />}
+          </div>
+        ) : undefined
+      }
+    >
       <Status loading={asset.loading.value && !record} error={asset.error.value} />
-      {saved.value && <p class="asset-saved" role="status">{saved.value}</p>}
+      {saved.value && (
+        <p class="asset-saved" role="status">
+          {saved.value}
+        </p>
+      )}
       {record && (
         <div class="asset-page">
           <Preview kind={kind} record={record} />
           {editing.value ? (
-            <EditAsset kind={kind} record={record} onDone={(updated) => {
-              editing.value = false
-              if (updated) {
-                asset.data.value = updated
-                saved.value = 'Saved.'
-                changes.reload()
-              }
-              // Focus goes back where the form was opened from.
-              requestAnimationFrame(() => editButton.current?.focus())
-            }} />
+            <EditAsset
+              kind={kind}
+              record={record}
+              onDone={(updated) => {
+                editing.value = false
+                if (updated) {
+                  asset.data.value = updated
+                  saved.value = 'Saved.'
+                  changes.reload()
+                }
+                // Focus goes back where the form was opened from.
+                requestAnimationFrame(() => editButton.current?.focus())
+              }}
+            />
           ) : (
             <Fields kind={kind} record={record} />
           )}
@@ -130,7 +164,12 @@ export default function AssetView({ params }: ViewProps) {
           <Keywords record={record} />
           <Projects record={record} />
           <ImportLogs record={record} />
-          <History rows={changes.data.value} total={changes.total.value} error={changes.error.value} more={() => (history.value += HISTORY_PAGE)} />
+          <History
+            rows={changes.data.value}
+            total={changes.total.value}
+            error={changes.error.value}
+            more={() => (history.value += HISTORY_PAGE)}
+          />
         </div>
       )}
     </View>
@@ -159,22 +198,51 @@ function Fields({ kind, record }: { kind: Kind; record: Asset }) {
     <section class="asset-section" aria-labelledby="asset-fields">
       <h2 id="asset-fields">Record</h2>
       <dl class="fields">
-        <dt>Name</dt><dd>{record.name}</dd>
-        <dt>Description</dt><dd class="asset-description">{record.description || '—'}</dd>
-        <dt>Kind</dt><dd>{title(kind)}</dd>
-        <dt>Production</dt><dd><a href={`/assets?production=${record.production}`}>{production?.name ?? `Production ${record.production}`}</a></dd>
-        <dt>Path</dt><dd class="path">{record.path_file}</dd>
-        <dt>Device</dt><dd><a href={`/assets?device=${record.device}`}>{device ? device.display_name || device.name : `Device ${record.device}`}</a></dd>
-        <dt>Storage</dt><dd class={record.is_production ? 'asset-online' : 'asset-offline'}>{record.is_production ? 'Online' : 'Offline (the file is not where it was last seen)'}</dd>
-        <dt>Approval</dt><dd>{record.status_approval === 1 ? 'Approved' : 'Pending'}</dd>
-        <dt>Import</dt><dd>{STATUS[record.status_asset] ?? String(record.status_asset)}</dd>
-        <dt>Archived</dt><dd>{record.is_archive ? 'Yes' : 'No'}</dd>
-        <dt>Created</dt><dd>{when(record.date_crt)}</dd>
-        <dt>Added</dt><dd>{when(record.date_add)}</dd>
-        <dt>Changed</dt><dd>{when(record.date_mod)}{record.modified_by ? ` by ${record.modified_by}` : ''}</dd>
-        <dt>Due for deletion</dt><dd>{when(record.date_del)}</dd>
-        <dt>Proxy</dt><dd class="path">{record.path_proxy || 'none'}</dd>
-        <dt>Id</dt><dd>{record.id}</dd>
+        <dt>Name</dt>
+        <dd>{record.name}</dd>
+        <dt>Description</dt>
+        <dd class="asset-description">{record.description || '—'}</dd>
+        <dt>Kind</dt>
+        <dd>{title(kind)}</dd>
+        <dt>Production</dt>
+        <dd>
+          <a href={`/assets?production=${record.production}`}>
+            {production?.name ?? `Production ${record.production}`}
+          </a>
+        </dd>
+        <dt>Path</dt>
+        <dd class="path">{record.path_file}</dd>
+        <dt>Device</dt>
+        <dd>
+          <a href={`/assets?device=${record.device}`}>
+            {device ? device.display_name || device.name : `Device ${record.device}`}
+          </a>
+        </dd>
+        <dt>Storage</dt>
+        <dd class={record.is_production ? 'asset-online' : 'asset-offline'}>
+          {record.is_production ? 'Online' : 'Offline (the file is not where it was last seen)'}
+        </dd>
+        <dt>Approval</dt>
+        <dd>{record.status_approval === 1 ? 'Approved' : 'Pending'}</dd>
+        <dt>Import</dt>
+        <dd>{STATUS[record.status_asset] ?? String(record.status_asset)}</dd>
+        <dt>Archived</dt>
+        <dd>{record.is_archive ? 'Yes' : 'No'}</dd>
+        <dt>Created</dt>
+        <dd>{when(record.date_crt)}</dd>
+        <dt>Added</dt>
+        <dd>{when(record.date_add)}</dd>
+        <dt>Changed</dt>
+        <dd>
+          {when(record.date_mod)}
+          {record.modified_by ? ` by ${record.modified_by}` : ''}
+        </dd>
+        <dt>Due for deletion</dt>
+        <dd>{when(record.date_del)}</dd>
+        <dt>Proxy</dt>
+        <dd class="path">{record.path_proxy || 'none'}</dd>
+        <dt>Id</dt>
+        <dd>{record.id}</dd>
       </dl>
     </section>
   )
@@ -185,7 +253,9 @@ function Technical({ record }: { record: Asset }) {
   return (
     <section class="asset-section" aria-labelledby="asset-technical">
       <h2 id="asset-technical">Technical details</h2>
-      {entries.length === 0 ? <p class="muted">None probed or imported.</p> : (
+      {entries.length === 0 ? (
+        <p class="muted">None probed or imported.</p>
+      ) : (
         <dl class="fields">
           {entries.map(([key, value]) => (
             <Fragment key={key}>
@@ -193,9 +263,17 @@ function Technical({ record }: { record: Asset }) {
               <dd>
                 {Array.isArray(value) && value.every((v) => v && typeof v === 'object') ? (
                   <ul class="asset-plain">
-                    {value.map((item, i) => <li key={i}>{Object.entries(item as object).map(([k, v]) => `${k} ${shown(v)}`).join(', ')}</li>)}
+                    {value.map((item, i) => (
+                      <li key={i}>
+                        {Object.entries(item as object)
+                          .map(([k, v]) => `${k} ${shown(v)}`)
+                          .join(', ')}
+                      </li>
+                    ))}
                   </ul>
-                ) : shown(value)}
+                ) : (
+                  shown(value)
+                )}
               </dd>
             </Fragment>
           ))}
@@ -219,7 +297,9 @@ function Metadata({ kind, record }: { kind: Kind; record: Asset }) {
   return (
     <section class="asset-section" aria-labelledby="asset-meta">
       <h2 id="asset-meta">Custom metadata</h2>
-      {list.length + others.length === 0 ? <p class="muted">No custom metadata fields for {kind} assets.</p> : (
+      {list.length + others.length === 0 ? (
+        <p class="muted">No custom metadata fields for {kind} assets.</p>
+      ) : (
         <dl class="fields">
           {list.map((f) => (
             <Fragment key={f.key}>
@@ -244,12 +324,20 @@ function Keywords({ record }: { record: Asset }) {
   return (
     <section class="asset-section" aria-labelledby="asset-keywords">
       <h2 id="asset-keywords">Keywords</h2>
-      {categories.length === 0 ? <p class="muted">None.</p> : (
+      {categories.length === 0 ? (
+        <p class="muted">None.</p>
+      ) : (
         <dl class="fields">
           {categories.map(([category, words]) => (
             <Fragment key={category}>
               <dt>{category}</dt>
-              <dd><ul class="asset-tags">{words.map((w) => <li key={w}>{w}</li>)}</ul></dd>
+              <dd>
+                <ul class="asset-tags">
+                  {words.map((w) => (
+                    <li key={w}>{w}</li>
+                  ))}
+                </ul>
+              </dd>
             </Fragment>
           ))}
         </dl>
@@ -262,8 +350,14 @@ function Projects({ record }: { record: Asset }) {
   return (
     <section class="asset-section" aria-labelledby="asset-projects">
       <h2 id="asset-projects">Linked projects</h2>
-      {record.projects.length === 0 ? <p class="muted">Not linked to any project.</p> : (
-        <ul class="asset-plain">{record.projects.map((id) => <ProjectLink key={id} id={id} />)}</ul>
+      {record.projects.length === 0 ? (
+        <p class="muted">Not linked to any project.</p>
+      ) : (
+        <ul class="asset-plain">
+          {record.projects.map((id) => (
+            <ProjectLink key={id} id={id} />
+          ))}
+        </ul>
       )}
     </section>
   )
@@ -287,15 +381,22 @@ function ImportLogs({ record }: { record: Asset }) {
     <section class="asset-section" aria-labelledby="asset-imports">
       <h2 id="asset-imports">Import logs</h2>
       <Status loading={logs.loading.value && !logs.data.value} error={logs.error.value} />
-      {logs.data.value && rows.length === 0 && <p class="muted">No import of this asset was logged (it was registered without one).</p>}
+      {logs.data.value && rows.length === 0 && (
+        <p class="muted">No import of this asset was logged (it was registered without one).</p>
+      )}
       {rows.length > 0 && (
         <ul class="asset-log">
           {rows.map((log) => (
             <li key={log.id}>
               <span class={log.error ? 'state-failed' : 'state-done'}>{log.status}</span>
-              <span class="muted"> #{log.id} of </span><span class="path">{log.asset_path}</span>
+              <span class="muted"> #{log.id} of </span>
+              <span class="path">{log.asset_path}</span>
               {log.error && <p class="asset-log-error">{log.error}</p>}
-              {Object.entries(log.warning ?? {}).map(([topic, text]) => <p key={topic} class="muted">Warning ({topic}): {text}</p>)}
+              {Object.entries(log.warning ?? {}).map(([topic, text]) => (
+                <p key={topic} class="muted">
+                  Warning ({topic}): {text}
+                </p>
+              ))}
             </li>
           ))}
         </ul>
@@ -304,7 +405,17 @@ function ImportLogs({ record }: { record: Asset }) {
   )
 }
 
-function History({ rows, total, error, more }: { rows: HistoryRow[] | undefined; total: number | undefined; error: ApiError | undefined; more: () => void }) {
+function History({
+  rows,
+  total,
+  error,
+  more,
+}: {
+  rows: HistoryRow[] | undefined
+  total: number | undefined
+  error: ApiError | undefined
+  more: () => void
+}) {
   return (
     <section class="asset-section asset-wide" aria-labelledby="asset-history">
       <h2 id="asset-history">History</h2>
@@ -315,26 +426,41 @@ function History({ rows, total, error, more }: { rows: HistoryRow[] | undefined;
           {rows.map((row) => (
             <li key={row.id}>
               <p class="asset-history-head">
-                <strong>{row.action}</strong> by {row.user} <span class="muted">({row.via}) {when(row.date)}</span>
+                <strong>{row.action}</strong> by {row.user}{' '}
+                <span class="muted">
+                  ({row.via}) {when(row.date)}
+                </span>
               </p>
               <ul class="asset-changes">
-                {Object.entries(row.changes ?? {}).filter(([field]) => field !== 'date_mod').map(([field, change]) => (
-                  <li key={field}>
-                    <span class="asset-change-field">{field}</span>: {row.action === 'create' ? shown(change.new) : row.action === 'delete' ? shown(change.old) : `${shown(change.old)} → ${shown(change.new)}`}
-                  </li>
-                ))}
+                {Object.entries(row.changes ?? {})
+                  .filter(([field]) => field !== 'date_mod')
+                  .map(([field, change]) => (
+                    <li key={field}>
+                      <span class="asset-change-field">{field}</span>:{' '}
+                      {row.action === 'create'
+                        ? shown(change.new)
+                        : row.action === 'delete'
+                          ? shown(change.old)
+                          : `${shown(change.old)} → ${shown(change.new)}`}
+                    </li>
+                  ))}
               </ul>
             </li>
           ))}
         </ol>
       )}
-      {rows && total !== undefined && total > rows.length && <button type="button" onClick={more}>Show older changes ({total - rows.length} more)</button>}
+      {rows && total !== undefined && total > rows.length && (
+        <button type="button" onClick={more}>
+          Show older changes ({total - rows.length} more)
+        </button>
+      )}
     </section>
   )
 }
 
 /** The form's text of a record's value (dates and metadata as the API answers them). */
-const textOf = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value))
+const textOf = (value: unknown) =>
+  value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)
 
 type Draft = Record<string, string>
 
@@ -354,7 +480,8 @@ function EditAsset({ kind, record, onDone }: { kind: Kind; record: Asset; onDone
   const busy = useSignal(false)
   const form = useRef<HTMLFormElement>(null)
   const valueOf = (name: string) => draft.value[name] ?? initial[name] ?? ''
-  const edit = (name: string) => (e: Event) => (draft.value = { ...draft.value, [name]: (e.currentTarget as HTMLInputElement).value })
+  const edit = (name: string) => (e: Event) =>
+    (draft.value = { ...draft.value, [name]: (e.currentTarget as HTMLInputElement).value })
 
   useEffect(() => {
     form.current?.querySelector<HTMLInputElement>('input, textarea, select')?.focus()
@@ -380,45 +507,119 @@ function EditAsset({ kind, record, onDone }: { kind: Kind; record: Asset; onDone
       const answer = await patch<Asset>(`/api/${kind}assets/${record.id}/`, body)
       onDone(answer.data)
     } catch (failure) {
-      error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
+      error.value =
+        failure instanceof ApiError
+          ? failure
+          : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
       busy.value = false
       // The first field in error takes focus; else the message above the fields.
-      requestAnimationFrame(() => (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form.current?.querySelector<HTMLElement>('.asset-form-error'))?.focus())
+      requestAnimationFrame(() =>
+        (
+          form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+          form.current?.querySelector<HTMLElement>('.asset-form-error')
+        )?.focus(),
+      )
     }
   }
 
   const failure = error.value
-  const pointers = ['/name', '/description', '/status_approval', '/date_crt', '/date_add', '/date_del', ...metaFields.map((f) => `/meta_field_store/${f.key}`)]
+  const pointers = [
+    '/name',
+    '/description',
+    '/status_approval',
+    '/date_crt',
+    '/date_add',
+    '/date_del',
+    ...metaFields.map((f) => `/meta_field_store/${f.key}`),
+  ]
   // Errors at no field of this form (or at none at all) are said above the fields.
-  const general = failure && failure.errors.filter((e) => !e.source?.pointer || !pointers.includes(e.source.pointer)).map((e) => e.detail).join(' ')
-  const field = (name: string, pointer: string, label: string, input: (props: FieldProps) => JSX.Element, hint?: string) => (
-    <Field name={name} pointer={pointer} label={label} hint={hint} failure={failure} input={input} />
-  )
+  const general =
+    failure &&
+    failure.errors
+      .filter((e) => !e.source?.pointer || !pointers.includes(e.source.pointer))
+      .map((e) => e.detail)
+      .join(' ')
+  const field = (
+    name: string,
+    pointer: string,
+    label: string,
+    input: (props: FieldProps) => JSX.Element,
+    hint?: string,
+  ) => <Field name={name} pointer={pointer} label={label} hint={hint} failure={failure} input={input} />
   return (
-    <form ref={form} class="asset-section asset-form" aria-labelledby="asset-edit" onSubmit={(e) => void submit(e)} noValidate>
+    <form
+      ref={form}
+      class="asset-section asset-form"
+      aria-labelledby="asset-edit"
+      onSubmit={(e) => void submit(e)}
+      noValidate
+    >
       <h2 id="asset-edit">Edit the record</h2>
-      {general && <p class="error asset-form-error" role="alert" tabIndex={-1}>{general}</p>}
-      {field('name', '/name', 'Name', (p) => <input {...p} value={valueOf('name')} onInput={edit('name')} required />)}
-      {field('description', '/description', 'Description', (p) => <textarea {...p} rows={4} value={valueOf('description')} onInput={edit('description')} />)}
+      {general && (
+        <p class="error asset-form-error" role="alert" tabIndex={-1}>
+          {general}
+        </p>
+      )}
+      {field('name', '/name', 'Name', (p) => (
+        <input {...p} value={valueOf('name')} onInput={edit('name')} required />
+      ))}
+      {field('description', '/description', 'Description', (p) => (
+        <textarea {...p} rows={4} value={valueOf('description')} onInput={edit('description')} />
+      ))}
       {field('status_approval', '/status_approval', 'Approval', (p) => (
         <select {...p} value={valueOf('status_approval')} onChange={edit('status_approval')}>
           <option value="0">Pending</option>
           <option value="1">Approved</option>
         </select>
       ))}
-      {field('date_crt', '/date_crt', 'Created', (p) => <input {...p} value={valueOf('date_crt')} onInput={edit('date_crt')} placeholder="YYYY-MM-DD" />, 'YYYY-MM-DD, or with a time: YYYY-MM-DD HH:MM (UTC unless a zone follows). Empty: none.')}
-      {field('date_add', '/date_add', 'Added', (p) => <input {...p} value={valueOf('date_add')} onInput={edit('date_add')} placeholder="YYYY-MM-DD" />, 'As above; it cannot be empty.')}
-      {field('date_del', '/date_del', 'Due for deletion', (p) => <input {...p} value={valueOf('date_del')} onInput={edit('date_del')} placeholder="YYYY-MM-DD" />, 'As above. Empty: none. Nothing is ever deleted automatically.')}
+      {field(
+        'date_crt',
+        '/date_crt',
+        'Created',
+        (p) => (
+          <input {...p} value={valueOf('date_crt')} onInput={edit('date_crt')} placeholder="YYYY-MM-DD" />
+        ),
+        'YYYY-MM-DD, or with a time: YYYY-MM-DD HH:MM (UTC unless a zone follows). Empty: none.',
+      )}
+      {field(
+        'date_add',
+        '/date_add',
+        'Added',
+        (p) => (
+          <input {...p} value={valueOf('date_add')} onInput={edit('date_add')} placeholder="YYYY-MM-DD" />
+        ),
+        'As above; it cannot be empty.',
+      )}
+      {field(
+        'date_del',
+        '/date_del',
+        'Due for deletion',
+        (p) => (
+          <input {...p} value={valueOf('date_del')} onInput={edit('date_del')} placeholder="YYYY-MM-DD" />
+        ),
+        'As above. Empty: none. Nothing is ever deleted automatically.',
+      )}
       {metaFields.length > 0 && (
         <fieldset class="asset-meta-fields">
           <legend>Custom metadata</legend>
-          {metaFields.map((f) => field(`meta:${f.key}`, `/meta_field_store/${f.key}`, f.value || f.key,
-            (p) => <input {...p} value={valueOf(`meta:${f.key}`)} onInput={edit(`meta:${f.key}`)} />, f.validation_rule ? `Must match ${f.validation_rule}` : undefined))}
+          {metaFields.map((f) =>
+            field(
+              `meta:${f.key}`,
+              `/meta_field_store/${f.key}`,
+              f.value || f.key,
+              (p) => <input {...p} value={valueOf(`meta:${f.key}`)} onInput={edit(`meta:${f.key}`)} />,
+              f.validation_rule ? `Must match ${f.validation_rule}` : undefined,
+            ),
+          )}
         </fieldset>
       )}
       <div class="asset-form-buttons">
-        <button type="submit" class="primary" disabled={busy.value}>{busy.value ? 'Saving…' : 'Save'}</button>
-        <button type="button" onClick={() => onDone()} disabled={busy.value}>Cancel</button>
+        <button type="submit" class="primary" disabled={busy.value}>
+          {busy.value ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" onClick={() => onDone()} disabled={busy.value}>
+          Cancel
+        </button>
       </div>
     </form>
   )
@@ -427,7 +628,21 @@ function EditAsset({ kind, record, onDone }: { kind: Kind; record: Asset; onDone
 type FieldProps = { id: string; name: string; 'aria-invalid'?: 'true'; 'aria-describedby'?: string }
 
 /** A labelled control with its hint and, after a refused save, the errors at its pointer. */
-function Field({ name, pointer, label, hint, failure, input }: { name: string; pointer: string; label: string; hint?: string; failure?: ApiError; input: (props: FieldProps) => JSX.Element }) {
+function Field({
+  name,
+  pointer,
+  label,
+  hint,
+  failure,
+  input,
+}: {
+  name: string
+  pointer: string
+  label: string
+  hint?: string
+  failure?: ApiError
+  input: (props: FieldProps) => JSX.Element
+}) {
   const id = `asset-edit-${name.replace(/[^a-z0-9_-]/gi, '-')}`
   const problem = failure?.at(pointer)
   const described = [hint ? `${id}-hint` : '', problem ? `${id}-error` : ''].filter(Boolean).join(' ')
@@ -435,8 +650,16 @@ function Field({ name, pointer, label, hint, failure, input }: { name: string; p
     <div class="field">
       <label for={id}>{label}</label>
       {input({ id, name, 'aria-invalid': problem ? 'true' : undefined, 'aria-describedby': described || undefined })}
-      {hint && <p class="muted asset-hint" id={`${id}-hint`}>{hint}</p>}
-      {problem && <p class="field-error" id={`${id}-error`}>{problem}</p>}
+      {hint && (
+        <p class="muted asset-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {problem && (
+        <p class="field-error" id={`${id}-error`}>
+          {problem}
+        </p>
+      )}
     </div>
   )
 }
@@ -461,20 +684,39 @@ function DeleteAsset({ kind, record, deleting }: { kind: Kind; record: Asset; de
   }
   return (
     <>
-      <button type="button" class="danger" onClick={() => {
-        error.value = ''
-        dialog.current?.showModal()
-      }}>Delete…</button>
-      <dialog ref={dialog} class="asset-dialog" aria-labelledby="asset-delete-title" aria-describedby="asset-delete-what">
+      <button
+        type="button"
+        class="danger"
+        onClick={() => {
+          error.value = ''
+          dialog.current?.showModal()
+        }}
+      >
+        Delete…
+      </button>
+      <dialog
+        ref={dialog}
+        class="asset-dialog"
+        aria-labelledby="asset-delete-title"
+        aria-describedby="asset-delete-what"
+      >
         <h2 id="asset-delete-title">Delete “{record.name}”?</h2>
         <p id="asset-delete-what">
           The record goes, with its keywords, its links to projects and its proxy. The file itself stays on disk at{' '}
           <span class="path">{record.path_file}</span>, and the watcher will not import it again.
         </p>
-        {error.value && <p class="error" role="alert">{error.value}</p>}
+        {error.value && (
+          <p class="error" role="alert">
+            {error.value}
+          </p>
+        )}
         <div class="asset-form-buttons">
-          <button type="button" class="danger" disabled={busy.value} onClick={() => void confirm()}>{busy.value ? 'Deleting…' : 'Delete the record'}</button>
-          <button type="button" autoFocus disabled={busy.value} onClick={() => dialog.current?.close()}>Cancel</button>
+          <button type="button" class="danger" disabled={busy.value} onClick={() => void confirm()}>
+            {busy.value ? 'Deleting…' : 'Delete the record'}
+          </button>
+          <button type="button" autoFocus disabled={busy.value} onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
         </div>
       </dialog>
     </>

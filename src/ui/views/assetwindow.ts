@@ -30,7 +30,14 @@ type Segment = {
   fetch(offset: number, limit: number, signal: AbortSignal): Promise<{ rows: Row[]; total: number }>
 }
 
-type ListRecord = { id: number; name: string; path_file: string; production: number; is_production: boolean; status_approval: number }
+type ListRecord = {
+  id: number
+  name: string
+  path_file: string
+  production: number
+  is_production: boolean
+  status_approval: number
+}
 type Hit = { type: string; id: number; name: string; path: string; production: number; is_production: boolean }
 type Query = Record<string, string | number | undefined>
 
@@ -39,7 +46,17 @@ export function listSegment(kind: Kind, filters: Query): Segment {
   return {
     async fetch(offset, limit, signal) {
       const answer = await get<ListRecord[]>(`/api/${kind}assets/`, { ...filters, limit, offset }, signal)
-      const rows = answer.data.map((r): Row => ({ kind, id: r.id, name: r.name, path: r.path_file, production: r.production, online: r.is_production, approval: r.status_approval }))
+      const rows = answer.data.map(
+        (r): Row => ({
+          kind,
+          id: r.id,
+          name: r.name,
+          path: r.path_file,
+          production: r.production,
+          online: r.is_production,
+          approval: r.status_approval,
+        }),
+      )
       return { rows, total: answer.total ?? rows.length }
     },
   }
@@ -54,7 +71,16 @@ export function searchSegment(q: string, kinds: readonly Kind[], filters: Query)
     async fetch(offset, limit, signal) {
       const type = kinds.map((k) => `${k}asset`).join(',')
       const answer = await get<Hit[]>('/api/search/', { q: searchText(q), type, ...filters, limit, offset }, signal)
-      const rows = answer.data.map((h): Row => ({ kind: h.type.replace(/asset$/, '') as Kind, id: h.id, name: h.name, path: h.path, production: h.production, online: h.is_production }))
+      const rows = answer.data.map(
+        (h): Row => ({
+          kind: h.type.replace(/asset$/, '') as Kind,
+          id: h.id,
+          name: h.name,
+          path: h.path,
+          production: h.production,
+          online: h.is_production,
+        }),
+      )
       return { rows, total: answer.total ?? rows.length }
     },
   }
@@ -81,7 +107,10 @@ export function createRows(segments: readonly Segment[]) {
 
   const failed = (failure: unknown, signal: AbortSignal) => {
     if (signal.aborted) return
-    error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
+    error.value =
+      failure instanceof ApiError
+        ? failure
+        : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
   }
 
   async function start() {

@@ -69,7 +69,8 @@ export default function Catalogue(_: ViewProps) {
   }, [filters.q])
   useEffect(() => () => clearTimeout(typing.current), [])
 
-  const set = (changes: Partial<Filters>) => navigate(catalogueHref({ ...filtersOf(query.peek()), ...changes }), { replace: true })
+  const set = (changes: Partial<Filters>) =>
+    navigate(catalogueHref({ ...filtersOf(query.peek()), ...changes }), { replace: true })
   const onWords = (text: string) => {
     words.value = text
     clearTimeout(typing.current)
@@ -84,30 +85,96 @@ export default function Catalogue(_: ViewProps) {
   const filtered = Boolean(filters.production || filters.kind || filters.online || filters.approval || filters.device)
   return (
     <View title="Catalogue">
-      <form role="search" aria-label="Search the catalogue" class="catalogue-filters" onSubmit={(e) => {
-        e.preventDefault()
-        clearTimeout(typing.current)
-        typing.current = undefined
-        set({ q: words.value })
-      }}>
+      <form
+        role="search"
+        aria-label="Search the catalogue"
+        class="catalogue-filters"
+        onSubmit={(e) => {
+          e.preventDefault()
+          clearTimeout(typing.current)
+          typing.current = undefined
+          set({ q: words.value })
+        }}
+      >
         <div class="catalogue-search">
           <label for="catalogue-q">Search</label>
-          <input id="catalogue-q" name="q" type="search" value={words.value} autocomplete="off" spellcheck={false}
-            onInput={(e) => onWords(e.currentTarget.value)} placeholder="Names, paths, keywords, descriptions…" aria-describedby="catalogue-count" />
+          <input
+            id="catalogue-q"
+            name="q"
+            type="search"
+            value={words.value}
+            autocomplete="off"
+            spellcheck={false}
+            onInput={(e) => onWords(e.currentTarget.value)}
+            placeholder="Names, paths, keywords, descriptions…"
+            aria-describedby="catalogue-count"
+          />
         </div>
-        <Choice id="catalogue-production" label="Production" value={filters.production} onChange={(v) => set({ production: v })}
-          options={[['', 'All productions'], ...(productions.data.value ?? []).map((p): [string, string] => [String(p.id), p.name])]} />
-        <Choice id="catalogue-kind" label="Kind" value={filters.kind} onChange={(v) => set({ kind: v })}
-          options={[['', 'All kinds'], ['video', 'Video'], ['audio', 'Audio'], ['image', 'Image']]} />
-        <Choice id="catalogue-online" label="Storage" value={filters.online} onChange={(v) => set({ online: v })}
-          options={[['', 'Online and offline'], ['true', 'Online'], ['false', 'Offline']]} />
-        <Choice id="catalogue-approval" label="Approval" value={filters.approval} onChange={(v) => set({ approval: v })}
-          options={[['', 'Any approval'], ['approved', 'Approved'], ['pending', 'Pending']]} />
-        <Choice id="catalogue-device" label="Device" value={filters.device} onChange={(v) => set({ device: v })}
-          options={[['', 'All devices'], ...deviceList.map((d): [string, string] => [String(d.id), d.display_name || d.name]),
-            ...(filters.device && !deviceList.some((d) => String(d.id) === filters.device) ? [[filters.device, `Device ${filters.device}`] as [string, string]] : [])]} />
+        <Choice
+          id="catalogue-production"
+          label="Production"
+          value={filters.production}
+          onChange={(v) => set({ production: v })}
+          options={[
+            ['', 'All productions'],
+            ...(productions.data.value ?? []).map((p): [string, string] => [String(p.id), p.name]),
+          ]}
+        />
+        <Choice
+          id="catalogue-kind"
+          label="Kind"
+          value={filters.kind}
+          onChange={(v) => set({ kind: v })}
+          options={[
+            ['', 'All kinds'],
+            ['video', 'Video'],
+            ['audio', 'Audio'],
+            ['image', 'Image'],
+          ]}
+        />
+        <Choice
+          id="catalogue-online"
+          label="Storage"
+          value={filters.online}
+          onChange={(v) => set({ online: v })}
+          options={[
+            ['', 'Online and offline'],
+            ['true', 'Online'],
+            ['false', 'Offline'],
+          ]}
+        />
+        <Choice
+          id="catalogue-approval"
+          label="Approval"
+          value={filters.approval}
+          onChange={(v) => set({ approval: v })}
+          options={[
+            ['', 'Any approval'],
+            ['approved', 'Approved'],
+            ['pending', 'Pending'],
+          ]}
+        />
+        <Choice
+          id="catalogue-device"
+          label="Device"
+          value={filters.device}
+          onChange={(v) => set({ device: v })}
+          options={[
+            ['', 'All devices'],
+            ...deviceList.map((d): [string, string] => [String(d.id), d.display_name || d.name]),
+            ...(filters.device && !deviceList.some((d) => String(d.id) === filters.device)
+              ? [[filters.device, `Device ${filters.device}`] as [string, string]]
+              : []),
+          ]}
+        />
         {filtered && (
-          <button type="button" class="catalogue-clear" onClick={() => navigate(catalogueHref({ q: filters.q }), { replace: true })}>Clear filters</button>
+          <button
+            type="button"
+            class="catalogue-clear"
+            onClick={() => navigate(catalogueHref({ q: filters.q }), { replace: true })}
+          >
+            Clear filters
+          </button>
         )}
       </form>
       <AssetList filters={filters} productionNames={names} />
@@ -115,12 +182,28 @@ export default function Catalogue(_: ViewProps) {
   )
 }
 
-function Choice({ id, label, value, options, onChange }: { id: string; label: string; value: string; options: [string, string][]; onChange: (value: string) => void }) {
+function Choice({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string
+  label: string
+  value: string
+  options: [string, string][]
+  onChange: (value: string) => void
+}) {
   return (
     <div class="catalogue-choice">
       <label for={id}>{label}</label>
       <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-        {options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
       </select>
     </div>
   )
@@ -200,7 +283,12 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     const element = scroller.current
     const from = (event.target as HTMLElement).dataset?.index
     if (!element || total === undefined || total === 0 || from === undefined) return
-    const steps: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: Math.floor(height.value / ROW_HEIGHT), PageUp: -Math.floor(height.value / ROW_HEIGHT) }
+    const steps: Record<string, number> = {
+      ArrowDown: 1,
+      ArrowUp: -1,
+      PageDown: Math.floor(height.value / ROW_HEIGHT),
+      PageUp: -Math.floor(height.value / ROW_HEIGHT),
+    }
     let to: number
     if (event.key in steps) to = Number(from) + steps[event.key]!
     else if (event.key === 'Home') to = 0
@@ -209,7 +297,8 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     event.preventDefault()
     to = Math.max(0, Math.min(total - 1, to))
     if (to * ROW_HEIGHT < element.scrollTop) element.scrollTop = to * ROW_HEIGHT
-    else if ((to + 1) * ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = (to + 1) * ROW_HEIGHT - element.clientHeight
+    else if ((to + 1) * ROW_HEIGHT > element.scrollTop + element.clientHeight)
+      element.scrollTop = (to + 1) * ROW_HEIGHT - element.clientHeight
     top.value = element.scrollTop
     focusNext.current = to
     const link = element.querySelector<HTMLAnchorElement>(`a[data-index="${to}"]`)
@@ -220,22 +309,38 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
   }
 
   const q = filters.q.trim()
-  const count = total === undefined ? '' : `${total.toLocaleString('en')} ${q ? (total === 1 ? 'match' : 'matches') : total === 1 ? 'asset' : 'assets'}`
+  const count =
+    total === undefined
+      ? ''
+      : `${total.toLocaleString('en')} ${q ? (total === 1 ? 'match' : 'matches') : total === 1 ? 'asset' : 'assets'}`
   const items = []
   if (total !== undefined) {
-    for (let i = first; i <= last; i++) items.push(<AssetRow key={i} index={i} total={total} row={rows.rowAt(i)} productionNames={productionNames} />)
+    for (let i = first; i <= last; i++)
+      items.push(<AssetRow key={i} index={i} total={total} row={rows.rowAt(i)} productionNames={productionNames} />)
   }
   return (
     <>
-      <p id="catalogue-count" class="muted catalogue-count" role="status">{rows.error.value ? '' : total === undefined ? 'Loading…' : count}</p>
+      <p id="catalogue-count" class="muted catalogue-count" role="status">
+        {rows.error.value ? '' : total === undefined ? 'Loading…' : count}
+      </p>
       <Status loading={false} error={rows.error.value} />
       {total === 0 && !rows.error.value && (
         <p class="catalogue-empty">
-          {q || filtersUsed(filters) ? 'Nothing matches. Try other words or fewer filters.' : 'No assets yet. Files dropped into a production\'s watch folder, or imported through the API, appear here.'}
+          {q || filtersUsed(filters)
+            ? 'Nothing matches. Try other words or fewer filters.'
+            : "No assets yet. Files dropped into a production's watch folder, or imported through the API, appear here."}
         </p>
       )}
-      <div ref={scroller} class="catalogue-window" tabIndex={0} role="region" aria-label={`Assets${count ? `, ${count}` : ''}`}
-        hidden={total === 0} onScroll={(e) => (top.value = e.currentTarget.scrollTop)} onKeyDown={onKeyDown}>
+      <div
+        ref={scroller}
+        class="catalogue-window"
+        tabIndex={0}
+        role="region"
+        aria-label={`Assets${count ? `, ${count}` : ''}`}
+        hidden={total === 0}
+        onScroll={(e) => (top.value = e.currentTarget.scrollTop)}
+        onKeyDown={onKeyDown}
+      >
         <ul class="catalogue-rows" style={{ height: `${(total ?? 0) * ROW_HEIGHT}px` }}>
           {items}
         </ul>
@@ -246,7 +351,17 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
 
 const filtersUsed = (f: Filters) => Boolean(f.production || f.kind || f.online || f.approval || f.device)
 
-function AssetRow({ index, total, row, productionNames }: { index: number; total: number; row: Row | undefined; productionNames: ReadonlyMap<number, string> }) {
+function AssetRow({
+  index,
+  total,
+  row,
+  productionNames,
+}: {
+  index: number
+  total: number
+  row: Row | undefined
+  productionNames: ReadonlyMap<number, string>
+}) {
   const place = { top: `${index * ROW_HEIGHT}px` }
   if (!row) {
     return (
@@ -257,12 +372,18 @@ function AssetRow({ index, total, row, productionNames }: { index: number; total
   }
   return (
     <li class="asset-row" style={place} aria-setsize={total} aria-posinset={index + 1}>
-      <a class="asset-name" href={`/assets/${row.kind}/${row.id}`} data-index={index}>{row.name || `${row.kind} ${row.id}`}</a>
+      <a class="asset-name" href={`/assets/${row.kind}/${row.id}`} data-index={index}>
+        {row.name || `${row.kind} ${row.id}`}
+      </a>
       <span class={`asset-kind asset-kind-${row.kind}`}>{row.kind}</span>
       <span class="asset-production">{productionNames.get(row.production) ?? `Production ${row.production}`}</span>
-      <span class="asset-path path" title={row.path}>{row.path}</span>
+      <span class="asset-path path" title={row.path}>
+        {row.path}
+      </span>
       <span class={row.online ? 'asset-online' : 'asset-offline'}>{row.online ? 'online' : 'offline'}</span>
-      <span class="asset-approval">{row.approval === undefined ? '' : row.approval === 1 ? 'approved' : 'pending'}</span>
+      <span class="asset-approval">
+        {row.approval === undefined ? '' : row.approval === 1 ? 'approved' : 'pending'}
+      </span>
     </li>
   )
 }

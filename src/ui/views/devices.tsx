@@ -57,8 +57,15 @@ const formatDate = (iso: string) => new Date(iso.replace(/(\.\d{3})\d+/, '$1')).
 
 /** A scan as a task (the shape TaskProgress shows). */
 const scanTask = (scan: Scan, device: number): Task => ({
-  id: scan.task, kind: 'scan', state: scan.state, target: { device }, bytes_done: 0, bytes_total: 0,
-  files_done: scan.files_done, files_total: scan.files_total, error: scan.error,
+  id: scan.task,
+  kind: 'scan',
+  state: scan.state,
+  target: { device },
+  bytes_done: 0,
+  bytes_total: 0,
+  files_done: scan.files_done,
+  files_total: scan.files_total,
+  error: scan.error,
 })
 
 export default function Devices(_: ViewProps) {
@@ -87,11 +94,19 @@ export default function Devices(_: ViewProps) {
   return (
     <View title="Devices">
       <Status loading={!list && devices.loading.value} error={error} />
-      {list && list.length === 0 && <p class="muted">No devices yet. A device is a folder the server stores media in (POST /api/devices/).</p>}
+      {list && list.length === 0 && (
+        <p class="muted">No devices yet. A device is a folder the server stores media in (POST /api/devices/).</p>
+      )}
       {list && list.length > 0 && (
         <ul class="devices">
           {list.map((device) => (
-            <DeviceCard key={device.id} device={device} status={byId.get(device.id)} loading={statuses.loading} reload={statuses.reload} />
+            <DeviceCard
+              key={device.id}
+              device={device}
+              status={byId.get(device.id)}
+              loading={statuses.loading}
+              reload={statuses.reload}
+            />
           ))}
         </ul>
       )}
@@ -99,7 +114,17 @@ export default function Devices(_: ViewProps) {
   )
 }
 
-function DeviceCard({ device, status, loading, reload }: { device: Device; status?: DeviceStatus; loading: Signal<boolean>; reload: () => void }) {
+function DeviceCard({
+  device,
+  status,
+  loading,
+  reload,
+}: {
+  device: Device
+  status?: DeviceStatus
+  loading: Signal<boolean>
+  reload: () => void
+}) {
   const name = device.display_name || device.name
   const headingId = `device-${device.id}-name`
   return (
@@ -117,12 +142,18 @@ function DeviceCard({ device, status, loading, reload }: { device: Device; statu
         <p class="muted">{loading.value ? 'Looking at the device…' : 'Its status could not be read.'}</p>
       ) : (
         <>
-          {!status.online && status.reason && <p class="error device-reason">The folder cannot be read: {status.reason}.</p>}
+          {!status.online && status.reason && (
+            <p class="error device-reason">The folder cannot be read: {status.reason}.</p>
+          )}
           <dl class="fields device-fields">
             <dt>Space</dt>
-            <dd><Space space={status.space} name={name} /></dd>
+            <dd>
+              <Space space={status.space} name={name} />
+            </dd>
             <dt>Watching</dt>
-            <dd data-testid="device-watch"><Watch watch={status.watch} /></dd>
+            <dd data-testid="device-watch">
+              <Watch watch={status.watch} />
+            </dd>
             <dt>Assets</dt>
             <dd data-testid="device-assets">
               <span data-testid="device-online-count">{status.assets.online.toLocaleString('en')}</span> online
@@ -133,7 +164,9 @@ function DeviceCard({ device, status, loading, reload }: { device: Device; statu
               </a>
             </dd>
             <dt>Last scan</dt>
-            <dd data-testid="device-last-scan"><LastScan scan={status.last_scan} /></dd>
+            <dd data-testid="device-last-scan">
+              <LastScan scan={status.last_scan} />
+            </dd>
           </dl>
           <Rescan device={device} name={name} status={status} reload={reload} />
         </>
@@ -147,7 +180,15 @@ function Space({ space, name }: { space: DeviceStatus['space']; name: string }) 
   const used = Math.max(0, space.total - space.free)
   return (
     <span class="device-space">
-      <meter aria-label={`Space used on ${name}`} min={0} max={space.total || 1} value={used} low={space.total * 0.8} high={space.total * 0.95} optimum={0} />
+      <meter
+        aria-label={`Space used on ${name}`}
+        min={0}
+        max={space.total || 1}
+        value={used}
+        low={space.total * 0.8}
+        high={space.total * 0.95}
+        optimum={0}
+      />
       <span>
         {formatBytes(space.free)} free of {formatBytes(space.total)}
       </span>
@@ -156,7 +197,8 @@ function Space({ space, name }: { space: DeviceStatus['space']; name: string }) 
 }
 
 function Watch({ watch }: { watch: DeviceStatus['watch'] }) {
-  if (!watch) return <span class="muted">not watched (the watcher does not run, or has not taken the device up yet)</span>
+  if (!watch)
+    return <span class="muted">not watched (the watcher does not run, or has not taken the device up yet)</span>
   const mode = { events: 'by change events', polling: 'by polling', unavailable: 'not possible' }[watch.mode]
   return (
     <span>
@@ -167,7 +209,14 @@ function Watch({ watch }: { watch: DeviceStatus['watch'] }) {
   )
 }
 
-const COUNT_NAMES: Record<string, string> = { seen: 'seen', offline: 'went offline', online: 'came back', moved: 'moved', relinked: 'relinked', imported: 'imported' }
+const COUNT_NAMES: Record<string, string> = {
+  seen: 'seen',
+  offline: 'went offline',
+  online: 'came back',
+  moved: 'moved',
+  relinked: 'relinked',
+  imported: 'imported',
+}
 
 function LastScan({ scan }: { scan: Scan | null }) {
   if (!scan) return <span class="muted">none yet</span>
@@ -192,7 +241,17 @@ function LastScan({ scan }: { scan: Scan | null }) {
  * button. The bar follows the task's live events; a user who gets none (not a superuser) reads
  * the task once a second until it ends.
  */
-function Rescan({ device, name, status, reload }: { device: Device; name: string; status: DeviceStatus; reload: () => void }) {
+function Rescan({
+  device,
+  name,
+  status,
+  reload,
+}: {
+  device: Device
+  name: string
+  status: DeviceStatus
+  reload: () => void
+}) {
   const asked = useSignal<Task | undefined>(undefined)
   const polled = useSignal<Task | undefined>(undefined)
   const busy = useSignal(false)
@@ -262,10 +321,18 @@ function Rescan({ device, name, status, reload }: { device: Device; name: string
             {busy.value ? 'Asking…' : running ? 'Scan again after this one' : 'Rescan'}
             <span class="visually-hidden"> {name}</span>
           </button>
-          {!status.online && <span id={hintId} class="muted">A device whose folder cannot be read cannot be scanned.</span>}
+          {!status.online && (
+            <span id={hintId} class="muted">
+              A device whose folder cannot be read cannot be scanned.
+            </span>
+          )}
         </div>
       )}
-      {failure.value && <p class="error" role="alert">{failure.value}</p>}
+      {failure.value && (
+        <p class="error" role="alert">
+          {failure.value}
+        </p>
+      )}
     </div>
   )
 }

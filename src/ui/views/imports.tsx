@@ -66,20 +66,26 @@ export default function Imports(_: ViewProps) {
             type="checkbox"
             name="failed-first"
             checked={failedFirst}
-            onChange={(event) => navigate(event.currentTarget.checked ? '/imports?failed=first' : '/imports', { replace: true })}
+            onChange={(event) =>
+              navigate(event.currentTarget.checked ? '/imports?failed=first' : '/imports', { replace: true })
+            }
           />
           Failed first
         </label>
         {total !== undefined && (
           <p class="muted imports-count" role="status">
-            {total === 0 ? 'No imports yet.' : `${total > SHOWN ? `The ${SHOWN} ${failedFirst ? 'first' : 'newest'} of ` : ''}${total.toLocaleString('en')} ${total === 1 ? 'import' : 'imports'}${failedFirst ? ', failed first' : ', newest first'}.`}
+            {total === 0
+              ? 'No imports yet.'
+              : `${total > SHOWN ? `The ${SHOWN} ${failedFirst ? 'first' : 'newest'} of ` : ''}${total.toLocaleString('en')} ${total === 1 ? 'import' : 'imports'}${failedFirst ? ', failed first' : ', newest first'}.`}
           </p>
         )}
       </div>
       <Status loading={!list && logs.loading.value} error={logs.error.value} />
       {list && list.length > 0 && (
         <ul class="imports" aria-label="Imports">
-          {list.map((log) => <ImportRow key={log.id} log={log} />)}
+          {list.map((log) => (
+            <ImportRow key={log.id} log={log} />
+          ))}
         </ul>
       )}
     </View>

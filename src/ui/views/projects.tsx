@@ -45,14 +45,22 @@ type Created = Project & { task?: TaskRef }
 type MediaKind = 'video' | 'audio' | 'image'
 
 const PA = '/api/projectassets/'
-const networkError = () => new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
+const networkError = () =>
+  new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached.' }])
 const asApiError = (error: unknown) => (error instanceof ApiError ? error : networkError())
 const perms = () => (user.value?.perms as string[] | undefined) ?? []
 
 export default function Projects({ params }: ViewProps) {
   const id = Number(params.id)
   if (params.id === undefined) return <ProjectList />
-  if (!Number.isInteger(id) || id < 1) return <View title="Project"><p class="error" role="alert">There is no project at this address.</p></View>
+  if (!Number.isInteger(id) || id < 1)
+    return (
+      <View title="Project">
+        <p class="error" role="alert">
+          There is no project at this address.
+        </p>
+      </View>
+    )
   return <ProjectPage id={id} />
 }
 
@@ -71,9 +79,16 @@ function ProjectList() {
         <>
           <div class="toolbar">
             <label for="projects-production">Production</label>
-            <select id="projects-production" value={production.id}
-              onChange={(e) => navigate(`/projects?production=${e.currentTarget.value}`, { replace: true })}>
-              {all!.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+            <select
+              id="projects-production"
+              value={production.id}
+              onChange={(e) => navigate(`/projects?production=${e.currentTarget.value}`, { replace: true })}
+            >
+              {all!.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
             </select>
           </div>
           <ProductionProjects key={production.id} production={production} />
@@ -107,26 +122,38 @@ function ProductionProjects({ production }: { production: Production }) {
       <Status loading={projects.loading.value && !list} error={projects.error.value} />
       {list && (
         <p class="muted">
-          {list.length < (projects.total.value ?? 0) ? `The first ${list.length} of ${projects.total.value} projects` : `${list.length} ${list.length === 1 ? 'project' : 'projects'}`}
+          {list.length < (projects.total.value ?? 0)
+            ? `The first ${list.length} of ${projects.total.value} projects`
+            : `${list.length} ${list.length === 1 ? 'project' : 'projects'}`}
         </p>
       )}
       {list && list.length > 0 && (
         <table class="projects-table">
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Folder</th><th scope="col">Files</th><th scope="col">State</th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Folder</th>
+              <th scope="col">Files</th>
+              <th scope="col">State</th>
+            </tr>
           </thead>
           <tbody>
             {list.map((project) => {
               const task = running.get(project.id)
               return (
                 <tr key={project.id}>
-                  <td><a href={`/projects/${project.id}`}>{project.name}</a></td>
+                  <td>
+                    <a href={`/projects/${project.id}`}>{project.name}</a>
+                  </td>
                   <td class="path">{project.bundle_root}</td>
                   <td>{filesOf(project)}</td>
                   <td>
                     <ProjectState project={project} />
                     {task && (task.state === 'queued' || task.state === 'running') && (
-                      <TaskProgress task={task} label={`${task.kind === 'copy' ? 'Copy' : 'Delete'} of ${project.name}`} />
+                      <TaskProgress
+                        task={task}
+                        label={`${task.kind === 'copy' ? 'Copy' : 'Delete'} of ${project.name}`}
+                      />
                     )}
                   </td>
                 </tr>
@@ -139,7 +166,8 @@ function ProductionProjects({ production }: { production: Production }) {
   )
 }
 
-const filesOf = (project: Project) => `${project.files.count.toLocaleString('en')} ${project.files.count === 1 ? 'file' : 'files'} · ${formatBytes(project.files.bytes)}`
+const filesOf = (project: Project) =>
+  `${project.files.count.toLocaleString('en')} ${project.files.count === 1 ? 'file' : 'files'} · ${formatBytes(project.files.bytes)}`
 
 function ProjectState({ project }: { project: Project }) {
   if (project.date_del) return <span class="state state-running">being deleted</span>
@@ -152,13 +180,33 @@ function ProjectState({ project }: { project: Project }) {
 // ---------------------------------------------------------------- forms
 
 /** A labelled field with its error from the answer's envelope (by JSON pointer). */
-function Field({ id, label, error, hint, children }: { id: string; label: string; error?: string; hint?: ComponentChildren; children: ComponentChildren }) {
+function Field({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string
+  label: string
+  error?: string
+  hint?: ComponentChildren
+  children: ComponentChildren
+}) {
   return (
     <div class="field">
       <label for={id}>{label}</label>
       {children}
-      {hint && <p class="muted field-hint" id={`${id}-hint`}>{hint}</p>}
-      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
+      {hint && (
+        <p class="muted field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
     </div>
   )
 }
@@ -172,16 +220,20 @@ const described = (id: string, error: string | undefined, hint = false) => ({
 /** The form's fields of these names that are filled in (blank ones left out: the API then says they are required). */
 function filled(event: Event, names: string[]): Record<string, string> {
   const form = new FormData(event.currentTarget as HTMLFormElement)
-  return Object.fromEntries(names.flatMap((name) => {
-    const value = String(form.get(name) ?? '').trim()
-    return value ? [[name, value]] : []
-  }))
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const value = String(form.get(name) ?? '').trim()
+      return value ? [[name, value]] : []
+    }),
+  )
 }
 
 /** What a form shows above its fields: the errors at no field of its own. */
 function generalErrors(failure: ApiError | undefined, fields: string[]): string | undefined {
   if (!failure) return undefined
-  const rest = failure.errors.filter((e) => !fields.includes(e.source?.pointer ?? '') && !fields.includes(`?${e.source?.parameter ?? ''}`))
+  const rest = failure.errors.filter(
+    (e) => !fields.includes(e.source?.pointer ?? '') && !fields.includes(`?${e.source?.parameter ?? ''}`),
+  )
   return rest.length ? rest.map((e) => e.detail).join(' ') : undefined
 }
 
@@ -208,18 +260,55 @@ function CreateProject({ production }: { production: Production }) {
     <section class="project-form" aria-labelledby="create-title">
       <h2 id="create-title">New project</h2>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        {general && <p class="error" role="alert">{general}</p>}
+        {general && (
+          <p class="error" role="alert">
+            {general}
+          </p>
+        )}
         <Field id="create-name" label="Name" error={f?.at('/name')}>
-          <input id="create-name" name="name" required autocomplete="off" {...described('create-name', f?.at('/name'))} />
+          <input
+            id="create-name"
+            name="name"
+            required
+            autocomplete="off"
+            {...described('create-name', f?.at('/name'))}
+          />
         </Field>
-        <Field id="create-folder" label="Folder" error={f?.at('/bundle_root')} hint={<>A folder on a device, made if missing; in this production's folder, <code>{production.storage_root}</code>, unless you are a superuser.</>}>
-          <input id="create-folder" name="bundle_root" required autocomplete="off" spellcheck={false} class="path" placeholder={`${production.storage_root}projects/name/`}
-            {...described('create-folder', f?.at('/bundle_root'), true)} />
+        <Field
+          id="create-folder"
+          label="Folder"
+          error={f?.at('/bundle_root')}
+          hint={
+            <>
+              A folder on a device, made if missing; in this production's folder, <code>{production.storage_root}</code>
+              , unless you are a superuser.
+            </>
+          }
+        >
+          <input
+            id="create-folder"
+            name="bundle_root"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            class="path"
+            placeholder={`${production.storage_root}projects/name/`}
+            {...described('create-folder', f?.at('/bundle_root'), true)}
+          />
         </Field>
         <Field id="create-file" label="Project file (optional)" error={f?.at('/path_file')}>
-          <input id="create-file" name="path_file" autocomplete="off" spellcheck={false} class="path" {...described('create-file', f?.at('/path_file'))} />
+          <input
+            id="create-file"
+            name="path_file"
+            autocomplete="off"
+            spellcheck={false}
+            class="path"
+            {...described('create-file', f?.at('/path_file'))}
+          />
         </Field>
-        <button type="submit" class="primary" disabled={busy.value}>{busy.value ? 'Creating…' : 'Create project'}</button>
+        <button type="submit" class="primary" disabled={busy.value}>
+          {busy.value ? 'Creating…' : 'Create project'}
+        </button>
       </form>
     </section>
   )
@@ -229,16 +318,32 @@ function CreateProject({ production }: { production: Production }) {
 
 /** A task as a copy or delete answered it, before its first event. */
 const fromRef = (ref: TaskRef, kind: string, project: number): Task => ({
-  id: ref.id, kind, state: ref.state, target: { projectasset: project }, bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, error: '',
+  id: ref.id,
+  kind,
+  state: ref.state,
+  target: { projectasset: project },
+  bytes_done: 0,
+  bytes_total: 0,
+  files_done: 0,
+  files_total: 0,
+  error: '',
 })
 
 /** The project's newest copy or delete: the newest of the list's, the one asked for here, and the live ones. */
 function newestTask(project: number, listed: Task | undefined, asked: Task | undefined): Task | undefined {
   let newest = [listed, asked].reduce<Task | undefined>((a, b) => (b && (!a || b.id > a.id) ? b : a), undefined)
-  for (const task of liveTasks.value.values()) if (task.target.projectasset === project && (task.kind === 'copy' || task.kind === 'delete') && task.id > (newest?.id ?? 0)) newest = task
+  for (const task of liveTasks.value.values())
+    if (
+      task.target.projectasset === project &&
+      (task.kind === 'copy' || task.kind === 'delete') &&
+      task.id > (newest?.id ?? 0)
+    )
+      newest = task
   if (!newest) return undefined
   const id = newest.id
-  return [listed, asked, liveTasks.value.get(id)].filter((t) => t?.id === id).reduce<Task | undefined>((a, b) => newer(a, b), undefined)
+  return [listed, asked, liveTasks.value.get(id)]
+    .filter((t) => t?.id === id)
+    .reduce<Task | undefined>((a, b) => newer(a, b), undefined)
 }
 
 function ProjectPage({ id }: { id: number }) {
@@ -248,20 +353,32 @@ function ProjectPage({ id }: { id: number }) {
   const deleting = useSignal(false)
   const asked = useSignal<Task | undefined>(undefined)
   const listed = useGet<Task[]>('/api/tasks/', { projectasset: id, limit: 1 })
-  const task = newestTask(id, listed.data.value?.find((t) => t.kind === 'copy' || t.kind === 'delete'), asked.value)
+  const task = newestTask(
+    id,
+    listed.data.value?.find((t) => t.kind === 'copy' || t.kind === 'delete'),
+    asked.value,
+  )
   if (gone.value !== undefined) {
     return (
       <View title={`${gone.value} (deleted)`}>
         <p role="status">This project was deleted with its folder. Its linked media stay in the catalogue.</p>
         {task?.kind === 'delete' && <TaskProgress task={task} label="Delete progress" />}
-        <p><a href="/projects">Back to the projects</a></p>
+        <p>
+          <a href="/projects">Back to the projects</a>
+        </p>
       </View>
     )
   }
   return <ProjectRecord id={id} task={task} deleting={deleting} asked={asked} onGone={(name) => (gone.value = name)} />
 }
 
-function ProjectRecord({ id, task, deleting, asked, onGone }: {
+function ProjectRecord({
+  id,
+  task,
+  deleting,
+  asked,
+  onGone,
+}: {
   id: number
   task: Task | undefined
   deleting: Signal<boolean>
@@ -285,12 +402,23 @@ function ProjectRecord({ id, task, deleting, asked, onGone }: {
       <Status loading={project.loading.value && !record} error={project.error.value} />
       {record && (
         <>
-          <p><a href={`/projects?production=${record.production}`}>Projects of {production?.name ?? `production ${record.production}`}</a></p>
+          <p>
+            <a href={`/projects?production=${record.production}`}>
+              Projects of {production?.name ?? `production ${record.production}`}
+            </a>
+          </p>
           {task && (
             <section class="project-task" aria-labelledby="project-task-title">
-              <h2 id="project-task-title">{task.kind === 'delete' ? 'Deleting this project' : task.state === 'done' ? 'Copied' : 'Copying into this project'}</h2>
+              <h2 id="project-task-title">
+                {task.kind === 'delete'
+                  ? 'Deleting this project'
+                  : task.state === 'done'
+                    ? 'Copied'
+                    : 'Copying into this project'}
+              </h2>
               <TaskProgress task={task} label={label}>
-                {' '}<a href="/tasks">All tasks</a>
+                {' '}
+                <a href="/tasks">All tasks</a>
               </TaskProgress>
             </section>
           )}
@@ -302,12 +430,19 @@ function ProjectRecord({ id, task, deleting, asked, onGone }: {
             <dt>Type</dt>
             <dd>{record.type}</dd>
             <dt>State</dt>
-            <dd><ProjectState project={record} /></dd>
+            <dd>
+              <ProjectState project={record} />
+            </dd>
             <dt>Files</dt>
             <dd>{filesOf(record)}</dd>
             <dt>Added</dt>
             <dd>{new Date(record.date_add).toLocaleString()}</dd>
-            {record.description && (<><dt>Description</dt><dd>{record.description}</dd></>)}
+            {record.description && (
+              <>
+                <dt>Description</dt>
+                <dd>{record.description}</dd>
+              </>
+            )}
           </dl>
           <LinkedMedia project={record} canWrite={canWrite && !leaving} reload={project.reload} />
           {canWrite && !leaving && <LinkMedia project={record} reload={project.reload} />}
@@ -344,7 +479,11 @@ function LinkedMedia({ project, canWrite, reload }: { project: Project; canWrite
   return (
     <section class="project-media" aria-labelledby="linked-title">
       <h2 id="linked-title">Linked media</h2>
-      {failure.value && <p class="error" role="alert">{failure.value}</p>}
+      {failure.value && (
+        <p class="error" role="alert">
+          {failure.value}
+        </p>
+      )}
       {linked.length === 0 ? (
         <p class="muted">No media linked yet.</p>
       ) : (
@@ -355,7 +494,11 @@ function LinkedMedia({ project, canWrite, reload }: { project: Project; canWrite
                 <a href={`/assets/${kind}/${media.id}`}>{media.name}</a> <span class="muted">{kind}</span>
                 <span class="muted path project-media-path">{media.path_file}</span>
               </span>
-              {canWrite && <button type="button" aria-label={`Unlink ${media.name}`} onClick={() => void unlink(kind, media)}>Unlink</button>}
+              {canWrite && (
+                <button type="button" aria-label={`Unlink ${media.name}`} onClick={() => void unlink(kind, media)}>
+                  Unlink
+                </button>
+              )}
             </li>
           ))}
         </ul>
@@ -372,7 +515,14 @@ function LinkMedia({ project, reload }: { project: Project; reload: () => void }
       <h2 id="link-title">Link media</h2>
       <form role="search" class="toolbar" onSubmit={(e) => e.preventDefault()}>
         <label for="link-q">Find media of this production</label>
-        <input id="link-q" type="search" value={words.value} onInput={(e) => (words.value = e.currentTarget.value)} placeholder="Names, paths, keywords…" autocomplete="off" />
+        <input
+          id="link-q"
+          type="search"
+          value={words.value}
+          onInput={(e) => (words.value = e.currentTarget.value)}
+          placeholder="Names, paths, keywords…"
+          autocomplete="off"
+        />
       </form>
       {q && <LinkResults q={q} project={project} reload={reload} />}
     </section>
@@ -380,7 +530,12 @@ function LinkMedia({ project, reload }: { project: Project; reload: () => void }
 }
 
 function LinkResults({ q, project, reload }: { q: string; project: Project; reload: () => void }) {
-  const hits = useGet<Hit[]>('/api/search/', { q: searchText(q), production: project.production, type: 'videoasset,audioasset,imageasset', limit: 20 })
+  const hits = useGet<Hit[]>('/api/search/', {
+    q: searchText(q),
+    production: project.production,
+    type: 'videoasset,audioasset,imageasset',
+    limit: 20,
+  })
   const failure = useSignal<string | undefined>(undefined)
   const linked = new Set(linkedOf(project).map(({ kind, media }) => `${kind}${media.id}`))
   async function link(kind: MediaKind, id: number) {
@@ -396,8 +551,16 @@ function LinkResults({ q, project, reload }: { q: string; project: Project; relo
   return (
     <>
       <Status loading={hits.loading.value && !list} error={hits.error.value} />
-      {failure.value && <p class="error" role="alert">{failure.value}</p>}
-      {list && <p class="muted" role="status">{hits.total.value ?? list.length} found</p>}
+      {failure.value && (
+        <p class="error" role="alert">
+          {failure.value}
+        </p>
+      )}
+      {list && (
+        <p class="muted" role="status">
+          {hits.total.value ?? list.length} found
+        </p>
+      )}
       {list && list.length > 0 && (
         <ul class="rows" data-testid="hits" aria-label="Media found">
           {list.map((hit) => {
@@ -409,7 +572,12 @@ function LinkResults({ q, project, reload }: { q: string; project: Project; relo
                   {hit.name} <span class="muted">{kind}</span>
                   <span class="muted path project-media-path">{hit.path}</span>
                 </span>
-                <button type="button" aria-label={isLinked ? `${hit.name} is linked` : `Link ${hit.name}`} disabled={isLinked} onClick={() => void link(kind, hit.id)}>
+                <button
+                  type="button"
+                  aria-label={isLinked ? `${hit.name} is linked` : `Link ${hit.name}`}
+                  disabled={isLinked}
+                  onClick={() => void link(kind, hit.id)}
+                >
                   {isLinked ? 'Linked' : 'Link'}
                 </button>
               </li>
@@ -462,36 +630,101 @@ function CopyProject({ project, productions }: { project: Project; productions: 
     <section class="project-form" aria-labelledby="copy-title">
       <h2 id="copy-title">Copy</h2>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        {general && <p class="error" role="alert">{general}</p>}
+        {general && (
+          <p class="error" role="alert">
+            {general}
+          </p>
+        )}
         <Field id="copy-name" label="Name of the copy" error={f?.at('/name')}>
-          <input id="copy-name" name="name" required autocomplete="off" value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} {...described('copy-name', f?.at('/name'))} />
+          <input
+            id="copy-name"
+            name="name"
+            required
+            autocomplete="off"
+            value={name.value}
+            onInput={(e) => (name.value = e.currentTarget.value)}
+            {...described('copy-name', f?.at('/name'))}
+          />
         </Field>
         <Field id="copy-production" label="Target production" error={f?.at('/production_id')}>
-          <select id="copy-production" value={target.value} onChange={(e) => (target.value = Number(e.currentTarget.value))} {...described('copy-production', f?.at('/production_id'))}>
-            {productions.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+          <select
+            id="copy-production"
+            value={target.value}
+            onChange={(e) => (target.value = Number(e.currentTarget.value))}
+            {...described('copy-production', f?.at('/production_id'))}
+          >
+            {productions.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
           </select>
         </Field>
-        <Field id="copy-folder" label="Target folder" error={f?.at('/bundle_root')}
-          hint={<>Missing or empty; not inside the project's folder.{targetProduction && <> In <code>{targetProduction.storage_root}</code> unless you are a superuser.</>}</>}>
-          <input id="copy-folder" name="bundle_root" required autocomplete="off" spellcheck={false} class="path"
-            placeholder={targetProduction ? `${targetProduction.storage_root}projects/name/` : undefined} {...described('copy-folder', f?.at('/bundle_root'), true)} />
+        <Field
+          id="copy-folder"
+          label="Target folder"
+          error={f?.at('/bundle_root')}
+          hint={
+            <>
+              Missing or empty; not inside the project's folder.
+              {targetProduction && (
+                <>
+                  {' '}
+                  In <code>{targetProduction.storage_root}</code> unless you are a superuser.
+                </>
+              )}
+            </>
+          }
+        >
+          <input
+            id="copy-folder"
+            name="bundle_root"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            class="path"
+            placeholder={targetProduction ? `${targetProduction.storage_root}projects/name/` : undefined}
+            {...described('copy-folder', f?.at('/bundle_root'), true)}
+          />
         </Field>
         <div class="field field-check">
-          <input id="copy-share" type="checkbox" checked={share.value} disabled={!mayShare} onChange={(e) => (share.value = e.currentTarget.checked)}
-            {...described('copy-share', f?.atParameter('share_linked_assets'), true)} />
+          <input
+            id="copy-share"
+            type="checkbox"
+            checked={share.value}
+            disabled={!mayShare}
+            onChange={(e) => (share.value = e.currentTarget.checked)}
+            {...described('copy-share', f?.atParameter('share_linked_assets'), true)}
+          />
           <label for="copy-share">Share the linked media with the target production</label>
           <p class="muted field-hint" id="copy-share-hint">
-            {mayShare ? 'Its users can then read the media this project links to.' : 'Sharing needs the permission browser.share_production_asset.'}
+            {mayShare
+              ? 'Its users can then read the media this project links to.'
+              : 'Sharing needs the permission browser.share_production_asset.'}
           </p>
-          {f?.atParameter('share_linked_assets') && <p class="field-error" id="copy-share-error">{f.atParameter('share_linked_assets')}</p>}
+          {f?.atParameter('share_linked_assets') && (
+            <p class="field-error" id="copy-share-error">
+              {f.atParameter('share_linked_assets')}
+            </p>
+          )}
         </div>
-        <button type="submit" class="primary" disabled={busy.value}>{busy.value ? 'Copying…' : 'Copy project'}</button>
+        <button type="submit" class="primary" disabled={busy.value}>
+          {busy.value ? 'Copying…' : 'Copy project'}
+        </button>
       </form>
     </section>
   )
 }
 
-function DeleteProject({ project, deleting, asked }: { project: Project; deleting: Signal<boolean>; asked: Signal<Task | undefined> }) {
+function DeleteProject({
+  project,
+  deleting,
+  asked,
+}: {
+  project: Project
+  deleting: Signal<boolean>
+  asked: Signal<Task | undefined>
+}) {
   const open = useSignal(false)
   const typed = useSignal('')
   const busy = useSignal(false)
@@ -519,19 +752,49 @@ function DeleteProject({ project, deleting, asked }: { project: Project; deletin
     <section class="project-form project-delete" aria-labelledby="delete-title">
       <h2 id="delete-title">Delete</h2>
       {!open.value ? (
-        <button type="button" class="danger" aria-expanded="false" aria-controls="delete-form" onClick={() => (open.value = true)}>Delete project…</button>
+        <button
+          type="button"
+          class="danger"
+          aria-expanded="false"
+          aria-controls="delete-form"
+          onClick={() => (open.value = true)}
+        >
+          Delete project…
+        </button>
       ) : (
         <form id="delete-form" onSubmit={(e) => void submit(e)} noValidate>
           <p>
-            This removes the folder <code class="path">{project.bundle_root}</code> and everything in it. Linked media stay in the catalogue.
+            This removes the folder <code class="path">{project.bundle_root}</code> and everything in it. Linked media
+            stay in the catalogue.
           </p>
-          {failure.value && <p class="error" role="alert">{failure.value}</p>}
+          {failure.value && (
+            <p class="error" role="alert">
+              {failure.value}
+            </p>
+          )}
           <Field id="delete-confirm" label={`Type the project's name, ${project.name}, to confirm`}>
-            <input id="delete-confirm" autocomplete="off" spellcheck={false} value={typed.value} onInput={(e) => (typed.value = e.currentTarget.value)} autoFocus />
+            <input
+              id="delete-confirm"
+              autocomplete="off"
+              spellcheck={false}
+              value={typed.value}
+              onInput={(e) => (typed.value = e.currentTarget.value)}
+              autoFocus
+            />
           </Field>
           <div class="project-actions">
-            <button type="submit" class="danger" disabled={!confirmed || busy.value}>{busy.value ? 'Deleting…' : 'Delete project and folder'}</button>
-            <button type="button" onClick={() => { open.value = false; typed.value = '' }}>Keep it</button>
+            <button type="submit" class="danger" disabled={!confirmed || busy.value}>
+              {busy.value ? 'Deleting…' : 'Delete project and folder'}
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                open.value = false
+                typed.value = ''
+              }}
+            >
+              Keep it
+            </button>
           </div>
         </form>
       )}

@@ -19,7 +19,17 @@ export default function SignIn(_: ViewProps) {
     try {
       await signIn(String(form.get('username') ?? ''), String(form.get('password') ?? ''))
     } catch (failure) {
-      error.value = failure instanceof ApiError ? failure : new ApiError(0, [{ status: '0', code: 'network', title: '', detail: 'The server could not be reached. Is reelhouse serve running?' }])
+      error.value =
+        failure instanceof ApiError
+          ? failure
+          : new ApiError(0, [
+              {
+                status: '0',
+                code: 'network',
+                title: '',
+                detail: 'The server could not be reached. Is reelhouse serve running?',
+              },
+            ])
       // The password field is emptied and focused for the next try; the user name stays.
       const password = element.elements.namedItem('password') as HTMLInputElement | null
       if (password) {
@@ -40,7 +50,13 @@ export default function SignIn(_: ViewProps) {
   }, [])
   return (
     <main id="main" class="signin">
-      <form class="card" method="post" action="/api/session/" onSubmit={(e) => void submit(e as unknown as SubmitEvent)} noValidate>
+      <form
+        class="card"
+        method="post"
+        action="/api/session/"
+        onSubmit={(e) => void submit(e as unknown as SubmitEvent)}
+        noValidate
+      >
         <h1>Sign in to Reelhouse</h1>
         <p class="muted">
           With your user name and your password or API key. The first start of <code>reelhouse serve</code> printed the
@@ -53,15 +69,39 @@ export default function SignIn(_: ViewProps) {
         )}
         <div class="field">
           <label for="signin-username">User name</label>
-          <input id="signin-username" name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required autoFocus
-            aria-invalid={userError ? 'true' : undefined} aria-describedby={userError ? 'signin-username-error' : undefined} />
-          {userError && <p class="field-error" id="signin-username-error">{userError}</p>}
+          <input
+            id="signin-username"
+            name="username"
+            autocomplete="username"
+            autocapitalize="none"
+            spellcheck={false}
+            required
+            autoFocus
+            aria-invalid={userError ? 'true' : undefined}
+            aria-describedby={userError ? 'signin-username-error' : undefined}
+          />
+          {userError && (
+            <p class="field-error" id="signin-username-error">
+              {userError}
+            </p>
+          )}
         </div>
         <div class="field">
           <label for="signin-password">Password or API key</label>
-          <input id="signin-password" name="password" type="password" autocomplete="current-password" required
-            aria-invalid={passwordError ? 'true' : undefined} aria-describedby={passwordError ? 'signin-password-error' : undefined} />
-          {passwordError && <p class="field-error" id="signin-password-error">{passwordError}</p>}
+          <input
+            id="signin-password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            aria-invalid={passwordError ? 'true' : undefined}
+            aria-describedby={passwordError ? 'signin-password-error' : undefined}
+          />
+          {passwordError && (
+            <p class="field-error" id="signin-password-error">
+              {passwordError}
+            </p>
+          )}
         </div>
         <button type="submit" class="primary" disabled={busy.value}>
           {busy.value ? 'Signing in…' : 'Sign in'}

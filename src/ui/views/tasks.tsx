@@ -46,9 +46,25 @@ export default function Tasks(_: ViewProps) {
       <Status loading={loading && !loaded} error={error} />
       {loaded && (
         <>
-          <TaskSection title="Running" tasks={section('running')} empty="Nothing is running." total={running.total.value} />
-          <TaskSection title="Queued" tasks={section('queued')} empty="Nothing is waiting." total={queued.total.value} />
-          <TaskSection title="Failed" tasks={section('failed')} empty="No task has failed." total={failed.total.value} newest />
+          <TaskSection
+            title="Running"
+            tasks={section('running')}
+            empty="Nothing is running."
+            total={running.total.value}
+          />
+          <TaskSection
+            title="Queued"
+            tasks={section('queued')}
+            empty="Nothing is waiting."
+            total={queued.total.value}
+          />
+          <TaskSection
+            title="Failed"
+            tasks={section('failed')}
+            empty="No task has failed."
+            total={failed.total.value}
+            newest
+          />
           <TaskSection title="Done since you opened Reelhouse" tasks={section('done', DONE_SHOWN)} empty="None yet." />
         </>
       )}
@@ -56,17 +72,37 @@ export default function Tasks(_: ViewProps) {
   )
 }
 
-function TaskSection({ title, tasks, empty, total, newest }: { title: string; tasks: Task[]; empty: string; total?: number; newest?: boolean }) {
+function TaskSection({
+  title,
+  tasks,
+  empty,
+  total,
+  newest,
+}: {
+  title: string
+  tasks: Task[]
+  empty: string
+  total?: number
+  newest?: boolean
+}) {
   const id = `tasks-${title.split(' ')[0]!.toLowerCase()}`
   return (
     <section class="tasks-section" aria-labelledby={id}>
       <h2 id={id}>
         {title} <span class="muted tasks-count">{tasks.length}</span>
       </h2>
-      {newest && total !== undefined && total > tasks.length && <p class="muted">The newest {tasks.length} of {total}.</p>}
-      {tasks.length === 0 ? <p class="muted">{empty}</p> : (
+      {newest && total !== undefined && total > tasks.length && (
+        <p class="muted">
+          The newest {tasks.length} of {total}.
+        </p>
+      )}
+      {tasks.length === 0 ? (
+        <p class="muted">{empty}</p>
+      ) : (
         <ul class="tasks-list">
-          {tasks.map((task) => <TaskItem key={task.id} task={task} />)}
+          {tasks.map((task) => (
+            <TaskItem key={task.id} task={task} />
+          ))}
         </ul>
       )}
     </section>
@@ -78,9 +114,18 @@ function Target({ target }: { target: Task['target'] }) {
   const [kind, id] = Object.entries(target)[0] ?? []
   if (kind === undefined || id === undefined) return null
   if (kind === 'projectasset') return <a href={`/projects/${id}`}>project {id}</a>
-  if (kind.endsWith('asset')) return <a href={`/assets/${kind.replace('asset', '')}/${id}`}>{kind.replace('asset', '')} asset {id}</a>
+  if (kind.endsWith('asset'))
+    return (
+      <a href={`/assets/${kind.replace('asset', '')}/${id}`}>
+        {kind.replace('asset', '')} asset {id}
+      </a>
+    )
   if (kind === 'device') return <a href="/devices">device {id}</a>
-  return <span>{kind} {id}</span>
+  return (
+    <span>
+      {kind} {id}
+    </span>
+  )
 }
 
 /** Whether the page offers to cancel: the API refuses deletes; scans are superusers'; others need write access somewhere. */
@@ -111,7 +156,8 @@ function TaskItem({ task }: { task: Task }) {
     <li class="task" data-task-id={task.id}>
       <div class="task-head">
         <span class="task-name">
-          <strong>{KIND_NAMES[task.kind] ?? task.kind}</strong> <span class="muted">#{task.id}</span> · <Target target={task.target} />
+          <strong>{KIND_NAMES[task.kind] ?? task.kind}</strong> <span class="muted">#{task.id}</span> ·{' '}
+          <Target target={task.target} />
         </span>
         {mayCancel(task) && (
           <button type="button" aria-label={`Cancel ${name}`} disabled={busy.value} onClick={() => void cancel()}>
@@ -120,7 +166,11 @@ function TaskItem({ task }: { task: Task }) {
         )}
       </div>
       <TaskProgress task={task} label={`Progress of ${name}`} />
-      {failure.value && <p class="error" role="alert">{failure.value}</p>}
+      {failure.value && (
+        <p class="error" role="alert">
+          {failure.value}
+        </p>
+      )}
     </li>
   )
 }
