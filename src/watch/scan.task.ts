@@ -11,7 +11,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { committed } from '../db/aftercommit.ts'
 import { ownOutputFolders } from '../modules/productions/lookup.ts'
-import { devices, productions, projectAssets, tasks } from '../db/schema.ts'
+import { devices, productions, projectAssets } from '../db/schema.ts'
 import { system } from '../modules/history/service.ts'
 import { AppError } from '../http/errors.ts'
 import { AlreadyCatalogued, type Imports, assetsBeingMoved } from '../modules/assetimport/service.ts'
@@ -39,6 +39,7 @@ import {
   trimSep,
 } from '../storage/paths.ts'
 import { openForWriting } from '../storage/writers.ts'
+import { openCopyAndDeleteTargets } from '../tasks/queries.ts'
 import type { Handler } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'
@@ -448,14 +449,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
           return p.bundle_root === d || isInside(d, p.bundle_root)
         }),
       )
-    const busy = new Set(
-      db
-        .select({ target: tasks.target })
-        .from(tasks)
-        .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running'])))
-        .all()
-        .map((t) => t.target.projectasset),
-    )
+    const busy = new Set(openCopyAndDeleteTargets(db).map((t) => t.projectasset))
 
     // Evidence from outside the scopes: the paths of assets found by identity or size elsewhere are
     // looked at now (lstat), so that "its file is still there" (a hard link, a copy) and "its file is

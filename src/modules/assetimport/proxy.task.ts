@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
 import { and, asc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type MediaKind, devices, mediaAssets, productions, tasks, transcodingProfiles } from '../../db/schema.ts'
+import { type MediaKind, devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
 import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
@@ -32,8 +32,8 @@ import { requireFileWork } from '../../storage/platform.ts'
 import { removeFileInside } from '../../storage/remove.ts'
 import { describe } from '../../storage/errors.ts'
 import type { ProxyParams } from '../../tasks/kinds.ts'
+import { queueWithoutRunner } from '../../tasks/queries.ts'
 import type { Handler, Runner, TaskOf } from '../../tasks/runner.ts'
-import { isoTimestamp } from '../../util/time.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
@@ -178,20 +178,8 @@ export function queueRemakes(
     let skipped = 0
     for (const a of assets) {
       const t = newTask(a, { asset: a.id, kind: a.kind, profile: profile ?? profileFor(db, a.device)?.id ?? null })
-      const row = db
-        .insert(tasks)
-        .values({
-          kind: t.kind,
-          target: t.target,
-          production: t.production,
-          params: t.params,
-          key: t.key,
-          date_add: isoTimestamp(),
-        })
-        .onConflictDoNothing()
-        .returning({ id: tasks.id })
-        .get()
-      if (row) queued.push(row.id)
+      const id = queueWithoutRunner(db, t)
+      if (id !== undefined) queued.push(id)
       else skipped++
     }
     return { production: { id: prod.id, name: prod.name }, queued, skipped }

@@ -42,6 +42,7 @@ import type { Principal } from '../users/service.ts'
 import { type ImportRequest, refuseTooManyKeywords } from './rules.ts'
 import { TIMECODE_MEMBERS } from './probed.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
+import { heldImportAssets, heldImportOf } from '../../tasks/queries.ts'
 
 export type { ImportParams }
 
@@ -81,19 +82,13 @@ export function moveFolder(
 /** The path rules of the platform the service runs on (moveFolder's; another platform's in its tests). */
 const PLATFORM_RULES = rulesFor(process.platform)
 
-/** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
-const HELD_MOVES = `FROM tasks WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`
-
 /**
  * The assets whose file an import task is moving or will move: they show is_production false
  * until the file is in place, and the watcher leaves their is_production to the task. Read once
  * per scan, from the queued and running tasks (the tasks_state index).
  */
 export function assetsBeingMoved(db: Db): Set<number> {
-  const rows = db.$client
-    .query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_MOVES}`)
-    .all()
-  return new Set(rows.map((r) => r.asset))
+  return heldImportAssets(db)
 }
 
 /** The columns an import sets, as history records them (by the record's names: approval is status_approval). */
@@ -157,9 +152,7 @@ export function createImports(
     .from(productions)
     .where(eq(productions.id, p('id')))
     .prepare()
-  const heldMoveOf = db.$client.query<{ id: number }, [number]>(
-    `SELECT id ${HELD_MOVES} AND json_extract(params, '$.asset') = ? LIMIT 1`,
-  )
+  const heldMoveOf = heldImportOf(db)
   /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
   const beingMoved = (asset: { id: number; is_production: boolean }) =>
     !asset.is_production && heldMoveOf.get(asset.id) !== null

@@ -3,11 +3,10 @@
 // it are online and offline, its full scan under way and the last one that ended. And the rescan
 // a user asks for (POST /api/devices/{id}/scan/), queued as the watcher queues its own.
 // No HTTP types here.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { tasks } from '../../db/schema.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { folderSpace } from '../../storage/space.ts'
+import { lastEndedFullScans } from '../../tasks/queries.ts'
 import type { Runner, TaskRow } from '../../tasks/runner.ts'
 import { scanTask } from '../../watch/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
@@ -65,22 +64,9 @@ export function createDeviceStatus(
   deps: { devices: Devices; media: MediaAssets; runner: Runner; watch: () => WatchState[] | undefined },
 ) {
   const { devices, media, runner } = deps
-  // The last full scan of a device that ended. A read of the runner's table: the runner answers
-  // which tasks are open (openFor), not which ended last.
-  const lastEnded = db
-    .select()
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.kind, 'scan'),
-        inArray(tasks.state, ['done', 'failed']),
-        sql`json_extract(${tasks.target}, '$.device') = ${sql.placeholder('device')}`,
-        sql`json_extract(${tasks.params}, '$.paths') IS NULL`,
-      ),
-    )
-    .orderBy(desc(tasks.id))
-    .limit(1)
-    .prepare()
+  // The last full scan of a device that ended (tasks/queries.ts): the runner answers which tasks
+  // are open (openFor), not which ended last.
+  const lastEnded = lastEndedFullScans(db)
 
   /** The full scan of the device queued or running (the running one first), or undefined. */
   function openScan(device: number): TaskRow | undefined {

@@ -11,7 +11,6 @@ import {
   mediaAssets,
   projectAssetLinks,
   projectAssets,
-  tasks,
 } from '../../db/schema.ts'
 import { AppError, dateField, field, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { cleanPath, dirOnDevice, isInside, makeDirInside, restOf } from '../../storage/paths.ts'
@@ -19,6 +18,7 @@ import { requireFileWork } from '../../storage/platform.ts'
 import { bundleProblem, territoryProblem } from './bundles.ts'
 import { identityOf } from '../../storage/fs.ts'
 import { isMissingOrEmpty, totals } from '../../storage/fs.ts'
+import { openCopyFrom, openTasksOfProject, taskState } from '../../tasks/queries.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
@@ -174,7 +174,7 @@ export function createProjectAssets(
 
   const taskRef = (id: number): QueuedTask => ({
     id,
-    state: db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state,
+    state: taskState(db, id),
   })
 
   function dates(body: Pick<Body, 'date_crt'>) {
@@ -496,29 +496,10 @@ export function createProjectAssets(
         throw conflict(
           `The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`,
         )
-      const open = db
-        .select()
-        .from(tasks)
-        .where(
-          and(
-            sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`,
-            inArray(tasks.state, ['queued', 'running']),
-          ),
-        )
-        .all()
+      const open = openTasksOfProject(db, id)
       const pending = open.find((t) => t.kind === 'delete')
       if (pending) return { id: pending.id, state: pending.state }
-      const copyingFrom = db
-        .select({ id: tasks.id })
-        .from(tasks)
-        .where(
-          and(
-            eq(tasks.kind, 'copy'),
-            inArray(tasks.state, ['queued', 'running']),
-            sql`json_extract(${tasks.params}, '$.source') = ${row.bundle_root}`,
-          ),
-        )
-        .get()
+      const copyingFrom = openCopyFrom(db, row.bundle_root)
       if (copyingFrom)
         throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
       const now = isoTimestamp()

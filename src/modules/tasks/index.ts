@@ -1,14 +1,14 @@
 // GET /api/tasks/ (newest first, filters, orderings), GET /api/tasks/{id}/, and
-// POST /api/tasks/{id}/cancel/. The queue and its SQL are the runner's (tasks/runner.ts); this
+// POST /api/tasks/{id}/cancel/. The queue and its SQL are src/tasks/'s (runner.ts, queries.ts); this
 // module says who may see and cancel which task.
-import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
-import { TASK_KINDS, TASK_STATES, TASK_TARGETS, tasks } from '../../db/schema.ts'
+import { TASK_KINDS, TASK_STATES, TASK_TARGETS } from '../../db/schema.ts'
 import { AppError, forbidden, noSuchRecord, notFound } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { IdParams, errors, oneOf } from '../../http/models.ts'
-import { optionalEq, resourceRoutes } from '../../http/resource.ts'
+import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
+import { readableConditions, stateAndKindConditions, targetConditions, taskTable } from '../../tasks/queries.ts'
 import type { Runner, TaskRow } from '../../tasks/runner.ts'
 import { canRead, canWrite, readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
@@ -20,12 +20,6 @@ const targetFilters = Object.fromEntries(
 ) as {
   [K in (typeof TASK_TARGETS)[number]]: ReturnType<typeof idFilter>
 }
-const byTarget = (query: Partial<Record<(typeof TASK_TARGETS)[number], string>>) =>
-  TASK_TARGETS.map((kind) => {
-    const id = query[kind]
-    // A number, not the digits as text: json_extract answers an integer, which never equals text.
-    return id === undefined ? undefined : sql`json_extract(${tasks.target}, ${`$.${kind}`}) = ${Number(id)}`
-  })
 
 /**
  * Tasks are readable as their target is; a task of no production by superusers, and a scan (of a
@@ -38,9 +32,7 @@ const readable = (row: TaskRow, user: Principal) =>
     : canRead(user, row.production)
 /** The list's condition of `readable`. */
 const readableWhere = (user: Principal) =>
-  !user.is_superuser && user.perms.has(SCANNER)
-    ? or(readableBy(user, tasks.production), and(isNull(tasks.production), eq(tasks.kind, 'scan')))
-    : readableBy(user, tasks.production)
+  readableConditions((production) => readableBy(user, production), !user.is_superuser && user.perms.has(SCANNER))
 /** Who may cancel: a superuser, or the user who started the task while they may write to its production. */
 const mayCancel = (row: TaskRow, user: Principal) =>
   user.is_superuser ||
@@ -52,7 +44,7 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
   resourceRoutes(ctx, {
     prefix: '/tasks',
     name: 'Task',
-    table: tasks,
+    table: taskTable,
     models: { Task },
     toApi,
     filters: t.Object({
@@ -66,12 +58,7 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
         }),
       ),
     }),
-    where: (query, user) => [
-      optionalEq(tasks.state, query.state),
-      optionalEq(tasks.kind, query.kind),
-      ...byTarget(query),
-      readableWhere(user),
-    ],
+    where: (query, user) => [...stateAndKindConditions(query), ...targetConditions(query), readableWhere(user)],
     order: (query) => TASK_ORDERINGS[query.ordering ?? '-id'],
     listDescription:
       'Newest first (ordering=-id); ordering=id for oldest first, or by date_add, date_start, date_end (a leading - for descending). ' +

@@ -1,0 +1,136 @@
+// The reads of the task queue that features make outside the runner (runner.ts writes and claims),
+// and the one write without a runner (the command line). The tasks table is read and written only
+// under src/tasks/ (test/tasks/owner.test.ts): a feature asks here, by what it wants to know.
+import { type SQL, and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../db/client.ts'
+import { TASK_TARGETS, tasks } from '../db/schema.ts'
+import { isoTimestamp } from '../util/time.ts'
+import type { TaskKind } from './kinds.ts'
+import type { NewTask, TaskRow } from './runner.ts'
+
+/** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
+const HELD_IMPORTS = `FROM tasks WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`
+
+/** The assets held out of production by an import that moves their file (queued or running; the tasks_state index). */
+export function heldImportAssets(db: Db): Set<number> {
+  const rows = db.$client
+    .query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_IMPORTS}`)
+    .all()
+  return new Set(rows.map((r) => r.asset))
+}
+
+/** Prepared once: the id of an import holding `asset` for a move, or null when none does. */
+export function heldImportOf(db: Db) {
+  return db.$client.query<{ id: number }, [number]>(
+    `SELECT id ${HELD_IMPORTS} AND json_extract(params, '$.asset') = ? LIMIT 1`,
+  )
+}
+
+/** A task's state. The task must be there (one just queued). */
+export const taskState = (db: Db, id: number): TaskRow['state'] =>
+  db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state
+
+/** The open (queued or running) tasks whose target is the project asset `id`, as rows. */
+export const openTasksOfProject = (db: Db, id: number): TaskRow[] =>
+  db
+    .select()
+    .from(tasks)
+    .where(
+      and(sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running'])),
+    )
+    .all()
+
+/** An open (queued or running) copy whose source is the folder `folder`, or undefined. */
+export const openCopyFrom = (db: Db, folder: string): { id: number } | undefined =>
+  db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.kind, 'copy'),
+        inArray(tasks.state, ['queued', 'running']),
+        sql`json_extract(${tasks.params}, '$.source') = ${folder}`,
+      ),
+    )
+    .get()
+
+/** The targets of the open (queued or running) copies and deletes. */
+export const openCopyAndDeleteTargets = (db: Db) =>
+  db
+    .select({ target: tasks.target })
+    .from(tasks)
+    .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running'])))
+    .all()
+    .map((t) => t.target)
+
+/**
+ * Prepared once: the last full scan of a device that ended (done or failed); run with
+ * `.get({ device })`. The runner answers which tasks are open (openFor), not which ended last.
+ */
+export const lastEndedFullScans = (db: Db) =>
+  db
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.kind, 'scan'),
+        inArray(tasks.state, ['done', 'failed']),
+        sql`json_extract(${tasks.target}, '$.device') = ${sql.placeholder('device')}`,
+        sql`json_extract(${tasks.params}, '$.paths') IS NULL`,
+      ),
+    )
+    .orderBy(desc(tasks.id))
+    .limit(1)
+    .prepare()
+
+/**
+ * Writes a task without a runner (the command line, in its own process): a serve running on the
+ * catalogue sees the commit and takes it (runner.ts), else the next serve does. A queued task of
+ * the same key is kept instead: then undefined, else the new task's id.
+ */
+export function queueWithoutRunner<K extends TaskKind>(db: Db, task: NewTask<K>): number | undefined {
+  return db
+    .insert(tasks)
+    .values({
+      kind: task.kind,
+      target: task.target,
+      production: task.production,
+      params: task.params,
+      key: task.key,
+      date_add: isoTimestamp(),
+    })
+    .onConflictDoNothing()
+    .returning({ id: tasks.id })
+    .get()?.id
+}
+
+// The HTTP list of tasks (modules/tasks): its table and the conditions of its filters.
+
+/** The table the generic list and by-id routes read (http/resource.ts); its conditions are below. */
+export const taskTable = tasks
+
+type TargetKind = (typeof TASK_TARGETS)[number]
+
+/** ?state= and ?kind=: equal to the value given, no condition when none is. */
+export const stateAndKindConditions = (query: { state?: TaskRow['state']; kind?: TaskKind }) => [
+  query.state === undefined ? undefined : eq(tasks.state, query.state),
+  query.kind === undefined ? undefined : eq(tasks.kind, query.kind),
+]
+
+/** ?projectasset=7, ?device=2...: the tasks whose target names that record (filters combine). */
+export const targetConditions = (query: Partial<Record<TargetKind, string>>) =>
+  TASK_TARGETS.map((kind) => {
+    const id = query[kind]
+    // A number, not the digits as text: json_extract answers an integer, which never equals text.
+    return id === undefined ? undefined : sql`json_extract(${tasks.target}, ${`$.${kind}`}) = ${Number(id)}`
+  })
+
+/**
+ * The tasks a user may read, given the condition on a production column that says which
+ * productions they read (users/access.ts readableBy): with `scans`, the scans of no production too.
+ */
+export const readableConditions = (readableBy: (production: SQLiteColumn) => SQL | undefined, scans: boolean) =>
+  scans
+    ? or(readableBy(tasks.production), and(isNull(tasks.production), eq(tasks.kind, 'scan')))
+    : readableBy(tasks.production)
