@@ -41,8 +41,8 @@
 // Only loaded, and only usable, on 64-bit Windows: importing this module elsewhere makes no call
 // (ntdll.dll is opened at the first use), and every call throws ENOSYS there.
 //
-// What Wine 8 (the tests' Windows) cannot show: FileDispositionInformationEx is not implemented
-// (STATUS_NOT_IMPLEMENTED: every delete takes the fallback), CreateSymbolicLinkW reports success
+// What Wine 8 (the tests' Windows) cannot show: it has no FileDispositionInformationEx (it
+// answers 0xC0000002, so every delete there takes the classic form), CreateSymbolicLinkW reports success
 // and creates nothing (so ELOOP on a name surrogate is tested on the decision, `isNameSurrogate`),
 // and GetFinalPathNameByHandleW is stale after a rename (nothing here uses it).
 import { dlopen, FFIType, ptr } from 'bun:ffi'
