@@ -13,6 +13,11 @@ import { parseArgs } from 'node:util'
 import {
   type Revoke,
   backup,
+  groupAdd,
+  groupList,
+  groupPermAdd,
+  groupPermRemove,
+  groupRemove,
   migrateCommand,
   proxiesRemake,
   tokenCreate,
@@ -20,6 +25,8 @@ import {
   tokenRevoke,
   userAdd,
   userGrant,
+  userGroupAdd,
+  userGroupRemove,
   userList,
   userPasswd,
   userPermAdd,
@@ -27,7 +34,7 @@ import {
 } from './cli/commands.ts'
 import { type Io, processIo } from './cli/io.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
-import { CODENAMES, type Codename, UserError, isCodename } from './modules/users/service.ts'
+import { CODENAMES, type Codename, SUGGESTED_GROUPS, UserError, isCodename } from './modules/users/service.ts'
 import { VERSION, versionLine } from './version.ts'
 
 type Values = Record<string, string | boolean | string[] | undefined>
@@ -155,8 +162,9 @@ unset.`,
   },
   {
     name: 'user add',
-    synopsis: 'NAME [--superuser] [--perm CODENAME]...',
+    synopsis: 'NAME [--superuser] [--perm CODENAME]... [--group NAME]...',
     about: 'add a user',
+    details: 'A group must exist first (reelhouse group add); a misspelt one adds no user.',
     options: {
       superuser: { type: 'boolean', about: 'may do everything' },
       perm: {
@@ -164,6 +172,12 @@ unset.`,
         multiple: true,
         arg: 'CODENAME',
         about: 'a permission, repeatable (reelhouse user --help lists them)',
+      },
+      group: {
+        type: 'string',
+        multiple: true,
+        arg: 'NAME',
+        about: 'a group whose permissions the user gets, repeatable (reelhouse group list shows them)',
       },
     },
     args: one('NAME'),
@@ -174,6 +188,7 @@ unset.`,
         name!,
         values.superuser === true,
         ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add')),
+        (values.group as string[] | undefined) ?? [],
       ),
   },
   {
@@ -220,6 +235,22 @@ unset.`,
     run: (_, [name, perm], data, io) => userPermRemove(io, data, name!, perm!),
   },
   {
+    name: 'user group add',
+    synopsis: 'NAME GROUP',
+    about: 'put a user in a group',
+    options: {},
+    args: { names: 'NAME and GROUP', min: 2, max: 2 },
+    run: (_, [name, group], data, io) => userGroupAdd(io, data, name!, group!),
+  },
+  {
+    name: 'user group remove',
+    synopsis: 'NAME GROUP',
+    about: 'take a user out of a group',
+    options: {},
+    args: { names: 'NAME and GROUP', min: 2, max: 2 },
+    run: (_, [name, group], data, io) => userGroupRemove(io, data, name!, group!),
+  },
+  {
     name: 'user passwd',
     synopsis: 'NAME [--clear]',
     about: 'set the password a user logs in with over HTTP Basic (beside their keys), or remove it',
@@ -231,6 +262,63 @@ Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD
     options: { clear: { type: 'boolean', about: 'remove the password: Basic then takes only a key of the user' } },
     args: one('NAME'),
     run: (values, [name], data, io) => userPasswd(io, data, name!, values.clear === true),
+  },
+  {
+    name: 'group add',
+    synopsis: 'NAME [--perm CODENAME]...',
+    about: 'add a group of users (a role) with the permissions its members get',
+    details: `Without --perm, a suggested role's name gives the group that role's permissions
+(listed by reelhouse group --help); any other name makes a group without any. A device's
+write_permission_groups names groups whose members may copy projects onto it.`,
+    options: {
+      perm: {
+        type: 'string',
+        multiple: true,
+        arg: 'CODENAME',
+        about: 'a permission, repeatable (reelhouse user --help lists them)',
+      },
+    },
+    args: one('NAME'),
+    run: (values, [name], data, io) =>
+      groupAdd(
+        io,
+        data,
+        name!,
+        ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'group add')),
+      ),
+  },
+  {
+    name: 'group list',
+    synopsis: '',
+    about: 'every group with its permissions and members',
+    options: {},
+    args: none,
+    run: (_, __, data, io) => groupList(io, data),
+  },
+  {
+    name: 'group remove',
+    synopsis: 'NAME',
+    about: 'remove a group: its members lose its permissions, devices naming it let them write no more',
+    options: {},
+    args: one('NAME'),
+    run: (_, [name], data, io) => groupRemove(io, data, name!),
+  },
+  {
+    name: 'group perm add',
+    synopsis: 'NAME CODENAME',
+    about: 'give a group a permission',
+    options: {},
+    args: { names: 'NAME and CODENAME', min: 2, max: 2 },
+    run: (_, [name, perm], data, io) => groupPermAdd(io, data, name!, codename(perm!, 'group perm add')),
+  },
+  {
+    name: 'group perm remove',
+    synopsis: 'NAME CODENAME',
+    about: 'take a permission away from a group',
+    details: 'Any codename the group has, also one that is no longer in the list (group list shows them).',
+    options: {},
+    args: { names: 'NAME and CODENAME', min: 2, max: 2 },
+    run: (_, [name, perm], data, io) => groupPermRemove(io, data, name!, perm!),
   },
   {
     name: 'token create',
@@ -330,6 +418,11 @@ const codenames = () => {
     .join('\n')
 }
 
+const suggestions = () =>
+  Object.entries(SUGGESTED_GROUPS)
+    .map(([name, s]) => `  ${name}: ${s.about}\n    ${s.perms.join(', ')}`)
+    .join('\n')
+
 export const HELP = `reelhouse ${VERSION}: media asset manager
 
 Usage: reelhouse [--data DIR] COMMAND [ARGS...]
@@ -344,8 +437,13 @@ reelhouse COMMAND --help says more about each command.`
 
 function groupHelp(group: string): string {
   const commands = COMMANDS.filter((c) => c.name.startsWith(group + ' '))
-  const perms = group.startsWith('user') ? `\n\nPermission codenames (a superuser needs none):\n${codenames()}` : ''
-  return `Usage: reelhouse [--data DIR] ${group} COMMAND [ARGS...]\n\n${synopses(commands)}${perms}\n\nreelhouse ${group} COMMAND --help says more about each.`
+  const perms =
+    group.startsWith('user') || group.startsWith('group')
+      ? `\n\nPermission codenames (a superuser needs none):\n${codenames()}`
+      : ''
+  const roles =
+    group === 'group' ? `\n\nSuggested roles (reelhouse group add NAME without --perm):\n${suggestions()}` : ''
+  return `Usage: reelhouse [--data DIR] ${group} COMMAND [ARGS...]\n\n${synopses(commands)}${perms}${roles}\n\nreelhouse ${group} COMMAND --help says more about each.`
 }
 
 function commandHelp(c: Command): string {
@@ -353,10 +451,12 @@ function commandHelp(c: Command): string {
     .map(([name, o]) => `  ${`--${name}${o.arg ? ' ' + o.arg : ''}`.padEnd(28)}${o.about}`)
     .join('\n')
   const perms =
-    c.name.startsWith('user') && ('perm' in c.options || c.args.names.includes('CODENAME'))
+    (c.name.startsWith('user') || c.name.startsWith('group')) &&
+    ('perm' in c.options || c.args.names.includes('CODENAME'))
       ? `\n\nPermission codenames:\n${codenames()}`
       : ''
-  return `Usage: ${line(c).replace('reelhouse ', 'reelhouse [--data DIR] ')}\n\n${c.about[0]!.toUpperCase()}${c.about.slice(1)}.${c.details ? `\n\n${c.details}` : ''}\n\nOptions:\n${options}${perms}`
+  const roles = c.name === 'group add' ? `\n\nSuggested roles:\n${suggestions()}` : ''
+  return `Usage: ${line(c).replace('reelhouse ', 'reelhouse [--data DIR] ')}\n\n${c.about[0]!.toUpperCase()}${c.about.slice(1)}.${c.details ? `\n\n${c.details}` : ''}\n\nOptions:\n${options}${perms}${roles}`
 }
 
 /**

@@ -52,9 +52,62 @@ function withOpenDb<T>(dataDir: string, run: (db: Db) => T): T {
   }
 }
 
-export function userAdd(io: Io, dataDir: string, name: string, superuser: boolean, perms: Codename[]) {
-  withDb(io, dataDir, (db) => createUsers(db).add(name, { superuser, perms }))
-  say(io, `user ${name} added${superuser ? ' (superuser)' : ''}`)
+export function userAdd(
+  io: Io,
+  dataDir: string,
+  name: string,
+  superuser: boolean,
+  perms: Codename[],
+  groups: string[] = [],
+) {
+  withDb(io, dataDir, (db) => createUsers(db).add(name, { superuser, perms, groups }))
+  const joined = groups.length ? ` in group${groups.length > 1 ? 's' : ''} ${[...new Set(groups)].join(', ')}` : ''
+  say(io, `user ${name} added${superuser ? ' (superuser)' : ''}${joined}`)
+}
+
+/** A new group; without --perm, a suggested role's codenames when the name is one (it says which). */
+export function groupAdd(io: Io, dataDir: string, name: string, perms: Codename[]) {
+  const given = withDb(io, dataDir, (db) => createUsers(db).addGroup(name, perms))
+  const suggested = !perms.length && given.length ? ' (the suggested role)' : ''
+  say(io, `group ${name} added with ${given.length ? given.join(', ') : 'no permissions'}${suggested}`)
+}
+
+export function groupRemove(io: Io, dataDir: string, name: string) {
+  withDb(io, dataDir, (db) => createUsers(db).removeGroup(name))
+  say(io, `group ${name} removed; its members no longer have its permissions`)
+}
+
+export function groupList(io: Io, dataDir: string) {
+  const list = withDb(io, dataDir, (db) => createUsers(db).groups())
+  if (!list.length) return say(io, 'no groups')
+  const out: string[] = []
+  for (const g of list) {
+    out.push(g.name)
+    out.push(`  permissions  ${g.perms.join(', ') || 'none'}`)
+    out.push(`  members      ${g.members.join(', ') || 'none'}`)
+  }
+  say(io, out.join('\n'))
+}
+
+export function groupPermAdd(io: Io, dataDir: string, name: string, codename: Codename) {
+  const added = withDb(io, dataDir, (db) => createUsers(db).addGroupPerm(name, codename))
+  say(io, added ? `group ${name} now has ${codename}` : `group ${name} already had ${codename}`)
+}
+
+/** Any codename the group holds, also one no route checks any more (as userPermRemove). */
+export function groupPermRemove(io: Io, dataDir: string, name: string, codename: string) {
+  const removed = withDb(io, dataDir, (db) => createUsers(db).removeGroupPerm(name, codename))
+  say(io, removed ? `group ${name} no longer has ${codename}` : `group ${name} did not have ${codename}`)
+}
+
+export function userGroupAdd(io: Io, dataDir: string, name: string, group: string) {
+  const added = withDb(io, dataDir, (db) => createUsers(db).joinGroup(name, group))
+  say(io, added ? `${name} is now in group ${group}` : `${name} was in group ${group} already`)
+}
+
+export function userGroupRemove(io: Io, dataDir: string, name: string, group: string) {
+  const removed = withDb(io, dataDir, (db) => createUsers(db).leaveGroup(name, group))
+  say(io, removed ? `${name} is no longer in group ${group}` : `${name} was not in group ${group}`)
 }
 
 export function userGrant(io: Io, dataDir: string, name: string, production: string, level: 'read' | 'write') {
@@ -73,6 +126,7 @@ export function userList(io: Io, dataDir: string) {
     }
     out.push(u.username)
     out.push(`  permissions  ${u.perms.join(', ') || 'none'}`)
+    out.push(`  groups       ${u.groups.join(', ') || 'none'}`)
     const access = (level: 'read' | 'write') =>
       u.productions
         .filter((p) => p.level === level)

@@ -40,6 +40,41 @@ export const userPermissions = sqliteTable(
   (t) => [primaryKey({ columns: [t.user_id, t.codename] })],
 )
 
+/**
+ * Groups of users, as the command line manages them (`reelhouse group add`, `user add --group`):
+ * a role ("editor") is a group carrying codenames, so a user given the group holds them all. A
+ * device names, by group name, who may copy projects onto it (devices.write_permission_groups).
+ */
+export const groups = sqliteTable('groups', {
+  id: id(),
+  name: text('name').notNull().unique(),
+  date_add: timestamp('date_add').notNull(),
+})
+
+export const groupPermissions = sqliteTable(
+  'group_permissions',
+  {
+    group_id: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    codename: text('codename').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.group_id, t.codename] })],
+)
+
+export const userGroups = sqliteTable(
+  'user_groups',
+  {
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    group_id: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.group_id] }), index('user_groups_group').on(t.group_id)],
+)
+
 export const apiKeys = sqliteTable(
   'api_keys',
   {

@@ -51,7 +51,14 @@ describe.each(WAYS)('%s', (_, which, every) => {
       'user list',
       'user perm add',
       'user perm remove',
+      'user group add',
+      'user group remove',
       'user passwd',
+      'group add',
+      'group list',
+      'group remove',
+      'group perm add',
+      'group perm remove',
       'token create',
       'token list',
       'token revoke',
@@ -59,7 +66,7 @@ describe.each(WAYS)('%s', (_, which, every) => {
       'migrate',
       'backup',
     ])
-    const groups = ['user', 'user perm', 'token', 'proxies']
+    const groups = ['user', 'user perm', 'user group', 'group', 'group perm', 'token', 'proxies']
     const runs = [...commands, ...groups].flatMap((c) => [
       [...c.split(' '), '--help'],
       [...c.split(' '), '-h'],

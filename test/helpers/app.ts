@@ -116,9 +116,9 @@ export function testApp(
   /** A user with the given codenames and production access, and a key of theirs. */
   function makeUser(
     name: string,
-    opts: { perms?: string[]; read?: number[]; write?: number[]; superuser?: boolean } = {},
+    opts: { perms?: string[]; groups?: string[]; read?: number[]; write?: number[]; superuser?: boolean } = {},
   ) {
-    users.add(name, { perms: opts.perms, superuser: opts.superuser })
+    users.add(name, { perms: opts.perms, groups: opts.groups, superuser: opts.superuser })
     for (const id of opts.read ?? []) users.grantById(users_id(name), id, 'read')
     for (const id of opts.write ?? []) users.grantById(users_id(name), id, 'write')
     return users.createKey(name)

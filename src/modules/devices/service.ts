@@ -12,7 +12,7 @@ import { type Actor, actorOf, hiddenPassword, historyOf } from '../history/servi
 import { pathRangeEnd } from '../mediaassets/service.ts'
 import { projectHolding } from '../projectassets/bundles.ts'
 import { requirePerm } from '../users/access.ts'
-import type { Principal } from '../users/service.ts'
+import { type Principal, unknownGroups } from '../users/service.ts'
 import type { DeviceCreate, DeviceRow, DeviceUpdate, Handover } from './model.ts'
 
 /** The fields history records (the password as whether one is set: hiddenPassword). */
@@ -317,6 +317,25 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
     return path
   }
 
+  /**
+   * A warn line when the groups a device names let nobody copy onto it: groups that do not exist
+   * (yet), or any while allow_direct_writing is off. Not a refusal (a device may be set up before
+   * its groups, as medialoopster's seed names groups), and not in the answer, which stays the
+   * Device record its clients compare.
+   */
+  function warnOfWriters(device: DeviceRow) {
+    const named = device.write_permission_groups
+    if (!named.length) return
+    const missing = unknownGroups(db, named)
+    if (device.allow_direct_writing && !missing.length) return
+    log.warn(
+      device.allow_direct_writing
+        ? 'a device names groups that do not exist (yet): they let nobody copy onto it until made (reelhouse group add NAME)'
+        : 'a device names write_permission_groups but allow_direct_writing is false: they let nobody copy onto it',
+      { device: device.id, name: device.name, groups: missing.length ? missing : named },
+    )
+  }
+
   return {
     get(id: number) {
       const row = db.select().from(devices).where(eq(devices.id, id)).get()
@@ -386,17 +405,18 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
           ...counts,
         })
       }
-      if (look.online) return { ...device, ...(adopted ? { adopted } : {}) }
-      log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', {
-        device: device.id,
-        name: device.name,
-        path,
-        reason: look.reason,
-      })
-      const warning = {
-        path: `The folder ${path} is not there (yet): ${look.reason}. The device is offline until it is (GET /api/devices/${device.id}/status/ tells).`,
+      warnOfWriters(device)
+      const warning: Record<string, string> = {}
+      if (!look.online) {
+        log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', {
+          device: device.id,
+          name: device.name,
+          path,
+          reason: look.reason,
+        })
+        warning.path = `The folder ${path} is not there (yet): ${look.reason}. The device is offline until it is (GET /api/devices/${device.id}/status/ tells).`
       }
-      return { ...device, warning, ...(adopted ? { adopted } : {}) }
+      return { ...device, ...(Object.keys(warning).length ? { warning } : {}), ...(adopted ? { adopted } : {}) }
     },
 
     /**
@@ -465,6 +485,11 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
         return after
       })
       if (after.path !== row.path || after.protocol !== row.protocol) hooks.changed?.(after)
+      if (
+        after.allow_direct_writing !== row.allow_direct_writing ||
+        JSON.stringify(after.write_permission_groups) !== JSON.stringify(row.write_permission_groups)
+      )
+        warnOfWriters(after)
       return after
     },
 

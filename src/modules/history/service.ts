@@ -30,7 +30,7 @@ export const PUBLIC_RESOURCES = [
 ] as const
 export const MEDIA_RESOURCES = ['audioasset', 'imageasset', 'videoasset'] as const
 /** Every resource history names (the filter's values). */
-export const RESOURCES = [...PUBLIC_RESOURCES, ...MEDIA_RESOURCES, 'projectasset', 'production', 'user'] as const
+export const RESOURCES = [...PUBLIC_RESOURCES, ...MEDIA_RESOURCES, 'projectasset', 'production', 'user', 'group'] as const
 export type Resource = (typeof RESOURCES)[number]
 
 /**

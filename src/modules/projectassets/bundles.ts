@@ -7,7 +7,8 @@
 //
 // Territory (docs/api.md, Permissions) adds who may put a project folder where: a production owns the
 // folders under its storage and proxy roots, so a folder there needs write access to that
-// production, and a non-superuser's project folder lies inside its own production's storage root.
+// production, and a non-superuser's project folder lies inside its own production's storage root,
+// or, for a copy, on a device that lets one of the user's groups write onto it (an edit bay).
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { aliasProblem, asFolder, isInside, realOf, reservedProblem, restOf } from '../../storage/paths.ts'
 import { canRead, canWrite } from '../users/access.ts'
@@ -104,7 +105,7 @@ export function territoryProblem(
   path: string,
   user: Principal,
   production: number,
-  placing: boolean,
+  placing: false | 'create' | 'copy',
 ): TerritoryProblem | undefined {
   if (user.is_superuser) return undefined
   const real = realOf(path)
@@ -114,12 +115,21 @@ export function territoryProblem(
     )
     .all()
   const own = roots.find((r) => r.id === production)
-  // Placing a folder (create, copy target) needs it in the own storage root; a delete of an older
-  // folder elsewhere needs only write access to whatever production owns it.
-  if (placing && (!own || !isInside(realOf(own.storage_root), real)))
+  // Placing a folder (create, copy target) needs it in the own storage root, or for a copy a
+  // device open to one of the user's groups; a delete of an older folder elsewhere needs only
+  // write access to whatever production owns it.
+  if (
+    placing &&
+    (!own || !isInside(realOf(own.storage_root), real)) &&
+    !(placing === 'copy' && groupMayWrite(db, real, user))
+  )
     return {
       forbidden: false,
-      detail: `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'}).`,
+      detail:
+        `A project folder must lie inside the storage root of its production (${own?.storage_root ?? 'unknown'})` +
+        (placing === 'copy'
+          ? ', or, for a copy, on a device whose write_permission_groups names a group you are in (with allow_direct_writing).'
+          : '.'),
     }
   const foreign = roots.find(
     (r) => !canWrite(user, r.id) && (isInside(realOf(r.storage_root), real) || isInside(realOf(r.proxy_root), real)),
@@ -134,6 +144,27 @@ export function territoryProblem(
         : 'The folder lies inside the folders of a production you do not have write access to.',
     }
   return undefined
+}
+
+/**
+ * Whether the device the folder lies on (the innermost one around its real path) lets one of the
+ * user's groups write onto it: allow_direct_writing, and a group of theirs in write_permission_groups.
+ * Only where no production owns the folder does this alone decide: territoryProblem still asks
+ * write access to a production whose folders it lies in.
+ */
+function groupMayWrite(db: Db, real: string, user: Principal): boolean {
+  if (!user.groups.size) return false
+  const rows = db.$client
+    .query<{ path: string; allow_direct_writing: number; write_permission_groups: string }, []>(
+      'SELECT path, allow_direct_writing, write_permission_groups FROM devices',
+    )
+    .all()
+    .map((d) => ({ ...d, real: realOf(d.path) }))
+    .filter((d) => isInside(d.real, real))
+  const device = rows.sort((a, b) => b.real.length - a.real.length)[0]
+  if (!device?.allow_direct_writing) return false
+  const named = JSON.parse(device.write_permission_groups) as string[]
+  return named.some((g) => user.groups.has(g))
 }
 
 /**
@@ -154,5 +185,6 @@ export function taskProblem(
   if (!user) return 'the user who asked for it no longer exists'
   if (!canWrite(user, t.production))
     return `the user who asked for it no longer has write access to production ${t.production}`
-  return territoryProblem(db, t.path, user, t.production, t.placing)?.detail
+  // The task that places a folder is a copy's: the groups a device lets write count (territoryProblem).
+  return territoryProblem(db, t.path, user, t.production, t.placing && 'copy')?.detail
 }

@@ -166,7 +166,7 @@ export function createProjectAssets(
   }
 
   /** Territory (docs/api.md, Permissions): 403 for a folder of a production the user may not write to, else 400. */
-  function checkTerritory(path: string, user: Principal, production: number, placing: boolean) {
+  function checkTerritory(path: string, user: Principal, production: number, placing: false | 'create' | 'copy') {
     const problem = territoryProblem(db, path, user, production, placing)
     if (problem?.forbidden) throw forbidden(problem.detail)
     if (problem) throw invalid('/bundle_root', problem.detail)
@@ -297,7 +297,7 @@ export function createProjectAssets(
         { id: 'production_id', name: 'production_name' },
       )
       const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
-      checkTerritory(path, user, production.id, true)
+      checkTerritory(path, user, production.id, 'create')
       const pathFile = pathFileIn(path, body.path_file)
       const dateCrt = dates(body)
       const store = body.meta_field_store ?? {}
@@ -371,7 +371,7 @@ export function createProjectAssets(
         { id: 'production_id', name: 'production_name' },
       )
       const target = bundleOnDevice(body.bundle_root, '/bundle_root')
-      checkTerritory(target.path, user, production.id, true)
+      checkTerritory(target.path, user, production.id, 'copy')
       if (
         target.path === source.bundle_root ||
         isInside(source.bundle_root, target.path) ||

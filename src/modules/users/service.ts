@@ -1,9 +1,18 @@
 // Users, their keys, permission codenames and per-production access. Used by the HTTP auth and
 // by the command line; no HTTP types here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { type Db, dataVersionOf, fileVersion, readSnapshotOf } from '../../db/client.ts'
-import { apiKeys, productionAccess, productions, userPermissions, users } from '../../db/schema.ts'
+import {
+  apiKeys,
+  groupPermissions,
+  groups,
+  productionAccess,
+  productions,
+  userGroups,
+  userPermissions,
+  users,
+} from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
 import { hiddenPassword, historyOf, system } from '../history/service.ts'
@@ -13,7 +22,10 @@ export type Principal = {
   id: number
   username: string
   is_superuser: boolean
+  /** The user's own codenames and those of every group they are in. */
   perms: ReadonlySet<string>
+  /** The names of the groups the user is in (a device's write_permission_groups names them). */
+  groups: ReadonlySet<string>
   /** Productions the user may read (write implies read); ignored for superusers. */
   readable: ReadonlySet<number>
   writable: ReadonlySet<number>
@@ -30,6 +42,7 @@ export const SYSTEM: Principal = Object.freeze({
   username: 'reelhouse',
   is_superuser: true,
   perms: new Set<string>(),
+  groups: new Set<string>(),
   readable: new Set<number>(),
   writable: new Set<number>(),
 })
@@ -75,10 +88,68 @@ export const CODENAMES = {
 export type Codename = keyof typeof CODENAMES
 export const isCodename = (value: string): value is Codename => Object.hasOwn(CODENAMES, value)
 
+/**
+ * Roles shipped as suggestions: `reelhouse group add editor` without --perm makes the group with
+ * these codenames (docs/operations.md, Users, groups and roles). A suggestion, not a rule: the
+ * group is an ordinary one afterwards, changed with `group perm add` and `group perm remove`.
+ */
+export const SUGGESTED_GROUPS: Record<string, { about: string; perms: Codename[] }> = {
+  editor: {
+    about: 'copies projects to an edit bay, edits the catalogue of the productions it may write to',
+    perms: [
+      'browser.copy_projectasset',
+      'browser.change_projectasset',
+      'browser.change_videoasset',
+      'browser.change_audioasset',
+      'browser.change_imageasset',
+    ],
+  },
+  assistant: {
+    about: 'an editor who also shares media between productions and removes catalogue records',
+    perms: [
+      'browser.copy_projectasset',
+      'browser.share_production_asset',
+      'browser.change_projectasset',
+      'browser.change_videoasset',
+      'browser.change_audioasset',
+      'browser.change_imageasset',
+      'browser.delete_videoasset',
+      'browser.delete_audioasset',
+      'browser.delete_imageasset',
+    ],
+  },
+  producer: {
+    about: 'makes and edits productions and their metadata fields',
+    perms: [
+      'browser.add_production',
+      'browser.change_production',
+      'browser.add_custommetadata',
+      'browser.change_custommetadata',
+      'browser.add_custommetadataset',
+      'browser.change_custommetadataset',
+      'browser.add_assetholdduration',
+      'browser.change_assetholdduration',
+    ],
+  },
+  engineer: {
+    about: 'looks after storage: devices, rescans and transcoding profiles',
+    perms: [
+      'browser.add_device',
+      'browser.change_device',
+      'browser.delete_device',
+      'browser.add_transcodingprofile',
+      'browser.change_transcodingprofile',
+      'browser.delete_transcodingprofile',
+    ],
+  },
+}
+
 export type UserSummary = {
   username: string
   is_superuser: boolean
+  /** The user's own codenames; those of their groups are the groups' (GroupSummary). */
   perms: string[]
+  groups: string[]
   productions: { id: number; name: string; level: 'read' | 'write' }[]
 }
 
@@ -86,6 +157,23 @@ export type UserSummary = {
 export const hashKey = (key: string) => Bun.SHA256.hash(key, 'hex')
 export const KEY_PATTERN = /^[0-9a-f]{40}$/
 export const USERNAME_PATTERN = /^[\w.@+-]{1,150}$/
+/** A group's name: what a device's write_permission_groups holds, so nothing that needs quoting. */
+export const GROUPNAME_PATTERN = /^[\w.@+-]{1,150}$/
+
+/** Which of these group names no group has (a device naming them lets nobody write through them). */
+export function unknownGroups(db: Db, names: readonly string[]): string[] {
+  const known = new Set(
+    db
+      .select({ name: groups.name })
+      .from(groups)
+      .where(inArray(groups.name, [...names]))
+      .all()
+      .map((g) => g.name),
+  )
+  return [...new Set(names)].filter((n) => !known.has(n))
+}
+
+export type GroupSummary = { name: string; perms: string[]; members: string[] }
 /** How many characters of a key `token list` shows (and the catalogue keeps) to tell keys apart. */
 const KEY_PREFIX = 8
 
@@ -106,6 +194,13 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     .select({ codename: userPermissions.codename })
     .from(userPermissions)
     .where(eq(userPermissions.user_id, sql.placeholder('id')))
+    .prepare()
+  const groupsOf = db
+    .select({ name: groups.name, codename: groupPermissions.codename })
+    .from(userGroups)
+    .innerJoin(groups, eq(groups.id, userGroups.group_id))
+    .leftJoin(groupPermissions, eq(groupPermissions.group_id, groups.id))
+    .where(eq(userGroups.user_id, sql.placeholder('id')))
     .prepare()
   const accessOf = db
     .select({ production_id: productionAccess.production_id, level: productionAccess.level })
@@ -132,14 +227,44 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         if (a.level === 'write') writable.add(a.production_id)
       }
     }
-    const perms = user.is_superuser ? new Set<string>() : new Set(permsOf.all({ id: user.id }).map((p) => p.codename))
-    return { ...user, perms, readable, writable }
+    // A superuser needs no codename and no group (groups only ever widen what a user may do).
+    const perms = new Set<string>()
+    const groupNames = new Set<string>()
+    if (!user.is_superuser) {
+      for (const g of groupsOf.all({ id: user.id })) {
+        groupNames.add(g.name)
+        if (g.codename !== null) perms.add(g.codename)
+      }
+      for (const p of permsOf.all({ id: user.id })) perms.add(p.codename)
+    }
+    return { ...user, perms, groups: groupNames, readable, writable }
   }
 
   function findUser(name: string) {
     const user = db.select().from(users).where(eq(users.username, name)).get()
     if (!user) throw new UserError(`no user named "${name}"`)
     return user
+  }
+
+  function findGroup(name: string) {
+    const group = db.select().from(groups).where(eq(groups.name, name)).get()
+    if (!group) throw new UserError(`no group named "${name}"; reelhouse group add ${name} makes it`)
+    return group
+  }
+
+  /** A user joins a group (inside the caller's transaction); false when they were in it already. */
+  function join(userId: number, group: { id: number; name: string }): boolean {
+    const added =
+      db.$client.query('INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)').run(userId, group.id)
+        .changes > 0
+    if (added)
+      history().record(system('cli'), {
+        resource: 'user',
+        id: userId,
+        action: 'update',
+        changes: { [`group.${group.name}`]: { old: false, new: true } },
+      })
+    return added
   }
 
   const principals = principalCache(db)
@@ -256,11 +381,13 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
 
     count: () => db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM users').get()!.n,
 
-    add(name: string, opts: { superuser?: boolean; perms?: string[] } = {}) {
+    add(name: string, opts: { superuser?: boolean; perms?: string[]; groups?: string[] } = {}) {
       if (!USERNAME_PATTERN.test(name))
         throw new UserError(`invalid user name "${name}": use letters, digits and @.+-_`)
       if (db.select({ id: users.id }).from(users).where(eq(users.username, name)).get())
         throw new UserError(`user "${name}" already exists`)
+      // Every group is looked up before anything is written: a misspelt one makes no user.
+      const joined = [...new Set(opts.groups ?? [])].map(findGroup)
       return db.transaction((tx) => {
         const user = tx
           .insert(users)
@@ -279,6 +406,7 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
             ...Object.fromEntries(perms.map((c) => [`perm.${c}`, { old: null, new: true }])),
           },
         })
+        for (const group of joined) join(user.id, group)
         return user
       })
     },
@@ -353,6 +481,12 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
     /** Every user with codenames and production access, by name: what `user list` shows. */
     list(): UserSummary[] {
       const perms = db.select().from(userPermissions).orderBy(userPermissions.codename).all()
+      const memberships = db
+        .select({ user_id: userGroups.user_id, name: groups.name })
+        .from(userGroups)
+        .innerJoin(groups, eq(groups.id, userGroups.group_id))
+        .orderBy(groups.name)
+        .all()
       const access = db
         .select({
           user_id: productionAccess.user_id,
@@ -373,8 +507,143 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
           username: u.username,
           is_superuser: u.is_superuser,
           perms: perms.filter((p) => p.user_id === u.id).map((p) => p.codename),
+          groups: memberships.filter((m) => m.user_id === u.id).map((m) => m.name),
           productions: access.filter((a) => a.user_id === u.id).map(({ id, name, level }) => ({ id, name, level })),
         }))
+    },
+
+    /**
+     * A new group with these codenames; without any, a suggested role's (SUGGESTED_GROUPS) when
+     * the name is one, else none. Returns the codenames it was given.
+     */
+    addGroup(name: string, perms: Codename[]): string[] {
+      if (!GROUPNAME_PATTERN.test(name))
+        throw new UserError(`invalid group name "${name}": use letters, digits and @.+-_`)
+      if (db.select({ id: groups.id }).from(groups).where(eq(groups.name, name)).get())
+        throw new UserError(`group "${name}" already exists`)
+      const given = [...new Set(perms.length ? perms : (SUGGESTED_GROUPS[name]?.perms ?? []))]
+      db.transaction((tx) => {
+        const group = tx.insert(groups).values({ name, date_add: isoTimestamp() }).returning().get()
+        for (const codename of given) tx.insert(groupPermissions).values({ group_id: group.id, codename }).run()
+        history().record(system('cli'), {
+          resource: 'group',
+          id: group.id,
+          action: 'create',
+          changes: {
+            name: { old: null, new: name },
+            ...Object.fromEntries(given.map((c) => [`perm.${c}`, { old: null, new: true }])),
+          },
+        })
+      })
+      return given
+    },
+
+    /** Removes a group: its members lose its codenames, devices naming it no longer let them write. */
+    removeGroup(name: string) {
+      const group = findGroup(name)
+      db.transaction(() => {
+        db.delete(groups).where(eq(groups.id, group.id)).run()
+        history().record(system('cli'), {
+          resource: 'group',
+          id: group.id,
+          action: 'delete',
+          changes: { name: { old: name, new: null } },
+        })
+      })
+    },
+
+    /** Every group with its codenames and members, by name: what `group list` shows. */
+    groups(): GroupSummary[] {
+      const perms = db.select().from(groupPermissions).orderBy(groupPermissions.codename).all()
+      const members = db
+        .select({ group_id: userGroups.group_id, username: users.username })
+        .from(userGroups)
+        .innerJoin(users, eq(users.id, userGroups.user_id))
+        .orderBy(users.username)
+        .all()
+      return db
+        .select()
+        .from(groups)
+        .orderBy(groups.name)
+        .all()
+        .map((g) => ({
+          name: g.name,
+          perms: perms.filter((p) => p.group_id === g.id).map((p) => p.codename),
+          members: members.filter((m) => m.group_id === g.id).map((m) => m.username),
+        }))
+    },
+
+    /** The names of every group there is (a device naming another is warned about). */
+    groupNames: (): Set<string> =>
+      new Set(
+        db
+          .select({ name: groups.name })
+          .from(groups)
+          .all()
+          .map((g) => g.name),
+      ),
+
+    /** Gives a group a codename; false when it had it already. */
+    addGroupPerm(name: string, codename: Codename): boolean {
+      const group = findGroup(name)
+      return db.transaction(() => {
+        const added =
+          db.$client
+            .query('INSERT OR IGNORE INTO group_permissions (group_id, codename) VALUES (?, ?)')
+            .run(group.id, codename).changes > 0
+        if (added)
+          history().record(system('cli'), {
+            resource: 'group',
+            id: group.id,
+            action: 'update',
+            changes: { [`perm.${codename}`]: { old: false, new: true } },
+          })
+        return added
+      })
+    },
+
+    /** Takes a codename from a group; false when it did not have it. */
+    removeGroupPerm(name: string, codename: string): boolean {
+      const group = findGroup(name)
+      return db.transaction(() => {
+        const removed =
+          db.$client.query('DELETE FROM group_permissions WHERE group_id = ? AND codename = ?').run(group.id, codename)
+            .changes > 0
+        if (removed)
+          history().record(system('cli'), {
+            resource: 'group',
+            id: group.id,
+            action: 'update',
+            changes: { [`perm.${codename}`]: { old: true, new: false } },
+          })
+        return removed
+      })
+    },
+
+    /** Puts a user in a group; false when they were in it already. */
+    joinGroup(name: string, groupName: string): boolean {
+      const user = findUser(name)
+      const group = findGroup(groupName)
+      return db.transaction(() => join(user.id, group))
+    },
+
+    /** Takes a user out of a group; false when they were not in it. */
+    leaveGroup(name: string, groupName: string): boolean {
+      const user = findUser(name)
+      const group = findGroup(groupName)
+      return db.transaction(() => {
+        const removed =
+          db.$client.query('DELETE FROM user_groups WHERE user_id = ? AND group_id = ?').run(user.id, group.id)
+            .changes > 0
+        if (removed)
+          history().record(system('cli'), {
+            resource: 'user',
+            id: user.id,
+            action: 'update',
+            changes: { [`group.${group.name}`]: { old: true, new: false } },
+          })
+        return removed
+      })
     },
 
     /** Gives a codename; false when the user had it already. */
@@ -505,6 +774,9 @@ const AUTH_TABLES = [
   ['api_keys', EVERY_CHANGE],
   ['user_permissions', EVERY_CHANGE],
   ['production_access', EVERY_CHANGE],
+  ['groups', EVERY_CHANGE],
+  ['group_permissions', EVERY_CHANGE],
+  ['user_groups', EVERY_CHANGE],
   ['sessions', ['DELETE']],
 ] as const
 /** Past this many keys in use, the cache starts over rather than grow with the keys table. */
