@@ -68,38 +68,43 @@ export function createCore(
     events: eventsOptions,
   }: CoreOptions = {},
 ) {
+  // In the order of the dependencies: each part is built after every part it uses, so none
+  // needs a getter or a variable filled in later. The task runner comes before the services that
+  // queue through it, and is handed their handlers once they exist (runner.handle).
   afterCommitLog(db, log)
   const users = createUsers(db)
   // Before every writer it listens to: the history (it hooks itself there), the import logs, the runner.
   const events = createEvents(db, { users, log, ...eventsOptions })
-  // Built after the runner it queues scans with; a device created meanwhile is not possible.
-  let watch: Watch | undefined
+  const runner = createRunner(db, { concurrency, log, observe: events.taskChanged })
+  // What the watcher saw lately (sightings, strangers): shared by the watcher and every scan.
+  const recent = createRecent()
+  const watch: Watch | undefined =
+    watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
+  const settle = watch?.settle ?? createSettle(settleMs)
   const holds = createHoldDurations(db)
+  // A device made, moved or removed is watched (or no more) from then on.
   const devices = createDevices(
     db,
     holds,
-    {
-      created: (device) => watch?.added(device),
-      changed: (device) => watch?.added(device),
-      removed: (id) => watch?.removed(id),
-    },
+    watch && { created: watch.added, changed: watch.added, removed: watch.removed },
     log,
   )
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
   const logs = createImportLogs(db, { observe: events.importLogChanged })
   const productions = createProductions(db, devices, users, { holds, logs })
+  const projects = createProjectAssets(db, { runner, holds, metadata, media })
+  const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
+  const proxies = createProxies(db, { media, runner })
+  const search = createSearch(db)
+  const deviceStatus = createDeviceStatus(db, { devices, media, runner, watch: () => watch?.status() })
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
-  let ffmpeg: Promise<Ffmpeg> | undefined
-  const findFfmpeg = () => (ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
-  // What the watcher saw lately (sightings, strangers): shared by the watcher and every scan.
-  const recent = createRecent()
+  const found: { ffmpeg?: Promise<Ffmpeg> } = {}
+  const findFfmpeg = () => (found.ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
   const importDeps = { media, devices, logs, users, ffmpeg: findFfmpeg }
   const deviceOf = (id: number) => devices.all().find((d) => d.id === id)
-  const runner = createRunner(db, {
-    concurrency,
-    log,
-    observe: events.taskChanged,
+
+  runner.handle({
     // What each task's log lines name: the project's folders, the asset's file, the device.
     subjects: {
       copy: (t) => ({ projectasset: t.target.projectasset, from: t.params.source, to: t.params.target }),
@@ -136,15 +141,9 @@ export function createCore(
         log,
         settleMs,
         logs,
-        get imports() {
-          return imports
-        },
-        get projects() {
-          return projects
-        },
-        get settle() {
-          return settle
-        },
+        imports,
+        projects,
+        settle,
         recent,
         later: (device, paths, ms) => watch?.later(device, paths, ms),
         importsOpen: () => watch?.importsOpen() ?? true,
@@ -152,13 +151,6 @@ export function createCore(
       }),
     },
   })
-  const projects = createProjectAssets(db, { runner, holds, metadata, media })
-  const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
-  const proxies = createProxies(db, { media, runner })
-  const search = createSearch(db)
-  watch = watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
-  const settle = watch?.settle ?? createSettle(settleMs)
-  const deviceStatus = createDeviceStatus(db, { devices, media, runner, watch: () => watch?.status() })
 
   /** Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went. */
   const pruneTasks = (now = new Date()) => {
@@ -174,7 +166,7 @@ export function createCore(
       })
     return pruned
   }
-  let pruneTimer: Timer | undefined
+  const pruning: { timer?: Timer } = {}
 
   return {
     db,
@@ -200,8 +192,8 @@ export function createCore(
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
       pruneTasks()
-      pruneTimer = setInterval(() => pruneTasks(), SCAN_PRUNE.everyMs)
-      pruneTimer.unref()
+      pruning.timer = setInterval(() => pruneTasks(), SCAN_PRUNE.everyMs)
+      pruning.timer.unref()
       runner.start()
       watch?.start()
     },
@@ -211,7 +203,7 @@ export function createCore(
      * the caller closes the catalogue.
      */
     async stop() {
-      clearInterval(pruneTimer)
+      clearInterval(pruning.timer)
       await watch?.stop()
       await runner.stop()
       events.stop()

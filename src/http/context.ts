@@ -3,7 +3,8 @@ import type { PageGuard, authPlugin } from './auth.ts'
 import type { createBodyParser } from './body.ts'
 import type { List } from './lists.ts'
 import type { ApiVersion } from './versioning.ts'
-import type { Principal, Users } from '../modules/users/service.ts'
+import type { Principal } from '../modules/users/principal.ts'
+import type { Users } from '../modules/users/service.ts'
 
 /** What every HTTP module is built from (see app.ts). */
 export type ModuleContext = {

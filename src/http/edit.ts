@@ -6,8 +6,9 @@ import type { TObject, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { Elysia, t } from 'elysia'
 import type { ModuleContext } from './context.ts'
-import type { Principal } from '../modules/users/service.ts'
+import type { Principal } from '../modules/users/principal.ts'
 import { AppError, REQUIRED_DETAIL, entry, fromValidation } from './errors.ts'
+import { sameValue } from '../util/values.ts'
 import { BODY_ERRORS, IdParams, errors, oneOf, recordId, sharedModels } from './models.ts'
 
 type EditContext = { params: { id: number }; body: Record<string, unknown>; user: Principal; request: Request }
@@ -236,19 +237,4 @@ function spells(text: unknown, value: unknown): boolean {
   } catch {
     return false
   }
-}
-
-/** Equal as JSON values (object keys in any order). */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  const kb = Object.keys(b)
-  return (
-    ka.length === kb.length &&
-    ka.every(
-      (k) => Object.hasOwn(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-    )
-  )
 }

@@ -146,12 +146,12 @@ export const CANCELLED = 'cancelled'
 /** Kinds that cannot be cancelled: a delete half done cannot be undone (its folder is renamed away first). */
 const NOT_CANCELLABLE: ReadonlySet<TaskKind> = new Set(['delete'])
 
-export type RunnerOptions = {
+/** What the runner does with each kind: given once, before start (createRunner's options or handle()). */
+export type Work = { handlers: Handlers; subjects?: Subjects; abandon?: Abandon }
+
+export type RunnerOptions = Partial<Work> & {
   concurrency: number
   log: Log
-  handlers: Handlers
-  subjects?: Subjects
-  abandon?: Abandon
   /**
    * Told a task's id each time its row changes (queued, merged, claimed, progress written, params
    * or result saved, ended, requeued at start), once that change is committed; `get` reads the row
@@ -161,13 +161,20 @@ export type RunnerOptions = {
 }
 
 export function createRunner(db: Db, options: RunnerOptions) {
-  const { concurrency, log, handlers } = options
+  const { concurrency, log } = options
+  // The services a handler needs are built with this runner (they queue through it), so the work
+  // is usually given after them, by handle(); a runner given none fails every task it claims.
+  let work: Work | undefined = options.handlers && {
+    handlers: options.handlers,
+    subjects: options.subjects,
+    abandon: options.abandon,
+  }
   /** The log fields of a task: its id and kind, then what it works on (never a reason for the log line to fail). */
   const fieldsOf = (task: TaskRow): Record<string, unknown> => {
     let subject: Record<string, unknown> = { target: task.target }
     try {
       const describe = (
-        options.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined
+        work?.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined
       )?.[task.kind]
       if (describe) subject = describe(task)
     } catch {
@@ -179,10 +186,11 @@ export function createRunner(db: Db, options: RunnerOptions) {
   /** The slots in use: each holds one task, or a group of tasks of one grouped kind claimed together. */
   const slots = new Set<Slot>()
   /** The largest group a handler takes (1: none is grouped): how far claimFree reads the queue. */
-  const largestGroup = Math.max(
-    1,
-    ...Object.values(handlers as Record<string, Handler | undefined>).map((h) => h?.group ?? 1),
-  )
+  const largestGroup = () =>
+    Math.max(
+      1,
+      ...Object.values((work?.handlers ?? {}) as Record<string, Handler | undefined>).map((h) => h?.group ?? 1),
+    )
   const byId = db
     .select()
     .from(tasks)
@@ -377,7 +385,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const claimed: Claimed[] = []
     /** Groups made in this claim that have room, by kind. */
     const open = new Map<TaskKind, Slot>()
-    for (const task of queuedFree.all(JSON.stringify([...busy]), free * largestGroup + 16)) {
+    for (const task of queuedFree.all(JSON.stringify([...busy]), free * largestGroup() + 16)) {
       if (free === 0 && open.size === 0) break
       if (busy.has(task.target)) continue
       let slot = open.get(task.kind)
@@ -385,7 +393,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
         if (free === 0) continue
         slot = {
           members: new Set(),
-          size: (handlers as Record<string, Handler | undefined>)[task.kind]?.group ?? 1,
+          size: (work?.handlers as Record<string, Handler | undefined> | undefined)?.[task.kind]?.group ?? 1,
           lock: Promise.resolve(),
         }
       }
@@ -481,8 +489,8 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const fields = () => fieldsOf(task)
     if (announced(task)) log.info('task started', { ...fields(), attempt: task.attempts + 1 })
     // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
-    const handler = (handlers as Record<string, Handler | undefined>)[task.kind]
-    const work = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
+    const handler = (work?.handlers as Record<string, Handler | undefined> | undefined)?.[task.kind]
+    const doing = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
     const failed = (error: unknown) => {
       if (closed) return
       flush()
@@ -496,7 +504,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
       if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields(), error: message })
       else log.warn('task failed', { ...fields(), error: message })
     }
-    const done = work
+    const done = doing
       .then(async (last) => {
         if (closed) return
         const values = take()
@@ -529,7 +537,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
     if (!ended) return undefined
     changed(row.id)
     const abandon = (
-      options.abandon as
+      work?.abandon as
         | Record<string, ((t: TaskRow, ran: boolean, reason: string) => void | (() => Promise<unknown>)) | undefined>
         | undefined
     )?.[row.kind]
@@ -570,6 +578,16 @@ export function createRunner(db: Db, options: RunnerOptions) {
   )
 
   return {
+    /**
+     * What each kind does, given once before start(): the composition root builds the services
+     * that queue through this runner first, then hands it their handlers (src/core.ts).
+     */
+    handle(given: Work) {
+      if (work) throw new Error('the runner was given its work already')
+      if (started) throw new Error('the runner is given its work before it starts')
+      work = given
+    },
+
     /** Queues the tasks a dead process left running, then starts taking work. */
     start() {
       // Queued again and the attempt counted in one statement: never one without the other.

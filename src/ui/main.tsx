@@ -5,7 +5,7 @@
 import { effect } from '@preact/signals'
 import { type ComponentType, render } from 'preact'
 import { startLive, stopLive } from './live.ts'
-import { location, match, navigate, path, query, startRouter } from './router.ts'
+import { type ViewProps, location, match, navigate, path, query, startRouter } from './router.ts'
 import { isPagePath } from './routes.ts'
 import { loadSession, user } from './session.ts'
 import { type NavItem, Shell, focusOnNavigate } from './shell.tsx'
@@ -17,7 +17,6 @@ import Projects from './views/projects.tsx'
 import SignIn from './views/signin.tsx'
 import Tasks from './views/tasks.tsx'
 
-export type ViewProps = { params: Record<string, string> }
 type Route = { pattern: string; view: ComponentType<ViewProps>; nav?: string }
 
 /** In order: the first pattern that matches the path wins. */

@@ -5,6 +5,7 @@
 // of several steps (an import: move, probe, proxy) is measured by its counts while it moves the
 // file, then by the step's percent (ffmpeg's position in the clip), each step's bar from empty.
 import type { ComponentChildren } from 'preact'
+import { formatBytes } from './format.ts'
 import { type TaskEvent, subscribe } from './live.ts'
 import './progress.css'
 
@@ -74,18 +75,6 @@ export function newer(a: Task | undefined, b: Task | undefined): Task | undefine
   const rank = (STATE_RANK[b.state] ?? 0) - (STATE_RANK[a.state] ?? 0)
   if (rank) return rank > 0 ? { ...a, ...b } : a
   return b.bytes_done + b.files_done >= a.bytes_done + a.files_done ? { ...a, ...b } : a
-}
-
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
-/** 1536 → "1.5 KB" (powers of 1000, as file managers and disk labels count). */
-export function formatBytes(bytes: number): string {
-  let value = bytes
-  let unit = 0
-  while (value >= 1000 && unit < UNITS.length - 1) {
-    value /= 1000
-    unit++
-  }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`
 }
 
 /** 75 → "1 min 15 s". */

@@ -73,3 +73,6 @@ export function match(pattern: string, at: string): Record<string, string> | und
   }
   return params
 }
+
+/** What the router gives each view: the route's :names, by name. */
+export type ViewProps = { params: Record<string, string> }

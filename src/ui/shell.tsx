@@ -1,8 +1,10 @@
 // The frame around every view once signed in: a skip link, the header (name, navigation, who is
 // signed in, sign out) and the main region; and View, the top of each view (its heading, the
-// document's title, focus moved to the heading after a navigation so screen readers follow).
+// document's title, focus moved to the heading after a navigation so screen readers follow); and
+// the small pieces every view shows alike (Status, When).
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
+import { formatDate, parseTimestamp } from './format.ts'
 import { status } from './live.ts'
 import { navigate, path } from './router.ts'
 import { signOut, user } from './session.ts'
@@ -104,4 +106,19 @@ export function Status({ loading, error }: { loading: boolean; error?: { message
       </p>
     )
   return null
+}
+
+/**
+ * A timestamp of the API as every view shows a date (format.ts: `2026-11-29 14:05`, local time),
+ * in a <time> whose datetime and tooltip keep the exact UTC value. `empty` when there is none;
+ * text that is not a timestamp shows as it is.
+ */
+export function When({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
+  const date = value ? parseTimestamp(value) : undefined
+  if (!value || !date) return <>{value || empty}</>
+  return (
+    <time dateTime={date.toISOString()} title={/z$/i.test(value) ? `${value} (UTC)` : value}>
+      {formatDate(value)}
+    </time>
+  )
 }

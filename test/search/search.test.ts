@@ -140,6 +140,22 @@ describe('fields searched', () => {
     expect((await found(q, '&production=' + show.id)).sort()).toEqual(expected)
   })
 
+  test("?status=true: each hit also carries its record's status_asset (a failed import: -1); without it, the shape above", async () => {
+    const plain = await search(`q=drone`)
+    expect(plain.json[0]).not.toHaveProperty('status_asset')
+    const r = await search(`q=drone&status=true`)
+    expect(r.json).toEqual([expect.objectContaining({ id: ids.interview, status_asset: 6 })])
+    t.db.$client.run('UPDATE media_assets SET status_asset = -1 WHERE id = ?', [ids.interview!])
+    try {
+      expect((await search(`q=drone&status=1`)).json[0].status_asset).toBe(-1)
+      const p = await search(`q=edits&status=true`)
+      expect(p.json).toEqual([expect.objectContaining({ type: 'projectasset', status_asset: expect.any(Number) })])
+      expect((await search(`q=drone&status=maybe`)).status).toBe(400)
+    } finally {
+      t.db.$client.run('UPDATE media_assets SET status_asset = 6 WHERE id = ?', [ids.interview!])
+    }
+  })
+
   test('a hit has type, id, name, production, path, is_production and score', async () => {
     const r = await search(`q=drone`)
     expect(r.json).toEqual([

@@ -156,37 +156,7 @@ export function createImports(
   /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
   const beingMoved = (asset: { id: number; is_production: boolean }) =>
     !asset.is_production && heldMoveOf.get(asset.id) !== null
-  const NEW_ASSET_COLUMNS = [
-    'kind',
-    'name',
-    'description',
-    'production',
-    'device',
-    'path_file',
-    'is_archive',
-    'is_production',
-    'approval',
-    'meta_field_store',
-    'archive_details',
-    'technical',
-    'status_asset',
-    'status_asset_description',
-    'path_proxy',
-    'date_crt',
-    'date_add',
-    'date_mod',
-    'date_del',
-    'file_dev',
-    'file_ino',
-    'file_stamp',
-  ] as const
   const write = committed(db.$client, (work: () => { assetId: number; status: string; taskId: number }) => work())
-  const insertAsset = db
-    .insert(mediaAssets)
-    .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
-    // The whole row as stored: what history records of a new asset, without reading it again.
-    .returning()
-    .prepare()
 
   /**
    * The real paths of the folders whose files are the service's own output (ownOutputFolders),
@@ -414,7 +384,7 @@ export function createImports(
         const inserted = current
           ? undefined
           : // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
-            insertAsset.get({
+            deps.media.insertImported({
               ...values,
               kind,
               production: production.id,
@@ -424,16 +394,13 @@ export function createImports(
               date_del:
                 meta.date_del ??
                 deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
-            } satisfies Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>)!
-        if (current)
-          db.update(mediaAssets)
-            .set({
-              ...values,
-              technical: { ...withoutTimecode(current.technical), ...technical },
-              date_del: meta.date_del ?? current.date_del,
             })
-            .where(eq(mediaAssets.id, current.id))
-            .run()
+        if (current)
+          deps.media.updateImported(current.id, {
+            ...values,
+            technical: { ...withoutTimecode(current.technical), ...technical },
+            date_del: meta.date_del ?? current.date_del,
+          })
         const assetId = current?.id ?? inserted!.id
         // Added to those the asset has (a category with no keyword attaches nothing, makes no row;
         // the asset's own row stays as written).

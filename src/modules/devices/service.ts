@@ -9,8 +9,9 @@ import { type Log, silentLog } from '../../util/log.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
 import { type Actor, actorOf, hiddenPassword, historyOf } from '../history/service.ts'
-import { pathRangeEnd } from '../mediaassets/service.ts'
-import { projectHolding } from '../projectassets/bundles.ts'
+import { moveToDevice, pathRangeEnd } from '../mediaassets/service.ts'
+import { moveProjectsToDevice, projectHolding } from '../projectassets/bundles.ts'
+import { setProductionDevices } from '../productions/lookup.ts'
 import { requirePerm } from '../users/access.ts'
 import { type Principal, unknownGroups } from '../users/service.ts'
 import type { DeviceCreate, DeviceRow, DeviceUpdate, Handover } from './model.ts'
@@ -167,14 +168,20 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   /** Puts the records of `move` on device `to`, each change in the history by `by`; inside the caller's transaction. */
   function hand(move: Move, to: number, by: Actor): HandoverCount {
     const now = isoTimestamp()
-    const setMedia = db.$client.prepare<unknown, [number, string, number]>(
-      'UPDATE media_assets SET device = ?, date_mod = ? WHERE id = ?',
+    // Each table's row is written by its owner's function; the history of the handover here.
+    moveToDevice(
+      db,
+      move.media.map((m) => m.id),
+      to,
+      now,
     )
-    const setProject = db.$client.prepare<unknown, [number, string, number]>(
-      'UPDATE project_assets SET device = ?, date_mod = ? WHERE id = ?',
+    moveProjectsToDevice(
+      db,
+      move.projects.map((p) => p.id),
+      to,
+      now,
     )
     for (const m of move.media) {
-      setMedia.run(to, now, m.id)
       history.record(by, {
         resource: `${m.kind}asset`,
         id: m.id,
@@ -184,7 +191,6 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       })
     }
     for (const p of move.projects) {
-      setProject.run(to, now, p.id)
       history.record(by, {
         resource: 'projectasset',
         id: p.id,
@@ -195,7 +201,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
     }
     for (const { row, fields } of move.productions) {
       if (!fields.length) continue
-      for (const f of fields) db.$client.run(`UPDATE productions SET ${f} = ? WHERE id = ?`, [to, row.id])
+      setProductionDevices(db, row.id, fields, to)
       history.record(by, {
         resource: 'production',
         id: row.id,

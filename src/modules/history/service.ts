@@ -4,9 +4,9 @@
 import { type SQL, and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type HISTORY_ACTIONS, type HISTORY_VIA, history, mediaAssetShares } from '../../db/schema.ts'
-import { sameValue } from '../../http/edit.ts'
+import { sameValue } from '../../util/values.ts'
 import { isoTimestamp } from '../../util/time.ts'
-import type { Principal } from '../users/service.ts'
+import type { Principal } from '../users/principal.ts'
 
 export type Via = (typeof HISTORY_VIA)[number]
 export type Action = (typeof HISTORY_ACTIONS)[number]
@@ -30,7 +30,14 @@ export const PUBLIC_RESOURCES = [
 ] as const
 export const MEDIA_RESOURCES = ['audioasset', 'imageasset', 'videoasset'] as const
 /** Every resource history names (the filter's values). */
-export const RESOURCES = [...PUBLIC_RESOURCES, ...MEDIA_RESOURCES, 'projectasset', 'production', 'user', 'group'] as const
+export const RESOURCES = [
+  ...PUBLIC_RESOURCES,
+  ...MEDIA_RESOURCES,
+  'projectasset',
+  'production',
+  'user',
+  'group',
+] as const
 export type Resource = (typeof RESOURCES)[number]
 
 /**

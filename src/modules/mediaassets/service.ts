@@ -20,6 +20,7 @@ import { MAX_NAME, refuseTooManyKeywords } from '../assetimport/rules.ts'
 import { CONTENT_TYPE_IDS, type CustomMetadata } from '../custommetadata/service.ts'
 import { type Actor, type Hint, actorOf, historyOf, modifiedBy, system } from '../history/service.ts'
 import { productionForWrite } from '../productions/lookup.ts'
+import { projectToucher } from '../projectassets/bundles.ts'
 import { canReadAsset, mediaReadableBy, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { Relocation } from '../../watch/reconcile.ts'
@@ -84,6 +85,33 @@ const OWN_FIELDS = ['status_asset', 'technical', 'path_proxy', 'is_production', 
 /** Rows a scan reads at a time (underForScanPaged): about 10 ms of work. */
 const SCAN_PAGE = 2000
 
+/** The columns an import writes of a new asset (the rest keep their defaults). */
+const NEW_ASSET_COLUMNS = [
+  'kind',
+  'name',
+  'description',
+  'production',
+  'device',
+  'path_file',
+  'is_archive',
+  'is_production',
+  'approval',
+  'meta_field_store',
+  'archive_details',
+  'technical',
+  'status_asset',
+  'status_asset_description',
+  'path_proxy',
+  'date_crt',
+  'date_add',
+  'date_mod',
+  'date_del',
+  'file_dev',
+  'file_ino',
+  'file_stamp',
+] as const
+export type ImportedAsset = Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>
+
 export function createMediaAssets(db: Db, holds: HoldDurations, metadata: CustomMetadata, log?: Log) {
   const history = historyOf(db)
   const writeKeywords = keywordWriter(db)
@@ -127,9 +155,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const linkedOfKind = db.$client.query<{ asset_id: number }, [number, string]>(
     'SELECT l.asset_id FROM project_asset_links l JOIN media_assets m ON m.id = l.asset_id WHERE l.project_id = ? AND m.kind = ? ORDER BY l.asset_id',
   )
-  const touchProject = db.$client.query<unknown, [string, number]>(
-    'UPDATE project_assets SET date_mod = ? WHERE id = ?',
-  )
+  const touchProject = projectToucher(db)
   const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
   // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
   // and SQLite compiles a statement per call otherwise, ten times the work of running it).
@@ -169,6 +195,11 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     { kind: MediaKind; production: number; device: number; is_production: number },
     [number]
   >('SELECT kind, production, device, is_production FROM media_assets WHERE id = ?')
+  const insertImported = db
+    .insert(mediaAssets)
+    .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
+    .returning()
+    .prepare()
   const setStatusOf = db
     .update(mediaAssets)
     .set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` })
@@ -849,6 +880,18 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       return { changed: [...changed], conflicts: [...conflicts] }
     },
 
+    /**
+     * A new asset as an import makes it, in the caller's transaction: the whole row as stored
+     * (what history records of it, without reading it again). The import writes the history, the
+     * keywords (writeKeywords) and its log beside it.
+     */
+    insertImported: (row: ImportedAsset): MediaRow => insertImported.get(row)!,
+
+    /** An asset imported again: the import's fields over what it has (the caller writes the history). */
+    updateImported(id: number, set: Partial<typeof mediaAssets.$inferInsert>) {
+      db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
+    },
+
     /** The whole row (the import task's read), or undefined. */
     byId: (id: number): MediaRow | undefined => rowById.get({ id }),
 
@@ -1009,3 +1052,15 @@ export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =
   stat
     ? { file_dev: stat.dev, file_ino: stat.ino, file_stamp: stat.stamp }
     : { file_dev: null, file_ino: null, file_stamp: null }
+
+/**
+ * Media assets put on another device, in the caller's transaction: a device made around their
+ * folder takes them (?adopt=true), or gives them back when it goes. The devices service decides
+ * and writes the history; the row is written here, by the table's owner.
+ */
+export function moveToDevice(db: Db, ids: readonly number[], to: number, now = isoTimestamp()) {
+  const set = db.$client.prepare<unknown, [number, string, number]>(
+    'UPDATE media_assets SET device = ?, date_mod = ? WHERE id = ?',
+  )
+  for (const id of ids) set.run(to, now, id)
+}

@@ -40,3 +40,13 @@ export function ownOutputFolders(db: Db): string[] {
     .map((p) => p.proxy_root)
   return [...proxies, dataFolderOf(db)]
 }
+
+/** The device fields of a production that follow its folders onto another device (the devices service's handover). */
+export function setProductionDevices(
+  db: Db,
+  id: number,
+  fields: readonly ('audioasset_device' | 'imageasset_device' | 'videoasset_device' | 'upload_device')[],
+  to: number,
+) {
+  for (const f of fields) db.$client.run(`UPDATE productions SET ${f} = ? WHERE id = ?`, [to, id])
+}

@@ -28,7 +28,7 @@ import type { DeviceRow } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
 import { projectHolding } from '../projectassets/bundles.ts'
 import type { Principal, Users } from '../users/service.ts'
-import type { ProductionCreate, ProductionUpdate } from './index.ts'
+import type { ProductionCreate, ProductionUpdate } from './model.ts'
 
 const DEVICE_FIELDS = ['upload_device', 'audioasset_device', 'imageasset_device', 'videoasset_device'] as const
 /** The fields history records. */

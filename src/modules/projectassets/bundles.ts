@@ -188,3 +188,18 @@ export function taskProblem(
   // The task that places a folder is a copy's: the groups a device lets write count (territoryProblem).
   return territoryProblem(db, t.path, user, t.production, t.placing && 'copy')?.detail
 }
+
+/**
+ * Project assets put on another device, in the caller's transaction (a device made around their
+ * folders, or taken away: the devices service decides and writes the history).
+ */
+export function moveProjectsToDevice(db: Db, ids: readonly number[], to: number, now: string) {
+  const set = db.$client.prepare<unknown, [number, string, number]>(
+    'UPDATE project_assets SET device = ?, date_mod = ? WHERE id = ?',
+  )
+  for (const id of ids) set.run(to, now, id)
+}
+
+/** A project's date_mod set, in the caller's transaction: a media asset linked to it was deleted (its links went). */
+export const projectToucher = (db: Db) =>
+  db.$client.query<unknown, [string, number]>('UPDATE project_assets SET date_mod = ? WHERE id = ?')

@@ -650,3 +650,33 @@ export function createProjectAssets(
 }
 
 export type ProjectAssets = ReturnType<typeof createProjectAssets>
+
+/**
+ * The project assets on a device, as the watcher's scan judges them (docs/watcher.md): a project
+ * whose bundle folder vanished goes offline, one whose folder is back comes online, one being
+ * deleted is left alone.
+ */
+export function projectsOnDevice(db: Db, device: number) {
+  return db
+    .select({
+      id: projectAssets.id,
+      bundle_root: projectAssets.bundle_root,
+      is_production: projectAssets.is_production,
+      is_archive: projectAssets.is_archive,
+      deleting: projectAssets.deleting,
+    })
+    .from(projectAssets)
+    .where(eq(projectAssets.device, device))
+    .all()
+}
+
+/**
+ * Online or offline without history: the scan's write when it is built without this service (tests
+ * of the scan alone). The service's setOnline is the same write, with history.
+ */
+export function setOnlineUnrecorded(db: Db, ids: number[], online: boolean) {
+  db.update(projectAssets)
+    .set({ is_production: online, date_mod: isoTimestamp() })
+    .where(inArray(projectAssets.id, ids))
+    .run()
+}

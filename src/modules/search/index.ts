@@ -18,6 +18,12 @@ export const SearchHit = t.Object({
   production: Type.Integer({ description: 'The production the record belongs to' }),
   path: t.String({ description: "A media asset's path_file, a project's bundle_root" }),
   is_production: t.Boolean({ description: 'True while the essence is on online storage' }),
+  status_asset: t.Optional(
+    Type.Integer({
+      description:
+        "Only with ?status=true: the record's status_asset, 0 NEW (an import or copy at work), 6 done, -1 ERROR (its import or copy failed)",
+    }),
+  ),
   score: t.Number({
     description:
       'How well it matches (bm25; higher is better): a word in the name weighs most, then keywords, file and folder names, the description, custom metadata',
@@ -39,6 +45,9 @@ const SearchQuery = t.Object({
   is_production: flagFilter('Only records online (true, 1) or not online (false, 0)'),
   device: idFilter("Only records on this device (a media asset's file, a project's folder)"),
   status_approval: t.Optional(oneOf(['0', '1'], { description: 'Only approved (1) or pending (0) records' })),
+  status: flagFilter(
+    "Each hit also carries its record's status_asset (true, 1), so that a result list can mark a failed import",
+  ),
 })
 type Query = typeof SearchQuery.static
 
@@ -69,6 +78,7 @@ function filtersOf(query: Query): SearchFilters | null {
       query.is_production === undefined ? undefined : query.is_production === 'true' || query.is_production === '1',
     device: query.device === undefined ? undefined : Number(query.device),
     approval: query.status_approval === undefined ? undefined : Number(query.status_approval),
+    status: query.status === 'true' || query.status === '1',
   }
 }
 

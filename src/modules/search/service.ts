@@ -58,6 +58,8 @@ export type Hit = {
   production: number
   path: string
   is_production: boolean
+  /** Only when asked for (SearchFilters.status): the hit's shape stays as it was for clients that compare it. */
+  status_asset?: number
   score: number
 }
 
@@ -72,9 +74,19 @@ export type SearchFilters = {
   device?: number
   /** 1 approved, 0 pending: a condition on the hit's record. */
   approval?: number
+  /** Each hit carries its record's status_asset (a result list marks failed imports). */
+  status?: boolean
 }
 
-type Raw = { r: number; b: number; name: string; production: number; path: string; is_production: number }
+type Raw = {
+  r: number
+  b: number
+  name: string
+  production: number
+  path: string
+  is_production: number
+  status_asset: number
+}
 type Params = (string | number)[]
 /**
  * An FTS5 query, the type codes a hit's rowid must have (undefined: any), and a condition on the
@@ -93,7 +105,8 @@ export const BY_RECORD_UP_TO = 20_000
 const joins = (col: string) => `LEFT JOIN media_assets m ON ${col} % 4 < 3 AND m.id = ${col} / 4
     LEFT JOIN project_assets p ON ${col} % 4 = 3 AND p.id = ${col} / 4`
 const FIELDS = `coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
-    coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production`
+    coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production,
+    coalesce(m.status_asset, p.status_asset) AS status_asset`
 /** The condition on the type of a hit, from its id (`col`). */
 const ofTypes = (q: Query, col: string) => (q.codes ? ` AND ${col} % 4 IN (${q.codes.join(', ')})` : '')
 
@@ -240,13 +253,14 @@ export function createSearch(db: Db) {
       ).iterate(q.match, limit, offset),
     )
 
-  const toHit = (row: Raw): Hit => ({
+  const toHit = (row: Raw, status?: boolean): Hit => ({
     type: TYPE_OF[row.r % 4]!,
     id: Math.floor(row.r / 4),
     name: row.name,
     production: row.production,
     path: row.path,
     is_production: row.is_production === 1,
+    ...(status ? { status_asset: row.status_asset } : {}),
     // bm25 is better the more negative; the score is its opposite, rounded: higher is better.
     score: Math.round(-row.b * 1000) / 1000 || 0,
   })
@@ -272,7 +286,7 @@ export function createSearch(db: Db) {
       return {
         count,
         hits: (function* () {
-          for (const row of rows) yield toHit(row)
+          for (const row of rows) yield toHit(row, f.status)
         })(),
       }
     }
@@ -283,12 +297,13 @@ export function createSearch(db: Db) {
       let left = n
       if (offset < first) {
         for (const row of newest(inName, TIER_SCORE.name, n, offset)) {
-          yield toHit(row)
+          yield toHit(row, f.status)
           left -= 1
         }
         if (left === 0) return
       }
-      for (const row of newest(elsewhere, TIER_SCORE.elsewhere, left, Math.max(0, offset - first))) yield toHit(row)
+      for (const row of newest(elsewhere, TIER_SCORE.elsewhere, left, Math.max(0, offset - first)))
+        yield toHit(row, f.status)
     }
     return { count, hits: tiers() }
   }

@@ -5,7 +5,7 @@
 // name alone: a name's guesser then slows their own attempts, never the user's from elsewhere.
 // No HTTP types here: the header is read, and the address found, in http/auth.ts.
 import { createHash, randomBytes } from 'node:crypto'
-import type { Principal } from './service.ts'
+import type { Principal } from './principal.ts'
 
 /** How long a verified (user, password) is taken without Argon2 again. */
 export const REMEMBER_MS = 5 * 60_000

@@ -16,20 +16,10 @@ import {
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
 import { hiddenPassword, historyOf, system } from '../history/service.ts'
+import type { Principal } from './principal.ts'
 import { createSessions } from './sessions.ts'
 
-export type Principal = {
-  id: number
-  username: string
-  is_superuser: boolean
-  /** The user's own codenames and those of every group they are in. */
-  perms: ReadonlySet<string>
-  /** The names of the groups the user is in (a device's write_permission_groups names them). */
-  groups: ReadonlySet<string>
-  /** Productions the user may read (write implies read); ignored for superusers. */
-  readable: ReadonlySet<number>
-  writable: ReadonlySet<number>
-}
+export type { Principal }
 
 export class UserError extends Error {}
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { afterCommit, committed } from '../../db/aftercommit.ts'
 import type { Db } from '../../db/client.ts'
 import { isoTimestamp } from '../../util/time.ts'
-import type { Principal } from './service.ts'
+import type { Principal } from './principal.ts'
 
 /** A session unused this long has ended (sliding: every use moves it on). */
 export const IDLE_MS = 12 * 3_600_000

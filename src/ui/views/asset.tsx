@@ -1,19 +1,23 @@
-// One media asset, at /assets/{video|audio|image}/{id}: a preview of its proxy, every field of the
-// record, its technical details, custom metadata, keywords, linked projects, import logs and
-// history. A user who may change it (write access to its production and browser.change_<kind>asset,
-// or a superuser: what the server checks too) edits name, description, approval, dates and custom
-// metadata in place (PATCH: only what changed; each error of the answer shown at its field); one
-// who may delete it does so after confirming in a dialog (DELETE), and is taken back to the catalogue.
+// One media asset, at /assets/{video|audio|image}/{id}: a preview of its proxy (or, in its place,
+// why the asset is offline: its device's folder missing, or its file), every field of the record,
+// its technical details under labels an editor reads (technical.ts), custom metadata, keywords,
+// linked projects, import logs and history; a failed import said at the top. A user who may
+// change it (write access to its production and browser.change_<kind>asset, or a superuser: what
+// the server checks too) edits name, description, approval, dates and custom metadata in place
+// (PATCH: only what changed; each error of the answer shown at its field); one who may delete it
+// does so after confirming in a dialog (DELETE), and is taken back to the catalogue.
 import { type Signal, useSignal } from '@preact/signals'
 import { Fragment, type JSX } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
-import { ApiError, del, patch } from '../api.ts'
+import { ApiError, del, get, patch } from '../api.ts'
 import { useGet } from '../data.ts'
-import { useLive } from '../live.ts'
-import type { ViewProps } from '../main.tsx'
+import { assetState, formatDate } from '../format.ts'
+import { resets, useLive } from '../live.ts'
+import type { ViewProps } from '../router.ts'
 import { navigate } from '../router.ts'
 import { user } from '../session.ts'
-import { Status, View } from '../shell.tsx'
+import { Status, View, When } from '../shell.tsx'
+import { technicalRows } from '../technical.ts'
 import type { Kind } from './assetwindow.ts'
 import './asset.css'
 
@@ -40,7 +44,9 @@ type Asset = {
   modified_by: string | null
 }
 type Production = { id: number; name: string }
-type Device = { id: number; name: string; display_name: string }
+type Device = { id: number; name: string; display_name: string; path: string }
+/** What GET /api/devices/{id}/status/ says of a device that matters here: its folder there or not, and why. */
+type DeviceStatus = { device: number; online: boolean; reason?: string }
 type MetaField = { id: number; key: string; value: string; order: number; validation_rule: string }
 type ImportLog = { id: number; asset_path: string; status: string; error: string; warning: Record<string, string> }
 type HistoryRow = {
@@ -54,22 +60,57 @@ type HistoryRow = {
 type Project = { id: number; name: string; bundle_root: string }
 
 const TYPES = new Set(['video', 'audio', 'image'])
-const STATUS: Record<number, string> = { 0: 'being imported', 6: 'done', [-1]: 'failed' }
+const STATUS: Record<number, string> = { 0: 'Under way', 6: 'Done', [-1]: 'Failed' }
 const HISTORY_PAGE = 50
 
-/** A timestamp of the API (UTC) as people read it: `2026-11-21 09:30:00 UTC`. */
-export function when(value: string | null | undefined): string {
-  if (!value) return '—'
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(value)
-  return m ? `${m[1]} ${m[2]} UTC` : value
-}
-
-/** A value of a record (custom metadata, technical details, a change) as text. */
+/** A value of a record (custom metadata, a change) as text. */
 function shown(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—'
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return JSON.stringify(value)
+}
+
+/** A changed value of `field` as text: the dates (date_add, date_crt, ...) as every date is shown. */
+const changed = (field: string, value: unknown) =>
+  field.startsWith('date_') && typeof value === 'string' ? formatDate(value) : shown(value)
+
+/** The device whose folder holds `path`: the one with the longest path it lies in. */
+function deviceOf(path: string, devices: readonly Device[]): Device | undefined {
+  const slashed = (p: string) => p.replaceAll('\\', '/')
+  const file = slashed(path)
+  let best: Device | undefined
+  for (const d of devices) {
+    const root = slashed(d.path).replace(/\/?$/, '/')
+    if (file.startsWith(root) && (!best || root.length > slashed(best.path).replace(/\/?$/, '/').length)) best = d
+  }
+  return best
+}
+
+const deviceName = (device: Device | undefined, id: number) =>
+  device ? device.display_name || device.name : `Device ${id}`
+
+/**
+ * The status of device `id` (undefined: not asked yet, or no answer yet; `failed`: the request
+ * failed, and the page then plays the proxy as if the folder were there). Asked again when
+ * `round` changes (the record changed: a scan may have marked the file offline or back) and after
+ * the live stream may have missed events.
+ */
+function useDeviceStatus(id: number | undefined, round: unknown) {
+  const answer = useSignal<{ status?: DeviceStatus; failed: boolean } | undefined>(undefined)
+  const reset = resets.value
+  useEffect(() => {
+    if (id === undefined) return
+    const abort = new AbortController()
+    get<DeviceStatus>(`/api/devices/${id}/status/`, undefined, abort.signal).then(
+      (a) => (answer.value = { status: a.data, failed: false }),
+      () => {
+        if (!abort.signal.aborted) answer.value = { failed: true }
+      },
+    )
+    return () => abort.abort()
+  }, [id, round, reset])
+  return answer.value
 }
 
 const title = (kind: string) => `${kind[0]!.toUpperCase()}${kind.slice(1)}`
@@ -107,6 +148,10 @@ export default function AssetView({ params }: ViewProps) {
   const canEdit = write && (me!.is_superuser || perms.includes(`browser.change_${kind}asset`))
   const canDelete = write && (me!.is_superuser || perms.includes(`browser.delete_${kind}asset`))
   const editButton = useRef<HTMLButtonElement>(null)
+  const devices = useGet<Device[]>('/api/devices/')
+  const deviceStatus = useDeviceStatus(record?.device, record?.date_mod)
+  /** The folder of the asset's device is not there: the file cannot be reached, whatever the record says. */
+  const folderMissing = deviceStatus?.status?.online === false
 
   const heading = record?.name || `${title(kind)} asset ${id}`
   return (
@@ -140,7 +185,14 @@ export default function AssetView({ params }: ViewProps) {
       )}
       {record && (
         <div class="asset-page">
-          <Preview kind={kind} record={record} />
+          {record.status_asset === -1 && <ImportFailed record={record} />}
+          <Preview
+            kind={kind}
+            record={record}
+            devices={devices.data.value}
+            devicesFailed={!!devices.error.value}
+            deviceStatus={deviceStatus}
+          />
           {editing.value ? (
             <EditAsset
               kind={kind}
@@ -157,9 +209,9 @@ export default function AssetView({ params }: ViewProps) {
               }}
             />
           ) : (
-            <Fields kind={kind} record={record} />
+            <Fields kind={kind} record={record} devices={devices.data.value} folderMissing={folderMissing} />
           )}
-          <Technical record={record} />
+          <Technical kind={kind} record={record} />
           {!editing.value && <Metadata kind={kind} record={record} />}
           <Keywords record={record} />
           <Projects record={record} />
@@ -176,24 +228,139 @@ export default function AssetView({ params }: ViewProps) {
   )
 }
 
-function Preview({ kind, record }: { kind: Kind; record: Asset }) {
-  if (!record.path_proxy) return null
-  const src = `/api/${kind}assets/${record.id}/proxy/`
-  const label = `Preview of ${record.name}`
+/** Said above everything when the asset's import failed: the newest failed import's error. */
+function ImportFailed({ record }: { record: Asset }) {
+  const logs = useGet<ImportLog[]>('/api/importlogs/', { asset_import_id: record.id, ordering: '-failed', limit: 1 })
+  const error = logs.data.value?.[0]?.error
+  return (
+    <p class="asset-notice asset-notice-failed" data-testid="asset-import-failed">
+      <strong>Import failed</strong>
+      {error ? `: ${error}${/[.!?]$/.test(error) ? '' : '.'}` : '.'} The record may lack what the import would have
+      added (technical details, a proxy); <a href="#asset-imports">its import logs</a> say more.
+    </p>
+  )
+}
+
+/**
+ * The proxy played, or in its place why it cannot be: the folder of the asset's device is not
+ * there (the device status says why), or the file is not where it was last seen. Nothing is shown
+ * until the device's status has answered, so that a missing folder never shows as a dead player.
+ */
+function Preview({
+  kind,
+  record,
+  devices,
+  devicesFailed,
+  deviceStatus,
+}: {
+  kind: Kind
+  record: Asset
+  devices: Device[] | undefined
+  devicesFailed: boolean
+  deviceStatus: ReturnType<typeof useDeviceStatus>
+}) {
+  if (!deviceStatus || (!devices && !devicesFailed)) return null
+  const device = devices?.find((d) => d.id === record.device)
+  const here = deviceStatus.status
+  const folderMissing = here?.online === false
+  // The proxy lies in its production's proxy_root, most often on the asset's device; when on
+  // another, that device's folder decides whether it plays.
+  const proxyDevice = record.path_proxy && devices ? deviceOf(record.path_proxy, devices) : undefined
+  const player = !record.path_proxy ? null : proxyDevice && proxyDevice.id !== record.device ? (
+    <ProxyElsewhere kind={kind} record={record} device={proxyDevice} />
+  ) : folderMissing ? null : (
+    <Player kind={kind} record={record} />
+  )
+  let notice = null
+  if (folderMissing)
+    notice = (
+      <p class="asset-notice asset-notice-offline" data-testid="asset-offline">
+        <strong>Offline</strong>: <FolderOf device={device} id={record.device} /> cannot be reached:{' '}
+        {here.reason ?? 'it is not there'}. The file cannot be played or used until the folder is back.
+      </p>
+    )
+  else if (!record.is_production)
+    notice = (
+      <p class="asset-notice asset-notice-offline" data-testid="asset-offline">
+        <strong>Offline</strong>: the file is missing from <span class="path">{record.path_file}</span> (moved, renamed
+        or deleted outside Reelhouse?).{player && ' The preview below is its proxy.'}
+      </p>
+    )
+  if (!notice && !player) return null
   return (
     <section class="asset-preview" aria-label="Preview">
-      {kind === 'video' && <video controls preload="metadata" src={src} aria-label={label} />}
-      {kind === 'audio' && <audio controls preload="metadata" src={src} aria-label={label} />}
-      {kind === 'image' && <img src={src} alt={label} />}
+      {notice}
+      {player}
     </section>
   )
 }
 
-function Fields({ kind, record }: { kind: Kind; record: Asset }) {
+/** "the folder of device “Name” (/its/path/)". */
+function FolderOf({ device, id }: { device: Device | undefined; id: number }) {
+  return (
+    <>
+      the folder of device “{deviceName(device, id)}”
+      {device && (
+        <>
+          {' '}
+          (<span class="path">{device.path}</span>)
+        </>
+      )}
+    </>
+  )
+}
+
+/** The proxy on a device other than the asset's: played while that device's folder is there. */
+function ProxyElsewhere({ kind, record, device }: { kind: Kind; record: Asset; device: Device }) {
+  const status = useGet<DeviceStatus>(`/api/devices/${device.id}/status/`)
+  const there = status.data.value
+  if (!there && !status.error.value) return null
+  if (there && !there.online)
+    return (
+      <p class="asset-notice asset-notice-offline" data-testid="asset-proxy-offline">
+        The preview cannot be played: <FolderOf device={device} id={device.id} />, which holds the proxy, cannot be
+        reached: {there.reason ?? 'it is not there'}.
+      </p>
+    )
+  return <Player kind={kind} record={record} />
+}
+
+/** The proxy in a <video>, <audio> or <img>; a proxy that cannot be loaded says so instead of a dead element. */
+function Player({ kind, record }: { kind: Kind; record: Asset }) {
+  const broken = useSignal(false)
+  const src = `/api/${kind}assets/${record.id}/proxy/`
+  const label = `Preview of ${record.name}`
+  if (broken.value)
+    return (
+      <p class="asset-notice asset-notice-offline" data-testid="asset-proxy-broken">
+        The preview could not be loaded: its proxy file is missing or cannot be read.
+      </p>
+    )
+  const onError = () => (broken.value = true)
+  return (
+    <>
+      {kind === 'video' && <video controls preload="metadata" src={src} aria-label={label} onError={onError} />}
+      {kind === 'audio' && <audio controls preload="metadata" src={src} aria-label={label} onError={onError} />}
+      {kind === 'image' && <img src={src} alt={label} onError={onError} />}
+    </>
+  )
+}
+
+function Fields({
+  kind,
+  record,
+  devices,
+  folderMissing,
+}: {
+  kind: Kind
+  record: Asset
+  devices: Device[] | undefined
+  folderMissing: boolean
+}) {
   const productions = useGet<Production[]>('/api/productions/')
-  const devices = useGet<Device[]>('/api/devices/')
   const production = productions.data.value?.find((p) => p.id === record.production)
-  const device = devices.data.value?.find((d) => d.id === record.device)
+  const device = devices?.find((d) => d.id === record.device)
+  const state = assetState(record.status_asset, record.is_production)
   return (
     <section class="asset-section" aria-labelledby="asset-fields">
       <h2 id="asset-fields">Record</h2>
@@ -214,31 +381,45 @@ function Fields({ kind, record }: { kind: Kind; record: Asset }) {
         <dd class="path">{record.path_file}</dd>
         <dt>Device</dt>
         <dd>
-          <a href={`/assets?device=${record.device}`}>
-            {device ? device.display_name || device.name : `Device ${record.device}`}
-          </a>
+          <a href={`/assets?device=${record.device}`}>{deviceName(device, record.device)}</a>
         </dd>
         <dt>Storage</dt>
-        <dd class={record.is_production ? 'asset-online' : 'asset-offline'}>
-          {record.is_production ? 'Online' : 'Offline (the file is not where it was last seen)'}
+        <dd
+          class={record.is_production && !folderMissing ? 'asset-online' : 'asset-offline'}
+          data-testid="asset-storage"
+        >
+          {folderMissing
+            ? "Offline (its device's folder cannot be reached)"
+            : record.is_production
+              ? 'Online'
+              : 'Offline (the file is not where it was last seen)'}
+          {state.tone === 'failed' && <span class="asset-failed">, import failed</span>}
         </dd>
         <dt>Approval</dt>
         <dd>{record.status_approval === 1 ? 'Approved' : 'Pending'}</dd>
         <dt>Import</dt>
-        <dd>{STATUS[record.status_asset] ?? String(record.status_asset)}</dd>
+        <dd class={`asset-${state.tone}`} data-testid="asset-import">
+          {STATUS[record.status_asset] ?? String(record.status_asset)}
+        </dd>
         <dt>Archived</dt>
         <dd>{record.is_archive ? 'Yes' : 'No'}</dd>
         <dt>Created</dt>
-        <dd>{when(record.date_crt)}</dd>
+        <dd>
+          <When value={record.date_crt} />
+        </dd>
         <dt>Added</dt>
-        <dd>{when(record.date_add)}</dd>
+        <dd>
+          <When value={record.date_add} />
+        </dd>
         <dt>Changed</dt>
         <dd>
-          {when(record.date_mod)}
+          <When value={record.date_mod} />
           {record.modified_by ? ` by ${record.modified_by}` : ''}
         </dd>
         <dt>Due for deletion</dt>
-        <dd>{when(record.date_del)}</dd>
+        <dd>
+          <When value={record.date_del} />
+        </dd>
         <dt>Proxy</dt>
         <dd class="path">{record.path_proxy || 'none'}</dd>
         <dt>Id</dt>
@@ -248,31 +429,29 @@ function Fields({ kind, record }: { kind: Kind; record: Asset }) {
   )
 }
 
-function Technical({ record }: { record: Asset }) {
-  const entries = Object.entries(record.technical ?? {})
+function Technical({ kind, record }: { kind: Kind; record: Asset }) {
+  const rows = technicalRows(record.technical ?? {}, kind)
   return (
     <section class="asset-section" aria-labelledby="asset-technical">
       <h2 id="asset-technical">Technical details</h2>
-      {entries.length === 0 ? (
+      {rows.length === 0 ? (
         <p class="muted">None probed or imported.</p>
       ) : (
-        <dl class="fields">
-          {entries.map(([key, value]) => (
-            <Fragment key={key}>
-              <dt>{key}</dt>
-              <dd>
-                {Array.isArray(value) && value.every((v) => v && typeof v === 'object') ? (
+        <dl class="fields asset-technical">
+          {rows.map((row) => (
+            <Fragment key={row.key}>
+              <dt title={row.key === 'resolution' ? 'width × height' : row.key}>{row.label}</dt>
+              <dd data-key={row.key}>
+                {row.items ? (
                   <ul class="asset-plain">
-                    {value.map((item, i) => (
-                      <li key={i}>
-                        {Object.entries(item as object)
-                          .map(([k, v]) => `${k} ${shown(v)}`)
-                          .join(', ')}
-                      </li>
+                    {row.items.map((item, i) => (
+                      <li key={i}>{item}</li>
                     ))}
                   </ul>
+                ) : row.date ? (
+                  <When value={row.date} />
                 ) : (
-                  shown(value)
+                  row.value
                 )}
               </dd>
             </Fragment>
@@ -428,7 +607,7 @@ function History({
               <p class="asset-history-head">
                 <strong>{row.action}</strong> by {row.user}{' '}
                 <span class="muted">
-                  ({row.via}) {when(row.date)}
+                  ({row.via}) <When value={row.date} />
                 </span>
               </p>
               <ul class="asset-changes">
@@ -438,10 +617,10 @@ function History({
                     <li key={field}>
                       <span class="asset-change-field">{field}</span>:{' '}
                       {row.action === 'create'
-                        ? shown(change.new)
+                        ? changed(field, change.new)
                         : row.action === 'delete'
-                          ? shown(change.old)
-                          : `${shown(change.old)} → ${shown(change.new)}`}
+                          ? changed(field, change.old)
+                          : `${changed(field, change.old)} → ${changed(field, change.new)}`}
                     </li>
                   ))}
               </ul>

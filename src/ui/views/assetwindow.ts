@@ -18,6 +18,8 @@ export type Row = {
   path: string
   production: number
   online: boolean
+  /** status_asset: -1 the import failed, 0 an import under way, 6 done; a search hit does not say. */
+  status?: number
   /** 1 approved, 0 pending; a search hit does not say. */
   approval?: number
 }
@@ -36,16 +38,30 @@ type ListRecord = {
   path_file: string
   production: number
   is_production: boolean
+  status_asset: number
   status_approval: number
 }
-type Hit = { type: string; id: number; name: string; path: string; production: number; is_production: boolean }
+/** A search hit; status_asset is read should the search answer it (today it does not). */
+type Hit = {
+  type: string
+  id: number
+  name: string
+  path: string
+  production: number
+  is_production: boolean
+  status_asset?: number
+}
 type Query = Record<string, string | number | undefined>
 
 /** One kind's list endpoint with `filters` (production, is_production, device, status_approval). */
 export function listSegment(kind: Kind, filters: Query): Segment {
   return {
     async fetch(offset, limit, signal) {
-      const answer = await get<ListRecord[]>(`/api/${kind}assets/`, { ...filters, limit, offset }, signal)
+      const answer = await get<ListRecord[]>(
+        `/api/${kind}assets/`,
+        { ...filters, status: 'true', limit, offset },
+        signal,
+      )
       const rows = answer.data.map(
         (r): Row => ({
           kind,
@@ -54,6 +70,7 @@ export function listSegment(kind: Kind, filters: Query): Segment {
           path: r.path_file,
           production: r.production,
           online: r.is_production,
+          status: r.status_asset,
           approval: r.status_approval,
         }),
       )
@@ -70,7 +87,11 @@ export function searchSegment(q: string, kinds: readonly Kind[], filters: Query)
   return {
     async fetch(offset, limit, signal) {
       const type = kinds.map((k) => `${k}asset`).join(',')
-      const answer = await get<Hit[]>('/api/search/', { q: searchText(q), type, ...filters, limit, offset }, signal)
+      const answer = await get<Hit[]>(
+        '/api/search/',
+        { q: searchText(q), type, ...filters, status: 'true', limit, offset },
+        signal,
+      )
       const rows = answer.data.map(
         (h): Row => ({
           kind: h.type.replace(/asset$/, '') as Kind,
@@ -79,6 +100,7 @@ export function searchSegment(q: string, kinds: readonly Kind[], filters: Query)
           path: h.path,
           production: h.production,
           online: h.is_production,
+          status: h.status_asset,
         }),
       )
       return { rows, total: answer.total ?? rows.length }

@@ -9,8 +9,9 @@
 import { useSignal } from '@preact/signals'
 import { useEffect, useMemo, useRef } from 'preact/hooks'
 import { useGet } from '../data.ts'
+import { assetState } from '../format.ts'
 import { resets, useLive } from '../live.ts'
-import type { ViewProps } from '../main.tsx'
+import type { ViewProps } from '../router.ts'
 import { navigate, query } from '../router.ts'
 import { Status, View } from '../shell.tsx'
 import { KINDS, type Kind, type Row, type Rows, createRows, listSegment, searchSegment } from './assetwindow.ts'
@@ -370,6 +371,7 @@ function AssetRow({
       </li>
     )
   }
+  const state = assetState(row.status, row.online)
   return (
     <li class="asset-row" style={place} aria-setsize={total} aria-posinset={index + 1}>
       <a class="asset-name" href={`/assets/${row.kind}/${row.id}`} data-index={index}>
@@ -380,7 +382,9 @@ function AssetRow({
       <span class="asset-path path" title={row.path}>
         {row.path}
       </span>
-      <span class={row.online ? 'asset-online' : 'asset-offline'}>{row.online ? 'online' : 'offline'}</span>
+      <span class={`asset-state asset-${state.tone}`} title={state.detail} data-testid="asset-state">
+        {state.label}
+      </span>
       <span class="asset-approval">
         {row.approval === undefined ? '' : row.approval === 1 ? 'approved' : 'pending'}
       </span>

@@ -11,11 +11,12 @@ import { type Signal, useSignal } from '@preact/signals'
 import { useEffect, useRef } from 'preact/hooks'
 import { ApiError, get, post } from '../api.ts'
 import { useGet } from '../data.ts'
+import { formatBytes } from '../format.ts'
 import { tasks as liveTasks, useLive } from '../live.ts'
-import type { ViewProps } from '../main.tsx'
-import { type Task, TaskProgress, formatBytes } from '../progress.tsx'
+import type { ViewProps } from '../router.ts'
+import { type Task, TaskProgress } from '../progress.tsx'
 import { user } from '../session.ts'
-import { Status, View } from '../shell.tsx'
+import { Status, View, When } from '../shell.tsx'
 import './devices.css'
 
 type Device = { id: number; name: string; display_name: string; path: string }
@@ -51,9 +52,6 @@ const mayRescan = () => {
   const u = user.value
   return !!u && (u.is_superuser || (Array.isArray(u.perms) && (u.perms as string[]).includes(RESCAN_PERM)))
 }
-
-/** The API's timestamps carry microseconds; Date reads milliseconds. */
-const formatDate = (iso: string) => new Date(iso.replace(/(\.\d{3})\d+/, '$1')).toLocaleString()
 
 /** A scan as a task (the shape TaskProgress shows). */
 const scanTask = (scan: Scan, device: number): Task => ({
@@ -224,7 +222,7 @@ function LastScan({ scan }: { scan: Scan | null }) {
   const counts = Object.entries(scan.counts).filter(([key, n]) => n > 0 && key in COUNT_NAMES)
   return (
     <span data-task={scan.task}>
-      <span class={`state state-${scan.state}`}>{scan.state}</span> <time dateTime={when}>{formatDate(when)}</time>
+      <span class={`state state-${scan.state}`}>{scan.state}</span> <When value={when} />
       {scan.state === 'failed' && scan.error && <span class="error">: {scan.error}</span>}
       {counts.length > 0 && (
         <span class="muted">

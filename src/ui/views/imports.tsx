@@ -6,7 +6,7 @@
 import { useEffect, useRef } from 'preact/hooks'
 import { useGet } from '../data.ts'
 import { useLive } from '../live.ts'
-import type { ViewProps } from '../main.tsx'
+import type { ViewProps } from '../router.ts'
 import { navigate, query } from '../router.ts'
 import { Status, View } from '../shell.tsx'
 import './imports.css'

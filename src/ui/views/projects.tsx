@@ -9,12 +9,13 @@ import { type Signal, useSignal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
 import { ApiError, api, post } from '../api.ts'
 import { useGet } from '../data.ts'
+import { formatBytes } from '../format.ts'
 import { tasks as liveTasks, useLive } from '../live.ts'
-import type { ViewProps } from '../main.tsx'
-import { type Task, TaskProgress, formatBytes, newer } from '../progress.tsx'
+import type { ViewProps } from '../router.ts'
+import { type Task, TaskProgress, newer } from '../progress.tsx'
 import { navigate, query } from '../router.ts'
 import { user } from '../session.ts'
-import { Status, View } from '../shell.tsx'
+import { Status, View, When } from '../shell.tsx'
 import { searchText } from './assetwindow.ts'
 import './projects.css'
 
@@ -436,7 +437,9 @@ function ProjectRecord({
             <dt>Files</dt>
             <dd>{filesOf(record)}</dd>
             <dt>Added</dt>
-            <dd>{new Date(record.date_add).toLocaleString()}</dd>
+            <dd>
+              <When value={record.date_add} />
+            </dd>
             {record.description && (
               <>
                 <dt>Description</dt>

@@ -4,7 +4,7 @@ import { useSignal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
 import { ApiError } from '../api.ts'
 import { signIn } from '../session.ts'
-import type { ViewProps } from '../main.tsx'
+import type { ViewProps } from '../router.ts'
 
 export default function SignIn(_: ViewProps) {
   const busy = useSignal(false)

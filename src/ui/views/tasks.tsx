@@ -3,16 +3,17 @@
 // events (live.ts): a task moves between the sections as its state does, a new one appears, one
 // that ends stays in view as done or failed with its error (those done since the page loaded).
 // Each shows its bar, what is done of what, the throughput and the time left (progress.tsx, from
-// successive events), and a cancel button where the API allows one (not for deletes; scans only
-// for superusers).
+// successive events), when it ended, started or was queued (as far as the page knows: the events
+// carry no dates), and a cancel button where the API allows one (not for deletes; scans only for
+// superusers).
 import { useSignal } from '@preact/signals'
 import { ApiError, post } from '../api.ts'
 import { useGet } from '../data.ts'
 import { tasks as liveTasks } from '../live.ts'
-import type { ViewProps } from '../main.tsx'
+import type { ViewProps } from '../router.ts'
 import { type Task, TaskProgress, newer } from '../progress.tsx'
 import { user } from '../session.ts'
-import { Status, View } from '../shell.tsx'
+import { Status, View, When } from '../shell.tsx'
 import './tasks.css'
 
 const LISTED = 100
@@ -128,6 +129,24 @@ function Target({ target }: { target: Task['target'] }) {
   )
 }
 
+/**
+ * When the task last moved, as far as the page knows: ended, else started, else queued. A task
+ * seen only in the live stream has no date (its events carry none), and shows none.
+ */
+function TaskWhen({ task }: { task: Task }) {
+  const [verb, value] = task.date_end
+    ? ['ended', task.date_end]
+    : task.date_start
+      ? ['started', task.date_start]
+      : ['queued', task.date_add]
+  if (!value) return null
+  return (
+    <span class="muted task-when">
+      {verb} <When value={value} />
+    </span>
+  )
+}
+
 /** Whether the page offers to cancel: the API refuses deletes; scans are superusers'; others need write access somewhere. */
 function mayCancel(task: Task): boolean {
   const who = user.value
@@ -159,6 +178,7 @@ function TaskItem({ task }: { task: Task }) {
           <strong>{KIND_NAMES[task.kind] ?? task.kind}</strong> <span class="muted">#{task.id}</span> ·{' '}
           <Target target={task.target} />
         </span>
+        <TaskWhen task={task} />
         {mayCancel(task) && (
           <button type="button" aria-label={`Cancel ${name}`} disabled={busy.value} onClick={() => void cancel()}>
             {busy.value ? 'Cancelling…' : 'Cancel'}

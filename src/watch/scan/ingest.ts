@@ -1,0 +1,304 @@
+// Phase 6, ingest: new files in a watch folder are imported once they stopped growing
+// (docs/watcher.md), through the same register() as POST /api/asset/import/, by the service itself
+// (SYSTEM). Never a file that is an asset's proxy, nor while a start scan that may find it to be a
+// moved asset is due; a file with the content of an asset still in place on another device is held.
+// Then the files no asset has are remembered, names not UTF-8 get a failed ImportLog, and files not
+// decided are said. Hands on (Ingested) the counts for the report.
+import type { Db } from '../../db/client.ts'
+import { committed } from '../../db/aftercommit.ts'
+import { productions } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
+import { AlreadyCatalogued } from '../../modules/assetimport/service.ts'
+import { IMPORT_STATUS } from '../../modules/importlogs/service.ts'
+import { SYSTEM } from '../../modules/users/service.ts'
+import { baseName } from '../../storage/paths.ts'
+import { openForWriting } from '../../storage/writers.ts'
+import { kindOf } from '../ingest.ts'
+import type { DiskEntry, IngestCandidate } from '../reconcile.ts'
+import type { Applied } from './apply.ts'
+import type { Decided } from './decide.ts'
+import type { Gathered } from './gather.ts'
+import { movesUpload } from './owner.ts'
+import { type ScanRun, look, readFingerprints } from './run.ts'
+import type { Verified } from './verify.ts'
+import type { Walked } from './walk.ts'
+
+/** How often a held file (an asset's content, its original still in place) is looked at again. */
+const HELD_LOOK_MS = 30_000
+
+export type Ingested = {
+  imported: number
+  /** Files not imported yet: still settling, imports not open yet, or held open by a writer. */
+  waiting: string[]
+  /** Files held: the content of an asset whose file is still in place on another device. */
+  held: { path: string; asset: number }[]
+}
+
+type Run = ScanRun & Walked & Gathered & Decided & Verified & Applied
+
+export async function ingest(run: Run): Promise<Ingested> {
+  const { deps, device, outcome } = run
+  const waiting: string[] = []
+  let settled = await settledFiles(run, waiting)
+  const held = await holdMoves(run, settled)
+  const heldPaths = new Set(held.map((h) => h.path))
+  if (held.length) settled = settled.filter((f) => !heldPaths.has(f.path))
+  if (held.length)
+    deps.later(
+      device.id,
+      held.map((h) => h.path),
+      HELD_LOOK_MS,
+    )
+  const { imported, ingested } = await importSettled(run, settled, waiting)
+  deps.recent.remember(
+    outcome.strangers.filter((e) => !ingested.has(e.path)),
+    run.now,
+  )
+  logUndecodable(run)
+  for (const a of outcome.ambiguous)
+    deps.log.warn('a file was not relinked: nothing was guessed', {
+      path: a.path,
+      assets: a.assets.join(','),
+      reason: a.reason,
+    })
+  if (waiting.length) deps.later(device.id, waiting, deps.settleMs)
+  return { imported, waiting, held }
+}
+
+/** The new files that stopped growing (settled) and may be imported now; the others go to `waiting`. */
+async function settledFiles(run: Run, waiting: string[]): Promise<IngestCandidate[]> {
+  const { deps, outcome, slice } = run
+  const { media } = deps
+  // Which of them are some asset's proxy: a thousand paths a query, with turns between.
+  const proxies = new Set<string>()
+  for (let i = 0; i < outcome.ingest.length; i += 1000) {
+    for (const p of media.proxiesAmong(outcome.ingest.slice(i, i + 1000).map((f) => f.path))) proxies.add(p)
+    await run.breathe()
+  }
+  const open = deps.importsOpen?.() ?? true
+  // A drop of 20,000 files is 20,000 lookups and then 20,000 imports written one by one: done in
+  // slices (see the run's `slice`), so that requests are answered meanwhile.
+  const settled: IngestCandidate[] = []
+  for (const file of outcome.ingest) {
+    if (slice.due()) await slice.tick()
+    // Our own, or catalogued meanwhile (any kind, online or not): never twice. (The scan's light
+    // rows at the path, not whole records: this is asked once per file of a drop.)
+    if (proxies.has(file.path) || media.atPathForScan(file.path).length > 0) continue
+    // A file whose asset a user deleted (at this path, or moved here since): not imported again.
+    if (media.dismissed(file.path, file)) continue
+    if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, run.now) === 'settled' && open)
+      settled.push(file)
+    else waiting.push(file.path)
+  }
+  return settled
+}
+
+/**
+ * A settled file with the content of an asset whose file is still in place on another device is
+ * most likely that asset being moved across file systems (`mv` copies everything before it
+ * deletes anything): it is held, not imported, and becomes the asset when the original goes (a
+ * vanishing asset looks at the files seen lately). A copy on the same device is a copy.
+ */
+async function holdMoves(run: Run, settled: readonly IngestCandidate[]) {
+  const { deps, slice } = run
+  const { media } = deps
+  const held: { path: string; asset: number }[] = []
+  const candidates: IngestCandidate[] = []
+  // Asked once per size in a scan: a drop's clips often share a few sizes, and one look reads
+  // every entry of the size without a fingerprint (they sort first in the size index) before it
+  // finds one with: 51 ms for one look during a drop of 20,000 files.
+  const sizesKnown = new Map<number, boolean>()
+  for (const f of settled) {
+    if (slice.due()) await slice.tick()
+    let known = sizesKnown.get(f.size)
+    if (known === undefined) sizesKnown.set(f.size, (known = media.sizeKnown(f.size)))
+    if (known) candidates.push(f)
+  }
+  if (!candidates.length) return held
+  const entries = candidates.map(
+    (f): DiskEntry => ({
+      path: f.path,
+      device: f.device,
+      kind: 'file',
+      dev: f.dev,
+      ino: f.ino,
+      stamp: 0,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+    }),
+  )
+  const hashes = await readFingerprints(run, entries)
+  for (const e of entries) {
+    if (slice.due()) await slice.tick()
+    const hash = hashes.get(e)
+    if (!hash) continue
+    for (const twin of media.byContent(e.size, hash)) {
+      if (!twin.is_production) continue
+      const s = look(twin.path_file)
+      const present = s?.isFile() === true && s.dev === twin.file_dev && s.ino === twin.file_ino
+      // In place on this device: a copy. In place elsewhere: a move under way. Gone: that asset
+      // moved here; the scan of its path (asked for now) takes it offline and relinks it to this file.
+      // (By file system, not device id: two devices may share one, and one may span several.)
+      if (present && twin.file_dev === e.dev) continue
+      if (!present) deps.later(twin.device, [twin.path_file], 0)
+      held.push({ path: e.path, asset: twin.id })
+      break
+    }
+  }
+  return held
+}
+
+/** What an import of the scan needs besides the file. */
+type ImportContext = {
+  /** Files a writer still holds open: waiting, not imported. */
+  writing: ReadonlySet<string>
+  uploads: Map<
+    number,
+    { id: number; name: string; storage_root: string; upload_root: string | null; move_uploads: boolean }
+  >
+  waiting: string[]
+}
+
+/**
+ * One transaction per slice, not one per file (group commit): each import's writes are a
+ * savepoint inside it (register's own transaction nests), so a refusal still undoes only its
+ * file. Committed one by one, every import wrote the same hot pages again (the newest rows,
+ * the task queue's and history's index leaves): 56 WAL pages an import, and a commit each
+ * (docs/benchmarks.md, stall). The transaction never spans a wait: the slice ends before the
+ * next turn, and the cancel check is made between slices, outside it.
+ */
+async function importSettled(run: Run, settled: readonly IngestCandidate[], waiting: string[]) {
+  const { db, deps, device, slice } = run
+  const ingested = new Set<string>()
+  let imported = 0
+  const ctx: ImportContext = {
+    // A writer that paused for longer than the settle time still holds the file open (Linux tells).
+    writing: openForWriting(new Set(settled.map((f) => f.path))),
+    uploads: uploadsOf(db),
+    waiting,
+  }
+  const importSlice = committed(db.$client, (from: number) => {
+    const done: string[] = []
+    let i = from
+    for (; i < settled.length && (i === from || !slice.spent()); i++) {
+      const path = importOne(run, ctx, settled[i]!)
+      if (path) done.push(path)
+    }
+    return { next: i, done }
+  })
+  for (let i = 0; i < settled.length; ) {
+    if (slice.due()) await slice.tick()
+    let outcome: { next: number; done: string[] }
+    try {
+      outcome = importSlice.immediate(i)
+    } catch (error) {
+      // The catalogue refused a write (disk full, I/O): the slice was rolled back whole. Its files
+      // and those not tried yet are looked at again later (the scan itself fails with the error).
+      deps.later(
+        device.id,
+        settled.slice(i).map((f) => f.path),
+        deps.settleMs,
+      )
+      throw error
+    }
+    const { next, done } = outcome
+    for (const path of done) ingested.add(path)
+    imported += done.length
+    i = next
+  }
+  return { imported, ingested }
+}
+
+/** The productions new files go to, by id. */
+function uploadsOf(db: Db): ImportContext['uploads'] {
+  return new Map(
+    db
+      .select({
+        id: productions.id,
+        name: productions.name,
+        storage_root: productions.storage_root,
+        upload_root: productions.upload_root,
+        move_uploads: productions.move_uploads,
+      })
+      .from(productions)
+      .all()
+      .map((p) => [p.id, p]),
+  )
+}
+
+/** Imports `file` (a savepoint of the slice's transaction); its path when it became an asset. */
+function importOne(run: Run, ctx: ImportContext, file: IngestCandidate): string | undefined {
+  const { deps } = run
+  if (ctx.writing.has(file.path)) {
+    ctx.waiting.push(file.path)
+    return
+  }
+  deps.settle.forget(file.path)
+  const production = ctx.uploads.get(file.production)
+  if (production === undefined) return
+  const request = {
+    type: file.kind,
+    production: production.name,
+    rewrap_proxy: false,
+    move_asset: movesUpload(production, file.path),
+    asset: {
+      asset_meta: {
+        name: baseName(file.path).replace(/\.[^.]+$/, ''),
+        path_file: file.path,
+        is_archive: false,
+        is_production: true,
+        approval: 0 as const,
+        meta_field_store: {},
+      },
+      technical_details: {},
+      archive_details: {},
+      keywords: {},
+    },
+  }
+  try {
+    // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
+    deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: run.device.name, path_file: file.path }), {
+      newOnly: true,
+    })
+    return file.path
+  } catch (error) {
+    if (error instanceof AlreadyCatalogued) return
+    // A refusal (the file went away: 406) is logged; a later scan tries again if it is back.
+    if (!(error instanceof AppError)) throw error
+    deps.log.warn('watch folder file not imported', { path: file.path, reason: error.message })
+  }
+}
+
+/**
+ * Names not UTF-8: said once per folder and scan; in a watch folder, a media file's name gets
+ * a failed ImportLog (once), so that a drop that never arrives says why.
+ */
+function logUndecodable(run: Run) {
+  const { deps, device, logged } = run
+  for (const [folder, names] of run.undecodable) {
+    deps.log.warn('names in this folder are not valid UTF-8 and cannot be catalogued; rename them', {
+      folder,
+      count: names.length,
+      first: names[0]!,
+    })
+    for (const shown of names) {
+      const path = folder + shown
+      const production = run.ingestInto(path, device.id)
+      const kind = kindOf(shown)
+      if (production === undefined || kind === undefined || logged.has(path) || !deps.logs) continue
+      if (logged.size >= 10_000) logged.clear()
+      logged.add(path)
+      const error =
+        'the file name is not valid UTF-8 (shown here with U+FFFD where its bytes are not): rename the file to import it'
+      deps.logs.append({
+        asset_type: `${kind}asset`,
+        asset_path: path,
+        status: IMPORT_STATUS.failed,
+        error,
+        payload: JSON.stringify({ watch_folder: device.name, path_file: path }),
+        asset_import_id: null,
+        production,
+      })
+    }
+  }
+}
