@@ -126,7 +126,8 @@ export function userList(io: Io, dataDir: string) {
     }
     out.push(u.username)
     out.push(`  permissions  ${u.perms.join(', ') || 'none'}`)
-    out.push(`  groups       ${u.groups.join(', ') || 'none'}`)
+    // Only for a user in a group: the list of everyone else reads as it always did.
+    if (u.groups.length) out.push(`  groups       ${u.groups.join(', ')}`)
     const access = (level: 'read' | 'write') =>
       u.productions
         .filter((p) => p.level === level)
