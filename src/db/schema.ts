@@ -349,6 +349,18 @@ export const mediaAssets = sqliteTable(
     index('media_assets_device').on(t.device, t.kind, t.id, t.production, t.is_archive, t.is_production, t.approval),
     // A file found by the watcher under a new name is the same asset when its identity matches.
     index('media_assets_identity').on(t.file_dev, t.file_ino),
+    // The media lists' orders by name (case folded) and date_add (migration 0024), per kind: then id
+    // and the columns the lists filter on, so that an ordered page walks an index in its order.
+    // Beside these, 0024 makes the indexes of the technical facets (db/facets.ts facetIndexes), on
+    // expressions over `technical` that drizzle-kit cannot describe (it splits them at commas).
+    ...MEDIA_KINDS.flatMap((kind) => [
+      index(`media_assets_${kind}_name`)
+        .on(sql`${t.name} COLLATE NOCASE`, t.id, t.production, t.is_archive, t.is_production, t.device, t.approval)
+        .where(sql.raw(`kind = '${kind}'`)),
+      index(`media_assets_${kind}_date_add`)
+        .on(t.date_add, t.id, t.production, t.is_archive, t.is_production, t.device, t.approval)
+        .where(sql.raw(`kind = '${kind}'`)),
+    ]),
   ],
 )
 
@@ -668,7 +680,7 @@ export const assetHoldDurations = sqliteTable(
   (t) => [uniqueIndex('asset_hold_durations_rule').on(t.asset_type, t.context_type, t.context)],
 )
 
-export const TASK_KINDS = ['copy', 'delete', 'import', 'proxy', 'scan'] as const
+export const TASK_KINDS = ['copy', 'delete', 'import', 'proxy', 'proxyname', 'scan', 'shots'] as const
 export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
 /** What a task works on, the keys of its target: a project (copy, delete), an imported asset, a scanned device. */
 export const TASK_TARGETS = ['projectasset', 'audioasset', 'imageasset', 'videoasset', 'device'] as const
