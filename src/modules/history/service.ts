@@ -37,9 +37,6 @@ export const RESOURCES = [
   'production',
   'user',
   'group',
-  'marker',
-  'shot',
-  'sequence',
 ] as const
 export type Resource = (typeof RESOURCES)[number]
 
