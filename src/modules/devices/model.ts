@@ -95,19 +95,17 @@ export const Handover = t.Object({
   }),
 })
 
-const DeviceWarning = t.Optional(
-  t.Record(t.String(), t.String(), {
-    description:
-      'Only when something may not be as meant, by field (as the import\'s warning): {"path": "The folder ... is not there (yet): ..."} ' +
-      'when the folder is missing or cannot be read',
-  }),
-)
-
 /** The answer of POST: the record, and what the create did beside it. */
 export const DeviceCreated = t.Object(
   {
     ...Device.properties,
-    warning: DeviceWarning,
+    warning: t.Optional(
+      t.Record(t.String(), t.String(), {
+        description:
+          'Only when something may not be as meant, by field (as the import\'s warning): {"path": "The folder ... is not there (yet): ..."} ' +
+          'when the folder is missing or cannot be read',
+      }),
+    ),
     adopted: t.Optional(
       t.Object(Handover.properties, {
         description:

@@ -563,16 +563,6 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         }))
     },
 
-    /** The names of every group there is (a device naming another is warned about). */
-    groupNames: (): Set<string> =>
-      new Set(
-        db
-          .select({ name: groups.name })
-          .from(groups)
-          .all()
-          .map((g) => g.name),
-      ),
-
     /** Gives a group a codename; false when it had it already. */
     addGroupPerm(name: string, codename: Codename): boolean {
       const group = findGroup(name)
