@@ -209,8 +209,15 @@ async function side(cli: string[], dir: string, clips: string, names: string[]):
     throw new Error(`no proxy run among the service's ffmpeg runs: ${JSON.stringify(recorded(log, 'ffmpeg'))}`)
   // The service hands the opened file over as fd 3 and writes to a temporary name beside the
   // proxies; the shell loop names the clip and an output of its own. Nothing else changes.
+  // The pictures made by the same run (src/media/pictures.ts) go beside it: `{}.poster.jpg`...
   const args = proxy.map((a) =>
-    a === `file:${INPUT}` ? 'file:{}' : a.includes('.reelhouse-proxy-') ? `${scratch.path}/out/{}.proxy` : a,
+    a === `file:${INPUT}`
+      ? 'file:{}'
+      : a.includes('.reelhouse-proxy-')
+        ? `${scratch.path}/out/{}.proxy`
+        : a.includes('.reelhouse-picture-')
+          ? `${scratch.path}/out/{}${a.slice(a.indexOf('.', a.indexOf('.reelhouse-picture-') + 19))}`
+          : a,
   )
   return { server, ids, args }
 }
@@ -252,7 +259,8 @@ function baselineRound(clips: string, names: string[], args: string[]): number {
   })
   const seconds = (performance.now() - t) / 1000
   if (r.exitCode !== 0) throw new Error(`the shell loop failed:\n${r.stderr.toString().slice(-2000)}`)
-  if (readdirSync(out).length !== names.length) throw new Error('the shell loop made fewer proxies')
+  if (readdirSync(out).filter((f) => f.endsWith('.proxy')).length !== names.length)
+    throw new Error('the shell loop made fewer proxies')
   return seconds
 }
 

@@ -26,10 +26,13 @@ try {
     'drop.ts',
     'stall.ts',
     'proxies.ts',
+    'pictures.ts',
     'proxy-read.ts',
+    'shots.ts',
     'search.ts',
     'events.ts',
     'page.ts',
+    'grid.ts',
   ].filter((b) => !only || only.includes(b))) {
     console.log(`\n== bench/${bench}`)
     const file = join(results, `${bench}.json`)

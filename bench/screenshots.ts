@@ -2,7 +2,8 @@
 // page: bun bench/screenshots.ts). The compiled executable (npm run build first) serves a new
 // catalogue in a temporary folder; clips made by ffmpeg are dropped into a production's watch
 // folder and imported by the watcher with their proxies, as on a real NAS; a project is
-// registered and copied; then each view is shot at 1280×720, light, and the catalogue dark too.
+// registered and copied; then each view is shot at 1280×720, light, and the catalogue dark too;
+// the catalogue as a grid of pictures (grid.png), and the asset page's player alone (player.png).
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
@@ -19,7 +20,20 @@ function clip(path: string, kind: 'video' | 'audio' | 'image', seconds: number, 
   const audio = ['-f', 'lavfi', '-i', `sine=frequency=${220 + hue}:duration=${seconds}`]
   const args =
     kind === 'video'
-      ? [...video, ...audio, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest']
+      ? [
+          ...video,
+          ...audio,
+          '-c:v',
+          'libx264',
+          '-pix_fmt',
+          'yuv420p',
+          '-c:a',
+          'aac',
+          '-shortest',
+          // A camera's source timecode, as the player shows it.
+          '-timecode',
+          '10:00:00:00',
+        ]
       : kind === 'audio'
         ? [...audio, '-c:a', 'pcm_s16le']
         : [...video, '-frames:v', '1']
@@ -113,8 +127,33 @@ async function main(): Promise<boolean> {
     await shoot(page, 'catalogue', 'a[data-index="0"]')
     await page.goto(`${s.base}/assets?q=harbour`)
     await shoot(page, 'search', 'a[data-index="0"]')
+    // The grid with three clips selected (a click, then Shift-click: the range), the bulk actions showing.
+    await page.goto(`${s.base}/assets?view=grid`)
+    await page.waitForSelector('.asset-tile a[data-index="2"]')
+    await page.click('.asset-tile:has(a[data-index="0"]) [data-testid=asset-poster]')
+    await page.keyboard.down('Shift')
+    await page.click('.asset-tile:has(a[data-index="2"]) [data-testid=asset-poster]')
+    await page.keyboard.up('Shift')
+    await shoot(page, 'grid', '[data-testid=selected-count]')
     await page.goto(`${s.base}/assets/video/1`)
     await shoot(page, 'asset', 'video')
+    // The player alone: a timecode typed, in and out marked, the shortcuts open.
+    await page.waitForFunction('document.querySelector("[data-testid=player] video")?.readyState >= 2')
+    await page.type('#player-goto', '10:00:01:05')
+    await page.keyboard.press('Enter')
+    await page.focus('[role=slider]')
+    await page.keyboard.press('i')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.down('Shift')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.up('Shift')
+    await page.keyboard.press('o')
+    await page.click('.player-keys summary')
+    await page.waitForNetworkIdle({ idleTime: 300 })
+    await (await page.$('.asset-preview'))!.screenshot({ path: join(OUT, 'player.png') as `${string}.png` })
+    console.error('docs/screenshots/player.png')
     await page.goto(`${s.base}/projects`)
     await shoot(page, 'projects', 'main h1')
     await page.goto(`${s.base}/projects/${project.id}`)

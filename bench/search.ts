@@ -16,12 +16,16 @@
 // seeding a million assets takes minutes), BENCH_NO_DOC=1.
 import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { dbFile } from '../src/config.ts'
+import { openDb } from '../src/db/client.ts'
 import { toMatch } from '../src/modules/search/query.ts'
+import { type SearchFilters, createSearch } from '../src/modules/search/service.ts'
+import type { Principal } from '../src/modules/users/principal.ts'
 import { machine, median, pct, writeSection } from './doc.ts'
 import { ROOT, benchScratch, children, envNumber, memory, runBench, spawnListening } from './procs.ts'
-import { seedSearchCatalogue } from './search-seed.ts'
+import { READER_PRODUCTIONS, seedSearchCatalogue } from './search-seed.ts'
 
 const BUN = process.execPath
 const cfg = {
@@ -32,9 +36,18 @@ const cfg = {
   wrkSeconds: envNumber('BENCH_SEARCH_WRK_SECONDS', 10),
 }
 const TARGET = { smallP95: 50, anyP95: 150 }
-/** What editors type: clip ids, places, subjects, people, shot types, camera models, prefixes, phrases, exclusions. */
+/**
+ * What editors type: clip ids, places, subjects, people, shot types, camera models, prefixes,
+ * phrases, exclusions; and parts of words (docs/api.md, Search): a clip number without its
+ * camera letter (`0713` inside `C0713`), the end of a word (`ighthouse`), a part many words hold
+ * (`ouse`: lighthouse, warehouse, greenhouse), beside the whole word (`C0713`).
+ */
 const QUERIES = [
   'A042_C0713',
+  'C0713',
+  '0713',
+  'ighthouse',
+  'ouse',
   'Tórshavn funicular',
   '"golden hour" Nuuk',
   'Zofia Okafor',
@@ -129,6 +142,57 @@ async function wrk(server: Server, key: string | undefined): Promise<number> {
   return r.requests / (r.duration_us / 1e6)
 }
 
+/**
+ * What looking for parts of words (the trigram index, docs/api.md, Search) adds to each query:
+ * the search service in this process on the catalogue, each query with and without that look in
+ * turn, `repeats` times each; p50 in ms of both, per user. In-process, so that the two differ by
+ * that look alone, under whatever else the machine does at the time.
+ */
+function insideCost(file: string, repeats: number) {
+  const db = openDb(file)
+  const search = createSearch(db)
+  const ids = db.$client
+    .query<{ id: number }, []>('SELECT id FROM productions ORDER BY id')
+    .all()
+    .map((p) => p.id)
+  const user = (superuser: boolean, readable: number[]): Principal => ({
+    id: 0,
+    username: superuser ? 'admin' : 'reader',
+    is_superuser: superuser,
+    perms: new Set(),
+    groups: new Set(),
+    readable: new Set(readable),
+    writable: new Set(),
+  })
+  const users = { admin: user(true, []), reader: user(false, ids.slice(0, READER_PRODUCTIONS)) }
+  const out = new Map<string, { with: number; without: number }>()
+  try {
+    for (const [name, u] of Object.entries(users))
+      for (const q of QUERIES) {
+        const parsed = toMatch(q) as { match: string; wanted: string; inside?: SearchFilters['inside'] }
+        const withInside: SearchFilters = { match: parsed.match, wanted: parsed.wanted, inside: parsed.inside }
+        const without: SearchFilters = { match: parsed.match, wanted: parsed.wanted }
+        const a: number[] = []
+        const b: number[] = []
+        for (let i = 0; i <= repeats; i++)
+          for (const [f, xs] of [
+            [withInside, a],
+            [without, b],
+          ] as const) {
+            const t0 = performance.now()
+            search.search(u, f, 50, 0)
+            // The first of each warms the pages up.
+            if (i > 0) xs.push(performance.now() - t0)
+          }
+        out.set(`${name}\u0000${q}`, { with: median(a), without: median(b) })
+      }
+  } finally {
+    search.close()
+    db.$client.close()
+  }
+  return out
+}
+
 async function main(): Promise<boolean> {
   if (!Bun.which('wrk')) throw new Error('wrk is not installed (Debian: apt-get install wrk)')
   const host = machine()
@@ -170,7 +234,9 @@ async function main(): Promise<boolean> {
           "SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'search_index%' GROUP BY name",
         )
         .all()
-      return { n, index: pages.reduce((a, p) => a + p.bytes, 0), file: statSync(dbFile(source)).size }
+      const sum = (trigram: boolean) =>
+        pages.filter((p) => p.name.startsWith('search_index_trigram') === trigram).reduce((a, p) => a + p.bytes, 0)
+      return { n, index: sum(false), trigram: sum(true), file: statSync(dbFile(source)).size }
     } finally {
       db.close()
     }
@@ -217,6 +283,11 @@ async function main(): Promise<boolean> {
   for (const s of servers) throughput[s.label] = await wrk(s, keys.admin)
   const readerThroughput = await wrk(servers[1]!, keys.reader)
   for (const s of servers) await s.stop()
+  const inside = insideCost(dbFile(source), 2 * cfg.repeats)
+  // Other work on the machine shows in every number: the baseline runs the same statements in every run.
+  const endLoad = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
 
   // ---------------------------------------------------------------- results
   const n = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
@@ -274,8 +345,8 @@ async function main(): Promise<boolean> {
     ],
     ['Throughput, 16 connections, the reader (compiled)', `${n(readerThroughput)} req/s`, '', ''],
     [
-      'Index size on disk / the whole catalogue',
-      `${n(assets.index / 2 ** 20)} MiB / ${n(assets.file / 2 ** 20)} MiB (${n(assets.n)} assets)`,
+      'Index size on disk: words / trigrams / the whole catalogue',
+      `${n(assets.index / 2 ** 20)} / ${n(assets.trigram / 2 ** 20)} / ${n(assets.file / 2 ** 20)} MiB (${n(assets.n)} assets)`,
       '',
       '',
     ],
@@ -294,10 +365,19 @@ async function main(): Promise<boolean> {
     return `| \`${q}\` | ${n(hits.get(k('admin', q))!)} | ${cell('compiled', 'admin')} | ${cell('source', 'admin')} | ${cell('baseline', 'admin')} | ${n(hits.get(k('reader', q))!)} | ${cell('compiled', 'reader')} |`
   })
 
+  const insideRows = QUERIES.map((q) => {
+    const cell = (user: string) => {
+      const c = inside.get(`${user}\u0000${q}`)!
+      return `${n(c.with, 1)} / ${n(c.without, 1)}`
+    }
+    return `| \`${q}\` | ${cell('admin')} | ${cell('reader')} |`
+  })
+
   console.log('\nSearch benchmark')
   const w = Math.max(...rows.map((r) => r[0].length))
   for (const r of rows) console.log(`${r[0].padEnd(w)}  ${r[1].padEnd(30)} ${r[2].padEnd(9)} ${r[3]}`)
   console.log(perQuery.join('\n'))
+  console.log(insideRows.join('\n'))
 
   if (process.env.BENCH_NO_DOC !== '1') {
     writeSection(
@@ -306,7 +386,7 @@ async function main(): Promise<boolean> {
       `## Search: GET /api/search/ over ${n(assets.n)} assets
 
 - Date: ${host.date}
-- Machine: ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load})
+- Machine: ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load}; at the end: ${endLoad})
 - Bun ${host.bun}; load tool ${host.wrk}
 - Data: bench/search-seed.ts, ${n(assets.n)} media assets (3 in 5 video, 1 audio, 1 image) over 20
   productions: names of a subject, a place, a shot type and a number; paths of production, kind,
@@ -323,12 +403,23 @@ async function main(): Promise<boolean> {
 |---|---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 
+Compare within one run: the baseline, whose statements no change of Reelhouse's touches, shows
+how busy the machine was (the load average above counts every process on it).
+
 Per query, the first page (limit=50), one request at a time: hits, then p50 / p95 in ms (${cfg.rounds} rounds of ${cfg.repeats} requests per
 server and user, the servers' order rotated each round). The reader reads 10 of the 20 productions.
 
 | Query | Hits (admin) | Compiled, admin | Source, admin | Baseline | Hits (reader) | Compiled, reader |
 |---|---|---|---|---|---|---|
 ${perQuery.join('\n')}
+
+What the look for parts of words adds: each query in the search service of this process, with it
+and without it in turn (${2 * cfg.repeats} of each), p50 in ms of with / without. A query with no hits
+inside words pays one look in the trigram index; one with hits there pays for finding them.
+
+| Query | Admin: with / without | Reader: with / without |
+|---|---|---|
+${insideRows.join('\n')}
 
 What is measured:
 
@@ -339,9 +430,15 @@ What is measured:
   running the statements Reelhouse runs for a superuser (the count, then the page by bm25 joined to
   its records) with the FTS5 text given ready-made, and writing the same JSON. It ranks every
   search by bm25, also those of more than 10,000 hits, which Reelhouse lists all words in the
-  name first, then newest first (docs/api.md, Search): the two differ there by design.
+  name first, then newest first (docs/api.md, Search): the two differ there by design. It asks
+  the word index only: the hits inside words (\`0713\`, \`ighthouse\`, \`ouse\`), which
+  Reelhouse finds in its trigram index, it does not find (0 hits).
+- **Parts of words**: every query of three or more letters and digits asks the trigram index
+  too (the names and paths without the first letter of each word, migration 0024); a word found
+  whole (\`interview\`, \`mov\`) costs that look beside the word index's.
 - **Throughput**: \`wrk -t1 -c16 -d${cfg.wrkSeconds}s\` with bench/search.lua, the queries above in turn.
-- **Index size**: the pages of the FTS5 index's tables (dbstat), prefix indexes of 2 and 3 characters included.
+- **Index size**: the pages of the FTS5 indexes' tables (dbstat): the word index with its prefix
+  indexes of 2 and 3 characters, and the trigram index.
 `,
     )
   }

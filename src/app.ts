@@ -27,11 +27,13 @@ import { devicesModule } from './modules/devices/index.ts'
 import { eventsModule } from './modules/events/index.ts'
 import { historyModule } from './modules/history/index.ts'
 import { importLogsModule } from './modules/importlogs/index.ts'
+import { markersModule } from './modules/markers/index.ts'
 import { mediaAssetsModule } from './modules/mediaassets/index.ts'
 import { remakeProxyModule } from './modules/mediaassets/proxy.ts'
 import { proxyFileModule, proxyHeadWrap } from './modules/mediaassets/proxyfile.ts'
-import { videoShotsModule } from './modules/mediaassets/shots.ts'
+import { picturesModule } from './modules/mediaassets/pictures.ts'
 import { searchModule } from './modules/search/index.ts'
+import { shotsModule } from './modules/shots/index.ts'
 import { sessionModule } from './modules/session/index.ts'
 import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
@@ -156,8 +158,14 @@ export function createApp(
         // The event stream is not JSON and has no versions (EventSource asks for text/event-stream).
         // No `return` of a call in this hook: Elysia would await it on every request (see above).
         if (EVENTS_PATH.test(path)) checkEventStreamAccept(accept)
-        // Nor is a proxy file: it is served whatever a media element's Accept says (video/*).
-        else if (!(PROXY_FILE_PATH.test(path) && (request.method === 'GET' || request.method === 'HEAD'))) {
+        // Nor is a proxy file or a picture: it is served whatever a media element's Accept says (video/*, image/*).
+        // Nor are the marker exports (CSV and EDL files).
+        else if (
+          !(
+            (PROXY_FILE_PATH.test(path) || MARKER_EXPORT_PATH.test(path) || SHOT_THUMBNAIL_PATH.test(path)) &&
+            (request.method === 'GET' || request.method === 'HEAD')
+          )
+        ) {
           const version = checkAccept(accept, defaultApiVersion)
           if (version !== defaultApiVersion) versions.set(request, version)
         }
@@ -254,7 +262,13 @@ export function createApp(
         .use(proxyFileModule(ctx, media, 'audio'))
         .use(proxyFileModule(ctx, media, 'image'))
         .use(proxyFileModule(ctx, media, 'video'))
-        .use(videoShotsModule(ctx, media))
+        .use(picturesModule(ctx, media, 'audio'))
+        .use(picturesModule(ctx, media, 'image'))
+        .use(picturesModule(ctx, media, 'video'))
+        .use(shotsModule(ctx, core.shots))
+        .use(markersModule(ctx, core.markers, 'audio'))
+        .use(markersModule(ctx, core.markers, 'image'))
+        .use(markersModule(ctx, core.markers, 'video'))
         .use(importLogsModule(ctx))
         .use(assetImportModule(ctx, imports))
         .use(assetHoldDurationsModule(ctx, holds))
@@ -281,7 +295,10 @@ export function createApp(
 }
 
 const EVENTS_PATH = /^\/api\/events\/?$/
-const PROXY_FILE_PATH = /^\/api\/(audio|image|video)assets\/[^/]+\/proxy\/?$/
+const PROXY_FILE_PATH = /^\/api\/(audio|image|video)assets\/[^/]+\/(proxy|poster|strip)\/?$/
+// A shot's thumbnail (an <img> asks for image/*).
+const SHOT_THUMBNAIL_PATH = /^\/api\/videoassets\/[^/]+\/shots\/[^/]+\/thumbnail\/?$/
+const MARKER_EXPORT_PATH = /^\/api\/(audio|image|video)assets\/[^/]+\/markers\.(csv|edl)\/?$/
 
 type Route = { method: string; path: string; hooks?: { query?: unknown; detail?: { deprecated?: boolean } } }
 

@@ -10,6 +10,7 @@ import type { Db } from './db/client.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
+import { proxyNameHandler, proxyNameSubject, queueProxyRenames } from './modules/assetimport/proxyname.task.ts'
 import { createImports } from './modules/assetimport/service.ts'
 import { createImportLogs } from './modules/importlogs/service.ts'
 import { createHoldDurations } from './modules/assetholddurations/service.ts'
@@ -17,12 +18,15 @@ import { createCustomMetadata } from './modules/custommetadata/service.ts'
 import { createDevices } from './modules/devices/service.ts'
 import { createDeviceStatus } from './modules/devices/status.ts'
 import { type EventsOptions, createEvents } from './modules/events/service.ts'
+import { createMarkers } from './modules/markers/service.ts'
 import { createMediaAssets } from './modules/mediaassets/service.ts'
 import { createProductions } from './modules/productions/service.ts'
 import { copyAbandon, copyHandler } from './modules/projectassets/copy.task.ts'
 import { deleteHandler } from './modules/projectassets/delete.task.ts'
 import { createProjectAssets } from './modules/projectassets/service.ts'
 import { createSearch } from './modules/search/service.ts'
+import { shotsHandler, shotsSubject } from './modules/shots/detect.task.ts'
+import { createShots } from './modules/shots/service.ts'
 import { createUsers } from './modules/users/service.ts'
 import { createRunner } from './tasks/runner.ts'
 import { createSettle } from './watch/ingest.ts'
@@ -91,6 +95,7 @@ export function createCore(
   )
   const metadata = createCustomMetadata(db)
   const media = createMediaAssets(db, holds, metadata)
+  const markers = createMarkers(db)
   const logs = createImportLogs(db, { observe: events.importLogChanged })
   const productions = createProductions(db, devices, users, { holds, logs })
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
@@ -101,7 +106,9 @@ export function createCore(
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
   const found: { ffmpeg?: Promise<Ffmpeg> } = {}
   const findFfmpeg = () => (found.ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
-  const importDeps = { media, devices, logs, users, ffmpeg: findFfmpeg }
+  // Shots and sequences of video assets; a finished import or proxy remake asks it for a detection (autoshot_detection).
+  const shots = createShots(db, { media, runner, log })
+  const importDeps = { media, devices, logs, users, ffmpeg: findFfmpeg, proxied: shots.autoshot }
   const deviceOf = (id: number) => devices.all().find((d) => d.id === id)
 
   runner.handle({
@@ -111,6 +118,8 @@ export function createCore(
       delete: (t) => ({ projectasset: t.target.projectasset, folder: t.params.bundle_root }),
       import: importSubject(media),
       proxy: proxySubject(media),
+      proxyname: proxyNameSubject,
+      shots: shotsSubject(media),
       scan: (t) => {
         const device = deviceOf(t.params.device)
         const paths = t.params.paths
@@ -136,6 +145,8 @@ export function createCore(
       delete: deleteHandler(db, users, media),
       import: importHandler(db, importDeps),
       proxy: proxyHandler(db, importDeps),
+      proxyname: proxyNameHandler(db, { media, devices, openTasks: (target) => runner.openFor(target) }),
+      shots: shotsHandler(db, { media, shots, devices, users, ffmpeg: findFfmpeg }),
       scan: scanHandler(db, {
         media,
         log,
@@ -178,6 +189,8 @@ export function createCore(
     holds,
     metadata,
     media,
+    markers,
+    shots,
     productions,
     projects,
     imports,
@@ -194,6 +207,9 @@ export function createCore(
       pruneTasks()
       pruning.timer = setInterval(() => pruneTasks(), SCAN_PRUNE.everyMs)
       pruning.timer.unref()
+      // Proxies named by their asset's id before proxies were named after their source: renamed by a task (docs/media.md, Proxy names).
+      const renames = queueProxyRenames(db, media, runner)
+      if (renames) log.info('proxies named by asset id are renamed after their source', { productions: renames })
       runner.start()
       watch?.start()
     },

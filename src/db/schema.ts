@@ -349,6 +349,18 @@ export const mediaAssets = sqliteTable(
     index('media_assets_device').on(t.device, t.kind, t.id, t.production, t.is_archive, t.is_production, t.approval),
     // A file found by the watcher under a new name is the same asset when its identity matches.
     index('media_assets_identity').on(t.file_dev, t.file_ino),
+    // The media lists' orders by name (case folded) and date_add (migration 0024), per kind: then id
+    // and the columns the lists filter on, so that an ordered page walks an index in its order.
+    // Beside these, 0024 makes the indexes of the technical facets (db/facets.ts facetIndexes), on
+    // expressions over `technical` that drizzle-kit cannot describe (it splits them at commas).
+    ...MEDIA_KINDS.flatMap((kind) => [
+      index(`media_assets_${kind}_name`)
+        .on(sql`${t.name} COLLATE NOCASE`, t.id, t.production, t.is_archive, t.is_production, t.device, t.approval)
+        .where(sql.raw(`kind = '${kind}'`)),
+      index(`media_assets_${kind}_date_add`)
+        .on(t.date_add, t.id, t.production, t.is_archive, t.is_production, t.device, t.approval)
+        .where(sql.raw(`kind = '${kind}'`)),
+    ]),
   ],
 )
 
@@ -446,6 +458,108 @@ export const projectAssetLinks = sqliteTable(
       .references(() => mediaAssets.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.asset_id] }), index('project_asset_links_asset').on(t.asset_id)],
+)
+
+// ---------------------------------------------------------------- shots, sequences, markers
+
+/**
+ * A shot of a video asset: a run of frames between two cuts, detected (ffmpeg's scene scores) or
+ * made by a user. Times are milliseconds from the first frame of the file, as medialoopster's Shot
+ * carries them; `start_frame` and `end_frame` (end exclusive) keep the detection frame-exact.
+ */
+export const shots = sqliteTable(
+  'shots',
+  {
+    id: id(),
+    asset_id: integer('asset_id')
+      .notNull()
+      .references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    start_ms: integer('start_ms').notNull(),
+    end_ms: integer('end_ms').notNull(),
+    start_frame: integer('start_frame'),
+    end_frame: integer('end_frame'),
+    /** The scene score of the cut that starts it (0..1); null: the first shot, or a user's. */
+    score: real('score'),
+    origin: text('origin', { enum: ['detected', 'user'] })
+      .notNull()
+      .default('detected'),
+    keywords: json<string[]>('keywords').notNull().default(sql`'[]'`),
+    /** The shot's thumbnail under the production's proxy_root; '' while none is made. */
+    path_thumbnail: text('path_thumbnail').notNull().default(''),
+    is_compositing: bool('is_compositing').notNull().default(false),
+    licensor: text('licensor'),
+    license: text('license'),
+    location_city: text('location_city'),
+    copyright: text('copyright'),
+    ancestor: text('ancestor'),
+    date_add: timestamp('date_add').notNull(),
+    date_mod: timestamp('date_mod').notNull(),
+  },
+  (t) => [index('shots_asset').on(t.asset_id, t.start_ms)],
+)
+
+/** Shots grouped: detected (a run between black or silent gaps) or made by a user. */
+export const sequences = sqliteTable(
+  'sequences',
+  {
+    id: id(),
+    asset_id: integer('asset_id')
+      .notNull()
+      .references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    start_ms: integer('start_ms').notNull(),
+    end_ms: integer('end_ms').notNull(),
+    origin: text('origin', { enum: ['detected', 'user'] })
+      .notNull()
+      .default('detected'),
+    keywords: json<string[]>('keywords').notNull().default(sql`'[]'`),
+    date_add: timestamp('date_add').notNull(),
+    date_mod: timestamp('date_mod').notNull(),
+  },
+  (t) => [index('sequences_asset').on(t.asset_id, t.start_ms)],
+)
+
+export const sequenceShots = sqliteTable(
+  'sequence_shots',
+  {
+    sequence_id: integer('sequence_id')
+      .notNull()
+      .references(() => sequences.id, { onDelete: 'cascade' }),
+    shot_id: integer('shot_id')
+      .notNull()
+      .references(() => shots.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sequence_id, t.shot_id] }), index('sequence_shots_shot').on(t.shot_id)],
+)
+
+/**
+ * A note at a point or over a range of an asset, by a user (the player's markers; exported as
+ * CSV and as an EDL's locators). Times in milliseconds from the first frame of the file; a point
+ * has end_ms null.
+ */
+export const markers = sqliteTable(
+  'markers',
+  {
+    id: id(),
+    asset_id: integer('asset_id')
+      .notNull()
+      .references(() => mediaAssets.id, { onDelete: 'cascade' }),
+    start_ms: integer('start_ms').notNull(),
+    end_ms: integer('end_ms'),
+    note: text('note').notNull(),
+    /** A colour name as editors' locators have them (red, green, blue, ...). */
+    color: text('color').notNull().default('red'),
+    user_id: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The user's name when made, kept after the user is gone. */
+    username: text('username').notNull(),
+    date_add: timestamp('date_add').notNull(),
+    date_mod: timestamp('date_mod').notNull(),
+  },
+  (t) => [index('markers_asset').on(t.asset_id, t.start_ms)],
 )
 
 // ---------------------------------------------------------------- keywords
@@ -566,7 +680,7 @@ export const assetHoldDurations = sqliteTable(
   (t) => [uniqueIndex('asset_hold_durations_rule').on(t.asset_type, t.context_type, t.context)],
 )
 
-export const TASK_KINDS = ['copy', 'delete', 'import', 'proxy', 'scan'] as const
+export const TASK_KINDS = ['copy', 'delete', 'import', 'proxy', 'proxyname', 'scan', 'shots'] as const
 export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
 /** What a task works on, the keys of its target: a project (copy, delete), an imported asset, a scanned device. */
 export const TASK_TARGETS = ['projectasset', 'audioasset', 'imageasset', 'videoasset', 'device'] as const

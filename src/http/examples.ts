@@ -134,11 +134,24 @@ const video = media(1, 'A012C003_250114_R2KD', CLIP, 'Night exterior, harbour, t
 })
 const audio = media(2, 'interview_01', SOUND, 'Harbour master interview, boom and lav', {})
 const image = media(3, 'poster_v3', STILL, 'One-sheet, third version', {})
+/** The pictures made with the proxy (docs/api.md, Pictures), as served at http://127.0.0.1:8000. */
+const picturesOf = (kind: 'audio' | 'image' | 'video', id: number, path_proxy: string) => {
+  const poster = `http://127.0.0.1:8000/api/${kind}assets/${id}/poster/?v=3f1a9c0b7e`
+  const picture = { video: '.poster.jpg', image: '.thumb.jpg', audio: '.wave.png' }[kind]
+  return {
+    poster_url: poster,
+    thumbnail_url: poster,
+    path_thumbnail: path_proxy.slice(0, path_proxy.lastIndexOf('.')) + picture,
+    is_proxy_available: true,
+    ...(kind === 'video' ? { strip_url: `http://127.0.0.1:8000/api/videoassets/${id}/strip/index/?v=8c2e4d61a0` } : {}),
+  }
+}
 const detail = (
   asset: typeof video,
   path_proxy: string,
   technical: Record<string, unknown>,
   keywords: Record<string, string[]>,
+  kind: 'audio' | 'image' | 'video',
 ) => ({
   ...asset,
   date_crt: '2025-01-14T20:40:05.000000Z',
@@ -150,6 +163,7 @@ const detail = (
   path_proxy,
   projects: [1],
   modified_by: 'admin',
+  ...picturesOf(kind, asset.id, path_proxy),
 })
 
 const projectFields = {
@@ -229,6 +243,21 @@ const historyEntry = {
     date_mod: { old: '2025-01-15T10:12:03.500000Z', new: '2025-01-16T14:20:31.208000Z' },
   },
   production: 1,
+}
+
+/** A marker on the clip (docs/api.md, Markers): a point, by the user the 403 examples name. */
+const marker = {
+  id: 1,
+  asset: video.id,
+  start_ms: 2480,
+  end_ms: null,
+  start_timecode: '21:40:07:12',
+  end_timecode: null,
+  note: 'Boom dips into frame',
+  color: 'red',
+  user: 'ana',
+  date_add: '2025-01-16T15:02:09.114000Z',
+  date_mod: '2025-01-16T15:02:09.114000Z',
 }
 
 /** What the create answers: the project as it is read, before any media asset is linked to it. */
@@ -349,6 +378,7 @@ export const EXAMPLES: Record<string, unknown> = {
       ],
     },
     { Location: ['Harbour', 'Night'] },
+    'video',
   ),
   AudioAssetDetail: detail(
     audio,
@@ -359,16 +389,28 @@ export const EXAMPLES: Record<string, unknown> = {
       nb_Streams: 1,
       formate_name: 'wav',
       format_long_name: 'WAV / WAVE (Waveform Audio)',
+      start_time: '36000.000000',
       duration: '1834.250000',
       time_code: '10:00:00:00',
       timecode_source: 'file',
       audio_streams: [
         { index: 0, codec: 'pcm_s24le', channels: 1, channel_layout: null, sample_rate: 48000, bit_depth: 24 },
       ],
+      // A broadcast WAV's bext and iXML (docs/media.md, Broadcast WAV): searched with the asset.
+      bext: {
+        description: 'sSCENE=14 sTAKE=2 sTAPE=NS0115',
+        originator: 'Sound Devices 888',
+        originator_reference: 'USSDVA3F9C1A7E5B2D',
+        origination_date: '2025-01-15',
+        origination_time: '10:00:00',
+        time_reference: 1_728_000_000,
+      },
+      ixml: { project: 'Night Shift', scene: '14', take: '2', tape: 'NS0115', note: 'harbour master, lav and boom' },
     },
     { People: ['Harbour master'] },
+    'audio',
   ),
-  ImageAssetDetail: detail(image, `${SHOW}proxies/stills/poster_v3.jpg`, { width: 4961, height: 7016 }, {}),
+  ImageAssetDetail: detail(image, `${SHOW}proxies/stills/poster_v3.jpg`, { width: 4961, height: 7016 }, {}, 'image'),
   VideoAssetCreate: {
     name: video.name,
     path_file: CLIP,
@@ -452,6 +494,10 @@ export const EXAMPLES: Record<string, unknown> = {
   Task: task,
   AssetHoldDuration: { id: 1, asset_type: 'videoasset', context_type: 'device', context: 'media', duration: 90 },
   AssetHoldDurationCreate: { asset_type: 'videoasset', context_type: 'device', context: 'media', duration: 90 },
+  // A marker on the clip (25 fps, its first frame 21:40:05:00): 2480 ms in is its frame 62.
+  Marker: marker,
+  MarkerCreate: { start: marker.start_timecode, note: marker.note, color: marker.color },
+  MarkerUpdate: { end: '21:40:08:00', note: 'Boom dips into frame until the pan', color: 'yellow' },
 }
 
 export type NamedExample = { summary: string; value: unknown }
@@ -504,6 +550,28 @@ export const INLINE_EXAMPLES: { operation: RegExp; request?: unknown; responses?
     operation: /^POST \/api\/project(assets)?\/\{id\}\/unlink(asset)?$/,
     request: { asset_list: [{ asset_id: 2, type: 'audio' }], silent_mode: false },
   },
+]
+
+/**
+ * Query parameters' examples, by "METHOD /path" of the operation: the media lists' technical
+ * facets and orders, and the search's words and facets (docs/api.md, Media assets and Search), as
+ * the example catalogue would be asked for its clip A012C003 (ProRes UHD at 25 fps, 180.48 s from 21:40:05:00).
+ */
+const FACET_EXAMPLES = {
+  codec: 'prores',
+  width: '3840',
+  height: '2160',
+  resolution: '3840x2160',
+  fps: '25',
+  duration_min: '60',
+  duration_max: '300.5',
+  timecode_from: '21:00:00:00',
+  timecode_to: '21:59:59:24',
+  audio_channels: '2',
+}
+export const QUERY_EXAMPLES: { operation: RegExp; parameters: Record<string, string> }[] = [
+  { operation: /^GET \/api\/(audio|image|video)assets$/, parameters: { ...FACET_EXAMPLES, ordering: '-date_add' } },
+  { operation: /^GET \/api\/search$/, parameters: { ...FACET_EXAMPLES, q: 'C003', type: 'videoasset' } },
 ]
 
 /** The order in which the create examples make the catalogue above (each needs the ones before). */

@@ -36,6 +36,7 @@ import {
   INLINE_EXAMPLES,
   LOCATION_EXAMPLES,
   NAMED_EXAMPLES,
+  QUERY_EXAMPLES,
   errorExample,
 } from './examples.ts'
 
@@ -78,6 +79,9 @@ const TAGS: Record<string, string> = {
   ImageAsset: 'Still images catalogued in a production.',
   VideoAsset: 'Video files catalogued in a production.',
   ImportLog: 'One log per import request: its payload, status and errors.',
+  Marker:
+    'Markers (an extension of the medialoopster API): notes at a timecode or over a range of a media asset, by a user, with their CSV and EDL exports.',
+  Shot: "Shots and sequences of video assets: medialoopster's Shot and Sequence records, found by shot detection (ffmpeg's scdet, black and silent gaps) or made by users, with a thumbnail per shot.",
   Import: 'Import an existing file as a media asset (probe and proxy in a task).',
   AssetHoldDuration: 'How long new assets are held before they are due for deletion.',
   ProjectAsset:
@@ -97,7 +101,11 @@ const TAGS: Record<string, string> = {
 /** The generated document, finished; built once per app (the routes do not change). */
 export function openApiDocument(app: AnyElysia, info: { title: string; version: string; description: string }): Json {
   // A JSON copy: the generator's output shares objects with the live TypeBox schemas.
-  const generated = JSON.parse(JSON.stringify(toOpenAPISchema(app))) as { paths: Json; components: { schemas: Json } }
+  // staticFile false: a path with a dot is a route here (the marker exports, markers.csv and .edl), not a file.
+  const generated = JSON.parse(JSON.stringify(toOpenAPISchema(app, { staticFile: false }))) as {
+    paths: Json
+    components: { schemas: Json }
+  }
   return finishDocument({
     openapi: '3.1.0',
     info,
@@ -174,6 +182,8 @@ export function finishDocument(doc: Json): Json {
       for (const parameter of (op.parameters ?? []) as Json[]) {
         tidy(parameter.schema)
         if (parameter.in === 'query' && isDigits(parameter.schema)) parameter.schema = wholeNumber(parameter.schema)
+        const example = QUERY_EXAMPLES.find((e) => e.operation.test(where))?.parameters[parameter.name as string]
+        if (parameter.in === 'query' && example !== undefined) parameter.example ??= example
       }
       const paged = (op.parameters ?? []).some((p: Json) => p.name === 'limit')
       const inline = INLINE_EXAMPLES.find((e) => e.operation.test(where))

@@ -43,8 +43,8 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
    * same statement); default: the row by id. The row is then handed to canRead and detail.
    */
   byId?: (id: number) => T['$inferSelect'] | undefined
-  /** Extra fields of the single-record answer (api.md: "may carry more fields"). */
-  detail?: (row: T['$inferSelect'], user: Principal, version: ApiVersion) => unknown
+  /** Extra fields of the single-record answer (api.md: "may carry more fields"); `request` for absolute URLs (ctx.baseOf). */
+  detail?: (row: T['$inferSelect'], user: Principal, version: ApiVersion, request: Request) => unknown
   create?: {
     body: B
     status: 200 | 201
@@ -112,7 +112,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     )
     .get(
       '/:id',
-      ({ params, user, request }) => (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request)),
+      ({ params, user, request }) =>
+        (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request), request),
       {
         auth: true,
         params: IdParams,
@@ -134,6 +135,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         await create.run(body as B['static'], user, request),
         user,
         ctx.apiVersion(request),
+        request,
       )
     },
     {

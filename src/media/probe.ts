@@ -3,14 +3,16 @@
 // audio asset's technical_details, an image's size and format; and beside them the members
 // docs/media.md names as an extension: the file's timecode (offset_string, offset_frames; an
 // audio file's time_code, from a broadcast WAV's time_reference when no tag has one) and format
-// facts (codec, profile, bit depth, field order, colour, rotation, audio streams).
+// facts (codec, profile, bit depth, field order, colour, rotation, audio streams); and a WAV's
+// bext and iXML, read by bwf.ts (docs/media.md, Broadcast WAV), with its start_time.
 //
 // The file is named to ffprobe as `file:<absolute path>` and only the file protocol is allowed,
 // so a path that looks like an option (`-i`), a URL or a protocol (`concat:`, `subfile,`) is
 // read as the local file it is, and a playlist inside it cannot make ffprobe open the network.
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, openSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { pathOf } from '../storage/paths.ts'
+import { type Bext, type BwfChunks, type Ixml, readBwf } from './bwf.ts'
 import { type Ffmpeg, INPUT, MediaError } from './ffmpeg.ts'
 import { type Fraction, bwfTimecode, readTimecode } from './timecode.ts'
 
@@ -112,6 +114,10 @@ export type AudioInfo = {
   com_vendor_final?: string
   /** The file's audio streams (the extension docs/media.md names). */
   audio_streams: AudioStream[]
+  /** A broadcast WAV's bext chunk (docs/media.md, Broadcast WAV): its fields that are not empty. */
+  bext?: Bext
+  /** A WAV's iXML PROJECT, SCENE, TAKE, TAPE and NOTE, those it has. */
+  ixml?: Ixml
 }
 
 export type ImageInfo = {
@@ -135,8 +141,10 @@ export async function probe<K extends MediaKind>(
   /**
    * `fd`: `path` opened and checked by the caller (the file catalogued): ffprobe reads that
    * descriptor, not whatever the path names by the time it runs; `path` is what the result says.
+   * `warn`: told what of a WAV's own chunks could not be read (a damaged bext or iXML, left out);
+   * the probe goes on.
    */
-  options: { timeoutMs?: number; signal?: AbortSignal; fd?: number } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; fd?: number; warn?: (message: string) => void } = {},
 ): Promise<ProbeResult<K>> {
   if (!ff.available.ffprobe) throw new MediaError('missing', ff.missing('ffprobe')!)
   const file = resolve(path)
@@ -176,48 +184,26 @@ export async function probe<K extends MediaKind>(
   } catch {
     throw new MediaError('not_media', `ffprobe's answer about ${file} is not JSON`)
   }
-  // A broadcast WAV's iXML names the rate its time_reference is counted in; ffprobe does not read it.
-  let ixml: string | undefined
-  if (
-    kind === 'audio' &&
-    json.format?.tags &&
-    Object.keys(json.format.tags).some((k) => k.toLowerCase() === 'time_reference')
-  )
-    ixml = readIxml(options.fd ?? file)
-  return interpret(kind, json, file, { ixml })
+  // A WAV's own chunks (bwf.ts): its bext and iXML, which ffprobe reports in part or not at all.
+  // A damaged one gives what could be read, and a warning for the import's log.
+  let bwf: BwfChunks | undefined
+  if (kind === 'audio') {
+    bwf = readBwfOf(options.fd ?? file)
+    if (bwf.warnings.length) options.warn?.(`${basename(file)}: ${bwf.warnings.join('; ')}.`)
+  }
+  return interpret(kind, json, file, { ixml: bwf?.ixml_text, bwf })
 }
 
-/** The iXML chunk of a RIFF/RF64 WAVE file (by descriptor or path), as text; undefined when none. */
-export function readIxml(source: number | string): string | undefined {
-  const fd = typeof source === 'number' ? source : openSync(source, 'r')
+/** readBwf of a descriptor, or of a path opened for the read. */
+function readBwfOf(source: number | string): BwfChunks {
+  let fd: number
   try {
-    const head = Buffer.alloc(12)
-    if (readSync(fd, head, 0, 12, 0) < 12) return undefined
-    const riff = head.toString('latin1', 0, 4)
-    if ((riff !== 'RIFF' && riff !== 'RF64' && riff !== 'BW64') || head.toString('latin1', 8, 12) !== 'WAVE')
-      return undefined
-    let position = 12
-    let ds64Data: number | undefined
-    const chunk = Buffer.alloc(8)
-    // A few dozen chunks at most in real files; the bound stops a corrupt one from looping long.
-    for (let i = 0; i < 1000 && readSync(fd, chunk, 0, 8, position) === 8; i++) {
-      const id = chunk.toString('latin1', 0, 4)
-      let size = chunk.readUInt32LE(4)
-      if (id === 'ds64') {
-        const ds64 = Buffer.alloc(16)
-        if (readSync(fd, ds64, 0, 16, position + 8) === 16) ds64Data = Number(ds64.readBigUInt64LE(8))
-      }
-      if (id === 'data' && size === 0xffffffff && ds64Data !== undefined) size = ds64Data
-      if (id === 'iXML') {
-        const text = Buffer.alloc(Math.min(size, 1 << 20))
-        const got = readSync(fd, text, 0, text.length, position + 8)
-        return text.toString('utf8', 0, got)
-      }
-      position += 8 + size + (size % 2)
-    }
-    return undefined
-  } catch {
-    return undefined
+    fd = typeof source === 'number' ? source : openSync(source, 'r')
+  } catch (error) {
+    return { warnings: [`the file could not be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`] }
+  }
+  try {
+    return readBwf(fd)
   } finally {
     if (typeof source !== 'number') closeSync(fd)
   }
@@ -280,19 +266,19 @@ export type FfprobeJson = {
 
 /**
  * ffprobe's JSON → the members of `kind` (pure; the tests feed it odd JSON directly). `ixml`: a
- * WAV's iXML chunk, which ffprobe does not report.
+ * WAV's iXML chunk, which ffprobe does not report; `bwf`: a WAV's chunks as bwf.ts read them.
  */
 export function interpret<K extends MediaKind>(
   kind: K,
   json: FfprobeJson,
   file: string,
-  extra: { ixml?: string } = {},
+  extra: { ixml?: string; bwf?: BwfChunks } = {},
 ): ProbeResult<K> {
   const streams = json.streams ?? []
   const format = json.format ?? {}
   if (kind === 'audio') {
     if (!streams.some((s) => s.codec_type === 'audio')) throw new MediaError('not_media', `${file} has no audio stream`)
-    return audioInfo(json, file, extra.ixml) as ProbeResult<K>
+    return audioInfo(json, file, extra.ixml, extra.bwf) as ProbeResult<K>
   }
   // A cover picture inside a music file is a "video" stream too; it does not make a video.
   const picture =
@@ -452,18 +438,18 @@ export function ixmlRate(ixml: string | undefined): { rate: Fraction; drop: bool
 
 const IMAGE_CODECS: Record<string, string> = { mjpeg: 'jpeg', jpegls: 'jpeg-ls' }
 
-function audioInfo(json: FfprobeJson, file: string, ixml?: string): AudioInfo {
+function audioInfo(json: FfprobeJson, file: string, ixml?: string, chunks?: BwfChunks): AudioInfo {
   const format = json.format ?? {}
   const tags = lowerKeys(format.tags)
   const streamTimecode = (json.streams ?? []).map((s) => lowerKeys(s.tags).timecode).find(Boolean)
-  // A broadcast WAV's bext time_reference: samples since midnight.
-  const reference = Number(tags.time_reference)
-  const sampleRate = Number((json.streams ?? []).find((s) => s.codec_type === 'audio')?.sample_rate)
+  // A broadcast WAV's bext time_reference: samples since midnight (the chunk as read, else ffprobe's tag).
+  const reference =
+    chunks?.bext?.time_reference ?? (tags.time_reference === undefined ? NaN : Number(tags.time_reference))
+  const sampleRate =
+    Number((json.streams ?? []).find((s) => s.codec_type === 'audio')?.sample_rate) || chunks?.sample_rate || 0
   const speed = ixmlRate(ixml)
-  const bwf =
-    tags.time_reference !== undefined && Number.isSafeInteger(reference) && reference >= 0 && sampleRate > 0
-      ? bwfTimecode(reference, sampleRate, speed?.rate, speed?.drop)
-      : undefined
+  const referenced = Number.isSafeInteger(reference) && reference >= 0 && sampleRate > 0
+  const bwf = referenced ? bwfTimecode(reference, sampleRate, speed?.rate, speed?.drop) : undefined
   const vendorFinal = Object.entries(tags).find(([key]) => /^com\.[^.]+\.final/.test(key))?.[1]
   const info: AudioInfo = {
     name: basename(file),
@@ -472,7 +458,8 @@ function audioInfo(json: FfprobeJson, file: string, ixml?: string): AudioInfo {
     formate_name: format.format_name ?? '',
     format_long_name: format.format_long_name ?? '',
     size: format.size ?? '',
-    start_time: format.start_time,
+    // ffprobe gives a WAV none: a broadcast WAV's is its time_reference in seconds, written as ffprobe writes them.
+    start_time: referenced ? (reference / sampleRate).toFixed(6) : format.start_time,
     duration: format.duration,
     bit_rate: format.bit_rate,
     major_brand: tags.major_brand,
@@ -483,6 +470,8 @@ function audioInfo(json: FfprobeJson, file: string, ixml?: string): AudioInfo {
     time_code: tags.timecode ?? streamTimecode ?? bwf,
     com_vendor_final: vendorFinal,
     audio_streams: audioStreams(json.streams ?? []),
+    bext: chunks?.bext && Object.keys(chunks.bext).length ? chunks.bext : undefined,
+    ixml: chunks?.ixml,
   }
   for (const key of Object.keys(info) as (keyof AudioInfo)[]) if (info[key] === undefined) delete info[key]
   return info

@@ -20,8 +20,11 @@
 // rename that refuses a taken name is used where the system has one, else "check, then rename",
 // which leaves a moment in which a file made by someone else could be replaced.
 //
-// The caller chooses the name (the asset id, e.g. "42" → 42.mp4) and opens the proxy folder
-// where it should be (storage/roots.ts); this file neither creates nor checks folders.
+// The caller chooses the name (the source's base name, media/proxyname.ts: A001C003 →
+// A001C003.mp4, with a second name for when that one is taken) and opens the proxy folder where
+// it should be (storage/roots.ts); this file neither creates nor checks folders. With
+// `pictures`, the same ffmpeg run makes the asset's pictures beside the proxy (media/pictures.ts),
+// named after the proxy's final name; a picture that fails never fails the proxy.
 //
 // Time limits: a transcode may take 60 s + 10 × the media's duration (a slow NAS decoding 4K
 // runs below real time), a rewrap 60 s + 2 × the duration, an image 60 s; 6 hours when the
@@ -42,13 +45,23 @@ import {
   cName,
   close,
   errnoName,
-  linkat,
   openat,
   openatCreate,
-  renameNoReplace,
   renameat,
   unlinkat,
 } from '../storage/dirfd.ts'
+import { linkIntoPlace, takenIn } from './place.ts'
+import {
+  type PictureName,
+  type PictureRun,
+  companionsFree,
+  dropPictures,
+  picturePlan,
+  placePictures,
+  removePicturesIn,
+  sharingProxyScale,
+  startPictures,
+} from './pictures.ts'
 import type { MediaKind } from './probe.ts'
 import {
   BUILT_IN,
@@ -95,6 +108,18 @@ type Common = {
    */
   baseName: string
   /**
+   * With 'number': the name tried next when `baseName` (or a picture's name beside it) is taken,
+   * before the numbered ones, which then number it (A001C003_42_1.mp4).
+   */
+  fallbackName?: string
+  /** Make the asset's pictures in the same run (media/pictures.ts). */
+  pictures?: boolean
+  /**
+   * The stem of the asset's current proxy in this folder (a remake into another container): its
+   * pictures are the asset's own, so they do not make a name taken, and new ones replace them.
+   */
+  ownStem?: string
+  /**
    * 'refuse' (the default): a taken name is a MediaError 'taken'. 'number': name_1.mp4, name_2.mp4…
    * 'replace': the finished proxy is renamed over the file of that name (a remake: the old proxy
    * is there until the new one is complete).
@@ -130,8 +155,21 @@ export type RewrapOptions = Common & {
   kind?: 'video' | 'audio'
 }
 
+/** What a run made: the proxy's path, its pictures' paths, and why a picture asked for is missing. */
+export type Made = { path: string; pictures: Partial<Record<PictureName, string>>; warning?: string }
+
 /** Makes a proxy of `source`; resolves to its path. */
 export async function makeProxy(ff: Ffmpeg, options: MakeProxyOptions): Promise<string> {
+  return (await makeProxyWithPictures(ff, options)).path
+}
+
+/** Copies the streams of an existing proxy into MP4 (-c copy); resolves to the new path. */
+export async function rewrapProxy(ff: Ffmpeg, options: RewrapOptions): Promise<string> {
+  return (await rewrapProxyWithPictures(ff, options)).path
+}
+
+/** makeProxy, and the pictures when `options.pictures` asks for them. */
+export async function makeProxyWithPictures(ff: Ffmpeg, options: MakeProxyOptions): Promise<Made> {
   const { kind } = options
   const height = options.height
   if (height !== undefined && (!Number.isInteger(height) || height < 2))
@@ -147,8 +185,8 @@ export async function makeProxy(ff: Ffmpeg, options: MakeProxyOptions): Promise<
   return produce(ff, options, kind, 'transcode', (source) => proxyArgs(kind, encoding, source), ext)
 }
 
-/** Copies the streams of an existing proxy into MP4 (-c copy); resolves to the new path. */
-export async function rewrapProxy(ff: Ffmpeg, options: RewrapOptions): Promise<string> {
+/** rewrapProxy, and the pictures (made from the old proxy) when `options.pictures` asks for them. */
+export async function rewrapProxyWithPictures(ff: Ffmpeg, options: RewrapOptions): Promise<Made> {
   const kind = options.kind ?? 'video'
   return produce(
     ff,
@@ -176,6 +214,8 @@ export async function rewrapProxy(ff: Ffmpeg, options: RewrapOptions): Promise<s
 export type SourceInfo = {
   /** Seconds. */
   duration?: number
+  /** The video stream's own duration in seconds, when given (the format's may be the audio's). */
+  videoDuration?: number
   /** The first video stream that is not a cover picture. */
   video?: {
     width: number
@@ -368,13 +408,16 @@ async function produce(
   operation: 'transcode' | 'rewrap',
   outputArgs: (source?: SourceInfo) => string[],
   ext: string,
-): Promise<string> {
-  const { signal, onProgress } = options
+): Promise<Made> {
+  const { signal } = options
   if (!ff.available.ffmpeg) throw new MediaError('missing', ff.missing('ffmpeg')!)
   if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
   const source = resolve(options.source)
   const dir = resolve(options.proxyDir)
-  const finalName = nameWithExt(options.baseName, ext)
+  const names = {
+    first: nameWithExt(options.baseName, ext),
+    fallback: options.fallbackName === undefined ? undefined : nameWithExt(options.fallbackName, ext),
+  }
 
   if (!options.openSource) {
     const sourceStat = await lstat(source).catch(() => undefined)
@@ -394,12 +437,15 @@ async function produce(
   const folder = openFolder(dir, options.openProxyDir)
   try {
     // Fail before the work when the name is taken already; placing checks again (that is the check).
-    if ((options.ifTaken ?? 'refuse') === 'refuse' && takenIn(folder, finalName))
-      throw new MediaError('taken', `${join(dir, finalName)} exists; a proxy never overwrites`)
+    if ((options.ifTaken ?? 'refuse') === 'refuse' && takenIn(folder, names.first))
+      throw new MediaError('taken', `${join(dir, names.first)} exists; a proxy never overwrites`)
 
-    // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it.
+    // What the source is (sizes, fields, audio layout, timecode): the arguments depend on it, and
+    // the pictures (a rewrap's are made of the old proxy, which is its source).
     const info =
-      operation === 'rewrap' ? undefined : await withSource((name, input) => sourceOf(ff, name, signal, input, source))
+      operation === 'rewrap' && !options.pictures
+        ? undefined
+        : await withSource((name, input) => sourceOf(ff, name, signal, input, source))
     const duration =
       kind === 'image'
         ? undefined
@@ -408,7 +454,7 @@ async function produce(
           (operation === 'rewrap'
             ? await withSource((name, input) => durationOf(ff, name, signal, input, source))
             : undefined))
-    const args = outputArgs(info)
+    const args = outputArgs(operation === 'rewrap' ? undefined : info)
     const temp = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}${ext}`
     // Made exclusively in the open folder (O_EXCL, O_NOFOLLOW: no file or link of that name is followed); ffmpeg then writes it.
     const made = openatCreate(folder, cName(temp), O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o644)
@@ -419,55 +465,64 @@ async function produce(
       )
     close(made)
 
+    let pictures: PictureRun | undefined
+    let warning: string | undefined
     try {
-      let seconds = 0
-      await withSource((name, input) =>
-        ff.run(
-          'ffmpeg',
-          [
-            '-nostdin',
-            '-hide_banner',
-            '-v',
-            'error',
-            '-nostats',
-            '-progress',
-            'pipe:1',
-            '-y',
-            '-protocol_whitelist',
-            'file',
-            '-i',
-            `file:${name}`,
-            ...args,
-            // Through the open folder where the system names it (the child's fd 4): a folder swapped
-            // for a link since it was opened sends nothing elsewhere. Elsewhere by its path.
-            `file:${OUTPUT_DIR ? `${OUTPUT_DIR}/${temp}` : join(dir, temp)}`,
-          ],
+      const planned = options.pictures ? picturePlan(kind, info) : undefined
+      if (options.pictures && !planned) warning = 'no pictures: ffprobe could not tell what the source holds'
+      // An image's thumbnail is made of the proxy's scaled picture (media/pictures.ts sharingProxyScale).
+      const shared = planned && sharingProxyScale(planned, args)
+      pictures = shared && startPictures(folder, shared.plan)
+      const run = (with_: PictureRun | undefined) =>
+        runFfmpeg(
+          ff,
+          options,
           {
-            timeoutMs: options.timeoutMs ?? timeLimitMs(operation, kind, duration),
-            idleMs: IDLE_MS,
-            signal,
-            input,
-            inputPath: source,
-            outputDir: OUTPUT_DIR ? folder : undefined,
-            // -progress writes blocks of key=value lines, each ending with progress=continue|end.
-            onLine: (line) => {
-              const [key, value] = line.split('=', 2)
-              if (key === 'out_time_us' && Number(value) >= 0) seconds = Number(value) / 1e6
-              else if (key === 'progress' && onProgress)
-                onProgress({
-                  seconds,
-                  duration,
-                  fraction: duration ? Math.min(1, seconds / duration) : undefined,
-                  done: value === 'end',
-                })
-            },
+            kind,
+            operation,
+            duration,
+            folder,
+            dir,
+            temp,
+            args: with_ && shared ? shared.args : args,
+            source,
+            pictures: with_,
           },
-        ),
-      )
+          withSource,
+        )
+      try {
+        await run(pictures)
+      } catch (error) {
+        // A picture's branch must never cost the proxy: a run that failed with them is made again without.
+        if (!pictures || !(error instanceof MediaError) || error.code !== 'failed') throw error
+        dropPictures(folder, pictures)
+        pictures = undefined
+        warning = `no pictures: ${error.message}`
+        await run(undefined)
+      }
       // ffmpeg may have finished just as the abort came: the caller asked for nothing, so nothing is left.
       if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-      return join(dir, place(folder, temp, dir, finalName, options.ifTaken ?? 'refuse'))
+      const name = place(
+        folder,
+        temp,
+        dir,
+        names,
+        options.ifTaken ?? 'refuse',
+        pictures ? (options.ownStem ?? '') : undefined,
+      )
+      const stem = stemOf(name)
+      const replace = options.ifTaken === 'replace' || stem === options.ownStem
+      if (!pictures) {
+        // Pictures of the proxy replaced would show the old one: none is better.
+        if (options.pictures && replace) removePicturesIn(folder, name)
+        return { path: join(dir, name), pictures: {}, ...(warning ? { warning } : {}) }
+      }
+      const placed = placePictures(folder, pictures, kind, stem, replace)
+      const paths = Object.fromEntries(Object.entries(placed.names).map(([k, n]) => [k, join(dir, n)]))
+      const missing = placed.problems.length ? `some pictures were not made: ${placed.problems.join('; ')}` : undefined
+      return { path: join(dir, name), pictures: paths, ...(missing ? { warning: missing } : {}) }
     } catch (error) {
+      if (pictures) dropPictures(folder, pictures)
       const gone = unlinkat(folder, cName(temp), 0)
       if (gone < 0 && gone !== -E.ENOENT && error instanceof Error)
         error.message += `; ${join(dir, temp)} could not be removed: ${errnoName(-gone)}`
@@ -476,6 +531,79 @@ async function produce(
   } finally {
     close(folder)
   }
+}
+
+/** The proxy's name without its extension: the stem its pictures are named after. */
+const stemOf = (name: string) => name.slice(0, name.lastIndexOf('.'))
+
+/** One ffmpeg run: the proxy into `temp` and, with `pictures`, their outputs too; progress as -progress reports it. */
+async function runFfmpeg(
+  ff: Ffmpeg,
+  options: Common,
+  run: {
+    kind: MediaKind
+    operation: 'transcode' | 'rewrap'
+    duration: number | undefined
+    folder: number
+    dir: string
+    temp: string
+    args: string[]
+    source: string
+    pictures: PictureRun | undefined
+  },
+  withSource: <T>(work: (name: string, input?: number) => Promise<T>) => Promise<T>,
+): Promise<void> {
+  const { signal, onProgress } = options
+  const { duration, dir, pictures } = run
+  // Through the open folder where the system names it (the child's fd 4): a folder swapped for a
+  // link since it was opened sends nothing elsewhere. Elsewhere by its path.
+  const named = (temp: string) => (OUTPUT_DIR ? `${OUTPUT_DIR}/${temp}` : join(dir, temp))
+  let seconds = 0
+  await withSource((name, input) =>
+    ff.run(
+      'ffmpeg',
+      [
+        '-nostdin',
+        '-hide_banner',
+        '-v',
+        'error',
+        '-nostats',
+        '-progress',
+        'pipe:1',
+        '-y',
+        '-protocol_whitelist',
+        'file',
+        '-i',
+        `file:${name}`,
+        // The pictures' outputs first, the proxy's last: its file stays the command's last
+        // argument, as it was before pictures (tools that wrap ffmpeg take the last for the output).
+        ...(pictures?.graphArgs ?? []),
+        ...(pictures?.outputArgs(named) ?? []),
+        ...run.args,
+        `file:${named(run.temp)}`,
+      ],
+      {
+        timeoutMs: options.timeoutMs ?? timeLimitMs(run.operation, run.kind, duration),
+        idleMs: IDLE_MS,
+        signal,
+        input,
+        inputPath: run.source,
+        outputDir: OUTPUT_DIR ? run.folder : undefined,
+        // -progress writes blocks of key=value lines, each ending with progress=continue|end.
+        onLine: (line) => {
+          const [key, value] = line.split('=', 2)
+          if (key === 'out_time_us' && Number(value) >= 0) seconds = Number(value) / 1e6
+          else if (key === 'progress' && onProgress)
+            onProgress({
+              seconds,
+              duration,
+              fraction: duration ? Math.min(1, seconds / duration) : undefined,
+              done: value === 'end',
+            })
+        },
+      },
+    ),
+  )
 }
 
 /** The proxy folder, open: by the caller's checked opener, else by its path (a link as the folder itself is refused). */
@@ -494,13 +622,6 @@ function openFolder(dir: string, open?: () => number): number {
   return fd
 }
 
-/** Whether anything (a file, a folder, a link) has the name `name` in the open folder. */
-function takenIn(folder: number, name: string): boolean {
-  const fd = openat(folder, cName(name), O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
-  if (fd >= 0) close(fd)
-  return fd >= 0 || fd !== -E.ENOENT
-}
-
 /** `name` + `ext` unless it ends with `ext` already; a plain name, never a path. */
 function nameWithExt(name: string, ext: string): string {
   if (!name || name.includes('/') || name.includes('\\') || name.includes('\0') || name.startsWith('.'))
@@ -514,52 +635,49 @@ function nameWithExt(name: string, ext: string): string {
   return full
 }
 
-/** Errors of a file system that cannot make a second name for a file (FAT, some SMB mounts). */
-const NO_LINKS = new Set(
-  [E.EPERM, E.ENOTSUP, E.EOPNOTSUPP, E.ENOSYS, E.EMLINK].filter((n) => n !== undefined).map((n) => -n),
-)
-
 /**
- * Gives the finished hidden file `temp` of the open folder its name there without overwriting;
- * answers the name. Every call is relative to the open folder.
+ * Gives the finished hidden file `temp` of the open folder its name there without overwriting
+ * (media/place.ts); answers the name. The names tried: `names.first`, then (ifTaken 'number')
+ * `names.fallback` and the numbered variants of the last of them. With `pictures`, a name whose
+ * pictures' names are not all free is passed over too ('number'), so that they can follow it,
+ * unless they are the asset's own (the stem `pictures` names).
+ * Every call is relative to the open folder.
  */
 function place(
   folder: number,
   temp: string,
   dir: string,
-  finalName: string,
+  names: { first: string; fallback?: string },
   ifTaken: 'refuse' | 'number' | 'replace',
+  /** With pictures: the stem whose pictures are the asset's own ('' for none); absent: no pictures. */
+  pictures: string | undefined,
 ): string {
-  const from = cName(temp)
   if (ifTaken === 'replace') {
     // rename replaces the old proxy in one step: a reader sees the old file or the new one.
-    const moved = renameat(folder, from, folder, cName(finalName))
+    const moved = renameat(folder, cName(temp), folder, cName(names.first))
     if (moved < 0)
-      throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, finalName)}: ${errnoName(-moved)}`)
-    return finalName
+      throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, names.first)}: ${errnoName(-moved)}`)
+    return names.first
   }
-  const dot = finalName.lastIndexOf('.')
-  for (let n = 0; n <= 9999; n++) {
-    const name = n === 0 ? finalName : `${finalName.slice(0, dot)}_${n}${finalName.slice(dot)}`
-    let done = linkat(folder, from, folder, cName(name))
-    if (done === 0) {
-      unlinkat(folder, from, 0)
-      return name
-    }
-    // No hard links on this file system: a rename that refuses a taken name, else check, then rename (see the header).
-    if (NO_LINKS.has(done)) {
-      done = renameNoReplace(folder, from, folder, cName(name))
-      if (done !== 0 && done !== -E.EEXIST)
-        done = takenIn(folder, name) ? -E.EEXIST : renameat(folder, from, folder, cName(name))
-      if (done === 0) return name
-    }
+  const last = names.fallback ?? names.first
+  const dot = last.lastIndexOf('.')
+  const candidates = function* () {
+    yield names.first
+    if (names.fallback && names.fallback !== names.first) yield names.fallback
+    for (let n = 1; n <= 9999; n++) yield `${last.slice(0, dot)}_${n}${last.slice(dot)}`
+  }
+  for (const name of candidates()) {
+    const stem = stemOf(name)
+    if (ifTaken === 'number' && pictures !== undefined && stem !== pictures && !companionsFree(folder, stem)) continue
+    const done = linkIntoPlace(folder, temp, name)
+    if (done === 0) return name
     if (done === -E.EEXIST) {
       if (ifTaken === 'refuse') throw new MediaError('taken', `${join(dir, name)} exists; a proxy never overwrites`)
       continue
     }
     throw new MediaError('failed', `cannot put the proxy in place as ${join(dir, name)}: ${errnoName(-done)}`)
   }
-  throw new MediaError('taken', `${join(dir, finalName)} and its numbered variants up to _9999 exist`)
+  throw new MediaError('taken', `${join(dir, last)} and its numbered variants up to _9999 exist`)
 }
 
 /** What ffprobe sees of the source (proxyArgs' SourceInfo); undefined without ffprobe or when it cannot read it. */
@@ -583,7 +701,7 @@ async function sourceOf(
         '-of',
         'json',
         '-show_entries',
-        'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels:stream_tags=timecode:stream_disposition=attached_pic:stream_side_data=rotation',
+        'format=duration:format_tags=timecode:stream=codec_type,width,height,sample_aspect_ratio,field_order,channels,duration:stream_tags=timecode:stream_disposition=attached_pic:stream_side_data=rotation',
         `file:${source}`,
       ],
       { timeoutMs: 30_000, signal, input, inputPath },
@@ -612,8 +730,10 @@ async function sourceOf(
   )
   const quarter = Math.abs(rotation) % 180 === 90
   const turned = quarter && sar ? sar.split(':').reverse().join(':') : sar
+  const videoSeconds = Number(v?.duration)
   return {
     duration: Number.isFinite(seconds) && seconds > 0 ? seconds : undefined,
+    videoDuration: Number.isFinite(videoSeconds) && videoSeconds > 0 ? videoSeconds : undefined,
     video: v
       ? {
           width: quarter ? v.height : v.width,

@@ -59,6 +59,24 @@ export type ProxyParams = {
   user?: number
 }
 
+/** Shot detection of a video asset (modules/shots/detect.task.ts). */
+export type ShotsParams = {
+  asset: number
+  /** scdet's threshold (0–100 scale) asked for. */
+  threshold: number
+  /** Who asked (the task checks their write access again); none for a detection the device asks for (autoshot_detection). */
+  user?: number
+  /** The work folder of a run under way, in the production's proxy_root: removed when the task starts again. */
+  work?: string
+}
+
+/** Proxies of one production renamed after their source (modules/assetimport/proxyname.task.ts). */
+export type ProxyNameParams = {
+  production: number
+  /** The batch under way: saved before any of it is renamed (a restart finds what was done by the inode). */
+  plan?: { asset: number; from: string; to: string; ino: number }[]
+}
+
 export type ScanParams = {
   device: number
   /** Absolute folders or files to look at again; null: the whole device. */
@@ -70,7 +88,9 @@ export type TaskParams = {
   delete: DeleteParams
   import: ImportParams
   proxy: ProxyParams
+  proxyname: ProxyNameParams
   scan: ScanParams
+  shots: ShotsParams
 }
 
 export type TaskKind = keyof TaskParams

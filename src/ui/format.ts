@@ -84,6 +84,113 @@ export function timecodeText(frames: number, rate: Rate, drop = false): string {
   return `${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}${dropping ? ';' : ':'}${two(n % base)}`
 }
 
+/** Whether timecode at `rate` can be drop frame (29.97, 59.94): a typed `;` means something only there. */
+export const canDropFrame = isDropRate
+
+/** The frames of one day (24 hours of labels) at `rate`: where source timecode wraps to 00:00:00:00. */
+export function framesPerDay(rate: Rate, drop = false): number {
+  const base = timecodeBase(rate)
+  return drop && isDropRate(rate) ? (base * 600 - (base / 15) * 9) * 6 * 24 : base * 86400
+}
+
+/**
+ * Source timecode: the label of frame `frames` counted from midnight, wrapping after 24 hours as a
+ * time of day does (23:59:59:24 + 1 frame is 00:00:00:00). `timecodeText` writes lengths instead.
+ */
+export function timecodeOfDay(frames: number, rate: Rate, drop = false): string {
+  const day = framesPerDay(rate, drop)
+  return timecodeText(((Math.round(frames) % day) + day) % day, rate, drop)
+}
+
+/** What readTimecode gives: a frame count, or why the text is none. */
+export type TimecodeRead = { frames: number; relative?: 1 | -1 } | { error: string }
+
+/**
+ * Timecode as an editor types it, to the frames counted from 00:00:00:00 at `rate` (drop frame
+ * when `drop` and the rate has it; the separator typed does not change the counting, so `:` in a
+ * 29.97 DF clip reads as its drop-frame label):
+ * - `10:00:12:05`, `10:00:12;05`, `10.00.12.05`: hours, minutes, seconds, frames;
+ * - fewer groups are the low ones: `12:05` is 00:00:12:05, `5` is frame 5;
+ * - digits alone are read in pairs from the right: `10001205` is 10:00:12:05, `1205` 00:00:12:05;
+ * - a leading `+` or `-` makes it an offset from where the player is (`+1:00` one second on):
+ *   `relative` says which way.
+ * Hours 00-23, minutes and seconds 00-59, frames below the rate's labels per second, and a
+ * drop-frame label that exists (none of ;00 and ;01 at the start of a minute but every tenth).
+ */
+export function readTimecode(text: string, rate: Rate, drop = false): TimecodeRead {
+  let t = text.trim()
+  let relative: 1 | -1 | undefined
+  if (t.startsWith('+') || t.startsWith('-')) {
+    relative = t[0] === '+' ? 1 : -1
+    t = t.slice(1).trim()
+  }
+  const how = 'Type a timecode as HH:MM:SS:FF (10:00:12:05), or its digits (10001205).'
+  let groups: number[]
+  if (/^\d{1,8}$/.test(t)) {
+    const digits = t.padStart(8, '0')
+    groups = [0, 2, 4, 6].map((i) => Number(digits.slice(i, i + 2)))
+  } else if (/^\d{1,2}([:;.,]\d{1,2}){1,3}$/.test(t)) {
+    groups = t.split(/[:;.,]/).map(Number)
+    while (groups.length < 4) groups.unshift(0)
+  } else return { error: t ? `“${text.trim()}” is not a timecode. ${how}` : `No timecode typed. ${how}` }
+  const [h, m, s, f] = groups as [number, number, number, number]
+  const base = timecodeBase(rate)
+  if (h > 23 || m > 59 || s > 59) return { error: 'Out of range: hours run 00-23, minutes and seconds 00-59.' }
+  if (f >= base) return { error: `Frames run 00-${two(base - 1)} at ${rateText(rate)}.` }
+  const labels = ((h * 60 + m) * 60 + s) * base + f
+  if (!(drop && isDropRate(rate))) return { frames: labels, ...(relative ? { relative } : {}) }
+  const dropped = base / 15
+  const minutes = h * 60 + m
+  if (!relative && s === 0 && m % 10 !== 0 && f < dropped)
+    return {
+      error: `${two(h)}:${two(m)}:${two(s)};${two(f)} does not exist in drop-frame timecode: ;00${dropped > 2 ? ` to ;${two(dropped - 1)}` : ' and ;01'} are skipped at the start of each minute but every tenth.`,
+    }
+  // An offset is a length: counted as labels less those dropped within it.
+  return { frames: labels - dropped * (minutes - Math.floor(minutes / 10)), ...(relative ? { relative } : {}) }
+}
+
+/**
+ * The start of an asset's source timecode from its technical details: offset_frames (frames from
+ * midnight at its rate) when there, else its label (offset_string, a video's; `timecode` or an
+ * audio's time_code) read; drop frame when the label has `;` (or `.` or `,`, as some files spell
+ * it) and the rate has it. undefined when it has none, or no rate to count it at.
+ */
+export function startTimecode(
+  technical: Record<string, unknown>,
+  rate: Rate | undefined,
+): { frames: number; drop: boolean; label: string } | undefined {
+  if (!rate) return undefined
+  const label = [technical.offset_string, technical.timecode, technical.time_code].find(
+    (v): v is string => typeof v === 'string' && /^\d{2}:\d{2}:\d{2}[:;.,]\d{2}$/.test(v),
+  )
+  if (!label) return undefined
+  const drop = /[;.,]\d{2}$/.test(label) && isDropRate(rate)
+  const given = technical.offset_frames
+  if (typeof given === 'number' && Number.isInteger(given) && given >= 0 && label === technical.offset_string)
+    return { frames: given, drop, label }
+  const read = readTimecode(label, rate, drop)
+  return 'frames' in read ? { frames: read.frames, drop, label } : undefined
+}
+
+/**
+ * A path shortened from the left to about `max` characters, whole folders dropped first, so that
+ * the file's name always shows: `/mnt/nas/Show/Day 2/A001C003.mov` at 24 is `…/Day 2/A001C003.mov`.
+ * A name longer than `max` is kept whole (`…/A001C003_very_long.mov`). Backslashes count as slashes.
+ */
+export function shortPath(path: string, max: number): string {
+  if (path.length <= max) return path
+  const sep = path.includes('/') || !path.includes('\\') ? '/' : '\\'
+  const parts = path.split(/[\\/]/)
+  let kept = parts.pop() ?? ''
+  while (parts.length) {
+    const next = `${parts[parts.length - 1]}${sep}${kept}`
+    if (next.length + 2 > max) break
+    kept = next
+    parts.pop()
+  }
+  return parts.length ? `…${sep}${kept}` : kept
+}
+
 /** Seconds as HH:MM:SS.mmm (a length with no frame rate to count it in). */
 export function clockText(seconds: number): string {
   const ms = Math.max(0, Math.round(seconds * 1000))

@@ -389,6 +389,12 @@ describe('201: the asset and its ImportLog', () => {
       projects: [],
       status_approval: 0,
       modified_by: 'admin',
+      // The task has not run: no proxy yet, so no pictures.
+      poster_url: '',
+      thumbnail_url: '',
+      path_thumbnail: '',
+      is_proxy_available: false,
+      strip_url: '',
     })
     expect(await logsOf(send, path)).toEqual([
       logRow({

@@ -266,12 +266,16 @@ describe.skipIf(!hasFfmpeg)('what an import reads from each clip (docs/media.md 
       formate_name: 'wav',
       format_long_name: 'WAV / WAVE (Waveform Audio)',
       size: format.size,
+      // ffprobe gives a WAV no start time: a broadcast WAV's is its time_reference in seconds.
+      start_time: '3600.500000',
       duration: '1.000000',
       bit_rate: format.bit_rate,
       encoder: format.tags.encoder,
       time_code: '01:00:00:12',
       timecode_source: 'file',
       audio_streams: [pcm(0, 24, 2, 'stereo')],
+      // The bext chunk's members that are not empty (ffmpeg writes only the time reference).
+      bext: { time_reference: 172824000 },
     })
   })
 
@@ -282,8 +286,10 @@ describe.skipIf(!hasFfmpeg)('what an import reads from each clip (docs/media.md 
       timecode_source: 'file',
       audio_streams: [pcm(0, 16, 1, null)],
     })
-    // ffprobe gives a WAV no start time: none is made up.
-    expect(technical.start_time).toBeUndefined()
+    // ffprobe gives a WAV no start time: its bext time_reference over the sample rate, 600 s.
+    expect(technical.start_time).toBe('600.000000')
+    // An iXML with no PROJECT, SCENE, TAKE, TAPE or NOTE adds no ixml member.
+    expect(technical.ixml).toBeUndefined()
   })
 
   test('a JPEG with EXIF Orientation 6: width, height, format and orientation', async () => {

@@ -123,7 +123,8 @@ describe.skipIf(!hasFfmpeg)('the profile that applies makes the proxy; a remake 
     const a = await imported(media.video)
     assetId = a.id
     oldProxy = a.path_proxy
-    expect(oldProxy).toBe(join(show.proxy_root, `${a.id}.mp4`))
+    // Named after the source (docs/media.md, Proxy names): 1-clip.mov → 1-clip.mp4.
+    expect(oldProxy).toBe(join(show.proxy_root, basename(a.path_file).replace(/\.mov$/, '.mp4')))
     expect(videoOf(oldProxy).codec_name).toBe('h264')
   })
 
@@ -155,7 +156,8 @@ describe.skipIf(!hasFfmpeg)('the profile that applies makes the proxy; a remake 
       percent: 100,
     })
     const a = await asset(assetId)
-    expect(a.path_proxy).toBe(join(show.proxy_root, `${assetId}.mov`))
+    // The same name in the new container: the old proxy's pictures were its own, the new ones took their names.
+    expect(a.path_proxy).toBe(oldProxy.replace(/\.mp4$/, '.mov'))
     expect(done.result).toEqual({
       asset: assetId,
       asset_type: 'videoasset',

@@ -87,7 +87,8 @@ describe.skipIf(!hasFfmpeg)('the compiled executable makes proxies that keep the
     asset = r.json.asset_import_id
     expect((await ended(r.json.task.url)).state).toBe('done')
     const proxy = (await call(server, 'GET', `/videoassets/${asset}/`, key)).json.path_proxy
-    expect(proxy).toEndWith(`/${asset}.mp4`)
+    // Named after the source (docs/media.md, Proxy names).
+    expect(proxy).toEndWith('/four-mono.mp4')
     expect(audioOf(proxy)).toEqual(fourMono)
   })
 

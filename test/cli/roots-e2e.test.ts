@@ -120,6 +120,8 @@ describe('the compiled executable keeps each production to its folders', () => {
     // What an import writes when it has made a proxy: its path on the record (set in the catalogue
     // itself here, so that the test needs no ffmpeg).
     const db = new Database(dbFile(data))
+    // The server writes too (its start's tasks): wait for its transaction rather than fail at once.
+    db.run('PRAGMA busy_timeout = 10000')
     for (const id of assets) {
       writeFileSync(join(proxyRoot, `${id}.mp4`), content)
       writeFileSync(join(away, `${id}.mp4`), 'THE-OUTSIDE-BYTES')

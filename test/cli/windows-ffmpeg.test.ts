@@ -139,11 +139,10 @@ describe.skipIf(why !== undefined)('the windows-x64 executable finds ffmpeg.exe 
           const asset = (await api('GET', `/videoassets/${imported.json.asset_import_id}/`)).json
           expect(asset).toMatchObject({
             technical: { duration: 50, fps: '25/1', width: 320, height: 240, format: 'stub', video_codec: 'stub' },
-            path_proxy: `${winMedia}\\Show\\proxies\\${imported.json.asset_import_id}.mp4`,
+            // Named after the source (docs/media.md, Proxy names).
+            path_proxy: `${winMedia}\\Show\\proxies\\clip.mp4`,
           })
-          expect(
-            readFileSync(join(root, 'media', 'Show', 'proxies', `${imported.json.asset_import_id}.mp4`), 'utf8'),
-          ).toBe('stub proxy\n')
+          expect(readFileSync(join(root, 'media', 'Show', 'proxies', 'clip.mp4'), 'utf8')).toBe('stub proxy\n')
           // The page plays it: streamed from the file opened below the proxy folder's handles, whole and by range.
           const played = await fetch(`${server.api}/videoassets/${imported.json.asset_import_id}/proxy/`, {
             headers: { authorization: `Token ${key}` },

@@ -70,6 +70,12 @@ function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: 
     path_proxy: '',
     projects: [],
     modified_by: 'admin',
+    // No proxy: no pictures (test/assetimport/pictures.test.ts has them made).
+    poster_url: '',
+    thumbnail_url: '',
+    path_thumbnail: '',
+    is_proxy_available: false,
+    ...(kind === 'video' ? { strip_url: '' } : {}),
     ...extra,
   }
 }

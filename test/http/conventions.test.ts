@@ -216,9 +216,10 @@ describe('health and docs need no key', () => {
     })
 
     test('describes the POST bodies of every create operation', () => {
-      // Not the archive's, which answer 501 whatever is sent, nor a task's cancel, a proxy's remake or a device's rescan: they read no body.
+      // Not the archive's, which answer 501 whatever is sent, nor a task's cancel, a proxy's remake or a device's rescan: they read no body;
+      // nor a shot detection, whose body (a threshold) is all optional.
       const posts = operations().filter(
-        (o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy|scan)\/?$/.test(o.path),
+        (o) => o.method === 'post' && !o.op.responses?.['501'] && !/\/(cancel|proxy|scan|detect)\/?$/.test(o.path),
       )
       expect(posts.map((o) => o.path.replace(/\/$/, ''))).toEqual(
         expect.arrayContaining(

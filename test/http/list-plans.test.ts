@@ -47,8 +47,44 @@ const SAMPLES: Record<string, string[]> = {
   resource: ['videoasset', 'device'],
   id: ['3'],
   user: ['admin', 'system'],
-  // Tasks take the first two, import logs the last two (another list's ordering is a 400, skipped).
-  ordering: ['-date_end', 'id', '-failed'],
+  // Tasks take the first two, import logs the next two, media lists the rest and id (another
+  // list's ordering is a 400, skipped).
+  ordering: ['-date_end', 'id', '-failed', '-id', 'name', '-duration', 'timecode', '-date_add'],
+  // The media lists' technical facets (mediaassets/facets.ts).
+  codec: ['prores', 'h264'],
+  width: ['1920'],
+  height: ['1080', '2160'],
+  resolution: ['1920x1080'],
+  fps: ['25', '23.976'],
+  duration_min: ['10'],
+  duration_max: ['600.5'],
+  timecode_from: ['10:00:00:00'],
+  timecode_to: ['23:59:59;29'],
+  audio_channels: ['2', '4'],
+}
+
+/** A media asset's technical, as a probe writes it (the facets read it), for the i-th asset of the seed. */
+function technicalOf(i: number, kind: string): string {
+  const codec = ['prores', 'h264', 'dnxhd'][i % 3]!
+  const size = i % 4 ? { width: 1920, height: 1080 } : { width: 3840, height: 2160 }
+  const streams = Array.from({ length: i % 3 }, (_, s) => ({ codec: 'pcm_s24le', channels: s + 1 }))
+  const timecode = `${String(i % 24).padStart(2, '0')}:00:${String(i % 60).padStart(2, '0')}:00`
+  if (kind === 'video')
+    return JSON.stringify({
+      video_codec: codec,
+      fps: ['25/1', '24000/1001', '30000/1001'][i % 3],
+      duration: (i % 50) * 250,
+      ...size,
+      offset_string: i % 5 ? timecode : undefined,
+      audio_streams: streams,
+    })
+  if (kind === 'audio')
+    return JSON.stringify({
+      duration: String((i % 70) * 10.5),
+      time_code: i % 5 ? timecode : undefined,
+      audio_streams: streams,
+    })
+  return JSON.stringify({ ...size, format: ['jpeg', 'png'][i % 2] })
 }
 
 /** Tables of a few rows written by hand: their lists may read the table (a page of it is the table). */
@@ -104,19 +140,22 @@ beforeAll(() => {
     const kinds = ['audio', 'image', 'video']
     for (let i = 1; i <= 3 * N; i++)
       db.run(
-        `INSERT INTO media_assets (kind, name, production, device, path_file, is_archive, is_production, approval, date_add, date_mod)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO media_assets (kind, name, production, device, path_file, is_archive, is_production, approval, date_add, date_mod, technical)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           kinds[i % 3]!,
-          `a${i}`,
+          // Names that sort otherwise than ids (and repeat: an order's ties go by id).
+          `${['b', 'A', 'c'][i % 3]}${(i * 7) % 100}`,
           i % 5 ? 1 : 2,
           i % 11 ? 1 : 2,
           `/srv/media/${i}.bin`,
           i % 7 === 1 ? 1 : 0,
           i % 4 ? 1 : 0,
           i % 2,
+          // Dates that sort otherwise than ids, with ties.
+          `2026-01-${String(1 + ((i * 13) % 28)).padStart(2, '0')}T00:00:00.000000Z`,
           now,
-          now,
+          technicalOf(i, kinds[i % 3]!),
         ],
       )
     // Assets of production 2 shared with 1: the reader sees them through media_asset_shares.
@@ -222,8 +261,9 @@ const lists = () => {
 /** The naive query the keyed one stands for: the same head, WHERE and values, LIMIT/OFFSET on the rows. */
 function naiveOf(sql: string): { table: string; naive: string } {
   // Newest first (the history, tasks) and the tasks' other orders page the same way, in their order.
+  // The media lists' orders by duration and timecode are expressions (db/facets.ts), parentheses and all.
   const m =
-    /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by ([^()]+?) limit \+\? offset \?\) order by \4$/s.exec(
+    /^(select .+? from ("[^"]+")) where "id" in \(select "id" from \2(.*) order by (.+?) limit \+\? offset \?\) order by \4$/s.exec(
       sql,
     )
   if (!m) throw new Error(`not a keyed page: ${sql}`)
@@ -279,7 +319,7 @@ describe('deep pages skip through an index', () => {
           expect({ name, filter, status: r.status }).toEqual({ name, filter, status: 200 })
           expect({ name, filter, ran: ran.length > before }).toEqual({ name, filter, ran: true })
         }
-  })
+  }, 60_000)
 
   test('the sub-select reads no rows of the table, only index entries (tables of a few rows excepted)', () => {
     const bad: { sql: string; plan: string[] }[] = []
@@ -287,6 +327,13 @@ describe('deep pages skip through an index', () => {
     for (const { sql, params } of ran) {
       if (seen.has(sql)) continue
       seen.add(sql)
+      // A technical facet, or an order by one (db/facets.ts), is JSON in the row: an index holds
+      // one facet's expression, and a second facet, an order or a facet the kind lacks is read from
+      // the rows (test/search/facets.test.ts holds each facet alone to its index).
+      if (sql.includes('json_extract(') || / and 0\b/.test(sql)) continue
+      // A path names the few assets last seen there (one in production at most): in another order
+      // than id, those rows are read and sorted.
+      if (sql.includes('"path_file" = ?') && !/ order by "id"( desc)? limit/.test(sql)) continue
       const { table } = naiveOf(sql)
       const plan = innerPlan(sql, params)
       const own = plan.filter((line) => new RegExp(`^(SCAN|SEARCH) ${table}\\b`).test(line))
@@ -335,7 +382,7 @@ describe('deep pages skip through an index', () => {
       }
     }
     expect(compared).toBeGreaterThan(500)
-  })
+  }, 120_000)
 
   test('over HTTP a deep page is the slice of the whole (streamed) list, with filters, for a reader too', async () => {
     const cases: [string, Record<string, string>][] = [
@@ -415,5 +462,5 @@ describe("a page's plan does not depend on its limit", () => {
     }
     expect(firstPages).toBeGreaterThan(200)
     expect(differ).toEqual([])
-  })
+  }, 60_000)
 })

@@ -53,6 +53,19 @@ const PROJECT_WRITABLE = [
   'name_studio',
   'locked_by',
 ]
+const MARKER_WRITABLE = ['start', 'end', 'start_ms', 'end_ms', 'note', 'color']
+const SHOT_WRITABLE = [
+  'name',
+  'description',
+  'keywords',
+  'is_compositing',
+  'licensor',
+  'license',
+  'location_city',
+  'copyright',
+  'ancestor',
+]
+const SEQUENCE_WRITABLE = ['name', 'description', 'keywords', 'shots']
 const PRODUCTION_WRITABLE = [
   'name',
   'storage_root',
@@ -151,6 +164,38 @@ beforeAll(async () => {
       deleteCode: 'does_not_exist',
     },
   ]
+  // A marker on each media asset (docs/api.md, Markers): its routes lie under its asset's.
+  for (const kind of ['audio', 'image', 'video']) {
+    const base = `/api/${kind}assets/${resources.find((r) => r.base === `/api/${kind}assets`)!.id}/markers`
+    const marker = await created(`${base}/`, { start_ms: 0, note: 'Slate' })
+    resources.push({
+      base,
+      id: marker.id,
+      known: ['note', 'Boom in frame'],
+      writable: MARKER_WRITABLE,
+      deleteCode: 'not_found',
+    })
+  }
+  // A user's shot and sequence on the video asset (docs/api.md, Shots and sequences).
+  const videoBase = `/api/videoassets/${resources.find((r) => r.base === '/api/videoassets')!.id}`
+  const shot = await created(`${videoBase}/shots/`, { name: 'Wide', timecode_start: 0, timecode_end: 1000 })
+  const sequence = await created(`${videoBase}/sequences/`, { name: 'Arrival', shots: [shot.id] })
+  resources.push(
+    {
+      base: `${videoBase}/shots`,
+      id: shot.id,
+      known: ['description', 'Wide of the harbour'],
+      writable: SHOT_WRITABLE,
+      deleteCode: 'not_found',
+    },
+    {
+      base: `${videoBase}/sequences`,
+      id: sequence.id,
+      known: ['description', 'The boat comes in'],
+      writable: SEQUENCE_WRITABLE,
+      deleteCode: 'not_found',
+    },
+  )
 })
 afterAll(() => t.cleanup())
 
@@ -172,9 +217,12 @@ function unknownEntries(reply: { status: number; json: any; text: string }) {
 
 test('every route with PATCH or PUT is one of the resources here', () => {
   const edited = new Set(
-    t.app.routes.filter((r) => r.method === 'PATCH' || r.method === 'PUT').map((r) => r.path.replace(/\/:id$/, '')),
+    t.app.routes
+      .filter((r) => r.method === 'PATCH' || r.method === 'PUT')
+      .map((r) => r.path.replace(/\/:(id|marker|shot|sequence)$/, '')),
   )
-  expect([...edited].sort()).toEqual(resources.map((r) => r.base).sort())
+  // A record under another's (a marker, a shot, a sequence under its asset) is named by its route's path.
+  expect([...edited].sort()).toEqual(resources.map((r) => r.base.replace(/\/\d+\//g, '/:id/')).sort())
 })
 
 describe('unknown fields', () => {

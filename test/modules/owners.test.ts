@@ -22,6 +22,10 @@ const TABLES = [
   { sql: 'devices', drizzle: 'devices', owner: 'src/modules/devices/' },
   { sql: 'groups', drizzle: 'groups', owner: 'src/modules/users/' },
   { sql: 'users', drizzle: 'users', owner: 'src/modules/users/' },
+  { sql: 'markers', drizzle: 'markers', owner: 'src/modules/markers/' },
+  { sql: 'shots', drizzle: 'shots', owner: 'src/modules/shots/' },
+  { sql: 'sequences', drizzle: 'sequences', owner: 'src/modules/shots/' },
+  { sql: 'sequence_shots', drizzle: 'sequenceShots', owner: 'src/modules/shots/' },
 ] as const
 
 const lineAt = (text: string, index: number) => text.slice(0, index).split('\n').length

@@ -32,6 +32,8 @@ beforeEach(() => {
     delete: async ({ task }) => void ran.push(`delete ${task.id} ${task.params.bundle_root}`),
     import: async ({ task }) => void ran.push(`import ${task.id}`),
     proxy: async ({ task }) => void ran.push(`proxy ${task.id}`),
+    proxyname: async ({ task }) => void ran.push(`proxyname ${task.id}`),
+    shots: async ({ task }) => void ran.push(`shots ${task.id}`),
     scan: async ({ task }) => void ran.push(`scan ${task.id}`),
   }
   runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
@@ -186,6 +188,8 @@ test('a restart with a task of a key still running and another of the key queued
       delete: async () => {},
       import: async () => {},
       proxy: async () => {},
+      proxyname: async () => {},
+      shots: async () => {},
       scan: async () => {},
     },
   })
@@ -206,6 +210,8 @@ test("a handler's last write is committed with the task's end: done with it, or 
       copy: noop,
       delete: noop,
       proxy: noop,
+      proxyname: noop,
+      shots: noop,
       scan: noop,
       import:
         async ({ task }) =>
@@ -292,6 +298,8 @@ test("a task a shutdown left running is queued again at each start with that sta
     delete: async () => {},
     import: async () => {},
     proxy: async () => {},
+    proxyname: async () => {},
+    shots: async () => {},
     scan: async () => {},
   }
   await runner.stop(0)
@@ -334,6 +342,8 @@ describe('a grouped kind', () => {
         copy: noop,
         delete: noop,
         proxy: noop,
+        proxyname: noop,
+        shots: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
           runs.set(task.id, (runs.get(task.id) ?? 0) + 1)
@@ -371,6 +381,8 @@ describe('a grouped kind', () => {
         copy: noop,
         delete: noop,
         proxy: noop,
+        proxyname: noop,
+        shots: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
           if (task.params.asset === 2) throw new Error('the work failed')
@@ -418,6 +430,8 @@ describe('a grouped kind', () => {
         copy: noop,
         delete: noop,
         proxy: noop,
+        proxyname: noop,
+        shots: noop,
         scan: noop,
         import: grouped(async ({ task, exclusive }) => {
           order.push(`start ${task.params.asset}`)
@@ -453,6 +467,8 @@ describe('a grouped kind', () => {
         copy: noop,
         delete: noop,
         proxy: noop,
+        proxyname: noop,
+        shots: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
           order.push(`start ${task.id}`)

@@ -8,10 +8,11 @@
 import { closeSync, lstatSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { productions } from '../../db/schema.ts'
+import { type MediaKind, productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
-import { type ProxyProgress, makeProxy, rewrapProxy } from '../../media/proxy.ts'
+import { type Made, type ProxyProgress, makeProxyWithPictures, rewrapProxyWithPictures } from '../../media/proxy.ts'
+import { proxyNames } from '../../media/proxyname.ts'
 import { SMALL_FILE, fingerprintFile, fingerprintSmallFile } from '../../storage/fingerprint.ts'
 import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
 import { waitingStep, whileInUse } from '../../storage/busy.ts'
@@ -41,6 +42,8 @@ type ImportDeps = {
   logs: ImportLogs
   users: Users
   ffmpeg: () => Promise<Ffmpeg>
+  /** Told, in the import's last write, of an asset whose proxy it made (the shots service queues a detection: autoshot_detection). */
+  proxied?: (asset: { id: number; kind: MediaKind }) => void
 }
 
 /** Whose writes an import's are: the user's who asked, or the service's (a watch-folder file). */
@@ -143,6 +146,8 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
     // The user is read once, for both this and the checks below.
     const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
     const by = actorFor(deps, params, askedBy)
+    /** Whether this import made the asset's proxy (then `proxied` is told at its end). */
+    let madeProxy = false
     /** The file's content fingerprint, once read. */
     let fingerprint: { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string } | undefined
     /** The task's result names the asset and its file (where it is now), and its proxy once made. */
@@ -273,7 +278,9 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
             const fd = openSame(asset)
             let info: Record<string, unknown>
             try {
-              info = (await probe(ff, asset.path_file, params.kind, { signal, fd })) as Record<string, unknown>
+              // A damaged WAV chunk (bext, iXML) is left out with a warning, never a failure.
+              const warn = (message: string) => (warning.bwf = message)
+              info = (await probe(ff, asset.path_file, params.kind, { signal, fd, warn })) as Record<string, unknown>
             } finally {
               closeSync(fd)
             }
@@ -294,17 +301,22 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
             const onProgress = (p: ProxyProgress) => {
               if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
             }
+            // Named after the source (media/proxyname.ts), so that editing tools attach it by name;
+            // its pictures are made by the same ffmpeg run (media/pictures.ts).
+            const names = proxyNames(asset.path_file, asset.id)
             const common = {
               proxyDir,
               openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir),
-              baseName: String(asset.id),
+              baseName: names.first,
+              fallbackName: names.fallback,
               ifTaken: 'number' as const,
+              pictures: true,
               signal,
               onProgress,
             }
-            let proxy: string
+            let made: Made
             if (params.rewrap_proxy && asset.path_proxy && readable(asset.path_proxy) && params.kind !== 'image') {
-              proxy = await rewrapProxy(ff, { ...common, source: asset.path_proxy, kind: params.kind })
+              made = await rewrapProxyWithPictures(ff, { ...common, source: asset.path_proxy, kind: params.kind })
             } else {
               if (params.rewrap_proxy)
                 warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
@@ -312,7 +324,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
               // The device's transcoding profile, else the default one, else the built-in default (docs/media.md).
               const { profile, warning: unusable } = usableProfile(profileFor(db, asset.device))
               if (unusable) warning.profile = unusable
-              proxy = await makeProxy(ff, {
+              made = await makeProxyWithPictures(ff, {
                 ...common,
                 source: source.path_file,
                 openSource: () => openSame(source),
@@ -320,7 +332,11 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
                 profile,
               })
             }
+            // A picture that could not be made is a warning; the proxy stands (docs/media.md, Pictures).
+            if (made.warning) warning.pictures = made.warning
+            const proxy = made.path
             media.setProxy(asset.id, proxy, by)
+            madeProxy = true
             progress({ percent: 100 })
             advance(IMPORT_STATUS.proxied)
             named(assetOf(asset.id)!)
@@ -339,6 +355,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
         if (fingerprint) media.setFingerprints([fingerprint])
         media.setStatus(done, 6, by)
         logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
+        if (madeProxy) deps.proxied?.({ id: done, kind: params.kind })
       }
     } catch (error) {
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.

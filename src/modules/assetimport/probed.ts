@@ -15,6 +15,13 @@ export const TIMECODE_MEMBERS: Record<AssetKind, readonly string[]> = {
   image: [],
 }
 
+/**
+ * Members read from a WAV's own chunks (docs/media.md, Broadcast WAV): the file's alone, so that a
+ * file imported again without them (replaced, or its chunks gone) loses them, and with them the
+ * words they gave the search.
+ */
+const CHUNK_MEMBERS = ['bext', 'ixml'] as const
+
 export function mergeProbed(
   kind: AssetKind,
   technical: Record<string, unknown>,
@@ -22,6 +29,7 @@ export function mergeProbed(
   given: readonly string[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { ...technical }
+  for (const key of CHUNK_MEMBERS) if (probed[key] === undefined && !given.includes(key)) delete out[key]
   for (const [key, value] of Object.entries(probed)) if (!given.includes(key)) out[key] = value
   const members = TIMECODE_MEMBERS[kind]
   if (members.length === 0) return out

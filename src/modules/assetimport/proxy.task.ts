@@ -13,7 +13,9 @@ import { type MediaKind, devices, mediaAssets, productions, transcodingProfiles 
 import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
-import { CONTAINER_EXT, PROXY_EXT, type ProxyProgress, makeProxy } from '../../media/proxy.ts'
+import { CONTAINER_EXT, PROXY_EXT, type ProxyProgress, makeProxyWithPictures } from '../../media/proxy.ts'
+import { proxyNames } from '../../media/proxyname.ts'
+import { removeCompanions } from '../../media/pictures.ts'
 import { CancelledError } from '../../storage/fs.ts'
 import {
   type PathRules,
@@ -225,7 +227,13 @@ export const proxySubject = (media: MediaAssets) => (task: TaskOf<'proxy'>) => (
   path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
 })
 
-type ProxyDeps = { media: MediaAssets; users: Users; ffmpeg: () => Promise<Ffmpeg> }
+type ProxyDeps = {
+  media: MediaAssets
+  users: Users
+  ffmpeg: () => Promise<Ffmpeg>
+  /** Told, in the remake's last write, of the asset whose proxy it made (the shots service queues a detection: autoshot_detection). */
+  proxied?: (asset: { id: number; kind: MediaKind }) => void
+}
 
 export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
   const { media } = deps
@@ -262,23 +270,30 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
         : undefined) ?? profileFor(db, asset.device)
     const { profile, warning } = usableProfile(chosen)
     if (warning) report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, warning })
-    // The old proxy's name when it lies in the proxy folder with the new extension (it is replaced
-    // in one rename); else the asset's id with it.
+    // The old proxy's name when it lies in the proxy folder with the new extension (it and its
+    // pictures are replaced in one rename each); else a new name after the source, as an import
+    // gives one, which never replaces a file (another clip's proxy may have that name).
     const ext =
       asset.kind === 'video' ? CONTAINER_EXT[encodingOf(profile ?? BUILT_IN).container] : PROXY_EXT[asset.kind]
     const old = asset.path_proxy
-    const baseName = remadeProxyName(old, proxyDir, ext, asset.id)
+    const kept = reusableProxyName(old, proxyDir, ext)
+    const names = proxyNames(asset.path_file, asset.id)
+    // The old proxy's pictures are the asset's own: a new proxy of its stem takes their names.
+    const ownStem = ownStemOf(old, proxyDir)
     progress({ step: 'proxy', percent: 0 })
     const onProgress = (p: ProxyProgress) => {
       if (p.fraction !== undefined) progress({ percent: p.fraction * 100 })
     }
-    let made: string
+    let made: Awaited<ReturnType<typeof makeProxyWithPictures>>
     try {
-      made = await makeProxy(ff, {
+      made = await makeProxyWithPictures(ff, {
         proxyDir,
         openProxyDir: () => openProxyFolder(proxyDevice.path, proxyDir),
-        baseName,
-        ifTaken: 'replace',
+        baseName: kept ?? names.first,
+        fallbackName: kept ? undefined : names.fallback,
+        ifTaken: kept ? 'replace' : 'number',
+        pictures: true,
+        ownStem,
         signal,
         onProgress,
         kind: asset.kind,
@@ -291,28 +306,38 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
       throw new Error(describe(error))
     }
     progress({ percent: 100 })
+    const warnings = [warning, made.warning].filter(Boolean).join('; ')
     report({
       asset: asset.id,
       asset_type: `${asset.kind}asset`,
       path_file: asset.path_file,
-      path_proxy: made,
-      ...(warning ? { warning } : {}),
+      path_proxy: made.path,
+      ...(warnings ? { warning: warnings } : {}),
     })
     return () => {
-      media.setProxy(asset.id, made, by)
-      // An old proxy of another name (another container) goes once path_proxy names the new one;
-      // only a regular file inside the proxy root is ever removed.
-      if (old && old !== made && isInside(asFolder(proxyDir), old))
-        queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old))
+      media.setProxy(asset.id, made.path, by)
+      deps.proxied?.({ id: asset.id, kind: asset.kind })
+      // An old proxy of another name (another container) goes once path_proxy names the new one,
+      // with its pictures; only regular files inside the proxy root are ever removed.
+      if (old && old !== made.path && isInside(asFolder(proxyDir), old))
+        queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old, stemOf(made.path) !== ownStem))
     }
   }
 }
 
 /**
- * The name a remade proxy is given: the old proxy's (`old`, '' for none) when it lies directly in
- * the folder `proxyDir` with the extension `ext` and is not hidden (the new one replaces it in
- * one rename), else the asset's id. Paths as the platform whose separator is `sep` writes them.
+ * The old proxy's file name when a remake may replace it: it lies directly in the folder
+ * `proxyDir` with the extension `ext` and is not hidden; else undefined. Paths as the platform
+ * whose separator is `sep` writes them.
  */
+export function reusableProxyName(old: string, proxyDir: string, ext: string, sep: PathRules['sep'] = SEP) {
+  const name = lastName(old, sep)
+  return old && parentFolder(old, sep) === withFinalSep(proxyDir, sep) && old.endsWith(ext) && !name.startsWith('.')
+    ? name
+    : undefined
+}
+
+/** reusableProxyName, else the asset's id (the name before proxies were named after their source). */
 export function remadeProxyName(
   old: string,
   proxyDir: string,
@@ -320,15 +345,27 @@ export function remadeProxyName(
   assetId: number,
   sep: PathRules['sep'] = SEP,
 ): string {
-  const name = lastName(old, sep)
-  return old && parentFolder(old, sep) === withFinalSep(proxyDir, sep) && old.endsWith(ext) && !name.startsWith('.')
-    ? name
-    : String(assetId)
+  return reusableProxyName(old, proxyDir, ext, sep) ?? String(assetId)
 }
 
-function removeOld(devicePath: string, root: string, path: string) {
+/** The stem of the old proxy when it lies directly in the proxy folder (its pictures beside it are the asset's). */
+function ownStemOf(old: string, proxyDir: string): string | undefined {
+  if (!old || parentFolder(old) !== withFinalSep(proxyDir)) return undefined
+  return stemOf(old)
+}
+
+/** A path's last name without its extension. */
+const stemOf = (path: string) => {
+  const name = lastName(path)
+  const dot = name.lastIndexOf('.')
+  return dot > 0 ? name.slice(0, dot) : name
+}
+
+/** Removes the old proxy and, unless the new one took their names (`pictures` false), its pictures. */
+function removeOld(devicePath: string, root: string, path: string, pictures: boolean) {
   try {
     if (lstatSync(path, { throwIfNoEntry: false })?.isFile()) removeFileInside(devicePath, root, path)
+    if (pictures) removeCompanions(devicePath, root, path)
   } catch {
     // A stray old proxy is left; the asset names the new one.
   }

@@ -92,7 +92,8 @@ export function eventsModule(ctx: ModuleContext, events: Events) {
             'A text/event-stream of what changes, as it commits: `task` (progress and end of copies, deletes, imports, proxies and scans: ' +
             '`{id, kind, state, target, step, percent, bytes_done, bytes_total, files_done, files_total, error}`, at most 4 a second per task, the end always), ' +
             '`asset` (`{type, id, action}`, action created, updated, deleted, offline, online, moved or relinked), `project` (`{id, action}`, ' +
-            'action created, copied, updated, deleted, offline, online, linked or unlinked) and `importlog` (`{id, asset_path, status}`). ' +
+            'action created, copied, updated, deleted, offline, online, linked or unlinked), `importlog` (`{id, asset_path, status}`) and `marker` ' +
+            '(`{id, asset, type, action}`, action created, updated or deleted). ' +
             'Only events about records the user can read are sent. Each event has an increasing `id`; a client that reconnects with ' +
             '`Last-Event-ID` gets what it missed from the last 10,000 events, or a `reset` event first when that id is no longer held (reload). ' +
             'A comment line every 15 s keeps proxies from closing a quiet stream; a client that falls more than the held events behind gets ' +

@@ -1,8 +1,9 @@
 // The live events of GET /api/events/ (docs/api.md, "Events"): what the catalogue's writers tell,
 // made into events once their transaction commits, and who may see each. The writers: the
 // history (every create, update, delete and link change of media and project assets, whatever
-// made it: a request, the command line in this process, an import, a task, the watcher), the task
-// runner and the import logs. The bus (src/events/bus.ts) serializes, keeps and sends them.
+// made it: a request, the command line in this process, an import, a task, the watcher; and of
+// markers), the task runner and the import logs. The bus (src/events/bus.ts) serializes, keeps
+// and sends them.
 import { afterCommit } from '../../db/aftercommit.ts'
 import type { Db } from '../../db/client.ts'
 import { type Audience, type Bus, type BusOptions, type EndReason, createBus } from '../../events/bus.ts'
@@ -10,6 +11,8 @@ import type { TaskRow } from '../../tasks/runner.ts'
 import type { Log } from '../../util/log.ts'
 import { type Entry, MEDIA_RESOURCES, historyOf } from '../history/service.ts'
 import type { ImportLogChange } from '../importlogs/service.ts'
+import { markerEvent } from '../markers/service.ts'
+import { shotEvent } from '../shots/service.ts'
 import { canRead, sharedWith } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
@@ -118,6 +121,20 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
         publishAfterCommit('asset', { type: e.resource, id: e.id, action: assetAction(e) }, audience)
       } else if (e.resource === 'projectasset') {
         publishAfterCommit('project', { id: e.id, action: projectAction(e) }, audienceOf(e.production))
+      } else if (e.resource === 'shot' || e.resource === 'sequence') {
+        // Seen by whoever sees its video asset (its production, and those it is shared with).
+        const shot = shotEvent(db, e)
+        if (shot)
+          publishAfterCommit('shot', shot, e.production == null ? [] : [e.production, ...sharedWith(db, shot.asset)])
+      } else if (e.resource === 'marker') {
+        // Seen by whoever sees its asset (its production, and those it is shared with).
+        const marker = markerEvent(db, e)
+        if (marker)
+          publishAfterCommit(
+            'marker',
+            marker,
+            e.production == null ? [] : [e.production, ...sharedWith(db, marker.asset)],
+          )
       }
     } catch (error) {
       log.error('an event could not be made', { resource: e.resource, id: e.id, error: (error as Error).message })

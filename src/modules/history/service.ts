@@ -37,6 +37,9 @@ export const RESOURCES = [
   'production',
   'user',
   'group',
+  'marker',
+  'shot',
+  'sequence',
 ] as const
 export type Resource = (typeof RESOURCES)[number]
 

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { type MediaKind, mediaAssets } from '../../db/schema.ts'
-import { editRoutes } from '../../http/edit.ts'
+import { editRoutes, refuseReadOnly } from '../../http/edit.ts'
 import { literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
@@ -17,10 +17,13 @@ import {
   MediaListFilters,
   assetListWhere,
   listColumns,
+  mediaFacetWhere,
   mediaListWhere,
   mediaToApi,
 } from './model.ts'
+import { mediaOrderBy } from './facets.ts'
 import type { MediaAssets } from './service.ts'
+import { PICTURE_READ_ONLY, pictureFields } from './pictures.ts'
 import { refuseTooManyKeywords } from '../assetimport/rules.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
@@ -51,23 +54,44 @@ export const mediaAssetsModule = (
         where: (query, user) => {
           const [production, ...flags] = assetListWhere(mediaAssets, query)
           const [device, approval] = mediaListWhere(mediaAssets, query)
+          const facets = mediaFacetWhere(kind, query)
           const byPath = query.path_file !== undefined
+          const ordered = query.ordering !== undefined && query.ordering !== 'id' && query.ordering !== '-id'
           return [
             literalEq(mediaAssets.kind, kind),
             optionalEq(mediaAssets.path_file, query.path_file),
             // With a path, the path index finds the few assets there; `+production` and `+device` keep
             // SQLite from walking the production's or the device's index instead (the path index is
             // not unique: offline assets may share a path, so the planner no longer knows a path is one row).
-            production && byPath ? sql`+${mediaAssets.production} = ${Number(query.production)}` : production,
-            device && byPath ? sql`+${mediaAssets.device} = ${Number(query.device)}` : device,
+            // Likewise with a facet or an order other than id: the facet's or the order's index
+            // (db/facets.ts, schema.ts) holds both columns, so that a rare codec of a large production
+            // is found there, and a page by name is read in order, without reading and sorting
+            // every asset of the production.
+            production && (byPath || facets.length || ordered)
+              ? sql`+${mediaAssets.production} = ${Number(query.production)}`
+              : production,
+            device && (byPath || facets.length || ordered)
+              ? sql`+${mediaAssets.device} = ${Number(query.device)}`
+              : device,
             ...flags,
             approval,
+            ...facets,
             mediaReadableBy(user),
           ]
         },
+        order: (query) => mediaOrderBy(kind, query.ordering),
+        listDescription:
+          'Ordered by id, or by ?ordering= (name, date_add, duration, timecode; - for descending; ties by id). Filters combine: ' +
+          'path_file, production, is_archive, is_production, device, status_approval, and the technical facets codec, width, height, ' +
+          'resolution (1920x1080), fps (within 0.01), duration_min and duration_max (seconds), timecode_from and timecode_to ' +
+          '(the start timecode, HH:MM:SS:FF) and audio_channels. Without limit the whole list is streamed. X-Total-Count holds the number of matching records. ' +
+          'Example: ?codec=prores&resolution=1920x1080&fps=23.976&ordering=-date_add&limit=50.',
         byId: service.byIdWithDetails,
         canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
-        detail: (row) => service.detail(row),
+        detail: (row, _user, _version, request) => ({
+          ...service.detail(row),
+          ...pictureFields(service, kind, row, ctx.baseOf(request)),
+        }),
         create: {
           body: MediaAssetCreate,
           status: 201,
@@ -84,7 +108,15 @@ export const mediaAssetsModule = (
         body: MediaAssetUpdate,
         whole: ['name'],
         codenames: EDIT_CODENAMES[kind],
-        update: (id, body, user, mode) => service.update(kind, id, body, user, mode),
+        update: (id, body, user, mode, request) => {
+          // The picture fields are the service's: one sent back as it is read is accepted, another value refused.
+          const row = service.byId(id)
+          const pictures = row && row.kind === kind && canReadAsset(ctx.db, user, row)
+          const current = pictures ? pictureFields(service, kind, row, ctx.baseOf(request)) : undefined
+          if (current) refuseReadOnly(body as Record<string, unknown>, current, PICTURE_READ_ONLY)
+          const updated = service.update(kind, id, body, user, mode)
+          return { ...updated, ...(current ?? pictureFields(service, kind, service.byId(id)!, ctx.baseOf(request))) }
+        },
         find: recordReader(ctx, {
           name: TITLES[kind],
           table: mediaAssets,
@@ -103,8 +135,8 @@ export const mediaAssetsModule = (
             'category counting one and each keyword one, names of 1 to 255 characters). date_mod changes on every update. path_file is not edited in place: ' +
             'a new path is a move (400 invalid saying so), which the watcher sees or an import with move_asset makes.',
           delete:
-            'Needs write access to the production too. Removes the record with its project links, keywords and shares, and its proxy file when ' +
-            "that lies inside the production's proxy_root. The essence (path_file) is never touched: removing files is a project delete. The " +
+            'Needs write access to the production too. Removes the record with its project links, keywords and shares, and its proxy file and pictures when ' +
+            "they lie inside the production's proxy_root. The essence (path_file) is never touched: removing files is a project delete. The " +
             'watcher does not import the file again (by path or identity); an explicit import does. allow_partial=true is accepted and changes ' +
             'nothing. 409 conflict while an import task works on the asset.',
         },

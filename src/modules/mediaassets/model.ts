@@ -2,11 +2,19 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { MediaKind, mediaAssets } from '../../db/schema.ts'
-import { eq } from 'drizzle-orm'
+import { type SQL, eq, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { type ListColumn, idFilter } from '../../http/lists.ts'
 import { eitherOf, oneOf } from '../../http/models.ts'
 import { flagEq, flagFilter, idEq } from '../../http/resource.ts'
+import {
+  FacetParameters,
+  type FacetQuery,
+  type MediaOrdering,
+  OrderingParameter,
+  facetConditions,
+  facetFilterOf,
+} from './facets.ts'
 
 export const fields = {
   id: Type.Integer(),
@@ -47,6 +55,20 @@ export const MediaAssetDetail = t.Object({
         'Who made the last change (a user name, or "system" for the service); null: none since history is kept',
     }),
   ),
+  // The pictures made with the proxy (docs/api.md, Pictures; mediaassets/pictures.ts), as the medialoopster client names them.
+  poster_url: t.String({
+    description:
+      'The poster frame (video), thumbnail (image) or waveform picture (audio): GET .../poster/ as an absolute URL with its version (?v=); empty when there is none',
+  }),
+  thumbnail_url: t.String({ description: 'The same picture as poster_url (the medialoopster client reads both)' }),
+  path_thumbnail: t.String({ description: "That picture's file, beside path_proxy; empty when there is none" }),
+  is_proxy_available: t.Boolean({ description: 'Whether the proxy file is there to be played (GET .../proxy/)' }),
+  strip_url: t.Optional(
+    t.String({
+      description:
+        "Video assets only: the thumbnail strip's index, GET /api/videoassets/{id}/strip/index/ as an absolute URL with its version; empty when there is none",
+    }),
+  ),
 })
 
 const ReadOnly = (why: string) => t.Optional(t.Unknown({ description: `Read-only: ${why}` }))
@@ -85,6 +107,11 @@ export const MediaAssetUpdate = t.Object({
   path_proxy: ReadOnly('set by the import task'),
   projects: ReadOnly('link and unlink through the project'),
   modified_by: ReadOnly('set by the service'),
+  poster_url: ReadOnly('made with the proxy'),
+  thumbnail_url: ReadOnly('made with the proxy'),
+  path_thumbnail: ReadOnly('made with the proxy'),
+  is_proxy_available: ReadOnly('whether the proxy file is there'),
+  strip_url: ReadOnly('made with the proxy'),
 })
 export const MediaAssetCreate = eitherOf(
   t.Object({
@@ -118,19 +145,38 @@ export type AssetListQuery = { production?: string; is_archive?: string; is_prod
 
 /**
  * The media lists' own filters beyond medialoopster's (the web page's catalogue: a device's
- * offline assets, the assets pending approval). Not on the project list.
+ * offline assets, the assets pending approval; technical facets, facets.ts) and their order
+ * (?ordering=). Not on the project list.
  */
 export const MediaListFilters = {
   device: idFilter('Only assets whose file lies on this device (by id)'),
   status_approval: t.Optional(oneOf(['0', '1'], { description: 'Only approved (1) or pending (0) assets' })),
+  ...FacetParameters,
+  ...OrderingParameter,
 }
-export type MediaListQuery = { device?: string; status_approval?: string }
+export type MediaListQuery = { device?: string; status_approval?: string; ordering?: MediaOrdering } & FacetQuery
 
-/** The conditions of MediaListFilters on media_assets. */
+/** The conditions of MediaListFilters on media_assets (the order apart: facets.ts mediaOrderBy). */
 export const mediaListWhere = (table: { device: SQLiteColumn; approval: SQLiteColumn }, query: MediaListQuery) => [
   idEq(table.device, query.device),
   query.status_approval === undefined ? undefined : eq(table.approval, Number(query.status_approval)),
 ]
+
+/**
+ * The conditions of the facet filters on a kind's list: each on its expression as the facet's
+ * index has it (its JSON paths written in the text, the values bound). A facet the kind does not
+ * have (an audio asset's width) matches nothing. A bad value is a 400 at its parameter.
+ */
+export function mediaFacetWhere(kind: MediaKind, query: FacetQuery): SQL[] {
+  const filter = facetFilterOf(query)
+  if (!filter) return []
+  const conditions = facetConditions(kind, filter)
+  if (conditions === null) return [sql`0`]
+  return conditions.map((c) => {
+    const pieces = c.sql.split('?')
+    return sql.join(pieces.flatMap((text, i) => (i === 0 ? [sql.raw(text)] : [sql`${c.params[i - 1]}`, sql.raw(text)])))
+  })
+}
 
 /** The conditions of AssetListFilters on a table with the three columns. */
 export const assetListWhere = (

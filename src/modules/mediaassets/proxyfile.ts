@@ -63,6 +63,51 @@ export function proxyHeadWrap<H extends (request: Request) => unknown>(handle: H
     })) as H
 }
 
+/**
+ * The answer for the open regular file `file` (taken: it is closed, or handed to the body):
+ * validators, a conditional 304, one byte range (206) or the whole file, and a HEAD without a
+ * body. `cacheControl` says how long a copy may be kept (a proxy: ask again; a picture asked
+ * for by its current version: for good).
+ */
+export function serveOpenFile(
+  file: OpenFile,
+  request: Request,
+  answer: { type: string; cacheControl: string },
+): Response {
+  try {
+    const size = file.stat.size
+    const v = validatorsOf(file.stat)
+    const headers: Record<string, string> = {
+      'content-type': answer.type,
+      'accept-ranges': 'bytes',
+      etag: v.etag,
+      'last-modified': v.lastModified,
+      // Readable only with the user's credentials: no shared cache keeps it (private).
+      'cache-control': answer.cacheControl,
+      'x-content-type-options': 'nosniff',
+    }
+    if (notModified(request, v)) {
+      closeSync(file.fd)
+      return new Response(null, { status: 304, headers })
+    }
+    const range = rangeOf(request, size, v)
+    const [start, end] = range ? [range.start, range.end] : [0, size - 1]
+    headers['content-length'] = String(end - start + 1)
+    if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`
+    const status = range ? 206 : 200
+    // A HEAD, or an empty file: nothing to read.
+    if (request.method === 'HEAD' || end < start) {
+      closeSync(file.fd)
+      headLengths.set(request, headers['content-length'])
+      return new Response(null, { status, headers })
+    }
+    return new Response(fileBody(file, start, end), { status, headers })
+  } catch (error) {
+    closeSync(file.fd)
+    throw error
+  }
+}
+
 const EXAMPLE_TYPE: Record<MediaKind, string> = { video: 'video/mp4', audio: 'audio/mp4', image: 'image/jpeg' }
 
 export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: MediaKind) => {
@@ -89,38 +134,7 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
       throw notFound(
         `The proxy file of this ${noun} is missing, or not a regular file inside its production's proxy_root.`,
       )
-    try {
-      const size = file.stat.size
-      const v = validatorsOf(file.stat)
-      const headers: Record<string, string> = {
-        'content-type': proxyType(path),
-        'accept-ranges': 'bytes',
-        etag: v.etag,
-        'last-modified': v.lastModified,
-        // Readable only with the user's credentials: no shared cache keeps it; a browser asks again with its ETag.
-        'cache-control': 'private, no-cache',
-        'x-content-type-options': 'nosniff',
-      }
-      if (notModified(request, v)) {
-        closeSync(file.fd)
-        return new Response(null, { status: 304, headers })
-      }
-      const range = rangeOf(request, size, v)
-      const [start, end] = range ? [range.start, range.end] : [0, size - 1]
-      headers['content-length'] = String(end - start + 1)
-      if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`
-      const status = range ? 206 : 200
-      // A HEAD, or an empty file: nothing to read.
-      if (request.method === 'HEAD' || end < start) {
-        closeSync(file.fd)
-        headLengths.set(request, headers['content-length'])
-        return new Response(null, { status, headers })
-      }
-      return new Response(fileBody(file, start, end), { status, headers })
-    } catch (error) {
-      closeSync(file.fd)
-      throw error
-    }
+    return serveOpenFile(file, request, { type: proxyType(path), cacheControl: 'private, no-cache' })
   }
 
   return new Elysia({ prefix: `/${kind}assets`, tags: [TITLES[kind]] })

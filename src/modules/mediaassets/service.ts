@@ -4,13 +4,23 @@
 // an edit's do), so the detail of which index serves a query lives in one place. The path index
 // is (kind, path_file): a query by path says `kind IN (...)` to use it.
 import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
+import { type Db, fileVersion } from '../../db/client.ts'
 import { MEDIA_KINDS, type MediaKind, devices, dismissedFiles, mediaAssets, productions } from '../../db/schema.ts'
 import { refuseReadOnly, type UpdateMode } from '../../http/edit.ts'
 import { AppError, dateField, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
-import { type FileStat, PathError, deviceFor, fileOnDevice } from '../../storage/paths.ts'
+import {
+  type FileStat,
+  PathError,
+  deviceFor,
+  fileOnDevice,
+  lastName,
+  parentFolder,
+  withFinalSep,
+} from '../../storage/paths.ts'
 import { existsSync } from 'node:fs'
-import { close } from '../../storage/dirfd.ts'
+import { close, nameText } from '../../storage/dirfd.ts'
+import { removePicturesIn } from '../../media/pictures.ts'
+import { needsNewName } from '../../media/proxyname.ts'
 import { removeOpened } from '../../storage/remove.ts'
 import { openParentInside } from '../../storage/roots.ts'
 import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
@@ -156,6 +166,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     'SELECT l.asset_id FROM project_asset_links l JOIN media_assets m ON m.id = l.asset_id WHERE l.project_id = ? AND m.kind = ? ORDER BY l.asset_id',
   )
   const touchProject = projectToucher(db)
+  // Told of each asset a DELETE removes, inside its transaction; what one answers runs once that
+  // has committed (the shots' thumbnails: modules/shots/service.ts).
+  const removing: ((row: MediaRow) => (() => void) | undefined)[] = []
   const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
   // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
   // and SQLite compiles a statement per call otherwise, ten times the work of running it).
@@ -350,6 +363,19 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   const isProxyAt = db.$client.query<{ one: number }, [string]>(
     "SELECT 1 AS one FROM media_assets WHERE path_proxy = ? AND path_proxy != '' LIMIT 1",
   )
+  // Proxies named by their asset's id (`<id>.<ext>`, `<id>_<n>.<ext>`; the proxy-name task's):
+  // GLOB over the path_proxy index, its last name checked again by the caller (media/proxyname.ts).
+  const oldProxyProductions = db.$client.query<
+    { production: number; id: number; path_file: string; path_proxy: string; proxy_root: string },
+    []
+  >(
+    `SELECT m.production, m.id, m.path_file, m.path_proxy, p.proxy_root FROM media_assets m JOIN productions p ON p.id = m.production
+     WHERE m.path_proxy != '' AND (m.path_proxy GLOB '*[/\\]' || m.id || '.*' OR m.path_proxy GLOB '*[/\\]' || m.id || '_[0-9]*.*')`,
+  )
+  const proxiesOfProduction = db.$client.query<
+    { id: number; kind: MediaKind; path_file: string; path_proxy: string },
+    [number]
+  >("SELECT id, kind, path_file, path_proxy FROM media_assets WHERE production = ? AND path_proxy != '' ORDER BY id")
   const pathFileOf = db.$client.query<{ path_file: string }, [number]>(
     'SELECT path_file FROM media_assets WHERE id = ?',
   )
@@ -392,6 +418,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         '',
     }
   }
+
+  /** proxyFolderOf's, as of the catalogue's version `version`. */
+  let folders: { version: number; of: Map<number, ReturnType<typeof proxyRootOf>> } = { version: -1, of: new Map() }
 
   /** The asset of this kind if the user can read it; else 404 (access rules: docs/api.md, Permissions). */
   function readable(kind: MediaKind, id: number, user: Principal): DetailedRow {
@@ -507,6 +536,19 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /**
+     * The proxy_root of a production and the path of its device (the pictures of a record
+     * answered: mediaassets/pictures.ts), kept until the catalogue's next commit (fileVersion: a
+     * C call, no statement), so that one record's answer stays its own one statement.
+     */
+    proxyFolderOf(production: number) {
+      const version = fileVersion(db.$client)
+      if (folders.version !== version) folders = { version, of: new Map() }
+      let folder = folders.of.get(production)
+      if (!folder) folders.of.set(production, (folder = proxyRootOf(production)))
+      return folder
+    },
+
+    /**
      * The proxy file of an asset the user can read (else 404, as the record), and the proxy_root
      * of its production, inside which alone it is served; path '' when the asset has none.
      */
@@ -561,7 +603,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
 
     /**
      * DELETE: the record goes with its links, keywords and shares (foreign keys cascade), and its
-     * proxy when it lies inside the production's proxy_root; the essence is never touched. The file
+     * proxy and its pictures when they lie inside the production's proxy_root; the essence is never touched. The file
      * is remembered (dismissed_files), so the watcher does not import it again. 409 while an import
      * task works on the asset.
      */
@@ -586,8 +628,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         if (error instanceof PathError) throw conflict(`The proxy of this asset cannot be removed: ${error.message}`)
         throw error
       }
+      let removed: ((() => void) | undefined)[] = []
       try {
         db.transaction(() => {
+          removed = removing.map((listener) => listener(row))
           // The projects it was linked to lose it: each an unlink in its history (and its date_mod moves), as an unlink request makes.
           for (const project of before.projects) {
             const owner = projectOf.get(project)
@@ -627,13 +671,23 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         if (proxyAt) close(proxyAt.parent)
         throw error
       }
+      for (const after of removed) after?.()
       // After the commit: a proxy left behind by a failed removal is a stray file, a proxy removed
-      // for a record that stayed would be a loss.
+      // for a record that stayed would be a loss. Its pictures go with it (media/pictures.ts).
+      if (proxyAt) removePicturesIn(proxyAt.parent, nameText(proxyAt.name))
       if (row.path_proxy && !(proxyAt && removeOpened(proxyAt)) && existsSync(row.path_proxy))
         log?.warn('the proxy of a deleted asset was not removed (not a regular file inside the proxy_root)', {
           asset: id,
           path: row.path_proxy,
         })
+    },
+
+    /**
+     * Adds a listener of the assets DELETE removes: called in the delete's transaction with the
+     * row (its shots are still there to read); what it answers runs after the commit.
+     */
+    onRemove(listener: (row: MediaRow) => (() => void) | undefined) {
+      removing.push(listener)
     },
 
     /** Whether the watcher leaves this file alone: a user deleted its asset (by path, or by identity under another name). */
@@ -913,6 +967,39 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run(),
       )
     },
+
+    /**
+     * Proxies renamed (the proxy-name task), in one transaction (the caller's when one is open):
+     * each path_proxy that still names `from` names `to`; one changed meanwhile is left.
+     */
+    renameProxies(renamed: readonly { id: number; from: string; to: string }[], by: Actor) {
+      if (!renamed.length) return
+      inTransaction(() => {
+        for (const r of renamed)
+          changed(r.id, by, () =>
+            db
+              .update(mediaAssets)
+              .set({ path_proxy: r.to, date_mod: isoTimestamp() })
+              .where(and(eq(mediaAssets.id, r.id), eq(mediaAssets.path_proxy, r.from)))
+              .run(),
+          )
+      })
+    },
+
+    /** The productions with a proxy named by its asset's id directly in their proxy_root (the proxy-name task's look at start). */
+    productionsWithOldProxyNames(): number[] {
+      const found = new Set<number>()
+      for (const r of oldProxyProductions.all())
+        if (
+          parentFolder(r.path_proxy) === withFinalSep(r.proxy_root) &&
+          needsNewName(lastName(r.path_proxy), r.path_file, r.id)
+        )
+          found.add(r.production)
+      return [...found].sort((a, b) => a - b)
+    },
+
+    /** A production's assets that have a proxy: id, kind, path_file, path_proxy (the proxy-name task's list). */
+    proxiesOf: (production: number) => proxiesOfProduction.all(production),
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
     setOnline(ids: number[], online: boolean, by: Actor) {

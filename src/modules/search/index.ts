@@ -7,6 +7,7 @@ import { invalidParameter } from '../../http/errors.ts'
 import { Paging, idFilter, pageLinks, streamRows } from '../../http/lists.ts'
 import { errors, oneOf, listOf, sharedModels } from '../../http/models.ts'
 import { flagFilter } from '../../http/resource.ts'
+import { FacetParameters, facetFilterOf } from '../mediaassets/facets.ts'
 import type { Principal } from '../users/service.ts'
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
 import { HIT_TYPES, type HitType, type Search, type SearchFilters, UnsearchableText } from './service.ts'
@@ -36,7 +37,8 @@ const SearchQuery = t.Object({
     t.String({
       description:
         `The words to look for (at most ${MAX_QUERY_CHARS} characters, ${MAX_QUERY_TERMS} words, no control characters). Every word must be found, ` +
-        'as the start of a word (interv finds Interview), in any case and with or without accents (cafe finds Café); ' +
+        'as the start of a word (interv finds Interview), in any case and with or without accents (cafe finds Café), or, a word of three or more letters ' +
+        'and digits, inside a word of a name or path (C003 finds A001C003; such hits come after the others); ' +
         '"two words" finds the phrase; -word leaves out what holds the word.',
     }),
   ),
@@ -48,6 +50,7 @@ const SearchQuery = t.Object({
   status: flagFilter(
     "Each hit also carries its record's status_asset (true, 1), so that a result list can mark a failed import",
   ),
+  ...FacetParameters,
 })
 type Query = typeof SearchQuery.static
 
@@ -65,6 +68,8 @@ function filtersOf(query: Query): SearchFilters | null {
       types.push(name as HitType)
     }
   }
+  // Checked before anything is looked for: a bad value is a 400 at its parameter whatever q holds.
+  const facets = facetFilterOf(query)
   if (parsed.match === null) return null
   // Digits beyond any id (a 64-bit id is never handed out): no record is of that production.
   if (query.production !== undefined && !Number.isSafeInteger(Number(query.production))) return null
@@ -79,6 +84,8 @@ function filtersOf(query: Query): SearchFilters | null {
     device: query.device === undefined ? undefined : Number(query.device),
     approval: query.status_approval === undefined ? undefined : Number(query.status_approval),
     status: query.status === 'true' || query.status === '1',
+    inside: parsed.inside,
+    facets,
   }
 }
 
@@ -130,11 +137,14 @@ export function searchModule(ctx: ModuleContext, search: Search) {
           detail: {
             summary: 'Full-text search over media and project assets, best first (extension)',
             description:
-              'Searches names, descriptions, the folder and file names of path_file and bundle_root, keywords (category and keyword) and ' +
-              'custom metadata values. Every word must match as the start of a word, in any case and accent; "a phrase" must match as ' +
-              'written; -word excludes. Only records of productions the user can read are found, and X-Total-Count counts only those. ' +
-              'limit/offset, X-Total-Count and Link as every list; without limit, every hit, streamed. ' +
-              'Example: /api/search/?q=harbour%20drone&type=videoasset&limit=20.',
+              'Searches names, descriptions, the notes of markers, the folder and file names of path_file and bundle_root, keywords ' +
+              "(category and keyword), custom metadata values and a broadcast WAV's bext and iXML (description, originator, scene, take, tape, " +
+              'project, note). Every word must match as the start of a word, in any case and accent, or (three or more letters and digits) ' +
+              'inside a word of a name or path: C003 finds A001C003, after the hits of whole words; "a phrase" must match as written; ' +
+              '-word excludes. Technical facets filter media assets (codec, width, height, resolution, fps, duration_min, duration_max, ' +
+              'timecode_from, timecode_to, audio_channels; no project matches one). Only records of productions the user can read are ' +
+              'found, and X-Total-Count counts only those. limit/offset, X-Total-Count and Link as every list; without limit, every ' +
+              'hit, streamed. Examples: /api/search/?q=harbour%20drone&type=videoasset&limit=20, /api/search/?q=C003&codec=prores&fps=23.976.',
           },
         },
       )

@@ -11,10 +11,35 @@ export type Term = { text: string; phrase: boolean; exclude: boolean }
 
 /**
  * A search text as FTS5 queries: `match` the whole (null: nothing to look for), `wanted` the
- * words and phrases to find, without the exclusions (for a column filter). Or why it cannot be
- * searched, for a 400 at parameter q.
+ * words and phrases to find, without the exclusions (for a column filter), and `inside` what the
+ * trigram index is asked (see Inside; absent when no word may be found inside another). Or why it
+ * cannot be searched, for a 400 at parameter q.
  */
-export type Parsed = { match: string; wanted: string } | { match: null } | { refused: string }
+export type Parsed = { match: string; wanted: string; inside?: Inside } | { match: null } | { refused: string }
+
+/**
+ * How the words of a search are found inside words of a name or path (`C003` in `A001C003`): by
+ * the trigram index of names and paths whose words lack their first letter (migration 0024), so
+ * that it holds a word only where it does not start a word (the word index finds those). A word of
+ * MIN_INSIDE or more letters and digits may be found there; a phrase, an exclusion or a word
+ * holding any other character is found only by the word index.
+ *   `any`: the trigram query of those words, OR-ed (a record it finds holds one of them inside a word);
+ *   `terms`: every word and phrase wanted, each as the word index's query and, for those that may
+ *   be, the trigram index's (a record must hold each in the one or the other);
+ *   `excluded`: the exclusions, for the word index, OR-ed; `all`: the words wanted as the word
+ *   index has them AND-ed (a record it finds is a hit of the word index already).
+ */
+export type Inside = {
+  any: string
+  terms: { word: string; inside?: string }[]
+  excluded?: string
+  all: string
+}
+
+/** The fewest characters a word found inside another has (a trigram is three). */
+export const MIN_INSIDE = 3
+/** A word of letters and digits only: the tokenizer keeps it whole, and the trigram text holds it as typed. */
+const ALNUM = /^[\p{L}\p{N}]+$/u
 
 // A term: an optional '-', then a quoted phrase (its closing quote may be missing) or a run of non-space.
 const TERM = /(-?)(?:"([^"]*)"?|(\S+))/g
@@ -67,5 +92,23 @@ export function toMatch(q: string): Parsed {
     return { match: null }
   }
   const positive = wanted.length === 1 ? wanted[0]! : `(${wanted.join(' AND ')})`
-  return { match: excluded.reduce((query, word) => `${query} NOT ${word}`, positive), wanted: positive }
+  const match = excluded.reduce((query, word) => `${query} NOT ${word}`, positive)
+  // Words that may be found inside others: the trigram index's query of each, lowercased as its text is.
+  const inner = (t: Term) =>
+    !t.phrase && !t.exclude && ALNUM.test(t.text) && [...t.text].length >= MIN_INSIDE
+      ? quote(t.text.toLowerCase())
+      : undefined
+  const positives = all.filter((t) => !t.exclude)
+  const insides = positives.map(inner).filter((x) => x !== undefined)
+  if (!insides.length) return { match, wanted: positive }
+  return {
+    match,
+    wanted: positive,
+    inside: {
+      any: insides.length === 1 ? insides[0]! : `(${[...new Set(insides)].join(' OR ')})`,
+      terms: positives.map((t) => ({ word: written(t), inside: inner(t) })),
+      excluded: excluded.length ? (excluded.length === 1 ? excluded[0]! : `(${excluded.join(' OR ')})`) : undefined,
+      all: positive,
+    },
+  }
 }

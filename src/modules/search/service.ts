@@ -1,11 +1,13 @@
-// Full-text search over media and project assets. The index (`search_index`, FTS5, migration
-// 0016) is written by triggers on the tables it describes, never from here: every writer (API,
-// command line, import, watcher) keeps it in step in its own transaction without knowing of it.
-// This service only reads it.
+// Full-text search over media and project assets. The indexes (`search_index`, FTS5, migration
+// 0016; `search_index_trigram`, 0024) are written by triggers on the tables they describe, never
+// from here: every writer (API, command line, import, watcher) keeps them in step in its own
+// transaction without knowing of them. This service only reads them.
 import { Database, SQLiteError } from 'bun:sqlite'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS } from '../../db/schema.ts'
 import type { Principal } from '../users/service.ts'
+import { type FacetFilter, facetConditions } from '../mediaassets/facets.ts'
+import type { Inside } from './query.ts'
 
 export const HIT_TYPES = ['videoasset', 'audioasset', 'imageasset', 'projectasset'] as const
 export type HitType = (typeof HIT_TYPES)[number]
@@ -76,6 +78,10 @@ export type SearchFilters = {
   approval?: number
   /** Each hit carries its record's status_asset (a result list marks failed imports). */
   status?: boolean
+  /** The words that may be found inside others, and how (query.ts Inside). */
+  inside?: Inside
+  /** Technical facets (mediaassets/facets.ts): conditions on a hit's media asset; a project is no hit. */
+  facets?: FacetFilter
 }
 
 type Raw = {
@@ -101,6 +107,8 @@ type Query = { match: string; codes: readonly number[] | undefined; where: strin
 type Readers = { ids: readonly number[]; shared: ReadonlySet<number> } | undefined
 /** A reader's words matching at most this many records are filtered by their records (byRecord). */
 export const BY_RECORD_UP_TO = 20_000
+/** A query of the trigram index (0024): its FTS5 text, and the conditions beside it (on `t`, `m`, `p`). */
+type InsideQuery = { match: string; where: string }
 /** The hit's record, joined on the index row's id (`col`: that id's column in the query). */
 const joins = (col: string) => `LEFT JOIN media_assets m ON ${col} % 4 < 3 AND m.id = ${col} / 4
     LEFT JOIN project_assets p ON ${col} % 4 = 3 AND p.id = ${col} / 4`
@@ -124,6 +132,28 @@ function openReader(file: string): Database {
   reader.run('PRAGMA busy_timeout = 5000')
   reader.run('PRAGMA mmap_size = 2147418112')
   return reader
+}
+
+/** A text as an SQL string literal. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
+/** A value of a facet condition, written into the statement (numbers as they are, text quoted). */
+const valueOf = (v: string | number) => (typeof v === 'number' ? String(v) : literal(v))
+
+/**
+ * The facet filters as one condition on the hit's media asset (`m`), each kind's expressions of
+ * db/facets.ts (the lists' own): a project, or a kind without the facet, is no hit.
+ */
+function facetsWhere(f: FacetFilter): string {
+  const byKind = MEDIA_KINDS.map((kind) => {
+    const conditions = facetConditions(kind, f, 'm.technical')
+    if (conditions === null) return undefined
+    const sql = conditions.map((c) => {
+      let i = 0
+      return c.sql.replace(/\?/g, () => valueOf(c.params[i++]!))
+    })
+    return `(m.kind = '${kind}' AND ${sql.join(' AND ')})`
+  }).filter((x) => x !== undefined)
+  return byKind.length ? `m.id IS NOT NULL AND (${byKind.join(' OR ')})` : '0'
 }
 
 export function createSearch(db: Db) {
@@ -182,6 +212,7 @@ export function createSearch(db: Db) {
     let where = ''
     if (f.device !== undefined) where += ` AND coalesce(m.device, p.device) = ${f.device}`
     if (f.approval !== undefined) where += ` AND coalesce(m.approval, p.status_approval) = ${f.approval}`
+    if (f.facets) where += ` AND ${facetsWhere(f.facets)}`
     return where
   }
 
@@ -265,7 +296,84 @@ export function createSearch(db: Db) {
     score: Math.round(-row.b * 1000) / 1000 || 0,
   })
 
-  /** The count and the hits (stepped as read), outside any transaction of their own. */
+  /**
+   * The hits found only inside words of a name or path (query.ts Inside): records of the trigram
+   * index (0024) that hold a wanted word inside a word, hold every other wanted word either way,
+   * are no hit of the word index already, hold no excluded word, and pass the filters, asked of
+   * their record (the trigram index holds no scope). The sets of the word index it is checked
+   * against are each read once per statement (NOT IN, IN: SQLite keeps them in a temporary index):
+   * an FTS5 query per candidate costs about 75 µs, a set of 50,000 about 5 ms, and a word found
+   * whole by many records (`interview`) is seldom inside another, so that none are read at all.
+   * With the name first: `name` those holding a wanted word inside a word of their name.
+   */
+  function insideOf(
+    readers: Readers,
+    f: SearchFilters,
+    inside: Inside,
+  ): { all: InsideQuery; name: InsideQuery; rest: InsideQuery } | undefined {
+    if (readers && !readers.ids.length) return undefined
+    const words = (match: string) =>
+      `SELECT rowid FROM search_index WHERE search_index MATCH ${literal(`{${SEARCHED}} : (${match})`)}`
+    const trigrams = (match: string) =>
+      `SELECT rowid FROM search_index_trigram WHERE search_index_trigram MATCH ${literal(match)}`
+    // `+t.rowid`: SQLite would otherwise hand a set's rowids to the trigram index one by one as
+    // the rows to look at, each a MATCH of its own (50,000 of them for a common word: seconds).
+    let checks = ` AND +t.rowid NOT IN (${words(inside.all)})`
+    if (inside.excluded) checks += ` AND +t.rowid NOT IN (${words(inside.excluded)})`
+    // One wanted word: the candidates hold it inside a word already. More: each must be held.
+    if (inside.terms.length > 1)
+      for (const term of inside.terms)
+        checks += term.inside
+          ? ` AND (+t.rowid IN (${words(term.word)}) OR +t.rowid IN (${trigrams(term.inside)}))`
+          : ` AND +t.rowid IN (${words(term.word)})`
+    let where = recordWhere(f)
+    if (f.production !== undefined) where += ` AND coalesce(m.production, p.production) = ${f.production}`
+    if (f.is_production !== undefined)
+      where += ` AND coalesce(m.is_production, p.is_production) = ${f.is_production ? 1 : 0}`
+    if (readers) {
+      const ids = readers.ids.join(', ')
+      where +=
+        ` AND (coalesce(m.production, p.production) IN (${ids})` +
+        ` OR (m.id IS NOT NULL AND EXISTS (SELECT 1 FROM media_asset_shares sh WHERE sh.asset_id = m.id AND sh.production_id IN (${ids}))))`
+    }
+    const codes = f.types && f.types.length < HIT_TYPES.length ? f.types.map((t) => CODE[t]) : undefined
+    const types = codes ? ` AND t.rowid % 4 IN (${codes.join(', ')})` : ''
+    return {
+      all: { match: inside.any, where: types + checks + where },
+      name: { match: `{name} : ${inside.any}`, where: types + checks + where },
+      rest: { match: `${inside.any} NOT {name} : ${inside.any}`, where: types + checks + where },
+    }
+  }
+
+  /** The number of hits of an InsideQuery (its record read only when a condition asks for it). */
+  function countInside(q: InsideQuery): number {
+    const byRecord = /\b[mp]\./.test(q.where)
+    const counting = reader().query<{ n: number }, [string]>(
+      `SELECT count(*) AS n FROM search_index_trigram t ${byRecord ? joins('t.rowid') : ''}
+       WHERE search_index_trigram MATCH ?${q.where}${byRecord ? ' AND coalesce(m.id, p.id) IS NOT NULL' : ''}`,
+    )
+    try {
+      return counting.get(q.match)!.n
+    } catch (error) {
+      throw ofText(error)
+    }
+  }
+
+  /** An InsideQuery's hits, newest first, score 0 (found by no word of the word index). */
+  const insideRows = (q: InsideQuery, limit: number, offset: number): IterableIterator<Raw> =>
+    stepped(
+      statement(
+        `SELECT t.rowid AS r, 0 AS b, ${FIELDS} FROM search_index_trigram t ${joins('t.rowid')}
+         WHERE search_index_trigram MATCH ?${q.where} AND coalesce(m.id, p.id) IS NOT NULL ORDER BY t.rowid DESC LIMIT ? OFFSET ?`,
+        limit,
+      ).iterate(q.match, limit, offset),
+    )
+
+  /**
+   * The hits of the word index, then those found only inside words (insideOf), the name first:
+   * `count` all of them, the hits from `offset` on (stepped as read), outside any transaction of
+   * their own.
+   */
   function readHits(
     user: Principal,
     f: SearchFilters,
@@ -273,6 +381,46 @@ export function createSearch(db: Db) {
     offset: number,
   ): { count: number; hits: IterableIterator<Hit> } {
     const readers = readersOf(user)
+    const byWords = wordHits(readers, f, limit, offset)
+    const inside = f.inside && insideOf(readers, f, f.inside)
+    if (!inside) return byWords
+    // Most searches find nothing inside words: one look, and the name's share only when there are some.
+    const extra = countInside(inside.all)
+    if (!extra) return byWords
+    const inName = countInside(inside.name)
+    const n = limit ?? -1
+    return {
+      count: byWords.count + extra,
+      hits: (function* () {
+        let left = n
+        if (offset < byWords.count) {
+          for (const hit of byWords.hits) {
+            yield hit
+            left -= 1
+            if (left === 0) return
+          }
+        }
+        let skip = Math.max(0, offset - byWords.count)
+        if (skip < inName) {
+          for (const row of insideRows(inside.name, left, skip)) {
+            yield toHit(row, f.status)
+            left -= 1
+          }
+          if (left === 0) return
+        }
+        skip = Math.max(0, skip - inName)
+        for (const row of insideRows(inside.rest, left, skip)) yield toHit(row, f.status)
+      })(),
+    }
+  }
+
+  /** The hits of the word index: `count` all of them, the hits from `offset` on (at most `limit`). */
+  function wordHits(
+    readers: Readers,
+    f: SearchFilters,
+    limit: number | undefined,
+    offset: number,
+  ): { count: number; hits: IterableIterator<Hit> } {
     let all = queryOf(readers, f, f.match)
     if (!all) return { count: 0, hits: [][Symbol.iterator]() }
     if (readers) {
@@ -317,7 +465,8 @@ export function createSearch(db: Db) {
 
     /**
      * The number of hits the user may see, and the hits from `offset` on, best first: by bm25 up
-     * to RANKED_UP_TO hits, else all words in the name first, then the rest, each newest first.
+     * to RANKED_UP_TO hits, else all words in the name first, then the rest, each newest first;
+     * after them the hits found only inside words (readHits).
      * A page is read with its count in one read transaction (the same snapshot); without
      * `limit`, every hit, read as it is stepped.
      */

@@ -19,6 +19,7 @@ import { user } from '../session.ts'
 import { Status, View, When } from '../shell.tsx'
 import { technicalRows } from '../technical.ts'
 import type { Kind } from './assetwindow.ts'
+import { VideoPlayer } from './player.tsx'
 import './asset.css'
 
 type Asset = {
@@ -42,6 +43,10 @@ type Asset = {
   path_proxy: string
   projects: number[]
   modified_by: string | null
+  /** The poster frame (a video's), thumbnail (an image's) or waveform (an audio's); '' or absent when none. */
+  poster_url?: string
+  /** A video's thumbnail strip index; '' or absent when none. */
+  strip_url?: string
 }
 type Production = { id: number; name: string }
 type Device = { id: number; name: string; display_name: string; path: string }
@@ -325,7 +330,10 @@ function ProxyElsewhere({ kind, record, device }: { kind: Kind; record: Asset; d
   return <Player kind={kind} record={record} />
 }
 
-/** The proxy in a <video>, <audio> or <img>; a proxy that cannot be loaded says so instead of a dead element. */
+/**
+ * The proxy: a video in the timecode player (player.tsx), an audio in <audio>, an image in <img>;
+ * a proxy that cannot be loaded says so instead of a dead element.
+ */
 function Player({ kind, record }: { kind: Kind; record: Asset }) {
   const broken = useSignal(false)
   const src = `/api/${kind}assets/${record.id}/proxy/`
@@ -339,7 +347,10 @@ function Player({ kind, record }: { kind: Kind; record: Asset }) {
   const onError = () => (broken.value = true)
   return (
     <>
-      {kind === 'video' && <video controls preload="metadata" src={src} aria-label={label} onError={onError} />}
+      {kind === 'video' && <VideoPlayer kind={kind} record={record} src={src} onError={onError} />}
+      {kind === 'audio' && record.poster_url && (
+        <img class="asset-waveform" src={record.poster_url} alt={`Waveform of ${record.name}`} />
+      )}
       {kind === 'audio' && <audio controls preload="metadata" src={src} aria-label={label} onError={onError} />}
       {kind === 'image' && <img src={src} alt={label} onError={onError} />}
     </>

@@ -22,10 +22,16 @@ export type Row = {
   status?: number
   /** 1 approved, 0 pending; a search hit does not say. */
   approval?: number
+  /** Its poster frame (a video's), thumbnail (an image's) or waveform (an audio's); '' when none. */
+  poster: string
+  /** A video's thumbnail strip index, for hover scrubbing; '' when none. */
+  strip: string
 }
 
 /** Rows per request. */
 export const PAGE = 100
+/** Rows per request when many are wanted at once (a selection of all). */
+const COLLECT = 1000
 
 type Segment = {
   /** Rows from `offset`, and the segment's total. */
@@ -40,6 +46,9 @@ type ListRecord = {
   is_production: boolean
   status_asset: number
   status_approval: number
+  poster_url?: string
+  thumbnail_url?: string
+  strip_url?: string
 }
 /** A search hit; status_asset is read should the search answer it (today it does not). */
 type Hit = {
@@ -50,10 +59,22 @@ type Hit = {
   production: number
   is_production: boolean
   status_asset?: number
+  poster_url?: string
+  thumbnail_url?: string
+  strip_url?: string
 }
+
+/** The picture of a record (its poster, else its thumbnail) and its strip: '' when the answer has none. */
+const pictures = (r: { poster_url?: string; thumbnail_url?: string; strip_url?: string }) => ({
+  poster:
+    (typeof r.poster_url === 'string' && r.poster_url) ||
+    (typeof r.thumbnail_url === 'string' && r.thumbnail_url) ||
+    '',
+  strip: typeof r.strip_url === 'string' ? r.strip_url : '',
+})
 type Query = Record<string, string | number | undefined>
 
-/** One kind's list endpoint with `filters` (production, is_production, device, status_approval). */
+/** One kind's list endpoint with `filters` (production, is_production, device, status_approval, ordering). */
 export function listSegment(kind: Kind, filters: Query): Segment {
   return {
     async fetch(offset, limit, signal) {
@@ -72,6 +93,7 @@ export function listSegment(kind: Kind, filters: Query): Segment {
           online: r.is_production,
           status: r.status_asset,
           approval: r.status_approval,
+          ...pictures(r),
         }),
       )
       return { rows, total: answer.total ?? rows.length }
@@ -101,6 +123,7 @@ export function searchSegment(q: string, kinds: readonly Kind[], filters: Query)
           production: h.production,
           online: h.is_production,
           status: h.status_asset,
+          ...pictures(h),
         }),
       )
       return { rows, total: answer.total ?? rows.length }
@@ -162,9 +185,10 @@ export function createRows(segments: readonly Segment[]) {
   }
 
   /** Page `p` of the whole: the rows of each segment it overlaps, in order. */
-  async function fetchPage(p: number, signal: AbortSignal): Promise<Row[]> {
-    const from = p * PAGE
-    const to = from + PAGE
+  const fetchPage = (p: number, signal: AbortSignal) => fetchRange(p * PAGE, p * PAGE + PAGE, signal)
+
+  /** Rows `from` up to (not with) `to` of the whole: the rows of each segment the range overlaps, in order. */
+  async function fetchRange(from: number, to: number, signal: AbortSignal): Promise<Row[]> {
     const parts: Promise<Row[]>[] = []
     let base = 0
     for (let s = 0; s < segments.length; s++) {
@@ -214,6 +238,35 @@ export function createRows(segments: readonly Segment[]) {
       if (wanted[0] === first && wanted[1] === last) return
       wanted = [first, last]
       fill()
+    },
+    /**
+     * Rows `from` to `to` (both included; a selection's range, or all of them): from the pages at
+     * hand, the others asked for COLLECT rows at a time. Rejects when the source is reloaded or closed meanwhile.
+     */
+    async collect(from: number, to: number): Promise<Row[]> {
+      const n = total.peek() ?? 0
+      const last = Math.min(to, n - 1)
+      const signal = abort.signal
+      const mine = round
+      const out: Row[] = []
+      let i = Math.max(0, from)
+      while (i <= last) {
+        const page = pages.get(Math.floor(i / PAGE))
+        if (page && page.round === mine) {
+          const end = Math.min(last, Math.floor(i / PAGE) * PAGE + PAGE - 1)
+          for (; i <= end; i++) {
+            const row = page.rows[i % PAGE]
+            if (row) out.push(row)
+          }
+          continue
+        }
+        const rows = await fetchRange(i, Math.min(last + 1, i + COLLECT), signal)
+        if (signal.aborted || mine !== round) throw new Error('The list changed meanwhile.')
+        if (rows.length === 0) break
+        out.push(...rows)
+        i += rows.length
+      }
+      return out
     },
     reload() {
       abort.abort()
