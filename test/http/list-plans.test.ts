@@ -221,7 +221,8 @@ beforeAll(() => {
   prepare = db.prepare.bind(db) as typeof prepare
   db.query = watch(db.query.bind(db)) as typeof db.query
   db.prepare = watch(prepare) as typeof db.prepare
-})
+  // Thousands of rows, each written to a dozen indexes and two search indexes: more than the default 5 s on a busy machine.
+}, 60_000)
 
 afterAll(() => t.cleanup())
 
