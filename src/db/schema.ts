@@ -253,6 +253,8 @@ export const customMetadata = sqliteTable(
 // ---------------------------------------------------------------- assets
 
 export const MEDIA_KINDS = ['audio', 'image', 'video'] as const
+/** The versions of an asset's pictures (mediaassets/pictures.ts versionOf), as media_assets.pictures keeps them. */
+export type PictureVersions = { poster?: string; strip?: string }
 export type MediaKind = (typeof MEDIA_KINDS)[number]
 
 /** Audio, image and video assets share one table (and one id space), told apart by kind. */
@@ -273,6 +275,12 @@ export const mediaAssets = sqliteTable(
     status_asset_description: text('status_asset_description').notNull().default('ASSET_DONE'),
     path_file: text('path_file').notNull(),
     path_proxy: text('path_proxy').notNull().default(''),
+    /**
+     * The versions of the pictures the proxy run made (mediaassets/pictures.ts versionOf), by
+     * picture (`poster`, and a video's `strip`); {} for none: a list's rows name their pictures'
+     * URLs from it without a look at the disk.
+     */
+    pictures: json<PictureVersions>('pictures').notNull().default(sql`'{}'`),
     is_archive: bool('is_archive').notNull().default(false),
     is_production: bool('is_production').notNull().default(true),
     approval: integer('approval').notNull().default(0),

@@ -52,6 +52,11 @@ export type ListSpec<T extends SQLiteTable> = {
    * `status_approval`, the column `approval`).
    */
   columns?: readonly ListColumn[]
+  /**
+   * Completes each decoded row in place before it goes to JSON (the media asset lists' picture
+   * fields, made of columns read for it: mediaassets/pictures.ts completeListRow).
+   */
+  complete?: (row: Row) => void
   /** Newest first (the history): ids descending; every other list is in id order. */
   descending?: boolean
   /** An ORDER BY of the list's own columns (SQL text made by the module, never from the request), over `descending`. */
@@ -258,7 +263,16 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     if (limit === 0) return { body: '[]', headers: headers() }
 
     const toApi = spec.toApi
-    const toRecord = toApi ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect']) : c.decode
+    const complete = spec.complete
+    const toRecord = toApi
+      ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect'])
+      : complete
+        ? (raw: Row) => {
+            const row = c.decode(raw)
+            complete(row)
+            return row
+          }
+        : c.decode
     const toJson = (raw: Row) => JSON.stringify(toRecord(raw))
     if (limit !== undefined) {
       const statement =

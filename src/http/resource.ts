@@ -29,6 +29,14 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
    * each row through toApi.
    */
   listRecord?: readonly ListColumn[]
+  /**
+   * With listRecord: the record a request asks for instead (the media lists' ?pictures=true), as
+   * its columns and what completes each row (lists.ts ListSpec.complete); undefined: listRecord.
+   */
+  listVariant?: (
+    query: Q['static'],
+    request: Request,
+  ) => { columns: readonly ListColumn[]; complete: (row: Record<string, unknown>) => void } | undefined
   /** Extra list query parameters and the conditions they make (also the visibility rule). */
   filters: Q
   /** The list's ORDER BY for a query (lists.ts ListSpec.order); default: by id. */
@@ -79,7 +87,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         user,
         order: spec.order?.(query),
         ...(spec.listRecord
-          ? { columns: spec.listRecord }
+          ? (spec.listVariant?.(query, request) ?? { columns: spec.listRecord })
           : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
       },
       query,

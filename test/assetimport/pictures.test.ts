@@ -47,6 +47,26 @@ async function raw(url: string, headers: Record<string, string> = {}, key: strin
   return { status: r.status, headers: r.headers, bytes: new Uint8Array(await r.arrayBuffer()) }
 }
 const pathOf = (url: string) => new URL(url).pathname
+
+/** The picture fields of asset `id`'s row in its production's list with ?pictures=true (a page and the streamed list agree). */
+async function listed(id: number, kind: Kind = 'video') {
+  const pick = (rows: Record<string, unknown>[]) => {
+    const row = rows.find((r) => r.id === id)
+    if (!row) return undefined
+    const { poster_url, thumbnail_url, path_thumbnail, is_proxy_available, strip_url, ...rest } = row
+    expect(Object.keys(rest)).not.toContain('pictures')
+    expect(Object.keys(rest)).not.toContain('path_proxy')
+    return { poster_url, thumbnail_url, path_thumbnail, is_proxy_available, strip_url }
+  }
+  const page = pick((await t.get(`/api/${kind}assets/?production=${show.id}&pictures=true&limit=100`)).json)
+  expect(pick((await t.get(`/api/${kind}assets/?production=${show.id}&pictures=1`)).json)).toEqual(page)
+  // Without ?pictures=true the row is api.md's record as before.
+  const plain = (await t.get(`/api/${kind}assets/?production=${show.id}&limit=100`)).json.find(
+    (r: { id: number }) => r.id === id,
+  )
+  expect(Object.keys(plain)).not.toContain('poster_url')
+  return page
+}
 const VERSION = /\?v=[0-9a-f]{10}$/
 
 describe.skipIf(!hasFfmpeg)('an imported clip', () => {
@@ -73,6 +93,19 @@ describe.skipIf(!hasFfmpeg)('an imported clip', () => {
           .sort(),
       ).toEqual(['A001C003.mp4', 'A001C003.poster.jpg', 'A001C003.strip.jpg', 'A001C003.strip.json'])
       expect(ffprobeJson(`${stem}.poster.jpg`).streams[0]).toMatchObject({ width: 320, height: 240 })
+      // A list's row carries the same picture fields, made of its columns.
+      expect(await listed(clip.id)).toEqual({
+        poster_url: clip.poster_url,
+        thumbnail_url: clip.poster_url,
+        path_thumbnail: clip.path_thumbnail,
+        is_proxy_available: true,
+        strip_url: clip.strip_url,
+      })
+      // A search hit carries them when asked (?pictures=true), and only then.
+      const hit = async (extra: string) =>
+        (await t.get(`/api/search/?q=C003&type=videoasset${extra}`)).json.find((h: { id: number }) => h.id === clip.id)
+      expect(await hit('&pictures=true')).toMatchObject({ poster_url: clip.poster_url, strip_url: clip.strip_url })
+      expect(Object.keys(await hit(''))).not.toContain('poster_url')
     },
     SLOW,
   )
@@ -158,6 +191,7 @@ describe.skipIf(!hasFfmpeg)('an imported clip', () => {
       expect(again.path_thumbnail).toBe(clip.path_thumbnail)
       expect(statSync(again.path_thumbnail).ino).not.toBe(before)
       expect(again.poster_url).not.toBe(clip.poster_url)
+      expect((await listed(clip.id))?.poster_url).toBe(again.poster_url)
       // The old version is no longer kept for good.
       expect((await raw(clip.poster_url)).headers.get('cache-control')).toBe('private, no-cache')
       clip = again
@@ -196,6 +230,7 @@ describe.skipIf(!hasFfmpeg)('images and sound', () => {
         is_proxy_available: true,
       })
       expect(still.strip_url).toBeUndefined()
+      expect((await listed(still.id, 'image'))?.poster_url).toBe(still.poster_url)
       const thumb = await raw(still.poster_url)
       expect([thumb.status, thumb.headers.get('content-type')]).toEqual([200, 'image/jpeg'])
       const sound = await imported(media.audio, 'tone.m4a', 'audio')

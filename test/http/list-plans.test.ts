@@ -30,6 +30,7 @@ const SAMPLES: Record<string, string[]> = {
   path_file: ['/srv/media/9.bin'],
   production: ['1', '2'],
   is_archive: ['true', '0'],
+  pictures: ['true', '0'],
   is_production: ['1', 'false'],
   asset_path: ['/srv/in/3.bin'],
   asset_import_id: ['3'],

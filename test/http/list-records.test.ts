@@ -4,6 +4,7 @@
 // what could tell them apart: true and false, nested and unicode metadata, quotes and newlines.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mediaToApi } from '../../src/modules/mediaassets/model.ts'
+import { completeListRow } from '../../src/modules/mediaassets/pictures.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 
 let t: TestApp
@@ -47,8 +48,26 @@ describe.each(['audio', 'image', 'video'] as const)('%sassets', (kind) => {
           r.json.id,
         ])
     }
-    const records = (ids: number[]) =>
-      `[${ids.map((id) => JSON.stringify(mediaToApi(t.core.media.byIdWithDetails(id)!))).join(',')}]`
+    // One row with a proxy and a poster recorded, as the proxy run records them.
+    t.db.$client.run('UPDATE media_assets SET path_proxy = ?, pictures = ? WHERE id = ?', [
+      `${root}/proxies/${kind}-0.mp4`,
+      JSON.stringify({ poster: '0123456789', strip: 'abcdef0123' }),
+      made[0]!,
+    ])
+    // With ?pictures=true: toApi's record, then the picture fields a list's row adds (mediaassets/pictures.ts completeListRow).
+    const complete = completeListRow(kind, 'http://localhost')
+    const record = (id: number) => {
+      const row = t.core.media.byIdWithDetails(id)!
+      const made: Record<string, unknown> = {
+        ...mediaToApi(row),
+        path_proxy: row.path_proxy,
+        pictures: row.pictures,
+      }
+      complete(made)
+      return made
+    }
+    const records = (ids: number[], pictures: boolean) =>
+      `[${ids.map((id) => JSON.stringify(pictures ? record(id) : mediaToApi(t.core.media.byIdWithDetails(id)!))).join(',')}]`
     for (const query of [
       '',
       '?limit=2',
@@ -56,11 +75,13 @@ describe.each(['audio', 'image', 'video'] as const)('%sassets', (kind) => {
       '?limit=50&is_archive=true',
       `?limit=50&production=${production.id}`,
     ]) {
-      const r = await t.get(`/api/${kind}assets/${query}`)
-      expect(r.status).toBe(200)
-      const ids = (r.json as { id: number }[]).map((a) => a.id)
-      expect(ids.length).toBeGreaterThan(0)
-      expect(r.text).toBe(records(ids))
+      for (const pictures of [false, true]) {
+        const r = await t.get(`/api/${kind}assets/${query}${pictures ? `${query ? '&' : '?'}pictures=true` : ''}`)
+        expect(r.status).toBe(200)
+        const ids = (r.json as { id: number }[]).map((a) => a.id)
+        expect(ids.length).toBeGreaterThan(0)
+        expect(r.text).toBe(records(ids, pictures))
+      }
     }
     // Every record made is listed, in id order.
     expect(((await t.get(`/api/${kind}assets/`)).json as { id: number }[]).map((a) => a.id)).toEqual(made)

@@ -32,6 +32,7 @@ import { moveFolder } from './service.ts'
 import { openCatalogued, profileFor, readyProxyFolder, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
 import { openProxyFolder } from '../../storage/roots.ts'
+import { pictureVersionsOf } from '../mediaassets/pictures.ts'
 
 /** How many queued imports a free slot of the runner takes at once. */
 export const IMPORT_GROUP = 32
@@ -335,7 +336,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
             // A picture that could not be made is a warning; the proxy stands (docs/media.md, Pictures).
             if (made.warning) warning.pictures = made.warning
             const proxy = made.path
-            media.setProxy(asset.id, proxy, by)
+            media.setProxy(asset.id, proxy, by, pictureVersionsOf(params.kind, made.pictures))
             madeProxy = true
             progress({ percent: 100 })
             advance(IMPORT_STATUS.proxied)

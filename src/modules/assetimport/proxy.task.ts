@@ -42,6 +42,7 @@ import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
 import { canReadAsset, canWrite, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 import { openProxyFolder } from '../../storage/roots.ts'
+import { pictureVersionsOf } from '../mediaassets/pictures.ts'
 
 type ProfileRow = typeof transcodingProfiles.$inferSelect
 
@@ -315,7 +316,7 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
       ...(warnings ? { warning: warnings } : {}),
     })
     return () => {
-      media.setProxy(asset.id, made.path, by)
+      media.setProxy(asset.id, made.path, by, pictureVersionsOf(asset.kind, made.pictures))
       deps.proxied?.({ id: asset.id, kind: asset.kind })
       // An old proxy of another name (another container) goes once path_proxy names the new one,
       // with its pictures; only regular files inside the proxy root are ever removed.

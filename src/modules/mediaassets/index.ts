@@ -3,13 +3,13 @@ import { sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { type MediaKind, mediaAssets } from '../../db/schema.ts'
 import { editRoutes, refuseReadOnly } from '../../http/edit.ts'
-import { literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
+import { flagFilter, literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
 import {
   AssetListFilters,
   EDIT_CODENAMES,
-  MediaAsset,
+  MediaAssetListed,
   MediaAssetCreate,
   MediaAssetDetail,
   MediaAssetUpdate,
@@ -17,13 +17,14 @@ import {
   MediaListFilters,
   assetListWhere,
   listColumns,
+  listColumnsWithPictures,
   mediaFacetWhere,
   mediaListWhere,
   mediaToApi,
 } from './model.ts'
 import { mediaOrderBy } from './facets.ts'
 import type { MediaAssets } from './service.ts'
-import { PICTURE_READ_ONLY, pictureFields } from './pictures.ts'
+import { PICTURE_READ_ONLY, completeListRow, pictureFields } from './pictures.ts'
 import { refuseTooManyKeywords } from '../assetimport/rules.ts'
 
 /** openTasks: the open (queued or running) tasks working on a target (tasks/runner.ts). */
@@ -40,16 +41,24 @@ export const mediaAssetsModule = (
         name: TITLES[kind],
         table: mediaAssets,
         models: {
-          [TITLES[kind]]: MediaAsset,
+          [TITLES[kind]]: MediaAssetListed,
           [`${TITLES[kind]}Create`]: MediaAssetCreate,
           [`${TITLES[kind]}Detail`]: MediaAssetDetail,
         },
         toApi: mediaToApi,
         listRecord: listColumns,
+        // The picture fields only when asked: api.md's list record stays as clients compare it.
+        listVariant: (query, request) =>
+          query.pictures === 'true' || query.pictures === '1'
+            ? { columns: listColumnsWithPictures, complete: completeListRow(kind, ctx.baseOf(request)) }
+            : undefined,
         filters: t.Object({
           path_file: t.Optional(t.String({ description: 'Only the asset with this path_file' })),
           ...AssetListFilters,
           ...MediaListFilters,
+          pictures: flagFilter(
+            "Each record also carries the picture fields (true, 1): poster_url, thumbnail_url, path_thumbnail, is_proxy_available (a proxy is recorded), and a video's strip_url, made of the catalogue without a look at the disk",
+          ),
         }),
         where: (query, user) => {
           const [production, ...flags] = assetListWhere(mediaAssets, query)

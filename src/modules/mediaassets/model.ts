@@ -37,6 +37,41 @@ export const MediaAsset = t.Object(fields)
 export const listColumns = Object.keys(fields).map(
   (name): ListColumn => (name === 'status_approval' ? ['status_approval', 'approval'] : name),
 )
+/** The list's columns with the two its picture fields are made of (pictures.ts completeListRow). */
+export const listColumnsWithPictures: readonly ListColumn[] = [...listColumns, 'path_proxy', 'pictures']
+/**
+ * The pictures made with the proxy (docs/api.md, Pictures; mediaassets/pictures.ts), as the
+ * medialoopster client names them: in a list's rows (made of columns) and in a record's answer
+ * (made with a look at the disk).
+ */
+const pictureSchema = {
+  poster_url: t.String({
+    description:
+      'The poster frame (video), thumbnail (image) or waveform picture (audio): GET .../poster/ as an absolute URL with its version (?v=); empty when there is none',
+  }),
+  thumbnail_url: t.String({ description: 'The same picture as poster_url (the medialoopster client reads both)' }),
+  path_thumbnail: t.String({ description: "That picture's file, beside path_proxy; empty when there is none" }),
+  is_proxy_available: t.Boolean({
+    description:
+      "Whether there is a proxy to play (GET .../proxy/): a record's answer looks at the file; a list's row says a proxy is recorded",
+  }),
+  strip_url: t.Optional(
+    t.String({
+      description:
+        "Video assets only: the thumbnail strip's index, GET /api/videoassets/{id}/strip/index/ as an absolute URL with its version; empty when there is none",
+    }),
+  ),
+}
+/** A list's record: the fields, then, with ?pictures=true, the picture fields (pictures.ts completeListRow). */
+export const MediaAssetListed = t.Object({
+  ...fields,
+  ...Object.fromEntries(
+    Object.entries(pictureSchema).map(([name, schema]) => [
+      name,
+      t.Optional({ ...schema, description: `With ?pictures=true. ${schema.description}` }),
+    ]),
+  ),
+})
 export const MediaAssetDetail = t.Object({
   ...fields,
   date_crt: t.Nullable(t.String()),
@@ -55,20 +90,7 @@ export const MediaAssetDetail = t.Object({
         'Who made the last change (a user name, or "system" for the service); null: none since history is kept',
     }),
   ),
-  // The pictures made with the proxy (docs/api.md, Pictures; mediaassets/pictures.ts), as the medialoopster client names them.
-  poster_url: t.String({
-    description:
-      'The poster frame (video), thumbnail (image) or waveform picture (audio): GET .../poster/ as an absolute URL with its version (?v=); empty when there is none',
-  }),
-  thumbnail_url: t.String({ description: 'The same picture as poster_url (the medialoopster client reads both)' }),
-  path_thumbnail: t.String({ description: "That picture's file, beside path_proxy; empty when there is none" }),
-  is_proxy_available: t.Boolean({ description: 'Whether the proxy file is there to be played (GET .../proxy/)' }),
-  strip_url: t.Optional(
-    t.String({
-      description:
-        "Video assets only: the thumbnail strip's index, GET /api/videoassets/{id}/strip/index/ as an absolute URL with its version; empty when there is none",
-    }),
-  ),
+  ...pictureSchema,
 })
 
 const ReadOnly = (why: string) => t.Optional(t.Unknown({ description: `Read-only: ${why}` }))

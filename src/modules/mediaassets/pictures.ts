@@ -6,17 +6,18 @@
 //
 // Which pictures an asset has is read from the proxy folder when a record is answered: the
 // catalogue keeps no column for them (path_proxy names the proxy; the pictures follow its name).
-// A list does not carry them: a look at the disk per row would cost a list of 100 assets 400
-// opens on a network share; the web page asks GET .../poster/ of the rows it shows.
+// A list's rows carry them too, from the columns alone (completeListRow): a look at the disk per row
+// would cost a page of 100 assets 400 opens on a network share, so the proxy run records its
+// pictures' versions (the `pictures` column) and a row's URLs are made of them and of path_proxy.
 //
 // URLs are absolute (the medialoopster client takes them as HttpUrl) and end with ?v=<version>
 // of the file (its size, time and identity): a picture made again has a new URL, so an answer
 // to a request naming the current version may be kept for good (Cache-Control: immutable);
 // any other (no v, an old one) asks again with its ETag.
 import { createHash } from 'node:crypto'
-import { closeSync, readSync } from 'node:fs'
+import { closeSync, readSync, statSync } from 'node:fs'
 import { Elysia, t } from 'elysia'
-import type { MediaKind } from '../../db/schema.ts'
+import type { MediaKind, PictureVersions } from '../../db/schema.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
@@ -102,6 +103,68 @@ export function pictureFields(media: MediaAssets, kind: MediaKind, row: MediaRow
     if (sprite && index) fields.strip_url = url('strip/index', sprite)
   }
   return fields
+}
+
+/**
+ * The versions of the pictures a proxy run made (media/proxy.ts Made's `pictures`), for the
+ * asset's `pictures` column: the poster (the first picture of its kind) and a video's strip,
+ * each only when its file is there. A stat of the path is enough here: the value only names the
+ * file in URLs, and the file served is checked as it is opened.
+ */
+export function pictureVersionsOf(kind: MediaKind, made: Partial<Record<PictureName, string>>): PictureVersions {
+  const version = (path: string | undefined) => {
+    if (!path) return undefined
+    try {
+      return versionOf(statSync(path))
+    } catch {
+      return undefined
+    }
+  }
+  const versions: PictureVersions = {}
+  const poster = version(made[POSTER_OF(kind)])
+  if (poster) versions.poster = poster
+  const strip = kind === 'video' && made.index ? version(made.strip) : undefined
+  if (strip) versions.strip = strip
+  return versions
+}
+
+/**
+ * The picture fields of a list's row, from its columns alone (no look at the disk, see the head of
+ * this file): poster_url and thumbnail_url from the poster's version, path_thumbnail beside
+ * path_proxy, is_proxy_available when a proxy is recorded, and a video's strip_url. The row's
+ * path_proxy and pictures, read only for this, are taken out, so that the record is MediaAsset's
+ * fields and then these.
+ */
+export function completeListRow(kind: MediaKind, base: string): (row: Record<string, unknown>) => void {
+  const urls = pictureUrls(kind, base)
+  return (row) => {
+    const proxy = row.path_proxy as string
+    const versions = row.pictures as PictureVersions
+    delete row.path_proxy
+    delete row.pictures
+    const made = urls(row.id as number, proxy, versions)
+    row.poster_url = made.poster_url
+    row.thumbnail_url = made.poster_url
+    row.path_thumbnail = made.poster_url ? picturePath(proxy, POSTER_OF(kind)) : ''
+    row.is_proxy_available = proxy !== ''
+    if (made.strip_url !== undefined) row.strip_url = made.strip_url
+  }
+}
+
+/**
+ * The URLs of a `kind` asset's pictures on `base`, from its path_proxy and `pictures` column
+ * (a list's row, a search hit): '' where there is none; strip_url for a video only.
+ */
+export function pictureUrls(
+  kind: MediaKind,
+  base: string,
+): (id: number, proxy: string, versions: PictureVersions) => { poster_url: string; strip_url?: string } {
+  const prefix = `${base}/api/${kind}assets/`
+  return (id, proxy, versions) => {
+    const poster_url = proxy && versions.poster ? `${prefix}${id}/poster/?v=${versions.poster}` : ''
+    if (kind !== 'video') return { poster_url }
+    return { poster_url, strip_url: proxy && versions.strip ? `${prefix}${id}/strip/index/?v=${versions.strip}` : '' }
+  }
 }
 
 /** The read-only picture fields an update is told about (edit.ts refuseReadOnly's texts). */

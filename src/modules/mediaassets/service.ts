@@ -5,7 +5,15 @@
 // is (kind, path_file): a query by path says `kind IN (...)` to use it.
 import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import { type Db, fileVersion } from '../../db/client.ts'
-import { MEDIA_KINDS, type MediaKind, devices, dismissedFiles, mediaAssets, productions } from '../../db/schema.ts'
+import {
+  MEDIA_KINDS,
+  type MediaKind,
+  type PictureVersions,
+  devices,
+  dismissedFiles,
+  mediaAssets,
+  productions,
+} from '../../db/schema.ts'
 import { refuseReadOnly, type UpdateMode } from '../../http/edit.ts'
 import { AppError, dateField, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import {
@@ -961,10 +969,14 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       )
     },
 
-    /** The proxy made for the asset. */
-    setProxy(id: number, path: string, by: Actor) {
+    /** The proxy made for the asset, and the versions of the pictures made with it (none: {}). */
+    setProxy(id: number, path: string, by: Actor, pictures: PictureVersions = {}) {
       changed(id, by, () =>
-        db.update(mediaAssets).set({ path_proxy: path, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run(),
+        db
+          .update(mediaAssets)
+          .set({ path_proxy: path, pictures, date_mod: isoTimestamp() })
+          .where(eq(mediaAssets.id, id))
+          .run(),
       )
     },
 

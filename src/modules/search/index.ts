@@ -25,6 +25,15 @@ export const SearchHit = t.Object({
         "Only with ?status=true: the record's status_asset, 0 NEW (an import or copy at work), 6 done, -1 ERROR (its import or copy failed)",
     }),
   ),
+  poster_url: t.Optional(
+    t.String({
+      description:
+        "Only with ?pictures=true, on a media asset's hit: its poster_url, as its record and its list's row give it ('' for none)",
+    }),
+  ),
+  strip_url: t.Optional(
+    t.String({ description: "Only with ?pictures=true, on a video asset's hit: its strip_url ('' for none)" }),
+  ),
   score: t.Number({
     description:
       'How well it matches (bm25; higher is better): a word in the name weighs most, then keywords, file and folder names, the description, custom metadata',
@@ -50,12 +59,15 @@ const SearchQuery = t.Object({
   status: flagFilter(
     "Each hit also carries its record's status_asset (true, 1), so that a result list can mark a failed import",
   ),
+  pictures: flagFilter(
+    "Each media asset's hit also carries its poster_url (a video's also strip_url), as its list's row does (true, 1): a result grid shows pictures",
+  ),
   ...FacetParameters,
 })
 type Query = typeof SearchQuery.static
 
 /** The filters of a request, each refused at its own parameter. */
-function filtersOf(query: Query): SearchFilters | null {
+function filtersOf(query: Query, base: string): SearchFilters | null {
   if (query.q === undefined) throw invalidParameter('q', 'q is required: give the words to look for.')
   const parsed = toMatch(query.q)
   if ('refused' in parsed) throw invalidParameter('q', parsed.refused)
@@ -84,6 +96,7 @@ function filtersOf(query: Query): SearchFilters | null {
     device: query.device === undefined ? undefined : Number(query.device),
     approval: query.status_approval === undefined ? undefined : Number(query.status_approval),
     status: query.status === 'true' || query.status === '1',
+    ...(query.pictures === 'true' || query.pictures === '1' ? { pictures: base } : {}),
     inside: parsed.inside,
     facets,
   }
@@ -95,7 +108,7 @@ export function searchModule(ctx: ModuleContext, search: Search) {
     user: Principal,
     request: Request,
   ): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
-    const filters = filtersOf(query)
+    const filters = filtersOf(query, ctx.baseOf(request))
     // As lists do (http/lists.ts): digits beyond 64-bit integers are capped.
     const limit = query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER)
     const offset = query.offset === undefined ? 0 : Math.min(Number(query.offset), Number.MAX_SAFE_INTEGER)

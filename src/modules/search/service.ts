@@ -2,6 +2,8 @@
 // 0016; `search_index_trigram`, 0024) are written by triggers on the tables they describe, never
 // from here: every writer (API, command line, import, watcher) keeps them in step in its own
 // transaction without knowing of them. This service only reads them.
+import { pictureUrls } from '../mediaassets/pictures.ts'
+import type { MediaKind, PictureVersions } from '../../db/schema.ts'
 import { Database, SQLiteError } from 'bun:sqlite'
 import type { Db } from '../../db/client.ts'
 import { MEDIA_KINDS } from '../../db/schema.ts'
@@ -53,6 +55,12 @@ function* stepped<T>(rows: IterableIterator<T>): Generator<T> {
   }
 }
 
+/** A media asset hit's picture URLs on `base` (mediaassets/pictures.ts pictureUrls). */
+function picturesOf(type: HitType, base: string, id: number, row: Raw) {
+  const kind = type.slice(0, -'asset'.length) as MediaKind
+  return pictureUrls(kind, base)(id, row.path_proxy ?? '', JSON.parse(row.pictures ?? '{}') as PictureVersions)
+}
+
 export type Hit = {
   type: HitType
   id: number
@@ -62,6 +70,9 @@ export type Hit = {
   is_production: boolean
   /** Only when asked for (SearchFilters.status): the hit's shape stays as it was for clients that compare it. */
   status_asset?: number
+  /** Only when asked for (SearchFilters.pictures), on a media asset's hit: its pictures' URLs. */
+  poster_url?: string
+  strip_url?: string
   score: number
 }
 
@@ -78,6 +89,8 @@ export type SearchFilters = {
   approval?: number
   /** Each hit carries its record's status_asset (a result list marks failed imports). */
   status?: boolean
+  /** With the API's base URL: each media asset's hit carries poster_url (a video's also strip_url), as its list's row does. */
+  pictures?: string
   /** The words that may be found inside others, and how (query.ts Inside). */
   inside?: Inside
   /** Technical facets (mediaassets/facets.ts): conditions on a hit's media asset; a project is no hit. */
@@ -92,6 +105,8 @@ type Raw = {
   path: string
   is_production: number
   status_asset: number
+  path_proxy: string | null
+  pictures: string | null
 }
 type Params = (string | number)[]
 /**
@@ -114,7 +129,7 @@ const joins = (col: string) => `LEFT JOIN media_assets m ON ${col} % 4 < 3 AND m
     LEFT JOIN project_assets p ON ${col} % 4 = 3 AND p.id = ${col} / 4`
 const FIELDS = `coalesce(m.name, p.name) AS name, coalesce(m.production, p.production) AS production,
     coalesce(m.path_file, p.bundle_root) AS path, coalesce(m.is_production, p.is_production) AS is_production,
-    coalesce(m.status_asset, p.status_asset) AS status_asset`
+    coalesce(m.status_asset, p.status_asset) AS status_asset, m.path_proxy AS path_proxy, m.pictures AS pictures`
 /** The condition on the type of a hit, from its id (`col`). */
 const ofTypes = (q: Query, col: string) => (q.codes ? ` AND ${col} % 4 IN (${q.codes.join(', ')})` : '')
 
@@ -284,17 +299,22 @@ export function createSearch(db: Db) {
       ).iterate(q.match, limit, offset),
     )
 
-  const toHit = (row: Raw, status?: boolean): Hit => ({
-    type: TYPE_OF[row.r % 4]!,
-    id: Math.floor(row.r / 4),
-    name: row.name,
-    production: row.production,
-    path: row.path,
-    is_production: row.is_production === 1,
-    ...(status ? { status_asset: row.status_asset } : {}),
-    // bm25 is better the more negative; the score is its opposite, rounded: higher is better.
-    score: Math.round(-row.b * 1000) / 1000 || 0,
-  })
+  const toHit = (row: Raw, f: SearchFilters): Hit => {
+    const type = TYPE_OF[row.r % 4]!
+    const id = Math.floor(row.r / 4)
+    return {
+      type,
+      id,
+      name: row.name,
+      production: row.production,
+      path: row.path,
+      is_production: row.is_production === 1,
+      ...(f.status ? { status_asset: row.status_asset } : {}),
+      ...(f.pictures !== undefined && row.path_proxy !== null ? picturesOf(type, f.pictures, id, row) : {}),
+      // bm25 is better the more negative; the score is its opposite, rounded: higher is better.
+      score: Math.round(-row.b * 1000) / 1000 || 0,
+    }
+  }
 
   /**
    * The hits found only inside words of a name or path (query.ts Inside): records of the trigram
@@ -403,13 +423,13 @@ export function createSearch(db: Db) {
         let skip = Math.max(0, offset - byWords.count)
         if (skip < inName) {
           for (const row of insideRows(inside.name, left, skip)) {
-            yield toHit(row, f.status)
+            yield toHit(row, f)
             left -= 1
           }
           if (left === 0) return
         }
         skip = Math.max(0, skip - inName)
-        for (const row of insideRows(inside.rest, left, skip)) yield toHit(row, f.status)
+        for (const row of insideRows(inside.rest, left, skip)) yield toHit(row, f)
       })(),
     }
   }
@@ -434,7 +454,7 @@ export function createSearch(db: Db) {
       return {
         count,
         hits: (function* () {
-          for (const row of rows) yield toHit(row, f.status)
+          for (const row of rows) yield toHit(row, f)
         })(),
       }
     }
@@ -445,13 +465,12 @@ export function createSearch(db: Db) {
       let left = n
       if (offset < first) {
         for (const row of newest(inName, TIER_SCORE.name, n, offset)) {
-          yield toHit(row, f.status)
+          yield toHit(row, f)
           left -= 1
         }
         if (left === 0) return
       }
-      for (const row of newest(elsewhere, TIER_SCORE.elsewhere, left, Math.max(0, offset - first)))
-        yield toHit(row, f.status)
+      for (const row of newest(elsewhere, TIER_SCORE.elsewhere, left, Math.max(0, offset - first))) yield toHit(row, f)
     }
     return { count, hits: tiers() }
   }

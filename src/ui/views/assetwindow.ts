@@ -80,7 +80,7 @@ export function listSegment(kind: Kind, filters: Query): Segment {
     async fetch(offset, limit, signal) {
       const answer = await get<ListRecord[]>(
         `/api/${kind}assets/`,
-        { ...filters, status: 'true', limit, offset },
+        { ...filters, status: 'true', pictures: 'true', limit, offset },
         signal,
       )
       const rows = answer.data.map(
@@ -111,7 +111,7 @@ export function searchSegment(q: string, kinds: readonly Kind[], filters: Query)
       const type = kinds.map((k) => `${k}asset`).join(',')
       const answer = await get<Hit[]>(
         '/api/search/',
-        { q: searchText(q), type, ...filters, status: 'true', limit, offset },
+        { q: searchText(q), type, ...filters, status: 'true', pictures: 'true', limit, offset },
         signal,
       )
       const rows = answer.data.map(
