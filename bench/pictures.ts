@@ -211,9 +211,9 @@ a sound: the waveform) and once without, each then run alone with nothing around
 alternating, ${ROUNDS} rounds: the medians of each side's times, and the median of the rounds'
 ratios (with over without, of the two runs of a round), which is held to the goal, on wall and
 on CPU time alike. The pictures' branches of the filter graph drop every
-frame they do not use before any costly filter: the poster looks at five frames a second of a
-window from 10 % in (at most 15 s), the strip scales one frame every few seconds; what they cost
-is a share of the frames that are decoded anyway.
+frame they do not use before any costly filter: the poster (480 × 270) looks at five frames in
+the first second of a window from 10 % in (at most 15 s), then one a second, the strip scales one
+frame every few seconds; what they cost is a share of the frames that are decoded anyway.
 `,
     )
   return ok

@@ -3,11 +3,11 @@
 // what it does not use before any costly filter (a branch left open would scale every frame to
 // the end: ffmpeg 5.1 keeps feeding a branch whose output has its one frame).
 // - A video: a poster frame and a strip of thumbnails (one sprite sheet and its JSON index).
-//   The poster is taken from about 10 % in: the candidates of a short window there (five a
-//   second), scaled to the poster's size, those neither dark (mean luma) nor flat (entropy of
-//   the luma) kept, and of those the most representative of the first second (`thumbnail`).
-//   When none passes (a clip black throughout), the frame at 10 % is the poster (a second,
-//   one-frame output). The strip: one frame every few seconds (`fps`), scaled to a tile,
+//   The poster is taken from about 10 % in: the candidates of a short window there (five in its
+//   first second, then one a second), scaled to the poster's size, those neither dark (mean
+//   luma) nor flat (entropy of the luma) kept, and of the first five kept the most
+//   representative (`thumbnail`). When none passes (a clip black throughout), the frame at 10 %
+//   is the poster (a second, one-frame output). The strip: one frame every few seconds (`fps`), scaled to a tile,
 //   `tile`d into one sheet.
 // - An image: a thumbnail, scaled from the proxy's own picture (sharingProxyScale).
 // - An audio file: a waveform picture (`showwavespic`) of the first stream mixed to mono at
@@ -57,8 +57,13 @@ export const PICTURES_OF: Readonly<Record<MediaKind, readonly PictureName[]>> = 
 }
 export const PICTURE_TEMP = '.reelhouse-picture-'
 
-/** The poster fits 960 × 540 (the built-in proxy's size), a strip tile 160 × 160 (160 × 90 at 16:9), an image's thumbnail 480 × 480. */
-const POSTER_BOX = [960, 540] as const
+/**
+ * The poster fits 480 × 270: sharp in a grid tile of 240 CSS pixels on a 2× screen (the player
+ * shows the video itself); its candidates, each scaled to it and judged at that size, cost less
+ * than half what they did at 960 × 540. A strip tile fits 160 × 160 (160 × 90 at 16:9), an
+ * image's thumbnail 480 × 480.
+ */
+const POSTER_BOX = [480, 270] as const
 const TILE_BOX = [160, 160] as const
 const THUMB_BOX = [480, 480] as const
 const WAVE_SIZE = '960x160'
@@ -69,7 +74,14 @@ const INTERVALS_S = [2, 3, 4, 5, 10, 15, 20, 30, 60, 120, 300, 600, 1800, 3600]
 /** Darker than this mean luma (full range, 0–255) is "black"; lower normalized luma entropy is "flat". */
 const DARK_BELOW = 24
 const FLAT_BELOW = 0.25
-const CANDIDATES_PER_SECOND = 5
+/**
+ * The poster's candidates: five in the first second of its window (a clip that is neither black
+ * nor flat there, most clips, has its poster of them), then one a second (enough to find where
+ * a fade from black or a slate ends, for a fifth of the cost: every candidate is scaled, also
+ * after the poster is chosen, as the branch stays open to the end).
+ */
+const FIRST_CANDIDATES = 5
+const LATER_CANDIDATE_EVERY_S = 1
 
 /** What the pictures need to know of the source (media/proxy.ts SourceInfo is one). */
 export type PictureSource = {
@@ -209,14 +221,16 @@ function videoPlan(video: NonNullable<PictureSource['video']>, seconds: number):
   const at = round3(seconds * 0.1)
   const until = round3(Math.min(seconds, at + Math.min(15, Math.max(3, seconds * 0.3))))
   const scalePoster = `${field}scale=${poster.width}:${poster.height},setsar=1`
-  const candidates = `select='between(t,${at},${until})*(isnan(prev_selected_t)+gte(t-prev_selected_t,${1 / CANDIDATES_PER_SECOND}))'`
+  // Each gap a millisecond short: t is a float (at 25 fps, 3.4 − 3.2 comes out a hair under 0.2).
+  const gap = `if(lt(t,${round3(at + 1)}),${round3(1 / FIRST_CANDIDATES - 0.001)},${round3(LATER_CANDIDATE_EVERY_S - 0.001)})`
+  const candidates = `select='between(t,${at},${until})*(isnan(prev_selected_t)+gte(t-prev_selected_t,${gap}))'`
   const judged = [
     'format=yuvj420p',
     'signalstats',
     'entropy',
     `metadata=select:key=lavfi.signalstats.YAVG:value=${DARK_BELOW}:function=greater`,
     `metadata=select:key=lavfi.entropy.normalized_entropy.normal.Y:value=${FLAT_BELOW}:function=greater`,
-    `thumbnail=n=${CANDIDATES_PER_SECOND}`,
+    `thumbnail=n=${FIRST_CANDIDATES}`,
   ].join(',')
   const graph = [
     '[0:V:0]split=3[p][f][s]',

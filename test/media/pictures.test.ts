@@ -100,8 +100,8 @@ beforeAll(async () => {
 
 describe('the plans', () => {
   test('sizes fit their box, keep the shape on screen and are never larger than the source', () => {
-    expect(fitBox(1920, 1080, [960, 540])).toEqual({ width: 960, height: 540 })
-    expect(fitBox(320, 240, [960, 540])).toEqual({ width: 320, height: 240 })
+    expect(fitBox(1920, 1080, [480, 270])).toEqual({ width: 480, height: 270 })
+    expect(fitBox(320, 240, [480, 270])).toEqual({ width: 320, height: 240 })
     expect(fitBox(1080, 1920, [160, 160])).toEqual({ width: 90, height: 160 })
     expect(fitBox(1920, 1080, [160, 160])).toEqual({ width: 160, height: 90 })
     // 720 × 576 with 64:45 pixels is 1024 × 576 on screen.
@@ -110,9 +110,29 @@ describe('the plans', () => {
       video: { width: 720, height: 576, sar: '64:45', fieldOrder: 'tff' },
       audio: [],
     })!
-    expect(plan.graph).toContain('field=type=top,scale=960:540')
+    expect(plan.graph).toContain('field=type=top,scale=480:270')
     expect(plan.index).toMatchObject({ tile_width: 160, tile_height: 90 })
   })
+
+  test.skipIf(!hasFfmpeg)(
+    "the poster's candidates: five in the first second from 10 % in, then one a second to the window's end",
+    () => {
+      const plan = picturePlan('video', {
+        duration: 30,
+        video: { width: 1920, height: 1080, fieldOrder: 'progressive' },
+        audio: [],
+      })!
+      const select = /\[p\](select='[^']*')/.exec(plan.graph)![1]!
+      // The frames ffmpeg's select lets through of 30 s at 25 fps (the window: 3 s to 12 s).
+      const r = Bun.spawnSync([
+        ff.paths.ffmpeg!,
+        ...['-v', 'info', '-f', 'lavfi', '-i', 'testsrc=s=64x36:r=25:d=30'],
+        ...['-vf', `${select},showinfo`, '-f', 'null', '-'],
+      ])
+      const times = [...r.stderr.toString().matchAll(/pts_time:([\d.]+)/g)].map((m) => Number(m[1]))
+      expect(times).toEqual([3, 3.2, 3.4, 3.6, 3.8, 4.8, 5.8, 6.8, 7.8, 8.8, 9.8, 10.8, 11.8])
+    },
+  )
 
   test('a tile every 2 s up to 240 s, then longer intervals: never more than 120 tiles', () => {
     expect([10, 240, 241, 600, 3600, 7200].map(stripInterval)).toEqual([2, 2, 3, 5, 30, 60])
@@ -209,7 +229,7 @@ describe.skipIf(!hasFfmpeg)('made with the proxy, in its run', () => {
       const index = JSON.parse(readFileSync(made.pictures.index!, 'utf8'))
       expect(index).toEqual({ interval_ms: 2000, count: 13, columns: 10, rows: 2, tile_width: 160, tile_height: 90 })
       expect(sizeOf(made.pictures.strip!)).toEqual({ width: 1600, height: 180 })
-      expect(sizeOf(made.pictures.poster!)).toEqual({ width: 640, height: 360 })
+      expect(sizeOf(made.pictures.poster!)).toEqual({ width: 480, height: 270 })
       // Tile 12 (row 1, column 2) is drawn; tile 13 is the grid's black.
       expect(brightness(made.pictures.strip!, '160:90:320:90')).toBeGreaterThan(60)
       expect(brightness(made.pictures.strip!, '160:90:480:90')).toBeLessThan(5)
@@ -227,7 +247,7 @@ describe.skipIf(!hasFfmpeg)('made with the proxy, in its run', () => {
         baseName: 'fields',
         pictures: true,
       })
-      expect(sizeOf(made.pictures.poster!)).toEqual({ width: 960, height: 540 })
+      expect(sizeOf(made.pictures.poster!)).toEqual({ width: 480, height: 270 })
       expect(JSON.parse(readFileSync(made.pictures.index!, 'utf8'))).toMatchObject({ tile_width: 160, tile_height: 90 })
     },
     SLOW,
