@@ -169,9 +169,16 @@ export function createRows(segments: readonly Segment[]) {
         totals = [first.total]
         pages.set(0, { rows: first.rows, round: mine })
       } else {
-        const counts = await Promise.all(segments.map((s) => s.fetch(0, 0, signal)))
+        // Several segments: each one's total, and with the first one's its first rows when the top
+        // of the list is wanted (a new source starts there), so that the first screen waits for
+        // one round of requests, not a round of counts and then its page.
+        const top = wanted[0] < PAGE
+        const counts = await Promise.all(segments.map((s, i) => s.fetch(0, i === 0 && top ? PAGE : 0, signal)))
         if (signal.aborted || mine !== round) return
         totals = counts.map((c) => c.total)
+        // They are page 0 when the first segment fills it (else fill() asks for it whole).
+        const all = totals.reduce((a, b) => a + b, 0)
+        if (top && counts[0]!.rows.length === Math.min(PAGE, all)) pages.set(0, { rows: counts[0]!.rows, round: mine })
       }
       error.value = undefined
       total.value = totals.reduce((a, b) => a + b, 0)

@@ -5,20 +5,20 @@
 //   /assets?q=harbour&production=2&kind=video&online=false&approval=pending&device=3&sort=-date_add&view=grid
 // and one windowed list of what matches: fixed row (or tile) sizes, only those in view (and a
 // margin) in the document, pages fetched as they come into view (assetwindow.ts), so 100,000
-// assets scroll as smoothly as 100. Without words, the list endpoints (video, then audio, then
+// assets scroll as smoothly as 100: the window moves an item at a time, each one made once. Without words, the list endpoints (video, then audio, then
 // image when no kind is chosen), each in the sort asked for (`?ordering=`, id order when none);
 // with words, the search's order, best first.
 //
-// Each asset shows its poster frame (poster_url; lazy-loaded, a neutral picture of its kind where
-// it has none) and its file's path shortened from the left so the file name always shows (the
+// Each asset shows its poster frame (poster_url, asked for as its item is made: the window holds
+// only what is near the view; a neutral picture of its kind where it has none) and its file's path shortened from the left so the file name always shows (the
 // whole path in its tooltip); in the grid, moving the mouse over a video's poster scrubs through
 // its thumbnail strip. Assets are selected with a click on the row or tile (Ctrl or ⌘ adds or
 // takes one away, Shift takes the range), with Space on the focused one, Ctrl+A for all, Escape
 // for none; the selection is approved, given keywords, linked to a project or deleted at once,
 // each action showing how far it is and what failed, and why.
 import { type Signal, useSignal } from '@preact/signals'
-import type { JSX } from 'preact'
-import { useEffect, useMemo, useRef } from 'preact/hooks'
+import { Component, type ComponentType, type JSX } from 'preact'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks'
 import { ApiError, del, get, patch, post } from '../api.ts'
 import { useGet } from '../data.ts'
 import { assetState, shortPath } from '../format.ts'
@@ -38,7 +38,7 @@ const TILE_HEIGHT = 232
 /** The poster's size in a tile, and in a row (16:9). */
 const POSTER = { width: 200, height: 112 }
 const THUMB = { width: 64, height: 36 }
-/** Rows rendered above and below the visible ones; lines of tiles (each a handful of posters). */
+/** Rows rendered above and below the visible ones; in the grid, lines' worth of tiles (each line a handful of posters). */
 const MARGIN = 10
 const GRID_MARGIN = 3
 /** Characters of a path shown in a row, and in a tile's two lines. */
@@ -339,7 +339,22 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
   const rows = useRows(filters)
   const grid = filters.view === 'grid'
   const scroller = useRef<HTMLDivElement>(null)
-  const top = useSignal(0)
+  /**
+   * The scroll position rounded down to a step: a line's height over its items (a row in the
+   * list, a sixth of a line in a grid of six). Set only when it reaches another step, so that
+   * the items render once per step, never for a scroll event within one; each step the window
+   * gains an item at one end and loses one at the other, so that fast scrolling makes a tile a
+   * frame (and asks for a poster a frame), where a step of a whole line would make a line of
+   * them, and take in their answers, in one frame now and then. Kept in pixels, so that it
+   * stays right when the view (and the step) changes; the margin covers the difference.
+   */
+  const stepTop = useSignal(0)
+  /**
+   * Whether the margin of lines beyond the screen is rendered: not until the screen's pictures
+   * are in (or the list scrolls), so that the first screen's posters have the connections, the
+   * main thread and the decoder to themselves; then the margin's come, ahead of any scrolling.
+   */
+  const ahead = useSignal(false)
   const height = useSignal(600)
   const width = useSignal(800)
   /** An item to focus once it is rendered (arrow keys moving past the window). */
@@ -355,7 +370,8 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
   // A new source starts at its top, with nothing selected.
   useEffect(() => {
     if (scroller.current) scroller.current.scrollTop = 0
-    top.value = 0
+    stepTop.value = 0
+    ahead.value = false
     selected.value = new Map()
     anchor.current = undefined
   }, [rows])
@@ -373,25 +389,33 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
   }, [])
 
   const total = rows.total.value
-  void rows.version.value
   /** Items a line holds, and a line's height: one row, or as many tiles as fit. */
   const columns = grid ? Math.max(1, Math.floor(width.value / TILE_WIDTH)) : 1
   const lineHeight = grid ? TILE_HEIGHT : ROW_HEIGHT
   const lines = Math.ceil((total ?? 0) / columns)
-  const margin = grid ? GRID_MARGIN : MARGIN
-  const firstLine = Math.max(0, Math.floor(top.value / lineHeight) - margin)
-  const lastLine = Math.min(lines - 1, Math.ceil((top.value + height.value) / lineHeight) + margin)
-  const first = firstLine * columns
-  const last = Math.min((total ?? 0) - 1, (lastLine + 1) * columns - 1)
-  useEffect(() => rows.want(first, last), [rows, first, last])
-  useEffect(() => {
+  /** Sets stepTop from the scroller's position: a new value (and a render of the items) only on a new step. */
+  const follow = (scrollTop: number) => {
+    const step = lineHeight / columns
+    stepTop.value = Math.floor(scrollTop / step) * step
+    ahead.value = true
+  }
+  /** Renders the margin once the screen's rows are in and every picture rendered has loaded (or failed), after the frame that shows them. */
+  const comeAhead = () => {
+    const element = scroller.current
+    if (ahead.peek() || !element || !element.querySelector('.catalogue-rows > li')) return
+    if (element.querySelector('.asset-row-loading')) return
+    for (const img of element.querySelectorAll('img')) if (!img.complete) return
+    requestAnimationFrame(() => setTimeout(() => (ahead.value = true)))
+  }
+  /** After each render of the items: the item the keys moved to takes focus once it is there; the margin may come. */
+  const afterItems = useStable(() => {
     const i = focusNext.current
-    if (i === undefined) return
-    const link = scroller.current?.querySelector<HTMLAnchorElement>(`a[data-index="${i}"]`)
+    const link = i === undefined ? null : scroller.current?.querySelector<HTMLAnchorElement>(`a[data-index="${i}"]`)
     if (link) {
       focusNext.current = undefined
       link.focus()
     }
+    comeAhead()
   })
 
   /** Selects the rows from..to (both included), fetching those not at hand. */
@@ -410,7 +434,7 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     }
   }
   /** What a click, Ctrl-click or Shift-click (or Space, Shift+Space) on item `index` does to the selection. */
-  const choose = (index: number, row: Row, how: { toggle: boolean; range: boolean }) => {
+  const chooseNow = (index: number, row: Row, how: { toggle: boolean; range: boolean }) => {
     if (how.range && anchor.current !== undefined) {
       void selectRange(anchor.current, index, how.toggle)
       return
@@ -422,6 +446,9 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     selected.value = next
     anchor.current = index
   }
+  // The items get one function for all renders, so that a memoized item whose row, place and
+  // selection are unchanged is not rendered again.
+  const choose = useStable(chooseNow)
 
   /**
    * Arrow keys move from item to item (in the grid Up and Down by a line), Page Up and Down by a
@@ -447,7 +474,7 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     if (event.key === ' ') {
       event.preventDefault()
       const row = rows.rowAt(Number(from))
-      if (row) choose(Number(from), row, { toggle: event.ctrlKey || event.metaKey, range: event.shiftKey })
+      if (row) chooseNow(Number(from), row, { toggle: event.ctrlKey || event.metaKey, range: event.shiftKey })
       return
     }
     const screen = Math.max(1, Math.floor(height.value / lineHeight)) * columns
@@ -469,7 +496,7 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     if (line * lineHeight < element.scrollTop) element.scrollTop = line * lineHeight
     else if ((line + 1) * lineHeight > element.scrollTop + element.clientHeight)
       element.scrollTop = (line + 1) * lineHeight - element.clientHeight
-    top.value = element.scrollTop
+    follow(element.scrollTop)
     focusNext.current = to
     const link = element.querySelector<HTMLAnchorElement>(`a[data-index="${to}"]`)
     if (link) {
@@ -483,27 +510,7 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
     total === undefined
       ? ''
       : `${total.toLocaleString('en')} ${q ? (total === 1 ? 'match' : 'matches') : total === 1 ? 'asset' : 'assets'}`
-  const items = []
-  if (total !== undefined) {
-    for (let i = first; i <= last; i++) {
-      const props = {
-        key: i,
-        index: i,
-        total,
-        row: rows.rowAt(i),
-        productionNames,
-        selection,
-        choose,
-      }
-      items.push(
-        grid ? (
-          <AssetTile {...props} left={(i % columns) * TILE_WIDTH} top={Math.floor(i / columns) * TILE_HEIGHT} />
-        ) : (
-          <AssetRow {...props} />
-        ),
-      )
-    }
-  }
+
   return (
     <>
       <p id="catalogue-count" class="muted catalogue-count" role="status">
@@ -535,11 +542,31 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
         aria-label={`Assets${count ? `, ${count}` : ''}`}
         aria-describedby="catalogue-keys"
         hidden={total === 0}
-        onScroll={(e) => (top.value = e.currentTarget.scrollTop)}
+        onScroll={(e) => follow(e.currentTarget.scrollTop)}
         onKeyDown={onKeyDown}
       >
-        <ul class="catalogue-rows" style={{ height: `${lines * lineHeight}px` }}>
-          {items}
+        <ul
+          class="catalogue-rows"
+          style={{ height: `${lines * lineHeight}px` }}
+          onLoadCapture={comeAhead}
+          onErrorCapture={comeAhead}
+        >
+          {total !== undefined && (
+            <Items
+              rows={rows}
+              total={total}
+              grid={grid}
+              columns={columns}
+              lineHeight={lineHeight}
+              stepTop={stepTop}
+              ahead={ahead}
+              height={height}
+              selected={selected}
+              productionNames={productionNames}
+              choose={choose}
+              afterRender={afterItems}
+            />
+          )}
         </ul>
       </div>
       <p id="catalogue-keys" class="muted catalogue-keys" hidden={total === 0}>
@@ -550,14 +577,106 @@ function AssetList({ filters, productionNames }: { filters: Filters; productionN
   )
 }
 
+/**
+ * The items of the window: the lines in view (whole), and `margin` lines' worth of items beyond
+ * each edge of the view (none until `ahead`), counted from the items at the edges' height. A
+ * component of its own, so that a step of the scroll renders it alone, not the list around it.
+ */
+function Items({
+  rows,
+  total,
+  grid,
+  columns,
+  lineHeight,
+  stepTop,
+  ahead,
+  height,
+  selected,
+  productionNames,
+  choose,
+  afterRender,
+}: {
+  rows: Rows
+  total: number
+  grid: boolean
+  columns: number
+  lineHeight: number
+  stepTop: Signal<number>
+  ahead: Signal<boolean>
+  height: Signal<number>
+  selected: Signal<ReadonlyMap<string, Row>>
+  productionNames: ReadonlyMap<number, string>
+  choose: ItemProps['choose']
+  afterRender: () => void
+}) {
+  void rows.version.value
+  const step = lineHeight / columns
+  const margin = (ahead.value ? (grid ? GRID_MARGIN : MARGIN) : 0) * columns
+  // The items at the height of the view's top edge and (at most) of its bottom edge, which lies
+  // before stepTop + step + the view's height.
+  const topItem = Math.floor(stepTop.value / step)
+  const bottomItem = Math.ceil((stepTop.value + step + height.value) / step)
+  const first = Math.max(0, Math.min(Math.floor(topItem / columns) * columns, topItem - margin))
+  const last = Math.min(total - 1, Math.max(Math.ceil(bottomItem / columns) * columns - 1, bottomItem + margin))
+  // Layout effects: run as the render ends, where effects would each set a frame callback and
+  // timers going, on every step of the scroll.
+  useLayoutEffect(() => rows.want(first, last), [rows, first, last])
+  useLayoutEffect(afterRender)
+  // Each item's props are plain values (its row as the page holds it, its place, whether it is
+  // selected, its production's name) and the one choose: an item shown before is not rendered
+  // again unless one of them changed.
+  const chosen = selected.value
+  const chosenAny = chosen.size > 0
+  const items = []
+  for (let i = first; i <= last; i++) {
+    const row = rows.rowAt(i)
+    const isSelected = chosenAny && row !== undefined && chosen.has(keyOf(row))
+    const production = row ? (productionNames.get(row.production) ?? `Production ${row.production}`) : ''
+    items.push(
+      grid ? (
+        <AssetTile
+          key={i}
+          index={i}
+          total={total}
+          row={row}
+          selected={isSelected}
+          production={production}
+          choose={choose}
+          left={(i % columns) * TILE_WIDTH}
+          top={Math.floor(i / columns) * TILE_HEIGHT}
+        />
+      ) : (
+        <AssetRow
+          key={i}
+          index={i}
+          total={total}
+          row={row}
+          selected={isSelected}
+          production={production}
+          choose={choose}
+        />
+      ),
+    )
+  }
+  return <>{items}</>
+}
+
+/** A function that stays the same across renders and calls the latest `fn`: a prop that does not make a memoized child render again. */
+function useStable<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const latest = useRef(fn)
+  latest.current = fn
+  return useCallback((...args: A) => latest.current(...args), [])
+}
+
 const filtersUsed = (f: Filters) => Boolean(f.production || f.kind || f.online || f.approval || f.device)
 
 type ItemProps = {
   index: number
   total: number
   row: Row | undefined
-  productionNames: ReadonlyMap<number, string>
-  selection: Selection
+  selected: boolean
+  /** The name of the row's production ('' while the row is loading). */
+  production: string
   choose: (index: number, row: Row, how: { toggle: boolean; range: boolean }) => void
 }
 
@@ -598,8 +717,29 @@ function SelectBox({
   )
 }
 
-function AssetRow({ index, total, row, productionNames, selection, choose }: ItemProps) {
-  const place = { top: `${index * ROW_HEIGHT}px` }
+/**
+ * A component that renders again only when one of its props is another value (===): memo of
+ * preact/compat, without the compat layer (which changes how every element's events are set).
+ */
+function memo<P extends object>(render: (props: P) => JSX.Element): ComponentType<P> {
+  return class extends Component<P> {
+    shouldComponentUpdate(next: P) {
+      const now = this.props as Record<string, unknown>
+      const then = next as Record<string, unknown>
+      for (const name in then) if (then[name] !== now[name]) return true
+      for (const name in now) if (!(name in then)) return true
+      return false
+    }
+    render(props: P) {
+      return render(props)
+    }
+  }
+}
+
+/** A row of the list: memoized (see AssetList's items). */
+const AssetRow = memo(function AssetRow({ index, total, row, selected, production, choose }: ItemProps) {
+  // A string style: one comparison when the item renders again, no object to diff.
+  const place = `top:${index * ROW_HEIGHT}px`
   if (!row) {
     return (
       <li class="asset-row asset-row-loading" style={place} aria-setsize={total} aria-posinset={index + 1}>
@@ -608,7 +748,6 @@ function AssetRow({ index, total, row, productionNames, selection, choose }: Ite
     )
   }
   const state = assetState(row.status, row.online)
-  const selected = selection.rows.value.has(keyOf(row))
   return (
     <li
       class={`asset-row${selected ? ' is-selected' : ''}`}
@@ -622,12 +761,12 @@ function AssetRow({ index, total, row, productionNames, selection, choose }: Ite
       }}
     >
       <SelectBox index={index} row={row} selected={selected} choose={choose} />
-      <Poster row={row} size={THUMB} />
+      <Poster key={`${row.poster} ${row.strip}`} row={row} size={THUMB} />
       <a class="asset-name" href={`/assets/${row.kind}/${row.id}`} data-index={index}>
         {row.name || `${row.kind} ${row.id}`}
       </a>
       <span class={`asset-kind asset-kind-${row.kind}`}>{row.kind}</span>
-      <span class="asset-production">{productionNames.get(row.production) ?? `Production ${row.production}`}</span>
+      <span class="asset-production">{production}</span>
       <span class="asset-path path" title={row.path}>
         <span dir="ltr">{shortPath(row.path, PATH_ROW)}</span>
       </span>
@@ -639,19 +778,20 @@ function AssetRow({ index, total, row, productionNames, selection, choose }: Ite
       </span>
     </li>
   )
-}
+})
 
-function AssetTile({
+/** A tile of the grid at `left`, `top` (pixels in the list): memoized (see AssetList's items). */
+const AssetTile = memo(function AssetTile({
   index,
   total,
   row,
-  productionNames,
-  selection,
+  selected,
+  production,
   choose,
   left,
   top,
 }: ItemProps & { left: number; top: number }) {
-  const place = { top: `${top}px`, left: `${left}px` }
+  const place = `top:${top}px;left:${left}px`
   if (!row) {
     return (
       <li class="asset-tile asset-row-loading" style={place} aria-setsize={total} aria-posinset={index + 1}>
@@ -660,7 +800,6 @@ function AssetTile({
     )
   }
   const state = assetState(row.status, row.online)
-  const selected = selection.rows.value.has(keyOf(row))
   return (
     <li
       class={`asset-tile${selected ? ' is-selected' : ''}`}
@@ -673,7 +812,7 @@ function AssetTile({
         if (!(e.target as HTMLElement).closest('a, input')) navigate(`/assets/${row.kind}/${row.id}`)
       }}
     >
-      <Poster row={row} size={POSTER} scrub />
+      <Poster key={`${row.poster} ${row.strip}`} row={row} size={POSTER} scrub />
       <div class="asset-tile-head">
         <SelectBox index={index} row={row} selected={selected} choose={choose} />
         <a class="asset-name" href={`/assets/${row.kind}/${row.id}`} data-index={index} title={row.name || undefined}>
@@ -691,28 +830,25 @@ function AssetTile({
         {row.approval === 1 && <span class="asset-approval">approved</span>}
         <span class="visually-hidden">
           {', '}
-          {productionNames.get(row.production) ?? `Production ${row.production}`}
+          {production}
         </span>
       </span>
     </li>
   )
-}
+})
 
 /**
- * An item's picture: its poster (lazy-loaded, at a fixed size so that the layout never moves), or
- * a neutral one with its kind's icon where it has none or it fails to load. `scrub`: moving the
- * mouse over a video's poster shows its strip's tile at that point of the clip.
+ * An item's picture: its poster (lazy-loaded, decoded off the main thread, at a fixed size so that
+ * the layout never moves), or a neutral one with its kind's icon where it has none or it fails to
+ * load. `scrub`: moving the mouse over a video's poster shows its strip's tile at that point of
+ * the clip. Its state belongs to one poster and strip: the items give it a key of both, so that
+ * new ones start afresh.
  */
 function Poster({ row, size, scrub = false }: { row: Row; size: { width: number; height: number }; scrub?: boolean }) {
   const broken = useSignal(false)
   const strip = useSignal<StripIndex | undefined>(undefined)
   const at = useSignal<number | undefined>(undefined)
-  useEffect(() => {
-    broken.value = false
-    strip.value = undefined
-    at.value = undefined
-  }, [row.poster, row.strip])
-  const box = { width: `${size.width}px`, height: `${size.height}px` }
+  const box = `width:${size.width}px;height:${size.height}px`
   if (!row.poster || broken.value)
     return (
       <span class={`asset-poster asset-poster-none asset-poster-${row.kind}`} style={box} data-testid="asset-poster">
@@ -747,7 +883,6 @@ function Poster({ row, size, scrub = false }: { row: Row; size: { width: number;
         alt=""
         width={size.width}
         height={size.height}
-        loading="lazy"
         decoding="async"
         onError={() => (broken.value = true)}
       />
