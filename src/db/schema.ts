@@ -275,12 +275,6 @@ export const mediaAssets = sqliteTable(
     status_asset_description: text('status_asset_description').notNull().default('ASSET_DONE'),
     path_file: text('path_file').notNull(),
     path_proxy: text('path_proxy').notNull().default(''),
-    /**
-     * The versions of the pictures the proxy run made (mediaassets/pictures.ts versionOf), by
-     * picture (`poster`, and a video's `strip`); {} for none: a list's rows name their pictures'
-     * URLs from it without a look at the disk.
-     */
-    pictures: json<PictureVersions>('pictures').notNull().default(sql`'{}'`),
     is_archive: bool('is_archive').notNull().default(false),
     is_production: bool('is_production').notNull().default(true),
     approval: integer('approval').notNull().default(0),
@@ -310,6 +304,12 @@ export const mediaAssets = sqliteTable(
     file_size: integer('file_size'),
     file_mtime: real('file_mtime'),
     file_hash: text('file_hash'),
+    /**
+     * The versions of the pictures the proxy run made (mediaassets/pictures.ts versionOf), by
+     * picture (`poster`, and a video's `strip`); {} for none: a list's rows name their pictures'
+     * URLs from it without a look at the disk.
+     */
+    pictures: json<PictureVersions>('pictures').notNull().default(sql`'{}'`),
   },
   (t) => [
     // The lists' indexes (migration 0010, http/lists.ts): a page's ids are found by skipping
