@@ -253,7 +253,11 @@ test(
   async () => {
     await using tab = await openSignedIn(`/projects/${copy.id}`)
     await heading(tab, copy.name)
-    await tab.page.click('xpath///button[normalize-space()="Delete project…"]')
+    // The delete section shows once the production (and so the write right) is known, which can
+    // come after the heading.
+    const open = 'xpath///button[normalize-space()="Delete project…"]'
+    await tab.page.waitForSelector(open)
+    await tab.page.click(open)
     await tab.page.waitForSelector('#delete-confirm')
     const submit = 'xpath///button[normalize-space()="Delete project and folder"]'
     const disabled = async () => await tab.page.$eval(submit, (e) => e.hasAttribute('disabled'))
