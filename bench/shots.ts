@@ -7,7 +7,7 @@
 // The clip: 1080p H.264 at 25 fps with PCM sound, segments of moving and still test pictures,
 // one black second and one silent one (so that every branch has work). It is imported first
 // (untimed: its proxy is made), as a detection after an import reads it.
-// Usage: bun bench/shots.ts   (BENCH_SHOTS_SECONDS=30, BENCH_SHOTS_ROUNDS=5; BENCH_NO_DOC=1: print only)
+// Usage: bun bench/shots.ts   (BENCH_SHOTS_SECONDS=30, BENCH_SHOTS_ROUNDS=9; BENCH_NO_DOC=1: print only)
 import { spawn, spawnSync } from 'bun'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -21,7 +21,7 @@ import { machine, median, writeSection } from './doc.ts'
 import { ROOT, benchScratch, envNumber, runBench } from './procs.ts'
 
 const SECONDS = envNumber('BENCH_SHOTS_SECONDS', 30)
-const ROUNDS = envNumber('BENCH_SHOTS_ROUNDS', 5)
+const ROUNDS = envNumber('BENCH_SHOTS_ROUNDS', 9)
 const GOAL = 1.1
 
 const scratch = benchScratch('reelhouse-bench-shots-')
@@ -197,7 +197,7 @@ Per round (s): service ${service.map((x) => x.toFixed(2)).join(', ')}; scdet pas
 What is measured: the service in this process (the catalogue, the task runner and the API, as
 \`serve\` runs them), the clip imported beforehand (untimed: its proxy made, so that detection
 writes thumbnails beside it). A round asks for a detection and waits until no task is queued or
-running: the task's ffmpeg run (one decode feeding scdet, the black test on a sampled grid, two
+running: the task's ffmpeg run (one decode feeding scdet, the black test on every 16th line, two
 thumbnail candidates a second and silencedetect on the sound), reading its prints, and its end:
 the first round writes the shots, sequences and thumbnails; the later ones find the same shots,
 which stay with theirs (the ffmpeg run is the same every round, and is nearly all of the time).
