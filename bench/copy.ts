@@ -2,10 +2,12 @@
 // disk. Targets: one 2 GiB file >= 0.9 of cp's throughput; 10,000 files of 16 KiB >= 0.75 of
 // cp -r. Reelhouse is measured end to end: POST with copy_of through the app, then the copy task
 // (walk, copy into a hidden folder, size checks, times, rename, progress rows) until the project
-// is ASSET_DONE. The disk of these machines is shared and noisy (write-back of other work comes
-// and goes), so each round runs cp and then Reelhouse back to back, each into a fresh folder
-// after a sync, BENCH_COPY_ROUNDS times (default 5); the verdict is the median of the per-round
-// ratios, as in the list benchmark, and the best time of each side is shown too.
+// is ASSET_DONE; every file is verified by hash (read, written, read back, hashed twice) and the
+// copy's ASC MHL history written, which cp does not do. The disk of these machines is shared
+// and noisy (write-back of other work comes and goes), so each round runs cp and then
+// Reelhouse back to back, each into a fresh folder after a sync, BENCH_COPY_ROUNDS times
+// (default 5); the verdict is the median of the per-round ratios, as in the list benchmark, and
+// the best time of each side is shown too.
 //
 // The same two kinds of copy run again on tmpfs (/dev/shm), where no disk decides the time and
 // what is left is the cost of our calls against cp's: there the small files are the case users
@@ -162,8 +164,11 @@ What is measured: \`cp FILE DIR/\` and \`cp -r DIR DIR\` (GNU coreutils, which c
 copy_file_range) against a project copy through the API: \`POST /api/projectassets/\` with
 \`copy_of\`, timed until the task has renamed the finished folder into place and marked the
 project ASSET_DONE. Reelhouse does more than cp: it walks the tree first (for the totals shown
-as progress), keeps every file's times, checks every file's size, writes progress rows, and
-renames the hidden folder into place. Each round starts after \`sync\`, alternating cp and
+as progress), keeps every file's times, checks every file's size, verifies every file by hash
+(the bytes hashed with xxHash64 as they are read, the copy read back and hashed again: every
+byte read twice and written once, through the process, where cp lets the kernel copy it),
+writes the copy's ASC MHL history (a manifest of every file's hash, and its chain), writes
+progress rows, and renames the hidden folder into place. Each round starts after \`sync\`, alternating cp and
 Reelhouse, each into a fresh folder; the ratio is the median of the per-round ratios (cp and
 Reelhouse of one round run back to back), because the shared disk's write-back makes rounds
 vary by a factor of several.

@@ -136,6 +136,7 @@ export const O = WIN
       NOFOLLOW: fsConstants.O_NOFOLLOW ?? 0,
       NONBLOCK: fsConstants.O_NONBLOCK ?? 0,
       WRONLY: fsConstants.O_WRONLY ?? 1,
+      RDWR: fsConstants.O_RDWR ?? 2,
       CREAT: fsConstants.O_CREAT ?? 0,
       EXCL: fsConstants.O_EXCL ?? 0,
       CLOEXEC: P?.O_CLOEXEC ?? 0,

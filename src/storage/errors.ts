@@ -1,5 +1,14 @@
 // One file-system error in words, for a task's error and its log: what the work met, said so that
-// a NAS owner knows what to look at, with the system's code for whoever searches it.
+// a NAS owner knows what to look at, with the system's code for whoever searches it; and the
+// error of work stopped on purpose, which every copy, move and removal throws alike.
+
+/** Work stopped because its signal was aborted; the message is the signal's reason. */
+export class CancelledError extends Error {
+  constructor(reason = 'cancelled') {
+    super(reason)
+  }
+}
+
 /** A file system error in words a user can act on. */
 export function describe(error: unknown): string {
   const e = error as NodeJS.ErrnoException
@@ -16,6 +25,7 @@ export function describe(error: unknown): string {
     ECHANGED: 'a folder was replaced by another one during the work',
     EXDEV: 'another file system is mounted inside the folder',
     ENOSYS: 'not supported on this system',
+    EHASH: 'the copy read back does not hold the bytes read from the source (their xxHash64 differs)',
   }
   if (e?.code && words[e.code]) return `${words[e.code]} (${e.path ?? e.message})`
   return e?.message ?? String(error)

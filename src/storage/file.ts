@@ -19,24 +19,26 @@
 //   which never replaces either, then unlinkat of the old name). A taken name (EEXIST, also when
 //   another process took it a moment ago) moves on to the next free `_N`.
 // - Across file systems (EXDEV): the bytes are copied into `.reelhouse-move-<id>` in the target
-//   folder (created exclusively, mode 0600 until complete), the size checked, mode and times
-//   (to the nanosecond) set, fsynced; the copy's identity recorded (`record`), then renamed into
-//   place without replacing, the folder fsynced, and only then is the source unlinked (relative
-//   to its folder, after checking that its name still holds the same, unchanged file).
+//   folder (created exclusively, mode 0600 until complete) and hashed as they are read, the size
+//   checked, mode and times (to the nanosecond) set, fsynced, then read back and hashed again:
+//   a copy whose read-back differs is removed and the move fails (verified.ts). The copy's
+//   identity and hash are recorded (`record`), then it is renamed into place without replacing,
+//   the folder fsynced, and only then is the source unlinked (relative to its folder, after
+//   checking that its name still holds the same, unchanged file).
 // - Whenever the plan changes (another name, the copy's identity, a source that grew since the
 //   plan), `record` is awaited BEFORE the step that depends on it: a task's params are written
 //   first and the disk changed second, so a resume always knows every name this move may have
 //   used. A resume recognises its own copy by that recorded identity; without `record` it falls
 //   back to comparing size, modification time (to the nanosecond) and every byte.
 //
-// The copy runs on the thread pool in chunks (positioned reads and writes, two buffers, one
-// read overlapping the previous write), so the event loop only ever does a chunk's bookkeeping
-// and a few metadata calls; cancellation is noticed between chunks. Bun.write(file(fd),
-// file(fd)) copies in one job (copy_file_range, else 64 KiB reads and writes; correct past
-// 2 GiB), but can be neither cancelled nor sliced: on descriptors its copy_file_range ignores
-// `.slice()` and copies from the file position to the end.
+// The copy runs on the thread pool in chunks (verified.ts: positioned reads and writes, two
+// buffers, one read overlapping the previous write, each chunk hashed as it is read), so the
+// event loop only ever does a chunk's bookkeeping and hashing and a few metadata calls;
+// cancellation is noticed between chunks. Bun.write(file(fd), file(fd)) copies in one job
+// (copy_file_range), but its bytes are never seen, so they could not be hashed; nor can it be
+// cancelled or sliced (on descriptors its copy_file_range ignores `.slice()`).
 import { randomBytes } from 'node:crypto'
-import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read, write } from 'node:fs'
+import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read } from 'node:fs'
 import {
   AT_FDCWD,
   DIR_FLAGS,
@@ -61,6 +63,7 @@ import {
 import { CancelledError, openBeneath } from './fs.ts'
 import { PathError, baseName, below, cleanDir, cleanPath, dirName, endsWithSep, pathOf, relParts } from './paths.ts'
 import { requireFileWork } from './platform.ts'
+import { copyHashed, readBack, readBackProblem } from './verified.ts'
 
 /** Device and inode as decimal text: exact (a bigint does not fit JSON) and comparable. */
 export type FileId = { dev: string; ino: string }
@@ -81,12 +84,19 @@ export type MovePlan = {
   temp: string
   /** The source file: identity, and size and modification time as last seen. */
   file: FileId & { size: number; mtimeNs: string }
-  /** The finished copy in `temp` (across file systems), once it is complete and synced. */
-  copy?: FileId
+  /**
+   * The finished copy in `temp` (across file systems), once it is complete, synced and read back
+   * with the hash of the bytes read from the source (plans recorded by older versions lack it).
+   */
+  copy?: FileId & { xxh64?: string }
 }
 
-/** The points a move passes, in order (a move within a file system only passes 'renamed' and 'synced'). */
-export type MoveStep = 'temp-created' | 'copied' | 'recorded' | 'renamed' | 'synced' | 'source-removed'
+/**
+ * The points a move passes, in order (a move within a file system only passes 'renamed' and
+ * 'synced'). 'written': the temp holds the bytes, synced, not read back yet; 'copied': read back
+ * and found to be what was read from the source.
+ */
+export type MoveStep = 'temp-created' | 'written' | 'copied' | 'recorded' | 'renamed' | 'synced' | 'source-removed'
 
 export type MoveOptions = {
   /**
@@ -118,6 +128,11 @@ export type MoveResult = {
   how: 'renamed' | 'copied' | 'found'
   /** The plan as it ends (the name may be another than planned). */
   plan: MovePlan
+  /**
+   * The file's xxHash64 (16 hex digits) when the file at the destination is a copy that this move
+   * (or the run it resumed) made, read back and checked: the bytes were read. A rename reads none.
+   */
+  xxh64?: string
 }
 
 type Fail = NodeJS.ErrnoException & { code: string; path: string }
@@ -127,13 +142,6 @@ const fail = (code: string, path: string, text: string): Fail =>
 const TEMP = /^\.reelhouse-move-[0-9a-f]{16}$/
 /** How many `_N` names are tried before giving up (a folder with clip_1 ... clip_9999). */
 export const MAX_SUFFIX = 9999
-/**
- * Bytes per read and write of a copy. Measured on 1 GiB from tmpfs to ext4 (Linux 6.18), a
- * fresh file each round: 128 KiB took 1.4 times Bun.write's own loop (64 KiB reads and writes
- * in one thread); 64 KiB about as long (more calls), while from 256 KiB up writes of one chunk
- * became slower in the kernel: 2.3 times at 256 KiB, 4 to 5 times at 512 KiB and 1 MiB.
- */
-const CHUNK = 128 * 1024
 /** Bytes per read when two files are compared (reads of large chunks are not slower). */
 const COMPARE_CHUNK = 1024 * 1024
 const FILE_FLAGS = O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC | (fsConstants.O_NOCTTY ?? 0)
@@ -228,7 +236,14 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     throw error
   }
   try {
-    const done = (how: MoveResult['how']): MoveResult => ({ path: destinationPath(plan), name: plan.name, how, plan })
+    /** `ours`: the file at the destination is the copy recorded in the plan, with its hash. */
+    const done = (how: MoveResult['how'], ours = false): MoveResult => ({
+      path: destinationPath(plan),
+      name: plan.name,
+      how,
+      plan,
+      ...(ours && plan.copy?.xxh64 ? { xxh64: plan.copy.xxh64 } : {}),
+    })
     const srcName = baseName(plan.source.rel)
     const sourceFolder = found.folder >= 0 ? idOf(statOf(found.folder)) : undefined
     const targetFolder = idOf(statOf(folder))
@@ -256,11 +271,11 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     }
     if (isCopy(final)) {
       if (temp) removeTemp(folder, plan) // linkat left the temp as a second name of the copy
-      if (!ours) return done('found')
+      if (!ours) return done('found', true)
       if (unchanged(ours.stat, plan.file)) {
         await fsyncFd(folder)
         await removeSource(ours, plan, srcName, undefined)
-        return done('found')
+        return done('found', true)
       }
       // The source was written to after it was copied: the copy (ours, by its recorded identity)
       // is out of date. It goes, and the source is moved again below.
@@ -293,7 +308,7 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
       // A complete copy in the temp is then the only copy left of it: it is put in place.
       if (isCopy(temp)) {
         await placeTemp()
-        return done('found')
+        return done('found', true)
       }
       // Without a recorded copy, a file of the planned size and time there is taken as ours.
       if (temp) removeTemp(folder, plan)
@@ -364,7 +379,7 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     await placeTemp()
     await removeSource(ours, plan, srcName, folder)
     step('source-removed')
-    return done('copied')
+    return done('copied', true)
   } finally {
     closeFound(found)
     close(folder)
@@ -634,26 +649,30 @@ type CopyContext = MoveOptions & { save: (plan: MovePlan) => Promise<void>; step
 // No APFS clone here (fs.ts copyTree makes them): this copy is a move across volumes, and a
 // clone is made only within one volume (fclonefileat answers EXDEV), so the bytes are copied.
 /**
- * Copies the source into a new temp (exclusive create, 0600), checks the size and that the
- * source did not change meanwhile, sets mode and times, fsyncs, and records the copy's identity.
- * On any failure or cancellation the temp is removed.
+ * Copies the source into a new temp (exclusive create, 0600) hashing what it reads, checks the
+ * size and that the source did not change meanwhile, sets mode and times, fsyncs, reads the
+ * temp back and checks its hash against the source's, and records the copy's identity and hash.
+ * On any failure or cancellation the temp is removed (the source stays).
  */
 async function copyToTemp(ours: FoundFile, folder: number, plan: MovePlan, context: CopyContext) {
   const tempRel = `${plan.target.rel}${plan.temp}`
+  // Read and write: the copy is read back through the descriptor it was written through.
   const out = openatCreate(
     folder,
     cName(plan.temp),
-    fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O.NOFOLLOW | O.CLOEXEC,
+    fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL | O.NOFOLLOW | O.CLOEXEC,
     0o600,
   )
   if (out < 0) throw sysError(out, 'openat', tempRel)
-  let copy: FileId
+  let copy: MovePlan['copy']
   try {
     fchmodSync(out, 0o600) // the mode openat was given may not have arrived (Apple arm64: see dirfd.ts)
     context.step('temp-created')
     const before = fstatSync(ours.fd, { bigint: true })
     const total = Number(before.size)
-    const copied = await copyBytes(ours.fd, out, total, context)
+    const { signal, onProgress } = context
+    const read = await copyHashed(ours.fd, out, { signal, onProgress: (bytes) => onProgress?.(bytes, total) })
+    const copied = read.size
     const after = fstatSync(ours.fd, { bigint: true })
     if (after.size !== before.size || after.mtimeNs !== before.mtimeNs)
       throw fail(
@@ -668,7 +687,10 @@ async function copyToTemp(ours: FoundFile, folder: number, plan: MovePlan, conte
     const timed = futimens(out, before.atimeNs, before.mtimeNs)
     if (timed < 0) throw sysError(timed, 'futimens', tempRel)
     await fsyncFd(out)
-    copy = idOf(written)
+    context.step('written')
+    const problem = readBackProblem(read, await readBack(out, signal))
+    if (problem) throw fail('EHASH', plan.source.rel, `was not copied faithfully: ${problem}; the copy was removed`)
+    copy = { ...idOf(written), xxh64: read.xxh64 }
     context.step('copied')
   } catch (error) {
     closeSync(out)
@@ -685,46 +707,10 @@ async function copyToTemp(ours: FoundFile, folder: number, plan: MovePlan, conte
   context.step('recorded')
 }
 
-/**
- * The bytes of `input` into `output` on the thread pool, in chunks at explicit positions (any
- * size: positions are numbers, exact to 2^53), the next read overlapping the last write.
- * Returns the bytes copied; throws CancelledError between chunks once `signal` aborts.
- */
-async function copyBytes(input: number, output: number, total: number, options: MoveOptions): Promise<number> {
-  const { signal, onProgress } = options
-  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)]
-  let at = 0
-  let writing: Promise<void> = Promise.resolve()
-  try {
-    for (let i = 0; ; i++) {
-      if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-      const buffer = buffers[i & 1]!
-      const n = await readAt(input, buffer, at)
-      await writing
-      if (signal?.aborted) throw new CancelledError(String(signal.reason ?? 'cancelled'))
-      if (n === 0) return at
-      const position = at
-      at += n
-      writing = writeAll(output, buffer, n, position).then(() => onProgress?.(position + n, total))
-      writing.catch(() => {}) // awaited on the next turn; not an unhandled rejection meanwhile
-    }
-  } finally {
-    await writing.catch(() => {})
-  }
-}
-
 const readAt = (fd: number, buffer: Buffer, position: number) =>
   new Promise<number>((resolve, reject) =>
     read(fd, buffer, 0, buffer.length, position, (error, n) => (error ? reject(error) : resolve(n))),
   )
-
-async function writeAll(fd: number, buffer: Buffer, length: number, position: number) {
-  for (let done = 0; done < length; ) {
-    done += await new Promise<number>((resolve, reject) =>
-      write(fd, buffer, done, length - done, position + done, (error, n) => (error ? reject(error) : resolve(n))),
-    )
-  }
-}
 
 /**
  * fsync of a file, or of a folder (its new and removed names are on disk). Windows flushes no

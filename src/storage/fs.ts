@@ -2,10 +2,14 @@
 // follows a symbolic link: links are copied as links and removed as links. Callers check
 // containment (paths.ts) before calling, and the functions check it again where it matters.
 //
+// Every regular file a copy makes is checked by hash: the bytes are hashed (xxHash64) as they are
+// read from the source, and the copy, once written, is read back and hashed again; a file whose
+// read-back differs fails the copy, which names it (verified.ts says what this proves).
+//
 // Speed: a project folder is mostly small files, where the cost is the number of calls, not
 // bytes. Calls on small things are made synchronously, in slices of a few milliseconds with a
 // turn of the event loop between slices, so the API stays responsive while a copy runs; a
-// large file is copied asynchronously (the kernel copies it in one call, copy_file_range).
+// large file is copied asynchronously, in chunks on the thread pool (verified.ts).
 import {
   type BigIntStats,
   type Stats,
@@ -45,8 +49,11 @@ import {
   sysError,
   unlinkat,
 } from './dirfd.ts'
+import { CancelledError } from './errors.ts'
+import { type HashedFile, xxh64 } from './hash.ts'
 import { asFolder, baseName, dirName, relParts, stampOf } from './paths.ts'
 import { requireFileWork } from './platform.ts'
+import { copyHashed, readBack, readBackProblem } from './verified.ts'
 
 export type Entry = {
   /** Path relative to the walked root, '' for the root itself. */
@@ -66,11 +73,7 @@ export type Entry = {
   nlink: number
 }
 
-export class CancelledError extends Error {
-  constructor(reason = 'cancelled') {
-    super(reason)
-  }
-}
+export { CancelledError }
 
 const SLICE_MS = 8
 
@@ -263,11 +266,15 @@ function openListing(path: string): {
   }
 }
 
-/** Regular files under root and their bytes (what `files` of a project counts). */
-export async function totals(root: string, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
+/** Regular files under root and their bytes (what `files` of a project counts); `skip` leaves out an entry and all under it. */
+export async function totals(
+  root: string,
+  signal?: AbortSignal,
+  skip?: (rel: string) => boolean,
+): Promise<{ count: number; bytes: number }> {
   let count = 0
   let bytes = 0
-  for (const e of await listTree(root, signal)) {
+  for (const e of await listTree(root, signal, { skip })) {
     if (e.kind === 'file') {
       count++
       bytes += e.size
@@ -277,6 +284,15 @@ export async function totals(root: string, signal?: AbortSignal): Promise<{ coun
 }
 
 export type Progress = { files: number; bytes: number }
+
+/**
+ * Each regular file's xxHash64 (16 hex digits) by its path relative to the root: the hash of the
+ * bytes read from the source, which the copy was read back and found to hold.
+ */
+export type Hashes = ReadonlyMap<string, string>
+
+/** What copyTree did: the files and bytes copied, and each file's hash. */
+export type Copied = Progress & { hashes: Hashes }
 
 /** Files from this size on are copied asynchronously, with progress while they are copied. */
 const LARGE = 8 * 1024 * 1024
@@ -332,22 +348,36 @@ const sameAsWalked = (fd: number, e: Entry) => {
  * their size is checked; modes and times are set on the open files and folders (a folder's when
  * everything in it is done, deepest first). Links are recreated as links. Other kinds of files
  * (sockets, devices, pipes) are refused. The target folder is 0700 until its contents are in.
- * `onProgress` is called after every file and, for large files, while they are copied. Nothing
- * writes into the target after this returns or throws. The caller keeps `sourceFd` and
- * `target.parent` (and closes them); `target.path` is for messages only.
+ * Every regular file is hashed as it is read and read back once written (the top of this file);
+ * one whose read-back differs fails the copy with its path in the message. `onProgress` is
+ * called after every file and, for large files, while they are copied. `onWritten` is called
+ * with a file's path once its bytes are written, before they are read back (the tests change the
+ * copy there; the service passes none). `seal` is called last, with the descriptor of the new
+ * folder and every file's hash, once everything in it is copied and checked but before the
+ * folder gets its mode and times: it is still 0700 and ours, so what `seal` writes into it (the
+ * copy's history) is written whatever the source's mode, and the folder keeps the source's
+ * times. Nothing writes into the target after this returns or throws. The caller keeps
+ * `sourceFd` and `target.parent` (and closes them); `target.path` is for messages only.
  */
 export async function copyTree(
   sourceFd: number,
   target: { parent: number; name: string; path: string },
-  options: { entries: Entry[]; signal?: AbortSignal; onProgress?: (done: Progress) => void },
-): Promise<Progress> {
-  const { signal, onProgress, entries } = options
+  options: {
+    entries: Entry[]
+    signal?: AbortSignal
+    onProgress?: (done: Progress) => void
+    onWritten?: (rel: string) => void
+    seal?: (folder: number, hashes: Hashes) => void | Promise<void>
+  },
+): Promise<Copied> {
+  const { signal, onProgress, onWritten, entries } = options
   const other = entries.find((e) => e.kind === 'other')
   if (other) throw new Error(`${other.rel} is not a regular file, folder or link`)
   if (!entries[0] || entries[0].kind !== 'dir' || !sameAsWalked(sourceFd, entries[0]))
     throw new Error('the source folder changed since it was walked')
   const slice = slicer(signal)
   const done: Progress = { files: 0, bytes: 0 }
+  const hashes = new Map<string, string>()
   const children = childrenOf(entries)
   const names = nameBuffer()
 
@@ -392,13 +422,25 @@ export async function copyTree(
             throw new Error(`${e.rel} changed since the copy began (another file is in its place)`)
           // macOS: an APFS clone where the volume makes one (cloneInto); else, and on every other
           // system, the bytes are copied.
-          if (!(process.platform === 'darwin' && cloneInto(input, frame.dst, name, e))) {
-            const output = openatCreate(frame.dst, name, O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o600)
+          const clone = process.platform === 'darwin' ? cloneInto(input, frame.dst, name, e) : -1
+          if (clone >= 0) {
+            try {
+              hashes.set(e.rel, await checkClone(input, clone, e, signal, onWritten))
+            } finally {
+              closeSync(clone)
+            }
+          } else {
+            // Read and write: the copy is read back through the descriptor it was written through.
+            const output = openatCreate(frame.dst, name, O.RDWR | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o600)
             if (output < 0) throw sysError(output, 'openat', e.rel)
             try {
-              if (e.size >= LARGE) await copyLarge(input, output, e, done, onProgress)
-              else copySmall(input, output, e)
-              // The mode on the open file (exactly the source's, whatever the umask), then the times.
+              const hash =
+                e.size >= LARGE
+                  ? await copyLarge(input, output, e, { done, signal, onProgress, onWritten })
+                  : copySmall(input, output, e, onWritten)
+              hashes.set(e.rel, hash)
+              // The mode on the open file (exactly the source's, whatever the umask), then the times
+              // (after the read-back, which may have touched the access time).
               fchmodSync(output, e.mode & 0o7777)
               futimesSync(output, e.atimeMs / 1000, e.mtimeMs / 1000)
             } finally {
@@ -418,6 +460,7 @@ export async function copyTree(
         const finished = stack.pop()!
         if (slice.due()) await slice.tick()
         try {
+          if (stack.length === 0) await options.seal?.(finished.dst, hashes)
           leave(finished)
         } finally {
           if (finished.src >= 0) close(finished.src)
@@ -446,34 +489,35 @@ export async function copyTree(
       close(frame.dst)
     }
   }
-  return done
+  return { ...done, hashes }
 }
 
 const NUL = Buffer.from([0])
 
 /**
  * macOS: the open file `input` (the walked `e`) as an APFS clone named `name` in the target
- * folder `dst` (fclonefileat: instant, the blocks shared until either file is written). True when
- * the clone is in place with the walked mode and times set on it, as a copy gets them. False when
- * no clone was made, for any reason (ENOTSUP: the volume is not APFS; EXDEV: another volume;
- * ENOSYS: no such call; EEXIST and the rest): the caller then copies the bytes as on any other
- * volume, and its exclusive create reports a name that is taken. A clone that cannot be opened
+ * folder `dst` (fclonefileat: instant, the blocks shared until either file is written). Answers
+ * the clone opened read-only, for the caller to check and close, when it is in place with the
+ * walked mode and times set on it, as a copy gets them; -1 when no clone was made, for any reason
+ * (ENOTSUP: the volume is not APFS; EXDEV: another volume; ENOSYS: no such call; EEXIST and the
+ * rest): the caller then copies the bytes as on any other volume, and its exclusive create
+ * reports a name that is taken. A clone that cannot be opened
  * (its owner bits, the source's, may not let us read it) is removed and the bytes copied
  * instead. A clone of another size than the walk saw (the file changed since) is removed and the
  * copy fails, as a byte copy's size check fails it. The clone is made in a folder this copy made
  * (0700 while it is filled), and whatever a failure leaves there goes with the whole unfinished
  * copy (its caller removes it). Written from the headers; never run on a Mac.
  */
-function cloneInto(input: number, dst: number, name: Buffer, e: Entry): boolean {
+function cloneInto(input: number, dst: number, name: Buffer, e: Entry): number {
   // NOOWNERCOPY: the clone is ours even for root, as a file we create is.
-  if (fcloneat(input, dst, name, CLONE_NOFOLLOW | CLONE_NOOWNERCOPY) !== 0) return false
+  if (fcloneat(input, dst, name, CLONE_NOFOLLOW | CLONE_NOOWNERCOPY) !== 0) return -1
   // Read-only: the clone has the source's mode, which may not allow writing; fchmod and futimes
   // need only that the file is ours.
   const fd = openat(dst, name, O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
   if (fd < 0) {
     const removed = unlinkat(dst, name, 0)
     if (removed < 0 && removed !== -(E.ENOENT ?? 2)) throw sysError(removed, 'unlinkat', e.rel)
-    return false
+    return -1
   }
   try {
     const s = fstatSync(fd)
@@ -487,8 +531,30 @@ function cloneInto(input: number, dst: number, name: Buffer, e: Entry): boolean 
     unlinkat(dst, name, 0) // the copy fails with the reason above whether or not this succeeds
     throw error
   }
-  closeSync(fd)
-  return true
+  return fd
+}
+
+/**
+ * macOS: the clone `clone` of `input` (the walked `e`) checked as a copy is, and its hash. A
+ * clone shares the source's blocks, so its read-back reads the very blocks the source's hash
+ * read: the source and the clone are hashed anyway, because a clone is a copy like any other
+ * for whoever checks it later (its hash goes into the history) and because the two files are
+ * not the same file once either is written (another program writing into the clone, or into
+ * the source between the clone and its hash, is what the comparison catches).
+ */
+async function checkClone(
+  input: number,
+  clone: number,
+  e: Entry,
+  signal: AbortSignal | undefined,
+  onWritten: ((rel: string) => void) | undefined,
+): Promise<string> {
+  const hash = (fd: number) => (e.size >= LARGE ? readBack(fd, signal) : readSmall(fd, e.size))
+  const source = await hash(input)
+  checkSize(e.rel, source.size, e.size)
+  onWritten?.(e.rel)
+  failOnMismatch(e.rel, source, await hash(clone))
+  return source.xxh64
 }
 
 /**
@@ -524,42 +590,86 @@ function childrenOf(entries: Entry[]): Map<string, Entry[]> {
 const buffer = Buffer.allocUnsafe(LARGE)
 
 /**
- * A small file through one reused buffer: the bytes copied and counted against the walked size.
- * Each read asks for one byte more than the walked size still needs, so a file that grew is
- * seen (the read brings more than the size) without reading on to the end, and a file of the
- * walked size takes one read, not two: a read of a regular file comes back short of what was
- * asked only at the end of the file, so a short read that reaches the walked size is the end.
- * (Where a file system reads short before the end, the loop goes on reading until a read
- * returns nothing, as it always did.)
+ * A small file through one reused buffer: the bytes copied and counted against the walked size,
+ * hashed, then read back from the copy into the same buffer and hashed again; the hash is
+ * returned. The whole file fits in the buffer (it is smaller than LARGE, the buffer's size), so
+ * it is read into it end to end and hashed in one call. Each read asks for one byte more than
+ * the walked size still needs, so a file that grew is seen (the read brings more than the size)
+ * without reading on to the end, and a file of the walked size takes one read, not two: a read
+ * of a regular file comes back short of what was asked only at the end of the file, so a short
+ * read that reaches the walked size is the end. (Where a file system reads short before the
+ * end, the loop goes on reading until a read returns nothing, as it always did.)
  */
-function copySmall(input: number, output: number, e: Entry) {
+function copySmall(input: number, output: number, e: Entry, onWritten?: (rel: string) => void): string {
   let copied = 0
   for (;;) {
-    const asked = Math.min(buffer.length, e.size - copied + 1)
-    const n = readSync(input, buffer, 0, asked, null)
+    const asked = e.size - copied + 1
+    const n = readSync(input, buffer, copied, asked, null)
     if (n === 0) break
     // A write may take fewer bytes than given (a disk filling up): the rest is written, or it throws.
-    for (let written = 0; written < n; ) written += writeSync(output, buffer, written, n - written)
+    for (let written = 0; written < n; ) written += writeSync(output, buffer, copied + written, n - written)
     copied += n
     if (copied > e.size || (n < asked && copied === e.size)) break
   }
   checkSize(e.rel, copied, e.size)
+  const source: HashedFile = { xxh64: xxh64(buffer.subarray(0, copied)), size: copied }
+  onWritten?.(e.rel)
+  failOnMismatch(e.rel, source, readSmall(output, e.size))
+  return source.xxh64
+}
+
+/**
+ * The hash of a file of (walked) size `size`, smaller than LARGE, read whole into the buffer
+ * from its start: one byte more than the size is asked for, as copySmall does, so a file that
+ * is now longer is seen without reading on to its end.
+ */
+function readSmall(fd: number, size: number): HashedFile {
+  let got = 0
+  for (;;) {
+    const asked = size - got + 1
+    const n = readSync(fd, buffer, got, asked, got)
+    if (n === 0) break
+    got += n
+    if (got > size || (n < asked && got === size)) break
+  }
+  return { xxh64: xxh64(buffer.subarray(0, got)), size: got }
+}
+
+/** A copy whose read-back is not what was read from its source fails the copy, naming the file. */
+function failOnMismatch(rel: string, source: HashedFile, copy: HashedFile) {
+  const problem = readBackProblem(source, copy)
+  if (problem) throw new Error(`hash check failed for ${rel}: ${problem}`)
 }
 
 function checkSize(rel: string, copied: number, expected: number) {
   if (copied !== expected) throw new Error(`size check failed for ${rel}: ${copied} of ${expected} bytes copied`)
 }
 
-async function copyLarge(input: number, output: number, e: Entry, done: Progress, onProgress?: (p: Progress) => void) {
-  // The kernel copies the file (copy_file_range, off the event loop); its growing size is the progress.
-  const timer = onProgress
-    ? setInterval(() => onProgress({ files: done.files, bytes: done.bytes + fstatSync(output).size }), 500)
-    : undefined
-  try {
-    checkSize(e.rel, await Bun.write(Bun.file(output), Bun.file(input)), e.size)
-  } finally {
-    clearInterval(timer)
-  }
+/**
+ * A large file in chunks on the thread pool, hashed as it is read (verified.ts), its size
+ * checked, then read back from the copy and hashed again; the hash is returned. Progress after
+ * every chunk; a cancellation is noticed between chunks.
+ */
+async function copyLarge(
+  input: number,
+  output: number,
+  e: Entry,
+  o: {
+    done: Progress
+    signal?: AbortSignal
+    onProgress?: (p: Progress) => void
+    onWritten?: (rel: string) => void
+  },
+): Promise<string> {
+  const { done, signal, onProgress } = o
+  const source = await copyHashed(input, output, {
+    signal,
+    onProgress: onProgress && ((bytes) => onProgress({ files: done.files, bytes: done.bytes + bytes })),
+  })
+  checkSize(e.rel, source.size, e.size)
+  o.onWritten?.(e.rel)
+  failOnMismatch(e.rel, source, await readBack(output, signal))
+  return source.xxh64
 }
 
 /**

@@ -4,8 +4,10 @@
 // through it; xxhash-wasm has the streaming form (a state that update() carries along), in
 // WebAssembly that travels inside the compiled executable with no native library to ship.
 //
-// The WebAssembly instance is made once, when this module loads (top-level await): every caller
-// can then hash synchronously, and none can reach a hasher that is not ready yet.
+// The WebAssembly instance is made once, begun when this module loads. Not with a top-level
+// await: the executable's code is compiled to bytecode (build.ts), which takes modules as
+// CommonJS, where a top-level await does not build. hashFile waits for it; a caller of the
+// synchronous createXxh64 awaits `hashReady` once first (createXxh64 throws until then).
 //
 // The descriptor form of hashFile is the one for work on shares that others write to: the caller
 // opens the file as storage/ opens files (no link followed, checked to be a regular file) and
@@ -15,7 +17,13 @@ import { constants, read } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import xxhash from 'xxhash-wasm'
 
-const api = await xxhash()
+type Api = Awaited<ReturnType<typeof xxhash>>
+let api: Api | undefined
+
+/** Settles when the streaming hasher can be made (createXxh64); rejects if WebAssembly could not load it. */
+export const hashReady: Promise<void> = xxhash().then((loaded) => void (api = loaded))
+// Awaited by every user; a failure to load is theirs to see, not an unhandled rejection at start.
+hashReady.catch(() => {})
 
 /**
  * The most bytes handed to the WebAssembly side at once. Its memory grows to the largest piece it
@@ -32,8 +40,9 @@ export type Xxh64 = {
   digest(): string
 }
 
-/** A new streaming xxHash64 with seed 0, as ASC MHL writes it. */
+/** A new streaming xxHash64 with seed 0, as ASC MHL writes it. Only once `hashReady` has settled. */
 export function createXxh64(): Xxh64 {
+  if (!api) throw new Error('the xxHash64 WebAssembly is not loaded yet: await hashReady first')
   const state = api.create64(0n)
   const hasher: Xxh64 = {
     update(bytes) {
@@ -84,6 +93,7 @@ export type HashOptions = {
  * closed at the end; anything but a regular file is refused).
  */
 export async function hashFile(file: number | string, opts: HashOptions = {}): Promise<HashedFile> {
+  await hashReady
   if (typeof file === 'number') return hashOpen(readFd(file), opts)
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   try {

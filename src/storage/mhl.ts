@@ -20,23 +20,28 @@
 // replace). The chain is then rewritten whole under a temporary name and renamed over the old
 // one. One writer at a time per history is assumed (a task owns the folder while it works).
 //
-// File access here is plain node:fs by path: the callers hand in folders that Reelhouse owns
-// (a copy it has just made, a card it is reading). A caller working in a folder that others
-// write to at the same time must walk it and hash it through descriptors (storage/fs.ts's walk,
-// hash.ts's hashFile with a descriptor) and pass what it found to newGeneration; verifyAgainst's
-// walk and its hashFn are the places to swap.
+// File access here is plain node:fs by path by default: the callers hand in folders that
+// Reelhouse owns (a copy it has just made, a card it is reading). A caller working in a folder
+// that others can change around it (a project copy, in a production's folder on a share) reads
+// and writes `ascmhl/` through historyFolderAt instead, relative to the descriptor of the folder
+// it opened, with no link followed; it walks and hashes the files itself (storage/fs.ts's walk,
+// hash.ts's hashFile with a descriptor) and passes what it found to newGeneration, with
+// isRecorded to leave out what the history's ignore patterns name. verifyAgainst's walk and its
+// hashFn are the places to swap for a check of such a folder.
 import { createHash, randomBytes } from 'node:crypto'
 import {
   closeSync,
   constants,
   copyFileSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   readdirSync,
   renameSync,
   unlinkSync,
@@ -44,6 +49,24 @@ import {
 } from 'node:fs'
 import { hostname as machineName } from 'node:os'
 import { basename, join, resolve } from 'node:path'
+import {
+  DIR_FLAGS,
+  E,
+  O,
+  cName,
+  close,
+  errnoName,
+  isFolderHandle,
+  linkat,
+  listDir,
+  mkdirat,
+  nameText,
+  openat,
+  openatCreate,
+  renameat,
+  sysError,
+  unlinkat,
+} from './dirfd.ts'
 import {
   type XmlElement,
   XmlError,
@@ -148,22 +171,23 @@ export type History = {
  * `changed: 'mark'`, a changed manifest is read anyway and comes back with c4Ok false (to show
  * what it now says, never to trust it). A folder without `ascmhl/` has an empty history.
  */
-export function readHistory(root: string, opts: { changed?: 'throw' | 'mark' } = {}): History {
+export function readHistory(root: string, opts: { changed?: 'throw' | 'mark'; folder?: HistoryFolder } = {}): History {
   const at = resolve(root)
-  const folder = join(at, MHL_FOLDER)
-  if (!existsSync(folder)) return { root: at, generations: [], unlisted: [] }
-  const manifests = manifestNames(folder)
-  const chainPath = join(folder, CHAIN_FILE)
-  if (!existsSync(chainPath)) {
+  const folder = opts.folder ?? historyFolder(join(at, MHL_FOLDER))
+  const names = folder.names()
+  if (names === undefined) return { root: at, generations: [], unlisted: [] }
+  const manifests = manifestNames(names)
+  const chainPath = join(folder.path, CHAIN_FILE)
+  if (!names.includes(CHAIN_FILE)) {
     if (manifests.length === 0) return { root: at, generations: [], unlisted: [] }
     throw new MhlError('no-chain', chainPath, `${manifests.length} manifest(s) but no ${CHAIN_FILE}`)
   }
-  const chain = parseChain(readFileSync(chainPath), chainPath)
+  const chain = parseChain(folder.read(CHAIN_FILE), chainPath)
   const generations = chain.map((link): Generation => {
-    const path = join(folder, link.file)
-    let bytes: Buffer
+    const path = join(folder.path, link.file)
+    let bytes: Uint8Array
     try {
-      bytes = readFileSync(path)
+      bytes = folder.read(link.file)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')
         throw new MhlError('missing-manifest', path, `the chain names generation ${link.number}, which is missing`)
@@ -202,6 +226,25 @@ export function expectedHashes(history: History): Map<string, string | undefined
   return out
 }
 
+/** The ignore patterns the next generation of `history` keeps: the latest generation's, else DEFAULT_IGNORE. */
+export const ignoreOf = (history: History): readonly string[] => history.generations.at(-1)?.ignore ?? DEFAULT_IGNORE
+
+/**
+ * Whether a file at `path` (relative to the root, "/" between names) is content that a generation
+ * with the ignore `patterns` records: not in `ascmhl/` at the root, and neither the file nor a
+ * folder above it ignored. What verifyAgainst's walk leaves out, for a caller that walked the
+ * folder itself.
+ */
+export function isRecorded(patterns: readonly string[]): (path: string) => boolean {
+  const ignored = compileIgnore(patterns)
+  return (path) => {
+    if (path === MHL_FOLDER || path.startsWith(`${MHL_FOLDER}/`)) return false
+    for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', at + 1))
+      if (ignored(path.slice(0, at), true)) return false
+    return !ignored(path, false)
+  }
+}
+
 /** A file to record in a new generation, as it was hashed. */
 export type NewEntry = {
   /** Relative to the root, with "/" between names. */
@@ -227,6 +270,13 @@ export type GenerationOptions = {
   now?: Date
   /** Default: this machine's name. */
   hostname?: string
+  /**
+   * The root folder's name in the manifest's file name (default: its name now): for a history
+   * written into a folder that is renamed into place afterwards (a copy made in a hidden folder).
+   */
+  rootName?: string
+  /** Where `ascmhl/` is read and written (default: by path, in `root`). */
+  folder?: HistoryFolder
 }
 
 export type WrittenGeneration = {
@@ -244,7 +294,7 @@ export type WrittenGeneration = {
  * even one whose manifest the chain does not name. `ascmhl/` is made when missing.
  */
 export function newGeneration(root: string, entries: readonly NewEntry[], opts: GenerationOptions): WrittenGeneration {
-  const history = readHistory(root)
+  const history = readHistory(root, { folder: opts.folder })
   const now = opts.now ?? new Date()
   const expected = expectedHashes(history)
   const seen = new Set<string>()
@@ -269,13 +319,16 @@ export function newGeneration(root: string, entries: readonly NewEntry[], opts: 
   if (opts.author?.email !== undefined && !/^[^@]+@[^.]+\..+$/.test(opts.author.email))
     throw new MhlError('invalid-entry', opts.author.email, 'not an e-mail address the ASC MHL schema accepts')
 
-  const folder = join(history.root, MHL_FOLDER)
-  mkdirSync(folder, { recursive: true })
-  const number = 1 + Math.max(0, ...history.generations.map((g) => g.number), ...manifestNames(folder).map(numberOf))
-  const file = `${String(number).padStart(4, '0')}_${basename(history.root) || 'root'}_${fileStamp(now)}.mhl`
-  // The chain names the manifest in XML: checked before anything is written.
-  if (!isXmlText(file)) throw new MhlError('invalid-entry', history.root, 'the folder name cannot stand in XML')
-  const ignore = opts.ignore ?? history.generations.at(-1)?.ignore ?? DEFAULT_IGNORE
+  const folder = opts.folder ?? historyFolder(join(history.root, MHL_FOLDER))
+  folder.make()
+  const number =
+    1 + Math.max(0, ...history.generations.map((g) => g.number), ...manifestNames(folder.names() ?? []).map(numberOf))
+  const rootName = opts.rootName ?? (basename(history.root) || 'root')
+  const file = `${String(number).padStart(4, '0')}_${rootName}_${fileStamp(now)}.mhl`
+  // The chain names the manifest in XML, and the name must stay one name: checked before anything is written.
+  if (!isXmlText(file) || file.includes('/') || file.includes('\\'))
+    throw new MhlError('invalid-entry', history.root, 'the folder name cannot stand in XML or in a file name')
+  const ignore = opts.ignore ?? ignoreOf(history)
   const bytes = Buffer.from(
     manifestXml({
       creationDate: now,
@@ -296,15 +349,14 @@ export function newGeneration(root: string, entries: readonly NewEntry[], opts: 
     }),
   )
   const c4 = c4Id(bytes)
-  const manifestPath = join(folder, file)
-  placeNew(folder, manifestPath, bytes)
+  folder.create(file, bytes)
   const links = [...history.generations.map(({ number, file, c4 }) => ({ number, file, c4 })), { number, file, c4 }]
   try {
-    replaceFile(folder, join(folder, CHAIN_FILE), Buffer.from(chainXml(links)))
+    folder.replace(CHAIN_FILE, Buffer.from(chainXml(links)))
   } catch (e) {
     // A manifest the chain does not name would stay unlisted: the history is left as it was.
     try {
-      unlinkSync(manifestPath)
+      folder.remove(file)
     } catch {}
     throw e
   }
@@ -350,7 +402,7 @@ export async function verifyAgainst(
 ): Promise<VerifyResult> {
   const history = readHistory(root)
   const expected = expectedHashes(history)
-  const ignore = compileIgnore(history.generations.at(-1)?.ignore ?? DEFAULT_IGNORE)
+  const ignore = compileIgnore(ignoreOf(history))
   const out: VerifyResult = {
     ok: true,
     verified: [],
@@ -404,10 +456,8 @@ export function c4Id(bytes: Uint8Array): string {
 /** Manifests in `folder` by the naming rule: 4 or more digits, "_", a name, ".mhl" (not macOS's "._" shadows). */
 const MANIFEST_NAME = /^(\d{4,})_.+\.mhl$/
 
-function manifestNames(folder: string): string[] {
-  return readdirSync(folder)
-    .filter((name) => MANIFEST_NAME.test(name))
-    .sort()
+function manifestNames(names: readonly string[]): string[] {
+  return names.filter((name) => MANIFEST_NAME.test(name)).sort()
 }
 
 const numberOf = (name: string) => Number(MANIFEST_NAME.exec(name)![1])
@@ -502,6 +552,40 @@ function chainXml(links: readonly ChainLink[]): string {
   return lines.join('\n')
 }
 
+/**
+ * The `ascmhl/` folder of a history, as readHistory and newGeneration read and write it: by path
+ * (historyFolder, the default) or relative to an open folder (historyFolderAt). Names are of
+ * files directly in it.
+ */
+export type HistoryFolder = {
+  /** The folder's path, for messages. */
+  readonly path: string
+  /** The names in it; undefined when there is no such folder. */
+  names(): string[] | undefined
+  /** A file's bytes; a missing one throws an error with the code ENOENT. */
+  read(name: string): Uint8Array
+  /** Makes the folder when it is missing. */
+  make(): void
+  /** Puts `bytes` at `name`, complete and synced, never replacing a file there (MhlError 'exists'). */
+  create(name: string, bytes: Uint8Array): void
+  /** Replaces `name` with `bytes` at once, synced. */
+  replace(name: string, bytes: Uint8Array): void
+  remove(name: string): void
+}
+
+/** The `ascmhl/` folder at `path`, by path (node:fs), for folders Reelhouse owns. */
+export function historyFolder(path: string): HistoryFolder {
+  return {
+    path,
+    names: () => (existsSync(path) ? readdirSync(path) : undefined),
+    read: (name) => readFileSync(join(path, name)),
+    make: () => void mkdirSync(path, { recursive: true }),
+    create: (name, bytes) => placeNew(path, join(path, name), bytes),
+    replace: (name, bytes) => replaceFile(path, join(path, name), bytes),
+    remove: (name) => unlinkSync(join(path, name)),
+  }
+}
+
 /** A temporary name in `folder`, which no reader takes for a manifest or the chain. */
 const tempIn = (folder: string) => join(folder, `.reelhouse-${randomBytes(8).toString('hex')}.tmp`)
 
@@ -574,6 +658,152 @@ function replaceFile(folder: string, path: string, bytes: Uint8Array) {
     throw e
   }
   syncFolder(folder)
+}
+
+/**
+ * The `ascmhl/` folder of the open folder `root`, reached and used relative to descriptors, no
+ * link followed: `ascmhl` itself must be a folder (a link or a file in its place fails each
+ * call, ENOTDIR or ELOOP), and each file read must be a regular file. Writing works as by path
+ * (placeNew, replaceFile), with the calls of dirfd.ts. `path` is for messages only. The caller
+ * keeps `root` open while it uses the folder, and closes it.
+ */
+export function historyFolderAt(root: number, path: string): HistoryFolder {
+  const name = (file: string) => join(path, file)
+  /** ascmhl/ opened, or undefined when there is none. */
+  const open = (): number | undefined => {
+    const fd = openat(root, cName(MHL_FOLDER), DIR_FLAGS)
+    if (fd === -E.ENOENT) return undefined
+    if (fd < 0) throw sysError(fd, 'openat', path)
+    return fd
+  }
+  const inFolder = <T>(work: (dir: number) => T): T => {
+    const dir = open()
+    if (dir === undefined) throw sysError(-E.ENOENT, 'openat', path)
+    try {
+      return work(dir)
+    } finally {
+      close(dir)
+    }
+  }
+  return {
+    path,
+    names() {
+      const dir = open()
+      if (dir === undefined) return undefined
+      try {
+        const listed = listDir(dir)
+        if (typeof listed === 'number') throw sysError(listed, 'readdir', path)
+        return listed.map((entry) => nameText(entry.name))
+      } finally {
+        close(dir)
+      }
+    },
+    read: (file) => inFolder((dir) => readAt(dir, file, name(file))),
+    make() {
+      const made = mkdirat(root, cName(MHL_FOLDER), 0o777)
+      if (made < 0 && made !== -E.EEXIST) throw sysError(made, 'mkdirat', path)
+    },
+    create: (file, bytes) =>
+      inFolder((dir) => {
+        const temp = writeSyncedAt(dir, bytes, path)
+        try {
+          const linked = linkat(dir, cName(temp), dir, cName(file))
+          if (linked === -E.EEXIST)
+            throw new MhlError('exists', name(file), 'another manifest took this name meanwhile')
+          if (linked < 0 && !NO_LINKS.has(errnoName(linked))) throw sysError(linked, 'linkat', name(file))
+          // No hard links here: the manifest written under its name at once (exclusive create).
+          if (linked < 0)
+            try {
+              writeSyncedAt(dir, bytes, path, file)
+            } catch (e) {
+              if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+              throw new MhlError('exists', name(file), 'another manifest took this name meanwhile')
+            }
+        } finally {
+          unlinkat(dir, cName(temp), 0)
+        }
+        syncFd(dir)
+      }),
+    replace: (file, bytes) =>
+      inFolder((dir) => {
+        const temp = writeSyncedAt(dir, bytes, path)
+        let moved = renameat(dir, cName(temp), dir, cName(file))
+        if (moved === -E.EEXIST) {
+          // Where a rename never replaces (Windows: dirfd.ts), the old file is moved aside first:
+          // for that moment the name is missing, never wrong; the old one is put back on failure.
+          const aside = `.reelhouse-${randomBytes(8).toString('hex')}.tmp`
+          moved = renameat(dir, cName(file), dir, cName(aside))
+          if (moved === 0) {
+            moved = renameat(dir, cName(temp), dir, cName(file))
+            if (moved === 0) unlinkat(dir, cName(aside), 0)
+            else renameat(dir, cName(aside), dir, cName(file))
+          }
+        }
+        if (moved < 0) {
+          unlinkat(dir, cName(temp), 0)
+          throw sysError(moved, 'renameat', name(file))
+        }
+        syncFd(dir)
+      }),
+    remove: (file) =>
+      inFolder((dir) => {
+        const removed = unlinkat(dir, cName(file), 0)
+        if (removed < 0) throw sysError(removed, 'unlinkat', name(file))
+      }),
+  }
+}
+
+/** The regular file `file` of the open folder `dir`, whole (`path` for messages). */
+function readAt(dir: number, file: string, path: string): Uint8Array {
+  const fd = openat(dir, cName(file), O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC)
+  if (fd < 0) throw sysError(fd, 'openat', path)
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) throw new MhlError('malformed', path, 'not a regular file')
+    // One byte more than its size, so that the end is seen in one read; a file that grew meanwhile is read on.
+    let buffer = Buffer.allocUnsafe(stat.size + 1)
+    let got = 0
+    for (;;) {
+      if (got === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)])
+      const n = readSync(fd, buffer, got, buffer.length - got, got)
+      if (n === 0) break
+      got += n
+    }
+    return buffer.subarray(0, got)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Writes `bytes` to a new file in the open folder `dir` (exclusive create, never through a link)
+ * and syncs it: under `file` when given, else under a new temporary name, which is returned.
+ */
+function writeSyncedAt(dir: number, bytes: Uint8Array, path: string, file?: string): string {
+  const at = file ?? `.reelhouse-${randomBytes(8).toString('hex')}.tmp`
+  const fd = openatCreate(dir, cName(at), O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC, 0o644)
+  if (fd < 0) throw sysError(fd, 'openat', join(path, at))
+  try {
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done)
+    fsyncSync(fd)
+  } catch (e) {
+    closeSync(fd)
+    unlinkat(dir, cName(at), 0)
+    throw e
+  }
+  closeSync(fd)
+  return at
+}
+
+/**
+ * Syncs an open folder's entries to the disk; where the system refuses it for folders, the write
+ * still stands. A Windows folder handle is no descriptor, and NTFS journals its names itself.
+ */
+function syncFd(dir: number) {
+  if (isFolderHandle(dir)) return
+  try {
+    fsyncSync(dir)
+  } catch {}
 }
 
 // ------------------------------------------------------------------ reading

@@ -420,6 +420,8 @@ describe('move_asset', () => {
       ])
       const asset = await assetOf(app.request, id)
       expect(asset).toMatchObject({ path_file: target, device: device.id, status_asset: 6 })
+      // A rename within one file system reads no bytes: no hash is kept.
+      expect(asset.technical.hashes).toBeUndefined()
       expect(await assetsAt(app.request, path)).toEqual([])
       expect(await assetsAt(app.request, target)).toEqual([expect.objectContaining({ id })])
       expectProxy(asset.path_proxy, ['video:h264', 'audio:aac'])
@@ -442,26 +444,36 @@ describe('move_asset', () => {
     far.cross
       ? `onto a device on another file system (${OTHER_TMP})`
       : 'onto another device (both on one file system here: the machine has no second one)'
-  withFfmpeg(`asset_destination ${across()}: copied across, the source removed, the content identical`, async () => {
-    const name = `${++n}-far.mov`
-    const path = place(media.video, name)
-    const hash = sha256(path)
-    const id = await imported(importBody(path, {}, {}, { move_asset: true, asset_destination: 'far-disk' }))
-    // far-disk does not hold the production's storage_root: DEVICE/CODENAME/video/.
-    const target = join(deviceFolder(far.dir), name)
-    expect([existsSync(path), existsSync(target)]).toEqual([false, true])
-    expect(sha256(target)).toBe(hash)
-    expect(await assetOf(app.request, id)).toMatchObject({ path_file: target, device: farDevice.id, status_asset: 6 })
-    expect(readdirSync(deviceFolder(far.dir)).filter((f) => f.startsWith('.reelhouse-'))).toEqual([])
-    expect(await logsOf(app.request, path)).toEqual([
-      logRow({
-        asset_path: path,
-        status: 'import_completed',
-        asset_import_id: id,
-        asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: 'far-disk' },
-      }),
-    ])
-  })
+  withFfmpeg(
+    `asset_destination ${across()}: copied across, the source removed, the content identical, its hash kept`,
+    async () => {
+      const name = `${++n}-far.mov`
+      const path = place(media.video, name)
+      const hash = sha256(path)
+      const xxh64 = Bun.hash.xxHash64(readFileSync(path), 0n).toString(16).padStart(16, '0')
+      const id = await imported(importBody(path, {}, {}, { move_asset: true, asset_destination: 'far-disk' }))
+      // far-disk does not hold the production's storage_root: DEVICE/CODENAME/video/.
+      const target = join(deviceFolder(far.dir), name)
+      expect([existsSync(path), existsSync(target)]).toEqual([false, true])
+      expect(sha256(target)).toBe(hash)
+      const asset = await assetOf(app.request, id)
+      expect(asset).toMatchObject({ path_file: target, device: farDevice.id, status_asset: 6 })
+      // The bytes were read and the copy checked by hash only where the move copied them; probing kept the hash.
+      expect({ hashes: asset.technical.hashes, probed: asset.technical.width !== undefined }).toEqual({
+        hashes: far.cross ? { xxh64 } : undefined,
+        probed: true,
+      })
+      expect(readdirSync(deviceFolder(far.dir)).filter((f) => f.startsWith('.reelhouse-'))).toEqual([])
+      expect(await logsOf(app.request, path)).toEqual([
+        logRow({
+          asset_path: path,
+          status: 'import_completed',
+          asset_import_id: id,
+          asset_config: { move_asset: true, rewrap_proxy: false, asset_destination: 'far-disk' },
+        }),
+      ])
+    },
+  )
 
   withFfmpeg(
     'DEVICE/<codename> a symbolic link out of the device: import_failed, the file stays where it was, nothing written through the link',

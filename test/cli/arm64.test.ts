@@ -21,7 +21,7 @@ import {
   startServe,
   versionPattern,
 } from '../helpers/process.ts'
-import { makeTree, snapshot } from '../helpers/tree.ts'
+import { inHistory, makeTree, snapshot, withoutHistory } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 const SYSROOT = '/usr/aarch64-linux-gnu'
@@ -169,7 +169,14 @@ describe.skipIf(why !== undefined)('the linux-arm64 executable under qemu-aarch6
         files_total: 4,
         bytes_done: 370_010,
       })
-      expect(snapshot(copyRoot)).toEqual(source)
+      // The copy holds the source, and the ASC MHL history it wrote at its root.
+      const copied = snapshot(copyRoot)
+      expect(withoutHistory(copied)).toEqual(source)
+      expect(Object.keys(copied).filter(inHistory)).toEqual([
+        'ascmhl',
+        expect.stringMatching(/^ascmhl\/0001_edit copy_\d{4}-\d\d-\d\d_\d{6}Z\.mhl$/),
+        'ascmhl/ascmhl_chain.xml',
+      ])
       expect((await api('GET', `/projectassets/${copy.json.id}/`)).json).toMatchObject({
         is_production: true,
         status_asset: 6,

@@ -19,7 +19,7 @@ import {
   versionPattern,
 } from '../helpers/process.ts'
 import { driveCFolder, WINE, wineEnv, wineMissing, winePrefix } from '../helpers/wine.ts'
-import { makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
+import { inHistory, makeTree, manyFiles, snapshot, withoutHistory } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 if (wineMissing) console.log(`[skip] test/cli/windows.test.ts: ${wineMissing}`)
@@ -283,7 +283,14 @@ describe.skipIf(wineMissing !== undefined)('the windows-x64 executable under Win
         bytes_done: 370_010,
         bytes_total: 370_010,
       })
-      expect(snapshot(join(media, 'Show', 'edit copy'))).toEqual(source)
+      // The copy holds the source, and the ASC MHL history it wrote at its root.
+      const copied = snapshot(join(media, 'Show', 'edit copy'))
+      expect(withoutHistory(copied)).toEqual(source)
+      expect(Object.keys(copied).filter(inHistory)).toEqual([
+        'ascmhl',
+        expect.stringMatching(/^ascmhl\/0001_edit copy_\d{4}-\d\d-\d\d_\d{6}Z\.mhl$/),
+        'ascmhl/ascmhl_chain.xml',
+      ])
       const removal = await api('DELETE', `/projectassets/${copy.json.id}/`)
       expect(removal.status).toBe(202)
       expect(await ended(removal.json.task.url)).toMatchObject({ kind: 'delete', state: 'done', error: '' })

@@ -95,6 +95,19 @@ export function snapshot(root: string): Snapshot {
   return out
 }
 
+/** Whether `rel` is the ASC MHL history a project copy writes at its root (`ascmhl/`), or in it. */
+export const inHistory = (rel: string) => rel === 'ascmhl' || rel.startsWith('ascmhl/')
+
+/** A tree's record (a snapshot, a listing by path) without the copy's history at its root: what it holds of its source. */
+export const withoutHistory = <T>(tree: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(tree).filter(([rel]) => !inHistory(rel)))
+
+/** The regular files of the history at `root` (`ascmhl/`) and their bytes, as a project's `files` counts them. */
+export function historyFiles(root: string): { count: number; bytes: number } {
+  const files = Object.values(snapshot(join(root, 'ascmhl'))).filter((e) => e.kind === 'file')
+  return { count: files.length, bytes: files.reduce((n, e) => n + e.size!, 0) }
+}
+
 /** Hidden work folders a copy or delete leaves beside its target, if any. */
 export function leftovers(parent: string): string[] {
   if (!existsSync(parent)) return []

@@ -7,6 +7,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSyn
 import { dirname, join } from 'node:path'
 import { type TestApp, testApp } from '../helpers/app.ts'
 import { expectError, expectErrors, folders } from '../helpers/envelope.ts'
+import { historyFiles, withoutHistory } from '../helpers/tree.ts'
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
 const PA = '/api/projectassets/'
@@ -666,15 +667,23 @@ describe('copy', () => {
 
     await t.runner.idle()
     const done = await getProject(r.json.id)
+    // The files counted are the source's and the ASC MHL history the copy wrote beside them.
+    const history = historyFiles(target)
     expect(done).toEqual({
       ...expected,
       status_asset: 6,
       status_asset_description: 'ASSET_DONE',
       is_production: true,
-      files: source.files,
+      files: { count: source.files.count + history.count, bytes: source.files.bytes + history.bytes },
     })
-    expect(readTree(target)).toEqual(readTree(bundle))
+    expect(withoutHistory(readTree(target))).toEqual(readTree(bundle))
     expect(readTree(target)['project/ep.prproj']).toBe('project file')
+    // The task says how many files it checked by hash, and names the history's manifest.
+    expect((await t.get(r.json.task.url)).json.result).toEqual({
+      files_verified: 4,
+      manifest: expect.stringMatching(/^ascmhl\/0001_copy[^/]*_\d{4}-\d\d-\d\d_\d{6}Z\.mhl$/),
+      recorded: { original: 4, verified: 0, failed: 0 },
+    })
     // Nothing else is left beside the target (no hidden staging folder), and the source is untouched.
     expect(readdirSync(`${root}/Target`).filter((n) => n.startsWith('.'))).toEqual([])
     expect(await getProject(source.id)).toEqual(source)
@@ -720,7 +729,7 @@ describe('copy', () => {
     expect(r.status).toBe(201)
     await t.runner.idle()
     expect((await getProject(r.json.id)).status_asset).toBe(6)
-    expect(readTree(target)).toEqual(readTree(src.bundle))
+    expect(withoutHistory(readTree(target))).toEqual(readTree(src.bundle))
   })
 
   test('a copy has the same validation errors as create', async () => {
@@ -1216,7 +1225,7 @@ describe('tasks API', () => {
     copyTask = (await t.get('/api/tasks/?kind=copy')).json.find((x: Task) => x.target.projectasset === copy.id)
   })
 
-  test('a task has exactly the fields of service.md 8, and result (what the work found; empty for a copy)', async () => {
+  test('a task has exactly the fields of service.md 8, and result (what the work found; for a copy, the files checked by hash and the history written)', async () => {
     const expected = {
       id: expect.any(Number),
       kind: 'copy',
@@ -1232,7 +1241,11 @@ describe('tasks API', () => {
       date_add: expect.stringMatching(TIMESTAMP),
       date_start: expect.stringMatching(TIMESTAMP),
       date_end: expect.stringMatching(TIMESTAMP),
-      result: {},
+      result: {
+        files_verified: 4,
+        manifest: expect.stringMatching(/^ascmhl\/0001_.*\.mhl$/),
+        recorded: { original: 4, verified: 0, failed: 0 },
+      },
     }
     expect(copyTask).toEqual(expected)
     for (const path of [`/api/tasks/${copyTask.id}/`, `/api/tasks/${copyTask.id}`]) {

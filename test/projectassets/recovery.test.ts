@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
 import { type Server, call, compiledExecutable, killAll, startServe } from '../helpers/process.ts'
-import { leftovers, makeTree, manyFiles, snapshot } from '../helpers/tree.ts'
+import { historyFiles, leftovers, makeTree, manyFiles, snapshot, withoutHistory } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 const data = tempDir('reelhouse-recovery-data-')
@@ -74,17 +74,25 @@ test('SIGKILL during a copy: no target visible, the copy completes after restart
   )
 
   const after = await call(server, 'GET', `/projectassets/${copy.json.id}/`, key)
+  // The copy made again holds the source and its history (one generation: the first copy's went with its hidden folder).
+  const history = historyFiles(join(disk, 'Show', 'Copy'))
   expect(after.json).toMatchObject({
     status_asset: 6,
     is_production: true,
-    files: { count: 1002, bytes: 7 + 400 * 1024 * 1024 + 1000 * 16 * 1024 },
+    files: { count: 1002 + history.count, bytes: 7 + 400 * 1024 * 1024 + 1000 * 16 * 1024 + history.bytes },
   })
-  expect(snapshot(join(disk, 'Show', 'Copy'))).toEqual(before)
+  expect(history.count).toBe(2)
+  expect(withoutHistory(snapshot(join(disk, 'Show', 'Copy')))).toEqual(before)
   expect(snapshot(source.bundle_root)).toEqual(before)
   expect(leftovers(join(disk, 'Show'))).toEqual([])
   expect(server.proc.stderr).toContain('task resumed after restart')
   const task = (await call(server, 'GET', '/tasks/?kind=copy', key)).json.at(-1)
-  expect(task).toMatchObject({ state: 'done', files_done: 1002, files_total: 1002 })
+  expect(task).toMatchObject({
+    state: 'done',
+    files_done: 1002,
+    files_total: 1002,
+    result: { files_verified: 1002, manifest: expect.stringMatching(/^ascmhl\/0001_Copy_.*\.mhl$/) },
+  })
 }, 120_000)
 
 test('SIGKILL during a delete: the folder is gone at once and fully removed after restart', async () => {

@@ -1,9 +1,10 @@
 // copyTree's small-file path at its edges: a file of the walked size is copied with one read that
 // asks for one byte more than its size (the end of the file is not read for), so sizes around the
 // buffer's, empty files and files that shrank after the walk are checked here; names are written
-// into one reused buffer per copy, so names of every length and script are too.
+// into one reused buffer per copy, so names of every length and script are too. And the check by
+// hash of every file, small and large: a copy changed between its write and its read-back fails.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { rmSync, truncateSync } from 'node:fs'
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { close } from '../../src/storage/dirfd.ts'
 import { copyTree, listTree, openBeneath } from '../../src/storage/fs.ts'
@@ -16,14 +17,17 @@ afterEach(() => rmSync(root, { recursive: true, force: true }))
 
 const MiB = 1024 * 1024
 
-/** Copies root/src into root/dst after `between` (run after the walk); the error message, or 'copied'. */
-async function copy(between?: () => void) {
+/**
+ * Copies root/src into root/dst after `between` (run after the walk); the error message, or
+ * 'copied'. `onWritten` is copyTree's: told each file once written, before it is read back.
+ */
+async function copy(between?: () => void, onWritten?: (rel: string) => void) {
   const entries = await listTree(join(root, 'src'))
   const source = openBeneath(root, 'src')
   const parent = openBeneath(root, '')
   between?.()
   try {
-    return await copyTree(source, { parent, name: 'dst', path: join(root, 'dst') }, { entries }).then(
+    return await copyTree(source, { parent, name: 'dst', path: join(root, 'dst') }, { entries, onWritten }).then(
       () => 'copied',
       (e: Error) => e.message,
     )
@@ -62,4 +66,53 @@ test('an empty file that got bytes after the walk fails the copy', async () => {
   expect(await copy(() => truncateSync(join(root, 'src', 'empty'), 10))).toBe(
     'size check failed for empty: 1 of 0 bytes copied',
   )
+})
+
+test('every file is hashed as read and read back: the hashes are those of the files, small and large', async () => {
+  makeTree(join(root, 'src'), { empty: '', 'a/small.txt': 'small', 'a/b/large.bin': 8 * MiB + 3 })
+  const entries = await listTree(join(root, 'src'))
+  const source = openBeneath(root, 'src')
+  const parent = openBeneath(root, '')
+  try {
+    const copied = await copyTree(source, { parent, name: 'dst', path: join(root, 'dst') }, { entries })
+    const xxh = (rel: string) =>
+      Bun.hash
+        .xxHash64(readFileSync(join(root, 'dst', rel)), 0n)
+        .toString(16)
+        .padStart(16, '0')
+    expect(Object.fromEntries(copied.hashes)).toEqual({
+      empty: xxh('empty'),
+      'a/small.txt': xxh('a/small.txt'),
+      'a/b/large.bin': xxh('a/b/large.bin'),
+    })
+    expect(xxh('empty')).toBe('ef46db3751d8e999')
+  } finally {
+    close(source)
+    close(parent)
+  }
+})
+
+test('a copy changed between its write and its read-back fails the copy, naming the file; the source stays as it was', async () => {
+  makeTree(join(root, 'src'), { 'a/first.txt': 'first', 'a/clip.mov': 16384, 'a/b/large.mxf': 8 * MiB })
+  const before = snapshot(join(root, 'src'))
+  const outcome: Record<string, string> = {}
+  for (const changed of ['a/clip.mov', 'a/b/large.mxf']) {
+    rmSync(join(root, 'dst'), { recursive: true, force: true })
+    // Another writer changes one byte of the copy, in the middle, once it is written.
+    const onWritten = (rel: string) => {
+      if (rel !== changed) return
+      const path = join(root, 'dst', rel)
+      const bytes = readFileSync(path)
+      bytes[bytes.length >> 1]! ^= 0xff
+      writeFileSync(path, bytes)
+    }
+    outcome[changed] = (await copy(undefined, onWritten)).replace(/[0-9a-f]{16}/g, 'HASH')
+  }
+  expect(outcome).toEqual({
+    'a/clip.mov':
+      'hash check failed for a/clip.mov: the copy read back has xxh64 HASH, the bytes read from the source HASH',
+    'a/b/large.mxf':
+      'hash check failed for a/b/large.mxf: the copy read back has xxh64 HASH, the bytes read from the source HASH',
+  })
+  expect(snapshot(join(root, 'src'))).toEqual(before)
 })

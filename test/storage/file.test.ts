@@ -194,6 +194,7 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
         : forced
           ? [
               'temp-created',
+              'written',
               'copied',
               'record clip.mov +copy',
               'recorded',
@@ -206,6 +207,7 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
             [
               'record clip_1.mov',
               'temp-created',
+              'written',
               'copied',
               'record clip_1.mov +copy',
               'recorded',
@@ -345,8 +347,56 @@ test(`across file systems: ${PAIR}: 12 MB with its mode and times to the nanosec
     mtimeNs: before.mtimeNs,
     left: [],
     there: ['clip.mov'],
-    events: ['temp-created', 'copied', 'record copy', 'recorded', 'renamed', 'synced', 'source-removed'],
+    events: ['temp-created', 'written', 'copied', 'record copy', 'recorded', 'renamed', 'synced', 'source-removed'],
     progress: { last: 12 * 1024 * 1024 + 5, ascending: true, chunks: true },
+  })
+})
+
+/** xxHash64 of a whole file, read at once, as ASC MHL and `technical.hashes` write it. */
+const xxh64Of = (path: string) => Bun.hash.xxHash64(readFileSync(path), 0n).toString(16).padStart(16, '0')
+
+test(`across file systems (${PAIR}): the copy is read back and its hash given and recorded; a rename reads no bytes and gives none`, async () => {
+  const cross = crossSetup('clip.mov', 3 * 1024 * 1024 + 7)
+  const hash = xxh64Of(cross.source)
+  const recorded: (string | undefined)[] = []
+  const copied = await moveFile(cross.plan(), { ...crossOptions(), record: (q) => void recorded.push(q.copy?.xxh64) })
+  const same = setup('clip.mov', 'essence')
+  const renamed = await moveFile(same.plan())
+  expect({
+    copied: { how: copied.how, xxh64: copied.xxh64, ofFile: xxh64Of(copied.path), recorded: recorded.at(-1) },
+    renamed: { how: renamed.how, xxh64: renamed.xxh64 },
+  }).toEqual({
+    copied: { how: 'copied', xxh64: hash, ofFile: hash, recorded: hash },
+    renamed: { how: 'renamed', xxh64: undefined },
+  })
+})
+
+test(`a copy changed between its write and its read-back (${PAIR}): the move fails naming the file, the temp is removed, the source stays as it was`, async () => {
+  const { src, source, targetDir, plan } = crossSetup('clip.mov', 2 * 1024 * 1024)
+  const before = { bytes: sha(source), stat: statSync(source, { bigint: true }) }
+  const p = plan()
+  const steps: string[] = []
+  // Another writer changes one byte of the temp after it was written and synced, before it is read back.
+  const onStep = (s: MoveStep) => {
+    steps.push(s)
+    if (s === 'written') writeFileSync(join(targetDir, p.temp), 'X', { flag: 'r+' })
+  }
+  const error = (await moveFile(p, { ...crossOptions(), onStep }).catch((e) => e)) as NodeJS.ErrnoException
+  const after = statSync(source, { bigint: true })
+  expect({
+    code: error.code,
+    path: error.path,
+    names: error.message.includes('in/clip.mov') && error.message.includes('read back'),
+    steps,
+    there: names(targetDir),
+    source: { names: names(join(src, 'in')), bytes: sha(source), ino: after.ino, mtimeNs: after.mtimeNs },
+  }).toEqual({
+    code: 'EHASH',
+    path: 'in/clip.mov',
+    names: true,
+    steps: ['temp-created', 'written'],
+    there: [],
+    source: { names: ['clip.mov'], bytes: before.bytes, ino: before.stat.ino, mtimeNs: before.stat.mtimeNs },
   })
 })
 
@@ -518,7 +568,7 @@ function expectMovedOnce(result: { path: string; plan: MovePlan }, hash: string,
   })
 }
 
-const CROSS_STEPS = ['temp-created', 'progress', 'copied', 'recorded', 'renamed', 'synced', 'source-removed']
+const CROSS_STEPS = ['temp-created', 'progress', 'written', 'copied', 'recorded', 'renamed', 'synced', 'source-removed']
 const SAME_STEPS = ['renamed', 'synced']
 
 for (const kind of ['same file system', `across file systems: ${PAIR}`] as const) {
@@ -550,17 +600,23 @@ for (const kind of ['same file system', `across file systems: ${PAIR}`] as const
             'temp-created': {
               atCrash: disk(true, true, false),
               resumed: 'copied',
-              steps: 'temp-created copied recorded renamed synced source-removed',
+              steps: 'temp-created written copied recorded renamed synced source-removed',
             },
             progress: {
               atCrash: disk(true, true, false),
               resumed: 'copied',
-              steps: 'temp-created copied recorded renamed synced source-removed',
+              steps: 'temp-created written copied recorded renamed synced source-removed',
+            },
+            // Written, not read back yet: the temp is not a recorded copy, and is made again.
+            written: {
+              atCrash: disk(true, true, false),
+              resumed: 'copied',
+              steps: 'temp-created written copied recorded renamed synced source-removed',
             },
             copied: {
               atCrash: disk(true, true, false),
               resumed: 'copied',
-              steps: 'temp-created copied recorded renamed synced source-removed',
+              steps: 'temp-created written copied recorded renamed synced source-removed',
             },
             // The recorded copy is complete: it is renamed into place, not made again.
             recorded: { atCrash: disk(true, true, false), resumed: 'copied', steps: 'renamed synced source-removed' },
@@ -675,7 +731,7 @@ test(`a source written to while it is copied, or after its copy but before its r
     grownWhileCopied: { ...whileCopying, changed: expect.any(String) },
     overwrittenAfterCopy: {
       error: { code: 'ECHANGED', namesOutside: false },
-      steps: 'temp-created copied recorded renamed synced',
+      steps: 'temp-created written copied recorded renamed synced',
       ...left,
       changed: 'changed',
     },

@@ -1,11 +1,13 @@
 // The streaming xxHash64 (src/storage/hash.ts) against Bun's own one-shot xxHash64 with seed 0:
 // sizes around xxHash64's 32-byte stripe (where the streaming form keeps a partial stripe between
 // two updates), the empty input, and a file larger than one read fed in pieces of odd sizes.
-import { expect, test } from 'bun:test'
+import { beforeAll, expect, test } from 'bun:test'
 import { closeSync, openSync, readSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { HASH_CHUNK, createXxh64, hashFile, xxh64 } from '../../src/storage/hash.ts'
+import { HASH_CHUNK, createXxh64, hashFile, hashReady, xxh64 } from '../../src/storage/hash.ts'
 import { disposableDir } from '../helpers/temp.ts'
+
+beforeAll(() => hashReady)
 
 /** Bytes that differ along their length, so a piece hashed twice or skipped changes the hash. */
 function bytesOf(size: number): Uint8Array {

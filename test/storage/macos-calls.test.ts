@@ -6,7 +6,7 @@
 // themselves on a Mac (fclonefileat, renameatx_np answering ENOTSUP, linkat answering ENOTSUP or
 // EPERM) were never run: there is no Mac here, and no FAT or FUSE mount either.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { chmodSync, existsSync, lstatSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   AT_FDCWD,
@@ -76,10 +76,20 @@ test('copyTree here copies bytes into new files, with the modes and times of the
     close(source)
     close(parent)
   }
-  expect(done).toEqual({ files: 5, bytes: 5 + 9 + 9 * 1024 * 1024 + 0 + 1 })
+  const files = ['a.txt', 'big/large.bin', 'empty', 'ro.txt', 'sub/deeper/x']
+  const xxh = (rel: string) =>
+    Bun.hash
+      .xxHash64(readFileSync(join(root, 'src', rel)), 0n)
+      .toString(16)
+      .padStart(16, '0')
+  expect({ files: done.files, bytes: done.bytes, hashes: Object.fromEntries(done.hashes) }).toEqual({
+    files: 5,
+    bytes: 5 + 9 + 9 * 1024 * 1024 + 0 + 1,
+    hashes: Object.fromEntries(files.map((rel) => [rel, xxh(rel)])),
+  })
   expect(seen.at(-1)).toBe(5)
   expect(snapshot(join(root, 'dst'))).toEqual(snapshot(join(root, 'src')))
-  for (const rel of ['a.txt', 'ro.txt', 'big/large.bin', 'empty', 'sub/deeper/x']) {
+  for (const rel of files) {
     const [a, b] = [lstatSync(join(root, 'src', rel)), lstatSync(join(root, 'dst', rel))]
     expect({ rel, mode: b.mode, mtime: Math.floor(b.mtimeMs) }).toEqual({
       rel,

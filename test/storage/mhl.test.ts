@@ -24,10 +24,13 @@ import {
   type NewEntry,
   c4Id,
   expectedHashes,
+  historyFolderAt,
+  isRecorded,
   newGeneration,
   readHistory,
   verifyAgainst,
 } from '../../src/storage/mhl.ts'
+import { AT_FDCWD, DIR_FLAGS, cName, close, openat } from '../../src/storage/dirfd.ts'
 import { VERSION } from '../../src/version.ts'
 import { disposableDir } from '../helpers/temp.ts'
 
@@ -518,6 +521,97 @@ test('the ignore patterns of the latest generation decide what a check leaves ou
   // The next generation keeps the patterns when none are given.
   newGeneration(root, [], { process: 'in-place', now: SECOND })
   expect(readHistory(root).generations[1]!.ignore).toEqual(ignore)
+})
+
+test('isRecorded leaves out what a walk of the folder leaves out: ascmhl/ at the root, and the ignored files and folders at any depth', () => {
+  const recorded = isRecorded([...DEFAULT_IGNORE, 'Cache/', '/Render'])
+  const paths = [
+    'a.mov',
+    'Clips/b.mov',
+    'ascmhl/0001_x.mhl',
+    'ascmhl/ascmhl_chain.xml',
+    '.DS_Store',
+    'Clips/.DS_Store',
+    'Card/ascmhl/0001_card.mhl',
+    'Cache/x/y.bin',
+    'Clips/Cache/z.bin',
+    'Cache',
+    'Render/r.exr',
+    'Clips/Render/r.exr',
+  ]
+  expect(Object.fromEntries(paths.map((p) => [p, recorded(p)]))).toEqual({
+    'a.mov': true,
+    'Clips/b.mov': true,
+    'ascmhl/0001_x.mhl': false,
+    'ascmhl/ascmhl_chain.xml': false,
+    '.DS_Store': false,
+    'Clips/.DS_Store': false,
+    // A history deeper down (a camera card's) is a history of its own, not content.
+    'Card/ascmhl/0001_card.mhl': false,
+    'Cache/x/y.bin': false,
+    'Clips/Cache/z.bin': false,
+    // A file named like a folder-only pattern is content.
+    Cache: true,
+    'Render/r.exr': false,
+    'Clips/Render/r.exr': true,
+  })
+})
+
+test('through an open folder (historyFolderAt): the history by path reads the same, the manifest is named after rootName; ascmhl/ as a link is refused with nothing written through it', async () => {
+  using dir = disposableDir()
+  const root = card(dir.path, CLIPS)
+  const { files } = await verifyAgainst(root)
+  const fd = openat(AT_FDCWD, cName(root), DIR_FLAGS)
+  try {
+    const folder = historyFolderAt(fd, join(root, 'ascmhl'))
+    const opts = { process: 'transfer', now: FIRST, hostname: 'dit-cart', folder } as const
+    const first = newGeneration(root, files, { ...opts, rootName: 'Final Cut' })
+    const second = newGeneration(root, files, { ...opts, now: SECOND })
+    const [byPath, byFd] = [readHistory(root), readHistory(root, { folder })]
+    expect({
+      names: [first.file, second.file],
+      actions: [first, second].map((g) => [...new Set(g.recorded.map((r) => r.action))]),
+      same: { ...byFd, generations: byFd.generations.map(plain) },
+      left: readdirSync(join(root, 'ascmhl')).sort(),
+    }).toEqual({
+      names: ['0001_Final Cut_2024-05-06_070809Z.mhl', '0002_A002R2EC_2024-05-07_235901Z.mhl'],
+      actions: [['original'], ['verified']],
+      same: { ...byPath, generations: byPath.generations.map(plain) },
+      left: [first.file, second.file, CHAIN_FILE],
+    })
+  } finally {
+    close(fd)
+  }
+
+  // ascmhl/ a link to a folder elsewhere: neither read nor written through.
+  mkdirSync(join(dir.path, 'linked-parent'))
+  const linked = card(join(dir.path, 'linked-parent'), CLIPS)
+  const elsewhere = join(dir.path, 'elsewhere')
+  mkdirSync(elsewhere)
+  symlinkSync(elsewhere, join(linked, 'ascmhl'))
+  const at = openat(AT_FDCWD, cName(linked), DIR_FLAGS)
+  try {
+    const folder = historyFolderAt(at, join(linked, 'ascmhl'))
+    const code = (run: () => unknown) => {
+      try {
+        run()
+        return 'no error'
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code
+      }
+    }
+    expect({
+      read: code(() => readHistory(linked, { folder })),
+      write: code(() => newGeneration(linked, files, { process: 'transfer', now: FIRST, folder })),
+      elsewhere: readdirSync(elsewhere),
+    }).toEqual({
+      read: expect.stringMatching(/^(ENOTDIR|ELOOP)$/),
+      write: expect.stringMatching(/^(ENOTDIR|ELOOP)$/),
+      elsewhere: [],
+    })
+  } finally {
+    close(at)
+  }
 })
 
 test("C4 ids: the empty input gives the C4 specification's id; every id is 90 characters and decodes back to its SHA-512", () => {

@@ -454,6 +454,20 @@ describe('the watcher and drop folders', () => {
         // the one in the storage root where it was; no temporary name anywhere.
         expect(readFileSync(movedTo.video, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 'a.mov')}\n`)
         expect(readFileSync(movedTo.audio, 'utf8')).toBe(`a clip at ${join(drop, 'card01', 's.wav')}\n`)
+        // Copied across file systems, each file was checked by hash and its hash kept; a rename reads no bytes.
+        const hashesOf = async (kind: 'video' | 'audio', path: string) => {
+          const id = (await all(kind)).find((x) => x.path_file === path)!.id
+          return (await send('GET', `/api/${kind}assets/${id}/`)).json.technical.hashes
+        }
+        const xxh64 = (path: string) => Bun.hash.xxHash64(readFileSync(path), 0n).toString(16).padStart(16, '0')
+        expect({
+          video: await hashesOf('video', movedTo.video),
+          audio: await hashesOf('audio', movedTo.audio),
+        }).toEqual(
+          across
+            ? { video: { xxh64: xxh64(movedTo.video) }, audio: { xxh64: xxh64(movedTo.audio) } }
+            : { video: undefined, audio: undefined },
+        )
         expect(filesBelow(drop)).toEqual([])
         expect(filesBelow(join(nas, 'A')).filter((f) => !f.startsWith('proxies/'))).toEqual([
           'audio/s.wav',

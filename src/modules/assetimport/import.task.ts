@@ -79,13 +79,17 @@ function importFailed(
 
 /**
  * A moved file's place in the catalogue, once moveFile has ended (ran or resumed): path_file
- * follows the file, and a held asset is in production again. Never a throw in between.
+ * follows the file, and a held asset is in production again. Never a throw in between. A move
+ * that copied the bytes (across file systems) read them and checked the copy by hash: that hash
+ * goes into the asset's technical as `hashes.xxh64`, kept by later probes (probed.ts keeps
+ * members it does not know). A rename reads no bytes and leaves `hashes` as it was: the hash
+ * says what the file held when it was last copied, not what it holds now.
  */
 function settleMove(
   db: Db,
   media: MediaAssets,
   asset: { id: number; path_file: string },
-  moved: { path: string },
+  moved: { path: string; xxh64?: string },
   device: number,
   held: boolean,
   by: Actor,
@@ -94,6 +98,11 @@ function settleMove(
   db.transaction(() => {
     if (placed)
       media.relocate(asset.id, moved.path, device, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
+    if (moved.xxh64) {
+      const technical = media.byId(asset.id)?.technical ?? {}
+      const hashes = typeof technical.hashes === 'object' && technical.hashes !== null ? technical.hashes : {}
+      media.setTechnical(asset.id, { ...technical, hashes: { ...hashes, xxh64: moved.xxh64 } }, by)
+    }
     if (held) media.setOnline([asset.id], true, by)
   })
 }

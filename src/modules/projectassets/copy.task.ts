@@ -1,5 +1,9 @@
 // Copy of a project folder (docs/projects.md). Files go into a hidden sibling of the target and the
 // folder is renamed into place when every file is in, so the target is never seen half made.
+// Every file is checked by hash as it is copied (storage/fs.ts copyTree), and the hashes are
+// kept in an ASC MHL history written into the hidden folder before the rename, so that the
+// history appears with the copy: `ascmhl/` at its root, a generation of process "transfer" (its
+// entries "original", or "verified" against a history the source brought along).
 // Safe points for a restart: the hidden folder is thrown away and the copy starts over; if the
 // rename already happened, the target is checked against the source and the copy is finished.
 import type { CopyParams } from '../../tasks/kinds.ts'
@@ -13,6 +17,8 @@ import { type Actor, type Hint, actorOf, historyOf, system } from '../history/se
 import { DIR_FLAGS, E, cName, close, openat, renameat, sysError } from '../../storage/dirfd.ts'
 import {
   CancelledError,
+  type Entry,
+  type Hashes,
   copyTree,
   identityOfFd,
   isMissingOrEmpty,
@@ -20,6 +26,16 @@ import {
   openBeneath,
   totals,
 } from '../../storage/fs.ts'
+import {
+  MHL_FOLDER,
+  MhlError,
+  type NewEntry,
+  historyFolderAt,
+  ignoreOf,
+  isRecorded,
+  newGeneration,
+  readHistory,
+} from '../../storage/mhl.ts'
 import { describe } from '../../storage/errors.ts'
 import { removeTreeAt } from '../../storage/remove.ts'
 import { waitingStep, whileInUse } from '../../storage/busy.ts'
@@ -89,7 +105,7 @@ export function copyAbandon(db: Db, users: Users) {
 }
 
 export function copyHandler(db: Db, users: Users): Handler<'copy'> {
-  return async ({ task, signal, progress }) => {
+  return async ({ task, signal, progress, report }) => {
     const params = task.params
     const { source, target, device } = params
     const projectId = task.target.projectasset!
@@ -146,14 +162,25 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       }
 
       if (task.attempts > 0 && !stagingThere() && !(await isMissingOrEmpty(target))) {
-        // The rename was done before the process stopped: finish if the copy is whole.
-        const [have, want] = await Promise.all([totals(target, signal), totals(source, signal)])
+        // The rename was done before the process stopped: finish if the copy is whole. Its history
+        // has one generation more than the source's (if the source has one), so the files are
+        // compared without `ascmhl/`. Every file was verified before the rename.
+        const [there, from] = await Promise.all([listTree(target, signal), listTree(source, signal)])
+        const content = (e: Entry) => !inHistory(e.rel)
+        const [have, want] = [totalsOf(there.filter(content)), totalsOf(from.filter(content))]
         if (have.count !== want.count || have.bytes !== want.bytes)
           throw new Error(
             `the target folder holds ${have.count} files (${have.bytes} bytes), the source ${want.count} (${want.bytes})`,
           )
-        progress({ files_total: want.count, bytes_total: want.bytes, files_done: want.count, bytes_done: want.bytes })
-        return void finish(have)
+        const copied = totalsOf(from)
+        progress({
+          files_total: copied.count,
+          bytes_total: copied.bytes,
+          files_done: copied.count,
+          bytes_done: copied.bytes,
+        })
+        report({ files_verified: copied.count, ...latestManifest(targetParent, target) })
+        return void finish(totalsOf(there))
       }
       if (stagingThere()) {
         // Ours only if an earlier attempt of this task made it; on a first attempt it is not.
@@ -167,15 +194,24 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       progress({ files_total: want.count, bytes_total: want.bytes, files_done: 0, bytes_done: 0 })
 
       ours = true
-      await copyTree(
+      let history: HistoryReport = {}
+      const copied = await copyTree(
         sourceFd,
         { parent: targetParent, name: stagingName, path: staging },
         {
           signal,
           entries,
           onProgress: (done) => progress({ files_done: done.files, bytes_done: done.bytes }),
+          // The history goes into the hidden folder, so that it appears with the copy.
+          seal: (folder, hashes) => void (history = writeHistory(folder, target, entries, hashes)),
         },
       )
+      if (signal.aborted) throw new CancelledError(String(signal.reason))
+      // What the bundle holds: the source's files, with the history as written in place of the
+      // source's own (when one was written).
+      const holds = history.manifest
+        ? add(totalsOf(entries.filter((e) => !inHistory(e.rel))), await totals(joinBelow(staging, MHL_FOLDER), signal))
+        : want
       if (signal.aborted) throw new CancelledError(String(signal.reason))
       if (!(await isMissingOrEmpty(target)))
         throw new Error('the target folder was filled by someone else during the copy; a copy never overwrites')
@@ -194,7 +230,8 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
           onRetry: () => progress({ step: '' }),
         },
       )
-      finish(want)
+      report({ files_verified: copied.hashes.size, ...history })
+      finish(holds)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       // Cleanup failing is worth knowing: a hidden folder would be left behind.
@@ -218,5 +255,98 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       if (sourceFd >= 0) close(sourceFd)
       if (targetParent >= 0) close(targetParent)
     }
+  }
+}
+
+/** `ascmhl/` at the root, or something in it. */
+const inHistory = (rel: string) => rel === MHL_FOLDER || rel.startsWith(`${MHL_FOLDER}/`)
+
+const totalsOf = (entries: readonly Entry[]) => {
+  const files = entries.filter((e) => e.kind === 'file')
+  return { count: files.length, bytes: files.reduce((n, e) => n + e.size, 0) }
+}
+
+const add = (a: { count: number; bytes: number }, b: { count: number; bytes: number }) => ({
+  count: a.count + b.count,
+  bytes: a.bytes + b.bytes,
+})
+
+/** What a task's result says of the history a copy wrote (docs/api.md, Project assets). */
+type HistoryReport = {
+  /** The new generation's manifest, relative to the project folder (`ascmhl/NNNN_….mhl`). */
+  manifest?: string
+  /** How many files the generation recorded with each action. */
+  recorded?: { original: number; verified: number; failed: number }
+  /** Files whose bytes are not those the source's history recorded (the first 100). */
+  not_as_recorded?: string[]
+  /** Why no history was written (the source's own history is unreadable or changed, a name XML cannot hold). */
+  history_problem?: string
+}
+
+/** How many paths of files not as recorded a result lists. */
+const LISTED = 100
+
+/**
+ * Writes the copy's ASC MHL history into the hidden folder open at `root` (copyTree's, before it
+ * gets its mode and times), which becomes the folder `target` (named in messages, and in the
+ * manifest's name): a generation of process "transfer", recording every copied file with the
+ * hash of its bytes read from the source, which the copy was read back and found to hold. Where
+ * the source brought no `ascmhl/`, every entry is "original". Where it brought one (copied along
+ * with the rest), the generation is appended to that history, a chained transfer: a file as the
+ * history recorded it is "verified", one that differs "failed" (the copy is still a faithful
+ * copy: the source had changed since its history was written), one it never recorded
+ * "original". The files of the source's `ascmhl/` are copied and checked like any other but
+ * never recorded as content, nor is what the history's ignore patterns name (`.DS_Store`, and
+ * `ascmhl` folders deeper down, which are histories of their own: of a camera card, say).
+ * A source history that cannot be read, or a name that cannot stand in a manifest, leaves the
+ * copy without a new generation and says why (`history_problem`); failing to write fails the copy.
+ */
+function writeHistory(root: number, target: string, entries: readonly Entry[], hashes: Hashes): HistoryReport {
+  const folder = historyFolderAt(root, joinBelow(target, MHL_FOLDER))
+  const problem = (error: unknown) => ({
+    history_problem: `no ASC MHL history was written: ${error instanceof MhlError ? error.message : describe(error)}`,
+  })
+  let recorded: (path: string) => boolean
+  try {
+    recorded = isRecorded(ignoreOf(readHistory(target, { folder })))
+  } catch (error) {
+    // The source's own ascmhl/ as it came: a link or a file in its place, a chain or a manifest
+    // that is missing, malformed or changed.
+    return problem(error)
+  }
+  const files: NewEntry[] = entries
+    .filter((e) => e.kind === 'file' && recorded(e.rel))
+    .map((e) => ({ path: e.rel, size: e.size, lastModified: new Date(e.mtimeMs), xxh64: hashes.get(e.rel)! }))
+  let written: ReturnType<typeof newGeneration>
+  try {
+    written = newGeneration(target, files, { process: 'transfer', rootName: baseName(target), folder })
+  } catch (error) {
+    if (error instanceof MhlError) return problem(error)
+    throw error
+  }
+  const count = { original: 0, verified: 0, failed: 0 }
+  for (const r of written.recorded) count[r.action]++
+  const failed = written.recorded.filter((r) => r.action === 'failed').map((r) => r.path)
+  return {
+    manifest: `${MHL_FOLDER}/${written.file}`,
+    recorded: count,
+    ...(failed.length ? { not_as_recorded: failed.slice(0, LISTED) } : {}),
+  }
+}
+
+/** The latest manifest of the history at `target` (a copy finished before a restart), as writeHistory reports it. */
+function latestManifest(parent: number, target: string): HistoryReport {
+  const root = openat(parent, cName(baseName(target)), DIR_FLAGS)
+  if (root < 0) return {}
+  try {
+    const folder = historyFolderAt(root, joinBelow(target, MHL_FOLDER))
+    const latest = readHistory(target, { folder }).generations.at(-1)
+    return latest ? { manifest: `${MHL_FOLDER}/${latest.file}` } : {}
+  } catch (error) {
+    return {
+      history_problem: `the history cannot be read: ${error instanceof MhlError ? error.message : describe(error)}`,
+    }
+  } finally {
+    close(root)
   }
 }
