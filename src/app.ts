@@ -278,7 +278,7 @@ export function createApp(
         .use(historyModule(ctx))
         .use(eventsModule(ctx, core.events))
         .use(searchModule(ctx, core.search))
-        .use(archiveModule(ctx))
+        .use(archiveModule(ctx, core.archive))
         .use(sessionModule(ctx)),
     )
 

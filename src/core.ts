@@ -10,6 +10,7 @@ import type { Db } from './db/client.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
+import { archiveHandler, archiveSubject, createArchive, restoreHandler } from './modules/archive/service.ts'
 import { proxyNameHandler, proxyNameSubject, queueProxyRenames } from './modules/assetimport/proxyname.task.ts'
 import { createImports } from './modules/assetimport/service.ts'
 import { createImportLogs } from './modules/importlogs/service.ts'
@@ -101,6 +102,7 @@ export function createCore(
   const projects = createProjectAssets(db, { runner, holds, metadata, media })
   const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
   const proxies = createProxies(db, { media, runner })
+  const archive = createArchive(db, { media, runner })
   const search = createSearch(db)
   const deviceStatus = createDeviceStatus(db, { devices, media, runner, watch: () => watch?.status() })
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
@@ -118,6 +120,8 @@ export function createCore(
       delete: (t) => ({ projectasset: t.target.projectasset, folder: t.params.bundle_root }),
       import: importSubject(media),
       proxy: proxySubject(media),
+      archive: archiveSubject(media),
+      restore: archiveSubject(media),
       proxyname: proxyNameSubject,
       shots: shotsSubject(media),
       scan: (t) => {
@@ -145,6 +149,8 @@ export function createCore(
       delete: deleteHandler(db, users, media),
       import: importHandler(db, importDeps),
       proxy: proxyHandler(db, importDeps),
+      archive: archiveHandler(db, { media, users }),
+      restore: restoreHandler(db, { media, users }),
       proxyname: proxyNameHandler(db, { media, devices, openTasks: (target) => runner.openFor(target) }),
       shots: shotsHandler(db, { media, shots, devices, users, ffmpeg: findFfmpeg }),
       scan: scanHandler(db, {
@@ -195,6 +201,7 @@ export function createCore(
     projects,
     imports,
     proxies,
+    archive,
     search,
     logs,
     runner,

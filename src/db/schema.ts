@@ -688,7 +688,17 @@ export const assetHoldDurations = sqliteTable(
   (t) => [uniqueIndex('asset_hold_durations_rule').on(t.asset_type, t.context_type, t.context)],
 )
 
-export const TASK_KINDS = ['copy', 'delete', 'import', 'proxy', 'proxyname', 'scan', 'shots'] as const
+export const TASK_KINDS = [
+  'archive',
+  'copy',
+  'delete',
+  'import',
+  'proxy',
+  'proxyname',
+  'restore',
+  'scan',
+  'shots',
+] as const
 export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
 /** What a task works on, the keys of its target: a project (copy, delete), an imported asset, a scanned device. */
 export const TASK_TARGETS = ['projectasset', 'audioasset', 'imageasset', 'videoasset', 'device'] as const

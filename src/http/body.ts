@@ -52,7 +52,8 @@ export function createBodyParser(schemaFor: SchemaLookup) {
     if (type === 'application/json' || type.endsWith('+json')) {
       const value = bytes.byteLength >= BIG_BODY ? await oneAtATime(() => parseJson(bytes)) : parseJson(bytes)
       // Routes without a body schema (add/unlink) check their body themselves: their errors are {detail}.
-      return schemaFor(request.method, route) ? jsonObject(value) : value
+      const schema = schemaFor(request.method, route)
+      return schema && !takesList(schema) ? jsonObject(value) : value
     }
     // curl -d sends its text as a form unless told otherwise: a "form" that is JSON text was meant
     // as JSON, and read as a form it would only give missing fields. No form encoder writes a raw { or [.
@@ -152,8 +153,12 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false
 }
 
-/** Every body of this API is an object; an array, string, number or null at the top is refused
+/** Every body of this API is an object (but those whose schema takes a list); an array, string, number or null at the top is refused
  * here, before Elysia would fold it into an object (an array's items becoming fields "0", "1"). */
+/** Whether a route's body schema takes a list at the top (the archive activities take one asset or a list of them). */
+const takesList = (schema: TSchema): boolean =>
+  schema.type === 'array' || (Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'array'))
+
 function jsonObject(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new AppError(400, 'invalid', 'The request body must be a JSON object.', { pointer: '' })

@@ -8,7 +8,7 @@
 //
 // The error details are made by the functions the server makes them with (auth.ts, errors.ts,
 // users/access.ts), so that an example cannot drift from the answer it shows.
-import { ARCHIVE_NOT_AVAILABLE } from '../modules/archive/index.ts'
+import { AWPS_NOT_AVAILABLE } from '../modules/archive/service.ts'
 import { permissionNeeded, writeAccessNeeded } from '../modules/users/access.ts'
 import { VERSION } from '../version.ts'
 import { NO_CREDENTIALS } from './auth.ts'
@@ -660,7 +660,7 @@ export function errorExample(status: number, op: ErrorContext): { errors: unknow
     case 431:
       return one('headers_too_large', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`)
     case 501:
-      return one('not_implemented', ARCHIVE_NOT_AVAILABLE)
+      return one('not_implemented', AWPS_NOT_AVAILABLE)
     default:
       return one('server_error', 'Internal error; request id 3f9c1a7e5b2d4c80. The server log has the details.')
   }

@@ -188,6 +188,15 @@ export function finishDocument(doc: Json): Json {
       const paged = (op.parameters ?? []).some((p: Json) => p.name === 'limit')
       const inline = INLINE_EXAMPLES.find((e) => e.operation.test(where))
 
+      // A body the generator cannot render (a union of a member and a list of members comes out
+      // with no media types) names its model in x-json-body, and is shown as that JSON.
+      if (op['x-json-body']) {
+        op.requestBody = {
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${op['x-json-body']}` } } },
+        }
+        delete op['x-json-body']
+      }
       let firstRequired: string | undefined
       for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
         tidy(media.schema)

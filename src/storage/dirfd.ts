@@ -739,3 +739,29 @@ function rawLength(at: number): number {
   while (n < 256 && read.u8(at as Pointer, n) !== 0) n++
   return n
 }
+
+let getxattrCall: ((...a: any[]) => number) | undefined | null
+
+/**
+ * The LTFS `startblock` extended attribute of the file at `path` (the tape block where its data
+ * begins), or undefined where the file system gives none (not LTFS, no getxattr here). LTFS names
+ * it `user.ltfs.startblock` on Linux and `ltfs.startblock` on macOS; Windows has no such call here.
+ */
+export function ltfsStartBlock(path: string): number | undefined {
+  if (WIN) return undefined
+  if (getxattrCall === undefined) {
+    sys()
+    const ptr = FFIType.ptr
+    getxattrCall =
+      (process.platform === 'darwin'
+        ? cFunction('getxattr', [ptr, ptr, ptr, FFIType.u64, FFIType.u32, FFIType.i32])
+        : cFunction('getxattr', [ptr, ptr, ptr, FFIType.u64])) ?? null
+  }
+  if (!getxattrCall) return undefined
+  const name = cName(process.platform === 'darwin' ? 'ltfs.startblock' : 'user.ltfs.startblock')
+  const value = Buffer.alloc(32)
+  const n = getxattrCall(cName(path), name, value, value.length, 0, 0)
+  if (n <= 0) return undefined
+  const text = value.toString('utf8', 0, n).replace(/\0+$/, '').trim()
+  return /^\d+$/.test(text) ? Number(text) : undefined
+}

@@ -83,7 +83,30 @@ export type ScanParams = {
   paths: string[] | null
 }
 
+/** An asset's essence copied to an archive device (modules/archive/task.ts). */
+export type ArchiveParams = {
+  asset: number
+  kind: MediaKind
+  /** The archive device (is_archive true). */
+  device: number
+  archive_type: 'archive_std' | 'archive_ltfs'
+  /** Remove the online file once the verified archive copy exists (the asset becomes archive-only). */
+  purge: boolean
+  user?: number
+}
+
+/** An archived asset's file copied back from its archive_handle (modules/archive/task.ts). */
+export type RestoreParams = {
+  asset: number
+  kind: MediaKind
+  /** Where the file goes: the asset's original_path, or the path the request gave. */
+  path: string
+  user?: number
+}
+
 export type TaskParams = {
+  archive: ArchiveParams
+  restore: RestoreParams
   copy: CopyParams
   delete: DeleteParams
   import: ImportParams

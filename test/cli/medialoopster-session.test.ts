@@ -168,7 +168,7 @@ async function productionCalls(base: Server, session: Record<string, string>) {
   return { all, one, problems: [...all, one].flatMap(clientProductionProblems) }
 }
 
-test('without --default-api-version: productions() would refuse version 1 records; get_from_api(path="productions") reads them; shots and sequences are empty; archiving is 501', async () => {
+test('without --default-api-version: productions() would refuse version 1 records; get_from_api(path="productions") reads them; shots and sequences are empty; archiving needs its codename', async () => {
   const session = pythonRequests('ingest', 'correct horse battery')
   const { all, one, problems } = await productionCalls(server, session)
   // The list's one record, then the single record: each with the four devices as objects.
@@ -190,7 +190,8 @@ test('without --default-api-version: productions() would refuse version 1 record
     const response = await fetch(`${server.api}/videoassets/1/${what}/`, { headers: session })
     expect([what, response.status, await response.json()]).toEqual([what, 200, []])
   }
-  // archiv_asset(4, 1, "archive_std", 1) and restore_asset(4, 1): a one-member JSON array; raise_for_status raises on the 501.
+  // archiv_asset(4, 1, "archive_std", 1) and restore_asset(4, 1): a one-member JSON array; this user
+  // lacks browser.archive_mediaasset, so both answer 403 naming it (raise_for_status raises).
   for (const [path, member] of [
     ['archiveactivities/', { content_type_id: 4, asset_id: 1, archive_type: 'archive_std', archive_connector: 1 }],
     ['restoreactivities/', { content_type_id: 4, asset_id: 1 }],
@@ -203,9 +204,9 @@ test('without --default-api-version: productions() would refuse version 1 record
     const body = (await response.json()) as { errors: { code: string; detail: string }[] }
     expect([path, response.status, body.errors[0]!.code, body.errors[0]!.detail]).toEqual([
       path,
-      501,
-      'not_implemented',
-      expect.stringContaining('not available'),
+      403,
+      'permission_denied',
+      expect.stringContaining('browser.archive_mediaasset'),
     ])
   }
 })

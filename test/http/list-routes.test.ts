@@ -25,7 +25,7 @@ const parsers = (route: HistoryRoute) => (route.hooks.parse ?? []).map((h) => (t
 test('the body parser is on every route that may take a body and on no GET', () => {
   const routes = history()
   expect(routes.length).toBeGreaterThan(20)
-  // Routes that read no body say so (parse 'none': a device's rescan, a proxy's remake, a task's cancel, the archive's 501s), and need no parser.
+  // Routes that read no body say so (parse 'none': a device's rescan, a proxy's remake, a task's cancel), and need no parser.
   const bodiless = routes
     .filter((route) => parsers(route).includes('none'))
     .map((route) => `${route.method} ${route.path}`)
@@ -35,8 +35,6 @@ test('the body parser is on every route that may take a body and on no GET', () 
     'POST /api/imageassets/:id/proxy',
     'POST /api/videoassets/:id/proxy',
     'POST /api/tasks/:id/cancel',
-    'POST /api/archiveactivities',
-    'POST /api/restoreactivities',
   ])
   for (const route of routes) {
     if (bodiless.includes(`${route.method} ${route.path}`)) continue

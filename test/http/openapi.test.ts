@@ -456,12 +456,14 @@ describe('what the page shows', () => {
     expect(JSON.stringify(doc).match(/(\.\.\/shared|(?<!docs\/)api\.md|service\.md)[^"]{0,20}/g)).toBeNull()
   })
 
-  test('bodies taking form data say so, with objects and arrays as JSON text; add and unlink take JSON only', () => {
+  test('bodies taking form data say so, with objects and arrays as JSON text; add, unlink and the archive activities take JSON only', () => {
     const forms = ['application/x-www-form-urlencoded', 'multipart/form-data']
     for (const { method, path, op } of operations()) {
       if (!op.requestBody) continue
       const types = Object.keys(op.requestBody.content)
-      if (/\/(add|unlink)(asset)?$/.test(path)) expect({ path, types }).toEqual({ path, types: ['application/json'] })
+      // The archive activities take a list of members: JSON only.
+      if (/\/(add|unlink)(asset)?$|\/(archive|restore)activities$/.test(path))
+        expect({ path, types }).toEqual({ path, types: ['application/json'] })
       else
         expect({ where: `${method} ${path}`, types }).toEqual({
           where: `${method} ${path}`,

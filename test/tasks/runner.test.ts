@@ -33,6 +33,8 @@ beforeEach(() => {
     import: async ({ task }) => void ran.push(`import ${task.id}`),
     proxy: async ({ task }) => void ran.push(`proxy ${task.id}`),
     proxyname: async ({ task }) => void ran.push(`proxyname ${task.id}`),
+    archive: async () => {},
+    restore: async () => {},
     shots: async ({ task }) => void ran.push(`shots ${task.id}`),
     scan: async ({ task }) => void ran.push(`scan ${task.id}`),
   }
@@ -189,6 +191,8 @@ test('a restart with a task of a key still running and another of the key queued
       import: async () => {},
       proxy: async () => {},
       proxyname: async () => {},
+      archive: async () => {},
+      restore: async () => {},
       shots: async () => {},
       scan: async () => {},
     },
@@ -211,6 +215,8 @@ test("a handler's last write is committed with the task's end: done with it, or 
       delete: noop,
       proxy: noop,
       proxyname: noop,
+      archive: noop,
+      restore: noop,
       shots: noop,
       scan: noop,
       import:
@@ -299,6 +305,8 @@ test("a task a shutdown left running is queued again at each start with that sta
     import: async () => {},
     proxy: async () => {},
     proxyname: async () => {},
+    archive: async () => {},
+    restore: async () => {},
     shots: async () => {},
     scan: async () => {},
   }
@@ -343,6 +351,8 @@ describe('a grouped kind', () => {
         delete: noop,
         proxy: noop,
         proxyname: noop,
+        archive: noop,
+        restore: noop,
         shots: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
@@ -382,6 +392,8 @@ describe('a grouped kind', () => {
         delete: noop,
         proxy: noop,
         proxyname: noop,
+        archive: noop,
+        restore: noop,
         shots: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
@@ -431,6 +443,8 @@ describe('a grouped kind', () => {
         delete: noop,
         proxy: noop,
         proxyname: noop,
+        archive: noop,
+        restore: noop,
         shots: noop,
         scan: noop,
         import: grouped(async ({ task, exclusive }) => {
@@ -468,6 +482,8 @@ describe('a grouped kind', () => {
         delete: noop,
         proxy: noop,
         proxyname: noop,
+        archive: noop,
+        restore: noop,
         shots: noop,
         scan: noop,
         import: grouped(async ({ task }) => {

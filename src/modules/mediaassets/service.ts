@@ -1028,6 +1028,37 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       })
     },
 
+    /**
+     * The asset's essence was copied to an archive: is_archive true with its archive_details;
+     * `online` false when the online file was removed (archive-only).
+     */
+    setArchived(id: number, details: Record<string, string>, online: boolean, by: Actor) {
+      changed(id, by, () =>
+        db
+          .update(mediaAssets)
+          .set({ is_archive: true, archive_details: details, is_production: online, date_mod: isoTimestamp() })
+          .where(eq(mediaAssets.id, id))
+          .run(),
+      )
+    },
+
+    /** The archived file was copied back to `path` on `device`: online again, with the copy's identity. */
+    setRestored(
+      id: number,
+      path: string,
+      device: number,
+      stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined,
+      by: Actor,
+    ) {
+      changed(id, by, () =>
+        db
+          .update(mediaAssets)
+          .set({ path_file: path, device, is_production: true, ...identityOfFile(stat), date_mod: isoTimestamp() })
+          .where(eq(mediaAssets.id, id))
+          .run(),
+      )
+    },
+
     /** The file is now at `path` on `device` (a move or rename), with its identity. */
     relocate(
       id: number,

@@ -73,6 +73,8 @@ export const CODENAMES = {
   'browser.delete_videoasset':
     'delete video asset records and their proxies, never the essence (with write access to the production)',
   'browser.change_projectasset': 'edit project assets (with write access to the production)',
+  'browser.archive_mediaasset':
+    'archive media assets to an archive device and restore them (with write access to the production)',
 } as const satisfies Record<string, string>
 
 export type Codename = keyof typeof CODENAMES

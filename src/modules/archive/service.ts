@@ -1,0 +1,321 @@
+// Archiving and restoring media assets (docs/api.md, Archive and restore). A request is checked
+// here and queued as one task per asset; the task (archive, restore) copies the essence, checked
+// by read-back (storage/archive.ts), and only then changes the catalogue.
+//
+// Where an archived file goes: <archive device>/<production codename>/<the file's path relative
+// to its own device>, so two productions, or two devices of one production, never collide; the
+// ASC MHL history of that production's archive is <archive device>/<production codename>/ascmhl/.
+//
+// `archive_connector` names the archive device by its id (a number, or digits as text) or by its
+// name: medialoopster's clients send the connector they were configured with, which here is the
+// device. archive_awps (Archiware P5) needs P5's own connector: 501.
+import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs'
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { type MediaKind, contentTypes, devices, productions } from '../../db/schema.ts'
+import { AppError, notImplemented } from '../../http/errors.ts'
+import { copyVerifiedTo } from '../../storage/archive.ts'
+import { describe } from '../../storage/errors.ts'
+import { ltfsStartBlock } from '../../storage/dirfd.ts'
+import { CancelledError } from '../../storage/fs.ts'
+import { MHL_FOLDER, newGeneration } from '../../storage/mhl.ts'
+import { asFolder, below, deviceFor, fileOnDevice, isInside, relParts } from '../../storage/paths.ts'
+import { requireFileWork } from '../../storage/platform.ts'
+import { removeFileInside } from '../../storage/remove.ts'
+import type { ArchiveParams, RestoreParams } from '../../tasks/kinds.ts'
+import type { Handler, Runner, TaskOf } from '../../tasks/runner.ts'
+import { type Actor, actorOf, system } from '../history/service.ts'
+import { openCatalogued } from '../assetimport/proxy.task.ts'
+import type { MediaAssets } from '../mediaassets/service.ts'
+import { canReadAsset, canWrite, requirePerm, requireWrite } from '../users/access.ts'
+import type { Principal, Users } from '../users/service.ts'
+
+/** The codename archiving and restoring need (with write access to the asset's production). */
+export const ARCHIVE_CODENAME = 'browser.archive_mediaasset'
+
+export const ARCHIVE_TYPES = ['archive_std', 'archive_ltfs', 'archive_awps'] as const
+export type ArchiveType = (typeof ARCHIVE_TYPES)[number]
+
+export const AWPS_NOT_AVAILABLE =
+  'archive_awps needs an Archiware P5 server and its connector, which Reelhouse does not have; archive to a device with archive_std or archive_ltfs. Nothing was done.'
+
+export type ArchiveRequest = {
+  content_type_id: number
+  asset_id: number
+  archive_type: string
+  archive_connector: string | number
+  purge?: boolean
+}
+export type RestoreRequest = { content_type_id: number; asset_id: number; path?: string }
+
+const KIND_OF_TYPE: Record<string, MediaKind> = { videoasset: 'video', audioasset: 'audio', imageasset: 'image' }
+
+const bad = (detail: string, pointer?: string) =>
+  new AppError(400, 'invalid', detail, pointer ? { pointer } : undefined)
+
+export function createArchive(db: Db, deps: { media: MediaAssets; runner: Runner }) {
+  const { media, runner } = deps
+
+  /** The asset a request item names, readable and writable by `user`, or a 400 pointing at the item. */
+  function assetOf(item: { content_type_id: number; asset_id: number }, at: string, user: Principal) {
+    const type = db.select().from(contentTypes).where(eq(contentTypes.id, item.content_type_id)).get()
+    const kind = type && KIND_OF_TYPE[type.name]
+    if (!kind)
+      throw bad(
+        'content_type_id names no media asset kind (videoasset, audioasset, imageasset).',
+        `${at}/content_type_id`,
+      )
+    const row = media.byId(item.asset_id)
+    if (!row || row.kind !== kind || !canReadAsset(db, user, row))
+      throw bad(`No ${type.name} with id ${item.asset_id}.`, `${at}/asset_id`)
+    requirePerm(user, ARCHIVE_CODENAME)
+    requireWrite(user, row.production)
+    return { row, kind }
+  }
+
+  function archiveDevice(connector: string | number, at: string) {
+    const all = db.select().from(devices).all()
+    const text = String(connector)
+    const device = /^[1-9]\d{0,15}$/.test(text)
+      ? all.find((d) => d.id === Number(text))
+      : all.find((d) => d.name === text)
+    if (!device) throw bad(`No device ${JSON.stringify(text)} (give an archive device's id or name).`, at)
+    if (!device.is_archive) throw bad(`The device ${device.name} is not an archive device (is_archive false).`, at)
+    return device
+  }
+
+  const queue = <K extends 'archive' | 'restore'>(
+    tasks: { kind: K; target: Record<string, number>; production: number; params: never; key: string }[],
+  ) =>
+    db.transaction((tx) => tasks.map((t) => runner.enqueue(tx, t as never).id)).map((id) => runner.get(id) as TaskOf<K>)
+
+  return {
+    /** POST /api/archiveactivities/: checks every item, then queues one archive task per asset. */
+    archive(items: ArchiveRequest[], user: Principal): TaskOf<'archive'>[] {
+      requireFileWork()
+      const planned = items.map((item, i) => {
+        const at = `/${i}`
+        if (!(ARCHIVE_TYPES as readonly string[]).includes(item.archive_type))
+          throw bad(`archive_type must be one of ${ARCHIVE_TYPES.join(', ')}.`, `${at}/archive_type`)
+        const { row, kind } = assetOf(item, at, user)
+        if (item.archive_type === 'archive_awps') throw notImplemented(AWPS_NOT_AVAILABLE)
+        const device = archiveDevice(item.archive_connector, `${at}/archive_connector`)
+        if (!row.is_production)
+          throw new AppError(
+            409,
+            'conflict',
+            'The asset has no file in production (archive-only or offline): there is nothing to archive.',
+            { pointer: `${at}/asset_id` },
+          )
+        const params: ArchiveParams = {
+          asset: row.id,
+          kind,
+          device: device.id,
+          archive_type: item.archive_type as ArchiveParams['archive_type'],
+          purge: item.purge === true,
+          user: user.id,
+        }
+        return {
+          kind: 'archive' as const,
+          target: { [`${kind}asset`]: row.id },
+          production: row.production,
+          params: params as never,
+          key: `archive:${row.id}`,
+        }
+      })
+      return queue(planned)
+    },
+
+    /** POST /api/restoreactivities/: checks every item, then queues one restore task per asset. */
+    restore(items: RestoreRequest[], user: Principal): TaskOf<'restore'>[] {
+      requireFileWork()
+      const all = db.select().from(devices).all()
+      const planned = items.map((item, i) => {
+        const at = `/${i}`
+        const { row, kind } = assetOf(item, at, user)
+        const details = row.archive_details as Record<string, string>
+        if (!row.is_archive || !details.archive_handle)
+          throw bad('The asset is not archived: there is nothing to restore.', `${at}/asset_id`)
+        const production = db.select().from(productions).where(eq(productions.id, row.production)).get()!
+        let path = details.original_path || row.path_file
+        if (item.path !== undefined) {
+          try {
+            path = fileOnDevice(all, item.path).path
+          } catch (error) {
+            throw bad(`path: ${(error as Error).message}`, `${at}/path`)
+          }
+          if (!isInside(asFolder(production.storage_root), path))
+            throw bad("path must lie inside the production's storage_root.", `${at}/path`)
+        }
+        const params: RestoreParams = { asset: row.id, kind, path, user: user.id }
+        return {
+          kind: 'restore' as const,
+          target: { [`${kind}asset`]: row.id },
+          production: row.production,
+          params: params as never,
+          key: `restore:${row.id}`,
+          startblock: ltfsStartBlock(details.archive_handle),
+          handle: details.archive_handle,
+        }
+      })
+      // Restores from tape run in the order of the files on the tape (the LTFS startblock
+      // attribute) so the drive winds one way; where no file gives one, in the order of the
+      // paths. The runner takes queued tasks in the order they were written.
+      planned.sort((a, b) =>
+        a.startblock !== undefined && b.startblock !== undefined
+          ? a.startblock - b.startblock
+          : a.startblock !== undefined
+            ? -1
+            : b.startblock !== undefined
+              ? 1
+              : a.handle < b.handle
+                ? -1
+                : a.handle > b.handle
+                  ? 1
+                  : 0,
+      )
+      return queue(planned.map(({ startblock: _s, handle: _h, ...t }) => t))
+    },
+  }
+}
+
+export type Archive = ReturnType<typeof createArchive>
+
+type TaskDeps = { media: MediaAssets; users: Users }
+
+function askedByOf(params: { user?: number }, users: Users, what: string) {
+  const askedBy = params.user === undefined ? undefined : users.principalById(params.user)
+  if (params.user !== undefined && !askedBy) throw new Error(`the user who asked for the ${what} no longer exists`)
+  return askedBy
+}
+
+/** The archive task: copy, checked, to the archive device; history; then the catalogue; then, with purge, the online file. */
+export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
+  const { media } = deps
+  return async ({ task, signal, progress, report }) => {
+    const p = task.params
+    const askedBy = askedByOf(p, deps.users, 'archive')
+    const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
+    const asset = media.byId(p.asset)
+    if (!asset) throw new Error('the asset is gone')
+    if (askedBy && !canWrite(askedBy, asset.production))
+      throw new Error(`the user who asked for the archive no longer has write access to production ${asset.production}`)
+    if (!asset.is_production) throw new Error('the asset has no file in production (archive-only or offline)')
+    const all = db.select().from(devices).all()
+    const archive = all.find((d) => d.id === p.device)
+    if (!archive?.is_archive) throw new Error('the archive device is gone or no longer an archive device')
+    const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
+    const own = deviceFor(all, asset.path_file)
+    const rel = own && below(own.path, asset.path_file)
+    if (!own || !rel) throw new Error('path_file lies on no device')
+    const root = asFolder(archive.path + production.codename)
+    const handle = root + relParts(rel).join('/')
+    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, archive_handle: handle })
+    const source = openCatalogued(all, asset)
+    let copied: Awaited<ReturnType<typeof copyVerifiedTo>>
+    try {
+      const total = fstatSync(source).size
+      progress({ step: 'copy', percent: 0 })
+      copied = await copyVerifiedTo(source, archive.path, handle, {
+        signal,
+        onProgress: (bytes) => progress({ percent: total ? (bytes / total) * 100 : 100 }),
+      })
+    } catch (error) {
+      if (error instanceof CancelledError) throw error
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new Error(
+          p.archive_type === 'archive_ltfs'
+            ? `${handle} already exists on the tape; a file on tape is never rewritten`
+            : `${handle} already exists on the archive device; it is not overwritten`,
+        )
+      throw new Error(describe(error))
+    } finally {
+      closeSync(source)
+    }
+    progress({ step: 'history', percent: 100 })
+    const written = newGeneration(
+      root,
+      [
+        {
+          path: handle.slice(root.length),
+          size: copied.size,
+          lastModified: new Date(statSync(handle).mtimeMs),
+          xxh64: copied.xxh64,
+        },
+      ],
+      { process: 'transfer', comment: `archive of ${asset.kind}asset ${asset.id}` },
+    )
+    const details = { archive_handle: handle, archive_type: p.archive_type, original_path: asset.path_file }
+    report({
+      asset: asset.id,
+      asset_type: `${asset.kind}asset`,
+      archive_handle: handle,
+      xxh64: copied.xxh64,
+      manifest: `${MHL_FOLDER}/${written.file}`,
+    })
+    // Purge: the online file goes only once its checked copy is on the archive, and only when it
+    // is still the file catalogued (another file put in its place is not ours to remove); then
+    // the catalogue says archive-only. A file that cannot be removed leaves the asset online.
+    let purged = false
+    if (p.purge) {
+      try {
+        closeSync(openCatalogued(all, asset))
+        purged = removeFileInside(own.path, own.path, asset.path_file)
+      } catch (error) {
+        report({ asset: asset.id, asset_type: `${asset.kind}asset`, warning: `not purged: ${describe(error)}` })
+      }
+    }
+    return () => media.setArchived(asset.id, details, !purged, by)
+  }
+}
+
+/** The restore task: copy, checked, from archive_handle back into the production; then the catalogue. */
+export function restoreHandler(db: Db, deps: TaskDeps): Handler<'restore'> {
+  const { media } = deps
+  return async ({ task, signal, progress, report }) => {
+    const p = task.params
+    const askedBy = askedByOf(p, deps.users, 'restore')
+    const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
+    const asset = media.byId(p.asset)
+    if (!asset) throw new Error('the asset is gone')
+    if (askedBy && !canWrite(askedBy, asset.production))
+      throw new Error(`the user who asked for the restore no longer has write access to production ${asset.production}`)
+    const handle = (asset.archive_details as Record<string, string>).archive_handle
+    if (!asset.is_archive || !handle) throw new Error('the asset is not archived')
+    const all = db.select().from(devices).all()
+    const from = fileOnDevice(all, handle)
+    if (from.stat?.kind !== 'file') throw new Error(`${handle} is not a file on the archive device`)
+    const to = fileOnDevice(all, p.path)
+    report({ asset: asset.id, asset_type: `${asset.kind}asset`, archive_handle: handle, path_file: to.path })
+    let source: number
+    try {
+      source = openSync(handle, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    } catch (error) {
+      throw new Error(`${handle} cannot be opened: ${describe(error)}`)
+    }
+    let copied: Awaited<ReturnType<typeof copyVerifiedTo>>
+    try {
+      const total = fstatSync(source).size
+      progress({ step: 'copy', percent: 0 })
+      copied = await copyVerifiedTo(source, to.device.path, to.path, {
+        signal,
+        onProgress: (bytes) => progress({ percent: total ? (bytes / total) * 100 : 100 }),
+      })
+    } catch (error) {
+      if (error instanceof CancelledError) throw error
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new Error(`${to.path} already exists; it is not overwritten`)
+      throw new Error(describe(error))
+    } finally {
+      closeSync(source)
+    }
+    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: to.path, xxh64: copied.xxh64 })
+    return () => media.setRestored(asset.id, to.path, to.device.id, copied, by)
+  }
+}
+
+/** What archive and restore tasks' log lines name. */
+export const archiveSubject = (media: MediaAssets) => (task: TaskOf<'archive'> | TaskOf<'restore'>) => ({
+  [`${task.params.kind}asset`]: task.params.asset,
+  path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
+})
