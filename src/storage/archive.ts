@@ -5,33 +5,61 @@
 // a file once written is never rewritten, and on any device another file already at the path
 // belongs to someone else. The folders on the way are made inside the device root, with no
 // symbolic link between the root and the target.
+//
+// Resuming: a task that died part way (a crash, a restart) runs again from its start. What it
+// left is recognised, never taken on trust:
+// - its temporary files carry the task's tag (`.reelhouse-archive-<tag>-…`) and are removed
+//   before the copy starts again;
+// - a file already at the target that holds exactly the source's bytes (same size, same xxh64,
+//   both read here) is the copy the earlier run linked before it died: it is taken as the copy
+//   (`adopted`), not written again, which on a tape would be a rewrite. Any other file there is
+//   someone else's, and the copy fails with EEXIST.
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, unlinkSync } from 'node:fs'
-import type { HashedFile } from './hash.ts'
+import { closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, readdirSync, unlinkSync } from 'node:fs'
+import { type HashedFile, hashFile } from './hash.ts'
 import { PathError, aliasProblem, makeDirInside, parentFolder } from './paths.ts'
 import { type CopyOptions, copyHashed, readBack, readBackProblem } from './verified.ts'
 
 /** The prefix of the hidden name a copy is written under before it gets its own. */
 export const ARCHIVE_TEMP_PREFIX = '.reelhouse-archive-'
 
-export type VerifiedCopy = HashedFile & { path: string; dev: number; ino: number; stamp: number }
+export type VerifiedCopy = HashedFile & {
+  path: string
+  dev: number
+  ino: number
+  stamp: number
+  /** The file was already there with the source's bytes (a resumed run, a restore of a file that is online). */
+  adopted: boolean
+}
+
+export type ArchiveCopyOptions = CopyOptions & {
+  /** Names this run's temporary files (the task's id): those a dead run with the same tag left are removed first. */
+  tag?: string
+}
 
 /**
  * Copies the open file `source` (a descriptor, read from its start) to `target` on the device at
- * `devicePath`, checked by read-back; fails with EEXIST when `target` exists (before or after the
- * copy), leaving it as it is. The temporary file is removed on every failure.
+ * `devicePath`, checked by read-back. A file already at `target` with the source's bytes is
+ * adopted; any other one fails the copy with EEXIST (before or after the copy) and is left as it
+ * is. The temporary file is removed on every failure.
  */
 export async function copyVerifiedTo(
   source: number,
   devicePath: string,
   target: string,
-  options: CopyOptions = {},
+  options: ArchiveCopyOptions = {},
 ): Promise<VerifiedCopy> {
   const folder = parentFolder(target)
   makeDirInside(devicePath, folder)
   const alias = aliasProblem(devicePath, folder)
   if (alias) throw new PathError(`the target folder: ${alias}`)
-  const temp = folder + ARCHIVE_TEMP_PREFIX + randomBytes(6).toString('hex')
+  const tag = options.tag ? `${options.tag.replace(/[^A-Za-z0-9]/g, '')}-` : ''
+  if (tag) removeStaleTemps(folder, ARCHIVE_TEMP_PREFIX + tag)
+
+  const adopted = await sameFileAt(source, target, options.signal)
+  if (adopted) return adopted
+
+  const temp = folder + ARCHIVE_TEMP_PREFIX + tag + randomBytes(6).toString('hex')
   const out = openSync(temp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
   try {
     const read = await copyHashed(source, out, options)
@@ -43,7 +71,14 @@ export async function copyVerifiedTo(
     // link() never replaces: a file that took the name meanwhile is left and the copy fails.
     linkSync(temp, target)
     const s = fstatSync(out)
-    return { ...read, path: target, dev: s.dev, ino: s.ino, stamp: s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs }
+    return {
+      ...read,
+      path: target,
+      dev: s.dev,
+      ino: s.ino,
+      stamp: s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs,
+      adopted: false,
+    }
   } finally {
     closeSync(out)
     try {
@@ -53,3 +88,99 @@ export async function copyVerifiedTo(
     }
   }
 }
+
+/**
+ * The file at `target` as the copy when it holds the open `source`'s bytes (both hashed here);
+ * undefined when nothing is there; EEXIST when something else is.
+ */
+async function sameFileAt(source: number, target: string, signal?: AbortSignal): Promise<VerifiedCopy | undefined> {
+  let fd: number
+  try {
+    fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw exists(target)
+  }
+  try {
+    const s = fstatSync(fd)
+    if (!s.isFile() || s.size !== fstatSync(source).size) throw exists(target)
+    const [there, wanted] = [await readBack(fd, signal), await hashFile(source, { signal })]
+    if (readBackProblem(wanted, there)) throw exists(target)
+    return {
+      ...there,
+      path: target,
+      dev: s.dev,
+      ino: s.ino,
+      stamp: s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs,
+      adopted: true,
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+const exists = (path: string) =>
+  Object.assign(new Error(`${path} already exists`), { code: 'EEXIST', path }) as NodeJS.ErrnoException
+
+/** Removes the regular files of `folder` whose names start with `prefix` (a dead run's temporaries). */
+function removeStaleTemps(folder: string, prefix: string) {
+  let names: string[]
+  try {
+    names = readdirSync(folder)
+  } catch {
+    return
+  }
+  for (const name of names)
+    if (name.startsWith(prefix))
+      try {
+        unlinkSync(folder + name)
+      } catch {
+        // a folder or already gone: not ours to chase
+      }
+}
+
+/**
+ * Extensions of files that describe a clip rather than hold it: camera and DIT metadata, subtitles
+ * and colour decisions. Lower case.
+ */
+const SIDECAR_EXTENSIONS = new Set([
+  'xml',
+  'xmp',
+  'srt',
+  'vtt',
+  'cdl',
+  'cc',
+  'ccc',
+  'cube',
+  'ale',
+  'bim',
+  'cpf',
+  'thm',
+  'txt',
+  'json',
+  'rmd',
+  'sidecar',
+])
+
+/**
+ * The sidecars of the clip named `essence` among `names` (the names of its folder): the files
+ * that describe it, archived and restored with it. A sidecar is named after the clip's base
+ * name and has a sidecar extension: `A001C003.xml`, `A001C003.mov.xmp` (the clip's whole name
+ * first), and Sony's and XDCAM's non-real-time metadata `C0001M01.XML` (the base name, `M` and
+ * two digits). Names compare case-insensitively: cards are FAT and exFAT.
+ */
+export function sidecarNames(essence: string, names: readonly string[]): string[] {
+  const whole = essence.toLowerCase()
+  const dot = whole.lastIndexOf('.')
+  const stem = dot > 0 ? whole.slice(0, dot) : whole
+  return names.filter((name) => {
+    const lower = name.toLowerCase()
+    if (lower === whole) return false
+    const ext = lower.slice(lower.lastIndexOf('.') + 1)
+    if (!SIDECAR_EXTENSIONS.has(ext) || lower.lastIndexOf('.') <= 0) return false
+    const base = lower.slice(0, lower.lastIndexOf('.'))
+    return base === stem || base === whole || (ext === 'xml' && new RegExp(`^${escape(stem)}m\\d\\d$`).test(base))
+  })
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -7,11 +7,12 @@
 // Its productions() and production(id or name) validate each production in API version 2's
 // shape (devices by id) without asking for a version: served by `serve --default-api-version 2`;
 // without the flag, get_from_api(path="productions") reads them. Shots and sequences are empty
-// lists; archiving answers 501. Its everyday edits (approve, disapprove, dates, a field, custom
+// lists; archiving needs its codename, and with it archiv_asset, restore_asset and
+// wait_is_production work. Its everyday edits (approve, disapprove, dates, a field, custom
 // metadata) are one-member JSON PATCHes of the asset, answered with the whole record, and its
 // delete_asset a DELETE with allow_partial=true.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app.ts'
 import { clientProductionProblems } from '../helpers/medialoopster.ts'
@@ -209,6 +210,87 @@ test('without --default-api-version: productions() would refuse version 1 record
       expect.stringContaining('browser.archive_mediaasset'),
     ])
   }
+})
+
+test("archiv_asset, restore_asset and wait_is_production: an archivist's session against the executable", async () => {
+  // Prepared by an administrator: an archive device and a user with the codename and write access.
+  const vault = tempDir('reelhouse-ml-vault-')
+  const device = await call(server, 'POST', '/devices/', admin, { name: 'vault', path: vault, is_archive: true })
+  expect(device.status).toBe(201)
+  for (const args of [
+    ['user', 'add', 'archivist'],
+    ['user', 'grant', 'archivist', '--production', 'Night Shift', '--write'],
+    ['user', 'perm', 'add', 'archivist', 'browser.archive_mediaasset'],
+  ])
+    expect((await runCli([...args, '--data', data])).code).toBe(0)
+  expect((await runCli(['user', 'passwd', 'archivist', '--data', data], { input: 'tape and disk\n' })).code).toBe(0)
+  const session = pythonRequests('archivist', 'tape and disk')
+  const clip = (
+    (await (await fetch(`${server.api}/videoassets/?name=A001C005`, { headers: session })).json()) as {
+      id: number
+      path_file: string
+    }[]
+  )[0]!
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${server.api}/${path}`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    return { status: response.status, json: (await response.json()) as { tasks: { url: string }[] } }
+  }
+  /** Polls a task's url (the client only polls the asset; this waits for the work to be seen through). */
+  const ended = async (url: string) => {
+    let task: { state: string; error: string } = { state: 'queued', error: '' }
+    await waitFor(async () => {
+      task = (await (await fetch(new URL(url, server.api), { headers: session })).json()) as typeof task
+      return task.state === 'done' || task.state === 'failed'
+    }, `the task ${url} to end`)
+    return task
+  }
+  /** wait_is_production(asset_id): GET the asset until is_production is true. */
+  const waitIsProduction = () =>
+    waitFor(async () => {
+      const asset = (await (await fetch(`${server.api}/videoassets/${clip.id}/`, { headers: session })).json()) as {
+        is_production: boolean
+      }
+      return asset.is_production
+    }, 'the asset to be in production again')
+
+  // archiv_asset(4, id, "archive_std", <the connector>): the archive device by id.
+  const archived = await post('archiveactivities/', [
+    { content_type_id: 4, asset_id: clip.id, archive_type: 'archive_std', archive_connector: device.json.id },
+  ])
+  expect(archived.status).toBe(202)
+  expect(await ended(archived.json.tasks[0]!.url)).toMatchObject({ state: 'done', error: '' })
+  const record = (await (await fetch(`${server.api}/videoassets/${clip.id}/`, { headers: session })).json()) as Record<
+    string,
+    unknown
+  >
+  expect(record).toMatchObject({
+    is_archive: true,
+    is_production: true,
+    archive_details: { archive_type: 'archive_std', original_path: clip.path_file },
+  })
+  const handle = (record.archive_details as { archive_handle: string }).archive_handle
+  expect(readFileSync(handle, 'utf8')).toBe('A001C005')
+
+  // The online copy purged (our extension, `purge`, which the client does not send): archive-only.
+  const purged = await post('archiveactivities/', {
+    content_type_id: 4,
+    asset_id: clip.id,
+    archive_type: 'archive_std',
+    archive_connector: 'vault',
+    purge: true,
+  })
+  expect(await ended(purged.json.tasks[0]!.url)).toMatchObject({ state: 'done' })
+  expect(existsSync(clip.path_file)).toBe(false)
+
+  // restore_asset(4, id), then wait_is_production(id).
+  const restored = await post('restoreactivities/', [{ content_type_id: 4, asset_id: clip.id }])
+  expect(restored.status).toBe(202)
+  await waitIsProduction()
+  expect(readFileSync(clip.path_file, 'utf8')).toBe('A001C005')
 })
 
 test('with --default-api-version 2: productions() and production(id or name) take every record, as a user of the client sees them', async () => {

@@ -9,17 +9,26 @@
 // `archive_connector` names the archive device by its id (a number, or digits as text) or by its
 // name: medialoopster's clients send the connector they were configured with, which here is the
 // device. archive_awps (Archiware P5) needs P5's own connector: 501.
-import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readdirSync, statSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type MediaKind, contentTypes, devices, productions } from '../../db/schema.ts'
 import { AppError, notImplemented } from '../../http/errors.ts'
-import { copyVerifiedTo } from '../../storage/archive.ts'
+import { type VerifiedCopy, copyVerifiedTo, sidecarNames } from '../../storage/archive.ts'
 import { describe } from '../../storage/errors.ts'
 import { ltfsStartBlock } from '../../storage/dirfd.ts'
 import { CancelledError } from '../../storage/fs.ts'
 import { MHL_FOLDER, newGeneration } from '../../storage/mhl.ts'
-import { asFolder, below, deviceFor, fileOnDevice, isInside, relParts } from '../../storage/paths.ts'
+import {
+  asFolder,
+  below,
+  deviceFor,
+  fileOnDevice,
+  isInside,
+  lastName,
+  parentFolder,
+  relParts,
+} from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { removeFileInside } from '../../storage/remove.ts'
 import type { ArchiveParams, RestoreParams } from '../../tasks/kinds.ts'
@@ -211,38 +220,56 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
     const root = asFolder(archive.path + production.codename)
     const handle = root + relParts(rel).join('/')
     report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, archive_handle: handle })
+    const tag = String(task.id)
     const source = openCatalogued(all, asset)
-    let copied: Awaited<ReturnType<typeof copyVerifiedTo>>
+    let copied: VerifiedCopy
     try {
       const total = fstatSync(source).size
       progress({ step: 'copy', percent: 0 })
       copied = await copyVerifiedTo(source, archive.path, handle, {
         signal,
+        tag,
         onProgress: (bytes) => progress({ percent: total ? (bytes / total) * 100 : 100 }),
       })
     } catch (error) {
-      if (error instanceof CancelledError) throw error
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new Error(
-          p.archive_type === 'archive_ltfs'
-            ? `${handle} already exists on the tape; a file on tape is never rewritten`
-            : `${handle} already exists on the archive device; it is not overwritten`,
-        )
-      throw new Error(describe(error))
+      throw archiveFailure(error, handle, p.archive_type)
     } finally {
       closeSync(source)
+    }
+    // The clip's sidecars (its camera XML, XMP, subtitles: storage/archive.ts sidecarNames) go
+    // with it into the same folder, each checked the same way.
+    progress({ step: 'sidecars' })
+    const sidecars: { name: string; copy: VerifiedCopy }[] = []
+    for (const name of sidecarsBeside(asset.path_file)) {
+      const from = parentFolder(asset.path_file) + name
+      let fd: number
+      try {
+        fd = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      } catch {
+        continue // gone since it was listed
+      }
+      try {
+        if (!fstatSync(fd).isFile()) continue
+        const to = parentFolder(handle) + name
+        sidecars.push({ name, copy: await copyVerifiedTo(fd, archive.path, to, { signal, tag }) })
+      } catch (error) {
+        throw archiveFailure(error, parentFolder(handle) + name, p.archive_type)
+      } finally {
+        closeSync(fd)
+      }
     }
     progress({ step: 'history', percent: 100 })
     const written = newGeneration(
       root,
       [
-        {
-          path: handle.slice(root.length),
-          size: copied.size,
-          lastModified: new Date(statSync(handle).mtimeMs),
-          xxh64: copied.xxh64,
-        },
-      ],
+        { path: handle, copy: copied },
+        ...sidecars.map((c) => ({ path: parentFolder(handle) + c.name, copy: c.copy })),
+      ].map(({ path, copy }) => ({
+        path: path.slice(root.length),
+        size: copy.size,
+        lastModified: new Date(statSync(path).mtimeMs),
+        xxh64: copy.xxh64,
+      })),
       { process: 'transfer', comment: `archive of ${asset.kind}asset ${asset.id}` },
     )
     const details = { archive_handle: handle, archive_type: p.archive_type, original_path: asset.path_file }
@@ -251,21 +278,26 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
       asset_type: `${asset.kind}asset`,
       archive_handle: handle,
       xxh64: copied.xxh64,
+      sidecars: sidecars.map((c) => c.name),
       manifest: `${MHL_FOLDER}/${written.file}`,
+      ...(copied.adopted ? { adopted: true } : {}),
     })
     // Purge: the online file goes only once its checked copy is on the archive, and only when it
     // is still the file catalogued (another file put in its place is not ours to remove); then
     // the catalogue says archive-only. A file that cannot be removed leaves the asset online.
+    // Its sidecars go after it (they are on the archive too).
     let purged = false
     if (p.purge) {
       try {
         closeSync(openCatalogued(all, asset))
         purged = removeFileInside(own.path, own.path, asset.path_file)
+        if (purged)
+          for (const c of sidecars) removeFileInside(own.path, own.path, parentFolder(asset.path_file) + c.name)
       } catch (error) {
         report({ asset: asset.id, asset_type: `${asset.kind}asset`, warning: `not purged: ${describe(error)}` })
       }
     }
-    return () => media.setArchived(asset.id, details, !purged, by)
+    return () => media.setArchived(asset.id, details, !purged, copied.xxh64, by)
   }
 }
 
@@ -293,25 +325,78 @@ export function restoreHandler(db: Db, deps: TaskDeps): Handler<'restore'> {
     } catch (error) {
       throw new Error(`${handle} cannot be opened: ${describe(error)}`)
     }
-    let copied: Awaited<ReturnType<typeof copyVerifiedTo>>
+    const tag = String(task.id)
+    let copied: VerifiedCopy
     try {
       const total = fstatSync(source).size
       progress({ step: 'copy', percent: 0 })
+      // A file already at the path with the archive's bytes (an asset archived and still online,
+      // a restore that died after its copy) is taken as it is: nothing is overwritten.
       copied = await copyVerifiedTo(source, to.device.path, to.path, {
         signal,
+        tag,
         onProgress: (bytes) => progress({ percent: total ? (bytes / total) * 100 : 100 }),
       })
     } catch (error) {
       if (error instanceof CancelledError) throw error
       if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new Error(`${to.path} already exists; it is not overwritten`)
+        throw new Error(`${to.path} already exists with other bytes than the archive's; it is not overwritten`)
       throw new Error(describe(error))
     } finally {
       closeSync(source)
     }
-    report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: to.path, xxh64: copied.xxh64 })
-    return () => media.setRestored(asset.id, to.path, to.device.id, copied, by)
+    // The sidecars archived with it come back beside it (those already there with the same bytes stay).
+    progress({ step: 'sidecars' })
+    const sidecars: string[] = []
+    for (const name of sidecarsBeside(handle)) {
+      let fd: number
+      try {
+        fd = openSync(parentFolder(handle) + name, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      } catch {
+        continue
+      }
+      try {
+        if (!fstatSync(fd).isFile()) continue
+        await copyVerifiedTo(fd, to.device.path, parentFolder(to.path) + name, { signal, tag })
+        sidecars.push(name)
+      } catch (error) {
+        if (error instanceof CancelledError) throw error
+        throw new Error(`the sidecar ${name}: ${describe(error)}`)
+      } finally {
+        closeSync(fd)
+      }
+    }
+    report({
+      asset: asset.id,
+      asset_type: `${asset.kind}asset`,
+      path_file: to.path,
+      xxh64: copied.xxh64,
+      sidecars,
+      ...(copied.adopted ? { adopted: true } : {}),
+    })
+    return () => media.setRestored(asset.id, to.path, to.device.id, copied, by, copied.xxh64)
   }
+}
+
+/** The sidecars beside the file at `path` (storage/archive.ts sidecarNames); none when its folder cannot be listed. */
+function sidecarsBeside(path: string): string[] {
+  try {
+    return sidecarNames(lastName(path), readdirSync(parentFolder(path)))
+  } catch {
+    return []
+  }
+}
+
+/** A failed archive copy in words; a file in the way is named with what the archive type promises. */
+function archiveFailure(error: unknown, path: string, type: string): Error {
+  if (error instanceof CancelledError) return error
+  if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+    return new Error(
+      type === 'archive_ltfs'
+        ? `${path} already exists on the tape with other bytes; a file on tape is never rewritten`
+        : `${path} already exists on the archive device with other bytes; it is not overwritten`,
+    )
+  return new Error(describe(error))
 }
 
 /** What archive and restore tasks' log lines name. */

@@ -90,6 +90,10 @@ export const MediaAssetDetail = t.Object({
         'Who made the last change (a user name, or "system" for the service); null: none since history is kept',
     }),
   ),
+  archive_details: t.Record(t.String(), t.Unknown(), {
+    description:
+      'Where the archive keeps the asset (archive_handle, archive_type, original_path, and the optional tape_barcode, tape_label, tape_name, vendor_archive_index); {} when it was never archived',
+  }),
   ...pictureSchema,
 })
 
@@ -129,6 +133,7 @@ export const MediaAssetUpdate = t.Object({
   path_proxy: ReadOnly('set by the import task'),
   projects: ReadOnly('link and unlink through the project'),
   modified_by: ReadOnly('set by the service'),
+  archive_details: ReadOnly('set by archiving (POST /api/archiveactivities/) and restoring'),
   poster_url: ReadOnly('made with the proxy'),
   thumbnail_url: ReadOnly('made with the proxy'),
   path_thumbnail: ReadOnly('made with the proxy'),

@@ -392,6 +392,17 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   )
   const range = (dir: string) => ({ dir, end: pathRangeEnd(dir) })
 
+  /** The asset's technical with `hashes.xxh64` set (what a verified copy of its file read), the rest kept. */
+  function withHash(id: number, xxh64: string): Record<string, unknown> {
+    const technical = (db
+      .select({ technical: mediaAssets.technical })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, id))
+      .get()?.technical ?? {}) as Record<string, unknown>
+    const hashes = typeof technical.hashes === 'object' && technical.hashes !== null ? technical.hashes : {}
+    return { ...technical, hashes: { ...hashes, xxh64 } }
+  }
+
   /** The single-record answer; a row without its details (one just made) has them read. */
   function detail(row: MediaRow | DetailedRow) {
     const details = 'keywords_json' in row ? row : detailsOf.get({ id: row.id })!
@@ -410,6 +421,10 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       path_proxy: row.path_proxy,
       projects: JSON.parse(details.projects_json) as number[],
       modified_by: details.modified_by,
+      // Where the archive keeps it (api.md lists archive_details among an import's members; a
+      // record's answer carries it too, so that the archive's result can be read back): {} when
+      // the asset was never archived.
+      archive_details: row.archive_details,
     }
   }
 
@@ -1032,11 +1047,17 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * The asset's essence was copied to an archive: is_archive true with its archive_details;
      * `online` false when the online file was removed (archive-only).
      */
-    setArchived(id: number, details: Record<string, string>, online: boolean, by: Actor) {
+    setArchived(id: number, details: Record<string, string>, online: boolean, xxh64: string, by: Actor) {
       changed(id, by, () =>
         db
           .update(mediaAssets)
-          .set({ is_archive: true, archive_details: details, is_production: online, date_mod: isoTimestamp() })
+          .set({
+            is_archive: true,
+            archive_details: details,
+            is_production: online,
+            technical: withHash(id, xxh64),
+            date_mod: isoTimestamp(),
+          })
           .where(eq(mediaAssets.id, id))
           .run(),
       )
@@ -1049,11 +1070,19 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       device: number,
       stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined,
       by: Actor,
+      xxh64?: string,
     ) {
       changed(id, by, () =>
         db
           .update(mediaAssets)
-          .set({ path_file: path, device, is_production: true, ...identityOfFile(stat), date_mod: isoTimestamp() })
+          .set({
+            path_file: path,
+            device,
+            is_production: true,
+            ...identityOfFile(stat),
+            ...(xxh64 ? { technical: withHash(id, xxh64) } : {}),
+            date_mod: isoTimestamp(),
+          })
           .where(eq(mediaAssets.id, id))
           .run(),
       )
