@@ -225,12 +225,12 @@ test("archiv_asset, restore_asset and wait_is_production: an archivist's session
     expect((await runCli([...args, '--data', data])).code).toBe(0)
   expect((await runCli(['user', 'passwd', 'archivist', '--data', data], { input: 'tape and disk\n' })).code).toBe(0)
   const session = pythonRequests('archivist', 'tape and disk')
-  const clip = (
-    (await (await fetch(`${server.api}/videoassets/?name=A001C005`, { headers: session })).json()) as {
-      id: number
-      path_file: string
-    }[]
-  )[0]!
+  const assets = (await (await fetch(`${server.api}/videoassets/?limit=100`, { headers: session })).json()) as {
+    id: number
+    name: string
+    path_file: string
+  }[]
+  const clip = assets.find((a) => a.name === 'A001C005')!
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${server.api}/${path}`, {
       method: 'POST',
