@@ -35,6 +35,8 @@ export type VerifiedCopy = HashedFile & {
 export type ArchiveCopyOptions = CopyOptions & {
   /** Names this run's temporary files (the task's id): those a dead run with the same tag left are removed first. */
   tag?: string
+  /** Called with the temporary file's path once the copy is written and synced, before its read-back (tests: a byte changed there must fail the copy). */
+  onWritten?: (temp: string) => void
 }
 
 /**
@@ -66,6 +68,7 @@ export async function copyVerifiedTo(
     const size = fstatSync(source).size
     if (read.size !== size) throw new Error(`the source holds ${size} bytes, ${read.size} were read`)
     fsyncSync(out)
+    options.onWritten?.(temp)
     const problem = readBackProblem(read, await readBack(out, options.signal))
     if (problem) throw new Error(problem)
     // link() never replaces: a file that took the name meanwhile is left and the copy fails.
