@@ -84,6 +84,7 @@ const production = {
   proxy_url: '',
   upload_root: null,
   move_uploads: false,
+  ignore_patterns: [],
   // As the admin who created it reads it: every right, and no member (superusers are not listed).
   can_write: true,
   can_delete_assets: true,
@@ -163,6 +164,7 @@ const detail = (
   path_proxy,
   projects: [1],
   modified_by: 'admin',
+  archive_details: {},
   ...picturesOf(kind, asset.id, path_proxy),
 })
 

@@ -70,6 +70,7 @@ function detailOf(kind: Kind, sent: { name: string; path_file: string }, extra: 
     path_proxy: '',
     projects: [],
     modified_by: 'admin',
+    archive_details: {},
     // No proxy: no pictures (test/assetimport/pictures.test.ts has them made).
     poster_url: '',
     thumbnail_url: '',

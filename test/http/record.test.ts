@@ -73,6 +73,7 @@ function reference(id: number) {
           "SELECT coalesce(username, 'system') AS who FROM history WHERE resource = ? AND resource_id = ? ORDER BY id DESC LIMIT 1",
         )
         .get(`${row.kind}asset`, id)?.who ?? null,
+    archive_details: JSON.parse(row.archive_details),
     // No proxy file is made here: the pictures' fields are empty (test/assetimport/pictures.test.ts has them made).
     poster_url: '',
     thumbnail_url: '',
