@@ -49,9 +49,10 @@ export const executableName = (target: string) => `reelhouse-${target}${target.s
 
 /**
  * The threads' code are entrypoints of their own: a Worker loads each by URL (src/db/checkpointer.ts,
- * src/watch/watcher.ts). Each built executable is checked to hold them under these names.
+ * src/watch/watcher.ts, src/storage/verified.ts). Each built executable is checked to hold them
+ * under these names.
  */
-const WORKERS = ['db/checkpoint.worker.js', 'watch/chokidar.worker.js']
+const WORKERS = ['db/checkpoint.worker.js', 'watch/chokidar.worker.js', 'storage/copy.worker.js']
 
 /** Compiles one executable; `target` undefined: for this machine, as the bun that runs this. */
 async function compile(
@@ -61,7 +62,12 @@ async function compile(
   target?: Bun.Build.CompileTarget,
 ): Promise<string> {
   const result = await Bun.build({
-    entrypoints: ['./src/executable.ts', './src/db/checkpoint.worker.ts', './src/watch/chokidar.worker.ts'],
+    entrypoints: [
+      './src/executable.ts',
+      './src/db/checkpoint.worker.ts',
+      './src/watch/chokidar.worker.ts',
+      './src/storage/copy.worker.ts',
+    ],
     target: 'bun',
     plugins: [
       {
@@ -111,7 +117,7 @@ async function compile(
 
 /**
  * The workers and the page's files are in the executable: their names are in its embedded file
- * table, whatever the platform. The workers must sit where src/db/ and src/watch/ sit under its
+ * table, whatever the platform. The workers must sit where src/db/, src/watch/ and src/storage/ sit under its
  * root (/$bunfs/root/, B:/~BUN/root/ on Windows), where the code looks for them; the page's
  * files are imported by path, so only their names are looked for (not `index.html`, a name too
  * common to tell anything: it comes with the hashed files it loads). A target whose bundle lost

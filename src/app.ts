@@ -39,6 +39,7 @@ import { productionsModule } from './modules/productions/index.ts'
 import { projectAssetsModule } from './modules/projectassets/index.ts'
 import { tasksModule } from './modules/tasks/index.ts'
 import { transcodingProfilesModule } from './modules/transcodingprofiles/index.ts'
+import { verifyModule } from './modules/verify/index.ts'
 import type { ModuleContext } from './http/context.ts'
 import { VERSION } from './version.ts'
 
@@ -259,6 +260,9 @@ export function createApp(
         .use(remakeProxyModule(ctx, core.proxies, 'audio'))
         .use(remakeProxyModule(ctx, core.proxies, 'image'))
         .use(remakeProxyModule(ctx, core.proxies, 'video'))
+        .use(verifyModule(ctx, core.verify, 'audio'))
+        .use(verifyModule(ctx, core.verify, 'image'))
+        .use(verifyModule(ctx, core.verify, 'video'))
         .use(proxyFileModule(ctx, media, 'audio'))
         .use(proxyFileModule(ctx, media, 'image'))
         .use(proxyFileModule(ctx, media, 'video'))
@@ -274,6 +278,7 @@ export function createApp(
         .use(assetHoldDurationsModule(ctx, holds))
         .use(projectAssetsModule(ctx, projects, '/projectassets'))
         .use(projectAssetsModule(ctx, projects, '/project'))
+        .use(verifyModule(ctx, core.verify, 'project'))
         .use(tasksModule(ctx, runner))
         .use(historyModule(ctx))
         .use(eventsModule(ctx, core.events))

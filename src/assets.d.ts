@@ -12,3 +12,8 @@ declare module 'reelhouse:page' {
   const files: import('./http/pagebuild.ts').EmbeddedFile[]
   export default files
 }
+// xxhash-wasm's WebAssembly, loaded by storage/hash.ts.
+declare module '*.wasm' {
+  const path: string
+  export default path
+}

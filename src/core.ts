@@ -29,6 +29,7 @@ import { createSearch } from './modules/search/service.ts'
 import { shotsHandler, shotsSubject } from './modules/shots/detect.task.ts'
 import { createShots } from './modules/shots/service.ts'
 import { createUsers } from './modules/users/service.ts'
+import { createVerify, verifyHandler, verifySubject } from './modules/verify/service.ts'
 import { createRunner } from './tasks/runner.ts'
 import { createSettle } from './watch/ingest.ts'
 import { createRecent } from './watch/recent.ts'
@@ -103,6 +104,8 @@ export function createCore(
   const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
   const proxies = createProxies(db, { media, runner })
   const archive = createArchive(db, { media, runner })
+  // Checks of an asset's files against their ASC MHL history or kept hash (docs/operations.md, Verified copies and ASC MHL histories).
+  const verify = createVerify(db, { media, runner })
   const search = createSearch(db)
   const deviceStatus = createDeviceStatus(db, { devices, media, runner, watch: () => watch?.status() })
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
@@ -124,6 +127,7 @@ export function createCore(
       restore: archiveSubject(media),
       proxyname: proxyNameSubject,
       shots: shotsSubject(media),
+      verify: verifySubject(db, media),
       scan: (t) => {
         const device = deviceOf(t.params.device)
         const paths = t.params.paths
@@ -153,6 +157,7 @@ export function createCore(
       restore: restoreHandler(db, { media, users }),
       proxyname: proxyNameHandler(db, { media, devices, openTasks: (target) => runner.openFor(target) }),
       shots: shotsHandler(db, { media, shots, devices, users, ffmpeg: findFfmpeg }),
+      verify: verifyHandler(db, { media, users }),
       scan: scanHandler(db, {
         media,
         log,
@@ -202,6 +207,7 @@ export function createCore(
     imports,
     proxies,
     archive,
+    verify,
     search,
     logs,
     runner,

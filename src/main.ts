@@ -31,6 +31,7 @@ import {
   userPasswd,
   userPermAdd,
   userPermRemove,
+  verifyCommand,
 } from './cli/commands.ts'
 import { type Io, processIo } from './cli/io.ts'
 import { UsageError, dataDirOf, serveConfig } from './config.ts'
@@ -50,8 +51,11 @@ type Command = {
   options: Record<string, Option>
   /** The positional arguments: their names for messages, and how many are allowed. */
   args: { names: string; min: number; max: number }
-  /** A promise when the command waits for something (user passwd reads its input, serve its stop). */
-  run(values: Values, positionals: string[], dataDir: string, io: Io): void | Promise<void>
+  /**
+   * A promise when the command waits for something (user passwd reads its input, serve its stop).
+   * A number is the exit code of a command that ends well but has something to say by it (verify).
+   */
+  run(values: Values, positionals: string[], dataDir: string, io: Io): void | number | Promise<void | number>
 }
 
 const DATA: Option = {
@@ -396,6 +400,37 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
     args: one('FILE'),
     run: (_, [file], data, io) => backup(io, data, file!),
   },
+  {
+    name: 'verify',
+    synopsis: 'PATH [--record] [--progress]',
+    about: 'check the files at PATH against their ASC MHL history (ascmhl/); prints what differs',
+    details: `PATH is a folder with an ascmhl/ history (a project copy, a card, an archive), or a folder or file
+inside one: the nearest folder at or above PATH with ascmhl/ is the history's root, and only the
+files at PATH are checked. Every file is hashed (xxh64) and compared with the latest hash the
+history recorded for it (histories of folders below, such as a card's, are read too). Printed on
+stdout, one line per file: failed (recorded and found hashes), missing (recorded, not there), new
+(there, never recorded; .DS_Store and ascmhl/ folders are left out), unverifiable (recorded with
+other hash formats only) and unreadable; then a summary line with the counts.
+
+Exit 0 when every recorded file is as recorded and none is missing (new files are listed but do
+not change it); 1 when one differs, is missing or cannot be checked (as ascmhl verify exits
+non-zero); 2 with one line on stderr when no check can be made (no ascmhl/ at PATH or above it,
+PATH not there or not readable, a manifest or the chain malformed or changed: the line names the
+file and why). Nothing is written unless --record. Needs no catalogue (--data is not used).`,
+    options: {
+      record: {
+        type: 'boolean',
+        about: "write a new generation (process in-place) of what was found; PATH must be the history's root",
+      },
+      progress: {
+        type: 'boolean',
+        about: 'files done / total on stderr, a line a second (on a terminal: always, on one line)',
+      },
+    },
+    args: one('PATH'),
+    run: (values, [path], _, io) =>
+      verifyCommand(io, path!, { record: values.record === true, progress: values.progress === true }),
+  },
 ]
 
 /** Words that group commands: "user", "token", "user perm". */
@@ -432,7 +467,7 @@ ${synopses(COMMANDS)}
 
 Every command takes --data DIR anywhere among its words (default: $REELHOUSE_DATA, else the
 platform's data folder) and prints the data= folder it uses on stderr. Only serve and migrate
-make a catalogue; the other commands refuse a folder without one.
+make a catalogue; the other commands refuse a folder without one, but verify, which uses none.
 reelhouse COMMAND --help says more about each command.`
 
 function groupHelp(group: string): string {
@@ -545,8 +580,7 @@ function givenTwice(env: Record<string, string | undefined>): string {
  */
 export async function run(argv: string[], io: Io = processIo()): Promise<number> {
   try {
-    await dispatch(argv, io)
-    return 0
+    return (await dispatch(argv, io)) ?? 0
   } catch (error) {
     const message =
       error instanceof UserError || error instanceof UsageError
@@ -557,7 +591,7 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
   }
 }
 
-function dispatch(argv: string[], io: Io): void | Promise<void> {
+function dispatch(argv: string[], io: Io): void | number | Promise<void | number> {
   const say = (text: string) => io.stdout.write(`${text}\n`)
   const { data, args } = takeData(argv, io.env)
   const first = args[0]

@@ -362,3 +362,113 @@ function missingFolder(folder: string, code: 'ENOENT' | 'ENOTDIR'): string {
   // The path changed since the open failed, or a link loops: what the open said, unlocated.
   return code === 'ENOENT' ? missing : `a component of the path ${folder} is not a folder`
 }
+
+export type VerifyOptions = {
+  /** Write a new generation (process in-place) recording what was found. */
+  record?: boolean
+  /** Progress on stderr even when it is not a terminal (a line a second). */
+  progress?: boolean
+}
+
+/**
+ * `reelhouse verify PATH`: the files at PATH (the folder of an ASC MHL history, or a folder or
+ * file inside one) hashed and compared with the history (modules/verify/check.ts); what differs
+ * is printed one line per file, grouped (failed, missing, new, then what could not be checked),
+ * and a summary line. Resolves to the exit code: 0 when every recorded file is as recorded and
+ * none is missing, 1 otherwise (as the ASC's `ascmhl verify` exits non-zero); a check that cannot
+ * be made (no history, PATH not there, a malformed manifest or chain) is a UsageError (exit 2).
+ * Uses no catalogue. Writes nothing unless `record`.
+ */
+export async function verifyCommand(io: Io, path: string, opts: VerifyOptions = {}): Promise<number> {
+  // Loaded here: hashing (its WebAssembly) and the folder calls are for this command only.
+  const check = await import('../modules/verify/check.ts')
+  const mhl = await import('../storage/mhl.ts')
+  const { close } = await import('../storage/dirfd.ts')
+  const { describe } = await import('../storage/errors.ts')
+  const tty = io.stderr.isTTY === true
+  let last = 0
+  let shown = false
+  const onProgress =
+    tty || opts.progress
+      ? (p: { files: number; filesTotal: number; bytes: number }) => {
+          const now = Date.now()
+          if (now - last < (tty ? 100 : 1000) && p.files < p.filesTotal) return
+          last = now
+          shown = true
+          const text = `verifying: ${p.files}/${p.filesTotal} files, ${sizeText(p.bytes)}`
+          io.stderr.write(tty ? `\r${text}\x1b[K` : `${text}\n`)
+        }
+      : undefined
+  let report: Awaited<ReturnType<typeof check.checkFolder>>
+  let written: ReturnType<typeof mhl.newGeneration> | undefined
+  try {
+    const { root, within } = check.locateHistory(resolveIn(io.cwd, path))
+    if (opts.record && within)
+      throw new UsageError(`--record records the whole folder of the history: give ${root}, not a path inside it`)
+    const fd = check.openDevice(root, '')
+    try {
+      report = await check.checkFolder(fd, root, within, { onProgress })
+      if (opts.record)
+        written = mhl.newGeneration(
+          root,
+          report.found.map((f) => ({
+            path: f.path,
+            size: f.size,
+            lastModified: new Date(f.mtimeMs),
+            xxh64: f.xxh64,
+            hashDate: f.hashDate,
+          })),
+          {
+            process: 'in-place',
+            comment: 'reelhouse verify --record',
+            folder: mhl.historyFolderAt(fd, check.joinRel(root, mhl.MHL_FOLDER)),
+          },
+        )
+    } finally {
+      close(fd)
+      if (tty && shown) io.stderr.write('\r\x1b[K')
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    if (error instanceof check.VerifyError || error instanceof mhl.MhlError) throw new UsageError(error.message)
+    throw new UsageError(describe(error))
+  }
+  const lines: string[] = []
+  for (const f of report.failed) lines.push(`failed        ${f.path}  recorded ${f.recorded}  found ${f.found}`)
+  for (const m of report.missing) lines.push(`missing       ${m}`)
+  for (const n of report.new) lines.push(`new           ${n}`)
+  for (const u of report.unverifiable)
+    lines.push(`unverifiable  ${u.path}  recorded as ${u.formats.join(', ') || 'no hash'} only, not xxh64`)
+  for (const u of report.unreadable) lines.push(`unreadable    ${u.path}  ${u.error}`)
+  const counts = [
+    `${report.verified.length} verified`,
+    `${report.failed.length} failed`,
+    `${report.missing.length} missing`,
+    `${report.new.length} new`,
+    ...(report.unverifiable.length ? [`${report.unverifiable.length} unverifiable`] : []),
+    ...(report.unreadable.length ? [`${report.unreadable.length} unreadable`] : []),
+  ]
+  const below = report.nested.length
+    ? `, and ${report.nested.length} histor${report.nested.length > 1 ? 'ies' : 'y'} below it`
+    : ''
+  lines.push(
+    `${counts.join(', ')} (history ${report.history}, ${report.generations} generation${report.generations > 1 ? 's' : ''}${below})`,
+  )
+  if (written) lines.push(`recorded generation ${written.number}: ${mhl.MHL_FOLDER}/${written.file}`)
+  say(io, lines.join('\n'))
+  const differs =
+    report.failed.length + report.missing.length + report.unverifiable.length + report.unreadable.length > 0
+  return differs ? 1 : 0
+}
+
+/** Bytes as a person reads them: 512 B, 3.2 MB, 1.5 GB. */
+function sizeText(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB']
+  let n = bytes
+  let unit = 0
+  while (n >= 1000 && unit < units.length - 1) {
+    n /= 1000
+    unit++
+  }
+  return unit === 0 ? `${n} B` : `${n.toFixed(1)} ${units[unit]}`
+}

@@ -6,8 +6,8 @@ export type Writer = { write(text: string): void }
 
 export type Io = {
   stdout: Writer
-  /** The data= line, the one line of a failure, warnings. */
-  stderr: Writer
+  /** The data= line, the one line of a failure, warnings; `isTTY` when it is a terminal (verify's progress). */
+  stderr: Writer & { readonly isTTY?: boolean }
   /** REELHOUSE_*, XDG_DATA_HOME, HOME, LOCALAPPDATA, PATH (for git), npm_lifecycle_*. */
   env: Record<string, string | undefined>
   /**
@@ -26,7 +26,12 @@ export type Io = {
 export function processIo(): Io {
   return {
     stdout: { write: (text) => void process.stdout.write(text) },
-    stderr: { write: (text) => void process.stderr.write(text) },
+    stderr: {
+      write: (text) => void process.stderr.write(text),
+      get isTTY() {
+        return process.stderr.isTTY === true
+      },
+    },
     env: process.env,
     // Looked at only when a password is read: nothing else touches stdin.
     stdin: {

@@ -216,6 +216,11 @@ export const productions = sqliteTable('productions', {
   upload_root: text('upload_root'),
   /** The watcher moves the files it imports from the watch folder into the production's area, as move_asset does (migration 0015). */
   move_uploads: bool('move_uploads').notNull().default(false),
+  /**
+   * The production's own ignore patterns (globs, matched without case against a file's path relative to
+   * its device's root): files they name are never imported, by the watcher or by an import (migration 0026).
+   */
+  ignore_patterns: json<string[]>('ignore_patterns').notNull().default(sql`'[]'`),
 })
 
 // ---------------------------------------------------------------- custom metadata
@@ -698,6 +703,7 @@ export const TASK_KINDS = [
   'restore',
   'scan',
   'shots',
+  'verify',
 ] as const
 export const TASK_STATES = ['queued', 'running', 'done', 'failed'] as const
 /** What a task works on, the keys of its target: a project (copy, delete), an imported asset, a scanned device. */

@@ -243,7 +243,7 @@ export function finishDocument(doc: Json): Json {
           )
         response.headers = { ...response.headers, 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }
         // Project create, copy and delete name where to go next (src/modules/projectassets).
-        if ((status === 201 || status === 202) && /^\/api\/project(assets)?($|\/\{id\})/.test(path))
+        if ((status === 201 || status === 202) && /^\/api\/project(assets)?($|\/\{id\}$)/.test(path))
           response.headers.Location = {
             description:
               'A create: the new project. A copy or delete: the task that does the work (GET it until its state is done or failed)',

@@ -3,6 +3,10 @@
 // under name_1.ext, name_2.ext, ... when that is taken. Nothing is ever overwritten, no link is
 // followed, and a crash at any moment leaves the file at exactly one of its two paths.
 //
+// A camera card's files (`exact`, docs/cards.md) keep their names: a taken name fails the move rather
+// than becoming `_N`; the card's new folder is made first and is the caller's alone (`claimFolder`,
+// which puts any `_N` on the card's folder, never on a clip), so no name inside it is taken.
+//
 // A move is planned first (`planMove`): the caller stores the plan (source, target folder, the
 // chosen name, the hidden temp name, the source's identity) in its task's params, then runs
 // `moveFile(plan)`. `moveFile` is also the resume: it looks at what is on disk and carries on
@@ -41,6 +45,7 @@ import { randomBytes } from 'node:crypto'
 import { accessSync, closeSync, fchmodSync, fstatSync, fsync, constants as fsConstants, read } from 'node:fs'
 import {
   AT_FDCWD,
+  AT_REMOVEDIR,
   DIR_FLAGS,
   E,
   O,
@@ -61,7 +66,18 @@ import {
   unlinkat,
 } from './dirfd.ts'
 import { CancelledError, openBeneath } from './fs.ts'
-import { PathError, baseName, below, cleanDir, cleanPath, dirName, endsWithSep, pathOf, relParts } from './paths.ts'
+import {
+  PathError,
+  SEP,
+  baseName,
+  below,
+  cleanDir,
+  cleanPath,
+  dirName,
+  endsWithSep,
+  pathOf,
+  relParts,
+} from './paths.ts'
 import { requireFileWork } from './platform.ts'
 import { copyHashed, readBack, readBackProblem } from './verified.ts'
 
@@ -78,6 +94,11 @@ export type MovePlan = {
   target: { root: string; rel: string }
   /** The name asked for (the source's); `name` is it or one of its `_N` forms. */
   wanted: string
+  /**
+   * The name is `wanted` or nothing (a camera card's files keep their names, docs/cards.md): a taken
+   * name fails the move (EEXIST) instead of moving on to `_N`. Absent in plans of single files.
+   */
+  exact?: true
   /** The final name chosen; `record` is told when it changes. */
   name: string
   /** The hidden temporary name in the target folder, for copies across file systems. */
@@ -170,6 +191,8 @@ export type PlanInput = {
   name?: string
   /** The device and inode the caller saw (e.g. the asset's file_dev/file_ino): any other file is refused. */
   expect?: { dev: number | bigint | string; ino: number | bigint | string }
+  /** The name is `name` or nothing: a taken name is EEXIST, never `_N` (a camera card's files). */
+  exact?: boolean
 }
 
 /**
@@ -205,12 +228,12 @@ export function planMove(input: PlanInput): MovePlan {
   if (folder !== undefined) {
     try {
       const same = sameId(idOf(statOf(folder)), sourceFolder) && baseName(source.rel) === wanted
-      if (!same) name = freeName(folder, wanted, target.rel)
+      if (!same) name = pickName(folder, { wanted, target, exact: input.exact ? true : undefined })
     } finally {
       close(folder)
     }
   }
-  return { source, target, wanted, name, temp, file }
+  return { source, target, wanted, name, temp, file, ...(input.exact ? { exact: true as const } : {}) }
 }
 
 /** Runs or resumes a planned move; see the top of this file. Same plan, same end, however often. */
@@ -289,7 +312,14 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     const placeTemp = async () => {
       for (let tries = 0; ; tries++) {
         if (tries > 0 || look(folder, plan.name)) {
-          const free = freeName(folder, plan.wanted, plan.target.rel)
+          let free: string
+          try {
+            free = pickName(folder, plan)
+          } catch (error) {
+            // An exact name taken: the copy goes while the source is there (never the only copy left).
+            if (ours) removeTemp(folder, plan)
+            throw error
+          }
           if (free !== plan.name) await save({ ...plan, name: free })
         }
         const moved = renameOrLink(folder, plan.temp, folder, plan.name, plan.copy!)
@@ -331,7 +361,7 @@ export async function moveFile(planned: MovePlan, options: MoveOptions = {}): Pr
     if (!options.crossDevice) {
       for (; ; n++) {
         if (final || n > 0) {
-          const free = freeName(folder, plan.wanted, plan.target.rel)
+          const free = pickName(folder, plan)
           if (free !== plan.name) await save({ ...plan, name: free })
         }
         const moved = renameOrLink(ours.folder, srcName, folder, plan.name, plan.file)
@@ -516,6 +546,70 @@ function freeName(folder: number, wanted: string, rel: string): string {
   throw fail('EEXIST', `${rel}${wanted}`, `and its ${MAX_SUFFIX} numbered forms are all taken`)
 }
 
+/** The name a move takes in `folder`: the first free of wanted, wanted_1, ...; or, exact, wanted while it is free. */
+function pickName(folder: number, plan: Pick<MovePlan, 'wanted' | 'target' | 'exact'>): string {
+  if (!plan.exact) return freeName(folder, plan.wanted, plan.target.rel)
+  if (readlinkat(folder, cName(plan.wanted)) === -E.ENOENT) return plan.wanted
+  throw fail(
+    'EEXIST',
+    `${plan.target.rel}${plan.wanted}`,
+    "is taken; a camera card's files keep their names, so this one was not moved",
+  )
+}
+
+/**
+ * A new folder of this caller's own: `wanted` in `parentDir` (made when missing, from the device root
+ * `root` one name at a time without following links), or, when anything has that name, `wanted_1`,
+ * `wanted_2`, ... (the suffix after the whole name: `A001` gives `A001_1`). mkdirat makes it or
+ * fails, so two callers never get the same folder. Answers its absolute path, with a final separator.
+ * Throws EEXIST when every numbered form is taken, and as planMove for a bad path.
+ */
+export function claimFolder(root: string, parentDir: string, wanted: string): string {
+  requireFileWork()
+  checkName(wanted)
+  const target = { root: rootOf(root), rel: relOf(rootOf(root), parentDir, true) }
+  const folder = openFolder(target, true)!
+  try {
+    for (let n = 0; n <= MAX_SUFFIX; n++) {
+      const name = n === 0 ? wanted : `${wanted}_${n}`
+      const made = mkdirat(folder, cName(name), 0o777)
+      if (made === 0) return `${target.root}${target.rel}${name}${SEP}`
+      if (made !== -E.EEXIST) throw sysError(made, 'mkdirat', `${target.rel}${name}`)
+    }
+  } finally {
+    close(folder)
+  }
+  throw fail('EEXIST', `${target.rel}${wanted}`, `and its ${MAX_SUFFIX} numbered forms are all taken`)
+}
+
+/**
+ * Removes each folder of `folders` (relative to the device root `root`, deepest first) while it is
+ * empty, relative to its opened parent (no link followed on the way). A folder that is not empty, or
+ * gone, stays or is skipped; nothing else is ever removed. Answers the folders removed.
+ */
+export function removeEmptyFolders(root: string, folders: readonly string[]): string[] {
+  requireFileWork()
+  const removed: string[] = []
+  const from = rootOf(root)
+  for (const rel of folders) {
+    const parts = relParts(rel)
+    const name = parts.pop()
+    if (name === undefined) continue
+    let parent: number
+    try {
+      parent = openBeneath(from, parts.join('/'))
+    } catch {
+      continue // gone, or a link on the way: not ours to touch
+    }
+    try {
+      if (unlinkat(parent, cName(name), AT_REMOVEDIR) === 0) removed.push(rel)
+    } finally {
+      close(parent)
+    }
+  }
+  return removed
+}
+
 /**
  * Which call decides a move within one file system, from what the rename that refuses to replace
  * answered (`renamed`) and, once it was tried, what linkat answered (`linked`):
@@ -671,7 +765,12 @@ async function copyToTemp(ours: FoundFile, folder: number, plan: MovePlan, conte
     const before = fstatSync(ours.fd, { bigint: true })
     const total = Number(before.size)
     const { signal, onProgress } = context
-    const read = await copyHashed(ours.fd, out, { signal, onProgress: (bytes) => onProgress?.(bytes, total) })
+    // durable: written back while it is made (verified.ts), for the fsync below.
+    const read = await copyHashed(ours.fd, out, {
+      signal,
+      onProgress: (bytes) => onProgress?.(bytes, total),
+      durable: true,
+    })
     const copied = read.size
     const after = fstatSync(ours.fd, { bigint: true })
     if (after.size !== before.size || after.mtimeNs !== before.mtimeNs)

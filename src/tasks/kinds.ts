@@ -31,6 +31,27 @@ export type DeleteParams = {
 }
 
 /** What the import task needs to go on from the record (params of the `import` kind). */
+/**
+ * The part of a camera card an import moves with its clip (docs/cards.md): `files` (the clip's, and
+ * for one clip of the card the card's own files too, its essence last), from the card's folder where
+ * it was dropped to its folder in the production's area, each under its own name and relative place.
+ * `plan` (move.plan) is the plan of `files[done]` once made.
+ */
+export type CardMoveParams = {
+  /** The card's folder where it lies (absolute, final separator). */
+  from: string
+  /** Its folder in the production's area, made for this card when the import was registered (absolute, final separator). */
+  to: string
+  /** Relative to `from` and `to` (the platform's separators), the essence last. */
+  files: string[]
+  /** How many of `files` are in place. */
+  done?: number
+  /** The card had a folder of its own (not the watch folder itself): it goes too once empty. */
+  own: boolean
+  /** The xxh64 of each file copied so far (across file systems), by its path in `files`: for the card's ASC MHL history. */
+  copied?: Record<string, string>
+}
+
 export type ImportParams = {
   asset: number
   kind: MediaKind
@@ -41,7 +62,7 @@ export type ImportParams = {
    * register set is_production false until the file is in place (tasks queued before it existed
    * lack it, and left is_production as it was).
    */
-  move?: { device: number; plan?: unknown; held?: true }
+  move?: { device: number; plan?: unknown; held?: true; card?: CardMoveParams }
   rewrap_proxy: boolean
   /** Members the request gave; probing fills only the others. */
   given: string[]
@@ -104,6 +125,15 @@ export type RestoreParams = {
   user?: number
 }
 
+/** An asset's files checked against their ASC MHL history or the hash the asset keeps (modules/verify/service.ts). */
+export type VerifyParams = {
+  asset: number
+  /** The asset's kind: a media kind, or project (a project asset's bundle folder). */
+  kind: MediaKind | 'project'
+  /** Who asked (the task checks their permissions again). */
+  user?: number
+}
+
 export type TaskParams = {
   archive: ArchiveParams
   restore: RestoreParams
@@ -114,6 +144,7 @@ export type TaskParams = {
   proxyname: ProxyNameParams
   scan: ScanParams
   shots: ShotsParams
+  verify: VerifyParams
 }
 
 export type TaskKind = keyof TaskParams

@@ -18,8 +18,18 @@
 //   through the API may live in a hidden folder and must stay online.
 // - An empty file does not settle: copy tools create the file first and fill it afterwards, and
 //   a zero-byte clip is never worth an import. It stays pending until it grows or is forgotten.
+// - Editing applications' caches and previews (APP_CACHES) are excluded like clutter, not only
+//   skipped: they are the applications' own output, remade at will and rewritten at every render,
+//   so watching them would cost a watch per folder and a scan per render for nothing. Their
+//   database files (Avid's .pmr and .mdb, Windows' Thumbs.db, desktop.ini) are skipped wherever
+//   they lie. docs/cards.md lists them for a data wrangler.
+// - Camera cards (cards.ts): a file of a card that is not a clip's essence is skipped with its
+//   reason (a proxy, a thumbnail, a further segment); an essence whose extension is a camera raw
+//   one (R3D, ARRIRAW, BRAW, DNG) is video inside its card only. What only the card's whole listing
+//   tells (which frame of a sequence is first) is the scan's (scan/cards.ts).
 import type { MediaKind } from '../db/schema.ts'
 import { type PathRules, SEP, WORK_FOLDER, lastName, sepPattern } from '../storage/paths.ts'
+import { CARD_FORMATS, cardFile } from './cards.ts'
 
 /** Extension (lower case, no dot) per kind, as docs/watcher.md lists them. */
 export const EXTENSIONS: { readonly [K in MediaKind]: readonly string[] } = {
@@ -50,6 +60,41 @@ export const CLUTTER: readonly string[] = [
 ]
 const CLUTTER_SET = new Set(CLUTTER)
 
+/**
+ * Editing applications' cache and preview folders, lower case, with whose they are: never looked at,
+ * never imported (docs/cards.md, Ignored files). Only names these applications make themselves;
+ * folders an editor names (Exports, Renders) are the production's own ignore_patterns to name.
+ */
+export const APP_CACHES: { readonly [name: string]: string } = {
+  'adobe premiere pro preview files': "Premiere Pro's render previews",
+  'adobe premiere pro video previews': "Premiere Pro's render previews",
+  'adobe premiere pro audio previews': "Premiere Pro's render previews",
+  'adobe premiere pro auto-save': "Premiere Pro's auto-saved projects",
+  'media cache files': "Premiere Pro's and After Effects' media cache",
+  'media cache': "Premiere Pro's and After Effects' media cache",
+  cacheclip: "DaVinci Resolve's render cache",
+  proxymedia: "DaVinci Resolve's proxies",
+  optimizedmedia: "DaVinci Resolve's optimized media",
+  'avid mediafiles': "Avid's managed media (Avid MediaFiles)",
+  'render files': "Final Cut Pro's renders",
+  'audio render files': "Final Cut Pro's renders",
+  'transcoded media': "Final Cut Pro's proxy and optimized media",
+  'waveform cache files': "Final Cut Pro's waveform cache",
+  'thumbnail cache files': "Final Cut Pro's thumbnail cache",
+}
+const APP_CACHE_NAMES = Object.keys(APP_CACHES)
+
+/** File names (lower case) never imported, wherever they lie, and why. */
+const NEVER_FILES: { readonly [name: string]: string } = {
+  'thumbs.db': 'a Windows thumbnail cache (Thumbs.db)',
+  'desktop.ini': 'a Windows folder setting (desktop.ini)',
+}
+/** Extensions (lower case) never imported, and why. */
+const NEVER_EXTENSIONS: { readonly [ext: string]: string } = {
+  pmr: 'an Avid media database (.pmr)',
+  mdb: 'an Avid media database (.mdb)',
+}
+
 /** The extension of `base` (one name), lower case, or '' (a leading dot alone is not one). */
 function extensionOfName(base: string): string {
   const dot = base.lastIndexOf('.')
@@ -69,22 +114,50 @@ export function nameRules(rules: Pick<PathRules, 'sep' | 'workFolder'>) {
   const extensionOf = (name: string) => extensionOfName(lastName(name, sep))
   /** Any clutter name as a whole component: one test per path (a scan asks for every file and row). */
   const s = sepPattern(sep)
-  const clutterComponent = new RegExp(
-    `(^|${s})(${CLUTTER.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')})(${s}|$)`,
-    'i',
-  )
+  const escaped = (names: readonly string[]) => names.map((c) => c.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&')).join('|')
+  const clutterComponent = new RegExp(`(^|${s})(${escaped(CLUTTER)}|${escaped(APP_CACHE_NAMES)})(${s}|$)`, 'i')
 
   function exclusion(relPath: string): string | undefined {
     if (rules.workFolder.test(relPath)) return 'a Reelhouse work name (.reelhouse-*)'
     if (!clutterComponent.test(relPath)) return undefined
-    for (const c of components(relPath)) if (CLUTTER_SET.has(c.toLowerCase())) return `inside ${c}`
+    for (const c of components(relPath)) {
+      const lower = c.toLowerCase()
+      if (CLUTTER_SET.has(lower)) return `inside ${c}`
+      const app = APP_CACHES[lower]
+      if (app) return `inside ${c} (${app}: an editing application's own files are never imported)`
+    }
     return undefined
   }
 
+  /** Why a file of these names is never imported, wherever it comes from (watcher or import), or undefined. */
+  function never(parts: readonly string[]): string | undefined {
+    const name = parts.at(-1)
+    if (name === undefined) return undefined
+    const lower = name.toLowerCase()
+    if (lower.startsWith('._')) return 'an AppleDouble file (._*)'
+    if (lower === '.ds_store') return 'a .DS_Store file'
+    return NEVER_FILES[lower] ?? NEVER_EXTENSIONS[extensionOfName(name)]
+  }
+
   return {
-    /** The media kind a file name's extension says, case-insensitively; undefined when it says none. */
+    /**
+     * The media kind a file name's extension says, case-insensitively; undefined when it says none.
+     * A camera raw essence (an R3D, ARRIRAW or BRAW clip, a CinemaDNG frame) is video inside its card.
+     */
     kindOf(name: string): MediaKind | undefined {
-      return KIND_BY_EXTENSION.get(extensionOf(name))
+      const kind = KIND_BY_EXTENSION.get(extensionOf(name))
+      if (kind !== undefined) return kind
+      const card = cardFile(components(name))
+      return card && (card.role === 'essence' || card.role === 'frame') ? card.kind : undefined
+    },
+
+    /**
+     * Why a file is never imported, by the watcher or by POST /api/asset/import/: inside an editing
+     * application's cache (or clutter, or a work name), an AppleDouble file, .DS_Store, Thumbs.db,
+     * desktop.ini, an Avid database. Undefined otherwise. `relPath` is relative to the device root.
+     */
+    neverImported(relPath: string): string | undefined {
+      return exclusion(relPath) ?? never(components(relPath))
     },
 
     /**
@@ -106,12 +179,15 @@ export function nameRules(rules: Pick<PathRules, 'sep' | 'workFolder'>) {
       const name = parts.at(-1)
       if (name === undefined) return 'not a file'
       const lower = name.toLowerCase()
-      if (lower.startsWith('._')) return 'an AppleDouble file (._*)'
-      if (lower === '.ds_store') return 'a .DS_Store file'
+      const neverBecause = never(parts)
+      if (neverBecause) return neverBecause
       const hidden = parts.findIndex((c) => c.startsWith('.'))
       if (hidden >= 0) return hidden === parts.length - 1 ? 'hidden' : `inside the hidden folder ${parts[hidden]}`
       if (lower.endsWith('.part')) return 'still being transferred (.part)'
       if (lower.endsWith('.tmp')) return 'a temporary file (.tmp)'
+      const card = cardFile(parts)
+      if (card?.reason) return `part of a ${CARD_FORMATS[card.format]} card: ${card.reason}`
+      if (card?.kind) return undefined // a clip's essence (or a frame of one: the scan takes the first)
       const ext = extensionOfName(name)
       if (!KIND_BY_EXTENSION.has(ext)) return ext ? `the extension .${ext} is not a media type` : 'no extension'
       return undefined
@@ -136,6 +212,12 @@ export const excluded = PLATFORM_NAMES.excluded
  * it is a candidate. `relPath` is relative to the device root.
  */
 export const skipped = PLATFORM_NAMES.skipped
+
+/**
+ * Why a file is never imported, by the watcher or by an import (an editing application's cache,
+ * AppleDouble, .DS_Store, Thumbs.db, ...), or undefined. `relPath` is relative to the device root.
+ */
+export const neverImported = PLATFORM_NAMES.neverImported
 
 export type SettleStat = { size: number; mtimeMs: number }
 export type SettleState = 'settled' | 'waiting'

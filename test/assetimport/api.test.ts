@@ -389,6 +389,7 @@ describe('201: the asset and its ImportLog', () => {
       projects: [],
       status_approval: 0,
       modified_by: 'admin',
+      archive_details: {},
       // The task has not run: no proxy yet, so no pictures.
       poster_url: '',
       thumbnail_url: '',

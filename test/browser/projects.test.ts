@@ -238,9 +238,11 @@ test(
       bundle_root: folder,
       status_asset: 6,
       is_production: true,
-      files: { count: FILES + 1 },
+      // The bundle's files, and the copy's ASC MHL history (a manifest and the chain, in ascmhl/).
+      files: { count: FILES + 1 + 2 },
     })
-    expect(readdirSync(folder).length).toBe(FILES / PER_FOLDER + 1)
+    expect(readdirSync(folder).length).toBe(FILES / PER_FOLDER + 1 + 1)
+    expect(readdirSync(join(folder, 'ascmhl')).length).toBe(2)
     // Shared: the target production's reader now reads the linked clip.
     expect((await server.get(`/api/videoassets/${media.drone.id}/`, { key: viewer })).status).toBe(200)
     expect(await cspViolations(tab.page)).toEqual([])

@@ -65,6 +65,7 @@ describe.each(WAYS)('%s', (_, which, every) => {
       'proxies remake',
       'migrate',
       'backup',
+      'verify',
     ])
     const groups = ['user', 'user perm', 'user group', 'group', 'group perm', 'token', 'proxies']
     const runs = [...commands, ...groups].flatMap((c) => [

@@ -357,6 +357,7 @@ test('with --default-api-version 2: productions() and production(id or name) tak
     proxy_url: '',
     upload_root: null,
     move_uploads: false,
+    ignore_patterns: [],
     can_write: true,
     can_delete_assets: true,
     san_mount: '',

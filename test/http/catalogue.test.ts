@@ -208,6 +208,7 @@ describe('productions', () => {
       proxy_url: '',
       upload_root: null,
       move_uploads: false,
+      ignore_patterns: [],
       upload_device: device,
       audioasset_device: device,
       imageasset_device: device,

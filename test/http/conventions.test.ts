@@ -216,12 +216,13 @@ describe('health and docs need no key', () => {
     })
 
     test('describes the POST bodies of every create operation', () => {
-      // Not a task's cancel, a proxy's remake or a device's rescan: they read no body; nor a shot
+      // Not a task's cancel, a proxy's remake, an asset's verification or a device's rescan: they read no body; nor a shot
       // detection, whose body (a threshold) is all optional; nor the archive activities, which take
       // one member or a list of them (test/archive).
       const posts = operations().filter(
         (o) =>
-          o.method === 'post' && !/\/(cancel|proxy|scan|detect|archiveactivities|restoreactivities)\/?$/.test(o.path),
+          o.method === 'post' &&
+          !/\/(cancel|proxy|verify|scan|detect|archiveactivities|restoreactivities)\/?$/.test(o.path),
       )
       expect(posts.map((o) => o.path.replace(/\/$/, ''))).toEqual(
         expect.arrayContaining(
@@ -270,8 +271,9 @@ describe('health and docs need no key', () => {
         if (path.startsWith('/api/health') || path.startsWith('/api/ping')) continue
         const expected = ['401', '406']
         // A task's cancel reads no body: 404, and 409 once it has ended;
-        // nor a proxy's remake: 404, and 409 for an asset with no file in production; nor a device's rescan: 409 while it is offline.
-        if (method === 'post' && /\/(cancel|proxy|scan)\/?$/.test(path)) expected.push('403', '404', '409')
+        // nor a proxy's remake: 404, and 409 for an asset with no file in production; nor an asset's verification
+        // (409: nothing to read); nor a device's rescan: 409 while it is offline.
+        if (method === 'post' && /\/(cancel|proxy|verify|scan)\/?$/.test(path)) expected.push('403', '404', '409')
         else if (method === 'post') expected.push('400', '413', '415')
         else if (path.includes('{id}')) expected.push('404')
         else expected.push('400')

@@ -25,7 +25,8 @@ const parsers = (route: HistoryRoute) => (route.hooks.parse ?? []).map((h) => (t
 test('the body parser is on every route that may take a body and on no GET', () => {
   const routes = history()
   expect(routes.length).toBeGreaterThan(20)
-  // Routes that read no body say so (parse 'none': a device's rescan, a proxy's remake, a task's cancel), and need no parser.
+  // Routes that read no body say so (parse 'none': a device's rescan, a proxy's remake, an asset's verification, a
+  // task's cancel), and need no parser.
   const bodiless = routes
     .filter((route) => parsers(route).includes('none'))
     .map((route) => `${route.method} ${route.path}`)
@@ -34,6 +35,10 @@ test('the body parser is on every route that may take a body and on no GET', () 
     'POST /api/audioassets/:id/proxy',
     'POST /api/imageassets/:id/proxy',
     'POST /api/videoassets/:id/proxy',
+    'POST /api/audioassets/:id/verify',
+    'POST /api/imageassets/:id/verify',
+    'POST /api/videoassets/:id/verify',
+    'POST /api/projectassets/:id/verify',
     'POST /api/tasks/:id/cancel',
   ])
   for (const route of routes) {

@@ -75,6 +75,7 @@ const PRODUCTION_WRITABLE = [
   'proxy_url',
   'upload_root',
   'move_uploads',
+  'ignore_patterns',
   'upload_device',
   'audioasset_device',
   'imageasset_device',

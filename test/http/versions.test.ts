@@ -133,6 +133,7 @@ describe('productions in versions 1 and 2', () => {
     proxy_url: '',
     upload_root: null,
     move_uploads: false,
+    ignore_patterns: [],
     can_write: true,
     can_delete_assets: true,
     san_mount: '',

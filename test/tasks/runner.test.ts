@@ -36,6 +36,7 @@ beforeEach(() => {
     archive: async () => {},
     restore: async () => {},
     shots: async ({ task }) => void ran.push(`shots ${task.id}`),
+    verify: async ({ task }) => void ran.push(`verify ${task.id}`),
     scan: async ({ task }) => void ran.push(`scan ${task.id}`),
   }
   runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
@@ -194,6 +195,7 @@ test('a restart with a task of a key still running and another of the key queued
       archive: async () => {},
       restore: async () => {},
       shots: async () => {},
+      verify: async () => {},
       scan: async () => {},
     },
   })
@@ -218,6 +220,7 @@ test("a handler's last write is committed with the task's end: done with it, or 
       archive: noop,
       restore: noop,
       shots: noop,
+      verify: noop,
       scan: noop,
       import:
         async ({ task }) =>
@@ -308,6 +311,7 @@ test("a task a shutdown left running is queued again at each start with that sta
     archive: async () => {},
     restore: async () => {},
     shots: async () => {},
+    verify: async () => {},
     scan: async () => {},
   }
   await runner.stop(0)
@@ -354,6 +358,7 @@ describe('a grouped kind', () => {
         archive: noop,
         restore: noop,
         shots: noop,
+        verify: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
           runs.set(task.id, (runs.get(task.id) ?? 0) + 1)
@@ -395,6 +400,7 @@ describe('a grouped kind', () => {
         archive: noop,
         restore: noop,
         shots: noop,
+        verify: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
           if (task.params.asset === 2) throw new Error('the work failed')
@@ -446,6 +452,7 @@ describe('a grouped kind', () => {
         archive: noop,
         restore: noop,
         shots: noop,
+        verify: noop,
         scan: noop,
         import: grouped(async ({ task, exclusive }) => {
           order.push(`start ${task.params.asset}`)
@@ -485,6 +492,7 @@ describe('a grouped kind', () => {
         archive: noop,
         restore: noop,
         shots: noop,
+        verify: noop,
         scan: noop,
         import: grouped(async ({ task }) => {
           order.push(`start ${task.id}`)

@@ -11,13 +11,31 @@ import type { Db } from '../../db/client.ts'
 import { type MediaKind, productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
+import { MHL_FOLDER, newGeneration } from '../../storage/mhl.ts'
 import { type Made, type ProxyProgress, makeProxyWithPictures, rewrapProxyWithPictures } from '../../media/proxy.ts'
 import { proxyNames } from '../../media/proxyname.ts'
 import { SMALL_FILE, fingerprintFile, fingerprintSmallFile } from '../../storage/fingerprint.ts'
-import { type MovePlan, destinationPath, moveFile, planMove } from '../../storage/file.ts'
+import {
+  type MovePlan,
+  type MoveResult,
+  destinationPath,
+  moveFile,
+  planMove,
+  removeEmptyFolders,
+} from '../../storage/file.ts'
 import { waitingStep, whileInUse } from '../../storage/busy.ts'
 import { CancelledError } from '../../storage/fs.ts'
-import { deviceFor, fileOnDevice, stampOf } from '../../storage/paths.ts'
+import {
+  baseName as baseNameOf,
+  below,
+  deviceFor,
+  dirName,
+  fileOnDevice,
+  relParts,
+  splitRel,
+  stampOf,
+  trimSep,
+} from '../../storage/paths.ts'
 import { describe } from '../../storage/errors.ts'
 import { type Handler, SHUTDOWN, type TaskOf, grouped } from '../../tasks/runner.ts'
 import type { ImportParams } from '../../tasks/kinds.ts'
@@ -120,11 +138,14 @@ export function importAbandon(db: Db, deps: ImportDeps) {
     importFailed(deps, params, reason, {}, by)
     const plan = params.move?.plan as MovePlan | undefined
     if (!ran || !plan) return
+    // A card's move: the file under way is finished; only its essence (the last file) is the asset's.
+    const card = params.move?.card
+    const essence = !card || (card.done ?? 0) >= card.files.length - 1
     return async () => {
       const asset = deps.media.byId(params.asset)
       if (!asset) return
       const moved = await moveFile(plan)
-      settleMove(db, deps.media, asset, moved, params.move!.device, params.move!.held === true, by)
+      if (essence) settleMove(db, deps.media, asset, moved, params.move!.device, params.move!.held === true, by)
     }
   }
 }
@@ -194,7 +215,31 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
 
       /** The move, the probe and the proxy: the work that may take long (bytes copied, ffmpeg). */
       const steps = async () => {
-        if (online && params.move) {
+        if (online && params.move?.card) {
+          // A clip of a camera card: its files (and for one clip the card's own) go to the card's new
+          // folder under their own names and relative places, the essence last (docs/cards.md).
+          const target = moveDevice!
+          const source = allDevices.find((d) => d.id === asset!.device)
+          if (!source) throw new Error('the device to move from is gone')
+          const moved = await moveCardFiles({
+            params,
+            asset,
+            source,
+            target,
+            signal,
+            save,
+            progress,
+            taken: (path) => {
+              const there = media.byPath(path)
+              return there && there.id !== asset.id ? there.id : undefined
+            },
+          })
+          settleMove(db, media, asset, moved, target.id, params.move.held === true, by)
+          removeCardFolders(source.path, params.move.card)
+          advance(IMPORT_STATUS.moved)
+          asset = assetOf(asset.id)!
+          named(asset)
+        } else if (online && params.move) {
           const target = moveDevice!
           const source = allDevices.find((d) => d.id === asset!.device)
           if (!source) throw new Error('the device to move from is gone')
@@ -265,7 +310,13 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           named(asset)
         }
 
-        if (online) {
+        // A camera raw essence (R3D, ARRIRAW, BRAW, CinemaDNG): ffprobe and ffmpeg read none of them.
+        const raw = (asset.technical.card as { raw?: boolean } | undefined)?.raw === true
+        if (online && raw) {
+          warning.probe = `${baseNameOf(asset.path_file)} is camera raw, which ffprobe cannot read: nothing was probed (docs/cards.md)`
+          warning.proxy = 'camera raw: no proxy was made (docs/cards.md)'
+        }
+        if (online && !raw) {
           progress({ step: 'probe', percent: null })
           // The content fingerprint (storage/fingerprint.ts), read once the file is where it stays:
           // the asset is recognised by it when it next turns up on another file system.
@@ -375,6 +426,160 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       throw new Error(reason)
     }
   }, IMPORT_GROUP)
+}
+
+/**
+ * Moves a card clip's files (params.move.card) one by one, each planned (exact: under its own name,
+ * or not at all) and its plan recorded before the disk changes, as a single file's move is; a
+ * resume goes on from the file recorded. A file of the card other than the essence that is gone
+ * meanwhile is passed over; the essence, last, must be there. Answers the essence's move.
+ */
+async function moveCardFiles(c: {
+  params: ImportParams
+  asset: { path_file: string; file_dev: number | null; file_ino: number | null }
+  source: { path: string }
+  target: { path: string }
+  signal: AbortSignal
+  save: (params: ImportParams) => void | Promise<void>
+  progress: (p: Record<string, unknown>) => void
+  /** The asset other than this one catalogued at a path, if any. */
+  taken: (path: string) => number | undefined
+}): Promise<MoveResult> {
+  const move = c.params.move!
+  const card = move.card!
+  let plan = move.plan as MovePlan | undefined
+  let done = card.done ?? 0
+  const copied: Record<string, string> = { ...card.copied }
+  const record = async (next: MovePlan | undefined, at: number) => {
+    await c.save({ ...c.params, move: { ...move, plan: next, card: { ...card, done: at, copied } } })
+  }
+  // Bytes to copy when the move crosses file systems: the sizes of the files still to move.
+  let total = 0
+  for (const rel of card.files.slice(done)) total += lstatSync(card.from + rel, { throwIfNoEntry: false })?.size ?? 0
+  let before = 0
+  c.progress({ step: 'move', bytes_done: 0, bytes_total: total, percent: 0 })
+  for (; done < card.files.length; done++) {
+    const rel = card.files[done]!
+    const last = done === card.files.length - 1
+    if (!plan) {
+      try {
+        plan = planMove({
+          source: card.from + rel,
+          sourceRoot: c.source.path,
+          targetRoot: c.target.path,
+          targetDir: card.to + dirName(rel),
+          exact: true,
+          expect:
+            last && c.asset.file_dev !== null && c.asset.file_ino !== null
+              ? { dev: c.asset.file_dev, ino: c.asset.file_ino }
+              : undefined,
+        })
+      } catch (error) {
+        if (!last && (error as NodeJS.ErrnoException).code === 'ENOENT') continue // gone meanwhile: nothing to move
+        throw error
+      }
+      if (last) {
+        const other = c.taken(destinationPath(plan))
+        if (other !== undefined)
+          throw new Error(`asset ${other} is catalogued at ${destinationPath(plan)}; nothing was moved`)
+      }
+      await record(plan, done)
+    }
+    let current: MovePlan = plan
+    const heldPath = card.from + rel
+    const size = plan.file.size
+    const moved = await whileInUse(
+      () =>
+        moveFile(current, {
+          signal: c.signal,
+          record: (next) => {
+            current = next
+            return record(next, done)
+          },
+          onProgress: (bytes) =>
+            c.progress({
+              bytes_done: before + bytes,
+              bytes_total: total,
+              percent: total > 0 ? Math.min(100, ((before + bytes) / total) * 100) : null,
+            }),
+        }),
+      {
+        signal: c.signal,
+        path: (error) =>
+          error.path && !error.path.startsWith('.reelhouse-move-') && error.path !== current.source.rel
+            ? current.target.root + error.path
+            : heldPath,
+        onWait: (path) => c.progress({ step: waitingStep(path) }),
+        onRetry: () => c.progress({ step: 'move' }),
+      },
+    )
+    before += size
+    if (moved.xxh64) copied[rel] = moved.xxh64
+    if (last) {
+      c.progress({ bytes_done: total, bytes_total: total, percent: 100 })
+      recordCardHistory(card, copied, c.progress)
+      return moved
+    }
+    plan = undefined
+    await record(undefined, done + 1)
+  }
+  throw new Error('the card move has no essence to move')
+}
+
+/**
+ * The ASC MHL generation of a card clip's files copied across file systems (docs/cards.md): a
+ * `transfer` generation at the card's new folder listing each copied file with the hash its
+ * verified copy read, so that every copied card carries its history (`ascmhl/` at its root; one
+ * generation per clip, as each clip is its own import). A rename copies no bytes and has nothing
+ * to record. A card that came with a history of its own (a DIT tool's offload) keeps it as it
+ * came: its generations would otherwise be numbered against ours while it is still on its way.
+ * A history that cannot be written does not undo the move: the task's progress says why.
+ */
+function recordCardHistory(
+  card: NonNullable<NonNullable<ImportParams['move']>['card']>,
+  copied: Record<string, string>,
+  progress: (p: Record<string, unknown>) => void,
+) {
+  const files = card.files.filter((rel) => copied[rel] !== undefined)
+  if (!files.length) return
+  const root = card.to.replace(/[\\/]+$/, '')
+  if (
+    lstatSync(card.from + MHL_FOLDER, { throwIfNoEntry: false }) ||
+    card.files.some((f) => splitRel(f)[0] === MHL_FOLDER)
+  )
+    return
+  try {
+    newGeneration(
+      root,
+      files.map((rel) => {
+        const s = statSync(card.to + rel)
+        return { path: splitRel(rel).join('/'), size: s.size, lastModified: new Date(s.mtimeMs), xxh64: copied[rel]! }
+      }),
+      { process: 'transfer', comment: `move of ${splitRel(card.files.at(-1)!).join('/')} into the production` },
+    )
+  } catch (error) {
+    progress({ history_problem: `the card's ASC MHL history was not written: ${describe(error)}` })
+  }
+}
+
+/**
+ * The card's folders where it was dropped, once empty: each folder of the files moved, up to the
+ * card's own folder (when it had one; never the watch folder it lay in). Each clip's import tries;
+ * the one that empties a folder removes it.
+ */
+function removeCardFolders(sourceRoot: string, card: NonNullable<NonNullable<ImportParams['move']>['card']>) {
+  const base = below(sourceRoot, card.from)
+  if (base === undefined) return
+  const folders = new Set<string>()
+  for (const rel of card.files) for (let d = dirName(rel); d !== ''; d = dirName(d)) folders.add(base + d)
+  const own = trimSep(base)
+  if (card.own && own !== '') folders.add(own)
+  const deepestFirst = [...folders].sort((a, b) => relParts(b).length - relParts(a).length)
+  try {
+    removeEmptyFolders(sourceRoot, deepestFirst)
+  } catch {
+    // Left as they are: an empty folder is no harm.
+  }
 }
 
 /** A regular file at `path` itself (a link is not followed). */

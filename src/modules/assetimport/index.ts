@@ -90,9 +90,11 @@ export function assetImportModule(ctx: ModuleContext, imports: Imports) {
           description:
             'Registers the asset (201 once the asset and its ImportLog exist), then moves (move_asset), probes and makes a proxy in a task ' +
             "(the answer's task: {id, state, url}; GET it for its step, move/probe/proxy, and percent) that writes its progress into the ImportLog: import_completed, or import_failed with error. A bad path_file " +
-            "(also the service's own output: a file in a proxy_root, an asset's path_proxy, the data folder, .reelhouse-* names) " +
+            "(also the service's own output: a file in a proxy_root, an asset's path_proxy, the data folder, .reelhouse-* names; " +
+            "a file never imported: an editing application's cache, AppleDouble, a pattern of the production's ignore_patterns; " +
+            "a camera card's file that is no clip's essence) " +
             'answers 406 {type, detail} and leaves an ImportLog. A file in the folders or the catalogue of a production you cannot write to is 403; ' +
-            'one another production catalogues is never moved (400 at /move_asset). Importing a path an asset of the kind already has updates that asset.',
+            "one another production catalogues is never moved (400 at /move_asset), nor is a camera card's clip (a card moves whole, docs/cards.md). Importing a path an asset of the kind already has updates that asset.",
         },
       },
     )

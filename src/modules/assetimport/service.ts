@@ -20,12 +20,17 @@ import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import {
   PathError,
   type PathRules,
+  below,
   fileOnDevice,
   folderBelow,
   isInside,
   realOf,
+  relParts,
   rulesFor,
 } from '../../storage/paths.ts'
+import { neverImported } from '../../watch/ingest.ts'
+import { ignoreRules } from '../../watch/patterns.ts'
+import { type CardImport, cardAtImport } from './cards.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import type { Runner } from '../../tasks/runner.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -231,7 +236,12 @@ export function createImports(
      * moved clip to it): a re-import would put the watcher's bare request (its file name, empty
      * metadata) over that asset's record.
      */
-    register(req: ImportRequest, actor: Principal, payload: string, options?: { newOnly: true }): ImportResult {
+    register(
+      req: ImportRequest,
+      actor: Principal,
+      payload: string,
+      options?: { newOnly: true; card?: CardImport },
+    ): ImportResult {
       requireFileWork() // the import task probes, moves and makes proxies
       const kind = req.type
       const meta = req.asset.asset_meta
@@ -314,6 +324,40 @@ export function createImports(
             : 'path_file does not exist (it must be an existing file unless the asset is archived only).',
         )
 
+      // Never input either (docs/cards.md, Ignored files): an editing application's cache, AppleDouble
+      // and desktop files, and what the production's own ignore patterns name. Then camera cards: a
+      // file of a card that is not a clip's essence is not an asset (its clip is), and a clip is
+      // imported with its card's facts; a card moves whole, which only the watcher does.
+      let card: CardImport | undefined
+      const rel = below(file.device.path, file.path)
+      if (rel !== undefined) {
+        const names = relParts(rel)
+        const never = neverImported(rel)
+        if (never) refusePath(req, payload, production.id, `path_file is never imported: ${never}.`)
+        const pattern = ignoreRules(production.ignore_patterns).match(names)
+        if (pattern)
+          refusePath(
+            req,
+            payload,
+            production.id,
+            `path_file matches the production's ignore pattern ${JSON.stringify(pattern)}: it is never imported.`,
+          )
+        const found = archiveOnly ? undefined : (options?.card ?? cardAtImport(file.device.path, names))
+        if (found && 'reason' in found)
+          refusePath(
+            req,
+            payload,
+            production.id,
+            `path_file is ${found.reason}; it is not imported as an asset of its own${found.essence ? ` (its clip's asset is ${found.essence})` : ''}.`,
+          )
+        card = found
+        if (card && moves && !card.move)
+          throw invalid(
+            '/move_asset',
+            'path_file is a clip of a camera card, and a card is moved whole, never clip by clip (docs/cards.md): drop the card into the watch folder of a production whose move_uploads is true, or import it without move_asset.',
+          )
+      }
+
       // path_proxy is read by a rewrap and copied into the proxy folder: the same gate as path_file,
       // so a request cannot have the service copy a file from off the devices or from another
       // production's folders.
@@ -338,6 +382,8 @@ export function createImports(
           ? Object.fromEntries(Object.entries(current).filter(([k]) => !TIMECODE_MEMBERS[kind].includes(k)))
           : current
       if (timecodeGiven) technical.timecode_source = 'request'
+      // The card's facts (docs/cards.md): a clip imported again takes them anew.
+      if (card?.facts) technical.card = card.facts
       /**
        * The columns an import writes, over what the asset at this path (if any) already has. An
        * asset whose file a queued or running task moves stays out of production until it is done.
@@ -441,7 +487,24 @@ export function createImports(
           kind,
           logs: [logId],
           rewrap_proxy: req.rewrap_proxy,
-          ...(moves ? { move: { device: destination!.id, held: true as const } } : {}),
+          ...(moves
+            ? {
+                move: {
+                  device: destination!.id,
+                  held: true as const,
+                  ...(card?.move
+                    ? {
+                        card: {
+                          from: card.move.from,
+                          to: card.move.to,
+                          files: card.move.files,
+                          own: card.move.own,
+                        },
+                      }
+                    : {}),
+                },
+              }
+            : {}),
           given: kind === 'video' ? Object.keys(technical) : Object.keys(req.asset.technical_details),
           ...(actor.id ? { user: actor.id } : {}),
         }

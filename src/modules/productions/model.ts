@@ -25,6 +25,10 @@ const productionFields = {
     description:
       "true: the watcher moves each file it imports from the production's watch folder into the production's area, as an import with move_asset does (STORAGE_ROOT/<video|audio|image>/ when the device for the kind holds the storage_root, else DEVICE/CODENAME/<kind>/); false (the default): the file is catalogued where it was dropped (docs/watcher.md)",
   }),
+  ignore_patterns: t.Array(t.String(), {
+    description:
+      "The production's own ignore patterns: files they name are never imported, by the watcher or by an import. Globs matched without case against a file's path from its device's root (`*`, `?`, `[a-z]`, `**` for any folders; a pattern without / names a file or folder anywhere; a final / folders only); default [] (docs/cards.md, Ignored files)",
+  }),
   can_write: t.Boolean({
     description:
       'The requesting user may create, change and delete records in this production (superuser, or write access)',
@@ -85,6 +89,13 @@ const MoveUploadsGiven = t.Optional(
       "true: the watcher moves the files it imports from the watch folder into the production's area (as move_asset; docs/watcher.md). Default false: they stay where they were dropped. In form data true/false or 1/0",
   }),
 )
+const IgnorePatternsGiven = t.Optional(
+  t.Array(t.String({ maxLength: 4096 }), {
+    maxItems: 1000,
+    description:
+      'Glob patterns (at most 100, each 1 to 255 characters) of files never imported, matched without case against the path from the device root: `*`, `?`, `[a-z]`, `**`; without / a name anywhere, with / a path from the device root, a final / folders only (docs/cards.md). A pattern that is not valid is 400 invalid at /ignore_patterns/<index>',
+  }),
+)
 const DeviceIdGiven = t.Optional(
   Type.Integer({ minimum: 1, description: 'Device id; default: the device of storage_root' }),
 )
@@ -108,6 +119,7 @@ export const ProductionCreate = t.Object({
     }),
   ),
   move_uploads: MoveUploadsGiven,
+  ignore_patterns: IgnorePatternsGiven,
   upload_device: DeviceIdGiven,
   audioasset_device: DeviceIdGiven,
   imageasset_device: DeviceIdGiven,
@@ -166,6 +178,7 @@ export const ProductionUpdate = t.Object({
     }),
   ),
   move_uploads: MoveUploadsGiven,
+  ignore_patterns: IgnorePatternsGiven,
   upload_device: DeviceGiven,
   audioasset_device: DeviceGiven,
   imageasset_device: DeviceGiven,

@@ -23,6 +23,7 @@ import {
   samePath,
 } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'
+import { patternsProblem } from '../../watch/patterns.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { DeviceRow } from '../devices/model.ts'
 import type { Devices } from '../devices/service.ts'
@@ -41,6 +42,7 @@ const FIELDS = [
   'proxy_url',
   'upload_root',
   'move_uploads',
+  'ignore_patterns',
   ...DEVICE_FIELDS,
 ] as const
 type Row = typeof productions.$inferSelect
@@ -283,6 +285,20 @@ function refuseForeignRoots(
   }
 }
 
+/**
+ * ignore_patterns as given (docs/cards.md, Ignored files): each a glob the watcher and imports can
+ * match (patterns.ts), at most MAX_PATTERNS; a bad one is 400 invalid at its index. Kept as written.
+ */
+function ignorePatterns(value: readonly string[]): string[] {
+  const problem = patternsProblem(value)
+  if (problem)
+    throw invalid(
+      problem.index === undefined ? '/ignore_patterns' : `/ignore_patterns/${problem.index}`,
+      problem.detail,
+    )
+  return [...value]
+}
+
 /** Creates a drop folder that is missing (400 at /upload_root when it cannot be made). */
 function makeDropFolder(drop: { path: string; device: DeviceRow }) {
   try {
@@ -346,6 +362,7 @@ export function createProductions(
       for (const f of ['name', 'codename', 'company', 'proxy_url'] as const)
         if (body[f] !== undefined) next[f] = body[f]
       if (body.move_uploads !== undefined) next.move_uploads = body.move_uploads
+      if (body.ignore_patterns !== undefined) next.ignore_patterns = ignorePatterns(body.ignore_patterns)
       const all = deviceService.all()
       for (const f of DEVICE_FIELDS) {
         const given = body[f]
@@ -481,6 +498,7 @@ export function createProductions(
       )
       if (body.proxy_url && !/^https?:\/\/\S+$/.test(body.proxy_url))
         throw invalid('/proxy_url', 'Must be an http or https URL.')
+      const ignore = ignorePatterns(body.ignore_patterns ?? [])
       const upload = givenDrop(body.upload_root)
       const drop =
         typeof upload === 'string'
@@ -525,6 +543,7 @@ export function createProductions(
             proxy_url: body.proxy_url ?? '',
             upload_root: drop?.path ?? null,
             move_uploads: body.move_uploads ?? false,
+            ignore_patterns: ignore,
             ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
             date_add: isoTimestamp(),
           })

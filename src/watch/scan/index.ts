@@ -9,6 +9,8 @@
 //           are missing (apply.ts);
 //   ingest  settled new files of a watch folder through the same register() as
 //           POST /api/asset/import/ (ingest.ts).
+// A camera card is one unit (cards.ts, docs/cards.md): the walk of a folder inside one walks the
+// whole card, and the ingest phase imports a card whole, one asset per clip, once all of it settled.
 // Each phase adds what it found to the run and hands it on; the scan reports the counts at the
 // end. Events are hints; this is the truth. The watcher never deletes a catalogue record: missing
 // files only go offline.

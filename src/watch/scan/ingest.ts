@@ -6,16 +6,19 @@
 // decided are said. Hands on (Ingested) the counts for the report.
 import type { Db } from '../../db/client.ts'
 import { committed } from '../../db/aftercommit.ts'
-import { productions } from '../../db/schema.ts'
+import { devices, productions } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
-import { AlreadyCatalogued } from '../../modules/assetimport/service.ts'
+import { AlreadyCatalogued, moveFolder } from '../../modules/assetimport/service.ts'
 import { IMPORT_STATUS } from '../../modules/importlogs/service.ts'
 import { SYSTEM } from '../../modules/users/service.ts'
-import { baseName } from '../../storage/paths.ts'
+import { baseName, below, relParts } from '../../storage/paths.ts'
+import { removeEmptyFolders } from '../../storage/file.ts'
 import { openForWriting } from '../../storage/writers.ts'
 import { kindOf } from '../ingest.ts'
 import type { DiskEntry, IngestCandidate } from '../reconcile.ts'
+import { type IgnoreRules, ignoreRules } from '../patterns.ts'
 import type { Applied } from './apply.ts'
+import { type Candidate, type Upload, finishCard, settledCards, sortOutCards } from './cards.ts'
 import type { Decided } from './decide.ts'
 import type { Gathered } from './gather.ts'
 import { movesUpload } from './owner.ts'
@@ -39,8 +42,28 @@ type Run = ScanRun & Walked & Gathered & Decided & Verified & Applied
 export async function ingest(run: Run): Promise<Ingested> {
   const { deps, device, outcome } = run
   const waiting: string[] = []
-  let settled = await settledFiles(run, waiting)
-  const held = await holdMoves(run, settled)
+  const uploads = uploadsOf(run.db)
+  const ignored = ignoredBy(run, uploads)
+  // The files of camera cards apart: a card is imported whole, once all of it has settled (cards.ts).
+  const { plain, cards } = sortOutCards(run, outcome.ingest, uploads)
+  let settled = await settledFiles(run, plain, ignored, waiting)
+  const proxies = await proxiesAmong(run, [...cards.values()].flat())
+  const settledCardList = settledCards(
+    run,
+    cards,
+    {
+      uploads,
+      open: deps.importsOpen?.() ?? true,
+      state: (file) => {
+        if (deps.media.atPathForScan(file.path).length > 0) return 'catalogued'
+        if (proxies.has(file.path) || deps.media.dismissed(file.path, file) || ignored(file)) return 'unwanted'
+        return 'new'
+      },
+    },
+    waiting,
+  )
+  const cardFiles = settledCardList.flatMap((c) => c.clips.map((x) => x.file))
+  const held = await holdMoves(run, [...settled, ...cardFiles])
   const heldPaths = new Set(held.map((h) => h.path))
   if (held.length) settled = settled.filter((f) => !heldPaths.has(f.path))
   if (held.length)
@@ -49,7 +72,23 @@ export async function ingest(run: Run): Promise<Ingested> {
       held.map((h) => h.path),
       HELD_LOOK_MS,
     )
-  const { imported, ingested } = await importSettled(run, settled, waiting)
+  // A production's cards go where its videos go (moveFolder): STORAGE_ROOT/video/, or DEVICE/CODENAME/video/.
+  const deviceList = [...run.roots].map(([id, path]) => ({ id, path }))
+  const placeOf = (p: Upload) => {
+    const root = run.roots.get(p.videoasset_device)
+    if (root === undefined) return undefined
+    const parent = moveFolder(deviceList, { id: p.videoasset_device, path: root }, p, 'video')
+    return { device: p.videoasset_device, root, parent }
+  }
+  // A card with a clip held (moved here from another file system, its original still in place) waits whole.
+  const candidates: Candidate[] = settled.map((file) => ({ file }))
+  for (const card of settledCardList) {
+    if (card.clips.some((c) => heldPaths.has(c.file.path))) continue
+    candidates.push(...finishCard(run, card, uploads, placeOf))
+  }
+  ignored.said()
+  const { imported, ingested } = await importSettled(run, candidates, uploads, waiting)
+  releaseUnusedCardFolders(run, candidates, ingested)
   deps.recent.remember(
     outcome.strangers.filter((e) => !ingested.has(e.path)),
     run.now,
@@ -65,27 +104,93 @@ export async function ingest(run: Run): Promise<Ingested> {
   return { imported, waiting, held }
 }
 
-/** The new files that stopped growing (settled) and may be imported now; the others go to `waiting`. */
-async function settledFiles(run: Run, waiting: string[]): Promise<IngestCandidate[]> {
-  const { deps, outcome, slice } = run
-  const { media } = deps
-  // Which of them are some asset's proxy: a thousand paths a query, with turns between.
+/**
+ * A card's folder made for a move none of whose clips was imported after all (another scan took
+ * them meanwhile, a refusal): removed again while empty, so no empty `A001_1` is left behind.
+ */
+function releaseUnusedCardFolders(run: Run, candidates: readonly Candidate[], ingested: ReadonlySet<string>) {
+  const folders = new Map<string, { device: number; used: boolean }>()
+  for (const c of candidates) {
+    const move = c.card?.move
+    if (!move) continue
+    const at = folders.get(move.to) ?? { device: move.device, used: false }
+    at.used ||= ingested.has(c.file.path)
+    folders.set(move.to, at)
+  }
+  for (const [to, { device, used }] of folders) {
+    const root = run.roots.get(device)
+    const rel = root === undefined ? undefined : below(root, to)
+    if (used || root === undefined || !rel) continue
+    try {
+      removeEmptyFolders(root, [rel])
+    } catch {
+      // Left as it is: an empty folder is no harm.
+    }
+  }
+}
+
+/** Which of `files` are some asset's proxy: a thousand paths a query, with turns between. */
+async function proxiesAmong(run: Run, files: readonly IngestCandidate[]): Promise<Set<string>> {
   const proxies = new Set<string>()
-  for (let i = 0; i < outcome.ingest.length; i += 1000) {
-    for (const p of media.proxiesAmong(outcome.ingest.slice(i, i + 1000).map((f) => f.path))) proxies.add(p)
+  for (let i = 0; i < files.length; i += 1000) {
+    for (const p of run.deps.media.proxiesAmong(files.slice(i, i + 1000).map((f) => f.path))) proxies.add(p)
     await run.breathe()
   }
+  return proxies
+}
+
+/**
+ * Whether a production's own ignore patterns name a new file (docs/cards.md, Ignored files): its
+ * path from its device's root, against the patterns of the production it would go to. `said()`
+ * writes one log line for the scan (how many, and the first with its pattern), not one per file.
+ */
+function ignoredBy(run: Run, uploads: ReadonlyMap<number, Upload>) {
+  const rules = new Map<number, IgnoreRules>()
+  let count = 0
+  let first: { path: string; production: number; pattern: string } | undefined
+  const test = (file: IngestCandidate): boolean => {
+    const p = uploads.get(file.production)
+    if (!p?.ignore_patterns.length) return false
+    let r = rules.get(p.id)
+    if (!r) rules.set(p.id, (r = ignoreRules(p.ignore_patterns)))
+    const root = run.roots.get(file.device)
+    const rel = root === undefined ? undefined : below(root, file.path)
+    const pattern = rel === undefined ? undefined : r.match(relParts(rel))
+    if (pattern === undefined) return false
+    count++
+    first ??= { path: file.path, production: p.id, pattern }
+    return true
+  }
+  const said = () => {
+    if (first)
+      run.deps.log.info("files are not imported: their production's ignore_patterns name them", { count, ...first })
+  }
+  return Object.assign(test, { said })
+}
+
+/** The new files that stopped growing (settled) and may be imported now; the others go to `waiting`. */
+async function settledFiles(
+  run: Run,
+  files: readonly IngestCandidate[],
+  ignored: (file: IngestCandidate) => boolean,
+  waiting: string[],
+): Promise<IngestCandidate[]> {
+  const { deps, slice } = run
+  const { media } = deps
+  const proxies = await proxiesAmong(run, files)
   const open = deps.importsOpen?.() ?? true
   // A drop of 20,000 files is 20,000 lookups and then 20,000 imports written one by one: done in
   // slices (see the run's `slice`), so that requests are answered meanwhile.
   const settled: IngestCandidate[] = []
-  for (const file of outcome.ingest) {
+  for (const file of files) {
     if (slice.due()) await slice.tick()
     // Our own, or catalogued meanwhile (any kind, online or not): never twice. (The scan's light
     // rows at the path, not whole records: this is asked once per file of a drop.)
     if (proxies.has(file.path) || media.atPathForScan(file.path).length > 0) continue
     // A file whose asset a user deleted (at this path, or moved here since): not imported again.
     if (media.dismissed(file.path, file)) continue
+    // A file the production's own patterns ignore.
+    if (ignored(file)) continue
     if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, run.now) === 'settled' && open)
       settled.push(file)
     else waiting.push(file.path)
@@ -152,10 +257,9 @@ async function holdMoves(run: Run, settled: readonly IngestCandidate[]) {
 type ImportContext = {
   /** Files a writer still holds open: waiting, not imported. */
   writing: ReadonlySet<string>
-  uploads: Map<
-    number,
-    { id: number; name: string; storage_root: string; upload_root: string | null; move_uploads: boolean }
-  >
+  uploads: ReadonlyMap<number, Upload>
+  /** Device names by id (a card's move names the device its folder was made on). */
+  deviceNames: ReadonlyMap<number, string>
   waiting: string[]
 }
 
@@ -167,14 +271,26 @@ type ImportContext = {
  * (docs/benchmarks.md, stall). The transaction never spans a wait: the slice ends before the
  * next turn, and the cancel check is made between slices, outside it.
  */
-async function importSettled(run: Run, settled: readonly IngestCandidate[], waiting: string[]) {
+async function importSettled(
+  run: Run,
+  settled: readonly Candidate[],
+  uploads: ReadonlyMap<number, Upload>,
+  waiting: string[],
+) {
   const { db, deps, device, slice } = run
   const ingested = new Set<string>()
   let imported = 0
   const ctx: ImportContext = {
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).
-    writing: openForWriting(new Set(settled.map((f) => f.path))),
-    uploads: uploadsOf(db),
+    writing: openForWriting(new Set(settled.filter((c) => !c.card).map((c) => c.file.path))),
+    uploads,
+    deviceNames: new Map(
+      db
+        .select({ id: devices.id, name: devices.name })
+        .from(devices)
+        .all()
+        .map((d) => [d.id, d.name]),
+    ),
     waiting,
   }
   const importSlice = committed(db.$client, (from: number) => {
@@ -196,7 +312,7 @@ async function importSettled(run: Run, settled: readonly IngestCandidate[], wait
       // and those not tried yet are looked at again later (the scan itself fails with the error).
       deps.later(
         device.id,
-        settled.slice(i).map((f) => f.path),
+        settled.slice(i).map((c) => c.file.path),
         deps.settleMs,
       )
       throw error
@@ -210,15 +326,19 @@ async function importSettled(run: Run, settled: readonly IngestCandidate[], wait
 }
 
 /** The productions new files go to, by id. */
-function uploadsOf(db: Db): ImportContext['uploads'] {
+function uploadsOf(db: Db): Map<number, Upload> {
   return new Map(
     db
       .select({
         id: productions.id,
         name: productions.name,
+        codename: productions.codename,
         storage_root: productions.storage_root,
         upload_root: productions.upload_root,
+        upload_device: productions.upload_device,
+        videoasset_device: productions.videoasset_device,
         move_uploads: productions.move_uploads,
+        ignore_patterns: productions.ignore_patterns,
       })
       .from(productions)
       .all()
@@ -227,7 +347,7 @@ function uploadsOf(db: Db): ImportContext['uploads'] {
 }
 
 /** Imports `file` (a savepoint of the slice's transaction); its path when it became an asset. */
-function importOne(run: Run, ctx: ImportContext, file: IngestCandidate): string | undefined {
+function importOne(run: Run, ctx: ImportContext, { file, name, card }: Candidate): string | undefined {
   const { deps } = run
   if (ctx.writing.has(file.path)) {
     ctx.waiting.push(file.path)
@@ -236,14 +356,17 @@ function importOne(run: Run, ctx: ImportContext, file: IngestCandidate): string 
   deps.settle.forget(file.path)
   const production = ctx.uploads.get(file.production)
   if (production === undefined) return
+  // A card's clip moves with its card (its move decided for the whole card), or not at all.
+  const destination = card?.move ? ctx.deviceNames.get(card.move.device) : undefined
   const request = {
     type: file.kind,
     production: production.name,
     rewrap_proxy: false,
-    move_asset: movesUpload(production, file.path),
+    move_asset: card ? destination !== undefined : movesUpload(production, file.path),
+    ...(destination !== undefined ? { asset_destination: destination } : {}),
     asset: {
       asset_meta: {
-        name: baseName(file.path).replace(/\.[^.]+$/, ''),
+        name: name ?? baseName(file.path).replace(/\.[^.]+$/, ''),
         path_file: file.path,
         is_archive: false,
         is_production: true,
@@ -259,6 +382,7 @@ function importOne(run: Run, ctx: ImportContext, file: IngestCandidate): string 
     // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
     deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: run.device.name, path_file: file.path }), {
       newOnly: true,
+      ...(card ? { card } : {}),
     })
     return file.path
   } catch (error) {

@@ -20,6 +20,7 @@ import {
 } from '../../storage/paths.ts'
 import { excluded } from '../ingest.ts'
 import type { DiskEntry } from '../reconcile.ts'
+import { widenToCards } from './cards.ts'
 import { type ScanRun, underAny } from './run.ts'
 
 export type Walked = {
@@ -49,6 +50,8 @@ export async function walk(run: ScanRun): Promise<Walked> {
     undecodable: new Map(),
     dirs: [],
   }
+  // A camera card is one unit (docs/cards.md): a scan of a folder inside one walks the whole card.
+  if (run.task.params.paths !== null) widenToCards(run)
   for (const scope of run.scopes) await walkScope(run, w, scope)
   await followVanished(run, w)
   // A folder of this scan that was seen before under another name was renamed: its old name is

@@ -1,0 +1,1 @@
+ALTER TABLE `productions` ADD `ignore_patterns` text DEFAULT '[]' NOT NULL;
