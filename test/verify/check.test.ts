@@ -1,10 +1,11 @@
 // The check under `reelhouse verify` and the verify task (src/modules/verify/check.ts) on real
 // folders: a history of a folder below (a card copied into a project) read as a history of its
 // own, links neither followed nor listed, a history of another tool that recorded md5 only, a
-// large file hashed a piece at a time with progress, and the walk up to a history that stops at
-// the device's folder.
+// large file hashed a piece at a time with progress, the walk up to a history that stops at the
+// device's folder, a folder above the history's root swapped for a link once the history was read
+// (nothing outside is read), and a walk of a large tree that lets the event loop run.
 import { afterAll, expect, test } from 'bun:test'
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   type CheckOptions,
@@ -14,6 +15,7 @@ import {
   openDevice,
 } from '../../src/modules/verify/check.ts'
 import { close } from '../../src/storage/dirfd.ts'
+import { CancelledError } from '../../src/storage/errors.ts'
 import { c4Id, newGeneration } from '../../src/storage/mhl.ts'
 import { folders } from '../helpers/envelope.ts'
 import { makeTree } from '../helpers/tree.ts'
@@ -150,3 +152,88 @@ test('the nearest history above a file stops at the device folder; locateHistory
     within: 'day1/clip.mov',
   })
 })
+
+test("a folder between the device and the history's root swapped for a link once the history was read: the check stays in the folder it opened, nothing of the link's target is read", async () => {
+  const device = join(dirs.make(), 'disk')
+  makeTree(device, {
+    'Prod/Show/Cut/Cut.prproj': 'project',
+    'Prod/Show/Cut/Media/A001.mov': 4_000,
+    // Another production's tree, with the same names and other bytes, and names of its own.
+    'Other/Show/Cut/Cut.prproj': 'another project',
+    'Other/Show/Cut/Media/A001.mov': 5_000,
+    'Other/Show/Cut/Media/Secret.mov': 'not ours',
+  })
+  record(join(device, 'Prod', 'Show'), ['Cut/Cut.prproj', 'Cut/Media/A001.mov'])
+  // As the service does it: the nearest history above the project's folder, its root opened from the device.
+  const nearest = nearestHistory(device, join(device, 'Prod', 'Show', 'Cut'))!
+  expect({ at: nearest.at, rel: nearest.rel }).toEqual({ at: 'Prod/Show', rel: 'Cut' })
+  const root = openDevice(device, nearest.at)
+  let swapped = false
+  try {
+    const report = await checkFolder(root, nearest.root, nearest.rel, {
+      onHistory: () => {
+        // Prod becomes a link to the other production (the history root's path now leads there).
+        renameSync(join(device, 'Prod'), join(device, 'Prod-moved'))
+        symlinkSync(join(device, 'Other'), join(device, 'Prod'))
+        swapped = true
+      },
+    })
+    expect(swapped).toBe(true)
+    expect({
+      verified: report.verified,
+      failed: report.failed,
+      missing: report.missing,
+      new: report.new,
+      found: report.found.map((f) => [f.path, f.xxh64]),
+    }).toEqual({
+      verified: ['Cut/Cut.prproj', 'Cut/Media/A001.mov'],
+      failed: [],
+      missing: [],
+      new: [],
+      found: [
+        ['Cut/Cut.prproj', xxh64(join(device, 'Prod-moved', 'Show', 'Cut', 'Cut.prproj'))],
+        ['Cut/Media/A001.mov', xxh64(join(device, 'Prod-moved', 'Show', 'Cut', 'Media', 'A001.mov'))],
+      ],
+    })
+  } finally {
+    close(root)
+  }
+})
+
+test('the walk of a large tree (20,000 files) lets the event loop run: other work runs while it lists the folders', async () => {
+  const root = join(dirs.make(), 'Many')
+  // 20,000 tiny files in 200 folders, one of them recorded.
+  for (let d = 0; d < 200; d++) {
+    const dir = join(root, `D${String(d).padStart(3, '0')}`)
+    mkdirSync(dir, { recursive: true })
+    for (let f = 0; f < 100; f++) writeFileSync(join(dir, `f${f}.bin`), String(f))
+  }
+  record(root, ['D000/f0.bin'])
+  // Something else the process has to do: runs once each time the event loop gets a turn.
+  let turns = 0
+  let stop = false
+  const other = () => {
+    turns++
+    if (!stop) setImmediate(other)
+  }
+  setImmediate(other)
+  // The walk lists every folder before the first file is hashed (hashing reads on the thread
+  // pool, which gives the loop turns anyway): counted there, then the check is stopped.
+  let turnsWhenWalked: number | undefined
+  const stopped = new AbortController()
+  const fd = openDevice(root, '')
+  try {
+    const error = await checkFolder(fd, root, '', {
+      signal: stopped.signal,
+      onWalked: () => {
+        turnsWhenWalked = turns
+        stopped.abort('walked')
+      },
+    }).catch((e) => e)
+    expect(error).toBeInstanceOf(CancelledError)
+  } finally {
+    stop = true
+    close(fd)
+  }
+  expect(turnsWhenWalked).toBeGreaterThan(1)
+}, 120_000)

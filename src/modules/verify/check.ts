@@ -100,6 +100,10 @@ export type CheckOptions = {
   signal?: AbortSignal
   /** After each file, and while a large file is hashed. */
   onProgress?: (progress: CheckProgress) => void
+  /** Once the root's history is read, before the walk (the tests change the folders there; the service and the CLI pass none). */
+  onHistory?: () => void
+  /** Once the walk has listed every folder, before the first file is hashed (the tests look there; the service and the CLI pass none). */
+  onWalked?: () => void
 }
 
 /** One history's expectation of a file. */
@@ -108,20 +112,55 @@ export type Expected = { recorded: string | undefined; formats: string[] }
 const FILE_FLAGS = O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC
 
 /**
- * The folder `rel` ('' for itself) below the folder `rootPath`, reached from it one name at a time
- * without following a link (the root itself is opened by its path, as a device's folder is);
- * VerifyError naming it otherwise.
+ * The folder `rel` ('' for itself) below the open folder `root` (at `rootPath`, for messages),
+ * reached from that descriptor one name at a time without following a link: `root` itself when
+ * `rel` is '' (the caller's, not to be closed: see `release`), a new descriptor otherwise.
+ * Nothing is opened by path, so a folder on the way to `root` swapped for a link since `root` was
+ * opened changes nothing. VerifyError naming it otherwise.
  */
-function openBelow(rootPath: string, rel: string): number {
-  try {
-    return openDevice(rootPath, rel)
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException
-    const where = joinRel(rootPath, rel)
-    if (e.code === 'ENOENT') throw new VerifyError(`${where} does not exist`)
-    if (e.code === 'ENOTDIR' || e.code === 'ELOOP')
-      throw new VerifyError(`${where} is not a folder reached without a symbolic link on the way`)
-    throw new VerifyError(`${where} cannot be opened: ${e.code ?? e.message}`)
+function openFrom(root: number, rootPath: string, rel: string): number {
+  let fd = root
+  let walked = ''
+  for (const part of relParts(rel)) {
+    walked = walked ? `${walked}/${part}` : part
+    const next = openat(fd, cName(part), DIR_FLAGS)
+    if (fd !== root) close(fd)
+    if (next < 0) {
+      const where = joinRel(rootPath, walked)
+      if (next === -E.ENOENT) throw new VerifyError(`${where} does not exist`)
+      if (next === -E.ENOTDIR || next === -E.ELOOP)
+        throw new VerifyError(`${where} is not a folder reached without a symbolic link on the way`)
+      throw new VerifyError(`${where} cannot be opened: ${errnoName(next)}`)
+    }
+    fd = next
+  }
+  return fd
+}
+
+/**
+ * The walk lists folders with synchronous calls (storage/dirfd.ts): in the server, a tree of
+ * 200,000 files would hold the event loop for half a second (seconds on a NAS). It gives the
+ * loop a turn (setImmediate: requests, timers and other tasks run) once BREATHE_MS have passed
+ * since the last, and after BREATHE_STEPS folders (or runs of BREATHE_EVERY entries) whatever the
+ * time: a few microseconds each, and the CLI, with nothing else to run, just goes on.
+ */
+const BREATHE_MS = 8
+const BREATHE_STEPS = 64
+const BREATHE_EVERY = 256
+
+/** A function to await at each step of a walk: a turn of the event loop when one is due, else nothing. */
+function breathing(): () => Promise<void> | undefined {
+  let last = performance.now()
+  let steps = 0
+  return () => {
+    if (++steps < BREATHE_STEPS && performance.now() - last < BREATHE_MS) return undefined
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        steps = 0
+        last = performance.now()
+        resolve()
+      }),
+    )
   }
 }
 
@@ -167,8 +206,11 @@ function expectationsOf(history: History): Map<string, Expected> {
  * Checks the files of the folder `within` (relative to the history's root, "/" between names;
  * '' for the whole root; or one file) of the folder at `rootPath`, which has an ASC MHL history
  * (read through `root`, that folder open): each regular file found is hashed and compared with
- * what the histories expect of it. The folders below are reached from `rootPath` one name at a
- * time without following a link. Files that the root history's ignore patterns name (`.DS_Store`,
+ * what the histories expect of it. Everything is read through `root`: the folders below are
+ * reached from it one name at a time without following a link, and `rootPath` is never opened
+ * again (it only names things in the report and the messages), so a folder on the way to the
+ * root swapped for a link meanwhile leads nowhere else. The walk gives the event loop a turn now
+ * and then (`breathing`). Files that the root history's ignore patterns name (`.DS_Store`,
  * `ascmhl` folders) are neither hashed nor expected. Folders between the root and `within` are
  * not looked at for histories of their own (the callers begin at the nearest history above
  * `within`). VerifyError when the root has no history (none, or one without generations) or
@@ -186,8 +228,10 @@ export async function checkFolder(
   if (!history?.generations.length)
     throw new VerifyError(`${joinRel(rootPath, MHL_FOLDER)} holds no ASC MHL generation to check against`)
   const recorded = isRecorded(ignoreOf(history))
+  opts.onHistory?.()
   const inScope = (path: string) => within === '' || path === within || path.startsWith(`${within}/`)
   const cancelled = () => new CancelledError(String(signal?.reason ?? 'cancelled'))
+  const breather = breathing()
 
   // The walk: every folder of the scope (its files by name), and the histories below the root.
   const folders: { rel: string; files: { name: Buffer; rel: string }[] }[] = []
@@ -197,16 +241,20 @@ export async function checkFolder(
   let start = parts.join('/')
   /** The one name of `start` that is checked, when `within` names a file. */
   let only: string | undefined
+  /** The descriptors of the folders below the root are the walk's; the root's is the caller's. */
+  const release = (fd: number) => {
+    if (fd !== root) close(fd)
+  }
   if (parts.length) {
     try {
-      close(openBelow(rootPath, start))
+      release(openFrom(root, rootPath, start))
     } catch (error) {
       // Not a folder: a file (present or not) of a folder that is one.
       if (!(error instanceof VerifyError)) throw error
       const parent = parts.slice(0, -1).join('/')
-      const fd = openBelow(rootPath, parent)
+      const fd = openFrom(root, rootPath, parent)
       const at = openat(fd, cName(parts.at(-1)!), FILE_FLAGS)
-      close(fd)
+      release(fd)
       if (at < 0 && at !== -E.ENOENT) throw error
       if (at >= 0) close(at)
       start = parent
@@ -215,15 +263,18 @@ export async function checkFolder(
   }
   const pending = [start]
   while (pending.length) {
+    await breather()
     if (signal?.aborted) throw cancelled()
     const rel = pending.pop()!
-    const fd = openBelow(rootPath, rel)
+    const fd = openFrom(root, rootPath, rel)
     try {
       const listed = listDir(fd)
       if (typeof listed === 'number')
         throw new VerifyError(`${joinRel(rootPath, rel)} cannot be listed: ${errnoName(listed)}`)
       const files: { name: Buffer; rel: string }[] = []
-      for (const entry of listed) {
+      for (const [i, entry] of listed.entries()) {
+        // A folder of many entries (each a name to decode, some to open) lets the event loop run too.
+        if (i % BREATHE_EVERY === BREATHE_EVERY - 1) await breather()
         const name = nameText(entry.name)
         if (only !== undefined && name !== only) continue
         const path = rel ? `${rel}/${name}` : name
@@ -248,9 +299,10 @@ export async function checkFolder(
       folders.push({ rel, files })
       total += files.length
     } finally {
-      close(fd)
+      release(fd)
     }
   }
+  opts.onWalked?.()
   folders.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
 
   // What is expected: the root's records in scope, then each nested history's, deeper ones last (they win).
@@ -282,7 +334,8 @@ export async function checkFolder(
   for (const folder of folders) {
     if (!folder.files.length) continue
     if (signal?.aborted) throw cancelled()
-    const fd = openBelow(rootPath, folder.rel)
+    await breather()
+    const fd = openFrom(root, rootPath, folder.rel)
     try {
       for (const file of folder.files) {
         if (signal?.aborted) throw cancelled()
@@ -312,7 +365,7 @@ export async function checkFolder(
         else report.failed.push({ path: file.rel, recorded: e.recorded, found: hashed.xxh64 })
       }
     } finally {
-      close(fd)
+      release(fd)
     }
   }
   report.missing = [...expected.keys()].filter((path) => !seen.has(path)).sort()
