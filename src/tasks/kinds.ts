@@ -50,6 +50,13 @@ export type CardMoveParams = {
   own: boolean
   /** The xxh64 of each file copied so far (across file systems), by its path in `files`: for the card's ASC MHL history. */
   copied?: Record<string, string>
+  /**
+   * The card came with an ASC MHL history of its own (decided once when its imports were
+   * registered): it keeps it as it came, and no import writes a generation of ours into it.
+   */
+  arrivedWithHistory?: boolean
+  /** This import's generation of the card's history is written: a resume does not write another. */
+  historyWritten?: boolean
 }
 
 export type ImportParams = {

@@ -18,10 +18,14 @@
 // - Recognition is by layout and names only, never by content: an ARRI reel folder and Blackmagic
 //   clips are recognised by the cameras' naming (`A001R1AB/A001C001_220101_R1AB.mxf`,
 //   `A001_08251234_C001.braw`); a file there that follows no clip's naming is not called the card's.
+//   An ARRI clip is its reel folder's only when its name gives that reel, a RED segment its .RDC's
+//   only when named after it. Such a card has no folders of its own beyond its clips' (Proxy/, clip
+//   folders): only the files beside its clips are loose, the other folders there are not the card's.
 // - One asset per clip. A spanned clip (Canon XF `AA000101.MXF`, `AA000102.MXF`; XF-AVC `_01`, `_02`;
 //   RED `_001.R3D`, `_002.R3D`) is one asset, its first segment; the cameras number the first 01 (001),
-//   so a path alone says which segment is first, and a clip whose first segment is missing has no
-//   asset (its other segments are the card's files). An image sequence (ARRIRAW `.ari`, CinemaDNG)
+//   so a path alone says which segment is first (an XF-AVC MXF with no _NN is a clip of one segment,
+//   its essence), and a clip whose first segment is missing has no asset (its other segments are
+//   the card's files). An image sequence (ARRIRAW `.ari`, CinemaDNG)
 //   is one asset, its lowest-numbered frame (only the listing knows which that is).
 // - P2 keeps each clip's audio tracks in MXF files of their own: the VIDEO MXF is the asset, its AUDIO
 //   MXFs, clip XML, icon, proxy and voice memo belong to it. A P2 clip spanned across cards (a clip
@@ -94,6 +98,8 @@ const P2_ID = /^[0-9A-Z]{6}$/i
 const ARRI_REEL = /^[A-Z]\d{3}R[A-Z0-9]{3}$/i
 const ARRI_CLIP = /^[A-Z]\d{3}C\d{3}_\d{6}_[A-Z0-9]{4}$/i
 const BM_CLIP = /^[A-Z]\d{3}_\d{8}_C\d{3}$/i
+/** Formats known by their files' names only, with no marker folder: only the files beside their clips are loose. */
+const NAMED_ONLY: ReadonlySet<CardFormat> = new Set(['arri', 'blackmagic'])
 
 /** False when no name of `path` (any separators) can be a card's: one quick test before any split. */
 export const mayBeCard = (path: string): boolean => MAYBE_CARD.test(path)
@@ -228,6 +234,8 @@ function canon(parts: readonly string[], i: number): CardFile {
   let m: RegExpExecArray | null
   if (rest.length === 1) {
     if ((m = /^(.+)_(\d{2})\.MXF$/i.exec(name))) return segmentOf(f, i, m[1]!, Number(m[2]), 1)
+    // An MXF with no _NN suffix (a clip the body did not span): the clip's essence, its segment 1.
+    if (extOf(name) === 'MXF') return segmentOf(f, i, stem(name), 1, 1)
     if ((m = /^(.+?)(_\d{2})?\.[^.]+$/.exec(name)))
       return part(f, i, m[1]!, "the clip's metadata", extOf(name) === 'XML')
   }
@@ -264,8 +272,9 @@ function red(parts: readonly string[], i: number): CardFile {
   if (rdc < 0) return card(f, i, `a file of the card's own (${parts.slice(i).join('/')})`)
   const clip = stem(parts[rdc]!)
   const name = parts[n - 1]!
+  // Only an R3D named after its .RDC is a segment of that clip (another clip's R3D put there is not).
   const m = rdc === n - 2 ? /^(.+)_(\d{3})\.R3D$/i.exec(name) : null
-  if (m) return segmentOf(f, i, clip, Number(m[2]), 1)
+  if (m && up(m[1]!) === up(clip)) return segmentOf(f, i, clip, Number(m[2]), 1)
   return part(f, i, clip, `a file of the clip ${clip} (its first .R3D is the asset)`, extOf(name) === 'RMD')
 }
 
@@ -275,13 +284,15 @@ function arri(parts: readonly string[], i: number): CardFile | undefined {
   const rest = parts.slice(i + 1)
   const name = rest.at(-1)!
   const root = i + 1
+  // A clip of this reel: camera letter and reel (A001) and the card's id (R1AB) are the reel folder's name.
+  const ofReel = (clip: string) => up(`${clip.slice(0, 4)}${clip.slice(-4)}`) === up(parts[i]!)
   if (rest.length === 1) {
     const base = stem(name)
-    if (ARRI_CLIP.test(base) && ['MXF', 'MOV'].includes(extOf(name))) return essence(f, root, base)
+    if (ARRI_CLIP.test(base) && ofReel(base) && ['MXF', 'MOV'].includes(extOf(name))) return essence(f, root, base)
     const m = /^([A-Z]\d{3}C\d{3}_\d{6}_[A-Z0-9]{4})[._]/i.exec(name)
-    return m ? part(f, root, m[1]!, `a file of the clip ${m[1]}`) : undefined
+    return m && ofReel(m[1]!) ? part(f, root, m[1]!, `a file of the clip ${m[1]}`) : undefined
   }
-  if (rest.length === 2 && ARRI_CLIP.test(rest[0]!)) {
+  if (rest.length === 2 && ARRI_CLIP.test(rest[0]!) && ofReel(rest[0]!)) {
     const clip = rest[0]!
     const m = /\.(\d+)\.(ARI|ARX)$/i.exec(name)
     if (m) return { format: f, rootDepth: root, role: 'frame', clip, kind: 'video', raw: true, order: Number(m[1]) }
@@ -437,39 +448,47 @@ export function cardsIn(paths: readonly string[]): CardListing {
     card.clips.sort((a, b) => cmp(a.essence, b.essence))
     card.other.sort(cmp)
   }
+  cards.sort((a, b) => cmp(a.root, b.root) || cmp(a.format, b.format))
   // Loose files: under a card root, outside its layout (the deepest root above them; of two cards at
-  // one root, the first in the listing's order).
+  // one root, the first in the sorted order, so that the listing's order changes nothing).
   if (cards.length) {
-    const roots = new Map<string, Card>()
-    for (const card of cards) if (!roots.has(up(card.root))) roots.set(up(card.root), card)
-    // The card's own folders (PRIVATE, CONTENTS, XDROOT, the .RDM): a file there outside the layout
-    // (P2's LASTCLIP.TXT, PRIVATE/SONY/) is the card's, not loose.
-    const folders = new Map<Card, Set<string>>()
+    const roots = new Map<string, { card: Card; named: boolean }>()
+    for (const card of cards) {
+      const at = roots.get(up(card.root))
+      if (!at) roots.set(up(card.root), { card, named: NAMED_ONLY.has(card.format) })
+      else at.named &&= NAMED_ONLY.has(card.format)
+    }
+    // The card's own folders (PRIVATE, CONTENTS, XDROOT, the .RDM, Blackmagic's Proxy/): a file there
+    // outside the layout (P2's LASTCLIP.TXT, PRIVATE/SONY/) is that card's, not loose.
+    const folders = new Map<string, Map<string, Card>>()
     for (const [path, at] of files) {
       const first = path.slice(at.card.root.length).split('/')
       if (first.length < 2) continue
-      let set = folders.get(at.card)
-      if (!set) folders.set(at.card, (set = new Set()))
-      set.add(up(first[0]!))
+      let set = folders.get(up(at.card.root))
+      if (!set) folders.set(up(at.card.root), (set = new Map()))
+      if (!set.has(up(first[0]!))) set.set(up(first[0]!), at.card)
     }
     for (const path of unknown) {
       const parts = path.split('/')
       for (let k = parts.length - 1; k >= 0; k--) {
-        const at = roots.get(up(k === 0 ? '' : `${parts.slice(0, k).join('/')}/`))
+        const key = up(k === 0 ? '' : `${parts.slice(0, k).join('/')}/`)
+        const at = roots.get(key)
         if (!at) continue
-        const rel = path.slice(at.root.length)
+        const rel = path.slice(at.card.root.length)
         const first = rel.split('/')
-        if (first.length > 1 && folders.get(at)?.has(up(first[0]!))) {
-          at.other.push(rel)
-          files.set(path, { card: at, reason: `a file of the card's own (${rel})` })
-        } else at.loose.push(rel)
+        const owner = first.length > 1 ? folders.get(key)?.get(up(first[0]!)) : undefined
+        if (owner) {
+          owner.other.push(rel)
+          files.set(path, { card: owner, reason: `a file of the card's own (${rel})` })
+        } else if (first.length === 1 || !at.named) at.card.loose.push(rel)
+        // A card known by its files' names only (ARRI, Blackmagic): the folders beside its clips are
+        // not the card's (a folder of a production's own may hold one .braw).
         break
       }
     }
     for (const card of cards) card.other.sort(cmp)
     for (const card of cards) card.loose.sort(cmp)
   }
-  cards.sort((a, b) => cmp(a.root, b.root) || cmp(a.format, b.format))
   return { cards, files }
 }
 

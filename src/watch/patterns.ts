@@ -82,8 +82,10 @@ function atomsOf(name: string): { atoms: Atom[]; problem?: string } {
           break
         }
         if (name[j + 1] === '-' && j + 2 < name.length && name[j + 2] !== ']') {
-          const from = d.toLowerCase()
-          const to = name[j + 2]!.toLowerCase()
+          // The ends as written (lowering them would make [0-Z] take `_` and `[`, and refuse [Z-a]);
+          // a name's character is tested in both its cases (oneMatches).
+          const from = d
+          const to = name[j + 2]!
           if (from > to) return { atoms, problem: `The range ${d}-${name[j + 2]} runs backwards.` }
           ranges.push([from, to])
           j += 2
@@ -113,7 +115,9 @@ const oneMatches = (a: Atom, c: string): boolean => {
   if ('one' in a) return true
   if ('char' in a) return a.char === c
   if ('set' in a) {
-    const inside = a.set.includes(c) || a.ranges.some(([from, to]) => c >= from && c <= to)
+    const upper = c.toUpperCase()
+    const inside =
+      a.set.includes(c) || a.ranges.some(([from, to]) => (c >= from && c <= to) || (upper >= from && upper <= to))
     return inside !== a.not
   }
   return false

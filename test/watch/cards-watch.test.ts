@@ -6,11 +6,11 @@
 // gets `_1` on the card's folder. Editing applications' caches, Thumbs.db and the production's own
 // ignore patterns are never imported.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
-import { expectedHashes, readHistory } from '../../src/storage/mhl.ts'
+import { MHL_FOLDER, expectedHashes, newGeneration, readHistory } from '../../src/storage/mhl.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, testApp } from '../helpers/app.ts'
 import { allLogs, emptyFfmpegDir, removeScratch, scratchDir } from '../helpers/imports.ts'
@@ -525,4 +525,129 @@ describe('ignore_patterns on POST and PATCH', () => {
       ['create', { old: null, new: ['*.LRF', 'Proxies/'] }],
     ])
   })
+})
+
+describe('what a card takes, and what it leaves', () => {
+  test('a .braw dropped beside another production’s folder: that folder is no card’s folder; the other production’s files stay where they are, only the clip moves', async () => {
+    base = testApp(undefined, { tasks: false })
+    const nas = scratchDir('reelhouse-cards-nas-')
+    expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
+    const a = await base.post('/api/productions/', { name: 'A', storage_root: join(nas, 'A'), move_uploads: true })
+    const b = await base.post('/api/productions/', { name: 'B', storage_root: join(nas, 'shows', 'B') })
+    expect([a.status, b.status]).toEqual([201, 201])
+    await boot()
+    const bFile = join(nas, 'shows', 'B', 'cut', 'b.mov')
+    write(bFile, 'B production file\n')
+    await waitFor(async () => (await all('video')).some((x) => x.status_asset === 6), 'B’s file', {
+      ms: 30_000,
+      everyMs: 50,
+    })
+    await core!.runner.idle()
+    write(join(nas, 'shows', 'A001_08251234_C001.braw'), 'raw\n')
+    write(join(nas, 'shows', 'A001_08251234_C001.sidecar'), 'sidecar\n')
+    await waitFor(
+      async () => (await all('video')).filter((x) => x.status_asset === 6 && x.is_production).length >= 2,
+      'the clip',
+      { ms: 30_000, everyMs: 50 },
+    )
+    await core!.runner.idle()
+    const clipFolder = join(nas, 'A', 'video', 'A001_08251234_C001')
+    expect((await all('video')).map((x) => [x.production, x.path_file]).sort()).toEqual(
+      [
+        [b.json.id, bFile],
+        [a.json.id, join(clipFolder, 'A001_08251234_C001.braw')],
+      ].sort(),
+    )
+    expect(readFileSync(bFile, 'utf8')).toBe('B production file\n')
+    expect(filesBelow(join(nas, 'A', 'video'))).toEqual([
+      join('A001_08251234_C001', 'A001_08251234_C001.braw'),
+      join('A001_08251234_C001', 'A001_08251234_C001.sidecar'),
+    ])
+  }, 120_000)
+
+  test('a folder holding part of a card only (a Blackmagic proxy, no clip): its other files are imported as any file', async () => {
+    base = testApp(undefined, { tasks: false })
+    const nas = scratchDir('reelhouse-cards-nas-')
+    expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
+    const drop = join(nas, 'drop', 'A')
+    const made = await base.post('/api/productions/', { name: 'A', storage_root: join(nas, 'A'), upload_root: drop })
+    expect(made.status).toBe(201)
+    await boot()
+    write(join(drop, 'Day1', 'Proxy', 'A001_08251234_C001.mp4'), 'proxy\n')
+    write(join(drop, 'Day1', 'interview.mov'), 'interview\n')
+    write(join(drop, 'other.mov'), 'control\n')
+    await waitFor(
+      async () => (await all('video')).filter((x) => x.status_asset === 6).length >= 2,
+      'interview.mov and other.mov',
+      { ms: 30_000, everyMs: 50 },
+    )
+    await core!.runner.idle()
+    expect((await all('video')).map((x) => x.path_file).sort()).toEqual(
+      [join(drop, 'Day1', 'interview.mov'), join(drop, 'other.mov')].sort(),
+    )
+  }, 120_000)
+
+  test.skipIf(OTHER_TMP === undefined)(
+    'a card that arrives with its own ASC MHL history, copied across file systems: it keeps exactly its own manifests, no generation of ours added by any clip',
+    async () => {
+      base = testApp(undefined, { tasks: false })
+      const nas = scratchDir('reelhouse-cards-nas-')
+      expect((await base.post('/api/devices/', { name: 'nas', path: nas })).status).toBe(201)
+      const dropDisk = scratchDir('reelhouse-cards-drop-', OTHER_TMP)
+      expect((await base.post('/api/devices/', { name: 'drop', path: dropDisk })).status).toBe(201)
+      const drop = join(dropDisk, 'drop', 'A')
+      const made = await base.post('/api/productions/', {
+        name: 'A',
+        storage_root: join(nas, 'A'),
+        upload_root: drop,
+        move_uploads: true,
+      })
+      expect(made.status).toBe(201)
+      await boot()
+      // A DIT's offload, made beside the watch folder and renamed in whole: two clips and its history.
+      const staged = join(dropDisk, 'staging', 'A001')
+      sonyCard(staged, 'card A001', '00000001', '1000001')
+      const m4 = join(staged, 'PRIVATE', 'M4ROOT')
+      write(join(m4, 'CLIP', 'C0002.MP4'), 'essence of clip 2\n')
+      write(join(m4, 'CLIP', 'C0002M01.XML'), nrt('00000002', '1000001'))
+      const files = filesBelow(staged)
+      newGeneration(
+        staged,
+        files.map((f) => {
+          const s = statSync(join(staged, f))
+          return {
+            path: f,
+            size: s.size,
+            lastModified: new Date(s.mtimeMs),
+            xxh64: Bun.hash
+              .xxHash64(readFileSync(join(staged, f)), 0n)
+              .toString(16)
+              .padStart(16, '0'),
+          }
+        }),
+        { process: 'transfer', comment: 'offload by the DIT' },
+      )
+      const history = Object.fromEntries(
+        filesBelow(join(staged, MHL_FOLDER)).map((f) => [f, readFileSync(join(staged, MHL_FOLDER, f), 'utf8')]),
+      )
+      expect(Object.keys(history).length).toBe(2) // its manifest and its chain
+      mkdirSync(drop, { recursive: true })
+      renameSync(staged, join(drop, 'A001'))
+      await waitFor(
+        async () => (await all('video')).filter((x) => x.status_asset === 6 && x.is_production).length >= 2,
+        'the card’s two clips',
+        { ms: 90_000, everyMs: 50 },
+      )
+      await core!.runner.idle()
+      const root = join(nas, 'A', 'video', 'A001')
+      expect(filesBelow(root)).toEqual([...files, ...Object.keys(history).map((f) => join(MHL_FOLDER, f))].sort())
+      const kept = Object.fromEntries(
+        filesBelow(join(root, MHL_FOLDER)).map((f) => [f, readFileSync(join(root, MHL_FOLDER, f), 'utf8')]),
+      )
+      expect(kept).toEqual(history)
+      expect(readHistory(root).generations.length).toBe(1)
+      expect(filesBelow(drop)).toEqual([])
+    },
+    180_000,
+  )
 })

@@ -669,3 +669,94 @@ describe('a production’s ignore patterns', () => {
     expect(patternsProblem(Array.from({ length: 101 }, (_, i) => `p${i}`))).toEqual({ detail: 'At most 100 patterns.' })
   })
 })
+
+describe('review of the card rules', () => {
+  test('Canon XF-AVC: an MXF in CLIPS001 with no _NN suffix is the clip’s essence (its segment 1), its XML belongs to it', () => {
+    expect(cardFile('A001/CONTENTS/CLIPS001/A001C001_150101AB_CANON.MXF'.split('/'))).toMatchObject({
+      format: 'canon-xf',
+      role: 'essence',
+      clip: 'A001C001_150101AB_CANON',
+      order: 1,
+    })
+    const { cards } = cardsIn([
+      'A001/CONTENTS/CLIPS001/A001C001_150101AB_CANON.MXF',
+      'A001/CONTENTS/CLIPS001/A001C001_150101AB_CANON.XML',
+    ])
+    expect(cards.map(shape)).toEqual([
+      {
+        format: 'canon-xf',
+        root: 'A001/',
+        clips: [
+          {
+            name: 'A001C001_150101AB_CANON',
+            essence: 'CONTENTS/CLIPS001/A001C001_150101AB_CANON.MXF',
+            files: ['CONTENTS/CLIPS001/A001C001_150101AB_CANON.XML'],
+            raw: false,
+          },
+        ],
+        other: [],
+        loose: [],
+      },
+    ])
+  })
+
+  test('two formats at one card root (a Sony Alpha’s M4ROOT and AVCHD): its loose files go to the same card whatever the listing’s order', () => {
+    const files = [
+      'A/PRIVATE/M4ROOT/CLIP/C0001.MP4',
+      'A/PRIVATE/AVCHD/BDMV/STREAM/00000.MTS',
+      'A/DCIM/100MSDCF/DSC0001.JPG',
+    ]
+    const loose = (paths: string[]) => cardsIn(paths).cards.map((c): [string, string[]] => [c.format, c.loose])
+    const expected: [string, string[]][] = [
+      ['avchd', ['DCIM/100MSDCF/DSC0001.JPG']],
+      ['xavc', []],
+    ]
+    expect(loose(files)).toEqual(expected)
+    expect(loose([files[1]!, files[0]!, files[2]!])).toEqual(expected)
+  })
+
+  test('an R3D named after another clip in a .RDC is no segment of it; an ARRI clip of another reel is not the reel folder’s', () => {
+    expect(cardFile('X.RDM/A001_C001_0101AB.RDC/A001_C002_0101AB_001.R3D'.split('/'))).toMatchObject({
+      role: 'part',
+      clip: 'A001_C001_0101AB',
+    })
+    expect(cardFile('X.RDM/A001_C001_0101AB.RDC/a001_c001_0101ab_002.r3d'.split('/'))).toMatchObject({
+      role: 'segment',
+      clip: 'A001_C001_0101AB',
+      order: 2,
+    })
+    expect(cardFile('A001R1AB/B002C003_220101_R2CD.mov'.split('/'))).toBeUndefined()
+    expect(cardFile('A001R1AB/B002C003_220101_R2CD/B002C003_220101_R2CD.0000001.ari'.split('/'))).toBeUndefined()
+    expect(cardFile('a001r1ab/A001C003_220101_R1AB.mov'.split('/'))).toMatchObject({ format: 'arri', role: 'essence' })
+  })
+
+  test('a card known by its names only (Blackmagic, ARRI): the files beside its clips are loose, the folders beside them are not the card’s', () => {
+    const { cards } = cardsIn([
+      'shows/A001_08251234_C001.braw',
+      'shows/notes.txt',
+      'shows/Proxy/A001_08251234_C001.mp4',
+      'shows/Proxy/readme.txt',
+      'shows/B/cut/b.mov',
+      'A001R1AB/A001C001_220101_R1AB.mxf',
+      'A001R1AB/extra/x.mov',
+    ])
+    expect(cards.map((c) => [c.format, c.root, c.other, c.loose])).toEqual([
+      ['arri', 'A001R1AB/', [], []],
+      ['blackmagic', 'shows/', ['Proxy/readme.txt'], ['notes.txt']],
+    ])
+  })
+
+  test('a pattern’s range compares its ends as written, a name’s character in both cases: [0-Z] takes no _ or [, [Z-a] is a range', () => {
+    expect(patternProblem('[Z-a]x')).toBeUndefined()
+    const digitsAndUpper = ignoreRules(['[0-Z]x'])
+    expect(['_x', '[x', '5x', 'Qx', 'qx'].map((n) => digitsAndUpper.match([n]) !== undefined)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ])
+    expect(ignoreRules(['[a-f]1']).match(['D1'])).toBe('[a-f]1')
+    expect(ignoreRules(['[Z-a]x']).match(['_x'])).toBe('[Z-a]x')
+  })
+})

@@ -15,9 +15,10 @@ export type CardImport = {
   facts?: Record<string, unknown>
   /**
    * The part of the card the import moves with its clip (params.move.card): `device`, the device
-   * the card's new folder `to` lies on.
+   * the card's new folder `to` lies on; `arrivedWithHistory`, the card came with an ASC MHL history
+   * of its own (decided once for all its clips when its imports were registered).
    */
-  move?: { device: number; from: string; to: string; files: string[]; own: boolean }
+  move?: { device: number; from: string; to: string; files: string[]; own: boolean; arrivedWithHistory?: boolean }
 }
 
 /**

@@ -450,8 +450,12 @@ async function moveCardFiles(c: {
   let plan = move.plan as MovePlan | undefined
   let done = card.done ?? 0
   const copied: Record<string, string> = { ...card.copied }
+  let historyWritten = card.historyWritten === true
   const record = async (next: MovePlan | undefined, at: number) => {
-    await c.save({ ...c.params, move: { ...move, plan: next, card: { ...card, done: at, copied } } })
+    await c.save({
+      ...c.params,
+      move: { ...move, plan: next, card: { ...card, done: at, copied, ...(historyWritten ? { historyWritten } : {}) } },
+    })
   }
   // Bytes to copy when the move crosses file systems: the sizes of the files still to move.
   let total = 0
@@ -517,7 +521,11 @@ async function moveCardFiles(c: {
     if (moved.xxh64) copied[rel] = moved.xxh64
     if (last) {
       c.progress({ bytes_done: total, bytes_total: total, percent: 100 })
-      recordCardHistory(card, copied, c.progress)
+      // Once: a resume after the generation was written (a crash before the task's end) writes none.
+      if (!historyWritten && recordCardHistory(card, copied, c.progress)) {
+        historyWritten = true
+        await record(current, done)
+      }
       return moved
     }
     plan = undefined
@@ -532,22 +540,27 @@ async function moveCardFiles(c: {
  * verified copy read, so that every copied card carries its history (`ascmhl/` at its root; one
  * generation per clip, as each clip is its own import). A rename copies no bytes and has nothing
  * to record. A card that came with a history of its own (a DIT tool's offload) keeps it as it
- * came: its generations would otherwise be numbered against ours while it is still on its way.
- * A history that cannot be written does not undo the move: the task's progress says why.
+ * came, no generation of ours added: whether it did was decided once, when the card's imports were
+ * registered (arrivedWithHistory), not by each clip from the source, which its own files leave.
+ * A history that cannot be written does not undo the move: the task's progress says why. True
+ * when a generation was written.
  */
 function recordCardHistory(
   card: NonNullable<NonNullable<ImportParams['move']>['card']>,
   copied: Record<string, string>,
   progress: (p: Record<string, unknown>) => void,
-) {
+): boolean {
   const files = card.files.filter((rel) => copied[rel] !== undefined)
-  if (!files.length) return
+  if (!files.length) return false
   const root = card.to.replace(/[\\/]+$/, '')
+  if (card.arrivedWithHistory) return false
+  // Imports registered before the card's params said it: the source as it is now.
   if (
-    lstatSync(card.from + MHL_FOLDER, { throwIfNoEntry: false }) ||
-    card.files.some((f) => splitRel(f)[0] === MHL_FOLDER)
+    card.arrivedWithHistory === undefined &&
+    (lstatSync(card.from + MHL_FOLDER, { throwIfNoEntry: false }) ||
+      card.files.some((f) => splitRel(f)[0] === MHL_FOLDER))
   )
-    return
+    return false
   try {
     newGeneration(
       root,
@@ -557,8 +570,10 @@ function recordCardHistory(
       }),
       { process: 'transfer', comment: `move of ${splitRel(card.files.at(-1)!).join('/')} into the production` },
     )
+    return true
   } catch (error) {
     progress({ history_problem: `the card's ASC MHL history was not written: ${describe(error)}` })
+    return false
   }
 }
 

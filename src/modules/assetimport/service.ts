@@ -499,6 +499,9 @@ export function createImports(
                           to: card.move.to,
                           files: card.move.files,
                           own: card.move.own,
+                          ...(card.move.arrivedWithHistory !== undefined
+                            ? { arrivedWithHistory: card.move.arrivedWithHistory }
+                            : {}),
                         },
                       }
                     : {}),

@@ -7,7 +7,9 @@
 // whole: a folder is made for it in the production's area (named after the card's folder; `_1`,
 // `_2` on that folder when the name is taken: finishCard), and each clip's import moves its files
 // there under their own names and relative places, one of them the card's own files too.
+import { lstatSync } from 'node:fs'
 import type { CardImport } from '../../modules/assetimport/cards.ts'
+import { MHL_FOLDER } from '../../storage/mhl.ts'
 import { claimFolder } from '../../storage/file.ts'
 import { openForWriting } from '../../storage/writers.ts'
 import {
@@ -41,6 +43,7 @@ export type Upload = {
   name: string
   codename: string
   storage_root: string
+  proxy_root: string
   upload_root: string | null
   upload_device: number
   videoasset_device: number
@@ -90,23 +93,51 @@ export function widenToCards(run: ScanRun) {
   scopes.splice(0, scopes.length, ...kept)
 }
 
+/** `path` is the folder `folder` or lies inside it. */
+const within = (folder: string, path: string) => isInside(folder, path) || samePath(asFolder(folder), asFolder(path))
+
+/**
+ * The productions' folders (storage_root, proxy_root, upload_root) that lie in the folder `root` (or
+ * are it), but the drop folder of a production in `dropped` that is the root itself (a card dropped
+ * straight into its production's drop folder lies there, as it should).
+ */
+function areasIn(
+  uploads: ReadonlyMap<number, Upload>,
+  root: string,
+  dropped: ReadonlySet<number> = new Set(),
+): string[] {
+  const out: string[] = []
+  for (const p of uploads.values())
+    for (const area of [p.storage_root, p.proxy_root, p.upload_root]) {
+      if (!area || !within(root, area)) continue
+      if (area === p.upload_root && dropped.has(p.id) && samePath(asFolder(area), asFolder(root))) continue
+      out.push(area)
+    }
+  return out
+}
+
 /**
  * Whether a card at `root` has a folder of its own: one strictly inside the watch folder of the
  * production `file` goes to (its drop folder, or its whole upload device), not the watch folder
- * itself. Only then are the card folder's loose files the card's, and the folder moved as it is.
+ * itself, and holding no production's storage_root, proxy_root or upload_root (a folder of the
+ * share with a .braw dropped beside a production's folders is no card's folder). Only then are the
+ * card folder's loose files the card's, and the folder moved as it is.
  */
 function ownFolder(run: Run, uploads: ReadonlyMap<number, Upload>, file: IngestCandidate, root: string): boolean {
   const p = uploads.get(file.production)
   const watchRoot =
     p?.upload_root != null && isInside(p.upload_root, file.path) ? p.upload_root : run.roots.get(p?.upload_device ?? -1)
-  return watchRoot === undefined || (isInside(watchRoot, root) && !samePath(asFolder(watchRoot), root))
+  if (watchRoot === undefined || !isInside(watchRoot, root) || samePath(asFolder(watchRoot), asFolder(root)))
+    return false
+  return areasIn(uploads, root).length === 0
 }
 
 /**
  * The new files of the scan apart: those of cards (by card root) and the others. A file of a card's
  * layout is the card's; a file in a card's folder outside its layout (a photo of DCIM, a checksum
- * list) is the card's when the card has a folder of its own (ownFolder), else it is any file. The
- * card roots are those of every file the scan found (a card's metadata is no candidate).
+ * list) goes with the card when the card has a folder of its own (ownFolder), else it is any file;
+ * the card's listing (clipsOf) gives back those it does not take. The card roots are those of every
+ * file the scan found (a card's metadata is no candidate).
  */
 export function sortOutCards(run: Run, candidates: readonly IngestCandidate[], uploads: ReadonlyMap<number, Upload>) {
   const plain: IngestCandidate[] = []
@@ -182,6 +213,8 @@ export type CardDeps = {
    * `unwanted` (an asset's proxy, an asset a user deleted, a path the production's patterns ignore).
    */
   state(file: IngestCandidate): 'new' | 'catalogued' | 'unwanted'
+  /** An asset has this path (any file of the card, a candidate or not): a card's move never takes it. */
+  catalogued(path: string): boolean
   /** Imports are open (every device's start scan has run). */
   open: boolean
 }
@@ -200,13 +233,16 @@ export type SettledCard = {
 
 /**
  * The settled cards, with their clips to import; the cards still settling (or held open by a writer)
- * go to `waiting` (their root, looked at again after the settle time).
+ * go to `waiting` (their root, looked at again after the settle time). The candidates a card does
+ * not take (files in its folder outside its layout that are not its own, all of a root where no
+ * clip is new) go to `plain`, imported as any file.
  */
 export function settledCards(
   run: Run,
   groups: ReadonlyMap<string, readonly IngestCandidate[]>,
   deps: CardDeps,
   waiting: string[],
+  plain: IngestCandidate[],
 ): SettledCard[] {
   if (!groups.size) return []
   const out: SettledCard[] = []
@@ -216,7 +252,8 @@ export function settledCards(
     const cards = cardsAt(root, listed)
     // Nothing of it to import (its clips catalogued; what is new is no clip's essence, as the further
     // frames of a sequence): no wait either, or a card of frames would be looked at again forever.
-    const settled = cards.length ? clipsOf(run, root, cards, candidates, deps) : undefined
+    // Its other candidates are any files.
+    const settled = clipsOf(run, root, cards, candidates, deps, plain)
     if (!settled) continue
     const total = listed.reduce((n, f) => n + f.size, 0)
     const state = run.deps.settle.observe(root, { size: total + 1, mtimeMs: signature(listed) }, run.now)
@@ -242,43 +279,84 @@ function cardsAt(root: string, listed: readonly { rel: string }[]): Card[] {
     .map((c) => ({ ...c, root: '' }))
 }
 
-/** One card root's clips to import. */
+/**
+ * One card root's clips to import, or undefined when none is new. A card's move takes only what is
+ * its own: its layout's files and, for a card with a folder of its own, the loose files that are no
+ * asset (a checksum list) and the new ones imported with it; never a catalogued file, never a file
+ * in a production's folder. The candidates it does not take go to `plain`.
+ */
 function clipsOf(
   run: Run,
   root: string,
   cards: readonly Card[],
   candidates: readonly IngestCandidate[],
   deps: CardDeps,
+  plain: IngestCandidate[],
 ): SettledCard | undefined {
   const byPath = new Map(candidates.map((c) => [c.path, c]))
   const abs = (rel: string) => root + platformRel(rel)
+  const areas = areasIn(deps.uploads, root, new Set(candidates.map((c) => c.production)))
+  // A file the card may move: no asset's, in no production's folder.
+  const movable = (rel: string) => {
+    const path = abs(rel)
+    return !areas.some((area) => within(area, path)) && !deps.catalogued(path)
+  }
   const clips: SettledCard['clips'] = []
   const rest: string[] = []
+  /** The candidates the card's layout holds (clips' files, its own): never any file's import. */
+  const layout = new Set<string>()
+  /** Candidates that are the card's own files and no clip's: no asset, said once. */
+  const unclipped: string[] = []
   let catalogued = false
   for (const card of cards) {
-    rest.push(...card.other)
+    for (const rel of card.other) {
+      layout.add(abs(rel))
+      if (byPath.has(abs(rel))) unclipped.push(abs(rel))
+    }
+    rest.push(...card.other.filter(movable))
     for (const clip of card.clips) {
+      for (const rel of [clip.essence, ...clip.files]) layout.add(abs(rel))
       const file = byPath.get(abs(clip.essence))
       const state = file ? deps.state(file) : 'catalogued' // not a new file of a watch folder: an asset has it
-      if (file && state === 'new') clips.push({ file, name: clip.name, card, clip, files: clip.files })
+      if (file && state === 'new') clips.push({ file, name: clip.name, card, clip, files: clip.files.filter(movable) })
       else {
         if (state === 'catalogued') catalogued = true
-        rest.push(...clip.files, clip.essence)
+        rest.push(...[...clip.files, clip.essence].filter(movable))
       }
     }
   }
-  if (!clips.length) return undefined
+  if (unclipped.length)
+    run.deps.log.info("files of a camera card are not imported: they are the card's own, no clip's essence", {
+      card: root,
+      count: unclipped.length,
+      path: unclipped[0]!,
+    })
+  const taken = new Set<string>()
+  const back = () => {
+    for (const c of candidates) if (!layout.has(c.path) && !taken.has(c.path)) plain.push(c)
+  }
+  if (!clips.length) {
+    back()
+    return undefined
+  }
   const first = clips[0]!
+  for (const c of clips) taken.add(c.file.path)
   // A card with a folder of its own: its loose files are its own (a wrangler's checksum list, photos
-  // in DCIM: those of a media type are imported beside the clips, and move with the card).
+  // in DCIM: those of a media type and of the card's production are imported beside the clips, and
+  // move with the card). Any other candidate there is any file.
   const own = ownFolder(run, deps.uploads, first.file, root)
   if (own)
-    for (const rel of cards[0]!.loose) {
-      const file = byPath.get(abs(rel))
-      if (file && deps.state(file) === 'new')
-        clips.push({ file, name: lastName(rel, '/').replace(/\.[^.]+$/, ''), card: cards[0]!, files: [] })
-      else rest.push(rel)
-    }
+    for (const card of cards)
+      for (const rel of card.loose) {
+        const file = byPath.get(abs(rel))
+        if (!file) {
+          if (movable(rel)) rest.push(rel)
+        } else if (file.production === first.file.production && deps.state(file) === 'new' && movable(rel)) {
+          clips.push({ file, name: lastName(rel, '/').replace(/\.[^.]+$/, ''), card, files: [] })
+          taken.add(file.path)
+        }
+      }
+  back()
   return { root, clips, rest, catalogued, own }
 }
 
@@ -309,6 +387,9 @@ export function finishCard(
     movesUpload(production, first.file.path)
   let to: string | undefined
   let device: number | undefined
+  // Whether the card came with an ASC MHL history of its own (a DIT tool's offload): decided once,
+  // here, for all its clips' imports; such a card keeps its history as it came (import.task.ts).
+  const arrivedWithHistory = moving && lstatSync(root + MHL_FOLDER, { throwIfNoEntry: false }) !== undefined
   if (moving) {
     const place = placeOf(production)
     if (place !== undefined) {
@@ -334,7 +415,7 @@ export function finishCard(
       format: t.card.format,
       ...(facts ? { facts } : {}),
       ...(to !== undefined && device !== undefined
-        ? { move: { device, from: root, to, files: [...moved, essence], own } }
+        ? { move: { device, from: root, to, files: [...moved, essence], own, arrivedWithHistory } }
         : {}),
     }
     return { file: t.file, name: t.name, card }

@@ -45,8 +45,8 @@ export async function ingest(run: Run): Promise<Ingested> {
   const uploads = uploadsOf(run.db)
   const ignored = ignoredBy(run, uploads)
   // The files of camera cards apart: a card is imported whole, once all of it has settled (cards.ts).
+  // Those a card does not take (outside its layout, not its own) are any files (plain).
   const { plain, cards } = sortOutCards(run, outcome.ingest, uploads)
-  let settled = await settledFiles(run, plain, ignored, waiting)
   const proxies = await proxiesAmong(run, [...cards.values()].flat())
   const settledCardList = settledCards(
     run,
@@ -59,9 +59,12 @@ export async function ingest(run: Run): Promise<Ingested> {
         if (proxies.has(file.path) || deps.media.dismissed(file.path, file) || ignored(file)) return 'unwanted'
         return 'new'
       },
+      catalogued: (path) => deps.media.atPathForScan(path).length > 0,
     },
     waiting,
+    plain,
   )
+  let settled = await settledFiles(run, plain, ignored, waiting)
   const cardFiles = settledCardList.flatMap((c) => c.clips.map((x) => x.file))
   const held = await holdMoves(run, [...settled, ...cardFiles])
   const heldPaths = new Set(held.map((h) => h.path))
@@ -334,6 +337,7 @@ function uploadsOf(db: Db): Map<number, Upload> {
         name: productions.name,
         codename: productions.codename,
         storage_root: productions.storage_root,
+        proxy_root: productions.proxy_root,
         upload_root: productions.upload_root,
         upload_device: productions.upload_device,
         videoasset_device: productions.videoasset_device,
