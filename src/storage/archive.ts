@@ -64,7 +64,8 @@ export async function copyVerifiedTo(
   const temp = folder + ARCHIVE_TEMP_PREFIX + tag + randomBytes(6).toString('hex')
   const out = openSync(temp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
   try {
-    const read = await copyHashed(source, out, options)
+    // Written back while it is made (verified.ts): the fsync below then has little left to do.
+    const read = await copyHashed(source, out, { ...options, durable: true })
     const size = fstatSync(source).size
     if (read.size !== size) throw new Error(`the source holds ${size} bytes, ${read.size} were read`)
     fsyncSync(out)

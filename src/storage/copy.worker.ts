@@ -3,27 +3,35 @@
 // descriptors (a process's descriptors are every thread's); verified.ts keeps them open until
 // every thread of the job has answered.
 //
-// A copy takes two threads, which hand pieces of CHUNK bytes to each other through a ring of
-// SLOTS in shared memory: the reader reads the source from its start into a free slot, hashes
-// the piece (copied into the hasher's WebAssembly memory, in the core's cache) and marks it
-// filled; the writer writes each filled piece to the copy at the same position and frees its
-// slot. A slot is filled again only once the writer has written it, so the copy gets exactly
-// the bytes that were hashed. Reading and hashing on one core while the other writes, a copy
-// of 1 GiB took 0.36 s where one thread doing both took 0.50 s and cp 0.41 s (Linux 6.18, ext4,
-// 2 cores, page cache warm, five rounds each). A hash alone (a read-back) takes one thread, which
-// reads straight into the hasher's memory.
+// A copy takes two threads, which share pieces of CHUNK bytes through a ring of SLOTS in shared
+// memory (copy-ring.ts). The reader reads the source from its start into the next slot once it
+// is free, hashes the piece (copied into the hasher's WebAssembly memory, in the core's cache),
+// and marks the slot filled. The writer takes the earliest filled slot (compare-and-swap: filled
+// to writing), writes its piece to the copy at the piece's position and frees the slot. A slot
+// is filled again only once its piece is written, so the copy gets exactly the bytes that were
+// hashed. When the next slot is not free the reader writes a filled piece itself instead of
+// waiting: on a machine whose other core is busy the writer may not run for a while, and the
+// reader then does the whole copy alone, no slower than one thread. Reading and hashing on one
+// core while the other writes, a copy of 1 GiB took 0.36 s where one thread doing both took
+// 0.50 s and cp 0.41 s (Linux 6.18, ext4, 2 cores, page cache warm, five rounds each). A hash
+// alone (a read-back) takes one thread, which reads straight into the hasher's memory.
 //
-// The ring's control words (CTL) are the pieces filled and written so far, how the reader ended,
-// whether the writer failed, and the job's stop word, which verified.ts sets to stop the job
-// between two pieces. A thread that waits for the other wakes when the other moves on, and
+// The ring's control words (CTL) count the pieces filled and written, and hold how the reader
+// ended, whether a write failed, and the job's stop word, which verified.ts sets to stop the
+// job between two pieces. A thread that waits for the other wakes when the other moves on, and
 // looks at the stop and failure words at least every WAIT_MS.
 //
+// The threads keep the process's priority, unlike the checkpointer's and the watcher's
+// (storage/threads.ts): a copy is work someone waits for, as it was on Bun's thread pool before,
+// and the server's thread, which used to hash every piece itself, now only reads their answers.
+// On Linux they are named `reelhouse-copy` (top -H, /proc/PID/task/TID/comm).
+//
 // `durable` (the copy will be fsynced by the caller, as an archive, a restore and a move do): on
-// Linux the writer writes the copy's pages back while it makes it, with sync_file_range: each
-// WINDOW written is handed to the disk at once, and the one WINDOWS_AHEAD before it is waited
-// for, so a few windows at most are ever dirty and the fsync that follows has little left. Only
-// a hint: the fsync still decides, and a file system that refuses the call (EINVAL, ESPIPE) is
-// written back at the fsync.
+// Linux the writer writes the copy's pages back while it is made, with sync_file_range: each
+// WINDOW written from the start is handed to the disk at once, and the one WINDOWS_AHEAD before
+// it is waited for, so a few windows at most are ever dirty and the fsync that follows has little
+// left. Only a hint: the fsync still decides, and a file system that refuses the call (EINVAL,
+// ESPIPE) is written back at the fsync.
 import { readSync, writeSync } from 'node:fs'
 import { FFIType } from 'bun:ffi'
 import { cFunction } from './dirfd.ts'
@@ -51,6 +59,16 @@ const syncFileRange =
   process.platform === 'linux'
     ? cFunction('sync_file_range', [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.u32])
     : undefined
+
+// PR_SET_NAME (<linux/prctl.h>): the calling thread's name, 15 bytes at most.
+if (process.platform === 'linux')
+  cFunction('prctl', [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.u64, FFIType.u64])?.(
+    15,
+    Buffer.from('reelhouse-copy\0'),
+    0,
+    0,
+    0,
+  )
 
 let hasher: BufferHasher | undefined
 
