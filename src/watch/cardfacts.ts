@@ -2,8 +2,9 @@
 // format, the card's folder, the clip, its files within the card, and what its metadata file says
 // (read here: the first 256 KiB of a small text file, never through a link). The scan's ingest phase
 // and an import by path both ask.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-import { lastName, platformRel, trimSep } from '../storage/paths.ts'
+import { readSync } from 'node:fs'
+import { AT_FDCWD, DIR_FLAGS, O, cName, close, openat, statNumbersOf } from '../storage/dirfd.ts'
+import { lastName, trimSep } from '../storage/paths.ts'
 import { CARD_FORMATS, type Card, type CardClip, readSidecar, reelOfClip } from './cards.ts'
 
 /** The most of a sidecar read (an NRT XML is a few KiB). */
@@ -15,7 +16,7 @@ const SIDECAR_BYTES = 256 * 1024
  * reel, recording date). `rootPath` is the card's folder (absolute), where the sidecar is read.
  */
 export function cardFacts(card: Card, clip: CardClip, rootPath: string): Record<string, unknown> {
-  const facts = clip.sidecar ? readSidecar(card.format, readText(rootPath + platformRel(clip.sidecar))) : {}
+  const facts = clip.sidecar ? readSidecar(card.format, readText(rootPath, clip.sidecar)) : {}
   const reel = facts.reel ?? reelOfClip(clip.name)
   const folder = lastName(trimSep(rootPath))
   // The clip's files, not each frame of a sequence (counted): a DNG clip has thousands.
@@ -36,16 +37,27 @@ export function cardFacts(card: Card, clip: CardClip, rootPath: string): Record<
   }
 }
 
-/** A small text file's text (its first SIDECAR_BYTES), '' when it cannot be read. Never through a link. */
-function readText(path: string): string {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
-  } catch {
-    return ''
+/**
+ * A small text file's text (its first SIDECAR_BYTES), '' when it cannot be read: `rel` ('/'
+ * between names) below the card root, reached from the root's descriptor one name at a time
+ * without following a link, so a sidecar folder swapped for a link is not read.
+ */
+function readText(rootPath: string, rel: string): string {
+  const parts = rel.split('/').filter(Boolean)
+  if (!parts.length) return ''
+  let dir = openat(AT_FDCWD, cName(trimSep(rootPath)), DIR_FLAGS)
+  for (const part of parts.slice(0, -1)) {
+    if (dir < 0) return ''
+    const next = openat(dir, cName(part), DIR_FLAGS)
+    close(dir)
+    dir = next
   }
+  if (dir < 0) return ''
+  const fd = openat(dir, cName(parts.at(-1)!), O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
+  close(dir)
+  if (fd < 0) return ''
   try {
-    if (!fstatSync(fd).isFile()) return ''
+    if (!statNumbersOf(fd).isFile()) return ''
     const buffer = Buffer.alloc(SIDECAR_BYTES)
     let n = 0
     for (let got = 1; got > 0 && n < buffer.length; n += got) got = readSync(fd, buffer, n, buffer.length - n, n)
@@ -53,6 +65,6 @@ function readText(path: string): string {
   } catch {
     return ''
   } finally {
-    closeSync(fd)
+    close(fd)
   }
 }

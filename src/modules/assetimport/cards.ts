@@ -2,8 +2,19 @@
 // around it, and the facts its card gives the asset (technical.card). The watcher's scan has the
 // card's listing from its walk and passes what it found (CardImport); an import by path lists the
 // card's own folders here.
-import { readdirSync } from 'node:fs'
-import { SEP, asFolder, platformRel, relParts } from '../../storage/paths.ts'
+import {
+  AT_FDCWD,
+  DIR_FLAGS,
+  DT,
+  O,
+  cName,
+  close,
+  listDir,
+  nameText,
+  openat,
+  statNumbersOf,
+} from '../../storage/dirfd.ts'
+import { SEP, asFolder, platformRel, relParts, trimSep } from '../../storage/paths.ts'
 import { cardFacts } from '../../watch/cardfacts.ts'
 import { CARD_FORMATS, type CardFile, type CardFormat, cardFile, cardsIn } from '../../watch/cards.ts'
 import { excluded } from '../../watch/ingest.ts'
@@ -67,22 +78,54 @@ function listLayout(rootPath: string, rest: readonly string[], found: CardFile):
         : rest.slice(0, 1)
   const depth = found.format === 'blackmagic' ? 2 : 16
   const out: string[] = []
-  const walk = (dir: string, prefix: string, level: number) => {
-    let entries: import('node:fs').Dirent[]
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-    } catch {
-      return
-    }
+  // Read from the card root's descriptor down, one name at a time without following a link
+  // (DIR_FLAGS): a layout folder swapped for a link to another production's card is not listed.
+  const walk = (fd: number, prefix: string, level: number) => {
+    const entries = listDir(fd)
+    if (typeof entries === 'number') return
     for (const e of entries) {
-      if (excluded(e.name)) continue
-      if (e.isFile()) out.push(prefix + e.name)
-      else if (e.isDirectory() && level < depth) walk(dir + e.name + SEP, `${prefix}${e.name}/`, level + 1)
+      const name = nameText(e.name)
+      if (excluded(name)) continue
+      let type = e.type
+      let sub = -1
+      if (type === DT.UNKNOWN || type === DT.DIR) {
+        sub = level < depth ? openat(fd, e.name, DIR_FLAGS) : -1
+        if (type === DT.UNKNOWN) type = sub >= 0 ? DT.DIR : regularAt(fd, e.name) ? DT.REG : DT.LNK
+      }
+      if (type === DT.REG) out.push(prefix + name)
+      if (sub >= 0)
+        try {
+          walk(sub, `${prefix}${name}/`, level + 1)
+        } finally {
+          close(sub)
+        }
     }
   }
-  const start = layout.length ? `${layout.join('/')}/` : ''
-  walk(rootPath + (layout.length ? layout.join(SEP) + SEP : ''), start, 0)
+  let fd = openat(AT_FDCWD, cName(trimSep(rootPath)), DIR_FLAGS)
+  for (const part of layout) {
+    if (fd < 0) return out
+    const next = openat(fd, cName(part), DIR_FLAGS)
+    close(fd)
+    fd = next
+  }
+  if (fd < 0) return out
+  try {
+    walk(fd, layout.length ? `${layout.join('/')}/` : '', 0)
+  } finally {
+    close(fd)
+  }
   return out
+}
+
+/** Whether `name` in the open folder `dir` is a regular file (not a link, a folder or a device). */
+function regularAt(dir: number, name: Buffer): boolean {
+  const fd = openat(dir, name, O.RDONLY | O.NOFOLLOW | O.CLOEXEC | O.NONBLOCK)
+  if (fd < 0) return false
+  try {
+    return statNumbersOf(fd).isFile()
+  } finally {
+    close(fd)
+  }
 }
 
 /** The names of `rel` (a path relative to a device root, the platform's separators). */
