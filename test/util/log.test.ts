@@ -48,7 +48,9 @@ log.infoBatched('request', { n: 3 })
 await turn()
 console.log(JSON.stringify(written()))
 log.infoBatched('request', { n: 4 })
-process.exit(3)
+// An exit in the middle of a turn, with a code of its own: the batched line is written on the way out.
+process.exitCode = 3
+process.exit()
 `,
   )
   expect(code).toBe(3)

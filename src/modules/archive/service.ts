@@ -14,7 +14,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type MediaKind, contentTypes, devices, productions } from '../../db/schema.ts'
 import { AppError, notImplemented } from '../../http/errors.ts'
-import { type VerifiedCopy, copyVerifiedTo, sidecarNames } from '../../storage/archive.ts'
+import { type ArchiveCopyOptions, type VerifiedCopy, copyVerifiedTo, sidecarNames } from '../../storage/archive.ts'
 import { describe } from '../../storage/errors.ts'
 import { ltfsStartBlock } from '../../storage/dirfd.ts'
 import { CancelledError } from '../../storage/fs.ts'
@@ -192,10 +192,46 @@ export type Archive = ReturnType<typeof createArchive>
 
 type TaskDeps = { media: MediaAssets; users: Users }
 
-function askedByOf(params: { user?: number }, users: Users, what: string) {
-  const askedBy = params.user === undefined ? undefined : users.principalById(params.user)
-  if (params.user !== undefined && !askedBy) throw new Error(`the user who asked for the ${what} no longer exists`)
-  return askedBy
+/**
+ * What an archive or a restore task checks as it starts (and starts again after a restart): its
+ * asset is still there, and the user who asked still exists and may still write its production.
+ */
+function startOf(p: { asset: number; user?: number }, deps: TaskDeps, what: 'archive' | 'restore') {
+  const askedBy = p.user === undefined ? undefined : deps.users.principalById(p.user)
+  if (p.user !== undefined && !askedBy) throw new Error(`the user who asked for the ${what} no longer exists`)
+  const asset = deps.media.byId(p.asset)
+  if (!asset) throw new Error('the asset is gone')
+  if (askedBy && !canWrite(askedBy, asset.production))
+    throw new Error(`the user who asked for the ${what} no longer has write access to production ${asset.production}`)
+  const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
+  return { asset, by }
+}
+
+/**
+ * Copies the sidecars of the file at `from` (sidecarsBeside) beside `to` on the device at
+ * `devicePath`, each checked as the file was (copyVerifiedTo). A sidecar gone since it was listed,
+ * or no regular file, is passed over. A failed copy throws with the sidecar's target path.
+ */
+async function copySidecars(from: string, to: string, devicePath: string, options: ArchiveCopyOptions) {
+  const copied: { name: string; copy: VerifiedCopy }[] = []
+  for (const name of sidecarsBeside(from)) {
+    let fd: number
+    try {
+      fd = openSync(parentFolder(from) + name, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    } catch {
+      continue // gone since it was listed
+    }
+    const target = parentFolder(to) + name
+    try {
+      if (!fstatSync(fd).isFile()) continue
+      copied.push({ name, copy: await copyVerifiedTo(fd, devicePath, target, options) })
+    } catch (error) {
+      throw Object.assign(error as Error, { sidecar: target })
+    } finally {
+      closeSync(fd)
+    }
+  }
+  return copied
 }
 
 /** The archive task: copy, checked, to the archive device; history; then the catalogue; then, with purge, the online file. */
@@ -203,12 +239,7 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
   const { media } = deps
   return async ({ task, signal, progress, report }) => {
     const p = task.params
-    const askedBy = askedByOf(p, deps.users, 'archive')
-    const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
-    const asset = media.byId(p.asset)
-    if (!asset) throw new Error('the asset is gone')
-    if (askedBy && !canWrite(askedBy, asset.production))
-      throw new Error(`the user who asked for the archive no longer has write access to production ${asset.production}`)
+    const { asset, by } = startOf(p, deps, 'archive')
     if (!asset.is_production) throw new Error('the asset has no file in production (archive-only or offline)')
     const all = db.select().from(devices).all()
     const archive = all.find((d) => d.id === p.device)
@@ -239,24 +270,11 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
     // The clip's sidecars (its camera XML, XMP, subtitles: storage/archive.ts sidecarNames) go
     // with it into the same folder, each checked the same way.
     progress({ step: 'sidecars' })
-    const sidecars: { name: string; copy: VerifiedCopy }[] = []
-    for (const name of sidecarsBeside(asset.path_file)) {
-      const from = parentFolder(asset.path_file) + name
-      let fd: number
-      try {
-        fd = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-      } catch {
-        continue // gone since it was listed
-      }
-      try {
-        if (!fstatSync(fd).isFile()) continue
-        const to = parentFolder(handle) + name
-        sidecars.push({ name, copy: await copyVerifiedTo(fd, archive.path, to, { signal, tag }) })
-      } catch (error) {
-        throw archiveFailure(error, parentFolder(handle) + name, p.archive_type)
-      } finally {
-        closeSync(fd)
-      }
+    let sidecars: { name: string; copy: VerifiedCopy }[]
+    try {
+      sidecars = await copySidecars(asset.path_file, handle, archive.path, { signal, tag })
+    } catch (error) {
+      throw archiveFailure(error, (error as { sidecar?: string }).sidecar ?? handle, p.archive_type)
     }
     progress({ step: 'history', percent: 100 })
     const written = newGeneration(
@@ -306,12 +324,7 @@ export function restoreHandler(db: Db, deps: TaskDeps): Handler<'restore'> {
   const { media } = deps
   return async ({ task, signal, progress, report }) => {
     const p = task.params
-    const askedBy = askedByOf(p, deps.users, 'restore')
-    const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
-    const asset = media.byId(p.asset)
-    if (!asset) throw new Error('the asset is gone')
-    if (askedBy && !canWrite(askedBy, asset.production))
-      throw new Error(`the user who asked for the restore no longer has write access to production ${asset.production}`)
+    const { asset, by } = startOf(p, deps, 'restore')
     const handle = (asset.archive_details as Record<string, string>).archive_handle
     if (!asset.is_archive || !handle) throw new Error('the asset is not archived')
     const all = db.select().from(devices).all()
@@ -347,24 +360,12 @@ export function restoreHandler(db: Db, deps: TaskDeps): Handler<'restore'> {
     }
     // The sidecars archived with it come back beside it (those already there with the same bytes stay).
     progress({ step: 'sidecars' })
-    const sidecars: string[] = []
-    for (const name of sidecarsBeside(handle)) {
-      let fd: number
-      try {
-        fd = openSync(parentFolder(handle) + name, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-      } catch {
-        continue
-      }
-      try {
-        if (!fstatSync(fd).isFile()) continue
-        await copyVerifiedTo(fd, to.device.path, parentFolder(to.path) + name, { signal, tag })
-        sidecars.push(name)
-      } catch (error) {
-        if (error instanceof CancelledError) throw error
-        throw new Error(`the sidecar ${name}: ${describe(error)}`)
-      } finally {
-        closeSync(fd)
-      }
+    let sidecars: string[]
+    try {
+      sidecars = (await copySidecars(handle, to.path, to.device.path, { signal, tag })).map((c) => c.name)
+    } catch (error) {
+      if (error instanceof CancelledError) throw error
+      throw new Error(`the sidecar ${lastName((error as { sidecar: string }).sidecar)}: ${describe(error)}`)
     }
     report({
       asset: asset.id,
