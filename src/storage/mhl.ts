@@ -67,6 +67,7 @@ import {
   sysError,
   unlinkat,
 } from './dirfd.ts'
+import { syncFolder } from './paths.ts'
 import {
   type XmlElement,
   XmlError,
@@ -598,18 +599,6 @@ function writeSynced(path: string, bytes: Uint8Array) {
   } finally {
     closeSync(fd)
   }
-}
-
-/** Syncs a folder's entries (a new name, a rename) to the disk; where the system refuses it for folders, the write still stands. */
-function syncFolder(folder: string) {
-  try {
-    const fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY)
-    try {
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-  } catch {}
 }
 
 /** File systems without hard links (exFAT, FAT, some network shares) answer link() so. */

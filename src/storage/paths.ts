@@ -15,7 +15,7 @@
 //   does). A name Windows would change on its way to the disk, or a path that would mean
 //   something else than it says, is refused rather than repaired (see `cleanWin32`).
 // Paths keep the spelling the user gave (cleaned); only comparisons fold case.
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
+import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync } from 'node:fs'
 import { posix, win32 } from 'node:path'
 import { longNames } from './windows/longnames.ts'
 import { requireFileWork } from './platform.ts'
@@ -355,6 +355,22 @@ export function makeDirInside(root: string, dir: string): void {
   } catch (error) {
     throw new PathError(`Cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
   }
+}
+
+/**
+ * Syncs a folder's entries (a new name, a rename, a folder made in it) to the disk; where the
+ * system refuses it for folders (Windows opens no folder so, NTFS journals its names itself),
+ * the change still stands.
+ */
+export function syncFolder(folder: string) {
+  try {
+    const fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY)
+    try {
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {}
 }
 
 /**

@@ -27,7 +27,7 @@
 // one thread doing all of it and 0.41 s for cp); when both cores are busy with other work, the
 // reader does the writes itself and it is no slower than one thread.
 //
-// A copy that the caller fsyncs (`durable`: an archive, a restore, a move across file systems) is
+// A copy that the caller fsyncs (`durable`: an archive with purge, a move across file systems) is
 // also written back to the disk while it is made (copy.worker.ts): the fsync then waits for a
 // few megabytes instead of the whole file. 1 GiB copied, fsynced and read back (bench/verified.ts,
 // archive.ts copyVerifiedTo): 0.77-0.97 s, against 1.42 s before; cp, fsync and xxhsum of the

@@ -60,6 +60,17 @@ test('the copy: the bytes and their hash; a second copy to the same path takes t
   expect(readFileSync(target, 'utf8')).toBe('someone else')
 })
 
+test('durable or not, the same checked copy, named in folders made for it', async () => {
+  const durable = await copy(`${device}/vault/deep/er/durable.mov`, { durable: true })
+  const later = await copy(`${device}/vault/later.mov`)
+  expect(durable.xxh64).toBe(later.xxh64)
+  expect(readFileSync(`${device}/vault/deep/er/durable.mov`).equals(BYTES)).toBe(true)
+  expect(readFileSync(`${device}/vault/later.mov`).equals(BYTES)).toBe(true)
+  expect(readdirSync(`${device}/vault`).sort()).toEqual(['deep', 'later.mov'])
+  // A purge later rests on the copy that is there: taken as it is, and synced.
+  expect((await copy(`${device}/vault/later.mov`, { durable: true })).adopted).toBe(true)
+})
+
 test('sidecar names: named after the clip, with a sidecar extension; Sony M01 XML; nothing else', () => {
   expect(
     sidecarNames('C0001.MP4', [

@@ -257,9 +257,11 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
     try {
       const total = fstatSync(source).size
       progress({ step: 'copy', percent: 0 })
+      // With purge the online file goes on the strength of this copy: it is on the disk first.
       copied = await copyVerifiedTo(source, archive.path, handle, {
         signal,
         tag,
+        durable: p.purge,
         onProgress: (bytes) => progress({ percent: total ? (bytes / total) * 100 : 100 }),
       })
     } catch (error) {
@@ -272,7 +274,7 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
     progress({ step: 'sidecars' })
     let sidecars: { name: string; copy: VerifiedCopy }[]
     try {
-      sidecars = await copySidecars(asset.path_file, handle, archive.path, { signal, tag })
+      sidecars = await copySidecars(asset.path_file, handle, archive.path, { signal, tag, durable: p.purge })
     } catch (error) {
       throw archiveFailure(error, (error as { sidecar?: string }).sidecar ?? handle, p.archive_type)
     }
