@@ -1,7 +1,9 @@
 // Preloaded before every test file (bunfig.toml): hooks here are global to the run.
 import { afterAll } from 'bun:test'
+import { stopPostgres } from './helpers/pg.ts'
 import { removeLeftovers } from './helpers/temp.ts'
 
+afterAll(stopPostgres)
 afterAll(removeLeftovers)
 
 // A test's outcome never depends on the machine's speed: bun's default bound of 5 s per test
