@@ -137,6 +137,19 @@ export function sqlitePort(db: Db): SqlitePort {
   return { engine: 'sqlite', db, run: drive }
 }
 
+const sqlitePorts = new WeakMap<Db, SqlitePort>()
+
+/**
+ * Runs `work` on the SQLite catalogue `db` and returns its value: the bridge for code that is not
+ * yet work itself (it calls a function that now is). SQLite only: such code cannot run on
+ * PostgreSQL, and test/db/sync-guard.test.ts counts the calls left.
+ */
+export function runSync<T>(db: Db, work: Work<T>): T {
+  let port = sqlitePorts.get(db)
+  if (!port) sqlitePorts.set(db, (port = sqlitePort(db)))
+  return port.run(work)
+}
+
 /** What the PostgreSQL driver needs of drizzle's bun-sql handle (and of a transaction on it). */
 type PgHandle = {
   transaction<T>(fn: (tx: PgHandle) => Promise<T>): Promise<T>

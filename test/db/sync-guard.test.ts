@@ -1,0 +1,96 @@
+// The way to the PostgreSQL catalogue, held: statements run through the data-access port
+// (src/db/port.ts), whose work is driven synchronously on SQLite and awaited on PostgreSQL. Code
+// that still runs statements synchronously by itself works only on SQLite: a drizzle builder's
+// `.all()`, `.get()` or `.run()`, a transaction of its own (`.transaction(`, `committed(`), a raw
+// statement on bun:sqlite (`$client`), or a port work run synchronously from such code
+// (`runSync(`, SQLite only, the bridge while its callers are converted).
+//
+// The counts of those per file below may only go down: a file not listed may have none, and a
+// listed one no more than its count. Lower a count when a file is converted (the test prints the
+// files that now have fewer), and remove the file when it reaches zero. src/db/ is the port
+// itself and is not counted.
+import { expect, test } from 'bun:test'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const PATTERN = /\$client|\.(?:all|get|run)\(\)|\.transaction\(|\bcommitted\(|\brunSync\(/g
+
+/** The synchronous statement calls left outside src/db/, per file. */
+const LEFT: Record<string, number> = {
+  'src/cli/commands.ts': 3,
+  'src/cli/serve.ts': 1,
+  'src/core.ts': 1,
+  'src/http/lists.ts': 6,
+  'src/modules/archive/service.ts': 8,
+  'src/modules/assetholddurations/service.ts': 13,
+  'src/modules/assetimport/import.task.ts': 2,
+  'src/modules/assetimport/proxy.task.ts': 12,
+  'src/modules/assetimport/proxyname.task.ts': 3,
+  'src/modules/assetimport/service.ts': 4,
+  'src/modules/custommetadata/service.ts': 23,
+  'src/modules/devices/service.ts': 25,
+  'src/modules/devices/status.ts': 1,
+  'src/modules/history/index.ts': 1,
+  'src/modules/history/service.ts': 1,
+  'src/modules/importlogs/service.ts': 3,
+  'src/modules/markers/service.ts': 11,
+  'src/modules/mediaassets/keywords.ts': 2,
+  'src/modules/mediaassets/service.ts': 50,
+  'src/modules/productions/lookup.ts': 5,
+  'src/modules/productions/service.ts': 16,
+  'src/modules/projectassets/bundles.ts': 10,
+  'src/modules/projectassets/copy.task.ts': 6,
+  'src/modules/projectassets/delete.task.ts': 4,
+  'src/modules/projectassets/service.ts': 30,
+  'src/modules/search/service.ts': 3,
+  'src/modules/session/index.ts': 2,
+  'src/modules/shots/detect.task.ts': 2,
+  'src/modules/shots/service.ts': 43,
+  'src/modules/transcodingprofiles/service.ts': 9,
+  'src/modules/users/access.ts': 1,
+  'src/modules/users/service.ts': 56,
+  'src/modules/users/sessions.ts': 2,
+  'src/modules/verify/service.ts': 5,
+  'src/tasks/queries.ts': 8,
+  'src/tasks/runner.ts': 18,
+  'src/watch/scan/apply.ts': 1,
+  'src/watch/scan/gather.ts': 2,
+  'src/watch/scan/index.ts': 1,
+  'src/watch/scan/ingest.ts': 4,
+  'src/watch/scan/run.ts': 1,
+  'src/watch/service.ts': 2,
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return sources(path)
+    return /\.tsx?$/.test(entry.name) ? [path] : []
+  })
+}
+
+/** The calls in `text` outside comments (a comment may name `.get()` without calling it). */
+function count(text: string): number {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+  return code.match(PATTERN)?.length ?? 0
+}
+
+test('no file runs more statements synchronously than it did: new code goes through the port', () => {
+  const found: Record<string, number> = {}
+  for (const path of sources(join(ROOT, 'src'))) {
+    const name = relative(ROOT, path).split('\\').join('/')
+    if (name.startsWith('src/db/')) continue
+    const n = count(readFileSync(path, 'utf8'))
+    if (n) found[name] = n
+  }
+  const over = Object.entries(found)
+    .filter(([name, n]) => n > (LEFT[name] ?? 0))
+    .map(([name, n]) => `${name}: ${n} (at most ${LEFT[name] ?? 0})`)
+  const fewer = Object.entries(LEFT)
+    .filter(([name, n]) => (found[name] ?? 0) < n)
+    .map(([name, n]) => `${name}: ${found[name] ?? 0} (listed ${n})`)
+  if (fewer.length)
+    console.log(`converted since the list was written; lower these in ${import.meta.file}:\n${fewer.join('\n')}`)
+  expect(over).toEqual([])
+})
