@@ -97,7 +97,7 @@ export type Port = {
 }
 
 /** SQLite's port: every step answered in the same call, so `run` returns the value itself. */
-export type SqlitePort = Port & { readonly engine: 'sqlite'; run<T>(work: Work<T>): T }
+export type SqlitePort = Omit<Port, 'engine' | 'run'> & { readonly engine: 'sqlite'; run<T>(work: Work<T>): T }
 
 export function sqlitePort(db: Db): SqlitePort {
   const answer = (step: Step): unknown => {
