@@ -41,6 +41,7 @@ import type { Db } from './client.ts'
 /** One statement or transaction a work wants run; the port's driver answers it. */
 export type Step =
   | { kind: 'all' | 'one' | 'run'; q: unknown }
+  | { kind: 'prepared'; mode: 'all' | 'one' | 'run'; statement: Statement<unknown>; values: Record<string, unknown> }
   | { kind: 'tx'; body: () => Work<unknown> }
   | { kind: 'after'; fn: () => void }
 
@@ -63,6 +64,30 @@ export function* one<T>(q: Rows<T> | { get(): T | undefined }): Work<T | undefin
 /** A statement run for its effect; how many rows it changed. */
 export function* run(q: { run(): unknown } | SQL | PromiseLike<unknown>): Work<{ changes: number }> {
   return (yield { kind: 'run', q }) as { changes: number }
+}
+
+/**
+ * A statement built once with `sql.placeholder('name')` for its values and run many times (a
+ * history row, a hot lookup): SQLite prepares it on first use and keeps it; PostgreSQL builds it
+ * on the handle of the moment (the transaction's connection or the pool), where the round trip
+ * costs more than the build. Run it with `allOf`, `oneOf` or `runOf`.
+ */
+export type Statement<T> = { build: () => unknown; kept?: unknown; readonly row?: T }
+
+export function statement<T = unknown>(build: () => Rows<T> | { run(): unknown }): Statement<T> {
+  return { build }
+}
+
+export function* allOf<T>(s: Statement<T>, values: Record<string, unknown> = {}): Work<T[]> {
+  return (yield { kind: 'prepared', mode: 'all', statement: s, values }) as T[]
+}
+
+export function* oneOf<T>(s: Statement<T>, values: Record<string, unknown> = {}): Work<T | undefined> {
+  return (yield { kind: 'prepared', mode: 'one', statement: s, values }) as T | undefined
+}
+
+export function* runOf(s: Statement<unknown>, values: Record<string, unknown> = {}): Work<{ changes: number }> {
+  return (yield { kind: 'prepared', mode: 'run', statement: s, values }) as { changes: number }
 }
 
 /**
@@ -118,6 +143,16 @@ export function sqlitePort(db: Db): SqlitePort {
       case 'after':
         sqliteAfterCommit(db, step.fn)
         return undefined
+      case 'prepared': {
+        const kept = (step.statement.kept ??= (step.statement.build() as { prepare(): unknown }).prepare()) as {
+          all(v: object): unknown[]
+          get(v: object): unknown
+          run(v: object): { changes?: number }
+        }
+        if (step.mode === 'all') return kept.all(step.values)
+        if (step.mode === 'one') return kept.get(step.values)
+        return { changes: kept.run(step.values).changes ?? 0 }
+      }
     }
   }
   const drive = <T>(work: Work<T>): T => {
@@ -209,6 +244,16 @@ export function postgresPort(root: PgHandle, onAfterError: (error: unknown) => v
         if (open) open.after.push(step.fn)
         else runAfter([step.fn])
         return undefined
+      }
+      case 'prepared': {
+        // Built on the ambient handle (db above), so inside a transaction it runs on its connection.
+        const query = (
+          step.statement.build() as { prepare(name: string): { execute(v: object): Promise<unknown> } }
+        ).prepare('')
+        const result = await query.execute(step.values)
+        if (step.mode === 'all') return result
+        if (step.mode === 'one') return (result as unknown[])[0]
+        return { changes: (result as { count?: number }).count ?? 0 }
       }
     }
   }

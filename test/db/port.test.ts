@@ -6,7 +6,20 @@ import { eq, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { openDb } from '../../src/db/client.ts'
-import { type Port, all, afterCommit, one, postgresPort, run, sqlitePort, tx } from '../../src/db/port.ts'
+import {
+  type Port,
+  afterCommit,
+  all,
+  allOf,
+  one,
+  oneOf,
+  postgresPort,
+  run,
+  runOf,
+  sqlitePort,
+  statement,
+  tx,
+} from '../../src/db/port.ts'
 import { tempDir } from '../helpers/app.ts'
 import { freshDatabase, hasPostgres } from '../helpers/pg.ts'
 
@@ -158,6 +171,36 @@ for (const [name, open, available] of engines)
       expect(reasons.length).toBe(100)
       expect(new Set(reasons)).toEqual(new Set(['fails']))
       expect((await names()).sort()).toEqual(Array.from({ length: 100 }, (_, k) => `own-${2 * k + 1}`).sort())
+    })
+
+    test('a statement built once with placeholders runs with values, inside a transaction on its connection', async () => {
+      const { port, db, names } = await engine()
+      const add = statement(() => db.insert(notes).values({ name: sql.placeholder('name') }))
+      const byName = statement(() =>
+        db
+          .select()
+          .from(notes)
+          .where(eq(notes.name, sql.placeholder('name'))),
+      )
+      const rename = statement(() =>
+        db
+          .update(notes)
+          .set({ name: sql`${sql.placeholder('to')}` })
+          .where(eq(notes.name, sql.placeholder('from'))),
+      )
+      await settle(() =>
+        port.run(
+          tx(function* () {
+            yield* runOf(add, { name: 'p' })
+            if (!(yield* oneOf(byName, { name: 'p' }))) throw new Error('not seen in its transaction')
+            throw new Error('undone')
+          }),
+        ),
+      ).catch((error: Error) => expect(error.message).toBe('undone'))
+      for (const name of ['q', 'r']) await port.run(runOf(add, { name }))
+      expect((await port.run(allOf(byName, { name: 'q' }))).map((r) => r.name)).toEqual(['q'])
+      expect((await port.run(runOf(rename, { from: 'r', to: 's' }))).changes).toBe(1)
+      expect(await names()).toEqual(['q', 's'])
     })
 
     test('raw SQL through drizzle templates: rows, one row, changes', async () => {
