@@ -11,6 +11,7 @@
 // around it (the end of this file), and tests call it in their own process with an io of theirs.
 import { parseArgs } from 'node:util'
 import {
+  type DatabaseUrl,
   type Revoke,
   backup,
   groupAdd,
@@ -385,11 +386,26 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
   },
   {
     name: 'migrate',
-    synopsis: '',
+    synopsis: '[--database URL]',
     about: 'apply migrations and exit; makes the data folder and catalogue if there are none',
-    options: {},
+    details: `With --database URL, or REELHOUSE_DATABASE when the flag is absent, the PostgreSQL catalogue at
+URL is migrated instead, and the data folder is not used: postgres://USER[:PASSWORD]@HOST[:PORT]/DB
+(or postgresql://), where a host parameter naming a folder (?host=/run/postgresql) reaches the
+server by its Unix socket. The database must exist. Starters side by side are safe: each waits
+for the one applying migrations, then finds them applied. A URL of another kind, or a server that
+cannot be reached or refuses the connection, is one line naming where and what the server said
+(never the password), exit 2. Only migrate takes a PostgreSQL catalogue in this version: serve
+and the other commands use the SQLite catalogue in --data and refuse --database and
+REELHOUSE_DATABASE.`,
+    options: {
+      database: {
+        type: 'string',
+        arg: 'URL',
+        about: 'migrate the PostgreSQL catalogue at URL, not the SQLite one (default: $REELHOUSE_DATABASE)',
+      },
+    },
     args: none,
-    run: (_, __, data, io) => migrateCommand(io, data),
+    run: (values, _, data, io) => migrateCommand(io, data, databaseOf(values, io.env)),
   },
   {
     name: 'backup',
@@ -432,6 +448,23 @@ file and why). Nothing is written unless --record. Needs no catalogue (--data is
       verifyCommand(io, path!, { record: values.record === true, progress: values.progress === true }),
   },
 ]
+
+/** migrate's PostgreSQL catalogue: --database, else REELHOUSE_DATABASE (empty counts as unset); none: SQLite's. */
+function databaseOf(values: Values, env: Record<string, string | undefined>): DatabaseUrl | undefined {
+  if (typeof values.database === 'string') return { url: values.database, from: '--database' }
+  const url = env.REELHOUSE_DATABASE
+  return url ? { url, from: 'REELHOUSE_DATABASE' } : undefined
+}
+
+/**
+ * Commands other than migrate use the SQLite catalogue in --data: one given a PostgreSQL one
+ * (by flag, or by the environment a facility sets for every command) would otherwise work on
+ * another catalogue than asked, unsaid. So they refuse both, but for verify, which reads no
+ * catalogue at all: the variable changes nothing for it.
+ */
+const onlyMigrate = (c: Command, given: '--database' | 'REELHOUSE_DATABASE') =>
+  `${given} is accepted by migrate only in this version; ${c.name} and the other commands use the SQLite catalogue in --data`
+const TAKE_DATABASE_VARIABLE = new Set(['migrate', 'verify'])
 
 /** Words that group commands: "user", "token", "user perm". */
 const GROUPS = new Set(
@@ -515,6 +548,7 @@ function parse(c: Command, args: string[]) {
     if (t.kind === 'positional') positionals.push(t.value)
     if (t.kind !== 'option') continue
     const o = Object.hasOwn(options, t.name) ? options[t.name as keyof typeof options] : undefined
+    if (!o && t.name === 'database' && t.rawName === '--database') throw new UsageError(onlyMigrate(c, '--database'))
     if (!o || t.rawName !== `--${t.name}`) throw new UsageError(`unknown option ${t.rawName} for ${c.name}; ${see}`)
     if (o.type === 'boolean') {
       if (t.value !== undefined) throw new UsageError(`${t.rawName} takes no value; ${see}`)
@@ -621,6 +655,8 @@ function dispatch(argv: string[], io: Io): void | number | Promise<void | number
   if ((end < 0 ? rest : rest.slice(0, end)).some(isHelp)) return say(commandHelp(command))
 
   const { values, positionals } = parse(command, rest)
+  if (io.env.REELHOUSE_DATABASE && !TAKE_DATABASE_VARIABLE.has(command.name))
+    throw new UsageError(onlyMigrate(command, 'REELHOUSE_DATABASE'))
   values.data = data
   return command.run(values, positionals, dataDirOf(data, io.env, io.cwd), io)
 }

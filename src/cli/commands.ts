@@ -295,7 +295,11 @@ export function tokenRevoke(io: Io, dataDir: string, what: Revoke) {
   })
 }
 
-export function migrateCommand(io: Io, dataDir: string) {
+/** A PostgreSQL catalogue to migrate instead of the data folder's, and where the URL came from (for messages). */
+export type DatabaseUrl = { url: string; from: '--database' | 'REELHOUSE_DATABASE' }
+
+export function migrateCommand(io: Io, dataDir: string, database?: DatabaseUrl): void | Promise<void> {
+  if (database) return migratePostgresCommand(io, database)
   // Not withDb: it makes a catalogue where there is none, and reports what it applied.
   announce(io, dataDir)
   const db = openDb(dbFile(dataDir))
@@ -309,6 +313,33 @@ export function migrateCommand(io: Io, dataDir: string) {
   } finally {
     db.$client.close()
   }
+  say(io, applied ? `applied ${applied} migration(s)` : 'database is up to date')
+}
+
+/**
+ * migrate --database: the PostgreSQL catalogue's migrations, said as the SQLite ones are. Its
+ * stderr line names the URL, never its password, and comes once the server has answered, so that
+ * a failure is the one line of run(). A URL of another kind, or a server that cannot be reached
+ * or refuses the session, is a mistake of the invocation (exit 2); a migration the server
+ * refuses is a failure of the work (exit 1).
+ */
+async function migratePostgresCommand(io: Io, { url, from }: DatabaseUrl) {
+  // Loaded here only: the PostgreSQL client and its migrations are no part of the other commands' start.
+  const pg = await import('../db/pg/migrate.ts')
+  const shown = pg.withoutPassword(url)
+  if (!pg.isPostgresUrl(url)) throw new UsageError(`${from} must be a postgres:// or postgresql:// URL, not "${shown}"`)
+  let applied: number
+  try {
+    applied = await pg.migratePostgres(url)
+  } catch (error) {
+    if (error instanceof pg.PostgresConnectError)
+      throw new UsageError(`cannot connect to ${shown} (at ${error.where}): ${error.reason}`)
+    // drizzle wraps the server's error in one naming the statement: the server's says why.
+    const cause = (error as { cause?: unknown })?.cause
+    const reason = cause instanceof Error ? cause.message : ((error as Error)?.message ?? String(error))
+    throw new UserError(`migrating ${shown} failed: ${reason}`)
+  }
+  io.stderr.write(`database=${shown}\n`)
   say(io, applied ? `applied ${applied} migration(s)` : 'database is up to date')
 }
 

@@ -6,3 +6,8 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 export function embeddedMigrations() {
   return readMigrationFiles({ migrationsFolder: `${import.meta.dir}/../../drizzle` })
 }
+
+/** The PostgreSQL catalogue's migrations (drizzle.pg.config.ts writes them), inlined the same way. */
+export function embeddedPgMigrations() {
+  return readMigrationFiles({ migrationsFolder: `${import.meta.dir}/../../drizzle/pg` })
+}
