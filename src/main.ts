@@ -20,6 +20,7 @@ import {
   groupPermRemove,
   groupRemove,
   migrateCommand,
+  migrateToPostgresCommand,
   proxiesRemake,
   tokenCreate,
   tokenList,
@@ -394,9 +395,9 @@ URL is migrated instead, and the data folder is not used: postgres://USER[:PASSW
 server by its Unix socket. The database must exist. Starters side by side are safe: each waits
 for the one applying migrations, then finds them applied. A URL of another kind, or a server that
 cannot be reached or refuses the connection, is one line naming where and what the server said
-(never the password), exit 2. Only migrate takes a PostgreSQL catalogue in this version: serve
-and the other commands use the SQLite catalogue in --data and refuse --database and
-REELHOUSE_DATABASE.`,
+(never the password), exit 2. Only migrate and migrate-to-postgres take a PostgreSQL catalogue
+in this version: serve and the other commands use the SQLite catalogue in --data and refuse
+--database and REELHOUSE_DATABASE.`,
     options: {
       database: {
         type: 'string',
@@ -406,6 +407,29 @@ REELHOUSE_DATABASE.`,
     },
     args: none,
     run: (values, _, data, io) => migrateCommand(io, data, databaseOf(values, io.env)),
+  },
+  {
+    name: 'migrate-to-postgres',
+    synopsis: '--database URL',
+    about: 'copy the SQLite catalogue in --data, every row with its id, into an empty PostgreSQL catalogue at URL',
+    details: `URL is as for migrate --database (REELHOUSE_DATABASE when the flag is absent); the database must
+exist and be empty: its migrations are applied first, and a catalogue that holds any row is
+refused (exit 1), never merged into. The SQLite catalogue is read in one snapshot and written in
+one PostgreSQL transaction, tables in the order of their foreign keys, ids kept, each identity set
+past the highest id SQLite ever handed out; a row PostgreSQL refuses is one line naming its table,
+its key and the server's reason (exit 1), and leaves the target empty. Refused while a serve uses
+the data folder (stop it first: what it writes after the snapshot would not be copied). On stderr:
+data=, database= and a line per table as it is copied; on stdout: copied N rows in T tables to URL.
+The SQLite catalogue is left as it was (but for the migrations every command applies).`,
+    options: {
+      database: {
+        type: 'string',
+        arg: 'URL',
+        about: 'the empty PostgreSQL catalogue to copy into (default: $REELHOUSE_DATABASE)',
+      },
+    },
+    args: none,
+    run: (values, _, data, io) => migrateToPostgresCommand(io, data, databaseOf(values, io.env)),
   },
   {
     name: 'backup',
@@ -449,7 +473,7 @@ file and why). Nothing is written unless --record. Needs no catalogue (--data is
   },
 ]
 
-/** migrate's PostgreSQL catalogue: --database, else REELHOUSE_DATABASE (empty counts as unset); none: SQLite's. */
+/** The PostgreSQL catalogue of migrate and migrate-to-postgres: --database, else REELHOUSE_DATABASE (empty counts as unset). */
 function databaseOf(values: Values, env: Record<string, string | undefined>): DatabaseUrl | undefined {
   if (typeof values.database === 'string') return { url: values.database, from: '--database' }
   const url = env.REELHOUSE_DATABASE
@@ -457,14 +481,14 @@ function databaseOf(values: Values, env: Record<string, string | undefined>): Da
 }
 
 /**
- * Commands other than migrate use the SQLite catalogue in --data: one given a PostgreSQL one
- * (by flag, or by the environment a facility sets for every command) would otherwise work on
- * another catalogue than asked, unsaid. So they refuse both, but for verify, which reads no
- * catalogue at all: the variable changes nothing for it.
+ * Commands other than migrate and migrate-to-postgres use the SQLite catalogue in --data: one
+ * given a PostgreSQL one (by flag, or by the environment a facility sets for every command) would
+ * otherwise work on another catalogue than asked, unsaid. So they refuse both, but for verify,
+ * which reads no catalogue at all: the variable changes nothing for it.
  */
 const onlyMigrate = (c: Command, given: '--database' | 'REELHOUSE_DATABASE') =>
-  `${given} is accepted by migrate only in this version; ${c.name} and the other commands use the SQLite catalogue in --data`
-const TAKE_DATABASE_VARIABLE = new Set(['migrate', 'verify'])
+  `${given} is accepted by migrate and migrate-to-postgres only in this version; ${c.name} and the other commands use the SQLite catalogue in --data`
+const TAKE_DATABASE_VARIABLE = new Set(['migrate', 'migrate-to-postgres', 'verify'])
 
 /** Words that group commands: "user", "token", "user perm". */
 const GROUPS = new Set(

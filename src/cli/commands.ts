@@ -1,7 +1,8 @@
 // The commands other than serve: users, keys, migrations, backups. Each opens the catalogue,
-// does one thing, prints one result, and closes it; all of them work while serve runs. Each
+// does one thing, prints one result, and closes it; all of them work while serve runs, but
+// migrate-to-postgres, which refuses (what serve wrote after its snapshot would be lost). Each
 // writes, reads and resolves through the Io it is given (src/cli/io.ts), never the process's own.
-import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, parse, sep } from 'node:path'
 import { read } from 'read'
 import { dbFile, resolveIn } from '../config.ts'
@@ -328,9 +329,19 @@ async function migratePostgresCommand(io: Io, { url, from }: DatabaseUrl) {
   const pg = await import('../db/pg/migrate.ts')
   const shown = pg.withoutPassword(url)
   if (!pg.isPostgresUrl(url)) throw new UsageError(`${from} must be a postgres:// or postgresql:// URL, not "${shown}"`)
-  let applied: number
+  const applied = await migratePostgresSaid(pg, url, shown)
+  io.stderr.write(`database=${shown}\n`)
+  say(io, applied ? `applied ${applied} migration(s)` : 'database is up to date')
+}
+
+/**
+ * The PostgreSQL catalogue's migrations applied, their failures said as the command line says
+ * them: a server that cannot be reached or refuses the session is a mistake of the invocation
+ * (exit 2), a migration the server refuses a failure of the work (exit 1).
+ */
+async function migratePostgresSaid(pg: typeof import('../db/pg/migrate.ts'), url: string, shown: string) {
   try {
-    applied = await pg.migratePostgres(url)
+    return await pg.migratePostgres(url)
   } catch (error) {
     if (error instanceof pg.PostgresConnectError)
       throw new UsageError(`cannot connect to ${shown} (at ${error.where}): ${error.reason}`)
@@ -339,8 +350,74 @@ async function migratePostgresCommand(io: Io, { url, from }: DatabaseUrl) {
     const reason = cause instanceof Error ? cause.message : ((error as Error)?.message ?? String(error))
     throw new UserError(`migrating ${shown} failed: ${reason}`)
   }
-  io.stderr.write(`database=${shown}\n`)
-  say(io, applied ? `applied ${applied} migration(s)` : 'database is up to date')
+}
+
+/**
+ * migrate-to-postgres: the SQLite catalogue in the data folder copied, whole and with its ids,
+ * into the empty PostgreSQL catalogue at `database` (db/pg/copy.ts), after that catalogue's
+ * migrations. Refused while a serve uses the data folder: the copy reads one snapshot, so what
+ * the server wrote after it would be in the SQLite catalogue only, and lost on the move. Mistakes
+ * of the invocation (no URL, a URL of another kind, a server that cannot be reached or refuses
+ * the session) exit 2 as migrate's do; a catalogue that cannot be copied, or a target that is
+ * not empty, exit 1, with the target left as it was.
+ */
+export async function migrateToPostgresCommand(io: Io, dataDir: string, database: DatabaseUrl | undefined) {
+  if (!database)
+    throw new UsageError(
+      'migrate-to-postgres needs --database URL (or REELHOUSE_DATABASE); see reelhouse migrate-to-postgres --help',
+    )
+  const { url, from } = database
+  const pg = await import('../db/pg/migrate.ts')
+  const copy = await import('../db/pg/copy.ts')
+  const shown = pg.withoutPassword(url)
+  if (!pg.isPostgresUrl(url)) throw new UsageError(`${from} must be a postgres:// or postgresql:// URL, not "${shown}"`)
+  requireCatalogue(dataDir)
+  refuseWhileServed(dataDir)
+  await migratePostgresSaid(pg, url, shown)
+  // data= and database= come with the first table, once the target is known to take the copy,
+  // so that a refused target is the one line of run().
+  let announced = false
+  const progress = (line: string) => {
+    if (!announced) {
+      announce(io, dataDir)
+      io.stderr.write(`database=${shown}\n`)
+      announced = true
+    }
+    io.stderr.write(`${line}\n`)
+  }
+  let result: Awaited<ReturnType<typeof copy.copyToPostgres>>
+  try {
+    result = await copy.copyToPostgres(dbFile(dataDir), url, progress)
+  } catch (error) {
+    if (error instanceof copy.CopyRefusedError)
+      throw new UserError(`the PostgreSQL catalogue at ${shown} ${error.message}`)
+    if (error instanceof copy.RowRefusedError) throw new UserError(`${error.message}; ${shown} is left empty`)
+    throw new UserError(`copying to ${shown} failed: ${copy.reasonOf(error)}; it is left empty`)
+  }
+  say(io, `copied ${result.rows} rows in ${result.tables} tables to ${shown}`)
+}
+
+/**
+ * Refuses while serve.pid names a live process (serve writes it, src/cli/serve.ts). A file left
+ * by a process that died, or naming this process (a pid reused since), is no serve.
+ */
+function refuseWhileServed(dataDir: string) {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8').trim())
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code!)) return
+    throw error
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return
+  }
+  throw new UserError(
+    `a reelhouse serve (pid ${pid}) is using ${dataDir}; stop it first, or what it writes after the copy begins is not copied`,
+  )
 }
 
 /**

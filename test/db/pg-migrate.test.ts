@@ -378,12 +378,12 @@ describe('the command line, with no server needed', () => {
     [
       'serve --database postgres://...',
       () => ({ args: ['serve', '--database', noServer()] }),
-      /^reelhouse: --database is accepted by migrate only in this version; serve and the other commands use the SQLite catalogue in --data$/,
+      /^reelhouse: --database is accepted by migrate and migrate-to-postgres only in this version; serve and the other commands use the SQLite catalogue in --data$/,
     ],
     [
       'user list with REELHOUSE_DATABASE=postgres://...',
       () => ({ args: ['user', 'list'], env: { REELHOUSE_DATABASE: noServer() } }),
-      /^reelhouse: REELHOUSE_DATABASE is accepted by migrate only in this version; user list and the other commands use the SQLite catalogue in --data$/,
+      /^reelhouse: REELHOUSE_DATABASE is accepted by migrate and migrate-to-postgres only in this version; user list and the other commands use the SQLite catalogue in --data$/,
     ],
     [
       'migrate --database to a socket folder with no server',
