@@ -89,6 +89,7 @@ export function createApp(
   const auth = authPlugin(users, principals, { addressOf, admits: hosts?.admits, page: pageGuard })
   const ctx: ModuleContext = {
     db,
+    port: core.port,
     users,
     list: createLists(db, baseOf),
     auth,

@@ -7,6 +7,7 @@
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
 import { afterCommitLog } from './db/aftercommit.ts'
 import type { Db } from './db/client.ts'
+import { sqlitePort } from './db/port.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
@@ -78,6 +79,8 @@ export function createCore(
   // needs a getter or a variable filled in later. The task runner comes before the services that
   // queue through it, and is handed their handlers once they exist (runner.handle).
   afterCommitLog(db, log)
+  // The one port every route runs its work through (db/port.ts): on SQLite it answers in the same call.
+  const port = sqlitePort(db)
   const users = createUsers(db)
   // Before every writer it listens to: the history (it hooks itself there), the import logs, the runner.
   const events = createEvents(db, { users, log, ...eventsOptions })
@@ -192,6 +195,7 @@ export function createCore(
 
   return {
     db,
+    port,
     log,
     users,
     events,

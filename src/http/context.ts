@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts'
+import type { Port } from '../db/port.ts'
 import type { PageGuard, authPlugin } from './auth.ts'
 import type { createBodyParser } from './body.ts'
 import type { List } from './lists.ts'
@@ -9,6 +10,11 @@ import type { Users } from '../modules/users/service.ts'
 /** What every HTTP module is built from (see app.ts). */
 export type ModuleContext = {
   db: Db
+  /**
+   * The data-access port (db/port.ts) routes run a service's work through: `ctx.port.run(work)`
+   * answers the value itself on SQLite and a promise of it on PostgreSQL (see andThen).
+   */
+  port: Port
   users: Users
   list: List
   auth: ReturnType<typeof authPlugin>
@@ -32,4 +38,15 @@ export type ModuleContext = {
   addressOf: (request: Request) => string
   /** Where the session cookie may come from, and whether it is Secure (http/auth.ts createPageGuard). */
   pageGuard: PageGuard
+}
+
+/**
+ * `next` of what a port run answered: in the same call when it is the value itself (SQLite), so a
+ * route stays synchronous there, and once it settles when it is a promise (PostgreSQL). A throw
+ * of `next` is thrown on the synchronous path and rejects the promise on the other.
+ */
+export function andThen<T, R>(value: T | PromiseLike<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
+  const pending = value as PromiseLike<T> | null | undefined
+  if (typeof pending?.then === 'function') return Promise.resolve(pending).then(next) as Promise<Awaited<R>>
+  return next(value as T)
 }

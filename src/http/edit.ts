@@ -5,7 +5,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { Elysia, t } from 'elysia'
-import type { ModuleContext } from './context.ts'
+import { type ModuleContext, andThen } from './context.ts'
 import type { Principal } from '../modules/users/principal.ts'
 import { AppError, REQUIRED_DETAIL, entry, fromValidation } from './errors.ts'
 import { sameValue } from '../util/values.ts'
@@ -27,11 +27,12 @@ export type EditSpec<B extends TObject> = {
   whole: readonly string[]
   /** The codenames, for the OpenAPI document (x-permission) and the descriptions. */
   codenames: { change: string; delete?: string }
-  /** The record as answered (`request`: for its API version). */
+  /** The record as answered (`request`: for its API version), or a promise of it (ctx.port.run on PostgreSQL). */
   update: (id: number, body: B['static'], user: Principal, mode: UpdateMode, request: Request) => unknown
   /**
    * The record if `user` may read it, else the 404 its GET answers: asked before the body is
-   * validated (updateGuard), so that a missing record is a 404 whatever the body holds.
+   * validated (updateGuard), so that a missing record is a 404 whatever the body holds. A promise
+   * of it (a rejected one for the 404) where the read is awaited.
    */
   find: (id: number, user: Principal) => unknown
   /**
@@ -41,8 +42,8 @@ export type EditSpec<B extends TObject> = {
   refuse?: (body: unknown) => void
   /** The update's query parameters, when it takes any. */
   query?: TObject
-  /** Absent: the resource has its own DELETE (project assets). */
-  remove?: (id: number, user: Principal) => void
+  /** Absent: the resource has its own DELETE (project assets). A promise where the delete is awaited. */
+  remove?: (id: number, user: Principal) => unknown
   /** What the update and delete descriptions add (what is writable, what a delete refuses). */
   notes: { update: string; delete?: string }
 }
@@ -117,9 +118,11 @@ export function editRoutes<B extends TObject>(ctx: ModuleContext, spec: EditSpec
   const remove = spec.remove
   return routes.delete(
     '/:id',
+    // 204 once the delete is done: in the same call on SQLite, when its promise settles otherwise.
     ({ params, user, set }) => {
-      remove(params.id, user)
-      set.status = 204
+      return andThen(remove(params.id, user), () => {
+        set.status = 204
+      })
     },
     {
       auth: true,
@@ -176,7 +179,9 @@ export function updateGuard(
     const id = recordId(idText)
     const user = ctx.userOf(request)
     if (id === undefined || !user) return
-    spec.find(id, user)
+    return andThen(spec.find(id, user), () => checkBody(body))
+  }
+  function checkBody(body: unknown) {
     spec.refuse?.(body)
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return
     const unknown = Object.keys(body).filter((field) => !known.has(field))
@@ -188,16 +193,16 @@ export function updateGuard(
       ...unknown.map((field) => entry(400, 'invalid', detail(field), { pointer: `/${pointerKey(field)}` })),
     ])
   }
-  return function updateGuard({
-    params,
-    body,
-    request,
-  }: {
-    params: Record<string, unknown>
-    body: unknown
-    request: Request
-  }) {
-    check(params.id, body, request)
+  type Hooked = { params: Record<string, unknown>; body: unknown; request: Request }
+  // Elysia awaits a hook or not by its source text (composed.ts): on SQLite `find` answers at once
+  // and the hook is a plain call, never awaited; where the port answers promises it is async, so
+  // that Elysia waits for the 404 or 400 before it validates the body.
+  if (ctx.port.engine === 'sqlite')
+    return function updateGuard({ params, body, request }: Hooked) {
+      check(params.id, body, request)
+    }
+  return async function updateGuard({ params, body, request }: Hooked) {
+    await check(params.id, body, request)
   }
 }
 

@@ -4,7 +4,8 @@ import type { TObject, TSchema } from '@sinclair/typebox'
 import { type SQL, eq, sql } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { Elysia, t } from 'elysia'
-import type { ModuleContext } from './context.ts'
+import { oneOf as oneOfStatement, statement } from '../db/port.ts'
+import { type ModuleContext, andThen } from './context.ts'
 import type { ApiVersion } from './versioning.ts'
 import type { Principal } from '../modules/users/principal.ts'
 import { requirePerm } from '../modules/users/access.ts'
@@ -48,9 +49,10 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
   canRead?: (row: T['$inferSelect'], user: Principal) => boolean
   /**
    * Reads one record for GET /{id}/ when the module reads more than the row (its details, in the
-   * same statement); default: the row by id. The row is then handed to canRead and detail.
+   * same statement); default: the row by id, through the port. The row is then handed to canRead
+   * and detail. A promise of it where the read is awaited (PostgreSQL).
    */
-  byId?: (id: number) => T['$inferSelect'] | undefined
+  byId?: (id: number) => T['$inferSelect'] | undefined | Promise<T['$inferSelect'] | undefined>
   /** Extra fields of the single-record answer (api.md: "may carry more fields"); `request` for absolute URLs (ctx.baseOf). */
   detail?: (row: T['$inferSelect'], user: Principal, version: ApiVersion, request: Request) => unknown
   create?: {
@@ -58,7 +60,10 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
     status: 200 | 201
     /** Codename needed unless superuser; omitted when the service checks access itself. */
     codename?: string
-    /** The new row; a promise of it where the service must await something first (the devices' look at the folder). */
+    /**
+     * The new row; a promise of it where the service must await something first (the devices' look
+     * at the folder) or runs its work on PostgreSQL (ctx.port.run).
+     */
     run: (body: B['static'], user: Principal, request: Request) => T['$inferSelect'] | Promise<T['$inferSelect']>
     /** The create's query parameters, when it takes any. */
     query?: TObject
@@ -118,10 +123,21 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         },
       },
     )
+    // Elysia awaits a handler or not by its source text (composed.ts; Bun prints `const x = f();
+    // return x` as `return f()`, which counts). On SQLite the row is read at once, and the handler
+    // is a plain call that is never awaited; where the port answers promises the handler awaits.
     .get(
       '/:id',
-      ({ params, user, request }) =>
-        (spec.detail ?? spec.toApi)(one(params.id, user), user, ctx.apiVersion(request), request),
+      ctx.port.engine === 'sqlite'
+        ? ({ params, user, request }) =>
+            (spec.detail ?? spec.toApi)(
+              one(params.id, user) as T['$inferSelect'],
+              user,
+              ctx.apiVersion(request),
+              request,
+            )
+        : async ({ params, user, request }) =>
+            (spec.detail ?? spec.toApi)(await one(params.id, user), user, ctx.apiVersion(request), request),
       {
         auth: true,
         params: IdParams,
@@ -166,23 +182,24 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
 
 /**
  * One record as GET /{id}/ reads it: the row, or 404 when there is none or `user` cannot read it.
- * Also what an update asks first (edit.ts EditSpec.find), with the same parts of the spec.
+ * Also what an update asks first (edit.ts EditSpec.find), with the same parts of the spec. The
+ * row itself where it is read at once (SQLite), else a promise of it.
  */
 export function recordReader<T extends Table>(
   ctx: ModuleContext,
   spec: {
     name: string
     table: T
-    byId?: (id: number) => T['$inferSelect'] | undefined
+    byId?: (id: number) => T['$inferSelect'] | undefined | Promise<T['$inferSelect'] | undefined>
     canRead?: (row: T['$inferSelect'], user: Principal) => boolean
   },
 ) {
   const byId = spec.byId ?? preparedById<T>(ctx, spec.table)
-  return (id: number, user: Principal): T['$inferSelect'] => {
-    const row = byId(id)
-    if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(noSuchRecord(spec.name))
-    return row
-  }
+  return (id: number, user: Principal): T['$inferSelect'] | Promise<T['$inferSelect']> =>
+    andThen(byId(id), (row) => {
+      if (!row || (spec.canRead && !spec.canRead(row, user))) throw notFound(noSuchRecord(spec.name))
+      return row
+    })
 }
 
 /** A list's toApi for one request: its user and API version bound. */
@@ -192,16 +209,18 @@ const versioned =
     toApi(row, user, version)
 
 /**
- * The row by id, prepared once: drizzle builds the SQL and SQLite compiles it on every unprepared
- * call, about ten times the work of running it (it was most of a single-record request).
+ * The row by id, through the port as a statement prepared once on SQLite: drizzle builds the SQL
+ * and SQLite compiles it on every unprepared call, about ten times the work of running it (it was
+ * most of a single-record request).
  */
 function preparedById<T extends Table>(ctx: ModuleContext, table: T) {
-  const statement = ctx.db
-    .select()
-    .from(table as SQLiteTable)
-    .where(eq(table.id, sql.placeholder('id')))
-    .prepare()
-  return (id: number) => statement.get({ id }) as T['$inferSelect'] | undefined
+  const byId = statement<T['$inferSelect']>(() =>
+    ctx.db
+      .select()
+      .from(table as SQLiteTable)
+      .where(eq(table.id, sql.placeholder('id'))),
+  )
+  return (id: number) => ctx.port.run(oneOfStatement(byId, { id }))
 }
 
 export const optionalEq = <C extends SQLiteColumn>(column: C, value: unknown) =>

@@ -29,7 +29,7 @@ export const assetHoldDurationsModule = (ctx: ModuleContext, service: HoldDurati
           body: AssetHoldDurationCreate,
           status: 201,
           codename: 'browser.add_assetholdduration',
-          run: (body, user) => service.create(body, user),
+          run: (body, user) => ctx.port.run(service.create(body, user)),
           description:
             'Needs superuser or browser.add_assetholdduration. New assets of the type on that device (else production) get date_del = date_add + duration days. Nothing is deleted automatically.',
         },
@@ -43,9 +43,9 @@ export const assetHoldDurationsModule = (ctx: ModuleContext, service: HoldDurati
         body: AssetHoldDurationUpdate,
         whole: ['asset_type', 'context_type', 'context', 'duration'],
         codenames: { change: 'browser.change_assetholdduration', delete: 'browser.delete_assetholdduration' },
-        update: (id, body, user) => service.update(id, body, user),
+        update: (id, body, user) => ctx.port.run(service.update(id, body, user)),
         find: recordReader(ctx, { name: 'AssetHoldDuration', table: assetHoldDurations }),
-        remove: (id, user) => service.remove(id, user),
+        remove: (id, user) => ctx.port.run(service.remove(id, user)),
         notes: {
           update:
             'Any of asset_type, context_type, context and duration; the rule stays unique (400 unique at /context) and its context must name an existing device or production. Dates already set by the rule stay as they are.',

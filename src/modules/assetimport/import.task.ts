@@ -8,6 +8,7 @@
 import { closeSync, lstatSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { type MediaKind, productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
@@ -81,13 +82,14 @@ function actorFor(
  * there stays out, as the watcher would have it.
  */
 function importFailed(
+  db: Db,
   deps: Pick<ImportDeps, 'media' | 'logs'>,
   params: ImportParams,
   reason: string,
   warning: Record<string, string>,
   by: Actor,
 ) {
-  deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
+  runSync(db, deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning }))
   deps.media.setStatus(params.asset, -1, by)
   if (params.move?.held) {
     const path = deps.media.byId(params.asset)?.path_file
@@ -135,7 +137,7 @@ export function importAbandon(db: Db, deps: ImportDeps) {
   return (task: TaskOf<'import'>, ran: boolean, reason: string) => {
     const params = task.params
     const by = actorFor(deps, params)
-    importFailed(deps, params, reason, {}, by)
+    importFailed(db, deps, params, reason, {}, by)
     const plan = params.move?.plan as MovePlan | undefined
     if (!ran || !plan) return
     // A card's move: the file under way is finished; only its essence (the last file) is the asset's.
@@ -172,7 +174,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
     const params = task.params
     const warning: Record<string, string> = {}
     const logs = deps.logs
-    const advance = (status: string) => logs.advance(params.logs, { status })
+    const advance = (status: string) => runSync(db, logs.advance(params.logs, { status }))
     // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
     // The user is read once, for both this and the checks below.
     const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
@@ -415,14 +417,14 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       return () => {
         if (fingerprint) media.setFingerprints([fingerprint])
         media.setStatus(done, 6, by)
-        logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
+        runSync(db, logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning }))
         if (madeProxy) deps.proxied?.({ id: done, kind: params.kind })
       }
     } catch (error) {
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
-      importFailed(deps, params, reason, warning, by)
+      importFailed(db, deps, params, reason, warning, by)
       throw new Error(reason)
     }
   }, IMPORT_GROUP)

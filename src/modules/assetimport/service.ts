@@ -15,6 +15,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { committed } from '../../db/aftercommit.ts'
 import { type Db, dataFolderOf } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import {
@@ -172,7 +173,7 @@ export function createImports(
    */
   let ownReal: { key: string; at: number; dirs: { dir: string; real: string }[] } | undefined
   function ownRealFolders() {
-    const folders = ownOutputFolders(db)
+    const folders = runSync(db, ownOutputFolders(db))
     const key = folders.join('\0')
     const now = Date.now()
     if (!ownReal || ownReal.key !== key || now - ownReal.at > OWN_REAL_MS)
@@ -212,15 +213,18 @@ export function createImports(
 
   /** A 406 that leaves its ImportLog behind (docs/api.md, Import): the log is committed first. */
   function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
-    deps.logs.append({
-      asset_type: `${req.type}asset`,
-      asset_path: req.asset.asset_meta.path_file,
-      status: detail,
-      error: detail,
-      payload,
-      asset_import_id: null,
-      production,
-    })
+    runSync(
+      db,
+      deps.logs.append({
+        asset_type: `${req.type}asset`,
+        asset_path: req.asset.asset_meta.path_file,
+        status: detail,
+        error: detail,
+        payload,
+        asset_import_id: null,
+        production,
+      }),
+    )
     throw AppError.plain(406, { type: 'path_file', detail })
   }
 
@@ -266,10 +270,13 @@ export function createImports(
           .get()
         if (!destination) throw invalid('/asset_destination', 'No device with this name.')
       }
-      deps.metadata.validateStore(
-        CONTENT_TYPE_IDS[`${kind}asset`],
-        meta.meta_field_store,
-        '/asset/asset_meta/meta_field_store',
+      runSync(
+        db,
+        deps.metadata.validateStore(
+          CONTENT_TYPE_IDS[`${kind}asset`],
+          meta.meta_field_store,
+          '/asset/asset_meta/meta_field_store',
+        ),
       )
 
       // path_file (docs/api.md, Import): absolute, on a device, no link on the way; a regular file that
@@ -439,7 +446,10 @@ export function createImports(
               date_add: meta.date_add ?? now,
               date_del:
                 meta.date_del ??
-                deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
+                runSync(
+                  db,
+                  deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
+                ),
             })
         if (current)
           deps.media.updateImported(current.id, {
@@ -453,35 +463,44 @@ export function createImports(
         deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
         const after = named(inserted ?? deps.media.byId(assetId)!)
         if (current)
-          historyOf(db).updated(
-            by,
-            { resource: `${kind}asset`, id: assetId, production: production.id },
-            named(current),
-            after,
-            IMPORTED_FIELDS,
+          runSync(
+            db,
+            historyOf(db).updated(
+              by,
+              { resource: `${kind}asset`, id: assetId, production: production.id },
+              named(current),
+              after,
+              IMPORTED_FIELDS,
+            ),
           )
         else
-          historyOf(db).record(by, {
-            resource: `${kind}asset`,
-            id: assetId,
-            action: 'create',
-            production: production.id,
-            changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create'),
-          })
+          runSync(
+            db,
+            historyOf(db).record(by, {
+              resource: `${kind}asset`,
+              id: assetId,
+              action: 'create',
+              production: production.id,
+              changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create'),
+            }),
+          )
         const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
-        const logId = deps.logs.append({
-          asset_type: `${kind}asset`,
-          asset_path: meta.path_file,
-          status,
-          payload,
-          asset_import_id: assetId,
-          production: production.id,
-          asset_config: {
-            move_asset: req.move_asset,
-            rewrap_proxy: req.rewrap_proxy,
-            ...(destination ? { asset_destination: destination.name } : {}),
-          },
-        })
+        const logId = runSync(
+          db,
+          deps.logs.append({
+            asset_type: `${kind}asset`,
+            asset_path: meta.path_file,
+            status,
+            payload,
+            asset_import_id: assetId,
+            production: production.id,
+            asset_config: {
+              move_asset: req.move_asset,
+              rewrap_proxy: req.rewrap_proxy,
+              ...(destination ? { asset_destination: destination.name } : {}),
+            },
+          }),
+        )
         const params: ImportParams = {
           asset: assetId,
           kind,

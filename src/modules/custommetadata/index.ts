@@ -88,7 +88,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           body: CustomMetadataFieldCreate,
           status: 200,
           codename: 'browser.add_custommetadata',
-          run: (body, user) => service.createField(body, user),
+          run: (body, user) => ctx.port.run(service.createField(body, user)),
           description:
             "Needs superuser or browser.add_custommetadata. Answers 200, as medialoopster documents it. order defaults to one more than the set's highest.",
         },
@@ -107,7 +107,7 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
           body: CustomMetadataSetCreate,
           status: 201,
           codename: 'browser.add_custommetadataset',
-          run: (body, user) => service.createSet(body, user),
+          run: (body, user) => ctx.port.run(service.createSet(body, user)),
           description: 'Needs superuser or browser.add_custommetadataset.',
         },
       }),
@@ -120,9 +120,9 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         body: CustomMetadataFieldUpdate,
         whole: ['key', 'value', 'custom_metadata_set'],
         codenames: { change: 'browser.change_custommetadata', delete: 'browser.delete_custommetadata' },
-        update: (id, body, user) => service.updateField(id, body as never, user),
+        update: (id, body, user) => ctx.port.run(service.updateField(id, body as never, user)),
         find: recordReader(ctx, { name: 'CustomMetadata', table: customMetadata }),
-        remove: (id, user) => service.removeField(id, user),
+        remove: (id, user) => ctx.port.run(service.removeField(id, user)),
         notes: {
           update:
             'Every create field; key stays unique (400 unique at /key). The key, or a set of another content type, changes only while no ' +
@@ -140,9 +140,9 @@ export const customMetadataModule = (ctx: ModuleContext, service: CustomMetadata
         body: CustomMetadataSetUpdate,
         whole: ['name', 'description', 'content_type'],
         codenames: { change: 'browser.change_custommetadataset', delete: 'browser.delete_custommetadataset' },
-        update: (id, body, user) => service.updateSet(id, body as never, user),
+        update: (id, body, user) => ctx.port.run(service.updateSet(id, body as never, user)),
         find: recordReader(ctx, { name: 'CustomMetadataSet', table: customMetadataSets }),
-        remove: (id, user) => service.removeSet(id, user),
+        remove: (id, user) => ctx.port.run(service.removeSet(id, user)),
         notes: {
           update:
             'Every create field. The content type changes only while no record holds a value for a field of the set (409 conflict).',

@@ -1,6 +1,7 @@
-import { and, eq, max, ne } from 'drizzle-orm'
+import { and, eq, max, ne, sql } from 'drizzle-orm'
 import { RE2JS } from 're2js'
 import type { Db } from '../../db/client.ts'
+import { type Work, all, allOf, one, run, statement, tx } from '../../db/port.ts'
 import {
   CONTENT_TYPE_IDS,
   CONTENT_TYPE_NAMES,
@@ -58,8 +59,13 @@ export function compileRule(rule: string): RE2JS | string {
 const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 
 export function createCustomMetadata(db: Db) {
-  const fieldsOf = db.$client.query<{ key: string; validation_rule: string | null }, [number]>(
-    'SELECT m.key, m.validation_rule FROM custom_metadata m JOIN custom_metadata_sets s ON s.id = m.custom_metadata_set WHERE s.content_type = ?',
+  // Asked for every store written (validateStore): prepared once.
+  const fieldsOf = statement(() =>
+    db
+      .select({ key: customMetadata.key, validation_rule: customMetadata.validation_rule })
+      .from(customMetadata)
+      .innerJoin(customMetadataSets, eq(customMetadataSets.id, customMetadata.custom_metadata_set))
+      .where(eq(customMetadataSets.content_type, sql.placeholder('contentType'))),
   )
   // Compiled once per stored rule, not per value and request (compiling costs more than matching).
   const rules = new Map<string, RE2JS | string>()
@@ -70,23 +76,23 @@ export function createCustomMetadata(db: Db) {
   }
   const history = historyOf(db)
 
-  function field(id: number): FieldRow {
-    const row = db.select().from(customMetadata).where(eq(customMetadata.id, id)).get()
+  function* field(id: number): Work<FieldRow> {
+    const row = yield* one(db.select().from(customMetadata).where(eq(customMetadata.id, id)))
     if (!row) throw notFound(noSuchRecord('CustomMetadata'))
     return row
   }
-  function set(id: number): SetRow {
-    const row = db.select().from(customMetadataSets).where(eq(customMetadataSets.id, id)).get()
+  function* set(id: number): Work<SetRow> {
+    const row = yield* one(db.select().from(customMetadataSets).where(eq(customMetadataSets.id, id)))
     if (!row) throw notFound(noSuchRecord('CustomMetadataSet'))
     return row
   }
-  function setExists(id: number, pointer = '/custom_metadata_set') {
-    const row = db.select().from(customMetadataSets).where(eq(customMetadataSets.id, id)).get()
+  function* setExists(id: number, pointer = '/custom_metadata_set'): Work<SetRow> {
+    const row = yield* one(db.select().from(customMetadataSets).where(eq(customMetadataSets.id, id)))
     if (!row) throw invalid(pointer, 'No custom metadata set with this id.')
     return row
   }
-  function contentTypeExists(id: number) {
-    if (!db.select().from(contentTypes).where(eq(contentTypes.id, id)).get())
+  function* contentTypeExists(id: number): Work<void> {
+    if (!(yield* one(db.select().from(contentTypes).where(eq(contentTypes.id, id)))))
       throw invalid(
         '/content_type',
         'No content type with this id (1 projectasset, 2 audioasset, 3 imageasset, 4 videoasset).',
@@ -98,51 +104,47 @@ export function createCustomMetadata(db: Db) {
     if (typeof compiled === 'string')
       throw invalid('/validation_rule', `Not a regular expression RE2 can run: ${compiled}.`)
   }
-  function keyFree(key: string, except?: number) {
-    if (
+  function* keyFree(key: string, except?: number): Work<void> {
+    const taken = yield* one(
       db
         .select({ id: customMetadata.id })
         .from(customMetadata)
         .where(and(eq(customMetadata.key, key), except === undefined ? undefined : ne(customMetadata.id, except)))
-        .get()
+        .limit(1),
     )
-      throw unique('/key', 'A custom metadata field with this key already exists.')
+    if (taken) throw unique('/key', 'A custom metadata field with this key already exists.')
   }
 
   /**
    * The records of a content type that hold a value under `key`, in words ("4 video assets"), or
    * undefined: a field whose key, set or content type changes, or that goes, would orphan them.
    */
-  function holders(contentType: number, key: string): string | undefined {
+  function* holders(contentType: number, key: string): Work<string | undefined> {
     const name = CONTENT_TYPE_NAMES.find((n) => CONTENT_TYPE_IDS[n] === contentType)
     if (!name) return undefined
-    const holding = 'EXISTS (SELECT 1 FROM json_each(meta_field_store) WHERE key = ?)'
-    const n =
+    // SQLite-only: json_each reads the keys of the meta_field_store JSON object.
+    const holding = sql`EXISTS (SELECT 1 FROM json_each(meta_field_store) WHERE key = ${key})`
+    const where =
       name === 'projectasset'
-        ? db.$client
-            .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM project_assets WHERE ${holding}`)
-            .get(key)!.n
-        : db.$client
-            .query<{ n: number }, [string, string]>(
-              `SELECT count(*) AS n FROM media_assets WHERE kind = ? AND ${holding}`,
-            )
-            .get(name.replace('asset', ''), key)!.n
+        ? sql`FROM project_assets WHERE ${holding}`
+        : sql`FROM media_assets WHERE kind = ${name.replace('asset', '')} AND ${holding}`
+    const n = (yield* one(sql<{ n: number }>`SELECT count(*) AS n ${where}`))!.n
     if (!n) return undefined
     const kind = name === 'projectasset' ? 'project' : name.replace('asset', '')
     return `${n} ${kind} asset${n === 1 ? ' holds a value' : 's hold values'} for "${key}"`
   }
 
   return {
-    createSet(body: { name: string; description: string; content_type: number }, user: Principal) {
-      contentTypeExists(body.content_type)
-      return db.transaction(() => {
-        const row = db.insert(customMetadataSets).values(body).returning().get()
-        history.created(actorOf(user), { resource: 'custommetadataset', id: row.id }, row, SET_FIELDS)
+    *createSet(body: { name: string; description: string; content_type: number }, user: Principal): Work<SetRow> {
+      yield* contentTypeExists(body.content_type)
+      return yield* tx(function* () {
+        const row = (yield* one(db.insert(customMetadataSets).values(body).returning()))!
+        yield* history.created(actorOf(user), { resource: 'custommetadataset', id: row.id }, row, SET_FIELDS)
         return row
       })
     },
 
-    createField(
+    *createField(
       body: {
         key: string
         value: string
@@ -151,24 +153,26 @@ export function createCustomMetadata(db: Db) {
         validation_rule?: string | null
       },
       user: Principal,
-    ) {
-      setExists(body.custom_metadata_set)
+    ): Work<FieldRow> {
+      yield* setExists(body.custom_metadata_set)
       ruleRunnable(body.validation_rule)
-      keyFree(body.key)
-      return db.transaction((tx) => {
+      yield* keyFree(body.key)
+      return yield* tx(function* () {
         const order =
           body.order ??
-          (tx
-            .select({ m: max(customMetadata.order) })
-            .from(customMetadata)
-            .where(eq(customMetadata.custom_metadata_set, body.custom_metadata_set))
-            .get()?.m ?? 0) + 1
-        const row = tx
-          .insert(customMetadata)
-          .values({ ...body, order, validation_rule: body.validation_rule ?? null })
-          .returning()
-          .get()
-        history.created(actorOf(user), { resource: 'custommetadata', id: row.id }, row, FIELD_FIELDS)
+          ((yield* one(
+            db
+              .select({ m: max(customMetadata.order) })
+              .from(customMetadata)
+              .where(eq(customMetadata.custom_metadata_set, body.custom_metadata_set)),
+          ))?.m ?? 0) + 1
+        const row = (yield* one(
+          db
+            .insert(customMetadata)
+            .values({ ...body, order, validation_rule: body.validation_rule ?? null })
+            .returning(),
+        ))!
+        yield* history.created(actorOf(user), { resource: 'custommetadata', id: row.id }, row, FIELD_FIELDS)
         return row
       })
     },
@@ -178,85 +182,87 @@ export function createCustomMetadata(db: Db) {
      * holds a value under it (409): the values would be left under a key no field has. A new rule
      * applies to values written from now on.
      */
-    updateField(id: number, body: Partial<Omit<FieldRow, 'id'>> & { id?: unknown }, user: Principal): FieldRow {
-      const row = field(id)
+    *updateField(id: number, body: Partial<Omit<FieldRow, 'id'>> & { id?: unknown }, user: Principal): Work<FieldRow> {
+      const row = yield* field(id)
       requirePerm(user, 'browser.change_custommetadata')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
       const next = overlay(row, body, FIELD_FIELDS)
-      const oldType = set(row.custom_metadata_set).content_type
+      const oldType = (yield* set(row.custom_metadata_set)).content_type
       const newType =
         next.custom_metadata_set === row.custom_metadata_set
           ? oldType
-          : setExists(next.custom_metadata_set).content_type
+          : (yield* setExists(next.custom_metadata_set)).content_type
       if (body.validation_rule !== undefined) ruleRunnable(body.validation_rule)
-      if (next.key !== row.key) keyFree(next.key, id)
+      if (next.key !== row.key) yield* keyFree(next.key, id)
       if (next.key !== row.key || newType !== oldType) {
-        const held = holders(oldType, row.key)
+        const held = yield* holders(oldType, row.key)
         if (held)
           throw conflict(
             `The key or content type of a field changes only while no record holds a value for it: ${held}.`,
           )
       }
-      return db.transaction(() => {
-        const after = db.update(customMetadata).set(next).where(eq(customMetadata.id, id)).returning().get()!
-        history.updated(actorOf(user), { resource: 'custommetadata', id }, row, after, FIELD_FIELDS)
+      return yield* tx(function* () {
+        const after = (yield* one(db.update(customMetadata).set(next).where(eq(customMetadata.id, id)).returning()))!
+        yield* history.updated(actorOf(user), { resource: 'custommetadata', id }, row, after, FIELD_FIELDS)
         return after
       })
     },
 
-    removeField(id: number, user: Principal) {
-      const row = field(id)
+    *removeField(id: number, user: Principal): Work<void> {
+      const row = yield* field(id)
       requirePerm(user, 'browser.delete_custommetadata')
-      const held = holders(set(row.custom_metadata_set).content_type, row.key)
+      const held = yield* holders((yield* set(row.custom_metadata_set)).content_type, row.key)
       if (held) throw conflict(`The field is in use: ${held}.`)
-      db.transaction(() => {
-        db.delete(customMetadata).where(eq(customMetadata.id, id)).run()
-        history.deleted(actorOf(user), { resource: 'custommetadata', id }, row, FIELD_FIELDS)
+      yield* tx(function* () {
+        yield* run(db.delete(customMetadata).where(eq(customMetadata.id, id)))
+        yield* history.deleted(actorOf(user), { resource: 'custommetadata', id }, row, FIELD_FIELDS)
       })
     },
 
     /** A set's content type changes only while none of its fields has values stored (409). */
-    updateSet(id: number, body: Partial<Omit<SetRow, 'id'>> & { id?: unknown }, user: Principal): SetRow {
-      const row = set(id)
+    *updateSet(id: number, body: Partial<Omit<SetRow, 'id'>> & { id?: unknown }, user: Principal): Work<SetRow> {
+      const row = yield* set(id)
       requirePerm(user, 'browser.change_custommetadataset')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
       const next = overlay(row, body, SET_FIELDS)
       if (next.content_type !== row.content_type) {
-        contentTypeExists(next.content_type)
-        const keys = db
-          .select({ key: customMetadata.key })
-          .from(customMetadata)
-          .where(eq(customMetadata.custom_metadata_set, id))
-          .all()
-        const held = keys.map((k) => holders(row.content_type, k.key)).filter((h) => h !== undefined)
+        yield* contentTypeExists(next.content_type)
+        const keys = yield* all(
+          db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)),
+        )
+        const held: string[] = []
+        for (const k of keys) {
+          const h = yield* holders(row.content_type, k.key)
+          if (h !== undefined) held.push(h)
+        }
         if (held.length)
           throw conflict(
             `The content type of a set changes only while no record holds a value for its fields: ${held.join('; ')}.`,
           )
       }
-      return db.transaction(() => {
-        const after = db.update(customMetadataSets).set(next).where(eq(customMetadataSets.id, id)).returning().get()!
-        history.updated(actorOf(user), { resource: 'custommetadataset', id }, row, after, SET_FIELDS)
+      return yield* tx(function* () {
+        const after = (yield* one(
+          db.update(customMetadataSets).set(next).where(eq(customMetadataSets.id, id)).returning(),
+        ))!
+        yield* history.updated(actorOf(user), { resource: 'custommetadataset', id }, row, after, SET_FIELDS)
         return after
       })
     },
 
     /** 409 while fields belong to the set. */
-    removeSet(id: number, user: Principal) {
-      const row = set(id)
+    *removeSet(id: number, user: Principal): Work<void> {
+      const row = yield* set(id)
       requirePerm(user, 'browser.delete_custommetadataset')
-      const fields = db
-        .select({ key: customMetadata.key })
-        .from(customMetadata)
-        .where(eq(customMetadata.custom_metadata_set, id))
-        .all()
+      const fields = yield* all(
+        db.select({ key: customMetadata.key }).from(customMetadata).where(eq(customMetadata.custom_metadata_set, id)),
+      )
       if (fields.length)
         throw conflict(
           `${fields.length} custom metadata field${fields.length === 1 ? ' belongs' : 's belong'} to this set (${fields.map((f) => f.key).join(', ')}).`,
         )
-      db.transaction(() => {
-        db.delete(customMetadataSets).where(eq(customMetadataSets.id, id)).run()
-        history.deleted(actorOf(user), { resource: 'custommetadataset', id }, row, SET_FIELDS)
+      yield* tx(function* () {
+        yield* run(db.delete(customMetadataSets).where(eq(customMetadataSets.id, id)))
+        yield* history.deleted(actorOf(user), { resource: 'custommetadataset', id }, row, SET_FIELDS)
       })
     },
 
@@ -264,10 +270,10 @@ export function createCustomMetadata(db: Db) {
      * Every key must be a field of a set attached to the content type, and every value must
      * match the field's rule. All failures are reported at once, at `base`/<key>.
      */
-    validateStore(contentType: number, store: Record<string, unknown>, base: string) {
+    *validateStore(contentType: number, store: Record<string, unknown>, base: string): Work<void> {
       const keys = Object.keys(store)
       if (keys.length === 0) return
-      const fields = new Map(fieldsOf.all(contentType).map((f) => [f.key, f.validation_rule]))
+      const fields = new Map((yield* allOf(fieldsOf, { contentType })).map((f) => [f.key, f.validation_rule]))
       const failures = []
       for (const key of keys) {
         const pointer = `${base}/${pointerKey(key)}`

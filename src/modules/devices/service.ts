@@ -1,5 +1,6 @@
 import { and, asc, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { type MediaKind, devices, transcodingProfiles } from '../../db/schema.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, invalid, notFound, unique } from '../../http/errors.ts'
@@ -182,33 +183,42 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       now,
     )
     for (const m of move.media) {
-      history.record(by, {
-        resource: `${m.kind}asset`,
-        id: m.id,
-        action: 'update',
-        production: m.production,
-        changes: { device: { old: m.device, new: to } },
-      })
+      runSync(
+        db,
+        history.record(by, {
+          resource: `${m.kind}asset`,
+          id: m.id,
+          action: 'update',
+          production: m.production,
+          changes: { device: { old: m.device, new: to } },
+        }),
+      )
     }
     for (const p of move.projects) {
-      history.record(by, {
-        resource: 'projectasset',
-        id: p.id,
-        action: 'update',
-        production: p.production,
-        changes: { device: { old: p.device, new: to } },
-      })
+      runSync(
+        db,
+        history.record(by, {
+          resource: 'projectasset',
+          id: p.id,
+          action: 'update',
+          production: p.production,
+          changes: { device: { old: p.device, new: to } },
+        }),
+      )
     }
     for (const { row, fields } of move.productions) {
       if (!fields.length) continue
-      setProductionDevices(db, row.id, fields, to)
-      history.record(by, {
-        resource: 'production',
-        id: row.id,
-        action: 'update',
-        production: row.id,
-        changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])),
-      })
+      runSync(db, setProductionDevices(db, row.id, fields, to))
+      runSync(
+        db,
+        history.record(by, {
+          resource: 'production',
+          id: row.id,
+          action: 'update',
+          production: row.id,
+          changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])),
+        }),
+      )
     }
     return countOf(move)
   }
@@ -241,7 +251,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       )
       if (chosen.length) using.push(`production "${row.name}" uses this device (${chosen.join(', ')})`)
     }
-    const rules = holds.naming('device', device.name)
+    const rules = runSync(db, holds.naming('device', device.name))
     if (rules) using.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
     const move = {
       outer,
@@ -277,7 +287,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       )
       .all(device.id, device.id, device.id, device.id, device.path, device.path, device.path, device.path)
     for (const p of users) reasons.push(`production "${p.name}" uses this device (${p.how})`)
-    const rules = holds.naming('device', device.name)
+    const rules = runSync(db, holds.naming('device', device.name))
     if (rules) reasons.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
     return reasons
   }
@@ -390,15 +400,18 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
           .returning()
           .get()
         const adopted = taken && hand(taken, device.id, by)
-        history.record(by, {
-          resource: 'device',
-          id: device.id,
-          action: 'create',
-          changes: {
-            ...history.snapshot(shown(device), FIELDS, 'create'),
-            ...(adopted ? { adopted: { old: null, new: adopted } } : {}),
-          },
-        })
+        runSync(
+          db,
+          history.record(by, {
+            resource: 'device',
+            id: device.id,
+            action: 'create',
+            changes: {
+              ...history.snapshot(shown(device), FIELDS, 'create'),
+              ...(adopted ? { adopted: { old: null, new: adopted } } : {}),
+            },
+          }),
+        )
         return { device, adopted }
       })
       hooks.created?.(device) // the watcher watches it from now on
@@ -479,15 +492,18 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
         const by = actorOf(user)
         // One password for another shows as "********" both times: said all the same, never the passwords.
         const newPassword = row.password !== null && after.password !== null && row.password !== after.password
-        history.updated(
-          by,
-          { resource: 'device', id },
-          shown(row),
-          shown(after),
-          FIELDS,
-          newPassword ? { password: { old: '********', new: '********' } } : {},
+        runSync(
+          db,
+          history.updated(
+            by,
+            { resource: 'device', id },
+            shown(row),
+            shown(after),
+            FIELDS,
+            newPassword ? { password: { old: '********', new: '********' } } : {},
+          ),
         )
-        if (after.name !== row.name) holds.renameContext('device', row.name, after.name, by)
+        if (after.name !== row.name) runSync(db, holds.renameContext('device', row.name, after.name, by))
         return after
       })
       if (after.path !== row.path || after.protocol !== row.protocol) hooks.changed?.(after)
@@ -514,15 +530,18 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       const returned = db.transaction(() => {
         const returned = move && hand(move, move.outer.id, by)
         db.delete(devices).where(eq(devices.id, id)).run()
-        history.record(by, {
-          resource: 'device',
-          id,
-          action: 'delete',
-          changes: {
-            ...history.snapshot(shown(row), FIELDS, 'delete'),
-            ...(returned ? { returned: { old: null, new: returned } } : {}),
-          },
-        })
+        runSync(
+          db,
+          history.record(by, {
+            resource: 'device',
+            id,
+            action: 'delete',
+            changes: {
+              ...history.snapshot(shown(row), FIELDS, 'delete'),
+              ...(returned ? { returned: { old: null, new: returned } } : {}),
+            },
+          }),
+        )
         return returned
       })
       hooks.removed?.(id)

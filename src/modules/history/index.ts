@@ -1,8 +1,9 @@
 // GET /api/history/: who changed what, newest first, paged like every list.
 import { and, eq, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
+import { type Work, one, oneOf, statement } from '../../db/port.ts'
 import { history } from '../../db/schema.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext, andThen } from '../../http/context.ts'
 import { Paging } from '../../http/lists.ts'
 import { noSuchRecord, notFound } from '../../http/errors.ts'
 import { IdParams, errors, listOf, sharedModels } from '../../http/models.ts'
@@ -14,22 +15,29 @@ import { byUserName, historyReadableBy } from './service.ts'
 type Query = typeof HistoryQuery.static & { limit?: string; offset?: string }
 
 export function historyModule(ctx: ModuleContext) {
-  const one = ctx.db
-    .select()
-    .from(history)
-    .where(eq(history.id, sql.placeholder('id')))
-    .prepare()
+  const byId = statement(() =>
+    ctx.db
+      .select()
+      .from(history)
+      .where(eq(history.id, sql.placeholder('id'))),
+  )
   /** One row's visibility: the list's rule (historyReadableBy), asked of that row. */
-  const readable = (row: { id: number }, user: Principal) => {
+  function* readable(row: { id: number }, user: Principal): Work<boolean> {
     const rule = historyReadableBy(user)
-    return (
-      !rule ||
+    if (!rule) return true
+    const seen = yield* one(
       ctx.db
         .select({ id: history.id })
         .from(history)
-        .where(and(eq(history.id, row.id), rule))
-        .get() !== undefined
+        .where(and(eq(history.id, row.id), rule)),
     )
+    return seen !== undefined
+  }
+  /** The row with this id if `user` may read it, else 404 (as the record's own is). */
+  function* entry(id: number, user: Principal): Work<typeof history.$inferSelect> {
+    const row = yield* oneOf(byId, { id })
+    if (!row || !(yield* readable(row, user))) throw notFound(noSuchRecord('HistoryEntry'))
+    return row
   }
   const list = (query: Query, user: Principal, request: Request) =>
     ctx.list(
@@ -73,21 +81,13 @@ export function historyModule(ctx: ModuleContext) {
         },
       },
     )
-    .get(
-      '/:id',
-      ({ params, user }) => {
-        const row = one.get({ id: params.id })
-        if (!row || !readable(row, user)) throw notFound(noSuchRecord('HistoryEntry'))
-        return historyToApi(row)
+    .get('/:id', ({ params, user }) => andThen(ctx.port.run(entry(params.id, user)), historyToApi), {
+      auth: true,
+      params: IdParams,
+      response: { 200: 'HistoryEntry', ...errors(404) },
+      detail: {
+        summary: 'One history row (extension)',
+        description: 'A row of a record the user cannot read answers 404, as the record does.',
       },
-      {
-        auth: true,
-        params: IdParams,
-        response: { 200: 'HistoryEntry', ...errors(404) },
-        detail: {
-          summary: 'One history row (extension)',
-          description: 'A row of a record the user cannot read answers 404, as the record does.',
-        },
-      },
-    )
+    })
 }

@@ -1,8 +1,9 @@
-// The change history: the only writer of the `history` table. Every other service calls record()
-// or updated() inside the transaction of its own write, so a change and its row commit together
-// or not at all. Rows are never changed or removed.
+// The change history: the only writer of the `history` table. Every other service yields
+// record() or updated() inside the transaction of its own write, so a change and its row commit
+// together or not at all. Rows are never changed or removed.
 import { type SQL, and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { type Work, runOf, statement } from '../../db/port.ts'
 import { type HISTORY_ACTIONS, type HISTORY_VIA, history, mediaAssetShares } from '../../db/schema.ts'
 import { sameValue } from '../../util/values.ts'
 import { isoTimestamp } from '../../util/time.ts'
@@ -61,7 +62,11 @@ export type Entry = {
 
 /**
  * Told every row recorded, inside the transaction that writes it (so that what it reads is read
- * with the change, and what it sends can wait for the commit). It must not throw.
+ * with the change, and what it sends can wait for the commit). It must not throw. It is a plain
+ * synchronous callback, called right after the row's insert: on SQLite a read it makes through
+ * `db` runs on the same connection, inside that transaction. On PostgreSQL such a read would run
+ * on the pool, outside the transaction, so a listener that reads (the live events do) has to
+ * become work yielded by record() before that engine can serve it.
  */
 export type Listener = (e: Entry) => void
 
@@ -99,29 +104,38 @@ function snapshot(values: Record<string, unknown>, fields: readonly string[], as
 }
 
 function createHistory(db: Db) {
-  const insert = db.$client.prepare<
-    unknown,
-    [string, number | null, string | null, string, string, number, string, string, number | null]
-  >(
-    'INSERT INTO history (date, user_id, username, via, resource, resource_id, action, changes, production) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  // Prepared once per catalogue on SQLite. The columns and values are those of every history row:
+  // `changes` goes through the column's JSON encoding, as the object it is.
+  const insert = statement(() =>
+    db.insert(history).values({
+      date: sql.placeholder('date'),
+      user_id: sql.placeholder('user_id'),
+      username: sql.placeholder('username'),
+      via: sql.placeholder('via'),
+      resource: sql.placeholder('resource'),
+      resource_id: sql.placeholder('resource_id'),
+      action: sql.placeholder('action'),
+      changes: sql.placeholder('changes'),
+      production: sql.placeholder('production'),
+    }),
   )
   const listeners: Listener[] = []
-  const record = (by: Actor, e: Entry) => {
-    insert.run(
-      isoTimestamp(),
-      by.user?.id ?? null,
-      by.user?.username ?? null,
-      by.via,
-      e.resource,
-      e.id,
-      e.action,
-      JSON.stringify(e.changes ?? {}),
-      e.production ?? null,
-    )
+  function* record(by: Actor, e: Entry): Work<void> {
+    yield* runOf(insert, {
+      date: isoTimestamp(),
+      user_id: by.user?.id ?? null,
+      username: by.user?.username ?? null,
+      via: by.via,
+      resource: e.resource,
+      resource_id: e.id,
+      action: e.action,
+      changes: e.changes ?? {},
+      production: e.production ?? null,
+    })
     for (const listener of listeners) listener(e)
   }
   return {
-    /** One row; call it inside the transaction of the change it describes. */
+    /** One row; yield it inside the transaction of the change it describes. */
     record,
 
     /** Adds a listener of every row recorded from now on (the live events); returns its removal. */
@@ -136,39 +150,39 @@ function createHistory(db: Db) {
     /**
      * An update: the row of the fields of `fields` that differ, and `extra` (a change the values
      * shown do not tell, such as one password for another); none: no row. Returns the changes.
-     * Call it inside the transaction of the update.
+     * Yield it inside the transaction of the update.
      */
-    updated(
+    *updated(
       by: Actor,
       e: { resource: Resource; id: number; production?: number | null; hint?: Hint },
       before: Record<string, unknown>,
       after: Record<string, unknown>,
       fields: readonly string[],
       extra: Changes = {},
-    ): Changes {
+    ): Work<Changes> {
       const changes = { ...diff(before, after, fields), ...extra }
-      if (Object.keys(changes).length) record(by, { ...e, action: 'update', changes })
+      if (Object.keys(changes).length) yield* record(by, { ...e, action: 'update', changes })
       return changes
     },
 
     /** A create: the row with the record's `fields` as {old: null, new}. Inside the create's transaction. */
-    created(
+    *created(
       by: Actor,
       e: { resource: Resource; id: number; production?: number | null },
       values: Record<string, unknown>,
       fields: readonly string[],
-    ) {
-      record(by, { ...e, action: 'create', changes: snapshot(values, fields, 'create') })
+    ): Work<void> {
+      yield* record(by, { ...e, action: 'create', changes: snapshot(values, fields, 'create') })
     },
 
     /** A delete: the row with the record's `fields` as {old, new: null}. Inside the delete's transaction. */
-    deleted(
+    *deleted(
       by: Actor,
       e: { resource: Resource; id: number; production?: number | null },
       values: Record<string, unknown>,
       fields: readonly string[],
-    ) {
-      record(by, { ...e, action: 'delete', changes: snapshot(values, fields, 'delete') })
+    ): Work<void> {
+      yield* record(by, { ...e, action: 'delete', changes: snapshot(values, fields, 'delete') })
     },
 
     /** The values of `fields` of a record as {old: null, new} (a create) or {old, new: null} (a delete). */

@@ -1,8 +1,8 @@
 // Import logs: one per import request (docs/api.md, Import logs, 4.10), advanced by the import task as it
 // works. Only the import service and its task write them.
 import { eq, sql } from 'drizzle-orm'
-import { committed } from '../../db/aftercommit.ts'
 import type { Db } from '../../db/client.ts'
+import { type Work, oneOf, run, runOf, statement, tx } from '../../db/port.ts'
 import { importLogs } from '../../db/schema.ts'
 import { isoTimestamp } from '../../util/time.ts'
 
@@ -38,44 +38,50 @@ export type ImportLogChange = { id: number; asset_path: string; status: string; 
 export function createImportLogs(db: Db, { observe }: { observe?: (change: ImportLogChange) => void } = {}) {
   // Every import writes one log and advances it a few times: prepared once (see mediaassets).
   const p = (name: string) => sql.placeholder(name)
-  const insert = db
-    .insert(importLogs)
-    .values({
-      asset_type: p('asset_type'),
-      asset_path: p('asset_path'),
-      status: p('status'),
-      error: p('error'),
-      payload: p('payload'),
-      asset_config: p('asset_config'),
-      asset_import_id: p('asset_import_id'),
-      production: p('production'),
-      date_add: p('now'),
-      date_mod: p('now'),
-    })
-    .returning({ id: importLogs.id })
-    .prepare()
-  const warningOf = db
-    .select({ warning: importLogs.warning, asset_path: importLogs.asset_path, production: importLogs.production })
-    .from(importLogs)
-    .where(eq(importLogs.id, p('id')))
-    .prepare()
-  // (set() takes placeholders as SQL: they reach SQLite as given, so the JSON is written as text.)
-  const update = db
-    .update(importLogs)
-    .set({
-      status: sql`${p('status')}`,
-      date_mod: sql`${p('now')}`,
-      error: sql`coalesce(${p('error')}, ${importLogs.error})`,
-      warning: sql`${p('warning')}`,
-    })
-    .where(eq(importLogs.id, p('id')))
-    .prepare()
-  const advanceAll = (ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }) => {
+  const insert = statement(() =>
+    db
+      .insert(importLogs)
+      .values({
+        asset_type: p('asset_type'),
+        asset_path: p('asset_path'),
+        status: p('status'),
+        error: p('error'),
+        payload: p('payload'),
+        asset_config: p('asset_config'),
+        asset_import_id: p('asset_import_id'),
+        production: p('production'),
+        date_add: p('now'),
+        date_mod: p('now'),
+      })
+      .returning({ id: importLogs.id }),
+  )
+  const warningOf = statement(() =>
+    db
+      .select({ warning: importLogs.warning, asset_path: importLogs.asset_path, production: importLogs.production })
+      .from(importLogs)
+      .where(eq(importLogs.id, p('id'))),
+  )
+  // (set() takes placeholders as SQL: they reach the engine as given, so the JSON is written as text.)
+  const update = statement(() =>
+    db
+      .update(importLogs)
+      .set({
+        status: sql`${p('status')}`,
+        date_mod: sql`${p('now')}`,
+        error: sql`coalesce(${p('error')}, ${importLogs.error})`,
+        warning: sql`${p('warning')}`,
+      })
+      .where(eq(importLogs.id, p('id'))),
+  )
+  function* advanceAll(
+    ids: number[],
+    change: { status: string; error?: string; warning?: Record<string, string> },
+  ): Work<void> {
     const now = isoTimestamp()
     for (const id of ids) {
-      const row = warningOf.get({ id })
+      const row = yield* oneOf(warningOf, { id })
       if (!row) continue
-      update.run({
+      yield* runOf(update, {
         id,
         status: change.status,
         now,
@@ -85,25 +91,29 @@ export function createImportLogs(db: Db, { observe }: { observe?: (change: Impor
       observe?.({ id, asset_path: row.asset_path, status: change.status, production: row.production })
     }
   }
-  const advanceTx = committed(db.$client, advanceAll)
 
   return {
-    /** Writes a log; inside the caller's transaction when there is one (one connection). */
     /** A production deleted: its logs stay (history), no longer tied to it (readable by superusers). */
-    detachProduction(production: number) {
-      db.$client.query('UPDATE import_logs SET production = NULL WHERE production = ?').run(production)
+    *detachProduction(production: number): Work<void> {
+      yield* run(db.update(importLogs).set({ production: null }).where(eq(importLogs.production, production)))
     },
 
-    append(log: NewImportLog): number {
+    /** Writes a log; inside the caller's transaction when there is one. */
+    *append(log: NewImportLog): Work<number> {
       const now = isoTimestamp()
-      const id = insert.get({ ...log, error: log.error ?? '', asset_config: log.asset_config ?? {}, now })!.id
+      const id = (yield* oneOf(insert, {
+        ...log,
+        error: log.error ?? '',
+        asset_config: log.asset_config ?? {},
+        now,
+      }))!.id
       observe?.({ id, asset_path: log.asset_path, status: log.status, production: log.production })
       return id
     },
 
-    /** Sets the status (and error) of the logs, and adds warnings to theirs. */
-    advance(ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }) {
-      if (ids.length) advanceTx.immediate(ids, change)
+    /** Sets the status (and error) of the logs, and adds warnings to theirs, in one transaction. */
+    *advance(ids: number[], change: { status: string; error?: string; warning?: Record<string, string> }): Work<void> {
+      if (ids.length) yield* tx(() => advanceAll(ids, change))
     },
   }
 }

@@ -4,8 +4,9 @@
 // (404 otherwise); permissions and history are the service's.
 import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
+import type { Work } from '../../db/port.ts'
 import { type MediaKind, markers } from '../../db/schema.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext, andThen } from '../../http/context.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { AppError, requireOneOf } from '../../http/errors.ts'
 import { Paging, type PagingQuery } from '../../http/lists.ts'
@@ -53,21 +54,36 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
   const unknownFields = updateGuard(ctx, { name: 'Marker', body: MarkerUpdate, find: () => undefined })
   const needsStart = requireOneOf(MarkerCreate, ['start', 'start_ms'])
 
+  /** The asset, and the marker where one is named, read as the route's handler reads them. */
+  function* found(asset: number, marker: number | undefined, user: Principal): Work<void> {
+    const on = yield* service.asset(kind, asset, user)
+    if (marker !== undefined) yield* service.marker(on, marker)
+  }
+
   /** Before validation: an asset (and marker) that is not there, or not readable, is a 404 whatever the body holds. */
-  function lookUp({ params, body, request }: { params: Record<string, unknown>; body: unknown; request: Request }) {
+  function check(params: Record<string, unknown>, body: unknown, request: Request) {
     const asset = recordId(params.id)
     const user = ctx.userOf(request)
     if (asset === undefined || !user) return
-    const on = service.asset(kind, asset, user)
-    if (params.marker === undefined) {
-      needsStart({ body })
-      return
-    }
-    const marker = recordId(params.marker)
-    if (marker === undefined) return
-    service.marker(on, marker)
-    unknownFields({ params: { id: params.marker }, body, request })
+    const creating = params.marker === undefined
+    const marker = creating ? undefined : recordId(params.marker)
+    return andThen(ctx.port.run(found(asset, marker, user)), () => {
+      if (creating) needsStart({ body })
+      else if (marker !== undefined) return unknownFields({ params: { id: params.marker }, body, request })
+    })
   }
+  type Hooked = { params: Record<string, unknown>; body: unknown; request: Request }
+  // Elysia awaits a hook or not by its source text (http/composed.ts): on SQLite the look-up
+  // answers at once and the hook is a plain call; where the port answers promises it is async, so
+  // that the 404 comes before the body is validated (as http/edit.ts updateGuard).
+  const lookUp =
+    ctx.port.engine === 'sqlite'
+      ? function lookUp({ params, body, request }: Hooked) {
+          check(params, body, request)
+        }
+      : async function lookUp({ params, body, request }: Hooked) {
+          await check(params, body, request)
+        }
 
   const attachment = (name: string, type: string, text: string) =>
     new Response(text, {
@@ -110,21 +126,22 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
       .get(
         '/:id/markers',
         ({ params, query, user, request }) => {
-          const on = service.asset(kind, params.id, user)
-          const answer = ctx.list(
-            {
-              table: markers,
-              where: () => [eq(markers.asset_id, on.id)],
-              route: `/${kind}assets/:id/markers`,
-              user,
-              order: '"start_ms", "id"',
-              toApi: service.toApi(on),
-            },
-            // Named as a filter, so that the list's WHERE (which holds the asset) is never kept for the route (lists.ts).
-            { ...query, asset: String(on.id) } as PagingQuery,
-            request,
-          )
-          return new Response(answer.body, answer)
+          return andThen(ctx.port.run(service.asset(kind, params.id, user)), (on) => {
+            const page = ctx.list(
+              {
+                table: markers,
+                where: () => [eq(markers.asset_id, on.id)],
+                route: `/${kind}assets/:id/markers`,
+                user,
+                order: '"start_ms", "id"',
+                toApi: service.toApi(on),
+              },
+              // Named as a filter, so that the list's WHERE (which holds the asset) is never kept for the route (lists.ts).
+              { ...query, asset: String(on.id) } as PagingQuery,
+              request,
+            )
+            return new Response(page.body, page)
+          })
         },
         {
           auth: true,
@@ -140,12 +157,10 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
       .get(
         '/:id/markers.csv',
         ({ params, user }) => {
-          const on = service.asset(kind, params.id, user)
-          return attachment(
-            exportFileName(on, 'csv'),
-            'text/csv; charset=utf-8; header=present',
-            markersCsv(on, service.all(on)),
-          )
+          return andThen(ctx.port.run(service.forExport(kind, params.id, user)), ({ on, rows }) => {
+            const csv = markersCsv(on, rows)
+            return attachment(exportFileName(on, 'csv'), 'text/csv; charset=utf-8; header=present', csv)
+          })
         },
         {
           auth: true,
@@ -169,19 +184,17 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
       .get(
         '/:id/markers.edl',
         ({ params, user }) => {
-          const on = service.asset(kind, params.id, user)
-          const { clock } = on
-          if (!clock.fps)
-            throw new AppError(
-              409,
-              'conflict',
-              `This ${noun} has no frame rate, and an EDL counts frames: export its markers as CSV (markers.csv) instead.`,
-            )
-          return attachment(
-            exportFileName(on, 'edl'),
-            'text/plain; charset=utf-8',
-            markersEdl({ ...on, clock: { ...clock, fps: clock.fps } }, service.all(on)),
-          )
+          return andThen(ctx.port.run(service.forExport(kind, params.id, user)), ({ on, rows }) => {
+            const { clock } = on
+            if (!clock.fps)
+              throw new AppError(
+                409,
+                'conflict',
+                `This ${noun} has no frame rate, and an EDL counts frames: export its markers as CSV (markers.csv) instead.`,
+              )
+            const edl = markersEdl({ ...on, clock: { ...clock, fps: clock.fps } }, rows)
+            return attachment(exportFileName(on, 'edl'), 'text/plain; charset=utf-8', edl)
+          })
         },
         {
           auth: true,
@@ -206,8 +219,7 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
       .get(
         '/:id/markers/:marker',
         ({ params, user }) => {
-          const on = service.asset(kind, params.id, user)
-          return service.toApi(on)(service.marker(on, params.marker))
+          return ctx.port.run(service.get(kind, params.id, params.marker, user))
         },
         {
           auth: true,
@@ -222,7 +234,7 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
         '/:id/markers',
         ({ params, body, user, set }) => {
           set.status = 201
-          return service.create(kind, params.id, body as typeof MarkerCreate.static, user)
+          return ctx.port.run(service.create(kind, params.id, body as typeof MarkerCreate.static, user))
         },
         {
           auth: true,
@@ -245,7 +257,7 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
         '/:id/markers/:marker',
         (c) => {
           const { params, body, user } = c as unknown as Context
-          return service.update(kind, params.id, params.marker, body as never, user, 'patch') as never
+          return ctx.port.run(service.update(kind, params.id, params.marker, body as never, user, 'patch')) as never
         },
         hook('patch') as never,
       )
@@ -253,15 +265,16 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
         '/:id/markers/:marker',
         (c) => {
           const { params, body, user } = c as unknown as Context
-          return service.update(kind, params.id, params.marker, body as never, user, 'put') as never
+          return ctx.port.run(service.update(kind, params.id, params.marker, body as never, user, 'put')) as never
         },
         hook('put') as never,
       )
       .delete(
         '/:id/markers/:marker',
         ({ params, user, set }) => {
-          service.remove(kind, params.id, params.marker, user)
-          set.status = 204
+          return andThen(ctx.port.run(service.remove(kind, params.id, params.marker, user)), () => {
+            set.status = 204
+          })
         },
         {
           auth: true,

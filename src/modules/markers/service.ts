@@ -4,15 +4,16 @@
 // the live `marker` event of it (modules/events). A marker's times are milliseconds from the
 // first frame; with a frame rate they are shown, and may be given, as the asset's source
 // timecode (clock.ts). The notes are in the table's `note` column, for the search to index.
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type MediaKind, markers } from '../../db/schema.ts'
+import { type Work, all, allOf, one, oneOf, run, statement, tx } from '../../db/port.ts'
+import { type MediaKind, markers, mediaAssetShares, mediaAssets } from '../../db/schema.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, REQUIRED_DETAIL, entry, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import { type Entry, actorOf, diff, historyOf } from '../history/service.ts'
 import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
-import { canReadAsset, permissionNeeded, requireWrite } from '../users/access.ts'
+import { canRead, permissionNeeded, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/principal.ts'
 import { type Clock, clockOf, clockText, endFrame, endMs, frameOfLabel, labelOf, startFrame, startMs } from './clock.ts'
 import type { ExportAsset } from './exports.ts'
@@ -32,18 +33,42 @@ type Times = { start_ms: number; end_ms: number | null }
 
 export function createMarkers(db: Db) {
   const history = historyOf(db)
-  const assetById = db.$client.query<
-    { id: number; kind: MediaKind; name: string; production: number; path_file: string; technical: string },
-    [number]
-  >('SELECT id, kind, name, production, path_file, technical FROM media_assets WHERE id = ?')
+  // Every marker route reads its asset first: prepared once. `technical` as stored, not decoded
+  // by the column: text that does not parse makes an asset without a clock, not a failure.
+  const assetById = statement(() =>
+    db
+      .select({
+        id: mediaAssets.id,
+        kind: mediaAssets.kind,
+        name: mediaAssets.name,
+        production: mediaAssets.production,
+        path_file: mediaAssets.path_file,
+        technical: sql<unknown>`${mediaAssets.technical}`,
+      })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, sql.placeholder('id'))),
+  )
+  const sharesOf = statement(() =>
+    db
+      .select({ production: mediaAssetShares.production_id })
+      .from(mediaAssetShares)
+      .where(eq(mediaAssetShares.asset_id, sql.placeholder('id'))),
+  )
+
+  /** canReadAsset's rule (users/access.ts): of a readable production, or shared with one. */
+  function* readable(user: Principal, row: { id: number; production: number }): Work<boolean> {
+    if (canRead(user, row.production)) return true
+    return (yield* allOf(sharesOf, { id: row.id })).some((share) => canRead(user, share.production))
+  }
 
   /** The asset of `kind` with this id if `user` may read it, else the 404 its GET answers. */
-  function asset(kind: MediaKind, id: number, user: Principal): MarkerAsset {
-    const row = assetById.get(id)
-    if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
+  function* asset(kind: MediaKind, id: number, user: Principal): Work<MarkerAsset> {
+    const row = yield* oneOf(assetById, { id })
+    if (!row || row.kind !== kind || !(yield* readable(user, row))) throw notFound(noSuchRecord(TITLES[kind]))
     let technical: Record<string, unknown> = {}
     try {
-      const parsed = JSON.parse(row.technical) as unknown
+      // Text on SQLite; PostgreSQL's driver hands a JSON column over parsed.
+      const parsed = (typeof row.technical === 'string' ? JSON.parse(row.technical) : row.technical) as unknown
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) technical = parsed as Record<string, unknown>
     } catch {
       // Unreadable technical details: an asset without a clock.
@@ -52,8 +77,8 @@ export function createMarkers(db: Db) {
   }
 
   /** The marker with this id on that asset, else 404. */
-  function marker(on: MarkerAsset, id: number): MarkerRow {
-    const row = db.select().from(markers).where(eq(markers.id, id)).get()
+  function* marker(on: MarkerAsset, id: number): Work<MarkerRow> {
+    const row = yield* one(db.select().from(markers).where(eq(markers.id, id)))
     if (!row || row.asset_id !== on.id) throw notFound(noSuchRecord('Marker'))
     return row
   }
@@ -80,6 +105,9 @@ export function createMarkers(db: Db) {
       date_mod: row.date_mod,
     })
   }
+
+  /** A marker as answered. */
+  type Answer = ReturnType<ReturnType<typeof toApi>>
 
   /**
    * Who may change a marker: write access to the asset's production, and for a marker of another
@@ -110,34 +138,45 @@ export function createMarkers(db: Db) {
     marker,
     toApi,
 
-    /** The markers of an asset in time order, for the exports. */
-    all(on: MarkerAsset): MarkerRow[] {
-      return db.select().from(markers).where(eq(markers.asset_id, on.id)).orderBy(markers.start_ms, markers.id).all()
+    /** The asset of `kind` with this id (if `user` may read it) and its markers in time order, for the exports. */
+    *forExport(kind: MediaKind, assetId: number, user: Principal): Work<{ on: MarkerAsset; rows: MarkerRow[] }> {
+      const on = yield* asset(kind, assetId, user)
+      const rows = yield* all(
+        db.select().from(markers).where(eq(markers.asset_id, on.id)).orderBy(markers.start_ms, markers.id),
+      )
+      return { on, rows }
     },
 
-    create(kind: MediaKind, assetId: number, body: typeof MarkerCreate.static, user: Principal) {
-      const on = asset(kind, assetId, user)
+    /** One marker of an asset as answered; 404 for an asset `user` cannot read or a marker not on it. */
+    *get(kind: MediaKind, assetId: number, id: number, user: Principal): Work<Answer> {
+      const on = yield* asset(kind, assetId, user)
+      return toApi(on)(yield* marker(on, id))
+    },
+
+    *create(kind: MediaKind, assetId: number, body: typeof MarkerCreate.static, user: Principal): Work<Answer> {
+      const on = yield* asset(kind, assetId, user)
       requireChange(user, on)
       const times = timesOf(on.clock, body, undefined)
       const note = noteOf(body.note)
       const now = isoTimestamp()
-      const row = db.transaction(() => {
-        const made = db
-          .insert(markers)
-          .values({
-            asset_id: on.id,
-            ...times,
-            note,
-            color: body.color ?? 'red',
-            // The service's own principal (id 0) is no user row.
-            user_id: user.id === 0 ? null : user.id,
-            username: user.id === 0 ? 'system' : user.username,
-            date_add: now,
-            date_mod: now,
-          })
-          .returning()
-          .get()
-        history.created(
+      const row = yield* tx(function* () {
+        const made = (yield* one(
+          db
+            .insert(markers)
+            .values({
+              asset_id: on.id,
+              ...times,
+              note,
+              color: body.color ?? 'red',
+              // The service's own principal (id 0) is no user row.
+              user_id: user.id === 0 ? null : user.id,
+              username: user.id === 0 ? 'system' : user.username,
+              date_add: now,
+              date_mod: now,
+            })
+            .returning(),
+        ))!
+        yield* history.created(
           actorOf(user),
           { resource: 'marker', id: made.id, production: on.production },
           recorded(made),
@@ -149,9 +188,16 @@ export function createMarkers(db: Db) {
     },
 
     /** PATCH: the fields given; PUT: note and a start must be given (fields not given keep their values). */
-    update(kind: MediaKind, assetId: number, id: number, body: Body, user: Principal, mode: 'patch' | 'put') {
-      const on = asset(kind, assetId, user)
-      const row = marker(on, id)
+    *update(
+      kind: MediaKind,
+      assetId: number,
+      id: number,
+      body: Body,
+      user: Principal,
+      mode: 'patch' | 'put',
+    ): Work<Answer> {
+      const on = yield* asset(kind, assetId, user)
+      const row = yield* marker(on, id)
       requireChange(user, on, row)
       if (mode === 'put') {
         const missing = [
@@ -190,22 +236,23 @@ export function createMarkers(db: Db) {
         note: body.note === undefined ? row.note : noteOf(body.note),
         color: body.color ?? row.color,
       }
-      const after = db.transaction(() => {
+      const after = yield* tx(function* () {
         const changes = diff(recorded(row), recorded(next), CHANGED)
         if (!Object.keys(changes).length) return row
-        const written = db
-          .update(markers)
-          .set({
-            start_ms: next.start_ms,
-            end_ms: next.end_ms,
-            note: next.note,
-            color: next.color,
-            date_mod: isoTimestampAfter(row.date_mod),
-          })
-          .where(eq(markers.id, id))
-          .returning()
-          .get()!
-        history.record(actorOf(user), {
+        const written = (yield* one(
+          db
+            .update(markers)
+            .set({
+              start_ms: next.start_ms,
+              end_ms: next.end_ms,
+              note: next.note,
+              color: next.color,
+              date_mod: isoTimestampAfter(row.date_mod),
+            })
+            .where(eq(markers.id, id))
+            .returning(),
+        ))!
+        yield* history.record(actorOf(user), {
           resource: 'marker',
           id,
           action: 'update',
@@ -217,13 +264,18 @@ export function createMarkers(db: Db) {
       return toApi(on)(after)
     },
 
-    remove(kind: MediaKind, assetId: number, id: number, user: Principal) {
-      const on = asset(kind, assetId, user)
-      const row = marker(on, id)
+    *remove(kind: MediaKind, assetId: number, id: number, user: Principal): Work<void> {
+      const on = yield* asset(kind, assetId, user)
+      const row = yield* marker(on, id)
       requireChange(user, on, row)
-      db.transaction(() => {
-        db.delete(markers).where(eq(markers.id, id)).run()
-        history.deleted(actorOf(user), { resource: 'marker', id, production: on.production }, recorded(row), RECORDED)
+      yield* tx(function* () {
+        yield* run(db.delete(markers).where(eq(markers.id, id)))
+        yield* history.deleted(
+          actorOf(user),
+          { resource: 'marker', id, production: on.production },
+          recorded(row),
+          RECORDED,
+        )
       })
     },
   }

@@ -5,6 +5,7 @@
 // is (kind, path_file): a query by path says `kind IN (...)` to use it.
 import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import { type Db, fileVersion } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import {
   MEDIA_KINDS,
   type MediaKind,
@@ -517,12 +518,15 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       write()
       const after = before && ownFieldsOf(id)
       if (before && after)
-        history.updated(
-          by,
-          { resource: `${before.kind}asset`, id, production: before.production },
-          before,
-          after,
-          OWN_FIELDS,
+        runSync(
+          db,
+          history.updated(
+            by,
+            { resource: `${before.kind}asset`, id, production: before.production },
+            before,
+            after,
+            OWN_FIELDS,
+          ),
         )
     })
   }
@@ -605,7 +609,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       if (body.meta_field_store !== undefined) {
         const given = body.meta_field_store
         const kept = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))
-        metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], kept, '/meta_field_store')
+        runSync(db, metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], kept, '/meta_field_store'))
         const store: Record<string, unknown> = mode === 'patch' ? { ...row.meta_field_store } : {}
         for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
         set.meta_field_store = { ...store, ...kept }
@@ -616,10 +620,13 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
         if (keywordsGiven) writeKeywords(id, kind, keywordsGiven, mode === 'put' ? 'all' : 'categories')
         const after = detail(withDetails.get({ id })!)
-        history.updated(actorOf(user), { resource: `${kind}asset`, id, production: row.production }, before, after, [
-          ...FIELDS,
-          'date_mod',
-        ])
+        runSync(
+          db,
+          history.updated(actorOf(user), { resource: `${kind}asset`, id, production: row.production }, before, after, [
+            ...FIELDS,
+            'date_mod',
+          ]),
+        )
         return { ...after, modified_by: actorOf(user).user?.username ?? 'system' }
       })
     },
@@ -661,22 +668,28 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
             if (!owner) continue
             const old = linkedOfKind.all(project, kind).map((l) => l.asset_id)
             touchProject.run(isoTimestampAfter(owner.date_mod), project)
-            history.record(actorOf(user), {
-              resource: 'projectasset',
-              id: project,
-              action: 'unlink',
-              production: owner.production,
-              changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
-            })
+            runSync(
+              db,
+              history.record(actorOf(user), {
+                resource: 'projectasset',
+                id: project,
+                action: 'unlink',
+                production: owner.production,
+                changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
+              }),
+            )
           }
           // Its row first, while its shares still say which productions saw it (the live event's readers).
-          history.record(actorOf(user), {
-            resource: `${kind}asset`,
-            id,
-            action: 'delete',
-            production: row.production,
-            changes: history.snapshot(before, FIELDS, 'delete'),
-          })
+          runSync(
+            db,
+            history.record(actorOf(user), {
+              resource: `${kind}asset`,
+              id,
+              action: 'delete',
+              production: row.production,
+              changes: history.snapshot(before, FIELDS, 'delete'),
+            }),
+          )
           db.delete(mediaAssets).where(eq(mediaAssets.id, id)).run()
           db.insert(dismissedFiles)
             .values({
@@ -886,14 +899,17 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       const note = (id: number, changes: Record<string, { old: unknown; new: unknown }>, hint?: Hint) => {
         const owner = ownerOf.get(id)
         if (owner)
-          history.record(by, {
-            resource: `${owner.kind}asset`,
-            id,
-            action: 'update',
-            production: owner.production,
-            changes,
-            hint,
-          })
+          runSync(
+            db,
+            history.record(by, {
+              resource: `${owner.kind}asset`,
+              id,
+              action: 'update',
+              production: owner.production,
+              changes,
+              hint,
+            }),
+          )
       }
       const changed = new Set<number>()
       const conflicts = new Set<number>()
@@ -1106,17 +1122,20 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     create(kind: MediaKind, body: typeof MediaAssetCreate.static, user: Principal) {
-      const production = productionForWrite(
+      const production = runSync(
         db,
-        user,
-        { id: body.production, name: body.production_name },
-        { id: 'production', name: 'production_name' },
+        productionForWrite(
+          db,
+          user,
+          { id: body.production, name: body.production_name },
+          { id: 'production', name: 'production_name' },
+        ),
       )
       const file = field('/path_file', () => fileOnDevice(db.select().from(devices).all(), body.path_file))
       const dateCrt = body.date_crt === undefined ? undefined : dateField('/date_crt', body.date_crt)
       const dateDel = body.date_del === undefined ? undefined : dateField('/date_del', body.date_del)
       const store = body.meta_field_store ?? {}
-      metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], store, '/meta_field_store')
+      runSync(db, metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], store, '/meta_field_store'))
       if (byPath(file.path, kind)) throw unique('/path_file', `A ${kind} asset with this path_file already exists.`)
       const now = isoTimestamp()
       return db.transaction(() => {
@@ -1135,19 +1154,22 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
             date_crt: dateCrt ?? null,
             date_add: now,
             date_mod: now,
-            date_del: dateDel ?? holds.dateDel(`${kind}asset`, file.device.name, production.name, now),
+            date_del: dateDel ?? runSync(db, holds.dateDel(`${kind}asset`, file.device.name, production.name, now)),
             // Recorded on every create, so a later move or rename is recognised (the watcher).
             ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
           })
           .returning()
           .get()
-        history.record(actorOf(user), {
-          resource: `${kind}asset`,
-          id: row.id,
-          action: 'create',
-          production: production.id,
-          changes: history.snapshot(detail(row), FIELDS, 'create'),
-        })
+        runSync(
+          db,
+          history.record(actorOf(user), {
+            resource: `${kind}asset`,
+            id: row.id,
+            action: 'create',
+            production: production.id,
+            changes: history.snapshot(detail(row), FIELDS, 'create'),
+          }),
+        )
         return row
       })
     },

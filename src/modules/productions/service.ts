@@ -2,6 +2,7 @@
 import slugify from '@sindresorhus/slugify'
 import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { devices, productions } from '../../db/schema.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, forbidden, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
@@ -444,8 +445,8 @@ export function createProductions(
       return db.transaction(() => {
         const after = db.update(productions).set(next).where(eq(productions.id, id)).returning().get()!
         const by = actorOf(user)
-        history.updated(by, { resource: 'production', id, production: id }, row, after, FIELDS)
-        if (after.name !== row.name) deps.holds.renameContext('production', row.name, after.name, by)
+        runSync(db, history.updated(by, { resource: 'production', id, production: id }, row, after, FIELDS))
+        if (after.name !== row.name) runSync(db, deps.holds.renameContext('production', row.name, after.name, by))
         return after
       })
     },
@@ -458,19 +459,22 @@ export function createProductions(
     remove(id: number, user: Principal) {
       const row = forChange(id, user, 'browser.delete_production')
       const reasons = contents(row)
-      const rules = deps.holds.naming('production', row.name)
+      const rules = runSync(db, deps.holds.naming('production', row.name))
       if (rules) reasons.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this production`)
       if (reasons.length) throw new AppError(409, 'conflict', `The production is in use: ${reasons.join('; ')}.`)
       db.transaction(() => {
-        deps.logs.detachProduction(id)
+        runSync(db, deps.logs.detachProduction(id))
         db.delete(productions).where(eq(productions.id, id)).run()
-        history.record(actorOf(user), {
-          resource: 'production',
-          id,
-          action: 'delete',
-          production: id,
-          changes: history.snapshot(row, FIELDS, 'delete'),
-        })
+        runSync(
+          db,
+          history.record(actorOf(user), {
+            resource: 'production',
+            id,
+            action: 'delete',
+            production: id,
+            changes: history.snapshot(row, FIELDS, 'delete'),
+          }),
+        )
       })
     },
 
@@ -551,13 +555,16 @@ export function createProductions(
           .get()
         // Whoever may create a production may work in it: the grant is part of the create (and its row).
         const grant = user.is_superuser ? {} : { [`access.${user.username}`]: { old: null, new: 'write' } }
-        history.record(actorOf(user), {
-          resource: 'production',
-          id: row.id,
-          action: 'create',
-          production: row.id,
-          changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant },
-        })
+        runSync(
+          db,
+          history.record(actorOf(user), {
+            resource: 'production',
+            id: row.id,
+            action: 'create',
+            production: row.id,
+            changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant },
+          }),
+        )
         if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
         return row
       })

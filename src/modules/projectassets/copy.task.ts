@@ -10,6 +10,7 @@ import type { CopyParams } from '../../tasks/kinds.ts'
 import { lstat } from 'node:fs/promises'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { devices, projectAssets } from '../../db/schema.ts'
 import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
@@ -60,12 +61,15 @@ function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
       db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
       const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
       if (before && after)
-        historyOf(db).updated(
-          by,
-          { resource: 'projectasset', id: projectId, production: before.production, hint },
-          before,
-          after,
-          ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'],
+        runSync(
+          db,
+          historyOf(db).updated(
+            by,
+            { resource: 'projectasset', id: projectId, production: before.production, hint },
+            before,
+            after,
+            ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'],
+          ),
         )
     })
 }

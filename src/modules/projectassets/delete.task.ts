@@ -11,6 +11,7 @@
 import type { DeleteParams } from '../../tasks/kinds.ts'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { projectAssets } from '../../db/schema.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { type Actor, actorOf, historyOf, system } from '../history/service.ts'
@@ -131,13 +132,16 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
         const row = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
         db.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
         if (row)
-          historyOf(db).record(by, {
-            resource: 'projectasset',
-            id: projectId,
-            action: 'delete',
-            production: row.production,
-            changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } },
-          })
+          runSync(
+            db,
+            historyOf(db).record(by, {
+              resource: 'projectasset',
+              id: projectId,
+              action: 'delete',
+              production: row.production,
+              changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } },
+            }),
+          )
         // Media files that lived in the folder went with it: their records stay, offline.
         media.setOnline(
           media.under(bundle_root).map((m) => m.id),

@@ -3,6 +3,7 @@
 // work on disk is done by copy.task.ts and delete.task.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import {
   MEDIA_KINDS,
   type MediaKind,
@@ -251,7 +252,7 @@ export function createProjectAssets(
       if (body.meta_field_store !== undefined) {
         const given = body.meta_field_store
         const kept = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))
-        deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, kept, '/meta_field_store')
+        runSync(db, deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, kept, '/meta_field_store'))
         const store: Record<string, unknown> = mode === 'patch' ? { ...row.meta_field_store } : {}
         for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
         set.meta_field_store = { ...store, ...kept }
@@ -259,10 +260,13 @@ export function createProjectAssets(
       set.date_mod = isoTimestampAfter(row.date_mod)
       return db.transaction(() => {
         const after = db.update(projectAssets).set(set).where(eq(projectAssets.id, id)).returning().get()!
-        history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [
-          ...FIELDS,
-          'date_mod',
-        ])
+        runSync(
+          db,
+          history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [
+            ...FIELDS,
+            'date_mod',
+          ]),
+        )
         return detail(after, user)
       })
     },
@@ -277,31 +281,37 @@ export function createProjectAssets(
             .set({ is_production: online, date_mod: isoTimestamp() })
             .where(eq(projectAssets.id, id))
             .run()
-          history.record(by, {
-            resource: 'projectasset',
-            id,
-            action: 'update',
-            production: row.production,
-            changes: { is_production: { old: !online, new: online } },
-          })
+          runSync(
+            db,
+            history.record(by, {
+              resource: 'projectasset',
+              id,
+              action: 'update',
+              production: row.production,
+              changes: { is_production: { old: !online, new: online } },
+            }),
+          )
         }
       })
     },
 
     async create(body: Body, user: Principal) {
       requireFileWork() // the project's folder is made and counted
-      const production = productionForWrite(
+      const production = runSync(
         db,
-        user,
-        { id: body.production_id, name: body.production_name },
-        { id: 'production_id', name: 'production_name' },
+        productionForWrite(
+          db,
+          user,
+          { id: body.production_id, name: body.production_name },
+          { id: 'production_id', name: 'production_name' },
+        ),
       )
       const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
       checkTerritory(path, user, production.id, 'create')
       const pathFile = pathFileIn(path, body.path_file)
       const dateCrt = dates(body)
       const store = body.meta_field_store ?? {}
-      deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, store, '/meta_field_store')
+      runSync(db, deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, store, '/meta_field_store'))
       try {
         makeDirInside(device.path, path)
       } catch (error) {
@@ -319,7 +329,7 @@ export function createProjectAssets(
             date_crt: dateCrt ?? null,
             date_add: now,
             date_mod: now,
-            date_del: deps.holds.dateDel('projectasset', device.name, production.name, now),
+            date_del: runSync(db, deps.holds.dateDel('projectasset', device.name, production.name, now)),
             meta_field_store: store,
             status_asset: 6,
             status_asset_description: 'ASSET_DONE',
@@ -339,13 +349,16 @@ export function createProjectAssets(
           })
           .returning()
           .get()
-        history.record(actorOf(user), {
-          resource: 'projectasset',
-          id: row.id,
-          action: 'create',
-          production: row.production,
-          changes: history.snapshot(row, FIELDS, 'create'),
-        })
+        runSync(
+          db,
+          history.record(actorOf(user), {
+            resource: 'projectasset',
+            id: row.id,
+            action: 'create',
+            production: row.production,
+            changes: history.snapshot(row, FIELDS, 'create'),
+          }),
+        )
         return row
       })
     },
@@ -364,11 +377,14 @@ export function createProjectAssets(
       if (source.deleting) throw conflict('The source project asset is being deleted.')
       if (!source.is_production)
         throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
-      const production = productionForWrite(
+      const production = runSync(
         db,
-        user,
-        { id: body.production_id, name: body.production_name },
-        { id: 'production_id', name: 'production_name' },
+        productionForWrite(
+          db,
+          user,
+          { id: body.production_id, name: body.production_name },
+          { id: 'production_id', name: 'production_name' },
+        ),
       )
       const target = bundleOnDevice(body.bundle_root, '/bundle_root')
       checkTerritory(target.path, user, production.id, 'copy')
@@ -415,7 +431,7 @@ export function createProjectAssets(
             date_crt: dateCrt ?? null,
             date_add: now,
             date_mod: now,
-            date_del: deps.holds.dateDel('projectasset', target.device.name, production.name, now),
+            date_del: runSync(db, deps.holds.dateDel('projectasset', target.device.name, production.name, now)),
             meta_field_store: source.meta_field_store,
             status_asset: 0,
             status_asset_description: 'NEW',
@@ -436,24 +452,30 @@ export function createProjectAssets(
           })
           .returning()
           .get()
-        history.record(actorOf(user), {
-          resource: 'projectasset',
-          id: row.id,
-          action: 'create',
-          production: row.production,
-          changes: { ...history.snapshot(row, FIELDS, 'create'), copy_of: { old: null, new: source.id } },
-        })
-        if (linked.length)
+        runSync(
+          db,
           history.record(actorOf(user), {
             resource: 'projectasset',
             id: row.id,
-            action: 'link',
+            action: 'create',
             production: row.production,
-            changes: linkChanges(
-              [],
-              linked.map((a) => a.id),
-            ),
-          })
+            changes: { ...history.snapshot(row, FIELDS, 'create'), copy_of: { old: null, new: source.id } },
+          }),
+        )
+        if (linked.length)
+          runSync(
+            db,
+            history.record(actorOf(user), {
+              resource: 'projectasset',
+              id: row.id,
+              action: 'link',
+              production: row.production,
+              changes: linkChanges(
+                [],
+                linked.map((a) => a.id),
+              ),
+            }),
+          )
         for (const asset of linked) {
           tx.insert(projectAssetLinks).values({ project_id: row.id, asset_id: asset.id }).run()
           if (share && asset.production !== production.id && canRead(user, asset.production))
@@ -509,12 +531,15 @@ export function createProjectAssets(
           .set({ deleting: true, is_production: false, date_del: now, date_mod: now })
           .where(eq(projectAssets.id, id))
           .run()
-        history.updated(
-          actorOf(user),
-          { resource: 'projectasset', id, production: row.production },
-          row,
-          { ...row, is_production: false, date_del: now },
-          FIELDS,
+        runSync(
+          db,
+          history.updated(
+            actorOf(user),
+            { resource: 'projectasset', id, production: row.production },
+            row,
+            { ...row, is_production: false, date_del: now },
+            FIELDS,
+          ),
         )
         return deps.runner.enqueue(tx, {
           kind: 'delete',
@@ -575,13 +600,16 @@ export function createProjectAssets(
       const noteLinks = () => {
         const changes = linkChanges(before, [...linkedIds])
         if (Object.keys(changes).length)
-          history.record(actorOf(user), {
-            resource: 'projectasset',
-            id,
-            action: mode,
-            production: project.production,
-            changes,
-          })
+          runSync(
+            db,
+            history.record(actorOf(user), {
+              resource: 'projectasset',
+              id,
+              action: mode,
+              production: project.production,
+              changes,
+            }),
+          )
       }
       return db.transaction((tx) => {
         if (mode === 'unlink') {

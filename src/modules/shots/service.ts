@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto'
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { sequenceShots, sequences, shots } from '../../db/schema.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, REQUIRED_DETAIL, entry, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
@@ -440,11 +441,14 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           })
           .returning()
           .get()
-        history.created(
-          actorOf(user),
-          { resource: 'shot', id: made.id, production: on.production },
-          recordedShot(made),
-          SHOT_FIELDS,
+        runSync(
+          db,
+          history.created(
+            actorOf(user),
+            { resource: 'shot', id: made.id, production: on.production },
+            recordedShot(made),
+            SHOT_FIELDS,
+          ),
         )
         return made
       })
@@ -474,12 +478,15 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
       }
       const next = { ...row, ...set }
       const after = db.transaction(() => {
-        const changes = history.updated(
-          actorOf(user),
-          { resource: 'shot', id, production: on.production },
-          recordedShot(row),
-          recordedShot(next),
-          SHOT_FIELDS,
+        const changes = runSync(
+          db,
+          history.updated(
+            actorOf(user),
+            { resource: 'shot', id, production: on.production },
+            recordedShot(row),
+            recordedShot(next),
+            SHOT_FIELDS,
+          ),
         )
         if (!Object.keys(changes).length) return row
         return db
@@ -508,11 +515,14 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           .where(eq(sequenceShots.shot_id, id))
           .all()
           .map((r) => ({ id: r.id, before: membersOfOne.all(r.id).map((m) => m.shot_id) }))
-        history.deleted(
-          actorOf(user),
-          { resource: 'shot', id, production: on.production },
-          recordedShot(row),
-          SHOT_FIELDS,
+        runSync(
+          db,
+          history.deleted(
+            actorOf(user),
+            { resource: 'shot', id, production: on.production },
+            recordedShot(row),
+            SHOT_FIELDS,
+          ),
         )
         db.delete(shots).where(eq(shots.id, id)).run()
         for (const held of holding) {
@@ -523,12 +533,15 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
             .set({ date_mod: isoTimestampAfter(was.date_mod) })
             .where(eq(sequences.id, held.id))
             .run()
-          history.updated(
-            actorOf(user),
-            { resource: 'sequence', id: held.id, production: on.production },
-            { shots: held.before },
-            { shots: left },
-            ['shots'],
+          runSync(
+            db,
+            history.updated(
+              actorOf(user),
+              { resource: 'sequence', id: held.id, production: on.production },
+              { shots: held.before },
+              { shots: left },
+              ['shots'],
+            ),
           )
         }
       })
@@ -557,11 +570,14 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           .returning()
           .get()
         setMembers(made.id, ids)
-        history.created(
-          actorOf(user),
-          { resource: 'sequence', id: made.id, production: on.production },
-          recordedSequence(made, ids),
-          SEQUENCE_FIELDS,
+        runSync(
+          db,
+          history.created(
+            actorOf(user),
+            { resource: 'sequence', id: made.id, production: on.production },
+            recordedSequence(made, ids),
+            SEQUENCE_FIELDS,
+          ),
         )
         return db.select().from(sequences).where(eq(sequences.id, made.id)).get()!
       })
@@ -598,12 +614,15 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         keywords: body.keywords === undefined ? row.keywords : keywordsOf(body.keywords, '/keywords'),
       }
       const after = db.transaction(() => {
-        const changes = history.updated(
-          actorOf(user),
-          { resource: 'sequence', id, production: on.production },
-          recordedSequence(row, members),
-          recordedSequence(next, ids),
-          SEQUENCE_FIELDS,
+        const changes = runSync(
+          db,
+          history.updated(
+            actorOf(user),
+            { resource: 'sequence', id, production: on.production },
+            recordedSequence(row, members),
+            recordedSequence(next, ids),
+            SEQUENCE_FIELDS,
+          ),
         )
         if (!Object.keys(changes).length) return row
         db.update(sequences)
@@ -631,11 +650,14 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         )
       const members = membersOfOne.all(id).map((m) => m.shot_id)
       db.transaction(() => {
-        history.deleted(
-          actorOf(user),
-          { resource: 'sequence', id, production: on.production },
-          recordedSequence(row, members),
-          SEQUENCE_FIELDS,
+        runSync(
+          db,
+          history.deleted(
+            actorOf(user),
+            { resource: 'sequence', id, production: on.production },
+            recordedSequence(row, members),
+            SEQUENCE_FIELDS,
+          ),
         )
         db.delete(sequences).where(eq(sequences.id, id)).run()
       })
@@ -743,12 +765,15 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
             .set({ date_mod: isoTimestampAfter(row.date_mod) })
             .where(eq(sequences.id, row.id))
             .run()
-          history.updated(
-            by,
-            { resource: 'sequence', id: row.id, production: on.production },
-            { shots: old },
-            { shots: ids },
-            ['shots'],
+          runSync(
+            db,
+            history.updated(
+              by,
+              { resource: 'sequence', id: row.id, production: on.production },
+              { shots: old },
+              { shots: ids },
+              ['shots'],
+            ),
           )
         }
 
@@ -812,13 +837,16 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           sequences: { old: oldDetectedSequences.map((q) => q.id), new: sequenceIds },
         }
         if (!sameIds(changes.shots.old, changes.shots.new) || !sameIds(changes.sequences.old, changes.sequences.new))
-          history.record(by, {
-            resource: 'videoasset',
-            id: on.id,
-            action: 'update',
-            production: on.production,
-            changes,
-          })
+          runSync(
+            db,
+            history.record(by, {
+              resource: 'videoasset',
+              id: on.id,
+              action: 'update',
+              production: on.production,
+              changes,
+            }),
+          )
         return {
           removed,
           production: on.production,

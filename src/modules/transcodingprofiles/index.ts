@@ -63,7 +63,7 @@ export const transcodingProfilesModule = (ctx: ModuleContext, service = createTr
           body: TranscodingProfileCreate,
           status: 200,
           codename: 'browser.add_transcodingprofile',
-          run: (body, user) => service.create(body as typeof transcodingProfiles.$inferInsert, user),
+          run: (body, user) => ctx.port.run(service.create(body as typeof transcodingProfiles.$inferInsert, user)),
           description:
             "Needs superuser or browser.add_transcodingprofile. Answers 200, as medialoopster documents it. Unset fields take its defaults: strings empty, integers 0, should_have_audio true, interlaced 'tff', ar_conversion 'box'.",
         },
@@ -77,9 +77,10 @@ export const transcodingProfilesModule = (ctx: ModuleContext, service = createTr
         body: TranscodingProfileUpdate,
         whole: ['name'],
         codenames: { change: 'browser.change_transcodingprofile', delete: 'browser.delete_transcodingprofile' },
-        update: (id, body, user) => service.update(id, body as Partial<typeof transcodingProfiles.$inferSelect>, user),
+        update: (id, body, user) =>
+          ctx.port.run(service.update(id, body as Partial<typeof transcodingProfiles.$inferSelect>, user)),
         find: recordReader(ctx, { name: 'TranscodingProfile', table: transcodingProfiles }),
-        remove: (id, user) => service.remove(id, user),
+        remove: (id, user) => ctx.port.run(service.remove(id, user)),
         notes: {
           update: 'Every create field; name stays unique (400 unique at /name).',
           delete:

@@ -3,6 +3,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { type Db, dataVersionOf, fileVersion, readSnapshotOf } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import {
   apiKeys,
   groupPermissions,
@@ -250,12 +251,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       db.$client.query('INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)').run(userId, group.id)
         .changes > 0
     if (added)
-      history().record(system('cli'), {
-        resource: 'user',
-        id: userId,
-        action: 'update',
-        changes: { [`group.${group.name}`]: { old: false, new: true } },
-      })
+      runSync(
+        db,
+        history().record(system('cli'), {
+          resource: 'user',
+          id: userId,
+          action: 'update',
+          changes: { [`group.${group.name}`]: { old: false, new: true } },
+        }),
+      )
     return added
   }
 
@@ -271,12 +275,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
   /** Keys made (true) or revoked (false), as one update row of their user (inside the caller's transaction). */
   const keysChanged = (userId: number, ids: number[], made: boolean) => {
     if (ids.length)
-      history().record(system('cli'), {
-        resource: 'user',
-        id: userId,
-        action: 'update',
-        changes: Object.fromEntries(ids.map((id) => [`key.${id}`, { old: !made, new: made }])),
-      })
+      runSync(
+        db,
+        history().record(system('cli'), {
+          resource: 'user',
+          id: userId,
+          action: 'update',
+          changes: Object.fromEntries(ids.map((id) => [`key.${id}`, { old: !made, new: made }])),
+        }),
+      )
   }
 
   /**
@@ -350,12 +357,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       db.transaction(() => {
         db.update(users).set({ password_hash: hash }).where(eq(users.id, user.id)).run()
         sessions.endAllOf(user.id)
-        history().record(system('cli'), {
-          resource: 'user',
-          id: user.id,
-          action: 'update',
-          changes: { password: { old: hiddenPassword(user.password_hash), new: hiddenPassword(hash) } },
-        })
+        runSync(
+          db,
+          history().record(system('cli'), {
+            resource: 'user',
+            id: user.id,
+            action: 'update',
+            changes: { password: { old: hiddenPassword(user.password_hash), new: hiddenPassword(hash) } },
+          }),
+        )
       })
       return true
     },
@@ -388,16 +398,19 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
           .get()
         const perms = [...new Set(opts.perms ?? [])]
         for (const codename of perms) tx.insert(userPermissions).values({ user_id: user.id, codename }).run()
-        history().record(system('cli'), {
-          resource: 'user',
-          id: user.id,
-          action: 'create',
-          changes: {
-            username: { old: null, new: name },
-            is_superuser: { old: null, new: user.is_superuser },
-            ...Object.fromEntries(perms.map((c) => [`perm.${c}`, { old: null, new: true }])),
-          },
-        })
+        runSync(
+          db,
+          history().record(system('cli'), {
+            resource: 'user',
+            id: user.id,
+            action: 'create',
+            changes: {
+              username: { old: null, new: name },
+              is_superuser: { old: null, new: user.is_superuser },
+              ...Object.fromEntries(perms.map((c) => [`perm.${c}`, { old: null, new: true }])),
+            },
+          }),
+        )
         for (const group of joined) join(user.id, group)
         return user
       })
@@ -427,13 +440,16 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
         // Who may work in a production is part of its record (members): the command line's grants
         // are in its history, as the service's own doing (`via` cli).
         if (before !== level)
-          historyOf(db).record(system('cli'), {
-            resource: 'production',
-            id: prod.id,
-            action: 'update',
-            production: prod.id,
-            changes: { [`access.${user.username}`]: { old: before, new: level } },
-          })
+          runSync(
+            db,
+            historyOf(db).record(system('cli'), {
+              resource: 'production',
+              id: prod.id,
+              action: 'update',
+              production: prod.id,
+              changes: { [`access.${user.username}`]: { old: before, new: level } },
+            }),
+          )
       })
       return { user, production: prod }
     },
@@ -517,15 +533,18 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       db.transaction((tx) => {
         const group = tx.insert(groups).values({ name, date_add: isoTimestamp() }).returning().get()
         for (const codename of given) tx.insert(groupPermissions).values({ group_id: group.id, codename }).run()
-        history().record(system('cli'), {
-          resource: 'group',
-          id: group.id,
-          action: 'create',
-          changes: {
-            name: { old: null, new: name },
-            ...Object.fromEntries(given.map((c) => [`perm.${c}`, { old: null, new: true }])),
-          },
-        })
+        runSync(
+          db,
+          history().record(system('cli'), {
+            resource: 'group',
+            id: group.id,
+            action: 'create',
+            changes: {
+              name: { old: null, new: name },
+              ...Object.fromEntries(given.map((c) => [`perm.${c}`, { old: null, new: true }])),
+            },
+          }),
+        )
       })
       return given
     },
@@ -535,12 +554,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
       const group = findGroup(name)
       db.transaction(() => {
         db.delete(groups).where(eq(groups.id, group.id)).run()
-        history().record(system('cli'), {
-          resource: 'group',
-          id: group.id,
-          action: 'delete',
-          changes: { name: { old: name, new: null } },
-        })
+        runSync(
+          db,
+          history().record(system('cli'), {
+            resource: 'group',
+            id: group.id,
+            action: 'delete',
+            changes: { name: { old: name, new: null } },
+          }),
+        )
       })
     },
 
@@ -574,12 +596,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
             .query('INSERT OR IGNORE INTO group_permissions (group_id, codename) VALUES (?, ?)')
             .run(group.id, codename).changes > 0
         if (added)
-          history().record(system('cli'), {
-            resource: 'group',
-            id: group.id,
-            action: 'update',
-            changes: { [`perm.${codename}`]: { old: false, new: true } },
-          })
+          runSync(
+            db,
+            history().record(system('cli'), {
+              resource: 'group',
+              id: group.id,
+              action: 'update',
+              changes: { [`perm.${codename}`]: { old: false, new: true } },
+            }),
+          )
         return added
       })
     },
@@ -592,12 +617,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
           db.$client.query('DELETE FROM group_permissions WHERE group_id = ? AND codename = ?').run(group.id, codename)
             .changes > 0
         if (removed)
-          history().record(system('cli'), {
-            resource: 'group',
-            id: group.id,
-            action: 'update',
-            changes: { [`perm.${codename}`]: { old: true, new: false } },
-          })
+          runSync(
+            db,
+            history().record(system('cli'), {
+              resource: 'group',
+              id: group.id,
+              action: 'update',
+              changes: { [`perm.${codename}`]: { old: true, new: false } },
+            }),
+          )
         return removed
       })
     },
@@ -618,12 +646,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
           db.$client.query('DELETE FROM user_groups WHERE user_id = ? AND group_id = ?').run(user.id, group.id)
             .changes > 0
         if (removed)
-          history().record(system('cli'), {
-            resource: 'user',
-            id: user.id,
-            action: 'update',
-            changes: { [`group.${group.name}`]: { old: true, new: false } },
-          })
+          runSync(
+            db,
+            history().record(system('cli'), {
+              resource: 'user',
+              id: user.id,
+              action: 'update',
+              changes: { [`group.${group.name}`]: { old: true, new: false } },
+            }),
+          )
         return removed
       })
     },
@@ -637,12 +668,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
             .query('INSERT OR IGNORE INTO user_permissions (user_id, codename) VALUES (?, ?)')
             .run(user.id, codename).changes > 0
         if (added)
-          historyOf(db).record(system('cli'), {
-            resource: 'user',
-            id: user.id,
-            action: 'update',
-            changes: { [`perm.${codename}`]: { old: false, new: true } },
-          })
+          runSync(
+            db,
+            historyOf(db).record(system('cli'), {
+              resource: 'user',
+              id: user.id,
+              action: 'update',
+              changes: { [`perm.${codename}`]: { old: false, new: true } },
+            }),
+          )
         return added
       })
     },
@@ -655,12 +689,15 @@ export function createUsers(db: Db, options: { passwords?: PasswordOptions } = {
           db.$client.query('DELETE FROM user_permissions WHERE user_id = ? AND codename = ?').run(user.id, codename)
             .changes > 0
         if (removed)
-          historyOf(db).record(system('cli'), {
-            resource: 'user',
-            id: user.id,
-            action: 'update',
-            changes: { [`perm.${codename}`]: { old: true, new: false } },
-          })
+          runSync(
+            db,
+            historyOf(db).record(system('cli'), {
+              resource: 'user',
+              id: user.id,
+              action: 'update',
+              changes: { [`perm.${codename}`]: { old: true, new: false } },
+            }),
+          )
         return removed
       })
     },

@@ -5,6 +5,7 @@
 // Then the files no asset has are remembered, names not UTF-8 get a failed ImportLog, and files not
 // decided are said. Hands on (Ingested) the counts for the report.
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { committed } from '../../db/aftercommit.ts'
 import { devices, productions } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
@@ -418,15 +419,18 @@ function logUndecodable(run: Run) {
       logged.add(path)
       const error =
         'the file name is not valid UTF-8 (shown here with U+FFFD where its bytes are not): rename the file to import it'
-      deps.logs.append({
-        asset_type: `${kind}asset`,
-        asset_path: path,
-        status: IMPORT_STATUS.failed,
-        error,
-        payload: JSON.stringify({ watch_folder: device.name, path_file: path }),
-        asset_import_id: null,
-        production,
-      })
+      runSync(
+        run.db,
+        deps.logs.append({
+          asset_type: `${kind}asset`,
+          asset_path: path,
+          status: IMPORT_STATUS.failed,
+          error,
+          payload: JSON.stringify({ watch_folder: device.name, path_file: path }),
+          asset_import_id: null,
+          production,
+        }),
+      )
     }
   }
 }

@@ -6,6 +6,7 @@
 import type { Stats } from 'node:fs'
 import { lstatSync } from 'node:fs'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { devices } from '../../db/schema.ts'
 import type { Imports } from '../../modules/assetimport/service.ts'
 import type { ImportLogs } from '../../modules/importlogs/service.ts'
@@ -103,7 +104,7 @@ export function startRun(
   const deviceOf = nested.length
     ? (path: string) => nested.find((d) => below(d.path, path) !== undefined)?.id ?? device.id
     : () => device.id
-  const own = ownOutputFolders(db)
+  const own = runSync(db, ownOutputFolders(db))
   const isOwn = (path: string) =>
     own.some((dir) => samePath(dir, path) || samePath(dir, path + SEP) || isInside(dir, path))
   const scopes = (task.params.paths ?? [device.path]).filter(
