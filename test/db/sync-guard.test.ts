@@ -87,3 +87,21 @@ test('no file runs more statements synchronously than it did: new code goes thro
     console.log(`converted since the list was written; lower these in ${import.meta.file}:\n${fewer.join('\n')}`)
   expect(over).toEqual([])
 })
+
+// A work that is called but neither yielded nor run does nothing, silently: calling a generator
+// function only makes the generator. The history's writes are called from most services, so each
+// call must be `yield* history.x(…)` or, from code not yet converted, `runSync(db, history.x(…))`.
+const DROPPED_HISTORY =
+  /(?<!yield\*\s*)(?<!runSync\(\s*[\w.]+,\s*)\bhistory(?:\(\))?\.(?:created|updated|deleted|record)\(/g
+
+test('no history write is called and dropped: each is yielded or run', () => {
+  const dropped: string[] = []
+  for (const path of sources(join(ROOT, 'src'))) {
+    const text = readFileSync(path, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '')
+    for (const m of text.matchAll(DROPPED_HISTORY))
+      dropped.push(`${relative(ROOT, path)}:${text.slice(0, m.index).split('\n').length}`)
+  }
+  expect(dropped).toEqual([])
+})
