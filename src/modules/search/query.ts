@@ -112,3 +112,29 @@ export function toMatch(q: string): Parsed {
     },
   }
 }
+
+/** A word or phrase of a search text as toMatch looks for it (for an engine that takes no FTS5 query). */
+export type Searched = Term & {
+  /** Its last word is matched as the start of a word (toMatch writes `"x"*`). */
+  prefix: boolean
+  /** It may also be found inside a word of a name or path (Inside): the word lowercased, as toMatch asks for it. */
+  inside: string | undefined
+}
+
+/**
+ * The words and phrases toMatch looks for, in order: those holding a letter or digit, each with
+ * toMatch's rules (a bare word of two or more characters a prefix; a wanted word of MIN_INSIDE or
+ * more letters and digits found inside words too). Call it on a text toMatch did not refuse.
+ */
+export function searchedTerms(q: string): Searched[] {
+  return terms(q.trim())
+    .filter((t) => WORDY.test(t.text))
+    .map((t) => ({
+      ...t,
+      prefix: !t.phrase && [...t.text].length >= 2,
+      inside:
+        !t.phrase && !t.exclude && ALNUM.test(t.text) && [...t.text].length >= MIN_INSIDE
+          ? t.text.toLowerCase()
+          : undefined,
+    }))
+}
