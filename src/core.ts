@@ -7,7 +7,7 @@
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
 import { afterCommitLog } from './db/aftercommit.ts'
 import type { Db } from './db/client.ts'
-import { sqlitePort } from './db/port.ts'
+import { runSync, sqlitePort } from './db/port.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
@@ -94,6 +94,7 @@ export function createCore(
   // A device made, moved or removed is watched (or no more) from then on.
   const devices = createDevices(
     db,
+    port,
     holds,
     watch && { created: watch.added, changed: watch.added, removed: watch.removed },
     log,
@@ -103,21 +104,28 @@ export function createCore(
   const markers = createMarkers(db)
   const logs = createImportLogs(db, { observe: events.importLogChanged })
   const productions = createProductions(db, devices, users, { holds, logs })
-  const projects = createProjectAssets(db, { runner, holds, metadata, media })
-  const imports = createImports(db, { media, devices, holds, metadata, logs, runner })
-  const proxies = createProxies(db, { media, runner })
+  const projects = createProjectAssets(port, { runner, holds, metadata, media })
+  const imports = createImports(port, { media, devices, holds, metadata, logs, runner })
+  const proxies = createProxies(port, { media, runner })
   const archive = createArchive(db, { media, runner })
   // Checks of an asset's files against their ASC MHL history or kept hash (docs/operations.md, Verified copies and ASC MHL histories).
   const verify = createVerify(db, { media, runner })
   const search = createSearch(db)
-  const deviceStatus = createDeviceStatus(db, { devices, media, runner, watch: () => watch?.status() })
+  const deviceStatus = createDeviceStatus(db, port, { devices, media, runner, watch: () => watch?.status() })
   // ffmpeg and ffprobe are looked for once, when the first import needs them.
   const found: { ffmpeg?: Promise<Ffmpeg> } = {}
   const findFfmpeg = () => (found.ffmpeg ??= createFfmpeg({ dir: ffmpegDir }))
   // Shots and sequences of video assets; a finished import or proxy remake asks it for a detection (autoshot_detection).
   const shots = createShots(db, { media, runner, log })
-  const importDeps = { media, devices, logs, users, ffmpeg: findFfmpeg, proxied: shots.autoshot }
-  const deviceOf = (id: number) => devices.all().find((d) => d.id === id)
+  const importDeps = {
+    media,
+    devices,
+    logs,
+    users,
+    ffmpeg: findFfmpeg,
+    proxied: (done: { id: number; kind: string }) => runSync(db, shots.autoshot(done)),
+  }
+  const deviceOf = (id: number) => runSync(db, devices.list()).find((d) => d.id === id)
 
   runner.handle({
     // What each task's log lines name: the project's folders, the asset's file, the device.
@@ -147,19 +155,19 @@ export function createCore(
     },
     // What a queued task cancelled before it ran leaves undone (a scan: the device's next full scan does its work).
     abandon: {
-      copy: copyAbandon(db, users),
-      import: importAbandon(db, importDeps),
+      copy: copyAbandon(port, users),
+      import: importAbandon(port, importDeps),
       scan: (t) => void watch?.scanned(t.params.device, t.params.paths === null),
     },
     handlers: {
-      copy: copyHandler(db, users),
-      delete: deleteHandler(db, users, media),
-      import: importHandler(db, importDeps),
-      proxy: proxyHandler(db, importDeps),
+      copy: copyHandler(port, users),
+      delete: deleteHandler(port, users, media),
+      import: importHandler(port, importDeps),
+      proxy: proxyHandler(port, importDeps),
       archive: archiveHandler(db, { media, users }),
       restore: restoreHandler(db, { media, users }),
-      proxyname: proxyNameHandler(db, { media, devices, openTasks: (target) => runner.openFor(target) }),
-      shots: shotsHandler(db, { media, shots, devices, users, ffmpeg: findFfmpeg }),
+      proxyname: proxyNameHandler(port, { media, devices, openTasks: (target) => runner.openFor(target) }),
+      shots: shotsHandler(port, { media, shots, devices, users, ffmpeg: findFfmpeg }),
       verify: verifyHandler(db, { media, users }),
       scan: scanHandler(db, {
         media,
@@ -225,7 +233,7 @@ export function createCore(
       pruning.timer = setInterval(() => pruneTasks(), SCAN_PRUNE.everyMs)
       pruning.timer.unref()
       // Proxies named by their asset's id before proxies were named after their source: renamed by a task (docs/media.md, Proxy names).
-      const renames = queueProxyRenames(db, media, runner)
+      const renames = runSync(db, queueProxyRenames(db, media, runner))
       if (renames) log.info('proxies named by asset id are renamed after their source', { productions: renames })
       runner.start()
       watch?.start()

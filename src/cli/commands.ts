@@ -9,6 +9,7 @@ import { dbFile, resolveIn } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
+import { runSync } from '../db/port.ts'
 import { queueRemakes } from '../modules/assetimport/proxy.task.ts'
 import { AppError } from '../http/errors.ts'
 import { hashPassword } from '../modules/users/passwords.ts'
@@ -240,7 +241,7 @@ async function askHidden(prompt: string): Promise<string> {
 export function proxiesRemake(io: Io, dataDir: string, production: string, profile?: string) {
   const done = withDb(io, dataDir, (db) => {
     try {
-      return queueRemakes(db, production, profile)
+      return runSync(db, queueRemakes(db, production, profile))
     } catch (error) {
       if (error instanceof AppError) throw new UserError(error.message)
       throw error

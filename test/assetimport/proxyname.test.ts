@@ -133,7 +133,7 @@ test('a restart in the middle of a batch: a rename done before it is recorded; o
     { asset: waiting.id, from: waiting.at, to: to('F006.mp4'), ino: inode(waiting.at) },
   ]
   renameSync(done.at, to('E005.mp4'))
-  const handler = proxyNameHandler(t.db, {
+  const handler = proxyNameHandler(t.core.port, {
     media: t.core.media,
     devices: t.core.devices,
     openTasks: () => [],
@@ -159,7 +159,7 @@ test('a planned name that is now another file (not the one planned, by its inode
   // The proxy was removed by hand, and another file took the planned name meanwhile.
   renameSync(gone.at, join(root, 'moved-away.mp4'))
   writeFileSync(to, 'someone else’s\n')
-  const handler = proxyNameHandler(t.db, { media: t.core.media, devices: t.core.devices, openTasks: () => [] })
+  const handler = proxyNameHandler(t.core.port, { media: t.core.media, devices: t.core.devices, openTasks: () => [] })
   const end = await handler({
     task: { id: 0, params: { production: show.id, plan } } as unknown as TaskOf<'proxyname'>,
     signal: new AbortController().signal,

@@ -242,7 +242,7 @@ test('a copy finished before a restart (renamed into place): the task run again 
   const reported: Record<string, unknown>[] = []
   // The task as a restart finds it: its attempt counted, the hidden folder gone, the target there.
   await copyHandler(
-    t.db,
+    t.core.port,
     t.users,
   )({
     task: { ...row, attempts: 1 } as Parameters<ReturnType<typeof copyHandler>>[0]['task'],

@@ -8,7 +8,7 @@
 import { closeSync, lstatSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Port, type Work, oneOf, runSync, statement, tx } from '../../db/port.ts'
 import { type MediaKind, productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
@@ -81,15 +81,15 @@ function actorFor(
  * file online where path_file says: in production again, as before the import. A file gone from
  * there stays out, as the watcher would have it.
  */
-function importFailed(
-  db: Db,
+function* importFailed(
   deps: Pick<ImportDeps, 'media' | 'logs'>,
   params: ImportParams,
   reason: string,
   warning: Record<string, string>,
   by: Actor,
-) {
-  runSync(db, deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning }))
+): Work<void> {
+  yield* deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
+  // The media assets service writes synchronously, on SQLite's connection.
   deps.media.setStatus(params.asset, -1, by)
   if (params.move?.held) {
     const path = deps.media.byId(params.asset)?.path_file
@@ -106,16 +106,16 @@ function importFailed(
  * says what the file held when it was last copied, not what it holds now.
  */
 function settleMove(
-  db: Db,
   media: MediaAssets,
   asset: { id: number; path_file: string },
   moved: { path: string; xxh64?: string },
   device: number,
   held: boolean,
   by: Actor,
-) {
+): Work<void> {
   const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
-  db.transaction(() => {
+  // The media assets service writes synchronously, on SQLite's connection (in this transaction).
+  return tx(function* () {
     if (placed)
       media.relocate(asset.id, moved.path, device, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
     if (moved.xxh64) {
@@ -133,11 +133,13 @@ function settleMove(
  * own crash rules apply, so its saved plan is run to its end (the file is then at exactly one
  * of its two paths, and path_file follows it), never left half done.
  */
-export function importAbandon(db: Db, deps: ImportDeps) {
+export function importAbandon(port: Port, deps: ImportDeps) {
   return (task: TaskOf<'import'>, ran: boolean, reason: string) => {
     const params = task.params
     const by = actorFor(deps, params)
-    importFailed(db, deps, params, reason, {}, by)
+    // The runner calls this inside its own transaction, synchronously (tasks/runner.ts Abandon):
+    // its writes run on SQLite's connection, in that transaction.
+    runSync(port.db, importFailed(deps, params, reason, {}, by))
     const plan = params.move?.plan as MovePlan | undefined
     if (!ran || !plan) return
     // A card's move: the file under way is finished; only its essence (the last file) is the asset's.
@@ -147,7 +149,8 @@ export function importAbandon(db: Db, deps: ImportDeps) {
       const asset = deps.media.byId(params.asset)
       if (!asset) return
       const moved = await moveFile(plan)
-      if (essence) settleMove(db, deps.media, asset, moved, params.move!.device, params.move!.held === true, by)
+      if (essence)
+        await port.run(settleMove(deps.media, asset, moved, params.move!.device, params.move!.held === true, by))
     }
   }
 }
@@ -158,15 +161,17 @@ export const importSubject = (media: MediaAssets) => (task: TaskOf<'import'>) =>
   path: media.pathOf(task.params.asset) ?? '(the asset is gone)',
 })
 
-export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
+export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
+  const db = port.db
   const { media } = deps
   // The asset is read and written through the media service (the table's owner).
   const assetOf = (id: number) => media.byId(id)
-  const productionQuery = db
-    .select()
-    .from(productions)
-    .where(eq(productions.id, sql.placeholder('id')))
-    .prepare()
+  const productionQuery = statement(() =>
+    db
+      .select()
+      .from(productions)
+      .where(eq(productions.id, sql.placeholder('id'))),
+  )
 
   // Imports are claimed a group at a time: without ffmpeg and without a move an import is a few
   // reads and writes, and a group's ends take one commit. Moves and ffmpeg take turns in the group.
@@ -174,7 +179,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
     const params = task.params
     const warning: Record<string, string> = {}
     const logs = deps.logs
-    const advance = (status: string) => runSync(db, logs.advance(params.logs, { status }))
+    const advance = (status: string) => port.run(logs.advance(params.logs, { status }))
     // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
     // The user is read once, for both this and the checks below.
     const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
@@ -196,21 +201,30 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       if (!found) throw new Error('the asset is gone')
       let asset = found
       named(asset)
-      const production = productionQuery.get({ id: asset.production })!
+      const { production, allDevices } = await port.run(
+        (function* () {
+          const production = (yield* oneOf(productionQuery, { id: found.production }))!
+          return { production, allDevices: yield* deps.devices.list() }
+        })(),
+      )
       // Archive-only assets have no file to move, probe or make a proxy of. One being moved shows
       // is_production false until its file is in place (register held it), but has one.
       const online = asset.is_production || params.move?.held === true
-      const allDevices = deps.devices.all()
       const moveDevice = params.move && allDevices.find((d) => d.id === params.move!.device)
       if (params.move && !moveDevice) throw new Error('the device to move to is gone')
       // Everything is checked again when the task starts or resumes (docs/api.md, Permissions): the user who
       // asked may still write there, and the file (and where a move puts it) is still theirs to touch.
-      const refusal = recheck(db, {
-        user: params.user,
-        asker: askedBy,
-        production: production.id,
-        paths: [asset.path_file, ...(moveDevice ? [moveFolder(allDevices, moveDevice, production, params.kind)] : [])],
-      })
+      const refusal = await port.run(
+        recheck(db, {
+          user: params.user,
+          asker: askedBy,
+          production: production.id,
+          paths: [
+            asset.path_file,
+            ...(moveDevice ? [moveFolder(allDevices, moveDevice, production, params.kind)] : []),
+          ],
+        }),
+      )
       if (refusal) throw new Error(`refusing to go on: ${refusal}`)
       /** path_file passes the path gate again, opened and checked to be the file catalogued (proxy.task.ts). */
       const openSame = (a: NonNullable<typeof asset>) => openCatalogued(allDevices, a)
@@ -236,9 +250,9 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
               return there && there.id !== asset.id ? there.id : undefined
             },
           })
-          settleMove(db, media, asset, moved, target.id, params.move.held === true, by)
+          await port.run(settleMove(media, asset, moved, target.id, params.move.held === true, by))
           removeCardFolders(source.path, params.move.card)
-          advance(IMPORT_STATUS.moved)
+          await advance(IMPORT_STATUS.moved)
           asset = assetOf(asset.id)!
           named(asset)
         } else if (online && params.move) {
@@ -306,8 +320,8 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
           progress({ bytes_done: size, bytes_total: size, percent: 100 })
           // The file is there now: path_file follows it, whatever else happens (never a throw in
           // between), and the asset is in production again, which is what clients wait for.
-          settleMove(db, media, asset, moved, target.id, params.move.held === true, by)
-          advance(IMPORT_STATUS.moved)
+          await port.run(settleMove(media, asset, moved, target.id, params.move.held === true, by))
+          await advance(IMPORT_STATUS.moved)
           asset = assetOf(asset.id)!
           named(asset)
         }
@@ -349,7 +363,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
             }
             // What the requests gave wins; a timecode a user set is kept (probed.ts).
             media.setTechnical(asset.id, mergeProbed(params.kind, asset.technical, info, params.given), by)
-            advance(IMPORT_STATUS.probed)
+            await advance(IMPORT_STATUS.probed)
           }
 
           const missingFfmpeg = ff.missing('ffmpeg')
@@ -385,7 +399,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
                 warning.rewrap = 'path_proxy is not set or not readable; a new proxy was made instead.'
               const source = asset
               // The device's transcoding profile, else the default one, else the built-in default (docs/media.md).
-              const { profile, warning: unusable } = usableProfile(profileFor(db, asset.device))
+              const { profile, warning: unusable } = usableProfile(await port.run(profileFor(db, asset.device)))
               if (unusable) warning.profile = unusable
               made = await makeProxyWithPictures(ff, {
                 ...common,
@@ -401,7 +415,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
             media.setProxy(asset.id, proxy, by, pictureVersionsOf(params.kind, made.pictures))
             madeProxy = true
             progress({ percent: 100 })
-            advance(IMPORT_STATUS.proxied)
+            await advance(IMPORT_STATUS.proxied)
             named(assetOf(asset.id)!)
           }
         }
@@ -412,7 +426,9 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       const heavy = online && (params.move !== undefined || !ff.missing('ffprobe') || !ff.missing('ffmpeg'))
       await (heavy && exclusive ? exclusive(steps) : steps())
 
-      // The last write, made by the runner with the task's end in one transaction.
+      // The last write, made by the runner with the task's end in one transaction: the runner
+      // calls it synchronously, inside that transaction (tasks/runner.ts Handler), so its writes
+      // run on SQLite's connection.
       const done = asset.id
       return () => {
         if (fingerprint) media.setFingerprints([fingerprint])
@@ -424,7 +440,7 @@ export function importHandler(db: Db, deps: ImportDeps): Handler<'import'> {
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       const reason = error instanceof CancelledError ? String(signal.reason) : describe(error)
-      importFailed(db, deps, params, reason, warning, by)
+      await port.run(importFailed(deps, params, reason, warning, by))
       throw new Error(reason)
     }
   }, IMPORT_GROUP)
@@ -617,17 +633,17 @@ function readable(path: string): boolean {
 }
 
 /** The user who asked (none: the watcher) still exists, may write to the production, and to every path's owners. */
-function recheck(
+function* recheck(
   db: Db,
   t: { user?: number; asker: Principal | undefined; production: number; paths: string[] },
-): string | undefined {
+): Work<string | undefined> {
   if (t.user === undefined) return undefined
   const user = t.asker
   if (!user) return 'the user who asked for the import no longer exists'
   if (!canWrite(user, t.production))
     return `the user who asked for the import no longer has write access to production ${t.production}`
   for (const path of t.paths) {
-    const foreign = territoryProblem(db, path, user, t.production, false)
+    const foreign = yield* territoryProblem(db, path, user, t.production, false)
     if (foreign) return foreign.detail
   }
   return undefined

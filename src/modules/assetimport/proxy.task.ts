@@ -7,9 +7,17 @@
 // The profile is read again when the task runs (a changed profile is what is made); one deleted
 // since gives way to the profile that applies then.
 import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type MediaKind, devices, mediaAssets, productions, transcodingProfiles } from '../../db/schema.ts'
+import { type Port, type Work, all, allOf, one, statement, tx } from '../../db/port.ts'
+import {
+  type MediaKind,
+  devices,
+  mediaAssetShares,
+  mediaAssets,
+  productions,
+  transcodingProfiles,
+} from '../../db/schema.ts'
 import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'
@@ -39,7 +47,7 @@ import type { Handler, Runner, TaskOf } from '../../tasks/runner.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
-import { canReadAsset, canWrite, requirePerm, requireWrite } from '../users/access.ts'
+import { canRead, canWrite, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 import { openProxyFolder } from '../../storage/roots.ts'
 import { pictureVersionsOf } from '../mediaassets/pictures.ts'
@@ -47,18 +55,21 @@ import { pictureVersionsOf } from '../mediaassets/pictures.ts'
 type ProfileRow = typeof transcodingProfiles.$inferSelect
 
 /** The transcoding profile that applies to a file on `deviceId`: the device's, else the default one; undefined: the built-in default. */
-export function profileFor(db: Db, deviceId: number): ProfileRow | undefined {
-  const device = db.select().from(devices).where(eq(devices.id, deviceId)).get()
+export function* profileFor(db: Db, deviceId: number): Work<ProfileRow | undefined> {
+  const device = yield* one(db.select().from(devices).where(eq(devices.id, deviceId)))
+  const own = device?.transcoding_profile
+    ? yield* one(db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)))
+    : undefined
   return (
-    (device?.transcoding_profile
-      ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, device.transcoding_profile)).get()
-      : undefined) ??
-    db
-      .select()
-      .from(transcodingProfiles)
-      .where(eq(transcodingProfiles.default_profile, true))
-      .orderBy(asc(transcodingProfiles.id))
-      .get()
+    own ??
+    (yield* one(
+      db
+        .select()
+        .from(transcodingProfiles)
+        .where(eq(transcodingProfiles.default_profile, true))
+        .orderBy(asc(transcodingProfiles.id))
+        .limit(1),
+    ))
   )
 }
 
@@ -136,24 +147,25 @@ function newTask(asset: { id: number; kind: MediaKind; production: number }, par
  * the catalogue sees the commit and takes them (tasks/runner.ts), else the next serve does.
  * A queued remake of the same asset is kept instead (the unique key). Answers the tasks' ids.
  */
-export function queueRemakes(
+export function* queueRemakes(
   db: Db,
   production: string,
   profileName?: string,
-): { production: { id: number; name: string }; queued: number[]; skipped: number } {
+): Work<{ production: { id: number; name: string }; queued: number[]; skipped: number }> {
   const prod =
-    db.select().from(productions).where(eq(productions.name, production)).get() ??
+    (yield* one(db.select().from(productions).where(eq(productions.name, production)))) ??
     (/^[1-9]\d{0,15}$/.test(production)
-      ? db
-          .select()
-          .from(productions)
-          .where(eq(productions.id, Number(production)))
-          .get()
+      ? yield* one(
+          db
+            .select()
+            .from(productions)
+            .where(eq(productions.id, Number(production))),
+        )
       : undefined)
   if (!prod) throw new AppError(404, 'not_found', `no production named ${JSON.stringify(production)}`)
   let profile: number | undefined
   if (profileName !== undefined) {
-    const row = db.select().from(transcodingProfiles).where(eq(transcodingProfiles.name, profileName)).get()
+    const row = yield* one(db.select().from(transcodingProfiles).where(eq(transcodingProfiles.name, profileName)))
     if (!row) throw new AppError(404, 'not_found', `no transcoding profile named ${JSON.stringify(profileName)}`)
     const problem = profileProblem(row)
     if (problem)
@@ -164,23 +176,26 @@ export function queueRemakes(
       )
     profile = row.id
   }
-  return db.transaction(() => {
+  return yield* tx(function* () {
     // Assets with a file to make a proxy of: in production, not archive-only.
-    const assets = db
-      .select({
-        id: mediaAssets.id,
-        kind: mediaAssets.kind,
-        production: mediaAssets.production,
-        device: mediaAssets.device,
-      })
-      .from(mediaAssets)
-      .where(and(eq(mediaAssets.production, prod.id), eq(mediaAssets.is_production, true)))
-      .orderBy(asc(mediaAssets.id))
-      .all()
+    const assets = yield* all(
+      db
+        .select({
+          id: mediaAssets.id,
+          kind: mediaAssets.kind,
+          production: mediaAssets.production,
+          device: mediaAssets.device,
+        })
+        .from(mediaAssets)
+        .where(and(eq(mediaAssets.production, prod.id), eq(mediaAssets.is_production, true)))
+        .orderBy(asc(mediaAssets.id)),
+    )
     const queued: number[] = []
     let skipped = 0
     for (const a of assets) {
-      const t = newTask(a, { asset: a.id, kind: a.kind, profile: profile ?? profileFor(db, a.device)?.id ?? null })
+      const chosen = profile ?? (yield* profileFor(db, a.device))?.id ?? null
+      const t = newTask(a, { asset: a.id, kind: a.kind, profile: chosen })
+      // The queue's own insert (tasks/queries.ts), synchronous, on SQLite's connection (in this transaction).
       const id = queueWithoutRunner(db, t)
       if (id !== undefined) queued.push(id)
       else skipped++
@@ -189,17 +204,30 @@ export function queueRemakes(
   })
 }
 
-export function createProxies(db: Db, deps: { media: MediaAssets; runner: Runner }) {
+export function createProxies(port: Port, deps: { media: MediaAssets; runner: Runner }) {
+  const db = port.db
+  const sharesOf = statement(() =>
+    db
+      .select({ production: mediaAssetShares.production_id })
+      .from(mediaAssetShares)
+      .where(eq(mediaAssetShares.asset_id, sql.placeholder('id'))),
+  )
+  /** canReadAsset's rule (users/access.ts): an asset of a readable production, or shared with one. */
+  function* readable(user: Principal, asset: { id: number; production: number }): Work<boolean> {
+    if (canRead(user, asset.production)) return true
+    return (yield* allOf(sharesOf, { id: asset.id })).some((share) => canRead(user, share.production))
+  }
   return {
     /**
      * POST /api/{kind}assets/{id}/proxy/: queues a remake with the profile that applies now. Needs
      * what an update needs (the change codename and write access); 409 for an asset with no file
-     * in production (archive-only or offline).
+     * in production (archive-only or offline). The media assets service and the runner read and
+     * write synchronously, on SQLite's connection.
      */
-    queue(kind: MediaKind, id: number, user: Principal): TaskOf<'proxy'> {
+    *queue(kind: MediaKind, id: number, user: Principal): Work<TaskOf<'proxy'>> {
       requireFileWork()
       const row = deps.media.byId(id)
-      if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
+      if (!row || row.kind !== kind || !(yield* readable(user, row))) throw notFound(noSuchRecord(TITLES[kind]))
       requirePerm(user, EDIT_CODENAMES[kind].change)
       requireWrite(user, row.production)
       if (!row.is_production)
@@ -208,13 +236,13 @@ export function createProxies(db: Db, deps: { media: MediaAssets; runner: Runner
           'conflict',
           'The asset has no file in production (archive-only or offline): there is nothing to make a proxy of.',
         )
-      const profile = profileFor(db, row.device)
-      const { id: taskId } = db.transaction((tx) =>
-        deps.runner.enqueue(tx, {
+      const profile = yield* profileFor(db, row.device)
+      const { id: taskId } = yield* tx(function* () {
+        return deps.runner.enqueue(db, {
           ...newTask(row, { asset: id, kind, profile: profile?.id ?? null, user: user.id }),
           merge: (queued, added) => ({ ...queued, ...added }),
-        }),
-      )
+        })
+      })
       return deps.runner.get(taskId) as TaskOf<'proxy'>
     },
   }
@@ -236,7 +264,8 @@ type ProxyDeps = {
   proxied?: (asset: { id: number; kind: MediaKind }) => void
 }
 
-export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
+export function proxyHandler(port: Port, deps: ProxyDeps): Handler<'proxy'> {
+  const db = port.db
   const { media } = deps
   return async ({ task, signal, progress, report }) => {
     const params = task.params
@@ -258,17 +287,22 @@ export function proxyHandler(db: Db, deps: ProxyDeps): Handler<'proxy'> {
     const ff = await deps.ffmpeg()
     const missing = ff.missing('ffmpeg')
     if (missing) throw new Error(missing)
-    const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
-    const allDevices = db.select().from(devices).all()
+    const { production, allDevices, chosen } = await port.run(
+      (function* () {
+        const production = (yield* one(db.select().from(productions).where(eq(productions.id, asset.production))))!
+        const allDevices = yield* all(db.select().from(devices))
+        // The profile asked for, read now; one deleted since: the one that applies now.
+        const asked =
+          params.profile !== null
+            ? yield* one(db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, params.profile)))
+            : undefined
+        return { production, allDevices, chosen: asked ?? (yield* profileFor(db, asset.device)) }
+      })(),
+    )
     const proxyDir = production.proxy_root
     const proxyDevice = readyProxyFolder(allDevices, proxyDir)
     closeSync(openCatalogued(allDevices, asset)) // checked now, and again for each run of ffprobe and ffmpeg
 
-    // The profile asked for, read now; one deleted since: the one that applies now.
-    const chosen =
-      (params.profile !== null
-        ? db.select().from(transcodingProfiles).where(eq(transcodingProfiles.id, params.profile)).get()
-        : undefined) ?? profileFor(db, asset.device)
     const { profile, warning } = usableProfile(chosen)
     if (warning) report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, warning })
     // The old proxy's name when it lies in the proxy folder with the new extension (it and its

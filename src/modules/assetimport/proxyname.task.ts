@@ -17,6 +17,7 @@
 // The shot thumbnails' folder (`<old>.shots`) stays where it is: the shots name their files.
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { type Port, type Work, one, tx } from '../../db/port.ts'
 import { productions } from '../../db/schema.ts'
 import { PICTURE_SUFFIX, companionsFree } from '../../media/pictures.ts'
 import { renameIntoPlace, takenIn } from '../../media/place.ts'
@@ -40,13 +41,17 @@ type Deps = { media: MediaAssets; devices: Devices; openTasks: (target: Record<s
 /** What a proxy-name task's log lines name: the production. */
 export const proxyNameSubject = (task: TaskOf<'proxyname'>) => ({ production: task.params.production })
 
-/** Queues a proxyname task for each production with a proxy of the old name (the core's start); answers how many. */
-export function queueProxyRenames(db: Db, media: MediaAssets, runner: Runner): number {
+/**
+ * Queues a proxyname task for each production with a proxy of the old name (the core's start);
+ * answers how many. The media assets service reads, and the runner queues, synchronously on
+ * SQLite's connection (the queueing inside this transaction).
+ */
+export function* queueProxyRenames(db: Db, media: MediaAssets, runner: Runner): Work<number> {
   const productions = media.productionsWithOldProxyNames()
   if (!productions.length) return 0
-  db.transaction((tx) => {
+  yield* tx(function* () {
     for (const production of productions)
-      runner.enqueue(tx, {
+      runner.enqueue(db, {
         kind: 'proxyname',
         target: {},
         production,
@@ -57,13 +62,19 @@ export function queueProxyRenames(db: Db, media: MediaAssets, runner: Runner): n
   return productions.length
 }
 
-export function proxyNameHandler(db: Db, deps: Deps): Handler<'proxyname'> {
+export function proxyNameHandler(port: Port, deps: Deps): Handler<'proxyname'> {
+  const db = port.db
   return async ({ task, signal, save, report, progress }) => {
     const params = task.params
-    const production = db.select().from(productions).where(eq(productions.id, params.production)).get()
-    if (!production) return
-    const proxyDir = production.proxy_root
-    const device = deviceFor(deps.devices.all(), proxyDir)
+    const found = await port.run(
+      (function* () {
+        const production = yield* one(db.select().from(productions).where(eq(productions.id, params.production)))
+        return production && { production, devices: yield* deps.devices.list() }
+      })(),
+    )
+    if (!found) return
+    const proxyDir = found.production.proxy_root
+    const device = deviceFor(found.devices, proxyDir)
     if (!device) throw new Error(`the proxy_root ${proxyDir} lies on no device`)
     const folder = openProxyFolder(device.path, proxyDir)
     const by = system('task')

@@ -13,9 +13,8 @@
 // as for any file they may not import. What the service wrote itself (proxies, the data folder,
 // its temporary names) is never input, as for the watcher.
 import { eq, sql } from 'drizzle-orm'
-import { committed } from '../../db/aftercommit.ts'
 import { type Db, dataFolderOf } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Port, type Work, one, oneOf, statement, tx } from '../../db/port.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import {
@@ -135,7 +134,7 @@ const VIDEO_MEMBERS = [
 ] as const
 
 export function createImports(
-  db: Db,
+  port: Port,
   deps: {
     media: MediaAssets
     devices: Devices
@@ -145,24 +144,27 @@ export function createImports(
     runner: Runner
   },
 ) {
-  // The statements every import runs, prepared once: built by drizzle and compiled by SQLite on
-  // each call they were most of an import's time (bench/import-profile.ts).
+  const db = port.db
+  // The statements every import runs, built once (prepared on SQLite): built by drizzle and
+  // compiled by SQLite on each call they were most of an import's time (bench/import-profile.ts).
   const p = (name: string) => sql.placeholder(name)
-  const productionByName = db
-    .select()
-    .from(productions)
-    .where(eq(productions.name, p('name')))
-    .prepare()
-  const productionById = db
-    .select()
-    .from(productions)
-    .where(eq(productions.id, p('id')))
-    .prepare()
+  const productionByName = statement(() =>
+    db
+      .select()
+      .from(productions)
+      .where(eq(productions.name, p('name'))),
+  )
+  const productionById = statement(() =>
+    db
+      .select()
+      .from(productions)
+      .where(eq(productions.id, p('id'))),
+  )
+  // The queue's own statement (tasks/queries.ts), synchronous, on SQLite's connection.
   const heldMoveOf = heldImportOf(db)
   /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
   const beingMoved = (asset: { id: number; is_production: boolean }) =>
     !asset.is_production && heldMoveOf.get(asset.id) !== null
-  const write = committed(db.$client, (work: () => { assetId: number; status: string; taskId: number }) => work())
 
   /**
    * The real paths of the folders whose files are the service's own output (ownOutputFolders),
@@ -172,8 +174,8 @@ export function createImports(
    * proxy_root was).
    */
   let ownReal: { key: string; at: number; dirs: { dir: string; real: string }[] } | undefined
-  function ownRealFolders() {
-    const folders = runSync(db, ownOutputFolders(db))
+  function* ownRealFolders(): Work<{ dir: string; real: string }[]> {
+    const folders = yield* ownOutputFolders(db)
     const key = folders.join('\0')
     const now = Date.now()
     if (!ownReal || ownReal.key !== key || now - ownReal.at > OWN_REAL_MS)
@@ -187,9 +189,9 @@ export function createImports(
    * an asset's path_proxy wherever that lies. A move would take a proxy from its asset, or the
    * catalogue from the service.
    */
-  function ownOutput(path: string, real: string): string | undefined {
+  function* ownOutput(path: string, real: string): Work<string | undefined> {
     const data = dataFolderOf(db)
-    for (const { dir, real: dirReal } of ownRealFolders()) {
+    for (const { dir, real: dirReal } of yield* ownRealFolders()) {
       if (isInside(dirReal, real))
         return dir === data
           ? "path_file lies in the service's data folder."
@@ -211,20 +213,20 @@ export function createImports(
         : 'You may not import this path_file: it belongs to a production you do not have write access to.',
     )
 
-  /** A 406 that leaves its ImportLog behind (docs/api.md, Import): the log is committed first. */
-  function refusePath(req: ImportRequest, payload: string, production: number, detail: string): never {
-    runSync(
-      db,
-      deps.logs.append({
-        asset_type: `${req.type}asset`,
-        asset_path: req.asset.asset_meta.path_file,
-        status: detail,
-        error: detail,
-        payload,
-        asset_import_id: null,
-        production,
-      }),
-    )
+  /**
+   * A 406 that leaves its ImportLog behind (docs/api.md, Import): the log is written first, outside
+   * the import's transaction (which it never reaches), so it is committed with its own statement.
+   */
+  function* refusePath(req: ImportRequest, payload: string, production: number, detail: string): Work<never> {
+    yield* deps.logs.append({
+      asset_type: `${req.type}asset`,
+      asset_path: req.asset.asset_meta.path_file,
+      status: detail,
+      error: detail,
+      payload,
+      asset_import_id: null,
+      production,
+    })
     throw AppError.plain(406, { type: 'path_file', detail })
   }
 
@@ -240,12 +242,12 @@ export function createImports(
      * moved clip to it): a re-import would put the watcher's bare request (its file name, empty
      * metadata) over that asset's record.
      */
-    register(
+    *register(
       req: ImportRequest,
       actor: Principal,
       payload: string,
       options?: { newOnly: true; card?: CardImport },
-    ): ImportResult {
+    ): Work<ImportResult> {
       requireFileWork() // the import task probes, moves and makes proxies
       const kind = req.type
       const meta = req.asset.asset_meta
@@ -255,39 +257,37 @@ export function createImports(
       refuseTooManyKeywords(req.asset.keywords)
       const byId = typeof req.production === 'number'
       const production = byId
-        ? productionById.get({ id: req.production })
-        : productionByName.get({ name: req.production as string })
+        ? yield* oneOf(productionById, { id: req.production })
+        : yield* oneOf(productionByName, { name: req.production as string })
       if (!production || !canRead(actor, production.id))
         throw invalid('/production', `No production with this ${byId ? 'id' : 'name'}.`)
       requireWrite(actor, production.id)
       let destination: { id: number; name: string } | undefined
       if (req.move_asset) {
         const id = req.asset_destination === undefined ? production[`${kind}asset_device`] : undefined
-        destination = db
-          .select({ id: devices.id, name: devices.name })
-          .from(devices)
-          .where(id !== undefined ? eq(devices.id, id) : eq(devices.name, req.asset_destination!))
-          .get()
+        destination = yield* one(
+          db
+            .select({ id: devices.id, name: devices.name })
+            .from(devices)
+            .where(id !== undefined ? eq(devices.id, id) : eq(devices.name, req.asset_destination!)),
+        )
         if (!destination) throw invalid('/asset_destination', 'No device with this name.')
       }
-      runSync(
-        db,
-        deps.metadata.validateStore(
-          CONTENT_TYPE_IDS[`${kind}asset`],
-          meta.meta_field_store,
-          '/asset/asset_meta/meta_field_store',
-        ),
+      yield* deps.metadata.validateStore(
+        CONTENT_TYPE_IDS[`${kind}asset`],
+        meta.meta_field_store,
+        '/asset/asset_meta/meta_field_store',
       )
 
       // path_file (docs/api.md, Import): absolute, on a device, no link on the way; a regular file that
       // exists unless the asset is archive-only. Anything else is the 406 with its log.
       const archiveOnly = meta.is_archive && !meta.is_production
-      const allDevices = deps.devices.all()
+      const allDevices = yield* deps.devices.list()
       let file
       try {
         file = fileOnDevice(allDevices, meta.path_file)
       } catch (error) {
-        if (error instanceof PathError) refusePath(req, payload, production.id, error.message)
+        if (error instanceof PathError) return yield* refusePath(req, payload, production.id, error.message)
         throw error
       }
       // A move takes the asset out of production until its file is in place (clients wait for
@@ -297,11 +297,12 @@ export function createImports(
       // production's folders needs write access there too (and a 406 would tell whether it exists).
       // The same for the folder a move puts it in (moveFolder: the production's own storage_root,
       // or DEVICE/CODENAME/<kind>/ on another device).
-      const territory = territoryProblem(db, file.path, actor, production.id, false)
+      const territory = yield* territoryProblem(db, file.path, actor, production.id, false)
       if (territory) throw notYours(actor, territory.production!, 'lies inside the folders of')
       const destinationDir =
         destination && moveFolder(allDevices, allDevices.find((d) => d.id === destination.id)!, production, kind)
-      const foreignDestination = destinationDir && territoryProblem(db, destinationDir, actor, production.id, false)
+      const foreignDestination =
+        destinationDir && (yield* territoryProblem(db, destinationDir, actor, production.id, false))
       if (foreignDestination) throw forbidden(foreignDestination.detail)
       // Another production's assets at the path, of any kind (offline ones too: they name it):
       // that production's write access is needed, and even with it the file is not moved away
@@ -319,10 +320,10 @@ export function createImports(
           `path_file is catalogued by production ${[...owners].join(', ')} too; a move would take the file from its assets. Import it without move_asset.`,
         )
       // The service's own output is never input (docs/watcher.md, as for the watcher).
-      const own = ownOutput(file.path, file.real ?? realOf(file.path))
-      if (own) refusePath(req, payload, production.id, own)
+      const own = yield* ownOutput(file.path, file.real ?? realOf(file.path))
+      if (own) return yield* refusePath(req, payload, production.id, own)
       if (!archiveOnly && file.stat?.kind !== 'file')
-        refusePath(
+        return yield* refusePath(
           req,
           payload,
           production.id,
@@ -340,10 +341,10 @@ export function createImports(
       if (rel !== undefined) {
         const names = relParts(rel)
         const never = neverImported(rel)
-        if (never) refusePath(req, payload, production.id, `path_file is never imported: ${never}.`)
+        if (never) return yield* refusePath(req, payload, production.id, `path_file is never imported: ${never}.`)
         const pattern = ignoreRules(production.ignore_patterns).match(names)
         if (pattern)
-          refusePath(
+          return yield* refusePath(
             req,
             payload,
             production.id,
@@ -351,7 +352,7 @@ export function createImports(
           )
         const found = archiveOnly ? undefined : (options?.card ?? cardAtImport(file.device.path, names))
         if (found && 'reason' in found)
-          refusePath(
+          return yield* refusePath(
             req,
             payload,
             production.id,
@@ -373,7 +374,7 @@ export function createImports(
           ? undefined
           : field('/asset/asset_meta/path_proxy', () => fileOnDevice(allDevices, meta.path_proxy!)).path
       if (proxyPath) {
-        const foreign = territoryProblem(db, proxyPath, actor, production.id, false)
+        const foreign = yield* territoryProblem(db, proxyPath, actor, production.id, false)
         if (foreign) throw forbidden(foreign.detail)
       }
       const now = isoTimestamp()
@@ -416,9 +417,10 @@ export function createImports(
         ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
       })
 
-      // One transaction writes it all (the asset, its keywords and history, the log, the task),
-      // begun and ended by statements bun:sqlite keeps prepared.
-      const { assetId, status, taskId } = write.immediate(() => {
+      // One transaction writes it all (the asset, its keywords and history, the log, the task).
+      // The media assets service and the runner write synchronously, on SQLite's connection
+      // (inside this transaction).
+      const { assetId, status, taskId } = yield* tx(function* () {
         // Looked up once, inside the transaction that writes: of 20 identical requests at once,
         // one creates the asset and the others update it. A refusal here has written nothing.
         const current = deps.media.byPath(file.path, kind)
@@ -446,10 +448,7 @@ export function createImports(
               date_add: meta.date_add ?? now,
               date_del:
                 meta.date_del ??
-                runSync(
-                  db,
-                  deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now),
-                ),
+                (yield* deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now)),
             })
         if (current)
           deps.media.updateImported(current.id, {
@@ -463,44 +462,35 @@ export function createImports(
         deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
         const after = named(inserted ?? deps.media.byId(assetId)!)
         if (current)
-          runSync(
-            db,
-            historyOf(db).updated(
-              by,
-              { resource: `${kind}asset`, id: assetId, production: production.id },
-              named(current),
-              after,
-              IMPORTED_FIELDS,
-            ),
+          yield* historyOf(db).updated(
+            by,
+            { resource: `${kind}asset`, id: assetId, production: production.id },
+            named(current),
+            after,
+            IMPORTED_FIELDS,
           )
         else
-          runSync(
-            db,
-            historyOf(db).record(by, {
-              resource: `${kind}asset`,
-              id: assetId,
-              action: 'create',
-              production: production.id,
-              changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create'),
-            }),
-          )
-        const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
-        const logId = runSync(
-          db,
-          deps.logs.append({
-            asset_type: `${kind}asset`,
-            asset_path: meta.path_file,
-            status,
-            payload,
-            asset_import_id: assetId,
+          yield* historyOf(db).record(by, {
+            resource: `${kind}asset`,
+            id: assetId,
+            action: 'create',
             production: production.id,
-            asset_config: {
-              move_asset: req.move_asset,
-              rewrap_proxy: req.rewrap_proxy,
-              ...(destination ? { asset_destination: destination.name } : {}),
-            },
-          }),
-        )
+            changes: historyOf(db).snapshot(after, IMPORTED_FIELDS, 'create'),
+          })
+        const status = current ? IMPORT_STATUS.updated : IMPORT_STATUS.created
+        const logId = yield* deps.logs.append({
+          asset_type: `${kind}asset`,
+          asset_path: meta.path_file,
+          status,
+          payload,
+          asset_import_id: assetId,
+          production: production.id,
+          asset_config: {
+            move_asset: req.move_asset,
+            rewrap_proxy: req.rewrap_proxy,
+            ...(destination ? { asset_destination: destination.name } : {}),
+          },
+        })
         const params: ImportParams = {
           asset: assetId,
           kind,

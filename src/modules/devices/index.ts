@@ -4,7 +4,7 @@ import { Elysia, t } from 'elysia'
 import { editRoutes } from '../../http/edit.ts'
 import { IdParams, errors, oneOf, sharedModels } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext, andThen } from '../../http/context.ts'
 import { Task, taskToApi } from '../tasks/model.ts'
 import {
   DeviceCreate,
@@ -64,9 +64,9 @@ export const devicesModule = (ctx: ModuleContext, service: Devices, status: Stat
         body: DeviceUpdate,
         whole: ['name', 'path'],
         codenames: { change: 'browser.change_device', delete: 'browser.delete_device' },
-        update: (id, body, user) => deviceToApi(service.update(id, body, user)),
-        find: (id) => service.get(id),
-        remove: (id, user) => service.remove(id, user),
+        update: (id, body, user) => andThen(ctx.port.run(service.update(id, body, user)), deviceToApi),
+        find: (id) => ctx.port.run(service.get(id)),
+        remove: (id, user) => ctx.port.run(service.remove(id, user)),
         notes: {
           update:
             'Every create field. name and path stay unique (400 unique). A new path is refused (409 conflict, naming what) while media assets, ' +

@@ -1,7 +1,15 @@
-import { and, asc, eq, ne } from 'drizzle-orm'
+import { and, asc, count as countRows, eq, gte, lt, ne, or, sql } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
-import { type MediaKind, devices, transcodingProfiles } from '../../db/schema.ts'
+import { type Port, type Work, all, allOf, one, run, statement, tx } from '../../db/port.ts'
+import {
+  type MediaKind,
+  devices,
+  mediaAssets,
+  productions,
+  projectAssets,
+  transcodingProfiles,
+} from '../../db/schema.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, invalid, notFound, unique } from '../../http/errors.ts'
 import { below, cleanDir, deviceFor, isInside, reservedProblem, samePath } from '../../storage/paths.ts'
@@ -88,41 +96,88 @@ function moveInWords(count: HandoverCount): string {
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? 'nothing')
 }
 
-export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks = {}, log: Log = silentLog) {
+export function createDevices(db: Db, port: Port, holds: HoldDurations, hooks: DeviceHooks = {}, log: Log = silentLog) {
   // Read by every import and import task (path lookups): prepared once.
-  const everyDevice = db.select().from(devices).orderBy(asc(devices.id)).prepare()
+  const everyDevice = statement(() => db.select().from(devices).orderBy(asc(devices.id)))
   const history = historyOf(db)
-  const count = (sql: string, ...params: (string | number)[]) =>
-    db.$client.query<{ n: number }, (string | number)[]>(sql).get(...params)!.n
   // The records in a folder (by the path index, as a scan reads them) and on a device.
-  const mediaIn = db.$client.query<Move['media'][number] & { path: string }, [string, string]>(
-    'SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE path_file >= ? AND path_file < ? ORDER BY id',
+  const mediaColumns = {
+    id: mediaAssets.id,
+    kind: mediaAssets.kind,
+    production: mediaAssets.production,
+    device: mediaAssets.device,
+    path: mediaAssets.path_file,
+  }
+  const projectColumns = {
+    id: projectAssets.id,
+    production: projectAssets.production,
+    device: projectAssets.device,
+    path: projectAssets.bundle_root,
+  }
+  const mediaIn = statement<Move['media'][number] & { path: string }>(() =>
+    db
+      .select(mediaColumns)
+      .from(mediaAssets)
+      .where(and(gte(mediaAssets.path_file, sql.placeholder('from')), lt(mediaAssets.path_file, sql.placeholder('to'))))
+      .orderBy(mediaAssets.id),
   )
-  const projectsIn = db.$client.query<Move['projects'][number] & { path: string }, [string, string]>(
-    'SELECT id, production, device, bundle_root AS path FROM project_assets WHERE bundle_root >= ? AND bundle_root < ? ORDER BY id',
+  const projectsIn = statement<Move['projects'][number] & { path: string }>(() =>
+    db
+      .select(projectColumns)
+      .from(projectAssets)
+      .where(
+        and(
+          gte(projectAssets.bundle_root, sql.placeholder('from')),
+          lt(projectAssets.bundle_root, sql.placeholder('to')),
+        ),
+      )
+      .orderBy(projectAssets.id),
   )
-  const mediaOn = db.$client.query<Move['media'][number] & { path: string }, [number]>(
-    'SELECT id, kind, production, device, path_file AS path FROM media_assets WHERE device = ? ORDER BY id',
+  const mediaOn = statement<Move['media'][number] & { path: string }>(() =>
+    db
+      .select(mediaColumns)
+      .from(mediaAssets)
+      .where(eq(mediaAssets.device, sql.placeholder('device')))
+      .orderBy(mediaAssets.id),
   )
-  const projectsOn = db.$client.query<Move['projects'][number] & { path: string }, [number]>(
-    'SELECT id, production, device, bundle_root AS path FROM project_assets WHERE device = ? ORDER BY id',
+  const projectsOn = statement<Move['projects'][number] & { path: string }>(() =>
+    db
+      .select(projectColumns)
+      .from(projectAssets)
+      .where(eq(projectAssets.device, sql.placeholder('device')))
+      .orderBy(projectAssets.id),
   )
-  const everyProduction = db.$client.query<ProductionRoots, []>(
-    'SELECT id, name, storage_root, proxy_root, upload_root, upload_device, audioasset_device, imageasset_device, videoasset_device FROM productions ORDER BY id',
+  const everyProduction = statement<ProductionRoots>(() =>
+    db
+      .select({
+        id: productions.id,
+        name: productions.name,
+        storage_root: productions.storage_root,
+        proxy_root: productions.proxy_root,
+        upload_root: productions.upload_root,
+        upload_device: productions.upload_device,
+        audioasset_device: productions.audioasset_device,
+        imageasset_device: productions.imageasset_device,
+        videoasset_device: productions.videoasset_device,
+      })
+      .from(productions)
+      .orderBy(productions.id),
   )
 
   /** The device a folder at `path` lies on but for device `except`: the one with the longest path strictly around it. */
-  const around = (path: string, except?: number) =>
-    deviceFor(
-      everyDevice.all().filter((d) => d.id !== except && isInside(d.path, path)),
+  function* around(path: string, except?: number): Work<DeviceRow | undefined> {
+    const rows = yield* allOf(everyDevice)
+    return deviceFor(
+      rows.filter((d) => d.id !== except && isInside(d.path, path)),
       path,
     )
+  }
 
   /** A production's roots in `folder`, and its fields that follow them onto a device there (those on `from`). */
-  function productionsIn(folder: string, from: (device: number) => boolean): Move['productions'] {
+  function* productionsIn(folder: string, from: (device: number) => boolean): Work<Move['productions']> {
     const inFolder = (root: string | null) => root !== null && below(folder, root) !== undefined
     const out: Move['productions'] = []
-    for (const row of everyProduction.all()) {
+    for (const row of yield* allOf(everyProduction)) {
       if (![row.storage_root, row.proxy_root, row.upload_root].some(inFolder)) continue
       const fields: ProductionField[] = []
       // The asset devices say where imports put files (a device holding storage_root: into it);
@@ -135,25 +190,18 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   }
 
   /** What a device at `path` would take over from the devices around it (their records in its folder); undefined: nothing. */
-  function takeOver(path: string, except?: number): Move | undefined {
-    const outer = around(path, except)
+  function* takeOver(path: string, except?: number): Work<Move | undefined> {
+    const outer = yield* around(path, except)
     if (!outer) return undefined
     const aroundIds = new Set(
-      everyDevice
-        .all()
-        .filter((d) => d.id !== except && isInside(d.path, path))
-        .map((d) => d.id),
+      (yield* allOf(everyDevice)).filter((d) => d.id !== except && isInside(d.path, path)).map((d) => d.id),
     )
-    const end = pathRangeEnd(path)
-    const media = mediaIn
-      .all(path, end)
+    const range = { from: path, to: pathRangeEnd(path) }
+    const media = (yield* allOf(mediaIn, range)).filter((r) => aroundIds.has(r.device)).map(({ path: _, ...r }) => r)
+    const projects = (yield* allOf(projectsIn, range))
       .filter((r) => aroundIds.has(r.device))
       .map(({ path: _, ...r }) => r)
-    const projects = projectsIn
-      .all(path, end)
-      .filter((r) => aroundIds.has(r.device))
-      .map(({ path: _, ...r }) => r)
-    const productions = productionsIn(path, (d) => aroundIds.has(d))
+    const productions = yield* productionsIn(path, (d) => aroundIds.has(d))
     return media.length || projects.length || productions.length ? { outer, media, projects, productions } : undefined
   }
 
@@ -167,7 +215,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   })
 
   /** Puts the records of `move` on device `to`, each change in the history by `by`; inside the caller's transaction. */
-  function hand(move: Move, to: number, by: Actor): HandoverCount {
+  function* hand(move: Move, to: number, by: Actor): Work<HandoverCount> {
     const now = isoTimestamp()
     // Each table's row is written by its owner's function; the history of the handover here.
     moveToDevice(
@@ -176,49 +224,40 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       to,
       now,
     )
-    moveProjectsToDevice(
+    yield* moveProjectsToDevice(
       db,
       move.projects.map((p) => p.id),
       to,
       now,
     )
     for (const m of move.media) {
-      runSync(
-        db,
-        history.record(by, {
-          resource: `${m.kind}asset`,
-          id: m.id,
-          action: 'update',
-          production: m.production,
-          changes: { device: { old: m.device, new: to } },
-        }),
-      )
+      yield* history.record(by, {
+        resource: `${m.kind}asset`,
+        id: m.id,
+        action: 'update',
+        production: m.production,
+        changes: { device: { old: m.device, new: to } },
+      })
     }
     for (const p of move.projects) {
-      runSync(
-        db,
-        history.record(by, {
-          resource: 'projectasset',
-          id: p.id,
-          action: 'update',
-          production: p.production,
-          changes: { device: { old: p.device, new: to } },
-        }),
-      )
+      yield* history.record(by, {
+        resource: 'projectasset',
+        id: p.id,
+        action: 'update',
+        production: p.production,
+        changes: { device: { old: p.device, new: to } },
+      })
     }
     for (const { row, fields } of move.productions) {
       if (!fields.length) continue
-      runSync(db, setProductionDevices(db, row.id, fields, to))
-      runSync(
-        db,
-        history.record(by, {
-          resource: 'production',
-          id: row.id,
-          action: 'update',
-          production: row.id,
-          changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])),
-        }),
-      )
+      yield* setProductionDevices(db, row.id, fields, to)
+      yield* history.record(by, {
+        resource: 'production',
+        id: row.id,
+        action: 'update',
+        production: row.id,
+        changes: Object.fromEntries(fields.map((f) => [f, { old: row[f], new: to }])),
+      })
     }
     return countOf(move)
   }
@@ -228,13 +267,13 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
    * one's folder too), and what keeps it from going all the same (records outside that folder,
    * a production that chose it by itself, hold durations naming it). No device around it: references().
    */
-  function giveBack(device: DeviceRow): { move?: Move; using: string[] } {
-    const outer = around(device.path, device.id)
-    if (!outer) return { using: references(device) }
+  function* giveBack(device: DeviceRow): Work<{ move?: Move; using: string[] }> {
+    const outer = yield* around(device.path, device.id)
+    if (!outer) return { using: yield* references(device) }
     const using: string[] = []
     const inOuter = (path: string) => below(outer.path, path) !== undefined
-    const media = mediaOn.all(device.id)
-    const projects = projectsOn.all(device.id)
+    const media = yield* allOf(mediaOn, { device: device.id })
+    const projects = yield* allOf(projectsOn, { device: device.id })
     const strayMedia = media.filter((m) => !inOuter(m.path)).length
     if (strayMedia)
       using.push(`${plural(strayMedia, 'media asset')} outside the folder of device ${outer.id} lie on this device`)
@@ -243,15 +282,15 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       using.push(
         `${plural(strayProjects, 'project asset')} outside the folder of device ${outer.id} lie on this device`,
       )
-    const productions = productionsIn(device.path, (d) => d === device.id)
-    for (const row of everyProduction.all()) {
+    const productions = yield* productionsIn(device.path, (d) => d === device.id)
+    for (const row of yield* allOf(everyProduction)) {
       const follows = productions.find((p) => p.row.id === row.id)?.fields ?? []
       const chosen = [...ASSET_DEVICES, 'upload_device' as const].filter(
         (f) => row[f] === device.id && !follows.includes(f),
       )
       if (chosen.length) using.push(`production "${row.name}" uses this device (${chosen.join(', ')})`)
     }
-    const rules = runSync(db, holds.naming('device', device.name))
+    const rules = yield* holds.naming('device', device.name)
     if (rules) using.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
     const move = {
       outer,
@@ -263,68 +302,86 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
   }
 
   /** What lies on the device or refers to it, in words ("12 video assets lie on this device"); empty: nothing. */
-  function references(device: DeviceRow): string[] {
+  function* references(device: DeviceRow): Work<string[]> {
     const reasons: string[] = []
-    const kinds = db.$client
-      .query<{ kind: string; n: number }, [number]>(
-        'SELECT kind, count(*) AS n FROM media_assets WHERE device = ? GROUP BY kind ORDER BY kind',
-      )
-      .all(device.id)
+    const kinds = yield* all(
+      db
+        .select({ kind: mediaAssets.kind, n: countRows() })
+        .from(mediaAssets)
+        .where(eq(mediaAssets.device, device.id))
+        .groupBy(mediaAssets.kind)
+        .orderBy(mediaAssets.kind),
+    )
     for (const { kind, n } of kinds)
       reasons.push(`${n} ${kind} asset${n === 1 ? '' : 's'} lie${n === 1 ? 's' : ''} on this device`)
-    const projects = count('SELECT count(*) AS n FROM project_assets WHERE device = ?', device.id)
+    const projects =
+      (yield* one(db.select({ n: countRows() }).from(projectAssets).where(eq(projectAssets.device, device.id))))?.n ?? 0
     if (projects)
       reasons.push(
         `${projects} project asset${projects === 1 ? '' : 's'} lie${projects === 1 ? 's' : ''} on this device`,
       )
-    const users = db.$client
-      .query<{ name: string; how: string }, [number, number, number, number, string, string, string, string]>(
-        `SELECT name, CASE WHEN upload_device = ?1 THEN 'upload_device' WHEN audioasset_device = ?2 THEN 'audioasset_device'
-         WHEN imageasset_device = ?3 THEN 'imageasset_device' WHEN videoasset_device = ?4 THEN 'videoasset_device'
-         WHEN substr(storage_root, 1, length(?5)) = ?6 THEN 'storage_root' ELSE 'proxy_root' END AS how
-       FROM productions WHERE ?1 IN (upload_device, audioasset_device, imageasset_device, videoasset_device)
-         OR substr(storage_root, 1, length(?5)) = ?6 OR substr(proxy_root, 1, length(?7)) = ?8 ORDER BY id`,
-      )
-      .all(device.id, device.id, device.id, device.id, device.path, device.path, device.path, device.path)
+    // A root lies on the device when it starts with the device's path: its first characters (code
+    // points, as both engines' substr counts them) are that path.
+    const length = [...device.path].length
+    const startsWith = (column: SQLiteColumn) => sql`substr(${column}, 1, ${length}) = ${device.path}`
+    const users = yield* all(
+      db
+        .select({
+          name: productions.name,
+          how: sql<string>`CASE WHEN ${productions.upload_device} = ${device.id} THEN 'upload_device'
+            WHEN ${productions.audioasset_device} = ${device.id} THEN 'audioasset_device'
+            WHEN ${productions.imageasset_device} = ${device.id} THEN 'imageasset_device'
+            WHEN ${productions.videoasset_device} = ${device.id} THEN 'videoasset_device'
+            WHEN ${startsWith(productions.storage_root)} THEN 'storage_root' ELSE 'proxy_root' END`,
+        })
+        .from(productions)
+        .where(
+          or(
+            eq(productions.upload_device, device.id),
+            eq(productions.audioasset_device, device.id),
+            eq(productions.imageasset_device, device.id),
+            eq(productions.videoasset_device, device.id),
+            startsWith(productions.storage_root),
+            startsWith(productions.proxy_root),
+          ),
+        )
+        .orderBy(productions.id),
+    )
     for (const p of users) reasons.push(`production "${p.name}" uses this device (${p.how})`)
-    const rules = runSync(db, holds.naming('device', device.name))
+    const rules = yield* holds.naming('device', device.name)
     if (rules) reasons.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this device`)
     return reasons
   }
 
-  function checkProfiles(body: { transcoding_profile?: number | null; passthrough_profiles?: number[] }) {
-    if (body.transcoding_profile != null) {
-      const exists = db
-        .select({ id: transcodingProfiles.id })
-        .from(transcodingProfiles)
-        .where(eq(transcodingProfiles.id, body.transcoding_profile))
-        .get()
-      if (!exists) throw invalid('/transcoding_profile', 'No transcoding profile with this id.')
-    }
-    for (const [i, id] of (body.passthrough_profiles ?? []).entries()) {
-      const exists = db
-        .select({ id: transcodingProfiles.id })
-        .from(transcodingProfiles)
-        .where(eq(transcodingProfiles.id, id))
-        .get()
-      if (!exists) throw invalid(`/passthrough_profiles/${i}`, 'No transcoding profile with this id.')
-    }
+  function* checkProfiles(body: { transcoding_profile?: number | null; passthrough_profiles?: number[] }): Work<void> {
+    const exists = (id: number) =>
+      one(
+        db
+          .select({ id: transcodingProfiles.id })
+          .from(transcodingProfiles)
+          .where(eq(transcodingProfiles.id, id))
+          .limit(1),
+      )
+    if (body.transcoding_profile != null && !(yield* exists(body.transcoding_profile)))
+      throw invalid('/transcoding_profile', 'No transcoding profile with this id.')
+    for (const [i, id] of (body.passthrough_profiles ?? []).entries())
+      if (!(yield* exists(id))) throw invalid(`/passthrough_profiles/${i}`, 'No transcoding profile with this id.')
   }
 
   /** A device path: absolute, cleaned, not a reserved folder nor inside a project folder. */
-  function devicePath(value: string, id?: number) {
+  function* devicePath(value: string, id?: number): Work<string> {
     const path = field('/path', () => cleanDir(value))
     const reserved = reservedProblem(path)
     if (reserved) throw invalid('/path', reserved)
     // The same path written alike is the table's unique constraint; written in another case, it
     // is the same folder where the system ignores case (macOS, Windows), which no constraint sees.
-    const twin = everyDevice.all().find((d) => d.id !== id && d.path !== path && samePath(d.path, path))
+    const twin = (yield* allOf(everyDevice)).find((d) => d.id !== id && d.path !== path && samePath(d.path, path))
     if (twin)
       throw unique(
         '/path',
         `Device ${twin.id} has this path (${twin.path}): names on this system compare without regard to case.`,
       )
-    const holder = projectHolding(db, path)
+    const holder = yield* projectHolding(db, path)
     if (holder !== undefined)
       throw invalid(
         '/path',
@@ -352,19 +409,73 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
     )
   }
 
+  function* get(id: number): Work<DeviceRow> {
+    const row = yield* one(db.select().from(devices).where(eq(devices.id, id)))
+    if (!row) throw notFound('No device with this id.')
+    return row
+  }
+
+  /** The checks of a create once its folder has been looked at, and its write (create() below). */
+  function* made(
+    body: typeof DeviceCreate.static,
+    user: Principal,
+    adopt: boolean,
+  ): Work<{ device: DeviceRow; adopted: HandoverCount | undefined; path: string }> {
+    const path = yield* devicePath(body.path)
+    yield* checkProfiles(body)
+    const taken = yield* takeOver(path)
+    if (taken && !adopt) {
+      const { outer } = taken
+      throw new AppError(
+        409,
+        'conflict',
+        `The folder lies inside device ${outer.id} ("${outer.name}", ${outer.path}) and holds what is catalogued on that device: ${moveInWords(countOf(taken))}. ` +
+          `A new device there would take them over; to do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`,
+      )
+    }
+    const by = actorOf(user)
+    const { device, adopted } = yield* tx(function* () {
+      const device = (yield* one(
+        db
+          .insert(devices)
+          .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
+          .returning(),
+      ))!
+      const adopted = taken ? yield* hand(taken, device.id, by) : undefined
+      yield* history.record(by, {
+        resource: 'device',
+        id: device.id,
+        action: 'create',
+        changes: {
+          ...history.snapshot(shown(device), FIELDS, 'create'),
+          ...(adopted ? { adopted: { old: null, new: adopted } } : {}),
+        },
+      })
+      return { device, adopted }
+    })
+    hooks.created?.(device) // the watcher watches it from now on
+    if (adopted) {
+      const { device: from, ...counts } = adopted
+      log.info('a new device took over catalogued records of the device around it (?adopt=true)', {
+        device: device.id,
+        path,
+        from_device: from,
+        ...counts,
+      })
+    }
+    warnOfWriters(device)
+    return { device, adopted, path }
+  }
+
   return {
-    get(id: number) {
-      const row = db.select().from(devices).where(eq(devices.id, id)).get()
-      if (!row) throw notFound('No device with this id.')
-      return row
-    },
+    get,
 
     /** What refers to the device, in words (a delete and a path change are refused while any). */
     references,
 
     /** Every device, for path lookups (a handful of rows). */
-    all() {
-      return everyDevice.all()
+    *list(): Work<DeviceRow[]> {
+      return yield* allOf(everyDevice)
     },
 
     /**
@@ -378,53 +489,10 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
       user: Principal,
       adopt = false,
     ): Promise<DeviceRow & { warning?: Record<string, string>; adopted?: HandoverCount }> {
-      // The folder is looked at first (at most 2 s): the checks and the write then run with no pause between them.
+      // The folder is looked at first (at most 2 s), outside the port's work: the checks and the
+      // write then run as one work, with no pause between them on SQLite.
       const look = await folderSpace(field('/path', () => cleanDir(body.path)))
-      const path = devicePath(body.path)
-      checkProfiles(body)
-      const taken = takeOver(path)
-      if (taken && !adopt) {
-        const { outer } = taken
-        throw new AppError(
-          409,
-          'conflict',
-          `The folder lies inside device ${outer.id} ("${outer.name}", ${outer.path}) and holds what is catalogued on that device: ${moveInWords(countOf(taken))}. ` +
-            `A new device there would take them over; to do so on purpose, send the request again with ?adopt=true (deleting the new device later gives them back to device ${outer.id}).`,
-        )
-      }
-      const by = actorOf(user)
-      const { device, adopted } = db.transaction(() => {
-        const device = db
-          .insert(devices)
-          .values({ ...body, path, display_name: body.display_name || body.name, date_add: isoTimestamp() })
-          .returning()
-          .get()
-        const adopted = taken && hand(taken, device.id, by)
-        runSync(
-          db,
-          history.record(by, {
-            resource: 'device',
-            id: device.id,
-            action: 'create',
-            changes: {
-              ...history.snapshot(shown(device), FIELDS, 'create'),
-              ...(adopted ? { adopted: { old: null, new: adopted } } : {}),
-            },
-          }),
-        )
-        return { device, adopted }
-      })
-      hooks.created?.(device) // the watcher watches it from now on
-      if (adopted) {
-        const { device: from, ...counts } = adopted
-        log.info('a new device took over catalogued records of the device around it (?adopt=true)', {
-          device: device.id,
-          path,
-          from_device: from,
-          ...counts,
-        })
-      }
-      warnOfWriters(device)
+      const { device, adopted, path } = await port.run(made(body, user, adopt))
       const warning: Record<string, string> = {}
       if (!look.online) {
         log.warn('a device was created on a folder that is not there (yet); it is offline until the folder is there', {
@@ -444,33 +512,30 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
      * is catalogued on the device around it (takeOver; only a create adopts); a new name carries the hold
      * durations naming the device along. The password "********" (as answered) keeps the stored one.
      */
-    update(id: number, body: typeof DeviceUpdate.static, user: Principal) {
-      const row = this.get(id)
+    *update(id: number, body: typeof DeviceUpdate.static, user: Principal): Work<DeviceRow> {
+      const row = yield* get(id)
       requirePerm(user, 'browser.change_device')
       refuseReadOnly(body, row, { id: 'id is set by the service.' })
       const next = overlay(row, body, WRITABLE)
       if (body.password === '********') next.password = row.password
-      if (body.path !== undefined) next.path = devicePath(body.path, id)
-      checkProfiles({ transcoding_profile: body.transcoding_profile, passthrough_profiles: body.passthrough_profiles })
-      if (
-        next.name !== row.name &&
-        db
-          .select({ id: devices.id })
-          .from(devices)
-          .where(and(eq(devices.name, next.name), ne(devices.id, id)))
-          .get()
-      )
-        throw unique('/name', 'A device with this name already exists.')
-      if (next.path !== row.path) {
-        if (
+      if (body.path !== undefined) next.path = yield* devicePath(body.path, id)
+      yield* checkProfiles({
+        transcoding_profile: body.transcoding_profile,
+        passthrough_profiles: body.passthrough_profiles,
+      })
+      const other = (where: ReturnType<typeof eq>) =>
+        one(
           db
             .select({ id: devices.id })
             .from(devices)
-            .where(and(eq(devices.path, next.path), ne(devices.id, id)))
-            .get()
+            .where(and(where, ne(devices.id, id)))
+            .limit(1),
         )
-          throw unique('/path', 'A device with this path already exists.')
-        const using = references(row).filter((r) => !r.includes('hold duration'))
+      if (next.name !== row.name && (yield* other(eq(devices.name, next.name))))
+        throw unique('/name', 'A device with this name already exists.')
+      if (next.path !== row.path) {
+        if (yield* other(eq(devices.path, next.path))) throw unique('/path', 'A device with this path already exists.')
+        const using = (yield* references(row)).filter((r) => !r.includes('hold duration'))
         if (using.length)
           throw new AppError(
             409,
@@ -478,7 +543,7 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
             `The path of a device changes only while nothing lies on it: ${using.join('; ')}.`,
           )
         // Nor does it move onto records of the device around its new folder (only a create with ?adopt=true takes them over).
-        const taken = takeOver(next.path, id)
+        const taken = yield* takeOver(next.path, id)
         if (taken)
           throw new AppError(
             409,
@@ -487,23 +552,20 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
               `${moveInWords(countOf(taken))}. The device would take them over; only a device created there with ?adopt=true (POST /api/devices/?adopt=true) does.`,
           )
       }
-      const after = db.transaction(() => {
-        const after = db.update(devices).set(next).where(eq(devices.id, id)).returning().get()!
+      const after = yield* tx(function* () {
+        const after = (yield* one(db.update(devices).set(next).where(eq(devices.id, id)).returning()))!
         const by = actorOf(user)
         // One password for another shows as "********" both times: said all the same, never the passwords.
         const newPassword = row.password !== null && after.password !== null && row.password !== after.password
-        runSync(
-          db,
-          history.updated(
-            by,
-            { resource: 'device', id },
-            shown(row),
-            shown(after),
-            FIELDS,
-            newPassword ? { password: { old: '********', new: '********' } } : {},
-          ),
+        yield* history.updated(
+          by,
+          { resource: 'device', id },
+          shown(row),
+          shown(after),
+          FIELDS,
+          newPassword ? { password: { old: '********', new: '********' } } : {},
         )
-        if (after.name !== row.name) runSync(db, holds.renameContext('device', row.name, after.name, by))
+        if (after.name !== row.name) yield* holds.renameContext('device', row.name, after.name, by)
         return after
       })
       if (after.path !== row.path || after.protocol !== row.protocol) hooks.changed?.(after)
@@ -521,27 +583,24 @@ export function createDevices(db: Db, holds: HoldDurations, hooks: DeviceHooks =
      * its records, and the production fields that followed its folder. What moved back is in the
      * history (each record's, and the device's delete as `returned`) and the log.
      */
-    remove(id: number, user: Principal) {
-      const row = this.get(id)
+    *remove(id: number, user: Principal): Work<HandoverCount | undefined> {
+      const row = yield* get(id)
       requirePerm(user, 'browser.delete_device')
-      const { move, using } = giveBack(row)
+      const { move, using } = yield* giveBack(row)
       if (using.length) throw new AppError(409, 'conflict', `The device is in use: ${using.join('; ')}.`)
       const by = actorOf(user)
-      const returned = db.transaction(() => {
-        const returned = move && hand(move, move.outer.id, by)
-        db.delete(devices).where(eq(devices.id, id)).run()
-        runSync(
-          db,
-          history.record(by, {
-            resource: 'device',
-            id,
-            action: 'delete',
-            changes: {
-              ...history.snapshot(shown(row), FIELDS, 'delete'),
-              ...(returned ? { returned: { old: null, new: returned } } : {}),
-            },
-          }),
-        )
+      const returned = yield* tx(function* () {
+        const returned = move ? yield* hand(move, move.outer.id, by) : undefined
+        yield* run(db.delete(devices).where(eq(devices.id, id)))
+        yield* history.record(by, {
+          resource: 'device',
+          id,
+          action: 'delete',
+          changes: {
+            ...history.snapshot(shown(row), FIELDS, 'delete'),
+            ...(returned ? { returned: { old: null, new: returned } } : {}),
+          },
+        })
         return returned
       })
       hooks.removed?.(id)

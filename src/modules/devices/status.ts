@@ -4,6 +4,7 @@
 // a user asks for (POST /api/devices/{id}/scan/), queued as the watcher queues its own.
 // No HTTP types here.
 import type { Db } from '../../db/client.ts'
+import type { Port } from '../../db/port.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { folderSpace } from '../../storage/space.ts'
 import { lastEndedFullScans } from '../../tasks/queries.ts'
@@ -61,6 +62,7 @@ const summary = (row: TaskRow): ScanSummary => ({
 
 export function createDeviceStatus(
   db: Db,
+  port: Port,
   deps: { devices: Devices; media: MediaAssets; runner: Runner; watch: () => WatchState[] | undefined },
 ) {
   const { devices, media, runner } = deps
@@ -105,15 +107,16 @@ export function createDeviceStatus(
   return {
     /** One device's status (404 for an unknown device); asset counts are of the assets the user can read. */
     async one(id: number, user: Principal): Promise<DeviceStatusAnswer> {
-      const device = devices.get(id)
+      const device = await port.run(devices.get(id))
       return statusOf(device, media.countsByDevice(user, id), deps.watch())
     },
 
     /** Every device's status, by id; the folders are looked at side by side. */
     async all(user: Principal): Promise<DeviceStatusAnswer[]> {
+      const every = await port.run(devices.list())
       const counts = media.countsByDevice(user)
       const watched = deps.watch()
-      return Promise.all(devices.all().map((device) => statusOf(device, counts, watched)))
+      return Promise.all(every.map((device) => statusOf(device, counts, watched)))
     },
 
     /**
@@ -123,7 +126,7 @@ export function createDeviceStatus(
      */
     async rescan(id: number, user: Principal): Promise<TaskRow> {
       requireFileWork()
-      const device = devices.get(id)
+      const device = await port.run(devices.get(id))
       requirePerm(user, RESCAN_CODENAME)
       await requireOnline(device, 'there is nothing to scan')
       const { id: task } = runner.enqueue(db, scanTask(device.id, null))

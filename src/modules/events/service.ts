@@ -6,6 +6,7 @@
 // and sends them.
 import { afterCommit } from '../../db/aftercommit.ts'
 import type { Db } from '../../db/client.ts'
+import { runSync } from '../../db/port.ts'
 import { type Audience, type Bus, type BusOptions, type EndReason, createBus } from '../../events/bus.ts'
 import type { TaskRow } from '../../tasks/runner.ts'
 import type { Log } from '../../util/log.ts'
@@ -123,7 +124,7 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
         publishAfterCommit('project', { id: e.id, action: projectAction(e) }, audienceOf(e.production))
       } else if (e.resource === 'shot' || e.resource === 'sequence') {
         // Seen by whoever sees its video asset (its production, and those it is shared with).
-        const shot = shotEvent(db, e)
+        const shot = runSync(db, shotEvent(db, e))
         if (shot)
           publishAfterCommit('shot', shot, e.production == null ? [] : [e.production, ...sharedWith(db, shot.asset)])
       } else if (e.resource === 'marker') {

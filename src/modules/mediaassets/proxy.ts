@@ -2,6 +2,7 @@
 // proxies"): queues a new proxy of the asset with the transcoding profile that applies now, and
 // answers 202 with its task. The old proxy stays in place until the new one is complete.
 import { Elysia, t } from 'elysia'
+import { runSync } from '../../db/port.ts'
 import type { MediaKind } from '../../db/schema.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
@@ -25,7 +26,7 @@ export const remakeProxyModule = (ctx: ModuleContext, proxies: Proxies, kind: Me
     .post(
       '/:id/proxy',
       ({ params, user, set }) => {
-        const task = taskAnswer(proxies.queue(kind, params.id, user))
+        const task = taskAnswer(runSync(ctx.db, proxies.queue(kind, params.id, user)))
         set.status = 202
         set.headers.location = task.url
         return { task }

@@ -667,7 +667,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
             const owner = projectOf.get(project)
             if (!owner) continue
             const old = linkedOfKind.all(project, kind).map((l) => l.asset_id)
-            touchProject.run(isoTimestampAfter(owner.date_mod), project)
+            runSync(db, touchProject(isoTimestampAfter(owner.date_mod), project))
             runSync(
               db,
               history.record(actorOf(user), {

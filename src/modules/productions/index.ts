@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { eq, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
+import { type Work, allOf, oneOf as oneOfStatement, statement } from '../../db/port.ts'
 import { MEDIA_KINDS, devices, productionAccess, productions } from '../../db/schema.ts'
 import { slashPath } from '../../http/lists.ts'
 import { editRoutes } from '../../http/edit.ts'
@@ -8,7 +9,7 @@ import { oneOf } from '../../http/models.ts'
 import { optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import type { ApiVersion } from '../../http/versioning.ts'
-import { Device, deviceToApi } from '../devices/model.ts'
+import { Device, type DeviceRow, deviceToApi } from '../devices/model.ts'
 import { canRead, readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import type { Productions } from './service.ts'
@@ -28,29 +29,68 @@ const NestQuery = t.Object({
 })
 const nestAsked = (request: Request) => ['true', '1'].includes(new URL(request.url).searchParams.get('nest') ?? '')
 
+type Row = typeof productions.$inferSelect
+type Access = { user: number; level: string }
+
 export function productionsModule(ctx: ModuleContext, service: Productions) {
+  // SQLite-only: the list (http/lists.ts) and the single-record routes (http/resource.ts) call
+  // toApi synchronously for each row, so its reads are statements run at once on the SQLite
+  // handle; an update's answer, which is port work, reads the same rows through `answer` below.
   const deviceById = ctx.db
     .select()
     .from(devices)
     .where(eq(devices.id, sql.placeholder('id')))
     .prepare()
-  const decodeDevice = (id: number) => {
-    const row = deviceById.get({ id })
-    return row ? deviceToApi(row) : null
-  }
   const accessTo = ctx.db
     .select({ user: productionAccess.user_id, level: productionAccess.level })
     .from(productionAccess)
     .where(eq(productionAccess.production_id, sql.placeholder('id')))
     .orderBy(productionAccess.user_id)
     .prepare()
-  const toApi = (row: typeof productions.$inferSelect, user: Principal, version: ApiVersion) => {
+  const deviceOf = statement<DeviceRow>(() =>
+    ctx.db
+      .select()
+      .from(devices)
+      .where(eq(devices.id, sql.placeholder('id'))),
+  )
+  const accessOf = statement<Access>(() =>
+    ctx.db
+      .select({ user: productionAccess.user_id, level: productionAccess.level })
+      .from(productionAccess)
+      .where(eq(productionAccess.production_id, sql.placeholder('id')))
+      .orderBy(productionAccess.user_id),
+  )
+  const toApi = (row: Row, user: Principal, version: ApiVersion) =>
+    shape(row, user, version, accessTo.all({ id: row.id }), (id) => deviceById.get({ id }))
+  /** The record as toApi answers it, read through the port. */
+  function* answer(row: Row, user: Principal, version: ApiVersion): Work<ReturnType<typeof toApi>> {
+    const access = yield* allOf(accessOf, { id: row.id })
+    const found = new Map<number, DeviceRow | undefined>()
+    if (version === 1)
+      for (const id of [row.upload_device, row.audioasset_device, row.imageasset_device, row.videoasset_device])
+        if (!found.has(id)) found.set(id, yield* oneOfStatement(deviceOf, { id }))
+    return shape(row, user, version, access, (id) => found.get(id))
+  }
+  /**
+   * The record as answered to `user` in API `version`, of the production's grants (`access`) and,
+   * for version 1, its devices (`deviceBy`).
+   */
+  function shape(
+    row: Row,
+    user: Principal,
+    version: ApiVersion,
+    access: Access[],
+    deviceBy: (id: number) => DeviceRow | undefined,
+  ) {
     const { date_add: _, upload_device, audioasset_device, imageasset_device, videoasset_device, ...rest } = row
+    const decodeDevice = (id: number) => {
+      const found = deviceBy(id)
+      return found ? deviceToApi(found) : null
+    }
     const device = version === 1 ? decodeDevice : (id: number) => id
     // The grants as they are now: the members, and the user's own write access read from the same
     // rows, so that a create answers true for the creator it has just granted write access (the
     // request's principal was resolved before the grant).
-    const access = accessTo.all({ id: row.id })
     const writable = user.is_superuser || access.some((a) => a.user === user.id && a.level === 'write')
     return {
       ...rest,
@@ -92,7 +132,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
           body: ProductionCreate,
           status: 201,
           codename: 'browser.add_production',
-          run: (body, user, request) => service.create(body, user, nestAsked(request)),
+          run: (body, user, request) => ctx.port.run(service.create(body, user, nestAsked(request))),
           query: NestQuery,
           description:
             'Needs superuser or browser.add_production; a user who creates a production gets write access to it.',
@@ -109,10 +149,11 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
         codenames: { change: 'browser.change_production', delete: 'browser.delete_production' },
         // The record as answered (version 2: the devices by id) is what read-only fields are compared with.
         update: (id, body, user, _mode, request) =>
-          toApi(
-            service.update(id, body, user, (row) => toApi(row, user, 2), nestAsked(request)),
-            user,
-            ctx.apiVersion(request),
+          ctx.port.run(
+            (function* () {
+              const row = yield* service.update(id, body, user, (row) => answer(row, user, 2), nestAsked(request))
+              return yield* answer(row, user, ctx.apiVersion(request))
+            })(),
           ),
         find: recordReader(ctx, {
           name: 'Production',
@@ -120,7 +161,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
           canRead: (row, user) => canRead(user, row.id),
         }),
         query: NestQuery,
-        remove: (id, user) => service.remove(id, user),
+        remove: (id, user) => ctx.port.run(service.remove(id, user)),
         notes: {
           update:
             'name, codename, company, proxy_url, move_uploads, the four device ids, and the roots. Needs write access to the production too. name and codename ' +

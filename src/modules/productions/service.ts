@@ -1,9 +1,9 @@
 // Productions: create with their roots and devices (docs/api.md, Resources).
 import slugify from '@sindresorhus/slugify'
-import { and, eq, ne, sql } from 'drizzle-orm'
+import { and, count as countRows, eq, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
-import { devices, productions } from '../../db/schema.ts'
+import { type Work, all, one, run, tx } from '../../db/port.ts'
+import { mediaAssets, productions, projectAssets } from '../../db/schema.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, forbidden, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import type { HoldDurations } from '../assetholddurations/service.ts'
@@ -126,23 +126,23 @@ const givenDrop = (value: string | null | undefined) => (value === '' || value =
  * inside or around another production's drop folder (a file there would have two owners). The
  * check by path as stored, as the watcher's ingestOwner compares.
  */
-function dropFolder(
+function* dropFolder(
   db: Db,
-  all: DeviceRow[],
+  every: DeviceRow[],
   value: string,
   self: { id?: number; storage_root: string; proxy_root: string },
-) {
-  const drop = onDevice(all, value, '/upload_root')
-  const others = db
-    .select({
-      id: productions.id,
-      storage_root: productions.storage_root,
-      proxy_root: productions.proxy_root,
-      upload_root: productions.upload_root,
-    })
-    .from(productions)
-    .all()
-    .filter((p) => p.id !== self.id)
+): Work<{ path: string; device: DeviceRow }> {
+  const drop = onDevice(every, value, '/upload_root')
+  const others = (yield* all(
+    db
+      .select({
+        id: productions.id,
+        storage_root: productions.storage_root,
+        proxy_root: productions.proxy_root,
+        upload_root: productions.upload_root,
+      })
+      .from(productions),
+  )).filter((p) => p.id !== self.id)
   const within = (parent: string) => drop.path === parent || isInside(parent, drop.path)
   if (within(self.proxy_root) || others.some((p) => within(p.proxy_root)))
     throw invalid('/upload_root', "The drop folder lies in a proxy_root: the service's own output is never input.")
@@ -162,7 +162,7 @@ function dropFolder(
       '/upload_root',
       `The drop folder overlaps the drop folder of production ${shared.id}: each file has one production.`,
     )
-  const holder = projectHolding(db, drop.path)
+  const holder = yield* projectHolding(db, drop.path)
   if (holder !== undefined) throw invalid('/upload_root', `The path lies inside the folder of project asset ${holder}.`)
   return drop
 }
@@ -194,24 +194,24 @@ function placeOf(folder: string, other: string): 'same' | 'inside' | 'around' | 
  *   for two productions never.
  * `changed` names the roots that are new (a create: both).
  */
-function refuseForeignRoots(
+function* refuseForeignRoots(
   db: Db,
   user: Principal,
   self: { id?: number; storage_root: string; proxy_root: string },
   changed: { storage_root: boolean; proxy_root: boolean },
   nest: boolean,
-) {
-  const others = db
-    .select({
-      id: productions.id,
-      name: productions.name,
-      storage_root: productions.storage_root,
-      proxy_root: productions.proxy_root,
-      upload_root: productions.upload_root,
-    })
-    .from(productions)
-    .all()
-    .filter((p) => p.id !== self.id)
+): Work<void> {
+  const others = (yield* all(
+    db
+      .select({
+        id: productions.id,
+        name: productions.name,
+        storage_root: productions.storage_root,
+        proxy_root: productions.proxy_root,
+        upload_root: productions.upload_root,
+      })
+      .from(productions),
+  )).filter((p) => p.id !== self.id)
   const storage = realOf(self.storage_root)
   const proxy = realOf(self.proxy_root)
   if (isInside(proxy, storage) || samePath(proxy, storage))
@@ -317,27 +317,31 @@ export function createProductions(
   deps: { holds: HoldDurations; logs: ImportLogs },
 ) {
   const history = historyOf(db)
-  const count = (sql: string, id: number) => db.$client.query<{ n: number }, [number]>(sql).get(id)!.n
 
   /** What belongs to the production, in words ("12 video assets belong to this production"); empty: nothing. */
-  function contents(row: Row): string[] {
+  function* contents(row: Row): Work<string[]> {
     const reasons: string[] = []
-    const kinds = db.$client
-      .query<{ kind: string; n: number }, [number]>(
-        'SELECT kind, count(*) AS n FROM media_assets WHERE production = ? GROUP BY kind ORDER BY kind',
-      )
-      .all(row.id)
+    const kinds = yield* all(
+      db
+        .select({ kind: mediaAssets.kind, n: countRows() })
+        .from(mediaAssets)
+        .where(eq(mediaAssets.production, row.id))
+        .groupBy(mediaAssets.kind)
+        .orderBy(mediaAssets.kind),
+    )
     for (const { kind, n } of kinds)
       reasons.push(`${n} ${kind} asset${n === 1 ? ' belongs' : 's belong'} to this production`)
-    const projects = count('SELECT count(*) AS n FROM project_assets WHERE production = ?', row.id)
+    const projects =
+      (yield* one(db.select({ n: countRows() }).from(projectAssets).where(eq(projectAssets.production, row.id))))?.n ??
+      0
     if (projects)
       reasons.push(`${projects} project asset${projects === 1 ? ' belongs' : 's belong'} to this production`)
     return reasons
   }
 
   /** The production for a change by `user`: 404 when unreadable, 403 without the codename or write access. */
-  function forChange(id: number, user: Principal, codename: string): Row {
-    const row = db.select().from(productions).where(eq(productions.id, id)).get()
+  function* forChange(id: number, user: Principal, codename: string): Work<Row> {
+    const row = yield* one(db.select().from(productions).where(eq(productions.id, id)))
     if (!row || !canRead(user, row.id)) throw notFound(noSuchRecord('Production'))
     requirePerm(user, codename)
     requireWrite(user, row.id)
@@ -350,44 +354,44 @@ export function createProductions(
      * and projects' files lie under them, and moving files is the watcher's or an import's work.
      * A new name carries the hold durations naming the production along.
      */
-    update(
+    *update(
       id: number,
       body: typeof ProductionUpdate.static,
       user: Principal,
-      shown: (row: Row) => Record<string, unknown>,
+      shown: (row: Row) => Work<Record<string, unknown>>,
       nest = false,
-    ): Row {
-      const row = forChange(id, user, 'browser.change_production')
-      refuseReadOnly(body as Record<string, unknown>, shown(row), READ_ONLY)
+    ): Work<Row> {
+      const row = yield* forChange(id, user, 'browser.change_production')
+      refuseReadOnly(body as Record<string, unknown>, yield* shown(row), READ_ONLY)
       const next: Row = { ...row }
       for (const f of ['name', 'codename', 'company', 'proxy_url'] as const)
         if (body[f] !== undefined) next[f] = body[f]
       if (body.move_uploads !== undefined) next.move_uploads = body.move_uploads
       if (body.ignore_patterns !== undefined) next.ignore_patterns = ignorePatterns(body.ignore_patterns)
-      const all = deviceService.all()
+      const every = yield* deviceService.list()
       for (const f of DEVICE_FIELDS) {
         const given = body[f]
         if (given === undefined) continue
         // A Device record (a version 1 answer sent back) names its device by its id.
         const device = typeof given === 'number' ? given : given.id
-        if (!all.some((d) => d.id === device)) throw invalid(`/${f}`, 'No device with this id.')
+        if (!every.some((d) => d.id === device)) throw invalid(`/${f}`, 'No device with this id.')
         next[f] = device
       }
       if (next.proxy_url && !/^https?:\/\/\S+$/.test(next.proxy_url))
         throw invalid('/proxy_url', 'Must be an http or https URL.')
       let storage: ReturnType<typeof onDevice> | undefined
       if (body.storage_root !== undefined)
-        next.storage_root = (storage = onDevice(all, body.storage_root, '/storage_root')).path
-      if (body.proxy_root !== undefined) next.proxy_root = onDevice(all, body.proxy_root, '/proxy_root').path
+        next.storage_root = (storage = onDevice(every, body.storage_root, '/storage_root')).path
+      if (body.proxy_root !== undefined) next.proxy_root = onDevice(every, body.proxy_root, '/proxy_root').path
       // The drop folder is checked against the roots as they will be; its device is the upload_device.
-      let drop: ReturnType<typeof dropFolder> | undefined
+      let drop: { path: string; device: DeviceRow } | undefined
       const upload = givenDrop(body.upload_root)
       if (upload === null) next.upload_root = null
       else if (
         upload !== undefined ||
         (next.upload_root !== null && (next.storage_root !== row.storage_root || next.proxy_root !== row.proxy_root))
       )
-        next.upload_root = (drop = dropFolder(db, all, upload ?? next.upload_root!, {
+        next.upload_root = (drop = yield* dropFolder(db, every, upload ?? next.upload_root!, {
           id,
           storage_root: next.storage_root,
           proxy_root: next.proxy_root,
@@ -403,14 +407,14 @@ export function createProductions(
         )
       const moved = (['storage_root', 'proxy_root'] as const).filter((f) => next[f] !== row[f])
       if (moved.length) {
-        refuseForeignRoots(
+        yield* refuseForeignRoots(
           db,
           user,
           { id, storage_root: next.storage_root, proxy_root: next.proxy_root },
           { storage_root: moved.includes('storage_root'), proxy_root: moved.includes('proxy_root') },
           nest,
         )
-        const held = contents(row)
+        const held = yield* contents(row)
         if (held.length)
           throw new AppError(
             409,
@@ -418,20 +422,22 @@ export function createProductions(
             `The ${moved.join(' and ')} of a production change${moved.length === 1 ? 's' : ''} only while nothing belongs to it: ${held.join('; ')}.`,
           )
         for (const f of moved) {
-          const holder = projectHolding(db, next[f])
+          const holder = yield* projectHolding(db, next[f])
           if (holder !== undefined)
             throw invalid(`/${f}`, `The path lies inside the folder of project asset ${holder}.`)
         }
       }
       const taken = (column: typeof productions.name | typeof productions.codename, value: string) =>
-        db
-          .select({ id: productions.id })
-          .from(productions)
-          .where(and(eq(column, value), ne(productions.id, id)))
-          .get()
-      if (next.name !== row.name && taken(productions.name, next.name))
+        one(
+          db
+            .select({ id: productions.id })
+            .from(productions)
+            .where(and(eq(column, value), ne(productions.id, id)))
+            .limit(1),
+        )
+      if (next.name !== row.name && (yield* taken(productions.name, next.name)))
         throw unique('/name', 'A production with this name already exists.')
-      if (next.codename !== row.codename && taken(productions.codename, next.codename))
+      if (next.codename !== row.codename && (yield* taken(productions.codename, next.codename)))
         throw unique('/codename', 'A production with this codename already exists.')
       if (storage && next.storage_root !== row.storage_root) {
         try {
@@ -442,11 +448,11 @@ export function createProductions(
         }
       }
       if (drop) makeDropFolder(drop)
-      return db.transaction(() => {
-        const after = db.update(productions).set(next).where(eq(productions.id, id)).returning().get()!
+      return yield* tx(function* () {
+        const after = (yield* one(db.update(productions).set(next).where(eq(productions.id, id)).returning()))!
         const by = actorOf(user)
-        runSync(db, history.updated(by, { resource: 'production', id, production: id }, row, after, FIELDS))
-        if (after.name !== row.name) runSync(db, deps.holds.renameContext('production', row.name, after.name, by))
+        yield* history.updated(by, { resource: 'production', id, production: id }, row, after, FIELDS)
+        if (after.name !== row.name) yield* deps.holds.renameContext('production', row.name, after.name, by)
         return after
       })
     },
@@ -456,44 +462,41 @@ export function createProductions(
      * logs stay, readable by superusers (their production is gone); access to it and shares into
      * it go with it. Nothing on disk is touched.
      */
-    remove(id: number, user: Principal) {
-      const row = forChange(id, user, 'browser.delete_production')
-      const reasons = contents(row)
-      const rules = runSync(db, deps.holds.naming('production', row.name))
+    *remove(id: number, user: Principal): Work<void> {
+      const row = yield* forChange(id, user, 'browser.delete_production')
+      const reasons = yield* contents(row)
+      const rules = yield* deps.holds.naming('production', row.name)
       if (rules) reasons.push(`${rules} asset hold duration${rules === 1 ? ' names' : 's name'} this production`)
       if (reasons.length) throw new AppError(409, 'conflict', `The production is in use: ${reasons.join('; ')}.`)
-      db.transaction(() => {
-        runSync(db, deps.logs.detachProduction(id))
-        db.delete(productions).where(eq(productions.id, id)).run()
-        runSync(
-          db,
-          history.record(actorOf(user), {
-            resource: 'production',
-            id,
-            action: 'delete',
-            production: id,
-            changes: history.snapshot(row, FIELDS, 'delete'),
-          }),
-        )
+      yield* tx(function* () {
+        yield* deps.logs.detachProduction(id)
+        yield* run(db.delete(productions).where(eq(productions.id, id)))
+        yield* history.record(actorOf(user), {
+          resource: 'production',
+          id,
+          action: 'delete',
+          production: id,
+          changes: history.snapshot(row, FIELDS, 'delete'),
+        })
       })
     },
 
-    create(body: typeof ProductionCreate.static, user: Principal, nest = false) {
+    *create(body: typeof ProductionCreate.static, user: Principal, nest = false): Work<Row> {
       requireFileWork() // its storage_root is made
-      const all = deviceService.all()
-      const storage = onDevice(all, body.storage_root, '/storage_root')
+      const every = yield* deviceService.list()
+      const storage = onDevice(every, body.storage_root, '/storage_root')
       const proxyRoot =
         body.proxy_root === undefined
           ? defaultProxyRoot(storage.path)
-          : onDevice(all, body.proxy_root, '/proxy_root').path
+          : onDevice(every, body.proxy_root, '/proxy_root').path
       for (const [pointer, path] of [
         ['/storage_root', storage.path],
         ['/proxy_root', proxyRoot],
       ] as const) {
-        const holder = projectHolding(db, path)
+        const holder = yield* projectHolding(db, path)
         if (holder !== undefined) throw invalid(pointer, `The path lies inside the folder of project asset ${holder}.`)
       }
-      refuseForeignRoots(
+      yield* refuseForeignRoots(
         db,
         user,
         { storage_root: storage.path, proxy_root: proxyRoot },
@@ -506,28 +509,25 @@ export function createProductions(
       const upload = givenDrop(body.upload_root)
       const drop =
         typeof upload === 'string'
-          ? dropFolder(db, all, upload, { storage_root: storage.path, proxy_root: proxyRoot })
+          ? yield* dropFolder(db, every, upload, { storage_root: storage.path, proxy_root: proxyRoot })
           : undefined
       if (drop && body.upload_device !== undefined && body.upload_device !== drop.device.id)
         throw invalid('/upload_device', `upload_device is the device of upload_root (device ${drop.device.id}).`)
       const ids: Record<string, number> = {}
       for (const field of DEVICE_FIELDS) {
         const id = body[field] ?? (field === 'upload_device' && drop ? drop.device.id : storage.device.id)
-        if (!all.some((d) => d.id === id)) throw invalid(`/${field}`, 'No device with this id.')
+        if (!every.some((d) => d.id === id)) throw invalid(`/${field}`, 'No device with this id.')
         ids[field] = id
       }
+      const named = (column: typeof productions.name | typeof productions.codename, value: string) =>
+        one(db.select({ id: productions.id }).from(productions).where(eq(column, value)).limit(1))
       let codename = body.codename
       if (codename === undefined) {
         const base = slug(body.name)
         codename = base
-        for (
-          let n = 2;
-          db.select({ id: productions.id }).from(productions).where(eq(productions.codename, codename)).get();
-          n++
-        )
-          codename = `${base}-${n}`
+        for (let n = 2; yield* named(productions.codename, codename); n++) codename = `${base}-${n}`
       }
-      if (db.select({ id: productions.id }).from(productions).where(eq(productions.name, body.name)).get())
+      if (yield* named(productions.name, body.name))
         throw unique('/name', 'A production with this name already exists.')
       try {
         makeDirInside(storage.device.path, storage.path)
@@ -535,36 +535,35 @@ export function createProductions(
         throw invalid('/storage_root', (error as Error).message)
       }
       if (drop) makeDropFolder(drop)
-      return db.transaction(() => {
-        const row = db
-          .insert(productions)
-          .values({
-            name: body.name,
-            codename,
-            company: body.company ?? '',
-            storage_root: storage.path,
-            proxy_root: proxyRoot,
-            proxy_url: body.proxy_url ?? '',
-            upload_root: drop?.path ?? null,
-            move_uploads: body.move_uploads ?? false,
-            ignore_patterns: ignore,
-            ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
-            date_add: isoTimestamp(),
-          })
-          .returning()
-          .get()
+      const madeCodename = codename
+      return yield* tx(function* () {
+        const row = (yield* one(
+          db
+            .insert(productions)
+            .values({
+              name: body.name,
+              codename: madeCodename,
+              company: body.company ?? '',
+              storage_root: storage.path,
+              proxy_root: proxyRoot,
+              proxy_url: body.proxy_url ?? '',
+              upload_root: drop?.path ?? null,
+              move_uploads: body.move_uploads ?? false,
+              ignore_patterns: ignore,
+              ...(ids as Record<(typeof DEVICE_FIELDS)[number], number>),
+              date_add: isoTimestamp(),
+            })
+            .returning(),
+        ))!
         // Whoever may create a production may work in it: the grant is part of the create (and its row).
         const grant = user.is_superuser ? {} : { [`access.${user.username}`]: { old: null, new: 'write' } }
-        runSync(
-          db,
-          history.record(actorOf(user), {
-            resource: 'production',
-            id: row.id,
-            action: 'create',
-            production: row.id,
-            changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant },
-          }),
-        )
+        yield* history.record(actorOf(user), {
+          resource: 'production',
+          id: row.id,
+          action: 'create',
+          production: row.id,
+          changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant },
+        })
         if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
         return row
       })

@@ -9,40 +9,47 @@
 // folders under its storage and proxy roots, so a folder there needs write access to that
 // production, and a non-superuser's project folder lies inside its own production's storage root,
 // or, for a copy, on a device that lets one of the user's groups write onto it (an edit bay).
+import { eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
+import { type Work, all, run, runOf, statement } from '../../db/port.ts'
+import { devices, productions, projectAssets } from '../../db/schema.ts'
 import { aliasProblem, asFolder, isInside, realOf, reservedProblem, restOf } from '../../storage/paths.ts'
 import { canRead, canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
 /** Folders that must never be inside (or be) a project folder, by real path (links resolved). */
-function protectedRoots(db: Db): { what: string; path: string; real: string }[] {
-  const rows = db.$client
-    .query<{ what: string; path: string }, []>(
-      `SELECT 'device ' || name AS what, path FROM devices
+function* protectedRoots(db: Db): Work<{ what: string; path: string; real: string }[]> {
+  const rows = yield* all(
+    sql<{ what: string; path: string }>`SELECT 'device ' || name AS what, path FROM devices
        UNION ALL SELECT 'storage root of production ' || name, storage_root FROM productions
        UNION ALL SELECT 'proxy root of production ' || name, proxy_root FROM productions`,
-    )
-    .all()
+  )
   // The catalogue's folder: a project folder holding it could delete the catalogue while it runs.
   const data = { what: 'data folder of this service', path: dataFolderOf(db) }
   return [...rows, data].map((r) => ({ ...r, real: realOf(r.path) }))
 }
 
 /** Every project folder by real path: its device's real path and the rest as written (no links in between). */
-function realBundles(db: Db): { id: number; bundle_root: string; deleting: boolean; real: string }[] {
-  const rows = db.$client
-    .query<{ id: number; bundle_root: string; deleting: number; device_path: string }, []>(
-      'SELECT p.id, p.bundle_root, p.deleting, d.path AS device_path FROM project_assets p JOIN devices d ON d.id = p.device',
-    )
-    .all()
-  const devices = new Map<string, string>()
+function* realBundles(db: Db): Work<{ id: number; bundle_root: string; deleting: boolean; real: string }[]> {
+  const rows = yield* all(
+    db
+      .select({
+        id: projectAssets.id,
+        bundle_root: projectAssets.bundle_root,
+        deleting: projectAssets.deleting,
+        device_path: devices.path,
+      })
+      .from(projectAssets)
+      .innerJoin(devices, eq(devices.id, projectAssets.device)),
+  )
+  const reals = new Map<string, string>()
   return rows.map((r) => {
-    let real = devices.get(r.device_path)
-    if (real === undefined) devices.set(r.device_path, (real = realOf(r.device_path)))
+    let real = reals.get(r.device_path)
+    if (real === undefined) reals.set(r.device_path, (real = realOf(r.device_path)))
     return {
       id: r.id,
       bundle_root: r.bundle_root,
-      deleting: !!r.deleting,
+      deleting: r.deleting,
       real: real + restOf(r.device_path, r.bundle_root),
     }
   })
@@ -53,21 +60,21 @@ export type BundleProblem = { conflict: boolean; detail: string }
 const nested = (a: string, b: string) => a === b || isInside(a, b) || isInside(b, a)
 
 /** Why `path` cannot be a project folder on the device at `devicePath`, or undefined. */
-export function bundleProblem(
+export function* bundleProblem(
   db: Db,
   path: string,
   devicePath: string,
   ignoreProject?: number,
-): BundleProblem | undefined {
+): Work<BundleProblem | undefined> {
   const reserved = reservedProblem(path)
   if (reserved) return { conflict: false, detail: reserved }
   if (path === devicePath) return { conflict: false, detail: 'A project folder cannot be the root of a device.' }
   const alias = aliasProblem(devicePath, path)
   if (alias) return { conflict: false, detail: alias }
   const real = realOf(path)
-  const root = protectedRoots(db).find((r) => r.real === real || isInside(real, r.real))
+  const root = (yield* protectedRoots(db)).find((r) => r.real === real || isInside(real, r.real))
   if (root) return { conflict: false, detail: `The folder would hold the ${root.what}.` }
-  const clash = realBundles(db).find(
+  const clash = (yield* realBundles(db)).find(
     (p) => p.id !== ignoreProject && (nested(p.bundle_root, path) || nested(p.real, real)),
   )
   if (clash?.deleting)
@@ -84,10 +91,10 @@ export function bundleProblem(
 }
 
 /** The project whose folder is or holds `path` (a device path or production root being created), by real path. */
-export function projectHolding(db: Db, path: string): number | undefined {
+export function* projectHolding(db: Db, path: string): Work<number | undefined> {
   const dir = asFolder(path)
   const real = realOf(dir)
-  return realBundles(db).find(
+  return (yield* realBundles(db)).find(
     (p) => p.bundle_root === dir || isInside(p.bundle_root, dir) || p.real === real || isInside(p.real, real),
   )?.id
 }
@@ -100,20 +107,20 @@ export type TerritoryProblem = { forbidden: boolean; detail: string; production?
  * folder of `production` at `path`, or undefined. Paths are compared after resolving links, as the checks above do. A refusal
  * names no folder of a production the user cannot write to.
  */
-export function territoryProblem(
+export function* territoryProblem(
   db: Db,
   path: string,
   user: Principal,
   production: number,
   placing: false | 'create' | 'copy',
-): TerritoryProblem | undefined {
+): Work<TerritoryProblem | undefined> {
   if (user.is_superuser) return undefined
   const real = realOf(path)
-  const roots = db.$client
-    .query<{ id: number; storage_root: string; proxy_root: string }, []>(
-      'SELECT id, storage_root, proxy_root FROM productions',
-    )
-    .all()
+  const roots = yield* all(
+    db
+      .select({ id: productions.id, storage_root: productions.storage_root, proxy_root: productions.proxy_root })
+      .from(productions),
+  )
   const own = roots.find((r) => r.id === production)
   // Placing a folder (create, copy target) needs it in the own storage root, or for a copy a
   // device open to one of the user's groups; a delete of an older folder elsewhere needs only
@@ -121,7 +128,7 @@ export function territoryProblem(
   if (
     placing &&
     (!own || !isInside(realOf(own.storage_root), real)) &&
-    !(placing === 'copy' && groupMayWrite(db, real, user))
+    !(placing === 'copy' && (yield* groupMayWrite(db, real, user)))
   )
     return {
       forbidden: false,
@@ -152,19 +159,22 @@ export function territoryProblem(
  * Only where no production owns the folder does this alone decide: territoryProblem still asks
  * write access to a production whose folders it lies in.
  */
-function groupMayWrite(db: Db, real: string, user: Principal): boolean {
+function* groupMayWrite(db: Db, real: string, user: Principal): Work<boolean> {
   if (!user.groups.size) return false
-  const rows = db.$client
-    .query<{ path: string; allow_direct_writing: number; write_permission_groups: string }, []>(
-      'SELECT path, allow_direct_writing, write_permission_groups FROM devices',
-    )
-    .all()
+  const rows = (yield* all(
+    db
+      .select({
+        path: devices.path,
+        allow_direct_writing: devices.allow_direct_writing,
+        write_permission_groups: devices.write_permission_groups,
+      })
+      .from(devices),
+  ))
     .map((d) => ({ ...d, real: realOf(d.path) }))
     .filter((d) => isInside(d.real, real))
   const device = rows.sort((a, b) => b.real.length - a.real.length)[0]
   if (!device?.allow_direct_writing) return false
-  const named = JSON.parse(device.write_permission_groups) as string[]
-  return named.some((g) => user.groups.has(g))
+  return device.write_permission_groups.some((g) => user.groups.has(g))
 }
 
 /**
@@ -173,12 +183,12 @@ function groupMayWrite(db: Db, real: string, user: Principal): boolean {
  * (delete) it there with the permissions they have now. Tasks queued by an older version carry
  * no user; for them only the folder is checked.
  */
-export function taskProblem(
+export function* taskProblem(
   db: Db,
   users: Users,
   t: { path: string; device: string; production: number; project: number; user?: number; placing: boolean },
-): string | undefined {
-  const shape = bundleProblem(db, t.path, t.device, t.project)
+): Work<string | undefined> {
+  const shape = yield* bundleProblem(db, t.path, t.device, t.project)
   if (shape) return shape.detail
   if (t.user === undefined) return undefined
   const user = users.principalById(t.user)
@@ -186,20 +196,28 @@ export function taskProblem(
   if (!canWrite(user, t.production))
     return `the user who asked for it no longer has write access to production ${t.production}`
   // The task that places a folder is a copy's: the groups a device lets write count (territoryProblem).
-  return territoryProblem(db, t.path, user, t.production, t.placing && 'copy')?.detail
+  return (yield* territoryProblem(db, t.path, user, t.production, t.placing && 'copy'))?.detail
 }
 
 /**
  * Project assets put on another device, in the caller's transaction (a device made around their
  * folders, or taken away: the devices service decides and writes the history).
  */
-export function moveProjectsToDevice(db: Db, ids: readonly number[], to: number, now: string) {
-  const set = db.$client.prepare<unknown, [number, string, number]>(
-    'UPDATE project_assets SET device = ?, date_mod = ? WHERE id = ?',
-  )
-  for (const id of ids) set.run(to, now, id)
+export function* moveProjectsToDevice(db: Db, ids: readonly number[], to: number, now: string): Work<void> {
+  for (const id of ids)
+    yield* run(db.update(projectAssets).set({ device: to, date_mod: now }).where(eq(projectAssets.id, id)))
 }
 
-/** A project's date_mod set, in the caller's transaction: a media asset linked to it was deleted (its links went). */
-export const projectToucher = (db: Db) =>
-  db.$client.query<unknown, [string, number]>('UPDATE project_assets SET date_mod = ? WHERE id = ?')
+/**
+ * A project's date_mod set, in the caller's transaction: a media asset linked to it was deleted
+ * (its links went). The statement is built once: a delete of many assets touches a project each.
+ */
+export function projectToucher(db: Db) {
+  const touch = statement(() =>
+    db
+      .update(projectAssets)
+      .set({ date_mod: sql`${sql.placeholder('date')}` })
+      .where(eq(projectAssets.id, sql.placeholder('id'))),
+  )
+  return (date: string, id: number) => runOf(touch, { date, id })
+}

@@ -10,7 +10,7 @@ import type { CopyParams } from '../../tasks/kinds.ts'
 import { lstat } from 'node:fs/promises'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Port, type Work, all, one, run, runSync, tx } from '../../db/port.ts'
 import { devices, projectAssets } from '../../db/schema.ts'
 import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
@@ -49,27 +49,26 @@ export const stagingFor = (target: string, taskId: number) => joinBelow(dirName(
 
 /**
  * One write of the copy's project and its history row, together, as the user who asked (tasks
- * queued by an older version: the service). hint: 'copied' on the write that completes the copy.
+ * queued by an older version: the service), as work. hint: 'copied' on the write that completes
+ * the copy.
  */
 function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
   const projectId = task.target.projectasset!
   const asker = task.params.user === undefined ? undefined : users.principalById(task.params.user)
   const by: Actor = asker ? actorOf(asker, 'task') : system('task')
-  return (values: Partial<typeof projectAssets.$inferInsert>, hint?: Hint) =>
-    db.transaction(() => {
-      const before = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
-      db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)).run()
-      const after = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
+  const byId = () => db.select().from(projectAssets).where(eq(projectAssets.id, projectId))
+  return (values: Partial<typeof projectAssets.$inferInsert>, hint?: Hint): Work<void> =>
+    tx(function* () {
+      const before = yield* one(byId())
+      yield* run(db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)))
+      const after = yield* one(byId())
       if (before && after)
-        runSync(
-          db,
-          historyOf(db).updated(
-            by,
-            { resource: 'projectasset', id: projectId, production: before.production, hint },
-            before,
-            after,
-            ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'],
-          ),
+        yield* historyOf(db).updated(
+          by,
+          { resource: 'projectasset', id: projectId, production: before.production, hint },
+          before,
+          after,
+          ['status_asset', 'status_asset_description', 'is_production', 'files_count', 'files_bytes'],
         )
     })
 }
@@ -79,18 +78,24 @@ function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
  * fails), and a hidden folder an earlier process left (`ran`: the copy was running when it
  * stopped) is removed, reached from the device root with no link on the way.
  */
-export function copyAbandon(db: Db, users: Users) {
+export function copyAbandon(port: Port, users: Users) {
+  const db = port.db
   return (task: TaskOf<'copy'>, ran: boolean, reason: string) => {
-    projectWriter(
+    // The runner calls this inside its own transaction, synchronously (tasks/runner.ts Abandon):
+    // its write runs on SQLite's connection, in that transaction.
+    runSync(
       db,
-      users,
-      task,
-    )({
-      status_asset: -1,
-      status_asset_description: `ERROR: ${reason}`,
-      is_production: false,
-      date_mod: isoTimestamp(),
-    })
+      projectWriter(
+        db,
+        users,
+        task,
+      )({
+        status_asset: -1,
+        status_asset_description: `ERROR: ${reason}`,
+        is_production: false,
+        date_mod: isoTimestamp(),
+      }),
+    )
     if (!ran) return
     const { target, device } = task.params
     return async () => {
@@ -108,7 +113,8 @@ export function copyAbandon(db: Db, users: Users) {
   }
 }
 
-export function copyHandler(db: Db, users: Users): Handler<'copy'> {
+export function copyHandler(port: Port, users: Users): Handler<'copy'> {
+  const db = port.db
   return async ({ task, signal, progress, report }) => {
     const params = task.params
     const { source, target, device } = params
@@ -116,16 +122,18 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
     const staging = stagingFor(target, task.id)
     const write = projectWriter(db, users, task)
     const finish = (files: { count: number; bytes: number }) =>
-      write(
-        {
-          status_asset: 6,
-          status_asset_description: 'ASSET_DONE',
-          is_production: true,
-          files_count: files.count,
-          files_bytes: files.bytes,
-          date_mod: isoTimestamp(),
-        },
-        'copied',
+      port.run(
+        write(
+          {
+            status_asset: 6,
+            status_asset_description: 'ASSET_DONE',
+            is_production: true,
+            files_count: files.count,
+            files_bytes: files.bytes,
+            date_mod: isoTimestamp(),
+          },
+          'copied',
+        ),
       )
 
     // The hidden folder is removed on failure only when this task made it.
@@ -136,18 +144,25 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
       // Everything is checked again whenever the task starts or resumes (docs/api.md, Permissions, 7):
       // the target may still be a project folder of the user who asked, and the source is the
       // folder that was there then, reached from its device with no link on the way.
-      const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
-      if (!project) throw new Error('the project asset is gone')
-      const refusal = taskProblem(db, users, {
-        path: target,
-        device,
-        production: project.production,
-        user: params.user,
-        project: projectId,
-        placing: true,
-      })
+      const { refusal, known } = await port.run(
+        (function* () {
+          const project = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, projectId)))
+          if (!project) throw new Error('the project asset is gone')
+          const refusal = yield* taskProblem(db, users, {
+            path: target,
+            device,
+            production: project.production,
+            user: params.user,
+            project: projectId,
+            placing: true,
+          })
+          // Copies queued by an older version name no source device: the one the folder lies on now.
+          const known = params.source_device === undefined ? yield* all(db.select().from(devices)) : []
+          return { refusal, known }
+        })(),
+      )
       if (refusal) throw new Error(`refusing to copy into ${target}: ${refusal}`)
-      const sourceDevice = params.source_device ?? deviceFor(db.select().from(devices).all(), source)?.path
+      const sourceDevice = params.source_device ?? deviceFor(known, source)?.path
       if (!sourceDevice) throw new Error('the source folder no longer lies on a device')
       sourceFd = openBeneath(sourceDevice, restOf(sourceDevice, source))
       if (params.identity && identityOfFd(sourceFd) !== params.identity)
@@ -184,7 +199,8 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
           bytes_done: copied.bytes,
         })
         report({ files_verified: copied.count, ...latestManifest(targetParent, target) })
-        return void finish(totalsOf(there))
+        await finish(totalsOf(there))
+        return
       }
       if (stagingThere()) {
         // Ours only if an earlier attempt of this task made it; on a first attempt it is not.
@@ -235,7 +251,7 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
         },
       )
       report({ files_verified: copied.hashes.size, ...history })
-      finish(holds)
+      await finish(holds)
     } catch (error) {
       if (error instanceof CancelledError && signal.reason === SHUTDOWN) throw error
       // Cleanup failing is worth knowing: a hidden folder would be left behind.
@@ -248,12 +264,14 @@ export function copyHandler(db: Db, users: Users): Handler<'copy'> {
                 e.code === 'ENOENT' ? '' : `; ${staging} could not be removed: ${describe(e)}`,
             )
       const reason = (error instanceof CancelledError ? String(signal.reason) : describe(error)) + cleanup
-      write({
-        status_asset: -1,
-        status_asset_description: `ERROR: ${reason}`,
-        is_production: false,
-        date_mod: isoTimestamp(),
-      })
+      await port.run(
+        write({
+          status_asset: -1,
+          status_asset_description: `ERROR: ${reason}`,
+          is_production: false,
+          date_mod: isoTimestamp(),
+        }),
+      )
       throw new Error(reason)
     } finally {
       if (sourceFd >= 0) close(sourceFd)

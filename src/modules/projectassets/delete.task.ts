@@ -10,8 +10,7 @@
 // this, and the territory rule, is checked again whenever the task starts or resumes.
 import type { DeleteParams } from '../../tasks/kinds.ts'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Port, type Work, one, run, tx } from '../../db/port.ts'
 import { projectAssets } from '../../db/schema.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { type Actor, actorOf, historyOf, system } from '../history/service.ts'
@@ -28,7 +27,8 @@ import type { Handler } from '../../tasks/runner.ts'
 export const trashName = (taskId: number) => `.reelhouse-delete-${taskId}`
 export const trashFor = (bundle: string, taskId: number) => joinBelow(dirName(bundle), trashName(taskId))
 
-export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler<'delete'> {
+export function deleteHandler(port: Port, users: Users, media: MediaAssets): Handler<'delete'> {
+  const db = port.db
   return async ({ task, signal, progress }) => {
     const { bundle_root, device, user, identity } = task.params
     const projectId = task.target.projectasset!
@@ -38,16 +38,23 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
     let parent = -1
     try {
       if (!removalSupported()) throw new Error(`deletes are refused on this system: ${unsupportedReason()}`)
-      const project = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
-      if (!project) return
-      const refusal = taskProblem(db, users, {
-        path: bundle_root,
-        device,
-        production: project.production,
-        project: projectId,
-        user,
-        placing: false,
-      })
+      const checked = await port.run(
+        (function* () {
+          const project = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, projectId)))
+          if (!project) return undefined
+          const refusal = yield* taskProblem(db, users, {
+            path: bundle_root,
+            device,
+            production: project.production,
+            project: projectId,
+            user,
+            placing: false,
+          })
+          return { project, refusal }
+        })(),
+      )
+      if (!checked) return
+      const { project, refusal } = checked
       if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
       const foreign = media.countUnder(bundle_root, project.production)
       if (foreign)
@@ -115,34 +122,35 @@ export function deleteHandler(db: Db, users: Users, media: MediaAssets): Handler
           onRetry: () => progress({ step: '' }),
         },
       )
-      if (gone) return finish()
+      if (gone) {
+        await port.run(finish())
+        return
+      }
     } catch (error) {
       if (error instanceof CancelledError) throw error
       throw new Error(describe(error))
     } finally {
       if (parent >= 0) close(parent)
     }
-    finish()
+    await port.run(finish())
 
-    function finish() {
+    function finish(): Work<void> {
       // The delete is the user's who asked for it (tasks queued by an older version: the service's).
       const asker = user === undefined ? undefined : users.principalById(user)
       const by: Actor = asker ? actorOf(asker, 'task') : system('task')
-      db.transaction(() => {
-        const row = db.select().from(projectAssets).where(eq(projectAssets.id, projectId)).get()
-        db.delete(projectAssets).where(eq(projectAssets.id, projectId)).run()
+      return tx(function* () {
+        const row = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, projectId)))
+        yield* run(db.delete(projectAssets).where(eq(projectAssets.id, projectId)))
         if (row)
-          runSync(
-            db,
-            historyOf(db).record(by, {
-              resource: 'projectasset',
-              id: projectId,
-              action: 'delete',
-              production: row.production,
-              changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } },
-            }),
-          )
-        // Media files that lived in the folder went with it: their records stay, offline.
+          yield* historyOf(db).record(by, {
+            resource: 'projectasset',
+            id: projectId,
+            action: 'delete',
+            production: row.production,
+            changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } },
+          })
+        // Media files that lived in the folder went with it: their records stay, offline. The
+        // media assets service writes synchronously, on SQLite's connection (in this transaction).
         media.setOnline(
           media.under(bundle_root).map((m) => m.id),
           false,

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { runSync } from '../../db/port.ts'
 import { projectAssets } from '../../db/schema.ts'
 import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
@@ -66,6 +67,20 @@ const updateHook = (mode: 'patch' | 'put', legacy: boolean, guard: ReturnType<ty
 /** A queued task as a copy or delete answers it, with the address to follow it at. */
 const taskAnswer = (task: QueuedTask): typeof TaskRef.static => ({ ...task, url: `/api/tasks/${task.id}/` })
 
+type Removing = {
+  params: { id: number }
+  user: Principal
+  set: { status?: number | string; headers: Record<string, unknown> }
+}
+
+/** A delete's 202: the work goes on; Location names where to watch it (the task). */
+function accepted(set: Removing['set'], queued: QueuedTask): typeof TaskRef.static {
+  const task = taskAnswer(queued)
+  set.status = 202
+  set.headers.location = task.url
+  return task
+}
+
 /**
  * Served under /projectassets and under the version-0 path /project. The aliases share the
  * ProjectAsset tag, marked deprecated: Swagger UI lists them struck through in the one section,
@@ -76,7 +91,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
   const guard = updateGuard(ctx, {
     name: 'ProjectAsset',
     body: ProjectAssetUpdate,
-    find: (id, user) => service.readable(id, user),
+    find: (id, user) => ctx.port.run(service.readable(id, user)),
   })
   const list = (query: ProjectAssetQuery, user: Principal, request: Request) =>
     ctx.list(
@@ -89,7 +104,9 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         ],
         route: '/projectassets',
         user,
-        toApi: (row) => service.toApi(row, user),
+        // The list (http/lists.ts) reads its page synchronously, on SQLite only, and takes each
+        // record at once: the record's linked assets are read in the same call.
+        toApi: (row) => runSync(ctx.db, service.toApi(row, user)),
       },
       query,
       request,
@@ -128,7 +145,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         detail: { summary: 'List project assets', deprecated: legacy },
       },
     )
-    .get('/:id', ({ params, user }) => service.detail(service.readable(params.id, user), user), {
+    .get('/:id', ({ params, user }) => ctx.port.run(service.get(params.id, user)), {
       auth: true,
       params: IdParams,
       response: { 200: 'ProjectAssetDetail', ...errors(404) },
@@ -149,7 +166,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         // the new project (with its id), and what a client does next is follow the copy until the
         // files are there, so the header points at that (as the delete's 202 does); the task is
         // also in the body.
-        const project = service.detail(made.row, user)
+        const project = await ctx.port.run(service.detail(made.row, user))
         if (!('task' in made)) {
           set.headers.location = `/api/projectassets/${made.row.id}/`
           return project
@@ -179,7 +196,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
     )
     .patch(
       '/:id',
-      ({ params, body, user }) => service.update(params.id, body, user, 'patch'),
+      ({ params, body, user }) => ctx.port.run(service.update(params.id, body, user, 'patch')),
       updateHook('patch', legacy, guard),
     )
     .put(
@@ -187,19 +204,24 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
       ({ params, body, user }) => {
         if (body.name === undefined)
           throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
-        return service.update(params.id, body, user, 'put')
+        return ctx.port.run(service.update(params.id, body, user, 'put'))
       },
       updateHook('put', legacy, guard),
     )
     .delete(
       '/:id',
-      ({ params, user, set }) => {
-        const task = taskAnswer(service.remove(params.id, user))
-        set.status = 202
-        // 202: the work goes on; Location names where to watch it (the task).
-        set.headers.location = task.url
-        return { task }
-      },
+      // Elysia awaits a handler or not by its source text (http/composed.ts): on SQLite the task is
+      // queued in the call and the handler is never awaited; where the port answers promises it
+      // awaits them.
+      ctx.port.engine === 'sqlite'
+        ? ({ params, user, set }: Removing) => {
+            const task = accepted(set, ctx.port.run(service.remove(params.id, user)) as QueuedTask)
+            return { task }
+          }
+        : async ({ params, user, set }: Removing) => {
+            const task = accepted(set, await ctx.port.run(service.remove(params.id, user)))
+            return { task }
+          },
       {
         auth: true,
         params: IdParams,
@@ -220,7 +242,7 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         ({ params, body, user, request }) => {
           requireJson(request)
           // One handler serves both result shapes; the response model of each route documents its own.
-          return service.link(params.id, body, user, mode) as never
+          return ctx.port.run(service.link(params.id, body, user, mode)) as never
         },
         {
           auth: true,

@@ -3,7 +3,7 @@
 // work on disk is done by copy.task.ts and delete.task.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Port, type Work, all, allOf, one, oneOf, run, statement, tx } from '../../db/port.ts'
 import {
   MEDIA_KINDS,
   type MediaKind,
@@ -28,7 +28,7 @@ import { mediaToApi } from '../mediaassets/model.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { requireOnline } from '../devices/online.ts'
 import { productionForWrite } from '../productions/lookup.ts'
-import { canRead, canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
+import { canRead, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
 import { type ProjectAssetCreate, type ProjectAssetUpdate, type TaskRef, typeOf } from './model.ts'
 import { type Actor, type Changes, actorOf, historyOf, modifiedBy } from '../history/service.ts'
@@ -89,30 +89,51 @@ const READ_ONLY: Record<string, string> = {
   modified_by: 'modified_by is set by the service (the history).',
 }
 
+/**
+ * `port`: the data-access port the service's work runs on where it must run it itself (create and
+ * copy, which await the disk between their reads and their writes); everything else is work for
+ * the caller to run.
+ */
 export function createProjectAssets(
-  db: Db,
+  port: Port,
   deps: { runner: Runner; holds: HoldDurations; metadata: CustomMetadata; media: MediaAssets },
 ) {
+  const db = port.db
   const history = historyOf(db)
-  const modifiedByOf = db
-    .select({ who: modifiedBy(sql`'projectasset'`, sql`${projectAssets.id}`) })
-    .from(projectAssets)
-    .where(eq(projectAssets.id, sql.placeholder('id')))
-    .prepare()
-  const linkedOf = db
-    .select()
-    .from(mediaAssets)
-    .innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
-    .where(eq(projectAssetLinks.project_id, sql.placeholder('id')))
-    .orderBy(mediaAssets.id)
-    .prepare()
-  const allDevices = () => db.select().from(devices).all()
+  // Read for every record answered: built once (prepared on SQLite).
+  const modifiedByOf = statement(() =>
+    db
+      .select({ who: modifiedBy(sql`'projectasset'`, sql`${projectAssets.id}`) })
+      .from(projectAssets)
+      .where(eq(projectAssets.id, sql.placeholder('id'))),
+  )
+  const linkedOf = statement(() =>
+    db
+      .select()
+      .from(mediaAssets)
+      .innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
+      .where(eq(projectAssetLinks.project_id, sql.placeholder('id')))
+      .orderBy(mediaAssets.id),
+  )
+  const sharesOf = statement(() =>
+    db
+      .select({ production: mediaAssetShares.production_id })
+      .from(mediaAssetShares)
+      .where(eq(mediaAssetShares.asset_id, sql.placeholder('id'))),
+  )
+  const allDevices = () => all(db.select().from(devices))
+
+  /** canReadAsset's rule (users/access.ts): an asset of a readable production, or shared with one. */
+  function* assetReadable(user: Principal, asset: { id: number; production: number }): Work<boolean> {
+    if (canRead(user, asset.production)) return true
+    return (yield* allOf(sharesOf, { id: asset.id })).some((share) => canRead(user, share.production))
+  }
 
   /** The record as the user sees it: linked media assets the user cannot read are left out. */
-  function toApi(row: Row, user: Principal) {
+  function* toApi(row: Row, user: Principal) {
     const linked = { audio: [] as MediaApi[], image: [] as MediaApi[], video: [] as MediaApi[] }
-    for (const { media_assets: a } of linkedOf.all({ id: row.id }))
-      if (canReadAsset(db, user, a)) linked[a.kind].push(mediaToApi(a))
+    for (const { media_assets: a } of yield* allOf(linkedOf, { id: row.id }))
+      if (yield* assetReadable(user, a)) linked[a.kind].push(mediaToApi(a))
     return {
       id: row.id,
       audio_assets: linked.audio,
@@ -143,36 +164,46 @@ export function createProjectAssets(
     }
   }
 
-  function readable(id: number, user: Principal): Row {
-    const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+  function* readable(id: number, user: Principal): Work<Row> {
+    const row = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, id)))
     if (!row || !canRead(user, row.production)) throw notFound(NO_PROJECT)
     return row
   }
 
   /** A project folder on a device that may be one (bundles.ts); throws 400 invalid or 409. */
-  function bundleOnDevice(value: string, pointer: string) {
-    const { path, device } = field(pointer, () => dirOnDevice(allDevices(), value))
-    checkBundle(path, device.path, pointer)
+  function* bundleOnDevice(value: string, pointer: string) {
+    const known = yield* allDevices()
+    const { path, device } = field(pointer, () => dirOnDevice(known, value))
+    yield* checkBundle(path, device.path, pointer)
     return { path, device }
   }
 
   /**
-   * Run again right before the insert, in the same synchronous stretch, so that two requests
-   * that passed the first check while the other was awaiting the disk cannot both land.
+   * Run again right before the insert, in the same port run as its transaction, so that two
+   * requests that passed the first check while the other was awaiting the disk cannot both land:
+   * on SQLite the check and the insert are one synchronous stretch. On PostgreSQL another request
+   * can still write between the two; there the unique bundle_root refuses the same folder twice,
+   * but not a folder nested in another's.
    */
-  function checkBundle(path: string, devicePath: string, pointer = '/bundle_root') {
-    const problem = bundleProblem(db, path, devicePath)
+  function* checkBundle(path: string, devicePath: string, pointer = '/bundle_root'): Work<void> {
+    const problem = yield* bundleProblem(db, path, devicePath)
     if (problem?.conflict) throw conflict(problem.detail)
     if (problem) throw invalid(pointer, problem.detail)
   }
 
   /** Territory (docs/api.md, Permissions): 403 for a folder of a production the user may not write to, else 400. */
-  function checkTerritory(path: string, user: Principal, production: number, placing: false | 'create' | 'copy') {
-    const problem = territoryProblem(db, path, user, production, placing)
+  function* checkTerritory(
+    path: string,
+    user: Principal,
+    production: number,
+    placing: false | 'create' | 'copy',
+  ): Work<void> {
+    const problem = yield* territoryProblem(db, path, user, production, placing)
     if (problem?.forbidden) throw forbidden(problem.detail)
     if (problem) throw invalid('/bundle_root', problem.detail)
   }
 
+  // taskState (tasks/queries.ts) reads synchronously, on SQLite's connection.
   const taskRef = (id: number): QueuedTask => ({
     id,
     state: taskState(db, id),
@@ -190,15 +221,13 @@ export function createProjectAssets(
   }
 
   /** The links of a project as history shows them: {video_assets: {old: [ids], new: [ids]}}, only the kinds that changed. */
-  function linkChanges(before: number[], after: number[]): Changes {
+  function* linkChanges(before: number[], after: number[]): Work<Changes> {
     const ids = [...new Set([...before, ...after])]
     const kinds = new Map<number, MediaKind>()
     if (ids.length)
-      for (const a of db
-        .select({ id: mediaAssets.id, kind: mediaAssets.kind })
-        .from(mediaAssets)
-        .where(inArray(mediaAssets.id, ids))
-        .all())
+      for (const a of yield* all(
+        db.select({ id: mediaAssets.id, kind: mediaAssets.kind }).from(mediaAssets).where(inArray(mediaAssets.id, ids)),
+      ))
         kinds.set(a.id, a.kind)
     const changes: Changes = {}
     for (const kind of MEDIA_KINDS) {
@@ -210,26 +239,33 @@ export function createProjectAssets(
   }
 
   /** The single record: the list's, and who changed it last (modified_by). */
-  function detail(row: Row, user: Principal) {
-    return { ...toApi(row, user), modified_by: modifiedByOf.get({ id: row.id })?.who ?? null }
+  function* detail(row: Row, user: Principal) {
+    const record = yield* toApi(row, user)
+    return { ...record, modified_by: (yield* oneOf(modifiedByOf, { id: row.id }))?.who ?? null }
+  }
+
+  /** The single record of the project with this id, as `user` may read it (404 otherwise). */
+  function* get(id: number, user: Principal) {
+    return yield* detail(yield* readable(id, user), user)
   }
 
   return {
     toApi,
     detail,
     readable,
+    get,
 
     /**
      * PATCH/PUT: the fields a user sets (READ_ONLY lists the rest). meta_field_store merges on
      * PATCH (a null value removes a key) and is replaced on PUT. 409 while the project is being
      * deleted.
      */
-    update(id: number, body: typeof ProjectAssetUpdate.static, user: Principal, mode: UpdateMode) {
-      const row = readable(id, user)
+    *update(id: number, body: typeof ProjectAssetUpdate.static, user: Principal, mode: UpdateMode) {
+      const row = yield* readable(id, user)
       requirePerm(user, 'browser.change_projectasset')
       requireWrite(user, row.production)
       if (row.deleting) throw conflict('The project asset is being deleted.')
-      refuseReadOnly(body as Record<string, unknown>, detail(row, user), READ_ONLY)
+      refuseReadOnly(body as Record<string, unknown>, yield* detail(row, user), READ_ONLY)
       const set: Partial<typeof projectAssets.$inferInsert> = {}
       for (const f of [
         'name',
@@ -252,66 +288,71 @@ export function createProjectAssets(
       if (body.meta_field_store !== undefined) {
         const given = body.meta_field_store
         const kept = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))
-        runSync(db, deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, kept, '/meta_field_store'))
+        yield* deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, kept, '/meta_field_store')
         const store: Record<string, unknown> = mode === 'patch' ? { ...row.meta_field_store } : {}
         for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
         set.meta_field_store = { ...store, ...kept }
       }
       set.date_mod = isoTimestampAfter(row.date_mod)
-      return db.transaction(() => {
-        const after = db.update(projectAssets).set(set).where(eq(projectAssets.id, id)).returning().get()!
-        runSync(
-          db,
-          history.updated(actorOf(user), { resource: 'projectasset', id, production: row.production }, row, after, [
-            ...FIELDS,
-            'date_mod',
-          ]),
+      return yield* tx(function* () {
+        const after = (yield* one(db.update(projectAssets).set(set).where(eq(projectAssets.id, id)).returning()))!
+        yield* history.updated(
+          actorOf(user),
+          { resource: 'projectasset', id, production: row.production },
+          row,
+          after,
+          [...FIELDS, 'date_mod'],
         )
-        return detail(after, user)
+        return yield* detail(after, user)
       })
     },
 
     /** Online or offline (the watcher: the bundle folder vanished or came back), with history. */
-    setOnline(ids: number[], online: boolean, by: Actor) {
-      db.transaction(() => {
+    *setOnline(ids: number[], online: boolean, by: Actor): Work<void> {
+      yield* tx(function* () {
         for (const id of ids) {
-          const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+          const row = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, id)))
           if (!row || row.is_production === online) continue
-          db.update(projectAssets)
-            .set({ is_production: online, date_mod: isoTimestamp() })
-            .where(eq(projectAssets.id, id))
-            .run()
-          runSync(
-            db,
-            history.record(by, {
-              resource: 'projectasset',
-              id,
-              action: 'update',
-              production: row.production,
-              changes: { is_production: { old: !online, new: online } },
-            }),
+          yield* run(
+            db
+              .update(projectAssets)
+              .set({ is_production: online, date_mod: isoTimestamp() })
+              .where(eq(projectAssets.id, id)),
           )
+          yield* history.record(by, {
+            resource: 'projectasset',
+            id,
+            action: 'update',
+            production: row.production,
+            changes: { is_production: { old: !online, new: online } },
+          })
         }
       })
     },
 
-    async create(body: Body, user: Principal) {
+    /**
+     * A project made where its folder is: the folder is made and counted on disk between two runs
+     * of work (the checks, then the insert), so the service runs them itself.
+     */
+    async create(body: Body, user: Principal): Promise<Row> {
       requireFileWork() // the project's folder is made and counted
-      const production = runSync(
-        db,
-        productionForWrite(
-          db,
-          user,
-          { id: body.production_id, name: body.production_name },
-          { id: 'production_id', name: 'production_name' },
-        ),
+      const { production, path, device, pathFile, dateCrt, store } = await port.run(
+        (function* () {
+          const production = yield* productionForWrite(
+            db,
+            user,
+            { id: body.production_id, name: body.production_name },
+            { id: 'production_id', name: 'production_name' },
+          )
+          const { path, device } = yield* bundleOnDevice(body.bundle_root, '/bundle_root')
+          yield* checkTerritory(path, user, production.id, 'create')
+          const pathFile = pathFileIn(path, body.path_file)
+          const dateCrt = dates(body)
+          const store = body.meta_field_store ?? {}
+          yield* deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, store, '/meta_field_store')
+          return { production, path, device, pathFile, dateCrt, store }
+        })(),
       )
-      const { path, device } = bundleOnDevice(body.bundle_root, '/bundle_root')
-      checkTerritory(path, user, production.id, 'create')
-      const pathFile = pathFileIn(path, body.path_file)
-      const dateCrt = dates(body)
-      const store = body.meta_field_store ?? {}
-      runSync(db, deps.metadata.validateStore(CONTENT_TYPE_IDS.projectasset, store, '/meta_field_store'))
       try {
         makeDirInside(device.path, path)
       } catch (error) {
@@ -319,51 +360,58 @@ export function createProjectAssets(
       }
       const files = await totals(path)
       const now = isoTimestamp()
-      checkBundle(path, device.path)
-      return db.transaction(() => {
-        const row = db
-          .insert(projectAssets)
-          .values({
-            name: body.name,
-            description: body.description ?? '',
-            date_crt: dateCrt ?? null,
-            date_add: now,
-            date_mod: now,
-            date_del: runSync(db, deps.holds.dateDel('projectasset', device.name, production.name, now)),
-            meta_field_store: store,
-            status_asset: 6,
-            status_asset_description: 'ASSET_DONE',
-            status_editing: body.status_editing ?? 0,
-            status_approval: body.status_approval ?? 0,
-            path_file: pathFile,
-            bundle_root: path,
-            type: body.type ?? typeOf(pathFile),
-            is_archive: body.is_archive ?? false,
-            is_production: true,
-            files_count: files.count,
-            files_bytes: files.bytes,
-            name_editor: body.name_editor ?? '',
-            name_studio: body.name_studio ?? '',
-            production: production.id,
-            device: device.id,
+      return port.run(
+        (function* () {
+          yield* checkBundle(path, device.path)
+          return yield* tx(function* () {
+            const dateDel = yield* deps.holds.dateDel('projectasset', device.name, production.name, now)
+            const row = (yield* one(
+              db
+                .insert(projectAssets)
+                .values({
+                  name: body.name,
+                  description: body.description ?? '',
+                  date_crt: dateCrt ?? null,
+                  date_add: now,
+                  date_mod: now,
+                  date_del: dateDel,
+                  meta_field_store: store,
+                  status_asset: 6,
+                  status_asset_description: 'ASSET_DONE',
+                  status_editing: body.status_editing ?? 0,
+                  status_approval: body.status_approval ?? 0,
+                  path_file: pathFile,
+                  bundle_root: path,
+                  type: body.type ?? typeOf(pathFile),
+                  is_archive: body.is_archive ?? false,
+                  is_production: true,
+                  files_count: files.count,
+                  files_bytes: files.bytes,
+                  name_editor: body.name_editor ?? '',
+                  name_studio: body.name_studio ?? '',
+                  production: production.id,
+                  device: device.id,
+                })
+                .returning(),
+            ))!
+            yield* history.record(actorOf(user), {
+              resource: 'projectasset',
+              id: row.id,
+              action: 'create',
+              production: row.production,
+              changes: history.snapshot(row, FIELDS, 'create'),
+            })
+            return row
           })
-          .returning()
-          .get()
-        runSync(
-          db,
-          history.record(actorOf(user), {
-            resource: 'projectasset',
-            id: row.id,
-            action: 'create',
-            production: row.production,
-            changes: history.snapshot(row, FIELDS, 'create'),
-          }),
-        )
-        return row
-      })
+        })(),
+      )
     },
 
-    /** The new project (status 0, not in production) and the task that copies its files. */
+    /**
+     * The new project (status 0, not in production) and the task that copies its files. The
+     * disk is looked at between two runs of work (the checks, then the writes), so the service
+     * runs them itself.
+     */
     async copy(
       body: Body & { copy_of: number },
       share: boolean,
@@ -372,22 +420,24 @@ export function createProjectAssets(
       requireFileWork()
       requirePerm(user, 'browser.copy_projectasset')
       if (share) requirePerm(user, 'browser.share_production_asset')
-      const source = db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)).get()
-      if (!source || !canRead(user, source.production)) throw invalid('/copy_of', NO_PROJECT)
-      if (source.deleting) throw conflict('The source project asset is being deleted.')
-      if (!source.is_production)
-        throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
-      const production = runSync(
-        db,
-        productionForWrite(
-          db,
-          user,
-          { id: body.production_id, name: body.production_name },
-          { id: 'production_id', name: 'production_name' },
-        ),
+      const { source, production, target } = await port.run(
+        (function* () {
+          const source = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, body.copy_of)))
+          if (!source || !canRead(user, source.production)) throw invalid('/copy_of', NO_PROJECT)
+          if (source.deleting) throw conflict('The source project asset is being deleted.')
+          if (!source.is_production)
+            throw invalid('/copy_of', 'The source project asset is not in production (its files are not online).')
+          const production = yield* productionForWrite(
+            db,
+            user,
+            { id: body.production_id, name: body.production_name },
+            { id: 'production_id', name: 'production_name' },
+          )
+          const target = yield* bundleOnDevice(body.bundle_root, '/bundle_root')
+          yield* checkTerritory(target.path, user, production.id, 'copy')
+          return { source, production, target }
+        })(),
       )
-      const target = bundleOnDevice(body.bundle_root, '/bundle_root')
-      checkTerritory(target.path, user, production.id, 'copy')
       if (
         target.path === source.bundle_root ||
         isInside(source.bundle_root, target.path) ||
@@ -407,111 +457,115 @@ export function createProjectAssets(
       // The folder the copy will read is the one there now: the task checks it still is.
       const sourceIdentity = identityOf(source.bundle_root)
       if (!sourceIdentity) throw invalid('/copy_of', 'The source project folder is missing or not a folder.')
-      const sourceDevice = db.select().from(devices).where(eq(devices.id, source.device)).get()!
-      const linked = db
-        .select({ id: mediaAssets.id, production: mediaAssets.production })
-        .from(projectAssetLinks)
-        .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id))
-        .where(eq(projectAssetLinks.project_id, source.id))
-        .all()
-      const now = isoTimestamp()
-      checkBundle(target.path, target.device.path)
-      if (
-        db.select({ d: projectAssets.deleting }).from(projectAssets).where(eq(projectAssets.id, source.id)).get()?.d !==
-        false
-      )
-        throw conflict('The source project asset is being deleted.')
+      return port.run(
+        (function* () {
+          const sourceDevice = (yield* one(db.select().from(devices).where(eq(devices.id, source.device))))!
+          const linked = yield* all(
+            db
+              .select({ id: mediaAssets.id, production: mediaAssets.production })
+              .from(projectAssetLinks)
+              .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id))
+              .where(eq(projectAssetLinks.project_id, source.id)),
+          )
+          const now = isoTimestamp()
+          yield* checkBundle(target.path, target.device.path)
+          const still = yield* one(
+            db.select({ d: projectAssets.deleting }).from(projectAssets).where(eq(projectAssets.id, source.id)),
+          )
+          if (still?.d !== false) throw conflict('The source project asset is being deleted.')
 
-      const { row, taskId } = db.transaction((tx) => {
-        const row = tx
-          .insert(projectAssets)
-          .values({
-            name: body.name,
-            description: body.description ?? source.description,
-            date_crt: dateCrt ?? null,
-            date_add: now,
-            date_mod: now,
-            date_del: runSync(db, deps.holds.dateDel('projectasset', target.device.name, production.name, now)),
-            meta_field_store: source.meta_field_store,
-            status_asset: 0,
-            status_asset_description: 'NEW',
-            status_editing: source.status_editing,
-            status_approval: body.status_approval ?? source.status_approval,
-            path_file: pathFile,
-            bundle_root: target.path,
-            type: source.type,
-            is_archive: source.is_archive,
-            is_production: false,
-            files_count: 0,
-            files_bytes: 0,
-            name_editor: body.name_editor ?? source.name_editor,
-            name_studio: body.name_studio ?? source.name_studio,
-            production: production.id,
-            device: target.device.id,
-            copy_of: source.id,
-          })
-          .returning()
-          .get()
-        runSync(
-          db,
-          history.record(actorOf(user), {
-            resource: 'projectasset',
-            id: row.id,
-            action: 'create',
-            production: row.production,
-            changes: { ...history.snapshot(row, FIELDS, 'create'), copy_of: { old: null, new: source.id } },
-          }),
-        )
-        if (linked.length)
-          runSync(
-            db,
-            history.record(actorOf(user), {
+          const { row, taskId } = yield* tx(function* () {
+            const dateDel = yield* deps.holds.dateDel('projectasset', target.device.name, production.name, now)
+            const row = (yield* one(
+              db
+                .insert(projectAssets)
+                .values({
+                  name: body.name,
+                  description: body.description ?? source.description,
+                  date_crt: dateCrt ?? null,
+                  date_add: now,
+                  date_mod: now,
+                  date_del: dateDel,
+                  meta_field_store: source.meta_field_store,
+                  status_asset: 0,
+                  status_asset_description: 'NEW',
+                  status_editing: source.status_editing,
+                  status_approval: body.status_approval ?? source.status_approval,
+                  path_file: pathFile,
+                  bundle_root: target.path,
+                  type: source.type,
+                  is_archive: source.is_archive,
+                  is_production: false,
+                  files_count: 0,
+                  files_bytes: 0,
+                  name_editor: body.name_editor ?? source.name_editor,
+                  name_studio: body.name_studio ?? source.name_studio,
+                  production: production.id,
+                  device: target.device.id,
+                  copy_of: source.id,
+                })
+                .returning(),
+            ))!
+            yield* history.record(actorOf(user), {
               resource: 'projectasset',
               id: row.id,
-              action: 'link',
+              action: 'create',
               production: row.production,
-              changes: linkChanges(
-                [],
-                linked.map((a) => a.id),
-              ),
-            }),
-          )
-        for (const asset of linked) {
-          tx.insert(projectAssetLinks).values({ project_id: row.id, asset_id: asset.id }).run()
-          if (share && asset.production !== production.id && canRead(user, asset.production))
-            tx.insert(mediaAssetShares)
-              .values({ asset_id: asset.id, production_id: production.id })
-              .onConflictDoNothing()
-              .run()
-        }
-        const task = deps.runner.enqueue(tx, {
-          kind: 'copy',
-          target: { projectasset: row.id },
-          production: production.id,
-          params: {
-            source: source.bundle_root,
-            source_device: sourceDevice.path,
-            target: target.path,
-            device: target.device.path,
-            user: user.id,
-            identity: sourceIdentity,
-          },
-        })
-        return { row, taskId: task.id }
-      })
-      return { row, task: taskRef(taskId) }
+              changes: { ...history.snapshot(row, FIELDS, 'create'), copy_of: { old: null, new: source.id } },
+            })
+            if (linked.length)
+              yield* history.record(actorOf(user), {
+                resource: 'projectasset',
+                id: row.id,
+                action: 'link',
+                production: row.production,
+                changes: yield* linkChanges(
+                  [],
+                  linked.map((a) => a.id),
+                ),
+              })
+            for (const asset of linked) {
+              yield* run(db.insert(projectAssetLinks).values({ project_id: row.id, asset_id: asset.id }))
+              if (share && asset.production !== production.id && canRead(user, asset.production))
+                yield* run(
+                  db
+                    .insert(mediaAssetShares)
+                    .values({ asset_id: asset.id, production_id: production.id })
+                    .onConflictDoNothing(),
+                )
+            }
+            // The runner queues with statements of its own, on SQLite's connection (inside this transaction).
+            const task = deps.runner.enqueue(db, {
+              kind: 'copy',
+              target: { projectasset: row.id },
+              production: production.id,
+              params: {
+                source: source.bundle_root,
+                source_device: sourceDevice.path,
+                target: target.path,
+                device: target.device.path,
+                user: user.id,
+                identity: sourceIdentity,
+              },
+            })
+            return { row, taskId: task.id }
+          })
+          // Read in the same run as the commit: the runner claims the task in a later microtask.
+          return { row, task: taskRef(taskId) }
+        })(),
+      )
     },
 
     /**
      * Marks the project as being deleted and queues the removal of its folder (202); answers that
      * task, or the one already queued or running when the delete was asked for before.
      */
-    remove(id: number, user: Principal): QueuedTask {
+    *remove(id: number, user: Principal): Work<QueuedTask> {
       requireFileWork()
-      const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+      const row = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, id)))
       if (!row || !canRead(user, row.production)) throw new AppError(404, 'does_not_exist', NO_PROJECT)
       requireWrite(user, row.production)
-      checkTerritory(row.bundle_root, user, row.production, false)
+      yield* checkTerritory(row.bundle_root, user, row.production, false)
       // A delete would take catalogued files of another production with it (docs/api.md, Permissions).
       const foreign = deps.media.countUnder(row.bundle_root, row.production)
       if (foreign)
@@ -525,34 +579,31 @@ export function createProjectAssets(
       if (copyingFrom)
         throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
       const now = isoTimestamp()
-      const device = db.select().from(devices).where(eq(devices.id, row.device)).get()!
-      const task = db.transaction((tx) => {
-        tx.update(projectAssets)
-          .set({ deleting: true, is_production: false, date_del: now, date_mod: now })
-          .where(eq(projectAssets.id, id))
-          .run()
-        runSync(
-          db,
-          history.updated(
-            actorOf(user),
-            { resource: 'projectasset', id, production: row.production },
-            row,
-            { ...row, is_production: false, date_del: now },
-            FIELDS,
-          ),
+      const device = (yield* one(db.select().from(devices).where(eq(devices.id, row.device))))!
+      // The folder to remove is the one there now (null: already gone, and any folder made there
+      // later is someone else's); the task checks it still is. Looked at before the transaction,
+      // whose body runs statements only.
+      const identity = identityOf(row.bundle_root) ?? null
+      const task = yield* tx(function* () {
+        yield* run(
+          db
+            .update(projectAssets)
+            .set({ deleting: true, is_production: false, date_del: now, date_mod: now })
+            .where(eq(projectAssets.id, id)),
         )
-        return deps.runner.enqueue(tx, {
+        yield* history.updated(
+          actorOf(user),
+          { resource: 'projectasset', id, production: row.production },
+          row,
+          { ...row, is_production: false, date_del: now },
+          FIELDS,
+        )
+        // The runner queues with statements of its own, on SQLite's connection (inside this transaction).
+        return deps.runner.enqueue(db, {
           kind: 'delete',
           target: { projectasset: id },
           production: row.production,
-          // The folder to remove is the one there now (null: already gone, and any folder made there
-          // later is someone else's); the task checks it still is.
-          params: {
-            bundle_root: row.bundle_root,
-            device: device.path,
-            user: user.id,
-            identity: identityOf(row.bundle_root) ?? null,
-          },
+          params: { bundle_root: row.bundle_root, device: device.path, user: user.id, identity },
         })
       })
       for (const t of open)
@@ -560,8 +611,8 @@ export function createProjectAssets(
       return taskRef(task.id)
     },
 
-    link(id: number, body: unknown, user: Principal, mode: 'link' | 'unlink') {
-      const project = readable(id, user)
+    *link(id: number, body: unknown, user: Principal, mode: 'link' | 'unlink') {
+      const project = yield* readable(id, user)
       requireWrite(user, project.production)
       if (project.deleting) throw conflict('The project asset is being deleted.')
       const b = (body ?? {}) as { asset_list?: unknown; silent_mode?: unknown }
@@ -576,51 +627,53 @@ export function createProjectAssets(
         throw AppError.plain(400, { detail: 'silent_mode must be true or false.' })
       const silent = b.silent_mode === true
       const linkedIds = new Set(
-        db
-          .select({ id: projectAssetLinks.asset_id })
-          .from(projectAssetLinks)
-          .where(eq(projectAssetLinks.project_id, id))
-          .all()
-          .map((l) => l.id),
+        (yield* all(
+          db
+            .select({ id: projectAssetLinks.asset_id })
+            .from(projectAssetLinks)
+            .where(eq(projectAssetLinks.project_id, id)),
+        )).map((l) => l.id),
       )
 
       const good: Ref[] = []
       const invalidAssets: unknown[] = []
-      b.asset_list.forEach((raw, index) => {
-        const problem = semanticError(raw, mode, linkedIds, user)
-        if (!problem) return void good.push(raw as Ref)
+      for (const [index, raw] of (b.asset_list as unknown[]).entries()) {
+        const problem = yield* semanticError(raw, mode, linkedIds, user)
+        if (!problem) {
+          good.push(raw as Ref)
+          continue
+        }
         if (!silent) throw AppError.plain(422, { detail: `asset_list[${index}]: ${problem}` })
         const e = (raw ?? {}) as { asset_id?: unknown; type?: unknown }
         invalidAssets.push({ asset_id: e.asset_id ?? null, type: e.type ?? null })
-      })
+      }
 
       const ref = (r: Ref) => ({ asset_id: r.asset_id, type: r.type })
       const before = [...linkedIds]
       // One history row per request that changed the links: each kind's linked ids before and after.
-      const noteLinks = () => {
-        const changes = linkChanges(before, [...linkedIds])
+      function* noteLinks(): Work<void> {
+        const changes = yield* linkChanges(before, [...linkedIds])
         if (Object.keys(changes).length)
-          runSync(
-            db,
-            history.record(actorOf(user), {
-              resource: 'projectasset',
-              id,
-              action: mode,
-              production: project.production,
-              changes,
-            }),
-          )
+          yield* history.record(actorOf(user), {
+            resource: 'projectasset',
+            id,
+            action: mode,
+            production: project.production,
+            changes,
+          })
       }
-      return db.transaction((tx) => {
+      return yield* tx(function* () {
         if (mode === 'unlink') {
           for (const r of good) {
-            tx.delete(projectAssetLinks)
-              .where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id)))
-              .run()
+            yield* run(
+              db
+                .delete(projectAssetLinks)
+                .where(and(eq(projectAssetLinks.project_id, id), eq(projectAssetLinks.asset_id, r.asset_id))),
+            )
             linkedIds.delete(r.asset_id)
           }
-          touch(tx, id, project.date_mod)
-          noteLinks()
+          yield* touch(id, project.date_mod)
+          yield* noteLinks()
           return { unlinked_assets: good.map(ref), invalid_assets: invalidAssets }
         }
         const fresh: Ref[] = []
@@ -628,13 +681,13 @@ export function createProjectAssets(
         for (const r of good) {
           if (linkedIds.has(r.asset_id)) already.push(r)
           else {
-            tx.insert(projectAssetLinks).values({ project_id: id, asset_id: r.asset_id }).run()
+            yield* run(db.insert(projectAssetLinks).values({ project_id: id, asset_id: r.asset_id }))
             linkedIds.add(r.asset_id)
             fresh.push(r)
           }
         }
-        touch(tx, id, project.date_mod)
-        noteLinks()
+        yield* touch(id, project.date_mod)
+        yield* noteLinks()
         return {
           newly_linked_assets: fresh.map(ref),
           already_linked_assets: already.map(ref),
@@ -645,32 +698,35 @@ export function createProjectAssets(
   }
 
   /** date_mod moves (past `previous`, the record's as read, even within the clock's millisecond). */
-  function touch(tx: Pick<Db, 'update'>, id: number, previous: string) {
-    tx.update(projectAssets)
-      .set({ date_mod: isoTimestampAfter(previous) })
-      .where(eq(projectAssets.id, id))
-      .run()
+  function* touch(id: number, previous: string): Work<void> {
+    yield* run(
+      db
+        .update(projectAssets)
+        .set({ date_mod: isoTimestampAfter(previous) })
+        .where(eq(projectAssets.id, id)),
+    )
   }
 
   /** Why an asset_list entry cannot be linked or unlinked, or undefined when it can. */
-  function semanticError(
+  function* semanticError(
     raw: unknown,
     mode: 'link' | 'unlink',
     linked: Set<number>,
     user: Principal,
-  ): string | undefined {
+  ): Work<string | undefined> {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'each entry is an object {asset_id, type}'
     const { asset_id, type } = raw as { asset_id?: unknown; type?: unknown }
     if (typeof type !== 'string' || !MEDIA_TYPES.includes(type as MediaType))
       return `unsupported type ${JSON.stringify(type ?? null)}; allowed types: ${MEDIA_TYPES.join(', ')}`
     if (typeof asset_id !== 'number' || !Number.isInteger(asset_id) || asset_id < 1)
       return 'asset_id must be a positive integer'
-    const asset = db
-      .select({ kind: mediaAssets.kind, production: mediaAssets.production })
-      .from(mediaAssets)
-      .where(eq(mediaAssets.id, asset_id))
-      .get()
-    if (!asset || asset.kind !== type || !canReadAsset(db, user, { id: asset_id, production: asset.production }))
+    const asset = yield* one(
+      db
+        .select({ kind: mediaAssets.kind, production: mediaAssets.production })
+        .from(mediaAssets)
+        .where(eq(mediaAssets.id, asset_id)),
+    )
+    if (!asset || asset.kind !== type || !(yield* assetReadable(user, { id: asset_id, production: asset.production })))
       return `no ${type} asset with id ${asset_id}`
     if (mode === 'unlink' && !linked.has(asset_id)) return `${type} asset ${asset_id} is not linked to this project`
     return undefined
@@ -679,32 +735,38 @@ export function createProjectAssets(
 
 export type ProjectAssets = ReturnType<typeof createProjectAssets>
 
+/** A project asset on a device as the watcher's scan judges it (projectsOnDevice). */
+export type ProjectOnDevice = Pick<Row, 'id' | 'bundle_root' | 'is_production' | 'is_archive' | 'deleting'>
+
 /**
  * The project assets on a device, as the watcher's scan judges them (docs/watcher.md): a project
  * whose bundle folder vanished goes offline, one whose folder is back comes online, one being
  * deleted is left alone.
  */
-export function projectsOnDevice(db: Db, device: number) {
-  return db
-    .select({
-      id: projectAssets.id,
-      bundle_root: projectAssets.bundle_root,
-      is_production: projectAssets.is_production,
-      is_archive: projectAssets.is_archive,
-      deleting: projectAssets.deleting,
-    })
-    .from(projectAssets)
-    .where(eq(projectAssets.device, device))
-    .all()
+export function* projectsOnDevice(db: Db, device: number): Work<ProjectOnDevice[]> {
+  return yield* all(
+    db
+      .select({
+        id: projectAssets.id,
+        bundle_root: projectAssets.bundle_root,
+        is_production: projectAssets.is_production,
+        is_archive: projectAssets.is_archive,
+        deleting: projectAssets.deleting,
+      })
+      .from(projectAssets)
+      .where(eq(projectAssets.device, device)),
+  )
 }
 
 /**
  * Online or offline without history: the scan's write when it is built without this service (tests
  * of the scan alone). The service's setOnline is the same write, with history.
  */
-export function setOnlineUnrecorded(db: Db, ids: number[], online: boolean) {
-  db.update(projectAssets)
-    .set({ is_production: online, date_mod: isoTimestamp() })
-    .where(inArray(projectAssets.id, ids))
-    .run()
+export function* setOnlineUnrecorded(db: Db, ids: number[], online: boolean): Work<void> {
+  yield* run(
+    db
+      .update(projectAssets)
+      .set({ is_production: online, date_mod: isoTimestamp() })
+      .where(inArray(projectAssets.id, ids)),
+  )
 }

@@ -18,8 +18,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
-import { afterCommit } from '../../db/aftercommit.ts'
-import type { Db } from '../../db/client.ts'
+import { type Port, type Work, afterCommit, one, runSync } from '../../db/port.ts'
 import { productions } from '../../db/schema.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { MediaError } from '../../media/ffmpeg.ts'
@@ -112,8 +111,9 @@ export function factsOf(technical: Record<string, unknown>): VideoFacts | undefi
   }
 }
 
-export function shotsHandler(db: Db, deps: ShotsDeps): Handler<'shots'> {
+export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
   const { media } = deps
+  const db = port.db
   return async ({ task, signal, progress, save, report }) => {
     const params = task.params
     const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
@@ -141,8 +141,8 @@ export function shotsHandler(db: Db, deps: ShotsDeps): Handler<'shots'> {
     const ff = await deps.ffmpeg()
     const missing = ff.missing()
     if (missing) throw new Error(missing)
-    const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
-    const allDevices = deps.devices.all()
+    const production = (await port.run(one(db.select().from(productions).where(eq(productions.id, asset.production)))))!
+    const allDevices = await port.run(deps.devices.list())
     const proxyDir = production.proxy_root
     const { proxyRoot, devicePath } = media.proxyFolderOf(asset.production)
 
@@ -297,11 +297,13 @@ export function shotsHandler(db: Db, deps: ShotsDeps): Handler<'shots'> {
         return linked === 0 ? pathOf.join(proxyDir, thumbs.name, `${row.id}.jpg`) : ''
       }
 
-      return () => {
-        let ended: ReturnType<Shots['replaceDetected']>
+      const assetId = asset.id
+      /** The task's end: the detected shots and sequences replaced, the files tidied once that commits. */
+      function* end(): Work<void> {
+        let ended: { production: number; removed: string[] }
         try {
-          ended = deps.shots.replaceDetected(
-            asset.id,
+          ended = yield* deps.shots.replaceDetected(
+            assetId,
             { spans, runs },
             { folder: thumbs ? pathOf.join(proxyDir, thumbs.name) : '', place },
             by,
@@ -310,11 +312,14 @@ export function shotsHandler(db: Db, deps: ShotsDeps): Handler<'shots'> {
           cleanup()
           throw error
         }
-        afterCommit(db, () => {
+        yield* afterCommit(() => {
           cleanup()
           deps.shots.removeThumbnails(ended.production, ended.removed)
         })
       }
+      // The runner calls a task's end synchronously, inside the transaction of its own end
+      // (tasks/runner.ts Handler): its writes run on SQLite's connection.
+      return () => runSync(db, end())
     } catch (error) {
       cleanup()
       if (error instanceof CancelledError) throw error

@@ -7,8 +7,9 @@
 // are the service's.
 import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
+import type { Work } from '../../db/port.ts'
 import { sequences, shots } from '../../db/schema.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext, andThen } from '../../http/context.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { Paging, type PagingQuery } from '../../http/lists.ts'
@@ -52,25 +53,44 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
   const unknownShot = updateGuard(ctx, { name: 'Shot', body: ShotUpdate, find: () => undefined })
   const unknownSequence = updateGuard(ctx, { name: 'Sequence', body: SequenceUpdate, find: () => undefined })
 
+  /** The asset, and the shot or sequence where one is named, read as the route's handler reads them. */
+  function* found(what: 'shot' | 'sequence', assetId: number, id: number | undefined, user: Principal): Work<void> {
+    const on = yield* service.asset(assetId, user)
+    if (id === undefined) return
+    if (what === 'shot') yield* service.shot(on, id)
+    else yield* service.sequence(on, id)
+  }
+
   /** Before validation: an asset (and record) that is not there, or not readable, is a 404 whatever the body holds. */
-  const lookUp =
-    (what: 'shot' | 'sequence' | 'asset') =>
-    ({ params, body, request }: { params: Record<string, unknown>; body: unknown; request: Request }) => {
-      const assetId = recordId(params.id)
-      const user = ctx.userOf(request)
-      if (assetId === undefined || !user) return
-      const on = service.asset(assetId, user)
-      if (what === 'asset') return
-      const id = recordId(params[what])
+  function check(
+    what: 'shot' | 'sequence' | 'asset',
+    params: Record<string, unknown>,
+    body: unknown,
+    request: Request,
+  ) {
+    const assetId = recordId(params.id)
+    const user = ctx.userOf(request)
+    if (assetId === undefined || !user) return
+    if (what === 'asset') return ctx.port.run(service.asset(assetId, user))
+    const id = recordId(params[what])
+    return andThen(ctx.port.run(found(what, assetId, id, user)), () => {
       if (id === undefined) return
-      if (what === 'shot') {
-        service.shot(on, id)
-        unknownShot({ params: { id: params.shot }, body, request })
-      } else {
-        service.sequence(on, id)
-        unknownSequence({ params: { id: params.sequence }, body, request })
-      }
-    }
+      if (what === 'shot') return unknownShot({ params: { id: params.shot }, body, request })
+      return unknownSequence({ params: { id: params.sequence }, body, request })
+    })
+  }
+  type Hooked = { params: Record<string, unknown>; body: unknown; request: Request }
+  // Elysia awaits a hook or not by its source text (http/composed.ts): on SQLite the look-up
+  // answers at once and the hook is a plain call; where the port answers promises it is async, so
+  // that the 404 comes before the body is validated (as http/edit.ts updateGuard).
+  const lookUp = (what: 'shot' | 'sequence' | 'asset') =>
+    ctx.port.engine === 'sqlite'
+      ? function lookUp({ params, body, request }: Hooked) {
+          check(what, params, body, request)
+        }
+      : async function lookUp({ params, body, request }: Hooked) {
+          await check(what, params, body, request)
+        }
 
   const edit = (what: 'shot' | 'sequence', mode: 'patch' | 'put') => ({
     auth: true as const,
@@ -124,9 +144,11 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
     )
   }
 
-  /** The thumbnail of a shot the user can read, open; 404 (409 for a proxy_root behind a link) otherwise. */
-  function openThumbnail(assetId: number, shotId: number, user: Principal): { file: OpenFile; path: string } {
-    const { path, proxyRoot, devicePath } = service.thumbnailOfShot(assetId, shotId, user)
+  /** The thumbnail of a shot, open; 404 (409 for a proxy_root behind a link) otherwise. */
+  function openThumbnail({ path, proxyRoot, devicePath }: { path: string; proxyRoot: string; devicePath: string }): {
+    file: OpenFile
+    path: string
+  } {
     if (!path) throw notFound('This shot has no thumbnail yet (shot detection makes it: POST .../shots/detect/).')
     let file: OpenFile | undefined
     try {
@@ -140,6 +162,27 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       throw notFound("This shot's thumbnail is missing, or not a regular file inside its production's proxy_root.")
     return { file, path }
   }
+
+  /** The threshold a detection asks for: the body's, else ?threshold=, else the default (400 out of range). */
+  function thresholdOf(body: unknown, query: { threshold?: string }): number {
+    const given = (body as { threshold?: number } | undefined)?.threshold
+    const threshold = given ?? (query.threshold === undefined ? DEFAULT_THRESHOLD : Number(query.threshold))
+    if (!(threshold >= MIN_THRESHOLD && threshold <= MAX_THRESHOLD))
+      throw new AppError(
+        400,
+        'invalid',
+        `threshold is a number from ${MIN_THRESHOLD} to ${MAX_THRESHOLD} (scdet's scene score).`,
+        { parameter: 'threshold' },
+      )
+    return threshold
+  }
+
+  // Elysia awaits a handler or not by its source text (http/composed.ts): `return f(`, `=> f(`,
+  // `async` and `await` make it awaited. The routes that answer at once on SQLite keep a handler
+  // without them there, and take an async one where the port answers promises.
+  const sqlite = ctx.port.engine === 'sqlite'
+  /** What a port run answered, on SQLite: the value itself (the handlers chosen for SQLite only). */
+  const now = <T>(value: T | Promise<T>) => value as T
 
   const bytes = (description: string) =>
     t.String({ contentMediaType: 'image/jpeg', description, examples: ['(the bytes of the thumbnail, image/jpeg)'] })
@@ -162,11 +205,17 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       })
       .get(
         '/:id/shots',
-        ({ params, query, user, request }) => {
-          service.asset(params.id, user)
-          const answer = listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request)))
-          return new Response(answer.body, answer)
-        },
+        sqlite
+          ? ({ params, query, user, request }) => {
+              ctx.port.run(service.asset(params.id, user))
+              const answer = listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request)))
+              return new Response(answer.body, answer)
+            }
+          : async ({ params, query, user, request }) => {
+              await ctx.port.run(service.asset(params.id, user))
+              const answer = listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request)))
+              return new Response(answer.body, answer)
+            },
         {
           auth: true,
           params: IdParams,
@@ -182,8 +231,7 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       )
       .get(
         '/:id/shots/:shot',
-        ({ params, user, request }) =>
-          service.toApi(ctx.baseOf(request))(service.shot(service.asset(params.id, user), params.shot)),
+        ({ params, user, request }) => ctx.port.run(service.getShot(params.id, params.shot, user, ctx.baseOf(request))),
         {
           auth: true,
           params: ShotParams,
@@ -194,11 +242,13 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       .get(
         '/:id/shots/:shot/thumbnail',
         ({ params, user, request }) => {
-          const { file, path } = openThumbnail(params.id, params.shot, user)
-          const asked = new URL(request.url).searchParams.get('v')
-          return serveOpenFile(file, request, {
-            type: 'image/jpeg',
-            cacheControl: asked !== null && asked === thumbnailVersion(path) ? IMMUTABLE : REVALIDATE,
+          return andThen(ctx.port.run(service.thumbnailOfShot(params.id, params.shot, user)), (thumbnail) => {
+            const { file, path } = openThumbnail(thumbnail)
+            const asked = new URL(request.url).searchParams.get('v')
+            return serveOpenFile(file, request, {
+              type: 'image/jpeg',
+              cacheControl: asked !== null && asked === thumbnailVersion(path) ? IMMUTABLE : REVALIDATE,
+            })
           })
         },
         {
@@ -231,18 +281,17 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       )
       .get(
         '/:id/sequences',
-        ({ params, query, user, request }) => {
-          const on = service.asset(params.id, user)
-          const answer = listOf(
-            sequences,
-            params.id,
-            query,
-            user,
-            request,
-            service.sequencesToApi(on, ctx.baseOf(request)),
-          )
-          return new Response(answer.body, answer)
-        },
+        sqlite
+          ? ({ params, query, user, request }) => {
+              const toApi = now(ctx.port.run(service.sequencesOf(params.id, user, ctx.baseOf(request))))
+              const answer = listOf(sequences, params.id, query, user, request, toApi)
+              return new Response(answer.body, answer)
+            }
+          : async ({ params, query, user, request }) => {
+              const toApi = await ctx.port.run(service.sequencesOf(params.id, user, ctx.baseOf(request)))
+              const answer = listOf(sequences, params.id, query, user, request, toApi)
+              return new Response(answer.body, answer)
+            },
         {
           auth: true,
           params: IdParams,
@@ -259,8 +308,7 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       .get(
         '/:id/sequences/:sequence',
         ({ params, user, request }) => {
-          const on = service.asset(params.id, user)
-          return service.sequencesToApi(on, ctx.baseOf(request))(service.sequence(on, params.sequence))
+          return ctx.port.run(service.getSequence(params.id, params.sequence, user, ctx.baseOf(request)))
         },
         {
           auth: true,
@@ -273,21 +321,21 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       .onParse(ctx.parseBody)
       .post(
         '/:id/shots/detect',
-        ({ params, body, query, user, set }) => {
-          const given = (body as { threshold?: number } | undefined)?.threshold
-          const threshold = given ?? (query.threshold === undefined ? DEFAULT_THRESHOLD : Number(query.threshold))
-          if (!(threshold >= MIN_THRESHOLD && threshold <= MAX_THRESHOLD))
-            throw new AppError(
-              400,
-              'invalid',
-              `threshold is a number from ${MIN_THRESHOLD} to ${MAX_THRESHOLD} (scdet's scene score).`,
-              { parameter: 'threshold' },
-            )
-          const task = taskAnswer(service.queueDetect(params.id, user, threshold))
-          set.status = 202
-          set.headers.location = task.url
-          return { task }
-        },
+        sqlite
+          ? ({ params, body, query, user, set }) => {
+              const row = now(ctx.port.run(service.queueDetect(params.id, user, thresholdOf(body, query))))
+              const task = taskAnswer(row)
+              set.status = 202
+              set.headers.location = task.url
+              return { task }
+            }
+          : async ({ params, body, query, user, set }) => {
+              const row = await ctx.port.run(service.queueDetect(params.id, user, thresholdOf(body, query)))
+              const task = taskAnswer(row)
+              set.status = 202
+              set.headers.location = task.url
+              return { task }
+            },
         {
           auth: true,
           params: IdParams,
@@ -311,7 +359,7 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
         '/:id/shots',
         ({ params, body, user, set, request }) => {
           set.status = 201
-          return service.create(params.id, body as typeof ShotCreate.static, user, ctx.baseOf(request))
+          return ctx.port.run(service.create(params.id, body as typeof ShotCreate.static, user, ctx.baseOf(request)))
         },
         {
           auth: true,
@@ -332,26 +380,35 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       )
       .patch(
         '/:id/shots/:shot',
-        (c) => {
-          const { params, body, user, request } = c as unknown as Context<{ id: number; shot: number }>
-          return service.update(params.id, params.shot, body as never, user, 'patch', ctx.baseOf(request)) as never
+        (context) => {
+          const { params, body, user, request } = context as unknown as Context<{ id: number; shot: number }>
+          return ctx.port.run(
+            service.update(params.id, params.shot, body as never, user, 'patch', ctx.baseOf(request)),
+          ) as never
         },
         edit('shot', 'patch') as never,
       )
       .put(
         '/:id/shots/:shot',
-        (c) => {
-          const { params, body, user, request } = c as unknown as Context<{ id: number; shot: number }>
-          return service.update(params.id, params.shot, body as never, user, 'put', ctx.baseOf(request)) as never
+        (context) => {
+          const { params, body, user, request } = context as unknown as Context<{ id: number; shot: number }>
+          return ctx.port.run(
+            service.update(params.id, params.shot, body as never, user, 'put', ctx.baseOf(request)),
+          ) as never
         },
         edit('shot', 'put') as never,
       )
       .delete(
         '/:id/shots/:shot',
-        ({ params, user, set }) => {
-          service.remove(params.id, params.shot, user)
-          set.status = 204
-        },
+        sqlite
+          ? ({ params, user, set }) => {
+              ctx.port.run(service.remove(params.id, params.shot, user))
+              set.status = 204
+            }
+          : async ({ params, user, set }) => {
+              await ctx.port.run(service.remove(params.id, params.shot, user))
+              set.status = 204
+            },
         {
           auth: true,
           params: ShotParams,
@@ -369,7 +426,9 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
         '/:id/sequences',
         ({ params, body, user, set, request }) => {
           set.status = 201
-          return service.createSequence(params.id, body as typeof SequenceCreate.static, user, ctx.baseOf(request))
+          return ctx.port.run(
+            service.createSequence(params.id, body as typeof SequenceCreate.static, user, ctx.baseOf(request)),
+          )
         },
         {
           auth: true,
@@ -390,40 +449,35 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
       )
       .patch(
         '/:id/sequences/:sequence',
-        (c) => {
-          const { params, body, user, request } = c as unknown as Context<{ id: number; sequence: number }>
-          return service.updateSequence(
-            params.id,
-            params.sequence,
-            body as never,
-            user,
-            'patch',
-            ctx.baseOf(request),
+        (context) => {
+          const { params, body, user, request } = context as unknown as Context<{ id: number; sequence: number }>
+          return ctx.port.run(
+            service.updateSequence(params.id, params.sequence, body as never, user, 'patch', ctx.baseOf(request)),
           ) as never
         },
         edit('sequence', 'patch') as never,
       )
       .put(
         '/:id/sequences/:sequence',
-        (c) => {
-          const { params, body, user, request } = c as unknown as Context<{ id: number; sequence: number }>
-          return service.updateSequence(
-            params.id,
-            params.sequence,
-            body as never,
-            user,
-            'put',
-            ctx.baseOf(request),
+        (context) => {
+          const { params, body, user, request } = context as unknown as Context<{ id: number; sequence: number }>
+          return ctx.port.run(
+            service.updateSequence(params.id, params.sequence, body as never, user, 'put', ctx.baseOf(request)),
           ) as never
         },
         edit('sequence', 'put') as never,
       )
       .delete(
         '/:id/sequences/:sequence',
-        ({ params, user, set }) => {
-          service.removeSequence(params.id, params.sequence, user)
-          set.status = 204
-        },
+        sqlite
+          ? ({ params, user, set }) => {
+              ctx.port.run(service.removeSequence(params.id, params.sequence, user))
+              set.status = 204
+            }
+          : async ({ params, user, set }) => {
+              await ctx.port.run(service.removeSequence(params.id, params.sequence, user))
+              set.status = 204
+            },
         {
           auth: true,
           params: SequenceParams,

@@ -13,10 +13,10 @@
 // under another name) leaves them where they are, served from there, until the next detection
 // puts them beside the new name.
 import { createHash } from 'node:crypto'
-import { and, asc, eq, inArray } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
-import { sequenceShots, sequences, shots } from '../../db/schema.ts'
+import { type Work, all, allOf, one, oneOf, run, runSync, statement, tx } from '../../db/port.ts'
+import { devices, mediaAssetShares, mediaAssets, sequenceShots, sequences, shots } from '../../db/schema.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, REQUIRED_DETAIL, entry, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { SHOTS_SUFFIX } from '../../media/pictures.ts'
@@ -32,7 +32,7 @@ import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import { type Actor, type Entry, actorOf, historyOf } from '../history/service.ts'
 import { EDIT_CODENAMES, type MediaRow, TITLES } from '../mediaassets/model.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
-import { canReadAsset, requirePerm, requireWrite } from '../users/access.ts'
+import { canRead, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/principal.ts'
 import {
   MAX_KEYWORDS,
@@ -124,40 +124,75 @@ const keywordsOf = (list: readonly string[] | undefined, pointer: string): strin
 export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; log?: Log }) {
   const { media, runner } = deps
   const history = historyOf(db)
-  const inTransaction = <T>(work: () => T): T => (db.$client.inTransaction ? work() : db.transaction(work))
-  const autoshotOf = db.$client.query<{ autoshot_detection: number }, [number]>(
-    'SELECT autoshot_detection FROM devices WHERE id = ?',
+  const p = (name: string) => sql.placeholder(name)
+  // Every route of shots and sequences reads its asset first: prepared once.
+  const assetById = statement<VideoAsset>(() =>
+    db
+      .select()
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
   )
-  const membersOf = db.$client.query<{ sequence_id: number; shot_id: number }, [number]>(
-    'SELECT ss.sequence_id, ss.shot_id FROM sequence_shots ss JOIN sequences q ON q.id = ss.sequence_id WHERE q.asset_id = ? ORDER BY ss.sequence_id, ss.position',
+  const sharesOf = statement(() =>
+    db
+      .select({ production: mediaAssetShares.production_id })
+      .from(mediaAssetShares)
+      .where(eq(mediaAssetShares.asset_id, p('id'))),
   )
-  const membersOfOne = db.$client.query<{ shot_id: number }, [number]>(
-    'SELECT shot_id FROM sequence_shots WHERE sequence_id = ? ORDER BY position',
+  const autoshotOf = statement(() =>
+    db
+      .select({ autoshot_detection: devices.autoshot_detection })
+      .from(devices)
+      .where(eq(devices.id, p('id'))),
   )
+  const membersOf = statement(() =>
+    db
+      .select({ sequence_id: sequenceShots.sequence_id, shot_id: sequenceShots.shot_id })
+      .from(sequenceShots)
+      .innerJoin(sequences, eq(sequences.id, sequenceShots.sequence_id))
+      .where(eq(sequences.asset_id, p('asset')))
+      .orderBy(sequenceShots.sequence_id, sequenceShots.position),
+  )
+  const membersOfOne = statement(() =>
+    db
+      .select({ shot_id: sequenceShots.shot_id })
+      .from(sequenceShots)
+      .where(eq(sequenceShots.sequence_id, p('sequence')))
+      .orderBy(sequenceShots.position),
+  )
+  /** The shots of a sequence, in its order. */
+  function* membersOfSequence(id: number): Work<number[]> {
+    return (yield* allOf(membersOfOne, { sequence: id })).map((m) => m.shot_id)
+  }
+
+  /** canReadAsset's rule (users/access.ts): of a readable production, or shared with one. */
+  function* readable(user: Principal, row: { id: number; production: number }): Work<boolean> {
+    if (canRead(user, row.production)) return true
+    return (yield* allOf(sharesOf, { id: row.id })).some((share) => canRead(user, share.production))
+  }
 
   /** The video asset with this id if `user` may read it, else the 404 its GET answers. */
-  function asset(id: number, user: Principal): VideoAsset {
-    const row = media.byId(id)
-    if (!row || row.kind !== 'video' || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES.video))
+  function* asset(id: number, user: Principal): Work<VideoAsset> {
+    const row = yield* oneOf(assetById, { id })
+    if (!row || row.kind !== 'video' || !(yield* readable(user, row))) throw notFound(noSuchRecord(TITLES.video))
     return row
   }
 
   /** The asset, readable and writable by `user` (browser.change_videoasset and write access to its production). */
-  function writable(id: number, user: Principal): VideoAsset {
-    const row = asset(id, user)
+  function* writable(id: number, user: Principal): Work<VideoAsset> {
+    const row = yield* asset(id, user)
     requirePerm(user, EDIT_CODENAMES.video.change)
     requireWrite(user, row.production)
     return row
   }
 
-  function shot(on: VideoAsset, id: number): ShotRow {
-    const row = db.select().from(shots).where(eq(shots.id, id)).get()
+  function* shot(on: VideoAsset, id: number): Work<ShotRow> {
+    const row = yield* one(db.select().from(shots).where(eq(shots.id, id)))
     if (!row || row.asset_id !== on.id) throw notFound(noSuchRecord('Shot'))
     return row
   }
 
-  function sequence(on: VideoAsset, id: number): SequenceRow {
-    const row = db.select().from(sequences).where(eq(sequences.id, id)).get()
+  function* sequence(on: VideoAsset, id: number): Work<SequenceRow> {
+    const row = yield* one(db.select().from(sequences).where(eq(sequences.id, id)))
     if (!row || row.asset_id !== on.id) throw notFound(noSuchRecord('Sequence'))
     return row
   }
@@ -194,18 +229,11 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
   }
 
   /** The sequences of an asset as answered, their shots read once for all of them. */
-  function sequencesToApi(on: Pick<VideoAsset, 'id'>, base: string) {
+  function* sequencesToApi(on: Pick<VideoAsset, 'id'>, base: string): Work<(row: SequenceRow) => SequenceApi> {
     const shotApi = toApi(base)
-    const byId = new Map(
-      db
-        .select()
-        .from(shots)
-        .where(eq(shots.asset_id, on.id))
-        .all()
-        .map((r) => [r.id, r]),
-    )
+    const byId = new Map((yield* all(db.select().from(shots).where(eq(shots.asset_id, on.id)))).map((r) => [r.id, r]))
     const members = new Map<number, number[]>()
-    for (const m of membersOf.all(on.id)) {
+    for (const m of yield* allOf(membersOf, { asset: on.id })) {
       const list = members.get(m.sequence_id)
       if (list) list.push(m.shot_id)
       else members.set(m.sequence_id, [m.shot_id])
@@ -262,39 +290,42 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
   }
 
   /** Writes a sequence's members in order and its times from them (the caller's transaction). */
-  function setMembers(id: number, ids: readonly number[]) {
-    db.delete(sequenceShots).where(eq(sequenceShots.sequence_id, id)).run()
+  function* setMembers(id: number, ids: readonly number[]): Work<void> {
+    yield* run(db.delete(sequenceShots).where(eq(sequenceShots.sequence_id, id)))
     if (ids.length)
-      db.insert(sequenceShots)
-        .values(ids.map((shot_id, position) => ({ sequence_id: id, shot_id, position })))
-        .run()
+      yield* run(
+        db.insert(sequenceShots).values(ids.map((shot_id, position) => ({ sequence_id: id, shot_id, position }))),
+      )
     const rows = ids.length
-      ? db
-          .select()
-          .from(shots)
-          .where(inArray(shots.id, [...ids]))
-          .all()
+      ? yield* all(
+          db
+            .select()
+            .from(shots)
+            .where(inArray(shots.id, [...ids])),
+        )
       : []
     if (rows.length)
-      db.update(sequences)
-        .set({
-          start_ms: Math.min(...rows.map((r) => r.start_ms)),
-          end_ms: Math.max(...rows.map((r) => r.end_ms)),
-        })
-        .where(eq(sequences.id, id))
-        .run()
+      yield* run(
+        db
+          .update(sequences)
+          .set({
+            start_ms: Math.min(...rows.map((r) => r.start_ms)),
+            end_ms: Math.max(...rows.map((r) => r.end_ms)),
+          })
+          .where(eq(sequences.id, id)),
+      )
   }
 
   /** The shots a body names, each a shot of this asset, each once (400 at the one that is not). */
-  function shotIdsOf(on: VideoAsset, ids: readonly number[]): number[] {
+  function* shotIdsOf(on: VideoAsset, ids: readonly number[]): Work<number[]> {
     const seen = new Set<number>()
     const found = new Set(
-      db
-        .select({ id: shots.id })
-        .from(shots)
-        .where(and(eq(shots.asset_id, on.id), inArray(shots.id, [...new Set(ids)])))
-        .all()
-        .map((r) => r.id),
+      (yield* all(
+        db
+          .select({ id: shots.id })
+          .from(shots)
+          .where(and(eq(shots.asset_id, on.id), inArray(shots.id, [...new Set(ids)]))),
+      )).map((r) => r.id),
     )
     ids.forEach((id, i) => {
       if (seen.has(id)) throw invalid(`/shots/${i}`, `Shot ${id} is named twice: a sequence holds each shot once.`)
@@ -320,15 +351,18 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     }
   }
 
-  // An asset deleted takes its shots (foreign keys) and their thumbnails with it.
+  /** The thumbnails of an asset's shots. */
+  function* thumbnailsOf(assetId: number): Work<string[]> {
+    const rows = yield* all(db.select({ path: shots.path_thumbnail }).from(shots).where(eq(shots.asset_id, assetId)))
+    return rows.flatMap((s) => (s.path ? [s.path] : []))
+  }
+
+  // An asset deleted takes its shots (foreign keys) and their thumbnails with it. The media
+  // service calls its listeners synchronously inside its delete's transaction, so the read runs
+  // at once on that same SQLite connection.
   media.onRemove((row) => {
     if (row.kind !== 'video') return undefined
-    const paths = db
-      .select()
-      .from(shots)
-      .where(eq(shots.asset_id, row.id))
-      .all()
-      .flatMap((s) => (s.path_thumbnail ? [s.path_thumbnail] : []))
+    const paths = runSync(db, thumbnailsOf(row.id))
     if (!paths.length) return undefined
     return () => {
       removeThumbnails(row.production, paths)
@@ -374,10 +408,32 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     toApi,
     sequencesToApi,
 
+    /** One shot of an asset as answered; 404 for an asset `user` cannot read or a shot not on it. */
+    *getShot(assetId: number, id: number, user: Principal, base: string): Work<ShotApi> {
+      const on = yield* asset(assetId, user)
+      return toApi(base)(yield* shot(on, id))
+    },
+
+    /** The answer of each sequence of an asset `user` can read (404 otherwise), for its list. */
+    *sequencesOf(assetId: number, user: Principal, base: string): Work<(row: SequenceRow) => SequenceApi> {
+      return yield* sequencesToApi(yield* asset(assetId, user), base)
+    },
+
+    /** One sequence of an asset as answered; 404 for an asset `user` cannot read or a sequence not on it. */
+    *getSequence(assetId: number, id: number, user: Principal, base: string): Work<SequenceApi> {
+      const on = yield* asset(assetId, user)
+      return (yield* sequencesToApi(on, base))(yield* sequence(on, id))
+    },
+
     /** The shot's thumbnail ('' for none) and the proxy_root it lies in, for a user who can read the asset (else 404). */
-    thumbnailOfShot(assetId: number, shotId: number, user: Principal) {
-      const on = asset(assetId, user)
-      return { path: shot(on, shotId).path_thumbnail, ...media.proxyFolderOf(on.production) }
+    *thumbnailOfShot(
+      assetId: number,
+      shotId: number,
+      user: Principal,
+    ): Work<{ path: string; proxyRoot: string; devicePath: string }> {
+      const on = yield* asset(assetId, user)
+      const { path_thumbnail: path } = yield* shot(on, shotId)
+      return { path, ...media.proxyFolderOf(on.production) }
     },
 
     /**
@@ -385,31 +441,34 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
      * and answers its task. Needs what an edit of the asset needs; 409 when there is nothing to
      * detect in (the file offline or archive-only, and no proxy).
      */
-    queueDetect(assetId: number, user: Principal, threshold = DEFAULT_THRESHOLD): TaskOf<'shots'> {
+    *queueDetect(assetId: number, user: Principal, threshold = DEFAULT_THRESHOLD): Work<TaskOf<'shots'>> {
       requireFileWork()
-      const on = writable(assetId, user)
+      const on = yield* writable(assetId, user)
       if (!on.is_production && !on.path_proxy)
         throw conflict(
           'The video asset has no file in production (archive-only or offline) and no proxy: there is nothing to detect shots in.',
         )
-      const { id } = db.transaction((tx) => runner.enqueue(tx, newTask(on, threshold, user.id)))
+      // The runner writes the task (and merges it with one queued) on the same connection, inside this transaction.
+      const { id } = yield* tx(function* () {
+        return runner.enqueue(db, newTask(on, threshold, user.id))
+      })
       return runner.get(id) as TaskOf<'shots'>
     },
 
     /**
-     * After an import or a proxy remake made the asset's proxy (called in that task's last write):
-     * a detection is queued when the asset's device asks for it (autoshot_detection).
+     * After an import or a proxy remake made the asset's proxy (in that task's last write): a
+     * detection is queued when the asset's device asks for it (autoshot_detection).
      */
-    autoshot(done: { id: number; kind: string }) {
+    *autoshot(done: { id: number; kind: string }): Work<void> {
       if (done.kind !== 'video') return
-      const on = media.byId(done.id)
-      if (!on || on.kind !== 'video' || !autoshotOf.get(on.device)?.autoshot_detection) return
+      const on = yield* oneOf(assetById, { id: done.id })
+      if (!on || on.kind !== 'video' || !(yield* oneOf(autoshotOf, { id: on.device }))?.autoshot_detection) return
       runner.enqueue(db, newTask(on, DEFAULT_THRESHOLD))
     },
 
     /** A user's shot over [timecode_start, timecode_end). */
-    create(assetId: number, body: typeof ShotCreate.static, user: Principal, base: string): ShotApi {
-      const on = writable(assetId, user)
+    *create(assetId: number, body: typeof ShotCreate.static, user: Principal, base: string): Work<ShotApi> {
+      const on = yield* writable(assetId, user)
       if (body.timecode_end <= body.timecode_start)
         throw invalid('/timecode_end', 'timecode_end must come after timecode_start.')
       const length = lengthMs(on)
@@ -417,38 +476,36 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         throw invalid('/timecode_end', `timecode_end lies past the end of the clip (${length} ms long).`)
       const fps = fpsOf(on)
       const now = isoTimestamp()
-      const row = db.transaction(() => {
-        const made = db
-          .insert(shots)
-          .values({
-            asset_id: on.id,
-            name: body.name,
-            description: body.description ?? null,
-            start_ms: body.timecode_start,
-            end_ms: body.timecode_end,
-            start_frame: fps ? Math.round((body.timecode_start * fps) / 1000) : null,
-            end_frame: fps ? Math.round((body.timecode_end * fps) / 1000) : null,
-            origin: 'user',
-            keywords: keywordsOf(body.keywords, '/keywords'),
-            is_compositing: body.is_compositing ?? false,
-            licensor: body.licensor ?? null,
-            license: body.license ?? null,
-            location_city: body.location_city ?? null,
-            copyright: body.copyright ?? null,
-            ancestor: body.ancestor ?? null,
-            date_add: now,
-            date_mod: now,
-          })
-          .returning()
-          .get()
-        runSync(
-          db,
-          history.created(
-            actorOf(user),
-            { resource: 'shot', id: made.id, production: on.production },
-            recordedShot(made),
-            SHOT_FIELDS,
-          ),
+      const row = yield* tx(function* () {
+        const made = (yield* one(
+          db
+            .insert(shots)
+            .values({
+              asset_id: on.id,
+              name: body.name,
+              description: body.description ?? null,
+              start_ms: body.timecode_start,
+              end_ms: body.timecode_end,
+              start_frame: fps ? Math.round((body.timecode_start * fps) / 1000) : null,
+              end_frame: fps ? Math.round((body.timecode_end * fps) / 1000) : null,
+              origin: 'user',
+              keywords: keywordsOf(body.keywords, '/keywords'),
+              is_compositing: body.is_compositing ?? false,
+              licensor: body.licensor ?? null,
+              license: body.license ?? null,
+              location_city: body.location_city ?? null,
+              copyright: body.copyright ?? null,
+              ancestor: body.ancestor ?? null,
+              date_add: now,
+              date_mod: now,
+            })
+            .returning(),
+        ))!
+        yield* history.created(
+          actorOf(user),
+          { resource: 'shot', id: made.id, production: on.production },
+          recordedShot(made),
+          SHOT_FIELDS,
         )
         return made
       })
@@ -456,16 +513,16 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     },
 
     /** PATCH: the fields given; PUT: name must be given (fields not given keep their values). */
-    update(
+    *update(
       assetId: number,
       id: number,
       body: typeof ShotUpdate.static,
       user: Principal,
       mode: 'patch' | 'put',
       base: string,
-    ): ShotApi {
-      const on = writable(assetId, user)
-      const row = shot(on, id)
+    ): Work<ShotApi> {
+      const on = yield* writable(assetId, user)
+      const row = yield* shot(on, id)
       if (mode === 'put' && body.name === undefined)
         throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
       refuseReadOnly(body as Record<string, unknown>, toApi(base)(row), SHOT_READ_ONLY)
@@ -477,71 +534,64 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         else (set as Record<string, unknown>)[field] = value
       }
       const next = { ...row, ...set }
-      const after = db.transaction(() => {
-        const changes = runSync(
-          db,
-          history.updated(
-            actorOf(user),
-            { resource: 'shot', id, production: on.production },
-            recordedShot(row),
-            recordedShot(next),
-            SHOT_FIELDS,
-          ),
+      const after = yield* tx(function* () {
+        const changes = yield* history.updated(
+          actorOf(user),
+          { resource: 'shot', id, production: on.production },
+          recordedShot(row),
+          recordedShot(next),
+          SHOT_FIELDS,
         )
         if (!Object.keys(changes).length) return row
-        return db
-          .update(shots)
-          .set({ ...set, date_mod: isoTimestampAfter(row.date_mod) })
-          .where(eq(shots.id, id))
-          .returning()
-          .get()!
+        return (yield* one(
+          db
+            .update(shots)
+            .set({ ...set, date_mod: isoTimestampAfter(row.date_mod) })
+            .where(eq(shots.id, id))
+            .returning(),
+        ))!
       })
       return toApi(base)(after)
     },
 
     /** DELETE of a user's shot (a detected one is replaced by the next detection: 409); its sequences lose it. */
-    remove(assetId: number, id: number, user: Principal) {
-      const on = writable(assetId, user)
-      const row = shot(on, id)
+    *remove(assetId: number, id: number, user: Principal): Work<void> {
+      const on = yield* writable(assetId, user)
+      const row = yield* shot(on, id)
       if (row.origin !== 'user')
         throw conflict(
           'A detected shot is not deleted: the next detection replaces it (POST .../shots/detect/ with another threshold), and its edits with it. Only shots made by a user are deleted.',
         )
-      db.transaction(() => {
+      yield* tx(function* () {
         // The sequences that hold it, with their shots before it goes.
-        const holding = db
-          .select({ id: sequenceShots.sequence_id })
-          .from(sequenceShots)
-          .where(eq(sequenceShots.shot_id, id))
-          .all()
-          .map((r) => ({ id: r.id, before: membersOfOne.all(r.id).map((m) => m.shot_id) }))
-        runSync(
-          db,
-          history.deleted(
-            actorOf(user),
-            { resource: 'shot', id, production: on.production },
-            recordedShot(row),
-            SHOT_FIELDS,
-          ),
+        const holding: { id: number; before: number[] }[] = []
+        for (const r of yield* all(
+          db.select({ id: sequenceShots.sequence_id }).from(sequenceShots).where(eq(sequenceShots.shot_id, id)),
+        ))
+          holding.push({ id: r.id, before: yield* membersOfSequence(r.id) })
+        yield* history.deleted(
+          actorOf(user),
+          { resource: 'shot', id, production: on.production },
+          recordedShot(row),
+          SHOT_FIELDS,
         )
-        db.delete(shots).where(eq(shots.id, id)).run()
+        yield* run(db.delete(shots).where(eq(shots.id, id)))
         for (const held of holding) {
           const left = held.before.filter((s) => s !== id)
-          const was = db.select().from(sequences).where(eq(sequences.id, held.id)).get()!
-          setMembers(held.id, left)
-          db.update(sequences)
-            .set({ date_mod: isoTimestampAfter(was.date_mod) })
-            .where(eq(sequences.id, held.id))
-            .run()
-          runSync(
-            db,
-            history.updated(
-              actorOf(user),
-              { resource: 'sequence', id: held.id, production: on.production },
-              { shots: held.before },
-              { shots: left },
-              ['shots'],
-            ),
+          const was = (yield* one(db.select().from(sequences).where(eq(sequences.id, held.id))))!
+          yield* setMembers(held.id, left)
+          yield* run(
+            db
+              .update(sequences)
+              .set({ date_mod: isoTimestampAfter(was.date_mod) })
+              .where(eq(sequences.id, held.id)),
+          )
+          yield* history.updated(
+            actorOf(user),
+            { resource: 'sequence', id: held.id, production: on.production },
+            { shots: held.before },
+            { shots: left },
+            ['shots'],
           )
         }
       })
@@ -549,55 +599,58 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     },
 
     /** A user's sequence of shots of this asset. */
-    createSequence(assetId: number, body: typeof SequenceCreate.static, user: Principal, base: string): SequenceApi {
-      const on = writable(assetId, user)
-      const ids = shotIdsOf(on, body.shots)
+    *createSequence(
+      assetId: number,
+      body: typeof SequenceCreate.static,
+      user: Principal,
+      base: string,
+    ): Work<SequenceApi> {
+      const on = yield* writable(assetId, user)
+      const ids = yield* shotIdsOf(on, body.shots)
       const now = isoTimestamp()
-      const row = db.transaction(() => {
-        const made = db
-          .insert(sequences)
-          .values({
-            asset_id: on.id,
-            name: body.name,
-            description: body.description ?? null,
-            start_ms: 0,
-            end_ms: 0,
-            origin: 'user',
-            keywords: keywordsOf(body.keywords, '/keywords'),
-            date_add: now,
-            date_mod: now,
-          })
-          .returning()
-          .get()
-        setMembers(made.id, ids)
-        runSync(
-          db,
-          history.created(
-            actorOf(user),
-            { resource: 'sequence', id: made.id, production: on.production },
-            recordedSequence(made, ids),
-            SEQUENCE_FIELDS,
-          ),
+      const row = yield* tx(function* () {
+        const made = (yield* one(
+          db
+            .insert(sequences)
+            .values({
+              asset_id: on.id,
+              name: body.name,
+              description: body.description ?? null,
+              start_ms: 0,
+              end_ms: 0,
+              origin: 'user',
+              keywords: keywordsOf(body.keywords, '/keywords'),
+              date_add: now,
+              date_mod: now,
+            })
+            .returning(),
+        ))!
+        yield* setMembers(made.id, ids)
+        yield* history.created(
+          actorOf(user),
+          { resource: 'sequence', id: made.id, production: on.production },
+          recordedSequence(made, ids),
+          SEQUENCE_FIELDS,
         )
-        return db.select().from(sequences).where(eq(sequences.id, made.id)).get()!
+        return (yield* one(db.select().from(sequences).where(eq(sequences.id, made.id))))!
       })
-      return sequencesToApi(on, base)(row)
+      return (yield* sequencesToApi(on, base))(row)
     },
 
-    updateSequence(
+    *updateSequence(
       assetId: number,
       id: number,
       body: typeof SequenceUpdate.static,
       user: Principal,
       mode: 'patch' | 'put',
       base: string,
-    ): SequenceApi {
-      const on = writable(assetId, user)
-      const row = sequence(on, id)
+    ): Work<SequenceApi> {
+      const on = yield* writable(assetId, user)
+      const row = yield* sequence(on, id)
       if (mode === 'put' && body.name === undefined)
         throw AppError.many(400, [entry(400, 'required', REQUIRED_DETAIL, { pointer: '/name' })])
-      const current = sequencesToApi(on, base)(row)
-      const members = membersOfOne.all(id).map((m) => m.shot_id)
+      const current = (yield* sequencesToApi(on, base))(row)
+      const members = yield* membersOfSequence(id)
       refuseReadOnly(body as Record<string, unknown>, current, SEQUENCE_READ_ONLY)
       // shots as ids, or as the records answered (a sequence read and sent back): the same list is no change.
       const given = body.shots?.map((s) => (typeof s === 'number' ? s : s.id))
@@ -606,100 +659,91 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           '/shots',
           "A detected sequence's shots are set by shot detection: make a sequence of your own (POST .../sequences/) to choose them.",
         )
-      const ids = given === undefined || row.origin === 'detected' ? members : shotIdsOf(on, given)
+      const ids = given === undefined || row.origin === 'detected' ? members : yield* shotIdsOf(on, given)
       const next = {
         ...row,
         name: body.name ?? row.name,
         description: body.description === undefined ? row.description : body.description,
         keywords: body.keywords === undefined ? row.keywords : keywordsOf(body.keywords, '/keywords'),
       }
-      const after = db.transaction(() => {
-        const changes = runSync(
-          db,
-          history.updated(
-            actorOf(user),
-            { resource: 'sequence', id, production: on.production },
-            recordedSequence(row, members),
-            recordedSequence(next, ids),
-            SEQUENCE_FIELDS,
-          ),
+      const after = yield* tx(function* () {
+        const changes = yield* history.updated(
+          actorOf(user),
+          { resource: 'sequence', id, production: on.production },
+          recordedSequence(row, members),
+          recordedSequence(next, ids),
+          SEQUENCE_FIELDS,
         )
         if (!Object.keys(changes).length) return row
-        db.update(sequences)
-          .set({
-            name: next.name,
-            description: next.description,
-            keywords: next.keywords,
-            date_mod: isoTimestampAfter(row.date_mod),
-          })
-          .where(eq(sequences.id, id))
-          .run()
-        if (changes.shots) setMembers(id, ids)
-        return db.select().from(sequences).where(eq(sequences.id, id)).get()!
+        yield* run(
+          db
+            .update(sequences)
+            .set({
+              name: next.name,
+              description: next.description,
+              keywords: next.keywords,
+              date_mod: isoTimestampAfter(row.date_mod),
+            })
+            .where(eq(sequences.id, id)),
+        )
+        if (changes.shots) yield* setMembers(id, ids)
+        return (yield* one(db.select().from(sequences).where(eq(sequences.id, id))))!
       })
-      return sequencesToApi(on, base)(after)
+      return (yield* sequencesToApi(on, base))(after)
     },
 
     /** DELETE of a user's sequence (a detected one is replaced by the next detection: 409). */
-    removeSequence(assetId: number, id: number, user: Principal) {
-      const on = writable(assetId, user)
-      const row = sequence(on, id)
+    *removeSequence(assetId: number, id: number, user: Principal): Work<void> {
+      const on = yield* writable(assetId, user)
+      const row = yield* sequence(on, id)
       if (row.origin !== 'user')
         throw conflict(
           'A detected sequence is not deleted: the next detection replaces it. Only sequences made by a user are deleted.',
         )
-      const members = membersOfOne.all(id).map((m) => m.shot_id)
-      db.transaction(() => {
-        runSync(
-          db,
-          history.deleted(
-            actorOf(user),
-            { resource: 'sequence', id, production: on.production },
-            recordedSequence(row, members),
-            SEQUENCE_FIELDS,
-          ),
+      const members = yield* membersOfSequence(id)
+      yield* tx(function* () {
+        yield* history.deleted(
+          actorOf(user),
+          { resource: 'sequence', id, production: on.production },
+          recordedSequence(row, members),
+          SEQUENCE_FIELDS,
         )
-        db.delete(sequences).where(eq(sequences.id, id)).run()
+        yield* run(db.delete(sequences).where(eq(sequences.id, id)))
       })
     },
 
     /**
-     * A detection's end (detect.task.ts), in the caller's transaction (the task's end): the
-     * asset's detected shots become `spans` and its detected sequences `runs` (indices into
-     * spans). A detected shot whose frames are those of a new one is kept (its id, edits and
-     * thumbnail), the others go; a detected sequence of exactly the same shots is kept too. A
-     * user's sequence that held a shot that went holds the new shots over its material instead
-     * (overlapping it by half the shorter of the two). `place(row)` gives a shot its thumbnail in the folder `folder` (beside the proxy as
-     * it is named now; '' for none) and answers its path, or '': every shot without one, and
-     * every shot whose thumbnail lies elsewhere (beside a proxy's earlier name). Answers the
-     * thumbnails to remove once this has committed.
+     * A detection's end (detect.task.ts), in the caller's transaction (the task's end; a savepoint
+     * inside it): the asset's detected shots become `spans` and its detected sequences `runs`
+     * (indices into spans). A detected shot whose frames are those of a new one is kept (its id,
+     * edits and thumbnail), the others go; a detected sequence of exactly the same shots is kept
+     * too. A user's sequence that held a shot that went holds the new shots over its material
+     * instead (overlapping it by half the shorter of the two). `place(row)` gives a shot its
+     * thumbnail in the folder `folder` (beside the proxy as it is named now; '' for none) and
+     * answers its path, or '': every shot without one, and every shot whose thumbnail lies
+     * elsewhere (beside a proxy's earlier name). Answers the thumbnails to remove once this has
+     * committed.
      */
-    replaceDetected(
+    *replaceDetected(
       assetId: number,
       d: { spans: readonly ShotSpan[]; runs: readonly number[][] },
       thumbnails: { folder: string; place: (row: ShotRow) => string },
       by: Actor,
-    ): { removed: string[]; production: number; shots: number; sequences: number } {
-      return inTransaction(() => {
-        const on = media.byId(assetId)
+    ): Work<{ removed: string[]; production: number; shots: number; sequences: number }> {
+      return yield* tx(function* () {
+        const on = yield* oneOf(assetById, { id: assetId })
         if (!on || on.kind !== 'video') throw new Error('the asset is gone')
         const now = isoTimestamp()
-        const all = db
-          .select()
-          .from(shots)
-          .where(eq(shots.asset_id, on.id))
-          .orderBy(asc(shots.start_ms), asc(shots.id))
-          .all()
-        const oldDetected = all.filter((s) => s.origin === 'detected')
+        const every = yield* all(
+          db.select().from(shots).where(eq(shots.asset_id, on.id)).orderBy(asc(shots.start_ms), asc(shots.id)),
+        )
+        const oldDetected = every.filter((s) => s.origin === 'detected')
         const byFrames = new Map(oldDetected.map((s, i) => [`${s.start_frame}:${s.end_frame}`, { row: s, index: i }]))
-        const oldSequences = db
-          .select()
-          .from(sequences)
-          .where(eq(sequences.asset_id, on.id))
-          .orderBy(asc(sequences.id))
-          .all()
+        const oldSequences = yield* all(
+          db.select().from(sequences).where(eq(sequences.asset_id, on.id)).orderBy(asc(sequences.id)),
+        )
         const oldMembers = new Map<number, number[]>()
-        for (const m of membersOf.all(on.id)) {
+        for (const m of yield* allOf(membersOf, { asset: on.id })) {
           const list = oldMembers.get(m.sequence_id)
           if (list) list.push(m.shot_id)
           else oldMembers.set(m.sequence_id, [m.shot_id])
@@ -707,36 +751,45 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
 
         // The shots: kept where the frames are the same, else made.
         const kept = new Set<number>()
-        const rows: ShotRow[] = d.spans.map((span, i) => {
+        const rows: ShotRow[] = []
+        for (const [i, span] of d.spans.entries()) {
           const same = byFrames.get(`${span.startFrame}:${span.endFrame}`)
           if (same) {
             kept.add(same.row.id)
             const renamed = same.row.name === defaultShotName(same.index + 1) ? defaultShotName(i + 1) : same.row.name
-            if (renamed === same.row.name && same.row.score === span.score) return same.row
-            return db
-              .update(shots)
-              .set({ name: renamed, score: span.score })
-              .where(eq(shots.id, same.row.id))
-              .returning()
-              .get()!
+            if (renamed === same.row.name && same.row.score === span.score) rows.push(same.row)
+            else
+              rows.push(
+                (yield* one(
+                  db
+                    .update(shots)
+                    .set({ name: renamed, score: span.score })
+                    .where(eq(shots.id, same.row.id))
+                    .returning(),
+                ))!,
+              )
+            continue
           }
-          return db
-            .insert(shots)
-            .values({
-              asset_id: on.id,
-              name: defaultShotName(i + 1),
-              start_ms: span.startMs,
-              end_ms: span.endMs,
-              start_frame: span.startFrame,
-              end_frame: span.endFrame,
-              score: span.score,
-              origin: 'detected',
-              date_add: now,
-              date_mod: now,
-            })
-            .returning()
-            .get()
-        })
+          rows.push(
+            (yield* one(
+              db
+                .insert(shots)
+                .values({
+                  asset_id: on.id,
+                  name: defaultShotName(i + 1),
+                  start_ms: span.startMs,
+                  end_ms: span.endMs,
+                  start_frame: span.startFrame,
+                  end_frame: span.endFrame,
+                  score: span.score,
+                  origin: 'detected',
+                  date_add: now,
+                  date_mod: now,
+                })
+                .returning(),
+            ))!,
+          )
+        }
         const gone = oldDetected.filter((s) => !kept.has(s.id))
         const goneIds = new Set(gone.map((s) => s.id))
 
@@ -755,25 +808,21 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           remapped.push({ row: q, old, ids })
         }
 
-        if (gone.length)
-          db.delete(shots)
-            .where(inArray(shots.id, [...goneIds]))
-            .run()
+        if (gone.length) yield* run(db.delete(shots).where(inArray(shots.id, [...goneIds])))
         for (const { row, old, ids } of remapped) {
-          setMembers(row.id, ids)
-          db.update(sequences)
-            .set({ date_mod: isoTimestampAfter(row.date_mod) })
-            .where(eq(sequences.id, row.id))
-            .run()
-          runSync(
-            db,
-            history.updated(
-              by,
-              { resource: 'sequence', id: row.id, production: on.production },
-              { shots: old },
-              { shots: ids },
-              ['shots'],
-            ),
+          yield* setMembers(row.id, ids)
+          yield* run(
+            db
+              .update(sequences)
+              .set({ date_mod: isoTimestampAfter(row.date_mod) })
+              .where(eq(sequences.id, row.id)),
+          )
+          yield* history.updated(
+            by,
+            { resource: 'sequence', id: row.id, production: on.production },
+            { shots: old },
+            { shots: ids },
+            ['shots'],
           )
         }
 
@@ -781,7 +830,8 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         const runs = d.runs.map((run) => run.map((i) => rows[i]!.id))
         const oldDetectedSequences = oldSequences.filter((q) => q.origin === 'detected')
         const keptSequences = new Set<number>()
-        const sequenceIds = runs.map((ids, n) => {
+        const sequenceIds: number[] = []
+        for (const [n, ids] of runs.entries()) {
           const same = oldDetectedSequences.find(
             (q) => !keptSequences.has(q.id) && sameIds(oldMembers.get(q.id) ?? [], ids),
           )
@@ -789,35 +839,39 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
             keptSequences.add(same.id)
             const index = oldDetectedSequences.indexOf(same)
             if (same.name === defaultSequenceName(index + 1) && index !== n)
-              db.update(sequences)
-                .set({ name: defaultSequenceName(n + 1) })
-                .where(eq(sequences.id, same.id))
-                .run()
-            return same.id
+              yield* run(
+                db
+                  .update(sequences)
+                  .set({ name: defaultSequenceName(n + 1) })
+                  .where(eq(sequences.id, same.id)),
+              )
+            sequenceIds.push(same.id)
+            continue
           }
-          const made = db
-            .insert(sequences)
-            .values({
-              asset_id: on.id,
-              name: defaultSequenceName(n + 1),
-              start_ms: 0,
-              end_ms: 0,
-              origin: 'detected',
-              date_add: now,
-              date_mod: now,
-            })
-            .returning({ id: sequences.id })
-            .get()
-          setMembers(made.id, ids)
-          return made.id
-        })
+          const made = (yield* one(
+            db
+              .insert(sequences)
+              .values({
+                asset_id: on.id,
+                name: defaultSequenceName(n + 1),
+                start_ms: 0,
+                end_ms: 0,
+                origin: 'detected',
+                date_add: now,
+                date_mod: now,
+              })
+              .returning({ id: sequences.id }),
+          ))!
+          yield* setMembers(made.id, ids)
+          sequenceIds.push(made.id)
+        }
         const goneSequences = oldDetectedSequences.filter((q) => !keptSequences.has(q.id)).map((q) => q.id)
-        if (goneSequences.length) db.delete(sequences).where(inArray(sequences.id, goneSequences)).run()
+        if (goneSequences.length) yield* run(db.delete(sequences).where(inArray(sequences.id, goneSequences)))
 
         // Thumbnails for every shot without one (new shots, and a user's made since the last
         // detection), and beside the proxy's name now for those beside an earlier one.
         const removed = gone.flatMap((s) => (s.path_thumbnail ? [s.path_thumbnail] : []))
-        const users = all.filter((s) => s.origin === 'user')
+        const users = every.filter((s) => s.origin === 'user')
         const inFolder = (path: string) =>
           thumbnails.folder !== '' &&
           path.length > thumbnails.folder.length &&
@@ -827,7 +881,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           if (row.path_thumbnail && (!thumbnails.folder || inFolder(row.path_thumbnail))) continue
           const path = thumbnails.place(row)
           if (!path) continue
-          db.update(shots).set({ path_thumbnail: path }).where(eq(shots.id, row.id)).run()
+          yield* run(db.update(shots).set({ path_thumbnail: path }).where(eq(shots.id, row.id)))
           if (row.path_thumbnail) removed.push(row.path_thumbnail)
         }
 
@@ -837,16 +891,13 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           sequences: { old: oldDetectedSequences.map((q) => q.id), new: sequenceIds },
         }
         if (!sameIds(changes.shots.old, changes.shots.new) || !sameIds(changes.sequences.old, changes.sequences.new))
-          runSync(
-            db,
-            history.record(by, {
-              resource: 'videoasset',
-              id: on.id,
-              action: 'update',
-              production: on.production,
-              changes,
-            }),
-          )
+          yield* history.record(by, {
+            resource: 'videoasset',
+            id: on.id,
+            action: 'update',
+            production: on.production,
+            changes,
+          })
         return {
           removed,
           production: on.production,
@@ -888,18 +939,19 @@ export function fpsOf(on: Pick<VideoAsset, 'technical'>): number | undefined {
  * and what happened; undefined when the asset is gone. Read in the row's transaction: a create's
  * and a delete's row names the asset, an update's record is still there.
  */
-export function shotEvent(
+export function* shotEvent(
   db: Db,
   e: Entry,
-): { type: 'shot' | 'sequence'; id: number; asset: number; action: 'created' | 'updated' | 'deleted' } | undefined {
+): Work<
+  { type: 'shot' | 'sequence'; id: number; asset: number; action: 'created' | 'updated' | 'deleted' } | undefined
+> {
   if (e.resource !== 'shot' && e.resource !== 'sequence') return undefined
   const named = e.changes?.asset?.new ?? e.changes?.asset?.old
-  const table = e.resource === 'shot' ? 'shots' : 'sequences'
+  const table = e.resource === 'shot' ? shots : sequences
   const assetId =
     typeof named === 'number'
       ? named
-      : db.$client.query<{ asset_id: number }, [number]>(`SELECT asset_id FROM ${table} WHERE id = ?`).get(e.id)
-          ?.asset_id
+      : (yield* one(db.select({ asset_id: table.asset_id }).from(table).where(eq(table.id, e.id))))?.asset_id
   if (assetId === undefined) return undefined
   const action = e.action === 'create' ? 'created' : e.action === 'delete' ? 'deleted' : 'updated'
   return { type: e.resource, id: e.id, asset: assetId, action }

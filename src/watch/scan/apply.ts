@@ -3,6 +3,7 @@
 // online). Then the paths to look at again are asked for, what this scan saw is remembered, and
 // the fingerprints that are missing or stale are read and written. Hands on (Applied) the
 // decisions not applied and the counts for the report.
+import { runSync } from '../../db/port.ts'
 import { assetsBeingMoved } from '../../modules/assetimport/service.ts'
 import { system } from '../../modules/history/service.ts'
 import { setOnlineUnrecorded } from '../../modules/projectassets/service.ts'
@@ -93,9 +94,9 @@ function write(run: Run) {
       [outcome.projectsOnline, true],
     ] as const) {
       if (!ids.length) continue
-      if (deps.projects) deps.projects.setOnline([...ids], on, system('watcher'))
+      if (deps.projects) runSync(db, deps.projects.setOnline([...ids], on, system('watcher')))
       // Tests of the scan alone build it without the project service: the same write, without history.
-      else setOnlineUnrecorded(db, [...ids], on)
+      else runSync(db, setOnlineUnrecorded(db, [...ids], on))
     }
   })
   return { skipped, changedMeanwhile, applied }

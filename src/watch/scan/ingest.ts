@@ -385,10 +385,13 @@ function importOne(run: Run, ctx: ImportContext, { file, name, card }: Candidate
   }
   try {
     // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
-    deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: run.device.name, path_file: file.path }), {
-      newOnly: true,
-      ...(card ? { card } : {}),
-    })
+    runSync(
+      run.db,
+      deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: run.device.name, path_file: file.path }), {
+        newOnly: true,
+        ...(card ? { card } : {}),
+      }),
+    )
     return file.path
   } catch (error) {
     if (error instanceof AlreadyCatalogued) return

@@ -12,7 +12,7 @@ import type { Imports } from '../../modules/assetimport/service.ts'
 import type { ImportLogs } from '../../modules/importlogs/service.ts'
 import type { MediaAssets } from '../../modules/mediaassets/service.ts'
 import { ownOutputFolders } from '../../modules/productions/lookup.ts'
-import { type ProjectAssets, projectsOnDevice } from '../../modules/projectassets/service.ts'
+import { type ProjectAssets, type ProjectOnDevice, projectsOnDevice } from '../../modules/projectassets/service.ts'
 import { fingerprintAll } from '../../storage/fingerprint.ts'
 import { CancelledError, slicer } from '../../storage/fs.ts'
 import { SEP, below, isInside, lastSepIndex, samePath, stampOf, trimSep } from '../../storage/paths.ts'
@@ -73,7 +73,7 @@ export type ScanRun = {
   /** Paths looked at again shortly: a decision the disk no longer bears out, a file being written. */
   recheck: Set<string>
   /** The project assets on the device, read by their owner (projectassets/service.ts). */
-  projectsOnDevice(): ReturnType<typeof projectsOnDevice>
+  projectsOnDevice(): ProjectOnDevice[]
   slice: ReturnType<typeof slicer>
   /**
    * Turns of the event loop between the steps of a scan and, later, between files (a drop of
@@ -139,7 +139,7 @@ export function startRun(
     disk,
     filesFound,
     recheck: new Set(),
-    projectsOnDevice: () => projectsOnDevice(db, device.id),
+    projectsOnDevice: () => runSync(db, projectsOnDevice(db, device.id)),
     slice,
     breathe,
   }
