@@ -8,6 +8,7 @@
 // service is the service's own work per request. The OFFSET is naive: it steps over every row
 // skipped, as plain code's does, which the service's deep pages avoid (lists.ts `keyed`).
 import { Database } from 'bun:sqlite'
+import { statSync } from 'node:fs'
 
 const file = process.argv[2]
 if (!file) throw new Error('usage: bun bench/baseline.ts DB_FILE')
@@ -24,7 +25,7 @@ const total = String(
 // changed it last.
 const record = db.prepare<Record<string, unknown>, [number]>(
   `SELECT id, name, description, production, status_asset, path_file, device, is_archive, is_production, meta_field_store,
-     approval, date_crt, date_add, date_mod, date_del, technical, path_proxy
+     approval, date_crt, date_add, date_mod, date_del, technical, path_proxy, archive_details
    FROM media_assets WHERE id = ? AND kind = 'video'`,
 )
 const keywordsOf = db.prepare<{ category: string; keyword: string }, [number]>(
@@ -37,6 +38,33 @@ const projectsOf = db.prepare<{ project_id: number }, [number]>(
 const lastChange = db.prepare<{ username: string }, [number]>(
   "SELECT coalesce(username, 'system') AS username FROM history WHERE resource = 'videoasset' AND resource_id = ? ORDER BY id DESC LIMIT 1",
 )
+
+/** Whether a regular file is at `path` (a stat, as the service looks for a proxy and its pictures). */
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+const picture = (proxy: string, suffix: string) => proxy.slice(0, proxy.lastIndexOf('.')) + suffix
+
+/**
+ * A video's picture fields as the service answers them where its proxy's pictures are not made
+ * (the bench's catalogue): the proxy looked for, the poster and the strip too. A picture that is
+ * there would need its URL and version, which this baseline does not make: it stops the bench.
+ */
+function pictureFields(proxy: string) {
+  if (proxy && (isFile(picture(proxy, '.poster.jpg')) || isFile(picture(proxy, '.strip.jpg'))))
+    throw new Error(`the baseline answers no pictures, and ${proxy} has some`)
+  return {
+    poster_url: '',
+    thumbnail_url: '',
+    path_thumbnail: '',
+    is_proxy_available: proxy ? isFile(proxy) : false,
+    strip_url: '',
+  }
+}
 
 function oneRecord(id: number): Response {
   const r = record.get(id)
@@ -64,6 +92,8 @@ function oneRecord(id: number): Response {
     path_proxy: r.path_proxy,
     projects: projectsOf.all(id).map((p) => p.project_id),
     modified_by: lastChange.get(id)?.username ?? null,
+    archive_details: JSON.parse(r.archive_details as string),
+    ...pictureFields(r.path_proxy as string),
   }
   return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
 }
