@@ -48,9 +48,11 @@ log.infoBatched('request', { n: 3 })
 await turn()
 console.log(JSON.stringify(written()))
 log.infoBatched('request', { n: 4 })
-// An exit in the middle of a turn, with a code of its own: the batched line is written on the way out.
+// The process's exit in the middle of a turn: what the log hooked on it writes the held line at
+// once, before the turn could end (the last print shows it there); the code is the process's own.
 process.exitCode = 3
-process.exit()
+process.emit('exit', 3)
+console.log(JSON.stringify(written()))
 `,
   )
   expect(code).toBe(3)
@@ -58,6 +60,7 @@ process.exit()
     [],
     ['request n=1', 'request n=2', 'event'],
     ['request n=1', 'request n=2', 'event', 'request n=3'],
+    ['request n=1', 'request n=2', 'event', 'request n=3', 'request n=4'],
   ])
   expect(lines.map((l) => l.split(' ').slice(1).join(' '))).toEqual([
     'info request n=1',
