@@ -4,7 +4,7 @@
 // so a row that no handler can run cannot be written. A kind is listed when its handler exists;
 // TASK_KINDS (db/schema.ts) is the wider set the API speaks of (docs/api.md, Tasks), which the
 // compiler checks this one against.
-import type { MediaKind, TASK_KINDS } from '../db/schema.ts'
+import type { MediaKind, TASK_KINDS } from '../db/tables.ts'
 
 export type CopyParams = {
   source: string

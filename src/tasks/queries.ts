@@ -4,7 +4,7 @@
 import { type SQL, and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client.ts'
-import { TASK_TARGETS, tasks } from '../db/schema.ts'
+import { TASK_TARGETS, tasks } from '../db/tables.ts'
 import { isoTimestamp } from '../util/time.ts'
 import type { TaskKind } from './kinds.ts'
 import type { NewTask, TaskRow } from './runner.ts'

@@ -6,7 +6,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { afterCommit, committed } from '../db/aftercommit.ts'
 import { type Db, dataVersionOf } from '../db/client.ts'
-import { type TaskTarget, tasks } from '../db/schema.ts'
+import { type TaskTarget, tasks } from '../db/tables.ts'
 import { CancelledError } from '../storage/fs.ts'
 import type { Log } from '../util/log.ts'
 import { isoTimestamp } from '../util/time.ts'

@@ -35,7 +35,7 @@
 // - R3D, ARRIRAW, BRAW and DNG are video only inside their card: outside it, the segments of a clip
 //   cannot be joined, nor the first frame told, and a lone file of them is not imported (`raw`
 //   essences are not probed: ffprobe reads none of them).
-import type { MediaKind } from '../db/schema.ts'
+import type { MediaKind } from '../db/tables.ts'
 
 export type CardFormat = 'xavc' | 'xdcam' | 'p2' | 'avchd' | 'canon-xf' | 'red' | 'arri' | 'blackmagic'
 

@@ -27,7 +27,7 @@
 //   reason (a proxy, a thumbnail, a further segment); an essence whose extension is a camera raw
 //   one (R3D, ARRIRAW, BRAW, DNG) is video inside its card only. What only the card's whole listing
 //   tells (which frame of a sequence is first) is the scan's (scan/cards.ts).
-import type { MediaKind } from '../db/schema.ts'
+import type { MediaKind } from '../db/tables.ts'
 import { type PathRules, SEP, WORK_FOLDER, lastName, sepPattern } from '../storage/paths.ts'
 import { CARD_FORMATS, cardFile } from './cards.ts'
 

@@ -47,7 +47,7 @@
 // - Anything `ignored` (clutter, `.reelhouse-*`, our own output) is ignored on both sides: the
 //   rows there keep their state and their identity still counts as held.
 // - Paths are compared without their final separator, so folders may be spelled either way.
-import type { MediaKind } from '../db/schema.ts'
+import type { MediaKind } from '../db/tables.ts'
 import { below, lastName, lastSepIndex, trimSep } from '../storage/paths.ts'
 import { excluded, kindOf, skipped } from './ingest.ts'
 

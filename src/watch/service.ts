@@ -3,7 +3,7 @@
 // device runs at start and every --rescan-interval; new devices are watched from their creation.
 // Nothing here writes the catalogue: the scan task does, through the media service.
 import type { Db } from '../db/client.ts'
-import { devices as devicesTable } from '../db/schema.ts'
+import { devices as devicesTable } from '../db/tables.ts'
 import type { NewTask, Runner } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
 import { createAggregator, foldPaths } from './aggregator.ts'

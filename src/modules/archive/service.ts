@@ -12,7 +12,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, statSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type MediaKind, contentTypes, devices, productions } from '../../db/schema.ts'
+import { type MediaKind, contentTypes, devices, productions } from '../../db/tables.ts'
 import { AppError, notImplemented } from '../../http/errors.ts'
 import { type ArchiveCopyOptions, type VerifiedCopy, copyVerifiedTo, sidecarNames } from '../../storage/archive.ts'
 import { describe } from '../../storage/errors.ts'

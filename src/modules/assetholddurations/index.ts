@@ -1,6 +1,6 @@
 // The asset hold duration routes.
 import { Elysia, t } from 'elysia'
-import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations } from '../../db/schema.ts'
+import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations } from '../../db/tables.ts'
 import { oneOf } from '../../http/models.ts'
 import { optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import { editRoutes } from '../../http/edit.ts'

@@ -1,7 +1,7 @@
 // Asset hold durations (docs/api.md, Hold durations, docs/api.md, Resources): the shapes.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { ASSET_TYPES, CONTEXT_TYPES } from '../../db/schema.ts'
+import { ASSET_TYPES, CONTEXT_TYPES } from '../../db/tables.ts'
 import { oneOf } from '../../http/models.ts'
 
 export const AssetHoldDuration = t.Object({

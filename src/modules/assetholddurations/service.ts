@@ -2,7 +2,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Work, all, one, oneOf, run, statement, tx } from '../../db/port.ts'
-import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations, devices, productions } from '../../db/schema.ts'
+import { ASSET_TYPES, CONTEXT_TYPES, assetHoldDurations, devices, productions } from '../../db/tables.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { addDays } from '../../util/time.ts'

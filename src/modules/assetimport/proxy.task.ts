@@ -17,7 +17,7 @@ import {
   mediaAssets,
   productions,
   transcodingProfiles,
-} from '../../db/schema.ts'
+} from '../../db/tables.ts'
 import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { BUILT_IN, type ProfileFields, encodingOf, profileProblem } from '../../media/profile.ts'

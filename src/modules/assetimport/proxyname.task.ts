@@ -18,7 +18,7 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Port, type Work, one, tx } from '../../db/port.ts'
-import { productions } from '../../db/schema.ts'
+import { productions } from '../../db/tables.ts'
 import { PICTURE_SUFFIX, companionsFree } from '../../media/pictures.ts'
 import { renameIntoPlace, takenIn } from '../../media/place.ts'
 import { needsNewName, proxyNames } from '../../media/proxyname.ts'

@@ -15,7 +15,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { type Port, type Work, one, oneOf, statement, tx } from '../../db/port.ts'
-import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/schema.ts'
+import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/tables.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import {
   PathError,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { contentTypes } from '../../db/schema.ts'
+import { contentTypes } from '../../db/tables.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
 

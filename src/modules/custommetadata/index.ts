@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { eq, inArray } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
-import { CONTENT_TYPE_NAMES, customMetadata, customMetadataSets } from '../../db/schema.ts'
+import { CONTENT_TYPE_NAMES, customMetadata, customMetadataSets } from '../../db/tables.ts'
 import { invalidParameter } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'

@@ -8,9 +8,9 @@ import {
   contentTypes,
   customMetadata,
   customMetadataSets,
-} from '../../db/schema.ts'
+} from '../../db/tables.ts'
 
-export { CONTENT_TYPE_IDS } from '../../db/schema.ts'
+export { CONTENT_TYPE_IDS } from '../../db/tables.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, entry, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { actorOf, historyOf } from '../history/service.ts'

@@ -1,4 +1,4 @@
-import { devices } from '../../db/schema.ts'
+import { devices } from '../../db/tables.ts'
 import { slashPath } from '../../http/lists.ts'
 import { Elysia, t } from 'elysia'
 import { editRoutes } from '../../http/edit.ts'

@@ -1,6 +1,6 @@
 import { type TObject, type TOptional, type TUnknown, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { PROTOCOLS, TASK_STATES, type devices } from '../../db/schema.ts'
+import { PROTOCOLS, TASK_STATES, type devices } from '../../db/tables.ts'
 import { oneOf } from '../../http/models.ts'
 
 const Name = t.String({ minLength: 1, maxLength: 255 })

@@ -9,7 +9,7 @@ import {
   productions,
   projectAssets,
   transcodingProfiles,
-} from '../../db/schema.ts'
+} from '../../db/tables.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, field, invalid, notFound, unique } from '../../http/errors.ts'
 import { below, cleanDir, deviceFor, isInside, reservedProblem, samePath } from '../../storage/paths.ts'

@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { type Work, one, oneOf, statement } from '../../db/port.ts'
-import { history } from '../../db/schema.ts'
+import { history } from '../../db/tables.ts'
 import { type ModuleContext, andThen } from '../../http/context.ts'
 import { Paging } from '../../http/lists.ts'
 import { noSuchRecord, notFound } from '../../http/errors.ts'

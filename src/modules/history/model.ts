@@ -1,7 +1,7 @@
 // The history's shapes (TypeBox; types derive from them).
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { HISTORY_ACTIONS, HISTORY_VIA, type history } from '../../db/schema.ts'
+import { HISTORY_ACTIONS, HISTORY_VIA, type history } from '../../db/tables.ts'
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'
 import { RESOURCES } from './service.ts'

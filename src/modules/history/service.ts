@@ -4,7 +4,7 @@
 import { type SQL, and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Work, runOf, statement } from '../../db/port.ts'
-import { type HISTORY_ACTIONS, type HISTORY_VIA, history, mediaAssetShares } from '../../db/schema.ts'
+import { type HISTORY_ACTIONS, type HISTORY_VIA, history, mediaAssetShares } from '../../db/tables.ts'
 import { sameValue } from '../../util/values.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import type { Principal } from '../users/principal.ts'

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
 import { t } from 'elysia'
-import { importLogs } from '../../db/schema.ts'
+import { importLogs } from '../../db/tables.ts'
 import { oneOf } from '../../http/models.ts'
 import { idFilter } from '../../http/lists.ts'
 import { idEq, optionalEq, resourceRoutes } from '../../http/resource.ts'

@@ -3,7 +3,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Work, oneOf, run, runOf, statement, tx } from '../../db/port.ts'
-import { importLogs } from '../../db/schema.ts'
+import { importLogs } from '../../db/tables.ts'
 import { isoTimestamp } from '../../util/time.ts'
 
 export type NewImportLog = {

@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import type { Work } from '../../db/port.ts'
-import { type MediaKind, markers } from '../../db/schema.ts'
+import { type MediaKind, markers } from '../../db/tables.ts'
 import { type ModuleContext, andThen } from '../../http/context.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { AppError, requireOneOf } from '../../http/errors.ts'

@@ -7,7 +7,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Work, all, allOf, one, oneOf, run, statement, tx } from '../../db/port.ts'
-import { type MediaKind, markers, mediaAssetShares, mediaAssets } from '../../db/schema.ts'
+import { type MediaKind, markers, mediaAssetShares, mediaAssets } from '../../db/tables.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, REQUIRED_DETAIL, entry, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'

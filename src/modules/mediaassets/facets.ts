@@ -4,7 +4,7 @@
 // parameter; written as conditions on db/facets.ts's expressions (docs/api.md, Media assets).
 import { t } from 'elysia'
 import { type Facet, facetSql } from '../../db/facets.ts'
-import type { MediaKind } from '../../db/schema.ts'
+import type { MediaKind } from '../../db/tables.ts'
 import { invalidParameter } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { oneOf } from '../../http/models.ts'

@@ -1,7 +1,7 @@
 // The media asset routes (/audioassets/, /imageassets/, /videoassets/): one controller per kind.
 import { sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
-import { type MediaKind, mediaAssets } from '../../db/schema.ts'
+import { type MediaKind, mediaAssets } from '../../db/tables.ts'
 import { editRoutes, refuseReadOnly } from '../../http/edit.ts'
 import { flagFilter, literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'

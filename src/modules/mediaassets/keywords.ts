@@ -10,7 +10,7 @@
 // hand), so the index cannot miss a write that does not come through here; dropping them and
 // rebuilding in each writer would have made every writer responsible for the index.
 import type { Db } from '../../db/client.ts'
-import type { MediaKind } from '../../db/schema.ts'
+import type { MediaKind } from '../../db/tables.ts'
 
 /**
  * How the keywords given meet the asset's own: `add` keeps them all (an import), `categories`

@@ -1,7 +1,7 @@
 // The media asset shapes of docs/api.md, Media assets and docs/api.md, Resources (TypeBox; types derive from them).
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import type { MediaKind, mediaAssets } from '../../db/schema.ts'
+import type { MediaKind, mediaAssets } from '../../db/tables.ts'
 import { type SQL, eq, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { type ListColumn, idFilter } from '../../http/lists.ts'

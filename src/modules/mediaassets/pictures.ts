@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto'
 import { closeSync, readSync, statSync } from 'node:fs'
 import { Elysia, t } from 'elysia'
-import type { MediaKind, PictureVersions } from '../../db/schema.ts'
+import type { MediaKind, PictureVersions } from '../../db/tables.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'

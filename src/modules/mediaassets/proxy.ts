@@ -3,7 +3,7 @@
 // answers 202 with its task. The old proxy stays in place until the new one is complete.
 import { Elysia, t } from 'elysia'
 import { runSync } from '../../db/port.ts'
-import type { MediaKind } from '../../db/schema.ts'
+import type { MediaKind } from '../../db/tables.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import type { Proxies } from '../assetimport/proxy.task.ts'

@@ -5,7 +5,7 @@
 // that open file: its size, validators and bytes, as a body of known length (Content-Length).
 // Ranges, conditional requests and their answers are http/ranges.ts's.
 import { Elysia, t } from 'elysia'
-import type { MediaKind } from '../../db/schema.ts'
+import type { MediaKind } from '../../db/tables.ts'
 import type { ModuleContext } from '../../http/context.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { setHeaders } from '../../http/head.ts'

@@ -14,7 +14,7 @@ import {
   dismissedFiles,
   mediaAssets,
   productions,
-} from '../../db/schema.ts'
+} from '../../db/tables.ts'
 import { refuseReadOnly, type UpdateMode } from '../../http/edit.ts'
 import { AppError, dateField, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import {

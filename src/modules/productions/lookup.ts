@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { type Statement, type Work, allOf, one, run, statement } from '../../db/port.ts'
-import { productions } from '../../db/schema.ts'
+import { productions } from '../../db/tables.ts'
 import { invalid, required } from '../../http/errors.ts'
 import { canRead, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'

@@ -12,7 +12,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
 import { type Work, all, run, runOf, statement } from '../../db/port.ts'
-import { devices, productions, projectAssets } from '../../db/schema.ts'
+import { devices, productions, projectAssets } from '../../db/tables.ts'
 import { aliasProblem, asFolder, isInside, realOf, reservedProblem, restOf } from '../../storage/paths.ts'
 import { canRead, canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'

@@ -11,7 +11,7 @@
 import type { DeleteParams } from '../../tasks/kinds.ts'
 import { eq } from 'drizzle-orm'
 import { type Port, type Work, one, run, tx } from '../../db/port.ts'
-import { projectAssets } from '../../db/schema.ts'
+import { projectAssets } from '../../db/tables.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { type Actor, actorOf, historyOf, system } from '../history/service.ts'
 import { taskProblem } from './bundles.ts'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { runSync } from '../../db/port.ts'
-import { projectAssets } from '../../db/schema.ts'
+import { projectAssets } from '../../db/tables.ts'
 import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { Paging, type PagingQuery, slashPath } from '../../http/lists.ts'

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { TASK_STATES } from '../../db/schema.ts'
+import { TASK_STATES } from '../../db/tables.ts'
 import { eitherOf, oneOf } from '../../http/models.ts'
 import { MediaAsset } from '../mediaassets/model.ts'
 

@@ -12,7 +12,7 @@ import {
   mediaAssets,
   projectAssetLinks,
   projectAssets,
-} from '../../db/schema.ts'
+} from '../../db/tables.ts'
 import { AppError, dateField, field, forbidden, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
 import { cleanPath, dirOnDevice, isInside, makeDirInside, restOf } from '../../storage/paths.ts'
 import { requireFileWork } from '../../storage/platform.ts'

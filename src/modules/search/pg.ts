@@ -22,7 +22,7 @@
 // the order of ranked hits is approximate, ties newest first as on SQLite. What differs from
 // SQLite's hits, and why, is said in docs/api.md, Search on PostgreSQL.
 import type { SQL } from 'bun'
-import type { MediaKind, PictureVersions } from '../../db/schema.ts'
+import type { MediaKind, PictureVersions } from '../../db/tables.ts'
 import type { FacetFilter } from '../mediaassets/facets.ts'
 import { pictureUrls } from '../mediaassets/pictures.ts'
 import type { Principal } from '../users/service.ts'

@@ -3,10 +3,10 @@
 // from here: every writer (API, command line, import, watcher) keeps them in step in its own
 // transaction without knowing of them. This service only reads them.
 import { pictureUrls } from '../mediaassets/pictures.ts'
-import type { MediaKind, PictureVersions } from '../../db/schema.ts'
+import type { MediaKind, PictureVersions } from '../../db/tables.ts'
 import { Database, SQLiteError } from 'bun:sqlite'
 import type { Db } from '../../db/client.ts'
-import { MEDIA_KINDS } from '../../db/schema.ts'
+import { MEDIA_KINDS } from '../../db/tables.ts'
 import type { Principal } from '../users/service.ts'
 import { type FacetFilter, facetConditions } from '../mediaassets/facets.ts'
 import type { Inside } from './query.ts'

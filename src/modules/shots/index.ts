@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import type { Work } from '../../db/port.ts'
-import { sequences, shots } from '../../db/schema.ts'
+import { sequences, shots } from '../../db/tables.ts'
 import { type ModuleContext, andThen } from '../../http/context.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { AppError, notFound } from '../../http/errors.ts'

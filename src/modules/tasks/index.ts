@@ -2,7 +2,7 @@
 // POST /api/tasks/{id}/cancel/. The queue and its SQL are src/tasks/'s (runner.ts, queries.ts); this
 // module says who may see and cancel which task.
 import { Elysia, t } from 'elysia'
-import { TASK_KINDS, TASK_STATES, TASK_TARGETS } from '../../db/schema.ts'
+import { TASK_KINDS, TASK_STATES, TASK_TARGETS } from '../../db/tables.ts'
 import { AppError, forbidden, noSuchRecord, notFound } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { IdParams, errors, oneOf } from '../../http/models.ts'

@@ -2,7 +2,7 @@
 // copy, delete or import answers with, and the orders a list may be asked in.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { TASK_KINDS, TASK_STATES } from '../../db/schema.ts'
+import { TASK_KINDS, TASK_STATES } from '../../db/tables.ts'
 import { oneOf } from '../../http/models.ts'
 import type { TaskRow } from '../../tasks/runner.ts'
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
-import { transcodingProfiles } from '../../db/schema.ts'
+import { transcodingProfiles } from '../../db/tables.ts'
 import { editRoutes } from '../../http/edit.ts'
 import { recordReader, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'

@@ -2,7 +2,7 @@
 import { and, eq, getTableColumns, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Work, all, one, run, tx } from '../../db/port.ts'
-import { transcodingProfiles } from '../../db/schema.ts'
+import { transcodingProfiles } from '../../db/tables.ts'
 import { overlay, refuseReadOnly } from '../../http/edit.ts'
 import { AppError, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
 import { BUILT_IN, type ProfileFields, profileProblem } from '../../media/profile.ts'

@@ -3,7 +3,7 @@ import { type SQL, inArray, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client.ts'
 import { forbidden } from '../../http/errors.ts'
-import { mediaAssetShares, mediaAssets } from '../../db/schema.ts'
+import { mediaAssetShares, mediaAssets } from '../../db/tables.ts'
 import type { Principal } from './service.ts'
 
 export const canRead = (user: Principal, production: number) => user.is_superuser || user.readable.has(production)

@@ -13,7 +13,7 @@ import {
   userGroups,
   userPermissions,
   users,
-} from '../../db/schema.ts'
+} from '../../db/tables.ts'
 import { isoTimestamp } from '../../util/time.ts'
 import { type PasswordOptions, createPasswordCheck } from './passwords.ts'
 import { hiddenPassword, historyOf, system } from '../history/service.ts'

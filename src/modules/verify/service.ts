@@ -15,7 +15,7 @@
 import { fstatSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { devices, projectAssets } from '../../db/schema.ts'
+import { devices, projectAssets } from '../../db/tables.ts'
 import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
 import { close } from '../../storage/dirfd.ts'
 import { CancelledError, describe } from '../../storage/errors.ts'

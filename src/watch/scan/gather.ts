@@ -5,7 +5,7 @@
 // rows, what reconcile is given, and the means to take more rows and evidence in (decide's rounds).
 import { existsSync } from 'node:fs'
 import type { ScanRow } from '../../modules/mediaassets/service.ts'
-import { devices, productions } from '../../db/schema.ts'
+import { devices, productions } from '../../db/tables.ts'
 import { asFolder, isInside, trimSep } from '../../storage/paths.ts'
 import { openCopyAndDeleteTargets } from '../../tasks/queries.ts'
 import type { DiskEntry, ProjectRow } from '../reconcile.ts'

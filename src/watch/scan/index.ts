@@ -17,7 +17,7 @@
 import { existsSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { devices } from '../../db/schema.ts'
+import { devices } from '../../db/tables.ts'
 import type { Handler, TaskContext } from '../../tasks/runner.ts'
 import { type Applied, apply } from './apply.ts'
 import { type Decided, decide } from './decide.ts'

@@ -7,7 +7,7 @@
 import type { Db } from '../../db/client.ts'
 import { runSync } from '../../db/port.ts'
 import { committed } from '../../db/aftercommit.ts'
-import { devices, productions } from '../../db/schema.ts'
+import { devices, productions } from '../../db/tables.ts'
 import { AppError } from '../../http/errors.ts'
 import { AlreadyCatalogued, moveFolder } from '../../modules/assetimport/service.ts'
 import { IMPORT_STATUS } from '../../modules/importlogs/service.ts'
