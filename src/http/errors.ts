@@ -199,15 +199,42 @@ const UNIQUE_POINTERS: Record<string, string> = {
   'asset_hold_durations.asset_type': '/context',
 }
 
-/** A unique-constraint failure that slipped past a service's own check (e.g. a race). */
-export function fromSqlite(error: unknown): AppError | undefined {
-  const cause = (error as { cause?: unknown })?.cause ?? error
-  const code = (cause as { code?: string })?.code
-  if (code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined
-  const column = /UNIQUE constraint failed: ([\w.]+)/.exec((cause as Error).message)?.[1] ?? ''
+/**
+ * A constraint the database refused after a service's own check let the write through (a race
+ * with another request or process), in the same envelope on both engines: a duplicate is 400
+ * `unique` on the field, a reference to a record that is gone (or from one that still has
+ * dependants) is 409 `conflict`. SQLite names the failure in its message ("UNIQUE constraint
+ * failed: table.column"); PostgreSQL by SQLSTATE (23505, 23503) with the table and, in its detail,
+ * the key's columns ("Key (column)=(value) already exists.").
+ */
+export function fromDatabase(error: unknown): AppError | undefined {
+  const cause = ((error as { cause?: unknown })?.cause ?? error) as {
+    code?: string
+    errno?: string
+    message?: string
+    table?: string
+    detail?: string
+  }
+  if (cause?.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    const column = /UNIQUE constraint failed: ([\w.]+)/.exec(cause.message ?? '')?.[1] ?? ''
+    return uniqueAt(column)
+  }
+  if (cause?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return referenceRefused()
+  if (cause?.errno === '23505') {
+    const column = /^Key \(([\w]+)/.exec(cause.detail ?? '')?.[1] ?? ''
+    return uniqueAt(`${cause.table ?? ''}.${column}`)
+  }
+  if (cause?.errno === '23503') return referenceRefused()
+  return undefined
+}
+
+function uniqueAt(column: string): AppError {
   const pointer = UNIQUE_POINTERS[column] ?? '/' + (column.split('.')[1] ?? '')
   return unique(pointer, 'A record with this value already exists.')
 }
+
+const referenceRefused = () =>
+  new AppError(409, 'conflict', 'A record this one refers to is gone, or another record still refers to this one.')
 
 /**
  * A route hook (runs before validation) for bodies that need one of two fields, such as

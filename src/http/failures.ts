@@ -1,7 +1,7 @@
 // What a failed request answers (docs/api.md, Errors): the one place that turns every kind of error,
 // ours (AppError), the framework's (validation, parse, not found) and SQLite's, into the
 // envelope of docs/api.md, Errors, and the one place that logs a bug with its request id.
-import { AppError, errorResponse, fromSqlite, fromValidation, isProjectPath, notImplemented } from './errors.ts'
+import { AppError, errorResponse, fromDatabase, fromValidation, isProjectPath, notImplemented } from './errors.ts'
 import { pathOf } from './head.ts'
 import type { Log } from '../util/log.ts'
 import { FileWorkUnavailable } from '../storage/platform.ts'
@@ -70,8 +70,8 @@ export function createFailures(
       // File work this platform does not do (a system or processor with no folder-handle layer:
       // storage/platform.ts): said in the platform's words; nothing was done.
       if (error instanceof FileWorkUnavailable) return errorResponse(notImplemented(error.message))
-      const sqlite = fromSqlite(error)
-      if (sqlite) return errorResponse(sqlite)
+      const refused = fromDatabase(error)
+      if (refused) return errorResponse(refused)
       return serverError(error, request)
     },
   }
