@@ -48,6 +48,7 @@ import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { versionOf } from '../src/modules/mediaassets/pictures.ts'
+import { runSync, sqlitePort } from '../src/db/port.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 import { launchBrowser } from '../test/helpers/browser.ts'
@@ -154,9 +155,9 @@ function seedGrid(dataDir: string, nas: string, proxies: string, assets: number,
   const db = openDb(dbFile(dataDir))
   try {
     migrate(db)
-    const users = createUsers(db)
-    users.add('admin', { superuser: true })
-    const key = users.createKey('admin')
+    const users = createUsers(sqlitePort(db))
+    runSync(db, users.add('admin', { superuser: true }))
+    const key = runSync(db, users.createKey('admin'))
     const client = db.$client
     const now = isoTimestamp()
     const addDevice = (name: string, path: string) =>

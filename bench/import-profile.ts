@@ -10,6 +10,7 @@ import { createApp } from '../src/app.ts'
 import { createCore } from '../src/core.ts'
 import { openDb } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { runSync, sqlitePort } from '../src/db/port.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { silentLog } from '../src/util/log.ts'
 import { envNumber } from './procs.ts'
@@ -32,9 +33,9 @@ try {
   }
   const db = openDb(join(data, 'reelhouse.db'))
   migrate(db)
-  const users = createUsers(db)
-  users.add('admin', { superuser: true })
-  const key = users.createKey('admin')
+  const users = createUsers(sqlitePort(db))
+  runSync(db, users.add('admin', { superuser: true }))
+  const key = runSync(db, users.createKey('admin'))
   const emptyBin = join(tmp, 'bin')
   mkdirSync(emptyBin)
   const core = createCore(db, { log: silentLog, ffmpegDir: emptyBin })

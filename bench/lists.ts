@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
+import { sqlitePort } from '../src/db/port.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { machine, writeSection } from './doc.ts'
 import {
@@ -290,7 +291,7 @@ function unpagedSlow(server: Server, key: string, rate: string) {
 function keyCheckInProcess(dirs: string[], key: string, calls = 20_000, rounds = 5) {
   const dbs = dirs.map((d) => openDb(dbFile(d)))
   try {
-    const users = dbs.map((db) => createUsers(db))
+    const users = dbs.map((db) => createUsers(sqlitePort(db)))
     const times: number[][] = dirs.map(() => [])
     for (const u of users) for (let i = 0; i < 2000; i++) if (!u.authenticate(key)) throw new Error('key not accepted')
     for (let r = 0; r < rounds; r++) {

@@ -65,7 +65,7 @@ try {
     'GET ?limit=50&offset=0': request('/api/videoassets/?limit=50&offset=0'),
     'GET /api/videoassets/{id}/': request('/api/videoassets/4242/'),
     'stage: key check (users.authenticate)': () => core.users.authenticate(key),
-    'stage: one record with its details (1 statement)': () => core.media.byIdWithDetails(4242),
+    'stage: one record with its details (1 statement)': () => core.port.run(core.media.byIdWithDetails(4242)),
     'stage: read transaction with its one check (BEGIN, PRAGMA data_version, COMMIT)': () => {
       begin.run()
       version.refresh()

@@ -4,6 +4,7 @@
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { runSync, sqlitePort } from '../src/db/port.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 
@@ -78,10 +79,10 @@ export function seedSearchCatalogue(dataDir: string, assets: number): { admin: s
   const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)]!
   try {
     migrate(db)
-    const users = createUsers(db)
-    users.add('admin', { superuser: true })
-    const key = users.createKey('admin')
-    users.add('reader', {})
+    const users = createUsers(sqlitePort(db))
+    runSync(db, users.add('admin', { superuser: true }))
+    const key = runSync(db, users.createKey('admin'))
+    runSync(db, users.add('reader', {}))
     const client = db.$client
     const now = isoTimestamp()
     const device = client
@@ -111,8 +112,8 @@ export function seedSearchCatalogue(dataDir: string, assets: number): { admin: s
       productions.push({ id, codename })
     }
     const readerId = client.query<{ id: number }, []>("SELECT id FROM users WHERE username = 'reader'").get()!.id
-    for (const p of productions.slice(0, READER_PRODUCTIONS)) users.grantById(readerId, p.id, 'read')
-    const readerKey = users.createKey('reader')
+    for (const p of productions.slice(0, READER_PRODUCTIONS)) runSync(db, users.grantById(readerId, p.id, 'read'))
+    const readerKey = runSync(db, users.createKey('reader'))
     const set = client
       .query<{ id: number }, []>(
         "INSERT INTO custom_metadata_sets (name, description, content_type) VALUES ('Camera report', '', 4) RETURNING id",

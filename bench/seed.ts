@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { dbFile } from '../src/config.ts'
 import { openDb } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { runSync, sqlitePort } from '../src/db/port.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { isoTimestamp } from '../src/util/time.ts'
 
@@ -16,9 +17,9 @@ export function seedCatalogue(dataDir: string, assets: number): string {
   const db = openDb(dbFile(dataDir))
   try {
     migrate(db)
-    const users = createUsers(db)
-    users.add('admin', { superuser: true })
-    const key = users.createKey('admin')
+    const users = createUsers(sqlitePort(db))
+    runSync(db, users.add('admin', { superuser: true }))
+    const key = runSync(db, users.createKey('admin'))
     const client = db.$client
     const now = isoTimestamp()
     const device = client

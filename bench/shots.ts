@@ -15,6 +15,7 @@ import { createApp } from '../src/app.ts'
 import { createCore } from '../src/core.ts'
 import { openDb } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { runSync, sqlitePort } from '../src/db/port.ts'
 import { createUsers } from '../src/modules/users/service.ts'
 import { silentLog } from '../src/util/log.ts'
 import { machine, median, writeSection } from './doc.ts'
@@ -97,9 +98,9 @@ async function main(): Promise<boolean> {
   mkdirSync(join(dir, 'data'))
   const db = openDb(join(dir, 'data', 'reelhouse.db'))
   migrate(db)
-  const users = createUsers(db)
-  users.add('admin', { superuser: true })
-  const key = users.createKey('admin')
+  const users = createUsers(sqlitePort(db))
+  runSync(db, users.add('admin', { superuser: true }))
+  const key = runSync(db, users.createKey('admin'))
   const core = createCore(db, { log: silentLog })
   const app = createApp(core)
   core.start()

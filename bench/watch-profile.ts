@@ -31,6 +31,7 @@ import { silentLog } from '../src/util/log.ts'
 import { createWatcher } from '../src/watch/watcher.ts'
 import { stampOf } from '../src/storage/paths.ts'
 import { envNumber } from './procs.ts'
+import { runSync } from '../src/db/port.ts'
 
 const num = envNumber
 const FILES = num('BENCH_WATCH_FILES', 100_000)
@@ -132,12 +133,15 @@ async function profile(label: string, rows: boolean) {
     add('find', ms(t))
     // (a) the real scan task.
     t = performance.now()
-    core.runner.enqueue(db, {
-      kind: 'scan',
-      target: { device: dev },
-      production: null,
-      params: { device: dev, paths: null },
-    })
+    runSync(
+      db,
+      core.runner.enqueue({
+        kind: 'scan',
+        target: { device: dev },
+        production: null,
+        params: { device: dev, paths: null },
+      }),
+    )
     await core.runner.idle()
     add('scan task (runner)', ms(t))
     if (r === 0) add('peak RSS after the first scan task (MiB)', hwm())
@@ -164,7 +168,7 @@ async function profile(label: string, rows: boolean) {
       })
     add('2 disk entries', ms(t))
     t = performance.now()
-    const under = media.underForScan(device)
+    const under = runSync(db, media.underForScan(device))
     add(`3 media.underForScan(root) (${under.length} rows)`, ms(t))
     t = performance.now()
     const catalogued = new Set(under.map((r) => r.path_file))
@@ -193,16 +197,19 @@ async function profile(label: string, rows: boolean) {
     t = performance.now()
     db.transaction(() => {
       const byId = new Map(under.map((r) => [r.id, r]))
-      media.applyScan({
-        offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file, archive: false })),
-        online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file, archive: false })),
-        relocations: out.relocations.map((r) => ({
-          ...r,
-          from: byId.get(r.id)!.path_file,
-          kind: 'video' as const,
-          archive: false,
-        })),
-      })
+      runSync(
+        db,
+        media.applyScan({
+          offline: out.offline.map((id) => ({ id, from: byId.get(id)!.path_file, archive: false })),
+          online: out.online.map((id) => ({ id, at: byId.get(id)!.path_file, archive: false })),
+          relocations: out.relocations.map((r) => ({
+            ...r,
+            from: byId.get(r.id)!.path_file,
+            kind: 'video' as const,
+            archive: false,
+          })),
+        }),
+      )
     })
     add(`6 transaction (${out.relocations.length} relocations)`, ms(t))
     // (c) the scan task with the watcher's first walk beside it in the same process, as serve runs them.
@@ -215,12 +222,15 @@ async function profile(label: string, rows: boolean) {
     })
     t = performance.now()
     watcher.watch({ id: dev, path: device, protocol: 'file' })
-    core.runner.enqueue(db, {
-      kind: 'scan',
-      target: { device: dev },
-      production: null,
-      params: { device: dev, paths: null },
-    })
+    runSync(
+      db,
+      core.runner.enqueue({
+        kind: 'scan',
+        target: { device: dev },
+        production: null,
+        params: { device: dev, paths: null },
+      }),
+    )
     await core.runner.idle()
     add('scan task with the watcher starting beside it (as in serve)', ms(t))
     while (!watcher.status()[0]?.ready) await Bun.sleep(20)

@@ -91,7 +91,7 @@ export function createApp(
     db,
     port: core.port,
     users,
-    list: createLists(db, baseOf),
+    list: createLists(core.port, baseOf),
     auth,
     parseBody,
     baseOf,
@@ -255,9 +255,9 @@ export function createApp(
         .use(transcodingProfilesModule(ctx))
         .use(customMetadataModule(ctx, metadata))
         .use(contentTypesModule(ctx))
-        .use(mediaAssetsModule(ctx, media, 'audio', runner.openFor))
-        .use(mediaAssetsModule(ctx, media, 'image', runner.openFor))
-        .use(mediaAssetsModule(ctx, media, 'video', runner.openFor))
+        .use(mediaAssetsModule(ctx, media, 'audio', (target) => runner.openFor(target)))
+        .use(mediaAssetsModule(ctx, media, 'image', (target) => runner.openFor(target)))
+        .use(mediaAssetsModule(ctx, media, 'video', (target) => runner.openFor(target)))
         .use(remakeProxyModule(ctx, core.proxies, 'audio'))
         .use(remakeProxyModule(ctx, core.proxies, 'image'))
         .use(remakeProxyModule(ctx, core.proxies, 'video'))

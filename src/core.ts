@@ -81,14 +81,14 @@ export function createCore(
   afterCommitLog(db, log)
   // The one port every route runs its work through (db/port.ts): on SQLite it answers in the same call.
   const port = sqlitePort(db)
-  const users = createUsers(db)
+  const users = createUsers(port)
   // Before every writer it listens to: the history (it hooks itself there), the import logs, the runner.
   const events = createEvents(db, { users, log, ...eventsOptions })
-  const runner = createRunner(db, { concurrency, log, observe: events.taskChanged })
+  const runner = createRunner(port, { concurrency, log, observe: events.taskChanged })
   // What the watcher saw lately (sightings, strangers): shared by the watcher and every scan.
   const recent = createRecent()
   const watch: Watch | undefined =
-    watchOptions && createWatch(db, { runner, log, recent }, { ...watchOptions, settleMs })
+    watchOptions && createWatch(port, { runner, log, recent }, { ...watchOptions, settleMs })
   const settle = watch?.settle ?? createSettle(settleMs)
   const holds = createHoldDurations(db)
   // A device made, moved or removed is watched (or no more) from then on.
@@ -100,7 +100,7 @@ export function createCore(
     log,
   )
   const metadata = createCustomMetadata(db)
-  const media = createMediaAssets(db, holds, metadata)
+  const media = createMediaAssets(port, holds, metadata)
   const markers = createMarkers(db)
   const logs = createImportLogs(db, { observe: events.importLogChanged })
   const productions = createProductions(db, devices, users, { holds, logs })
@@ -132,13 +132,13 @@ export function createCore(
     subjects: {
       copy: (t) => ({ projectasset: t.target.projectasset, from: t.params.source, to: t.params.target }),
       delete: (t) => ({ projectasset: t.target.projectasset, folder: t.params.bundle_root }),
-      import: importSubject(media),
-      proxy: proxySubject(media),
-      archive: archiveSubject(media),
-      restore: archiveSubject(media),
+      import: importSubject(port, media),
+      proxy: proxySubject(port, media),
+      archive: archiveSubject(port, media),
+      restore: archiveSubject(port, media),
       proxyname: proxyNameSubject,
-      shots: shotsSubject(media),
-      verify: verifySubject(db, media),
+      shots: shotsSubject(port, media),
+      verify: verifySubject(port, media),
       scan: (t) => {
         const device = deviceOf(t.params.device)
         const paths = t.params.paths
@@ -164,12 +164,12 @@ export function createCore(
       delete: deleteHandler(port, users, media),
       import: importHandler(port, importDeps),
       proxy: proxyHandler(port, importDeps),
-      archive: archiveHandler(db, { media, users }),
-      restore: restoreHandler(db, { media, users }),
-      proxyname: proxyNameHandler(port, { media, devices, openTasks: (target) => runner.openFor(target) }),
+      archive: archiveHandler(port, { media, users }),
+      restore: restoreHandler(port, { media, users }),
+      proxyname: proxyNameHandler(port, { media, devices, openTasks: (target) => runSync(db, runner.openFor(target)) }),
       shots: shotsHandler(port, { media, shots, devices, users, ffmpeg: findFfmpeg }),
-      verify: verifyHandler(db, { media, users }),
-      scan: scanHandler(db, {
+      verify: verifyHandler(port, { media, users }),
+      scan: scanHandler(port, {
         media,
         log,
         settleMs,
@@ -187,11 +187,14 @@ export function createCore(
 
   /** Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went. */
   const pruneTasks = (now = new Date()) => {
-    const pruned = runner.prune({
-      kind: 'scan',
-      before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)),
-      unchanged: SCAN_PRUNE.unchanged,
-    })
+    const pruned = runSync(
+      db,
+      runner.prune({
+        kind: 'scan',
+        before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)),
+        unchanged: SCAN_PRUNE.unchanged,
+      }),
+    )
     if (pruned)
       log.info('finished scans that changed nothing pruned', {
         count: pruned,

@@ -9,7 +9,7 @@ import { dbFile, resolveIn } from '../config.ts'
 import { UsageError } from '../config.ts'
 import { type Db, openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
-import { runSync } from '../db/port.ts'
+import { runSync, sqlitePort } from '../db/port.ts'
 import { queueRemakes } from '../modules/assetimport/proxy.task.ts'
 import { AppError } from '../http/errors.ts'
 import { hashPassword } from '../modules/users/passwords.ts'
@@ -62,25 +62,25 @@ export function userAdd(
   perms: Codename[],
   groups: string[] = [],
 ) {
-  withDb(io, dataDir, (db) => createUsers(db).add(name, { superuser, perms, groups }))
+  withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).add(name, { superuser, perms, groups })))
   const joined = groups.length ? ` in group${groups.length > 1 ? 's' : ''} ${[...new Set(groups)].join(', ')}` : ''
   say(io, `user ${name} added${superuser ? ' (superuser)' : ''}${joined}`)
 }
 
 /** A new group; without --perm, a suggested role's codenames when the name is one (it says which). */
 export function groupAdd(io: Io, dataDir: string, name: string, perms: Codename[]) {
-  const given = withDb(io, dataDir, (db) => createUsers(db).addGroup(name, perms))
+  const given = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).addGroup(name, perms)))
   const suggested = !perms.length && given.length ? ' (the suggested role)' : ''
   say(io, `group ${name} added with ${given.length ? given.join(', ') : 'no permissions'}${suggested}`)
 }
 
 export function groupRemove(io: Io, dataDir: string, name: string) {
-  withDb(io, dataDir, (db) => createUsers(db).removeGroup(name))
+  withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).removeGroup(name)))
   say(io, `group ${name} removed; its members no longer have its permissions`)
 }
 
 export function groupList(io: Io, dataDir: string) {
-  const list = withDb(io, dataDir, (db) => createUsers(db).groups())
+  const list = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).groups()))
   if (!list.length) return say(io, 'no groups')
   const out: string[] = []
   for (const g of list) {
@@ -92,33 +92,33 @@ export function groupList(io: Io, dataDir: string) {
 }
 
 export function groupPermAdd(io: Io, dataDir: string, name: string, codename: Codename) {
-  const added = withDb(io, dataDir, (db) => createUsers(db).addGroupPerm(name, codename))
+  const added = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).addGroupPerm(name, codename)))
   say(io, added ? `group ${name} now has ${codename}` : `group ${name} already had ${codename}`)
 }
 
 /** Any codename the group holds, also one no route checks any more (as userPermRemove). */
 export function groupPermRemove(io: Io, dataDir: string, name: string, codename: string) {
-  const removed = withDb(io, dataDir, (db) => createUsers(db).removeGroupPerm(name, codename))
+  const removed = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).removeGroupPerm(name, codename)))
   say(io, removed ? `group ${name} no longer has ${codename}` : `group ${name} did not have ${codename}`)
 }
 
 export function userGroupAdd(io: Io, dataDir: string, name: string, group: string) {
-  const added = withDb(io, dataDir, (db) => createUsers(db).joinGroup(name, group))
+  const added = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).joinGroup(name, group)))
   say(io, added ? `${name} is now in group ${group}` : `${name} was in group ${group} already`)
 }
 
 export function userGroupRemove(io: Io, dataDir: string, name: string, group: string) {
-  const removed = withDb(io, dataDir, (db) => createUsers(db).leaveGroup(name, group))
+  const removed = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).leaveGroup(name, group)))
   say(io, removed ? `${name} is no longer in group ${group}` : `${name} was not in group ${group}`)
 }
 
 export function userGrant(io: Io, dataDir: string, name: string, production: string, level: 'read' | 'write') {
-  const done = withDb(io, dataDir, (db) => createUsers(db).grant(name, production, level))
+  const done = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).grant(name, production, level)))
   say(io, `${name} may now ${level} production ${done.production.name} (id ${done.production.id})`)
 }
 
 export function userList(io: Io, dataDir: string) {
-  const list = withDb(io, dataDir, (db) => createUsers(db).list())
+  const list = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).list()))
   if (!list.length) return say(io, 'no users')
   const out: string[] = []
   for (const u of list) {
@@ -142,7 +142,7 @@ export function userList(io: Io, dataDir: string) {
 }
 
 export function userPermAdd(io: Io, dataDir: string, name: string, codename: Codename) {
-  const added = withDb(io, dataDir, (db) => createUsers(db).addPerm(name, codename))
+  const added = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).addPerm(name, codename)))
   say(io, added ? `${name} now has ${codename}` : `${name} already had ${codename}`)
 }
 
@@ -151,7 +151,7 @@ export function userPermAdd(io: Io, dataDir: string, name: string, codename: Cod
  * may hold one that no route checks any more (`user list` shows it), and it must be removable.
  */
 export function userPermRemove(io: Io, dataDir: string, name: string, codename: string) {
-  const removed = withDb(io, dataDir, (db) => createUsers(db).removePerm(name, codename))
+  const removed = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).removePerm(name, codename)))
   say(io, removed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
 }
 
@@ -168,15 +168,15 @@ export async function userPasswd(
   input = (name: string) => readPassword(io, name),
 ) {
   if (clear) {
-    const had = withDb(io, dataDir, (db) => createUsers(db).setPassword(name, null))
+    const had = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).setPassword(name, null)))
     return void say(io, had ? `password of ${name} cleared` : `${name} had no password`)
   }
   // The name is checked before the password is asked for, not after it was typed twice.
-  withDb(io, dataDir, (db) => createUsers(db).requireUser(name))
+  withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).requireUser(name)))
   const password = await input(name)
   if (!password) throw new UserError('the password is empty; nothing changed')
   const hash = await hashPassword(password)
-  withOpenDb(dataDir, (db) => createUsers(db).setPassword(name, hash))
+  withOpenDb(dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).setPassword(name, hash)))
   say(io, `password of ${name} set`)
 }
 
@@ -258,7 +258,7 @@ export function proxiesRemake(io: Io, dataDir: string, production: string, profi
 }
 
 export function tokenList(io: Io, dataDir: string, name: string) {
-  const keys = withDb(io, dataDir, (db) => createUsers(db).keysOf(name))
+  const keys = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).keysOf(name)))
   if (!keys.length) return say(io, `${name} has no keys`)
   say(
     io,
@@ -273,7 +273,7 @@ export function tokenList(io: Io, dataDir: string, name: string) {
 export function tokenCreate(io: Io, dataDir: string, name: string) {
   say(
     io,
-    withDb(io, dataDir, (db) => createUsers(db).createKey(name)),
+    withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).createKey(name))),
   )
 }
 
@@ -284,13 +284,13 @@ export function tokenRevoke(io: Io, dataDir: string, what: Revoke) {
   if ('key' in what && !KEY_PATTERN.test(what.key))
     throw new UsageError('a key is 40 lowercase hex characters; or give --id N as token list shows it')
   withDb(io, dataDir, (db) => {
-    const users = createUsers(db)
-    if ('user' in what) return say(io, `revoked ${users.revokeAll(what.user)} key(s) of ${what.user}`)
+    const users = createUsers(sqlitePort(db))
+    if ('user' in what) return say(io, `revoked ${runSync(db, users.revokeAll(what.user))} key(s) of ${what.user}`)
     if ('key' in what) {
-      if (!users.revokeKey(what.key)) throw new UserError('no such key')
+      if (!runSync(db, users.revokeKey(what.key))) throw new UserError('no such key')
       return say(io, 'key revoked')
     }
-    const owner = users.revokeKeyById(what.id)
+    const owner = runSync(db, users.revokeKeyById(what.id))
     if (owner === undefined)
       throw new UserError(`no key with id ${what.id}; reelhouse token list NAME shows a user's keys`)
     say(io, `key ${what.id} of ${owner} revoked`)

@@ -21,6 +21,7 @@ import { type ServeConfig, dbFile } from '../config.ts'
 import { startCheckpointer } from '../db/checkpointer.ts'
 import { openDb, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
+import { runSync, sqlitePort } from '../db/port.ts'
 import { composedHandlers } from '../http/composed.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
 import { pageLoader } from '../http/pagebuild.ts'
@@ -152,14 +153,14 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
 
 /** On a catalogue with no users: the superuser admin, its key printed once and kept in admin.token. */
 function firstAdmin(db: ReturnType<typeof openDb>, dataDir: string) {
-  const users = createUsers(db)
+  const users = createUsers(sqlitePort(db))
   const tokenFile = join(dataDir, 'admin.token')
-  if (users.count() > 0) {
+  if (runSync(db, users.count()) > 0) {
     if (existsSync(tokenFile)) console.log(`The first admin key is in ${tokenFile}`)
     return
   }
-  users.add('admin', { superuser: true })
-  const key = users.createKey('admin')
+  runSync(db, users.add('admin', { superuser: true }))
+  const key = runSync(db, users.createKey('admin'))
   writeFileSync(tokenFile, key + '\n', { mode: 0o600 })
   chmodSync(tokenFile, 0o600)
   console.log(`Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}`)

@@ -213,5 +213,16 @@ function restrictOnWindows(file: string, log: Log) {
 
 const octal = (mode: number) => mode.toString(8).padStart(4, '0')
 
-/** The data folder: the folder of the catalogue file, with a final slash. */
-export const dataFolderOf = (db: Db) => asFolder(dirname(db.$client.filename))
+/** Data folders named for a catalogue whose file does not say it (PostgreSQL's: setDataFolder). */
+const dataFolders = new WeakMap<object, string>()
+
+/**
+ * The data folder of a catalogue kept elsewhere than in it (on PostgreSQL): where this server
+ * writes its own files (proxies, pictures, the key file) and what imports may never take in.
+ */
+export function setDataFolder(db: Db, folder: string): void {
+  dataFolders.set(db, asFolder(folder))
+}
+
+/** The data folder, with a final slash: the one set for `db`, else the folder of its SQLite file. */
+export const dataFolderOf = (db: Db) => dataFolders.get(db) ?? asFolder(dirname(db.$client.filename))

@@ -70,3 +70,32 @@ export function jsonArrayHas(column: SQLWrapper, value: number): SQL<boolean> {
 export function noCase(column: SQLWrapper): SQL {
   return onPostgres() ? sql`lower(${column})` : sql`${column} COLLATE NOCASE`
 }
+
+/**
+ * One row's values as a JSON array (text on either engine): SQLite's json_array, PostgreSQL's
+ * json_build_array. Inside jsonGroupArray it is one member, an array itself.
+ */
+export function jsonArray(...values: SQLWrapper[]): SQL {
+  const list = sql.join(values, sql`, `)
+  return onPostgres() ? sql`json_build_array(${list})` : sql`json_array(${list})`
+}
+
+/**
+ * The JSON array text of `value` over the rows of a sub-select, '[]' when there is none, in the
+ * order `order` gives where one is given. PostgreSQL's json_agg answers NULL for no row and json,
+ * which the client would parse: cast to text, both engines answer the same text.
+ */
+export function jsonGroupArray(value: SQLWrapper, order?: SQLWrapper): SQL<string> {
+  const by = order ? sql` ORDER BY ${order}` : sql``
+  return onPostgres() ? sql`coalesce(json_agg(${value}${by}), '[]'::json)::text` : sql`json_group_array(${value}${by})`
+}
+
+/**
+ * A JSON column as the text it holds, for comparing with text (a task's target with the targets
+ * busy, as JSON texts). SQLite keeps JSON as text already. PostgreSQL's json type keeps the exact
+ * text it was given and ::text answers it unchanged, so both engines answer the same text for the
+ * same value written (the code writes every JSON value with JSON.stringify, on both).
+ */
+export function jsonAsText(column: SQLWrapper): SQL<string> {
+  return onPostgres() ? sql`${column}::text` : sql`${column}`
+}

@@ -34,6 +34,7 @@
 // - Raw SQL only through drizzle's `sql` template, which renders `?` or `$n` for its engine.
 // - Nested `tx` is a savepoint: its rollback keeps the outer transaction's work.
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { SQL as BunSql } from 'bun'
 import { SQL, is } from 'drizzle-orm'
 import { afterCommit as sqliteAfterCommit } from './aftercommit.ts'
 import type { Db } from './client.ts'
@@ -119,6 +120,12 @@ export type Port = {
   readonly db: Db
   /** Runs work: its value at once on SQLite, a promise of it on PostgreSQL. */
   run<T>(work: Work<T>): T | Promise<T>
+  /**
+   * On PostgreSQL, the pool's own client (Bun.SQL), for what drizzle does not build: the search's
+   * statements (modules/search/pg.ts) and its read-only snapshot transaction. Not ambient: a
+   * statement on it never runs inside a `tx`. Absent on SQLite.
+   */
+  readonly sql?: BunSql
 }
 
 /** SQLite's port: every step answered in the same call, so `run` returns the value itself. */
@@ -189,6 +196,8 @@ export function runSync<T>(db: Db, work: Work<T>): T {
 type PgHandle = {
   transaction<T>(fn: (tx: PgHandle) => Promise<T>): Promise<T>
   execute(q: SQL): PromiseLike<unknown[]>
+  /** The Bun.SQL client under drizzle's handle (Port.sql). */
+  $client?: BunSql
 }
 
 /** The open transaction of the work being driven, and what it queued for after its commit. */
@@ -272,5 +281,16 @@ export function postgresPort(root: PgHandle, onAfterError: (error: unknown) => v
     return next.value
   }
   // A run starts outside any transaction, whatever context its caller was called from.
-  return { engine: 'postgres', db, run: (work) => ambient.run(undefined, () => drive(work)) }
+  return { engine: 'postgres', db, sql: root.$client, run: (work) => ambient.run(undefined, () => drive(work)) }
+}
+
+/**
+ * `next` of what a port run answered: in the same call when it is the value itself (SQLite), so a
+ * route stays synchronous there, and once it settles when it is a promise (PostgreSQL). A throw
+ * of `next` is thrown on the synchronous path and rejects the promise on the other.
+ */
+export function andThen<T, R>(value: T | PromiseLike<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
+  const pending = value as PromiseLike<T> | null | undefined
+  if (typeof pending?.then === 'function') return Promise.resolve(pending).then(next) as Promise<Awaited<R>>
+  return next(value as T)
 }

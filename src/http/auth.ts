@@ -7,6 +7,7 @@
 import { Elysia } from 'elysia'
 import { KEY_PATTERN, type Principal, type Users, hashKey } from '../modules/users/service.ts'
 import { SESSION_ID_PATTERN } from '../modules/users/sessions.ts'
+import { andThen } from '../db/port.ts'
 import { AppError } from './errors.ts'
 import { pathOf } from './head.ts'
 
@@ -237,13 +238,20 @@ const AMBIGUOUS = Symbol('ambiguous')
 /** What authenticate answers for Basic, which authPlugin checks before the hooks run. */
 export const BASIC = Symbol('basic')
 
+/** The key's holder, or 401 for a key no one holds. */
+function holder(user: Principal | undefined): Principal {
+  if (!user) throw failed('Unknown or revoked key.')
+  return user
+}
+
 /**
  * The scheme Token or Bearer (any letter case), one space, the key. Another scheme (a bare key
  * reads as one) is not_authenticated and a bad key after a known scheme authentication_failed
  * (docs/api.md, Errors); both say which forms are accepted. Only a well-formed key that no one holds is
- * simply refused. Basic, in any letter case: BASIC.
+ * simply refused. Basic, in any letter case: BASIC. The holder at once where the catalogue answers
+ * at once (SQLite), else a promise of them.
  */
-export function authenticate(users: Users, header: string | null): Principal | typeof BASIC {
+export function authenticate(users: Users, header: string | null): Principal | typeof BASIC | Promise<Principal> {
   if (!header) throw notAuthenticated()
   const space = header.indexOf(' ')
   const scheme = space < 0 ? header : header.slice(0, space)
@@ -254,8 +262,36 @@ export function authenticate(users: Users, header: string | null): Principal | t
   const key = space < 0 ? '' : header.slice(space + 1)
   if (!KEY_PATTERN.test(key)) throw failed(ACCEPTED_FORMS)
   const user = users.authenticate(key)
-  if (!user) throw failed('Unknown or revoked key.')
-  return user
+  // Tested here rather than through andThen: no function is made for a request's key on SQLite.
+  if (user instanceof Promise) return user.then(holder)
+  return holder(user)
+}
+
+/** A check made again: the user as they are now, or undefined; a promise of it where the catalogue answers promises. */
+export type Recheck = () => Principal | undefined | Promise<Principal | undefined>
+
+/**
+ * The first of `items` that `test` holds for, or undefined: at once while the tests answer at
+ * once, else a promise of it (the items after a promised answer are tested once it settles).
+ */
+function firstOf<T>(
+  items: readonly T[],
+  test: (item: T) => boolean | Promise<boolean>,
+  from = 0,
+): T | undefined | Promise<T | undefined> {
+  for (let i = from; i < items.length; i++) {
+    const item = items[i]!
+    const holds = test(item)
+    if (holds instanceof Promise) return holds.then((yes) => (yes ? item : firstOf(items, test, i + 1)))
+    if (holds) return item
+  }
+  return undefined
+}
+
+/** The recheck chosen: itself where it was chosen at once, else one that waits for the choice. */
+function chosenRecheck(chosen: Recheck | undefined | Promise<Recheck | undefined>): Recheck {
+  if (!(chosen instanceof Promise)) return chosen ?? (() => undefined)
+  return () => chosen.then((recheck) => recheck?.())
 }
 
 /**
@@ -264,29 +300,25 @@ export function authenticate(users: Users, header: string | null): Principal | t
  * revoked, the password changed or the user removed. It keeps no secret: a key's hash, or the
  * stamp of the stored password hash (users.passwordStamp). Read here, as every Authorization header is.
  */
-export function recheckOf(users: Users, request: Request, user: Principal): () => Principal | undefined {
+export function recheckOf(users: Users, request: Request, user: Principal): Recheck {
   if (!request.headers.has('authorization') && hasSessionCookie(request)) {
     // The one live session among the cookies was the user's (authPlugin); it is still theirs, or the stream ends.
-    for (const id of cookieValues(request, BOTH_NAMES)) {
-      const recheck = users.sessions.recheckOf(id)
-      if (recheck()?.id === user.id) return recheck
-    }
-    return () => undefined
+    const rechecks = cookieValues(request, BOTH_NAMES).map((id) => users.sessions.recheckOf(id))
+    return chosenRecheck(firstOf(rechecks, (recheck) => andThen(recheck(), (now) => now?.id === user.id)))
   }
   const header = request.headers.get('authorization') ?? ''
   const basic = isBasic(header) ? basicCredentials(header) : undefined
   const key = basic ? basic[1] : header.slice(header.indexOf(' ') + 1)
-  if (KEY_PATTERN.test(key) && users.authenticate(key)?.id === user.id) {
-    const hash = hashKey(key)
-    return () => {
-      const now = users.byKeyHash(hash)
-      return now?.id === user.id ? now : undefined
-    }
+  // Basic with a password (what else passed authPlugin's check): the stamp is taken as the stream opens.
+  const byPassword = (): Recheck => {
+    const stamp = users.passwordStamp(user.id)
+    return () => andThen(stamp, (taken) => (taken === undefined ? undefined : users.byPasswordStamp(user.id, taken)))
   }
-  // Basic with a password (what else passed authPlugin's check).
-  const stamp = users.passwordStamp(user.id)
-  return () =>
-    stamp !== undefined && users.passwordStamp(user.id) === stamp ? users.principalById(user.id) : undefined
+  if (!KEY_PATTERN.test(key)) return byPassword()
+  const hash = hashKey(key)
+  const byKey: Recheck = () => andThen(users.byKeyHash(hash), (now) => (now?.id === user.id ? now : undefined))
+  // A key of theirs (Token, Bearer, or Basic with a key), or Basic with a password shaped like a key.
+  return chosenRecheck(andThen(users.authenticate(key), (found) => (found?.id === user.id ? byKey : byPassword())))
 }
 
 export type AuthOptions = {
@@ -366,32 +398,44 @@ export function authPlugin(
    * The user of the one live session among the cookies' ids; AMBIGUOUS when more than one is
    * live (ours and one another page of this host set: neither is taken); undefined when none is.
    * Liveness is checked without a use, so that only the session taken has its expiry moved on.
+   * At once where the catalogue answers at once (SQLite), else a promise.
    */
-  function sessionUser(ids: string[]): Principal | typeof AMBIGUOUS | undefined {
+  function sessionUser(
+    ids: string[],
+  ): Principal | typeof AMBIGUOUS | undefined | Promise<Principal | typeof AMBIGUOUS | undefined> {
     if (ids.length === 1) return users.sessions.resolve(ids[0]!)
-    const live = ids.filter((id) => SESSION_ID_PATTERN.test(id) && users.sessions.recheckOf(id)() !== undefined)
-    if (live.length > 1) return AMBIGUOUS
-    return live.length === 1 ? users.sessions.resolve(live[0]!) : undefined
+    const checked = ids
+      .filter((id) => SESSION_ID_PATTERN.test(id))
+      .map((id) => andThen(users.sessions.recheckOf(id)(), (now) => (now === undefined ? undefined : id)))
+    const settled = checked.some((c) => c instanceof Promise)
+      ? Promise.all(checked)
+      : (checked as (string | undefined)[])
+    return andThen(settled, (found) => {
+      const live = found.filter((id) => id !== undefined)
+      if (live.length > 1) return AMBIGUOUS
+      return live.length === 1 ? users.sessions.resolve(live[0]!) : undefined
+    })
   }
 
-  return new Elysia({ name: 'reelhouse.auth' })
-    .wrap(checkBasicFirst as Parameters<Elysia['wrap']>[0])
-    .onRequest(({ request }) => {
-      // Elysia registers this global hook once per instance that uses the plugin (the app and the
-      // modules): authenticate once per request.
-      if (principals.has(request)) return
-      const path = pathOf(request.url)
-      if (!readsCredentials(request, path)) return
-      const header = request.headers.get('authorization')
-      // The cookie counts only without an Authorization header: a client that sends a key or
-      // Basic is answered as it always was, whatever cookies its browser holds.
-      if (header === null) {
-        const secure = page.secure(request)
-        const ids = sessionIdsOf(request, secure)
-        if (ids.length > 0) {
-          // Refused before the session is looked at: another page learns nothing, and the user stays signed in.
-          page.check(request)
-          const user = sessionUser(ids)
+  /**
+   * Who the request is, kept in `principals` for the routes. Elysia registers the global hook
+   * once per instance that uses the plugin (the app and the modules): authenticate once per
+   * request. At once where the catalogue answers at once (SQLite), else a promise.
+   */
+  function identify(request: Request): void | Promise<void> {
+    if (principals.has(request)) return
+    const path = pathOf(request.url)
+    if (!readsCredentials(request, path)) return
+    const header = request.headers.get('authorization')
+    // The cookie counts only without an Authorization header: a client that sends a key or
+    // Basic is answered as it always was, whatever cookies its browser holds.
+    if (header === null) {
+      const secure = page.secure(request)
+      const ids = sessionIdsOf(request, secure)
+      if (ids.length > 0) {
+        // Refused before the session is looked at: another page learns nothing, and the user stays signed in.
+        page.check(request)
+        return andThen(sessionUser(ids), (user) => {
           if (user !== undefined && user !== AMBIGUOUS) {
             principals.set(request, user)
             return
@@ -408,27 +452,49 @@ export function authPlugin(
             {},
             { headers },
           )
-        }
-        // Nobody is signed in: the session's GET says so, its DELETE has nothing to do.
-        if (SESSION_PATH.test(path)) return
+        })
       }
-      const user = authenticate(users, header)
-      principals.set(request, user === BASIC ? basicOutcome(request) : user)
-    })
-    .macro({
-      auth: {
-        resolve({ request }) {
-          const user = principals.get(request)
-          if (!user) throw notAuthenticated()
-          return { user }
+      // Nobody is signed in: the session's GET says so, its DELETE has nothing to do.
+      if (SESSION_PATH.test(path)) return
+    }
+    const user = authenticate(users, header)
+    if (user instanceof Promise)
+      return user.then((held) => {
+        principals.set(request, held)
+      })
+    principals.set(request, user === BASIC ? basicOutcome(request) : user)
+  }
+
+  return (
+    new Elysia({ name: 'reelhouse.auth' })
+      .wrap(checkBasicFirst as Parameters<Elysia['wrap']>[0])
+      // Elysia awaits a hook or not by its source text (http/composed.ts): on SQLite the check
+      // answers at once and the hook is a plain call, not awaited on every request; where the
+      // catalogue answers promises it is async.
+      .onRequest(
+        users.engine === 'sqlite'
+          ? ({ request }) => {
+              identify(request)
+            }
+          : async ({ request }) => {
+              await identify(request)
+            },
+      )
+      .macro({
+        auth: {
+          resolve({ request }) {
+            const user = principals.get(request)
+            if (!user) throw notAuthenticated()
+            return { user }
+          },
         },
-      },
-      /** The user when the request authenticated, else undefined (the session's GET and DELETE). */
-      maybeAuth: {
-        resolve({ request }) {
-          return { user: principals.get(request) }
+        /** The user when the request authenticated, else undefined (the session's GET and DELETE). */
+        maybeAuth: {
+          resolve({ request }) {
+            return { user: principals.get(request) }
+          },
         },
-      },
-    })
-    .as('global')
+      })
+      .as('global')
+  )
 }

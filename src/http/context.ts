@@ -39,14 +39,3 @@ export type ModuleContext = {
   /** Where the session cookie may come from, and whether it is Secure (http/auth.ts createPageGuard). */
   pageGuard: PageGuard
 }
-
-/**
- * `next` of what a port run answered: in the same call when it is the value itself (SQLite), so a
- * route stays synchronous there, and once it settles when it is a promise (PostgreSQL). A throw
- * of `next` is thrown on the synchronous path and rejects the promise on the other.
- */
-export function andThen<T, R>(value: T | PromiseLike<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
-  const pending = value as PromiseLike<T> | null | undefined
-  if (typeof pending?.then === 'function') return Promise.resolve(pending).then(next) as Promise<Awaited<R>>
-  return next(value as T)
-}

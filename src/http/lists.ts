@@ -1,10 +1,12 @@
 // Lists (docs/api.md, Conventions): exact filters, id order, limit/offset, X-Total-Count, Link, and the
-// unpaged list streamed from an open statement so that no list is ever held whole in memory.
-import type { Statement } from 'bun:sqlite'
-import { type SQL, and, getTableColumns, getTableName } from 'drizzle-orm'
-import { SQLiteSyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core'
+// unpaged list streamed. On SQLite it is streamed from an open statement, so that no list is ever
+// held whole in memory; on PostgreSQL see postgresLists.
+import { type Column, SQL, and, count as countAll, getTableColumns, getTableName, is, sql } from 'drizzle-orm'
+import { type SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { t } from 'elysia'
-import { type Db, dataVersionOf, fileVersion, readSnapshotOf } from '../db/client.ts'
+import type { Db } from '../db/client.ts'
+import { type ListStatement, sqliteListReader } from '../db/lists.ts'
+import { type Port, all, one } from '../db/port.ts'
 import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
 import { pathOf } from './head.ts'
 import { SEP, endsWithSep } from '../storage/paths.ts'
@@ -59,8 +61,14 @@ export type ListSpec<T extends SQLiteTable> = {
   complete?: (row: Row) => void
   /** Newest first (the history): ids descending; every other list is in id order. */
   descending?: boolean
-  /** An ORDER BY of the list's own columns (SQL text made by the module, never from the request), over `descending`. */
-  order?: string
+  /**
+   * An ORDER BY of the list's own columns (made by the module, never from the request), over
+   * `descending`: SQL text valid on both engines, or drizzle SQL where a phrase differs between
+   * them (db/dialect.ts noCase), which binds no value. Where a column ordered by may be NULL, the
+   * order must say where NULLs go (`nulls last`, or the column's `IS NULL` first): SQLite puts
+   * them first in ascending order, PostgreSQL last.
+   */
+  order?: string | SQL
 }
 
 /** A column of a list's record: its name, or [the name answered, the column read]. */
@@ -90,24 +98,78 @@ export const KEYED_FROM = 300
 
 type Compiled = { select: string; ids: string; count: string; decode: (raw: Row) => Row }
 /**
- * A list's WHERE as SQL text and parameters, the key of its count, and its page statement. Kept
- * for a list without filters (see ListSpec.route) with the statement prepared: bun:sqlite's
- * query() finds a prepared statement by its text in an LRU map, which cost a text built, hashed
- * and moved in the map on every request. A list with filters makes its Where each time and
- * goes through query().
+ * A list's WHERE as SQL text and parameters, its COUNT and the key the count is kept under, and
+ * its page statement. Kept for a list without filters (see ListSpec.route) with the statement
+ * prepared: bun:sqlite's query() finds a prepared statement by its text in an LRU map, which cost
+ * a text built, hashed and moved in the map on every request. A list with filters makes its
+ * Where each time and goes through query().
  */
-type Where = { sql: string; params: unknown[]; countKey: string; page: string; order: string; statement?: Statement }
+type Where = {
+  sql: string
+  params: unknown[]
+  count: string
+  countKey: string
+  page: string
+  order: string
+  statement?: ListStatement
+}
 const NO_PARAMS: unknown[] = []
 
 /**
- * baseOf: the base of absolute URLs for a request (serve --public-url, else the Host it was sent
- * to), for a page's Link header.
+ * A list route's answer: at once on SQLite, whose statements run in the same call, so that the
+ * route answers in the turn it was asked (see ListAnswer); a promise of it on PostgreSQL.
  */
-export function createLists(db: Db, baseOf: (request: Request) => string) {
-  const counts = new Map<string, { version: number; n: number }>()
-  const client = db.$client
-  const dataVersion = dataVersionOf(db)
-  const snapshot = readSnapshotOf(db)
+export type List = <T extends SQLiteTable>(
+  spec: ListSpec<T>,
+  paging: PagingQuery,
+  request: Request,
+) => ListAnswer | Promise<ListAnswer>
+
+/**
+ * The lists over the catalogue of `port`, in the form of its engine, chosen once. baseOf: the
+ * base of absolute URLs for a request (serve --public-url, else the Host it was sent to), for a
+ * page's Link header.
+ */
+export function createLists(port: Port, baseOf: (request: Request) => string): List {
+  const headersOf = pageHeadersMaker(baseOf)
+  return port.engine === 'sqlite' ? sqliteLists(port.db, headersOf) : postgresLists(port, headersOf)
+}
+
+/** A page's headers: its type, X-Total-Count and Link (see pageHeadersMaker). */
+type PageHeaders = (request: Request, limit: number, offset: number, count: number) => Headers
+
+/**
+ * A page's headers (its type, X-Total-Count, Link) by URL and count, as a Headers the Response
+ * copies: the same page asked again (a tool's first page) finds them made. pageLinks splits,
+ * decodes and escapes the query (a few µs), and a Response made with its headers as an object
+ * parses each name and value again (3.3 µs for these three, against 0.8 µs copied from a
+ * Headers). The URL says the rest: the limit and offset read from its query, and the base of
+ * the links (the public URL, or the URL's own host).
+ */
+function pageHeadersMaker(baseOf: (request: Request) => string): PageHeaders {
+  const pageHeaders = new Map<string, { count: number; headers: Headers }>()
+  return function pageHeadersOf(request, limit, offset, count) {
+    const kept = pageHeaders.get(request.url)
+    if (kept && kept.count === count) return kept.headers
+    const headers = new Headers({ 'content-type': 'application/json', 'x-total-count': String(count) })
+    const link = pageLinks(request, baseOf(request), { limit, offset, count })
+    if (link) headers.set('link', link)
+    if (pageHeaders.size > 1000) pageHeaders.clear()
+    pageHeaders.set(request.url, { count, headers })
+    return headers
+  }
+}
+
+/** The headers of an answer without a page (limit 0, or the whole list). */
+const listHeaders = (count: number) => ({ 'content-type': 'application/json', 'x-total-count': String(count) })
+
+/**
+ * The lists on SQLite: the statements as SQL text on bun:sqlite's own client (db/lists.ts says
+ * why), the page and its count read in the same call, the count kept while the catalogue is
+ * unchanged, and the unpaged list streamed from an open statement.
+ */
+function sqliteLists(db: Db, pageHeadersOf: PageHeaders): List {
+  const reader = sqliteListReader(db)
   // A dialect of our own rather than the database's (drizzle keeps that one internal): the
   // database is opened with no casing option (db/client.ts), so both render a WHERE alike.
   const dialect = new SQLiteSyncDialect()
@@ -134,14 +196,7 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     if (!byCols) compiled.set(table, (byCols = new Map()))
     let c = byCols.get(key)
     if (c) return c
-    const all = getTableColumns(table)
-    const picked = named
-      ? named.map(([as, n]) => {
-          const col = all[n]
-          if (!col) throw new Error(`no column ${n}`)
-          return { col, as }
-        })
-      : Object.values(all).map((col) => ({ col, as: col.name }))
+    const picked = pickedColumns(table, columns)
     const name = getTableName(table)
     const q = (id: string) => `"${id.replace(/"/g, '""')}"`
     // Booleans and JSON text decoded as drizzle's columns decode them (Number(v) === 1, JSON.parse),
@@ -171,6 +226,13 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     return c
   }
 
+  /** An ORDER BY given as drizzle SQL, as text: it binds no value (a value would be bound out of place). */
+  function orderText(order: SQL): string {
+    const q = dialect.sqlToQuery(order)
+    if (q.params.length) throw new Error(`a list's order binds no value: ${q.sql}`)
+    return q.sql
+  }
+
   // The WHEREs of lists without filters, per principal and route (see ListSpec.route).
   const unfiltered = new WeakMap<object, Map<string, Where>>()
 
@@ -184,11 +246,16 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const w = where ? dialect.sqlToQuery(where) : { sql: '', params: NO_PARAMS }
     const sql = w.sql ? ` where ${w.sql}` : ''
     const count = c.count + sql
-    const order = spec.order ? ` order by ${spec.order}` : spec.descending ? ' order by "id" desc' : ' order by "id"'
+    const order = spec.order
+      ? ` order by ${typeof spec.order === 'string' ? spec.order : orderText(spec.order)}`
+      : spec.descending
+        ? ' order by "id" desc'
+        : ' order by "id"'
     const page = c.select + sql + order + PAGE
     const made = {
       sql,
       params: w.params,
+      count,
       countKey: w.params.length ? count + '\0' + JSON.stringify(w.params) : count,
       page,
       order,
@@ -197,55 +264,10 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     // may read changes; one made for a single request (a password checked by Basic) is not.
     if (!filtered && Object.isFrozen(spec.user)) {
       if (!kept) unfiltered.set(spec.user, (kept = new Map()))
-      kept.set(spec.route, { ...made, statement: db.$client.prepare(page) })
+      kept.set(spec.route, { ...made, statement: reader.prepare(page) })
     }
     return made
   }
-
-  /**
-   * The number of rows the list's WHERE selects: counted once, then kept while the catalogue's file
-   * version (db/client.ts fileVersion) stands, which every commit changes, this connection's and
-   * another's. In a GET's read transaction that version is the snapshot's, which the page reads
-   * too: the check costs no statement of its own (the snapshot's first read, data_version, is
-   * shared with the key check). Inside a transaction that writes, the count is made anew (its own
-   * rows are not committed yet, and the version does not say they are there).
-   */
-  function total(c: Compiled, w: Where): number {
-    if (!snapshot.active) {
-      if (client.inTransaction) return count(c, w)
-      // Outside a request's snapshot: a read of its own, so that the version is today's.
-      dataVersion.refresh()
-    }
-    dataVersion.get()
-    const version = fileVersion(client)
-    const hit = counts.get(w.countKey)
-    if (hit && hit.version === version) return hit.n
-    const n = count(c, w)
-    if (counts.size > 1000) counts.clear()
-    // The version the count was read at (outside a snapshot, its statement may have begun a newer read).
-    counts.set(w.countKey, { version: fileVersion(client), n })
-    return n
-  }
-
-  // A page's headers (its type, X-Total-Count, Link) by URL and count, as a Headers the Response
-  // copies: the same page asked again (a tool's first page) finds them made. pageLinks splits,
-  // decodes and escapes the query (a few µs), and a Response made with its headers as an object
-  // parses each name and value again (3.3 µs for these three, against 0.8 µs copied from a
-  // Headers). The URL says the rest: the limit and offset read from its query, and the base of
-  // the links (the public URL, or the URL's own host).
-  const pageHeaders = new Map<string, { count: number; headers: Headers }>()
-  function pageHeadersOf(request: Request, limit: number, offset: number, count: number): Headers {
-    const kept = pageHeaders.get(request.url)
-    if (kept && kept.count === count) return kept.headers
-    const headers = new Headers({ 'content-type': 'application/json', 'x-total-count': String(count) })
-    const link = pageLinks(request, baseOf(request), { limit, offset, count })
-    if (link) headers.set('link', link)
-    if (pageHeaders.size > 1000) pageHeaders.clear()
-    pageHeaders.set(request.url, { count, headers })
-    return headers
-  }
-
-  const count = (c: Compiled, w: Where) => Number(client.query(c.count + w.sql).values(...(w.params as never[]))[0]![0])
 
   /**
    * The list route's answer, for the route to make its Response of (see ListAnswer); `request`
@@ -255,29 +277,22 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const c = compiledFor(spec.table, spec.columns)
     const w = whereOf(c, spec as unknown as ListSpec<SQLiteTable>, paging as Record<string, unknown>)
     const whereSql = w.sql
-    const count = total(c, w)
+    // The number of rows the list's WHERE selects, kept while the catalogue is unchanged (db/lists.ts total).
+    const count = reader.total(w.count, w.params, w.countKey)
     // Digits beyond SQLite's 64-bit integers are capped rather than bound as a float (a 500).
     const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
     const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
-    const headers = () => ({ 'content-type': 'application/json', 'x-total-count': String(count) })
-    if (limit === 0) return { body: '[]', headers: headers() }
+    if (limit === 0) return { body: '[]', headers: listHeaders(count) }
 
-    const toApi = spec.toApi
-    const complete = spec.complete
-    const toRecord = toApi
-      ? (raw: Row) => toApi(c.decode(raw) as T['$inferSelect'])
-      : complete
-        ? (raw: Row) => {
-            const row = c.decode(raw)
-            complete(row)
-            return row
-          }
-        : c.decode
+    const toRecord = recordMaker(spec, c.decode)
     const toJson = (raw: Row) => JSON.stringify(toRecord(raw))
     if (limit !== undefined) {
-      const statement =
-        offset >= KEYED_FROM ? db.$client.query(keyed(c, whereSql, w.order)) : (w.statement ?? db.$client.query(w.page))
-      const rows = statement.all(...(w.params as never[]), limit, offset) as unknown[]
+      const rows: unknown[] = reader.page(
+        offset >= KEYED_FROM ? keyed(c, whereSql, w.order) : (w.statement ?? w.page),
+        w.params,
+        limit,
+        offset,
+      )
       // The records in place of the rows, then the page in one JSON.stringify: the same text as
       // one call per record joined with commas, made faster (a 50-row page).
       for (let i = 0; i < rows.length; i++) rows[i] = toRecord(rows[i] as Row)
@@ -286,10 +301,106 @@ export function createLists(db: Db, baseOf: (request: Request) => string) {
     const base = c.select + whereSql + w.order
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
-    return {
-      body: streamRows(db.$client.prepare(sql).iterate(...(params as never[])) as IterableIterator<Row>, toJson),
-      headers: headers(),
+    return { body: streamRows(reader.rows(sql, params), toJson), headers: listHeaders(count) }
+  }
+}
+
+/** The columns a list reads, with the name each is answered under (ListSpec.columns; default all, by their names). */
+function pickedColumns(table: SQLiteTable, columns: readonly ListColumn[] | undefined): { col: Column; as: string }[] {
+  const all = getTableColumns(table)
+  if (!columns) return Object.values(all).map((col) => ({ col, as: col.name }))
+  return columns.map((c) => {
+    const [as, n] = typeof c === 'string' ? [c, c] : c
+    const col = all[n]
+    if (!col) throw new Error(`no column ${n}`)
+    return { col, as }
+  })
+}
+
+/**
+ * The record of a row as read: `decode` first (SQLite's booleans and JSON text; nothing on
+ * PostgreSQL, whose rows drizzle decodes), then the spec's toApi or complete.
+ */
+function recordMaker<T extends SQLiteTable>(spec: ListSpec<T>, decode: (raw: Row) => Row): (raw: Row) => unknown {
+  const toApi = spec.toApi
+  const complete = spec.complete
+  return toApi
+    ? (raw: Row) => toApi(decode(raw) as T['$inferSelect'])
+    : complete
+      ? (raw: Row) => {
+          const row = decode(raw)
+          complete(row)
+          return row
+        }
+      : decode
+}
+
+const asRead = (row: Row) => row
+
+/**
+ * The lists on PostgreSQL: the page and its count, two statements built by drizzle from the
+ * spec's own WHERE and ORDER BY and run through the port at once, each on a session of the pool
+ * (so a commit between the two can make them disagree by its rows, where SQLite reads both in one
+ * snapshot). Every round trip costs more there than building the statement, so nothing is kept
+ * as text.
+ * The count is made on every request: the file version SQLite's count is kept against
+ * (db/lists.ts total) has no counterpart, and no cheap question tells whether another session
+ * committed since. A whole list (no limit) is read in one statement and sent as it is turned
+ * into JSON: held in memory while it is sent, where SQLite steps an open statement, since a
+ * cursor would hold one of the pool's sessions for as long as the client takes to read.
+ * Deep pages read their rows with a plain OFFSET (SQLite's keyed sub-select is its planner's).
+ */
+function postgresLists(port: Port, pageHeadersOf: PageHeaders): List {
+  const db = port.db
+  // The fields of a select per columns array (a module's constant) and table.
+  const byColumns = new WeakMap<readonly ListColumn[], WeakMap<SQLiteTable, Record<string, SQLiteColumn>>>()
+
+  function fieldsOf(table: SQLiteTable, columns: readonly ListColumn[]): Record<string, SQLiteColumn> {
+    let byTable = byColumns.get(columns)
+    if (!byTable) byColumns.set(columns, (byTable = new WeakMap()))
+    let fields = byTable.get(table)
+    if (!fields) {
+      fields = {}
+      for (const { col, as } of pickedColumns(table, columns)) fields[as] = col as SQLiteColumn
+      byTable.set(table, fields)
     }
+    return fields
+  }
+
+  return async function list<T extends SQLiteTable>(
+    spec: ListSpec<T>,
+    paging: PagingQuery,
+    request: Request,
+  ): Promise<ListAnswer> {
+    const table = spec.table as SQLiteTable
+    const where = and(...spec.where())
+    // Digits beyond PostgreSQL's 64-bit integers are capped, as on SQLite.
+    const limit = paging.limit === undefined ? undefined : Math.min(Number(paging.limit), Number.MAX_SAFE_INTEGER)
+    const offset = paging.offset === undefined ? 0 : Math.min(Number(paging.offset), Number.MAX_SAFE_INTEGER)
+    const counting = port.run(one(db.select({ n: countAll() }).from(table).where(where)))
+    if (limit === 0) return { body: '[]', headers: listHeaders((await counting)?.n ?? 0) }
+    const order = spec.order
+      ? is(spec.order, SQL)
+        ? spec.order
+        : sql.raw(spec.order)
+      : sql.raw(spec.descending ? '"id" desc' : '"id"')
+    const page = (spec.columns ? db.select(fieldsOf(table, spec.columns)) : db.select())
+      .from(table)
+      .where(where)
+      .orderBy(order)
+      .$dynamic()
+    if (limit !== undefined) page.limit(limit)
+    if (offset) page.offset(offset)
+    const [rows, counted] = await Promise.all([port.run(all<Row>(page as never)), counting])
+    const count = counted?.n ?? 0
+    const toRecord = recordMaker(spec, asRead)
+    if (limit === undefined) {
+      const toJson = (row: Row) => JSON.stringify(toRecord(row))
+      return { body: streamRows(rows.values(), toJson), headers: listHeaders(count) }
+    }
+    const records: unknown[] = rows
+    for (let i = 0; i < records.length; i++) records[i] = toRecord(records[i] as Row)
+    return { body: JSON.stringify(records), headers: pageHeadersOf(request, limit, offset, count) }
   }
 }
 
@@ -390,8 +501,6 @@ export function streamRows(rows: IterableIterator<Row>, toJson: (raw: Row) => st
     },
   })
 }
-
-export type List = ReturnType<typeof createLists>
 
 /**
  * A list's body (a page's JSON text, or the whole list as a stream) and headers. The route makes

@@ -5,12 +5,13 @@ import { type SQL, eq, sql } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { Elysia, t } from 'elysia'
 import { oneOf as oneOfStatement, statement } from '../db/port.ts'
-import { type ModuleContext, andThen } from './context.ts'
+import { type ModuleContext } from './context.ts'
+import { andThen } from '../db/port.ts'
 import type { ApiVersion } from './versioning.ts'
 import type { Principal } from '../modules/users/principal.ts'
 import { requirePerm } from '../modules/users/access.ts'
 import { noSuchRecord, notFound, requireOneOf } from './errors.ts'
-import { type ListColumn, Paging } from './lists.ts'
+import { type ListAnswer, type ListColumn, Paging } from './lists.ts'
 import { BODY_ERRORS, IdParams, eitherFields, errors, oneOf, listOf, sharedModels } from './models.ts'
 
 type Table = SQLiteTable & { id: SQLiteColumn }
@@ -100,17 +101,23 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     )
 
   // The list route's handler makes its Response of the list's answer, made outside it (lists.ts
-  // ListAnswer says why).
+  // ListAnswer says why): on SQLite the answer is there at once and the handler is never awaited;
+  // where the list answers a promise (PostgreSQL) the handler awaits it.
   const routes = new Elysia({ prefix: spec.prefix, tags: [name] })
     .use(sharedModels)
     .use(ctx.auth)
     .model({ ...spec.models, [`${name}List`]: listOf(spec.models[name]!) })
     .get(
       '/',
-      ({ query, user, request }) => {
-        const answer = list(query as Q['static'], user, request)
-        return new Response(answer.body, answer)
-      },
+      ctx.port.engine === 'sqlite'
+        ? ({ query, user, request }) => {
+            const answer = list(query as Q['static'], user, request) as ListAnswer
+            return new Response(answer.body, answer)
+          }
+        : async ({ query, user, request }) => {
+            const answer = await list(query as Q['static'], user, request)
+            return new Response(answer.body, answer)
+          },
       {
         auth: true,
         query: t.Object({ ...Paging, ...spec.filters.properties }),

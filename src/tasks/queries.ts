@@ -4,105 +4,125 @@
 import { type SQL, and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client.ts'
+import { jsonIsTrue, jsonNumber, jsonText } from '../db/dialect.ts'
+import { type Statement, type Work, all, one, statement } from '../db/port.ts'
 import { TASK_TARGETS, tasks } from '../db/tables.ts'
 import { isoTimestamp } from '../util/time.ts'
 import type { TaskKind } from './kinds.ts'
 import type { NewTask, TaskRow } from './runner.ts'
 
 /** Import tasks, queued or running, that hold their asset out of production for a move (`held`). */
-const HELD_IMPORTS = `FROM tasks WHERE state IN ('queued', 'running') AND kind = 'import' AND json_extract(params, '$.move.held') = 1`
+const heldImports = () =>
+  and(inArray(tasks.state, ['queued', 'running']), eq(tasks.kind, 'import'), jsonIsTrue(tasks.params, 'move', 'held'))
 
 /** The assets held out of production by an import that moves their file (queued or running; the tasks_state index). */
-export function heldImportAssets(db: Db): Set<number> {
-  const rows = db.$client
-    .query<{ asset: number }, []>(`SELECT json_extract(params, '$.asset') AS asset ${HELD_IMPORTS}`)
-    .all()
-  return new Set(rows.map((r) => r.asset))
+export function* heldImportAssets(db: Db): Work<Set<number>> {
+  const rows = yield* all(
+    db
+      .select({ asset: jsonNumber(tasks.params, 'asset') })
+      .from(tasks)
+      .where(heldImports()),
+  )
+  // PostgreSQL answers the member as numeric, which its client reads as text.
+  return new Set(rows.map((r) => Number(r.asset)))
 }
 
-/** Prepared once: the id of an import holding `asset` for a move, or null when none does. */
-export function heldImportOf(db: Db) {
-  return db.$client.query<{ id: number }, [number]>(
-    `SELECT id ${HELD_IMPORTS} AND json_extract(params, '$.asset') = ? LIMIT 1`,
+/** Built once: the id of an import holding `asset` for a move (run with oneOf(…, { asset })), or undefined when none does. */
+export function heldImportOf(db: Db): Statement<{ id: number }> {
+  return statement(() =>
+    db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(and(heldImports(), eq(jsonNumber(tasks.params, 'asset'), sql.placeholder('asset'))))
+      .limit(1),
   )
 }
 
 /** A task's state. The task must be there (one just queued). */
-export const taskState = (db: Db, id: number): TaskRow['state'] =>
-  db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).get()!.state
+export function* taskState(db: Db, id: number): Work<TaskRow['state']> {
+  return (yield* one(db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id))))!.state
+}
 
 /** The open (queued or running) tasks whose target is the project asset `id`, as rows. */
-export const openTasksOfProject = (db: Db, id: number): TaskRow[] =>
-  db
-    .select()
-    .from(tasks)
-    .where(
-      and(sql`json_extract(${tasks.target}, '$.projectasset') = ${id}`, inArray(tasks.state, ['queued', 'running'])),
-    )
-    .all()
+export function* openTasksOfProject(db: Db, id: number): Work<TaskRow[]> {
+  return yield* all(
+    db
+      .select()
+      .from(tasks)
+      .where(and(eq(jsonNumber(tasks.target, 'projectasset'), id), inArray(tasks.state, ['queued', 'running']))),
+  )
+}
 
 /** An open (queued or running) copy whose source is the folder `folder`, or undefined. */
-export const openCopyFrom = (db: Db, folder: string): { id: number } | undefined =>
-  db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.kind, 'copy'),
-        inArray(tasks.state, ['queued', 'running']),
-        sql`json_extract(${tasks.params}, '$.source') = ${folder}`,
-      ),
-    )
-    .get()
+export function* openCopyFrom(db: Db, folder: string): Work<{ id: number } | undefined> {
+  return yield* one(
+    db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(
+        and(
+          eq(tasks.kind, 'copy'),
+          inArray(tasks.state, ['queued', 'running']),
+          eq(jsonText(tasks.params, 'source'), folder),
+        ),
+      )
+      .limit(1),
+  )
+}
 
 /** The targets of the open (queued or running) copies and deletes. */
-export const openCopyAndDeleteTargets = (db: Db) =>
-  db
-    .select({ target: tasks.target })
-    .from(tasks)
-    .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running'])))
-    .all()
-    .map((t) => t.target)
+export function* openCopyAndDeleteTargets(db: Db): Work<TaskRow['target'][]> {
+  const rows = yield* all(
+    db
+      .select({ target: tasks.target })
+      .from(tasks)
+      .where(and(inArray(tasks.kind, ['copy', 'delete']), inArray(tasks.state, ['queued', 'running']))),
+  )
+  return rows.map((t) => t.target)
+}
 
 /**
- * Prepared once: the last full scan of a device that ended (done or failed); run with
- * `.get({ device })`. The runner answers which tasks are open (openFor), not which ended last.
+ * Built once: the last full scan of a device that ended (done or failed); run with
+ * `oneOf(…, { device })`. The runner answers which tasks are open (openFor), not which ended last.
  */
-export const lastEndedFullScans = (db: Db) =>
-  db
-    .select()
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.kind, 'scan'),
-        inArray(tasks.state, ['done', 'failed']),
-        sql`json_extract(${tasks.target}, '$.device') = ${sql.placeholder('device')}`,
-        sql`json_extract(${tasks.params}, '$.paths') IS NULL`,
-      ),
-    )
-    .orderBy(desc(tasks.id))
-    .limit(1)
-    .prepare()
+export const lastEndedFullScans = (db: Db): Statement<TaskRow> =>
+  statement(() =>
+    db
+      .select()
+      .from(tasks)
+      .where(
+        and(
+          eq(tasks.kind, 'scan'),
+          inArray(tasks.state, ['done', 'failed']),
+          eq(jsonNumber(tasks.target, 'device'), sql.placeholder('device')),
+          isNull(jsonText(tasks.params, 'paths')),
+        ),
+      )
+      .orderBy(desc(tasks.id))
+      .limit(1),
+  )
 
 /**
  * Writes a task without a runner (the command line, in its own process): a serve running on the
  * catalogue sees the commit and takes it (runner.ts), else the next serve does. A queued task of
  * the same key is kept instead: then undefined, else the new task's id.
  */
-export function queueWithoutRunner<K extends TaskKind>(db: Db, task: NewTask<K>): number | undefined {
-  return db
-    .insert(tasks)
-    .values({
-      kind: task.kind,
-      target: task.target,
-      production: task.production,
-      params: task.params,
-      key: task.key,
-      date_add: isoTimestamp(),
-    })
-    .onConflictDoNothing()
-    .returning({ id: tasks.id })
-    .get()?.id
+export function* queueWithoutRunner<K extends TaskKind>(db: Db, task: NewTask<K>): Work<number | undefined> {
+  const row = yield* one(
+    db
+      .insert(tasks)
+      .values({
+        kind: task.kind,
+        target: task.target,
+        production: task.production,
+        params: task.params,
+        key: task.key,
+        date_add: isoTimestamp(),
+      })
+      .onConflictDoNothing()
+      .returning({ id: tasks.id }),
+  )
+  return row?.id
 }
 
 // The HTTP list of tasks (modules/tasks): its table and the conditions of its filters.
@@ -122,8 +142,8 @@ export const stateAndKindConditions = (query: { state?: TaskRow['state']; kind?:
 export const targetConditions = (query: Partial<Record<TargetKind, string>>) =>
   TASK_TARGETS.map((kind) => {
     const id = query[kind]
-    // A number, not the digits as text: json_extract answers an integer, which never equals text.
-    return id === undefined ? undefined : sql`json_extract(${tasks.target}, ${`$.${kind}`}) = ${Number(id)}`
+    // A number, not the digits as text: SQLite's json_extract answers an integer, which never equals text.
+    return id === undefined ? undefined : eq(jsonNumber(tasks.target, kind), Number(id))
   })
 
 /**

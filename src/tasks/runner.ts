@@ -3,9 +3,28 @@
 // claims it, runs its handler, and records the end. A task that was running when the process
 // died is queued again on the next start and its handler resumes from a safe point. Tasks with
 // the same target run one after the other, in the order they were made.
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
-import { afterCommit, committed } from '../db/aftercommit.ts'
-import { type Db, dataVersionOf } from '../db/client.ts'
+//
+// Its statements are port work (db/port.ts), so one runner serves both engines. On SQLite each
+// run answers in the same call: a claim, a progress write or the ends of a group happen exactly
+// where they are asked for, as when they were bare statements. On PostgreSQL they are awaited:
+// the claims, the ends of groups and the abandons run one after another (inTurn), and a task's
+// progress writes in order before its end (persist).
+import { and, asc, eq, inArray, max, not, sql } from 'drizzle-orm'
+import { dataVersionOf } from '../db/client.ts'
+import { inJsonList, jsonAsText, jsonNumber } from '../db/dialect.ts'
+import {
+  type Port,
+  type Statement,
+  type Work,
+  afterCommit,
+  all,
+  allOf,
+  one,
+  oneOf,
+  runOf,
+  statement,
+  tx,
+} from '../db/port.ts'
 import { type TaskTarget, tasks } from '../db/tables.ts'
 import { CancelledError } from '../storage/fs.ts'
 import type { Log } from '../util/log.ts'
@@ -28,8 +47,12 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
    * written with the task's end.
    */
   progress(counters: Counters): void
-  /** Writes the params at once: a safe point a restart resumes from (a planned move, say). */
-  save(params: TaskParams[K]): void
+  /**
+   * Writes the params at once: a safe point a restart resumes from (a planned move, say). On
+   * PostgreSQL the write is awaited: the promise settles once it is committed (a failure is
+   * logged too); on SQLite it is written when save returns.
+   */
+  save(params: TaskParams[K]): void | Promise<void>
   /**
    * What the work found, shown in the task (a scan's counts): written with the next progress
    * written, or with the task's end.
@@ -45,11 +68,17 @@ export type TaskContext<K extends TaskKind = TaskKind> = {
 }
 
 /**
+ * The last write of a task's work, made in the transaction of its end: port work (both engines),
+ * or a function that writes synchronously on SQLite's connection (code not yet port work).
+ */
+export type LastWrite = () => void | Work<unknown>
+
+/**
  * Runs the work. It may resolve to its last write (the record's final state): the runner makes
  * that write in one transaction with the task's end, so the record never says "done" while the
  * task does not, or the other way round, and the catalogue takes one commit instead of two.
  */
-export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => Promise<void | (() => void)>) & {
+export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => Promise<void | LastWrite>) & {
   group?: number
 }
 
@@ -61,7 +90,7 @@ export type Handler<K extends TaskKind = TaskKind> = ((ctx: TaskContext<K>) => P
  * where each took two (its claim and its end).
  */
 export function grouped<K extends TaskKind>(
-  handler: (ctx: TaskContext<K>) => Promise<void | (() => void)>,
+  handler: (ctx: TaskContext<K>) => Promise<void | LastWrite>,
   size: number,
 ): Handler<K> {
   return Object.assign(handler, { group: size })
@@ -78,14 +107,28 @@ export type TaskOf<K extends TaskKind> = TaskRow & { params: TaskParams[K] }
  */
 export type Subjects = { [K in TaskKind]?: (task: TaskOf<K>) => Record<string, unknown> }
 
+/** What an abandon leaves to do once its transaction has committed: remove files, say. */
+type Cleanup = () => Promise<unknown>
+
 /**
  * What a queued task that is cancelled before it ran leaves undone, per kind: the record it was
  * for says so (a copy's project `ERROR: cancelled`, an import's log `import_failed`). The write
- * runs in the transaction that ends the task; `ran` says an earlier process started it (a restart
- * queued it again), so it may have left files behind: the returned cleanup removes them after.
+ * runs in the transaction that ends the task: as port work that answers the cleanup (both
+ * engines), or synchronously on SQLite's connection (code not yet port work). `ran` says an
+ * earlier process started it (a restart queued it again), so it may have left files behind: the
+ * cleanup answered removes them after.
  */
 export type Abandon = {
-  [K in TaskKind]?: (task: TaskOf<K>, ran: boolean, reason: string) => void | (() => Promise<unknown>)
+  [K in TaskKind]?: (task: TaskOf<K>, ran: boolean, reason: string) => void | Cleanup | Work<void | Cleanup>
+}
+
+/** Whether a handler's last write or an abandon answered port work (a generator) rather than running itself. */
+const isWork = (value: unknown): value is Work<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as Work<unknown>).next === 'function'
+
+/** `next` of `value`: at once when it is there (SQLite), once it has settled when it is a promise (PostgreSQL). */
+function andThen<T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
+  return value instanceof Promise ? (value.then(next) as Promise<Awaited<R>>) : next(value)
 }
 
 /** Why cancel() refused: the task is not there, has ended, or is of a kind that cannot stop halfway. */
@@ -107,9 +150,6 @@ export type NewTask<K extends TaskKind> = {
 type Slot = { members: Set<number>; size: number; lock: Promise<void> }
 /** A task claimed, the text of its target, and the slot it runs in. */
 type Claimed = [TaskRow, string, Slot]
-
-/** A transaction or the database: enqueue writes with whichever it is given. */
-type Writer = Pick<Db, 'insert' | 'select'>
 
 /** The reason a running task is stopped by a shutdown: it stays `running` and resumes on start. */
 export const SHUTDOWN = 'shutdown'
@@ -134,8 +174,8 @@ const STEP_WRITE_MS = 50
 const GROUP_END_WAIT_MS = 10
 /**
  * How often the runner looks whether another process (a command line such as `reelhouse proxies
- * remake`) committed to the catalogue, which may have queued tasks: a read of data_version, and a
- * claim only when it changed.
+ * remake`) committed to the catalogue, which may have queued tasks: on SQLite a read of
+ * data_version, on PostgreSQL of the newest queued task's id; a claim only when it changed.
  */
 const FOREIGN_EVERY_MS = 1000
 const STOP_WAIT_MS = 5000
@@ -147,24 +187,28 @@ export const CANCELLED = 'cancelled'
 const NOT_CANCELLABLE: ReadonlySet<TaskKind> = new Set(['delete'])
 
 /** What the runner does with each kind: given once, before start (createRunner's options or handle()). */
-export type Work = { handlers: Handlers; subjects?: Subjects; abandon?: Abandon }
+export type Assignment = { handlers: Handlers; subjects?: Subjects; abandon?: Abandon }
 
-export type RunnerOptions = Partial<Work> & {
+export type RunnerOptions = Partial<Assignment> & {
   concurrency: number
   log: Log
   /**
    * Told a task's id each time its row changes (queued, merged, claimed, progress written, params
    * or result saved, ended, requeued at start), once that change is committed; `get` reads the row
-   * as it is then. Never for a change rolled back. A throw is logged, never the runner's.
+   * as it is then (on PostgreSQL, where no read is synchronous: as it was read once committed,
+   * before the observer is told). Never for a change rolled back. A throw is logged, never the
+   * runner's.
    */
   observe?: (id: number, get: (id: number) => TaskRow | undefined) => void
 }
 
-export function createRunner(db: Db, options: RunnerOptions) {
+export function createRunner(port: Port, options: RunnerOptions) {
   const { concurrency, log } = options
+  const db = port.db
+  const onSqlite = port.engine === 'sqlite'
   // The services a handler needs are built with this runner (they queue through it), so the work
   // is usually given after them, by handle(); a runner given none fails every task it claims.
-  let work: Work | undefined = options.handlers && {
+  let assigned: Assignment | undefined = options.handlers && {
     handlers: options.handlers,
     subjects: options.subjects,
     abandon: options.abandon,
@@ -174,7 +218,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
     let subject: Record<string, unknown> = { target: task.target }
     try {
       const describe = (
-        work?.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined
+        assigned?.subjects as Record<string, ((t: TaskRow) => Record<string, unknown>) | undefined> | undefined
       )?.[task.kind]
       if (describe) subject = describe(task)
     } catch {
@@ -189,73 +233,131 @@ export function createRunner(db: Db, options: RunnerOptions) {
   const largestGroup = () =>
     Math.max(
       1,
-      ...Object.values((work?.handlers ?? {}) as Record<string, Handler | undefined>).map((h) => h?.group ?? 1),
+      ...Object.values((assigned?.handlers ?? {}) as Record<string, Handler | undefined>).map((h) => h?.group ?? 1),
     )
-  const byId = db
-    .select()
-    .from(tasks)
-    .where(eq(tasks.id, sql.placeholder('id')))
-    .prepare()
-  const rowOf = (id: number): TaskRow | undefined => byId.get({ id })
+  // What every task goes through, built once with placeholders (an import is a task: these ran
+  // per import), and prepared once on SQLite.
+  const p = (name: string) => sql.placeholder(name)
+  const byId = statement(() =>
+    db
+      .select()
+      .from(tasks)
+      .where(eq(tasks.id, p('id'))),
+  )
+  function* rowById(id: number): Work<TaskRow | undefined> {
+    return yield* oneOf(byId, { id })
+  }
   const observe = options.observe
-  /** The task's row changed: told to the observer once committed (aftercommit.ts). */
-  const changed = observe ? (id: number) => afterCommit(db, () => observe(id, rowOf)) : (_: number) => {}
+  /** Tells the observer of a committed change (see RunnerOptions.observe). */
+  const rowNow = (id: number) => port.run(rowById(id)) as TaskRow | undefined
+  const tell = !observe
+    ? (_: number) => {}
+    : onSqlite
+      ? (id: number) => observe(id, rowNow)
+      : toldAfterRead(port, log, rowById, observe)
+  /** The task's row changed: told to the observer once committed (never when rolled back). */
+  function* changed(id: number): Work<void> {
+    if (observe) yield* afterCommit(() => tell(id))
+  }
   let started = false
   let stopping = false
   /** Set when stop() returned: a task still finishing must not touch the (closed) catalogue. */
   let closed = false
 
   /**
-   * Writes some columns of a task row. Through bun:sqlite's statement cache, by the text of the
-   * columns written: drizzle's update() prepared a new statement for each progress write, an
-   * import's result, step and end (preparing was a tenth of an import's CPU). JSON columns are
-   * written as their text, as drizzle writes them. `write` leaves telling the observer to its
-   * caller; `update` tells it.
+   * The statements that write some columns of a task row, by the names of the columns written,
+   * each built and prepared once: a progress write, an import's result, step and end. (drizzle's
+   * update() built and prepared a new statement for each, and preparing was a tenth of an
+   * import's CPU.) `write` leaves telling the observer to its caller; `update` tells it.
    */
-  const write = (id: number, values: Partial<TaskRow>) => {
+  const writes = new Map<string, Statement<unknown>>()
+  function* write(id: number, values: Partial<TaskRow>): Work<void> {
     const columns = Object.keys(values).sort() as (keyof TaskRow)[]
-    const text = `UPDATE tasks SET ${columns.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ?`
-    const args = columns.map((c) => {
-      const v = values[c]
-      return v !== null && typeof v === 'object'
-        ? JSON.stringify(v)
-        : typeof v === 'boolean'
-          ? Number(v)
-          : (v as string | number | null)
-    })
-    db.$client.query<unknown, (string | number | null)[]>(text).run(...args, id)
+    const key = columns.join(' ')
+    let written = writes.get(key)
+    if (!written) {
+      const set = Object.fromEntries(columns.map((c) => [c, p(c)])) as Partial<TaskRow>
+      written = statement(() =>
+        db
+          .update(tasks)
+          .set(set)
+          .where(eq(tasks.id, p('id'))),
+      )
+      writes.set(key, written)
+    }
+    yield* runOf(written, { ...values, id })
   }
-  const update = (id: number, values: Partial<TaskRow>) => {
-    write(id, values)
-    changed(id)
+  function* update(id: number, values: Partial<TaskRow>): Work<void> {
+    yield* write(id, values)
+    yield* changed(id)
   }
-  // What every task goes through, prepared once (an import is a task: these ran per import).
-  const p = (name: string) => sql.placeholder(name)
   /**
    * The oldest queued tasks whose target is not busy; busy targets come as a JSON array of target
-   * texts. Read by the driver, not drizzle: the target is compared as the text it is stored as.
+   * texts. The target is read and compared as the text it is stored as (jsonAsText).
    */
-  const queuedFree = db.$client.query<{ id: number; kind: TaskKind; target: string }, [string, number]>(
-    "SELECT id, kind, target FROM tasks WHERE state = 'queued' AND target NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?",
+  const queuedFree = statement(() =>
+    db
+      .select({ id: tasks.id, kind: tasks.kind, target: jsonAsText(tasks.target) })
+      .from(tasks)
+      .where(and(eq(tasks.state, 'queued'), not(inJsonList(jsonAsText(tasks.target), p('busy'), 'text'))))
+      .orderBy(asc(tasks.id))
+      .limit(p('limit')),
   )
   // A key merges queued work only: a claimed task lets the next one of its key queue anew, so
   // a restart that queues running tasks again never meets two rows of one key.
-  const claim = db
-    .update(tasks)
-    .set({ state: 'running', key: null, date_start: sql`${p('now')}` })
-    .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued')))
-    .returning()
-    .prepare()
-  const end = db
-    .update(tasks)
-    .set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
-    .where(eq(tasks.id, p('id')))
-    .prepare()
+  const claim = statement(() =>
+    db
+      .update(tasks)
+      .set({ state: 'running', key: null, date_start: sql`${p('now')}` })
+      .where(and(eq(tasks.id, p('id')), eq(tasks.state, 'queued')))
+      .returning(),
+  )
+  const end = statement(() =>
+    db
+      .update(tasks)
+      .set({ state: sql`${p('state')}`, error: sql`${p('error')}`, date_end: sql`${p('now')}` })
+      .where(eq(tasks.id, p('id'))),
+  )
+  function* endFailed(id: number, error: string): Work<void> {
+    yield* runOf(end, { id, state: 'failed', error, now: isoTimestamp() })
+    yield* changed(id)
+  }
+
+  /**
+   * The claims, the ends of groups (with the claims they make) and the abandons, each run with
+   * what comes after it (`next`, or `fail` when it threw). On SQLite at once, in this call. On
+   * PostgreSQL one after another: a claim reads which slots are free and which targets busy from
+   * what the ones before it left in memory once committed (their `next` runs what they claimed),
+   * so two at once could claim past the concurrency, or two tasks of one target.
+   */
+  let turns: Promise<unknown> = Promise.resolve()
+  /** How many turns are waiting or under way (PostgreSQL): a claim not yet run is work idle() waits for. */
+  let turnsOpen = 0
+  function inTurn<T>(work: Work<T>, next: (value: T) => void, fail: (error: unknown) => void): void | Promise<void> {
+    if (onSqlite) {
+      let value: T
+      try {
+        value = port.run(work) as T
+      } catch (error) {
+        return fail(error)
+      }
+      return next(value)
+    }
+    turnsOpen++
+    const turn = turns
+      .then(() => port.run(work))
+      .then(next, fail)
+      .finally(() => turnsOpen--)
+    turns = turn.catch((error: unknown) =>
+      log.error('the task queue could not go on', { error: error instanceof Error ? error.message : String(error) }),
+    )
+    return turn
+  }
 
   /** A task whose work has ended, waiting for its end to be written with the others of its moment. */
   type Ending = {
     id: number
-    last: void | (() => void)
+    last: void | LastWrite
     values: Partial<TaskRow>
     settle: (error?: unknown) => void
     failed: boolean
@@ -267,29 +369,34 @@ export function createRunner(db: Db, options: RunnerOptions) {
    * observer told of it once (each call reads the row after the commit: a second would send the
    * end twice).
    */
-  const endOne = committed(db.$client, (e: Ending) => {
-    if (Object.keys(e.values).length) write(e.id, e.values)
-    e.last?.()
-    end.run({ id: e.id, state: 'done', error: '', now: isoTimestamp() })
-    changed(e.id)
-  })
+  function* endOne(e: Ending): Work<void> {
+    yield* tx(function* () {
+      if (Object.keys(e.values).length) yield* write(e.id, e.values)
+      const last = e.last?.()
+      if (isWork(last)) yield* last
+      yield* runOf(end, { id: e.id, state: 'done', error: '', now: isoTimestamp() })
+      yield* changed(e.id)
+    })
+  }
   /**
    * The ends of every task whose work ended since the last flush, in one transaction, with the
    * claim of the next tasks for the slots they free: one commit where each task took two. A task
    * whose last write fails is rolled back alone (its savepoint) and fails; the others end done.
    */
-  const finishAll = committed(db.$client, (batch: Ending[]): Claimed[] => {
-    for (const e of batch) {
-      try {
-        endOne(e)
-        release(e.id)
-      } catch (error) {
-        e.failed = true
-        e.settle(error)
+  function* finishAll(batch: Ending[]): Work<Claimed[]> {
+    return yield* tx(function* () {
+      for (const e of batch) {
+        try {
+          yield* endOne(e)
+          release(e.id)
+        } catch (error) {
+          e.failed = true
+          e.settle(error)
+        }
       }
-    }
-    return claimFree()
-  })
+      return yield* claimFree()
+    })
+  }
   /** Writes the ends waiting (see schedule). */
   function flushEnds() {
     flushDue = false
@@ -300,16 +407,17 @@ export function createRunner(db: Db, options: RunnerOptions) {
     for (const e of batch) endingIds.delete(e.id)
     if (batch.length === 0) return
     if (closed) return batch.forEach((e) => e.settle())
-    let next: Claimed[]
-    try {
-      next = finishAll.immediate(batch)
-    } catch (error) {
-      // The transaction itself failed (its commit): none of them ended.
-      for (const e of batch) if (!e.failed) e.settle(error)
-      return
-    }
-    for (const e of batch) if (!e.failed) e.settle()
-    for (const [row, target, slot] of next) run(row, target, slot)
+    inTurn(
+      finishAll(batch),
+      (next) => {
+        for (const e of batch) if (!e.failed) e.settle()
+        for (const [row, target, slot] of next) run(row, target, slot)
+      },
+      (error) => {
+        // The transaction itself failed (its commit): none of them ended.
+        for (const e of batch) if (!e.failed) e.settle(error)
+      },
+    )
   }
   /** The ids of the tasks in `ending`. */
   const endingIds = new Set<number>()
@@ -332,7 +440,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
     } else flushTimer ??= setTimeout(flushEnds, GROUP_END_WAIT_MS)
   }
   /** Resolves once the task's end is committed; rejects with the error its last write threw. */
-  const ended = (id: number, slot: Slot, last: void | (() => void), values: Partial<TaskRow>) =>
+  const ended = (id: number, slot: Slot, last: void | LastWrite, values: Partial<TaskRow>) =>
     new Promise<void>((resolve, reject) => {
       ending.push({
         id,
@@ -354,19 +462,26 @@ export function createRunner(db: Db, options: RunnerOptions) {
     // A group's task that failed: the ends of the others may be all that is left of it.
     else schedule(r.slot)
   }
-  const insert = db
-    .insert(tasks)
-    .values({
-      kind: p('kind'),
-      target: p('target'),
-      production: p('production'),
-      params: p('params'),
-      key: p('key'),
-      date_add: p('now'),
-    } as unknown as typeof tasks.$inferInsert)
-    .onConflictDoNothing()
-    .returning({ id: tasks.id })
-    .prepare()
+  const insert = statement(() =>
+    db
+      .insert(tasks)
+      .values({
+        kind: p('kind'),
+        target: p('target'),
+        production: p('production'),
+        params: p('params'),
+        key: p('key'),
+        date_add: p('now'),
+      } as unknown as typeof tasks.$inferInsert)
+      .onConflictDoNothing()
+      .returning({ id: tasks.id }),
+  )
+  const queuedOfKey = statement(() =>
+    db
+      .select({ id: tasks.id, params: tasks.params })
+      .from(tasks)
+      .where(and(eq(tasks.key, p('key')), eq(tasks.state, 'queued'))),
+  )
 
   /**
    * Claims queued tasks for the free slots, oldest first, skipping targets that are busy: a task
@@ -377,7 +492,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
    * is freed when its tasks have all ended, so older queued work of other kinds is never passed
    * over for long. The caller runs what was claimed once the transaction it claims in has committed.
    */
-  function claimFree(): Claimed[] {
+  function* claimFree(): Work<Claimed[]> {
     if (!started || stopping) return []
     let free = concurrency - slots.size
     if (free <= 0) return []
@@ -385,7 +500,11 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const claimed: Claimed[] = []
     /** Groups made in this claim that have room, by kind. */
     const open = new Map<TaskKind, Slot>()
-    for (const task of queuedFree.all(JSON.stringify([...busy]), free * largestGroup() + 16)) {
+    const queued = yield* allOf(queuedFree, {
+      busy: JSON.stringify([...busy]),
+      limit: free * largestGroup() + 16,
+    })
+    for (const task of queued) {
       if (free === 0 && open.size === 0) break
       if (busy.has(task.target)) continue
       let slot = open.get(task.kind)
@@ -393,11 +512,11 @@ export function createRunner(db: Db, options: RunnerOptions) {
         if (free === 0) continue
         slot = {
           members: new Set(),
-          size: (work?.handlers as Record<string, Handler | undefined> | undefined)?.[task.kind]?.group ?? 1,
+          size: (assigned?.handlers as Record<string, Handler | undefined> | undefined)?.[task.kind]?.group ?? 1,
           lock: Promise.resolve(),
         }
       }
-      const row = claim.get({ id: task.id, now: isoTimestamp() })
+      const row = yield* oneOf(claim, { id: task.id, now: isoTimestamp() })
       if (!row) continue
       busy.add(task.target)
       if (slot.members.size === 0) {
@@ -408,16 +527,25 @@ export function createRunner(db: Db, options: RunnerOptions) {
       if (slot.members.size < slot.size) open.set(task.kind, slot)
       else open.delete(task.kind)
       claimed.push([row, task.target, slot])
-      changed(row.id)
+      yield* changed(row.id)
     }
     return claimed
   }
-  const claimTx = committed(db.$client, claimFree)
   /** Fills the free slots: one commit for every claim; none when every slot is taken (claimFree would find none). */
   function pump() {
     woken = false
     if (closed || !started || stopping || slots.size >= concurrency) return
-    for (const [task, target, slot] of claimTx.immediate()) run(task, target, slot)
+    inTurn(
+      tx(claimFree),
+      (claimed) => {
+        for (const [task, target, slot] of claimed) run(task, target, slot)
+      },
+      (error) =>
+        // The next wake (a task's end, an enqueue, another process's commit) claims again.
+        log.error('queued tasks could not be claimed', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    )
   }
   /** Pumps once after the current synchronous work (many enqueues in a row wake it once). */
   let woken = false
@@ -436,6 +564,24 @@ export function createRunner(db: Db, options: RunnerOptions) {
     let pending: Partial<TaskRow> = {}
     /** The write that pending waits for (a new step's, or the last progress of a burst). */
     let timer: Timer | undefined
+    /**
+     * On PostgreSQL, the task's writes under way, one after another: its end waits for them, so
+     * an older progress never lands after it. None on SQLite, where each is written as it is made.
+     */
+    let writing: Promise<void> | undefined
+    /** Runs one of the task's writes: at once on SQLite; on PostgreSQL after those before it (a failure logged). */
+    const persist = (work: Work<void>): void | Promise<void> => {
+      if (onSqlite) return void port.run(work)
+      const written = (writing ?? Promise.resolve()).then(() => port.run(work))
+      written.catch((error: unknown) =>
+        log.warn('a task could not be written', {
+          ...fieldsOf(task),
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      )
+      writing = written.catch(() => {})
+      return written
+    }
     const take = () => {
       clearTimeout(timer)
       timer = undefined
@@ -446,7 +592,7 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const flush = () => {
       if (closed) return
       const values = take()
-      if (Object.keys(values).length) update(task.id, values)
+      if (Object.keys(values).length) persist(update(task.id, values))
       last = Date.now()
     }
     const flushIn = (ms: number) => {
@@ -468,8 +614,9 @@ export function createRunner(db: Db, options: RunnerOptions) {
         else flushIn(PROGRESS_EVERY_MS - (Date.now() - last))
       },
       save(params) {
-        if (!closed) update(task.id, { params: params as Record<string, unknown> })
+        const saved = closed ? undefined : persist(update(task.id, { params: params as Record<string, unknown> }))
         ctx.task.params = params
+        return saved
       },
       report(result) {
         pending.result = result
@@ -489,9 +636,9 @@ export function createRunner(db: Db, options: RunnerOptions) {
     const fields = () => fieldsOf(task)
     if (announced(task)) log.info('task started', { ...fields(), attempt: task.attempts + 1 })
     // A row of a kind this version has no handler for (written by a newer one) fails, not crashes.
-    const handler = (work?.handlers as Record<string, Handler | undefined> | undefined)?.[task.kind]
+    const handler = (assigned?.handlers as Record<string, Handler | undefined> | undefined)?.[task.kind]
     const doing = handler ? handler(ctx) : Promise.reject(new Error(`no handler for ${task.kind} tasks`))
-    const failed = (error: unknown) => {
+    const failed = (error: unknown): void | Promise<void> => {
       if (closed) return
       flush()
       if (error instanceof CancelledError && controller.signal.reason === SHUTDOWN) {
@@ -499,15 +646,17 @@ export function createRunner(db: Db, options: RunnerOptions) {
         return
       }
       const message = error instanceof Error ? error.message : String(error)
-      end.run({ id: task.id, state: 'failed', error: message, now: isoTimestamp() })
-      changed(task.id)
-      if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields(), error: message })
-      else log.warn('task failed', { ...fields(), error: message })
+      return andThen(persist(endFailed(task.id, message)), () => {
+        if (controller.signal.reason === CANCELLED) log.info('task cancelled', { ...fields(), error: message })
+        else log.warn('task failed', { ...fields(), error: message })
+      })
     }
     const done = doing
       .then(async (last) => {
         if (closed) return
         const values = take()
+        // PostgreSQL: the progress written so far first (SQLite has written it already).
+        if (writing) await writing
         try {
           await ended(task.id, slot, last, values)
         } catch (error) {
@@ -526,23 +675,39 @@ export function createRunner(db: Db, options: RunnerOptions) {
     running.set(task.id, { controller, target, done, slot })
   }
 
-  /** A task not running here ends failed, with what its kind leaves undone written in the same transaction. */
-  const abandonTx = committed(db.$client, (row: TaskRow, reason: string) => {
-    const ended = db
-      .update(tasks)
-      .set({ state: 'failed', error: reason, key: null, date_end: isoTimestamp() })
-      .where(and(eq(tasks.id, row.id), inArray(tasks.state, ['queued', 'running'])))
-      .returning({ id: tasks.id })
-      .get()
-    if (!ended) return undefined
-    changed(row.id)
-    const abandon = (
-      work?.abandon as
-        | Record<string, ((t: TaskRow, ran: boolean, reason: string) => void | (() => Promise<unknown>)) | undefined>
-        | undefined
-    )?.[row.kind]
-    return abandon?.(row, row.state === 'running' || row.attempts > 0, reason) ?? (() => Promise.resolve())
-  })
+  /**
+   * A task not running here ends failed, with what its kind leaves undone written in the same
+   * transaction; answers its row and the cleanup to run after, or `running` when this runner has
+   * claimed it meanwhile (on PostgreSQL the abandon waits for the claims before it), or undefined
+   * when it is not there or has ended.
+   */
+  function* abandonOne(id: number, reason: string): Work<'running' | undefined | { row: TaskRow; cleanup: Cleanup }> {
+    if (running.has(id)) return 'running'
+    return yield* tx(function* () {
+      const row = yield* rowById(id)
+      if (!row) return undefined
+      const ended = yield* one(
+        db
+          .update(tasks)
+          .set({ state: 'failed', error: reason, key: null, date_end: isoTimestamp() })
+          .where(and(eq(tasks.id, row.id), inArray(tasks.state, ['queued', 'running'])))
+          .returning({ id: tasks.id }),
+      )
+      if (!ended) return undefined
+      yield* changed(row.id)
+      const abandon = (
+        assigned?.abandon as
+          | Record<
+              string,
+              ((t: TaskRow, ran: boolean, reason: string) => ReturnType<NonNullable<Abandon['copy']>>) | undefined
+            >
+          | undefined
+      )?.[row.kind]
+      let left = abandon?.(row, row.state === 'running' || row.attempts > 0, reason)
+      if (isWork(left)) left = yield* left
+      return { row, cleanup: left ?? (() => Promise.resolve()) }
+    })
+  }
 
   /**
    * Stops a queued or running task, which ends failed with `reason` as its error. A running one
@@ -551,81 +716,146 @@ export function createRunner(db: Db, options: RunnerOptions) {
    * leaves undone is written (Abandon). Resolves when the task has ended, or after `waitMs`.
    */
   async function cancel(id: number, reason: string, waitMs = CANCEL_WAIT_MS): Promise<void> {
-    const r = running.get(id)
-    if (r) {
+    const stopRunning = async () => {
+      const r = running.get(id)
+      if (!r) return
       r.controller.abort(reason)
       let timer: Timer | undefined
       await Promise.race([r.done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
       clearTimeout(timer)
-      return
     }
-    const row = byId.get({ id })
-    if (!row || closed) return
-    const cleanup = abandonTx.immediate(row, reason)
-    if (!cleanup) return
+    if (running.has(id)) return stopRunning()
+    if (closed) return
+    let outcome: Awaited<ReturnType<typeof abandonOne> extends Work<infer T> ? T : never>
+    await inTurn(
+      abandonOne(id, reason),
+      (value) => {
+        outcome = value
+      },
+      (error) => {
+        throw error
+      },
+    )
+    if (outcome === 'running') return stopRunning()
+    if (!outcome) return
+    const { row, cleanup } = outcome
     log.info('task cancelled', { ...fieldsOf(row), error: reason })
     await cleanup().catch((error: Error) =>
       log.warn('a cancelled task left something behind', { ...fieldsOf(row), error: error.message }),
     )
   }
 
-  /** Tasks queued by another process: claimed once its commit is seen (FOREIGN_EVERY_MS). */
+  /**
+   * Tasks queued by another process: claimed once its commit is seen (FOREIGN_EVERY_MS). On
+   * SQLite by the catalogue's data_version, which changes with another connection's commit and
+   * costs no read of a table. PostgreSQL has no such counter: there the newest queued task's id is
+   * read (the tasks_state index), and a new one wakes the runner, whoever queued it.
+   */
   let foreignTimer: Timer | undefined
-  const version = dataVersionOf(db)
-
-  const openForTarget = db.$client.query<{ id: number }, [string, number]>(
-    "SELECT id FROM tasks WHERE state IN ('queued', 'running') AND json_extract(target, ?) = ? ORDER BY id",
+  const version = onSqlite ? dataVersionOf(db) : undefined
+  const newestQueued = statement(() =>
+    db
+      .select({ id: max(tasks.id) })
+      .from(tasks)
+      .where(eq(tasks.state, 'queued')),
   )
+  function watchForeign() {
+    const now = version
+      ? () => {
+          version.refresh()
+          return version.get()
+        }
+      : () => andThen(port.run(oneOf(newestQueued)), (row) => row?.id ?? 0)
+    // SQLite starts from the version as of now; PostgreSQL from none, so its first look wakes the
+    // runner when anything is queued (a claim then takes what it can, as any wake-up does).
+    let seen = version ? (now() as number) : 0
+    let looking = false
+    const settle = (n: number) => {
+      looking = false
+      if (n === seen) return
+      seen = n
+      if (running.size < concurrency) wake()
+    }
+    foreignTimer = setInterval(() => {
+      if (closed || stopping || looking) return
+      looking = true
+      let n: number | Promise<number>
+      try {
+        n = now()
+      } catch (error) {
+        looking = false
+        throw error
+      }
+      if (n instanceof Promise) n.then(settle, () => (looking = false))
+      else settle(n)
+    }, FOREIGN_EVERY_MS)
+    foreignTimer.unref()
+  }
+
+  /** The open (queued or running) tasks by a target's member (videoasset, device, ...), built once per member. */
+  const openByMember = new Map<string, Statement<{ id: number }>>()
+  const openForTarget = (key: string) => {
+    let made = openByMember.get(key)
+    if (!made)
+      openByMember.set(
+        key,
+        (made = statement(() =>
+          db
+            .select({ id: tasks.id })
+            .from(tasks)
+            .where(and(inArray(tasks.state, ['queued', 'running']), eq(jsonNumber(tasks.target, key), p('id'))))
+            .orderBy(asc(tasks.id)),
+        )),
+      )
+    return made
+  }
 
   return {
     /**
      * What each kind does, given once before start(): the composition root builds the services
      * that queue through this runner first, then hands it their handlers (src/core.ts).
      */
-    handle(given: Work) {
-      if (work) throw new Error('the runner was given its work already')
+    handle(given: Assignment) {
+      if (assigned) throw new Error('the runner was given its work already')
       if (started) throw new Error('the runner is given its work before it starts')
-      work = given
-    },
-
-    /** Queues the tasks a dead process left running, then starts taking work. */
-    start() {
-      // Queued again and the attempt counted in one statement: never one without the other.
-      const requeued = db
-        .update(tasks)
-        .set({ state: 'queued', attempts: sql`${tasks.attempts} + 1` })
-        .where(eq(tasks.state, 'running'))
-        .returning({ id: tasks.id })
-        .all()
-      for (const { id } of requeued) {
-        const row = byId.get({ id })
-        log.info('task resumed after restart', row ? fieldsOf(row) : { task: id })
-        changed(id)
-      }
-      started = true
-      pump()
-      let seen = version.get()
-      foreignTimer = setInterval(() => {
-        if (closed || stopping) return
-        version.refresh()
-        const now = version.get()
-        if (now === seen) return
-        seen = now
-        if (running.size < concurrency) wake()
-      }, FOREIGN_EVERY_MS)
-      foreignTimer.unref()
+      assigned = given
     },
 
     /**
-     * Writes a task row with `writer` (the transaction that writes the record it works for, or
-     * the database) and wakes the runner once that has committed: the wake-up is a microtask,
-     * which runs after the synchronous transaction has ended (committed or rolled back; a rolled
-     * back row is simply not found). With a key, a queued task of the same key is kept instead:
-     * its id is returned with `merged` set, for the caller to add to it what it needs.
+     * Queues the tasks a dead process left running, then starts taking work (on SQLite before it
+     * returns; on PostgreSQL once the promise it answers has resolved).
      */
-    enqueue<K extends TaskKind>(writer: Writer, task: NewTask<K>): { id: number; merged: boolean } {
-      // The prepared statement runs on the one connection, inside `writer`'s transaction when it is one.
-      const row = insert.get({
+    start(): void | Promise<void> {
+      // Queued again and the attempt counted in one statement: never one without the other.
+      const requeue = function* (): Work<void> {
+        const requeued = yield* all(
+          db
+            .update(tasks)
+            .set({ state: 'queued', attempts: sql`${tasks.attempts} + 1` })
+            .where(eq(tasks.state, 'running'))
+            .returning({ id: tasks.id }),
+        )
+        for (const { id } of requeued) {
+          const row = yield* rowById(id)
+          log.info('task resumed after restart', row ? fieldsOf(row) : { task: id })
+          yield* changed(id)
+        }
+      }
+      return andThen(port.run(requeue()), () => {
+        started = true
+        pump()
+        watchForeign()
+      })
+    },
+
+    /**
+     * Writes a task row (in the caller's transaction when the work is yielded inside one) and
+     * wakes the runner once that has committed (never for a transaction rolled back): the
+     * wake-up is a microtask after the commit. With a key, a queued task of the same key is kept
+     * instead: its id is answered with `merged` set, its params merged when `merge` is given.
+     */
+    *enqueue<K extends TaskKind>(task: NewTask<K>): Work<{ id: number; merged: boolean }> {
+      const row = yield* oneOf(insert, {
         kind: task.kind,
         target: task.target,
         production: task.production,
@@ -633,34 +863,28 @@ export function createRunner(db: Db, options: RunnerOptions) {
         key: task.key ?? null,
         now: isoTimestamp(),
       })
-      wake()
+      yield* afterCommit(wake)
       if (row) {
-        changed(row.id)
+        yield* changed(row.id)
         return { id: row.id, merged: false }
       }
-      const queued = writer
-        .select({ id: tasks.id, params: tasks.params })
-        .from(tasks)
-        .where(and(eq(tasks.key, task.key!), eq(tasks.state, 'queued')))
-        .get()!
+      const queued = (yield* oneOf(queuedOfKey, { key: task.key! }))!
       if (task.merge)
-        update(queued.id, {
+        yield* update(queued.id, {
           params: task.merge(queued.params as TaskParams[K], task.params) as Record<string, unknown>,
         })
       return { id: queued.id, merged: true }
     },
 
     /** The open (queued or running) tasks working on `target` (e.g. {videoasset: 7}), by id. */
-    openFor(target: TaskTarget): number[] {
+    *openFor(target: TaskTarget): Work<number[]> {
       const [key, id] = Object.entries(target)[0] ?? []
       if (key === undefined || id === undefined) return []
-      return openForTarget.all(`$.${key}`, id).map((r) => r.id)
+      return (yield* allOf(openForTarget(key), { id })).map((r) => r.id)
     },
 
     /** One task's row. */
-    get(id: number): TaskRow | undefined {
-      return byId.get({ id })
-    },
+    get: rowById,
 
     cancel,
 
@@ -670,13 +894,13 @@ export function createRunner(db: Db, options: RunnerOptions) {
      * as it is then. Who may cancel is the caller's rule (modules/tasks).
      */
     async cancelByUser(id: number, fields: Record<string, unknown>): Promise<TaskRow | CancelRefusal> {
-      const row = byId.get({ id })
+      const row = await port.run(rowById(id))
       if (!row) return { refused: 'not_found' }
       if (row.state === 'done' || row.state === 'failed') return { refused: 'ended', task: row }
       if (NOT_CANCELLABLE.has(row.kind)) return { refused: 'not_cancellable', task: row }
       log.info('task cancel asked', { ...fieldsOf(row), ...fields })
       await cancel(id, CANCELLED)
-      return byId.get({ id })!
+      return (await port.run(rowById(id)))!
     },
 
     /**
@@ -684,15 +908,17 @@ export function createRunner(db: Db, options: RunnerOptions) {
      * says nothing changed: each of `unchanged` (result members) is 0 or absent. Failed tasks are
      * kept. Answers how many went.
      */
-    prune(rule: { kind: TaskKind; before: string; unchanged: readonly string[] }): number {
-      const quiet = rule.unchanged.map((k) => sql`coalesce(json_extract(${tasks.result}, ${`$.${k}`}), 0) = 0`)
-      return db
-        .delete(tasks)
-        .where(
-          and(eq(tasks.kind, rule.kind), eq(tasks.state, 'done'), sql`${tasks.date_end} < ${rule.before}`, ...quiet),
-        )
-        .returning({ id: tasks.id })
-        .all().length
+    *prune(rule: { kind: TaskKind; before: string; unchanged: readonly string[] }): Work<number> {
+      const quiet = rule.unchanged.map((k) => sql`coalesce(${jsonNumber(tasks.result, k)}, 0) = 0`)
+      const gone = yield* all(
+        db
+          .delete(tasks)
+          .where(
+            and(eq(tasks.kind, rule.kind), eq(tasks.state, 'done'), sql`${tasks.date_end} < ${rule.before}`, ...quiet),
+          )
+          .returning({ id: tasks.id }),
+      )
+      return gone.length
     },
 
     /**
@@ -732,10 +958,65 @@ export function createRunner(db: Db, options: RunnerOptions) {
           await Promise.allSettled([...running.values()].map((r) => r.done))
           continue
         }
-        if (!db.select({ id: tasks.id }).from(tasks).where(eq(tasks.state, 'queued')).get()) return
+        // PostgreSQL: a claim committed whose tasks are not running yet.
+        if (turnsOpen) {
+          await turns
+          continue
+        }
+        const queued = await port.run(
+          one(db.select({ id: tasks.id }).from(tasks).where(eq(tasks.state, 'queued')).limit(1)),
+        )
+        if (!queued) return
         await new Promise((r) => setTimeout(r, 5))
       }
     },
+  }
+}
+
+/**
+ * The observer's telling on PostgreSQL, where no read is synchronous: each change's row is read
+ * once it is committed, and the observer is told once it is there, its `get` answering the newest
+ * row read of a task (an observer that paces what it sends calls it again later). A read that
+ * comes back after a newer one of the same task tells nothing: reads on a pool may finish out of
+ * order. What is kept of a task goes once it has ended and no read of it is under way.
+ */
+function toldAfterRead(
+  port: Port,
+  log: Log,
+  rowById: (id: number) => Work<TaskRow | undefined>,
+  observe: NonNullable<RunnerOptions['observe']>,
+) {
+  const known = new Map<number, { row: TaskRow | undefined; read: number; pending: number }>()
+  const over = (row: TaskRow | undefined) => !row || row.state === 'done' || row.state === 'failed'
+  const get = (id: number) => known.get(id)?.row
+  let reads = 0
+  return (id: number) => {
+    const read = ++reads
+    let entry = known.get(id)
+    if (!entry) known.set(id, (entry = { row: undefined, read: 0, pending: 0 }))
+    const kept = entry
+    kept.pending++
+    Promise.resolve(port.run(rowById(id)))
+      .then(
+        (row) => {
+          if (read < kept.read) return
+          kept.read = read
+          kept.row = row
+          try {
+            observe(id, get)
+          } catch (error) {
+            log.error('after-commit work failed', { error: error instanceof Error ? error.message : String(error) })
+          }
+        },
+        (error: unknown) =>
+          log.warn('a changed task could not be read for its observer', {
+            task: id,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      )
+      .finally(() => {
+        if (--kept.pending === 0 && over(kept.row)) known.delete(id)
+      })
   }
 }
 

@@ -2,7 +2,7 @@
 // raw events into the pure aggregator, whose batches become `scan` tasks; a full scan of every
 // device runs at start and every --rescan-interval; new devices are watched from their creation.
 // Nothing here writes the catalogue: the scan task does, through the media service.
-import type { Db } from '../db/client.ts'
+import { type Port, type Work, all } from '../db/port.ts'
 import { devices as devicesTable } from '../db/tables.ts'
 import type { NewTask, Runner } from '../tasks/runner.ts'
 import type { Log } from '../util/log.ts'
@@ -62,10 +62,13 @@ const TICK_MS = 250
 /** The longest a device's start scan waits for the watcher's first walk (a slow network share). */
 const WALK_WAIT_MS = 60_000
 
-export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Recent }, options: WatchOptions) {
+export function createWatch(port: Port, deps: { runner: Runner; log: Log; recent: Recent }, options: WatchOptions) {
   const { runner, log, recent } = deps
+  const { db } = port
   /** Devices whose start scan has not run yet: watch folders import nothing until none is left. */
   const startPending = new Set<number>()
+  /** The devices to start are being read (on PostgreSQL, a while): none is pending yet, and none may import. */
+  let startReading = false
   const settle = createSettle(options.settleMs)
   /** Device roots by id: the watcher reports absolute paths; the aggregator folds below a root. */
   const roots = new Map<number, string>()
@@ -102,7 +105,10 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
   /** One queued full scan and one queued path scan per device (each merged, see scanTask). */
   function scan(device: number, paths: string[] | null) {
     if (!running) return
-    runner.enqueue(db, scanTask(device, paths, roots.get(device)))
+    const queued = port.run(runner.enqueue(scanTask(device, paths, roots.get(device))))
+    // On PostgreSQL no caller waits for it: a failure is logged.
+    if (queued instanceof Promise)
+      queued.catch((error) => log.error('a scan could not be queued', { device, error: (error as Error).message }))
   }
 
   /**
@@ -131,6 +137,16 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
     scan(device, null)
   }
 
+  /**
+   * `next` of what `work` reads: in the same call on SQLite, where the port answers at once; once
+   * it comes on PostgreSQL, where a failed read is logged (no caller waits for a start or a timer).
+   */
+  function whenRead<T>(work: Work<T>, next: (value: T) => void) {
+    const answer = port.run(work)
+    if (!(answer instanceof Promise)) return next(answer)
+    answer.then(next).catch((error) => log.error('the devices could not be read', { error: (error as Error).message }))
+  }
+
   function every(ms: number, fn: () => void) {
     const timer = setInterval(fn, ms)
     timer.unref()
@@ -150,19 +166,26 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
         return
       }
       running = true
-      for (const device of db.select().from(devicesTable).all()) {
-        roots.set(device.id, device.path)
-        startPending.add(device.id)
-        scanOnceWatched(device.id)
-        watcher.watch(device)
-      }
+      startReading = true
+      whenRead(all(db.select().from(devicesTable)), (list) => {
+        startReading = false
+        if (!running) return // stopped while the devices were read (PostgreSQL)
+        for (const device of list) {
+          roots.set(device.id, device.path)
+          startPending.add(device.id)
+          scanOnceWatched(device.id)
+          watcher.watch(device)
+        }
+      })
       every(TICK_MS, () => {
         for (const batch of aggregator.due(Date.now())) scan(batch.device, batch.paths)
       })
       if (options.rescanMs > 0)
-        every(options.rescanMs, () => {
-          for (const device of db.select({ id: devicesTable.id }).from(devicesTable).all()) scan(device.id, null)
-        })
+        every(options.rescanMs, () =>
+          whenRead(all(db.select({ id: devicesTable.id }).from(devicesTable)), (list) => {
+            for (const device of list) scan(device.id, null)
+          }),
+        )
     },
 
     /** A device created while running: watched from now on, and scanned. */
@@ -205,7 +228,7 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
      * Watch folders import once every device has had its start scan: a file that appeared while
      * the service was stopped may be an asset moved there from a device not scanned yet.
      */
-    importsOpen: () => startPending.size === 0,
+    importsOpen: () => !startReading && startPending.size === 0,
 
     /** Stops watching; queued scans stay queued for the next start. */
     async stop() {
@@ -214,6 +237,7 @@ export function createWatch(db: Db, deps: { runner: Runner; log: Log; recent: Re
       timers.clear()
       awaiting.clear() // a start scan not yet queued is done at the next start
       startPending.clear()
+      startReading = false
       await watcher.close()
     },
   }

@@ -26,6 +26,7 @@ import {
   placeFile,
   removeScratch,
 } from '../helpers/imports.ts'
+import { runSync } from '../../src/db/port.ts'
 
 const M = '/asset/asset_meta'
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
@@ -321,12 +322,15 @@ describe('is_production while move_asset moves the file', () => {
     try {
       const path = placeFile(join(w.disk, 'incoming', 'scanned.mov'))
       // Queued first, so it runs first (one task at a time), with the import's move still queued.
-      const scan = w.app.runner.enqueue(w.base.db, {
-        kind: 'scan',
-        target: { device: w.device.id },
-        production: null,
-        params: { device: w.device.id, paths: null },
-      })
+      const scan = runSync(
+        w.base.db,
+        w.app.runner.enqueue({
+          kind: 'scan',
+          target: { device: w.device.id },
+          production: null,
+          params: { device: w.device.id, paths: null },
+        }),
+      )
       const body = importBody(path, {}, {}, { move_asset: true })
       const id = expectImported(await w.app.post(IMPORT, body), body, 'asset_creation_completed')
       await w.run()

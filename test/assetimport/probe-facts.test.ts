@@ -26,6 +26,7 @@ import { ff, ffprobeJson } from '../helpers/media.ts'
 import { call, compiledExecutable, killAll, startServe } from '../helpers/process.ts'
 import { tempDir } from '../helpers/temp.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 setDefaultTimeout(120_000)
 
@@ -336,7 +337,10 @@ describe.skipIf(!hasFfmpeg)('a timecode a user gave is kept', () => {
     mkdirSync(join(moved, '..'), { recursive: true })
     renameSync(path, moved)
     const device = (await base.get('/api/devices/')).json[0].id as number
-    app.runner.enqueue(base.db, { kind: 'scan', target: { device }, production: null, params: { device, paths: null } })
+    runSync(
+      base.db,
+      app.runner.enqueue({ kind: 'scan', target: { device }, production: null, params: { device, paths: null } }),
+    )
     await app.runner.idle()
     const after = await assetOf(app.request, first.id)
     expect(after.path_file).toBe(moved)
@@ -346,7 +350,10 @@ describe.skipIf(!hasFfmpeg)('a timecode a user gave is kept', () => {
       timecode_source: 'request',
     })
     renameSync(moved, path)
-    app.runner.enqueue(base.db, { kind: 'scan', target: { device }, production: null, params: { device, paths: null } })
+    runSync(
+      base.db,
+      app.runner.enqueue({ kind: 'scan', target: { device }, production: null, params: { device, paths: null } }),
+    )
     await app.runner.idle()
 
     // offset_frames given: it is the user's, and the string goes with the old timecode.

@@ -13,6 +13,7 @@ import { IMPORT, appWithFfmpegDir, importBody, placeClip, removeScratch, scratch
 import { type Media, ff, ffprobeJson, hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { runCli } from '../helpers/process.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 let base: TestApp
 /** The app whose core finds ffmpeg in `gate`'s folder: its requests queue the tasks its runner runs. */
@@ -247,7 +248,7 @@ describe('POST .../proxy/ refusals', () => {
       403,
       'permission_denied',
     )
-    expect(t.runner.openFor({ videoasset: made.json.id })).toEqual([])
+    expect(runSync(t.db, t.runner.openFor({ videoasset: made.json.id }))).toEqual([])
   })
 })
 

@@ -8,9 +8,8 @@ import { join } from 'node:path'
 import { openDb } from '../../src/db/client.ts'
 import { createApp } from '../../src/app.ts'
 import { createCore } from '../../src/core.ts'
-import { createUsers } from '../../src/modules/users/service.ts'
 import { silentLog } from '../../src/util/log.ts'
-import { tempDir } from '../helpers/app.ts'
+import { tempDir, usersOf } from '../helpers/app.ts'
 import { runCli, TEST_TIMEOUT_MS } from '../helpers/process.ts'
 
 setDefaultTimeout(TEST_TIMEOUT_MS)
@@ -142,7 +141,7 @@ test('user add, token create and revoke (by key, by id, all of a user), user pas
   // Over the API: the user's own rows are theirs and a superuser's to read, newest first.
   const db = openDb(join(data, 'reelhouse.db'))
   try {
-    const users = createUsers(db)
+    const users = usersOf(db)
     const anaKey = users.createKey('ana')
     const app = createApp(createCore(db, { log: silentLog }))
     const get = async (k: string) =>

@@ -16,9 +16,13 @@ export function* cases(port: Port) {
     ['gamma', '/srv/c'],
   ])
     yield* run(
-      db
-        .insert(devices)
-        .values({ name, display_name: name, path, date_add: NOW, passthrough_profiles: name === 'beta' ? [2, 7] : [] }),
+      db.insert(devices).values({
+        name,
+        display_name: name,
+        path,
+        date_add: NOW,
+        passthrough_profiles: name === 'beta' ? [2, 7] : [],
+      } as never),
     )
   const params = [
     { asset: 5, move: { held: true }, source: '/srv/a' },

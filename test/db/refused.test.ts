@@ -24,7 +24,12 @@ async function refusals(port: Port) {
       return 'written'
     } catch (error) {
       const e = fromDatabase(error)
-      return e ? { status: e.status, entries: e.entries.map((x) => [x.code, x.source?.pointer]) } : String(error)
+      return e
+        ? {
+            status: e.status,
+            entries: e.entries.map((x) => [x.code, (x.source as { pointer?: string } | undefined)?.pointer]),
+          }
+        : String(error)
     }
   }
   await port.run(run(sql`INSERT INTO productions (id, name) VALUES (1, 'Show')`))

@@ -11,6 +11,7 @@ import { type TestApp, seedProduction, testApp, writeElsewhere } from '../helper
 import { emptyFfmpegDir, importBody, IMPORT, removeScratch } from '../helpers/imports.ts'
 import { hashPassword } from '../../src/modules/users/passwords.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 setDefaultTimeout(60_000)
 
@@ -53,7 +54,10 @@ afterEach(async () => {
 
 /** A full scan of the device, as the watcher queues one, run to its end. */
 async function scan(t: TestApp, device: number) {
-  t.runner.enqueue(t.db, { kind: 'scan', target: { device }, production: null, params: { device, paths: null } })
+  runSync(
+    t.db,
+    t.runner.enqueue({ kind: 'scan', target: { device }, production: null, params: { device, paths: null } }),
+  )
   await t.runner.idle()
 }
 
@@ -321,10 +325,12 @@ test('a change rolled back sends nothing: an asset created in a transaction that
   const path = file(join(root, 'Show', 'gone.mov'))
   expect(() =>
     t.db.transaction(() => {
-      t.core.media.create(
-        'video',
-        { name: 'gone', path_file: path, production: production.id },
-        t.users.principalById(1)!,
+      t.core.port.run(
+        t.core.media.create(
+          'video',
+          { name: 'gone', path_file: path, production: production.id },
+          t.users.principalById(1)!,
+        ),
       )
       throw new Error('the rest of the work failed')
     }),
@@ -340,15 +346,18 @@ describe('task events are paced', () => {
     const { production } = await seedProduction(t)
     await t.runner.stop() // the task below stays as this test writes it
     const stream = await events()
-    const { id } = t.runner.enqueue(t.db, {
-      kind: 'copy',
-      target: { projectasset: 1 },
-      production: production.id,
-      params: { source: '/a/', target: '/b/', device: '/' },
-    })
+    const { id } = runSync(
+      t.db,
+      t.runner.enqueue({
+        kind: 'copy',
+        target: { projectasset: 1 },
+        production: production.id,
+        params: { source: '/a/', target: '/b/', device: '/' },
+      }),
+    )
     const progress = (bytes: number) => {
       t.db.$client.run('UPDATE tasks SET state = ?, bytes_done = ? WHERE id = ?', ['running', bytes, id])
-      t.core.events.taskChanged(id, t.runner.get)
+      t.core.events.taskChanged(id, (task) => runSync(t.db, t.runner.get(task)))
     }
     await stream.until('the queued task', (e) => matching(e, 'task', { id }).length === 1)
     const sent = () => matching(stream.events, 'task', { id }).map((e) => [e.data.state, e.data.bytes_done])
@@ -371,7 +380,7 @@ describe('task events are paced', () => {
     // A hundred more, then the end: the end goes at once, whatever the turn, in place of the pending event.
     for (let bytes = 101; bytes <= 200; bytes++) progress(bytes)
     t.db.$client.run("UPDATE tasks SET state = 'done' WHERE id = ?", [id])
-    t.core.events.taskChanged(id, t.runner.get)
+    t.core.events.taskChanged(id, (task) => runSync(t.db, t.runner.get(task)))
     await stream.until('the end', (e) => matching(e, 'task', { id, state: 'done' }).length === 1)
     expect([
       [...first, ['done', 200]],

@@ -5,8 +5,9 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { type AppOptions, createApp } from '../../src/app.ts'
 import { type CoreOptions, createCore } from '../../src/core.ts'
-import { openDb } from '../../src/db/client.ts'
+import { type Db, openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
+import { type Work, runSync, sqlitePort } from '../../src/db/port.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { tempDir } from './temp.ts'
@@ -52,6 +53,44 @@ function migratedImage() {
   return image
 }
 
+/** A service as a test calls it: each method that answers work answers its value (RunAtOnce). */
+export type RunAtOnce<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => Work<infer T>
+    ? (...args: A) => T
+    : S[K] extends (...args: never[]) => unknown
+      ? S[K]
+      : S[K] extends object
+        ? RunAtOnce<S[K]>
+        : S[K]
+}
+
+const isWork = (value: unknown): value is Work<unknown> =>
+  Object.prototype.toString.call(value) === '[object Generator]'
+
+/**
+ * `service` with the work of its methods run at once on the SQLite catalogue `db`, as the command
+ * line runs it (runSync): `users.add('ana')` adds her. Objects of methods in it (users.sessions)
+ * likewise; what a method answers that is not work, as it is.
+ */
+export function runAtOnce<S extends object>(db: Db, service: S): RunAtOnce<S> {
+  const out: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(service))
+    out[name] =
+      typeof member === 'function'
+        ? (...args: unknown[]) => {
+            const answer = member.apply(service, args)
+            return isWork(answer) ? runSync(db, answer) : answer
+          }
+        : member !== null && typeof member === 'object' && Object.getPrototypeOf(member) === Object.prototype
+          ? runAtOnce(db, member)
+          : member
+  return out as RunAtOnce<S>
+}
+
+/** The users service of the SQLite catalogue `db`, its work run at once (runAtOnce). */
+export const usersOf = (db: Db, options?: Parameters<typeof createUsers>[1]) =>
+  runAtOnce(db, createUsers(sqlitePort(db), options))
+
 /**
  * A migrated catalogue in a temporary folder with one superuser and its key, for tests that
  * build the app themselves (with their own log or options); close() closes and removes it.
@@ -59,7 +98,7 @@ function migratedImage() {
 export function catalogueWithUser(name: string) {
   const dir = tempDir()
   const db = migratedDb(join(dir, 'reelhouse.db'))
-  const users = createUsers(db)
+  const users = usersOf(db)
   users.add(name, { superuser: true })
   const key = users.createKey(name)
   const close = () => {
@@ -79,7 +118,8 @@ export function testApp(
   options: { tasks?: boolean; concurrency?: number; app?: AppOptions; core?: CoreOptions } = {},
 ) {
   const db = migratedDb(join(dataDir, 'reelhouse.db'))
-  const users = createUsers(db)
+  // The test's own users service (beside the core's), its work run at once: t.users.add(...).
+  const users = usersOf(db)
   if (users.count() === 0) users.add('admin', { superuser: true })
   const adminKey = users.createKey('admin')
   /** Folders made for this app (device roots of seedProduction), removed by cleanup/stop. */

@@ -9,6 +9,7 @@ import { createCore } from '../../src/core.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, seedProduction, testApp } from './app.ts'
 import { emptyFfmpegDir, removeScratch } from './imports.ts'
+import { runSync } from '../../src/db/port.ts'
 
 export async function scanWorld() {
   const base = testApp(undefined, { tasks: false })
@@ -25,12 +26,15 @@ export async function scanWorld() {
     show: show as { id: number },
     /** A scan of the device (or of `paths`), queued as the watcher queues it and run to its end: its task row. */
     async scan(paths: string[] | null = null) {
-      const { id } = core.runner.enqueue(base.db, {
-        kind: 'scan',
-        target: { device: device.id },
-        production: null,
-        params: { device: device.id, paths },
-      })
+      const { id } = runSync(
+        base.db,
+        core.runner.enqueue({
+          kind: 'scan',
+          target: { device: device.id },
+          production: null,
+          params: { device: device.id, paths },
+        }),
+      )
       await core.runner.idle()
       return base.db.$client
         .query<{ state: string; error: string; result: string }, [number]>(

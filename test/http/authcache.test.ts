@@ -1,8 +1,9 @@
-// Principals are cached by key hash (src/modules/users/service.ts, principalCache): every change
-// to who holds a key or what they may do is seen by the very next request, whether another
-// process made it (the CLI, through PRAGMA data_version) or this connection did, by any path
-// (temporary triggers on the auth tables, cascades included). Each request below is made once
-// before the change, so that the answer after it would come from the cache if the cache missed it.
+// Principals are cached by key on SQLite (src/modules/users/service.ts, through
+// src/db/tablecache.ts): every change to who holds a key or what they may do is seen by the very
+// next request, whether another process made it (the CLI, through PRAGMA data_version) or this
+// connection did, by any path (temporary triggers on the auth tables, cascades included). Each
+// request below is made once before the change, so that the answer after it would come from the
+// cache if the cache missed it.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { type TestApp, seedProduction, tempDir, testApp, writeElsewhere } from '../helpers/app.ts'
 import { runCli } from '../helpers/process.ts'

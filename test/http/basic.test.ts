@@ -8,7 +8,7 @@ import http from 'node:http'
 import { createApp } from '../../src/app.ts'
 import { ADDRESS_FREE_FAILURES, type PasswordOptions, hashPassword } from '../../src/modules/users/passwords.ts'
 import { createUsers } from '../../src/modules/users/service.ts'
-import { type TestApp, readResponse, testApp } from '../helpers/app.ts'
+import { type TestApp, readResponse, runAtOnce, testApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
 
 // Hashing, media and whole-document checks are CPU work: the bound of a test here only ends one that
@@ -21,11 +21,11 @@ const FAILED = 'Invalid user name, password or key.'
 /** testApp whose users verify and wait through the given functions (the app is built over them). */
 function appWith(passwords: PasswordOptions) {
   const t = testApp()
-  const users = createUsers(t.db, { passwords })
+  const users = createUsers(t.core.port, { passwords })
   const app = createApp({ ...t.core, users })
   const get = async (authorization: string, path = '/api/devices/') =>
     readResponse(await app.handle(new Request(`http://localhost${path}`, { headers: { authorization } })))
-  return { t, users, get }
+  return { t, users: runAtOnce(t.db, users), get }
 }
 
 /** Argon2id with the least work it takes (a hash carries its own cost): for the tests of the slow-down, which send dozens of attempts. */
@@ -355,7 +355,7 @@ function getFrom(port: number, from: string, credentials: string): Promise<numbe
 describe.skipIf(process.platform !== 'linux')("over HTTP, the address is the connection's", () => {
   const held = heldWait()
   const t = testApp()
-  const users = createUsers(t.db, { passwords: { wait: held.wait } })
+  const users = createUsers(t.core.port, { passwords: { wait: held.wait } })
   const server = createApp({ ...t.core, users }).listen({ hostname: '127.0.0.1', port: 0 })
   const port = server.server!.port!
   afterAll(async () => {
@@ -366,7 +366,7 @@ describe.skipIf(process.platform !== 'linux')("over HTTP, the address is the con
 
   test("during a flood of wrong passwords from 127.0.0.2, the right one from 127.0.0.1 is taken at once; the flood's own is slowed and refused as before", async () => {
     t.makeUser('ana')
-    users.setPassword('ana', await cheapHash('ana-pw'))
+    runAtOnce(t.db, users).setPassword('ana', await cheapHash('ana-pw'))
 
     for (let i = 0; i < 10; i++) expect(await getFrom(port, '127.0.0.2', `ana:guess ${i}`)).toBe(401)
     // 29 more guesses and the right password fill the 30 s backlog of turns...

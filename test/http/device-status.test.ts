@@ -9,6 +9,7 @@ import { type TestApp, seedProduction, tempDir, testApp } from '../helpers/app.t
 import { expectError } from '../helpers/envelope.ts'
 import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 const apps: TestApp[] = []
 afterAll(async () => {
@@ -185,12 +186,15 @@ describe('the rescan', () => {
       counts: {},
     })
     // A scan of some paths (the watcher's events) is not the device's full scan.
-    t.runner.enqueue(t.db, {
-      kind: 'scan',
-      target: { device: device.id },
-      production: null,
-      params: { device: device.id, paths: ['/x'] },
-    })
+    runSync(
+      t.db,
+      t.runner.enqueue({
+        kind: 'scan',
+        target: { device: device.id },
+        production: null,
+        params: { device: device.id, paths: ['/x'] },
+      }),
+    )
     expect((await t.get(`/api/devices/${device.id}/status/`)).json.scan.task).toBe(first.json.id)
   })
 

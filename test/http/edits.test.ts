@@ -361,7 +361,7 @@ describe('media assets: DELETE', () => {
     const proxy = join(show.proxy_root, 'video', 'a.mp4')
     mkdirSync(join(proxy, '..'), { recursive: true })
     writeFileSync(proxy, 'proxy')
-    t.core.media.setProxy(a.id, proxy, system('import'))
+    t.core.port.run(t.core.media.setProxy(a.id, proxy, system('import')))
 
     const r = await del(`/api/videoassets/${a.id}/?allow_partial=true`)
     expect(r.status).toBe(204)
@@ -386,7 +386,7 @@ describe('media assets: DELETE', () => {
   test("a proxy outside the production's proxy_root is left where it is", async () => {
     const a = await video()
     const outside = file('Show/elsewhere.mp4', 'not ours')
-    t.core.media.setProxy(a.id, outside, system('import'))
+    t.core.port.run(t.core.media.setProxy(a.id, outside, system('import')))
     expect((await del(`/api/videoassets/${a.id}/`)).status).toBe(204)
     expect(existsSync(outside)).toBe(true)
     expect(orphans()).toBe(0)

@@ -110,7 +110,7 @@ describe('listening on loopback only (the default)', () => {
 
   test('Basic credentials sent for another server cost no password check, and add nothing to the slow-down', async () => {
     const calls: string[] = []
-    const users = createUsers(t.db, { passwords: { verify: async (password) => (calls.push(password), false) } })
+    const users = createUsers(t.core.port, { passwords: { verify: async (password) => (calls.push(password), false) } })
     const app = createApp({ ...t.core, users }, { host: '127.0.0.1' })
     const basic = { authorization: `Basic ${btoa('admin:guess')}` }
     expectError(await get(app, 'http://evil.example/api/devices/', basic), 421, 'misdirected_request')

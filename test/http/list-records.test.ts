@@ -57,7 +57,7 @@ describe.each(['audio', 'image', 'video'] as const)('%sassets', (kind) => {
     // With ?pictures=true: toApi's record, then the picture fields a list's row adds (mediaassets/pictures.ts completeListRow).
     const complete = completeListRow(kind, 'http://localhost')
     const record = (id: number) => {
-      const row = t.core.media.byIdWithDetails(id)!
+      const row = t.core.port.run(t.core.media.byIdWithDetails(id))!
       const made: Record<string, unknown> = {
         ...mediaToApi(row),
         path_proxy: row.path_proxy,
@@ -67,7 +67,7 @@ describe.each(['audio', 'image', 'video'] as const)('%sassets', (kind) => {
       return made
     }
     const records = (ids: number[], pictures: boolean) =>
-      `[${ids.map((id) => JSON.stringify(pictures ? record(id) : mediaToApi(t.core.media.byIdWithDetails(id)!))).join(',')}]`
+      `[${ids.map((id) => JSON.stringify(pictures ? record(id) : mediaToApi(t.core.port.run(t.core.media.byIdWithDetails(id))!))).join(',')}]`
     for (const query of [
       '',
       '?limit=2',

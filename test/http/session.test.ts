@@ -15,7 +15,7 @@ import { FREE_FAILURES, type PasswordOptions, hashPassword } from '../../src/mod
 import { CODENAMES, createUsers } from '../../src/modules/users/service.ts'
 import { IDLE_MS, TOUCH_EVERY_MS, hashSessionId } from '../../src/modules/users/sessions.ts'
 import { isoTimestamp } from '../../src/util/time.ts'
-import { type TestApp, readResponse, seedProduction, testApp, writeElsewhere } from '../helpers/app.ts'
+import { type TestApp, readResponse, runAtOnce, seedProduction, testApp, writeElsewhere } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
 import { openEvents } from '../helpers/events.ts'
 
@@ -467,7 +467,7 @@ test('failed sign-ins count in the slow-down of Basic: after 10 for a name, the 
   const t = testApp()
   const waits: number[] = []
   const passwords: PasswordOptions = { wait: async (ms) => void waits.push(ms) }
-  const users = createUsers(t.db, { passwords })
+  const users = createUsers(t.core.port, { passwords })
   const app = createApp({ ...t.core, users })
   const send = async (path: string, init: RequestInit) =>
     readResponse(await app.handle(new Request(`http://localhost${path}`, init)))
@@ -478,8 +478,8 @@ test('failed sign-ins count in the slow-down of Basic: after 10 for a name, the 
       body: JSON.stringify({ username: 'ana', password }),
     })
   try {
-    users.add('ana')
-    users.setPassword('ana', await cheapHash('right'))
+    runAtOnce(t.db, users).add('ana')
+    runAtOnce(t.db, users).setPassword('ana', await cheapHash('right'))
     for (let i = 0; i < FREE_FAILURES; i++) expect((await signIn(`wrong ${i}`)).status).toBe(401)
     expect(waits).toEqual([])
     const basic = await send('/api/devices/', { headers: { authorization: `Basic ${btoa('ana:wrong again')}` } })

@@ -29,21 +29,22 @@ describe('lookups', () => {
     const video = (await create('video', join(root, 'Show', 'media', 'a.mov'))).json
     const audio = (await create('audio', join(root, 'Show', 'media', 'sub', 'b.wav'))).json
     const media = t.core.media
-    expect(media.byPath(join(root, 'Show', 'media', 'a.mov'))?.id).toBe(video.id)
-    expect(media.byPath(join(root, 'Show', 'media', 'a.mov'), 'audio')).toBeUndefined()
+    const port = t.core.port
+    expect(port.run(media.byPath(join(root, 'Show', 'media', 'a.mov')))?.id).toBe(video.id)
+    expect(port.run(media.byPath(join(root, 'Show', 'media', 'a.mov'), 'audio'))).toBeUndefined()
     expect(
-      media
-        .under(join(root, 'Show', 'media') + '/')
+      port
+        .run(media.under(join(root, 'Show', 'media') + '/'))
         .map((m) => m.id)
         .sort(),
     ).toEqual([video.id, audio.id].sort())
-    expect(media.under(join(root, 'Show', 'media', 'sub') + '/').map((m) => m.id)).toEqual([audio.id])
+    expect(port.run(media.under(join(root, 'Show', 'media', 'sub') + '/')).map((m) => m.id)).toEqual([audio.id])
     // A sibling whose name starts like the folder is not under it.
-    expect(media.under(join(root, 'Show', 'med') + '/')).toEqual([])
+    expect(port.run(media.under(join(root, 'Show', 'med') + '/'))).toEqual([])
     const s = statSync(join(root, 'Show', 'media', 'a.mov'))
     expect((await media.byIdentities([{ dev: s.dev, ino: s.ino }])).map((m) => m.id)).toEqual([video.id])
-    expect(media.countUnder(join(root, 'Show') + '/', production.id)).toBe(0)
-    expect(media.countUnder(join(root, 'Show') + '/', production.id + 1)).toBe(2)
+    expect(port.run(media.countUnder(join(root, 'Show') + '/', production.id))).toBe(0)
+    expect(port.run(media.countUnder(join(root, 'Show') + '/', production.id + 1))).toBe(2)
 
     // The plans of statements of the shapes these functions run (kinds listed, a range, the identity pair).
     const plan = (query: { toSQL(): { sql: string; params: unknown[] } }) => {

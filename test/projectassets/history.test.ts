@@ -243,7 +243,7 @@ test('a copy finished before a restart (renamed into place): the task run again 
   // The task as a restart finds it: its attempt counted, the hidden folder gone, the target there.
   await copyHandler(
     t.core.port,
-    t.users,
+    t.core.users,
   )({
     task: { ...row, attempts: 1 } as Parameters<ReturnType<typeof copyHandler>>[0]['task'],
     signal: new AbortController().signal,

@@ -35,6 +35,7 @@ import {
 } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { OTHER_TMP } from '../helpers/temp.ts'
+import { runSync } from '../../src/db/port.ts'
 
 let base: TestApp | undefined
 const stops: (() => Promise<unknown>)[] = []
@@ -193,7 +194,7 @@ test('a cancelled scan is queued again by the next timed rescan, which reconcile
         state: string
         error: string
       }[]
-    ).filter((t) => core.runner.get(t.id)!.params.paths === null)
+    ).filter((t) => runSync(core.db, core.runner.get(t.id))!.params.paths === null)
   core.watch!.start()
   await waitFor(
     async () => (await fullScans()).some((t) => t.state === 'queued'),

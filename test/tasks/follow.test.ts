@@ -24,6 +24,7 @@ import {
 import { ff, hasFfmpeg, makeMedia } from '../helpers/media.ts'
 import { makeTree } from '../helpers/tree.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 type Task = {
   id: number
@@ -267,13 +268,16 @@ describe('cancelling running work', () => {
     const tree: Record<string, string> = {}
     for (let d = 0; d < 300; d++) for (let f = 0; f < 10; f++) tree[`many/d${d}/f${f}.txt`] = 'x'
     makeTree(root, tree)
-    const { id } = app.runner.enqueue(base.db, {
-      kind: 'scan',
-      target: { device: device.id },
-      production: null,
-      params: { device: device.id, paths: null },
-      key: `scan:${device.id}`,
-    })
+    const { id } = runSync(
+      base.db,
+      app.runner.enqueue({
+        kind: 'scan',
+        target: { device: device.id },
+        production: null,
+        params: { device: device.id, paths: null },
+        key: `scan:${device.id}`,
+      }),
+    )
     const cancelled = await app.post(`/api/tasks/${id}/cancel/`, undefined)
     expect([cancelled.status, cancelled.json]).toMatchObject([
       200,
@@ -281,13 +285,16 @@ describe('cancelling running work', () => {
     ])
     expect(logLine(`task cancelled task=${id} kind=scan device=${device.name} path=${device.path}`)).toBeDefined()
     // Not merged into the cancelled one: a new scan is queued (as the next rescan does).
-    const again = app.runner.enqueue(base.db, {
-      kind: 'scan',
-      target: { device: device.id },
-      production: null,
-      params: { device: device.id, paths: null },
-      key: `scan:${device.id}`,
-    })
+    const again = runSync(
+      base.db,
+      app.runner.enqueue({
+        kind: 'scan',
+        target: { device: device.id },
+        production: null,
+        params: { device: device.id, paths: null },
+        key: `scan:${device.id}`,
+      }),
+    )
     expect(again.merged).toBe(false)
     await app.runner.idle()
     const scan = (await app.get(`/api/tasks/${again.id}/`)).json as Task
@@ -384,13 +391,16 @@ describe('cancelling queued work (the runner not started)', () => {
     try {
       const { device: dev, production: p, root: d } = await seedProduction(t3)
       const writer = t3.makeUser('w', { write: [p.id] })
-      const { id } = t3.runner.enqueue(t3.db, {
-        kind: 'scan',
-        target: { device: dev.id },
-        production: null,
-        params: { device: dev.id, paths: null },
-        key: `scan:${dev.id}`,
-      })
+      const { id } = runSync(
+        t3.db,
+        t3.runner.enqueue({
+          kind: 'scan',
+          target: { device: dev.id },
+          production: null,
+          params: { device: dev.id, paths: null },
+          key: `scan:${dev.id}`,
+        }),
+      )
       expectError(await t3.post(`/api/tasks/${id}/cancel/`, undefined, { key: writer }), 404, 'not_found')
       expect((await t3.post(`/api/tasks/${id}/cancel/`, undefined)).json).toMatchObject({
         id,

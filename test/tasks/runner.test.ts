@@ -8,6 +8,8 @@ import { type Handlers, type Runner, createRunner, grouped } from '../../src/tas
 import { silentLog } from '../../src/util/log.ts'
 import { migratedDb, tempDir } from '../helpers/app.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { sql } from 'drizzle-orm'
+import { type Work, run, runSync, sqlitePort } from '../../src/db/port.ts'
 
 let dir: string
 let db: Db
@@ -39,7 +41,7 @@ beforeEach(() => {
     verify: async ({ task }) => void ran.push(`verify ${task.id}`),
     scan: async ({ task }) => void ran.push(`scan ${task.id}`),
   }
-  runner = createRunner(db, { concurrency: 2, log: silentLog, handlers })
+  runner = createRunner(sqlitePort(db), { concurrency: 2, log: silentLog, handlers })
   // A gate the copy handler waits at, opened by release().
   open = new Promise((r) => (release = r))
 })
@@ -56,31 +58,40 @@ const states = () =>
     .all()
 
 test('a key merges a second enqueue into the queued task; once it runs, the same key queues anew', async () => {
-  const a = runner.enqueue(db, {
-    kind: 'delete',
-    target: { projectasset: 1 },
-    production: null,
-    params: deleteParams,
-    key: 'k',
-  })
-  const b = runner.enqueue(db, {
-    kind: 'delete',
-    target: { projectasset: 1 },
-    production: null,
-    params: deleteParams,
-    key: 'k',
-  })
+  const a = runSync(
+    db,
+    runner.enqueue({
+      kind: 'delete',
+      target: { projectasset: 1 },
+      production: null,
+      params: deleteParams,
+      key: 'k',
+    }),
+  )
+  const b = runSync(
+    db,
+    runner.enqueue({
+      kind: 'delete',
+      target: { projectasset: 1 },
+      production: null,
+      params: deleteParams,
+      key: 'k',
+    }),
+  )
   expect([a.merged, b]).toEqual([false, { id: a.id, merged: true }])
   expect(states()).toEqual([{ id: a.id, state: 'queued', key: 'k' }])
   runner.start()
   await runner.idle()
-  const c = runner.enqueue(db, {
-    kind: 'delete',
-    target: { projectasset: 1 },
-    production: null,
-    params: deleteParams,
-    key: 'k',
-  })
+  const c = runSync(
+    db,
+    runner.enqueue({
+      kind: 'delete',
+      target: { projectasset: 1 },
+      production: null,
+      params: deleteParams,
+      key: 'k',
+    }),
+  )
   // A new row (the merged enqueue may have used up an id: ids are never reused, gaps are fine).
   expect(c).toEqual({ id: expect.any(Number), merged: false })
   expect(c.id).toBeGreaterThan(a.id)
@@ -92,16 +103,22 @@ test('enqueue inside a transaction wakes the runner after the commit; a rolled b
   runner.start()
   db.transaction(
     (tx) =>
-      void runner.enqueue(tx, {
-        kind: 'delete',
-        target: { projectasset: 2 },
-        production: null,
-        params: { ...deleteParams, bundle_root: '/committed/' },
-      }),
+      void runSync(
+        db,
+        runner.enqueue({
+          kind: 'delete',
+          target: { projectasset: 2 },
+          production: null,
+          params: { ...deleteParams, bundle_root: '/committed/' },
+        }),
+      ),
   )
   expect(() =>
     db.transaction((tx) => {
-      runner.enqueue(tx, { kind: 'delete', target: { projectasset: 3 }, production: null, params: deleteParams })
+      runSync(
+        db,
+        runner.enqueue({ kind: 'delete', target: { projectasset: 3 }, production: null, params: deleteParams }),
+      )
       throw new Error('rolled back')
     }),
   ).toThrow('rolled back')
@@ -113,24 +130,33 @@ test('enqueue inside a transaction wakes the runner after the commit; a rolled b
 
 test('tasks of one target run one after the other; other targets use the free slots', async () => {
   runner.start()
-  const first = runner.enqueue(db, {
-    kind: 'copy',
-    target: { projectasset: 7 },
-    production: null,
-    params: copyParams,
-  }).id
-  const second = runner.enqueue(db, {
-    kind: 'delete',
-    target: { projectasset: 7 },
-    production: null,
-    params: deleteParams,
-  }).id
-  const other = runner.enqueue(db, {
-    kind: 'delete',
-    target: { projectasset: 8 },
-    production: null,
-    params: deleteParams,
-  }).id
+  const first = runSync(
+    db,
+    runner.enqueue({
+      kind: 'copy',
+      target: { projectasset: 7 },
+      production: null,
+      params: copyParams,
+    }),
+  ).id
+  const second = runSync(
+    db,
+    runner.enqueue({
+      kind: 'delete',
+      target: { projectasset: 7 },
+      production: null,
+      params: deleteParams,
+    }),
+  ).id
+  const other = runSync(
+    db,
+    runner.enqueue({
+      kind: 'delete',
+      target: { projectasset: 8 },
+      production: null,
+      params: deleteParams,
+    }),
+  ).id
   await waitFor(() => ran.includes(`delete ${other} /a/`), 'the other target to run')
   expect(ran).not.toContain(`delete ${second} /a/`)
   release()
@@ -140,7 +166,7 @@ test('tasks of one target run one after the other; other targets use the free sl
 
 test('a thousand queued tasks all run, two at a time, each once', async () => {
   for (let i = 0; i < 1000; i++)
-    runner.enqueue(db, { kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams })
+    runSync(db, runner.enqueue({ kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams }))
   runner.start()
   await runner.idle()
   expect(ran.length).toBe(1000)
@@ -152,7 +178,7 @@ test('a row of a kind this version has no handler for fails with the reason inst
   db.$client.run(
     `INSERT INTO tasks (kind, target, params, date_add) VALUES ('transcode', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`,
   )
-  runner.enqueue(db, { kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams })
+  runSync(db, runner.enqueue({ kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams }))
   runner.start()
   await runner.idle()
   expect(
@@ -165,25 +191,31 @@ test('a row of a kind this version has no handler for fails with the reason inst
 
 test('a restart with a task of a key still running and another of the key queued starts (keys merge queued work only)', async () => {
   runner.start()
-  const first = runner.enqueue(db, {
-    kind: 'copy',
-    target: { projectasset: 9 },
-    production: null,
-    params: copyParams,
-    key: 'k',
-  })
+  const first = runSync(
+    db,
+    runner.enqueue({
+      kind: 'copy',
+      target: { projectasset: 9 },
+      production: null,
+      params: copyParams,
+      key: 'k',
+    }),
+  )
   await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
-  const second = runner.enqueue(db, {
-    kind: 'copy',
-    target: { projectasset: 9 },
-    production: null,
-    params: copyParams,
-    key: 'k',
-  })
+  const second = runSync(
+    db,
+    runner.enqueue({
+      kind: 'copy',
+      target: { projectasset: 9 },
+      production: null,
+      params: copyParams,
+      key: 'k',
+    }),
+  )
   expect(second).toEqual({ id: first.id + 1, merged: false })
   // A shutdown leaves the first running; the next start queues it again beside the second.
   await runner.stop(0)
-  const again = createRunner(db, {
+  const again = createRunner(sqlitePort(db), {
     concurrency: 2,
     log: silentLog,
     handlers: {
@@ -209,7 +241,7 @@ test("a handler's last write is committed with the task's end: done with it, or 
   db.$client.run('CREATE TABLE marks (task INTEGER)')
   const mark = db.$client.prepare('INSERT INTO marks (task) VALUES (?)')
   const noop = async () => {}
-  const withLast = createRunner(db, {
+  const withLast = createRunner(sqlitePort(db), {
     concurrency: 1,
     log: silentLog,
     handlers: {
@@ -232,12 +264,15 @@ test("a handler's last write is committed with the task's end: done with it, or 
   })
   const importParams = (asset: number) => ({ asset, kind: 'video' as const, logs: [], rewrap_proxy: false, given: [] })
   for (const asset of [1, 2, 3])
-    withLast.enqueue(db, {
-      kind: 'import',
-      target: { videoasset: asset },
-      production: null,
-      params: importParams(asset),
-    })
+    runSync(
+      db,
+      withLast.enqueue({
+        kind: 'import',
+        target: { videoasset: asset },
+        production: null,
+        params: importParams(asset),
+      }),
+    )
   withLast.start()
   await withLast.idle()
   await withLast.stop()
@@ -258,6 +293,49 @@ test("a handler's last write is committed with the task's end: done with it, or 
   ).toEqual([1, 3])
 })
 
+test("a handler's last write may be port work: committed with the task's end, or rolled back with it", async () => {
+  db.$client.run('CREATE TABLE marks (task INTEGER)')
+  const noop = async () => {}
+  const withWork = createRunner(sqlitePort(db), {
+    concurrency: 1,
+    log: silentLog,
+    handlers: {
+      copy: noop,
+      delete: noop,
+      proxy: noop,
+      proxyname: noop,
+      archive: noop,
+      restore: noop,
+      shots: noop,
+      verify: noop,
+      scan: noop,
+      import: async ({ task }) =>
+        function* (): Work<void> {
+          yield* run(sql`INSERT INTO marks (task) VALUES (${task.id})`)
+          if (task.params.asset === 2) throw new Error('the last write failed')
+        },
+    },
+  })
+  for (const asset of [1, 2])
+    runSync(
+      db,
+      withWork.enqueue({
+        kind: 'import',
+        target: { videoasset: asset },
+        production: null,
+        params: { asset, kind: 'video', logs: [], rewrap_proxy: false, given: [] },
+      }),
+    )
+  withWork.start()
+  await withWork.idle()
+  await withWork.stop()
+  expect(states().map(({ id, state }) => ({ id, state }))).toEqual([
+    { id: 1, state: 'done' },
+    { id: 2, state: 'failed' },
+  ])
+  expect(db.$client.query<{ task: number }, []>('SELECT task FROM marks').all()).toEqual([{ task: 1 }])
+})
+
 // A copy is timed by the user from the request to the finished record: the runner adds no wait
 // of its own at either end. Both are observed by the order of the event loop, not by a clock:
 // work done in microtasks comes before any timer, however short.
@@ -265,19 +343,25 @@ test('a committed task starts in the same turn of the event loop as its enqueue,
   runner.start()
   let timer = false
   setTimeout(() => (timer = true), 0)
-  const { id } = runner.enqueue(db, {
-    kind: 'delete',
-    target: { projectasset: 4 },
-    production: null,
-    params: deleteParams,
-  })
+  const { id } = runSync(
+    db,
+    runner.enqueue({
+      kind: 'delete',
+      target: { projectasset: 4 },
+      production: null,
+      params: deleteParams,
+    }),
+  )
   await Promise.resolve() // the wake-up is the microtask queued before this one
   expect({ ran, timer }).toEqual({ ran: [`delete ${id} /a/`], timer: false })
 })
 
 test('idle() resolves in the same turn of the event loop as the last task ends, before any timer', async () => {
   runner.start()
-  const { id } = runner.enqueue(db, { kind: 'copy', target: { projectasset: 5 }, production: null, params: copyParams })
+  const { id } = runSync(
+    db,
+    runner.enqueue({ kind: 'copy', target: { projectasset: 5 }, production: null, params: copyParams }),
+  )
   await waitFor(() => ran.includes(`copy ${id}`), 'the copy to start')
   const idle = runner.idle()
   let timer = false
@@ -289,8 +373,14 @@ test('idle() resolves in the same turn of the event loop as the last task ends, 
 
 test("a task a shutdown left running is queued again at each start with that start counted once in its attempts; a queued one's are not", async () => {
   runner.start()
-  const first = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
-  const second = runner.enqueue(db, { kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
+  const first = runSync(
+    db,
+    runner.enqueue({ kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams }),
+  )
+  const second = runSync(
+    db,
+    runner.enqueue({ kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams }),
+  )
   await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
   const attempts = () =>
     db.$client
@@ -316,7 +406,7 @@ test("a task a shutdown left running is queued again at each start with that sta
   }
   await runner.stop(0)
   for (const attempt of [1, 2]) {
-    const again = createRunner(db, { concurrency: 2, log: silentLog, handlers: holding })
+    const again = createRunner(sqlitePort(db), { concurrency: 2, log: silentLog, handlers: holding })
     again.start()
     await waitFor(() => seen.length === attempt, 'the resumed task to run')
     expect(attempts()).toEqual([
@@ -347,7 +437,7 @@ describe('a grouped kind', () => {
     const runs = new Map<number, number>()
     let now = 0
     let most = 0
-    const groupedRunner = createRunner(db, {
+    const groupedRunner = createRunner(sqlitePort(db), {
       concurrency: 2,
       log: silentLog,
       handlers: {
@@ -369,12 +459,15 @@ describe('a grouped kind', () => {
       },
     })
     for (let asset = 1; asset <= 100; asset++)
-      groupedRunner.enqueue(db, {
-        kind: 'import',
-        target: { videoasset: asset },
-        production: null,
-        params: importParams(asset),
-      })
+      runSync(
+        db,
+        groupedRunner.enqueue({
+          kind: 'import',
+          target: { videoasset: asset },
+          production: null,
+          params: importParams(asset),
+        }),
+      )
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()
@@ -389,7 +482,7 @@ describe('a grouped kind', () => {
   test('a task that fails, or whose last write fails, fails alone: the others of its group end done with their last writes', async () => {
     db.$client.run('CREATE TABLE marks (task INTEGER)')
     const mark = db.$client.prepare('INSERT INTO marks (task) VALUES (?)')
-    const groupedRunner = createRunner(db, {
+    const groupedRunner = createRunner(sqlitePort(db), {
       concurrency: 1,
       log: silentLog,
       handlers: {
@@ -412,12 +505,15 @@ describe('a grouped kind', () => {
       },
     })
     for (let asset = 1; asset <= 5; asset++)
-      groupedRunner.enqueue(db, {
-        kind: 'import',
-        target: { videoasset: asset },
-        production: null,
-        params: importParams(asset),
-      })
+      runSync(
+        db,
+        groupedRunner.enqueue({
+          kind: 'import',
+          target: { videoasset: asset },
+          production: null,
+          params: importParams(asset),
+        }),
+      )
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()
@@ -441,7 +537,7 @@ describe('a grouped kind', () => {
     let inside = 0
     let most = 0
     const order: string[] = []
-    const groupedRunner = createRunner(db, {
+    const groupedRunner = createRunner(sqlitePort(db), {
       concurrency: 1,
       log: silentLog,
       handlers: {
@@ -465,12 +561,15 @@ describe('a grouped kind', () => {
       },
     })
     for (let asset = 1; asset <= 4; asset++)
-      groupedRunner.enqueue(db, {
-        kind: 'import',
-        target: { videoasset: asset },
-        production: null,
-        params: importParams(asset),
-      })
+      runSync(
+        db,
+        groupedRunner.enqueue({
+          kind: 'import',
+          target: { videoasset: asset },
+          production: null,
+          params: importParams(asset),
+        }),
+      )
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()
@@ -481,7 +580,7 @@ describe('a grouped kind', () => {
 
   test('tasks of one target are never in a group together: they run one after the other', async () => {
     const order: string[] = []
-    const groupedRunner = createRunner(db, {
+    const groupedRunner = createRunner(sqlitePort(db), {
       concurrency: 1,
       log: silentLog,
       handlers: {
@@ -502,12 +601,15 @@ describe('a grouped kind', () => {
       },
     })
     for (const asset of [1, 1, 2])
-      groupedRunner.enqueue(db, {
-        kind: 'import',
-        target: { videoasset: asset },
-        production: null,
-        params: importParams(asset),
-      })
+      runSync(
+        db,
+        groupedRunner.enqueue({
+          kind: 'import',
+          target: { videoasset: asset },
+          production: null,
+          params: importParams(asset),
+        }),
+      )
     groupedRunner.start()
     await groupedRunner.idle()
     await groupedRunner.stop()

@@ -226,7 +226,7 @@ describe('media assets', () => {
     const path = folder('day2', 'B002C004.mov')
     const id = await videoAt(path, 'moved bytes '.repeat(3000))
     const h = xxh64(path)
-    t.core.media.setTechnical(id, { codec: 'prores', hashes: { xxh64: h } }, system('task'))
+    t.core.port.run(t.core.media.setTechnical(id, { codec: 'prores', hashes: { xxh64: h } }, system('task')))
     const ok = await verify(`/api/videoassets/${id}/`)
     expect(ok.task.result).toEqual({
       verified: 1,
@@ -326,7 +326,7 @@ test('the task checks the permissions again when it starts: a user who lost the 
     const id = (
       await paused.post('/api/videoassets/', { name: 'G007.mov', path_file: path, production: seeded.production.id })
     ).json.id
-    paused.core.media.setTechnical(id, { hashes: { xxh64: xxh64(path) } }, system('task'))
+    paused.core.port.run(paused.core.media.setTechnical(id, { hashes: { xxh64: xxh64(path) } }, system('task')))
     const key = paused.makeUser('ed', { perms: ['browser.change_videoasset'], write: [seeded.production.id] })
     const queued = await paused.post(`/api/videoassets/${id}/verify/`, undefined, { key })
     expect(queued.status).toBe(202)

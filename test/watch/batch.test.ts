@@ -8,6 +8,7 @@ import { scanTask } from '../../src/watch/service.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { type ScanWorld, scanWorld } from '../helpers/scans.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 let w: ScanWorld
 let base: TestApp
@@ -59,10 +60,10 @@ test('path scans of a device queued while none of them has started are one task,
   // watcher's batches are queued between two turns of a busy scan.
   const many = Array.from({ length: 200 }, (_, i) => `${root}incoming/clip-${i}.mov`)
   const ids = base.db.transaction((tx) => [
-    w.core.runner.enqueue(tx, scanTask(w.device.id, [`${root}a.mov`], root)),
-    w.core.runner.enqueue(tx, scanTask(w.device.id, [`${root}b.mov`, `${root}a.mov`], root)),
-    w.core.runner.enqueue(tx, scanTask(w.device.id, many, root)),
-    w.core.runner.enqueue(tx, scanTask(w.device.id, null, root)),
+    runSync(base.db, w.core.runner.enqueue(scanTask(w.device.id, [`${root}a.mov`], root))),
+    runSync(base.db, w.core.runner.enqueue(scanTask(w.device.id, [`${root}b.mov`, `${root}a.mov`], root))),
+    runSync(base.db, w.core.runner.enqueue(scanTask(w.device.id, many, root))),
+    runSync(base.db, w.core.runner.enqueue(scanTask(w.device.id, null, root))),
   ])
   expect(ids.map((r) => r.merged)).toEqual([false, true, true, false])
   expect(ids[1]!.id).toBe(ids[0]!.id)

@@ -16,6 +16,7 @@ import { type TestApp, readResponse, testApp } from '../helpers/app.ts'
 import { allLogs, emptyFfmpegDir, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { OTHER_TMP } from '../helpers/temp.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 const SETTLE_MS = 200
 
@@ -133,13 +134,16 @@ const all = async (kind: 'video' | 'audio' | 'image') =>
 async function fullScans() {
   const ids = (await send('GET', '/api/devices/')).json.map(
     (d: { id: number }) =>
-      core!.runner.enqueue(base.db, {
-        kind: 'scan',
-        target: { device: d.id },
-        production: null,
-        params: { device: d.id, paths: null },
-        key: `scan:${d.id}`,
-      }).id,
+      runSync(
+        base.db,
+        core!.runner.enqueue({
+          kind: 'scan',
+          target: { device: d.id },
+          production: null,
+          params: { device: d.id, paths: null },
+          key: `scan:${d.id}`,
+        }),
+      ).id,
   )
   await waitFor(
     async () => {

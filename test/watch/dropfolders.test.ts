@@ -13,6 +13,7 @@ import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/
 import { allLogs, deviceOf, emptyFfmpegDir, removeScratch, scratchDir } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { OTHER_TMP } from '../helpers/temp.ts'
+import { runSync } from '../../src/db/port.ts'
 
 const SETTLE_MS = 200
 
@@ -417,13 +418,16 @@ describe('the watcher and drop folders', () => {
         // one would be imported (or still settling, `waiting`); it is the asset's file, so neither.
         const scans = (await send('GET', '/api/devices/')).json.map(
           (d: { id: number }) =>
-            core!.runner.enqueue(base.db, {
-              kind: 'scan',
-              target: { device: d.id },
-              production: null,
-              params: { device: d.id, paths: null },
-              key: `scan:${d.id}`,
-            }).id,
+            runSync(
+              base.db,
+              core!.runner.enqueue({
+                kind: 'scan',
+                target: { device: d.id },
+                production: null,
+                params: { device: d.id, paths: null },
+                key: `scan:${d.id}`,
+              }),
+            ).id,
         )
         await waitFor(
           async () => {

@@ -74,6 +74,7 @@ import { stampOf } from '../../src/storage/paths.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { emptyFfmpegDir, otherFileSystemDir, removeScratch } from '../helpers/imports.ts'
+import { runSync } from '../../src/db/port.ts'
 
 const DEFAULT_SEED = 20250611
 const DEFAULT_STEPS = 200
@@ -569,7 +570,10 @@ async function run(seed: number, variant: Variant, steps: number) {
   async function scans(list: { device: number; paths: string[] | null }[]) {
     const ids = list.map(
       (s) =>
-        core!.runner.enqueue(base!.db, { kind: 'scan', target: { device: s.device }, production: null, params: s }).id,
+        runSync(
+          base!.db,
+          core!.runner.enqueue({ kind: 'scan', target: { device: s.device }, production: null, params: s }),
+        ).id,
     )
     await core!.runner.idle()
     for (const [i, id] of ids.entries()) {

@@ -41,7 +41,7 @@ afterEach(async () => {
 
 /** Runs one scan handler (of the device `on`) to its end; `meanwhile` runs once, right after the (first) walk. */
 async function scan(paths: string[] | null, meanwhile?: () => void, on = device.id) {
-  const handler = scanHandler(base.db, {
+  const handler = scanHandler(core.port, {
     media: core.media,
     imports: core.imports,
     settle: createSettle(30),
@@ -72,26 +72,28 @@ const asset = async (id: number) => (await base.get(`/api/videoassets/${id}/`)).
 /** What another scan applies when it sees the file at its new path. */
 const otherScanMoved = (id: number, from: string, to: string) => {
   const s = lstatSync(to)
-  core.media.applyScan({
-    offline: [],
-    online: [],
-    relocations: [
-      {
-        id,
-        path: to,
-        from,
-        device: device.id,
-        kind: 'video',
-        dev: s.dev,
-        ino: s.ino,
-        stamp: stampOf(s),
-        size: s.size,
-        mtimeMs: s.mtimeMs,
-        by: 'identity',
-        archive: false,
-      },
-    ],
-  })
+  core.port.run(
+    core.media.applyScan({
+      offline: [],
+      online: [],
+      relocations: [
+        {
+          id,
+          path: to,
+          from,
+          device: device.id,
+          kind: 'video',
+          dev: s.dev,
+          ino: s.ino,
+          stamp: stampOf(s),
+          size: s.size,
+          mtimeMs: s.mtimeMs,
+          by: 'identity',
+          archive: false,
+        },
+      ],
+    }),
+  )
 }
 
 test('a folder walked before a file moved into it, applied after another scan followed the move: the asset is not taken offline', async () => {
@@ -183,7 +185,7 @@ test("a media file in the service's data folder is never imported, even when the
   })
   expect(p.status).toBe(201)
   const inData = placeFile(join(base.dataDir, 'looks-like-a.mov'), 'not a clip')
-  const handler = scanHandler(base.db, {
+  const handler = scanHandler(core.port, {
     media: core.media,
     imports: core.imports,
     settle: createSettle(0),
@@ -359,7 +361,7 @@ test("a watch-folder file that an asset gets between the scan's look and the imp
       return core.imports.register(...args)
     },
   }
-  const handler = scanHandler(base.db, {
+  const handler = scanHandler(core.port, {
     media: core.media,
     imports: relinkFirst,
     settle: createSettle(0),
@@ -397,7 +399,7 @@ test('a name that is not valid UTF-8 is said, not dropped: a warning naming the 
   writeFileSync(raw, 'a clip whose name is Latin-1')
   const shown = join(folder, 'f\uFFFD.mov')
   const lines: string[] = []
-  const handler = scanHandler(base.db, {
+  const handler = scanHandler(core.port, {
     media: core.media,
     imports: core.imports,
     logs: core.logs,

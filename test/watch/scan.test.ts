@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { TestApp } from '../helpers/app.ts'
 import { type ScanWorld, scanWorld } from '../helpers/scans.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { runSync } from '../../src/db/port.ts'
 
 let w: ScanWorld
 let base: TestApp
@@ -128,12 +129,15 @@ describe('the catalogue follows the disk', () => {
     mkdirSync(other.path, { recursive: true })
     try {
       renameSync(path, join(other.path, 'travel.mov'))
-      const { id: task } = core.runner.enqueue(base.db, {
-        kind: 'scan',
-        target: { device: other.id },
-        production: null,
-        params: { device: other.id, paths: null },
-      })
+      const { id: task } = runSync(
+        base.db,
+        core.runner.enqueue({
+          kind: 'scan',
+          target: { device: other.id },
+          production: null,
+          params: { device: other.id, paths: null },
+        }),
+      )
       await core.runner.idle()
       expect(
         JSON.parse(

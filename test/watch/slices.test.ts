@@ -58,8 +58,8 @@ test('rows under a folder read a page at a time are every row once, also where r
       date_mod: '2026-01-01T00:00:00Z',
     })
     .run()
-  const whole = core.media
-    .underForScan(dir)
+  const whole = core.port
+    .run(core.media.underForScan(dir))
     .map((r) => r.id)
     .sort((a, b) => a - b)
   expect(whole).toHaveLength(paths.length)

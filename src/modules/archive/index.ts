@@ -4,7 +4,8 @@
 // restore), answered 202 with the tasks; the work and the rules are in service.ts.
 import { Elysia, t } from 'elysia'
 import { Type } from '@sinclair/typebox'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { errors, sharedModels } from '../../http/models.ts'
 import { TaskRef, taskAnswer } from '../tasks/model.ts'
 import { ARCHIVE_CODENAME, type Archive } from './service.ts'
@@ -66,33 +67,43 @@ export function archiveModule(ctx: ModuleContext, archive: Archive) {
     .use(ctx.auth)
     .model({ ActivitiesQueued, ArchiveBody, RestoreBody })
     .onParse(ctx.parseBody)
-    .post('/archiveactivities', ({ body, user, set }) => answer(archive.archive(listOf(body), user), set), {
-      auth: true,
-      body: 'ArchiveBody',
-      response: { 202: 'ActivitiesQueued', ...errors(400, 403, 409, 413, 415, 501) },
-      detail: {
-        summary: 'Archive assets to an archive device',
-        'x-json-body': 'ArchiveBody',
-        description:
-          'Queues one task (kind archive) per asset: the essence is copied, checked by read-back, to <device>/<production codename>/<path relative to its device>, ' +
-          'never overwriting, with an ASC MHL generation in <device>/<production codename>/ascmhl/; then is_archive is true and archive_details is set. ' +
-          'purge: true removes the online file afterwards (is_production false). archive_awps answers 501 (needs Archiware P5). ' +
-          `Needs superuser or ${ARCHIVE_CODENAME} and write access to the production.`,
-        'x-permission': ARCHIVE_CODENAME,
-      } as never,
-    })
-    .post('/restoreactivities', ({ body, user, set }) => answer(archive.restore(listOf(body), user), set), {
-      auth: true,
-      body: 'RestoreBody',
-      response: { 202: 'ActivitiesQueued', ...errors(400, 403, 413, 415) },
-      detail: {
-        summary: 'Restore archived assets',
-        'x-json-body': 'RestoreBody',
-        description:
-          'Queues one task (kind restore) per asset: the file is copied, checked, from archive_details.archive_handle to original_path (or path), never overwriting; ' +
-          'then is_production is true. Restores from an LTFS tape are queued in the order of the files on the tape (the ltfs.startblock attribute), else by path. ' +
-          `Needs superuser or ${ARCHIVE_CODENAME} and write access to the production.`,
-        'x-permission': ARCHIVE_CODENAME,
-      } as never,
-    })
+    .post(
+      '/archiveactivities',
+      ({ body, user, set }) =>
+        andThen(ctx.port.run(archive.archive(listOf(body), user)), (tasks) => answer(tasks, set)),
+      {
+        auth: true,
+        body: 'ArchiveBody',
+        response: { 202: 'ActivitiesQueued', ...errors(400, 403, 409, 413, 415, 501) },
+        detail: {
+          summary: 'Archive assets to an archive device',
+          'x-json-body': 'ArchiveBody',
+          description:
+            'Queues one task (kind archive) per asset: the essence is copied, checked by read-back, to <device>/<production codename>/<path relative to its device>, ' +
+            'never overwriting, with an ASC MHL generation in <device>/<production codename>/ascmhl/; then is_archive is true and archive_details is set. ' +
+            'purge: true removes the online file afterwards (is_production false). archive_awps answers 501 (needs Archiware P5). ' +
+            `Needs superuser or ${ARCHIVE_CODENAME} and write access to the production.`,
+          'x-permission': ARCHIVE_CODENAME,
+        } as never,
+      },
+    )
+    .post(
+      '/restoreactivities',
+      ({ body, user, set }) =>
+        andThen(ctx.port.run(archive.restore(listOf(body), user)), (tasks) => answer(tasks, set)),
+      {
+        auth: true,
+        body: 'RestoreBody',
+        response: { 202: 'ActivitiesQueued', ...errors(400, 403, 413, 415) },
+        detail: {
+          summary: 'Restore archived assets',
+          'x-json-body': 'RestoreBody',
+          description:
+            'Queues one task (kind restore) per asset: the file is copied, checked, from archive_details.archive_handle to original_path (or path), never overwriting; ' +
+            'then is_production is true. Restores from an LTFS tape are queued in the order of the files on the tape (the ltfs.startblock attribute), else by path. ' +
+            `Needs superuser or ${ARCHIVE_CODENAME} and write access to the production.`,
+          'x-permission': ARCHIVE_CODENAME,
+        } as never,
+      },
+    )
 }

@@ -12,6 +12,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, statSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { type Port, type Work, all, one, tx } from '../../db/port.ts'
 import { type MediaKind, contentTypes, devices, productions } from '../../db/tables.ts'
 import { AppError, notImplemented } from '../../http/errors.ts'
 import { type ArchiveCopyOptions, type VerifiedCopy, copyVerifiedTo, sidecarNames } from '../../storage/archive.ts'
@@ -36,6 +37,7 @@ import type { Handler, Runner, TaskOf } from '../../tasks/runner.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import { openCatalogued } from '../assetimport/proxy.task.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
+import { namesForLog } from '../../tasks/names.ts'
 import { canReadAsset, canWrite, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
 
@@ -59,6 +61,8 @@ export type RestoreRequest = { content_type_id: number; asset_id: number; path?:
 
 const KIND_OF_TYPE: Record<string, MediaKind> = { videoasset: 'video', audioasset: 'audio', imageasset: 'image' }
 
+type DeviceRow = typeof devices.$inferSelect
+
 const bad = (detail: string, pointer?: string) =>
   new AppError(400, 'invalid', detail, pointer ? { pointer } : undefined)
 
@@ -66,49 +70,60 @@ export function createArchive(db: Db, deps: { media: MediaAssets; runner: Runner
   const { media, runner } = deps
 
   /** The asset a request item names, readable and writable by `user`, or a 400 pointing at the item. */
-  function assetOf(item: { content_type_id: number; asset_id: number }, at: string, user: Principal) {
-    const type = db.select().from(contentTypes).where(eq(contentTypes.id, item.content_type_id)).get()
+  function* assetOf(item: { content_type_id: number; asset_id: number }, at: string, user: Principal) {
+    const type = yield* one(db.select().from(contentTypes).where(eq(contentTypes.id, item.content_type_id)))
     const kind = type && KIND_OF_TYPE[type.name]
     if (!kind)
       throw bad(
         'content_type_id names no media asset kind (videoasset, audioasset, imageasset).',
         `${at}/content_type_id`,
       )
-    const row = media.byId(item.asset_id)
-    if (!row || row.kind !== kind || !canReadAsset(db, user, row))
+    const row = yield* media.byId(item.asset_id)
+    if (!row || row.kind !== kind || !(yield* canReadAsset(db, user, row)))
       throw bad(`No ${type.name} with id ${item.asset_id}.`, `${at}/asset_id`)
     requirePerm(user, ARCHIVE_CODENAME)
     requireWrite(user, row.production)
     return { row, kind }
   }
 
-  function archiveDevice(connector: string | number, at: string) {
-    const all = db.select().from(devices).all()
+  /** The archive device `connector` names among `every` device, or a 400 pointing at it. */
+  function archiveDevice(every: DeviceRow[], connector: string | number, at: string) {
     const text = String(connector)
     const device = /^[1-9]\d{0,15}$/.test(text)
-      ? all.find((d) => d.id === Number(text))
-      : all.find((d) => d.name === text)
+      ? every.find((d) => d.id === Number(text))
+      : every.find((d) => d.name === text)
     if (!device) throw bad(`No device ${JSON.stringify(text)} (give an archive device's id or name).`, at)
     if (!device.is_archive) throw bad(`The device ${device.name} is not an archive device (is_archive false).`, at)
     return device
   }
 
-  const queue = <K extends 'archive' | 'restore'>(
+  function* queue<K extends 'archive' | 'restore'>(
     tasks: { kind: K; target: Record<string, number>; production: number; params: never; key: string }[],
-  ) =>
-    db.transaction((tx) => tasks.map((t) => runner.enqueue(tx, t as never).id)).map((id) => runner.get(id) as TaskOf<K>)
+  ): Work<TaskOf<K>[]> {
+    // The runner writes each task on the same connection, inside this transaction: all or none.
+    const ids = yield* tx(function* () {
+      const queued: number[] = []
+      for (const t of tasks) queued.push((yield* runner.enqueue(t as never)).id)
+      return queued
+    })
+    const rows: TaskOf<K>[] = []
+    for (const id of ids) rows.push((yield* runner.get(id)) as TaskOf<K>)
+    return rows
+  }
 
   return {
     /** POST /api/archiveactivities/: checks every item, then queues one archive task per asset. */
-    archive(items: ArchiveRequest[], user: Principal): TaskOf<'archive'>[] {
+    *archive(items: ArchiveRequest[], user: Principal): Work<TaskOf<'archive'>[]> {
       requireFileWork()
-      const planned = items.map((item, i) => {
+      const every = yield* all(db.select().from(devices))
+      const planned = []
+      for (const [i, item] of items.entries()) {
         const at = `/${i}`
         if (!(ARCHIVE_TYPES as readonly string[]).includes(item.archive_type))
           throw bad(`archive_type must be one of ${ARCHIVE_TYPES.join(', ')}.`, `${at}/archive_type`)
-        const { row, kind } = assetOf(item, at, user)
+        const { row, kind } = yield* assetOf(item, at, user)
         if (item.archive_type === 'archive_awps') throw notImplemented(AWPS_NOT_AVAILABLE)
-        const device = archiveDevice(item.archive_connector, `${at}/archive_connector`)
+        const device = archiveDevice(every, item.archive_connector, `${at}/archive_connector`)
         if (!row.is_production)
           throw new AppError(
             409,
@@ -124,32 +139,33 @@ export function createArchive(db: Db, deps: { media: MediaAssets; runner: Runner
           purge: item.purge === true,
           user: user.id,
         }
-        return {
+        planned.push({
           kind: 'archive' as const,
           target: { [`${kind}asset`]: row.id },
           production: row.production,
           params: params as never,
           key: `archive:${row.id}`,
-        }
-      })
-      return queue(planned)
+        })
+      }
+      return yield* queue(planned)
     },
 
     /** POST /api/restoreactivities/: checks every item, then queues one restore task per asset. */
-    restore(items: RestoreRequest[], user: Principal): TaskOf<'restore'>[] {
+    *restore(items: RestoreRequest[], user: Principal): Work<TaskOf<'restore'>[]> {
       requireFileWork()
-      const all = db.select().from(devices).all()
-      const planned = items.map((item, i) => {
+      const every = yield* all(db.select().from(devices))
+      const planned = []
+      for (const [i, item] of items.entries()) {
         const at = `/${i}`
-        const { row, kind } = assetOf(item, at, user)
+        const { row, kind } = yield* assetOf(item, at, user)
         const details = row.archive_details as Record<string, string>
         if (!row.is_archive || !details.archive_handle)
           throw bad('The asset is not archived: there is nothing to restore.', `${at}/asset_id`)
-        const production = db.select().from(productions).where(eq(productions.id, row.production)).get()!
+        const production = (yield* one(db.select().from(productions).where(eq(productions.id, row.production))))!
         let path = details.original_path || row.path_file
         if (item.path !== undefined) {
           try {
-            path = fileOnDevice(all, item.path).path
+            path = fileOnDevice(every, item.path).path
           } catch (error) {
             throw bad(`path: ${(error as Error).message}`, `${at}/path`)
           }
@@ -157,7 +173,7 @@ export function createArchive(db: Db, deps: { media: MediaAssets; runner: Runner
             throw bad("path must lie inside the production's storage_root.", `${at}/path`)
         }
         const params: RestoreParams = { asset: row.id, kind, path, user: user.id }
-        return {
+        planned.push({
           kind: 'restore' as const,
           target: { [`${kind}asset`]: row.id },
           production: row.production,
@@ -165,8 +181,8 @@ export function createArchive(db: Db, deps: { media: MediaAssets; runner: Runner
           key: `restore:${row.id}`,
           startblock: ltfsStartBlock(details.archive_handle),
           handle: details.archive_handle,
-        }
-      })
+        })
+      }
       // Restores from tape run in the order of the files on the tape (the LTFS startblock
       // attribute) so the drive winds one way; where no file gives one, in the order of the
       // paths. The runner takes queued tasks in the order they were written.
@@ -183,7 +199,7 @@ export function createArchive(db: Db, deps: { media: MediaAssets; runner: Runner
                   ? 1
                   : 0,
       )
-      return queue(planned.map(({ startblock: _s, handle: _h, ...t }) => t))
+      return yield* queue(planned.map(({ startblock: _s, handle: _h, ...t }) => t))
     },
   }
 }
@@ -196,10 +212,10 @@ type TaskDeps = { media: MediaAssets; users: Users }
  * What an archive or a restore task checks as it starts (and starts again after a restart): its
  * asset is still there, and the user who asked still exists and may still write its production.
  */
-function startOf(p: { asset: number; user?: number }, deps: TaskDeps, what: 'archive' | 'restore') {
-  const askedBy = p.user === undefined ? undefined : deps.users.principalById(p.user)
+function* startOf(p: { asset: number; user?: number }, deps: TaskDeps, what: 'archive' | 'restore') {
+  const askedBy = p.user === undefined ? undefined : yield* deps.users.principalById(p.user)
   if (p.user !== undefined && !askedBy) throw new Error(`the user who asked for the ${what} no longer exists`)
-  const asset = deps.media.byId(p.asset)
+  const asset = yield* deps.media.byId(p.asset)
   if (!asset) throw new Error('the asset is gone')
   if (askedBy && !canWrite(askedBy, asset.production))
     throw new Error(`the user who asked for the ${what} no longer has write access to production ${asset.production}`)
@@ -235,24 +251,30 @@ async function copySidecars(from: string, to: string, devicePath: string, option
 }
 
 /** The archive task: copy, checked, to the archive device; history; then the catalogue; then, with purge, the online file. */
-export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
+export function archiveHandler(port: Port, deps: TaskDeps): Handler<'archive'> {
   const { media } = deps
+  const { db } = port
   return async ({ task, signal, progress, report }) => {
     const p = task.params
-    const { asset, by } = startOf(p, deps, 'archive')
-    if (!asset.is_production) throw new Error('the asset has no file in production (archive-only or offline)')
-    const all = db.select().from(devices).all()
-    const archive = all.find((d) => d.id === p.device)
+    const { asset, by, every, production } = await port.run(
+      (function* () {
+        const { asset, by } = yield* startOf(p, deps, 'archive')
+        if (!asset.is_production) throw new Error('the asset has no file in production (archive-only or offline)')
+        const every = yield* all(db.select().from(devices))
+        const production = yield* one(db.select().from(productions).where(eq(productions.id, asset.production)))
+        return { asset, by, every, production: production! }
+      })(),
+    )
+    const archive = every.find((d) => d.id === p.device)
     if (!archive?.is_archive) throw new Error('the archive device is gone or no longer an archive device')
-    const production = db.select().from(productions).where(eq(productions.id, asset.production)).get()!
-    const own = deviceFor(all, asset.path_file)
+    const own = deviceFor(every, asset.path_file)
     const rel = own && below(own.path, asset.path_file)
     if (!own || !rel) throw new Error('path_file lies on no device')
     const root = asFolder(archive.path + production.codename)
     const handle = root + relParts(rel).join('/')
     report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file, archive_handle: handle })
     const tag = String(task.id)
-    const source = openCatalogued(all, asset)
+    const source = openCatalogued(every, asset)
     let copied: VerifiedCopy
     try {
       const total = fstatSync(source).size
@@ -309,7 +331,7 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
     let purged = false
     if (p.purge) {
       try {
-        closeSync(openCatalogued(all, asset))
+        closeSync(openCatalogued(every, asset))
         purged = removeFileInside(own.path, own.path, asset.path_file)
         if (purged)
           for (const c of sidecars) removeFileInside(own.path, own.path, parentFolder(asset.path_file) + c.name)
@@ -322,17 +344,21 @@ export function archiveHandler(db: Db, deps: TaskDeps): Handler<'archive'> {
 }
 
 /** The restore task: copy, checked, from archive_handle back into the production; then the catalogue. */
-export function restoreHandler(db: Db, deps: TaskDeps): Handler<'restore'> {
+export function restoreHandler(port: Port, deps: TaskDeps): Handler<'restore'> {
   const { media } = deps
+  const { db } = port
   return async ({ task, signal, progress, report }) => {
     const p = task.params
-    const { asset, by } = startOf(p, deps, 'restore')
+    const { asset, by, every } = await port.run(
+      (function* () {
+        return { ...(yield* startOf(p, deps, 'restore')), every: yield* all(db.select().from(devices)) }
+      })(),
+    )
     const handle = (asset.archive_details as Record<string, string>).archive_handle
     if (!asset.is_archive || !handle) throw new Error('the asset is not archived')
-    const all = db.select().from(devices).all()
-    const from = fileOnDevice(all, handle)
+    const from = fileOnDevice(every, handle)
     if (from.stat?.kind !== 'file') throw new Error(`${handle} is not a file on the archive device`)
-    const to = fileOnDevice(all, p.path)
+    const to = fileOnDevice(every, p.path)
     report({ asset: asset.id, asset_type: `${asset.kind}asset`, archive_handle: handle, path_file: to.path })
     let source: number
     try {
@@ -402,8 +428,12 @@ function archiveFailure(error: unknown, path: string, type: string): Error {
   return new Error(describe(error))
 }
 
-/** What archive and restore tasks' log lines name. */
-export const archiveSubject = (media: MediaAssets) => (task: TaskOf<'archive'> | TaskOf<'restore'>) => ({
-  [`${task.params.kind}asset`]: task.params.asset,
-  path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
-})
+/** What archive and restore tasks' log lines name: the asset and its file (by id alone until read: namesForLog). */
+export const archiveSubject = (port: Port, media: MediaAssets) => {
+  const pathOf = namesForLog<string | undefined>(port)
+  return (task: TaskOf<'archive'> | TaskOf<'restore'>) => {
+    const { kind, asset } = task.params
+    const path = pathOf(asset, () => media.pathOf(asset))
+    return { [`${kind}asset`]: asset, ...(path && { path: path.value ?? '(the asset is gone)' }) }
+  }
+}

@@ -47,6 +47,7 @@ import { territoryProblem } from '../projectassets/bundles.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
+import { namesForLog } from '../../tasks/names.ts'
 import { moveFolder } from './service.ts'
 import { openCatalogued, profileFor, readyProxyFolder, usableProfile } from './proxy.task.ts'
 import { mergeProbed } from './probed.ts'
@@ -67,11 +68,7 @@ type ImportDeps = {
 }
 
 /** Whose writes an import's are: the user's who asked, or the service's (a watch-folder file). */
-function actorFor(
-  deps: Pick<ImportDeps, 'users'>,
-  params: ImportParams,
-  askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user),
-): Actor {
+function actorFor(deps: Pick<ImportDeps, 'users'>, params: ImportParams, askedBy: Principal | undefined): Actor {
   return askedBy ? actorOf(askedBy, 'import') : system('import')
 }
 
@@ -89,11 +86,10 @@ function* importFailed(
   by: Actor,
 ): Work<void> {
   yield* deps.logs.advance(params.logs, { status: IMPORT_STATUS.failed, error: reason, warning })
-  // The media assets service writes synchronously, on SQLite's connection.
-  deps.media.setStatus(params.asset, -1, by)
+  yield* deps.media.setStatus(params.asset, -1, by)
   if (params.move?.held) {
-    const path = deps.media.byId(params.asset)?.path_file
-    if (path !== undefined && isRegularFile(path)) deps.media.setOnline([params.asset], true, by)
+    const path = (yield* deps.media.byId(params.asset))?.path_file
+    if (path !== undefined && isRegularFile(path)) yield* deps.media.setOnline([params.asset], true, by)
   }
 }
 
@@ -114,16 +110,21 @@ function settleMove(
   by: Actor,
 ): Work<void> {
   const placed = moved.path !== asset.path_file ? lstatSync(moved.path) : undefined
-  // The media assets service writes synchronously, on SQLite's connection (in this transaction).
   return tx(function* () {
     if (placed)
-      media.relocate(asset.id, moved.path, device, { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) }, by)
+      yield* media.relocate(
+        asset.id,
+        moved.path,
+        device,
+        { dev: placed.dev, ino: placed.ino, stamp: stampOf(placed) },
+        by,
+      )
     if (moved.xxh64) {
-      const technical = media.byId(asset.id)?.technical ?? {}
+      const technical = (yield* media.byId(asset.id))?.technical ?? {}
       const hashes = typeof technical.hashes === 'object' && technical.hashes !== null ? technical.hashes : {}
-      media.setTechnical(asset.id, { ...technical, hashes: { ...hashes, xxh64: moved.xxh64 } }, by)
+      yield* media.setTechnical(asset.id, { ...technical, hashes: { ...hashes, xxh64: moved.xxh64 } }, by)
     }
-    if (held) media.setOnline([asset.id], true, by)
+    if (held) yield* media.setOnline([asset.id], true, by)
   })
 }
 
@@ -136,7 +137,11 @@ function settleMove(
 export function importAbandon(port: Port, deps: ImportDeps) {
   return (task: TaskOf<'import'>, ran: boolean, reason: string) => {
     const params = task.params
-    const by = actorFor(deps, params)
+    const by = actorFor(
+      deps,
+      params,
+      params.user === undefined ? undefined : runSync(port.db, deps.users.principalById(params.user)),
+    )
     // The runner calls this inside its own transaction, synchronously (tasks/runner.ts Abandon):
     // its writes run on SQLite's connection, in that transaction.
     runSync(port.db, importFailed(deps, params, reason, {}, by))
@@ -146,7 +151,7 @@ export function importAbandon(port: Port, deps: ImportDeps) {
     const card = params.move?.card
     const essence = !card || (card.done ?? 0) >= card.files.length - 1
     return async () => {
-      const asset = deps.media.byId(params.asset)
+      const asset = await port.run(deps.media.byId(params.asset))
       if (!asset) return
       const moved = await moveFile(plan)
       if (essence)
@@ -155,17 +160,21 @@ export function importAbandon(port: Port, deps: ImportDeps) {
   }
 }
 
-/** What a task's log lines name: the asset and its file where it is now. */
-export const importSubject = (media: MediaAssets) => (task: TaskOf<'import'>) => ({
-  [`${task.params.kind}asset`]: task.params.asset,
-  path: media.pathOf(task.params.asset) ?? '(the asset is gone)',
-})
+/** What a task's log lines name: the asset and its file where it is now (by id alone until read: namesForLog). */
+export const importSubject = (port: Port, media: MediaAssets) => {
+  const pathOf = namesForLog<string | undefined>(port)
+  return (task: TaskOf<'import'>) => {
+    const asset = task.params.asset
+    const path = pathOf(asset, () => media.pathOf(asset))
+    return { [`${task.params.kind}asset`]: asset, ...(path && { path: path.value ?? '(the asset is gone)' }) }
+  }
+}
 
 export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
   const db = port.db
   const { media } = deps
   // The asset is read and written through the media service (the table's owner).
-  const assetOf = (id: number) => media.byId(id)
+  const assetOf = (id: number) => runSync(db, media.byId(id))
   const productionQuery = statement(() =>
     db
       .select()
@@ -182,7 +191,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
     const advance = (status: string) => port.run(logs.advance(params.logs, { status }))
     // Its writes are the import's: of the user who asked, or of the service (a watch-folder file).
     // The user is read once, for both this and the checks below.
-    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+    const askedBy = params.user === undefined ? undefined : await port.run(deps.users.principalById(params.user))
     const by = actorFor(deps, params, askedBy)
     /** Whether this import made the asset's proxy (then `proxied` is told at its end). */
     let madeProxy = false
@@ -246,7 +255,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
             save,
             progress,
             taken: (path) => {
-              const there = media.byPath(path)
+              const there = runSync(db, media.byPath(path))
               return there && there.id !== asset.id ? there.id : undefined
             },
           })
@@ -272,14 +281,16 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
                   : undefined,
             })
             // A name another asset has in the catalogue (an archived file, say) is not free either.
-            const taken = media.byPath(destinationPath(plan))
+            const taken = await port.run(media.byPath(destinationPath(plan)))
             if (taken && taken.id !== asset.id)
               throw new Error(`asset ${taken.id} is catalogued at ${destinationPath(plan)}; nothing was moved`)
             // Nor is a file another production catalogued since the 201 (register refuses a move of
             // one): its assets would be left naming nothing. Which production is not said (the log
             // is read by this production's users).
             const owner = asset.production
-            const others = media.atPathForScan(asset.path_file).map((r) => media.byId(r.id)?.production ?? owner)
+            const others = runSync(db, media.atPathForScan(asset.path_file)).map(
+              (r) => runSync(db, media.byId(r.id))?.production ?? owner,
+            )
             if (others.some((production) => production !== owner))
               throw new Error('another production catalogues this file too; nothing was moved')
             save({ ...params, move: { ...params.move, plan } })
@@ -362,7 +373,9 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
               closeSync(fd)
             }
             // What the requests gave wins; a timecode a user set is kept (probed.ts).
-            media.setTechnical(asset.id, mergeProbed(params.kind, asset.technical, info, params.given), by)
+            await port.run(
+              media.setTechnical(asset.id, mergeProbed(params.kind, asset.technical, info, params.given), by),
+            )
             await advance(IMPORT_STATUS.probed)
           }
 
@@ -412,7 +425,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
             // A picture that could not be made is a warning; the proxy stands (docs/media.md, Pictures).
             if (made.warning) warning.pictures = made.warning
             const proxy = made.path
-            media.setProxy(asset.id, proxy, by, pictureVersionsOf(params.kind, made.pictures))
+            await port.run(media.setProxy(asset.id, proxy, by, pictureVersionsOf(params.kind, made.pictures)))
             madeProxy = true
             progress({ percent: 100 })
             await advance(IMPORT_STATUS.proxied)
@@ -431,8 +444,8 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
       // run on SQLite's connection.
       const done = asset.id
       return () => {
-        if (fingerprint) media.setFingerprints([fingerprint])
-        media.setStatus(done, 6, by)
+        if (fingerprint) runSync(db, media.setFingerprints([fingerprint]))
+        runSync(db, media.setStatus(done, 6, by))
         runSync(db, logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning }))
         if (madeProxy) deps.proxied?.({ id: done, kind: params.kind })
       }

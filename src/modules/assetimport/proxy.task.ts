@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type Port, type Work, all, allOf, one, statement, tx } from '../../db/port.ts'
+import { type Port, type Work, all, allOf, one, runSync, statement, tx } from '../../db/port.ts'
 import {
   type MediaKind,
   devices,
@@ -49,6 +49,7 @@ import type { MediaAssets } from '../mediaassets/service.ts'
 import { EDIT_CODENAMES, TITLES } from '../mediaassets/model.ts'
 import { canRead, canWrite, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal, Users } from '../users/service.ts'
+import { namesForLog } from '../../tasks/names.ts'
 import { openProxyFolder } from '../../storage/roots.ts'
 import { pictureVersionsOf } from '../mediaassets/pictures.ts'
 
@@ -195,8 +196,8 @@ export function* queueRemakes(
     for (const a of assets) {
       const chosen = profile ?? (yield* profileFor(db, a.device))?.id ?? null
       const t = newTask(a, { asset: a.id, kind: a.kind, profile: chosen })
-      // The queue's own insert (tasks/queries.ts), synchronous, on SQLite's connection (in this transaction).
-      const id = queueWithoutRunner(db, t)
+      // The queue's own insert (tasks/queries.ts), in this transaction.
+      const id = yield* queueWithoutRunner(db, t)
       if (id !== undefined) queued.push(id)
       else skipped++
     }
@@ -221,12 +222,11 @@ export function createProxies(port: Port, deps: { media: MediaAssets; runner: Ru
     /**
      * POST /api/{kind}assets/{id}/proxy/: queues a remake with the profile that applies now. Needs
      * what an update needs (the change codename and write access); 409 for an asset with no file
-     * in production (archive-only or offline). The media assets service and the runner read and
-     * write synchronously, on SQLite's connection.
+     * in production (archive-only or offline).
      */
     *queue(kind: MediaKind, id: number, user: Principal): Work<TaskOf<'proxy'>> {
       requireFileWork()
-      const row = deps.media.byId(id)
+      const row = yield* deps.media.byId(id)
       if (!row || row.kind !== kind || !(yield* readable(user, row))) throw notFound(noSuchRecord(TITLES[kind]))
       requirePerm(user, EDIT_CODENAMES[kind].change)
       requireWrite(user, row.production)
@@ -238,23 +238,27 @@ export function createProxies(port: Port, deps: { media: MediaAssets; runner: Ru
         )
       const profile = yield* profileFor(db, row.device)
       const { id: taskId } = yield* tx(function* () {
-        return deps.runner.enqueue(db, {
+        return yield* deps.runner.enqueue({
           ...newTask(row, { asset: id, kind, profile: profile?.id ?? null, user: user.id }),
           merge: (queued, added) => ({ ...queued, ...added }),
         })
       })
-      return deps.runner.get(taskId) as TaskOf<'proxy'>
+      return (yield* deps.runner.get(taskId)) as TaskOf<'proxy'>
     },
   }
 }
 
 export type Proxies = ReturnType<typeof createProxies>
 
-/** What a proxy task's log lines name: the asset and its file. */
-export const proxySubject = (media: MediaAssets) => (task: TaskOf<'proxy'>) => ({
-  [`${task.params.kind}asset`]: task.params.asset,
-  path: media.byId(task.params.asset)?.path_file ?? '(the asset is gone)',
-})
+/** What a proxy task's log lines name: the asset and its file (by id alone until read: namesForLog). */
+export const proxySubject = (port: Port, media: MediaAssets) => {
+  const pathOf = namesForLog<string | undefined>(port)
+  return (task: TaskOf<'proxy'>) => {
+    const asset = task.params.asset
+    const path = pathOf(asset, () => media.pathOf(asset))
+    return { [`${task.params.kind}asset`]: asset, ...(path && { path: path.value ?? '(the asset is gone)' }) }
+  }
+}
 
 type ProxyDeps = {
   media: MediaAssets
@@ -269,11 +273,11 @@ export function proxyHandler(port: Port, deps: ProxyDeps): Handler<'proxy'> {
   const { media } = deps
   return async ({ task, signal, progress, report }) => {
     const params = task.params
-    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+    const askedBy = params.user === undefined ? undefined : await port.run(deps.users.principalById(params.user))
     const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
     // Checked again as the task starts (docs/api.md, Permissions): the user who asked may still write there.
     if (params.user !== undefined && !askedBy) throw new Error('the user who asked for the proxy no longer exists')
-    const asset = media.byId(params.asset)
+    const asset = await port.run(media.byId(params.asset))
     if (!asset) throw new Error('the asset is gone')
     if (askedBy && !canWrite(askedBy, asset.production))
       throw new Error(`the user who asked for the proxy no longer has write access to production ${asset.production}`)
@@ -350,7 +354,7 @@ export function proxyHandler(port: Port, deps: ProxyDeps): Handler<'proxy'> {
       ...(warnings ? { warning: warnings } : {}),
     })
     return () => {
-      media.setProxy(asset.id, made.path, by, pictureVersionsOf(asset.kind, made.pictures))
+      runSync(db, media.setProxy(asset.id, made.path, by, pictureVersionsOf(asset.kind, made.pictures)))
       deps.proxied?.({ id: asset.id, kind: asset.kind })
       // An old proxy of another name (another container) goes once path_proxy names the new one,
       // with its pictures; only regular files inside the proxy root are ever removed.

@@ -43,15 +43,14 @@ export const proxyNameSubject = (task: TaskOf<'proxyname'>) => ({ production: ta
 
 /**
  * Queues a proxyname task for each production with a proxy of the old name (the core's start);
- * answers how many. The media assets service reads, and the runner queues, synchronously on
- * SQLite's connection (the queueing inside this transaction).
+ * answers how many (the queueing in one transaction).
  */
 export function* queueProxyRenames(db: Db, media: MediaAssets, runner: Runner): Work<number> {
-  const productions = media.productionsWithOldProxyNames()
+  const productions = yield* media.productionsWithOldProxyNames()
   if (!productions.length) return 0
   yield* tx(function* () {
     for (const production of productions)
-      runner.enqueue(db, {
+      yield* runner.enqueue({
         kind: 'proxyname',
         target: {},
         production,
@@ -93,13 +92,13 @@ export function proxyNameHandler(port: Port, deps: Deps): Handler<'proxyname'> {
     try {
       // A batch saved before a stop: what the folder holds says which renames were done.
       const resumed = params.plan ? await renameAll(params.plan) : []
-      record(deps.media, resumed, by)
-      const waiting = oldNamed(deps.media, params.production, proxyDir)
+      await port.run(record(deps.media, resumed, by))
+      const waiting = await port.run(oldNamed(deps.media, params.production, proxyDir))
       progress({ step: 'rename', files_total: waiting.length, files_done: 0 })
       let last: Rename[] = []
       for (let i = 0; i < waiting.length; i += BATCH) {
         // The batch before is recorded first: a stop (shutdown, cancel) here leaves nothing half done.
-        record(deps.media, last, by)
+        await port.run(record(deps.media, last, by))
         slice.due()
         const plan = planBatch(folder, waiting.slice(i, i + BATCH), deps.openTasks, counts)
         save({ production: params.production, plan })
@@ -123,11 +122,11 @@ const skippedOf = (c: { skipped: number; busy: number }) => ({
 })
 
 /** The production's assets whose proxy lies directly in its proxy_root under the old name. */
-function oldNamed(media: MediaAssets, production: number, proxyDir: string) {
+function* oldNamed(media: MediaAssets, production: number, proxyDir: string) {
   const dir = withFinalSep(proxyDir)
-  return media
-    .proxiesOf(production)
-    .filter((a) => parentFolder(a.path_proxy) === dir && needsNewName(lastName(a.path_proxy), a.path_file, a.id))
+  return (yield* media.proxiesOf(production)).filter(
+    (a) => parentFolder(a.path_proxy) === dir && needsNewName(lastName(a.path_proxy), a.path_file, a.id),
+  )
 }
 
 /** The new names of `assets`, each free in the folder (its pictures' names too) and not given twice; assets another task works on wait. */
@@ -197,8 +196,8 @@ function inodeOf(folder: number, name: string): number | undefined {
 }
 
 /** path_proxy of each renamed asset, in one transaction (the caller's when one is open: the task's end). */
-function record(media: MediaAssets, renamed: Rename[], by: ReturnType<typeof system>) {
-  media.renameProxies(
+function record(media: MediaAssets, renamed: Rename[], by: ReturnType<typeof system>): Work<void> {
+  return media.renameProxies(
     renamed.map((r) => ({ id: r.asset, from: r.from, to: r.to })),
     by,
   )

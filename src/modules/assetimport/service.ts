@@ -14,7 +14,7 @@
 // its temporary names) is never input, as for the watcher.
 import { eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
-import { type Port, type Work, one, oneOf, statement, tx } from '../../db/port.ts'
+import { type Port, type Work, one, oneOf, runSync, statement, tx } from '../../db/port.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/tables.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import {
@@ -92,8 +92,8 @@ const PLATFORM_RULES = rulesFor(process.platform)
  * until the file is in place, and the watcher leaves their is_production to the task. Read once
  * per scan, from the queued and running tasks (the tasks_state index).
  */
-export function assetsBeingMoved(db: Db): Set<number> {
-  return heldImportAssets(db)
+export function* assetsBeingMoved(db: Db): Work<Set<number>> {
+  return yield* heldImportAssets(db)
 }
 
 /** The columns an import sets, as history records them (by the record's names: approval is status_approval). */
@@ -160,11 +160,11 @@ export function createImports(
       .from(productions)
       .where(eq(productions.id, p('id'))),
   )
-  // The queue's own statement (tasks/queries.ts), synchronous, on SQLite's connection.
+  // The queue's own statement (tasks/queries.ts); read synchronously, on SQLite's connection.
   const heldMoveOf = heldImportOf(db)
   /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
   const beingMoved = (asset: { id: number; is_production: boolean }) =>
-    !asset.is_production && heldMoveOf.get(asset.id) !== null
+    !asset.is_production && runSync(db, oneOf(heldMoveOf, { asset: asset.id })) !== undefined
 
   /**
    * The real paths of the folders whose files are the service's own output (ownOutputFolders),
@@ -197,7 +197,7 @@ export function createImports(
           ? "path_file lies in the service's data folder."
           : "path_file lies in a production's proxy_root: the service's own proxies are never imported."
     }
-    if (deps.media.isProxy(path))
+    if (yield* deps.media.isProxy(path))
       return "path_file is an asset's proxy (its path_proxy): the service's own proxies are never imported."
     return undefined
   }
@@ -309,8 +309,8 @@ export function createImports(
       // from them. (The same kind of asset is refused below whoever asks: a re-import never moves
       // an asset between productions.)
       const owners = new Set<number>()
-      for (const { id } of deps.media.atPathForScan(file.path)) {
-        const owner = deps.media.byId(id)?.production
+      for (const { id } of yield* deps.media.atPathForScan(file.path)) {
+        const owner = (yield* deps.media.byId(id))?.production
         if (owner !== undefined && owner !== production.id) owners.add(owner)
       }
       for (const owner of owners) if (!canWrite(actor, owner)) throw notYours(actor, owner, 'is catalogued by')
@@ -418,12 +418,10 @@ export function createImports(
       })
 
       // One transaction writes it all (the asset, its keywords and history, the log, the task).
-      // The media assets service and the runner write synchronously, on SQLite's connection
-      // (inside this transaction).
       const { assetId, status, taskId } = yield* tx(function* () {
         // Looked up once, inside the transaction that writes: of 20 identical requests at once,
         // one creates the asset and the others update it. A refusal here has written nothing.
-        const current = deps.media.byPath(file.path, kind)
+        const current = yield* deps.media.byPath(file.path, kind)
         if (current && options?.newOnly) throw new AlreadyCatalogued(current.id)
         if (current && current.production !== production.id)
           throw invalid(
@@ -435,11 +433,11 @@ export function createImports(
         // own imports are the system's; an import a user asks for is theirs (and forgets a delete's
         // "do not import this file again": the user asks for it).
         const by = actor.id === 0 ? system(options?.newOnly ? 'watcher' : 'import') : actorOf(actor, 'import')
-        if (!options?.newOnly) deps.media.forgetDismissed(file.path)
+        if (!options?.newOnly) yield* deps.media.forgetDismissed(file.path)
         const inserted = current
           ? undefined
           : // date_add: when the asset was first added, so a re-import leaves it; a hold duration counts from it.
-            deps.media.insertImported({
+            yield* deps.media.insertImported({
               ...values,
               kind,
               production: production.id,
@@ -451,7 +449,7 @@ export function createImports(
                 (yield* deps.holds.dateDel(`${kind}asset`, file.device.name, production.name, meta.date_add ?? now)),
             })
         if (current)
-          deps.media.updateImported(current.id, {
+          yield* deps.media.updateImported(current.id, {
             ...values,
             technical: { ...withoutTimecode(current.technical), ...technical },
             date_del: meta.date_del ?? current.date_del,
@@ -459,8 +457,8 @@ export function createImports(
         const assetId = current?.id ?? inserted!.id
         // Added to those the asset has (a category with no keyword attaches nothing, makes no row;
         // the asset's own row stays as written).
-        deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
-        const after = named(inserted ?? deps.media.byId(assetId)!)
+        yield* deps.media.writeKeywords(assetId, kind, req.asset.keywords, 'add')
+        const after = named(inserted ?? (yield* deps.media.byId(assetId))!)
         if (current)
           yield* historyOf(db).updated(
             by,
@@ -523,7 +521,7 @@ export function createImports(
         // One queued import per asset and options: a second request while the first waits joins
         // it, and the task advances both logs.
         const key = `import:${assetId}:${destination?.id ?? ''}:${req.rewrap_proxy}`
-        const task = deps.runner.enqueue(db, {
+        const task = yield* deps.runner.enqueue({
           kind: 'import',
           target: { [`${kind}asset`]: assetId },
           production: production.id,

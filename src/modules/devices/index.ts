@@ -4,7 +4,8 @@ import { Elysia, t } from 'elysia'
 import { editRoutes } from '../../http/edit.ts'
 import { IdParams, errors, oneOf, sharedModels } from '../../http/models.ts'
 import { optionalEq, resourceRoutes } from '../../http/resource.ts'
-import { type ModuleContext, andThen } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { Task, taskToApi } from '../tasks/model.ts'
 import {
   DeviceCreate,

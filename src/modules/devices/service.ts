@@ -218,7 +218,7 @@ export function createDevices(db: Db, port: Port, holds: HoldDurations, hooks: D
   function* hand(move: Move, to: number, by: Actor): Work<HandoverCount> {
     const now = isoTimestamp()
     // Each table's row is written by its owner's function; the history of the handover here.
-    moveToDevice(
+    yield* moveToDevice(
       db,
       move.media.map((m) => m.id),
       to,
@@ -396,10 +396,10 @@ export function createDevices(db: Db, port: Port, holds: HoldDurations, hooks: D
    * its groups, as medialoopster's seed names groups), and not in the answer, which stays the
    * Device record its clients compare.
    */
-  function warnOfWriters(device: DeviceRow) {
+  function* warnOfWriters(device: DeviceRow): Work<void> {
     const named = device.write_permission_groups
     if (!named.length) return
-    const missing = unknownGroups(db, named)
+    const missing = yield* unknownGroups(db, named)
     if (device.allow_direct_writing && !missing.length) return
     log.warn(
       device.allow_direct_writing
@@ -463,7 +463,7 @@ export function createDevices(db: Db, port: Port, holds: HoldDurations, hooks: D
         ...counts,
       })
     }
-    warnOfWriters(device)
+    yield* warnOfWriters(device)
     return { device, adopted, path }
   }
 
@@ -573,7 +573,7 @@ export function createDevices(db: Db, port: Port, holds: HoldDurations, hooks: D
         after.allow_direct_writing !== row.allow_direct_writing ||
         JSON.stringify(after.write_permission_groups) !== JSON.stringify(row.write_permission_groups)
       )
-        warnOfWriters(after)
+        yield* warnOfWriters(after)
       return after
     },
 

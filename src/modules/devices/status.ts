@@ -4,7 +4,7 @@
 // a user asks for (POST /api/devices/{id}/scan/), queued as the watcher queues its own.
 // No HTTP types here.
 import type { Db } from '../../db/client.ts'
-import type { Port } from '../../db/port.ts'
+import { type Port, type Work, oneOf } from '../../db/port.ts'
 import { requireFileWork } from '../../storage/platform.ts'
 import { folderSpace } from '../../storage/space.ts'
 import { lastEndedFullScans } from '../../tasks/queries.ts'
@@ -71,13 +71,12 @@ export function createDeviceStatus(
   const lastEnded = lastEndedFullScans(db)
 
   /** The full scan of the device queued or running (the running one first), or undefined. */
-  function openScan(device: number): TaskRow | undefined {
-    const open = runner
-      .openFor({ device })
-      .map((id) => runner.get(id))
-      .filter(
-        (t): t is TaskRow => t !== undefined && t.kind === 'scan' && (t.params as { paths?: unknown }).paths === null,
-      )
+  function* openScan(device: number): Work<TaskRow | undefined> {
+    const open: TaskRow[] = []
+    for (const id of yield* runner.openFor({ device })) {
+      const t = yield* runner.get(id)
+      if (t !== undefined && t.kind === 'scan' && (t.params as { paths?: unknown }).paths === null) open.push(t)
+    }
     return open.find((t) => t.state === 'running') ?? open[0]
   }
 
@@ -88,8 +87,8 @@ export function createDeviceStatus(
   ): Promise<DeviceStatusAnswer> {
     const look = await folderSpace(device.path)
     const watch = watched?.find((w) => w.device === device.id)
-    const open = openScan(device.id)
-    const last = lastEnded.get({ device: device.id })
+    const open = await port.run(openScan(device.id))
+    const last = await port.run(oneOf(lastEnded, { device: device.id }))
     return {
       device: device.id,
       online: look.online,
@@ -108,13 +107,13 @@ export function createDeviceStatus(
     /** One device's status (404 for an unknown device); asset counts are of the assets the user can read. */
     async one(id: number, user: Principal): Promise<DeviceStatusAnswer> {
       const device = await port.run(devices.get(id))
-      return statusOf(device, media.countsByDevice(user, id), deps.watch())
+      return statusOf(device, await port.run(media.countsByDevice(user, id)), deps.watch())
     },
 
     /** Every device's status, by id; the folders are looked at side by side. */
     async all(user: Principal): Promise<DeviceStatusAnswer[]> {
       const every = await port.run(devices.list())
-      const counts = media.countsByDevice(user)
+      const counts = await port.run(media.countsByDevice(user))
       const watched = deps.watch()
       return Promise.all(every.map((device) => statusOf(device, counts, watched)))
     },
@@ -129,8 +128,8 @@ export function createDeviceStatus(
       const device = await port.run(devices.get(id))
       requirePerm(user, RESCAN_CODENAME)
       await requireOnline(device, 'there is nothing to scan')
-      const { id: task } = runner.enqueue(db, scanTask(device.id, null))
-      return runner.get(task)!
+      const { id: task } = await port.run(runner.enqueue(scanTask(device.id, null)))
+      return (await port.run(runner.get(task)))!
     },
   }
 }

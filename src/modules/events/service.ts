@@ -4,9 +4,8 @@
 // made it: a request, the command line in this process, an import, a task, the watcher; and of
 // markers), the task runner and the import logs. The bus (src/events/bus.ts) serializes, keeps
 // and sends them.
-import { afterCommit } from '../../db/aftercommit.ts'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Work, afterCommit } from '../../db/port.ts'
 import { type Audience, type Bus, type BusOptions, type EndReason, createBus } from '../../events/bus.ts'
 import type { TaskRow } from '../../tasks/runner.ts'
 import type { Log } from '../../util/log.ts'
@@ -92,8 +91,11 @@ export type EventsOptions = Omit<BusOptions, 'log'>
 
 export type StreamOptions = {
   user: Principal
-  /** The user as they are now, or undefined once their credentials no longer hold (http/auth.ts recheckOf). */
-  recheck: () => Principal | undefined
+  /**
+   * The user as they are now, or undefined once their credentials no longer hold (http/auth.ts
+   * recheckOf); a promise of it where the catalogue answers promises (PostgreSQL).
+   */
+  recheck: () => Principal | undefined | Promise<Principal | undefined>
   lastEventId: string | null
   /** Told once when the stream ends. */
   onEnd?: (reason: EndReason) => void
@@ -103,9 +105,13 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
   const bus: Bus = createBus({ log, ...options })
   let stopped = false
 
-  /** Sends once committed; a failure is logged and never reaches the writer. */
-  const publishAfterCommit = (type: string, data: unknown, audience: Audience) =>
-    afterCommit(db, () => publish(type, data, audience))
+  /**
+   * Sends once committed; a failure is logged and never reaches the writer. Queued with the port's
+   * afterCommit, yielded by the writer's work: on PostgreSQL only a step yielded inside the
+   * transaction reaches its after-commit queue (a callback of the connection would send at once).
+   */
+  const publishAfterCommit = (type: string, data: unknown, audience: Audience): Work<void> =>
+    afterCommit(() => publish(type, data, audience))
 
   function publish(type: string, data: unknown, audience: Audience) {
     recheckIfChanged()
@@ -113,28 +119,36 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
   }
 
   // Asset and project events: one per history row, built inside the row's transaction (a deleted
-  // asset's shares are still there to say who saw it) and sent once it commits.
-  const unlisten = historyOf(db).listen((e) => {
+  // asset's shares are still there to say who saw it) and sent once it commits. The listener is
+  // work the history's record() yields rather than a callback run after the commit: its reads see
+  // what the writer's transaction sees, on either engine (after the commit, what a delete removed
+  // would be gone), and the event is only queued there (afterCommit), so it leaves once the commit
+  // is durable and never on a rollback.
+  const unlisten = historyOf(db).listen(function* (e) {
     if (!bus.wanted()) return
     try {
       if (MEDIA.has(e.resource)) {
-        const audience = e.production == null ? [] : [e.production, ...sharedWith(db, e.id)]
-        publishAfterCommit('asset', { type: e.resource, id: e.id, action: assetAction(e) }, audience)
+        const audience = e.production == null ? [] : [e.production, ...(yield* sharedWith(db, e.id))]
+        yield* publishAfterCommit('asset', { type: e.resource, id: e.id, action: assetAction(e) }, audience)
       } else if (e.resource === 'projectasset') {
-        publishAfterCommit('project', { id: e.id, action: projectAction(e) }, audienceOf(e.production))
+        yield* publishAfterCommit('project', { id: e.id, action: projectAction(e) }, audienceOf(e.production))
       } else if (e.resource === 'shot' || e.resource === 'sequence') {
         // Seen by whoever sees its video asset (its production, and those it is shared with).
-        const shot = runSync(db, shotEvent(db, e))
+        const shot = yield* shotEvent(db, e)
         if (shot)
-          publishAfterCommit('shot', shot, e.production == null ? [] : [e.production, ...sharedWith(db, shot.asset)])
+          yield* publishAfterCommit(
+            'shot',
+            shot,
+            e.production == null ? [] : [e.production, ...(yield* sharedWith(db, shot.asset))],
+          )
       } else if (e.resource === 'marker') {
         // Seen by whoever sees its asset (its production, and those it is shared with).
-        const marker = markerEvent(db, e)
+        const marker = yield* markerEvent(db, e)
         if (marker)
-          publishAfterCommit(
+          yield* publishAfterCommit(
             'marker',
             marker,
-            e.production == null ? [] : [e.production, ...sharedWith(db, marker.asset)],
+            e.production == null ? [] : [e.production, ...(yield* sharedWith(db, marker.asset))],
           )
       }
     } catch (error) {
@@ -193,7 +207,7 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
   }
 
   // Streams, each with its user as of the last check of their credentials.
-  type Open = { user: Principal; recheck: () => Principal | undefined; end(): void }
+  type Open = { user: Principal; recheck: StreamOptions['recheck']; end(): void }
   const open = new Set<Open>()
   let stamp = users.authStamp()
 
@@ -205,9 +219,19 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
     stamp = now
     for (const o of [...open]) {
       const user = o.recheck()
-      if (user) o.user = user
-      else o.end()
+      // On PostgreSQL the answer comes later: until then the stream sees what its user saw.
+      if (user instanceof Promise)
+        user.then(
+          (later) => open.has(o) && rechecked(o, later),
+          (error) => log.error('an open event stream could not be checked', { error: (error as Error).message }),
+        )
+      else rechecked(o, user)
     }
+  }
+
+  function rechecked(o: Open, user: Principal | undefined) {
+    if (user) o.user = user
+    else o.end()
   }
   const rechecks = setInterval(() => {
     try {
@@ -223,10 +247,10 @@ export function createEvents(db: Db, { users, log, ...options }: EventsOptions &
 
     taskChanged,
 
-    /** The import logs' observer: a log written or advanced (inside its transaction). */
-    importLogChanged(change: ImportLogChange) {
+    /** The import logs' observer: a log written or advanced (work yielded inside its transaction). */
+    *importLogChanged(change: ImportLogChange): Work<void> {
       if (!bus.wanted()) return
-      publishAfterCommit(
+      yield* publishAfterCommit(
         'importlog',
         { id: change.id, asset_path: change.asset_path, status: change.status },
         audienceOf(change.production),

@@ -3,8 +3,9 @@ import { and, eq, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { type Work, one, oneOf, statement } from '../../db/port.ts'
 import { history } from '../../db/tables.ts'
-import { type ModuleContext, andThen } from '../../http/context.ts'
-import { Paging } from '../../http/lists.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
+import { type ListAnswer, Paging } from '../../http/lists.ts'
 import { noSuchRecord, notFound } from '../../http/errors.ts'
 import { IdParams, errors, listOf, sharedModels } from '../../http/models.ts'
 import { idEq, optionalEq } from '../../http/resource.ts'
@@ -64,10 +65,16 @@ export function historyModule(ctx: ModuleContext) {
     .get(
       '/',
       // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.
-      ({ query, user, request }) => {
-        const answer = list(query, user, request)
-        return new Response(answer.body, answer)
-      },
+      // Awaited only where the list answers a promise (PostgreSQL).
+      ctx.port.engine === 'sqlite'
+        ? ({ query, user, request }) => {
+            const answer = list(query, user, request) as ListAnswer
+            return new Response(answer.body, answer)
+          }
+        : async ({ query, user, request }) => {
+            const answer = await list(query, user, request)
+            return new Response(answer.body, answer)
+          },
       {
         auth: true,
         query: t.Object({ ...Paging, ...HistoryQuery.properties }),

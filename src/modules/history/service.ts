@@ -62,13 +62,12 @@ export type Entry = {
 
 /**
  * Told every row recorded, inside the transaction that writes it (so that what it reads is read
- * with the change, and what it sends can wait for the commit). It must not throw. It is a plain
- * synchronous callback, called right after the row's insert: on SQLite a read it makes through
- * `db` runs on the same connection, inside that transaction. On PostgreSQL such a read would run
- * on the pool, outside the transaction, so a listener that reads (the live events do) has to
- * become work yielded by record() before that engine can serve it.
+ * with the change, and what it sends can wait for the commit). It must not throw. It is work,
+ * yielded by record() right after the row's insert: its reads run on the writer's transaction on
+ * either engine (on PostgreSQL a read outside it would see the catalogue without the change), and
+ * what it sends it queues with afterCommit.
  */
-export type Listener = (e: Entry) => void
+export type Listener = (e: Entry) => Work<void>
 
 /** The one spelling of a device password in history (never the password: whether one is set). */
 export const hiddenPassword = (password: string | null) => (password === null ? null : '********')
@@ -132,7 +131,7 @@ function createHistory(db: Db) {
       changes: e.changes ?? {},
       production: e.production ?? null,
     })
-    for (const listener of listeners) listener(e)
+    for (const listener of listeners) yield* listener(e)
   }
   return {
     /** One row; yield it inside the transaction of the change it describes. */

@@ -33,9 +33,10 @@ export type ImportLogChange = { id: number; asset_path: string; status: string; 
 
 /**
  * observe: told each log written or advanced, inside the transaction of that write (the caller's,
- * or advance's own), so that it can wait for the commit (db/aftercommit.ts).
+ * or advance's own), as work yielded there, so that it can wait for the commit (the port's
+ * afterCommit, which on PostgreSQL only a step yielded inside the transaction can reach).
  */
-export function createImportLogs(db: Db, { observe }: { observe?: (change: ImportLogChange) => void } = {}) {
+export function createImportLogs(db: Db, { observe }: { observe?: (change: ImportLogChange) => Work<void> } = {}) {
   // Every import writes one log and advances it a few times: prepared once (see mediaassets).
   const p = (name: string) => sql.placeholder(name)
   const insert = statement(() =>
@@ -88,7 +89,7 @@ export function createImportLogs(db: Db, { observe }: { observe?: (change: Impor
         error: change.error ?? null,
         warning: JSON.stringify(change.warning ? { ...row.warning, ...change.warning } : row.warning),
       })
-      observe?.({ id, asset_path: row.asset_path, status: change.status, production: row.production })
+      if (observe) yield* observe({ id, asset_path: row.asset_path, status: change.status, production: row.production })
     }
   }
 
@@ -107,7 +108,7 @@ export function createImportLogs(db: Db, { observe }: { observe?: (change: Impor
         asset_config: log.asset_config ?? {},
         now,
       }))!.id
-      observe?.({ id, asset_path: log.asset_path, status: log.status, production: log.production })
+      if (observe) yield* observe({ id, asset_path: log.asset_path, status: log.status, production: log.production })
       return id
     },
 

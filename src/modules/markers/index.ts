@@ -6,7 +6,8 @@ import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import type { Work } from '../../db/port.ts'
 import { type MediaKind, markers } from '../../db/tables.ts'
-import { type ModuleContext, andThen } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { AppError, requireOneOf } from '../../http/errors.ts'
 import { Paging, type PagingQuery } from '../../http/lists.ts'
@@ -140,7 +141,7 @@ export function markersModule(ctx: ModuleContext, service: Markers, kind: MediaK
               { ...query, asset: String(on.id) } as PagingQuery,
               request,
             )
-            return new Response(page.body, page)
+            return andThen(page, (answer) => new Response(answer.body, answer))
           })
         },
         {

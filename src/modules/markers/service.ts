@@ -384,20 +384,18 @@ function timesOf(clock: Clock, body: Body, row: MarkerRow | undefined): Times {
  * type, and what happened; undefined when the asset is no longer there. Read inside the row's
  * transaction: a create's and a delete's row names the asset, an update's marker is still there.
  */
-export function markerEvent(
+export function* markerEvent(
   db: Db,
   e: Entry,
-): { id: number; asset: number; type: string; action: 'created' | 'updated' | 'deleted' } | undefined {
+): Work<{ id: number; asset: number; type: string; action: 'created' | 'updated' | 'deleted' } | undefined> {
   const named = e.changes?.asset?.new ?? e.changes?.asset?.old
   const assetId =
     typeof named === 'number'
       ? named
-      : db.$client.query<{ asset_id: number }, [number]>('SELECT asset_id FROM markers WHERE id = ?').get(e.id)
-          ?.asset_id
+      : (yield* one(db.select({ asset_id: markers.asset_id }).from(markers).where(eq(markers.id, e.id))))?.asset_id
   if (assetId === undefined) return undefined
-  const kind = db.$client
-    .query<{ kind: string }, [number]>('SELECT kind FROM media_assets WHERE id = ?')
-    .get(assetId)?.kind
+  const kind = (yield* one(db.select({ kind: mediaAssets.kind }).from(mediaAssets).where(eq(mediaAssets.id, assetId))))
+    ?.kind
   if (!kind) return undefined
   const action = e.action === 'create' ? 'created' : e.action === 'delete' ? 'deleted' : 'updated'
   return { id: e.id, asset: assetId, type: `${kind}asset`, action }

@@ -1,10 +1,13 @@
 // The media asset routes (/audioassets/, /imageassets/, /videoassets/): one controller per kind.
 import { sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
+import type { Work } from '../../db/port.ts'
 import { type MediaKind, mediaAssets } from '../../db/tables.ts'
-import { editRoutes, refuseReadOnly } from '../../http/edit.ts'
-import { flagFilter, literalEq, optionalEq, recordReader, resourceRoutes } from '../../http/resource.ts'
+import { type UpdateMode, editRoutes, refuseReadOnly } from '../../http/edit.ts'
+import { noSuchRecord, notFound } from '../../http/errors.ts'
+import { flagFilter, literalEq, optionalEq, resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
+import type { Principal } from '../users/service.ts'
 import { canReadAsset, mediaReadableBy } from '../users/access.ts'
 import {
   AssetListFilters,
@@ -20,6 +23,7 @@ import {
   listColumnsWithPictures,
   mediaFacetWhere,
   mediaListWhere,
+  type MediaRow,
   mediaToApi,
 } from './model.ts'
 import { mediaOrderBy } from './facets.ts'
@@ -32,9 +36,40 @@ export const mediaAssetsModule = (
   ctx: ModuleContext,
   service: MediaAssets,
   kind: MediaKind,
-  openTasks: (target: Record<string, number>) => number[],
-) =>
-  new Elysia()
+  openTasks: (target: Record<string, number>) => Work<number[]>,
+) => {
+  /**
+   * The single-record answer with the picture fields (which look at the proxy folder), for a user
+   * who can read the asset, else the 404 of a record that is not there. The GET's visibility is
+   * asked here, where it may read the asset's shares through the port: the resource's canRead,
+   * which cannot, only asks the kind.
+   */
+  function* recordAnswer(row: MediaRow, user: Principal, request: Request) {
+    if (!(yield* canReadAsset(ctx.db, user, row))) throw notFound(noSuchRecord(TITLES[kind]))
+    return { ...(yield* service.detail(row)), ...(yield* pictureFields(service, kind, row, ctx.baseOf(request))) }
+  }
+
+  /** PATCH and PUT: the update, with the picture fields as the record answers them. */
+  function* update(
+    id: number,
+    body: typeof MediaAssetUpdate.static,
+    user: Principal,
+    mode: UpdateMode,
+    request: Request,
+  ): Work<unknown> {
+    // The picture fields are the service's: one sent back as it is read is accepted, another value refused.
+    const row = yield* service.byId(id)
+    const pictures = row && row.kind === kind && (yield* canReadAsset(ctx.db, user, row))
+    const current = pictures ? yield* pictureFields(service, kind, row, ctx.baseOf(request)) : undefined
+    if (current) refuseReadOnly(body as Record<string, unknown>, current, PICTURE_READ_ONLY)
+    const updated = yield* service.update(kind, id, body, user, mode)
+    return {
+      ...updated,
+      ...(current ?? (yield* pictureFields(service, kind, (yield* service.byId(id))!, ctx.baseOf(request)))),
+    }
+  }
+
+  return new Elysia()
     .use(
       resourceRoutes(ctx, {
         prefix: `/${kind}assets`,
@@ -95,16 +130,14 @@ export const mediaAssetsModule = (
           'resolution (1920x1080), fps (within 0.01), duration_min and duration_max (seconds), timecode_from and timecode_to ' +
           '(the start timecode, HH:MM:SS:FF) and audio_channels. Without limit the whole list is streamed. X-Total-Count holds the number of matching records. ' +
           'Example: ?codec=prores&resolution=1920x1080&fps=23.976&ordering=-date_add&limit=50.',
-        byId: service.byIdWithDetails,
-        canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
-        detail: (row, _user, _version, request) => ({
-          ...service.detail(row),
-          ...pictureFields(service, kind, row, ctx.baseOf(request)),
-        }),
+        byId: (id) => ctx.port.run(service.byIdWithDetails(id)),
+        canRead: (row) => row.kind === kind,
+        // The value itself on SQLite (the GET stays a plain call there), a promise on PostgreSQL.
+        detail: (row, user, _version, request) => ctx.port.run(recordAnswer(row, user, request)),
         create: {
           body: MediaAssetCreate,
           status: 201,
-          run: (body, user) => service.create(kind, body, user),
+          run: (body, user) => ctx.port.run(service.create(kind, body, user)),
           description: `Registers an existing ${kind} file without the import pipeline. Needs write access to the production.`,
         },
       }),
@@ -117,24 +150,12 @@ export const mediaAssetsModule = (
         body: MediaAssetUpdate,
         whole: ['name'],
         codenames: EDIT_CODENAMES[kind],
-        update: (id, body, user, mode, request) => {
-          // The picture fields are the service's: one sent back as it is read is accepted, another value refused.
-          const row = service.byId(id)
-          const pictures = row && row.kind === kind && canReadAsset(ctx.db, user, row)
-          const current = pictures ? pictureFields(service, kind, row, ctx.baseOf(request)) : undefined
-          if (current) refuseReadOnly(body as Record<string, unknown>, current, PICTURE_READ_ONLY)
-          const updated = service.update(kind, id, body, user, mode)
-          return { ...updated, ...(current ?? pictureFields(service, kind, service.byId(id)!, ctx.baseOf(request))) }
-        },
-        find: recordReader(ctx, {
-          name: TITLES[kind],
-          table: mediaAssets,
-          canRead: (row, user) => row.kind === kind && canReadAsset(ctx.db, user, row),
-        }),
+        update: (id, body, user, mode, request) => ctx.port.run(update(id, body, user, mode, request)),
+        find: (id, user) => ctx.port.run(service.find(kind, id, user)),
         // The import's cap on keywords, asked before a body of thousands of them is cleaned.
         refuse: (body) =>
           refuseTooManyKeywords((body as { keywords?: unknown } | null | undefined)?.keywords, '/keywords'),
-        remove: (id, user) => service.remove(kind, id, user, openTasks),
+        remove: (id, user) => ctx.port.run(service.remove(kind, id, user, openTasks)),
         notes: {
           update:
             'Needs write access to the production too. Writable: name, description, status_approval (0 or 1), date_crt, date_add and date_del ' +
@@ -151,3 +172,4 @@ export const mediaAssetsModule = (
         },
       }),
     )
+}

@@ -17,8 +17,10 @@
 import { createHash } from 'node:crypto'
 import { closeSync, readSync, statSync } from 'node:fs'
 import { Elysia, t } from 'elysia'
+import type { Work } from '../../db/port.ts'
 import type { MediaKind, PictureVersions } from '../../db/tables.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import { notModified, validatorsOf } from '../../http/ranges.ts'
@@ -28,7 +30,7 @@ import { type OpenFile, openFileInside } from '../../storage/read.ts'
 import type { Principal } from '../users/service.ts'
 import { type MediaRow, TITLES } from './model.ts'
 import { serveOpenFile } from './proxyfile.ts'
-import type { MediaAssets } from './service.ts'
+import type { MediaAssets, ProxyFolder } from './service.ts'
 
 /** A copy of a picture asked for by its current version may be kept for good: its URL changes with it. */
 const IMMUTABLE = 'private, max-age=31536000, immutable'
@@ -64,7 +66,7 @@ export function picturePath(proxyPath: string, which: PictureName): string {
 }
 
 /** The file's stat if it is a regular file inside the proxy root (read.ts), the descriptor closed; undefined otherwise. */
-function statInside(folder: { proxyRoot: string; devicePath: string }, path: string): OpenFile['stat'] | undefined {
+function statInside(folder: ProxyFolder, path: string): OpenFile['stat'] | undefined {
   if (!folder.devicePath || !path) return undefined
   let file: OpenFile | undefined
   try {
@@ -82,12 +84,13 @@ function statInside(folder: { proxyRoot: string; devicePath: string }, path: str
 /**
  * The picture fields of `row` (a `kind` asset), with URLs on `base` (ctx.baseOf): every field
  * empty (false) for an asset without a proxy, and each picture's only when its file is there.
+ * The production's proxy folder is read through the port; the files are looked at here.
  */
-export function pictureFields(media: MediaAssets, kind: MediaKind, row: MediaRow, base: string): PictureFields {
+export function* pictureFields(media: MediaAssets, kind: MediaKind, row: MediaRow, base: string): Work<PictureFields> {
   const none: PictureFields = { poster_url: '', thumbnail_url: '', path_thumbnail: '', is_proxy_available: false }
   if (kind === 'video') none.strip_url = ''
   if (!row.path_proxy) return none
-  const folder = media.proxyFolderOf(row.production)
+  const folder = yield* media.proxyFolderOf(row.production)
   const fields = { ...none, is_proxy_available: statInside(folder, row.path_proxy) !== undefined }
   const url = (route: string, stat: OpenFile['stat']) =>
     `${base}/api/${kind}assets/${row.id}/${route}/?v=${versionOf(stat)}`
@@ -178,16 +181,13 @@ export const PICTURE_READ_ONLY: Record<string, string> = {
 
 const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 
-/** The picture `which` of an asset the user can read, open; 404 (or 409 for a proxy_root behind a link) otherwise. */
-function openPicture(
-  media: MediaAssets,
-  kind: MediaKind,
-  id: number,
-  user: Principal,
-  which: PictureName,
-): { file: OpenFile; path: string } {
+/** An asset's proxy and the folder it is served from (MediaAssets.proxyOf), read for a user who can read the asset. */
+type ProxyAt = { path: string } & ProxyFolder
+
+/** The picture `which` beside the proxy `at`, open; 404 (or 409 for a proxy_root behind a link) otherwise. */
+function openPicture(at: ProxyAt, kind: MediaKind, which: PictureName): { file: OpenFile; path: string } {
   const noun = TITLES[kind]
-  const { path: proxy, proxyRoot, devicePath } = media.proxyOf(kind, id, user)
+  const { path: proxy, proxyRoot, devicePath } = at
   if (!proxy) throw notFound(`This ${noun} has no proxy, so no pictures.`)
   const path = picturePath(proxy, which)
   let file: OpenFile | undefined
@@ -210,10 +210,10 @@ function sendPicture(file: OpenFile, request: Request, which: PictureName): Resp
 }
 
 /** The strip's index as stored, with the sprite's URL; 404 when the file is not an index. */
-function stripIndexAnswer(media: MediaAssets, id: number, user: Principal, request: Request, base: string): Response {
-  const sprite = openPicture(media, 'video', id, user, 'strip')
+function stripIndexAnswer(at: ProxyAt, id: number, request: Request, base: string): Response {
+  const sprite = openPicture(at, 'video', 'strip')
   closeSync(sprite.file.fd)
-  const { file } = openPicture(media, 'video', id, user, 'index')
+  const { file } = openPicture(at, 'video', 'index')
   let text: string
   try {
     const buffer = Buffer.alloc(Math.min(file.stat.size, 64 * 1024))
@@ -288,13 +288,16 @@ export const picturesModule = (ctx: ModuleContext, media: MediaAssets, kind: Med
   const bytes = (type: string, description: string) =>
     t.String({ contentMediaType: type, description, examples: [`(the bytes of the ${what}, ${type})`] })
   type Ctx = { params: { id: number }; user: Principal; request: Request }
+  // The asset read through the port (the value itself on SQLite, so that these handlers stay
+  // plain calls there), then the file opened and sent.
+  const served = ({ params, user }: Ctx, answer: (at: ProxyAt) => Response) =>
+    andThen(ctx.port.run(media.proxyOf(kind, params.id, user)), answer)
   const routes = new Elysia({ prefix: `/${kind}assets`, tags: [TITLES[kind]] })
     .use(sharedModels)
     .use(ctx.auth)
     .get(
       '/:id/poster',
-      ({ params, user, request }: Ctx) =>
-        sendPicture(openPicture(media, kind, params.id, user, poster).file, request, poster),
+      (c: Ctx) => served(c, (at) => sendPicture(openPicture(at, kind, poster).file, c.request, poster)),
       {
         auth: true,
         params: IdParams,
@@ -319,8 +322,7 @@ export const picturesModule = (ctx: ModuleContext, media: MediaAssets, kind: Med
     .model({ StripIndex })
     .get(
       '/:id/strip',
-      ({ params, user, request }: Ctx) =>
-        sendPicture(openPicture(media, kind, params.id, user, 'strip').file, request, 'strip'),
+      (c: Ctx) => served(c, (at) => sendPicture(openPicture(at, kind, 'strip').file, c.request, 'strip')),
       {
         auth: true,
         params: IdParams,
@@ -340,7 +342,7 @@ export const picturesModule = (ctx: ModuleContext, media: MediaAssets, kind: Med
     )
     .get(
       '/:id/strip/index',
-      ({ params, user, request }: Ctx) => stripIndexAnswer(media, params.id, user, request, ctx.baseOf(request)),
+      (c: Ctx) => served(c, (at) => stripIndexAnswer(at, c.params.id, c.request, ctx.baseOf(c.request))),
       {
         auth: true,
         params: IdParams,

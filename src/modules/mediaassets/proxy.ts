@@ -2,9 +2,9 @@
 // proxies"): queues a new proxy of the asset with the transcoding profile that applies now, and
 // answers 202 with its task. The old proxy stays in place until the new one is complete.
 import { Elysia, t } from 'elysia'
-import { runSync } from '../../db/port.ts'
 import type { MediaKind } from '../../db/tables.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import type { Proxies } from '../assetimport/proxy.task.ts'
 import { TaskRef, taskAnswer } from '../tasks/model.ts'
@@ -25,11 +25,15 @@ export const remakeProxyModule = (ctx: ModuleContext, proxies: Proxies, kind: Me
     .model({ ProxyQueued })
     .post(
       '/:id/proxy',
+      // The task queued through the port: at once on SQLite (the handler stays a plain call), once
+      // its promise settles on PostgreSQL.
       ({ params, user, set }) => {
-        const task = taskAnswer(runSync(ctx.db, proxies.queue(kind, params.id, user)))
-        set.status = 202
-        set.headers.location = task.url
-        return { task }
+        return andThen(ctx.port.run(proxies.queue(kind, params.id, user)), (queued) => {
+          const task = taskAnswer(queued)
+          set.status = 202
+          set.headers.location = task.url
+          return { task }
+        })
       },
       {
         auth: true,

@@ -6,7 +6,8 @@
 // Ranges, conditional requests and their answers are http/ranges.ts's.
 import { Elysia, t } from 'elysia'
 import type { MediaKind } from '../../db/tables.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { setHeaders } from '../../http/head.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
@@ -119,8 +120,15 @@ export const proxyFileModule = (ctx: ModuleContext, media: MediaAssets, kind: Me
       examples: [`(the bytes of the proxy, ${EXAMPLE_TYPE[kind]})`],
     })
 
-  const serve = ({ params, user, request }: { params: { id: number }; user: Principal; request: Request }) => {
-    const { path, proxyRoot, devicePath } = media.proxyOf(kind, params.id, user)
+  // The asset read through the port (the value itself on SQLite, where the handler stays a plain
+  // call), then the file opened and sent.
+  const serve = ({ params, user, request }: { params: { id: number }; user: Principal; request: Request }) =>
+    andThen(ctx.port.run(media.proxyOf(kind, params.id, user)), (at) => send(at, request))
+
+  const send = (
+    { path, proxyRoot, devicePath }: { path: string; proxyRoot: string; devicePath: string },
+    request: Request,
+  ) => {
     if (!path) throw notFound(`This ${noun} has no proxy.`)
     let file: OpenFile | undefined
     try {

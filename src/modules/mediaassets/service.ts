@@ -3,9 +3,10 @@
 // writer left outside, in the import's own transaction; its keywords go through writeKeywords, as
 // an edit's do), so the detail of which index serves a query lives in one place. The path index
 // is (kind, path_file): a query by path says `kind IN (...)` to use it.
-import { and, count, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, max, min, ne, or, sql } from 'drizzle-orm'
 import { type Db, fileVersion } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { inJsonList, jsonArray, jsonGroupArray } from '../../db/dialect.ts'
+import { type Port, type Work, all, allOf, one, oneOf, run, runOf, statement, tx } from '../../db/port.ts'
 import {
   MEDIA_KINDS,
   type MediaKind,
@@ -14,6 +15,8 @@ import {
   dismissedFiles,
   mediaAssets,
   productions,
+  projectAssetLinks,
+  projectAssets,
 } from '../../db/tables.ts'
 import { refuseReadOnly, type UpdateMode } from '../../http/edit.ts'
 import { AppError, dateField, field, invalid, noSuchRecord, notFound, unique } from '../../http/errors.ts'
@@ -101,6 +104,13 @@ const conflict = (detail: string) => new AppError(409, 'conflict', detail)
 /** The columns the service's own writes change (import task, watcher), as history records them. */
 const OWN_FIELDS = ['status_asset', 'technical', 'path_proxy', 'is_production', 'path_file', 'device'] as const
 
+/**
+ * Where applyScan puts an asset it relocates before its new path: a relative name, which no
+ * catalogued file has (every path_file is absolute, on a device), unique per asset. Not a NUL
+ * character, which no file name holds either: PostgreSQL's text cannot hold one.
+ */
+const PARKED = (id: number) => `moving:${id}`
+
 /** Rows a scan reads at a time (underForScanPaged): about 10 ms of work. */
 const SCAN_PAGE = 2000
 
@@ -131,124 +141,181 @@ const NEW_ASSET_COLUMNS = [
 ] as const
 export type ImportedAsset = Record<(typeof NEW_ASSET_COLUMNS)[number], unknown>
 
-export function createMediaAssets(db: Db, holds: HoldDurations, metadata: CustomMetadata, log?: Log) {
+export function createMediaAssets(port: Port, holds: HoldDurations, metadata: CustomMetadata, log?: Log) {
+  const db = port.db
   const history = historyOf(db)
   const writeKeywords = keywordWriter(db)
+  const p = (name: string) => sql.placeholder(name)
+  // Statements are built when first run (statement(), or inside a work), after the process has
+  // chosen its engine (db/tables.ts): the phrases of dialect.ts are that engine's.
+
   // A record's keywords ([category, keyword] pairs, put in order by detail()) and its linked
-  // projects, as JSON arrays made by SQLite: sub-selects of the record's own statement, so that a
-  // single-record request runs one statement (three separately cost twice as much). The pairs are
-  // not ordered here: json_group_array's own ORDER BY took 15 ms for 1,000 keywords, sorting them
-  // in JavaScript well under one.
-  const keywordsJson = sql<string>`(SELECT json_group_array(json_array(c.name, k.name))
-    FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id
-    WHERE mk.asset_id = media_assets.id)`
-  const projectsJson = sql<string>`(SELECT json_group_array(l.project_id ORDER BY l.project_id) FROM project_asset_links l WHERE l.asset_id = media_assets.id)`
-  const modifiedByJson = modifiedBy(sql`media_assets.kind || 'asset'`, sql`media_assets.id`)
-  const withDetails = db
-    .select({
-      ...getTableColumns(mediaAssets),
-      keywords_json: keywordsJson,
-      projects_json: projectsJson,
-      modified_by: modifiedByJson,
-    })
-    .from(mediaAssets)
-    .where(eq(mediaAssets.id, sql.placeholder('id')))
-    .prepare()
-  const detailsOf = db
-    .select({ keywords_json: keywordsJson, projects_json: projectsJson, modified_by: modifiedByJson })
-    .from(mediaAssets)
-    .where(eq(mediaAssets.id, sql.placeholder('id')))
-    .prepare()
+  // projects, as JSON array text made by the database: sub-selects of the record's own statement,
+  // so that a single-record request runs one statement (three separately cost twice as much). The
+  // pairs are not ordered here: SQLite's json_group_array with its own ORDER BY took 15 ms for
+  // 1,000 keywords, sorting them in JavaScript well under one.
+  const details = () => ({
+    keywords_json: sql<string>`(SELECT ${jsonGroupArray(jsonArray(sql`c.name`, sql`k.name`))}
+      FROM media_asset_keywords mk JOIN keywords k ON k.id = mk.keyword_id JOIN keyword_categories c ON c.id = k.category_id
+      WHERE mk.asset_id = media_assets.id)`,
+    projects_json: sql<string>`(SELECT ${jsonGroupArray(sql`l.project_id`, sql`l.project_id`)} FROM project_asset_links l WHERE l.asset_id = media_assets.id)`,
+    modified_by: modifiedBy(sql`media_assets.kind || 'asset'`, sql`media_assets.id`),
+  })
+  const withDetails = statement(() =>
+    db
+      .select({ ...getTableColumns(mediaAssets), ...details() })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
+  )
+  const detailsOf = statement(() =>
+    db
+      .select(details())
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
+  )
   // Files whose asset a user deleted (the watcher does not import them again), by path or identity:
   // dev, ino and the stamp, as the watcher tells files apart (an inode the file system gives again,
-  // after the user removed that file too, is another file; ext4 often does so at once).
-  const dismissedAt = db.$client.query<{ one: number }, [string, number | null, number | null, number | null]>(
-    'SELECT 1 AS one FROM dismissed_files WHERE path_file = ?1 OR (?2 IS NOT NULL AND file_dev = ?2 AND file_ino = ?3 AND (?4 IS NULL OR file_stamp IS NULL OR file_stamp = ?4)) LIMIT 1',
+  // after the user removed that file too, is another file; ext4 often does so at once). A file
+  // known without its stamp, or a record kept without one, matches by dev and inode alone.
+  const dismissedSelect = () => db.select({ id: dismissedFiles.id }).from(dismissedFiles)
+  const anyDismissed = statement(() => dismissedSelect().limit(1))
+  const dismissedByPath = statement(() =>
+    dismissedSelect()
+      .where(eq(dismissedFiles.path_file, p('path')))
+      .limit(1),
   )
-  const anyDismissed = db.$client.query<{ one: number }, []>('SELECT 1 AS one FROM dismissed_files LIMIT 1')
-  const forgetDismissedAt = db.$client.query<unknown, [string]>('DELETE FROM dismissed_files WHERE path_file = ?')
-  // A deleted asset's projects (remove): their production, their linked assets of a kind, their date_mod.
-  const projectOf = db.$client.query<{ production: number; date_mod: string }, [number]>(
-    'SELECT production, date_mod FROM project_assets WHERE id = ?',
+  const sameFile = (stamped: boolean) =>
+    and(
+      eq(dismissedFiles.file_dev, p('dev')),
+      eq(dismissedFiles.file_ino, p('ino')),
+      stamped ? or(isNull(dismissedFiles.file_stamp), eq(dismissedFiles.file_stamp, p('stamp'))) : undefined,
+    )
+  const dismissedByIdentity = statement(() =>
+    dismissedSelect()
+      .where(or(eq(dismissedFiles.path_file, p('path')), sameFile(false)))
+      .limit(1),
   )
-  const linkedOfKind = db.$client.query<{ asset_id: number }, [number, string]>(
-    'SELECT l.asset_id FROM project_asset_links l JOIN media_assets m ON m.id = l.asset_id WHERE l.project_id = ? AND m.kind = ? ORDER BY l.asset_id',
+  const dismissedByStamp = statement(() =>
+    dismissedSelect()
+      .where(or(eq(dismissedFiles.path_file, p('path')), sameFile(true)))
+      .limit(1),
   )
+  const forgetDismissedAt = statement(() => db.delete(dismissedFiles).where(eq(dismissedFiles.path_file, p('path'))))
   const touchProject = projectToucher(db)
   // Told of each asset a DELETE removes, inside its transaction; what one answers runs once that
   // has committed (the shots' thumbnails: modules/shots/service.ts).
-  const removing: ((row: MediaRow) => (() => void) | undefined)[] = []
-  const allKinds = inArray(mediaAssets.kind, [...MEDIA_KINDS])
-  // The lookups of every import and of every file a scan finds: prepared once (drizzle builds
-  // and SQLite compiles a statement per call otherwise, ten times the work of running it).
-  const p = (name: string) => sql.placeholder(name)
-  const inRange = and(
-    allKinds,
-    sql`${mediaAssets.path_file} >= ${p('dir')}`,
-    sql`${mediaAssets.path_file} < ${p('end')}`,
-  )
+  const removing: ((row: MediaRow) => Work<(() => void) | undefined>)[] = []
+  const allKinds = () => inArray(mediaAssets.kind, [...MEDIA_KINDS])
+  // The lookups of every import and of every file a scan finds: prepared once on SQLite (drizzle
+  // builds and SQLite compiles a statement per call otherwise, ten times the work of running it).
+  // The paths under a folder: `dir` and `end` are values or placeholders (pathRangeEnd).
+  const inRange = (dir: unknown, end: unknown) =>
+    and(allKinds(), sql`${mediaAssets.path_file} >= ${dir}`, sql`${mediaAssets.path_file} < ${end}`)
   // Several assets may name one path: one in production at most (the partial unique index), and
   // any number whose file vanished from there. The one in production answers, else the newest.
-  const pathOrder = [desc(mediaAssets.is_production), desc(mediaAssets.id)] as const
-  const byPathOfKind = db
-    .select()
-    .from(mediaAssets)
-    .where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path'))))
-    .orderBy(...pathOrder)
-    .limit(1)
-    .prepare()
-  const byPathAnyKind = db
-    .select()
-    .from(mediaAssets)
-    .where(and(allKinds, eq(mediaAssets.path_file, p('path'))))
-    .orderBy(...pathOrder)
-    .limit(1)
-    .prepare()
-  const onlineAt = db.$client.query<{ id: number }, [string, string]>(
-    'SELECT id FROM media_assets WHERE path_file = ? AND kind = ? AND is_production = 1',
+  const pathOrder = () => [desc(mediaAssets.is_production), desc(mediaAssets.id)] as const
+  const byPathOfKind = statement(() =>
+    db
+      .select()
+      .from(mediaAssets)
+      .where(and(eq(mediaAssets.kind, p('kind')), eq(mediaAssets.path_file, p('path'))))
+      .orderBy(...pathOrder())
+      .limit(1),
   )
-  const underDir = db.select().from(mediaAssets).where(inRange).prepare()
-  const rowById = db
-    .select()
-    .from(mediaAssets)
-    .where(eq(mediaAssets.id, p('id')))
-    .prepare()
-  const ownerOf = db.$client.query<
-    { kind: MediaKind; production: number; device: number; is_production: number },
-    [number]
-  >('SELECT kind, production, device, is_production FROM media_assets WHERE id = ?')
-  const insertImported = db
-    .insert(mediaAssets)
-    .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
-    .returning()
-    .prepare()
-  const setStatusOf = db
-    .update(mediaAssets)
-    .set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` })
-    .where(eq(mediaAssets.id, p('id')))
-    .prepare()
-  const parkPath = db.$client.query<unknown, [string, number]>('UPDATE media_assets SET path_file = ? WHERE id = ?')
-  const currentPath = db.$client.query<{ path_file: string; kind: MediaKind; is_archive: number }, [number]>(
-    'SELECT path_file, kind, is_archive FROM media_assets WHERE id = ?',
+  const byPathAnyKind = statement(() =>
+    db
+      .select()
+      .from(mediaAssets)
+      .where(and(allKinds(), eq(mediaAssets.path_file, p('path'))))
+      .orderBy(...pathOrder())
+      .limit(1),
+  )
+  const onlineAt = statement(() =>
+    db
+      .select({ id: mediaAssets.id })
+      .from(mediaAssets)
+      .where(
+        and(eq(mediaAssets.path_file, p('path')), eq(mediaAssets.kind, p('kind')), eq(mediaAssets.is_production, true)),
+      ),
+  )
+  const underDir = statement(() =>
+    db
+      .select()
+      .from(mediaAssets)
+      .where(inRange(p('dir'), p('end'))),
+  )
+  const rowById = statement(() =>
+    db
+      .select()
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
+  )
+  const ownerOf = statement(() =>
+    db
+      .select({
+        kind: mediaAssets.kind,
+        production: mediaAssets.production,
+        device: mediaAssets.device,
+        is_production: mediaAssets.is_production,
+      })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
+  )
+  const insertImported = statement(() =>
+    db
+      .insert(mediaAssets)
+      .values(Object.fromEntries(NEW_ASSET_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof mediaAssets.$inferInsert)
+      .returning(),
+  )
+  const setStatusOf = statement(() =>
+    db
+      .update(mediaAssets)
+      .set({ status_asset: sql`${p('status')}`, date_mod: sql`${p('now')}` })
+      .where(eq(mediaAssets.id, p('id'))),
+  )
+  const parkPath = statement(() =>
+    db
+      .update(mediaAssets)
+      .set({ path_file: sql`${p('path')}` })
+      .where(eq(mediaAssets.id, p('id'))),
+  )
+  const currentPath = statement(() =>
+    db
+      .select({ path_file: mediaAssets.path_file, kind: mediaAssets.kind, is_archive: mediaAssets.is_archive })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
   )
   // Back to its old path; out of production when another asset took that path in production meanwhile.
-  const unpark = db.$client.query<unknown, [string, string, string, number, number]>(
-    `UPDATE media_assets SET path_file = ?, is_production = CASE WHEN EXISTS (SELECT 1 FROM media_assets o
-       WHERE o.path_file = ? AND o.kind = ? AND o.is_production = 1 AND o.id != ?) THEN 0 ELSE is_production END WHERE id = ?`,
+  const unpark = statement(() =>
+    db
+      .update(mediaAssets)
+      .set({
+        path_file: sql`${p('from')}`,
+        is_production: sql`${mediaAssets.is_production} AND NOT EXISTS (SELECT 1 FROM media_assets o
+          WHERE o.path_file = ${p('from')} AND o.kind = ${p('kind')} AND o.is_production AND o.id != ${p('id')})`,
+      })
+      .where(eq(mediaAssets.id, p('id'))),
   )
-  const setOffline = db.$client.query<unknown, [string, number]>(
-    'UPDATE media_assets SET is_production = 0, date_mod = ? WHERE id = ? AND is_production = 1',
+  const setOffline = statement(() =>
+    db
+      .update(mediaAssets)
+      .set({ is_production: false, date_mod: sql`${p('now')}` })
+      .where(and(eq(mediaAssets.id, p('id')), eq(mediaAssets.is_production, true))),
   )
-  const setOnlineOne = db.$client.query<unknown, [string, number]>(
-    'UPDATE media_assets SET is_production = 1, date_mod = ? WHERE id = ? AND is_production = 0',
+  const setOnlineOne = statement(() =>
+    db
+      .update(mediaAssets)
+      .set({ is_production: true, date_mod: sql`${p('now')}` })
+      .where(and(eq(mediaAssets.id, p('id')), eq(mediaAssets.is_production, false))),
   )
-  const countUnderDir = db
-    .select({ n: count() })
-    .from(mediaAssets)
-    .where(and(inRange, sql`${mediaAssets.production} != ${p('production')}`))
-    .prepare()
+  const countUnderDir = statement(() =>
+    db
+      .select({ n: count() })
+      .from(mediaAssets)
+      .where(and(inRange(p('dir'), p('end')), ne(mediaAssets.production, p('production')))),
+  )
   /** What a scan compares with the disk: the columns reconcile reads, not the metadata (100,000 rows on a share). */
-  const scanFields = {
+  const scanFields = () => ({
     id: mediaAssets.id,
     path_file: mediaAssets.path_file,
     device: mediaAssets.device,
@@ -261,152 +328,133 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     file_mtime: mediaAssets.file_mtime,
     file_hash: mediaAssets.file_hash,
     kind: mediaAssets.kind,
-  }
-  const inoSpan = db.$client.query<{ lo: number | null; hi: number | null }, [number]>(
-    'SELECT min(file_ino) AS lo, max(file_ino) AS hi FROM media_assets WHERE file_dev = ?',
-  )
-  const identitiesOf = db
-    .select(scanFields)
-    .from(mediaAssets)
-    .where(
-      and(
-        eq(mediaAssets.file_dev, p('dev')),
-        sql`${mediaAssets.file_ino} IN (SELECT value FROM json_each(${p('inos')}))`,
-      ),
-    )
-    .prepare()
-  // A scan of a catalogued share reads every row under it: as the driver's arrays (values()),
-  // each made into its object here, in scanFields' order (drizzle maps every column of every row
-  // through its generic decoders: 85 of a 700 ms start scan of 100,000 files, this 30).
-  const underDirForScan = db.select(scanFields).from(mediaAssets).where(inRange).prepare()
-  // The same in pages along the path index (a scan reads them between turns of the event loop).
-  const underDirPageForScan = db
-    .select(scanFields)
-    .from(mediaAssets)
-    .where(inRange)
-    .orderBy(mediaAssets.path_file)
-    .limit(p('limit'))
-    .prepare()
-  const atPathForScan = db
-    .select(scanFields)
-    .from(mediaAssets)
-    .where(and(allKinds, eq(mediaAssets.path_file, p('path'))))
-    .prepare()
-  type ScanTuple = [
-    number,
-    string,
-    number,
-    number,
-    number,
-    number | null,
-    number | null,
-    number | null,
-    number | null,
-    number | null,
-    string | null,
-    MediaKind,
-  ]
-  const scanRow = ([
-    id,
-    path_file,
-    device,
-    is_archive,
-    is_production,
-    file_dev,
-    file_ino,
-    file_stamp,
-    file_size,
-    file_mtime,
-    file_hash,
-    kind,
-  ]: ScanTuple): ScanRow => ({
-    id,
-    path_file,
-    device,
-    is_archive: is_archive === 1,
-    is_production: is_production === 1,
-    file_dev,
-    file_ino,
-    file_stamp,
-    file_size,
-    file_mtime,
-    file_hash,
-    kind,
   })
+  const inoSpan = statement(() =>
+    db
+      .select({ lo: min(mediaAssets.file_ino), hi: max(mediaAssets.file_ino) })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.file_dev, p('dev'))),
+  )
+  const identitiesOf = statement(() =>
+    db
+      .select(scanFields())
+      .from(mediaAssets)
+      .where(and(eq(mediaAssets.file_dev, p('dev')), inJsonList(mediaAssets.file_ino, p('inos')))),
+  )
+  // A scan of a catalogued share reads every row under it: as the driver answers them, each made
+  // into its ScanRow here (scanRowOf). drizzle maps every column of every row of a builder's answer
+  // through its generic decoders: 85 of a 700 ms start scan of 100,000 files, this 30.
+  // Paths from `from` (past it, for a page after one path filled the last) to `end`, in pages of
+  // `limit` along the path index where one is given.
+  const scanUnder = (from: string, end: string, page?: { limit: number; past: boolean }) =>
+    sql<RawScanRow>`SELECT id, path_file, device, is_archive, is_production, file_dev, file_ino, file_stamp, file_size, file_mtime, file_hash, kind
+      FROM ${mediaAssets} WHERE ${and(
+        allKinds(),
+        page?.past ? sql`${mediaAssets.path_file} > ${from}` : sql`${mediaAssets.path_file} >= ${from}`,
+        sql`${mediaAssets.path_file} < ${end}`,
+      )}${page ? sql` ORDER BY ${mediaAssets.path_file} LIMIT ${page.limit}` : sql``}`
+  const atPathForScan = statement(() =>
+    db
+      .select(scanFields())
+      .from(mediaAssets)
+      .where(and(allKinds(), eq(mediaAssets.path_file, p('path')))),
+  )
   // Relink candidates: offline assets (not archive-only) with a fingerprint and a file of one of
   // these sizes; and the assets with one size and fingerprint (a copy's twins). Both read the size
   // index's entries only until a row matches (an image sequence has 100,000 files of one size).
-  const offlineBySizeForScan = db
-    .select(scanFields)
-    .from(mediaAssets)
-    .where(
-      and(
-        sql`${mediaAssets.file_size} IN (SELECT value FROM json_each(${p('sizes')}))`,
-        sql`${mediaAssets.file_hash} IS NOT NULL`,
-        eq(mediaAssets.is_production, false),
-        eq(mediaAssets.is_archive, false),
+  const offlineBySizeForScan = statement(() =>
+    db
+      .select(scanFields())
+      .from(mediaAssets)
+      .where(
+        and(
+          inJsonList(mediaAssets.file_size, p('sizes')),
+          isNotNull(mediaAssets.file_hash),
+          eq(mediaAssets.is_production, false),
+          eq(mediaAssets.is_archive, false),
+        ),
       ),
-    )
-    .prepare()
+  )
   // Both flags spelled out (every value they take), so that the size index is searched on all four
   // columns: with the size alone, a drop of 20,000 clips of one size read them all for every file.
-  const byContentForScan = db
-    .select(scanFields)
-    .from(mediaAssets)
-    .where(
-      and(
-        eq(mediaAssets.file_size, p('size')),
-        sql`${mediaAssets.is_production} IN (0, 1)`,
-        sql`${mediaAssets.is_archive} IN (0, 1)`,
-        eq(mediaAssets.file_hash, p('hash')),
+  const byContentForScan = statement(() =>
+    db
+      .select(scanFields())
+      .from(mediaAssets)
+      .where(
+        and(
+          eq(mediaAssets.file_size, p('size')),
+          inArray(mediaAssets.is_production, [false, true]),
+          inArray(mediaAssets.is_archive, [false, true]),
+          eq(mediaAssets.file_hash, p('hash')),
+        ),
       ),
-    )
-    .prepare()
-  const sizeKnown = db.$client.query<{ one: number }, [number]>(
-    'SELECT 1 AS one FROM media_assets WHERE file_size = ? AND file_hash IS NOT NULL LIMIT 1',
   )
-  const proxiesAmong = db.$client.query<{ path_proxy: string }, [string]>(
-    "SELECT path_proxy FROM media_assets WHERE path_proxy IN (SELECT value FROM json_each(?)) AND path_proxy != ''",
+  const sizeKnown = statement(() =>
+    db
+      .select({ id: mediaAssets.id })
+      .from(mediaAssets)
+      .where(and(eq(mediaAssets.file_size, p('size')), isNotNull(mediaAssets.file_hash)))
+      .limit(1),
+  )
+  const proxiesAmong = statement(() =>
+    db
+      .select({ path_proxy: mediaAssets.path_proxy })
+      .from(mediaAssets)
+      .where(and(inJsonList(mediaAssets.path_proxy, p('paths'), 'text'), ne(mediaAssets.path_proxy, ''))),
   )
   // One path (an import's): the partial index by equality, without a JSON array to read.
-  const isProxyAt = db.$client.query<{ one: number }, [string]>(
-    "SELECT 1 AS one FROM media_assets WHERE path_proxy = ? AND path_proxy != '' LIMIT 1",
+  const isProxyAt = statement(() =>
+    db
+      .select({ id: mediaAssets.id })
+      .from(mediaAssets)
+      .where(and(eq(mediaAssets.path_proxy, p('path')), ne(mediaAssets.path_proxy, '')))
+      .limit(1),
   )
-  // Proxies named by their asset's id (`<id>.<ext>`, `<id>_<n>.<ext>`; the proxy-name task's):
-  // GLOB over the path_proxy index, its last name checked again by the caller (media/proxyname.ts).
-  const oldProxyProductions = db.$client.query<
-    { production: number; id: number; path_file: string; path_proxy: string; proxy_root: string },
-    []
-  >(
-    `SELECT m.production, m.id, m.path_file, m.path_proxy, p.proxy_root FROM media_assets m JOIN productions p ON p.id = m.production
-     WHERE m.path_proxy != '' AND (m.path_proxy GLOB '*[/\\]' || m.id || '.*' OR m.path_proxy GLOB '*[/\\]' || m.id || '_[0-9]*.*')`,
+  const pathFileOf = statement(() =>
+    db
+      .select({ path_file: mediaAssets.path_file })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
   )
-  const proxiesOfProduction = db.$client.query<
-    { id: number; kind: MediaKind; path_file: string; path_proxy: string },
-    [number]
-  >("SELECT id, kind, path_file, path_proxy FROM media_assets WHERE production = ? AND path_proxy != '' ORDER BY id")
-  const pathFileOf = db.$client.query<{ path_file: string }, [number]>(
-    'SELECT path_file FROM media_assets WHERE id = ?',
+  const setFingerprint = statement(() =>
+    db
+      .update(mediaAssets)
+      .set({ file_size: sql`${p('size')}`, file_mtime: sql`${p('mtime')}`, file_hash: sql`${p('hash')}` })
+      .where(and(eq(mediaAssets.id, p('id')), eq(mediaAssets.file_dev, p('dev')), eq(mediaAssets.file_ino, p('ino')))),
   )
-  const setFingerprint = db.$client.query<unknown, [number, number, string, number, number, number]>(
-    'UPDATE media_assets SET file_size = ?, file_mtime = ?, file_hash = ? WHERE id = ? AND file_dev = ? AND file_ino = ?',
+  // What history compares of the service's own writes (OWN_FIELDS), and whose asset it is: eight
+  // columns, not the whole row, twice per write.
+  const ownFieldsRow = statement(() =>
+    db
+      .select({
+        kind: mediaAssets.kind,
+        production: mediaAssets.production,
+        status_asset: mediaAssets.status_asset,
+        technical: mediaAssets.technical,
+        path_proxy: mediaAssets.path_proxy,
+        is_production: mediaAssets.is_production,
+        path_file: mediaAssets.path_file,
+        device: mediaAssets.device,
+      })
+      .from(mediaAssets)
+      .where(eq(mediaAssets.id, p('id'))),
   )
   const range = (dir: string) => ({ dir, end: pathRangeEnd(dir) })
 
   /** The asset's technical with `hashes.xxh64` set (what a verified copy of its file read), the rest kept. */
-  function withHash(id: number, xxh64: string): Record<string, unknown> {
-    const technical = (db
-      .select({ technical: mediaAssets.technical })
-      .from(mediaAssets)
-      .where(eq(mediaAssets.id, id))
-      .get()?.technical ?? {}) as Record<string, unknown>
+  function* withHash(id: number, xxh64: string): Work<Record<string, unknown>> {
+    const row = yield* one(
+      db.select({ technical: mediaAssets.technical }).from(mediaAssets).where(eq(mediaAssets.id, id)),
+    )
+    const technical = (row?.technical ?? {}) as Record<string, unknown>
     const hashes = typeof technical.hashes === 'object' && technical.hashes !== null ? technical.hashes : {}
     return { ...technical, hashes: { ...hashes, xxh64 } }
   }
 
   /** The single-record answer; a row without its details (one just made) has them read. */
-  function detail(row: MediaRow | DetailedRow) {
-    const details = 'keywords_json' in row ? row : detailsOf.get({ id: row.id })!
+  function* detail(row: MediaRow | DetailedRow) {
+    const details = 'keywords_json' in row ? row : (yield* oneOf(detailsOf, { id: row.id }))!
     const keywords: Record<string, string[]> = {}
     const pairs = JSON.parse(details.keywords_json) as [string, string][]
     pairs.sort(([c1, k1], [c2, k2]) => textOrder(c1, c2) || textOrder(k1, k2))
@@ -430,26 +478,29 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   }
 
   /** The proxy_root of `production` and the path of the device it lies on ('' when it lies on none). */
-  function proxyRootOf(production: number): { proxyRoot: string; devicePath: string } {
+  function* proxyRootOf(production: number): Work<ProxyFolder> {
     const proxyRoot =
-      db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, production)).get()
-        ?.proxy_root ?? ''
-    return {
-      proxyRoot,
-      devicePath:
-        (proxyRoot &&
-          deviceFor(db.select({ id: devices.id, path: devices.path }).from(devices).all(), proxyRoot)?.path) ||
-        '',
-    }
+      (yield* one(
+        db.select({ proxy_root: productions.proxy_root }).from(productions).where(eq(productions.id, production)),
+      ))?.proxy_root ?? ''
+    if (!proxyRoot) return { proxyRoot, devicePath: '' }
+    const all_ = yield* all(db.select({ id: devices.id, path: devices.path }).from(devices))
+    return { proxyRoot, devicePath: deviceFor(all_, proxyRoot)?.path || '' }
   }
 
-  /** proxyFolderOf's, as of the catalogue's version `version`. */
-  let folders: { version: number; of: Map<number, ReturnType<typeof proxyRootOf>> } = { version: -1, of: new Map() }
+  /**
+   * proxyFolderOf's, as of the catalogue's version `version` (SQLite's file version, read by a C
+   * call without a statement: db/client.ts fileVersion). PostgreSQL has no such version to read
+   * without a round trip to the server, which costs what the look-up itself costs: there the
+   * folder is read every time.
+   */
+  const client = port.engine === 'sqlite' ? db.$client : undefined
+  let folders: { version: number; of: Map<number, ProxyFolder> } = { version: -1, of: new Map() }
 
   /** The asset of this kind if the user can read it; else 404 (access rules: docs/api.md, Permissions). */
-  function readable(kind: MediaKind, id: number, user: Principal): DetailedRow {
-    const row = withDetails.get({ id })
-    if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
+  function* readable(kind: MediaKind, id: number, user: Principal): Work<DetailedRow> {
+    const row = yield* oneOf(withDetails, { id })
+    if (!row || row.kind !== kind || !(yield* canReadAsset(db, user, row))) throw notFound(noSuchRecord(TITLES[kind]))
     return row
   }
 
@@ -477,101 +528,75 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
   }
 
   /**
-   * Runs `work` in a transaction: the caller's when one is open (the import task's last write,
-   * made with its end), else one of its own. A savepoint inside the caller's was a SAVEPOINT
-   * and a RELEASE built and prepared anew by drizzle for every write.
+   * One write of the service's own (import task, watcher): the row before, the write, the history
+   * row. Inside the caller's transaction: each function below opens one around all its writes, a
+   * savepoint where its caller has one open (the import task's last write, made with its end).
    */
-  const inTransaction = <T>(work: () => T): T => (db.$client.inTransaction ? work() : db.transaction(work))
-
-  // What history compares of the service's own writes (OWN_FIELDS, as the row reads them), and
-  // whose asset it is: eight columns, not the whole row mapped by drizzle, twice per write.
-  const ownFieldsRow = db.$client.query<
-    {
-      kind: MediaKind
-      production: number
-      status_asset: number
-      technical: string
-      path_proxy: string
-      is_production: number
-      path_file: string
-      device: number
-    },
-    [number]
-  >(
-    'SELECT kind, production, status_asset, technical, path_proxy, is_production, path_file, device FROM media_assets WHERE id = ?',
-  )
-  const ownFieldsOf = (id: number) => {
-    const row = ownFieldsRow.get(id)
-    return (
-      row && {
-        ...row,
-        technical: JSON.parse(row.technical) as Record<string, unknown>,
-        is_production: row.is_production === 1,
-      }
-    )
-  }
-
-  /** One write of the service's own (import task, watcher): the row before, the write, the history row. */
-  function changed(id: number, by: Actor, write: () => void) {
-    inTransaction(() => {
-      const before = ownFieldsOf(id)
-      write()
-      const after = before && ownFieldsOf(id)
-      if (before && after)
-        runSync(
-          db,
-          history.updated(
-            by,
-            { resource: `${before.kind}asset`, id, production: before.production },
-            before,
-            after,
-            OWN_FIELDS,
-          ),
-        )
-    })
+  function* changed(id: number, by: Actor, write: () => Work<unknown>): Work<void> {
+    const before = yield* oneOf(ownFieldsRow, { id })
+    yield* write()
+    const after = before && (yield* oneOf(ownFieldsRow, { id }))
+    if (before && after)
+      yield* history.updated(
+        by,
+        { resource: `${before.kind}asset`, id, production: before.production },
+        before,
+        after,
+        OWN_FIELDS,
+      )
   }
 
   /** The asset with this path: of one kind, or of any kind (the watcher's "already catalogued?"). */
-  const byPath = (path: string, kind?: MediaKind): MediaRow | undefined =>
-    kind ? byPathOfKind.get({ kind, path }) : byPathAnyKind.get({ path })
+  const byPath = (path: string, kind?: MediaKind): Work<MediaRow | undefined> =>
+    kind ? oneOf(byPathOfKind, { kind, path }) : oneOf(byPathAnyKind, { path })
 
   return {
     byPath,
 
     /** The asset with its details in one statement (what detail() reads), or undefined. */
-    byIdWithDetails: (id: number): DetailedRow | undefined => withDetails.get({ id }),
+    byIdWithDetails: (id: number): Work<DetailedRow | undefined> => oneOf(withDetails, { id }),
 
     /** The single-record answer; a row without its details (one just made) has them read. */
     detail,
+
+    /** The asset of this kind if `user` can read it, else the 404 its GET answers (what an edit asks first). */
+    *find(kind: MediaKind, id: number, user: Principal): Work<MediaRow> {
+      const row = yield* oneOf(rowById, { id })
+      if (!row || row.kind !== kind || !(yield* canReadAsset(db, user, row))) throw notFound(noSuchRecord(TITLES[kind]))
+      return row
+    },
 
     /**
      * The media assets on each device (or on `device`) that the user can read, online
      * (is_production) and offline: the device status's counts. Devices with none are not in the map.
      */
-    countsByDevice(user: Principal, device?: number): Map<number, { online: number; offline: number }> {
-      const rows = db
-        .select({
-          device: mediaAssets.device,
-          online: sql<number>`coalesce(sum(${mediaAssets.is_production}), 0)`,
-          all: count(),
-        })
-        .from(mediaAssets)
-        .where(and(device === undefined ? undefined : eq(mediaAssets.device, device), mediaReadableBy(user)))
-        .groupBy(mediaAssets.device)
-        .all()
+    *countsByDevice(user: Principal, device?: number): Work<Map<number, { online: number; offline: number }>> {
+      const rows = yield* all(
+        db
+          .select({
+            device: mediaAssets.device,
+            online: sql<number>`count(*) FILTER (WHERE ${mediaAssets.is_production})`.mapWith(Number),
+            all: count(),
+          })
+          .from(mediaAssets)
+          .where(and(device === undefined ? undefined : eq(mediaAssets.device, device), mediaReadableBy(user)))
+          .groupBy(mediaAssets.device),
+      )
       return new Map(rows.map((r) => [r.device, { online: r.online, offline: r.all - r.online }]))
     },
 
     /**
      * The proxy_root of a production and the path of its device (the pictures of a record
-     * answered: mediaassets/pictures.ts), kept until the catalogue's next commit (fileVersion: a
-     * C call, no statement), so that one record's answer stays its own one statement.
+     * answered: mediaassets/pictures.ts). On SQLite kept until the catalogue's next commit
+     * (fileVersion: a C call, no statement), so that one record's answer stays its own one
+     * statement; read every time on PostgreSQL (see `folders`).
      */
-    proxyFolderOf(production: number) {
-      const version = fileVersion(db.$client)
+    *proxyFolderOf(production: number): Work<ProxyFolder> {
+      if (!client) return yield* proxyRootOf(production)
+      const version = fileVersion(client)
       if (folders.version !== version) folders = { version, of: new Map() }
       let folder = folders.of.get(production)
-      if (!folder) folders.of.set(production, (folder = proxyRootOf(production)))
+      if (!folder) folders.of.set(production, (folder = yield* proxyRootOf(production)))
       return folder
     },
 
@@ -579,9 +604,9 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * The proxy file of an asset the user can read (else 404, as the record), and the proxy_root
      * of its production, inside which alone it is served; path '' when the asset has none.
      */
-    proxyOf(kind: MediaKind, id: number, user: Principal): { path: string; proxyRoot: string; devicePath: string } {
-      const row = readable(kind, id, user)
-      return { path: row.path_proxy, ...proxyRootOf(row.production) }
+    *proxyOf(kind: MediaKind, id: number, user: Principal): Work<{ path: string } & ProxyFolder> {
+      const row = yield* readable(kind, id, user)
+      return { path: row.path_proxy, ...(yield* proxyRootOf(row.production)) }
     },
 
     /**
@@ -590,11 +615,11 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * one; PUT replaces the store) and keywords (PATCH replaces the categories given, an empty
      * list or null removes one; PUT replaces them all). The rest is read-only (READ_ONLY).
      */
-    update(kind: MediaKind, id: number, body: typeof MediaAssetUpdate.static, user: Principal, mode: UpdateMode) {
-      const row = readable(kind, id, user)
+    *update(kind: MediaKind, id: number, body: typeof MediaAssetUpdate.static, user: Principal, mode: UpdateMode) {
+      const row = yield* readable(kind, id, user)
       requirePerm(user, EDIT_CODENAMES[kind].change)
       requireWrite(user, row.production)
-      const before = detail(row)
+      const before = yield* detail(row)
       refuseReadOnly(body as Record<string, unknown>, before, READ_ONLY)
       const set: Partial<typeof mediaAssets.$inferInsert> = {}
       if (body.name !== undefined) set.name = body.name
@@ -609,23 +634,23 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       if (body.meta_field_store !== undefined) {
         const given = body.meta_field_store
         const kept = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))
-        runSync(db, metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], kept, '/meta_field_store'))
+        yield* metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], kept, '/meta_field_store')
         const store: Record<string, unknown> = mode === 'patch' ? { ...row.meta_field_store } : {}
         for (const [k, v] of Object.entries(given)) if (v === null) delete store[k]
         set.meta_field_store = { ...store, ...kept }
       }
       const keywordsGiven = body.keywords === undefined ? undefined : checkKeywords(body.keywords)
       set.date_mod = isoTimestampAfter(row.date_mod)
-      return db.transaction(() => {
-        db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
-        if (keywordsGiven) writeKeywords(id, kind, keywordsGiven, mode === 'put' ? 'all' : 'categories')
-        const after = detail(withDetails.get({ id })!)
-        runSync(
-          db,
-          history.updated(actorOf(user), { resource: `${kind}asset`, id, production: row.production }, before, after, [
-            ...FIELDS,
-            'date_mod',
-          ]),
+      return yield* tx(function* () {
+        yield* run(db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)))
+        if (keywordsGiven) yield* writeKeywords(id, kind, keywordsGiven, mode === 'put' ? 'all' : 'categories')
+        const after = yield* detail((yield* oneOf(withDetails, { id }))!)
+        yield* history.updated(
+          actorOf(user),
+          { resource: `${kind}asset`, id, production: row.production },
+          before,
+          after,
+          [...FIELDS, 'date_mod'],
         )
         return { ...after, modified_by: actorOf(user).user?.username ?? 'system' }
       })
@@ -637,20 +662,25 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * is remembered (dismissed_files), so the watcher does not import it again. 409 while an import
      * task works on the asset.
      */
-    remove(kind: MediaKind, id: number, user: Principal, openTasks: (target: Record<string, number>) => number[]) {
-      const row = readable(kind, id, user)
+    *remove(
+      kind: MediaKind,
+      id: number,
+      user: Principal,
+      openTasks: (target: Record<string, number>) => Work<number[]>,
+    ): Work<void> {
+      const row = yield* readable(kind, id, user)
       requirePerm(user, EDIT_CODENAMES[kind].delete)
       requireWrite(user, row.production)
-      const open = openTasks({ [`${kind}asset`]: id })
+      const open = yield* openTasks({ [`${kind}asset`]: id })
       if (open.length)
         throw conflict(
           `An import task works on this asset (task ${open.join(', ')}); delete it when the task has ended.`,
         )
-      const before = detail(row)
+      const before = yield* detail(row)
       // The proxy's folder is opened now, from the device root without following a link: a
       // proxy_root that leads through a link refuses the delete before anything changes (409),
       // and what is removed after the commit is the file in the folder opened here.
-      const { proxyRoot, devicePath } = proxyRootOf(row.production)
+      const { proxyRoot, devicePath } = yield* proxyRootOf(row.production)
       let proxyAt: ReturnType<typeof openParentInside>
       try {
         proxyAt = row.path_proxy && devicePath ? openParentInside(devicePath, proxyRoot, row.path_proxy) : undefined
@@ -658,41 +688,48 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         if (error instanceof PathError) throw conflict(`The proxy of this asset cannot be removed: ${error.message}`)
         throw error
       }
-      let removed: ((() => void) | undefined)[] = []
+      const removed: ((() => void) | undefined)[] = []
       try {
-        db.transaction(() => {
-          removed = removing.map((listener) => listener(row))
+        yield* tx(function* () {
+          for (const listener of removing) removed.push(yield* listener(row))
           // The projects it was linked to lose it: each an unlink in its history (and its date_mod moves), as an unlink request makes.
           for (const project of before.projects) {
-            const owner = projectOf.get(project)
-            if (!owner) continue
-            const old = linkedOfKind.all(project, kind).map((l) => l.asset_id)
-            runSync(db, touchProject(isoTimestampAfter(owner.date_mod), project))
-            runSync(
-              db,
-              history.record(actorOf(user), {
-                resource: 'projectasset',
-                id: project,
-                action: 'unlink',
-                production: owner.production,
-                changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
-              }),
+            const owner = yield* one(
+              db
+                .select({ production: projectAssets.production, date_mod: projectAssets.date_mod })
+                .from(projectAssets)
+                .where(eq(projectAssets.id, project)),
             )
+            if (!owner) continue
+            const linked = yield* all(
+              db
+                .select({ asset_id: projectAssetLinks.asset_id })
+                .from(projectAssetLinks)
+                .innerJoin(mediaAssets, eq(mediaAssets.id, projectAssetLinks.asset_id))
+                .where(and(eq(projectAssetLinks.project_id, project), eq(mediaAssets.kind, kind)))
+                .orderBy(projectAssetLinks.asset_id),
+            )
+            const old = linked.map((l) => l.asset_id)
+            yield* touchProject(isoTimestampAfter(owner.date_mod), project)
+            yield* history.record(actorOf(user), {
+              resource: 'projectasset',
+              id: project,
+              action: 'unlink',
+              production: owner.production,
+              changes: { [`${kind}_assets`]: { old, new: old.filter((a) => a !== id) } },
+            })
           }
           // Its row first, while its shares still say which productions saw it (the live event's readers).
-          runSync(
-            db,
-            history.record(actorOf(user), {
-              resource: `${kind}asset`,
-              id,
-              action: 'delete',
-              production: row.production,
-              changes: history.snapshot(before, FIELDS, 'delete'),
-            }),
-          )
-          db.delete(mediaAssets).where(eq(mediaAssets.id, id)).run()
-          db.insert(dismissedFiles)
-            .values({
+          yield* history.record(actorOf(user), {
+            resource: `${kind}asset`,
+            id,
+            action: 'delete',
+            production: row.production,
+            changes: history.snapshot(before, FIELDS, 'delete'),
+          })
+          yield* run(db.delete(mediaAssets).where(eq(mediaAssets.id, id)))
+          yield* run(
+            db.insert(dismissedFiles).values({
               kind,
               path_file: row.path_file,
               file_dev: row.file_dev,
@@ -700,8 +737,8 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
               file_stamp: row.file_stamp,
               asset_id: id,
               date: isoTimestamp(),
-            })
-            .run()
+            }),
+          )
         })
       } catch (error) {
         if (proxyAt) close(proxyAt.parent)
@@ -719,40 +756,44 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /**
-     * Adds a listener of the assets DELETE removes: called in the delete's transaction with the
-     * row (its shots are still there to read); what it answers runs after the commit.
+     * Adds a listener of the assets DELETE removes: its work runs in the delete's transaction with
+     * the row (its shots are still there to read); what it answers runs after the commit.
      */
-    onRemove(listener: (row: MediaRow) => (() => void) | undefined) {
+    onRemove(listener: (row: MediaRow) => Work<(() => void) | undefined>) {
       removing.push(listener)
     },
 
     /** Whether the watcher leaves this file alone: a user deleted its asset (by path, or by identity under another name). */
-    dismissed(path: string, identity?: { dev: number; ino: number; stamp?: number }): boolean {
-      if (anyDismissed.get() === null) return false
-      return dismissedAt.get(path, identity?.dev ?? null, identity?.ino ?? null, identity?.stamp ?? null) !== null
+    *dismissed(path: string, identity?: { dev: number; ino: number; stamp?: number }): Work<boolean> {
+      // Most catalogues have no dismissed file: one look at the table.
+      if (!(yield* oneOf(anyDismissed))) return false
+      if (!identity) return (yield* oneOf(dismissedByPath, { path })) !== undefined
+      const { dev, ino, stamp } = identity
+      return stamp === undefined
+        ? (yield* oneOf(dismissedByIdentity, { path, dev, ino })) !== undefined
+        : (yield* oneOf(dismissedByStamp, { path, dev, ino, stamp })) !== undefined
     },
 
     /** An explicit import of the path: the decision is forgotten (inside the import's transaction). */
-    forgetDismissed(path: string) {
+    *forgetDismissed(path: string): Work<void> {
       // Most catalogues have no dismissed file: one look at the table, no write.
-      if (anyDismissed.get() !== null) forgetDismissedAt.run(path)
+      if (yield* oneOf(anyDismissed)) yield* runOf(forgetDismissedAt, { path })
     },
 
     /** An asset's keywords (an import adds them: `add`), its search document rebuilt once (keywords.ts). */
-    writeKeywords: (id: number, kind: MediaKind, given: Record<string, string[]>, how: KeywordWrite) =>
+    writeKeywords: (id: number, kind: MediaKind, given: Record<string, string[]>, how: KeywordWrite): Work<void> =>
       writeKeywords(id, kind, given, how),
 
     /**
      * Assets whose file lies under the folder `dir` (ending with its separator), by a range on the
      * path index: every path starting with "dir/" sorts in ["dir/", "dir0") (pathRangeEnd).
      */
-    under(dir: string): MediaRow[] {
-      return underDir.all(range(dir))
-    },
+    under: (dir: string): Work<MediaRow[]> => allOf(underDir, range(dir)),
 
     /** under(), with only what a scan compares with the disk. */
-    underForScan(dir: string): ScanRow[] {
-      return (underDirForScan.values(range(dir)) as ScanTuple[]).map(scanRow)
+    *underForScan(dir: string): Work<ScanRow[]> {
+      const { end } = range(dir)
+      return (yield* all(scanUnder(dir, end))).map(scanRowOf)
     },
 
     /**
@@ -760,6 +801,7 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * rows of a drop folder held every request for 60 to 80 ms, and a drop rescans its folder
      * often. A page ends at a path boundary (rows naming one path come together); what changes
      * between pages is what the scan checks against the disk anyway before applying anything.
+     * Each page is a run of the port of its own, between which the event loop turns.
      */
     async underForScanPaged(
       dir: string,
@@ -769,42 +811,43 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     ): Promise<void> {
       const { end } = range(dir)
       let from = dir
+      let past = false
       for (;;) {
-        const page = underDirPageForScan.values({ dir: from, end, limit: pageSize }) as ScanTuple[]
+        const page = await port.run(all(scanUnder(from, end, { limit: pageSize, past })))
         if (page.length < pageSize) {
-          for (const t of page) each(scanRow(t))
+          for (const r of page) each(scanRowOf(r))
           return
         }
         // The last path's rows may go on in the next page: they are read there, whole.
-        const last = page[page.length - 1]![1]
+        const last = page[page.length - 1]!.path_file as string
         let cut = page.length
-        while (cut > 0 && page[cut - 1]![1] === last) cut--
+        while (cut > 0 && page[cut - 1]!.path_file === last) cut--
         if (cut === 0) {
           // One path fills the page (never in practice): its rows at once, then past it.
-          for (const t of atPathForScan.values({ path: last }) as ScanTuple[]) each(scanRow(t))
-          from = last + '\0'
-        } else {
-          for (let i = 0; i < cut; i++) each(scanRow(page[i]!))
+          for (const r of await port.run(allOf(atPathForScan, { path: last }))) each(r)
           from = last
+          past = true
+        } else {
+          for (let i = 0; i < cut; i++) each(scanRowOf(page[i]!))
+          from = last
+          past = false
         }
         await between()
       }
     },
 
     /** Every asset naming exactly this path (a single file scanned), with what a scan compares. */
-    atPathForScan(path: string): ScanRow[] {
-      return (atPathForScan.values({ path }) as ScanTuple[]).map(scanRow)
-    },
+    atPathForScan: (path: string): Work<ScanRow[]> => allOf(atPathForScan, { path }),
 
     /** How many assets lie under `dir` that belong to a production other than `production`. */
-    countUnder(dir: string, exceptProduction: number): number {
-      return countUnderDir.get({ ...range(dir), production: exceptProduction })!.n
+    *countUnder(dir: string, exceptProduction: number): Work<number> {
+      return (yield* oneOf(countUnderDir, { ...range(dir), production: exceptProduction }))!.n
     },
 
     /**
      * Assets recorded with one of these identities on disk (a file moved or renamed keeps it),
      * with what a scan compares; a thousand inodes per query (a scan of a new share asks for
-     * every file it finds).
+     * every file it finds), each a run of the port of its own.
      */
     async byIdentities(
       files: readonly { dev: number; ino: number }[],
@@ -817,16 +860,18 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
         else byDev.set(f.dev, [f.ino])
       }
       const rows: ScanRow[] = []
-      for (const [dev, all] of byDev) {
+      for (const [dev, every] of byDev) {
         // Only the inodes some asset of that file system may have (from the index's ends): a new
         // share of 100,000 files asks nothing when no asset lives there, instead of 100 queries.
-        const span = inoSpan.get(dev)
-        if (span?.lo == null || span.hi == null) continue
-        const inos = all.filter((ino) => ino >= span.lo! && ino <= span.hi!)
+        const span = await port.run(oneOf(inoSpan, { dev }))
+        const lo = span?.lo
+        const hi = span?.hi
+        if (lo == null || hi == null) continue
+        const inos = every.filter((ino) => ino >= lo && ino <= hi)
         // A thousand at a time, with `between` after each: a drop's 20,000 new files asked at once
         // held the loop for 40 to 100 ms at each rescan (bench/stall.ts).
         for (let i = 0; i < inos.length; i += 1000) {
-          rows.push(...identitiesOf.all({ dev, inos: JSON.stringify(inos.slice(i, i + 1000)) }))
+          rows.push(...(await port.run(allOf(identitiesOf, { dev, inos: JSON.stringify(inos.slice(i, i + 1000)) }))))
           await between()
         }
       }
@@ -834,46 +879,56 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /** Offline assets (not archive-only) with a fingerprint whose file had one of these sizes: relink candidates. */
-    offlineBySizes(sizes: ReadonlySet<number>): ScanRow[] {
-      const all = [...sizes]
+    *offlineBySizes(sizes: ReadonlySet<number>): Work<ScanRow[]> {
+      const every = [...sizes]
       const rows: ScanRow[] = []
-      for (let i = 0; i < all.length; i += 1000)
-        rows.push(
-          ...(offlineBySizeForScan.values({ sizes: JSON.stringify(all.slice(i, i + 1000)) }) as ScanTuple[]).map(
-            scanRow,
-          ),
-        )
+      for (let i = 0; i < every.length; i += 1000)
+        rows.push(...(yield* allOf(offlineBySizeForScan, { sizes: JSON.stringify(every.slice(i, i + 1000)) })))
       return rows
     },
 
     /** Whether some asset has a fingerprint of a file of this size (worth reading a new file's). */
-    sizeKnown: (size: number) => sizeKnown.get(size) !== null,
+    *sizeKnown(size: number): Work<boolean> {
+      return (yield* oneOf(sizeKnown, { size })) !== undefined
+    },
 
     /** The assets whose file has this size and fingerprint. */
-    byContent: (size: number, hash: string): ScanRow[] =>
-      (byContentForScan.values({ size, hash }) as ScanTuple[]).map(scanRow),
+    byContent: (size: number, hash: string): Work<ScanRow[]> => allOf(byContentForScan, { size, hash }),
 
     /** Which of these paths are some asset's proxy (never taken for input). */
-    proxiesAmong(paths: readonly string[]): Set<string> {
+    *proxiesAmong(paths: readonly string[]): Work<Set<string>> {
       const out = new Set<string>()
       for (let i = 0; i < paths.length; i += 1000)
-        for (const r of proxiesAmong.all(JSON.stringify(paths.slice(i, i + 1000)))) out.add(r.path_proxy)
+        for (const r of yield* allOf(proxiesAmong, { paths: JSON.stringify(paths.slice(i, i + 1000)) }))
+          out.add(r.path_proxy)
       return out
     },
 
     /** Whether `path` is some asset's proxy (proxiesAmong of one path). */
-    isProxy: (path: string): boolean => isProxyAt.get(path) !== null,
+    *isProxy(path: string): Work<boolean> {
+      return (yield* oneOf(isProxyAt, { path })) !== undefined
+    },
 
     /** The asset's path_file (what a task's log line names), or undefined. */
-    pathOf: (id: number): string | undefined => pathFileOf.get(id)?.path_file,
+    *pathOf(id: number): Work<string | undefined> {
+      return (yield* oneOf(pathFileOf, { id }))?.path_file
+    },
 
     /** Records fingerprints, each only if the asset still has the file it was read from. */
-    setFingerprints(
+    *setFingerprints(
       list: readonly { id: number; dev: number; ino: number; size: number; mtimeMs: number; hash: string }[],
-    ) {
+    ): Work<void> {
       if (!list.length) return
-      inTransaction(() => {
-        for (const f of list) setFingerprint.run(f.size, f.mtimeMs, f.hash, f.id, f.dev, f.ino)
+      yield* tx(function* () {
+        for (const f of list)
+          yield* runOf(setFingerprint, {
+            size: f.size,
+            mtime: f.mtimeMs,
+            hash: f.hash,
+            id: f.id,
+            dev: f.dev,
+            ino: f.ino,
+          })
       })
     },
 
@@ -882,93 +937,99 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * (`from`; for online, `at`: where the asset is once relocated): an asset another scan changed
      * meanwhile (a scan awaits the disk between its read and its apply) is left, and its id
      * returned for the caller to look at again. Offline first (a vanished asset frees its path),
-     * then the relocations in two steps (each first to a name no file can have, so a swap or
-     * rotation of names never meets the unique index half-done), then online; a path another
+     * then the relocations in two steps (each first to a name no file can have, PARKED, so a swap
+     * or rotation of names never meets the unique index half-done), then online; a path another
      * asset holds in production is not taken.
      */
-    applyScan(
+    *applyScan(
       d: {
         offline: readonly { id: number; from: string; archive: boolean }[]
         online: readonly { id: number; at: string; archive: boolean }[]
         relocations: readonly ScanRelocation[]
       },
       by: Actor = system('watcher'),
-    ): { changed: number[]; conflicts: number[] } {
+    ): Work<{ changed: number[]; conflicts: number[] }> {
       const now = isoTimestamp()
       // Each change applied is written to the history, with the scan's transaction (the caller's).
-      const note = (id: number, changes: Record<string, { old: unknown; new: unknown }>, hint?: Hint) => {
-        const owner = ownerOf.get(id)
+      function* note(id: number, changes: Record<string, { old: unknown; new: unknown }>, hint?: Hint): Work<void> {
+        const owner = yield* oneOf(ownerOf, { id })
         if (owner)
-          runSync(
-            db,
-            history.record(by, {
-              resource: `${owner.kind}asset`,
-              id,
-              action: 'update',
-              production: owner.production,
-              changes,
-              hint,
-            }),
-          )
+          yield* history.record(by, {
+            resource: `${owner.kind}asset`,
+            id,
+            action: 'update',
+            production: owner.production,
+            changes,
+            hint,
+          })
       }
       const changed = new Set<number>()
       const conflicts = new Set<number>()
       // As the scan read it: its path, and archived or not (a re-import may have made it archive-only).
-      const asRead = (id: number, path: string, archive: boolean) => {
-        const row = currentPath.get(id)
-        return row !== null && row.path_file === path && !!row.is_archive === archive
+      function* asRead(id: number, path: string, archive: boolean): Work<boolean> {
+        const row = yield* oneOf(currentPath, { id })
+        return row !== undefined && row.path_file === path && row.is_archive === archive
+      }
+      /** Whether another asset than `id` is in production at `path`. */
+      function* heldByAnother(path: string, kind: MediaKind, id: number): Work<boolean> {
+        return (yield* allOf(onlineAt, { path, kind })).some((o) => o.id !== id)
       }
       for (const o of d.offline) {
-        if (!asRead(o.id, o.from, o.archive)) changed.add(o.id)
-        else if (setOffline.run(now, o.id).changes) note(o.id, { is_production: { old: true, new: false } })
+        if (!(yield* asRead(o.id, o.from, o.archive))) changed.add(o.id)
+        else if ((yield* runOf(setOffline, { now, id: o.id })).changes)
+          yield* note(o.id, { is_production: { old: true, new: false } })
       }
-      const relocations = d.relocations.filter((r) => {
-        if (asRead(r.id, r.from, r.archive)) return true
-        changed.add(r.id)
-        return false
-      })
-      const was = new Map(relocations.map((r) => [r.id, ownerOf.get(r.id)]))
-      for (const r of relocations) if (r.path !== r.from) parkPath.run(`\u0000moving:${r.id}`, r.id)
+      const relocations: ScanRelocation[] = []
+      for (const r of d.relocations) {
+        if (yield* asRead(r.id, r.from, r.archive)) relocations.push(r)
+        else changed.add(r.id)
+      }
+      const was = new Map<number, { device: number; is_production: boolean } | undefined>()
+      for (const r of relocations) was.set(r.id, yield* oneOf(ownerOf, { id: r.id }))
+      for (const r of relocations) if (r.path !== r.from) yield* runOf(parkPath, { path: PARKED(r.id), id: r.id })
       for (const r of relocations) {
-        if (onlineAt.all(r.path, r.kind).some((o) => o.id !== r.id)) {
+        if (yield* heldByAnother(r.path, r.kind, r.id)) {
           // Another asset stays in production at that path (an archived one is never taken
           // offline): this one goes back where it was, offline if that path is taken meanwhile.
           conflicts.add(r.id)
-          if (r.path !== r.from) unpark.run(r.from, r.from, r.kind, r.id, r.id)
+          if (r.path !== r.from) yield* runOf(unpark, { from: r.from, kind: r.kind, id: r.id })
           continue
         }
-        db.update(mediaAssets)
-          .set({
-            // In production: its file is there (checked just now), whatever another scan said meanwhile.
-            is_production: true,
-            path_file: r.path,
-            device: r.device,
-            file_dev: r.dev,
-            file_ino: r.ino,
-            file_stamp: r.stamp,
-            // Content relinks bring their fingerprint; a rename keeps it; a new inode is read again.
-            ...(r.hash !== undefined
-              ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash }
-              : r.by === 'identity'
-                ? {}
-                : { file_hash: null }),
-            date_mod: now,
-          })
-          .where(eq(mediaAssets.id, r.id))
-          .run()
+        yield* run(
+          db
+            .update(mediaAssets)
+            .set({
+              // In production: its file is there (checked just now), whatever another scan said meanwhile.
+              is_production: true,
+              path_file: r.path,
+              device: r.device,
+              file_dev: r.dev,
+              file_ino: r.ino,
+              file_stamp: r.stamp,
+              // Content relinks bring their fingerprint; a rename keeps it; a new inode is read again.
+              ...(r.hash !== undefined
+                ? { file_size: r.size, file_mtime: r.mtimeMs, file_hash: r.hash }
+                : r.by === 'identity'
+                  ? {}
+                  : { file_hash: null }),
+              date_mod: now,
+            })
+            .where(eq(mediaAssets.id, r.id)),
+        )
         const before = was.get(r.id)
         const changes: Record<string, { old: unknown; new: unknown }> = {}
         if (r.path !== r.from) changes.path_file = { old: r.from, new: r.path }
         if (before && before.device !== r.device) changes.device = { old: before.device, new: r.device }
         if (before && !before.is_production) changes.is_production = { old: false, new: true }
-        if (Object.keys(changes).length) note(r.id, changes, r.by === 'content' ? 'relinked' : undefined)
+        if (Object.keys(changes).length) yield* note(r.id, changes, r.by === 'content' ? 'relinked' : undefined)
       }
       for (const o of d.online) {
         if (changed.has(o.id) || conflicts.has(o.id)) continue
-        const row = currentPath.get(o.id)
-        if (!row || row.path_file !== o.at || !!row.is_archive !== o.archive) changed.add(o.id)
-        else if (onlineAt.all(o.at, row.kind).some((x) => x.id !== o.id)) conflicts.add(o.id)
-        else if (setOnlineOne.run(now, o.id).changes) note(o.id, { is_production: { old: false, new: true } })
+        const row = yield* oneOf(currentPath, { id: o.id })
+        if (!row || row.path_file !== o.at || row.is_archive !== o.archive) changed.add(o.id)
+        else if (yield* heldByAnother(o.at, row.kind, o.id)) conflicts.add(o.id)
+        else if ((yield* runOf(setOnlineOne, { now, id: o.id })).changes)
+          yield* note(o.id, { is_production: { old: false, new: true } })
       }
       return { changed: [...changed], conflicts: [...conflicts] }
     },
@@ -978,61 +1039,94 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * (what history records of it, without reading it again). The import writes the history, the
      * keywords (writeKeywords) and its log beside it.
      */
-    insertImported: (row: ImportedAsset): MediaRow => insertImported.get(row)!,
+    *insertImported(row: ImportedAsset): Work<MediaRow> {
+      return (yield* oneOf(insertImported, row))!
+    },
 
     /** An asset imported again: the import's fields over what it has (the caller writes the history). */
-    updateImported(id: number, set: Partial<typeof mediaAssets.$inferInsert>) {
-      db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)).run()
+    *updateImported(id: number, set: Partial<typeof mediaAssets.$inferInsert>): Work<void> {
+      yield* run(db.update(mediaAssets).set(set).where(eq(mediaAssets.id, id)))
     },
 
     /** The whole row (the import task's read), or undefined. */
-    byId: (id: number): MediaRow | undefined => rowById.get({ id }),
+    byId: (id: number): Work<MediaRow | undefined> => oneOf(rowById, { id }),
 
     /** status_asset (0 working, 6 done, -1 failed), as the import task moves it. */
-    setStatus(id: number, status: number, by: Actor) {
-      changed(id, by, () => setStatusOf.run({ id, status, now: isoTimestamp() }))
+    setStatus(id: number, status: number, by: Actor): Work<void> {
+      return tx(() => changed(id, by, () => runOf(setStatusOf, { id, status, now: isoTimestamp() })))
     },
 
     /** Probed technical details, over what the asset has. */
-    setTechnical(id: number, technical: Record<string, unknown>, by: Actor) {
-      changed(id, by, () =>
-        db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id)).run(),
+    setTechnical(id: number, technical: Record<string, unknown>, by: Actor): Work<void> {
+      return tx(() =>
+        changed(id, by, () =>
+          run(db.update(mediaAssets).set({ technical, date_mod: isoTimestamp() }).where(eq(mediaAssets.id, id))),
+        ),
       )
     },
 
     /** The proxy made for the asset, and the versions of the pictures made with it (none: {}). */
-    setProxy(id: number, path: string, by: Actor, pictures: PictureVersions = {}) {
-      changed(id, by, () =>
-        db
-          .update(mediaAssets)
-          .set({ path_proxy: path, pictures, date_mod: isoTimestamp() })
-          .where(eq(mediaAssets.id, id))
-          .run(),
+    setProxy(id: number, path: string, by: Actor, pictures: PictureVersions = {}): Work<void> {
+      return tx(() =>
+        changed(id, by, () =>
+          run(
+            db
+              .update(mediaAssets)
+              .set({ path_proxy: path, pictures, date_mod: isoTimestamp() })
+              .where(eq(mediaAssets.id, id)),
+          ),
+        ),
       )
     },
 
     /**
-     * Proxies renamed (the proxy-name task), in one transaction (the caller's when one is open):
+     * Proxies renamed (the proxy-name task), in one transaction (a savepoint in the caller's):
      * each path_proxy that still names `from` names `to`; one changed meanwhile is left.
      */
-    renameProxies(renamed: readonly { id: number; from: string; to: string }[], by: Actor) {
+    *renameProxies(renamed: readonly { id: number; from: string; to: string }[], by: Actor): Work<void> {
       if (!renamed.length) return
-      inTransaction(() => {
+      yield* tx(function* () {
         for (const r of renamed)
-          changed(r.id, by, () =>
-            db
-              .update(mediaAssets)
-              .set({ path_proxy: r.to, date_mod: isoTimestamp() })
-              .where(and(eq(mediaAssets.id, r.id), eq(mediaAssets.path_proxy, r.from)))
-              .run(),
+          yield* changed(r.id, by, () =>
+            run(
+              db
+                .update(mediaAssets)
+                .set({ path_proxy: r.to, date_mod: isoTimestamp() })
+                .where(and(eq(mediaAssets.id, r.id), eq(mediaAssets.path_proxy, r.from))),
+            ),
           )
       })
     },
 
     /** The productions with a proxy named by its asset's id directly in their proxy_root (the proxy-name task's look at start). */
-    productionsWithOldProxyNames(): number[] {
+    *productionsWithOldProxyNames(): Work<number[]> {
+      // Proxies named by their asset's id (`<id>.<ext>`, `<id>_<n>.<ext>`): a LIKE over the
+      // path_proxy index, separators made one; each last name is checked exactly below
+      // (media/proxyname.ts). '!' escapes the `_` that LIKE would take for any character.
+      const slashed = sql`replace(${mediaAssets.path_proxy}, '\\', '/')`
+      const rows = yield* all(
+        db
+          .select({
+            production: mediaAssets.production,
+            id: mediaAssets.id,
+            path_file: mediaAssets.path_file,
+            path_proxy: mediaAssets.path_proxy,
+            proxy_root: productions.proxy_root,
+          })
+          .from(mediaAssets)
+          .innerJoin(productions, eq(productions.id, mediaAssets.production))
+          .where(
+            and(
+              ne(mediaAssets.path_proxy, ''),
+              or(
+                sql`${slashed} LIKE ('%/' || ${mediaAssets.id} || '.%')`,
+                sql`${slashed} LIKE ('%/' || ${mediaAssets.id} || '!_%.%') ESCAPE '!'`,
+              ),
+            ),
+          ),
+      )
       const found = new Set<number>()
-      for (const r of oldProxyProductions.all())
+      for (const r of rows)
         if (
           parentFolder(r.path_proxy) === withFinalSep(r.proxy_root) &&
           needsNewName(lastName(r.path_proxy), r.path_file, r.id)
@@ -1042,19 +1136,32 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
     },
 
     /** A production's assets that have a proxy: id, kind, path_file, path_proxy (the proxy-name task's list). */
-    proxiesOf: (production: number) => proxiesOfProduction.all(production),
+    proxiesOf: (production: number) =>
+      all(
+        db
+          .select({
+            id: mediaAssets.id,
+            kind: mediaAssets.kind,
+            path_file: mediaAssets.path_file,
+            path_proxy: mediaAssets.path_proxy,
+          })
+          .from(mediaAssets)
+          .where(and(eq(mediaAssets.production, production), ne(mediaAssets.path_proxy, '')))
+          .orderBy(mediaAssets.id),
+      ),
 
     /** Online (is_production) or offline; archive-only assets are left as they are. */
-    setOnline(ids: number[], online: boolean, by: Actor) {
+    *setOnline(ids: number[], online: boolean, by: Actor): Work<void> {
       if (!ids.length) return
-      db.transaction(() => {
+      yield* tx(function* () {
         for (const id of ids)
-          changed(id, by, () =>
-            db
-              .update(mediaAssets)
-              .set({ is_production: online, date_mod: isoTimestamp() })
-              .where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, !online)))
-              .run(),
+          yield* changed(id, by, () =>
+            run(
+              db
+                .update(mediaAssets)
+                .set({ is_production: online, date_mod: isoTimestamp() })
+                .where(and(eq(mediaAssets.id, id), eq(mediaAssets.is_production, !online))),
+            ),
           )
       })
     },
@@ -1063,19 +1170,23 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
      * The asset's essence was copied to an archive: is_archive true with its archive_details;
      * `online` false when the online file was removed (archive-only).
      */
-    setArchived(id: number, details: Record<string, string>, online: boolean, xxh64: string, by: Actor) {
-      changed(id, by, () =>
-        db
-          .update(mediaAssets)
-          .set({
-            is_archive: true,
-            archive_details: details,
-            is_production: online,
-            technical: withHash(id, xxh64),
-            date_mod: isoTimestamp(),
-          })
-          .where(eq(mediaAssets.id, id))
-          .run(),
+    setArchived(id: number, details: Record<string, string>, online: boolean, xxh64: string, by: Actor): Work<void> {
+      return tx(() =>
+        changed(id, by, function* () {
+          const technical = yield* withHash(id, xxh64)
+          yield* run(
+            db
+              .update(mediaAssets)
+              .set({
+                is_archive: true,
+                archive_details: details,
+                is_production: online,
+                technical,
+                date_mod: isoTimestamp(),
+              })
+              .where(eq(mediaAssets.id, id)),
+          )
+        }),
       )
     },
 
@@ -1087,20 +1198,24 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined,
       by: Actor,
       xxh64?: string,
-    ) {
-      changed(id, by, () =>
-        db
-          .update(mediaAssets)
-          .set({
-            path_file: path,
-            device,
-            is_production: true,
-            ...identityOfFile(stat),
-            ...(xxh64 ? { technical: withHash(id, xxh64) } : {}),
-            date_mod: isoTimestamp(),
-          })
-          .where(eq(mediaAssets.id, id))
-          .run(),
+    ): Work<void> {
+      return tx(() =>
+        changed(id, by, function* () {
+          const technical = xxh64 ? yield* withHash(id, xxh64) : undefined
+          yield* run(
+            db
+              .update(mediaAssets)
+              .set({
+                path_file: path,
+                device,
+                is_production: true,
+                ...identityOfFile(stat),
+                ...(technical ? { technical } : {}),
+                date_mod: isoTimestamp(),
+              })
+              .where(eq(mediaAssets.id, id)),
+          )
+        }),
       )
     },
 
@@ -1111,65 +1226,65 @@ export function createMediaAssets(db: Db, holds: HoldDurations, metadata: Custom
       device: number,
       stat: Pick<FileStat, 'dev' | 'ino' | 'stamp'> | undefined,
       by: Actor,
-    ) {
-      changed(id, by, () =>
-        db
-          .update(mediaAssets)
-          .set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
-          .where(eq(mediaAssets.id, id))
-          .run(),
+    ): Work<void> {
+      return tx(() =>
+        changed(id, by, () =>
+          run(
+            db
+              .update(mediaAssets)
+              .set({ path_file: path, device, ...identityOfFile(stat), date_mod: isoTimestamp() })
+              .where(eq(mediaAssets.id, id)),
+          ),
+        ),
       )
     },
 
-    create(kind: MediaKind, body: typeof MediaAssetCreate.static, user: Principal) {
-      const production = runSync(
+    *create(kind: MediaKind, body: typeof MediaAssetCreate.static, user: Principal): Work<MediaRow> {
+      const production = yield* productionForWrite(
         db,
-        productionForWrite(
-          db,
-          user,
-          { id: body.production, name: body.production_name },
-          { id: 'production', name: 'production_name' },
-        ),
+        user,
+        { id: body.production, name: body.production_name },
+        { id: 'production', name: 'production_name' },
       )
-      const file = field('/path_file', () => fileOnDevice(db.select().from(devices).all(), body.path_file))
+      const allDevices = yield* all(db.select().from(devices))
+      const file = field('/path_file', () => fileOnDevice(allDevices, body.path_file))
       const dateCrt = body.date_crt === undefined ? undefined : dateField('/date_crt', body.date_crt)
       const dateDel = body.date_del === undefined ? undefined : dateField('/date_del', body.date_del)
       const store = body.meta_field_store ?? {}
-      runSync(db, metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], store, '/meta_field_store'))
-      if (byPath(file.path, kind)) throw unique('/path_file', `A ${kind} asset with this path_file already exists.`)
+      yield* metadata.validateStore(CONTENT_TYPE_IDS[`${kind}asset`], store, '/meta_field_store')
+      if (yield* byPath(file.path, kind))
+        throw unique('/path_file', `A ${kind} asset with this path_file already exists.`)
       const now = isoTimestamp()
-      return db.transaction(() => {
-        const row = db
-          .insert(mediaAssets)
-          .values({
-            kind,
-            name: body.name,
-            description: body.description ?? '',
-            production: production.id,
-            device: file.device.id,
-            path_file: file.path,
-            is_archive: body.is_archive ?? false,
-            is_production: body.is_production ?? true,
-            meta_field_store: store,
-            date_crt: dateCrt ?? null,
-            date_add: now,
-            date_mod: now,
-            date_del: dateDel ?? runSync(db, holds.dateDel(`${kind}asset`, file.device.name, production.name, now)),
-            // Recorded on every create, so a later move or rename is recognised (the watcher).
-            ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
-          })
-          .returning()
-          .get()
-        runSync(
-          db,
-          history.record(actorOf(user), {
-            resource: `${kind}asset`,
-            id: row.id,
-            action: 'create',
-            production: production.id,
-            changes: history.snapshot(detail(row), FIELDS, 'create'),
-          }),
-        )
+      return yield* tx(function* () {
+        const row = (yield* one(
+          db
+            .insert(mediaAssets)
+            .values({
+              kind,
+              name: body.name,
+              description: body.description ?? '',
+              production: production.id,
+              device: file.device.id,
+              path_file: file.path,
+              is_archive: body.is_archive ?? false,
+              is_production: body.is_production ?? true,
+              meta_field_store: store,
+              date_crt: dateCrt ?? null,
+              date_add: now,
+              date_mod: now,
+              date_del: dateDel ?? (yield* holds.dateDel(`${kind}asset`, file.device.name, production.name, now)),
+              // Recorded on every create, so a later move or rename is recognised (the watcher).
+              ...identityOfFile(file.stat?.kind === 'file' ? file.stat : undefined),
+            })
+            .returning(),
+        ))!
+        yield* history.record(actorOf(user), {
+          resource: `${kind}asset`,
+          id: row.id,
+          action: 'create',
+          production: production.id,
+          changes: history.snapshot(yield* detail(row), FIELDS, 'create'),
+        })
         return row
       })
     },
@@ -1225,6 +1340,29 @@ export type ScanRow = Pick<
   | 'file_hash'
   | 'kind'
 >
+/** A proxy_root and the path of the device it lies on ('' when none). */
+export type ProxyFolder = { proxyRoot: string; devicePath: string }
+
+/** A scan's row as the driver answers it (scanRowOf): SQLite's flags are 0 or 1, PostgreSQL's 64-bit integers may be text. */
+type RawScanRow = Record<keyof ScanRow, unknown>
+
+const numberOrNull = (value: unknown) => (value === null ? null : Number(value))
+
+/** A ScanRow of a raw row: the same values from either engine. */
+const scanRowOf = (r: RawScanRow): ScanRow => ({
+  id: Number(r.id),
+  path_file: r.path_file as string,
+  device: Number(r.device),
+  is_archive: r.is_archive === true || r.is_archive === 1,
+  is_production: r.is_production === true || r.is_production === 1,
+  file_dev: numberOrNull(r.file_dev),
+  file_ino: numberOrNull(r.file_ino),
+  file_stamp: numberOrNull(r.file_stamp),
+  file_size: numberOrNull(r.file_size),
+  file_mtime: numberOrNull(r.file_mtime),
+  file_hash: r.file_hash as string | null,
+  kind: r.kind as MediaKind,
+})
 /** A relocation as applyScan takes it: reconcile's, with where the row was and whether it is in production. */
 export type ScanRelocation = Relocation & { from: string; kind: MediaKind; archive: boolean }
 
@@ -1237,11 +1375,14 @@ export const identityOfFile = (stat?: Pick<FileStat, 'dev' | 'ino' | 'stamp'>) =
 /**
  * Media assets put on another device, in the caller's transaction: a device made around their
  * folder takes them (?adopt=true), or gives them back when it goes. The devices service decides
- * and writes the history; the row is written here, by the table's owner.
+ * and writes the history; the rows are written here, by the table's owner, in one statement.
  */
-export function moveToDevice(db: Db, ids: readonly number[], to: number, now = isoTimestamp()) {
-  const set = db.$client.prepare<unknown, [number, string, number]>(
-    'UPDATE media_assets SET device = ?, date_mod = ? WHERE id = ?',
+export function* moveToDevice(db: Db, ids: readonly number[], to: number, now = isoTimestamp()): Work<void> {
+  if (!ids.length) return
+  yield* run(
+    db
+      .update(mediaAssets)
+      .set({ device: to, date_mod: now })
+      .where(inJsonList(mediaAssets.id, JSON.stringify(ids))),
   )
-  for (const id of ids) set.run(to, now, id)
 }

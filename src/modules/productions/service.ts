@@ -564,7 +564,7 @@ export function createProductions(
           production: row.id,
           changes: { ...history.snapshot(row, FIELDS, 'create'), ...grant },
         })
-        if (!user.is_superuser) users.grantById(user.id, row.id, 'write')
+        if (!user.is_superuser) yield* users.grantById(user.id, row.id, 'write')
         return row
       })
     },

@@ -191,7 +191,7 @@ export function* taskProblem(
   const shape = yield* bundleProblem(db, t.path, t.device, t.project)
   if (shape) return shape.detail
   if (t.user === undefined) return undefined
-  const user = users.principalById(t.user)
+  const user = yield* users.principalById(t.user)
   if (!user) return 'the user who asked for it no longer exists'
   if (!canWrite(user, t.production))
     return `the user who asked for it no longer has write access to production ${t.production}`

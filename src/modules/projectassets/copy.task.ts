@@ -54,11 +54,15 @@ export const stagingFor = (target: string, taskId: number) => joinBelow(dirName(
  */
 function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
   const projectId = task.target.projectasset!
-  const asker = task.params.user === undefined ? undefined : users.principalById(task.params.user)
-  const by: Actor = asker ? actorOf(asker, 'task') : system('task')
+  // Whose the writes are: read by the first of them, for every one.
+  let by: Actor | undefined
   const byId = () => db.select().from(projectAssets).where(eq(projectAssets.id, projectId))
   return (values: Partial<typeof projectAssets.$inferInsert>, hint?: Hint): Work<void> =>
     tx(function* () {
+      if (!by) {
+        const asker = task.params.user === undefined ? undefined : yield* users.principalById(task.params.user)
+        by = asker ? actorOf(asker, 'task') : system('task')
+      }
       const before = yield* one(byId())
       yield* run(db.update(projectAssets).set(values).where(eq(projectAssets.id, projectId)))
       const after = yield* one(byId())

@@ -56,7 +56,7 @@ export function deleteHandler(port: Port, users: Users, media: MediaAssets): Han
       if (!checked) return
       const { project, refusal } = checked
       if (refusal) throw new Error(`refusing to remove ${bundle_root}: ${refusal}`)
-      const foreign = media.countUnder(bundle_root, project.production)
+      const foreign = await port.run(media.countUnder(bundle_root, project.production))
       if (foreign)
         throw new Error(
           `refusing to remove ${bundle_root}: it holds ${foreign} catalogued media file(s) of another production`,
@@ -134,11 +134,11 @@ export function deleteHandler(port: Port, users: Users, media: MediaAssets): Han
     }
     await port.run(finish())
 
-    function finish(): Work<void> {
+    function* finish(): Work<void> {
       // The delete is the user's who asked for it (tasks queued by an older version: the service's).
-      const asker = user === undefined ? undefined : users.principalById(user)
+      const asker = user === undefined ? undefined : yield* users.principalById(user)
       const by: Actor = asker ? actorOf(asker, 'task') : system('task')
-      return tx(function* () {
+      return yield* tx(function* () {
         const row = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, projectId)))
         yield* run(db.delete(projectAssets).where(eq(projectAssets.id, projectId)))
         if (row)
@@ -149,10 +149,9 @@ export function deleteHandler(port: Port, users: Users, media: MediaAssets): Han
             production: row.production,
             changes: { bundle_root: { old: row.bundle_root, new: null }, name: { old: row.name, new: null } },
           })
-        // Media files that lived in the folder went with it: their records stay, offline. The
-        // media assets service writes synchronously, on SQLite's connection (in this transaction).
-        media.setOnline(
-          media.under(bundle_root).map((m) => m.id),
+        // Media files that lived in the folder went with it: their records stay, offline.
+        yield* media.setOnline(
+          (yield* media.under(bundle_root)).map((m) => m.id),
           false,
           by,
         )

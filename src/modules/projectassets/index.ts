@@ -3,7 +3,7 @@ import { runSync } from '../../db/port.ts'
 import { projectAssets } from '../../db/tables.ts'
 import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
-import { Paging, type PagingQuery, slashPath } from '../../http/lists.ts'
+import { type ListAnswer, Paging, type PagingQuery, slashPath } from '../../http/lists.ts'
 import { BODY_ERRORS, IdParams, errors, listOf, sharedModels } from '../../http/models.ts'
 import { optionalEq } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
@@ -128,10 +128,16 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
     .get(
       '/',
       // The Response made here, of the list's answer made outside: see src/http/lists.ts ListAnswer.
-      ({ query, user, request }) => {
-        const answer = list(query, user, request)
-        return new Response(answer.body, answer)
-      },
+      // Awaited only where the list answers a promise (PostgreSQL).
+      ctx.port.engine === 'sqlite'
+        ? ({ query, user, request }) => {
+            const answer = list(query, user, request) as ListAnswer
+            return new Response(answer.body, answer)
+          }
+        : async ({ query, user, request }) => {
+            const answer = await list(query, user, request)
+            return new Response(answer.body, answer)
+          },
       {
         auth: true,
         query: t.Object({

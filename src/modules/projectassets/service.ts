@@ -203,11 +203,9 @@ export function createProjectAssets(
     if (problem) throw invalid('/bundle_root', problem.detail)
   }
 
-  // taskState (tasks/queries.ts) reads synchronously, on SQLite's connection.
-  const taskRef = (id: number): QueuedTask => ({
-    id,
-    state: taskState(db, id),
-  })
+  function* taskRef(id: number): Work<QueuedTask> {
+    return { id, state: yield* taskState(db, id) }
+  }
 
   function dates(body: Pick<Body, 'date_crt'>) {
     return body.date_crt === undefined || body.date_crt === null ? body.date_crt : dateField('/date_crt', body.date_crt)
@@ -534,8 +532,8 @@ export function createProjectAssets(
                     .onConflictDoNothing(),
                 )
             }
-            // The runner queues with statements of its own, on SQLite's connection (inside this transaction).
-            const task = deps.runner.enqueue(db, {
+            // The runner queues the task inside this transaction.
+            const task = yield* deps.runner.enqueue({
               kind: 'copy',
               target: { projectasset: row.id },
               production: production.id,
@@ -551,7 +549,7 @@ export function createProjectAssets(
             return { row, taskId: task.id }
           })
           // Read in the same run as the commit: the runner claims the task in a later microtask.
-          return { row, task: taskRef(taskId) }
+          return { row, task: yield* taskRef(taskId) }
         })(),
       )
     },
@@ -567,15 +565,15 @@ export function createProjectAssets(
       requireWrite(user, row.production)
       yield* checkTerritory(row.bundle_root, user, row.production, false)
       // A delete would take catalogued files of another production with it (docs/api.md, Permissions).
-      const foreign = deps.media.countUnder(row.bundle_root, row.production)
+      const foreign = yield* deps.media.countUnder(row.bundle_root, row.production)
       if (foreign)
         throw conflict(
           `The project folder holds ${foreign} catalogued media file(s) of another production; a delete would remove them.`,
         )
-      const open = openTasksOfProject(db, id)
+      const open = yield* openTasksOfProject(db, id)
       const pending = open.find((t) => t.kind === 'delete')
       if (pending) return { id: pending.id, state: pending.state }
-      const copyingFrom = openCopyFrom(db, row.bundle_root)
+      const copyingFrom = yield* openCopyFrom(db, row.bundle_root)
       if (copyingFrom)
         throw conflict(`The project asset is being copied (task ${copyingFrom.id}); delete it when the copy has ended.`)
       const now = isoTimestamp()
@@ -598,8 +596,8 @@ export function createProjectAssets(
           { ...row, is_production: false, date_del: now },
           FIELDS,
         )
-        // The runner queues with statements of its own, on SQLite's connection (inside this transaction).
-        return deps.runner.enqueue(db, {
+        // The runner queues the task inside this transaction.
+        return yield* deps.runner.enqueue({
           kind: 'delete',
           target: { projectasset: id },
           production: row.production,
@@ -608,7 +606,7 @@ export function createProjectAssets(
       })
       for (const t of open)
         if (t.kind === 'copy') deps.runner.cancel(t.id, 'cancelled: the project asset is being deleted')
-      return taskRef(task.id)
+      return yield* taskRef(task.id)
     },
 
     *link(id: number, body: unknown, user: Principal, mode: 'link' | 'unlink') {

@@ -3,14 +3,15 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { ModuleContext } from '../../http/context.ts'
-import { invalidParameter } from '../../http/errors.ts'
-import { Paging, idFilter, pageLinks, streamRows } from '../../http/lists.ts'
+import { AppError, invalidParameter } from '../../http/errors.ts'
+import { type ListAnswer, Paging, idFilter, pageLinks, streamRows } from '../../http/lists.ts'
 import { errors, oneOf, listOf, sharedModels } from '../../http/models.ts'
 import { flagFilter } from '../../http/resource.ts'
 import { FacetParameters, facetFilterOf } from '../mediaassets/facets.ts'
 import type { Principal } from '../users/service.ts'
+import { createPgSearch } from './pg.ts'
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
-import { HIT_TYPES, type HitType, type Search, type SearchFilters, UnsearchableText } from './service.ts'
+import { HIT_TYPES, type Hit, type HitType, type Search, type SearchFilters, UnsearchableText } from './service.ts'
 
 export const SearchHit = t.Object({
   type: oneOf(HIT_TYPES, { description: 'The kind of record: its list is /api/{type}s/' }),
@@ -102,25 +103,39 @@ function filtersOf(query: Query, base: string): SearchFilters | null {
   }
 }
 
+/** The facet parameters, in the order a refusal names the first one given (searchModule on PostgreSQL). */
+const FACET_NAMES = Object.keys(FacetParameters) as (keyof typeof FacetParameters)[]
+
+/** The query's limit (undefined: every hit, streamed) and offset; as lists do (http/lists.ts), digits beyond 64-bit integers are capped. */
+function pagingOf(query: Query): { limit: number | undefined; offset: number } {
+  return {
+    limit: query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER),
+    offset: query.offset === undefined ? 0 : Math.min(Number(query.offset), Number.MAX_SAFE_INTEGER),
+  }
+}
+
+/** A search refused by the engine as the text it could not read: a 400 at q, never a 500. */
+function refusedText(error: unknown): unknown {
+  return error instanceof UnsearchableText ? invalidParameter('q', `q cannot be searched: ${error.message}.`) : error
+}
+
+/** The PostgreSQL pool's own client, which pg.ts's statements run on (db/port.ts Port.sql). */
+function poolOf(ctx: ModuleContext) {
+  if (!ctx.port.sql) throw new Error('the PostgreSQL port has no client to search with')
+  return ctx.port.sql
+}
+
 export function searchModule(ctx: ModuleContext, search: Search) {
-  function answer(
-    query: Query,
-    user: Principal,
+  // On a PostgreSQL catalogue its own search (pg.ts), over the pool's client; on SQLite, FTS5 (service.ts).
+  const pg = ctx.port.engine === 'postgres' ? createPgSearch(poolOf(ctx)) : undefined
+
+  /** The answer of a search's count and hits: the list's envelope (X-Total-Count, Link), the hits as JSON or streamed. */
+  function envelope(
+    found: { count: number; hits: Iterable<Hit> } | undefined,
+    limit: number | undefined,
+    offset: number,
     request: Request,
-  ): { body: string | ReadableStream<Uint8Array>; headers: Record<string, string> } {
-    const filters = filtersOf(query, ctx.baseOf(request))
-    // As lists do (http/lists.ts): digits beyond 64-bit integers are capped.
-    const limit = query.limit === undefined ? undefined : Math.min(Number(query.limit), Number.MAX_SAFE_INTEGER)
-    const offset = query.offset === undefined ? 0 : Math.min(Number(query.offset), Number.MAX_SAFE_INTEGER)
-    let found: ReturnType<typeof search.search> | undefined
-    try {
-      if (filters) found = search.search(user, filters, limit, offset)
-    } catch (error) {
-      // query.ts writes every word as an FTS5 string, so the engine should never refuse one; if it
-      // does, whatever its message, the text is what it could not read: a 400 at q, never a 500.
-      if (error instanceof UnsearchableText) throw invalidParameter('q', `q cannot be searched: ${error.message}.`)
-      throw error
-    }
+  ): ListAnswer {
     const count = found?.count ?? 0
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-total-count': String(count) }
     const link = limit === undefined ? undefined : pageLinks(request, ctx.baseOf(request), { limit, offset, count })
@@ -131,18 +146,68 @@ export function searchModule(ctx: ModuleContext, search: Search) {
     return { body: JSON.stringify([...hits]), headers }
   }
 
+  /** The answer on SQLite, read in the same call. */
+  function answer(query: Query, user: Principal, request: Request): ListAnswer {
+    const filters = filtersOf(query, ctx.baseOf(request))
+    const { limit, offset } = pagingOf(query)
+    let found: ReturnType<typeof search.search> | undefined
+    try {
+      if (filters) found = search.search(user, filters, limit, offset)
+    } catch (error) {
+      // query.ts writes every word as an FTS5 string, so the engine should never refuse one; if it
+      // does, whatever its message, the text is what it could not read.
+      throw refusedText(error)
+    }
+    return envelope(found, limit, offset, request)
+  }
+
+  /**
+   * The answer on PostgreSQL: the same checks of the query first (each bad value a 400 at its
+   * parameter, as on SQLite), then pg.ts's search of the user's text. The technical facets are
+   * not searched there yet (their expressions, db/facets.ts, are SQLite's JSON functions): a
+   * search with one is a 501 at the first one given, in the errors' envelope, rather than a
+   * result that ignores it.
+   */
+  async function pgAnswer(query: Query, user: Principal, request: Request): Promise<ListAnswer> {
+    const filters = filtersOf(query, ctx.baseOf(request))
+    const facet = FACET_NAMES.find((name) => query[name] !== undefined)
+    if (facet !== undefined)
+      throw new AppError(
+        501,
+        'not_implemented',
+        `The technical facets are not searched on a PostgreSQL catalogue yet: search without ${facet}.`,
+        { parameter: facet },
+      )
+    const { limit, offset } = pagingOf(query)
+    if (!filters) return envelope(undefined, limit, offset, request)
+    const { match: _match, wanted: _wanted, inside: _inside, ...rest } = filters
+    let found: { count: number; hits: Hit[] }
+    try {
+      found = await pg!.search(user, { ...rest, q: query.q! }, limit, offset)
+    } catch (error) {
+      throw refusedText(error)
+    }
+    return envelope(found, limit, offset, request)
+  }
+
   return (
     new Elysia({ prefix: '/search', tags: ['Search'] })
       .use(sharedModels)
       .use(ctx.auth)
       .model({ SearchHit, SearchHits: listOf(SearchHit) })
-      // The Response made here, of the answer made outside: see src/http/lists.ts ListAnswer.
+      // The Response made here, of the answer made outside: see src/http/lists.ts ListAnswer. On
+      // SQLite the answer is there at once and the handler is never awaited; on PostgreSQL it is.
       .get(
         '/',
-        ({ query, user, request }) => {
-          const a = answer(query, user, request)
-          return new Response(a.body, a)
-        },
+        ctx.port.engine === 'sqlite'
+          ? ({ query, user, request }) => {
+              const a = answer(query, user, request)
+              return new Response(a.body, a)
+            }
+          : async ({ query, user, request }) => {
+              const a = await pgAnswer(query, user, request)
+              return new Response(a.body, a)
+            },
         {
           auth: true,
           query: SearchQuery,

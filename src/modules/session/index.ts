@@ -11,29 +11,69 @@ import {
   signInFailed,
   signedInCookies,
 } from '../../http/auth.ts'
-import type { ModuleContext } from '../../http/context.ts'
+import { type Work, allOf, statement } from '../../db/port.ts'
+import { productions } from '../../db/tables.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { BODY_ERRORS, errors, sharedModels } from '../../http/models.ts'
 import { CODENAMES, type Principal } from '../users/service.ts'
 import { Session, type SessionAnswer, SignIn } from './model.ts'
 
 const EVERY_CODENAME = Object.keys(CODENAMES).sort()
 
+type Described = NonNullable<SessionAnswer['user']>
+/** What a handler sets of its answer (Elysia's `set`). */
+type Answering = { headers: Record<string, unknown>; status?: unknown }
+
 export function sessionModule(ctx: ModuleContext) {
   const { users, pageGuard: page } = ctx
-  const productionIds = ctx.db.$client.prepare<{ id: number }, []>('SELECT id FROM productions ORDER BY id')
+  const productionIds = statement(() => ctx.db.select({ id: productions.id }).from(productions).orderBy(productions.id))
 
-  /** The user as the page needs them to decide what to show. */
-  const describe = (user: Principal): NonNullable<SessionAnswer['user']> => ({
-    id: user.id,
-    username: user.username,
-    is_superuser: user.is_superuser,
-    perms: user.is_superuser ? EVERY_CODENAME : [...user.perms].sort(),
-    productions: user.is_superuser
-      ? productionIds.all().map(({ id }) => ({ id, level: 'write' as const }))
-      : [...user.readable]
-          .sort((a, b) => a - b)
-          .map((id) => ({ id, level: user.writable.has(id) ? ('write' as const) : ('read' as const) })),
-  })
+  /** The user as the page needs them to decide what to show (a superuser: every production, read here). */
+  function* describe(user: Principal): Work<Described> {
+    return {
+      id: user.id,
+      username: user.username,
+      is_superuser: user.is_superuser,
+      perms: user.is_superuser ? EVERY_CODENAME : [...user.perms].sort(),
+      productions: user.is_superuser
+        ? (yield* allOf(productionIds)).map(({ id }) => ({ id, level: 'write' as const }))
+        : [...user.readable]
+            .sort((a, b) => a - b)
+            .map((id) => ({ id, level: user.writable.has(id) ? ('write' as const) : ('read' as const) })),
+    }
+  }
+
+  /** The sessions the browser's cookies named end (a planted one too), and a new one of `user` starts. */
+  function* signIn(old: string[], user: Principal): Work<{ id: string; described: Described }> {
+    for (const id of old) yield* users.sessions.end(id)
+    const id = yield* users.sessions.start(user.id)
+    return { id, described: yield* describe(user) }
+  }
+
+  function* endEach(ids: string[]): Work<void> {
+    for (const id of ids) yield* users.sessions.end(id)
+  }
+
+  /** Signs out (DELETE): a value, or a promise where the port answers promises. */
+  function signOut(request: Request, set: Answering) {
+    if (!hasSessionCookie(request)) {
+      set.status = 204
+      return
+    }
+    // Another page may not sign the user out either.
+    page.check(request)
+    const secure = page.secure(request)
+    return andThen(ctx.port.run(endEach(sessionIdsOf(request, secure))), () => {
+      set.headers['set-cookie'] = clearedSessionCookies(secure)
+      set.status = 204
+    })
+  }
+
+  // Elysia awaits a handler or not by its source text (http/composed.ts: an `async`, or a call's
+  // result returned, counts): on SQLite the port answers at once and these handlers return no
+  // call's result; where it answers promises they are async.
+  const sqlite = ctx.port.engine === 'sqlite'
 
   return new Elysia({ prefix: '/session', tags: ['Session'] })
     .use(sharedModels)
@@ -41,13 +81,20 @@ export function sessionModule(ctx: ModuleContext) {
     .model({ Session, SignIn })
     .get(
       '/',
-      ({ user, request, set }) => {
-        set.headers['cache-control'] = 'no-store'
-        if (user) return { user: describe(user), via: credentialsOf(request) }
-        // Cookies of no live session, or of more than one (the hook took none): the browser forgets them.
-        if (hasSessionCookie(request)) set.headers['set-cookie'] = clearedSessionCookies(page.secure(request))
-        return { user: null }
-      },
+      sqlite
+        ? ({ user, request, set }) => {
+            set.headers['cache-control'] = 'no-store'
+            if (user) return { user: ctx.port.run(describe(user)) as Described, via: credentialsOf(request) }
+            // Cookies of no live session, or of more than one (the hook took none): the browser forgets them.
+            if (hasSessionCookie(request)) set.headers['set-cookie'] = clearedSessionCookies(page.secure(request))
+            return { user: null }
+          }
+        : async ({ user, request, set }) => {
+            set.headers['cache-control'] = 'no-store'
+            if (user) return { user: await ctx.port.run(describe(user)), via: credentialsOf(request) }
+            if (hasSessionCookie(request)) set.headers['set-cookie'] = clearedSessionCookies(page.secure(request))
+            return { user: null }
+          },
       {
         maybeAuth: true,
         response: { 200: 'Session', ...errors(403) },
@@ -74,10 +121,11 @@ export function sessionModule(ctx: ModuleContext) {
         // The sessions the browser's cookies named end (a planted one too), and the answer removes
         // every other place of the cookie, where another page of this host could have set one.
         const secure = page.secure(request)
-        for (const old of sessionIdsOf(request, secure)) users.sessions.end(old)
-        set.headers['set-cookie'] = signedInCookies(users.sessions.start(user.id), secure)
-        set.headers['cache-control'] = 'no-store'
-        return { user: describe(user), via: 'session' as const }
+        return andThen(ctx.port.run(signIn(sessionIdsOf(request, secure), user)), ({ id, described }) => {
+          set.headers['set-cookie'] = signedInCookies(id, secure)
+          set.headers['cache-control'] = 'no-store'
+          return { user: described, via: 'session' as const }
+        })
       },
       {
         body: 'SignIn',
@@ -101,16 +149,13 @@ export function sessionModule(ctx: ModuleContext) {
     )
     .delete(
       '/',
-      ({ request, set }) => {
-        if (hasSessionCookie(request)) {
-          // Another page may not sign the user out either.
-          page.check(request)
-          const secure = page.secure(request)
-          for (const id of sessionIdsOf(request, secure)) users.sessions.end(id)
-          set.headers['set-cookie'] = clearedSessionCookies(secure)
-        }
-        set.status = 204
-      },
+      sqlite
+        ? ({ request, set }) => {
+            signOut(request, set)
+          }
+        : async ({ request, set }) => {
+            await signOut(request, set)
+          },
       {
         maybeAuth: true,
         response: { 204: t.Void({ description: 'Signed out' }), ...errors(403) },

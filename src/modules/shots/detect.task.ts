@@ -62,17 +62,22 @@ import { EDIT_CODENAMES } from '../mediaassets/model.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
+import { namesForLog } from '../../tasks/names.ts'
 import type { ShotRow, Shots } from './service.ts'
 
 export const WORK_PREFIX = '.reelhouse-shots-'
 
 type ShotsDeps = { media: MediaAssets; shots: Shots; devices: Devices; users: Users; ffmpeg: () => Promise<Ffmpeg> }
 
-/** What a shots task's log lines name: the asset and its file. */
-export const shotsSubject = (media: MediaAssets) => (task: TaskOf<'shots'>) => ({
-  videoasset: task.params.asset,
-  path: media.pathOf(task.params.asset) ?? '(the asset is gone)',
-})
+/** What a shots task's log lines name: the asset and its file (by id alone until read: namesForLog). */
+export const shotsSubject = (port: Port, media: MediaAssets) => {
+  const pathOf = namesForLog<string | undefined>(port)
+  return (task: TaskOf<'shots'>) => {
+    const asset = task.params.asset
+    const path = pathOf(asset, () => media.pathOf(asset))
+    return { videoasset: asset, ...(path && { path: path.value ?? '(the asset is gone)' }) }
+  }
+}
 
 /**
  * Removes the work folder `name` of the open proxy folder: the files in it (the run's prints and
@@ -116,10 +121,10 @@ export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
   const db = port.db
   return async ({ task, signal, progress, save, report }) => {
     const params = task.params
-    const askedBy = params.user === undefined ? undefined : deps.users.principalById(params.user)
+    const askedBy = params.user === undefined ? undefined : await port.run(deps.users.principalById(params.user))
     const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
     if (params.user !== undefined && !askedBy) throw new Error('the user who asked for the detection no longer exists')
-    const asset = media.byId(params.asset)
+    const asset = await port.run(media.byId(params.asset))
     if (!asset || asset.kind !== 'video') throw new Error('the asset is gone')
     // Checked again as the task starts (docs/api.md, Permissions).
     if (askedBy && !canWrite(askedBy, asset.production))
@@ -144,7 +149,7 @@ export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
     const production = (await port.run(one(db.select().from(productions).where(eq(productions.id, asset.production)))))!
     const allDevices = await port.run(deps.devices.list())
     const proxyDir = production.proxy_root
-    const { proxyRoot, devicePath } = media.proxyFolderOf(asset.production)
+    const { proxyRoot, devicePath } = await port.run(media.proxyFolderOf(asset.production))
 
     // The inputs: the catalogued file, else the proxy (the header).
     const warnings: string[] = []

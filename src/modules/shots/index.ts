@@ -9,7 +9,8 @@ import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import type { Work } from '../../db/port.ts'
 import { sequences, shots } from '../../db/tables.ts'
-import { type ModuleContext, andThen } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
 import { AppError, notFound } from '../../http/errors.ts'
 import { Paging, type PagingQuery } from '../../http/lists.ts'
@@ -208,12 +209,12 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
         sqlite
           ? ({ params, query, user, request }) => {
               ctx.port.run(service.asset(params.id, user))
-              const answer = listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request)))
+              const answer = now(listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request))))
               return new Response(answer.body, answer)
             }
           : async ({ params, query, user, request }) => {
               await ctx.port.run(service.asset(params.id, user))
-              const answer = listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request)))
+              const answer = await listOf(shots, params.id, query, user, request, service.toApi(ctx.baseOf(request)))
               return new Response(answer.body, answer)
             },
         {
@@ -284,12 +285,12 @@ export function shotsModule(ctx: ModuleContext, service: Shots) {
         sqlite
           ? ({ params, query, user, request }) => {
               const toApi = now(ctx.port.run(service.sequencesOf(params.id, user, ctx.baseOf(request))))
-              const answer = listOf(sequences, params.id, query, user, request, toApi)
+              const answer = now(listOf(sequences, params.id, query, user, request, toApi))
               return new Response(answer.body, answer)
             }
           : async ({ params, query, user, request }) => {
               const toApi = await ctx.port.run(service.sequencesOf(params.id, user, ctx.baseOf(request)))
-              const answer = listOf(sequences, params.id, query, user, request, toApi)
+              const answer = await listOf(sequences, params.id, query, user, request, toApi)
               return new Response(answer.body, answer)
             },
         {

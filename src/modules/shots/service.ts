@@ -338,7 +338,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
   /** Removes thumbnail files (after a commit): only regular files inside the production's proxy_root. */
   function removeThumbnails(production: number, paths: readonly string[]) {
     if (!paths.length) return
-    const { proxyRoot, devicePath } = media.proxyFolderOf(production)
+    const { proxyRoot, devicePath } = runSync(db, media.proxyFolderOf(production))
     if (!proxyRoot || !devicePath) return
     for (const path of new Set(paths)) {
       try {
@@ -358,11 +358,11 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
   }
 
   // An asset deleted takes its shots (foreign keys) and their thumbnails with it. The media
-  // service calls its listeners synchronously inside its delete's transaction, so the read runs
-  // at once on that same SQLite connection.
-  media.onRemove((row) => {
+  // service runs its listeners' work inside its delete's transaction, before the row goes, so
+  // the shots are still there to read.
+  media.onRemove(function* (row) {
     if (row.kind !== 'video') return undefined
-    const paths = runSync(db, thumbnailsOf(row.id))
+    const paths = yield* thumbnailsOf(row.id)
     if (!paths.length) return undefined
     return () => {
       removeThumbnails(row.production, paths)
@@ -372,7 +372,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
 
   /** The thumbnails' folders (`<proxy name>.shots`), each removed if it is empty now (an asset deleted). */
   function removeEmptyFolders(production: number, paths: readonly string[]) {
-    const { proxyRoot, devicePath } = media.proxyFolderOf(production)
+    const { proxyRoot, devicePath } = runSync(db, media.proxyFolderOf(production))
     if (!proxyRoot || !devicePath) return
     const folders = new Set(paths.map((p) => p.slice(0, Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')))))
     for (const folder of folders) {
@@ -433,7 +433,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     ): Work<{ path: string; proxyRoot: string; devicePath: string }> {
       const on = yield* asset(assetId, user)
       const { path_thumbnail: path } = yield* shot(on, shotId)
-      return { path, ...media.proxyFolderOf(on.production) }
+      return { path, ...(yield* media.proxyFolderOf(on.production)) }
     },
 
     /**
@@ -450,9 +450,9 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         )
       // The runner writes the task (and merges it with one queued) on the same connection, inside this transaction.
       const { id } = yield* tx(function* () {
-        return runner.enqueue(db, newTask(on, threshold, user.id))
+        return yield* runner.enqueue(newTask(on, threshold, user.id))
       })
-      return runner.get(id) as TaskOf<'shots'>
+      return (yield* runner.get(id)) as TaskOf<'shots'>
     },
 
     /**
@@ -463,7 +463,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
       if (done.kind !== 'video') return
       const on = yield* oneOf(assetById, { id: done.id })
       if (!on || on.kind !== 'video' || !(yield* oneOf(autoshotOf, { id: on.device }))?.autoshot_detection) return
-      runner.enqueue(db, newTask(on, DEFAULT_THRESHOLD))
+      yield* runner.enqueue(newTask(on, DEFAULT_THRESHOLD))
     },
 
     /** A user's shot over [timecode_start, timecode_end). */

@@ -67,7 +67,7 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
   }).post(
     '/:id/cancel',
     async ({ params, user }) => {
-      const row = runner.get(params.id)
+      const row = await ctx.port.run(runner.get(params.id))
       if (!row || !readable(row, user)) throw notFound(noSuchRecord('Task'))
       if (!mayCancel(row, user))
         throw forbidden(

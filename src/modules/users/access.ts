@@ -1,7 +1,8 @@
 // What a user may see and do (docs/api.md, Permissions).
-import { type SQL, inArray, or, sql } from 'drizzle-orm'
+import { type SQL, eq, inArray, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client.ts'
+import { type Statement, type Work, allOf, statement } from '../../db/port.ts'
 import { forbidden } from '../../http/errors.ts'
 import { mediaAssetShares, mediaAssets } from '../../db/tables.ts'
 import type { Principal } from './service.ts'
@@ -24,16 +25,18 @@ export function requireWrite(user: Principal, production: number) {
   if (!canWrite(user, production)) throw forbidden(writeAccessNeeded(user.username, production))
 }
 
+// `false`, not `0`, for a condition no row meets: PostgreSQL takes only a boolean in WHERE.
+
 /** A WHERE condition limiting rows to productions the user can read; undefined for superusers. */
 export function readableBy(user: Principal, column: SQLiteColumn): SQL | undefined {
   if (user.is_superuser) return undefined
-  return user.readable.size ? inArray(column, [...user.readable]) : sql`0`
+  return user.readable.size ? inArray(column, [...user.readable]) : sql`false`
 }
 
 /** Media assets the user can read: of a readable production, or shared with one. */
 export function mediaReadableBy(user: Principal): SQL | undefined {
   if (user.is_superuser) return undefined
-  if (!user.readable.size) return sql`0`
+  if (!user.readable.size) return sql`false`
   const ids = [...user.readable]
   return or(
     inArray(mediaAssets.production, ids),
@@ -43,15 +46,28 @@ export function mediaReadableBy(user: Principal): SQL | undefined {
   )
 }
 
+/** The statement of sharedWith, per catalogue handle: built once (prepared on SQLite). */
+const sharesOf = new WeakMap<Db, Statement<{ production_id: number }>>()
+
 /** The productions a media asset is shared with (besides its own), by the share's primary key. */
-export const sharedWith = (db: Db, assetId: number): number[] =>
-  db.$client
-    .query<{ production_id: number }, [number]>('SELECT production_id FROM media_asset_shares WHERE asset_id = ?')
-    .values(assetId)
-    .map((r) => r[0] as number)
+export function* sharedWith(db: Db, assetId: number): Work<number[]> {
+  let shares = sharesOf.get(db)
+  if (!shares)
+    sharesOf.set(
+      db,
+      (shares = statement(() =>
+        db
+          .select({ production_id: mediaAssetShares.production_id })
+          .from(mediaAssetShares)
+          .where(eq(mediaAssetShares.asset_id, sql.placeholder('asset')))
+          .orderBy(mediaAssetShares.production_id),
+      )),
+    )
+  return (yield* allOf(shares, { asset: assetId })).map((r) => r.production_id)
+}
 
 /** One media asset's visibility: of a readable production, or shared with one (the rule of mediaReadableBy). */
-export function canReadAsset(db: Db, user: Principal, asset: { id: number; production: number }): boolean {
+export function* canReadAsset(db: Db, user: Principal, asset: { id: number; production: number }): Work<boolean> {
   if (canRead(user, asset.production)) return true
-  return sharedWith(db, asset.id).some((production) => canRead(user, production))
+  return (yield* sharedWith(db, asset.id)).some((production) => canRead(user, production))
 }

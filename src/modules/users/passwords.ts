@@ -5,6 +5,7 @@
 // name alone: a name's guesser then slows their own attempts, never the user's from elsewhere.
 // No HTTP types here: the header is read, and the address found, in http/auth.ts.
 import { createHash, randomBytes } from 'node:crypto'
+import { andThen } from '../../db/port.ts'
 import type { Principal } from './principal.ts'
 
 /** How long a verified (user, password) is taken without Argon2 again. */
@@ -49,14 +50,17 @@ export type PasswordOptions = {
 
 type Failures = { count: number; last: number; turn: number }
 
+/** What the catalogue answers: the value itself where it answers at once (SQLite), else a promise of it. */
+type Answer<T> = T | Promise<T>
+
 export function createPasswordCheck(
   deps: {
     /** What a user name may be: another name is refused at once, and not tracked. */
     names: RegExp
-    find(name: string): Candidate | undefined
+    find(name: string): Answer<Candidate | undefined>
     /** The holder of a key (undefined for anything else, a key or not). */
-    byKey(key: string): Principal | undefined
-    principal(user: Omit<Candidate, 'password_hash'>): Principal
+    byKey(key: string): Answer<Principal | undefined>
+    principal(user: Omit<Candidate, 'password_hash'>): Answer<Principal>
   },
   {
     verify = (password, hash) => Bun.password.verify(password, hash),
@@ -152,7 +156,7 @@ export function createPasswordCheck(
       if (hash && secret && (await verify(secret, hash))) {
         remember(rememberKey(user, secret))
         // A success does not clear the failures: behind one address they may be someone else's.
-        return principal(user)
+        return await principal(user)
       }
       if (!hash || !secret) await verify('-', await (decoy ??= hashPassword(randomBytes(16).toString('hex'))))
     }
@@ -163,28 +167,30 @@ export function createPasswordCheck(
   return {
     /**
      * The user, or undefined when the name and secret do not match. Synchronous when the secret
-     * is a key of theirs or a password verified in the last minutes; a promise otherwise.
+     * is a key of theirs or a password verified in the last minutes and the catalogue answers at
+     * once (SQLite); a promise otherwise.
      * address: the client's (its IP address as the socket has it); '' when it is not known (a
      * request handed to the app in-process), which then counts as one address.
      */
-    check(name: string, secret: string, address = ''): Principal | undefined | Promise<Principal | undefined> {
+    check(name: string, secret: string, address = ''): Answer<Principal | undefined> {
       // No user can have such a name: nothing to look up, slow down or track.
       if (!deps.names.test(name)) return undefined
-      const user = deps.find(name)
-      if (user) {
-        const holder = deps.byKey(secret)
-        if (holder?.id === user.id) return holder
-      }
-      if (user?.password_hash) {
-        const key = rememberKey(user, secret)
-        const until = remembered.get(key)
-        // Not slowed down: only someone who knows the password can be remembered.
-        if (until !== undefined) {
-          if (until > now()) return principal(user)
-          remembered.delete(key)
-        }
-      }
-      return verifyPassword(name, address, user, secret)
+      return andThen(deps.find(name), (user): Answer<Principal | undefined> => {
+        if (!user) return verifyPassword(name, address, user, secret)
+        return andThen(deps.byKey(secret), (holder) => {
+          if (holder?.id === user.id) return holder
+          if (user.password_hash) {
+            const key = rememberKey(user, secret)
+            const until = remembered.get(key)
+            // Not slowed down: only someone who knows the password can be remembered.
+            if (until !== undefined) {
+              if (until > now()) return principal(user)
+              remembered.delete(key)
+            }
+          }
+          return verifyPassword(name, address, user, secret)
+        })
+      })
     },
   }
 }

@@ -3,7 +3,8 @@
 // the asset's files against their ASC MHL history, or the hash the asset keeps, and answers 202
 // with it, as a proxy remake and a shot detection answer. The work and the rules are service.ts's.
 import { Elysia, t } from 'elysia'
-import type { ModuleContext } from '../../http/context.ts'
+import { type ModuleContext } from '../../http/context.ts'
+import { andThen } from '../../db/port.ts'
 import { IdParams, errors, sharedModels } from '../../http/models.ts'
 import { TaskRef, taskAnswer } from '../tasks/model.ts'
 import { VERIFY_CODENAMES, VERIFY_TITLES, type Verify, type VerifyKind } from './service.ts'
@@ -31,12 +32,13 @@ export const verifyModule = (ctx: ModuleContext, verify: Verify, kind: VerifyKin
     .model({ VerifyQueued })
     .post(
       '/:id/verify',
-      ({ params, user, set }) => {
-        const task = taskAnswer(verify.queue(kind, params.id, user))
-        set.status = 202
-        set.headers.location = task.url
-        return { task }
-      },
+      ({ params, user, set }) =>
+        andThen(ctx.port.run(verify.queue(kind, params.id, user)), (row) => {
+          const task = taskAnswer(row)
+          set.status = 202
+          set.headers.location = task.url
+          return { task }
+        }),
       {
         auth: true,
         params: IdParams,

@@ -15,6 +15,7 @@
 import { fstatSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { type Port, type Work, all, one, tx } from '../../db/port.ts'
 import { devices, projectAssets } from '../../db/tables.ts'
 import { AppError, noSuchRecord, notFound } from '../../http/errors.ts'
 import { close } from '../../storage/dirfd.ts'
@@ -27,6 +28,7 @@ import { openFileInside } from '../../storage/read.ts'
 import type { VerifyParams } from '../../tasks/kinds.ts'
 import type { Handler, Runner, TaskOf } from '../../tasks/runner.ts'
 import { openCatalogued } from '../assetimport/proxy.task.ts'
+import { namesForLog } from '../../tasks/names.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import { EDIT_CODENAMES, type MediaRow, TITLES } from '../mediaassets/model.ts'
 import type { MediaAssets } from '../mediaassets/service.ts'
@@ -100,11 +102,11 @@ export function createVerify(db: Db, deps: Deps) {
      * request while one waits joins it). 404 for an asset the user cannot read (or of another
      * kind), 403 without the codename or write access, 409 when there is nothing to read.
      */
-    queue(kind: VerifyKind, id: number, user: Principal): TaskOf<'verify'> {
+    *queue(kind: VerifyKind, id: number, user: Principal): Work<TaskOf<'verify'>> {
       requireFileWork()
       let production: number
       if (kind === 'project') {
-        const row = db.select().from(projectAssets).where(eq(projectAssets.id, id)).get()
+        const row = yield* one(db.select().from(projectAssets).where(eq(projectAssets.id, id)))
         if (!row || !canRead(user, row.production)) throw notFound(noSuchRecord(VERIFY_TITLES.project))
         requirePerm(user, VERIFY_CODENAMES.project)
         requireWrite(user, row.production)
@@ -112,8 +114,9 @@ export function createVerify(db: Db, deps: Deps) {
           throw new AppError(409, 'conflict', 'The project asset is being deleted: there is nothing to verify.')
         production = row.production
       } else {
-        const row = media.byId(id)
-        if (!row || row.kind !== kind || !canReadAsset(db, user, row)) throw notFound(noSuchRecord(TITLES[kind]))
+        const row = yield* media.byId(id)
+        if (!row || row.kind !== kind || !(yield* canReadAsset(db, user, row)))
+          throw notFound(noSuchRecord(TITLES[kind]))
         requirePerm(user, VERIFY_CODENAMES[kind])
         requireWrite(user, row.production)
         if (!row.is_production && !archiveHandleOf(row))
@@ -124,17 +127,18 @@ export function createVerify(db: Db, deps: Deps) {
           )
         production = row.production
       }
-      const { id: taskId } = db.transaction((tx) =>
-        runner.enqueue(tx, {
+      // The runner writes the task (or merges it with one queued) on the same connection, inside this transaction.
+      const { id: taskId } = yield* tx(function* () {
+        return yield* runner.enqueue({
           kind: 'verify',
           target: { [`${kind}asset`]: id },
           production,
           params: { asset: id, kind, user: user.id },
           key: `verify:${kind}:${id}`,
           merge: (queued, added) => ({ ...queued, ...added }),
-        }),
-      )
-      return runner.get(taskId) as TaskOf<'verify'>
+        })
+      })
+      return (yield* runner.get(taskId)) as TaskOf<'verify'>
     },
   }
 }
@@ -168,11 +172,12 @@ function cut<T extends Record<string, unknown>>(result: T): T & { truncated?: Re
 
 type TaskDeps = { media: MediaAssets; users: Users }
 
-export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
+export function verifyHandler(port: Port, deps: TaskDeps): Handler<'verify'> {
   const { media } = deps
+  const { db } = port
   return async ({ task, signal, progress, report }) => {
     const p = task.params
-    const askedBy = p.user === undefined ? undefined : deps.users.principalById(p.user)
+    const askedBy = p.user === undefined ? undefined : await port.run(deps.users.principalById(p.user))
     if (p.user !== undefined && !askedBy) throw new Error('the user who asked for the verification no longer exists')
     const by: Actor = askedBy ? actorOf(askedBy, 'task') : system('task')
     // Checked again as the task starts (docs/api.md, Permissions): what the request needed.
@@ -186,15 +191,15 @@ export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
       if (!askedBy.is_superuser && !askedBy.perms.has(codename))
         throw new Error(`the user who asked for the verification no longer has ${codename}`)
     }
-    const all = db.select().from(devices).all()
+    const every = await port.run(all(db.select().from(devices)))
     try {
       if (p.kind === 'project') {
-        const row = db.select().from(projectAssets).where(eq(projectAssets.id, p.asset)).get()
+        const row = await port.run(one(db.select().from(projectAssets).where(eq(projectAssets.id, p.asset))))
         if (!row) throw new Error('the project asset is gone')
         allowed(row.production)
         if (row.deleting) throw new Error('the project asset is being deleted')
         report({ asset: row.id, asset_type: 'projectasset', bundle_root: row.bundle_root })
-        const device = all.find((d) => d.id === row.device)
+        const device = every.find((d) => d.id === row.device)
         if (!device) throw new Error('the project folder lies on no device')
         const nearest = nearestHistory(device.path, row.bundle_root)
         if (!nearest)
@@ -241,7 +246,7 @@ export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
         return
       }
 
-      const asset = media.byId(p.asset)
+      const asset = await port.run(media.byId(p.asset))
       if (!asset || asset.kind !== p.kind) throw new Error('the asset is gone')
       allowed(asset.production)
       report({ asset: asset.id, asset_type: `${asset.kind}asset`, path_file: asset.path_file })
@@ -250,13 +255,13 @@ export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
       if (asset.is_production)
         files.push({
           path: asset.path_file,
-          open: () => (fileOnDevice(all, asset.path_file).stat ? openCatalogued(all, asset) : undefined),
+          open: () => (fileOnDevice(every, asset.path_file).stat ? openCatalogued(every, asset) : undefined),
         })
       if (handle)
         files.push({
           path: handle,
           open: () => {
-            const device = deviceFor(all, handle)
+            const device = deviceFor(every, handle)
             if (!device) throw new Error(`${handle} lies on no device`)
             return openFileInside(device.path, device.path, handle)?.fd
           },
@@ -265,7 +270,7 @@ export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
       const kept = keptHash(asset.technical)
       // What each file is checked against: the nearest history that records it, else the kept hash.
       const plans = files.map((file) => {
-        const device = deviceFor(all, file.path)
+        const device = deviceFor(every, file.path)
         if (!device) throw new Error(`${file.path} lies on no device`)
         const nearest = nearestHistory(device.path, parentFolder(file.path), lastName(file.path))
         if (!nearest && kept === undefined)
@@ -333,11 +338,11 @@ export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
       if (!keep) return
       const path = asset.path_file
       // The last write, with the task's end: only while the asset still keeps no hash and has that file.
-      return () => {
-        const now = media.byId(asset.id)
+      return function* () {
+        const now = yield* media.byId(asset.id)
         if (!now || now.path_file !== path || keptHash(now.technical) !== undefined) return
         const hashes = now.technical.hashes
-        media.setTechnical(
+        yield* media.setTechnical(
           now.id,
           {
             ...now.technical,
@@ -358,12 +363,25 @@ export function verifyHandler(db: Db, deps: TaskDeps): Handler<'verify'> {
 /** The `ascmhl/` folder of a history's root. */
 const ascmhlOf = (root: string) => joinRel(root, MHL_FOLDER)
 
-/** What a verify task's log lines name: the asset and its file or folder. */
-export const verifySubject = (db: Db, media: MediaAssets) => (task: TaskOf<'verify'>) => {
-  const { kind, asset } = task.params
-  if (kind === 'project') {
-    const row = db.select().from(projectAssets).where(eq(projectAssets.id, asset)).get()
-    return { projectasset: asset, folder: row?.bundle_root ?? '(the project is gone)' }
+/** What a verify task's log lines name: the asset and its file or folder (by id alone until read: namesForLog). */
+export const verifySubject = (port: Port, media: MediaAssets) => {
+  const folderOf = namesForLog<string | undefined>(port)
+  const pathOf = namesForLog<string | undefined>(port)
+  return (task: TaskOf<'verify'>) => {
+    const { kind, asset } = task.params
+    if (kind === 'project') {
+      const folder = folderOf(asset, function* () {
+        const row = yield* one(
+          port.db
+            .select({ bundle_root: projectAssets.bundle_root })
+            .from(projectAssets)
+            .where(eq(projectAssets.id, asset)),
+        )
+        return row?.bundle_root
+      })
+      return { projectasset: asset, ...(folder && { folder: folder.value ?? '(the project is gone)' }) }
+    }
+    const path = pathOf(asset, () => media.pathOf(asset))
+    return { [`${kind}asset`]: asset, ...(path && { path: path.value ?? '(the asset is gone)' }) }
   }
-  return { [`${kind}asset`]: asset, path: media.byId(asset)?.path_file ?? '(the asset is gone)' }
 }

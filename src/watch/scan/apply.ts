@@ -3,7 +3,7 @@
 // online). Then the paths to look at again are asked for, what this scan saw is remembered, and
 // the fingerprints that are missing or stale are read and written. Hands on (Applied) the
 // decisions not applied and the counts for the report.
-import { runSync } from '../../db/port.ts'
+import { type Work, tx } from '../../db/port.ts'
 import { assetsBeingMoved } from '../../modules/assetimport/service.ts'
 import { system } from '../../modules/history/service.ts'
 import { setOnlineUnrecorded } from '../../modules/projectassets/service.ts'
@@ -29,7 +29,7 @@ type Run = ScanRun & Walked & Gathered & Decided & Verified
 
 export async function apply(run: Run): Promise<Applied> {
   const { deps, device, recheck, rows, relocations, now } = run
-  const { skipped, changedMeanwhile, applied } = write(run)
+  const { skipped, changedMeanwhile, applied } = await run.port.run(tx(() => write(run)))
   // The catalogue now says what the disk does: a start scan opens the watch folders here, before
   // the (possibly long) reading of missing fingerprints below.
   deps.scanned?.(device.id, run.task.params.paths === null)
@@ -53,53 +53,47 @@ export async function apply(run: Run): Promise<Applied> {
   return { skipped, applied, fingerprinted }
 }
 
-/** The transaction: the media service's and the project service's writes. */
-function write(run: Run) {
+/** The transaction's body: the media service's and the project service's writes. */
+function* write(run: Run): Work<{ skipped: Set<number>; changedMeanwhile: number[]; applied: Applied['applied'] }> {
   const { db, deps, rows, relocations, offline, online, outcome } = run
   const { media } = deps
-  let skipped = new Set<number>()
-  let changedMeanwhile: number[] = []
-  let applied = { offline: offline.length, online: online.length }
-  db.transaction(() => {
-    // An asset an import is moving is out of production until its task has the file in place
-    // (clients wait for that): its file at the old path is not this scan's to bring online.
-    const moving = assetsBeingMoved(db)
-    const free = (id: number) => !moving.has(id)
-    const off = offline.filter(free)
-    const on = online.filter(free)
-    applied = { offline: off.length, online: on.length }
-    const at = new Map(relocations.map((r) => [r.id, r.path]))
-    const result = media.applyScan({
-      offline: off.map((id) => ({ id, from: rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
-      online: on.map((id) => ({ id, at: at.get(id) ?? rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
-      relocations: relocations
-        .filter((r) => free(r.id))
-        .map((r) => ({
-          ...r,
-          from: rows.get(r.id)!.path_file,
-          kind: rows.get(r.id)!.kind,
-          archive: rows.get(r.id)!.is_archive,
-        })),
-    })
-    skipped = new Set([...result.changed, ...result.conflicts])
-    changedMeanwhile = result.changed
-    // A conflict is what the disk says (another asset stays in production there): said, not retried.
-    for (const id of result.conflicts)
-      deps.log.warn("an asset's file is at a path another asset holds in production; left as it was", {
-        asset: id,
-        path: at.get(id) ?? rows.get(id)!.path_file,
-      })
-    for (const [ids, on] of [
-      [outcome.projectsOffline, false],
-      [outcome.projectsOnline, true],
-    ] as const) {
-      if (!ids.length) continue
-      if (deps.projects) runSync(db, deps.projects.setOnline([...ids], on, system('watcher')))
-      // Tests of the scan alone build it without the project service: the same write, without history.
-      else runSync(db, setOnlineUnrecorded(db, [...ids], on))
-    }
+  // An asset an import is moving is out of production until its task has the file in place
+  // (clients wait for that): its file at the old path is not this scan's to bring online.
+  const moving = yield* assetsBeingMoved(db)
+  const free = (id: number) => !moving.has(id)
+  const off = offline.filter(free)
+  const on = online.filter(free)
+  const applied = { offline: off.length, online: on.length }
+  const at = new Map(relocations.map((r) => [r.id, r.path]))
+  const result = yield* media.applyScan({
+    offline: off.map((id) => ({ id, from: rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
+    online: on.map((id) => ({ id, at: at.get(id) ?? rows.get(id)!.path_file, archive: rows.get(id)!.is_archive })),
+    relocations: relocations
+      .filter((r) => free(r.id))
+      .map((r) => ({
+        ...r,
+        from: rows.get(r.id)!.path_file,
+        kind: rows.get(r.id)!.kind,
+        archive: rows.get(r.id)!.is_archive,
+      })),
   })
-  return { skipped, changedMeanwhile, applied }
+  const skipped = new Set([...result.changed, ...result.conflicts])
+  // A conflict is what the disk says (another asset stays in production there): said, not retried.
+  for (const id of result.conflicts)
+    deps.log.warn("an asset's file is at a path another asset holds in production; left as it was", {
+      asset: id,
+      path: at.get(id) ?? rows.get(id)!.path_file,
+    })
+  for (const [ids, on] of [
+    [outcome.projectsOffline, false],
+    [outcome.projectsOnline, true],
+  ] as const) {
+    if (!ids.length) continue
+    if (deps.projects) yield* deps.projects.setOnline([...ids], on, system('watcher'))
+    // Tests of the scan alone build it without the project service: the same write, without history.
+    else yield* setOnlineUnrecorded(db, [...ids], on)
+  }
+  return { skipped, changedMeanwhile: result.changed, applied }
 }
 
 /**
@@ -107,7 +101,7 @@ function write(run: Run) {
  * the request path here, a bounded number of bytes per file. Answers how many there were.
  */
 async function fingerprintStale(run: Run, skipped: ReadonlySet<number>): Promise<number> {
-  const { signal, progress, filesFound, slice, dropped } = run
+  const { port, signal, progress, filesFound, slice, dropped } = run
   const stale = run.outcome.fingerprint.filter((f) => !dropped.has(f.id) && !skipped.has(f.id))
   if (!stale.length) return 0
   // files_done: the files that need no fingerprint, then each whose fingerprint is read.
@@ -127,7 +121,9 @@ async function fingerprintStale(run: Run, skipped: ReadonlySet<number>): Promise
   // 200 a transaction, with turns of the event loop between them (20,000 made one block of 250 ms).
   for (let i = 0; i < list.length; i += 200) {
     if (slice.due()) await slice.tick()
-    run.deps.media.setFingerprints(list.slice(i, i + 200))
+    // Awaited on PostgreSQL only: on SQLite the port writes them in the same call.
+    const written = port.run(run.deps.media.setFingerprints(list.slice(i, i + 200)))
+    if (written instanceof Promise) await written
   }
   return stale.length
 }

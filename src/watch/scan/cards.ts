@@ -8,6 +8,7 @@
 // `_2` on that folder when the name is taken: finishCard), and each clip's import moves its files
 // there under their own names and relative places, one of them the card's own files too.
 import { lstatSync } from 'node:fs'
+import type { Work } from '../../db/port.ts'
 import type { CardImport } from '../../modules/assetimport/cards.ts'
 import { MHL_FOLDER } from '../../storage/mhl.ts'
 import { claimFolder } from '../../storage/file.ts'
@@ -212,9 +213,9 @@ export type CardDeps = {
    * What a candidate is now: `new` (to import), `catalogued` (an asset has the path by now), or
    * `unwanted` (an asset's proxy, an asset a user deleted, a path the production's patterns ignore).
    */
-  state(file: IngestCandidate): 'new' | 'catalogued' | 'unwanted'
+  state(file: IngestCandidate): Work<'new' | 'catalogued' | 'unwanted'>
   /** An asset has this path (any file of the card, a candidate or not): a card's move never takes it. */
-  catalogued(path: string): boolean
+  catalogued(path: string): Work<boolean>
   /** Imports are open (every device's start scan has run). */
   open: boolean
 }
@@ -235,15 +236,16 @@ export type SettledCard = {
  * The settled cards, with their clips to import; the cards still settling (or held open by a writer)
  * go to `waiting` (their root, looked at again after the settle time). The candidates a card does
  * not take (files in its folder outside its layout that are not its own, all of a root where no
- * clip is new) go to `plain`, imported as any file.
+ * clip is new) go to `plain`, imported as any file. Work run outside any transaction: it lists the
+ * cards' files on disk, and reads what the catalogue says of each file as it looks at it.
  */
-export function settledCards(
+export function* settledCards(
   run: Run,
   groups: ReadonlyMap<string, readonly IngestCandidate[]>,
   deps: CardDeps,
   waiting: string[],
   plain: IngestCandidate[],
-): SettledCard[] {
+): Work<SettledCard[]> {
   if (!groups.size) return []
   const out: SettledCard[] = []
   const files = filesOfCards(run, new Set(groups.keys()))
@@ -253,7 +255,7 @@ export function settledCards(
     // Nothing of it to import (its clips catalogued; what is new is no clip's essence, as the further
     // frames of a sequence): no wait either, or a card of frames would be looked at again forever.
     // Its other candidates are any files.
-    const settled = clipsOf(run, root, cards, candidates, deps, plain)
+    const settled = yield* clipsOf(run, root, cards, candidates, deps, plain)
     if (!settled) continue
     const total = listed.reduce((n, f) => n + f.size, 0)
     const state = run.deps.settle.observe(root, { size: total + 1, mtimeMs: signature(listed) }, run.now)
@@ -285,21 +287,27 @@ function cardsAt(root: string, listed: readonly { rel: string }[]): Card[] {
  * asset (a checksum list) and the new ones imported with it; never a catalogued file, never a file
  * in a production's folder. The candidates it does not take go to `plain`.
  */
-function clipsOf(
+function* clipsOf(
   run: Run,
   root: string,
   cards: readonly Card[],
   candidates: readonly IngestCandidate[],
   deps: CardDeps,
   plain: IngestCandidate[],
-): SettledCard | undefined {
+): Work<SettledCard | undefined> {
   const byPath = new Map(candidates.map((c) => [c.path, c]))
   const abs = (rel: string) => root + platformRel(rel)
   const areas = areasIn(deps.uploads, root, new Set(candidates.map((c) => c.production)))
   // A file the card may move: no asset's, in no production's folder.
-  const movable = (rel: string) => {
+  function* movable(rel: string): Work<boolean> {
     const path = abs(rel)
-    return !areas.some((area) => within(area, path)) && !deps.catalogued(path)
+    return !areas.some((area) => within(area, path)) && !(yield* deps.catalogued(path))
+  }
+  /** Those of `rels` the card may move. */
+  function* movableOf(rels: readonly string[]): Work<string[]> {
+    const out: string[] = []
+    for (const rel of rels) if (yield* movable(rel)) out.push(rel)
+    return out
   }
   const clips: SettledCard['clips'] = []
   const rest: string[] = []
@@ -313,15 +321,16 @@ function clipsOf(
       layout.add(abs(rel))
       if (byPath.has(abs(rel))) unclipped.push(abs(rel))
     }
-    rest.push(...card.other.filter(movable))
+    rest.push(...(yield* movableOf(card.other)))
     for (const clip of card.clips) {
       for (const rel of [clip.essence, ...clip.files]) layout.add(abs(rel))
       const file = byPath.get(abs(clip.essence))
-      const state = file ? deps.state(file) : 'catalogued' // not a new file of a watch folder: an asset has it
-      if (file && state === 'new') clips.push({ file, name: clip.name, card, clip, files: clip.files.filter(movable) })
+      const state = file ? yield* deps.state(file) : 'catalogued' // not a new file of a watch folder: an asset has it
+      if (file && state === 'new')
+        clips.push({ file, name: clip.name, card, clip, files: yield* movableOf(clip.files) })
       else {
         if (state === 'catalogued') catalogued = true
-        rest.push(...[...clip.files, clip.essence].filter(movable))
+        rest.push(...(yield* movableOf([...clip.files, clip.essence])))
       }
     }
   }
@@ -350,8 +359,12 @@ function clipsOf(
       for (const rel of card.loose) {
         const file = byPath.get(abs(rel))
         if (!file) {
-          if (movable(rel)) rest.push(rel)
-        } else if (file.production === first.file.production && deps.state(file) === 'new' && movable(rel)) {
+          if (yield* movable(rel)) rest.push(rel)
+        } else if (
+          file.production === first.file.production &&
+          (yield* deps.state(file)) === 'new' &&
+          (yield* movable(rel))
+        ) {
           clips.push({ file, name: lastName(rel, '/').replace(/\.[^.]+$/, ''), card, files: [] })
           taken.add(file.path)
         }

@@ -4,6 +4,7 @@
 // offline, and the fingerprints reconcile asked for with every asset of those contents. Hands on
 // (Decided) the outcome of the last round, with the time it was decided at and the fingerprints
 // read; paths to look at again go to the run's `recheck`.
+import type { Work } from '../../db/port.ts'
 import type { ScanRow } from '../../modules/mediaassets/service.ts'
 import { type DiskEntry, type ReconcileOptions, type Reconciliation, reconcileSliced } from '../reconcile.ts'
 import type { Vanished } from '../recent.ts'
@@ -69,10 +70,18 @@ async function takeRelinkCandidates(run: Run, seen: Looked) {
   for (let i = run.walkedCount; i < disk.length; i++) if (unnamed(disk[i]!)) sizes.add(disk[i]!.size)
   for (const s of sizes) seen.sizes.add(s)
   if (!sizes.size) return
-  for (const r of media.offlineBySizes(sizes)) rows.take(r)
   const vanished = recent.vanished(sizes, run.self)
-  if (vanished.length)
-    await run.lookAt(vanished.flatMap((v) => media.atPathForScan(v.path).filter((r) => r.id === v.id)))
+  const found = await run.port.run(
+    (function* () {
+      const offline = yield* media.offlineBySizes(sizes)
+      const stillNamed: ScanRow[] = []
+      for (const v of vanished)
+        for (const r of yield* media.atPathForScan(v.path)) if (r.id === v.id) stillNamed.push(r)
+      return { offline, stillNamed }
+    })(),
+  )
+  for (const r of found.offline) rows.take(r)
+  if (vanished.length) await run.lookAt(found.stillNamed)
 }
 
 function reconcileRound(
@@ -148,7 +157,7 @@ async function readAskedFingerprints(
 ): Promise<boolean> {
   const unread = outcome.needFingerprints.filter((e) => !fingerprints.has(e.path))
   if (!unread.length) return false
-  const twins: ScanRow[] = []
+  const contents: { size: number; hash: string }[] = []
   for (const [e, hash] of await readFingerprints(run, unread)) {
     fingerprints.set(e.path, hash)
     // Every asset of this content, wherever it is: its path is looked at, so that the relink
@@ -156,10 +165,18 @@ async function readAskedFingerprints(
     const content = `${e.size}:${hash}`
     if (hash === '' || seen.contents.has(content)) continue
     seen.contents.add(content)
-    for (const r of run.deps.media.byContent(e.size, hash)) if (!(r.is_archive && !r.is_production)) twins.push(r)
+    contents.push({ size: e.size, hash })
   }
-  await run.lookAt(twins)
+  await run.lookAt(contents.length ? await run.port.run(twinsOf(run, contents)) : [])
   return true
+}
+
+/** The assets of these contents, archive-only ones left out (no file of theirs to find). */
+function* twinsOf(run: Run, contents: readonly { size: number; hash: string }[]): Work<ScanRow[]> {
+  const twins: ScanRow[] = []
+  for (const { size, hash } of contents)
+    for (const r of yield* run.deps.media.byContent(size, hash)) if (!(r.is_archive && !r.is_production)) twins.push(r)
+  return twins
 }
 
 const changedSince = (e: DiskEntry) => {

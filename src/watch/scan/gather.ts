@@ -5,12 +5,13 @@
 // rows, what reconcile is given, and the means to take more rows and evidence in (decide's rounds).
 import { existsSync } from 'node:fs'
 import type { ScanRow } from '../../modules/mediaassets/service.ts'
+import { type Work, all } from '../../db/port.ts'
 import { devices, productions } from '../../db/tables.ts'
 import { asFolder, isInside, trimSep } from '../../storage/paths.ts'
 import { openCopyAndDeleteTargets } from '../../tasks/queries.ts'
 import type { DiskEntry, ProjectRow } from '../reconcile.ts'
 import { ingestOwner } from './owner.ts'
-import { type ScanRun, entryOf, look, underAny } from './run.ts'
+import { type ScanRun, entryOf, look, rowsAtPaths, underAny } from './run.ts'
 import type { Walked } from './walk.ts'
 
 /**
@@ -66,7 +67,7 @@ export async function gather(run: ScanRun & Walked): Promise<Gathered> {
   await run.breathe()
   const { holders, formerHolders } = await readHolders(run, rows, sorted.strange)
   await run.breathe()
-  const around = readSurroundings(run)
+  const around = await run.port.run(readSurroundings(run))
   const { add, looked, outside, inScopes, lookAt } = evidenceOf(run, rows)
   for (const r of [...holders, ...formerHolders]) add(r)
   return { rows, ...sorted, ...around, looked, outside, inScopes, lookAt }
@@ -102,7 +103,9 @@ async function readRows(run: ScanRun): Promise<Rows> {
   for (const [i, s] of run.scopes.entries()) {
     // The first scope's rows are the first read: no id to compare them with.
     await media.underForScanPaged(asFolder(s), i === 0 ? rows.add : rows.take, run.breathe)
-    for (const r of media.atPathForScan(s)) rows.take(r)
+    // The value itself on SQLite (no await per scope), a promise on PostgreSQL.
+    const at = run.port.run(media.atPathForScan(s))
+    for (const r of at instanceof Promise ? await at : at) rows.take(r)
   }
   await run.breathe()
   return rows
@@ -170,8 +173,8 @@ async function readHolders(run: ScanRun, rows: Rows, strange: DiskEntry[]) {
   // assets at those paths are read too, and their paths looked at.
   // (A thousand files at a time, with turns between: a drop's 20,000 new files are all strange.)
   for (let i = 0; i < strange.length; i += 1000) {
-    for (const path of recent.formerFiles(strange.slice(i, i + 1000), Date.now()))
-      for (const r of media.atPathForScan(path)) rows.take(r), formerHolders.push(r)
+    const former = run.port.run(rowsAtPaths(media, recent.formerFiles(strange.slice(i, i + 1000), Date.now())))
+    for (const r of former instanceof Promise ? await former : former) rows.take(r), formerHolders.push(r)
     await run.breathe()
   }
   const found = await media.byIdentities(strange, run.breathe)
@@ -190,36 +193,33 @@ async function readHolders(run: ScanRun, rows: Rows, strange: DiskEntry[]) {
 }
 
 /** The productions (who imports a new file), every device's root, and the project assets in the scopes. */
-function readSurroundings(run: ScanRun) {
+function* readSurroundings(run: ScanRun): Work<Pick<Gathered, 'ingestInto' | 'roots' | 'rootPresent' | 'projects'>> {
   const { db, device, scopes } = run
-  const productionsList = db
-    .select({
-      id: productions.id,
-      storage_root: productions.storage_root,
-      upload_device: productions.upload_device,
-      upload_root: productions.upload_root,
-    })
-    .from(productions)
-    .all()
+  const productionsList = yield* all(
+    db
+      .select({
+        id: productions.id,
+        storage_root: productions.storage_root,
+        upload_device: productions.upload_device,
+        upload_root: productions.upload_root,
+      })
+      .from(productions),
+  )
   const ingestInto = ingestOwner(productionsList)
   const roots = new Map(
-    db
-      .select({ id: devices.id, path: devices.path })
-      .from(devices)
-      .all()
-      .map((d) => [d.id, d.path]),
+    (yield* all(db.select({ id: devices.id, path: devices.path }).from(devices))).map((d) => [d.id, d.path]),
   )
   const rootPresent = (id: number) => {
     const root = roots.get(id)
     return root !== undefined && existsSync(root)
   }
-  const projectRows = run.projectsOnDevice().filter((p) =>
+  const projectRows = (yield* run.projectsOnDevice()).filter((p) =>
     scopes.some((s) => {
       const d = asFolder(s)
       return p.bundle_root === d || isInside(d, p.bundle_root)
     }),
   )
-  const busy = new Set(openCopyAndDeleteTargets(db).map((t) => t.projectasset))
+  const busy = new Set((yield* openCopyAndDeleteTargets(db)).map((t) => t.projectasset))
   const projects = projectRows.map((p) => ({ ...p, device: device.id, busy: p.deleting || busy.has(p.id) }))
   return { ingestInto, roots, rootPresent, projects }
 }
@@ -253,7 +253,13 @@ function evidenceOf(run: ScanRun, rows: Rows) {
     for (const r of list) rows.take(r), add(r)
     const seen = disk.slice(from)
     if (!seen.length) return
-    for (const e of seen) for (const r of media.atPathForScan(e.path)) rows.take(r)
+    for (const r of await run.port.run(
+      rowsAtPaths(
+        media,
+        seen.map((e) => e.path),
+      ),
+    ))
+      rows.take(r)
     for (const r of await media.byIdentities(seen, run.breathe)) rows.take(r)
   }
   return { looked, outside, inScopes, add, lookAt }

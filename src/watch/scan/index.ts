@@ -15,15 +15,13 @@
 // end. Events are hints; this is the truth. The watcher never deletes a catalogue record: missing
 // files only go offline.
 import { existsSync } from 'node:fs'
-import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
-import { devices } from '../../db/tables.ts'
+import type { Port } from '../../db/port.ts'
 import type { Handler, TaskContext } from '../../tasks/runner.ts'
 import { type Applied, apply } from './apply.ts'
 import { type Decided, decide } from './decide.ts'
 import { type Gathered, gather } from './gather.ts'
 import { type Ingested, ingest } from './ingest.ts'
-import { type ScanDeps, type ScanRun, startRun } from './run.ts'
+import { type ScanDeps, type ScanRun, readStart, startRun } from './run.ts'
 import { type Verified, verify } from './verify.ts'
 import { type Walked, walk } from './walk.ts'
 
@@ -34,7 +32,7 @@ const BIG_SCAN_COLLECT_MS = [0, 1000]
 
 type Scanned = ScanRun & Walked & Gathered & Decided & Verified & Applied & Ingested
 
-export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
+export function scanHandler(port: Port, deps: ScanDeps): Handler<'scan'> {
   /**
    * Names not UTF-8 already given a failed ImportLog (by folder and name as shown), so each gets
    * one, not one per scan.
@@ -44,7 +42,7 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
     /** This scan in the scans under way (recent's newcomers and vanished assets). */
     const self = {}
     try {
-      await scan(db, deps, ctx, self, undecodableLogged)
+      await scan(port, deps, ctx, self, undecodableLogged)
     } finally {
       deps.recent.ended(self)
       deps.scanned?.(ctx.task.params.device, ctx.task.params.paths === null)
@@ -52,13 +50,13 @@ export function scanHandler(db: Db, deps: ScanDeps): Handler<'scan'> {
   }
 }
 
-async function scan(db: Db, deps: ScanDeps, ctx: TaskContext<'scan'>, self: object, logged: Set<string>) {
-  const device = db.select().from(devices).where(eq(devices.id, ctx.task.params.device)).get()
-  if (!device) return // the device was removed
+async function scan(port: Port, deps: ScanDeps, ctx: TaskContext<'scan'>, self: object, logged: Set<string>) {
+  const start = await port.run(readStart(port.db, ctx.task.params.device))
+  if (!start) return // the device was removed
   // An unmounted device marks nothing offline: its files are not known to be gone.
-  if (!existsSync(device.path))
+  if (!existsSync(start.device.path))
     return ctx.report({ seen: 0, offline: 0, online: 0, moved: 0, imported: 0, waiting: 0, unavailable: 1 })
-  const run = startRun(db, deps, ctx, device, self, logged)
+  const run = startRun(port, deps, ctx, start, self, logged)
   const walked = Object.assign(run, await walk(run))
   const gathered = Object.assign(walked, await gather(walked))
   const decided = Object.assign(gathered, await decide(gathered))

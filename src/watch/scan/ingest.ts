@@ -5,8 +5,7 @@
 // Then the files no asset has are remembered, names not UTF-8 get a failed ImportLog, and files not
 // decided are said. Hands on (Ingested) the counts for the report.
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
-import { committed } from '../../db/aftercommit.ts'
+import { type Work, all, tx } from '../../db/port.ts'
 import { devices, productions } from '../../db/tables.ts'
 import { AppError } from '../../http/errors.ts'
 import { AlreadyCatalogued, moveFolder } from '../../modules/assetimport/service.ts'
@@ -23,7 +22,7 @@ import { type Candidate, type Upload, finishCard, settledCards, sortOutCards } f
 import type { Decided } from './decide.ts'
 import type { Gathered } from './gather.ts'
 import { movesUpload } from './owner.ts'
-import { type ScanRun, look, readFingerprints } from './run.ts'
+import { type ScanRun, eachInSlices, look, readFingerprints } from './run.ts'
 import type { Verified } from './verify.ts'
 import type { Walked } from './walk.ts'
 
@@ -43,28 +42,35 @@ type Run = ScanRun & Walked & Gathered & Decided & Verified & Applied
 export async function ingest(run: Run): Promise<Ingested> {
   const { deps, device, outcome } = run
   const waiting: string[] = []
-  const uploads = uploadsOf(run.db)
+  const uploads = await run.port.run(uploadsOf(run.db))
   const ignored = ignoredBy(run, uploads)
   // The files of camera cards apart: a card is imported whole, once all of it has settled (cards.ts).
   // Those a card does not take (outside its layout, not its own) are any files (plain).
   const { plain, cards } = sortOutCards(run, outcome.ingest, uploads)
   const proxies = await proxiesAmong(run, [...cards.values()].flat())
-  const settledCardList = settledCards(
-    run,
-    cards,
-    {
-      uploads,
-      open: deps.importsOpen?.() ?? true,
-      state: (file) => {
-        if (deps.media.atPathForScan(file.path).length > 0) return 'catalogued'
-        if (proxies.has(file.path) || deps.media.dismissed(file.path, file) || ignored(file)) return 'unwanted'
-        return 'new'
-      },
-      catalogued: (path) => deps.media.atPathForScan(path).length > 0,
-    },
-    waiting,
-    plain,
-  )
+  const settledCardList = cards.size
+    ? await run.port.run(
+        settledCards(
+          run,
+          cards,
+          {
+            uploads,
+            open: deps.importsOpen?.() ?? true,
+            *state(file) {
+              if ((yield* deps.media.atPathForScan(file.path)).length > 0) return 'catalogued'
+              if (proxies.has(file.path) || (yield* deps.media.dismissed(file.path, file)) || ignored(file))
+                return 'unwanted'
+              return 'new'
+            },
+            *catalogued(path) {
+              return (yield* deps.media.atPathForScan(path)).length > 0
+            },
+          },
+          waiting,
+          plain,
+        ),
+      )
+    : []
   let settled = await settledFiles(run, plain, ignored, waiting)
   const cardFiles = settledCardList.flatMap((c) => c.clips.map((x) => x.file))
   const held = await holdMoves(run, [...settled, ...cardFiles])
@@ -97,7 +103,7 @@ export async function ingest(run: Run): Promise<Ingested> {
     outcome.strangers.filter((e) => !ingested.has(e.path)),
     run.now,
   )
-  logUndecodable(run)
+  if (run.undecodable.size) await run.port.run(logUndecodable(run))
   for (const a of outcome.ambiguous)
     deps.log.warn('a file was not relinked: nothing was guessed', {
       path: a.path,
@@ -137,7 +143,8 @@ function releaseUnusedCardFolders(run: Run, candidates: readonly Candidate[], in
 async function proxiesAmong(run: Run, files: readonly IngestCandidate[]): Promise<Set<string>> {
   const proxies = new Set<string>()
   for (let i = 0; i < files.length; i += 1000) {
-    for (const p of run.deps.media.proxiesAmong(files.slice(i, i + 1000).map((f) => f.path))) proxies.add(p)
+    const chunk = files.slice(i, i + 1000).map((f) => f.path)
+    for (const p of await run.port.run(run.deps.media.proxiesAmong(chunk))) proxies.add(p)
     await run.breathe()
   }
   return proxies
@@ -179,26 +186,25 @@ async function settledFiles(
   ignored: (file: IngestCandidate) => boolean,
   waiting: string[],
 ): Promise<IngestCandidate[]> {
-  const { deps, slice } = run
+  const { deps } = run
   const { media } = deps
   const proxies = await proxiesAmong(run, files)
   const open = deps.importsOpen?.() ?? true
   // A drop of 20,000 files is 20,000 lookups and then 20,000 imports written one by one: done in
   // slices (see the run's `slice`), so that requests are answered meanwhile.
   const settled: IngestCandidate[] = []
-  for (const file of files) {
-    if (slice.due()) await slice.tick()
+  await eachInSlices(run, files, function* (file) {
     // Our own, or catalogued meanwhile (any kind, online or not): never twice. (The scan's light
     // rows at the path, not whole records: this is asked once per file of a drop.)
-    if (proxies.has(file.path) || media.atPathForScan(file.path).length > 0) continue
+    if (proxies.has(file.path) || (yield* media.atPathForScan(file.path)).length > 0) return
     // A file whose asset a user deleted (at this path, or moved here since): not imported again.
-    if (media.dismissed(file.path, file)) continue
+    if (yield* media.dismissed(file.path, file)) return
     // A file the production's own patterns ignore.
-    if (ignored(file)) continue
+    if (ignored(file)) return
     if (deps.settle.observe(file.path, { size: file.size, mtimeMs: file.mtimeMs }, run.now) === 'settled' && open)
       settled.push(file)
     else waiting.push(file.path)
-  }
+  })
   return settled
 }
 
@@ -209,7 +215,7 @@ async function settledFiles(
  * vanishing asset looks at the files seen lately). A copy on the same device is a copy.
  */
 async function holdMoves(run: Run, settled: readonly IngestCandidate[]) {
-  const { deps, slice } = run
+  const { deps } = run
   const { media } = deps
   const held: { path: string; asset: number }[] = []
   const candidates: IngestCandidate[] = []
@@ -217,12 +223,11 @@ async function holdMoves(run: Run, settled: readonly IngestCandidate[]) {
   // every entry of the size without a fingerprint (they sort first in the size index) before it
   // finds one with: 51 ms for one look during a drop of 20,000 files.
   const sizesKnown = new Map<number, boolean>()
-  for (const f of settled) {
-    if (slice.due()) await slice.tick()
+  await eachInSlices(run, settled, function* (f) {
     let known = sizesKnown.get(f.size)
-    if (known === undefined) sizesKnown.set(f.size, (known = media.sizeKnown(f.size)))
+    if (known === undefined) sizesKnown.set(f.size, (known = yield* media.sizeKnown(f.size)))
     if (known) candidates.push(f)
-  }
+  })
   if (!candidates.length) return held
   const entries = candidates.map(
     (f): DiskEntry => ({
@@ -237,11 +242,10 @@ async function holdMoves(run: Run, settled: readonly IngestCandidate[]) {
     }),
   )
   const hashes = await readFingerprints(run, entries)
-  for (const e of entries) {
-    if (slice.due()) await slice.tick()
+  await eachInSlices(run, entries, function* (e) {
     const hash = hashes.get(e)
-    if (!hash) continue
-    for (const twin of media.byContent(e.size, hash)) {
+    if (!hash) return
+    for (const twin of yield* media.byContent(e.size, hash)) {
       if (!twin.is_production) continue
       const s = look(twin.path_file)
       const present = s?.isFile() === true && s.dev === twin.file_dev && s.ino === twin.file_ino
@@ -253,7 +257,7 @@ async function holdMoves(run: Run, settled: readonly IngestCandidate[]) {
       held.push({ path: e.path, asset: twin.id })
       break
     }
-  }
+  })
   return held
 }
 
@@ -272,8 +276,10 @@ type ImportContext = {
  * savepoint inside it (register's own transaction nests), so a refusal still undoes only its
  * file. Committed one by one, every import wrote the same hot pages again (the newest rows,
  * the task queue's and history's index leaves): 56 WAL pages an import, and a commit each
- * (docs/benchmarks.md, stall). The transaction never spans a wait: the slice ends before the
- * next turn, and the cancel check is made between slices, outside it.
+ * (docs/benchmarks.md, stall). The transaction never spans a wait of the scan's own: the slice
+ * ends before the next turn, and the cancel check is made between slices, outside it. On SQLite
+ * the port runs the slice in the same call (no await inside it); on PostgreSQL its statements are
+ * awaited on the transaction's connection, and the slice's time still bounds it.
  */
 async function importSettled(
   run: Run,
@@ -281,36 +287,35 @@ async function importSettled(
   uploads: ReadonlyMap<number, Upload>,
   waiting: string[],
 ) {
-  const { db, deps, device, slice } = run
+  const { port, db, deps, device, slice } = run
   const ingested = new Set<string>()
   let imported = 0
+  if (!settled.length) return { imported, ingested }
+  const names = await port.run(all(db.select({ id: devices.id, name: devices.name }).from(devices)))
   const ctx: ImportContext = {
     // A writer that paused for longer than the settle time still holds the file open (Linux tells).
     writing: openForWriting(new Set(settled.filter((c) => !c.card).map((c) => c.file.path))),
     uploads,
-    deviceNames: new Map(
-      db
-        .select({ id: devices.id, name: devices.name })
-        .from(devices)
-        .all()
-        .map((d) => [d.id, d.name]),
-    ),
+    deviceNames: new Map(names.map((d) => [d.id, d.name])),
     waiting,
   }
-  const importSlice = committed(db.$client, (from: number) => {
+  function* importSlice(from: number): Work<{ next: number; done: string[] }> {
     const done: string[] = []
     let i = from
     for (; i < settled.length && (i === from || !slice.spent()); i++) {
-      const path = importOne(run, ctx, settled[i]!)
+      const path = yield* importOne(run, ctx, settled[i]!)
       if (path) done.push(path)
     }
     return { next: i, done }
-  })
+  }
   for (let i = 0; i < settled.length; ) {
     if (slice.due()) await slice.tick()
     let outcome: { next: number; done: string[] }
     try {
-      outcome = importSlice.immediate(i)
+      const from = i
+      // The value itself on SQLite (no await per slice), a promise on PostgreSQL.
+      const answer = port.run(tx(() => importSlice(from)))
+      outcome = answer instanceof Promise ? await answer : answer
     } catch (error) {
       // The catalogue refused a write (disk full, I/O): the slice was rolled back whole. Its files
       // and those not tried yet are looked at again later (the scan itself fails with the error).
@@ -330,8 +335,8 @@ async function importSettled(
 }
 
 /** The productions new files go to, by id. */
-function uploadsOf(db: Db): Map<number, Upload> {
-  return new Map(
+function* uploadsOf(db: Db): Work<Map<number, Upload>> {
+  const rows = yield* all(
     db
       .select({
         id: productions.id,
@@ -345,14 +350,13 @@ function uploadsOf(db: Db): Map<number, Upload> {
         move_uploads: productions.move_uploads,
         ignore_patterns: productions.ignore_patterns,
       })
-      .from(productions)
-      .all()
-      .map((p) => [p.id, p]),
+      .from(productions),
   )
+  return new Map(rows.map((p) => [p.id, p]))
 }
 
 /** Imports `file` (a savepoint of the slice's transaction); its path when it became an asset. */
-function importOne(run: Run, ctx: ImportContext, { file, name, card }: Candidate): string | undefined {
+function* importOne(run: Run, ctx: ImportContext, { file, name, card }: Candidate): Work<string | undefined> {
   const { deps } = run
   if (ctx.writing.has(file.path)) {
     ctx.waiting.push(file.path)
@@ -385,12 +389,11 @@ function importOne(run: Run, ctx: ImportContext, { file, name, card }: Candidate
   }
   try {
     // Only as a new asset: one that has the file by now (relinked to it meanwhile) keeps its record.
-    runSync(
-      run.db,
-      deps.imports.register(request, SYSTEM, JSON.stringify({ watch_folder: run.device.name, path_file: file.path }), {
-        newOnly: true,
-        ...(card ? { card } : {}),
-      }),
+    yield* deps.imports.register(
+      request,
+      SYSTEM,
+      JSON.stringify({ watch_folder: run.device.name, path_file: file.path }),
+      { newOnly: true, ...(card ? { card } : {}) },
     )
     return file.path
   } catch (error) {
@@ -405,7 +408,7 @@ function importOne(run: Run, ctx: ImportContext, { file, name, card }: Candidate
  * Names not UTF-8: said once per folder and scan; in a watch folder, a media file's name gets
  * a failed ImportLog (once), so that a drop that never arrives says why.
  */
-function logUndecodable(run: Run) {
+function* logUndecodable(run: Run): Work<void> {
   const { deps, device, logged } = run
   for (const [folder, names] of run.undecodable) {
     deps.log.warn('names in this folder are not valid UTF-8 and cannot be catalogued; rename them', {
@@ -422,18 +425,15 @@ function logUndecodable(run: Run) {
       logged.add(path)
       const error =
         'the file name is not valid UTF-8 (shown here with U+FFFD where its bytes are not): rename the file to import it'
-      runSync(
-        run.db,
-        deps.logs.append({
-          asset_type: `${kind}asset`,
-          asset_path: path,
-          status: IMPORT_STATUS.failed,
-          error,
-          payload: JSON.stringify({ watch_folder: device.name, path_file: path }),
-          asset_import_id: null,
-          production,
-        }),
-      )
+      yield* deps.logs.append({
+        asset_type: `${kind}asset`,
+        asset_path: path,
+        status: IMPORT_STATUS.failed,
+        error,
+        payload: JSON.stringify({ watch_folder: device.name, path_file: path }),
+        asset_import_id: null,
+        production,
+      })
     }
   }
 }

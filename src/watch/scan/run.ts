@@ -6,11 +6,11 @@
 import type { Stats } from 'node:fs'
 import { lstatSync } from 'node:fs'
 import type { Db } from '../../db/client.ts'
-import { runSync } from '../../db/port.ts'
+import { type Port, type Work, all } from '../../db/port.ts'
 import { devices } from '../../db/tables.ts'
 import type { Imports } from '../../modules/assetimport/service.ts'
 import type { ImportLogs } from '../../modules/importlogs/service.ts'
-import type { MediaAssets } from '../../modules/mediaassets/service.ts'
+import type { MediaAssets, ScanRow } from '../../modules/mediaassets/service.ts'
 import { ownOutputFolders } from '../../modules/productions/lookup.ts'
 import { type ProjectAssets, type ProjectOnDevice, projectsOnDevice } from '../../modules/projectassets/service.ts'
 import { fingerprintAll } from '../../storage/fingerprint.ts'
@@ -49,6 +49,11 @@ export type ScanDevice = typeof devices.$inferSelect
 
 /** What every phase shares. The phases add their own findings to it (index.ts). */
 export type ScanRun = {
+  /**
+   * The port the phases run their statements through, between their looks at the disk (no
+   * transaction spans one); `db` is its handle, which statements are built from.
+   */
+  port: Port
   db: Db
   deps: ScanDeps
   task: TaskContext<'scan'>['task']
@@ -73,7 +78,7 @@ export type ScanRun = {
   /** Paths looked at again shortly: a decision the disk no longer bears out, a file being written. */
   recheck: Set<string>
   /** The project assets on the device, read by their owner (projectassets/service.ts). */
-  projectsOnDevice(): ProjectOnDevice[]
+  projectsOnDevice(): Work<ProjectOnDevice[]>
   slice: ReturnType<typeof slicer>
   /**
    * Turns of the event loop between the steps of a scan and, later, between files (a drop of
@@ -82,29 +87,35 @@ export type ScanRun = {
   breathe(): Promise<void>
 }
 
-/** The run of `ctx` on `device` (present and mounted). */
+/** What a scan reads of the catalogue before it starts: its device, every device, our own output folders. */
+export type ScanStart = { device: ScanDevice; devices: ScanDevice[]; own: string[] }
+
+/** The scan's start (startRun), or undefined when its device was removed. */
+export function* readStart(db: Db, id: number): Work<ScanStart | undefined> {
+  const every = yield* all(db.select().from(devices))
+  const device = every.find((d) => d.id === id)
+  if (!device) return undefined
+  return { device, devices: every, own: yield* ownOutputFolders(db) }
+}
+
+/** The run of `ctx` on `start.device` (present and mounted). */
 export function startRun(
-  db: Db,
+  port: Port,
   deps: ScanDeps,
   { task, signal, progress }: TaskContext<'scan'>,
-  device: ScanDevice,
+  { device, devices: every, own }: ScanStart,
   self: object,
   logged: Set<string>,
 ): ScanRun {
+  const { db } = port
   // Devices inside this one's folder, the innermost first: a file there lies on that device, as
   // the catalogue says (deviceFor), whichever device's scan walks it. Were it said to lie on the
   // device scanned, each scan of the outer device would move the inner one's assets onto it and
   // the inner one's scan back.
-  const nested = db
-    .select({ id: devices.id, path: devices.path })
-    .from(devices)
-    .all()
-    .filter((d) => isInside(device.path, d.path))
-    .sort((a, b) => b.path.length - a.path.length)
+  const nested = every.filter((d) => isInside(device.path, d.path)).sort((a, b) => b.path.length - a.path.length)
   const deviceOf = nested.length
     ? (path: string) => nested.find((d) => below(d.path, path) !== undefined)?.id ?? device.id
     : () => device.id
-  const own = runSync(db, ownOutputFolders(db))
   const isOwn = (path: string) =>
     own.some((dir) => samePath(dir, path) || samePath(dir, path + SEP) || isInside(dir, path))
   const scopes = (task.params.paths ?? [device.path]).filter(
@@ -124,6 +135,7 @@ export function startRun(
     if (slice.due()) await slice.tick()
   }
   return {
+    port,
     db,
     deps,
     task,
@@ -139,10 +151,41 @@ export function startRun(
     disk,
     filesFound,
     recheck: new Set(),
-    projectsOnDevice: () => runSync(db, projectsOnDevice(db, device.id)),
+    projectsOnDevice: () => projectsOnDevice(db, device.id),
     slice,
     breathe,
   }
+}
+
+/**
+ * `step` of each of `items`, a time slice's worth per run of the port, with the cancel check and a
+ * turn of the event loop between slices (a drop of 20,000 files is 20,000 steps). On SQLite the
+ * port runs a slice in the same call: no await per item, as when the steps called the catalogue
+ * themselves; on PostgreSQL each statement of a step is awaited.
+ */
+export async function eachInSlices<T>(
+  run: Pick<ScanRun, 'port' | 'slice'>,
+  items: readonly T[],
+  step: (item: T) => Work<void>,
+): Promise<void> {
+  const { port, slice } = run
+  function* from(start: number): Work<number> {
+    let i = start
+    for (; i < items.length && (i === start || !slice.spent()); i++) yield* step(items[i]!)
+    return i
+  }
+  for (let i = 0; i < items.length; ) {
+    if (slice.due()) await slice.tick()
+    const next = port.run(from(i))
+    i = next instanceof Promise ? await next : next
+  }
+}
+
+/** The assets naming each of `paths` exactly (media atPathForScan of each), in the order of the paths. */
+export function* rowsAtPaths(media: MediaAssets, paths: Iterable<string>): Work<ScanRow[]> {
+  const rows: ScanRow[] = []
+  for (const path of paths) rows.push(...(yield* media.atPathForScan(path)))
+  return rows
 }
 
 export const entryOf = (path: string, device: number, s: Stats): DiskEntry => ({
