@@ -79,8 +79,10 @@ export function createApp(
   const bodySchemas = new Map<string, TSchema>()
   const baseOf = baseUrlOf(publicUrl)
   const cors = corsWrap(allowOrigins, () => routes().map((route) => route.method))
-  const dataVersion = dataVersionOf(db)
-  const snapshot = readSnapshotOf(db)
+  // SQLite's per-request machinery (db/client.ts): PostgreSQL's own snapshots and visibility need
+  // none of it, and its statements run on pooled sessions, not one connection.
+  const sqlite =
+    core.port.engine === 'sqlite' ? { version: dataVersionOf(db), snapshot: readSnapshotOf(db) } : undefined
   const parseBody = createBodyParser((method, route) => bodySchemas.get(`${method} ${route}`))
   const hosts = createHostCheck({ listen: host, publicUrl, allowHosts })
   // The socket's address, known to the server once the app listens (none in-process).
@@ -132,11 +134,15 @@ export function createApp(
     .wrap(proxyHeadWrap as Parameters<Elysia['wrap']>[0])
     // Each request sees every commit another process made before it started, and a request that
     // only reads does so in one read transaction (db/client.ts).
-    .wrap((handle, request) => {
-      dataVersion.refresh()
-      if (request.method !== 'GET' && request.method !== 'HEAD') return handle
-      return ((r: Request) => snapshot.run(() => handle(r))) as typeof handle
-    })
+    .use((app) =>
+      sqlite
+        ? app.wrap((handle, request) => {
+            sqlite.version.refresh()
+            if (request.method !== 'GET' && request.method !== 'HEAD') return handle
+            return ((r: Request) => sqlite.snapshot.run(() => handle(r))) as typeof handle
+          })
+        : app,
+    )
     // Around everything: whatever any hook answers carries the request id.
     // CORS (when serve names origins), inside the request log: a preflight is logged and has its
     // id; before auth: a preflight has no key, and a 401 must carry the headers to be read.

@@ -9,6 +9,11 @@ export class UsageError extends Error {}
 
 export type ServeConfig = Readonly<{
   dataDir: string
+  /**
+   * The PostgreSQL catalogue (--database, else REELHOUSE_DATABASE): a postgres:// URL. Undefined:
+   * the SQLite catalogue in the data folder.
+   */
+  database?: string
   host: string
   port: number
   poll: boolean
@@ -103,6 +108,7 @@ export function serveConfig(
   const list = (k: string) => (Array.isArray(flags[k]) ? (flags[k] as string[]) : undefined)
   return Object.freeze({
     dataDir: dataDirOf(str('data'), env, cwd),
+    database: str('database') ?? setting(env, 'REELHOUSE_DATABASE'),
     host: str('host') ?? setting(env, 'REELHOUSE_HOST') ?? '127.0.0.1',
     port: numberOption('port', str('port') ?? setting(env, 'REELHOUSE_PORT'), 8000, 0, 65535),
     poll: flags.poll === true,

@@ -7,7 +7,7 @@
 // stop() (the runner leaves running tasks resumable) → the caller closes the catalogue.
 import { afterCommitLog } from './db/aftercommit.ts'
 import type { Db } from './db/client.ts'
-import { runSync, sqlitePort } from './db/port.ts'
+import { type Port, type SqlitePort, andThen, sqlitePort } from './db/port.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
@@ -26,11 +26,12 @@ import { createProductions } from './modules/productions/service.ts'
 import { copyAbandon, copyHandler } from './modules/projectassets/copy.task.ts'
 import { deleteHandler } from './modules/projectassets/delete.task.ts'
 import { createProjectAssets } from './modules/projectassets/service.ts'
-import { createSearch } from './modules/search/service.ts'
+import { createSearch } from './db/search/sqlite.ts'
 import { shotsHandler, shotsSubject } from './modules/shots/detect.task.ts'
 import { createShots } from './modules/shots/service.ts'
 import { createUsers } from './modules/users/service.ts'
 import { createVerify, verifyHandler, verifySubject } from './modules/verify/service.ts'
+import { namesForLog } from './tasks/names.ts'
 import { createRunner } from './tasks/runner.ts'
 import { createSettle } from './watch/ingest.ts'
 import { createRecent } from './watch/recent.ts'
@@ -64,8 +65,19 @@ export type CoreOptions = {
   events?: EventsOptions
 }
 
-export function createCore(
-  db: Db,
+/**
+ * A core on a SQLite catalogue by its handle (the embedded default; the tests' and benchmarks'
+ * way), or on any catalogue by its port (serve --database: PostgreSQL's, db/pg/open.ts). Typed by
+ * the port: on SQLite's, work answers its value itself.
+ */
+export function createCore(db: Db, options?: CoreOptions): CoreOn<SqlitePort>
+export function createCore<P extends Port>(port: P, options?: CoreOptions): CoreOn<P>
+export function createCore(catalogue: Db | Port, options: CoreOptions = {}) {
+  return coreOn('engine' in catalogue ? catalogue : sqlitePort(catalogue), options)
+}
+
+function coreOn<P extends Port>(
+  port: P,
   {
     log = silentLog,
     concurrency = 2,
@@ -73,14 +85,29 @@ export function createCore(
     watch: watchOptions,
     settleMs = 2000,
     events: eventsOptions,
-  }: CoreOptions = {},
+  }: CoreOptions,
 ) {
   // In the order of the dependencies: each part is built after every part it uses, so none
   // needs a getter or a variable filled in later. The task runner comes before the services that
   // queue through it, and is handed their handlers once they exist (runner.handle).
-  afterCommitLog(db, log)
   // The one port every route runs its work through (db/port.ts): on SQLite it answers in the same call.
-  const port = sqlitePort(db)
+  const db = port.db
+  if (port.engine === 'sqlite') afterCommitLog(db, log)
+  /**
+   * Runs what nobody waits for (a detection asked for after a proxy, a prune, the start's
+   * requeue): its failure is logged as `what` on either engine (on SQLite it throws in the call,
+   * on PostgreSQL it rejects).
+   */
+  const fire = (what: string, run: () => unknown) => {
+    const failed = (error: unknown) =>
+      log.error(`${what} failed`, { error: error instanceof Error ? error.message : String(error) })
+    try {
+      const done = run()
+      if (done instanceof Promise) done.catch(failed)
+    } catch (error) {
+      failed(error)
+    }
+  }
   const users = createUsers(port)
   // Before every writer it listens to: the history (it hooks itself there), the import logs, the runner.
   const events = createEvents(db, { users, log, ...eventsOptions })
@@ -123,9 +150,10 @@ export function createCore(
     logs,
     users,
     ffmpeg: findFfmpeg,
-    proxied: (done: { id: number; kind: string }) => runSync(db, shots.autoshot(done)),
+    proxied: (done: { id: number; kind: string }) =>
+      fire('the shot detection after a proxy', () => port.run(shots.autoshot(done))),
   }
-  const deviceOf = (id: number) => runSync(db, devices.list()).find((d) => d.id === id)
+  const deviceOf = namesForLog<{ name: string; path: string } | undefined>(port)
 
   runner.handle({
     // What each task's log lines name: the project's folders, the asset's file, the device.
@@ -140,7 +168,9 @@ export function createCore(
       shots: shotsSubject(port, media),
       verify: verifySubject(port, media),
       scan: (t) => {
-        const device = deviceOf(t.params.device)
+        const device = deviceOf(t.params.device, function* () {
+          return (yield* devices.list()).find((d) => d.id === t.params.device)
+        })?.value
         const paths = t.params.paths
         return {
           device: device?.name ?? t.params.device,
@@ -166,7 +196,7 @@ export function createCore(
       proxy: proxyHandler(port, importDeps),
       archive: archiveHandler(port, { media, users }),
       restore: restoreHandler(port, { media, users }),
-      proxyname: proxyNameHandler(port, { media, devices, openTasks: (target) => runSync(db, runner.openFor(target)) }),
+      proxyname: proxyNameHandler(port, { media, devices, openTasks: (target) => runner.openFor(target) }),
       shots: shotsHandler(port, { media, shots, devices, users, ffmpeg: findFfmpeg }),
       verify: verifyHandler(port, { media, users }),
       scan: scanHandler(port, {
@@ -185,23 +215,28 @@ export function createCore(
     },
   })
 
-  /** Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went. */
-  const pruneTasks = (now = new Date()) => {
-    const pruned = runSync(
-      db,
-      runner.prune({
-        kind: 'scan',
-        before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)),
-        unchanged: SCAN_PRUNE.unchanged,
-      }),
+  /**
+   * Prunes finished scans that changed nothing (SCAN_PRUNE), as of `now`; answers how many went
+   * (on PostgreSQL a promise of it).
+   */
+  const pruneTasks = (now = new Date()) =>
+    andThen(
+      port.run(
+        runner.prune({
+          kind: 'scan',
+          before: isoTimestamp(new Date(now.getTime() - SCAN_PRUNE.keepMs)),
+          unchanged: SCAN_PRUNE.unchanged,
+        }),
+      ),
+      (pruned) => {
+        if (pruned)
+          log.info('finished scans that changed nothing pruned', {
+            count: pruned,
+            older_than_days: SCAN_PRUNE.keepMs / 86_400_000,
+          })
+        return pruned
+      },
     )
-    if (pruned)
-      log.info('finished scans that changed nothing pruned', {
-        count: pruned,
-        older_than_days: SCAN_PRUNE.keepMs / 86_400_000,
-      })
-    return pruned
-  }
   const pruning: { timer?: Timer } = {}
 
   return {
@@ -232,13 +267,16 @@ export function createCore(
     pruneTasks,
     /** Starts the work that runs beside requests: queued and interrupted tasks, then the watcher and its start scans; prunes old scans now and daily. */
     start() {
-      pruneTasks()
-      pruning.timer = setInterval(() => pruneTasks(), SCAN_PRUNE.everyMs)
+      fire('pruning finished scans', pruneTasks)
+      pruning.timer = setInterval(() => fire('pruning finished scans', pruneTasks), SCAN_PRUNE.everyMs)
       pruning.timer.unref()
       // Proxies named by their asset's id before proxies were named after their source: renamed by a task (docs/media.md, Proxy names).
-      const renames = runSync(db, queueProxyRenames(db, media, runner))
-      if (renames) log.info('proxies named by asset id are renamed after their source', { productions: renames })
-      runner.start()
+      fire('queueing the proxy renames', () =>
+        andThen(port.run(queueProxyRenames(db, media, runner)), (renames) => {
+          if (renames) log.info('proxies named by asset id are renamed after their source', { productions: renames })
+        }),
+      )
+      fire('starting the task runner', () => runner.start())
       watch?.start()
     },
     /**
@@ -256,4 +294,5 @@ export function createCore(
   }
 }
 
-export type Core = ReturnType<typeof createCore>
+export type CoreOn<P extends Port> = ReturnType<typeof coreOn<P>>
+export type Core = CoreOn<Port>

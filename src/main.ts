@@ -11,6 +11,7 @@
 // around it (the end of this file), and tests call it in their own process with an io of theirs.
 import { parseArgs } from 'node:util'
 import {
+  type CatalogueAt,
   type DatabaseUrl,
   type Revoke,
   backup,
@@ -57,7 +58,17 @@ type Command = {
    * A promise when the command waits for something (user passwd reads its input, serve its stop).
    * A number is the exit code of a command that ends well but has something to say by it (verify).
    */
-  run(values: Values, positionals: string[], dataDir: string, io: Io): void | number | Promise<void | number>
+  run(values: Values, positionals: string[], at: CatalogueAt, io: Io): void | number | Promise<void | number>
+}
+
+/**
+ * The PostgreSQL catalogue, for every command that works on a catalogue (all but verify, which
+ * reads none): the same flag and variable everywhere, so that a facility sets it once.
+ */
+const DATABASE: Option = {
+  type: 'string',
+  arg: 'URL',
+  about: 'the PostgreSQL catalogue at URL instead of the SQLite one in --data (default: $REELHOUSE_DATABASE)',
 }
 
 const DATA: Option = {
@@ -162,8 +173,8 @@ unset.`,
     // docs/benchmarks.md, "The test suite on a clean clone").
     run: async (values, _, __, io) => {
       const config = serveConfig(values as Record<string, string | string[] | boolean | undefined>, io.env, io.cwd)
-      const { serve } = await import('./cli/serve.ts')
-      return serve(config).stopped
+      const { serve, servePostgres } = await import('./cli/serve.ts')
+      return config.database ? (await servePostgres(config)).stopped : serve(config).stopped
     },
   },
   {
@@ -187,10 +198,10 @@ unset.`,
       },
     },
     args: one('NAME'),
-    run: (values, [name], data, io) =>
+    run: (values, [name], at, io) =>
       userAdd(
         io,
-        data,
+        at,
         name!,
         values.superuser === true,
         ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'user add')),
@@ -207,12 +218,12 @@ unset.`,
       write: { type: 'boolean', about: 'write access' },
     },
     args: one('NAME'),
-    run: (values, [name], data, io) => {
+    run: (values, [name], at, io) => {
       if (typeof values.production !== 'string')
         throw new UsageError('user grant needs --production NAME_OR_ID; see reelhouse user grant --help')
       if (!!values.read === !!values.write)
         throw new UsageError('user grant needs exactly one of --read and --write; see reelhouse user grant --help')
-      userGrant(io, data, name!, values.production, values.write ? 'write' : 'read')
+      return userGrant(io, at, name!, values.production, values.write ? 'write' : 'read')
     },
   },
   {
@@ -221,7 +232,7 @@ unset.`,
     about: 'every user with their permissions and production access',
     options: {},
     args: none,
-    run: (_, __, data, io) => userList(io, data),
+    run: (_, __, at, io) => userList(io, at),
   },
   {
     name: 'user perm add',
@@ -229,7 +240,7 @@ unset.`,
     about: 'give a user a permission',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data, io) => userPermAdd(io, data, name!, codename(perm!, 'user perm add')),
+    run: (_, [name, perm], at, io) => userPermAdd(io, at, name!, codename(perm!, 'user perm add')),
   },
   {
     name: 'user perm remove',
@@ -238,7 +249,7 @@ unset.`,
     details: 'Any codename the user has, also one that is no longer in the list (user list shows them).',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data, io) => userPermRemove(io, data, name!, perm!),
+    run: (_, [name, perm], at, io) => userPermRemove(io, at, name!, perm!),
   },
   {
     name: 'user group add',
@@ -246,7 +257,7 @@ unset.`,
     about: 'put a user in a group',
     options: {},
     args: { names: 'NAME and GROUP', min: 2, max: 2 },
-    run: (_, [name, group], data, io) => userGroupAdd(io, data, name!, group!),
+    run: (_, [name, group], at, io) => userGroupAdd(io, at, name!, group!),
   },
   {
     name: 'user group remove',
@@ -254,7 +265,7 @@ unset.`,
     about: 'take a user out of a group',
     options: {},
     args: { names: 'NAME and GROUP', min: 2, max: 2 },
-    run: (_, [name, group], data, io) => userGroupRemove(io, data, name!, group!),
+    run: (_, [name, group], at, io) => userGroupRemove(io, at, name!, group!),
   },
   {
     name: 'user passwd',
@@ -267,7 +278,7 @@ is kept. A running serve takes the new password from the next request.
 Clients send "Authorization: Basic base64(NAME:PASSWORD)" (curl -u NAME:PASSWORD).`,
     options: { clear: { type: 'boolean', about: 'remove the password: Basic then takes only a key of the user' } },
     args: one('NAME'),
-    run: (values, [name], data, io) => userPasswd(io, data, name!, values.clear === true),
+    run: (values, [name], at, io) => userPasswd(io, at, name!, values.clear === true),
   },
   {
     name: 'group add',
@@ -285,10 +296,10 @@ write_permission_groups names groups whose members may copy projects onto it.`,
       },
     },
     args: one('NAME'),
-    run: (values, [name], data, io) =>
+    run: (values, [name], at, io) =>
       groupAdd(
         io,
-        data,
+        at,
         name!,
         ((values.perm as string[] | undefined) ?? []).map((p) => codename(p, 'group add')),
       ),
@@ -299,7 +310,7 @@ write_permission_groups names groups whose members may copy projects onto it.`,
     about: 'every group with its permissions and members',
     options: {},
     args: none,
-    run: (_, __, data, io) => groupList(io, data),
+    run: (_, __, at, io) => groupList(io, at),
   },
   {
     name: 'group remove',
@@ -307,7 +318,7 @@ write_permission_groups names groups whose members may copy projects onto it.`,
     about: 'remove a group: its members lose its permissions, devices naming it let them write no more',
     options: {},
     args: one('NAME'),
-    run: (_, [name], data, io) => groupRemove(io, data, name!),
+    run: (_, [name], at, io) => groupRemove(io, at, name!),
   },
   {
     name: 'group perm add',
@@ -315,7 +326,7 @@ write_permission_groups names groups whose members may copy projects onto it.`,
     about: 'give a group a permission',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data, io) => groupPermAdd(io, data, name!, codename(perm!, 'group perm add')),
+    run: (_, [name, perm], at, io) => groupPermAdd(io, at, name!, codename(perm!, 'group perm add')),
   },
   {
     name: 'group perm remove',
@@ -324,7 +335,7 @@ write_permission_groups names groups whose members may copy projects onto it.`,
     details: 'Any codename the group has, also one that is no longer in the list (group list shows them).',
     options: {},
     args: { names: 'NAME and CODENAME', min: 2, max: 2 },
-    run: (_, [name, perm], data, io) => groupPermRemove(io, data, name!, perm!),
+    run: (_, [name, perm], at, io) => groupPermRemove(io, at, name!, perm!),
   },
   {
     name: 'token create',
@@ -334,7 +345,7 @@ write_permission_groups names groups whose members may copy projects onto it.`,
       'Send it as "Authorization: Token KEY". Everything else this command says goes to stderr,\nso that KEY=$(reelhouse token create NAME) holds the key alone.',
     options: {},
     args: one('NAME'),
-    run: (_, [name], data, io) => tokenCreate(io, data, name!),
+    run: (_, [name], at, io) => tokenCreate(io, at, name!),
   },
   {
     name: 'token list',
@@ -344,7 +355,7 @@ write_permission_groups names groups whose members may copy projects onto it.`,
       "Only a hash of each key and its first 8 characters are kept, so the key itself cannot be shown.\nA key made before they were kept shows its SHA-256's first characters instead\n(printf %s KEY | sha256sum | cut -c1-8).",
     options: {},
     args: one('NAME'),
-    run: (_, [name], data, io) => tokenList(io, data, name!),
+    run: (_, [name], at, io) => tokenList(io, at, name!),
   },
   {
     name: 'token revoke',
@@ -358,8 +369,8 @@ unique across users; the command says whose key it revoked.`,
       user: { type: 'string', arg: 'NAME', about: 'revoke every key of this user' },
     },
     args: { names: 'KEY', min: 0, max: 1 },
-    run: (values, [key], data, io) =>
-      tokenRevoke(io, data, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
+    run: (values, [key], at, io) =>
+      tokenRevoke(io, at, revokeWhat(key, values.id as string | undefined, values.user as string | undefined)),
   },
   {
     name: 'proxies remake',
@@ -379,10 +390,10 @@ new proxy replaces the old one only when complete; GET /api/tasks/?kind=proxy fo
       },
     },
     args: none,
-    run: (values, _, data, io) => {
+    run: (values, _, at, io) => {
       if (typeof values.production !== 'string')
         throw new UsageError('proxies remake needs --production NAME_OR_ID; see reelhouse proxies remake --help')
-      proxiesRemake(io, data, values.production, values.profile as string | undefined)
+      return proxiesRemake(io, at, values.production, values.profile as string | undefined)
     },
   },
   {
@@ -406,7 +417,7 @@ in this version: serve and the other commands use the SQLite catalogue in --data
       },
     },
     args: none,
-    run: (values, _, data, io) => migrateCommand(io, data, databaseOf(values, io.env)),
+    run: (_, __, at, io) => migrateCommand(io, at),
   },
   {
     name: 'migrate-to-postgres',
@@ -429,7 +440,7 @@ The SQLite catalogue is left as it was (but for the migrations every command app
       },
     },
     args: none,
-    run: (values, _, data, io) => migrateToPostgresCommand(io, data, databaseOf(values, io.env)),
+    run: (_, __, at, io) => migrateToPostgresCommand(io, at),
   },
   {
     name: 'backup',
@@ -438,7 +449,7 @@ The SQLite catalogue is left as it was (but for the migrations every command app
     details: 'The folder of FILE must exist.',
     options: {},
     args: one('FILE'),
-    run: (_, [file], data, io) => backup(io, data, file!),
+    run: (_, [file], at, io) => backup(io, at, file!),
   },
   {
     name: 'verify',
@@ -473,22 +484,16 @@ file and why). Nothing is written unless --record. Needs no catalogue (--data is
   },
 ]
 
-/** The PostgreSQL catalogue of migrate and migrate-to-postgres: --database, else REELHOUSE_DATABASE (empty counts as unset). */
+/** The PostgreSQL catalogue: --database, else REELHOUSE_DATABASE (empty counts as unset). */
 function databaseOf(values: Values, env: Record<string, string | undefined>): DatabaseUrl | undefined {
   if (typeof values.database === 'string') return { url: values.database, from: '--database' }
   const url = env.REELHOUSE_DATABASE
   return url ? { url, from: 'REELHOUSE_DATABASE' } : undefined
 }
 
-/**
- * Commands other than migrate and migrate-to-postgres use the SQLite catalogue in --data: one
- * given a PostgreSQL one (by flag, or by the environment a facility sets for every command) would
- * otherwise work on another catalogue than asked, unsaid. So they refuse both, but for verify,
- * which reads no catalogue at all: the variable changes nothing for it.
- */
-const onlyMigrate = (c: Command, given: '--database' | 'REELHOUSE_DATABASE') =>
-  `${given} is accepted by migrate and migrate-to-postgres only in this version; ${c.name} and the other commands use the SQLite catalogue in --data`
-const TAKE_DATABASE_VARIABLE = new Set(['migrate', 'migrate-to-postgres', 'verify'])
+/** The options of a command: its own, and --database for those that work on a catalogue. */
+const optionsOf = (c: Command): Record<string, Option> =>
+  c.name === 'verify' || 'database' in c.options ? c.options : { ...c.options, database: DATABASE }
 
 /** Words that group commands: "user", "token", "user perm". */
 const GROUPS = new Set(
@@ -539,7 +544,7 @@ function groupHelp(group: string): string {
 }
 
 function commandHelp(c: Command): string {
-  const options = Object.entries({ ...c.options, data: DATA })
+  const options = Object.entries({ ...optionsOf(c), data: DATA })
     .map(([name, o]) => `  ${`--${name}${o.arg ? ' ' + o.arg : ''}`.padEnd(28)}${o.about}`)
     .join('\n')
   const perms =
@@ -557,7 +562,7 @@ function commandHelp(c: Command): string {
  */
 function parse(c: Command, args: string[]) {
   // No --data here: run has taken it out wherever it was.
-  const options = c.options
+  const options = optionsOf(c)
   const see = `see reelhouse ${c.name} --help`
   const { tokens } = parseArgs({
     args,
@@ -572,7 +577,6 @@ function parse(c: Command, args: string[]) {
     if (t.kind === 'positional') positionals.push(t.value)
     if (t.kind !== 'option') continue
     const o = Object.hasOwn(options, t.name) ? options[t.name as keyof typeof options] : undefined
-    if (!o && t.name === 'database' && t.rawName === '--database') throw new UsageError(onlyMigrate(c, '--database'))
     if (!o || t.rawName !== `--${t.name}`) throw new UsageError(`unknown option ${t.rawName} for ${c.name}; ${see}`)
     if (o.type === 'boolean') {
       if (t.value !== undefined) throw new UsageError(`${t.rawName} takes no value; ${see}`)
@@ -679,10 +683,13 @@ function dispatch(argv: string[], io: Io): void | number | Promise<void | number
   if ((end < 0 ? rest : rest.slice(0, end)).some(isHelp)) return say(commandHelp(command))
 
   const { values, positionals } = parse(command, rest)
-  if (io.env.REELHOUSE_DATABASE && !TAKE_DATABASE_VARIABLE.has(command.name))
-    throw new UsageError(onlyMigrate(command, 'REELHOUSE_DATABASE'))
   values.data = data
-  return command.run(values, positionals, dataDirOf(data, io.env, io.cwd), io)
+  return command.run(
+    values,
+    positionals,
+    { dataDir: dataDirOf(data, io.env, io.cwd), database: databaseOf(values, io.env) },
+    io,
+  )
 }
 
 /** Usage mistakes exit 2, failures of the work exit 1; either way one line on stderr. */

@@ -7,9 +7,9 @@ import { dirname, join, parse, sep } from 'node:path'
 import { read } from 'read'
 import { dbFile, resolveIn } from '../config.ts'
 import { UsageError } from '../config.ts'
-import { type Db, openDb, tightenModes } from '../db/client.ts'
+import { closeDb, openDb, tightenModes, vacuumInto } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
-import { runSync, sqlitePort } from '../db/port.ts'
+import { type Port, type Work, sqlitePort } from '../db/port.ts'
 import { queueRemakes } from '../modules/assetimport/proxy.task.ts'
 import { AppError } from '../http/errors.ts'
 import { hashPassword } from '../modules/users/passwords.ts'
@@ -38,49 +38,89 @@ function announce(io: Io, dataDir: string) {
 /** console.log's line: the text and an end of line. */
 const say = (io: Io, text: string) => io.stdout.write(`${text}\n`)
 
-export function withDb<T>(io: Io, dataDir: string, run: (db: Db) => T): T {
-  announce(io, dataDir)
-  requireCatalogue(dataDir)
-  return withOpenDb(dataDir, run)
-}
+/**
+ * Where a command's catalogue is: the SQLite one in the data folder, or the PostgreSQL one that
+ * --database (else REELHOUSE_DATABASE) names.
+ */
+export type CatalogueAt = { dataDir: string; database?: DatabaseUrl }
 
-function withOpenDb<T>(dataDir: string, run: (db: Db) => T): T {
-  const db = openDb(dbFile(dataDir))
+/**
+ * Runs the work `make` builds on a port of the catalogue `at`, and closes it. It first says which
+ * catalogue (data= on stderr, or database= without the password once the server answered;
+ * `quiet` for a second run of the same command). SQLite: a data folder without a catalogue is
+ * refused, the catalogue migrated as every command does. PostgreSQL: its migrations applied under
+ * their lock (db/pg/open.ts); a URL of another kind or a server that cannot be reached or refuses
+ * the session is a mistake of the invocation (exit 2), one line naming where and why.
+ */
+export async function onCatalogue<T>(
+  io: Io,
+  at: CatalogueAt,
+  make: (port: Port) => Work<T>,
+  { quiet = false }: { quiet?: boolean } = {},
+): Promise<T> {
+  if (!at.database) {
+    if (!quiet) announce(io, at.dataDir)
+    requireCatalogue(at.dataDir)
+    const db = openDb(dbFile(at.dataDir))
+    try {
+      migrate(db)
+      const port = sqlitePort(db)
+      return port.run(make(port))
+    } finally {
+      closeDb(db)
+    }
+  }
+  const { url, from } = at.database
+  // Loaded here only: the PostgreSQL client is no part of a SQLite command's start.
+  const pg = await import('../db/pg/migrate.ts')
+  const shown = pg.withoutPassword(url)
+  if (!pg.isPostgresUrl(url)) throw new UsageError(`${from} must be a postgres:// or postgresql:// URL, not "${shown}"`)
+  const { openPostgres } = await import('../db/pg/open.ts')
+  let catalogue: Awaited<ReturnType<typeof openPostgres>>
   try {
-    migrate(db)
-    return run(db)
+    catalogue = await openPostgres(
+      url,
+      createLog('text', (line) => io.stderr.write(line)),
+      2,
+    )
+  } catch (error) {
+    throw saidOfPostgres(pg, error, shown)
+  }
+  try {
+    if (!quiet) io.stderr.write(`database=${shown}\n`)
+    return await catalogue.port.run(make(catalogue.port))
   } finally {
-    db.$client.close()
+    await catalogue.close()
   }
 }
 
-export function userAdd(
+export async function userAdd(
   io: Io,
-  dataDir: string,
+  at: CatalogueAt,
   name: string,
   superuser: boolean,
   perms: Codename[],
   groups: string[] = [],
 ) {
-  withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).add(name, { superuser, perms, groups })))
+  await onCatalogue(io, at, (port) => createUsers(port).add(name, { superuser, perms, groups }))
   const joined = groups.length ? ` in group${groups.length > 1 ? 's' : ''} ${[...new Set(groups)].join(', ')}` : ''
   say(io, `user ${name} added${superuser ? ' (superuser)' : ''}${joined}`)
 }
 
 /** A new group; without --perm, a suggested role's codenames when the name is one (it says which). */
-export function groupAdd(io: Io, dataDir: string, name: string, perms: Codename[]) {
-  const given = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).addGroup(name, perms)))
+export async function groupAdd(io: Io, at: CatalogueAt, name: string, perms: Codename[]) {
+  const given = await onCatalogue(io, at, (port) => createUsers(port).addGroup(name, perms))
   const suggested = !perms.length && given.length ? ' (the suggested role)' : ''
   say(io, `group ${name} added with ${given.length ? given.join(', ') : 'no permissions'}${suggested}`)
 }
 
-export function groupRemove(io: Io, dataDir: string, name: string) {
-  withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).removeGroup(name)))
+export async function groupRemove(io: Io, at: CatalogueAt, name: string) {
+  await onCatalogue(io, at, (port) => createUsers(port).removeGroup(name))
   say(io, `group ${name} removed; its members no longer have its permissions`)
 }
 
-export function groupList(io: Io, dataDir: string) {
-  const list = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).groups()))
+export async function groupList(io: Io, at: CatalogueAt) {
+  const list = await onCatalogue(io, at, (port) => createUsers(port).groups())
   if (!list.length) return say(io, 'no groups')
   const out: string[] = []
   for (const g of list) {
@@ -91,34 +131,34 @@ export function groupList(io: Io, dataDir: string) {
   say(io, out.join('\n'))
 }
 
-export function groupPermAdd(io: Io, dataDir: string, name: string, codename: Codename) {
-  const added = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).addGroupPerm(name, codename)))
+export async function groupPermAdd(io: Io, at: CatalogueAt, name: string, codename: Codename) {
+  const added = await onCatalogue(io, at, (port) => createUsers(port).addGroupPerm(name, codename))
   say(io, added ? `group ${name} now has ${codename}` : `group ${name} already had ${codename}`)
 }
 
 /** Any codename the group holds, also one no route checks any more (as userPermRemove). */
-export function groupPermRemove(io: Io, dataDir: string, name: string, codename: string) {
-  const removed = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).removeGroupPerm(name, codename)))
+export async function groupPermRemove(io: Io, at: CatalogueAt, name: string, codename: string) {
+  const removed = await onCatalogue(io, at, (port) => createUsers(port).removeGroupPerm(name, codename))
   say(io, removed ? `group ${name} no longer has ${codename}` : `group ${name} did not have ${codename}`)
 }
 
-export function userGroupAdd(io: Io, dataDir: string, name: string, group: string) {
-  const added = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).joinGroup(name, group)))
+export async function userGroupAdd(io: Io, at: CatalogueAt, name: string, group: string) {
+  const added = await onCatalogue(io, at, (port) => createUsers(port).joinGroup(name, group))
   say(io, added ? `${name} is now in group ${group}` : `${name} was in group ${group} already`)
 }
 
-export function userGroupRemove(io: Io, dataDir: string, name: string, group: string) {
-  const removed = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).leaveGroup(name, group)))
+export async function userGroupRemove(io: Io, at: CatalogueAt, name: string, group: string) {
+  const removed = await onCatalogue(io, at, (port) => createUsers(port).leaveGroup(name, group))
   say(io, removed ? `${name} is no longer in group ${group}` : `${name} was not in group ${group}`)
 }
 
-export function userGrant(io: Io, dataDir: string, name: string, production: string, level: 'read' | 'write') {
-  const done = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).grant(name, production, level)))
+export async function userGrant(io: Io, at: CatalogueAt, name: string, production: string, level: 'read' | 'write') {
+  const done = await onCatalogue(io, at, (port) => createUsers(port).grant(name, production, level))
   say(io, `${name} may now ${level} production ${done.production.name} (id ${done.production.id})`)
 }
 
-export function userList(io: Io, dataDir: string) {
-  const list = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).list()))
+export async function userList(io: Io, at: CatalogueAt) {
+  const list = await onCatalogue(io, at, (port) => createUsers(port).list())
   if (!list.length) return say(io, 'no users')
   const out: string[] = []
   for (const u of list) {
@@ -141,8 +181,8 @@ export function userList(io: Io, dataDir: string) {
   say(io, out.join('\n'))
 }
 
-export function userPermAdd(io: Io, dataDir: string, name: string, codename: Codename) {
-  const added = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).addPerm(name, codename)))
+export async function userPermAdd(io: Io, at: CatalogueAt, name: string, codename: Codename) {
+  const added = await onCatalogue(io, at, (port) => createUsers(port).addPerm(name, codename))
   say(io, added ? `${name} now has ${codename}` : `${name} already had ${codename}`)
 }
 
@@ -150,8 +190,8 @@ export function userPermAdd(io: Io, dataDir: string, name: string, codename: Cod
  * Any codename the user holds, not only those of today's list: a catalogue of an older version
  * may hold one that no route checks any more (`user list` shows it), and it must be removable.
  */
-export function userPermRemove(io: Io, dataDir: string, name: string, codename: string) {
-  const removed = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).removePerm(name, codename)))
+export async function userPermRemove(io: Io, at: CatalogueAt, name: string, codename: string) {
+  const removed = await onCatalogue(io, at, (port) => createUsers(port).removePerm(name, codename))
   say(io, removed ? `${name} no longer has ${codename}` : `${name} did not have ${codename}`)
 }
 
@@ -162,21 +202,21 @@ export function userPermRemove(io: Io, dataDir: string, name: string, codename: 
  */
 export async function userPasswd(
   io: Io,
-  dataDir: string,
+  at: CatalogueAt,
   name: string,
   clear: boolean,
   input = (name: string) => readPassword(io, name),
 ) {
   if (clear) {
-    const had = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).setPassword(name, null)))
+    const had = await onCatalogue(io, at, (port) => createUsers(port).setPassword(name, null))
     return void say(io, had ? `password of ${name} cleared` : `${name} had no password`)
   }
   // The name is checked before the password is asked for, not after it was typed twice.
-  withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).requireUser(name)))
+  await onCatalogue(io, at, (port) => createUsers(port).requireUser(name))
   const password = await input(name)
   if (!password) throw new UserError('the password is empty; nothing changed')
   const hash = await hashPassword(password)
-  withOpenDb(dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).setPassword(name, hash)))
+  await onCatalogue(io, at, (port) => createUsers(port).setPassword(name, hash), { quiet: true })
   say(io, `password of ${name} set`)
 }
 
@@ -238,15 +278,14 @@ async function askHidden(prompt: string): Promise<string> {
  * named profile or the one that applies to each. A serve running on the catalogue takes them
  * within a second, as many at once as its --task-concurrency; else the next serve does.
  */
-export function proxiesRemake(io: Io, dataDir: string, production: string, profile?: string) {
-  const done = withDb(io, dataDir, (db) => {
-    try {
-      return runSync(db, queueRemakes(db, production, profile))
-    } catch (error) {
-      if (error instanceof AppError) throw new UserError(error.message)
-      throw error
-    }
-  })
+export async function proxiesRemake(io: Io, at: CatalogueAt, production: string, profile?: string) {
+  let done: Awaited<ReturnType<typeof queueRemakesOn>>
+  try {
+    done = await queueRemakesOn(io, at, production, profile)
+  } catch (error) {
+    if (error instanceof AppError) throw new UserError(error.message)
+    throw error
+  }
   const ids = done.queued.length
     ? ` (tasks ${done.queued[0]}${done.queued.length > 1 ? `-${done.queued.at(-1)}` : ''})`
     : ''
@@ -257,8 +296,11 @@ export function proxiesRemake(io: Io, dataDir: string, production: string, profi
   )
 }
 
-export function tokenList(io: Io, dataDir: string, name: string) {
-  const keys = withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).keysOf(name)))
+const queueRemakesOn = (io: Io, at: CatalogueAt, production: string, profile?: string) =>
+  onCatalogue(io, at, (port) => queueRemakes(port.db, production, profile))
+
+export async function tokenList(io: Io, at: CatalogueAt, name: string) {
+  const keys = await onCatalogue(io, at, (port) => createUsers(port).keysOf(name))
   if (!keys.length) return say(io, `${name} has no keys`)
   say(
     io,
@@ -270,37 +312,35 @@ export function tokenList(io: Io, dataDir: string, name: string) {
   )
 }
 
-export function tokenCreate(io: Io, dataDir: string, name: string) {
-  say(
-    io,
-    withDb(io, dataDir, (db) => runSync(db, createUsers(sqlitePort(db)).createKey(name))),
-  )
+export async function tokenCreate(io: Io, at: CatalogueAt, name: string) {
+  say(io, await onCatalogue(io, at, (port) => createUsers(port).createKey(name)))
 }
 
 /** What `token revoke` is given: the key itself, a key's id as `token list` shows it, or a user all of whose keys go. */
 export type Revoke = { key: string } | { id: number } | { user: string }
 
-export function tokenRevoke(io: Io, dataDir: string, what: Revoke) {
+export async function tokenRevoke(io: Io, at: CatalogueAt, what: Revoke) {
   if ('key' in what && !KEY_PATTERN.test(what.key))
     throw new UsageError('a key is 40 lowercase hex characters; or give --id N as token list shows it')
-  withDb(io, dataDir, (db) => {
-    const users = createUsers(sqlitePort(db))
-    if ('user' in what) return say(io, `revoked ${runSync(db, users.revokeAll(what.user))} key(s) of ${what.user}`)
+  const said = await onCatalogue(io, at, function* (port) {
+    const users = createUsers(port)
+    if ('user' in what) return `revoked ${yield* users.revokeAll(what.user)} key(s) of ${what.user}`
     if ('key' in what) {
-      if (!runSync(db, users.revokeKey(what.key))) throw new UserError('no such key')
-      return say(io, 'key revoked')
+      if (!(yield* users.revokeKey(what.key))) throw new UserError('no such key')
+      return 'key revoked'
     }
-    const owner = runSync(db, users.revokeKeyById(what.id))
+    const owner = yield* users.revokeKeyById(what.id)
     if (owner === undefined)
       throw new UserError(`no key with id ${what.id}; reelhouse token list NAME shows a user's keys`)
-    say(io, `key ${what.id} of ${owner} revoked`)
+    return `key ${what.id} of ${owner} revoked`
   })
+  say(io, said)
 }
 
 /** A PostgreSQL catalogue to migrate instead of the data folder's, and where the URL came from (for messages). */
 export type DatabaseUrl = { url: string; from: '--database' | 'REELHOUSE_DATABASE' }
 
-export function migrateCommand(io: Io, dataDir: string, database?: DatabaseUrl): void | Promise<void> {
+export function migrateCommand(io: Io, { dataDir, database }: CatalogueAt): void | Promise<void> {
   if (database) return migratePostgresCommand(io, database)
   // Not withDb: it makes a catalogue where there is none, and reports what it applied.
   announce(io, dataDir)
@@ -313,7 +353,7 @@ export function migrateCommand(io: Io, dataDir: string, database?: DatabaseUrl):
   try {
     applied = migrate(db)
   } finally {
-    db.$client.close()
+    closeDb(db)
   }
   say(io, applied ? `applied ${applied} migration(s)` : 'database is up to date')
 }
@@ -344,13 +384,22 @@ async function migratePostgresSaid(pg: typeof import('../db/pg/migrate.ts'), url
   try {
     return await pg.migratePostgres(url)
   } catch (error) {
-    if (error instanceof pg.PostgresConnectError)
-      throw new UsageError(`cannot connect to ${shown} (at ${error.where}): ${error.reason}`)
-    // drizzle wraps the server's error in one naming the statement: the server's says why.
-    const cause = (error as { cause?: unknown })?.cause
-    const reason = cause instanceof Error ? cause.message : ((error as Error)?.message ?? String(error))
-    throw new UserError(`migrating ${shown} failed: ${reason}`)
+    throw saidOfPostgres(pg, error, shown)
   }
+}
+
+/**
+ * A failure to open or migrate the PostgreSQL catalogue as the command line says it: a server that
+ * cannot be reached or refuses the session is a mistake of the invocation (exit 2), a migration
+ * the server refuses a failure of the work (exit 1).
+ */
+function saidOfPostgres(pg: typeof import('../db/pg/migrate.ts'), error: unknown, shown: string): Error {
+  if (error instanceof pg.PostgresConnectError)
+    return new UsageError(`cannot connect to ${shown} (at ${error.where}): ${error.reason}`)
+  // drizzle wraps the server's error in one naming the statement: the server's says why.
+  const cause = (error as { cause?: unknown })?.cause
+  const reason = cause instanceof Error ? cause.message : ((error as Error)?.message ?? String(error))
+  return new UserError(`migrating ${shown} failed: ${reason}`)
 }
 
 /**
@@ -362,7 +411,7 @@ async function migratePostgresSaid(pg: typeof import('../db/pg/migrate.ts'), url
  * the session) exit 2 as migrate's do; a catalogue that cannot be copied, or a target that is
  * not empty, exit 1, with the target left as it was.
  */
-export async function migrateToPostgresCommand(io: Io, dataDir: string, database: DatabaseUrl | undefined) {
+export async function migrateToPostgresCommand(io: Io, { dataDir, database }: CatalogueAt) {
   if (!database)
     throw new UsageError(
       'migrate-to-postgres needs --database URL (or REELHOUSE_DATABASE); see reelhouse migrate-to-postgres --help',
@@ -426,7 +475,13 @@ function refuseWhileServed(dataDir: string) {
  * copy holds what the catalogue holds, so it is made 0600 like it: VACUUM INTO fills an empty
  * file it is given, created here (never over an existing one) with that mode.
  */
-export function backup(io: Io, dataDir: string, file: string) {
+export function backup(io: Io, { dataDir, database }: CatalogueAt, file: string) {
+  // PostgreSQL's own tools copy a consistent snapshot of a live database, and its operators
+  // already run them (and point-in-time recovery); a second way of ours would be a worse one.
+  if (database)
+    throw new UsageError(
+      'backup copies the SQLite catalogue of --data; back a PostgreSQL catalogue up with pg_dump (pg_dump -Fc -f FILE URL) or your PostgreSQL backups',
+    )
   const target = resolveIn(io.cwd, file)
   announce(io, dataDir)
   requireCatalogue(dataDir)
@@ -441,7 +496,13 @@ export function backup(io: Io, dataDir: string, file: string) {
     throw error
   }
   try {
-    withOpenDb(dataDir, (db) => db.$client.run('VACUUM INTO ?', [target]))
+    const db = openDb(dbFile(dataDir))
+    try {
+      migrate(db)
+      vacuumInto(db, target)
+    } finally {
+      closeDb(db)
+    }
   } catch (error) {
     rmSync(target, { force: true })
     throw error

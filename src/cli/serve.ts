@@ -16,13 +16,15 @@ import {
 import http from 'node:http'
 import { join } from 'node:path'
 import { createApp } from '../app.ts'
-import { createCore } from '../core.ts'
-import { type ServeConfig, dbFile } from '../config.ts'
+import { type Core, createCore } from '../core.ts'
+import { type ServeConfig, UsageError, dbFile } from '../config.ts'
 import { startCheckpointer } from '../db/checkpointer.ts'
-import { openDb, tightenModes } from '../db/client.ts'
+import { closeDb, openDb, setDataFolder, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
-import { runSync, sqlitePort } from '../db/port.ts'
+import { type Port, type Work, sqlitePort, tx } from '../db/port.ts'
+import { type PostgresCatalogue, openPostgres } from '../db/pg/open.ts'
 import { composedHandlers } from '../http/composed.ts'
+import { fromDatabase } from '../http/errors.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
 import { pageLoader } from '../http/pagebuild.ts'
 import { UserError, createUsers } from '../modules/users/service.ts'
@@ -35,7 +37,8 @@ import { VERSION } from '../version.ts'
  */
 export const STOP_GRACE_MS = 10_000
 
-export function serve(config: ServeConfig, log: Log = createLog(config.logFormat)) {
+/** Everything a serve does before it opens its catalogue, said and checked in this order. */
+function begin(config: ServeConfig, log: Log): () => void {
   // The first line names the folder, so that whatever fails next (a taken port, a catalogue that
   // cannot be opened or migrated) is read beside it, as the other commands' data= line.
   log.info(`reelhouse ${VERSION} starting`, { data: config.dataDir })
@@ -44,21 +47,85 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
   refuseIfServed(config.dataDir)
   // Before anything is made: a serve that cannot listen leaves no data folder behind it.
   checkPortFree(config.host, config.port)
-  const release = claimDataDir(config.dataDir)
+  return claimDataDir(config.dataDir)
+}
+
+const coreOptions = (config: ServeConfig, log: Log) => ({
+  log,
+  concurrency: config.taskConcurrency,
+  ffmpegDir: config.ffmpegDir,
+  settleMs: config.settle * 1000,
+  watch: { poll: config.poll, pollIntervalMs: config.pollInterval * 1000, rescanMs: config.rescanInterval * 1000 },
+})
+
+/** serve on the SQLite catalogue in the data folder (the embedded default). */
+export function serve(config: ServeConfig, log: Log = createLog(config.logFormat)) {
+  const release = begin(config, log)
   const db = openDb(dbFile(config.dataDir))
   tightenModes(dbFile(config.dataDir), log)
   const applied = migrate(db)
   if (applied) log.info('database migrated', { migrations: applied })
-  firstAdmin(db, config.dataDir)
+  const port = sqlitePort(db)
+  firstAdmin(port.run(firstAdminWork(port)), config.dataDir)
   const checkpointer = startCheckpointer(db, log)
+  const core = createCore(db, coreOptions(config, log))
+  return {
+    db,
+    ...listen(config, log, core, release, async () => {
+      await checkpointer.stop()
+      // Every statement finalized and the connection released now, the last one: SQLite copies
+      // the WAL into the catalogue and removes it (close() would leave that to the collector).
+      closeDb(db, true)
+    }),
+  }
+}
 
-  const core = createCore(db, {
-    log,
-    concurrency: config.taskConcurrency,
-    ffmpegDir: config.ffmpegDir,
-    settleMs: config.settle * 1000,
-    watch: { poll: config.poll, pollIntervalMs: config.pollInterval * 1000, rescanMs: config.rescanInterval * 1000 },
-  })
+/**
+ * serve on the PostgreSQL catalogue of --database (or REELHOUSE_DATABASE): the same server, its
+ * catalogue shared with other tools and kept by the facility's PostgreSQL (docs/operations.md,
+ * "A facility catalogue on PostgreSQL"). The data folder still holds what this server writes
+ * itself (proxies, pictures, the first key) and its serve.pid. There is no checkpointer and no
+ * mmap reader: those are SQLite's. A server that cannot be reached or refuses the session is
+ * one line naming where and why (exit 2), after which nothing is left claimed.
+ */
+export async function servePostgres(config: ServeConfig, log: Log = createLog(config.logFormat)) {
+  const url = config.database!
+  const pg = await import('../db/pg/migrate.ts')
+  const shown = pg.withoutPassword(url)
+  if (!pg.isPostgresUrl(url))
+    throw new UsageError(`--database must be a postgres:// or postgresql:// URL, not "${shown}"`)
+  const release = begin(config, log)
+  let catalogue: PostgresCatalogue
+  try {
+    catalogue = await openPostgres(url, log)
+  } catch (error) {
+    release()
+    if (error instanceof pg.PostgresConnectError)
+      throw new UsageError(`cannot connect to ${shown} (at ${error.where}): ${error.reason}`)
+    throw error
+  }
+  try {
+    log.info('database opened', { database: shown, migrations: catalogue.applied })
+    setDataFolder(catalogue.port.db, config.dataDir)
+    const { port } = catalogue
+    const key = await Promise.resolve(port.run(firstAdminWork(port))).catch((error: unknown) => {
+      // Another server on the same new catalogue made the admin between this one's count and its
+      // insert (each saw no user under READ COMMITTED): the name is taken, so there is one now.
+      if (fromDatabase(error)?.status === 400) return port.run(firstAdminWork(port))
+      throw error
+    })
+    firstAdmin(key, config.dataDir)
+  } catch (error) {
+    await catalogue.close()
+    release()
+    throw error
+  }
+  const core = createCore(catalogue.port, coreOptions(config, log))
+  return listen(config, log, core, release, () => catalogue.close())
+}
+
+/** Listens with the core on its catalogue; `close` closes the catalogue once everything else stopped. */
+function listen(config: ServeConfig, log: Log, core: Core, release: () => void, close: () => Promise<void>) {
   // Bun's HTTP parser answers headers over its limit with a bare 431; up to it, checkHead answers
   // those over ours in the envelope (src/http/head.ts). Process-wide, hence here; Bun lets it be
   // set (Node's types call it read-only).
@@ -116,10 +183,7 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     // Elysia writes a request's line in a setImmediate queued as its answer went out: one more
     // turn, so that the lines of the last requests come before "stopped", not after it.
     await new Promise((resolve) => setImmediate(resolve))
-    await checkpointer.stop()
-    // Every statement finalized and the connection released now, the last one: SQLite copies
-    // the WAL into the catalogue and removes it (close() would leave that to the collector).
-    db.$client.close(true)
+    await close()
     release()
     log.info('stopped')
     // Nothing is left to keep the process alive (a task not waited for only finishes the file
@@ -148,19 +212,29 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
     if (missing) log.warn('imports will make no proxies or probes', { reason: missing })
     else log.info('ffmpeg found', { ffmpeg: ff.paths.ffmpeg, ffprobe: ff.paths.ffprobe })
   })
-  return { app, server, db, core, stop, stopped }
+  return { app, server, core, stop, stopped }
 }
 
-/** On a catalogue with no users: the superuser admin, its key printed once and kept in admin.token. */
-function firstAdmin(db: ReturnType<typeof openDb>, dataDir: string) {
-  const users = createUsers(sqlitePort(db))
+/**
+ * On a catalogue with no users: the superuser admin and a key of it, in one transaction. Answers
+ * the key, or undefined when there were users.
+ */
+function* firstAdminWork(port: Port): Work<string | undefined> {
+  const users = createUsers(port)
+  return yield* tx(function* () {
+    if ((yield* users.count()) > 0) return undefined
+    yield* users.add('admin', { superuser: true })
+    return yield* users.createKey('admin')
+  })
+}
+
+/** The first admin's key printed once and kept in admin.token; when there was one already, where it is. */
+function firstAdmin(key: string | undefined, dataDir: string) {
   const tokenFile = join(dataDir, 'admin.token')
-  if (runSync(db, users.count()) > 0) {
+  if (key === undefined) {
     if (existsSync(tokenFile)) console.log(`The first admin key is in ${tokenFile}`)
     return
   }
-  runSync(db, users.add('admin', { superuser: true }))
-  const key = runSync(db, users.createKey('admin'))
   writeFileSync(tokenFile, key + '\n', { mode: 0o600 })
   chmodSync(tokenFile, 0o600)
   console.log(`Created the superuser "admin". Its key (shown once, also in ${tokenFile}):\n${key}`)

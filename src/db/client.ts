@@ -48,7 +48,12 @@ export function openDb(file: string) {
  * read transaction (readSnapshotOf) the first read opens the snapshot that the request's other
  * statements share: it is the one statement a GET runs besides its own and the BEGIN and COMMIT.
  */
-export type DataVersion = { get(): number; refresh(): void }
+export type DataVersion = {
+  get(): number
+  refresh(): void
+  /** The version as of this moment, read anew (for a poll outside any request). */
+  now(): number
+}
 
 /** `held`: inside a GET's read transaction, which forgets the value as it ends (no timer per request). */
 type KeptVersion = DataVersion & { held: boolean }
@@ -78,6 +83,10 @@ function keptVersionOf(db: Db): KeptVersion {
       return kept
     },
     refresh: forget,
+    now() {
+      forget()
+      return made.get()
+    },
   }
   dataVersions.set(client, made)
   return made
@@ -226,3 +235,26 @@ export function setDataFolder(db: Db, folder: string): void {
 
 /** The data folder, with a final slash: the one set for `db`, else the folder of its SQLite file. */
 export const dataFolderOf = (db: Db) => dataFolders.get(db) ?? asFolder(dirname(db.$client.filename))
+
+/** A consistent copy of the SQLite catalogue into the empty file `target` (VACUUM INTO: one read snapshot; writers go on). */
+export function vacuumInto(db: Db, target: string): void {
+  db.$client.run('VACUUM INTO ?', [target])
+}
+
+/**
+ * Closes the SQLite catalogue. `final`: the last connection of a stopping server, every statement
+ * finalized: SQLite then copies the WAL into the catalogue and removes it (a plain close would
+ * leave that to the collector).
+ */
+export function closeDb(db: Db, final = false): void {
+  db.$client.close(final)
+}
+
+/**
+ * A number that changes whenever any connection commits to the SQLite catalogue (its file
+ * version, read by a C call, no statement): what a cache kept beside the catalogue compares.
+ */
+export function catalogueVersionOf(db: Db): () => number {
+  const client = db.$client
+  return () => fileVersion(client)
+}

@@ -122,7 +122,7 @@ export type Port = {
   run<T>(work: Work<T>): T | Promise<T>
   /**
    * On PostgreSQL, the pool's own client (Bun.SQL), for what drizzle does not build: the search's
-   * statements (modules/search/pg.ts) and its read-only snapshot transaction. Not ambient: a
+   * statements (db/search/pg.ts) and its read-only snapshot transaction. Not ambient: a
    * statement on it never runs inside a `tx`. Absent on SQLite.
    */
   readonly sql?: BunSql

@@ -4,9 +4,8 @@
 import { type Column, SQL, and, count as countAll, getTableColumns, getTableName, is, sql } from 'drizzle-orm'
 import { type SQLiteColumn, SQLiteSyncDialect, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { t } from 'elysia'
-import type { Db } from '../db/client.ts'
 import { type ListStatement, sqliteListReader } from '../db/lists.ts'
-import { type Port, all, one } from '../db/port.ts'
+import { type Port, type Work, all, one } from '../db/port.ts'
 import { DIGITS_PATTERN, invalidParameter } from './errors.ts'
 import { pathOf } from './head.ts'
 import { SEP, endsWithSep } from '../storage/paths.ts'
@@ -59,6 +58,13 @@ export type ListSpec<T extends SQLiteTable> = {
    * fields, made of columns read for it: mediaassets/pictures.ts completeListRow).
    */
   complete?: (row: Row) => void
+  /**
+   * The records of rows read together, as port work, over toApi and complete: for records made of
+   * more than their row (a project's linked media assets), read for many rows in a statement or
+   * two where toApi would need some per row. Given a page's rows; of the unpaged list, on SQLite
+   * each batch streamed (STREAM_BATCH rows), on PostgreSQL all the rows it read.
+   */
+  records?: (rows: T['$inferSelect'][]) => Work<unknown[]>
   /** Newest first (the history): ids descending; every other list is in id order. */
   descending?: boolean
   /**
@@ -132,7 +138,7 @@ export type List = <T extends SQLiteTable>(
  */
 export function createLists(port: Port, baseOf: (request: Request) => string): List {
   const headersOf = pageHeadersMaker(baseOf)
-  return port.engine === 'sqlite' ? sqliteLists(port.db, headersOf) : postgresLists(port, headersOf)
+  return port.engine === 'sqlite' ? sqliteLists(port, headersOf) : postgresLists(port, headersOf)
 }
 
 /** A page's headers: its type, X-Total-Count and Link (see pageHeadersMaker). */
@@ -168,7 +174,10 @@ const listHeaders = (count: number) => ({ 'content-type': 'application/json', 'x
  * why), the page and its count read in the same call, the count kept while the catalogue is
  * unchanged, and the unpaged list streamed from an open statement.
  */
-function sqliteLists(db: Db, pageHeadersOf: PageHeaders): List {
+function sqliteLists(port: Port, pageHeadersOf: PageHeaders): List {
+  const db = port.db
+  // SQLite's port answers a run's value in the same call (db/port.ts SqlitePort).
+  const runNow = <R>(work: Work<R>) => port.run(work) as R
   const reader = sqliteListReader(db)
   // A dialect of our own rather than the database's (drizzle keeps that one internal): the
   // database is opened with no casing option (db/client.ts), so both render a WHERE alike.
@@ -285,7 +294,7 @@ function sqliteLists(db: Db, pageHeadersOf: PageHeaders): List {
     if (limit === 0) return { body: '[]', headers: listHeaders(count) }
 
     const toRecord = recordMaker(spec, c.decode)
-    const toJson = (raw: Row) => JSON.stringify(toRecord(raw))
+    const records = spec.records
     if (limit !== undefined) {
       const rows: unknown[] = reader.page(
         offset >= KEYED_FROM ? keyed(c, whereSql, w.order) : (w.statement ?? w.page),
@@ -296,12 +305,21 @@ function sqliteLists(db: Db, pageHeadersOf: PageHeaders): List {
       // The records in place of the rows, then the page in one JSON.stringify: the same text as
       // one call per record joined with commas, made faster (a 50-row page).
       for (let i = 0; i < rows.length; i++) rows[i] = toRecord(rows[i] as Row)
-      return { body: JSON.stringify(rows), headers: pageHeadersOf(request, limit, offset, count) }
+      const page = records ? runNow(records(rows as T['$inferSelect'][])) : rows
+      return { body: JSON.stringify(page), headers: pageHeadersOf(request, limit, offset, count) }
     }
     const base = c.select + whereSql + w.order
     const sql = offset ? base + ' limit -1 offset ?' : base
     const params = offset ? [...w.params, offset] : w.params
-    return { body: streamRows(reader.rows(sql, params), toJson), headers: listHeaders(count) }
+    const body = records
+      ? streamRows(
+          inBatches(reader.rows(sql, params), (batch) =>
+            runNow(records(batch.map((raw) => toRecord(raw)) as T['$inferSelect'][])),
+          ),
+          JSON.stringify,
+        )
+      : streamRows(reader.rows(sql, params), (raw: Row) => JSON.stringify(toRecord(raw)))
+    return { body, headers: listHeaders(count) }
   }
 }
 
@@ -319,11 +337,13 @@ function pickedColumns(table: SQLiteTable, columns: readonly ListColumn[] | unde
 
 /**
  * The record of a row as read: `decode` first (SQLite's booleans and JSON text; nothing on
- * PostgreSQL, whose rows drizzle decodes), then the spec's toApi or complete.
+ * PostgreSQL, whose rows drizzle decodes), then the spec's toApi or complete. With `records`, the
+ * row decoded, for records to make the record of.
  */
 function recordMaker<T extends SQLiteTable>(spec: ListSpec<T>, decode: (raw: Row) => Row): (raw: Row) => unknown {
   const toApi = spec.toApi
   const complete = spec.complete
+  if (spec.records) return decode
   return toApi
     ? (raw: Row) => toApi(decode(raw) as T['$inferSelect'])
     : complete
@@ -393,6 +413,13 @@ function postgresLists(port: Port, pageHeadersOf: PageHeaders): List {
     if (offset) page.offset(offset)
     const [rows, counted] = await Promise.all([port.run(all<Row>(page as never)), counting])
     const count = counted?.n ?? 0
+    if (spec.records) {
+      // Every row read is made a record at once, in the statements records needs for them all.
+      const records = (await port.run(spec.records(rows as T['$inferSelect'][]))) as Row[]
+      if (limit === undefined)
+        return { body: streamRows(records.values(), JSON.stringify), headers: listHeaders(count) }
+      return { body: JSON.stringify(records), headers: pageHeadersOf(request, limit, offset, count) }
+    }
     const toRecord = recordMaker(spec, asRead)
     if (limit === undefined) {
       const toJson = (row: Row) => JSON.stringify(toRecord(row))
@@ -402,6 +429,22 @@ function postgresLists(port: Port, pageHeadersOf: PageHeaders): List {
     for (let i = 0; i < records.length; i++) records[i] = toRecord(records[i] as Row)
     return { body: JSON.stringify(records), headers: pageHeadersOf(request, limit, offset, count) }
   }
+}
+
+/**
+ * The records of `rows` made STREAM_BATCH rows at a time by `make` (ListSpec.records), for the
+ * unpaged list streamed: a batch is read from the open statement only as the stream is pulled,
+ * so the list is never held whole. Closing this iterator (a cancelled stream) closes `rows`.
+ */
+function* inBatches(rows: IterableIterator<Row>, make: (batch: Row[]) => unknown[]): IterableIterator<Row> {
+  let batch: Row[] = []
+  for (const row of rows) {
+    batch.push(row)
+    if (batch.length < STREAM_BATCH) continue
+    yield* make(batch) as Row[]
+    batch = []
+  }
+  if (batch.length) yield* make(batch) as Row[]
 }
 
 /**

@@ -760,12 +760,7 @@ export function createRunner(port: Port, options: RunnerOptions) {
       .where(eq(tasks.state, 'queued')),
   )
   function watchForeign() {
-    const now = version
-      ? () => {
-          version.refresh()
-          return version.get()
-        }
-      : () => andThen(port.run(oneOf(newestQueued)), (row) => row?.id ?? 0)
+    const now = version ? () => version.now() : () => andThen(port.run(oneOf(newestQueued)), (row) => row?.id ?? 0)
     // SQLite starts from the version as of now; PostgreSQL from none, so its first look wakes the
     // runner when anything is queued (a claim then takes what it can, as any wake-up does).
     let seen = version ? (now() as number) : 0

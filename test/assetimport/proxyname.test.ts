@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { createCore } from '../../src/core.ts'
 import { proxyNameHandler } from '../../src/modules/assetimport/proxyname.task.ts'
 import { isOldProxyName, needsNewName, proxyNames, sourceStem } from '../../src/media/proxyname.ts'
-import type { TaskOf } from '../../src/tasks/runner.ts'
+import type { LastWrite, TaskOf } from '../../src/tasks/runner.ts'
+import { tx } from '../../src/db/port.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 
@@ -24,6 +25,15 @@ beforeAll(async () => {
   mkdirSync(show.proxy_root, { recursive: true })
 })
 afterAll(() => t.cleanup())
+
+/** A handler's last write, run in a transaction of its own as the runner runs it with the task's end. */
+const lastWrite = (end: void | LastWrite) =>
+  t.core.port.run(
+    tx(function* () {
+      const work = end?.()
+      if (work) yield* work
+    }),
+  )
 
 /** A video asset of `file` (under root) whose proxy is `proxy` (a name in the proxy_root, or a path), with `pictures` beside it. */
 async function withProxy(file: string, proxy: (id: number) => string, pictures: string[] = []) {
@@ -145,7 +155,7 @@ test('a restart in the middle of a batch: a rename done before it is recorded; o
     save: () => {},
     report: () => {},
   })
-  t.db.transaction(() => end?.())
+  lastWrite(end)
   expect(await proxyOf(done.id)).toBe(to('E005.mp4'))
   expect(await proxyOf(waiting.id)).toBe(to('F006.mp4'))
   expect(readFileSync(to('E005.poster.jpg'), 'utf8')).toBe(`.poster.jpg of ${done.id}\n`)
@@ -167,7 +177,7 @@ test('a planned name that is now another file (not the one planned, by its inode
     save: () => {},
     report: () => {},
   })
-  t.db.transaction(() => end?.())
+  lastWrite(end)
   expect(await proxyOf(gone.id)).toBe(gone.at)
   expect(readFileSync(to, 'utf8')).toBe('someone else’s\n')
 })

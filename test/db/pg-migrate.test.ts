@@ -376,14 +376,19 @@ describe('the command line, with no server needed', () => {
       /^reelhouse: --database must be a postgres:\/\/ or postgresql:\/\/ URL, not "mysql:\/\/ana@db\/reelhouse"$/,
     ],
     [
-      'serve --database postgres://...',
-      () => ({ args: ['serve', '--database', noServer()] }),
-      /^reelhouse: --database is accepted by migrate and migrate-to-postgres only in this version; serve and the other commands use the SQLite catalogue in --data$/,
+      'serve --database mysql://...',
+      () => ({ args: ['serve', '--database', 'mysql://ana:s3cret@db/reelhouse'] }),
+      /^reelhouse: --database must be a postgres:\/\/ or postgresql:\/\/ URL, not "mysql:\/\/ana@db\/reelhouse"$/,
     ],
     [
-      'user list with REELHOUSE_DATABASE=postgres://...',
+      'user list with REELHOUSE_DATABASE to a socket folder with no server',
       () => ({ args: ['user', 'list'], env: { REELHOUSE_DATABASE: noServer() } }),
-      /^reelhouse: REELHOUSE_DATABASE is accepted by migrate and migrate-to-postgres only in this version; user list and the other commands use the SQLite catalogue in --data$/,
+      /^reelhouse: cannot connect to postgres:\/\/ana@localhost:5432\/reelhouse\?host=\S+ \(at \S+\/\.s\.PGSQL\.5432\): .+$/,
+    ],
+    [
+      'backup --database postgres://...',
+      () => ({ args: ['backup', 'x.db', '--database', noServer()] }),
+      /^reelhouse: backup copies the SQLite catalogue of --data; back a PostgreSQL catalogue up with pg_dump \(pg_dump -Fc -f FILE URL\) or your PostgreSQL backups$/,
     ],
     [
       'migrate --database to a socket folder with no server',
@@ -406,4 +411,19 @@ describe('the command line, with no server needed', () => {
       }
     },
   )
+})
+
+test('serve --database with no server there: its starting line, then one line naming where, exit 2; the data folder is not left claimed', async () => {
+  const data = tempDir()
+  const url = `postgres://ana:s3cret@localhost:5432/reelhouse?host=${encodeURIComponent(tempDir())}`
+  const r = await runCli(['serve', '--data', data, '--port', '0', '--database', url], { cli: SOURCE_CLI })
+  expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' })
+  const said = lines(r.stderr)
+  expect(said).toHaveLength(2)
+  expect(said[0]).toContain(`starting data=${data}`)
+  expect(said[1]).toMatch(
+    /^reelhouse: cannot connect to postgres:\/\/ana@localhost:5432\/reelhouse\?host=\S+ \(at \S+\/\.s\.PGSQL\.5432\): .+$/,
+  )
+  expect(r.stderr).not.toContain('s3cret')
+  expect(existsSync(join(data, 'serve.pid'))).toBe(false)
 })

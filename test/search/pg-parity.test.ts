@@ -1,15 +1,15 @@
-// Search on PostgreSQL (src/modules/search/pg.ts, drizzle/pg/0002_search.sql) finds what search on
-// SQLite (service.ts, FTS5) finds. One corpus is written into a SQLite catalogue, whose FTS5
-// triggers index it, and copied row for row, ids and JSON text as they are, into two PostgreSQL
-// databases: one migrated first (the search triggers index each row as it comes), one holding the
-// rows before the search migration ran (its backfill indexes them). Then every query of QUERIES
-// runs on both engines with its filters and its user, and must give the same hits (type, id and
-// the fields of the hit) and the same X-Total-Count. The same writes are then made on both
-// engines (renames, moves, keywords, shares, markers, deletes, a deferred keyword write), and
-// the queries run again. Beneath the hits, each document is compared as well: its words and
-// fields with FTS5's own terms (fts5vocab), its trigram text with SQLite's, and what the triggers
-// wrote with what a rebuild writes. The database the queries run on is of a UTF-8 locale, the
-// other of C, and both must hold the same documents.
+// Search on PostgreSQL (src/db/search/pg.ts, drizzle/pg/0002_search.sql) finds what search on
+// SQLite (sqlite.ts beside it, FTS5) finds. One corpus is written into a SQLite catalogue, whose
+// FTS5 triggers index it, and copied row for row, ids and JSON text as they are, into two
+// PostgreSQL databases: one migrated first (the search triggers index each row as it comes), one
+// holding the rows before the search migration ran (its backfill indexes them). Then every query of
+// QUERIES runs on both engines with its filters and its user, and must give the same hits (type, id
+// and the fields of the hit) and the same X-Total-Count. The same writes are then made on both
+// engines (renames, moves, keywords, shares, markers, deletes, a deferred keyword write), and the
+// queries run again. Beneath the hits, each document is compared as well: its words and fields with
+// FTS5's own terms (fts5vocab), its trigram text with SQLite's, and what the triggers wrote with
+// what a rebuild writes. The database the queries run on is of a UTF-8 locale, the other of C, and
+// both must hold the same documents.
 //
 // Not compared: the order of ranked hits and their scores. SQLite orders by bm25, PostgreSQL by
 // ts_rank with length normalisation, an approximation of it; what is checked on PostgreSQL is its
@@ -28,15 +28,10 @@ import { type Db, openDb } from '../../src/db/client.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { migratePostgres } from '../../src/db/pg/migrate.ts'
 import * as pgSchema from '../../src/db/schema.pg.ts'
-import { type PgSearchFilters, createPgSearch } from '../../src/modules/search/pg.ts'
+import { type PgSearchFilters, createPgSearch } from '../../src/db/search/pg.ts'
+import { type Search, createSearch } from '../../src/db/search/sqlite.ts'
 import { searchedTerms, toMatch } from '../../src/modules/search/query.ts'
-import {
-  type Hit,
-  type HitType,
-  type Search,
-  UnsearchableText,
-  createSearch,
-} from '../../src/modules/search/service.ts'
+import { type Hit, type HitType, UnsearchableText } from '../../src/modules/search/types.ts'
 import type { Principal } from '../../src/modules/users/service.ts'
 import { freshDatabase, hasPostgres, postgresCluster } from '../helpers/pg.ts'
 import { TEST_TIMEOUT_MS } from '../helpers/process.ts'

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/envelope.ts'
-import { UnsearchableText } from '../../src/modules/search/service.ts'
+import { UnsearchableText } from '../../src/modules/search/types.ts'
 
 let t: TestApp
 let root: string

@@ -1,7 +1,8 @@
 // A search with more hits than bm25 ranks (RANKED_UP_TO): all words in the name first, then the
 // rest, each newest first; pages that cross from one to the other; the count; who sees what.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { BY_RECORD_UP_TO, RANKED_UP_TO, TIER_SCORE } from '../../src/modules/search/service.ts'
+import { BY_RECORD_UP_TO } from '../../src/db/search/sqlite.ts'
+import { RANKED_UP_TO, TIER_SCORE } from '../../src/modules/search/types.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 
 let t: TestApp

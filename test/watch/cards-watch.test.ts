@@ -9,7 +9,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { MHL_FOLDER, expectedHashes, newGeneration, readHistory } from '../../src/storage/mhl.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, testApp } from '../helpers/app.ts'
@@ -21,7 +22,7 @@ import { runSync } from '../../src/db/port.ts'
 const SETTLE_MS = 200
 
 let base: TestApp
-let core: ReturnType<typeof createCore> | undefined
+let core: CoreOn<SqlitePort> | undefined
 
 afterEach(async () => {
   await core?.stop()

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { ingestOwner, movesUpload } from '../../src/watch/scan.task.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
@@ -28,7 +29,7 @@ const filesBelow = (dir: string) =>
     .sort()
 
 let base: TestApp
-let core: ReturnType<typeof createCore> | undefined
+let core: CoreOn<SqlitePort> | undefined
 
 afterEach(async () => {
   await core?.stop()

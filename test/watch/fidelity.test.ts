@@ -8,7 +8,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
 import {
@@ -30,7 +31,7 @@ type Mode = (typeof MODES)[number]
 const SETTLE_MS = 200
 
 let base: TestApp
-let core: ReturnType<typeof createCore>
+let core: CoreOn<SqlitePort>
 let app: { handle(request: Request): Promise<Response> }
 /** The production's storage device, which is also its watch folder (a production made with defaults). */
 let up: string

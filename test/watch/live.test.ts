@@ -5,14 +5,15 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { readResponse, seedProduction, testApp, type TestApp } from '../helpers/app.ts'
 import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 let base: TestApp
-let core: ReturnType<typeof createCore>
+let core: CoreOn<SqlitePort>
 let app: { handle(request: Request): Promise<Response> }
 let root: string
 let show: { id: number }

@@ -69,7 +69,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { stampOf } from '../../src/storage/paths.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
@@ -258,7 +259,7 @@ function followable(after: DiskState, assets: ReadonlyMap<string, AssetModel>): 
 // The run.
 
 let base: TestApp | undefined
-let core: ReturnType<typeof createCore> | undefined
+let core: CoreOn<SqlitePort> | undefined
 afterEach(async () => {
   await core?.stop()
   base?.cleanup()

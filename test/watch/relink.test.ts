@@ -8,7 +8,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type TestApp, readResponse, seedProduction, testApp } from '../helpers/app.ts'
 import {
@@ -29,7 +30,7 @@ const MODES = ['events', 'polling', 'restart'] as const
 type Mode = (typeof MODES)[number]
 
 let base: TestApp | undefined
-let core: ReturnType<typeof createCore> | undefined
+let core: CoreOn<SqlitePort> | undefined
 let app: { handle(request: Request): Promise<Response> }
 /** The production's device on the temp disk; its watch folder is the drop folder `drop/` on it. */
 let store: string

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { stampOf } from '../../src/storage/paths.ts'
 import type { TaskContext } from '../../src/tasks/runner.ts'
 import { createLog, silentLog } from '../../src/util/log.ts'
@@ -18,7 +19,7 @@ import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { emptyFfmpegDir, otherFileSystemDir, placeFile, removeScratch } from '../helpers/imports.ts'
 
 let base: TestApp
-let core: ReturnType<typeof createCore>
+let core: CoreOn<SqlitePort>
 let root: string
 let device: { id: number }
 let show: { id: number }

@@ -2,7 +2,8 @@
 // rows are read a page at a time, and reconcile pauses between thousands of entries. Both must
 // give exactly what the one-go versions give.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { createCore } from '../../src/core.ts'
+import { type CoreOn, createCore } from '../../src/core.ts'
+import type { SqlitePort } from '../../src/db/port.ts'
 import { mediaAssets } from '../../src/db/schema.ts'
 import { silentLog } from '../../src/util/log.ts'
 import { type DiskEntry, type MediaRow, reconcile, reconcileSliced } from '../../src/watch/reconcile.ts'
@@ -10,7 +11,7 @@ import { type TestApp, seedProduction, testApp } from '../helpers/app.ts'
 import { emptyFfmpegDir, removeScratch } from '../helpers/imports.ts'
 
 let base: TestApp
-let core: ReturnType<typeof createCore>
+let core: CoreOn<SqlitePort>
 let root: string
 let device: { id: number }
 let show: { id: number }

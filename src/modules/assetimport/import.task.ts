@@ -8,7 +8,7 @@
 import { closeSync, lstatSync, statSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type Port, type Work, oneOf, runSync, statement, tx } from '../../db/port.ts'
+import { type Port, type Work, oneOf, statement, tx } from '../../db/port.ts'
 import { type MediaKind, productions } from '../../db/tables.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { probe } from '../../media/probe.ts'
@@ -63,8 +63,11 @@ type ImportDeps = {
   logs: ImportLogs
   users: Users
   ffmpeg: () => Promise<Ffmpeg>
-  /** Told, in the import's last write, of an asset whose proxy it made (the shots service queues a detection: autoshot_detection). */
-  proxied?: (asset: { id: number; kind: MediaKind }) => void
+  /**
+   * Told, in the import's last write, of an asset whose proxy it made (the shots service queues a
+   * detection: autoshot_detection). Work it answers is done in that write's transaction.
+   */
+  proxied?: (asset: { id: number; kind: MediaKind }) => void | Work<void>
 }
 
 /** Whose writes an import's are: the user's who asked, or the service's (a watch-folder file). */
@@ -135,16 +138,15 @@ function settleMove(
  * of its two paths, and path_file follows it), never left half done.
  */
 export function importAbandon(port: Port, deps: ImportDeps) {
-  return (task: TaskOf<'import'>, ran: boolean, reason: string) => {
+  // Work the runner does inside the transaction that ends the task (tasks/runner.ts Abandon).
+  return function* (task: TaskOf<'import'>, ran: boolean, reason: string): Work<void | (() => Promise<void>)> {
     const params = task.params
     const by = actorFor(
       deps,
       params,
-      params.user === undefined ? undefined : runSync(port.db, deps.users.principalById(params.user)),
+      params.user === undefined ? undefined : yield* deps.users.principalById(params.user),
     )
-    // The runner calls this inside its own transaction, synchronously (tasks/runner.ts Abandon):
-    // its writes run on SQLite's connection, in that transaction.
-    runSync(port.db, importFailed(deps, params, reason, {}, by))
+    yield* importFailed(deps, params, reason, {}, by)
     const plan = params.move?.plan as MovePlan | undefined
     if (!ran || !plan) return
     // A card's move: the file under way is finished; only its essence (the last file) is the asset's.
@@ -174,7 +176,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
   const db = port.db
   const { media } = deps
   // The asset is read and written through the media service (the table's owner).
-  const assetOf = (id: number) => runSync(db, media.byId(id))
+  const assetOf = (id: number) => port.run(media.byId(id))
   const productionQuery = statement(() =>
     db
       .select()
@@ -206,7 +208,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
         ...(a.path_proxy ? { path_proxy: a.path_proxy } : {}),
       })
     try {
-      const found = assetOf(params.asset)
+      const found = await assetOf(params.asset)
       if (!found) throw new Error('the asset is gone')
       let asset = found
       named(asset)
@@ -254,15 +256,15 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
             signal,
             save,
             progress,
-            taken: (path) => {
-              const there = runSync(db, media.byPath(path))
+            taken: async (path) => {
+              const there = await port.run(media.byPath(path))
               return there && there.id !== asset.id ? there.id : undefined
             },
           })
           await port.run(settleMove(media, asset, moved, target.id, params.move.held === true, by))
           removeCardFolders(source.path, params.move.card)
           await advance(IMPORT_STATUS.moved)
-          asset = assetOf(asset.id)!
+          asset = (await assetOf(asset.id))!
           named(asset)
         } else if (online && params.move) {
           const target = moveDevice!
@@ -288,12 +290,19 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
             // one): its assets would be left naming nothing. Which production is not said (the log
             // is read by this production's users).
             const owner = asset.production
-            const others = runSync(db, media.atPathForScan(asset.path_file)).map(
-              (r) => runSync(db, media.byId(r.id))?.production ?? owner,
+            const path = asset.path_file
+            const others = await port.run(
+              (function* () {
+                const productions: number[] = []
+                for (const r of yield* media.atPathForScan(path))
+                  productions.push((yield* media.byId(r.id))?.production ?? owner)
+                return productions
+              })(),
             )
             if (others.some((production) => production !== owner))
               throw new Error('another production catalogues this file too; nothing was moved')
-            save({ ...params, move: { ...params.move, plan } })
+            // The plan is committed before any file changes: a restart resumes from it.
+            await save({ ...params, move: { ...params.move, plan } })
           }
           let current: MovePlan = plan
           const record = (next: MovePlan) => {
@@ -333,7 +342,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
           // between), and the asset is in production again, which is what clients wait for.
           await port.run(settleMove(media, asset, moved, target.id, params.move.held === true, by))
           await advance(IMPORT_STATUS.moved)
-          asset = assetOf(asset.id)!
+          asset = (await assetOf(asset.id))!
           named(asset)
         }
 
@@ -429,7 +438,7 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
             madeProxy = true
             progress({ percent: 100 })
             await advance(IMPORT_STATUS.proxied)
-            named(assetOf(asset.id)!)
+            named((await assetOf(asset.id))!)
           }
         }
       }
@@ -439,15 +448,18 @@ export function importHandler(port: Port, deps: ImportDeps): Handler<'import'> {
       const heavy = online && (params.move !== undefined || !ff.missing('ffprobe') || !ff.missing('ffmpeg'))
       await (heavy && exclusive ? exclusive(steps) : steps())
 
-      // The last write, made by the runner with the task's end in one transaction: the runner
-      // calls it synchronously, inside that transaction (tasks/runner.ts Handler), so its writes
-      // run on SQLite's connection.
+      // The last write, work the runner does with the task's end in one transaction
+      // (tasks/runner.ts Handler).
       const done = asset.id
-      return () => {
-        if (fingerprint) runSync(db, media.setFingerprints([fingerprint]))
-        runSync(db, media.setStatus(done, 6, by))
-        runSync(db, logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning }))
-        if (madeProxy) deps.proxied?.({ id: done, kind: params.kind })
+      const read = fingerprint
+      return function* () {
+        if (read) yield* media.setFingerprints([read])
+        yield* media.setStatus(done, 6, by)
+        yield* logs.advance(params.logs, { status: IMPORT_STATUS.completed, error: '', warning })
+        if (madeProxy) {
+          const told = deps.proxied?.({ id: done, kind: params.kind })
+          if (told) yield* told
+        }
       }
     } catch (error) {
       // A shutdown leaves the task to resume from its safe point; anything else ends the import.
@@ -474,7 +486,7 @@ async function moveCardFiles(c: {
   save: (params: ImportParams) => void | Promise<void>
   progress: (p: Record<string, unknown>) => void
   /** The asset other than this one catalogued at a path, if any. */
-  taken: (path: string) => number | undefined
+  taken: (path: string) => Promise<number | undefined>
 }): Promise<MoveResult> {
   const move = c.params.move!
   const card = move.card!
@@ -514,7 +526,7 @@ async function moveCardFiles(c: {
         throw error
       }
       if (last) {
-        const other = c.taken(destinationPath(plan))
+        const other = await c.taken(destinationPath(plan))
         if (other !== undefined)
           throw new Error(`asset ${other} is catalogued at ${destinationPath(plan)}; nothing was moved`)
       }

@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type Port, type Work, all, allOf, one, runSync, statement, tx } from '../../db/port.ts'
+import { type Port, type Work, afterCommit, all, allOf, one, statement, tx } from '../../db/port.ts'
 import {
   type MediaKind,
   devices,
@@ -264,8 +264,11 @@ type ProxyDeps = {
   media: MediaAssets
   users: Users
   ffmpeg: () => Promise<Ffmpeg>
-  /** Told, in the remake's last write, of the asset whose proxy it made (the shots service queues a detection: autoshot_detection). */
-  proxied?: (asset: { id: number; kind: MediaKind }) => void
+  /**
+   * Told, in the remake's last write, of the asset whose proxy it made (the shots service queues a
+   * detection: autoshot_detection). Work it answers is done in that write's transaction.
+   */
+  proxied?: (asset: { id: number; kind: MediaKind }) => void | Work<void>
 }
 
 export function proxyHandler(port: Port, deps: ProxyDeps): Handler<'proxy'> {
@@ -353,13 +356,19 @@ export function proxyHandler(port: Port, deps: ProxyDeps): Handler<'proxy'> {
       path_proxy: made.path,
       ...(warnings ? { warning: warnings } : {}),
     })
-    return () => {
-      runSync(db, media.setProxy(asset.id, made.path, by, pictureVersionsOf(asset.kind, made.pictures)))
-      deps.proxied?.({ id: asset.id, kind: asset.kind })
-      // An old proxy of another name (another container) goes once path_proxy names the new one,
-      // with its pictures; only regular files inside the proxy root are ever removed.
+    // The last write, work the runner does with the task's end in one transaction (tasks/runner.ts Handler).
+    return function* () {
+      yield* media.setProxy(asset.id, made.path, by, pictureVersionsOf(asset.kind, made.pictures))
+      const told = deps.proxied?.({ id: asset.id, kind: asset.kind })
+      if (told) yield* told
+      // An old proxy of another name (another container) goes once path_proxy names the new one
+      // is committed (never when the end rolls back: the asset would name a file gone), with its
+      // pictures; only regular files inside the proxy root are ever removed. In a microtask of
+      // its own: the files are not removed inside the commit's call.
       if (old && old !== made.path && isInside(asFolder(proxyDir), old))
-        queueMicrotask(() => void removeOld(proxyDevice.path, proxyDir, old, stemOf(made.path) !== ownStem))
+        yield* afterCommit(() =>
+          queueMicrotask(() => removeOld(proxyDevice.path, proxyDir, old, stemOf(made.path) !== ownStem)),
+        )
     }
   }
 }

@@ -36,7 +36,12 @@ import type { Devices } from '../devices/service.ts'
 const BATCH = 100
 
 type Rename = ProxyNameParams['plan'] extends (infer R)[] | undefined ? R : never
-type Deps = { media: MediaAssets; devices: Devices; openTasks: (target: Record<string, number>) => number[] }
+type Deps = {
+  media: MediaAssets
+  devices: Devices
+  /** The open (queued or running) tasks working on a target: port work, or read at once on SQLite. */
+  openTasks: (target: Record<string, number>) => number[] | Work<number[]>
+}
 
 /** What a proxy-name task's log lines name: the production. */
 export const proxyNameSubject = (task: TaskOf<'proxyname'>) => ({ production: task.params.production })
@@ -100,8 +105,11 @@ export function proxyNameHandler(port: Port, deps: Deps): Handler<'proxyname'> {
         // The batch before is recorded first: a stop (shutdown, cancel) here leaves nothing half done.
         await port.run(record(deps.media, last, by))
         slice.due()
-        const plan = planBatch(folder, waiting.slice(i, i + BATCH), deps.openTasks, counts)
-        save({ production: params.production, plan })
+        const batch = waiting.slice(i, i + BATCH)
+        const busy = await port.run(busyOf(batch, deps.openTasks))
+        const plan = planBatch(folder, batch, busy, counts)
+        // The plan is committed before any file is renamed: a restart finds it.
+        await save({ production: params.production, plan })
         last = await renameAll(plan)
         counts.renamed += last.length
         counts.skipped += plan.length - last.length
@@ -129,17 +137,27 @@ function* oldNamed(media: MediaAssets, production: number, proxyDir: string) {
   )
 }
 
-/** The new names of `assets`, each free in the folder (its pictures' names too) and not given twice; assets another task works on wait. */
+/** Those of `assets` another task works on (queued or running): they wait for the next start. */
+function* busyOf(assets: { id: number; kind: string }[], openTasks: Deps['openTasks']): Work<Set<number>> {
+  const busy = new Set<number>()
+  for (const a of assets) {
+    const open = openTasks({ [`${a.kind}asset`]: a.id })
+    if ((Array.isArray(open) ? open : yield* open).length) busy.add(a.id)
+  }
+  return busy
+}
+
+/** The new names of `assets`, each free in the folder (its pictures' names too) and not given twice; the `busy` ones wait. */
 function planBatch(
   folder: number,
   assets: { id: number; kind: string; path_file: string; path_proxy: string }[],
-  openTasks: Deps['openTasks'],
+  busy: ReadonlySet<number>,
   counts: { busy: number },
 ): Rename[] {
   const given = new Set<string>()
   const plan: Rename[] = []
   for (const a of assets) {
-    if (openTasks({ [`${a.kind}asset`]: a.id }).length) {
+    if (busy.has(a.id)) {
       counts.busy++
       continue
     }

@@ -14,7 +14,7 @@
 // its temporary names) is never input, as for the watcher.
 import { eq, sql } from 'drizzle-orm'
 import { type Db, dataFolderOf } from '../../db/client.ts'
-import { type Port, type Work, one, oneOf, runSync, statement, tx } from '../../db/port.ts'
+import { type Port, type Work, one, oneOf, statement, tx } from '../../db/port.ts'
 import { CONTENT_TYPE_IDS, type MediaKind, devices, mediaAssets, productions } from '../../db/tables.ts'
 import { AppError, field, forbidden, invalid } from '../../http/errors.ts'
 import {
@@ -160,11 +160,15 @@ export function createImports(
       .from(productions)
       .where(eq(productions.id, p('id'))),
   )
-  // The queue's own statement (tasks/queries.ts); read synchronously, on SQLite's connection.
+  // The queue's own statement (tasks/queries.ts).
   const heldMoveOf = heldImportOf(db)
-  /** An asset is held only while offline: an online one needs no look at the queue (most re-imports). */
-  const beingMoved = (asset: { id: number; is_production: boolean }) =>
-    !asset.is_production && runSync(db, oneOf(heldMoveOf, { asset: asset.id })) !== undefined
+  /**
+   * Whether a queued or running import moves the asset's file. An asset is held only while
+   * offline: an online one needs no look at the queue (most re-imports).
+   */
+  function* beingMoved(asset: { id: number; is_production: boolean }): Work<boolean> {
+    return !asset.is_production && (yield* oneOf(heldMoveOf, { asset: asset.id })) !== undefined
+  }
 
   /**
    * The real paths of the folders whose files are the service's own output (ownOutputFolders),
@@ -394,18 +398,18 @@ export function createImports(
       if (card?.facts) technical.card = card.facts
       /**
        * The columns an import writes, over what the asset at this path (if any) already has. An
-       * asset whose file a queued or running task moves stays out of production until it is done.
+       * asset whose file a queued or running task moves (`held`, read before: beingMoved) stays
+       * out of production until it is done.
        */
       const valuesOver = (
-        existing:
-          | { id: number; is_production: boolean; description: string; date_crt: string | null; path_proxy: string }
-          | undefined,
+        existing: { description: string; date_crt: string | null; path_proxy: string } | undefined,
+        held: boolean,
       ) => ({
         name: meta.name,
         description: meta.description ?? existing?.description ?? '',
         is_archive: meta.is_archive,
         approval: meta.approval,
-        is_production: meta.is_production && !moves && !(existing && beingMoved(existing)),
+        is_production: meta.is_production && !moves && !held,
         meta_field_store: meta.meta_field_store,
         archive_details: req.asset.archive_details as Record<string, unknown>,
         status_asset: 0,
@@ -428,7 +432,8 @@ export function createImports(
             '/production',
             `A ${kind} asset with this path_file belongs to another production; a re-import never moves an asset between productions.`,
           )
-        const values = valuesOver(current)
+        const held = meta.is_production && !moves && current !== undefined && (yield* beingMoved(current))
+        const values = valuesOver(current, held)
         // The history row of the import: what it set over the asset, or the new asset. The watcher's
         // own imports are the system's; an import a user asks for is theirs (and forgets a delete's
         // "do not import this file again": the user asks for it).

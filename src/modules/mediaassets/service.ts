@@ -4,7 +4,7 @@
 // an edit's do), so the detail of which index serves a query lives in one place. The path index
 // is (kind, path_file): a query by path says `kind IN (...)` to use it.
 import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, max, min, ne, or, sql } from 'drizzle-orm'
-import { type Db, fileVersion } from '../../db/client.ts'
+import { type Db, catalogueVersionOf } from '../../db/client.ts'
 import { inJsonList, jsonArray, jsonGroupArray } from '../../db/dialect.ts'
 import { type Port, type Work, all, allOf, one, oneOf, run, runOf, statement, tx } from '../../db/port.ts'
 import {
@@ -490,11 +490,11 @@ export function createMediaAssets(port: Port, holds: HoldDurations, metadata: Cu
 
   /**
    * proxyFolderOf's, as of the catalogue's version `version` (SQLite's file version, read by a C
-   * call without a statement: db/client.ts fileVersion). PostgreSQL has no such version to read
+   * call without a statement: db/client.ts catalogueVersionOf). PostgreSQL has no such version to read
    * without a round trip to the server, which costs what the look-up itself costs: there the
    * folder is read every time.
    */
-  const client = port.engine === 'sqlite' ? db.$client : undefined
+  const catalogueVersion = port.engine === 'sqlite' ? catalogueVersionOf(db) : undefined
   let folders: { version: number; of: Map<number, ProxyFolder> } = { version: -1, of: new Map() }
 
   /** The asset of this kind if the user can read it; else 404 (access rules: docs/api.md, Permissions). */
@@ -592,8 +592,8 @@ export function createMediaAssets(port: Port, holds: HoldDurations, metadata: Cu
      * statement; read every time on PostgreSQL (see `folders`).
      */
     *proxyFolderOf(production: number): Work<ProxyFolder> {
-      if (!client) return yield* proxyRootOf(production)
-      const version = fileVersion(client)
+      if (!catalogueVersion) return yield* proxyRootOf(production)
+      const version = catalogueVersion()
       if (folders.version !== version) folders = { version, of: new Map() }
       let folder = folders.of.get(production)
       if (!folder) folders.of.set(production, (folder = yield* proxyRootOf(production)))

@@ -10,7 +10,7 @@ import type { CopyParams } from '../../tasks/kinds.ts'
 import { lstat } from 'node:fs/promises'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type Port, type Work, all, one, run, runSync, tx } from '../../db/port.ts'
+import { type Port, type Work, all, one, run, tx } from '../../db/port.ts'
 import { devices, projectAssets } from '../../db/tables.ts'
 import { taskProblem } from './bundles.ts'
 import type { Users } from '../users/service.ts'
@@ -84,22 +84,19 @@ function projectWriter(db: Db, users: Users, task: TaskOf<'copy'>) {
  */
 export function copyAbandon(port: Port, users: Users) {
   const db = port.db
-  return (task: TaskOf<'copy'>, ran: boolean, reason: string) => {
-    // The runner calls this inside its own transaction, synchronously (tasks/runner.ts Abandon):
-    // its write runs on SQLite's connection, in that transaction.
-    runSync(
+  // Port work: the runner yields it inside the transaction that ends the task (tasks/runner.ts
+  // Abandon), so the project's write commits with the task's end or not at all.
+  return function* (task: TaskOf<'copy'>, ran: boolean, reason: string): Work<void | (() => Promise<void>)> {
+    yield* projectWriter(
       db,
-      projectWriter(
-        db,
-        users,
-        task,
-      )({
-        status_asset: -1,
-        status_asset_description: `ERROR: ${reason}`,
-        is_production: false,
-        date_mod: isoTimestamp(),
-      }),
-    )
+      users,
+      task,
+    )({
+      status_asset: -1,
+      status_asset_description: `ERROR: ${reason}`,
+      is_production: false,
+      date_mod: isoTimestamp(),
+    })
     if (!ran) return
     const { target, device } = task.params
     return async () => {

@@ -1,5 +1,4 @@
 import { Elysia, t } from 'elysia'
-import { runSync } from '../../db/port.ts'
 import { projectAssets } from '../../db/tables.ts'
 import { AppError, REQUIRED_DETAIL, entry, requireOneOf } from '../../http/errors.ts'
 import { UNKNOWN_FIELDS_NOTE, updateGuard } from '../../http/edit.ts'
@@ -104,9 +103,9 @@ export function projectAssetsModule(ctx: ModuleContext, service: ProjectAssets, 
         ],
         route: '/projectassets',
         user,
-        // The list (http/lists.ts) reads its page synchronously, on SQLite only, and takes each
-        // record at once: the record's linked assets are read in the same call.
-        toApi: (row) => runSync(ctx.db, service.toApi(row, user)),
+        // The records of a page, with their linked media assets read for the whole page at once
+        // (http/lists.ts runs it: in the same call on SQLite, awaited on PostgreSQL).
+        records: (rows) => service.toApiAll(rows, user),
       },
       query,
       request,

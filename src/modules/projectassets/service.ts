@@ -3,6 +3,7 @@
 // work on disk is done by copy.task.ts and delete.task.ts.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { inJsonList } from '../../db/dialect.ts'
 import { type Port, type Work, all, allOf, one, oneOf, run, statement, tx } from '../../db/port.ts'
 import {
   MEDIA_KINDS,
@@ -107,12 +108,14 @@ export function createProjectAssets(
       .from(projectAssets)
       .where(eq(projectAssets.id, sql.placeholder('id'))),
   )
+  // The media assets linked to any of a set of projects (their ids as a JSON list: one statement
+  // for a list's whole page, prepared once whatever the page's length), in asset id order.
   const linkedOf = statement(() =>
     db
-      .select()
+      .select({ project: projectAssetLinks.project_id, asset: mediaAssets })
       .from(mediaAssets)
       .innerJoin(projectAssetLinks, eq(projectAssetLinks.asset_id, mediaAssets.id))
-      .where(eq(projectAssetLinks.project_id, sql.placeholder('id')))
+      .where(inJsonList(projectAssetLinks.project_id, sql.placeholder('ids')))
       .orderBy(mediaAssets.id),
   )
   const sharesOf = statement(() =>
@@ -120,6 +123,13 @@ export function createProjectAssets(
       .select({ production: mediaAssetShares.production_id })
       .from(mediaAssetShares)
       .where(eq(mediaAssetShares.asset_id, sql.placeholder('id'))),
+  )
+  // The shares of a set of media assets (their ids as a JSON list).
+  const sharesOfAll = statement(() =>
+    db
+      .select({ asset: mediaAssetShares.asset_id, production: mediaAssetShares.production_id })
+      .from(mediaAssetShares)
+      .where(inJsonList(mediaAssetShares.asset_id, sql.placeholder('ids'))),
   )
   const allDevices = () => all(db.select().from(devices))
 
@@ -129,11 +139,38 @@ export function createProjectAssets(
     return (yield* allOf(sharesOf, { id: asset.id })).some((share) => canRead(user, share.production))
   }
 
-  /** The record as the user sees it: linked media assets the user cannot read are left out. */
+  /**
+   * The records of projects as the user sees them: linked media assets the user cannot read are
+   * left out. Read for all of them at once, in one statement (two where a linked asset is of a
+   * production the user cannot read, for its shares): a list's page takes one or two statements,
+   * not one or more per record.
+   */
+  function* toApiAll(rows: readonly Row[], user: Principal) {
+    if (rows.length === 0) return []
+    const links = yield* allOf(linkedOf, { ids: JSON.stringify(rows.map((row) => row.id)) })
+    // canReadAsset's rule (users/access.ts): an asset of a readable production, or shared with one.
+    const unsure = [
+      ...new Set(links.filter(({ asset }) => !canRead(user, asset.production)).map(({ asset }) => asset.id)),
+    ]
+    const shared = new Set<number>()
+    if (unsure.length)
+      for (const share of yield* allOf(sharesOfAll, { ids: JSON.stringify(unsure) }))
+        if (canRead(user, share.production)) shared.add(share.asset)
+    const linkedTo = new Map<number, { audio: MediaApi[]; image: MediaApi[]; video: MediaApi[] }>()
+    for (const row of rows) linkedTo.set(row.id, { audio: [], image: [], video: [] })
+    for (const { project, asset } of links)
+      if (canRead(user, asset.production) || shared.has(asset.id))
+        linkedTo.get(project)?.[asset.kind].push(mediaToApi(asset))
+    return rows.map((row) => recordOf(row, linkedTo.get(row.id)!))
+  }
+
+  /** The record of one project as the user sees it (toApiAll). */
   function* toApi(row: Row, user: Principal) {
-    const linked = { audio: [] as MediaApi[], image: [] as MediaApi[], video: [] as MediaApi[] }
-    for (const { media_assets: a } of yield* allOf(linkedOf, { id: row.id }))
-      if (yield* assetReadable(user, a)) linked[a.kind].push(mediaToApi(a))
+    return (yield* toApiAll([row], user))[0]!
+  }
+
+  /** A project's record, with the media assets linked to it that the user can read. */
+  function recordOf(row: Row, linked: { audio: MediaApi[]; image: MediaApi[]; video: MediaApi[] }) {
     return {
       id: row.id,
       audio_assets: linked.audio,
@@ -249,6 +286,7 @@ export function createProjectAssets(
 
   return {
     toApi,
+    toApiAll,
     detail,
     readable,
     get,

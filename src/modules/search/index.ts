@@ -9,9 +9,10 @@ import { errors, oneOf, listOf, sharedModels } from '../../http/models.ts'
 import { flagFilter } from '../../http/resource.ts'
 import { FacetParameters, facetFilterOf } from '../mediaassets/facets.ts'
 import type { Principal } from '../users/service.ts'
-import { createPgSearch } from './pg.ts'
+import { createPgSearch } from '../../db/search/pg.ts'
+import type { Search } from '../../db/search/sqlite.ts'
 import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, toMatch } from './query.ts'
-import { HIT_TYPES, type Hit, type HitType, type Search, type SearchFilters, UnsearchableText } from './service.ts'
+import { HIT_TYPES, type Hit, type HitType, type SearchFilters, UnsearchableText } from './types.ts'
 
 export const SearchHit = t.Object({
   type: oneOf(HIT_TYPES, { description: 'The kind of record: its list is /api/{type}s/' }),
@@ -119,14 +120,15 @@ function refusedText(error: unknown): unknown {
   return error instanceof UnsearchableText ? invalidParameter('q', `q cannot be searched: ${error.message}.`) : error
 }
 
-/** The PostgreSQL pool's own client, which pg.ts's statements run on (db/port.ts Port.sql). */
+/** The PostgreSQL pool's own client, which db/search/pg.ts's statements run on (db/port.ts Port.sql). */
 function poolOf(ctx: ModuleContext) {
   if (!ctx.port.sql) throw new Error('the PostgreSQL port has no client to search with')
   return ctx.port.sql
 }
 
 export function searchModule(ctx: ModuleContext, search: Search) {
-  // On a PostgreSQL catalogue its own search (pg.ts), over the pool's client; on SQLite, FTS5 (service.ts).
+  // On a PostgreSQL catalogue its own search (db/search/pg.ts), over the pool's client; on SQLite,
+  // FTS5 (db/search/sqlite.ts).
   const pg = ctx.port.engine === 'postgres' ? createPgSearch(poolOf(ctx)) : undefined
 
   /** The answer of a search's count and hits: the list's envelope (X-Total-Count, Link), the hits as JSON or streamed. */
@@ -163,10 +165,10 @@ export function searchModule(ctx: ModuleContext, search: Search) {
 
   /**
    * The answer on PostgreSQL: the same checks of the query first (each bad value a 400 at its
-   * parameter, as on SQLite), then pg.ts's search of the user's text. The technical facets are
-   * not searched there yet (their expressions, db/facets.ts, are SQLite's JSON functions): a
-   * search with one is a 501 at the first one given, in the errors' envelope, rather than a
-   * result that ignores it.
+   * parameter, as on SQLite), then db/search/pg.ts's search of the user's text. The technical
+   * facets are not searched there yet (their expressions, db/facets.ts, are SQLite's JSON
+   * functions): a search with one is a 501 at the first one given, in the errors' envelope,
+   * rather than a result that ignores it.
    */
   async function pgAnswer(query: Query, user: Principal, request: Request): Promise<ListAnswer> {
     const filters = filtersOf(query, ctx.baseOf(request))

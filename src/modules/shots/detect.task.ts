@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync } from 'node:fs'
 import { eq } from 'drizzle-orm'
-import { type Port, type Work, afterCommit, one, runSync } from '../../db/port.ts'
+import { type Port, type Work, afterCommit, one } from '../../db/port.ts'
 import { productions } from '../../db/tables.ts'
 import type { Ffmpeg } from '../../media/ffmpeg.ts'
 import { MediaError } from '../../media/ffmpeg.ts'
@@ -59,7 +59,7 @@ import { openCatalogued, readyProxyFolder } from '../assetimport/proxy.task.ts'
 import type { Devices } from '../devices/service.ts'
 import { type Actor, actorOf, system } from '../history/service.ts'
 import { EDIT_CODENAMES } from '../mediaassets/model.ts'
-import type { MediaAssets } from '../mediaassets/service.ts'
+import type { MediaAssets, ProxyFolder } from '../mediaassets/service.ts'
 import { canWrite } from '../users/access.ts'
 import type { Users } from '../users/service.ts'
 import { namesForLog } from '../../tasks/names.ts'
@@ -218,15 +218,18 @@ export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
           warnings.push(`no thumbnails: ${pathOf.join(proxyDir, name)} cannot be used as a folder (${errnoName(-fd)})`)
       } else if (!asset.path_proxy) warnings.push('no thumbnails: the asset has no proxy yet (they go beside it)')
 
-      /** A fresh work folder, named in the params first. */
-      const makeWork = () => {
+      /**
+       * A fresh work folder, named in the params first: the name is committed before the folder
+       * is made (awaited on PostgreSQL), so that a restart finds and removes what a crash left.
+       */
+      const makeWork = async () => {
         if (work) {
           close(work.fd)
           removeWork(folder, work.name)
           work = undefined
         }
         const name = `${WORK_PREFIX}${asset.id}-${randomBytes(8).toString('hex')}`
-        save({ ...params, work: name })
+        await save({ ...params, work: name })
         const made = mkdirat(folder, cName(name), 0o700)
         if (made < 0) throw new Error(`cannot make a work folder in ${proxyDir}: ${errnoName(-made)}`)
         const fd = openat(folder, cName(name), DIR_FLAGS)
@@ -244,7 +247,7 @@ export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
           warnings.push(`the ${input.what} has no video stream ffmpeg can decode`)
           continue
         }
-        const at = makeWork()
+        const at = await makeWork()
         try {
           const d = await detectShots(ff, {
             source: input.source,
@@ -305,7 +308,7 @@ export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
       const assetId = asset.id
       /** The task's end: the detected shots and sequences replaced, the files tidied once that commits. */
       function* end(): Work<void> {
-        let ended: { production: number; removed: string[] }
+        let ended: { removed: string[]; folder: ProxyFolder }
         try {
           ended = yield* deps.shots.replaceDetected(
             assetId,
@@ -319,12 +322,12 @@ export function shotsHandler(port: Port, deps: ShotsDeps): Handler<'shots'> {
         }
         yield* afterCommit(() => {
           cleanup()
-          deps.shots.removeThumbnails(ended.production, ended.removed)
+          deps.shots.removeThumbnails(ended.folder, ended.removed)
         })
       }
-      // The runner calls a task's end synchronously, inside the transaction of its own end
-      // (tasks/runner.ts Handler): its writes run on SQLite's connection.
-      return () => runSync(db, end())
+      // Port work: the runner yields it inside the transaction of the task's own end
+      // (tasks/runner.ts LastWrite), on either engine.
+      return end
     } catch (error) {
       cleanup()
       if (error instanceof CancelledError) throw error

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto'
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { type Work, all, allOf, one, oneOf, run, runSync, statement, tx } from '../../db/port.ts'
+import { type Work, all, allOf, one, oneOf, run, statement, tx } from '../../db/port.ts'
 import { devices, mediaAssetShares, mediaAssets, sequenceShots, sequences, shots } from '../../db/tables.ts'
 import { refuseReadOnly } from '../../http/edit.ts'
 import { AppError, REQUIRED_DETAIL, entry, invalid, noSuchRecord, notFound } from '../../http/errors.ts'
@@ -31,7 +31,7 @@ import type { Log } from '../../util/log.ts'
 import { isoTimestamp, isoTimestampAfter } from '../../util/time.ts'
 import { type Actor, type Entry, actorOf, historyOf } from '../history/service.ts'
 import { EDIT_CODENAMES, type MediaRow, TITLES } from '../mediaassets/model.ts'
-import type { MediaAssets } from '../mediaassets/service.ts'
+import type { MediaAssets, ProxyFolder } from '../mediaassets/service.ts'
 import { canRead, requirePerm, requireWrite } from '../users/access.ts'
 import type { Principal } from '../users/principal.ts'
 import {
@@ -335,10 +335,14 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     return [...ids]
   }
 
-  /** Removes thumbnail files (after a commit): only regular files inside the production's proxy_root. */
-  function removeThumbnails(production: number, paths: readonly string[]) {
+  /**
+   * Removes thumbnail files (after a commit): only regular files inside the production's
+   * proxy_root, `folder` (media.proxyFolderOf, read by the work before its commit: what runs
+   * after a commit runs no statement, which on PostgreSQL would answer a promise).
+   */
+  function removeThumbnails(folder: ProxyFolder, paths: readonly string[]) {
     if (!paths.length) return
-    const { proxyRoot, devicePath } = runSync(db, media.proxyFolderOf(production))
+    const { proxyRoot, devicePath } = folder
     if (!proxyRoot || !devicePath) return
     for (const path of new Set(paths)) {
       try {
@@ -364,15 +368,19 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
     if (row.kind !== 'video') return undefined
     const paths = yield* thumbnailsOf(row.id)
     if (!paths.length) return undefined
+    const folder = yield* media.proxyFolderOf(row.production)
     return () => {
-      removeThumbnails(row.production, paths)
-      removeEmptyFolders(row.production, paths)
+      removeThumbnails(folder, paths)
+      removeEmptyFolders(folder, paths)
     }
   })
 
-  /** The thumbnails' folders (`<proxy name>.shots`), each removed if it is empty now (an asset deleted). */
-  function removeEmptyFolders(production: number, paths: readonly string[]) {
-    const { proxyRoot, devicePath } = runSync(db, media.proxyFolderOf(production))
+  /**
+   * The thumbnails' folders (`<proxy name>.shots`), each removed if it is empty now (an asset
+   * deleted); `folder` as removeThumbnails takes it.
+   */
+  function removeEmptyFolders(folder: ProxyFolder, paths: readonly string[]) {
+    const { proxyRoot, devicePath } = folder
     if (!proxyRoot || !devicePath) return
     const folders = new Set(paths.map((p) => p.slice(0, Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')))))
     for (const folder of folders) {
@@ -562,6 +570,8 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
         throw conflict(
           'A detected shot is not deleted: the next detection replaces it (POST .../shots/detect/ with another threshold), and its edits with it. Only shots made by a user are deleted.',
         )
+      const thumbnail = row.path_thumbnail ? [row.path_thumbnail] : []
+      const folder = thumbnail.length ? yield* media.proxyFolderOf(on.production) : undefined
       yield* tx(function* () {
         // The sequences that hold it, with their shots before it goes.
         const holding: { id: number; before: number[] }[] = []
@@ -595,7 +605,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           )
         }
       })
-      removeThumbnails(on.production, row.path_thumbnail ? [row.path_thumbnail] : [])
+      if (folder) removeThumbnails(folder, thumbnail)
     },
 
     /** A user's sequence of shots of this asset. */
@@ -722,14 +732,14 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
      * thumbnail in the folder `folder` (beside the proxy as it is named now; '' for none) and
      * answers its path, or '': every shot without one, and every shot whose thumbnail lies
      * elsewhere (beside a proxy's earlier name). Answers the thumbnails to remove once this has
-     * committed.
+     * committed, and the proxy folder they lie in (read here, for removeThumbnails after the commit).
      */
     *replaceDetected(
       assetId: number,
       d: { spans: readonly ShotSpan[]; runs: readonly number[][] },
       thumbnails: { folder: string; place: (row: ShotRow) => string },
       by: Actor,
-    ): Work<{ removed: string[]; production: number; shots: number; sequences: number }> {
+    ): Work<{ removed: string[]; folder: ProxyFolder; production: number; shots: number; sequences: number }> {
       return yield* tx(function* () {
         const on = yield* oneOf(assetById, { id: assetId })
         if (!on || on.kind !== 'video') throw new Error('the asset is gone')
@@ -900,6 +910,7 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
           })
         return {
           removed,
+          folder: removed.length ? yield* media.proxyFolderOf(on.production) : { proxyRoot: '', devicePath: '' },
           production: on.production,
           shots: rows.length,
           sequences: runs.length,
@@ -907,10 +918,13 @@ export function createShots(db: Db, deps: { media: MediaAssets; runner: Runner; 
       })
     },
 
-    /** Removes thumbnails of shots that went (after the commit that took them), and their folders once empty. */
-    removeThumbnails(production: number, paths: readonly string[]) {
-      removeThumbnails(production, paths)
-      removeEmptyFolders(production, paths)
+    /**
+     * Removes thumbnails of shots that went (after the commit that took them), and their folders
+     * once empty; `folder`: the proxy folder replaceDetected answered with them.
+     */
+    removeThumbnails(folder: ProxyFolder, paths: readonly string[]) {
+      removeThumbnails(folder, paths)
+      removeEmptyFolders(folder, paths)
     },
   }
 }

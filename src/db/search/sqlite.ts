@@ -1,18 +1,30 @@
-// Full-text search over media and project assets. The indexes (`search_index`, FTS5, migration
-// 0016; `search_index_trigram`, 0024) are written by triggers on the tables they describe, never
-// from here: every writer (API, command line, import, watcher) keeps them in step in its own
-// transaction without knowing of them. This service only reads them.
-import { pictureUrls } from '../mediaassets/pictures.ts'
-import type { MediaKind, PictureVersions } from '../../db/tables.ts'
+// SQLite's search: full-text search over media and project assets through FTS5. The indexes
+// (`search_index`, FTS5, migration 0016; `search_index_trigram`, 0024) are written by triggers on
+// the tables they describe, never from here: every writer (API, command line, import, watcher)
+// keeps them in step in its own transaction without knowing of them. This engine only reads
+// them, through a read-only connection of its own to the catalogue's file.
+//
+// It lives in src/db/ because it is the engine's own machinery: the FTS5 tables are the
+// migrations' own, and their statements, like every statement on the catalogue, run only in
+// src/db/. What a search is, the same on both engines (its hits, filters and order, the query
+// language, the routes), is src/modules/search/'s; PostgreSQL's search is pg.ts beside this one.
 import { Database, SQLiteError } from 'bun:sqlite'
-import type { Db } from '../../db/client.ts'
-import { MEDIA_KINDS } from '../../db/tables.ts'
-import type { Principal } from '../users/service.ts'
-import { type FacetFilter, facetConditions } from '../mediaassets/facets.ts'
-import type { Inside } from './query.ts'
-
-export const HIT_TYPES = ['videoasset', 'audioasset', 'imageasset', 'projectasset'] as const
-export type HitType = (typeof HIT_TYPES)[number]
+import { type FacetFilter, facetConditions } from '../../modules/mediaassets/facets.ts'
+import { pictureUrls } from '../../modules/mediaassets/pictures.ts'
+import type { Inside } from '../../modules/search/query.ts'
+import {
+  HIT_TYPES,
+  type Hit,
+  type HitType,
+  RANKED_UP_TO,
+  type SearchFilters,
+  TIER_SCORE,
+  UnsearchableText,
+} from '../../modules/search/types.ts'
+import type { Principal } from '../../modules/users/principal.ts'
+import type { Db } from '../client.ts'
+import type { MediaKind, PictureVersions } from '../tables.ts'
+import { MEDIA_KINDS } from '../tables.ts'
 
 /** An index row's id: the record's id * 4 + its type's code (the migration's rowids). */
 const CODE: Record<HitType, number> = { videoasset: 0, audioasset: 1, imageasset: 2, projectasset: 3 }
@@ -21,29 +33,17 @@ const TYPE_OF: readonly HitType[] = ['videoasset', 'audioasset', 'imageasset', '
 if (MEDIA_KINDS.some((kind) => CODE[`${kind}asset` as HitType] === undefined))
   throw new Error('a media kind without a search code')
 
-/**
- * Up to this many hits, they are ordered by bm25. FTS5's bm25 reads, for each word, every row
- * that holds it before it scores the first hit, then scores each hit: about 3 µs a hit at a
- * million assets (docs/benchmarks.md), 30 ms for 10,000 hits, 300 ms for 100,000 and more for a
- * word most records hold. Above it, hits are ordered by where the words are (all in the name
- * first), then newest first: two walks of the index in id order that stop at the page's end.
- */
-export const RANKED_UP_TO = 10_000
 /** bm25's column weights, in the index's column order: name, path, keywords, description, meta, scope (not searched). */
 const BM25 = 'bm25(search_index, 10.0, 4.0, 5.0, 2.0, 1.0, 0.0)'
 /** The columns a user's words are looked for in. */
 const SEARCHED = 'name path keywords description meta'
-/** The score of the hits of a search too wide to rank by bm25: in the name, elsewhere. */
-export const TIER_SCORE = { name: 2, elsewhere: 1 } as const
 
 /**
- * The engine refused a search's FTS5 query as it ran it. The statements are prepared before they
- * run, so a fault of their own SQL is raised then and stays a fault; what the engine reads while
- * running (SQLITE_ERROR) is the query, which is the user's words. Other codes (busy, I/O,
- * corruption, memory) are the server's, and stay so.
+ * An error raised while a MATCH statement ran, as UnsearchableText when it is the query's. The
+ * statements are prepared before they run, so a fault of their own SQL is raised then and stays a
+ * fault; what the engine reads while running (SQLITE_ERROR) is the query, which is the user's
+ * words. Other codes (busy, I/O, corruption, memory) are the server's, and stay so.
  */
-export class UnsearchableText extends Error {}
-/** An error raised while a MATCH statement ran, as UnsearchableText when it is the query's. */
 const ofText = (error: unknown) =>
   error instanceof SQLiteError && error.code === 'SQLITE_ERROR' ? new UnsearchableText(error.message) : error
 /** The rows of a MATCH statement prepared already, as they are stepped. */
@@ -59,42 +59,6 @@ function* stepped<T>(rows: IterableIterator<T>): Generator<T> {
 function picturesOf(type: HitType, base: string, id: number, row: Raw) {
   const kind = type.slice(0, -'asset'.length) as MediaKind
   return pictureUrls(kind, base)(id, row.path_proxy ?? '', JSON.parse(row.pictures ?? '{}') as PictureVersions)
-}
-
-export type Hit = {
-  type: HitType
-  id: number
-  name: string
-  production: number
-  path: string
-  is_production: boolean
-  /** Only when asked for (SearchFilters.status): the hit's shape stays as it was for clients that compare it. */
-  status_asset?: number
-  /** Only when asked for (SearchFilters.pictures), on a media asset's hit: its pictures' URLs. */
-  poster_url?: string
-  strip_url?: string
-  score: number
-}
-
-export type SearchFilters = {
-  /** The FTS5 query (query.ts toMatch) and its words and phrases to find, exclusions left out. */
-  match: string
-  wanted: string
-  types?: readonly HitType[]
-  production?: number
-  is_production?: boolean
-  /** The device the file (a project: its folder) lies on: a condition on the hit's record. */
-  device?: number
-  /** 1 approved, 0 pending: a condition on the hit's record. */
-  approval?: number
-  /** Each hit carries its record's status_asset (a result list marks failed imports). */
-  status?: boolean
-  /** With the API's base URL: each media asset's hit carries poster_url (a video's also strip_url), as its list's row does. */
-  pictures?: string
-  /** The words that may be found inside others, and how (query.ts Inside). */
-  inside?: Inside
-  /** Technical facets (mediaassets/facets.ts): conditions on a hit's media asset; a project is no hit. */
-  facets?: FacetFilter
 }
 
 type Raw = {

@@ -1,9 +1,9 @@
-// Full-text search on a PostgreSQL catalogue: the records service.ts finds on SQLite, found in
-// search.docs (drizzle/pg/0002_search.sql), which triggers keep in step with the records as FTS5's
-// are kept. The user's text is read by query.ts (toMatch's checks, searchedTerms' words); each word
-// and phrase becomes a tsquery of the lexemes the server itself makes of it (search.words, the
-// configuration search.rh), so that the words of a query and of a document are split and folded
-// by one function.
+// PostgreSQL's search: full-text search on a PostgreSQL catalogue, the records sqlite.ts finds on
+// SQLite, found in search.docs (drizzle/pg/0002_search.sql), which triggers keep in step with the
+// records as FTS5's are kept. The user's text is read by modules/search/query.ts (toMatch's
+// checks, searchedTerms' words); each word and phrase becomes a tsquery of the lexemes the server
+// itself makes of it (search.words, the configuration search.rh), so that the words of a query
+// and of a document are split and folded by one function.
 //
 // What FTS5 writes and how it is written here:
 // - `"x"*` (the start of a word): `'x':*`; a phrase or a word that splits into several
@@ -16,17 +16,20 @@
 // - the trigram index's `"c003"` (a word inside another word): a LIKE '%c003%' on the trigram
 //   text, both sides folded by search.fold.
 // The hits, their count and the order of the groups (ranked hits, or in a wide search the name's
-// then the rest, then the hits inside words, the name's first) are service.ts's. The rank is
+// then the rest, then the hits inside words, the name's first) are sqlite.ts's. The rank is
 // ts_rank with length normalisation (flag 1: divided by 1 + the log of the document's length)
 // over the weights A 1.0, B 0.4, C 0.2, D 0.1, close to bm25's 10, 4 and 5, 2, 1 but not it:
 // the order of ranked hits is approximate, ties newest first as on SQLite. What differs from
 // SQLite's hits, and why, is said in docs/api.md, Search on PostgreSQL.
+//
+// It lives in src/db/ because it is the engine's own machinery: the search schema (search.docs,
+// its triggers and functions) is the PostgreSQL migrations' own, and its statements, like every
+// statement on the catalogue, run only in src/db/. What a search is, the same on both engines
+// (its hits, filters and order, the query language, the routes), is src/modules/search/'s.
 import type { SQL } from 'bun'
-import type { MediaKind, PictureVersions } from '../../db/tables.ts'
-import type { FacetFilter } from '../mediaassets/facets.ts'
-import { pictureUrls } from '../mediaassets/pictures.ts'
-import type { Principal } from '../users/service.ts'
-import { type Searched, searchedTerms, toMatch } from './query.ts'
+import type { FacetFilter } from '../../modules/mediaassets/facets.ts'
+import { pictureUrls } from '../../modules/mediaassets/pictures.ts'
+import { type Searched, searchedTerms, toMatch } from '../../modules/search/query.ts'
 import {
   HIT_TYPES,
   type Hit,
@@ -35,18 +38,23 @@ import {
   type SearchFilters,
   TIER_SCORE,
   UnsearchableText,
-} from './service.ts'
+} from '../../modules/search/types.ts'
+import type { Principal } from '../../modules/users/principal.ts'
+import type { MediaKind, PictureVersions } from '../tables.ts'
 
 /**
- * A search's filters as service.ts takes them, with the user's text in place of its FTS5 query
+ * A search's filters as sqlite.ts takes them, with the user's text in place of its FTS5 query
  * (`match`, `wanted`, `inside`: this engine takes no FTS5 query, and reads the text itself).
  */
 export type PgSearchFilters = Omit<SearchFilters, 'match' | 'wanted' | 'inside'> & { q: string }
 
-/** A search's result, as service.ts's search returns it: the count, and the page's hits in order. */
+/** A search's result, as sqlite.ts's search returns it: the count, and the page's hits in order. */
 export type PgSearchResult = { count: number; hits: Hit[] }
 
-/** Options of createPgSearch: `rankedUpTo`, the most hits ordered by rank (service.ts RANKED_UP_TO). */
+/**
+ * Options of createPgSearch: `rankedUpTo`, the most hits ordered by rank (modules/search/types.ts
+ * RANKED_UP_TO).
+ */
 export type PgSearchOptions = { rankedUpTo?: number }
 
 /** The index's type codes: a document's id is the record's id * 4 + its type's code (the migration's). */
@@ -129,7 +137,7 @@ class Params {
 const hasFacets = (f: FacetFilter | undefined) => f !== undefined && Object.values(f).some((v) => v !== undefined)
 
 /**
- * The search over the catalogue at `client`, as service.ts's createSearch over SQLite: `search`
+ * The search over the catalogue at `client`, as sqlite.ts's createSearch over SQLite: `search`
  * takes the same user, filters (the text as `q`), limit and offset, and resolves to the count and
  * the page's hits. The technical facets are not searched here yet (their expressions,
  * db/facets.ts, are SQLite's JSON functions): a search with one is refused with an Error.
@@ -288,7 +296,8 @@ export function createPgSearch(client: SQL, options: PgSearchOptions = {}) {
       // Rounded, to a millionth (ts_rank's values are small where bm25's are not); higher is better.
       return { count, hits: rows.map((row) => toHit(row, f, Math.round(row.rank! * 1e6) / 1e6)) }
     }
-    // Too many to rank (service.ts says why): every word in the name first, then the rest, newest first.
+    // Too many to rank (modules/search/types.ts RANKED_UP_TO says why): every word in the name
+    // first, then the rest, newest first.
     const name = params.add(plan.name)
     const inName = `d.tsv @@ (${words}::tsquery && ${name}::tsquery)${scope}`
     const elsewhere = `d.tsv @@ (${words}::tsquery && (!! ${name}::tsquery))${scope}`
@@ -307,7 +316,7 @@ export function createPgSearch(client: SQL, options: PgSearchOptions = {}) {
   }
 
   /**
-   * The hits found only inside words of a name or path (service.ts insideOf): documents whose
+   * The hits found only inside words of a name or path (sqlite.ts insideOf): documents whose
    * trigram text holds a wanted word, that hold every other wanted word either way, are no hit of
    * the word index already, hold no excluded word, and pass the filters. Their name's first, then
    * the rest, each newest first, score 0. Undefined: no word of the search may be found inside others.
@@ -346,7 +355,7 @@ export function createPgSearch(client: SQL, options: PgSearchOptions = {}) {
   return {
     /**
      * The number of hits the user may see, and the hits from `offset` on (at most `limit`), as
-     * service.ts's search: the word index's hits by rank up to `rankedUpTo` of them, else those
+     * sqlite.ts's search: the word index's hits by rank up to `rankedUpTo` of them, else those
      * with every word in the name first, then the rest, each newest first; after them the hits
      * found only inside words. Read in one snapshot (a read-only repeatable read transaction), so
      * that the count and the page agree. A text query.ts refuses is an UnsearchableText.
