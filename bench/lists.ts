@@ -9,7 +9,8 @@
 // JSON (bench/run.ts prints them with the others').
 // Environment (all optional): BENCH_ASSETS (100000), BENCH_KEYS (100000), BENCH_DURATION (s, 10),
 // BENCH_ROUNDS (5), BENCH_CONNECTIONS (32), BENCH_THREADS (1), BENCH_WARMUP (s, 3),
-// BENCH_NO_DOC=1 (do not write docs/benchmarks.md).
+// BENCH_NO_DOC=1 (do not write docs/benchmarks.md), BENCH_ENGINE=postgres (the same catalogue
+// on a private PostgreSQL against bench/baseline-pg.ts instead: mainPostgres).
 // Exit status: 0 all targets met, 1 a target missed or a check failed.
 import { type Subprocess, spawnSync } from 'bun'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -79,11 +80,11 @@ const startReelhouse = (name: string, dataDir: string) =>
   )
 
 /** The executable, as users run it: no --quiet, its log (a line per request) written to `logFile`. */
-async function startExecutable(exe: string, dataDir: string, logFile: string): Promise<Server> {
+async function startExecutable(exe: string, dataDir: string, logFile: string, more: string[] = []): Promise<Server> {
   const name = 'Reelhouse executable'
   const { proc, port } = await spawnLogging(
     name,
-    [exe, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0'],
+    [exe, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', ...more],
     { portOf: servingPort, logFile },
   )
   return { name, proc, base: `http://127.0.0.1:${port}` }
@@ -617,4 +618,206 @@ What is measured:
   return Object.values(pass).every(Boolean)
 }
 
-await runBench(main, stopAll)
+// ------------------------------------------------------------------ on PostgreSQL
+
+/**
+ * BENCH_ENGINE=postgres: the catalogue seeded as above, copied into a private PostgreSQL
+ * (bench/pg.ts), served by the executable with --database, against bench/baseline-pg.ts (raw
+ * Bun.serve + Bun.SQL running the service's statements): the first pages, one record and the
+ * spread offsets as above, and the unpaged list's peak RSS. No source run and no key check of
+ * 100,000 keys: the executable is what is shipped, and a key is looked up by the same unique
+ * index whatever the number of keys. Writes the section `lists-postgres` of docs/benchmarks.md.
+ * The targets are the SQLite run's ratios; on PostgreSQL the baseline pays the database's round
+ * trips too, so a ratio says what the service adds to them, and a miss is reported as a miss.
+ */
+async function mainPostgres() {
+  if (!Bun.which('wrk')) throw new Error('wrk is not installed (Debian: apt-get install wrk)')
+  const pg = await import('./pg.ts')
+  const host = machine()
+  console.error(
+    `machine: ${host.cpu}, ${host.cores} cores, ${host.ramGiB.toFixed(1)} GiB, Linux ${host.kernel}, bun ${host.bun}; load ${host.load}`,
+  )
+  try {
+    tmp = mkdtempSync(join(tmpdir(), 'reelhouse-bench-'))
+    const sqliteDir = join(tmp, 'sqlite')
+    const forExe = join(tmp, 'executable')
+    let t0 = performance.now()
+    const exe = buildExecutable(tmp)
+    console.error(`built the executable in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    t0 = performance.now()
+    const key = seedCatalogue(sqliteDir, cfg.assets)
+    console.error(`seeded ${cfg.assets} video assets in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const { url, seconds: copyS } = await pg.copyToPostgres(sqliteDir)
+    const settings = await pg.clusterSettings(url)
+    console.error(`copied to PostgreSQL in ${copyS.toFixed(1)} s; ${settings}`)
+    mkdirSync(forExe)
+    const database = ['--database', url]
+
+    // The unpaged list on a freshly started executable: its peak RSS is startup and the list.
+    const logFile = join(tmp, 'executable.log')
+    const fresh = await startExecutable(exe, forExe, join(tmp, 'fresh.log'), database)
+    await Bun.sleep(500)
+    const idle = memory(fresh.proc.pid)
+    const whole = await unpaged(fresh, key)
+    const afterWhole = memory(fresh.proc.pid)
+    await stop(fresh)
+    console.error(
+      `unpaged: ${(whole.bytes / 2 ** 20).toFixed(1)} MiB in ${whole.seconds.toFixed(2)} s; idle RSS ${idle.rssMiB.toFixed(0)} MiB, peak ${afterWhole.hwmMiB.toFixed(0)} MiB`,
+    )
+
+    const compiled = await startExecutable(exe, forExe, logFile, database)
+    const raw = await start(
+      'raw Bun.serve + Bun.SQL',
+      [BUN, 'bench/baseline-pg.ts', url],
+      (line) => /^listening (\d+)$/.exec(line.trim())?.[1],
+    )
+    await sameBodies(compiled, raw, key)
+    const unauthorized = await get(`${compiled.base}${LIST}?limit=1`)
+    if (unauthorized.status !== 401) throw new Error(`without a key the list answered ${unauthorized.status}`)
+    console.error(
+      'bodies of the executable and the baseline are byte-identical at 6 offsets and 4 records; no key: 401',
+    )
+
+    const pair = (rawPath: string, appPath: string, lua: string): Target[] => [
+      { label: 'raw', url: raw.base, env: { BENCH_PATH: rawPath }, lua },
+      { label: 'compiled', url: compiled.base, env: { BENCH_PATH: appPath, BENCH_KEY: key }, lua },
+    ]
+    console.error('first page, limit=50')
+    const first50 = await compare(
+      pair('/?limit=50&offset=0', `${LIST}?limit=50&offset=0`, FIXED),
+      cfg.assets,
+      cfg.rounds,
+    )
+    console.error('first page, limit=1')
+    const first1 = await compare(pair('/?limit=1&offset=0', `${LIST}?limit=1&offset=0`, FIXED), cfg.assets, cfg.rounds)
+    console.error('one record, random ids')
+    const records = await compare(pair('/record/', LIST, RECORD), cfg.assets, cfg.rounds)
+    console.error(`paged, offset uniform over 0..${cfg.assets - 50}`)
+    const spread = await compare(pair('/', LIST, LUA), cfg.assets, cfg.rounds)
+    const loadedPeak = { compiled: memory(compiled.proc.pid).hwmMiB, raw: memory(raw.proc.pid).hwmMiB }
+    await stop(compiled)
+    await stop(raw)
+    const measured = [first50, first1, records, spread]
+      .flatMap((m) => m.get('compiled')!)
+      .reduce((a, l) => a + l.requests, 0)
+    const logged = await lineCount(logFile)
+    if (logged < measured)
+      throw new Error(`the executable's log holds ${logged} lines for ${measured} requests measured`)
+    const endLoad = machine().load
+
+    // -------------------------------------------------------------- results
+    const felt = (loads: Map<string, Load[]>) => ({
+      raw: summarize(loads.get('raw')!),
+      app: summarize(loads.get('compiled')!),
+      ratio: pairedRatio(loads.get('compiled')!, loads.get('raw')!),
+    })
+    const f50 = felt(first50)
+    const f1 = felt(first1)
+    const rec = felt(records)
+    const spr = felt(spread)
+    const pass = {
+      first50: f50.ratio >= TARGET.first50,
+      first1: f1.ratio >= TARGET.first1,
+      record: rec.ratio >= TARGET.record,
+      rss: afterWhole.hwmMiB < TARGET.rssMiB,
+    }
+    const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL')
+    const vs = (x: ReturnType<typeof felt>) =>
+      `${n(x.ratio, 2)} (${n(x.app.rps)} against ${n(x.raw.rps)} req/s; p50 ${n(x.app.p50ms, 1)} against ${n(x.raw.p50ms, 1)} ms)`
+    const rows: [string, string, string, string][] = [
+      [
+        'First page, `?limit=50&offset=0`: executable (request log on) / raw Bun.SQL',
+        vs(f50),
+        `>= ${TARGET.first50}`,
+        mark(pass.first50),
+      ],
+      [
+        'First page, `?limit=1&offset=0`: executable (request log on) / raw Bun.SQL',
+        vs(f1),
+        `>= ${TARGET.first1}`,
+        mark(pass.first1),
+      ],
+      [
+        'One record, `/api/videoassets/{id}/`, random ids: executable (request log on) / raw Bun.SQL',
+        vs(rec),
+        `>= ${TARGET.record}`,
+        mark(pass.record),
+      ],
+      ['Paged list, offsets uniform over the table: executable / raw Bun.SQL (both plain OFFSET)', vs(spr), '', ''],
+      [
+        `Unpaged list of ${n(cfg.assets)}, peak RSS of the executable (client at full speed)`,
+        `${n(afterWhole.hwmMiB, 1)} MiB (${n(whole.bytes / 2 ** 20, 1)} MiB in ${n(whole.seconds, 2)} s; idle after start ${n(idle.rssMiB, 1)} MiB)`,
+        `< ${TARGET.rssMiB} MiB`,
+        mark(pass.rss),
+      ],
+    ]
+    const perRound = (x: Map<string, Load[]>) =>
+      `baseline ${summarize(x.get('raw')!).all.join(', ')}; executable ${summarize(x.get('compiled')!).all.join(', ')}`
+
+    console.log('\nReelhouse list benchmark on PostgreSQL')
+    console.log(`${host.date}; ${settings}`)
+    const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))]
+    for (const r of rows) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(9)} ${r[3]}`)
+    console.log(`rounds (req/s): limit=50: ${perRound(first50)}; limit=1: ${perRound(first1)}`)
+    console.log(`rounds (req/s): one record: ${perRound(records)}; spread offsets: ${perRound(spread)}`)
+    console.log(
+      `peak RSS after the load runs: executable ${n(loadedPeak.compiled, 1)} MiB, baseline ${n(loadedPeak.raw, 1)} MiB; load average at the end ${endLoad}`,
+    )
+    if (process.env.BENCH_RESULTS)
+      writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ bench: 'lists-postgres', headline: rows.slice(0, 3) }))
+
+    if (process.env.BENCH_NO_DOC !== '1') {
+      const section = `### Lists on PostgreSQL: first pages, one record, spread offsets against raw Bun.serve + Bun.SQL; unpaged list
+
+- Date: ${host.date}
+- Machine: ${host.cpu}, ${host.cores} cores, ${n(host.ramGiB, 1)} GiB RAM, Linux ${host.kernel} (load average at start: ${host.load}; at the end: ${endLoad})
+- Bun ${host.bun}; load tool ${host.wrk}
+- Database: ${settings}
+- A private cluster (test/helpers/pg.ts) reached through a Unix socket, on the same machine: the server, the database, the baseline and wrk share its ${host.cores} cores.
+  fsync is off (the helper starts its clusters so): a facility's server keeps it on, which
+  changes nothing a read costs here (every statement of these routes reads).
+- Data: ${n(cfg.assets)} video assets in one production on one device (bench/seed.ts, the SQLite run's
+  catalogue), copied by \`reelhouse migrate-to-postgres\` in ${n(copyS, 1)} s, then \`VACUUM (ANALYZE)\`
+  as autovacuum would do; superuser key
+- Settings: BENCH_ENGINE=postgres BENCH_ASSETS=${cfg.assets} BENCH_DURATION=${cfg.duration} BENCH_ROUNDS=${cfg.rounds}
+  BENCH_WARMUP=${cfg.warmup}, ${cfg.connections} connections
+
+| Measure | Result | Target (the SQLite run's) | |
+|---|---|---|---|
+${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+
+${pg.sharedMachine(host.load, endLoad, host.cores)}
+
+Per-round throughput (req/s; the table shows medians): first page limit=50: ${perRound(first50)}.
+limit=1: ${perRound(first1)}. One record: ${perRound(records)}. Spread offsets: ${perRound(spread)}.
+
+What the ratios are against: bench/baseline-pg.ts, raw \`Bun.serve\` and \`Bun.SQL\` (a pool of
+20 sessions, the service's) answering the same bytes (checked at 7 pages and 4 records before the
+load), with the statements the service runs on PostgreSQL, in drizzle's text: a page is the page
+(\`... where "media_assets"."kind" = 'video' order by "id" limit $1 [offset $2]\`) and its count
+(\`select count(*) ...\`), sent at once on two sessions; a record is the service's one statement
+for the row with its keywords, projects and last editor. No auth. What is left between the two
+is the service's own work per request, which on PostgreSQL includes round trips the baseline
+does not make: the key check (a statement on every request), and for a record the production's
+proxy folder and the devices (two statements, src/modules/mediaassets/service.ts proxyRootOf).
+The targets are the SQLite run's, set against raw bun:sqlite, where a statement is a function
+call; against a baseline that waits for the database's round trips too, a ratio means something
+else, and a miss is shown as one. The executable's log (a line per request) was checked to hold
+a line for every request measured (${n(logged)} lines). Same wrk scripts as above; ${cfg.rounds} rounds of
+${cfg.duration} s after a ${cfg.warmup} s warm-up, the order rotated each round, ratios the median of the
+per-round ratios. The spread offsets use a plain OFFSET on both sides (the service's deep pages
+on PostgreSQL are its plain OFFSET). Peak RSS after the load runs: executable ${n(loadedPeak.compiled, 1)} MiB,
+baseline ${n(loadedPeak.raw, 1)} MiB. The unpaged list on PostgreSQL is read in one statement and held
+while it is sent (src/http/lists.ts postgresLists says why), so its peak grows with the list.
+`
+      writeSection(join(ROOT, 'docs', 'benchmarks.md'), 'lists-postgres', section)
+      console.error('wrote docs/benchmarks.md')
+    }
+    return Object.values(pass).every(Boolean)
+  } finally {
+    await stopAll()
+    pg.stopCluster()
+  }
+}
+
+await runBench(process.env.BENCH_ENGINE === 'postgres' ? mainPostgres : main, stopAll)

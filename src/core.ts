@@ -8,6 +8,7 @@
 import { afterCommitLog } from './db/aftercommit.ts'
 import type { Db } from './db/client.ts'
 import { type Port, type SqlitePort, andThen, sqlitePort } from './db/port.ts'
+import { useEngine } from './db/tables.ts'
 import { type Ffmpeg, createFfmpeg } from './media/ffmpeg.ts'
 import { importAbandon, importHandler, importSubject } from './modules/assetimport/import.task.ts'
 import { createProxies, proxyHandler, proxySubject } from './modules/assetimport/proxy.task.ts'
@@ -73,7 +74,11 @@ export type CoreOptions = {
 export function createCore(db: Db, options?: CoreOptions): CoreOn<SqlitePort>
 export function createCore<P extends Port>(port: P, options?: CoreOptions): CoreOn<P>
 export function createCore(catalogue: Db | Port, options: CoreOptions = {}) {
-  return coreOn('engine' in catalogue ? catalogue : sqlitePort(catalogue), options)
+  const port = 'engine' in catalogue ? catalogue : sqlitePort(catalogue)
+  // The tables statements are built from are this engine's from now on (tables.ts): a process that
+  // made a core on one engine is refused the other's, rather than building statements for the wrong one.
+  useEngine(port.engine)
+  return coreOn(port, options)
 }
 
 function coreOn<P extends Port>(

@@ -15,7 +15,7 @@ export type ListStatement = Statement
 
 export type SqliteListReader = {
   /** A statement of `sql` for the caller to keep and run with `page`. */
-  prepare(sql: string): ListStatement
+  keep(sql: string): ListStatement
   /**
    * The rows of a page: of a kept statement, or of bun:sqlite's cached statement of this text,
    * `params` then the LIMIT and the OFFSET bound.
@@ -49,7 +49,7 @@ export function sqliteListReader(db: Db): SqliteListReader {
   const count = (sql: string, params: unknown[]) => Number(client.query(sql).values(...(params as never[]))[0]![0])
 
   return {
-    prepare: (sql) => client.prepare(sql),
+    keep: (sql) => client.prepare(sql),
     page: (statement, params, limit, offset) =>
       (typeof statement === 'string' ? client.query(statement) : statement).all(
         ...(params as never[]),

@@ -273,7 +273,7 @@ function sqliteLists(port: Port, pageHeadersOf: PageHeaders): List {
     // may read changes; one made for a single request (a password checked by Basic) is not.
     if (!filtered && Object.isFrozen(spec.user)) {
       if (!kept) unfiltered.set(spec.user, (kept = new Map()))
-      kept.set(spec.route, { ...made, statement: reader.prepare(page) })
+      kept.set(spec.route, { ...made, statement: reader.keep(page) })
     }
     return made
   }

@@ -4,9 +4,8 @@ import type { TObject, TSchema } from '@sinclair/typebox'
 import { type SQL, eq, sql } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { Elysia, t } from 'elysia'
-import { oneOf as oneOfStatement, statement } from '../db/port.ts'
+import { type Work, andThen, oneOf as oneOfStatement, statement } from '../db/port.ts'
 import { type ModuleContext } from './context.ts'
-import { andThen } from '../db/port.ts'
 import type { ApiVersion } from './versioning.ts'
 import type { Principal } from '../modules/users/principal.ts'
 import { requirePerm } from '../modules/users/access.ts'
@@ -24,6 +23,12 @@ export type ResourceSpec<T extends Table, Q extends TObject, B extends TSchema> 
   models: Record<string, TSchema>
   /** The record as answered to `user` in API `version` (only productions differ by version). */
   toApi: (row: T['$inferSelect'], user: Principal, version: ApiVersion) => unknown
+  /**
+   * The records of rows when making them reads the catalogue (a production's grants and devices):
+   * port work for a whole page at once, used by the list, GET /{id}/ and the create's answer in
+   * toApi's place. toApi can then only say what a record is made of, since it cannot read.
+   */
+  records?: (rows: T['$inferSelect'][], user: Principal, version: ApiVersion) => Work<unknown[]>
   /**
    * A list's record when it is a row as read: these columns, in this order (booleans and JSON
    * decoded). The row then goes to JSON as it is, without toApi: an object fewer per row.
@@ -83,6 +88,11 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
   /** Single-record answers use the <name>Detail model when the module adds fields. */
   const single = spec.detail ? `${name}Detail` : name
   const one = recordReader(ctx, spec)
+  /** One record as answered: of spec.records where the module reads (the value itself on SQLite), else of toApi. */
+  const answerOf = (row: T['$inferSelect'], user: Principal, request: Request) =>
+    spec.records
+      ? andThen(ctx.port.run(spec.records([row], user, ctx.apiVersion(request))), (records: unknown[]) => records[0])
+      : (spec.detail ?? spec.toApi)(row, user, ctx.apiVersion(request), request)
 
   const list = (query: Q['static'], user: Principal, request: Request) =>
     ctx.list(
@@ -94,7 +104,9 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
         order: spec.order?.(query),
         ...(spec.listRecord
           ? (spec.listVariant?.(query, request) ?? { columns: spec.listRecord })
-          : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
+          : spec.records
+            ? { records: (rows: T['$inferSelect'][]) => spec.records!(rows, user, ctx.apiVersion(request)) }
+            : { toApi: versioned(spec.toApi, user, ctx.apiVersion(request)) }),
       },
       query,
       request,
@@ -136,15 +148,8 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     .get(
       '/:id',
       ctx.port.engine === 'sqlite'
-        ? ({ params, user, request }) =>
-            (spec.detail ?? spec.toApi)(
-              one(params.id, user) as T['$inferSelect'],
-              user,
-              ctx.apiVersion(request),
-              request,
-            )
-        : async ({ params, user, request }) =>
-            (spec.detail ?? spec.toApi)(await one(params.id, user), user, ctx.apiVersion(request), request),
+        ? ({ params, user, request }) => answerOf(one(params.id, user) as T['$inferSelect'], user, request)
+        : async ({ params, user, request }) => answerOf(await one(params.id, user), user, request),
       {
         auth: true,
         params: IdParams,
@@ -162,12 +167,7 @@ export function resourceRoutes<T extends Table, Q extends TObject, B extends TSc
     async ({ body, user, set, request }) => {
       if (create.codename) requirePerm(user, create.codename)
       set.status = create.status
-      return (spec.detail ?? spec.toApi)(
-        await create.run(body as B['static'], user, request),
-        user,
-        ctx.apiVersion(request),
-        request,
-      )
+      return answerOf(await create.run(body as B['static'], user, request), user, request)
     },
     {
       auth: true,

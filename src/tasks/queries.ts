@@ -127,9 +127,6 @@ export function* queueWithoutRunner<K extends TaskKind>(db: Db, task: NewTask<K>
 
 // The HTTP list of tasks (modules/tasks): its table and the conditions of its filters.
 
-/** The table the generic list and by-id routes read (http/resource.ts); its conditions are below. */
-export const taskTable = tasks
-
 type TargetKind = (typeof TASK_TARGETS)[number]
 
 /** ?state= and ?kind=: equal to the value given, no condition when none is. */

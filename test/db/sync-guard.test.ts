@@ -14,7 +14,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..', '..')
-const PATTERN = /\$client|\.(?:all|get|run)\(\)|\.transaction\(|\bcommitted\(|\brunSync\(/g
+const PATTERN = /\$client|\.(?:all|get|run)\(\)|\.prepare\(|\.transaction\(|\bcommitted\(|\brunSync\(/g
 
 /** The synchronous statement calls left outside src/db/, per file. */
 const LEFT: Record<string, number> = {}

@@ -26,14 +26,15 @@ export type PostgresCatalogue = {
 }
 
 /**
- * Opens the catalogue at `url`: makes this process's tables PostgreSQL's (tables.ts; a process
- * holds one engine), applies the migrations it lacks (rejects as migratePostgres does: a
- * PostgresConnectError when the server cannot be reached or refuses the session), and opens the
- * pool. A function queued to run after a commit that throws is logged, not thrown into the writer.
+ * Opens the catalogue at `url`: applies the migrations it lacks (rejects as migratePostgres does:
+ * a PostgresConnectError when the server cannot be reached or refuses the session), makes this
+ * process's tables PostgreSQL's (tables.ts; a process holds one engine), and opens the pool. A function queued to run after a commit that throws is logged, not thrown into the writer.
  */
 export async function openPostgres(url: string, log: Log, poolSize = POOL_SIZE): Promise<PostgresCatalogue> {
-  useEngine('postgres')
   const applied = await migratePostgres(url)
+  // Once the catalogue is there and current: a server that cannot be reached changes nothing in
+  // this process. Throws where this process works on a SQLite catalogue already.
+  useEngine('postgres')
   const client = new SQL({ url, max: poolSize })
   const port = postgresPort(drizzle({ client }) as never, (error) =>
     log.error('work after a commit failed', { error: error instanceof Error ? error.message : String(error) }),

@@ -33,20 +33,6 @@ type Row = typeof productions.$inferSelect
 type Access = { user: number; level: string }
 
 export function productionsModule(ctx: ModuleContext, service: Productions) {
-  // SQLite-only: the list (http/lists.ts) and the single-record routes (http/resource.ts) call
-  // toApi synchronously for each row, so its reads are statements run at once on the SQLite
-  // handle; an update's answer, which is port work, reads the same rows through `answer` below.
-  const deviceById = ctx.db
-    .select()
-    .from(devices)
-    .where(eq(devices.id, sql.placeholder('id')))
-    .prepare()
-  const accessTo = ctx.db
-    .select({ user: productionAccess.user_id, level: productionAccess.level })
-    .from(productionAccess)
-    .where(eq(productionAccess.production_id, sql.placeholder('id')))
-    .orderBy(productionAccess.user_id)
-    .prepare()
   const deviceOf = statement<DeviceRow>(() =>
     ctx.db
       .select()
@@ -60,8 +46,14 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
       .where(eq(productionAccess.production_id, sql.placeholder('id')))
       .orderBy(productionAccess.user_id),
   )
-  const toApi = (row: Row, user: Principal, version: ApiVersion) =>
-    shape(row, user, version, accessTo.all({ id: row.id }), (id) => deviceById.get({ id }))
+  /** The records of a page of rows, each with its grants and (version 1) devices read through the port. */
+  function* records(rows: Row[], user: Principal, version: ApiVersion): Work<unknown[]> {
+    const out: unknown[] = []
+    for (const row of rows) out.push(yield* answer(row, user, version))
+    return out
+  }
+  /** The record's shape without its reads: its type for `answer`; the routes make every record with `records`. */
+  const toApi = (row: Row, user: Principal, version: ApiVersion) => shape(row, user, version, [], () => undefined)
   /** The record as toApi answers it, read through the port. */
   function* answer(row: Row, user: Principal, version: ApiVersion): Work<ReturnType<typeof toApi>> {
     const access = yield* allOf(accessOf, { id: row.id })
@@ -118,6 +110,7 @@ export function productionsModule(ctx: ModuleContext, service: Productions) {
         table: productions,
         models: { Production, ProductionVersion1, ProductionVersion2, ProductionCreate },
         toApi,
+        records,
         filters: t.Object({
           storage_root: t.Optional(
             t.String({ description: 'Only the production with this storage root (must end with a slash)' }),

@@ -2,13 +2,13 @@
 // POST /api/tasks/{id}/cancel/. The queue and its SQL are src/tasks/'s (runner.ts, queries.ts); this
 // module says who may see and cancel which task.
 import { Elysia, t } from 'elysia'
-import { TASK_KINDS, TASK_STATES, TASK_TARGETS } from '../../db/tables.ts'
+import { TASK_KINDS, TASK_STATES, TASK_TARGETS, tasks } from '../../db/tables.ts'
 import { AppError, forbidden, noSuchRecord, notFound } from '../../http/errors.ts'
 import { idFilter } from '../../http/lists.ts'
 import { IdParams, errors, oneOf } from '../../http/models.ts'
 import { resourceRoutes } from '../../http/resource.ts'
 import type { ModuleContext } from '../../http/context.ts'
-import { readableConditions, stateAndKindConditions, targetConditions, taskTable } from '../../tasks/queries.ts'
+import { readableConditions, stateAndKindConditions, targetConditions } from '../../tasks/queries.ts'
 import type { Runner, TaskRow } from '../../tasks/runner.ts'
 import { canRead, canWrite, readableBy } from '../users/access.ts'
 import type { Principal } from '../users/service.ts'
@@ -44,7 +44,8 @@ export const tasksModule = (ctx: ModuleContext, runner: Runner) =>
   resourceRoutes(ctx, {
     prefix: '/tasks',
     name: 'Task',
-    table: taskTable,
+    // Read as the routes are made (tables.ts: the engine's table), never kept in a module's constant.
+    table: tasks,
     models: { Task },
     toApi,
     filters: t.Object({
