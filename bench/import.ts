@@ -205,7 +205,7 @@ const place = (dev: string, uploads: string) => ({
 
 /**
  * Reelhouse on a fresh catalogue in `dataDir`, its devices and production made through the API;
- * with `pg`, the executable `pg.exe` on the PostgreSQL catalogue at `pg.url` instead.
+ * with `pg`, on the PostgreSQL catalogue at `pg.url`, run from the executable `pg.exe`.
  */
 async function startReelhouse(
   dataDir: string,
@@ -215,7 +215,8 @@ async function startReelhouse(
   pg?: { exe: string; url: string },
 ): Promise<Server> {
   const prof = cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(cfg.cpuProf)}`] : []
-  const cli = pg ? [pg.exe] : [BUN, ...prof, 'src/main.ts']
+  // Profiled, it is the source run, on either engine: the profile then names the source's files.
+  const cli = pg && !cfg.cpuProf ? [pg.exe] : [BUN, ...prof, 'src/main.ts']
   const server = await start(
     'app',
     [
@@ -1203,7 +1204,7 @@ async function mainPostgres() {
     for (const r of rows) console.log(`${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2].padEnd(11)} ${r[3]}`)
     for (const l of roundLines) console.log(`per round, ${l}`)
     console.log(`rows of the first imports in the two catalogues ${rowCheck}; load average at the end ${endLoad}`)
-    if (process.env.BENCH_NO_DOC !== '1') {
+    if (process.env.BENCH_NO_DOC !== '1' && !cfg.cpuProf) {
       const section = `### Import on PostgreSQL: POST /api/asset/import/ against raw Bun.serve + Bun.SQL
 
 - Date: ${host.date}

@@ -109,7 +109,10 @@ its first line (starting) and the serving line name the data= folder. Refuses a 
 serve uses, then checks that the port is free, before it creates anything. SIGINT or SIGTERM
 stop it cleanly.
 
-Environment: REELHOUSE_DATA, REELHOUSE_HOST, REELHOUSE_PORT, REELHOUSE_TASK_CONCURRENCY,
+With --database URL (or REELHOUSE_DATABASE) the catalogue is the PostgreSQL one at URL, migrated
+as it starts; the data folder keeps what the server writes itself (proxies, pictures, admin.token).
+
+Environment: REELHOUSE_DATA, REELHOUSE_DATABASE, REELHOUSE_HOST, REELHOUSE_PORT, REELHOUSE_TASK_CONCURRENCY,
 REELHOUSE_LOG_FORMAT, REELHOUSE_PUBLIC_URL, REELHOUSE_ALLOW_ORIGIN and REELHOUSE_ALLOW_HOST
 (comma-separated), REELHOUSE_DEFAULT_API_VERSION; flags win, and an empty variable counts as
 unset.`,
@@ -406,9 +409,8 @@ URL is migrated instead, and the data folder is not used: postgres://USER[:PASSW
 server by its Unix socket. The database must exist. Starters side by side are safe: each waits
 for the one applying migrations, then finds them applied. A URL of another kind, or a server that
 cannot be reached or refuses the connection, is one line naming where and what the server said
-(never the password), exit 2. Only migrate and migrate-to-postgres take a PostgreSQL catalogue
-in this version: serve and the other commands use the SQLite catalogue in --data and refuse
---database and REELHOUSE_DATABASE.`,
+(never the password), exit 2. serve --database migrates as it starts; every other command takes
+--database (or REELHOUSE_DATABASE) too.`,
     options: {
       database: {
         type: 'string',
@@ -528,7 +530,8 @@ ${synopses(COMMANDS)}
   reelhouse --version | --help
 
 Every command takes --data DIR anywhere among its words (default: $REELHOUSE_DATA, else the
-platform's data folder) and prints the data= folder it uses on stderr. Only serve and migrate
+platform's data folder) and prints the data= folder it uses on stderr; all but verify take
+--database URL (default: $REELHOUSE_DATABASE) for a PostgreSQL catalogue instead. Only serve and migrate
 make a catalogue; the other commands refuse a folder without one, but verify, which uses none.
 reelhouse COMMAND --help says more about each command.`
 

@@ -22,7 +22,7 @@ import { startCheckpointer } from '../db/checkpointer.ts'
 import { closeDb, openDb, setDataFolder, tightenModes } from '../db/client.ts'
 import { migrate } from '../db/migrate.ts'
 import { type Port, type Work, sqlitePort, tx } from '../db/port.ts'
-import { type PostgresCatalogue, openPostgres } from '../db/pg/open.ts'
+import type { PostgresCatalogue } from '../db/pg/open.ts'
 import { composedHandlers } from '../http/composed.ts'
 import { fromDatabase } from '../http/errors.ts'
 import { HTTP_HEADER_LIMIT } from '../http/head.ts'
@@ -90,7 +90,9 @@ export function serve(config: ServeConfig, log: Log = createLog(config.logFormat
  */
 export async function servePostgres(config: ServeConfig, log: Log = createLog(config.logFormat)) {
   const url = config.database!
+  // Loaded here only: the PostgreSQL client and its migrations are no part of a SQLite serve's start.
   const pg = await import('../db/pg/migrate.ts')
+  const { openPostgres } = await import('../db/pg/open.ts')
   const shown = pg.withoutPassword(url)
   if (!pg.isPostgresUrl(url))
     throw new UsageError(`--database must be a postgres:// or postgresql:// URL, not "${shown}"`)

@@ -99,3 +99,12 @@ export function jsonGroupArray(value: SQLWrapper, order?: SQLWrapper): SQL<strin
 export function jsonAsText(column: SQLWrapper): SQL<string> {
   return onPostgres() ? sql`${column}::text` : sql`${column}`
 }
+
+/**
+ * A value bound to a JSON column through a placeholder (which skips the column's own mapping):
+ * its JSON text on SQLite, which keeps JSON as text; the value itself on PostgreSQL, whose client
+ * serializes a value bound to a json parameter (given the text, it would store a JSON string).
+ */
+export function jsonValue(value: unknown): unknown {
+  return onPostgres() ? value : JSON.stringify(value)
+}

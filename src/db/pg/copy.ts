@@ -182,7 +182,7 @@ async function copyFrom(
       ]),
     )
     const used = highestIdsUsed(source, tables)
-    return await db.transaction(async (tx) => {
+    const copied = await db.transaction(async (tx) => {
       // The lock migrations are applied under: no migration runs while the catalogue is filled,
       // and of two copies started at once the second waits, then finds the first's rows.
       await tx.execute(sql.raw(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`))
@@ -213,6 +213,12 @@ async function copyFrom(
       progress(`search: ${searched}`)
       return { rows, tables: tables.length, search: searched }
     })
+    // The planner's statistics of the new rows, at once rather than when autovacuum comes round:
+    // without them the first requests plan as for empty tables (ANALYZE cannot run in the copy's
+    // transaction's place; it reads what that transaction committed).
+    progress('analyze: the planner statistics of every table')
+    await db.execute(sql.raw('ANALYZE'))
+    return copied
   } finally {
     source.run('COMMIT')
     await client.close()

@@ -1,5 +1,6 @@
 // Import logs: one per import request (docs/api.md, Import logs, 4.10), advanced by the import task as it
 // works. Only the import service and its task write them.
+import { jsonValue } from '../../db/dialect.ts'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { type Work, oneOf, run, runOf, statement, tx } from '../../db/port.ts'
@@ -87,7 +88,7 @@ export function createImportLogs(db: Db, { observe }: { observe?: (change: Impor
         status: change.status,
         now,
         error: change.error ?? null,
-        warning: JSON.stringify(change.warning ? { ...row.warning, ...change.warning } : row.warning),
+        warning: jsonValue(change.warning ? { ...row.warning, ...change.warning } : row.warning),
       })
       if (observe) yield* observe({ id, asset_path: row.asset_path, status: change.status, production: row.production })
     }
