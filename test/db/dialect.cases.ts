@@ -2,8 +2,20 @@
 // are for: test/db/dialect.test.ts runs them here on SQLite and, in a process of its own whose
 // tables are PostgreSQL's (dialect.child.ts), on PostgreSQL, and compares the answers.
 import { asc, eq, sql } from 'drizzle-orm'
-import { inJsonList, jsonArrayHas, jsonHasKey, jsonIsTrue, jsonNumber, jsonText, noCase } from '../../src/db/dialect.ts'
-import { type Port, all, allOf, run, statement } from '../../src/db/port.ts'
+import {
+  inJsonList,
+  jsonArray,
+  jsonArrayHas,
+  jsonAsText,
+  jsonGroupArray,
+  jsonHasKey,
+  jsonIsTrue,
+  jsonNumber,
+  jsonText,
+  jsonValue,
+  noCase,
+} from '../../src/db/dialect.ts'
+import { type Port, all, allOf, one, run, runOf, statement } from '../../src/db/port.ts'
 import { devices, tasks } from '../../src/db/tables.ts'
 
 const NOW = '2026-11-29T00:00:00.000000Z'
@@ -48,7 +60,34 @@ export function* cases(port: Port) {
       .where(inJsonList(devices.id, sql.placeholder('ids')))
       .orderBy(asc(devices.id)),
   )
+  // A JSON value bound through a placeholder as SQL (as importlogs' update binds it): no column mapping.
+  const setResult = statement(() =>
+    db
+      .update(tasks)
+      .set({ result: sql`${sql.placeholder('result')}` })
+      .where(eq(tasks.id, 1)),
+  )
+  yield* runOf(setResult, { result: jsonValue({ files: 3, note: 'x' }) })
+  const groups = yield* one(
+    db
+      .select({
+        ids: jsonGroupArray(devices.id, devices.id),
+        pairs: jsonGroupArray(jsonArray(devices.id, devices.name), devices.id),
+      })
+      .from(devices),
+  )
   return {
+    result: (yield* one(db.select({ result: tasks.result }).from(tasks).where(eq(tasks.id, 1))))?.result,
+    groupIds: JSON.parse(groups!.ids),
+    groupPairs: JSON.parse(groups!.pairs as string),
+    asText: ids(
+      yield* all(
+        db
+          .select({ id: tasks.id })
+          .from(tasks)
+          .where(eq(jsonAsText(tasks.target), '{"device":2}')),
+      ),
+    ),
     inIds: names(yield* all(db.select({ name: devices.name }).from(devices).where(inJsonList(devices.id, '[1,3]')))),
     inIdsPrepared: names(yield* allOf(byIds, { ids: JSON.stringify([2, 3]) })),
     inNames: names(
@@ -88,7 +127,11 @@ export function* cases(port: Port) {
           .where(jsonIsTrue(tasks.params, 'move', 'held')),
       ),
     ),
-    hasKey: ids(yield* all(db.select({ id: tasks.id }).from(tasks).where(jsonHasKey(tasks.params, 'move')))),
+    hasKey: ids(
+      yield* all(
+        db.select({ id: tasks.id }).from(tasks).where(jsonHasKey(tasks.params, 'move')).orderBy(asc(tasks.id)),
+      ),
+    ),
     nested: (yield* all(
       db
         .select({ v: jsonNumber(tasks.target, 'device') })

@@ -10,6 +10,14 @@ import { freshDatabase, hasPostgres } from '../helpers/pg.ts'
 import { cases } from './dialect.cases.ts'
 
 const EXPECTED = {
+  result: { files: 3, note: 'x' },
+  groupIds: [1, 2, 3],
+  groupPairs: [
+    [1, 'beta'],
+    [2, 'Alpha'],
+    [3, 'gamma'],
+  ],
+  asText: [2],
   inIds: ['beta', 'gamma'],
   inIdsPrepared: ['Alpha', 'gamma'],
   inNames: ['gamma'],
