@@ -72,18 +72,7 @@ async function oneRecord(id: number): Promise<Response> {
   const keywords: Record<string, string[]> = {}
   for (const [category, keyword] of pairs) (keywords[category] ??= []).push(keyword)
   const body = {
-    // Bun's client reads a bigint column as text; the service's columns read it as a number.
-    id: Number(r.id),
-    name: r.name,
-    description: r.description,
-    production: Number(r.production),
-    status_asset: r.status_asset,
-    path_file: r.path_file,
-    device: Number(r.device),
-    is_archive: r.is_archive,
-    is_production: r.is_production,
-    meta_field_store: r.meta_field_store,
-    status_approval: r.approval,
+    ...listFields(r),
     date_crt: r.date_crt,
     date_add: r.date_add,
     date_mod: r.date_mod,
@@ -99,6 +88,21 @@ async function oneRecord(id: number): Promise<Response> {
   return json(JSON.stringify(body))
 }
 
+/** A list item's fields, which a record begins with. Bun's client reads a bigint column as text; the service's columns read it as a number. */
+const listFields = (r: Row) => ({
+  id: Number(r.id),
+  name: r.name,
+  description: r.description,
+  production: Number(r.production),
+  status_asset: r.status_asset,
+  path_file: r.path_file,
+  device: Number(r.device),
+  is_archive: r.is_archive,
+  is_production: r.is_production,
+  meta_field_store: r.meta_field_store,
+  status_approval: r.approval,
+})
+
 async function page(limit: number, offset: number): Promise<Response> {
   const [rows, counted] = await Promise.all([
     client.unsafe(offset ? LATER : FIRST, offset ? [limit, offset] : [limit]) as Promise<Row[]>,
@@ -107,19 +111,7 @@ async function page(limit: number, offset: number): Promise<Response> {
   let body = '['
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!
-    const out = {
-      id: Number(r.id),
-      name: r.name,
-      description: r.description,
-      production: Number(r.production),
-      status_asset: r.status_asset,
-      path_file: r.path_file,
-      device: Number(r.device),
-      is_archive: r.is_archive,
-      is_production: r.is_production,
-      meta_field_store: r.meta_field_store,
-      status_approval: r.approval,
-    }
+    const out = listFields(r)
     body += (i ? ',' : '') + JSON.stringify(out)
   }
   return json(`${body}]`, { 'x-total-count': String(counted[0]!.count) })

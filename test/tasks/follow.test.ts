@@ -4,6 +4,7 @@
 // copy, an import and a scan, queued and running, and 409 once a task has ended. Real things: a
 // migrated catalogue, real folders, ffmpeg; every change a task's row goes through is recorded by
 // an SQLite trigger, so what a poll could miss between two reads is still seen.
+import { scanTask } from '../../src/watch/service.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -268,16 +269,7 @@ describe('cancelling running work', () => {
     const tree: Record<string, string> = {}
     for (let d = 0; d < 300; d++) for (let f = 0; f < 10; f++) tree[`many/d${d}/f${f}.txt`] = 'x'
     makeTree(root, tree)
-    const { id } = runSync(
-      base.db,
-      app.runner.enqueue({
-        kind: 'scan',
-        target: { device: device.id },
-        production: null,
-        params: { device: device.id, paths: null },
-        key: `scan:${device.id}`,
-      }),
-    )
+    const { id } = runSync(base.db, app.runner.enqueue(scanTask(device.id, null)))
     const cancelled = await app.post(`/api/tasks/${id}/cancel/`, undefined)
     expect([cancelled.status, cancelled.json]).toMatchObject([
       200,
@@ -285,16 +277,7 @@ describe('cancelling running work', () => {
     ])
     expect(logLine(`task cancelled task=${id} kind=scan device=${device.name} path=${device.path}`)).toBeDefined()
     // Not merged into the cancelled one: a new scan is queued (as the next rescan does).
-    const again = runSync(
-      base.db,
-      app.runner.enqueue({
-        kind: 'scan',
-        target: { device: device.id },
-        production: null,
-        params: { device: device.id, paths: null },
-        key: `scan:${device.id}`,
-      }),
-    )
+    const again = runSync(base.db, app.runner.enqueue(scanTask(device.id, null)))
     expect(again.merged).toBe(false)
     await app.runner.idle()
     const scan = (await app.get(`/api/tasks/${again.id}/`)).json as Task
@@ -391,16 +374,7 @@ describe('cancelling queued work (the runner not started)', () => {
     try {
       const { device: dev, production: p, root: d } = await seedProduction(t3)
       const writer = t3.makeUser('w', { write: [p.id] })
-      const { id } = runSync(
-        t3.db,
-        t3.runner.enqueue({
-          kind: 'scan',
-          target: { device: dev.id },
-          production: null,
-          params: { device: dev.id, paths: null },
-          key: `scan:${dev.id}`,
-        }),
-      )
+      const { id } = runSync(t3.db, t3.runner.enqueue(scanTask(dev.id, null)))
       expectError(await t3.post(`/api/tasks/${id}/cancel/`, undefined, { key: writer }), 404, 'not_found')
       expect((await t3.post(`/api/tasks/${id}/cancel/`, undefined)).json).toMatchObject({
         id,

@@ -14,6 +14,8 @@ import { type Work, run, runSync, sqlitePort } from '../../src/db/port.ts'
 let dir: string
 let db: Db
 let runner: Runner
+/** Queues a task outside any transaction (the runner's enqueue is port work). */
+const queue = (task: Parameters<Runner['enqueue']>[0]) => runSync(db, runner.enqueue(task))
 let ran: string[]
 let release: () => void
 
@@ -58,40 +60,31 @@ const states = () =>
     .all()
 
 test('a key merges a second enqueue into the queued task; once it runs, the same key queues anew', async () => {
-  const a = runSync(
-    db,
-    runner.enqueue({
-      kind: 'delete',
-      target: { projectasset: 1 },
-      production: null,
-      params: deleteParams,
-      key: 'k',
-    }),
-  )
-  const b = runSync(
-    db,
-    runner.enqueue({
-      kind: 'delete',
-      target: { projectasset: 1 },
-      production: null,
-      params: deleteParams,
-      key: 'k',
-    }),
-  )
+  const a = queue({
+    kind: 'delete',
+    target: { projectasset: 1 },
+    production: null,
+    params: deleteParams,
+    key: 'k',
+  })
+  const b = queue({
+    kind: 'delete',
+    target: { projectasset: 1 },
+    production: null,
+    params: deleteParams,
+    key: 'k',
+  })
   expect([a.merged, b]).toEqual([false, { id: a.id, merged: true }])
   expect(states()).toEqual([{ id: a.id, state: 'queued', key: 'k' }])
   runner.start()
   await runner.idle()
-  const c = runSync(
-    db,
-    runner.enqueue({
-      kind: 'delete',
-      target: { projectasset: 1 },
-      production: null,
-      params: deleteParams,
-      key: 'k',
-    }),
-  )
+  const c = queue({
+    kind: 'delete',
+    target: { projectasset: 1 },
+    production: null,
+    params: deleteParams,
+    key: 'k',
+  })
   // A new row (the merged enqueue may have used up an id: ids are never reused, gaps are fine).
   expect(c).toEqual({ id: expect.any(Number), merged: false })
   expect(c.id).toBeGreaterThan(a.id)
@@ -103,22 +96,16 @@ test('enqueue inside a transaction wakes the runner after the commit; a rolled b
   runner.start()
   db.transaction(
     (tx) =>
-      void runSync(
-        db,
-        runner.enqueue({
-          kind: 'delete',
-          target: { projectasset: 2 },
-          production: null,
-          params: { ...deleteParams, bundle_root: '/committed/' },
-        }),
-      ),
+      void queue({
+        kind: 'delete',
+        target: { projectasset: 2 },
+        production: null,
+        params: { ...deleteParams, bundle_root: '/committed/' },
+      }),
   )
   expect(() =>
     db.transaction((tx) => {
-      runSync(
-        db,
-        runner.enqueue({ kind: 'delete', target: { projectasset: 3 }, production: null, params: deleteParams }),
-      )
+      queue({ kind: 'delete', target: { projectasset: 3 }, production: null, params: deleteParams })
       throw new Error('rolled back')
     }),
   ).toThrow('rolled back')
@@ -130,33 +117,24 @@ test('enqueue inside a transaction wakes the runner after the commit; a rolled b
 
 test('tasks of one target run one after the other; other targets use the free slots', async () => {
   runner.start()
-  const first = runSync(
-    db,
-    runner.enqueue({
-      kind: 'copy',
-      target: { projectasset: 7 },
-      production: null,
-      params: copyParams,
-    }),
-  ).id
-  const second = runSync(
-    db,
-    runner.enqueue({
-      kind: 'delete',
-      target: { projectasset: 7 },
-      production: null,
-      params: deleteParams,
-    }),
-  ).id
-  const other = runSync(
-    db,
-    runner.enqueue({
-      kind: 'delete',
-      target: { projectasset: 8 },
-      production: null,
-      params: deleteParams,
-    }),
-  ).id
+  const first = queue({
+    kind: 'copy',
+    target: { projectasset: 7 },
+    production: null,
+    params: copyParams,
+  }).id
+  const second = queue({
+    kind: 'delete',
+    target: { projectasset: 7 },
+    production: null,
+    params: deleteParams,
+  }).id
+  const other = queue({
+    kind: 'delete',
+    target: { projectasset: 8 },
+    production: null,
+    params: deleteParams,
+  }).id
   await waitFor(() => ran.includes(`delete ${other} /a/`), 'the other target to run')
   expect(ran).not.toContain(`delete ${second} /a/`)
   release()
@@ -166,7 +144,7 @@ test('tasks of one target run one after the other; other targets use the free sl
 
 test('a thousand queued tasks all run, two at a time, each once', async () => {
   for (let i = 0; i < 1000; i++)
-    runSync(db, runner.enqueue({ kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams }))
+    queue({ kind: 'delete', target: { projectasset: i }, production: null, params: deleteParams })
   runner.start()
   await runner.idle()
   expect(ran.length).toBe(1000)
@@ -178,7 +156,7 @@ test('a row of a kind this version has no handler for fails with the reason inst
   db.$client.run(
     `INSERT INTO tasks (kind, target, params, date_add) VALUES ('transcode', '{"device":1}', '{}', '2026-01-01T00:00:00.000000Z')`,
   )
-  runSync(db, runner.enqueue({ kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams }))
+  queue({ kind: 'delete', target: { projectasset: 1 }, production: null, params: deleteParams })
   runner.start()
   await runner.idle()
   expect(
@@ -191,27 +169,21 @@ test('a row of a kind this version has no handler for fails with the reason inst
 
 test('a restart with a task of a key still running and another of the key queued starts (keys merge queued work only)', async () => {
   runner.start()
-  const first = runSync(
-    db,
-    runner.enqueue({
-      kind: 'copy',
-      target: { projectasset: 9 },
-      production: null,
-      params: copyParams,
-      key: 'k',
-    }),
-  )
+  const first = queue({
+    kind: 'copy',
+    target: { projectasset: 9 },
+    production: null,
+    params: copyParams,
+    key: 'k',
+  })
   await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
-  const second = runSync(
-    db,
-    runner.enqueue({
-      kind: 'copy',
-      target: { projectasset: 9 },
-      production: null,
-      params: copyParams,
-      key: 'k',
-    }),
-  )
+  const second = queue({
+    kind: 'copy',
+    target: { projectasset: 9 },
+    production: null,
+    params: copyParams,
+    key: 'k',
+  })
   expect(second).toEqual({ id: first.id + 1, merged: false })
   // A shutdown leaves the first running; the next start queues it again beside the second.
   await runner.stop(0)
@@ -343,25 +315,19 @@ test('a committed task starts in the same turn of the event loop as its enqueue,
   runner.start()
   let timer = false
   setTimeout(() => (timer = true), 0)
-  const { id } = runSync(
-    db,
-    runner.enqueue({
-      kind: 'delete',
-      target: { projectasset: 4 },
-      production: null,
-      params: deleteParams,
-    }),
-  )
+  const { id } = queue({
+    kind: 'delete',
+    target: { projectasset: 4 },
+    production: null,
+    params: deleteParams,
+  })
   await Promise.resolve() // the wake-up is the microtask queued before this one
   expect({ ran, timer }).toEqual({ ran: [`delete ${id} /a/`], timer: false })
 })
 
 test('idle() resolves in the same turn of the event loop as the last task ends, before any timer', async () => {
   runner.start()
-  const { id } = runSync(
-    db,
-    runner.enqueue({ kind: 'copy', target: { projectasset: 5 }, production: null, params: copyParams }),
-  )
+  const { id } = queue({ kind: 'copy', target: { projectasset: 5 }, production: null, params: copyParams })
   await waitFor(() => ran.includes(`copy ${id}`), 'the copy to start')
   const idle = runner.idle()
   let timer = false
@@ -373,14 +339,8 @@ test('idle() resolves in the same turn of the event loop as the last task ends, 
 
 test("a task a shutdown left running is queued again at each start with that start counted once in its attempts; a queued one's are not", async () => {
   runner.start()
-  const first = runSync(
-    db,
-    runner.enqueue({ kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams }),
-  )
-  const second = runSync(
-    db,
-    runner.enqueue({ kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams }),
-  )
+  const first = queue({ kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
+  const second = queue({ kind: 'copy', target: { projectasset: 9 }, production: null, params: copyParams })
   await waitFor(() => ran.includes(`copy ${first.id}`), 'the first to run')
   const attempts = () =>
     db.$client
