@@ -225,6 +225,15 @@ export function fromDatabase(error: unknown): AppError | undefined {
     return uniqueAt(`${cause.table ?? ''}.${column}`)
   }
   if (cause?.errno === '23503') return referenceRefused()
+  // Text PostgreSQL cannot keep, which SQLite takes: a NUL character (22021), or a value past
+  // what an index entry holds (54000, about 2,700 bytes of a path or name). The request's value,
+  // not the server: 400, nothing written (the statement failed whole).
+  if (cause?.errno === '22021' || cause?.errno === '54000')
+    return new AppError(
+      400,
+      'invalid',
+      'A value holds text the catalogue cannot keep: a NUL character, or a value too long to index.',
+    )
   return undefined
 }
 

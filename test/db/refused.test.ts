@@ -36,13 +36,14 @@ async function refusals(port: Port) {
   return {
     duplicate: await answer(sql`INSERT INTO productions (id, name) VALUES (2, 'Show')`),
     missing: await answer(sql`INSERT INTO shares (id, production) VALUES (1, 7)`),
+    nul: await answer(sql`INSERT INTO productions (id, name) VALUES (3, ${'nul\u0000here'})`),
     referenced: await answer(sql`INSERT INTO shares (id, production) VALUES (2, 1)`).then(() =>
       answer(sql`DELETE FROM productions WHERE id = 1`),
     ),
   }
 }
 
-const EXPECTED = {
+const SAME = {
   duplicate: { status: 400, entries: [['unique', '/name']] },
   missing: { status: 409, entries: [['conflict', undefined]] },
   referenced: { status: 409, entries: [['conflict', undefined]] },
@@ -57,12 +58,17 @@ test('SQLite', async () => {
   const db = openDb(`${tempDir('reelhouse-refused-')}/catalogue.db`)
   closers.push(() => db.$client.close())
   for (const t of TABLES) db.$client.run(t)
-  expect(await refusals(sqlitePort(db))).toEqual(EXPECTED)
+  // SQLite keeps a NUL in text.
+  expect(await refusals(sqlitePort(db))).toEqual({ ...SAME, nul: 'written' })
 })
 
-test.skipIf(!hasPostgres)('PostgreSQL: the same envelopes', async () => {
+test.skipIf(!hasPostgres)('PostgreSQL: the same envelopes, and 400 for text it cannot keep (a NUL)', async () => {
   const client = new PgClient((await freshDatabase()).url)
   closers.push(() => client.close())
   for (const t of TABLES) await client.unsafe(t)
-  expect(await refusals(postgresPort(drizzle({ client }) as never))).toEqual(EXPECTED)
+  // PostgreSQL cannot keep one: the request's value, a 400, never a 500.
+  expect(await refusals(postgresPort(drizzle({ client }) as never))).toEqual({
+    ...SAME,
+    nul: { status: 400, entries: [['invalid', undefined]] },
+  })
 })
